@@ -1,0 +1,87 @@
+package histo
+
+import (
+	"errors"
+	"fmt"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Summary is the fixed set of statistics pacer reports for a histogram, in
+// milliseconds. Percentiles are HdrHistogram's: the highest value equivalent
+// (within 3 significant digits) to the recorded value at that rank.
+type Summary struct {
+	Count int64   `json:"-"`
+	Min   float64 `json:"min"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p99.9"`
+	P9999 float64 `json:"p99.99"`
+	Max   float64 `json:"max"`
+}
+
+// Percentiles are the ranks a Summary reports, in percent.
+var Percentiles = []float64{50, 90, 95, 99, 99.9, 99.99}
+
+// Summarize computes the Summary of h. An empty histogram gives all zeros.
+func Summarize(h *hdrhistogram.Histogram) Summary {
+	if h == nil || h.TotalCount() == 0 {
+		return Summary{}
+	}
+	p := h.ValueAtPercentiles(Percentiles)
+	return Summary{
+		Count: h.TotalCount(),
+		Min:   Millis(h.Min()),
+		Mean:  h.Mean() / 1e6,
+		P50:   Millis(p[50]),
+		P90:   Millis(p[90]),
+		P95:   Millis(p[95]),
+		P99:   Millis(p[99]),
+		P999:  Millis(p[99.9]),
+		P9999: Millis(p[99.99]),
+		Max:   Millis(h.Max()),
+	}
+}
+
+// Millis converts nanoseconds to milliseconds.
+func Millis(ns int64) float64 { return float64(ns) / 1e6 }
+
+// Encode returns the base64 text of the standard HdrHistogram V2 compressed
+// encoding of h, readable by the Java, C, Go and Rust implementations.
+func Encode(h *hdrhistogram.Histogram) (string, error) {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("encode histogram: %w", err)
+	}
+	return string(b), nil
+}
+
+// Decode reads a histogram written by Encode (or by any HdrHistogram
+// implementation's V2 compressed encoding).
+func Decode(s string) (*hdrhistogram.Histogram, error) {
+	if s == "" {
+		return nil, errors.New("decode histogram: empty string")
+	}
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("decode histogram: %w", err)
+	}
+	return h, nil
+}
+
+// Merge adds every histogram in hs into a new histogram with pacer's
+// geometry and returns it with the number of values that did not fit (zero
+// unless an input has a wider range than pacer's).
+func Merge(hs ...*hdrhistogram.Histogram) (*hdrhistogram.Histogram, int64) {
+	out := New()
+	var dropped int64
+	for _, h := range hs {
+		if h != nil {
+			dropped += out.Merge(h)
+		}
+	}
+	return out, dropped
+}
