@@ -1,0 +1,37 @@
+package conn
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// DialAll opens n connections with o, at most 32 handshakes at a time. If any
+// fails, the others are closed and the first error is returned.
+func DialAll(ctx context.Context, o Options, n int) ([]*Conn, error) {
+	conns := make([]*Conn, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, 32)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			conns[i], errs[i] = Dial(ctx, o)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			for _, c := range conns {
+				if c != nil {
+					c.Close()
+				}
+			}
+			return nil, fmt.Errorf("connection %d of %d to %s: %w", i+1, n, o.Addr, err)
+		}
+	}
+	return conns, nil
+}

@@ -1,0 +1,363 @@
+package conn
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Limits on what a server may send. They bound memory and recursion, not
+// reply sizes: bulk bodies are discarded as they stream in, never buffered.
+const (
+	readBufSize  = 64 << 10
+	maxLineLen   = 1 << 20 // longest simple string, error or length line
+	maxDepth     = 64      // nesting of aggregates
+	maxBulkLen   = 1 << 40 // claimed bulk length
+	maxAggregate = 1 << 40 // claimed element count
+)
+
+// ErrProtocol wraps every malformed-reply error.
+var ErrProtocol = errors.New("protocol error")
+
+func protoErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrProtocol}, args...)...)
+}
+
+// Reply describes one reply without its content: whether it is an error, and
+// if so the error's first word (ERR, WRONGTYPE, MOVED, ...).
+type Reply struct {
+	// Err is set for simple and blob errors at the top level.
+	Err bool
+	// Push is set for RESP3 out-of-band pushes, which answer no command.
+	Push    bool
+	code    [15]byte
+	codeLen uint8
+}
+
+// Code returns the error's first word, at most 15 bytes; empty when !Err.
+// The slice aliases r.
+func (r *Reply) Code() []byte { return r.code[:r.codeLen] }
+
+func (r *Reply) setCode(line []byte) {
+	n := 0
+	for n < len(line) && n < len(r.code) && line[n] != ' ' {
+		n++
+	}
+	r.codeLen = uint8(copy(r.code[:], line[:n]))
+}
+
+// Reader parses RESP2 and RESP3 replies from a stream and skips them. It
+// timestamps every read from the stream with the injected clock, so a reply's
+// arrival time is the time of the read that brought its last byte.
+type Reader struct {
+	rd   io.Reader
+	now  func() int64
+	buf  []byte
+	r, w int
+	at   int64 // clock reading after the last successful read
+	// ErrorText holds the text of the most recent top-level error reply (up
+	// to 256 bytes); it is reused, so copy it to keep it.
+	ErrorText []byte
+}
+
+// NewReader returns a Reader over rd. now may be nil when no timestamps are
+// needed.
+func NewReader(rd io.Reader, now func() int64) *Reader {
+	if now == nil {
+		now = func() int64 { return 0 }
+	}
+	return &Reader{rd: rd, now: now, buf: make([]byte, readBufSize), ErrorText: make([]byte, 0, 256)}
+}
+
+// At returns the clock reading taken when the last byte of the most recent
+// reply arrived.
+func (p *Reader) At() int64 { return p.at }
+
+// Buffered reports whether bytes of a further reply are already buffered.
+func (p *Reader) Buffered() bool { return p.r < p.w }
+
+// fill reads more bytes, keeping buf[p.r:p.w].
+func (p *Reader) fill() error {
+	if p.r > 0 {
+		p.w = copy(p.buf, p.buf[p.r:p.w])
+		p.r = 0
+	}
+	if p.w == len(p.buf) {
+		if len(p.buf) >= maxLineLen {
+			return protoErr("line longer than %d bytes", maxLineLen)
+		}
+		nb := make([]byte, 2*len(p.buf))
+		copy(nb, p.buf[:p.w])
+		p.buf = nb
+	}
+	for {
+		n, err := p.rd.Read(p.buf[p.w:])
+		if n > 0 {
+			p.w += n
+			p.at = p.now()
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+}
+
+// line returns the next line without its CRLF. The slice is valid until
+// the next call.
+func (p *Reader) line() ([]byte, error) {
+	scanned := 0
+	for {
+		buf := p.buf[p.r:p.w]
+		if i := bytes.IndexByte(buf[scanned:], '\n'); i >= 0 {
+			end := scanned + i
+			if end == 0 || buf[end-1] != '\r' {
+				return nil, protoErr("line not terminated by CRLF")
+			}
+			p.r += end + 1
+			return buf[:end-1], nil
+		}
+		scanned = len(buf)
+		if err := p.fill(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// discard skips n bytes of payload.
+func (p *Reader) discard(n int64) error {
+	for n > 0 {
+		if p.r == p.w {
+			if err := p.fill(); err != nil {
+				return err
+			}
+		}
+		k := min(int64(p.w-p.r), n)
+		p.r += int(k)
+		n -= k
+	}
+	return nil
+}
+
+// crlf consumes the CRLF that ends a bulk body.
+func (p *Reader) crlf() error {
+	for p.w-p.r < 2 {
+		if err := p.fill(); err != nil {
+			return err
+		}
+	}
+	if p.buf[p.r] != '\r' || p.buf[p.r+1] != '\n' {
+		return protoErr("bulk string not terminated by CRLF")
+	}
+	p.r += 2
+	return nil
+}
+
+// parseLen reads a length or count; "?" (RESP3 streamed) returns -2.
+func parseLen(b []byte, limit int64) (int64, error) {
+	if len(b) == 1 && b[0] == '?' {
+		return -2, nil
+	}
+	if len(b) == 2 && b[0] == '-' && b[1] == '1' {
+		return -1, nil
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, protoErr("bad length %q", b)
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, protoErr("bad length %q", b)
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if n > limit {
+		return 0, protoErr("length %d above limit %d", n, limit)
+	}
+	return n, nil
+}
+
+// Next skips one complete reply and describes it.
+func (p *Reader) Next() (Reply, error) {
+	var r Reply
+	for {
+		line, err := p.line()
+		if err != nil {
+			return r, err
+		}
+		if len(line) == 0 {
+			return r, protoErr("empty line")
+		}
+		switch line[0] {
+		case '-':
+			r.Err = true
+			r.setCode(line[1:])
+			p.ErrorText = append(p.ErrorText[:0], line[1:min(len(line), 257)]...)
+			return r, nil
+		case '!':
+			n, err := parseLen(line[1:], maxBulkLen)
+			if err != nil {
+				return r, err
+			}
+			if n < 0 {
+				return r, protoErr("blob error of length %d", n)
+			}
+			r.Err = true
+			if err := p.blobErrorText(n, &r); err != nil {
+				return r, err
+			}
+			return r, nil
+		case '>':
+			r.Push = true
+			return r, p.aggregate(line, 1, 1)
+		case '|':
+			// An attribute describes the reply that follows it.
+			if err := p.aggregate(line, 2, 1); err != nil {
+				return r, err
+			}
+			continue
+		default:
+			return r, p.value(line, 0)
+		}
+	}
+}
+
+// blobErrorText keeps the start of a blob error as the error code and text.
+func (p *Reader) blobErrorText(n int64, r *Reply) error {
+	for int64(p.w-p.r) < min(n, 256) {
+		if err := p.fill(); err != nil {
+			return err
+		}
+	}
+	head := p.buf[p.r : p.r+int(min(n, 256))]
+	r.setCode(head)
+	p.ErrorText = append(p.ErrorText[:0], head...)
+	if err := p.discard(n); err != nil {
+		return err
+	}
+	return p.crlf()
+}
+
+// value skips the value whose first line is line.
+func (p *Reader) value(line []byte, depth int) error {
+	if depth > maxDepth {
+		return protoErr("nesting deeper than %d", maxDepth)
+	}
+	switch line[0] {
+	case '+', '-', ':', ',', '#', '(', '_':
+		return nil
+	case '$', '!', '=':
+		n, err := parseLen(line[1:], maxBulkLen)
+		if err != nil {
+			return err
+		}
+		switch {
+		case n == -1:
+			return nil
+		case n == -2:
+			return p.streamedString()
+		}
+		if err := p.discard(n); err != nil {
+			return err
+		}
+		return p.crlf()
+	case '*', '~', '>':
+		return p.aggregate(line, 1, depth+1)
+	case '%', '|':
+		return p.aggregate(line, 2, depth+1)
+	}
+	return protoErr("unknown reply type %q", line[0])
+}
+
+// aggregate skips the elements of an array, set, push (per=1), map or
+// attribute (per=2).
+func (p *Reader) aggregate(line []byte, per int64, depth int) error {
+	if depth > maxDepth {
+		return protoErr("nesting deeper than %d", maxDepth)
+	}
+	n, err := parseLen(line[1:], maxAggregate)
+	if err != nil {
+		return err
+	}
+	if n == -1 {
+		return nil
+	}
+	if n == -2 { // streamed: elements until "."
+		for {
+			l, err := p.line()
+			if err != nil {
+				return err
+			}
+			if len(l) == 1 && l[0] == '.' {
+				return nil
+			}
+			if len(l) == 0 {
+				return protoErr("empty line")
+			}
+			if err := p.element(l, depth); err != nil {
+				return err
+			}
+		}
+	}
+	for i := int64(0); i < n*per; i++ {
+		l, err := p.line()
+		if err != nil {
+			return err
+		}
+		if len(l) == 0 {
+			return protoErr("empty line")
+		}
+		if err := p.element(l, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// element skips one element of an aggregate, including an attribute that
+// may precede it.
+func (p *Reader) element(l []byte, depth int) error {
+	for l[0] == '|' {
+		if err := p.aggregate(l, 2, depth+1); err != nil {
+			return err
+		}
+		var err error
+		if l, err = p.line(); err != nil {
+			return err
+		}
+		if len(l) == 0 {
+			return protoErr("empty line")
+		}
+	}
+	return p.value(l, depth)
+}
+
+// streamedString skips the chunks of a RESP3 streamed string ($?).
+func (p *Reader) streamedString() error {
+	for {
+		l, err := p.line()
+		if err != nil {
+			return err
+		}
+		if len(l) == 0 || l[0] != ';' {
+			return protoErr("bad streamed string chunk %q", l)
+		}
+		n, err := parseLen(l[1:], maxBulkLen)
+		if err != nil || n < 0 {
+			return protoErr("bad streamed string chunk %q", l)
+		}
+		if n == 0 {
+			return nil
+		}
+		if err := p.discard(n); err != nil {
+			return err
+		}
+		if err := p.crlf(); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,28 @@
+// Package conn is pacer's transport: RESP encoding and reply skipping, the
+// pipelined connection with its FIFO of in-flight commands, connection
+// handshake (AUTH, SELECT, HELLO) and pools.
+//
+// A Conn has exactly one reader goroutine, which parses replies without
+// building them and hands each one, with the FIFO entry it answers, to a
+// Handler supplied by the caller. Whoever writes (the open-mode pacer, or a
+// closed-loop driver) queues commands and flushes them; the connection never
+// measures time itself and knows nothing of histograms: the clock is
+// injected and the Handler records.
+package conn
+
+import "strconv"
+
+// AppendCommand appends args encoded as a RESP array of bulk strings.
+func AppendCommand(dst []byte, args ...string) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(args)), 10)
+	dst = append(dst, '\r', '\n')
+	for _, a := range args {
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(a)), 10)
+		dst = append(dst, '\r', '\n')
+		dst = append(dst, a...)
+		dst = append(dst, '\r', '\n')
+	}
+	return dst
+}
