@@ -1,0 +1,157 @@
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Test is one entry of redis-benchmark's default suite.
+type Test struct {
+	// Title is what redis-benchmark prints, e.g. "LRANGE_100 (first 100 elements)".
+	Title string
+	// selectors are the -t names that select the test.
+	selectors []string
+	// inline is set for tests sent in the inline protocol.
+	inline string
+	// args use two markers: keyTag, replaced by ":{tag}" in cluster mode and
+	// removed otherwise, and DataPlaceholder.
+	args []string
+}
+
+// keyTag marks where redis-benchmark inserts ":{tag}" in cluster mode.
+const keyTag = "<tag>"
+
+// scorePlaceholder is ZADD's score: "0", or __rand_int__ with -r.
+const scorePlaceholder = "<score>"
+
+// Catalogue is redis-benchmark 7.2's default suite, in its order, with its
+// titles, commands and key names.
+var Catalogue = []Test{
+	{Title: "PING_INLINE", selectors: []string{"ping_inline", "ping"}, inline: "PING"},
+	{Title: "PING_MBULK", selectors: []string{"ping_mbulk", "ping"}, args: []string{"PING"}},
+	{Title: "SET", selectors: []string{"set"}, args: []string{"SET", "key" + keyTag + ":__rand_int__", DataPlaceholder}},
+	{Title: "GET", selectors: []string{"get"}, args: []string{"GET", "key" + keyTag + ":__rand_int__"}},
+	{Title: "INCR", selectors: []string{"incr"}, args: []string{"INCR", "counter" + keyTag + ":__rand_int__"}},
+	{Title: "LPUSH", selectors: []string{"lpush"}, args: []string{"LPUSH", "mylist" + keyTag, DataPlaceholder}},
+	{Title: "RPUSH", selectors: []string{"rpush"}, args: []string{"RPUSH", "mylist" + keyTag, DataPlaceholder}},
+	{Title: "LPOP", selectors: []string{"lpop"}, args: []string{"LPOP", "mylist" + keyTag}},
+	{Title: "RPOP", selectors: []string{"rpop"}, args: []string{"RPOP", "mylist" + keyTag}},
+	{Title: "SADD", selectors: []string{"sadd"}, args: []string{"SADD", "myset" + keyTag, "element:__rand_int__"}},
+	{Title: "HSET", selectors: []string{"hset"}, args: []string{"HSET", "myhash" + keyTag, "element:__rand_int__", DataPlaceholder}},
+	{Title: "SPOP", selectors: []string{"spop"}, args: []string{"SPOP", "myset" + keyTag}},
+	{Title: "ZADD", selectors: []string{"zadd"}, args: []string{"ZADD", "myzset" + keyTag, scorePlaceholder, "element:__rand_int__"}},
+	{Title: "ZPOPMIN", selectors: []string{"zpopmin"}, args: []string{"ZPOPMIN", "myzset" + keyTag}},
+	{Title: "LPUSH (needed to benchmark LRANGE)", selectors: []string{"lrange", "lrange_100", "lrange_300", "lrange_500", "lrange_600"}, args: []string{"LPUSH", "mylist" + keyTag, DataPlaceholder}},
+	{Title: "LRANGE_100 (first 100 elements)", selectors: []string{"lrange", "lrange_100"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "99"}},
+	{Title: "LRANGE_300 (first 300 elements)", selectors: []string{"lrange", "lrange_300"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "299"}},
+	{Title: "LRANGE_500 (first 500 elements)", selectors: []string{"lrange", "lrange_500"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "499"}},
+	{Title: "LRANGE_600 (first 600 elements)", selectors: []string{"lrange", "lrange_600"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "599"}},
+	{Title: "MSET (10 keys)", selectors: []string{"mset"}, args: msetArgs()},
+	{Title: "XADD", selectors: []string{"xadd"}, args: []string{"XADD", "mystream" + keyTag, "*", "myfield", DataPlaceholder}},
+}
+
+func msetArgs() []string {
+	args := []string{"MSET"}
+	for range 10 {
+		args = append(args, "key"+keyTag+":__rand_int__", DataPlaceholder)
+	}
+	return args
+}
+
+// TestNames lists every name -t accepts.
+func TestNames() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, t := range Catalogue {
+		for _, s := range t.selectors {
+			if !seen[s] {
+				seen[s] = true
+				names = append(names, s)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Select returns the tests chosen by a -t list, in the suite's order, as
+// redis-benchmark does: names are case-insensitive and comma-separated, and
+// "ping" or "lrange" select a family. An empty list selects the whole suite.
+// Unlike redis-benchmark, which silently runs nothing for a misspelt name,
+// an unknown name is an error.
+func Select(list string) ([]Test, error) {
+	if strings.TrimSpace(list) == "" {
+		return Catalogue, nil
+	}
+	want := map[string]bool{}
+	known := map[string]bool{}
+	for _, n := range TestNames() {
+		known[n] = true
+	}
+	for _, n := range strings.Split(strings.ToLower(list), ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if !known[n] {
+			return nil, fmt.Errorf("unknown test %q in -t (known: %s)", n, strings.Join(TestNames(), ", "))
+		}
+		want[n] = true
+	}
+	var out []Test
+	for _, t := range Catalogue {
+		for _, s := range t.selectors {
+			if want[s] {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-t %q selects no test", list)
+	}
+	return out, nil
+}
+
+// Compile builds the test's template. cluster inserts redis-benchmark's
+// ":{tag}" hash tag after each key prefix.
+func (t Test) Compile(o Options, cluster bool) (*Template, error) {
+	if t.inline != "" {
+		return Inline(t.Title, t.inline, o), nil
+	}
+	tag := ""
+	if cluster {
+		tag = ":{tag}"
+	}
+	score := "0"
+	if o.Keyspace > 0 {
+		score = RandPlaceholder
+	}
+	args := make([]string, len(t.args))
+	for i, a := range t.args {
+		a = strings.ReplaceAll(a, keyTag, tag)
+		a = strings.ReplaceAll(a, scorePlaceholder, score)
+		args[i] = a
+	}
+	return Compile(t.Title, args, o)
+}
+
+// Args returns the command the test sends, with markers expanded as for a
+// standalone server (for display and tests).
+func (t Test) Args(o Options) []string {
+	if t.inline != "" {
+		return []string{t.inline}
+	}
+	out := make([]string, len(t.args))
+	for i, a := range t.args {
+		a = strings.ReplaceAll(a, keyTag, "")
+		if o.Keyspace > 0 {
+			a = strings.ReplaceAll(a, scorePlaceholder, RandPlaceholder)
+		} else {
+			a = strings.ReplaceAll(a, scorePlaceholder, "0")
+		}
+		out[i] = a
+	}
+	return out
+}

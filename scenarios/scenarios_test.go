@@ -1,0 +1,160 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCompileAndFill(t *testing.T) {
+	tpl, err := Compile("SET", []string{"SET", "key:__rand_int__", "__data__"}, Options{DataSize: 3, Keyspace: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := NewRand(1)
+	before := tpl.Len()
+	for range 1000 {
+		b := string(tpl.Fill(rng))
+		if len(b) != before {
+			t.Fatalf("length changed: %d -> %d", before, len(b))
+		}
+		if !strings.HasPrefix(b, "*3\r\n$3\r\nSET\r\n$16\r\nkey:000000000") {
+			t.Fatalf("unexpected encoding %q", b)
+		}
+		if !strings.HasSuffix(b, "\r\n$3\r\n"+string(Data(3))+"\r\n") {
+			t.Fatalf("data not expanded: %q", b)
+		}
+	}
+}
+
+func TestNoKeyspaceLeavesPlaceholder(t *testing.T) {
+	// redis-benchmark without -r sends __rand_int__ literally.
+	tpl, _ := Compile("GET", []string{"GET", "key:__rand_int__"}, Options{DataSize: 3})
+	if got := string(tpl.Fill(NewRand(1))); !strings.Contains(got, "key:__rand_int__") {
+		t.Fatalf("placeholder replaced without -r: %q", got)
+	}
+	if tpl.Slots() != 0 {
+		t.Fatal("slots without -r")
+	}
+}
+
+func TestEverySlotGetsItsOwnNumber(t *testing.T) {
+	tpl, _ := Catalogue[19].Compile(Options{DataSize: 1, Keyspace: 1 << 40}, false) // MSET (10 keys)
+	if tpl.Name() != "MSET (10 keys)" || tpl.Slots() != 10 {
+		t.Fatalf("%s has %d slots", tpl.Name(), tpl.Slots())
+	}
+	b := string(tpl.Fill(NewRand(7)))
+	seen := map[string]bool{}
+	for _, part := range strings.Split(b, "key:")[1:] {
+		seen[part[:12]] = true
+	}
+	if len(seen) < 9 {
+		t.Fatalf("slots share numbers: %v", seen)
+	}
+}
+
+func TestPutDigits12(t *testing.T) {
+	tests := []struct {
+		v    uint64
+		want string
+	}{
+		{0, "000000000000"},
+		{42, "000000000042"},
+		{999999999999, "999999999999"},
+		{1000000000000, "000000000000"}, // wraps at 12 digits, like redis-benchmark
+	}
+	for _, tc := range tests {
+		b := make([]byte, 12)
+		putDigits12(b, tc.v)
+		if string(b) != tc.want {
+			t.Errorf("putDigits12(%d) = %s, want %s", tc.v, b, tc.want)
+		}
+	}
+}
+
+func TestRandBelowIsUniformAndBounded(t *testing.T) {
+	r := NewRand(3)
+	var counts [10]int
+	for range 100000 {
+		v := r.Below(10)
+		if v >= 10 {
+			t.Fatalf("Below(10) = %d", v)
+		}
+		counts[v]++
+	}
+	for i, c := range counts {
+		if c < 9500 || c > 10500 {
+			t.Errorf("value %d drawn %d times of 100000", i, c)
+		}
+	}
+	if r.Below(0) != 0 {
+		t.Error("Below(0) != 0")
+	}
+	if NewRand(5).Uint64() != NewRand(5).Uint64() {
+		t.Error("same seed, different numbers")
+	}
+}
+
+func TestSelect(t *testing.T) {
+	tests := []struct {
+		list    string
+		want    []string
+		wantErr bool
+	}{
+		{"set,get", []string{"SET", "GET"}, false},
+		{"get,set", []string{"SET", "GET"}, false}, // suite order, not -t order
+		{"SET", []string{"SET"}, false},            // case-insensitive
+		{"ping", []string{"PING_INLINE", "PING_MBULK"}, false},
+		{"lrange_300", []string{"LPUSH (needed to benchmark LRANGE)", "LRANGE_300 (first 300 elements)"}, false},
+		{"nosuch", nil, true},
+		{",", nil, true},
+	}
+	for _, tc := range tests {
+		got, err := Select(tc.list)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("Select(%q): err %v", tc.list, err)
+			continue
+		}
+		var titles []string
+		for _, g := range got {
+			titles = append(titles, g.Title)
+		}
+		if strings.Join(titles, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("Select(%q) = %v, want %v", tc.list, titles, tc.want)
+		}
+	}
+	all, _ := Select("")
+	if len(all) != 21 {
+		t.Errorf("default suite has %d tests", len(all))
+	}
+}
+
+func TestCatalogueEncodings(t *testing.T) {
+	o := Options{DataSize: 3}
+	byTitle := map[string]*Template{}
+	for _, tc := range Catalogue {
+		tpl, err := tc.Compile(o, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byTitle[tc.Title] = tpl
+	}
+	if got := string(byTitle["PING_INLINE"].Bytes()); got != "PING\r\n" {
+		t.Errorf("PING_INLINE = %q", got)
+	}
+	if got := string(byTitle["ZADD"].Bytes()); got != "*4\r\n$4\r\nZADD\r\n$6\r\nmyzset\r\n$1\r\n0\r\n$20\r\nelement:__rand_int__\r\n" {
+		t.Errorf("ZADD = %q", got)
+	}
+	cl, _ := Catalogue[2].Compile(o, true)
+	if !strings.Contains(string(cl.Bytes()), "key:{tag}:__rand_int__") {
+		t.Errorf("cluster SET = %q", cl.Bytes())
+	}
+}
+
+func BenchmarkFill(b *testing.B) {
+	tpl, _ := Catalogue[19].Compile(Options{DataSize: 3, Keyspace: 100000}, false)
+	s := NewStream(tpl, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Next()
+	}
+}
