@@ -1,0 +1,187 @@
+// Package redistest starts real redis-server processes on free loopback
+// ports for tests, and stops them when the test ends.
+//
+// When redis-server is not installed, tests that need it are skipped, unless
+// PACER_REQUIRE_REDIS=1 (set by .ci/run), which makes them fail instead so a
+// missing install step cannot hide behind a green run.
+package redistest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Server is a running redis-server.
+type Server struct {
+	Addr string
+	Port int
+	cmd  *exec.Cmd
+	dir  string
+}
+
+// Binary returns the redis-server path, skipping or failing t when absent.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("PACER_REQUIRE_REDIS") == "1" {
+			t.Fatalf("%s not found but PACER_REQUIRE_REDIS=1", name)
+		}
+		t.Skipf("%s not installed", name)
+	}
+	return p
+}
+
+// Start launches a redis-server on a free loopback port with persistence
+// off, waits until it answers PING, and stops it at the end of the test.
+// extra are further "--name value" arguments.
+func Start(t testing.TB, extra ...string) *Server {
+	t.Helper()
+	bin := Binary(t, "redis-server")
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := start(bin, port, t.TempDir(), extra)
+		if err == nil {
+			t.Cleanup(s.Stop)
+			return s
+		}
+		lastErr = err
+	}
+	t.Fatalf("start redis-server: %v", lastErr)
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func start(bin string, port int, dir string, extra []string) (*Server, error) {
+	args := []string{
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no",
+		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"),
+	}
+	args = append(args, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := s.Do("PING"); err == nil {
+			return s, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Stop()
+	log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+	return nil, fmt.Errorf("redis-server on port %d did not answer: %s", port, lastLines(string(log), 5))
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// Pid returns the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Pause stops the server process (SIGSTOP): it neither reads nor answers,
+// while the kernel keeps accepting bytes into its socket buffers.
+func (s *Server) Pause() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server (SIGCONT).
+func (s *Server) Resume() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Stop kills the server and waits for it. Idempotent.
+func (s *Server) Stop() {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGCONT)
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+}
+
+// Do sends one command and returns the first line of the reply (for bulk
+// replies, the bulk's content). It is a test helper, not a client.
+func (s *Server) Do(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", s.Addr)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		return "", err
+	}
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	switch {
+	case strings.HasPrefix(line, "-"):
+		return "", fmt.Errorf("%s", line[1:])
+	case strings.HasPrefix(line, "$"):
+		n, _ := strconv.Atoi(line[1:])
+		if n < 0 {
+			return "", nil
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", err
+		}
+		return string(buf[:n]), nil
+	}
+	return strings.TrimLeft(line, "+:"), nil
+}
+
+// Info returns the fields of INFO section as a map.
+func (s *Server) Info(section string) (map[string]string, error) {
+	text, err := s.Do("INFO", section)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, l := range strings.Split(text, "\r\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			m[k] = v
+		}
+	}
+	return m, nil
+}

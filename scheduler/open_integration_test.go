@@ -1,0 +1,84 @@
+package scheduler
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/scenarios"
+)
+
+func dial(t *testing.T, addr string, n, maxInflight int) []*conn.Conn {
+	t.Helper()
+	conns, err := conn.DialAll(context.Background(), conn.Options{Addr: addr, Now: Now, MaxInflight: maxInflight}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conns
+}
+
+func stream(t *testing.T, title string, keyspace uint64) *scenarios.Stream {
+	t.Helper()
+	tests, err := scenarios.Select(title)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := tests[0].Compile(scenarios.Options{DataSize: 3, Keyspace: keyspace}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scenarios.NewStream(tpl, 1)
+}
+
+func commandCalls(t *testing.T, s *redistest.Server, cmd string) int {
+	t.Helper()
+	info, err := s.Info("commandstats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := info["cmdstat_"+cmd]
+	// calls=N,usec=...
+	if len(v) < 6 {
+		return 0
+	}
+	end := 6
+	for end < len(v) && v[end] != ',' {
+		end++
+	}
+	n, _ := strconv.Atoi(v[6:end])
+	return n
+}
+
+func TestOpenCountsMatchServer(t *testing.T) {
+	srv := redistest.Start(t)
+	for _, pacing := range []Pacing{Precise, Coarse} {
+		t.Run(pacing.String(), func(t *testing.T) {
+			if _, err := srv.Do("CONFIG", "RESETSTAT"); err != nil {
+				t.Fatal(err)
+			}
+			rate := RatePerSecond(2000)
+			res, err := RunOpen(context.Background(), dial(t, srv.Addr, 8, 0), stream(t, "set", 1000), OpenConfig{
+				Name: "SET", Timeline: Uniform{Rate: rate}, Rate: rate, Requests: 3000, Pacing: pacing,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Counts
+			if c.Scheduled != 3000 || c.Completed != 3000 || c.Sent != 3000 || !c.Balanced() {
+				t.Fatalf("counts %+v, want 3000 scheduled, sent and completed", c)
+			}
+			if got := commandCalls(t, srv, "set"); got != 3000 {
+				t.Fatalf("server saw %d SETs, want 3000", got)
+			}
+			if res.Response.TotalCount() != 3000 || res.Lag.TotalCount() != 3000 {
+				t.Fatalf("histograms hold %d responses and %d lags", res.Response.TotalCount(), res.Lag.TotalCount())
+			}
+			// 3000 at 2000/s take 1.5 s: the achieved rate is the target.
+			if r := res.AchievedRate(); r < 1900 || r > 2010 {
+				t.Fatalf("achieved %.1f/s at a 2000/s target", r)
+			}
+		})
+	}
+}
