@@ -1,0 +1,310 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+func runCommand() *cli.Command {
+	flags := append(targetFlags(),
+		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required)", Category: "load"},
+		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "length of each test's timeline", Category: "load"},
+		&cli.Int64Flag{Name: "n", Usage: "total requests per test (instead of --duration)", Category: "load"},
+		&cli.IntFlag{Name: "c", Value: 50, Usage: "number of connections", Category: "load"},
+		&cli.StringFlag{Name: "arrival", Value: "uniform", Usage: "arrival process: uniform or poisson", Category: "load"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed for poisson arrivals and random keys (default: from the clock, printed in the JSON)", Category: "load"},
+		&cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap on commands in flight per connection; a send it delays still counts from its intended time", Category: "load"},
+		&cli.StringFlag{Name: "pacing", Value: "precise", Usage: "precise (sub-millisecond sends, more CPU) or coarse (~1 ms wake quantum, little CPU)", Category: "load"},
+		&cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "wait this long for replies after the timeline ends; the rest are timeouts", Category: "load"},
+		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 above which the verdict is generator_behind (default 1ms precise, 2ms coarse)", Category: "load"},
+		&cli.StringFlag{Name: "t", Usage: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...)", Category: "workload"},
+		&cli.IntFlag{Name: "d", Value: 3, Usage: "data size of values in bytes", Category: "workload"},
+		&cli.Int64Flag{Name: "r", Usage: "use random keys: __rand_int__ becomes a 12-digit number below `KEYSPACE`", Category: "workload"},
+		&cli.BoolFlag{Name: "q", Usage: "quiet: one line per test", Category: "output"},
+		&cli.StringFlag{Name: "json", Usage: "write the pacer.result/v1 JSON to `FILE` (- for stdout)", Category: "output"},
+	)
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "open model: send on a fixed-rate timeline, measure latency from the intended send time",
+		ArgsUsage: "[-- COMMAND ARGS...]",
+		Flags:     flags,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageErrorf("%v", err)
+		},
+		Action: runAction,
+	}
+}
+
+// runConfig is everything `pacer run` was asked to do, validated.
+type runConfig struct {
+	target   conn.Options
+	conns    int
+	rate     scheduler.Rate
+	duration time.Duration
+	requests uint64
+	arrival  string
+	seed     uint64
+	pacing   scheduler.Pacing
+	drain    time.Duration
+	lagLimit time.Duration
+	workload scenarios.Options
+	tests    []scenarios.Test
+	custom   []string
+	quiet    bool
+	jsonPath string
+}
+
+func parseRunConfig(c *cli.Context) (*runConfig, error) {
+	cfg := &runConfig{}
+	var err error
+	if cfg.target, err = target(c); err != nil {
+		return nil, err
+	}
+	if !c.IsSet("rate") {
+		return nil, usageErrorf("--rate is required (for example --rate 10k)")
+	}
+	if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
+		return nil, usageErrorf("--rate: %v", err)
+	}
+	cfg.duration = c.Duration("duration")
+	if n := c.Int64("n"); c.IsSet("n") {
+		if n <= 0 {
+			return nil, usageErrorf("-n %d: want a positive number of requests", n)
+		}
+		cfg.requests = uint64(n)
+		if !c.IsSet("duration") {
+			cfg.duration = 0 // -n alone bounds the run
+		}
+	}
+	if c.IsSet("duration") && cfg.duration <= 0 || cfg.requests == 0 && cfg.duration <= 0 {
+		return nil, usageErrorf("--duration %s: want a positive duration such as 10s or 2m", c.Duration("duration"))
+	}
+	if cfg.conns = c.Int("c"); cfg.conns < 1 {
+		return nil, usageErrorf("-c %d: want at least one connection", cfg.conns)
+	}
+	if cfg.conns > 10000 {
+		return nil, usageErrorf("-c %d: at most 10000 connections", cfg.conns)
+	}
+	switch cfg.arrival = c.String("arrival"); cfg.arrival {
+	case "uniform", "poisson":
+	default:
+		return nil, usageErrorf("--arrival %q: want uniform or poisson", cfg.arrival)
+	}
+	cfg.seed = c.Uint64("seed")
+	if !c.IsSet("seed") {
+		cfg.seed = uint64(time.Now().UnixNano())
+	}
+	if k := c.Int("max-inflight"); k < 1 || k > 1<<24 {
+		return nil, usageErrorf("--max-inflight %d: want 1 to %d", k, 1<<24)
+	} else {
+		cfg.target.MaxInflight = k
+	}
+	p, ok := scheduler.ParsePacing(c.String("pacing"))
+	if !ok {
+		return nil, usageErrorf("--pacing %q: want precise or coarse", c.String("pacing"))
+	}
+	cfg.pacing = p
+	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
+		return nil, usageErrorf("--drain %s: must not be negative", cfg.drain)
+	}
+	if cfg.drain == 0 {
+		cfg.drain = time.Nanosecond // zero would mean the default
+	}
+	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
+		return nil, usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
+	}
+	d := c.Int("d")
+	if d < 1 || d > 512<<20 {
+		return nil, usageErrorf("-d %d: want a value size from 1 byte to 512 MiB", d)
+	}
+	r := c.Int64("r")
+	if r < 0 {
+		return nil, usageErrorf("-r %d: must not be negative", r)
+	}
+	cfg.workload = scenarios.Options{DataSize: d, Keyspace: uint64(r)}
+	cfg.custom = c.Args().Slice()
+	if len(cfg.custom) > 0 {
+		if c.IsSet("t") {
+			return nil, usageErrorf("-t selects catalogue tests; it cannot be combined with a custom command")
+		}
+	} else if cfg.tests, err = scenarios.Select(c.String("t")); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	cfg.quiet = c.Bool("q")
+	cfg.jsonPath = c.String("json")
+	if cfg.jsonPath != "" {
+		if err := report.CheckWritable(cfg.jsonPath); err != nil {
+			return nil, usageErrorf("--json: %v", err)
+		}
+	}
+	return cfg, nil
+}
+
+// job is one test to run: a title and its compiled template.
+type job struct {
+	tpl *scenarios.Template
+}
+
+func (cfg *runConfig) jobs() ([]job, error) {
+	if len(cfg.custom) > 0 {
+		tpl, err := scenarios.Compile(scenarios.Title(cfg.custom), cfg.custom, cfg.workload)
+		if err != nil {
+			return nil, usageErrorf("command: %v", err)
+		}
+		return []job{{tpl}}, nil
+	}
+	var out []job
+	for _, t := range cfg.tests {
+		tpl, err := t.Compile(cfg.workload, false)
+		if err != nil {
+			return nil, usageErrorf("%s: %v", t.Title, err)
+		}
+		out = append(out, job{tpl})
+	}
+	return out, nil
+}
+
+func (cfg *runConfig) timeline(i int) scheduler.Timeline {
+	if cfg.arrival == "poisson" {
+		return scheduler.NewPoisson(cfg.rate, cfg.seed+uint64(i))
+	}
+	return scheduler.Uniform{Rate: cfg.rate}
+}
+
+func (cfg *runConfig) echo() map[string]any {
+	m := map[string]any{
+		"target":       cfg.target.Addr,
+		"connections":  cfg.conns,
+		"rate":         cfg.rate.PerSecond(),
+		"arrival":      cfg.arrival,
+		"seed":         cfg.seed,
+		"pacing":       cfg.pacing.String(),
+		"max_inflight": cfg.target.MaxInflight,
+		"drain_s":      cfg.drain.Seconds(),
+		"data_size":    cfg.workload.DataSize,
+		"keyspace":     cfg.workload.Keyspace,
+	}
+	if cfg.requests > 0 {
+		m["requests"] = cfg.requests
+	}
+	if cfg.duration > 0 {
+		m["duration_s"] = cfg.duration.Seconds()
+	}
+	if len(cfg.custom) > 0 {
+		m["command"] = strings.Join(cfg.custom, " ")
+	}
+	return m
+}
+
+func runAction(c *cli.Context) error {
+	cfg, err := parseRunConfig(c)
+	if err != nil {
+		return err
+	}
+	jobs, err := cfg.jobs()
+	if err != nil {
+		return err
+	}
+	// The pacer holds a P while it sleeps in the kernel; give the reader
+	// goroutines their full share of the cores.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.NumCPU() + 1)
+	}
+	out := c.App.Writer
+	if cfg.jsonPath == "-" {
+		out = c.App.ErrWriter // stdout carries the JSON
+	}
+	doc := &report.Document{
+		Schema:    report.Schema,
+		Mode:      "open",
+		Tool:      report.Tool{Name: "pacer", Version: version},
+		StartedAt: time.Now().UTC().Format(time.RFC3339),
+		Config:    cfg.echo(),
+		Tests:     []report.Test{},
+	}
+	ctx := c.Context
+	code := exitOK
+	var runErr error
+	for i, j := range jobs {
+		conns, err := conn.DialAll(ctx, cfg.target, cfg.conns)
+		if err != nil {
+			runErr = fmt.Errorf("cannot connect: %w", err)
+			break
+		}
+		res, err := scheduler.RunOpen(ctx, conns, scenarios.NewStream(j.tpl, cfg.seed+uint64(i)), scheduler.OpenConfig{
+			Name:     j.tpl.Name(),
+			Timeline: cfg.timeline(i),
+			Rate:     cfg.rate,
+			Duration: cfg.duration,
+			Requests: cfg.requests,
+			Pacing:   cfg.pacing,
+			Drain:    cfg.drain,
+			LagLimit: cfg.lagLimit,
+		})
+		if res != nil {
+			if werr := render(out, res, cfg.quiet); werr != nil {
+				return failed(werr)
+			}
+			t, jerr := report.FromResult(res)
+			if jerr != nil {
+				return failed(jerr)
+			}
+			doc.Tests = append(doc.Tests, t)
+			if res.Verdict != scheduler.VerdictOK && code == exitOK {
+				code = exitUntrusted
+			}
+		}
+		if err != nil {
+			runErr = err
+			break
+		}
+		if res.Interrupted || ctx.Err() != nil {
+			doc.Interrupted = true
+			break
+		}
+	}
+	if cfg.jsonPath != "" {
+		if err := writeJSON(c.App.Writer, cfg.jsonPath, doc); err != nil {
+			return failed(err)
+		}
+	}
+	switch {
+	case runErr != nil:
+		return failed(runErr)
+	case doc.Interrupted || ctx.Err() != nil:
+		return exitCode(exitInterrupted)
+	case code != exitOK:
+		return exitCode(code)
+	}
+	return nil
+}
+
+func render(w io.Writer, res *scheduler.Result, quiet bool) error {
+	if quiet {
+		return report.Quiet(w, res)
+	}
+	return report.Text(w, res)
+}
+
+func writeJSON(stdout io.Writer, path string, doc *report.Document) error {
+	b, err := doc.Marshal()
+	if err != nil {
+		return err
+	}
+	if path == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	return report.WriteFileAtomic(path, b)
+}

@@ -1,0 +1,185 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// Schema identifies the JSON document format.
+const Schema = "pacer.result/v1"
+
+// Document is the pacer.result/v1 JSON document. Field names are a
+// contract: scripts depend on them (see README, "JSON output").
+type Document struct {
+	Schema string `json:"schema"`
+	// Mode is "open" or "closed"; "mixed" when tests of both are present.
+	Mode      string `json:"mode"`
+	Tool      Tool   `json:"tool"`
+	StartedAt string `json:"started_at"`
+	// Config echoes the settings the run used (free-form, for humans and
+	// reproduction).
+	Config      map[string]any `json:"config"`
+	Tests       []Test         `json:"tests"`
+	Interrupted bool           `json:"interrupted"`
+}
+
+// Tool names the program that wrote the document.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Test is one test's result.
+type Test struct {
+	Name          string            `json:"name"`
+	Mode          string            `json:"mode"`
+	TargetRate    *float64          `json:"target_rate"`
+	AchievedRate  float64           `json:"achieved_rate"`
+	DurationS     float64           `json:"duration_s"`
+	Counts        scheduler.Counts  `json:"counts"`
+	ResponseMs    *histo.Summary    `json:"response_ms"`
+	ServiceMs     *histo.Summary    `json:"service_ms"`
+	SendLagMs     *histo.Summary    `json:"send_lag_ms"`
+	Histograms    Histograms        `json:"histograms"`
+	Errors        map[string]uint64 `json:"errors"`
+	FirstError    string            `json:"first_error,omitempty"`
+	Verdict       string            `json:"verdict"`
+	VerdictReason string            `json:"verdict_reason"`
+	Arrival       string            `json:"arrival,omitempty"`
+	Pacing        string            `json:"pacing,omitempty"`
+	Connections   int               `json:"connections"`
+	LagLimitMs    *float64          `json:"send_lag_limit_ms"`
+	Interrupted   bool              `json:"interrupted"`
+}
+
+// Histograms hold base64 HdrHistogram V2 compressed encodings, in ns.
+type Histograms struct {
+	Response string  `json:"response"`
+	Service  string  `json:"service"`
+	SendLag  *string `json:"send_lag"`
+}
+
+// FromResult converts a result into its JSON form.
+func FromResult(r *scheduler.Result) (Test, error) {
+	t := Test{
+		Name:          r.Name,
+		Mode:          r.Mode,
+		AchievedRate:  round(r.AchievedRate(), 3),
+		DurationS:     round(r.Window.Seconds(), 6),
+		Counts:        r.Counts,
+		Errors:        r.ErrorCodes,
+		FirstError:    r.FirstError,
+		Verdict:       r.Verdict,
+		VerdictReason: r.VerdictReason,
+		Arrival:       r.Arrival,
+		Pacing:        r.Pacing,
+		Connections:   r.Connections,
+		Interrupted:   r.Interrupted,
+	}
+	if t.Errors == nil {
+		t.Errors = map[string]uint64{}
+	}
+	if !r.TargetRate.IsZero() {
+		v := r.TargetRate.PerSecond()
+		t.TargetRate = &v
+	}
+	var err error
+	resp, serv := histo.Summarize(r.Response), histo.Summarize(r.Service)
+	t.ResponseMs, t.ServiceMs = &resp, &serv
+	if t.Histograms.Response, err = histo.Encode(r.Response); err != nil {
+		return t, err
+	}
+	if t.Histograms.Service, err = histo.Encode(r.Service); err != nil {
+		return t, err
+	}
+	if r.Lag != nil {
+		lag := histo.Summarize(r.Lag)
+		t.SendLagMs = &lag
+		s, err := histo.Encode(r.Lag)
+		if err != nil {
+			return t, err
+		}
+		t.Histograms.SendLag = &s
+		limit := histo.Millis(int64(r.LagLimit))
+		t.LagLimitMs = &limit
+	}
+	return t, nil
+}
+
+func round(v float64, digits int) float64 {
+	p := 1.0
+	for range digits {
+		p *= 10
+	}
+	return float64(int64(v*p+0.5)) / p
+}
+
+// Marshal renders the document as indented JSON with a final newline.
+func (d *Document) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so readers never see half a file.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if werr != nil || serr != nil || cerr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, firstErr(werr, serr, cerr))
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// CheckWritable verifies, before a run starts, that path can be written:
+// its directory exists and accepts a new file.
+func CheckWritable(path string) error {
+	if path == "-" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a directory", path)
+	}
+	return nil
+}
