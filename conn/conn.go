@@ -86,7 +86,7 @@ func (o Options) withDefaults() Options {
 // Queue and Flush; the connection's own reader goroutine consumes replies.
 type Conn struct {
 	nc   net.Conn
-	raw  syscall.RawConn // nil when the transport has no file descriptor
+	raw  *rawWriter // nil when the transport has no file descriptor
 	rd   *Reader
 	ring ring
 	h    Handler
@@ -135,11 +135,11 @@ func New(nc net.Conn, o Options) *Conn {
 }
 
 func newConn(nc net.Conn, o Options) *Conn {
-	c := &Conn{nc: nc, rd: NewReader(newSocketReader(nc), o.Now), done: make(chan struct{})}
+	c := &Conn{nc: nc, rd: NewReader(nc, o.Now), done: make(chan struct{})}
 	c.ring.init(o.MaxInflight)
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
-			c.raw = raw
+			c.raw = newRawWriter(raw)
 		}
 	}
 	return c

@@ -2,4 +2,10 @@
 
 package conn
 
+import "syscall"
+
+type rawWriter struct{}
+
+func newRawWriter(syscall.RawConn) *rawWriter { return nil }
+
 func (c *Conn) writeSome(b []byte) (int, error) { return c.nc.Write(b) }

@@ -4,27 +4,48 @@ package conn
 
 import "syscall"
 
+// rawWriter makes one non-blocking write attempt on a file descriptor. Its
+// write method is bound once per connection: a closure built per call would
+// escape to the heap through syscall.RawConn and allocate on every flush.
+type rawWriter struct {
+	raw  syscall.RawConn
+	buf  []byte
+	n    int
+	err  error
+	call func(fd uintptr) bool
+}
+
+func newRawWriter(raw syscall.RawConn) *rawWriter {
+	w := &rawWriter{raw: raw}
+	w.call = w.write
+	return w
+}
+
+func (w *rawWriter) write(fd uintptr) bool {
+	w.n, w.err = syscall.Write(int(fd), w.buf)
+	return true
+}
+
 // writeSome makes one non-blocking write attempt; a full socket buffer
 // writes nothing and is not an error.
 func (c *Conn) writeSome(b []byte) (int, error) {
 	if c.raw == nil {
 		return c.nc.Write(b)
 	}
-	var n int
-	var werr error
-	if err := c.raw.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), b)
-		return true
-	}); err != nil {
+	w := c.raw
+	w.buf = b
+	err := w.raw.Write(w.call)
+	w.buf = nil
+	if err != nil {
 		return 0, err
 	}
 	switch {
-	case werr == syscall.EAGAIN || werr == syscall.EINTR:
+	case w.err == syscall.EAGAIN || w.err == syscall.EINTR:
 		return 0, nil
-	case werr != nil:
-		return 0, werr
-	case n < 0:
+	case w.err != nil:
+		return 0, w.err
+	case w.n < 0:
 		return 0, nil
 	}
-	return n, nil
+	return w.n, nil
 }

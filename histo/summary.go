@@ -3,6 +3,7 @@ package histo
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -35,7 +36,7 @@ func Summarize(h *hdrhistogram.Histogram) Summary {
 	return Summary{
 		Count: h.TotalCount(),
 		Min:   Millis(h.Min()),
-		Mean:  h.Mean() / 1e6,
+		Mean:  math.Round(h.Mean()) / 1e6, // whole nanoseconds
 		P50:   Millis(p[50]),
 		P90:   Millis(p[90]),
 		P95:   Millis(p[95]),

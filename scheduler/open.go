@@ -486,6 +486,7 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 		Pacing:      cfg.Pacing.String(),
 		Connections: len(run.conns),
 		Counts:      cnt,
+		T0:          p.t0,
 		Window:      time.Duration(window),
 		Response:    run.response.Snapshot(),
 		Service:     run.service.Snapshot(),

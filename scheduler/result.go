@@ -49,6 +49,9 @@ type Result struct {
 	// Connections used.
 	Connections int
 	Counts      Counts
+	// T0 is the start of the timeline on the Now clock: request i was
+	// intended at T0 + Timeline.Offset(i).
+	T0 int64
 	// Window is the measured window: from the first intended send to the
 	// later of the timeline's end and the last reply.
 	Window time.Duration

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -36,6 +37,7 @@ type sample struct {
 	lagP50, lagP99   float64
 	sentShare        float64
 	cpuPerReq        float64 // µs
+	maxRSSMB         float64
 	verdict          string
 }
 
@@ -88,7 +90,7 @@ func main() {
 		}
 	}
 	fmt.Printf("%d runs of %s each, -c %d, medians\n", *runs, *duration, *conns)
-	fmt.Printf("%-7s %-8s %-8s %12s %9s %9s %9s %9s %10s  %s\n", "rate", "pacing", "variant", "achieved/s", "vs target", "sent", "lag p50", "lag p99", "cpu µs/req", "issue target")
+	fmt.Printf("%-7s %-8s %-8s %12s %9s %9s %9s %9s %10s %7s  %s\n", "rate", "pacing", "variant", "achieved/s", "vs target", "sent", "lag p50", "lag p99", "cpu µs/req", "RSS MB", "issue target")
 	for i, p := range pts {
 		for k, v := range vs {
 			ss := results[i][k]
@@ -96,13 +98,14 @@ func main() {
 				continue
 			}
 			m := func(f func(sample) float64) float64 { return median(ss, f) }
-			fmt.Printf("%-7s %-8s %-8s %12.1f %8.2f%% %8.2f%% %7.3fms %7.3fms %10.2f  %s\n", p.rate, p.pacing, v.label,
+			fmt.Printf("%-7s %-8s %-8s %12.1f %8.2f%% %8.2f%% %7.3fms %7.3fms %10.2f %7.1f  %s\n", p.rate, p.pacing, v.label,
 				m(func(s sample) float64 { return s.achieved }),
 				100*(m(func(s sample) float64 { return s.achieved / s.target })-1),
 				100*m(func(s sample) float64 { return s.sentShare }),
 				m(func(s sample) float64 { return s.lagP50 }),
 				m(func(s sample) float64 { return s.lagP99 }),
-				m(func(s sample) float64 { return s.cpuPerReq }), p.target)
+				m(func(s sample) float64 { return s.cpuPerReq }),
+				m(func(s sample) float64 { return s.maxRSSMB }), p.target)
 		}
 	}
 }
@@ -152,6 +155,10 @@ func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) 
 		}
 	}
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	var rss float64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		return sample{}, err
@@ -179,6 +186,7 @@ func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) 
 		lagP50: t.SendLagMs.P50, lagP99: t.SendLagMs.P99,
 		sentShare: t.Counts.Sent / t.Counts.Scheduled,
 		cpuPerReq: float64(cpu.Microseconds()) / t.Counts.Completed,
+		maxRSSMB:  rss,
 		verdict:   t.Verdict,
 	}, nil
 }

@@ -56,7 +56,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	app := newApp(stdout, stderr)
 	if len(args) < 2 {
-		_ = cli.ShowAppHelp(cli.NewContext(app, nil, nil))
+		_ = app.Run([]string{"pacer", "--help"})
+		return exitUsage
+	}
+	if name := args[1]; !strings.HasPrefix(name, "-") && app.Command(name) == nil {
+		fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		return exitUsage
 	}
 	err := app.RunContext(ctx, args)
@@ -117,9 +121,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrorf("%v", err)
-		},
-		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		},
 		Commands: []*cli.Command{
 			runCommand(),

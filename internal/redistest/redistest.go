@@ -28,6 +28,8 @@ type Server struct {
 	Port int
 	cmd  *exec.Cmd
 	dir  string
+	// password is sent with AUTH by Do when the server requires one.
+	password string
 }
 
 // Binary returns the redis-server path, skipping or failing t when absent.
@@ -80,6 +82,8 @@ func start(bin string, port int, dir string, extra []string) (*Server, error) {
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
 		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"),
+		// .ci/run stops servers a crashed test leaves behind by these files.
+		"--pidfile", filepath.Join(dir, "redis.pid"),
 	}
 	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
@@ -88,6 +92,11 @@ func start(bin string, port int, dir string, extra []string) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir}
+	for i := 0; i+1 < len(extra); i++ {
+		if extra[i] == "--requirepass" {
+			s.password = extra[i+1]
+		}
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		if _, err := s.Do("PING"); err == nil {
@@ -140,6 +149,16 @@ func (s *Server) Do(args ...string) (string, error) {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	r := bufio.NewReader(c)
+	if s.password != "" {
+		if _, err := roundTrip(c, r, "AUTH", s.password); err != nil {
+			return "", err
+		}
+	}
+	return roundTrip(c, r, args...)
+}
+
+func roundTrip(c net.Conn, r *bufio.Reader, args ...string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
 	for _, a := range args {
@@ -148,7 +167,6 @@ func (s *Server) Do(args ...string) (string, error) {
 	if _, err := c.Write([]byte(b.String())); err != nil {
 		return "", err
 	}
-	r := bufio.NewReader(c)
 	line, err := r.ReadString('\n')
 	if err != nil {
 		return "", err

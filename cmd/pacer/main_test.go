@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/redistest"
+)
+
+// pacer runs the CLI in-process and returns exit code, stdout and stderr.
+func pacer(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(append([]string{"pacer"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func hostPort(t *testing.T, addr string) []string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"-h", host, "-p", port}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string // in the one-line message
+	}{
+		{"no rate", []string{"run"}, "--rate is required"},
+		{"zero rate", []string{"run", "--rate", "0"}, "rate must be above zero"},
+		{"negative rate", []string{"run", "--rate", "-5"}, "--rate"},
+		{"rate garbage", []string{"run", "--rate", "fast"}, "--rate"},
+		{"rate too fine", []string{"run", "--rate", "0.0001"}, "precision"},
+		{"bad duration", []string{"run", "--rate", "1k", "--duration", "10"}, "duration"},
+		{"zero duration", []string{"run", "--rate", "1k", "--duration", "0s"}, "--duration"},
+		{"negative n", []string{"run", "--rate", "1k", "-n", "-1"}, "-n -1"},
+		{"zero connections", []string{"run", "--rate", "1k", "-c", "0"}, "-c 0"},
+		{"bad arrival", []string{"run", "--rate", "1k", "--arrival", "bursty"}, "--arrival"},
+		{"bad pacing", []string{"run", "--rate", "1k", "--pacing", "exact"}, "--pacing"},
+		{"unknown test", []string{"run", "--rate", "1k", "-t", "set,nosuch"}, `unknown test "nosuch"`},
+		{"zero data size", []string{"run", "--rate", "1k", "-d", "0"}, "-d 0"},
+		{"negative keyspace", []string{"run", "--rate", "1k", "-r", "-3"}, "-r -3"},
+		{"bad port", []string{"run", "--rate", "1k", "-p", "70000"}, "-p 70000"},
+		{"user without password", []string{"run", "--rate", "1k", "--user", "bob"}, "--user"},
+		{"max inflight zero", []string{"run", "--rate", "1k", "--max-inflight", "0"}, "--max-inflight"},
+		{"-t with a command", []string{"run", "--rate", "1k", "-t", "get", "--", "PING"}, "-t"},
+		{"json dir missing", []string{"run", "--rate", "1k", "--json", filepath.Join(dir, "no", "such", "out.json")}, "--json"},
+		{"json is a dir", []string{"run", "--rate", "1k", "--json", dir}, "--json"},
+		{"unknown flag", []string{"run", "--rate", "1k", "--bogus"}, "bogus"},
+		{"unknown command", []string{"walk"}, "walk"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := pacer(t, tc.args...)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", tc.name, code, exitUsage, stderr)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		last := lines[len(lines)-1]
+		if !strings.Contains(last, tc.want) || !strings.HasPrefix(last, "pacer: ") {
+			t.Errorf("%s: message %q, want one line containing %q", tc.name, last, tc.want)
+		}
+		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+			t.Errorf("%s: stack trace in %q", tc.name, stderr)
+		}
+	}
+}
+
+func TestRunNoServerExits1(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	code, _, stderr := pacer(t, append([]string{"run", "--rate", "1k", "-n", "10"}, hostPort(t, addr)...)...)
+	if code != exitFailed || !strings.Contains(stderr, "refused") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("exit %d stderr %q: want 1 and one line about the refused connection", code, stderr)
+	}
+}
+
+var quietLine = regexp.MustCompile(`^(\S[^:]*): ([0-9.]+) requests per second \(target ([0-9.]+)\), response p50=([0-9.]+) msec p99=([0-9.]+) msec, (ok|generator_behind)$`)
+
+func TestRunQuietAndJSON(t *testing.T) {
+	srv := redistest.Start(t)
+	out := filepath.Join(t.TempDir(), "result.json")
+	args := append([]string{"run"}, hostPort(t, srv.Addr)...)
+	args = append(args, "--rate", "2k", "-n", "1000", "-c", "4", "-t", "set,get", "-r", "100", "-q", "--json", out, "--lag-limit", "50ms")
+	code, stdout, stderr := pacer(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one quiet line per test, got %q", stdout)
+	}
+	for i, name := range []string{"SET", "GET"} {
+		m := quietLine.FindStringSubmatch(lines[i])
+		if m == nil || m[1] != name || m[3] != "2000" {
+			t.Fatalf("quiet line %q does not match the documented format", lines[i])
+		}
+	}
+
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["schema"] != "pacer.result/v1" || doc["mode"] != "open" {
+		t.Fatalf("schema %v mode %v", doc["schema"], doc["mode"])
+	}
+	tests := doc["tests"].([]any)
+	if len(tests) != 2 {
+		t.Fatalf("%d tests in the JSON", len(tests))
+	}
+	for _, ti := range tests {
+		tt := ti.(map[string]any)
+		for _, f := range []string{"name", "target_rate", "achieved_rate", "duration_s", "counts", "response_ms", "service_ms", "send_lag_ms", "histograms", "verdict"} {
+			if _, ok := tt[f]; !ok {
+				t.Errorf("test %v lacks %q", tt["name"], f)
+			}
+		}
+		counts := tt["counts"].(map[string]any)
+		for _, f := range []string{"scheduled", "sent", "completed", "errors", "timeouts", "unsent"} {
+			if _, ok := counts[f]; !ok {
+				t.Errorf("counts lack %q", f)
+			}
+		}
+		if counts["scheduled"].(float64) != 1000 || counts["completed"].(float64) != 1000 {
+			t.Errorf("counts %v", counts)
+		}
+		for _, block := range []string{"response_ms", "service_ms", "send_lag_ms"} {
+			m := tt[block].(map[string]any)
+			for _, f := range []string{"min", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"} {
+				if _, ok := m[f]; !ok {
+					t.Errorf("%s lacks %q", block, f)
+				}
+			}
+		}
+		hs := tt["histograms"].(map[string]any)
+		for _, f := range []string{"response", "service", "send_lag"} {
+			h, err := histo.Decode(hs[f].(string))
+			if err != nil {
+				t.Fatalf("histogram %s: %v", f, err)
+			}
+			if h.TotalCount() != 1000 {
+				t.Errorf("histogram %s holds %d values, want 1000", f, h.TotalCount())
+			}
+		}
+		// The summary is the histogram's: p99 agrees.
+		h, _ := histo.Decode(hs["response"].(string))
+		if p99 := tt["response_ms"].(map[string]any)["p99"].(float64); p99 != histo.Millis(h.ValueAtQuantile(99)) {
+			t.Errorf("response_ms.p99 %v disagrees with the histogram's %v", p99, histo.Millis(h.ValueAtQuantile(99)))
+		}
+	}
+}
+
+func TestRunCustomCommandAndJSONToStdout(t *testing.T) {
+	srv := redistest.Start(t)
+	args := append([]string{"run"}, hostPort(t, srv.Addr)...)
+	args = append(args, "--rate", "5k", "-n", "500", "-c", "2", "-r", "50", "-d", "7", "--json", "-", "--lag-limit", "50ms",
+		"--", "HSET", "h:__rand_int__", "f", "__data__")
+	code, stdout, stderr := pacer(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Tests []struct {
+			Name string `json:"name"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stdout is not the JSON document: %v\n%s", err, stdout)
+	}
+	if len(doc.Tests) != 1 || doc.Tests[0].Name != "HSET h:__rand_int__ f __data__" {
+		t.Fatalf("tests %+v", doc.Tests)
+	}
+	if !strings.Contains(stderr, "====== HSET") {
+		t.Fatalf("human summary should go to stderr with --json -: %q", stderr)
+	}
+	// Keys are 12-digit numbers below 50; values are 7 bytes.
+	n, err := srv.Do("DBSIZE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := strconv.Atoi(n); k < 10 || k > 50 {
+		t.Fatalf("DBSIZE %s, want up to 50 hashes", n)
+	}
+	v, err := srv.Do("HGET", "h:000000000007", "f")
+	if err == nil && v != "" && len(v) != 7 {
+		t.Fatalf("value %q is not 7 bytes", v)
+	}
+}
+
+func TestRunPoissonIsReproducible(t *testing.T) {
+	srv := redistest.Start(t)
+	counts := make([]string, 2)
+	for i := range counts {
+		args := append([]string{"run"}, hostPort(t, srv.Addr)...)
+		args = append(args, "--rate", "1k", "--duration", "300ms", "--arrival", "poisson", "--seed", "7", "-t", "ping_mbulk", "--json", "-", "--lag-limit", "50ms")
+		code, stdout, stderr := pacer(t, args...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var doc struct {
+			Tests []struct {
+				Counts map[string]int `json:"counts"`
+			} `json:"tests"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		counts[i] = strconv.Itoa(doc.Tests[0].Counts["scheduled"])
+	}
+	if counts[0] != counts[1] {
+		t.Fatalf("same seed scheduled %s then %s requests", counts[0], counts[1])
+	}
+}

@@ -1,0 +1,289 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/pacer-load/pacer/internal/redistest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// collect is a Handler that remembers what it saw.
+type collect struct {
+	mu      sync.Mutex
+	entries []Entry
+	errs    int
+	got     chan struct{}
+}
+
+func newCollect() *collect { return &collect{got: make(chan struct{}, 1<<16)} }
+
+func (c *collect) Reply(e *Entry, r Reply, at int64) {
+	c.mu.Lock()
+	c.entries = append(c.entries, *e)
+	if r.Err {
+		c.errs++
+	}
+	c.mu.Unlock()
+	c.got <- struct{}{}
+}
+
+func (c *collect) wait(t *testing.T, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		select {
+		case <-c.got:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("only %d of %d replies", i, n)
+		}
+	}
+}
+
+// echoServer answers every complete line-terminated... it answers one
+// reply per command of the fixed size cmdLen.
+func loopback(t *testing.T, handle func(c net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		handle(c)
+		c.Close()
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().String()
+}
+
+func TestFIFOOrderAndWriteStamps(t *testing.T) {
+	cmd := AppendCommand(nil, "PING")
+	addr := loopback(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		got := 0
+		for got < 10*len(cmd) {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			got += n
+			for k := 0; k < n/len(cmd); k++ {
+				c.Write([]byte("+PONG\r\n"))
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	})
+	clock := int64(1000)
+	c, err := Dial(context.Background(), Options{Addr: addr, Now: func() int64 { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := newCollect()
+	c.Start(h)
+	for i := 0; i < 10; i++ {
+		c.Queue(cmd, int64(i), uint32(i))
+	}
+	if c.Written() != 0 || c.InFlight() != 10 || !c.Pending() {
+		t.Fatalf("before Flush: written %d inflight %d pending %v", c.Written(), c.InFlight(), c.Pending())
+	}
+	if err := c.Flush(777); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t, 10)
+	for i, e := range h.entries {
+		if e.Kind != uint32(i) || e.Intended != int64(i) || e.Written != 777 {
+			t.Fatalf("entry %d = %+v: want FIFO order and the flush's write time", i, e)
+		}
+	}
+	if c.InFlight() != 0 || c.Written() != 10 {
+		t.Fatalf("after replies: inflight %d written %d", c.InFlight(), c.Written())
+	}
+}
+
+func TestUnsolicitedReplyFailsTheConnection(t *testing.T) {
+	addr := loopback(t, func(c net.Conn) {
+		c.Write([]byte("+SURPRISE\r\n"))
+		time.Sleep(100 * time.Millisecond)
+	})
+	c, err := Dial(context.Background(), Options{Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Start(newCollect())
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("reader did not stop")
+	}
+	if !errors.Is(c.Err(), ErrUnsolicited) || !c.Dead() {
+		t.Fatalf("err %v dead %v", c.Err(), c.Dead())
+	}
+	c.Close()
+}
+
+func TestServerCloseLeavesUnansweredForAccounting(t *testing.T) {
+	cmd := AppendCommand(nil, "PING")
+	addr := loopback(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		n, _ := c.Read(buf)
+		_ = n
+		c.Write([]byte("+PONG\r\n+PONG\r\n")) // answer 2 of 5, then hang up
+	})
+	c, err := Dial(context.Background(), Options{Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newCollect()
+	c.Start(h)
+	for i := 0; i < 5; i++ {
+		c.Queue(cmd, 0, 0)
+	}
+	if err := c.Flush(1); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t, 2)
+	<-c.Done()
+	c.Close()
+	if c.Err() == nil {
+		t.Fatal("a server hang-up is not reported")
+	}
+	unanswered := 0
+	c.Unanswered(func(*Entry) { unanswered++ })
+	if unanswered != 3 || c.Unwritten() != 0 {
+		t.Fatalf("unanswered %d unwritten %d, want 3 and 0", unanswered, c.Unwritten())
+	}
+	// A closed connection refuses further flushes.
+	c.Queue(cmd, 0, 0)
+	if err := c.Flush(2); err == nil {
+		t.Fatal("flush on a dead connection succeeded")
+	}
+}
+
+func TestFreeRespectsMaxInflight(t *testing.T) {
+	a, b := net.Pipe()
+	defer b.Close()
+	c := New(a, Options{MaxInflight: 3})
+	defer c.Close()
+	for i := 3; i > 0; i-- {
+		if c.Free() != i {
+			t.Fatalf("Free = %d, want %d", c.Free(), i)
+		}
+		c.Queue([]byte("PING\r\n"), 0, 0)
+	}
+	if c.Free() != 0 {
+		t.Fatalf("Free = %d with the FIFO full", c.Free())
+	}
+}
+
+func TestHandshakeAgainstRedis(t *testing.T) {
+	srv := redistest.Start(t, "--requirepass", "s3cret")
+	ctx := context.Background()
+	if _, err := Dial(ctx, Options{Addr: srv.Addr, Password: "wrong"}); err == nil || !strings.Contains(err.Error(), "AUTH failed") {
+		t.Fatalf("wrong password: %v", err)
+	}
+	c, err := Dial(ctx, Options{Addr: srv.Addr, Password: "s3cret", DB: 3, RESP3: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newCollect()
+	c.Start(h)
+	c.Queue(AppendCommand(nil, "SET", "handshake-key", "v"), 0, 0)
+	if err := c.FlushBlocking(0); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t, 1)
+	c.Close()
+	if h.errs != 0 {
+		t.Fatal("SET failed after the handshake")
+	}
+	// The key went to database 3.
+	c3, err := Dial(ctx, Options{Addr: srv.Addr, Password: "s3cret", DB: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h3 := newCollect()
+	c3.Start(h3)
+	c3.Queue(AppendCommand(nil, "GET", "missing-in-db3"), 0, 0)
+	c3.Queue(AppendCommand(nil, "INCR", "handshake-key"), 0, 0) // a string: WRONGTYPE? no: not an integer
+	if err := c3.FlushBlocking(0); err != nil {
+		t.Fatal(err)
+	}
+	h3.wait(t, 2)
+	c3.Close()
+	if h3.errs != 1 {
+		t.Fatalf("INCR on the string in db 3 gave %d errors, want 1", h3.errs)
+	}
+	if _, err := Dial(ctx, Options{Addr: srv.Addr, Password: "s3cret", DB: 99}); err == nil || !strings.Contains(err.Error(), "SELECT failed") {
+		t.Fatalf("SELECT 99: %v", err)
+	}
+}
+
+func TestDialAllReportsTheFailure(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens now
+	_, err := DialAll(context.Background(), Options{Addr: addr, DialTimeout: time.Second}, 3)
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestQueueAndFlushDoNotAllocate(t *testing.T) {
+	cmd := AppendCommand(nil, "PING")
+	addr := loopback(t, func(c net.Conn) {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			out := make([]byte, 0, n)
+			for k := 0; k < n/len(cmd); k++ {
+				out = append(out, "+PONG\r\n"...)
+			}
+			c.Write(out)
+		}
+	})
+	c, err := Dial(context.Background(), Options{Addr: addr, Now: func() int64 { return 1 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := &countReplies{}
+	c.Start(h)
+	allocs := testing.AllocsPerRun(2000, func() {
+		for c.Free() < 8 {
+			time.Sleep(time.Microsecond)
+		}
+		for i := 0; i < 8; i++ {
+			c.Queue(cmd, 0, 0)
+		}
+		if err := c.Flush(1); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per queue-and-flush of 8 commands, want 0", allocs)
+	}
+}
+
+// countReplies is a Handler that only counts, so it allocates nothing.
+type countReplies struct{ n atomic.Int64 }
+
+func (c *countReplies) Reply(*Entry, Reply, int64) { c.n.Add(1) }

@@ -1,0 +1,313 @@
+package scheduler
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/scenarios"
+)
+
+// fakeServer is a loopback RESP server for the driver's end-of-run rules.
+// Every command it receives is cmdLen bytes (the tests send one fixed
+// template); reply decides what each connection's k-th command gets.
+type fakeServer struct {
+	ln     net.Listener
+	cmdLen int
+	// reply returns the bytes to answer the k-th command of a connection,
+	// or nil for no answer; close=true closes the connection instead.
+	reply    func(k int) (b []byte, close bool)
+	noRead   atomic.Bool // stop reading (the socket buffers fill up)
+	received atomic.Int64
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	conns    []net.Conn
+}
+
+func newFakeServer(t *testing.T, cmdLen int, reply func(k int) ([]byte, bool)) *fakeServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &fakeServer{ln: ln, cmdLen: cmdLen, reply: reply}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go s.serve(c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		s.noRead.Store(false)
+		s.mu.Lock()
+		for _, c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+	})
+	return s
+}
+
+func (s *fakeServer) serve(c net.Conn) {
+	defer s.wg.Done()
+	defer c.Close()
+	buf := make([]byte, 64<<10)
+	var out []byte
+	pending, k := 0, 0
+	for {
+		for s.noRead.Load() {
+			time.Sleep(time.Millisecond)
+		}
+		n, err := c.Read(buf)
+		if err != nil {
+			return
+		}
+		pending += n
+		out = out[:0]
+		for pending >= s.cmdLen {
+			pending -= s.cmdLen
+			s.received.Add(1)
+			b, closeNow := s.reply(k)
+			k++
+			if closeNow {
+				c.Write(out)
+				return
+			}
+			out = append(out, b...)
+		}
+		if len(out) > 0 {
+			if _, err := c.Write(out); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Replies the fake server sends, shared so it allocates nothing per reply.
+var (
+	pong         = []byte("+PONG\r\n")
+	errBoom      = []byte("-ERR boom\r\n")
+	errWrongType = []byte("-WRONGTYPE no\r\n")
+)
+
+func (s *fakeServer) dial(t *testing.T, n, maxInflight int) []*conn.Conn {
+	return dial(t, s.ln.Addr().String(), n, maxInflight)
+}
+
+func pingStream(t *testing.T) (*scenarios.Stream, int) {
+	tpl, err := scenarios.Compile("PING", []string{"PING"}, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scenarios.NewStream(tpl, 1), tpl.Len()
+}
+
+func TestNeverAnsweredRequestsAreTimeoutsWithTheirAge(t *testing.T) {
+	cmds, n := pingStream(t)
+	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
+	rate := RatePerSecond(1000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 4, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 200, Drain: 300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	if c.Scheduled != 200 || c.Timeouts != 200 || c.Completed != 0 || !c.Balanced() {
+		t.Fatalf("counts %+v, want 200 timeouts", c)
+	}
+	// Their age so far is in the response histogram: at least the drain.
+	if res.Response.TotalCount() != 200 || res.Response.Min() < int64(300*time.Millisecond) {
+		t.Fatalf("response histogram: %d values, min %v; want 200 values of at least the drain",
+			res.Response.TotalCount(), time.Duration(res.Response.Min()))
+	}
+	if c.Sent != 200 {
+		t.Fatalf("sent %d: a silent server must not stop the sends", c.Sent)
+	}
+}
+
+func TestErrorRepliesCountedByCode(t *testing.T) {
+	cmds, n := pingStream(t)
+	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
+		switch k % 4 {
+		case 0:
+			return errBoom, false
+		case 1:
+			return errWrongType, false
+		}
+		return pong, false
+	})
+	rate := RatePerSecond(4000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 1, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 400,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	if c.Completed != 200 || c.Errors != 200 || !c.Balanced() {
+		t.Fatalf("counts %+v, want 200 completed and 200 errors", c)
+	}
+	if res.ErrorCodes["ERR"] != 100 || res.ErrorCodes["WRONGTYPE"] != 100 {
+		t.Fatalf("error codes %v", res.ErrorCodes)
+	}
+	if res.Response.TotalCount() != 200 || res.Lag.TotalCount() != 400 {
+		t.Fatalf("response holds %d (want the 200 completed), lag %d (want all 400 sent)",
+			res.Response.TotalCount(), res.Lag.TotalCount())
+	}
+}
+
+func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
+	cmds, n := pingStream(t)
+	// The first connection to send a 20th command is closed on it.
+	var closed atomic.Bool
+	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
+		if k == 19 && closed.CompareAndSwap(false, true) {
+			return nil, true
+		}
+		return pong, false
+	})
+	rate := RatePerSecond(2000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 4, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 1000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	if !c.Balanced() || c.Completed < 900 || c.Errors == 0 {
+		t.Fatalf("counts %+v: want most completed, some errors, all accounted", c)
+	}
+	if res.ErrorCodes[ErrConnectionLost] == 0 || res.ErrorCodes[ErrConnectionLost] != c.Errors {
+		t.Fatalf("errors %v, want all of kind %q", res.ErrorCodes, ErrConnectionLost)
+	}
+}
+
+func TestInflightCapDelaysSendsAndCountsTheRestUnsent(t *testing.T) {
+	cmds, n := pingStream(t)
+	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false }) // never answers
+	rate := RatePerSecond(2000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 2, 10), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 200, Drain: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	// 2 connections × 10 in flight: 20 sent, the rest could not be.
+	if c.Sent != 20 || c.Timeouts != 20 || c.Unsent != 180 || !c.Balanced() {
+		t.Fatalf("counts %+v, want 20 sent (timeouts) and 180 unsent", c)
+	}
+	if res.Verdict != VerdictGeneratorBehind {
+		t.Fatalf("verdict %s, want %s", res.Verdict, VerdictGeneratorBehind)
+	}
+}
+
+func TestCapDelayShowsAsSendLag(t *testing.T) {
+	cmds, n := pingStream(t)
+	// The server reads nothing for 100 ms: with a cap of 5 in flight, sends
+	// due meanwhile wait for FIFO room.
+	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+	srv.noRead.Store(true)
+	go func() { time.Sleep(100 * time.Millisecond); srv.noRead.Store(false) }()
+	rate := RatePerSecond(1000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 1, 5), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 300,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	if c.Completed != 300 || !c.Balanced() {
+		t.Fatalf("counts %+v, want all 300 completed", c)
+	}
+	// Requests due during the 100 ms waited for FIFO room: their lag shows
+	// it, and response time counts from the intended time.
+	if lagMax := time.Duration(res.Lag.Max()); lagMax < 50*time.Millisecond {
+		t.Fatalf("send lag max %v, want the ~100 ms the cap held sends back", lagMax)
+	}
+	if r := time.Duration(res.Response.Max()); r < time.Duration(res.Lag.Max()) {
+		t.Fatalf("response max %v below send lag max %v", r, time.Duration(res.Lag.Max()))
+	}
+}
+
+func TestInterruptStopsTheTimelineAndStillAccounts(t *testing.T) {
+	cmds, n := pingStream(t)
+	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	rate := RatePerSecond(1000)
+	start := time.Now()
+	res, err := RunOpen(ctx, srv.dial(t, 2, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || time.Since(start) > 10*time.Second {
+		t.Fatalf("interrupted %v after %v", res.Interrupted, time.Since(start))
+	}
+	c := res.Counts
+	if !c.Balanced() || c.Scheduled == 0 || c.Scheduled > 2000 {
+		t.Fatalf("counts %+v: want about 200 scheduled, all accounted", c)
+	}
+}
+
+func TestAllConnectionsLostEndsTheRun(t *testing.T) {
+	cmds, n := pingStream(t)
+	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return nil, k == 3 })
+	rate := RatePerSecond(1000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: 30 * time.Second,
+	})
+	if err == nil {
+		t.Fatal("no error when every connection was lost")
+	}
+	if res == nil || !res.Counts.Balanced() || res.Counts.Scheduled > 5000 {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+// TestHotPathDoesNotAllocate compares whole runs of different lengths: the
+// allocations of setup are the same, so any difference is per request.
+func TestHotPathDoesNotAllocate(t *testing.T) {
+	mallocs := func(requests uint64) uint64 {
+		cmds, n := pingStream(t)
+		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+		conns := srv.dial(t, 2, 0)
+		rate := RatePerSecond(20000)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := RunOpen(context.Background(), conns, cmds, OpenConfig{
+			Timeline: Uniform{Rate: rate}, Requests: requests,
+		}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.Mallocs - before.Mallocs
+	}
+	short, long := mallocs(1000), mallocs(9000)
+	perRequest := (float64(long) - float64(short)) / 8000
+	t.Logf("%d allocations for 1000 requests, %d for 9000", short, long)
+	// Allow for stray runtime allocations (timers, the test's own
+	// goroutines), far below one per request.
+	if perRequest > 0.05 {
+		t.Fatalf("%.2f allocations per request on the hot path", perRequest)
+	}
+}

@@ -1,0 +1,115 @@
+package scheduler
+
+import (
+	"context"
+	"math"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/redistest"
+)
+
+// pauseWindow is when the server was stopped, on the Now clock.
+type pauseWindow struct{ start, end int64 }
+
+// pauseEvery stops srv for d every period, starting one period in, until
+// ctx ends, and returns the windows it made.
+func pauseEvery(ctx context.Context, t *testing.T, srv *redistest.Server, d, period time.Duration) func() []pauseWindow {
+	var mu sync.Mutex
+	var windows []pauseWindow
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			w := pauseWindow{start: Now()}
+			if err := srv.Pause(); err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(d)
+			w.end = Now()
+			if err := srv.Resume(); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			windows = append(windows, w)
+			mu.Unlock()
+		}
+	}()
+	return func() []pauseWindow {
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return windows
+	}
+}
+
+// expectedQuantile computes, from the pause windows alone, the q-quantile
+// of response time for n requests sent every period from t0: a request
+// intended inside a pause waits for the pause to end, any other is
+// answered at once.
+func expectedQuantile(windows []pauseWindow, t0 int64, period time.Duration, n int, q float64) time.Duration {
+	waits := make([]int64, n)
+	for i := range waits {
+		ti := t0 + int64(i)*int64(period)
+		for _, w := range windows {
+			if ti >= w.start && ti < w.end {
+				waits[i] = w.end - ti
+			}
+		}
+	}
+	sort.Slice(waits, func(a, b int) bool { return waits[a] < waits[b] })
+	return time.Duration(waits[int(math.Ceil(q*float64(n)))-1])
+}
+
+// TestOpenStallTruth is the latency truth: the server is frozen for 200 ms
+// every 2 s under a 10k/s open load, so about 10% of requests land in a
+// pause and the response p99 is about 0.9 × 200 ms. Closed-loop tools report
+// a few milliseconds here; pacer must report what the schedule implies.
+func TestOpenStallTruth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 8 s")
+	}
+	srv := redistest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	windowsOf := pauseEvery(ctx, t, srv, 200*time.Millisecond, 2*time.Second)
+
+	rate := RatePerSecond(10000)
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 50, 0), stream(t, "get", 1000), OpenConfig{
+		Name: "GET", Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 8 * time.Second, Pacing: Precise,
+	})
+	cancel()
+	windows := windowsOf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Counts.Balanced() || res.Counts.Completed != res.Counts.Scheduled {
+		t.Fatalf("counts %+v: every request should complete", res.Counts)
+	}
+	if len(windows) < 3 {
+		t.Fatalf("only %d pauses happened", len(windows))
+	}
+	n := int(res.Counts.Scheduled)
+	want := expectedQuantile(windows, res.T0, 100*time.Microsecond, n, 0.99)
+	got := time.Duration(res.Response.ValueAtQuantile(99))
+	t.Logf("%d pauses; response p99 %.1f ms, the pause schedule implies %.1f ms; service p99 %.1f ms",
+		len(windows), histo.Millis(int64(got)), histo.Millis(int64(want)), histo.Millis(res.Service.ValueAtQuantile(99)))
+	if d := math.Abs(float64(got-want)) / float64(want); d > 0.15 {
+		t.Fatalf("response p99 %v is %.0f%% away from the %v the pauses imply (limit 15%%)", got, d*100, want)
+	}
+	// Median: most requests are untouched by the pauses.
+	if p50 := time.Duration(res.Response.ValueAtQuantile(50)); p50 > 20*time.Millisecond {
+		t.Fatalf("response p50 %v: the pauses should not move the median", p50)
+	}
+}
