@@ -16,7 +16,6 @@
 package histo
 
 import (
-	"math/bits"
 	"sync/atomic"
 	"time"
 
@@ -34,29 +33,13 @@ const (
 	SigFigs = 3
 )
 
-// With Lowest = 1 and 3 significant digits the unit magnitude is 0 and a
-// bucket has 2048 sub-buckets (the smallest power of two >= 2*10^3).
-const (
-	subBucketHalfCountMagnitude = 10
-	subBucketHalfCount          = 1 << subBucketHalfCountMagnitude
-	subBucketMask               = 2*subBucketHalfCount - 1
-)
-
-// countsLen is the length of the counts array of the geometry above, taken
+// countsLen is the length of the counts array of pacer's geometry, taken
 // from the library itself so the two can never disagree.
 var countsLen = len(New().Export().Counts)
 
 // New returns an empty hdrhistogram.Histogram with pacer's geometry.
 func New() *hdrhistogram.Histogram {
 	return hdrhistogram.New(Lowest, Highest, SigFigs)
-}
-
-// index maps a value in [0, Highest] to its slot in the counts array, exactly
-// as hdrhistogram-go does (checked by TestIndexMatchesLibrary).
-func index(v int64) int {
-	bucket := 64 - bits.LeadingZeros64(uint64(v)|subBucketMask) - (subBucketHalfCountMagnitude + 1)
-	sub := int(v >> uint(bucket))
-	return (bucket+1)<<subBucketHalfCountMagnitude + sub - subBucketHalfCount
 }
 
 // Recorder is a histogram that many goroutines record into at once. Record
@@ -66,29 +49,39 @@ func index(v int64) int {
 // recorded during it, so the difference of two successive snapshots counts
 // every value exactly once (see Interval).
 type Recorder struct {
+	g       Geometry
 	counts  []int64 // accessed only atomically
 	clamped atomic.Int64
 	below   atomic.Int64
 }
 
-// NewRecorder returns an empty Recorder.
-func NewRecorder() *Recorder {
-	return &Recorder{counts: make([]int64, countsLen)}
+// NewRecorder returns an empty Recorder with pacer's geometry (1 ns to one
+// hour, 3 significant digits).
+func NewRecorder() *Recorder { return NewRecorderGeometry(Lowest, Highest, SigFigs) }
+
+// NewRecorderGeometry returns an empty Recorder with another geometry, for
+// example redis-benchmark's (10 to 3,000,000 µs).
+func NewRecorderGeometry(lowest, highest int64, sigFigs int) *Recorder {
+	g := NewGeometry(lowest, highest, sigFigs)
+	return &Recorder{g: g, counts: make([]int64, g.countsLen)}
 }
 
 // Record adds one value in nanoseconds. Negative values (a clock step that
 // cannot happen with the monotonic clock, or a caller bug) are recorded as 0
 // and counted by Negative; values above Highest are recorded as Highest and
 // counted by Clamped, so no sample is ever lost.
-func (r *Recorder) Record(v int64) {
+func (r *Recorder) Record(v int64) { r.RecordN(v, 1) }
+
+// RecordN adds n occurrences of one value, with Record's rules.
+func (r *Recorder) RecordN(v, n int64) {
 	if v < 0 {
-		r.below.Add(1)
+		r.below.Add(n)
 		v = 0
-	} else if v > Highest {
-		r.clamped.Add(1)
-		v = Highest
+	} else if v > r.g.highest {
+		r.clamped.Add(n)
+		v = r.g.highest
 	}
-	atomic.AddInt64(&r.counts[index(v)], 1)
+	atomic.AddInt64(&r.counts[r.g.index(v)], n)
 }
 
 // Clamped is the number of values above Highest that were recorded as Highest.
@@ -103,7 +96,7 @@ func (r *Recorder) Snapshot() *hdrhistogram.Histogram {
 	for i := range r.counts {
 		counts[i] = atomic.LoadInt64(&r.counts[i])
 	}
-	return fromCounts(counts)
+	return r.g.histogram(counts)
 }
 
 // Interval returns what was recorded since prev, a snapshot taken earlier
@@ -121,14 +114,5 @@ func (r *Recorder) Interval(prev *hdrhistogram.Histogram) (interval, now *hdrhis
 			cur[i] -= old[i]
 		}
 	}
-	return fromCounts(cur), now
-}
-
-func fromCounts(counts []int64) *hdrhistogram.Histogram {
-	return hdrhistogram.Import(&hdrhistogram.Snapshot{
-		LowestTrackableValue:  Lowest,
-		HighestTrackableValue: Highest,
-		SignificantFigures:    SigFigs,
-		Counts:                counts,
-	})
+	return r.g.histogram(cur), now
 }
