@@ -46,6 +46,9 @@ type Options struct {
 	DB int
 	// RESP3 switches the connection to RESP3 with HELLO 3.
 	RESP3 bool
+	// ClientTracking sends CLIENT TRACKING on (redis-benchmark's
+	// --enable-tracking); invalidation pushes are skipped by the reader.
+	ClientTracking bool
 	// DialTimeout bounds connecting and the handshake. Default 5s.
 	DialTimeout time.Duration
 	// MaxInflight caps the commands queued or awaiting a reply on the
@@ -160,6 +163,9 @@ func (c *Conn) handshake(o Options) error {
 	}
 	if o.RESP3 {
 		steps = append(steps, step{"HELLO 3", []string{"HELLO", "3"}})
+	}
+	if o.ClientTracking {
+		steps = append(steps, step{"CLIENT TRACKING", []string{"CLIENT", "TRACKING", "on"}})
 	}
 	if o.DB != 0 {
 		steps = append(steps, step{"SELECT", []string{"SELECT", strconv.Itoa(o.DB)}})
@@ -358,6 +364,32 @@ func (c *Conn) Close() {
 		<-c.done
 	}
 }
+
+// Write writes b completely, blocking as needed. For callers that drive
+// the connection synchronously (no reader goroutine, no FIFO).
+func (c *Conn) Write(b []byte) error {
+	if _, err := c.nc.Write(b); err != nil {
+		c.fail(err)
+		return err
+	}
+	return nil
+}
+
+// ReadReply reads and skips the next reply, returning it and the clock
+// reading taken when its last byte arrived. Only for connections without a
+// reader goroutine (Start not called).
+func (c *Conn) ReadReply() (Reply, int64, error) {
+	r, err := c.rd.Next()
+	if err != nil {
+		c.fail(err)
+		return r, 0, err
+	}
+	return r, c.rd.At(), nil
+}
+
+// ErrorText returns the text of the last error reply read synchronously.
+// The slice is reused.
+func (c *Conn) ErrorText() []byte { return c.rd.ErrorText }
 
 // Done is closed when the reader goroutine has exited.
 func (c *Conn) Done() <-chan struct{} { return c.done }

@@ -125,7 +125,7 @@ func (t Test) Compile(o Options, cluster bool) (*Template, error) {
 		tag = ":{tag}"
 	}
 	score := "0"
-	if o.Keyspace > 0 {
+	if o.random() {
 		score = RandPlaceholder
 	}
 	args := make([]string, len(t.args))
@@ -146,7 +146,7 @@ func (t Test) Args(o Options) []string {
 	out := make([]string, len(t.args))
 	for i, a := range t.args {
 		a = strings.ReplaceAll(a, keyTag, "")
-		if o.Keyspace > 0 {
+		if o.random() {
 			a = strings.ReplaceAll(a, scorePlaceholder, RandPlaceholder)
 		} else {
 			a = strings.ReplaceAll(a, scorePlaceholder, "0")

@@ -158,3 +158,11 @@ func BenchmarkFill(b *testing.B) {
 		s.Next()
 	}
 }
+
+func TestRandomWithZeroKeyspaceFillsZeros(t *testing.T) {
+	// redis-benchmark -r 0: placeholders become twelve zeros.
+	tpl, _ := Compile("GET", []string{"GET", "key:__rand_int__"}, Options{Random: true})
+	if got := string(tpl.Fill(NewRand(1))); !strings.Contains(got, "key:000000000000") {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -28,10 +28,16 @@ type Options struct {
 	// DataSize is the size in bytes of __data__ and of the catalogue's values.
 	DataSize int
 	// Keyspace is redis-benchmark's -r: __rand_int__ becomes a random number
-	// in [0, Keyspace). With 0 the placeholder is sent literally, as
-	// redis-benchmark does without -r.
+	// in [0, Keyspace).
 	Keyspace uint64
+	// Random is set when -r was given. Without it __rand_int__ is sent
+	// literally, as redis-benchmark does; with it and a zero Keyspace every
+	// slot is 000000000000 (redis-benchmark's -r 0). A Keyspace above zero
+	// implies Random.
+	Random bool
 }
+
+func (o Options) random() bool { return o.Random || o.Keyspace > 0 }
 
 // Template is one command, encoded once.
 type Template struct {
@@ -74,7 +80,7 @@ func Inline(name, line string, o Options) *Template {
 
 func fromBytes(name string, buf []byte, o Options) *Template {
 	t := &Template{name: name, buf: buf, keys: o.Keyspace}
-	if o.Keyspace > 0 {
+	if o.random() {
 		for i := 0; ; {
 			j := bytes.Index(buf[i:], []byte(RandPlaceholder))
 			if j < 0 {

@@ -76,6 +76,11 @@ type Result struct {
 	Interrupted bool
 	// Clamped counts samples above the histograms' one-hour range.
 	Clamped int64
+	// Micros is, for closed runs, the latency as redis-benchmark records
+	// it: whole microseconds, 10 µs to 3 s, its --precision digits.
+	Micros *hdrhistogram.Histogram
+	// Pipeline is the closed loop's batch size.
+	Pipeline int
 }
 
 // AchievedRate is completed requests per second over the measured window.

@@ -30,6 +30,9 @@ const (
 type exitError struct {
 	code int
 	err  error
+	// raw prints the message as is, without the "pacer: " prefix, where
+	// redis-benchmark's exact words are part of the contract.
+	raw bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -69,7 +72,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil {
+		switch {
+		case ee.err == nil:
+		case ee.raw:
+			fmt.Fprintf(stderr, "%s\n", oneLine(ee.err.Error()))
+		default:
 			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(ee.err.Error()))
 		}
 		return ee.code
@@ -124,6 +131,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			runCommand(),
+			benchCommand(),
 		},
 		HideHelpCommand: true,
 	}

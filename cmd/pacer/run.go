@@ -132,7 +132,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if r < 0 {
 		return nil, usageErrorf("-r %d: must not be negative", r)
 	}
-	cfg.workload = scenarios.Options{DataSize: d, Keyspace: uint64(r)}
+	cfg.workload = scenarios.Options{DataSize: d, Keyspace: uint64(r), Random: c.IsSet("r")}
 	cfg.custom = c.Args().Slice()
 	if len(cfg.custom) > 0 {
 		if c.IsSet("t") {

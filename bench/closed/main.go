@@ -1,0 +1,163 @@
+// Command closed compares `pacer bench` with redis-benchmark on the same
+// local redis-server, which it starts: same flags, runs interleaved
+// (A B A B ...), medians of throughput and of client CPU per request (user +
+// system time of the client process divided by the requests it made).
+//
+//	go build -o /tmp/pacer ./cmd/pacer
+//	go run ./bench/closed -bin /tmp/pacer -runs 3
+//
+// Points default to the issue's: -P 1 (SET, GET), -P 16 (SET, GET), -P 64
+// (GET), all with -c 50 and -r 100000.
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type point struct {
+	test     string
+	pipeline int
+	requests int
+}
+
+type sample struct {
+	rps, cpuPerReq, p50 float64
+}
+
+func main() {
+	bin := flag.String("bin", "pacer", "pacer binary")
+	rb := flag.String("redis-benchmark", "redis-benchmark", "redis-benchmark binary")
+	runs := flag.Int("runs", 3, "runs per tool and point")
+	points := flag.String("points", "set:1:200000,get:1:200000,set:16:2000000,get:16:3000000,get:64:4000000", "test:pipeline:requests list")
+	clients := flag.Int("c", 50, "connections")
+	extra := flag.String("pacer-args", "", "extra arguments for pacer bench, space-separated")
+	flag.Parse()
+
+	var pts []point
+	for _, p := range strings.Split(*points, ",") {
+		f := strings.Split(p, ":")
+		pp, _ := strconv.Atoi(f[1])
+		n, _ := strconv.Atoi(f[2])
+		pts = append(pts, point{test: f[0], pipeline: pp, requests: n})
+	}
+	port, stop, err := startRedis()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	defer stop()
+
+	tools := []struct {
+		name string
+		cmd  func(p point) *exec.Cmd
+	}{
+		{"redis-benchmark", func(p point) *exec.Cmd {
+			return exec.Command(*rb, benchArgs(port, p, *clients)...)
+		}},
+		{"pacer bench", func(p point) *exec.Cmd {
+			args := append([]string{"bench"}, benchArgs(port, p, *clients)...)
+			if *extra != "" {
+				args = append(args, strings.Fields(*extra)...)
+			}
+			return exec.Command(*bin, args...)
+		}},
+	}
+	results := make([][][]sample, len(pts))
+	for i := range results {
+		results[i] = make([][]sample, len(tools))
+	}
+	for r := 0; r < *runs; r++ {
+		for i, p := range pts {
+			for k, tool := range tools {
+				s, err := runOnce(tool.cmd(p), p)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "bench: %s %s -P %d: %v\n", tool.name, p.test, p.pipeline, err)
+					continue
+				}
+				results[i][k] = append(results[i][k], s)
+				fmt.Fprintf(os.Stderr, "run %d %-15s %-4s -P %-3d %12.0f req/s %6.3f µs/req p50 %.3f ms\n",
+					r+1, tool.name, p.test, p.pipeline, s.rps, s.cpuPerReq, s.p50)
+			}
+		}
+	}
+	fmt.Printf("%d interleaved runs per tool, -c %d, medians\n", *runs, *clients)
+	fmt.Printf("%-5s %-4s %14s %14s %7s %12s %12s %7s\n", "test", "-P", "redis-bench/s", "pacer/s", "ratio", "rb µs/req", "pacer µs/req", "ratio")
+	for i, p := range pts {
+		a, b := results[i][0], results[i][1]
+		if len(a) == 0 || len(b) == 0 {
+			continue
+		}
+		ra, rbb := median(a, func(s sample) float64 { return s.rps }), median(b, func(s sample) float64 { return s.rps })
+		ca, cb := median(a, func(s sample) float64 { return s.cpuPerReq }), median(b, func(s sample) float64 { return s.cpuPerReq })
+		fmt.Printf("%-5s %-4d %14.0f %14.0f %7.3f %12.3f %12.3f %7.3f\n", p.test, p.pipeline, ra, rbb, rbb/ra, ca, cb, cb/ca)
+	}
+}
+
+func benchArgs(port string, p point, clients int) []string {
+	return []string{"-h", "127.0.0.1", "-p", port, "-t", p.test, "-n", strconv.Itoa(p.requests),
+		"-P", strconv.Itoa(p.pipeline), "-c", strconv.Itoa(clients), "-r", "100000", "--csv"}
+}
+
+func runOnce(cmd *exec.Cmd, p point) (sample, error) {
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return sample{}, err
+	}
+	rows, err := csv.NewReader(&out).ReadAll()
+	if err != nil || len(rows) < 2 || len(rows[1]) < 5 {
+		return sample{}, fmt.Errorf("unexpected CSV %q: %v", out.String(), err)
+	}
+	rps, _ := strconv.ParseFloat(rows[1][1], 64)
+	p50, _ := strconv.ParseFloat(rows[1][4], 64)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return sample{rps: rps, p50: p50, cpuPerReq: float64(cpu.Nanoseconds()) / 1000 / float64(p.requests)}, nil
+}
+
+func median(ss []sample, f func(sample) float64) float64 {
+	v := make([]float64, len(ss))
+	for i, s := range ss {
+		v[i] = f(s)
+	}
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func startRedis() (string, func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dir, _ := os.MkdirTemp("", "pacer-bench-redis")
+	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start redis-server: %w", err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for i := 0; i < 200; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return strconv.Itoa(port), func() { cmd.Process.Kill(); cmd.Wait(); os.RemoveAll(dir) }, nil
+}

@@ -1,0 +1,373 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/ratelimit"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
+)
+
+// LatencyMode selects what a closed-loop batch records.
+type LatencyMode int
+
+const (
+	// FirstReply is redis-benchmark's measure: from the batch's write to
+	// the arrival of its first reply, recorded once for every reply of the
+	// batch. With -P 1 it is the plain round trip.
+	FirstReply LatencyMode = iota
+	// PerReply records each reply's own time since the batch was written.
+	PerReply
+)
+
+// redis-benchmark's latency histogram: whole microseconds from 10 µs to
+// 3 s, samples above clamped.
+const (
+	microsLowest  = 10
+	microsHighest = 3_000_000
+)
+
+// ClosedConfig configures a closed-loop run: every connection keeps one
+// batch of Pipeline commands in flight and sends the next batch when the
+// last reply of the previous one has arrived.
+type ClosedConfig struct {
+	Name string
+	// Requests is the total to send (redis-benchmark's -n); exactly this
+	// many are sent, the last batch may be shorter.
+	Requests uint64
+	// Pipeline is the batch size (-P). Default 1.
+	Pipeline int
+	// Latency chooses FirstReply (default) or PerReply.
+	Latency LatencyMode
+	// Reconnect, when set, is called after every batch to replace the
+	// connection (redis-benchmark's -k 0).
+	Reconnect func(ctx context.Context) (*conn.Conn, error)
+	// Rate throttles the loop with go.uber.org/ratelimit (zero: as fast
+	// as replies allow). Latency still counts from the actual send; the
+	// send lag then shows how far the loop fell behind Rate's schedule.
+	Rate Rate
+	// ContinueOnError keeps going after error replies; otherwise the first
+	// one ends the run with an *ErrorReply, as in redis-benchmark 7.
+	ContinueOnError bool
+	// OnErrorReply, if set, sees the text of every error reply (from the
+	// connection goroutines, concurrently).
+	OnErrorReply func(text []byte)
+	// Precision is the significant digits of the redis-benchmark
+	// compatible histogram (--precision). Default 3.
+	Precision int
+	// Commands returns the command stream of connection i.
+	Commands func(i int) Commands
+	// OnStart, if set, receives a view of the running test.
+	OnStart func(*Live)
+	// InterruptDrain bounds the wait for in-flight batches after ctx is
+	// cancelled. Default 2s.
+	InterruptDrain time.Duration
+}
+
+// ErrorReply ends a closed run that does not continue on errors.
+type ErrorReply struct{ Text string }
+
+func (e *ErrorReply) Error() string { return "Error from server: " + e.Text }
+
+// ErrConnLost ends a closed run whose connection died.
+type ErrConnLost struct{ Err error }
+
+func (e *ErrConnLost) Error() string { return "Error: " + e.Err.Error() }
+func (e *ErrConnLost) Unwrap() error { return e.Err }
+
+// closedRun is the state shared by the connection goroutines.
+type closedRun struct {
+	cfg      ClosedConfig
+	issued   atomic.Uint64
+	stop     atomic.Bool
+	latency  *histo.Recorder
+	micros   *histo.Recorder
+	lag      *histo.Recorder
+	limiter  ratelimit.Limiter
+	timeline Uniform
+	t0       int64
+	failMu   sync.Mutex
+	failure  error
+	workers  []*closedWorker
+}
+
+type closedWorker struct {
+	run       *closedRun
+	c         *conn.Conn
+	cmds      Commands
+	buf       []byte
+	sent      atomic.Uint64
+	completed atomic.Uint64
+	errors    atomic.Uint64
+	timeouts  uint64
+	lost      uint64
+	codes     map[string]uint64
+	last      int64
+	_         [64]byte
+}
+
+// RunClosed runs one closed-loop test over conns (dialed with
+// conn.Options.Now = Now, no reader goroutine), one goroutine per
+// connection, and closes them when it returns. The result's Response and
+// Service both hold the latency from the actual send; Micros holds the
+// same samples the way redis-benchmark records them.
+func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Result, error) {
+	if len(conns) == 0 {
+		return nil, errors.New("closed run without connections")
+	}
+	if cfg.Requests == 0 {
+		return nil, errors.New("closed run without requests")
+	}
+	if cfg.Commands == nil {
+		return nil, errors.New("closed run without commands")
+	}
+	if cfg.Pipeline <= 0 {
+		cfg.Pipeline = 1
+	}
+	if cfg.Precision == 0 {
+		cfg.Precision = 3
+	}
+	if cfg.InterruptDrain == 0 {
+		cfg.InterruptDrain = 2 * time.Second
+	}
+	run := &closedRun{
+		cfg:     cfg,
+		latency: histo.NewRecorder(),
+		micros:  histo.NewRecorderGeometry(microsLowest, microsHighest, cfg.Precision),
+	}
+	if !cfg.Rate.IsZero() {
+		run.lag = histo.NewRecorder()
+		run.timeline = Uniform{Rate: cfg.Rate}
+		// One permission per batch: Pipeline requests at Rate.
+		run.limiter = ratelimit.New(int(cfg.Rate.milli), ratelimit.Per(time.Duration(cfg.Pipeline)*1000*time.Second))
+	}
+	for i, c := range conns {
+		run.workers = append(run.workers, &closedWorker{run: run, c: c, cmds: cfg.Commands(i)})
+	}
+	runtimeGC()
+
+	run.t0 = nanotime()
+	live := &Live{start: run.t0, Latency: run.latency, Micros: run.micros, counts: run.liveCounts}
+	if cfg.OnStart != nil {
+		cfg.OnStart(live)
+	}
+	var wg sync.WaitGroup
+	for _, w := range run.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(ctx)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	interrupted := false
+	select {
+	case <-done:
+	case <-ctx.Done():
+		interrupted = true
+		run.stop.Store(true)
+		select {
+		case <-done:
+		case <-time.After(cfg.InterruptDrain):
+			for _, w := range run.workers {
+				w.c.Close() // unblocks reads; their batches become timeouts
+			}
+			<-done
+		}
+	}
+	end := nanotime()
+	live.done.Store(true)
+	for _, w := range run.workers {
+		w.c.Close()
+	}
+	res := run.result(end, interrupted || ctx.Err() != nil)
+	if !res.Counts.Balanced() {
+		return res, fmt.Errorf("internal error: counts do not add up: %+v", res.Counts)
+	}
+	return res, run.failure
+}
+
+func (run *closedRun) fail(err error) {
+	run.failMu.Lock()
+	if run.failure == nil {
+		run.failure = err
+	}
+	run.failMu.Unlock()
+	run.stop.Store(true)
+}
+
+func (run *closedRun) liveCounts() (sent, completed, errs uint64, inflight int) {
+	for _, w := range run.workers {
+		s, c, e := w.sent.Load(), w.completed.Load(), w.errors.Load()
+		sent, completed, errs = sent+s, completed+c, errs+e
+	}
+	return sent, completed, errs, int(sent - completed - errs)
+}
+
+// claim reserves up to Pipeline requests; it returns how many and the
+// global index of the first.
+func (run *closedRun) claim() (uint64, uint64) {
+	p := uint64(run.cfg.Pipeline)
+	first := run.issued.Add(p) - p
+	if first >= run.cfg.Requests {
+		return 0, 0
+	}
+	return min(p, run.cfg.Requests-first), first
+}
+
+func (w *closedWorker) loop(ctx context.Context) {
+	run := w.run
+	cfg := &run.cfg
+	for !run.stop.Load() {
+		k, first := run.claim()
+		if k == 0 {
+			return
+		}
+		if run.limiter != nil {
+			run.limiter.Take()
+		}
+		w.buf = w.buf[:0]
+		for range k {
+			cmd, _ := w.cmds.Next()
+			w.buf = append(w.buf, cmd...)
+		}
+		start := nanotime()
+		if run.lag != nil {
+			run.lag.Record(start - (run.t0 + run.timeline.Offset(first)))
+		}
+		if err := w.c.Write(w.buf); err != nil {
+			w.lostBatch(k, 0, false, err)
+			return
+		}
+		w.sent.Add(k)
+		var firstAt int64
+		var ok int64
+		for j := range k {
+			r, at, err := w.c.ReadReply()
+			if err != nil {
+				w.lostBatch(k, j, true, err)
+				return
+			}
+			if j == 0 {
+				firstAt = at
+			}
+			w.last = at
+			if r.Err {
+				w.errors.Add(1)
+				w.noteError(r.Code())
+				if cfg.OnErrorReply != nil {
+					cfg.OnErrorReply(w.c.ErrorText())
+				}
+				if !cfg.ContinueOnError {
+					run.fail(&ErrorReply{Text: string(w.c.ErrorText())})
+				}
+				continue
+			}
+			ok++
+			if cfg.Latency == PerReply {
+				w.record(at-start, 1)
+			}
+			w.completed.Add(1)
+		}
+		if cfg.Latency == FirstReply && ok > 0 {
+			w.record(firstAt-start, ok)
+		}
+		if cfg.Reconnect != nil && !run.stop.Load() {
+			w.c.Close()
+			c, err := cfg.Reconnect(ctx)
+			if err != nil {
+				run.fail(&ErrConnLost{Err: err})
+				return
+			}
+			w.c = c
+		}
+	}
+}
+
+func (w *closedWorker) record(lat, n int64) {
+	w.run.latency.RecordN(lat, n)
+	w.run.micros.RecordN(lat/1000, n)
+}
+
+// lostBatch accounts for a batch of k whose write (written=false) or
+// reply j failed. Requests never written stay unsent. Unanswered ones are
+// timeouts when the run closed the connection itself after an interrupt,
+// and errors of kind "connection lost" otherwise, which fails the run.
+func (w *closedWorker) lostBatch(k, j uint64, written bool, err error) {
+	closedByUs := w.run.stop.Load() && w.c.Err() == nil
+	if !written {
+		if !closedByUs {
+			w.run.fail(&ErrConnLost{Err: err})
+		}
+		return
+	}
+	rest := k - j
+	if closedByUs {
+		w.timeouts += rest
+		return
+	}
+	w.lost += rest
+	w.run.fail(&ErrConnLost{Err: err})
+}
+
+func (w *closedWorker) noteError(code []byte) {
+	if w.codes == nil {
+		w.codes = map[string]uint64{}
+	}
+	w.codes[string(code)]++
+}
+
+func (run *closedRun) result(end int64, interrupted bool) *Result {
+	var cnt Counts
+	codes := map[string]uint64{}
+	last := int64(0)
+	for _, w := range run.workers {
+		cnt.Sent += w.sent.Load()
+		cnt.Completed += w.completed.Load()
+		cnt.Errors += w.errors.Load() + w.lost
+		cnt.Timeouts += w.timeouts
+		for k, v := range w.codes {
+			codes[k] += v
+		}
+		if w.lost > 0 {
+			codes[ErrConnectionLost] += w.lost
+		}
+		last = max(last, w.last)
+	}
+	cnt.Scheduled = run.cfg.Requests
+	// What was never written: not claimed, or claimed by a batch whose
+	// write failed.
+	cnt.Unsent = cnt.Scheduled - cnt.Sent
+	res := &Result{
+		Name:        run.cfg.Name,
+		Mode:        "closed",
+		TargetRate:  run.cfg.Rate,
+		Connections: len(run.workers),
+		Counts:      cnt,
+		T0:          run.t0,
+		Window:      time.Duration(end - run.t0),
+		Response:    run.latency.Snapshot(),
+		ErrorCodes:  codes,
+		Interrupted: interrupted,
+		Verdict:     VerdictOK,
+		Micros:      run.micros.Snapshot(),
+		Pipeline:    run.cfg.Pipeline,
+		Clamped:     run.latency.Clamped(),
+	}
+	res.Service = res.Response
+	res.VerdictReason = "closed loop: latency counts from the actual send"
+	if run.lag != nil {
+		res.Lag = run.lag.Snapshot()
+	}
+	if run.failure != nil {
+		res.FirstError = run.failure.Error()
+	}
+	return res
+}
