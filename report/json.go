@@ -105,8 +105,10 @@ func FromResult(r *scheduler.Result) (Test, error) {
 			return t, err
 		}
 		t.Histograms.SendLag = &s
-		limit := histo.Millis(int64(r.LagLimit))
-		t.LagLimitMs = &limit
+		if r.Mode == "open" {
+			limit := histo.Millis(int64(r.LagLimit))
+			t.LagLimitMs = &limit
+		}
 	}
 	return t, nil
 }

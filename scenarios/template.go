@@ -115,12 +115,18 @@ func (t *Template) Fill(rng *Rand) []byte {
 	return t.buf
 }
 
+// digitPairs holds "00" to "99", so digits are written two at a time.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
 // putDigits12 writes v mod 10^12 as 12 zero-padded decimal digits.
 func putDigits12(dst []byte, v uint64) {
 	_ = dst[11]
-	for i := 11; i >= 0; i-- {
-		dst[i] = byte('0' + v%10)
-		v /= 10
+	for i := 10; i >= 0; i -= 2 {
+		d := v % 100 * 2
+		dst[i], dst[i+1] = digitPairs[d], digitPairs[d+1]
+		v /= 100
 	}
 }
 

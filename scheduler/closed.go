@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/ratelimit"
@@ -78,7 +80,15 @@ func (e *ErrorReply) Error() string { return "Error from server: " + e.Text }
 // ErrConnLost ends a closed run whose connection died.
 type ErrConnLost struct{ Err error }
 
-func (e *ErrConnLost) Error() string { return "Error: " + e.Err.Error() }
+func (e *ErrConnLost) Error() string {
+	switch {
+	case errors.Is(e.Err, io.EOF), errors.Is(e.Err, io.ErrUnexpectedEOF):
+		return "Error: Server closed the connection" // redis-benchmark's words
+	case errors.Is(e.Err, syscall.ECONNRESET):
+		return "Error: Connection reset by peer"
+	}
+	return "Error: " + e.Err.Error()
+}
 func (e *ErrConnLost) Unwrap() error { return e.Err }
 
 // closedRun is the state shared by the connection goroutines.

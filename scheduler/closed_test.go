@@ -142,8 +142,8 @@ func TestClosedLostConnectionFails(t *testing.T) {
 		Requests: 1000, Commands: cmds,
 	})
 	var lost *ErrConnLost
-	if !errors.As(err, &lost) {
-		t.Fatalf("err %v, want a lost connection", err)
+	if !errors.As(err, &lost) || err.Error() != "Error: Server closed the connection" {
+		t.Fatalf("err %v, want redis-benchmark's lost connection", err)
 	}
 	if !res.Counts.Balanced() || res.Counts.Completed != 50 || res.ErrorCodes[ErrConnectionLost] != 1 {
 		t.Fatalf("counts %+v codes %v", res.Counts, res.ErrorCodes)

@@ -33,6 +33,7 @@ type point struct {
 
 type sample struct {
 	rps, cpuPerReq, p50 float64
+	serverCPUPerReq     float64 // µs of redis-server CPU per request
 }
 
 func main() {
@@ -80,19 +81,21 @@ func main() {
 	for r := 0; r < *runs; r++ {
 		for i, p := range pts {
 			for k, tool := range tools {
+				before := serverCPU(port)
 				s, err := runOnce(tool.cmd(p), p)
+				s.serverCPUPerReq = (serverCPU(port) - before) * 1e6 / float64(p.requests)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "bench: %s %s -P %d: %v\n", tool.name, p.test, p.pipeline, err)
 					continue
 				}
 				results[i][k] = append(results[i][k], s)
-				fmt.Fprintf(os.Stderr, "run %d %-15s %-4s -P %-3d %12.0f req/s %6.3f µs/req p50 %.3f ms\n",
-					r+1, tool.name, p.test, p.pipeline, s.rps, s.cpuPerReq, s.p50)
+				fmt.Fprintf(os.Stderr, "run %d %-15s %-4s -P %-3d %12.0f req/s %6.3f µs/req p50 %.3f ms server %.3f µs/req\n",
+					r+1, tool.name, p.test, p.pipeline, s.rps, s.cpuPerReq, s.p50, s.serverCPUPerReq)
 			}
 		}
 	}
 	fmt.Printf("%d interleaved runs per tool, -c %d, medians\n", *runs, *clients)
-	fmt.Printf("%-5s %-4s %14s %14s %7s %12s %12s %7s\n", "test", "-P", "redis-bench/s", "pacer/s", "ratio", "rb µs/req", "pacer µs/req", "ratio")
+	fmt.Printf("%-5s %-4s %14s %14s %7s %12s %12s %7s %16s\n", "test", "-P", "redis-bench/s", "pacer/s", "ratio", "rb µs/req", "pacer µs/req", "ratio", "server µs/req rb:pacer")
 	for i, p := range pts {
 		a, b := results[i][0], results[i][1]
 		if len(a) == 0 || len(b) == 0 {
@@ -100,7 +103,8 @@ func main() {
 		}
 		ra, rbb := median(a, func(s sample) float64 { return s.rps }), median(b, func(s sample) float64 { return s.rps })
 		ca, cb := median(a, func(s sample) float64 { return s.cpuPerReq }), median(b, func(s sample) float64 { return s.cpuPerReq })
-		fmt.Printf("%-5s %-4d %14.0f %14.0f %7.3f %12.3f %12.3f %7.3f\n", p.test, p.pipeline, ra, rbb, rbb/ra, ca, cb, cb/ca)
+		sa, sb := median(a, func(s sample) float64 { return s.serverCPUPerReq }), median(b, func(s sample) float64 { return s.serverCPUPerReq })
+		fmt.Printf("%-5s %-4d %14.0f %14.0f %7.3f %12.3f %12.3f %7.3f %8.3f:%.3f\n", p.test, p.pipeline, ra, rbb, rbb/ra, ca, cb, cb/ca, sa, sb)
 	}
 }
 
@@ -124,6 +128,27 @@ func runOnce(cmd *exec.Cmd, p point) (sample, error) {
 	p50, _ := strconv.ParseFloat(rows[1][4], 64)
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return sample{rps: rps, p50: p50, cpuPerReq: float64(cpu.Nanoseconds()) / 1000 / float64(p.requests)}, nil
+}
+
+// serverCPU returns redis-server's used CPU seconds (user + system).
+func serverCPU(port string) float64 {
+	c, err := net.Dial("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		return 0
+	}
+	defer c.Close()
+	c.Write([]byte("*2\r\n$4\r\nINFO\r\n$3\r\ncpu\r\n"))
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	buf := make([]byte, 4096)
+	n, _ := c.Read(buf)
+	var total float64
+	for _, l := range strings.Split(string(buf[:n]), "\r\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+			f, _ := strconv.ParseFloat(v, 64)
+			total += f
+		}
+	}
+	return total
 }
 
 func median(ss []sample, f func(sample) float64) float64 {

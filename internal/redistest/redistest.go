@@ -203,3 +203,6 @@ func (s *Server) Info(section string) (map[string]string, error) {
 	}
 	return m, nil
 }
+
+// PortString returns the port as a string, for command lines.
+func (s *Server) PortString() string { return strconv.Itoa(s.Port) }
