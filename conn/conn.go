@@ -267,6 +267,17 @@ func (c *Conn) InFlight() int { return int(c.ring.tail.Load() - c.ring.head.Load
 // Written returns the commands fully written so far.
 func (c *Conn) Written() uint64 { return c.ring.pub.Load() }
 
+// OldestPending returns the intended time of the oldest command written and
+// not yet answered, for progress reports; ok is false when there is none.
+// Safe to call from any goroutine.
+func (c *Conn) OldestPending() (intended int64, ok bool) {
+	h, p := c.ring.head.Load(), c.ring.pub.Load()
+	if h >= p {
+		return 0, false
+	}
+	return atomic.LoadInt64(&c.ring.slot(h).Intended), true
+}
+
 // Pending reports whether queued bytes wait to be written.
 func (c *Conn) Pending() bool { return c.flushed < c.queued }
 
@@ -282,7 +293,8 @@ func (c *Conn) Queue(cmd []byte, intended int64, kind uint32) {
 	c.queued += uint64(len(cmd))
 	t := c.ring.tail.Load()
 	e := c.ring.slot(t)
-	e.Intended, e.Written, e.Kind, e.end = intended, 0, kind, c.queued
+	atomic.StoreInt64(&e.Intended, intended) // OldestPending reads it from another goroutine
+	e.Written, e.Kind, e.end = 0, kind, c.queued
 	c.ring.tail.Store(t + 1)
 }
 

@@ -2,19 +2,19 @@ package scheduler
 
 import (
 	"time"
-	_ "unsafe" // for go:linkname
+
+	"github.com/pacer-load/pacer/internal/clock"
 )
 
-// nanotime is the runtime's monotonic clock (CLOCK_MONOTONIC on Linux),
-// about half the cost of time.Now, and the same clock clock_nanosleep
-// sleeps on, so the pacer can sleep to an absolute intended instant.
-//
-//go:linkname nanotime runtime.nanotime
-func nanotime() int64
+func nanotime() int64 { return clock.Now() }
 
 // Now returns the monotonic clock in nanoseconds. Connections that a driver
 // times must be dialed with conn.Options.Now = scheduler.Now.
-func Now() int64 { return nanotime() }
+func Now() int64 { return clock.Now() }
+
+const havePreciseSleep = clock.HavePrecise
+
+func preciseSleepUntil(deadline int64) { clock.RawSleepUntil(deadline) }
 
 // Pacing selects how the open-mode pacer waits for the next intended send.
 type Pacing int

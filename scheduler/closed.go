@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -42,8 +43,11 @@ const (
 type ClosedConfig struct {
 	Name string
 	// Requests is the total to send (redis-benchmark's -n); exactly this
-	// many are sent, the last batch may be shorter.
+	// many are sent, the last batch may be shorter. Zero: no count bound.
 	Requests uint64
+	// Duration, when set, stops claiming new batches after it (the batches
+	// in flight still complete). Zero: no time bound.
+	Duration time.Duration
 	// Pipeline is the batch size (-P). Default 1.
 	Pipeline int
 	// Latency chooses FirstReply (default) or PerReply.
@@ -94,18 +98,20 @@ func (e *ErrConnLost) Unwrap() error { return e.Err }
 
 // closedRun is the state shared by the connection goroutines.
 type closedRun struct {
-	cfg      ClosedConfig
-	issued   atomic.Uint64
-	stop     atomic.Bool
-	latency  *histo.Recorder
-	micros   *histo.Recorder
-	lag      *histo.Recorder
-	limiter  ratelimit.Limiter
-	timeline Uniform
-	t0       int64
-	failMu   sync.Mutex
-	failure  error
-	workers  []*closedWorker
+	cfg    ClosedConfig
+	issued atomic.Uint64
+	// deadlineHit is set once the duration bound stopped the claims.
+	deadlineHit atomic.Bool
+	stop        atomic.Bool
+	latency     *histo.Recorder
+	micros      *histo.Recorder
+	lag         *histo.Recorder
+	limiter     ratelimit.Limiter
+	timeline    Uniform
+	t0          int64
+	failMu      sync.Mutex
+	failure     error
+	workers     []*closedWorker
 }
 
 type closedWorker struct {
@@ -116,11 +122,14 @@ type closedWorker struct {
 	sent      atomic.Uint64
 	completed atomic.Uint64
 	errors    atomic.Uint64
-	timeouts  uint64
-	lost      uint64
-	codes     map[string]uint64
-	last      int64
-	_         [64]byte
+	since     atomic.Int64 // send time of the batch in flight, 0 when none
+	// unsentClaimed counts requests claimed whose batch was never written.
+	unsentClaimed uint64
+	timeouts      uint64
+	lost          uint64
+	codes         map[string]uint64
+	last          int64
+	_             [64]byte
 }
 
 // RunClosed runs one closed-loop test over conns (dialed with
@@ -132,8 +141,11 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	if len(conns) == 0 {
 		return nil, errors.New("closed run without connections")
 	}
+	if cfg.Requests == 0 && cfg.Duration <= 0 {
+		return nil, errors.New("closed run without a request count or a duration")
+	}
 	if cfg.Requests == 0 {
-		return nil, errors.New("closed run without requests")
+		cfg.Requests = math.MaxUint64
 	}
 	if cfg.Commands == nil {
 		return nil, errors.New("closed run without commands")
@@ -164,7 +176,8 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	runtimeGC()
 
 	run.t0 = nanotime()
-	live := &Live{start: run.t0, Latency: run.latency, Micros: run.micros, counts: run.liveCounts}
+	live := &Live{start: run.t0, Latency: run.latency, Micros: run.micros, counts: run.liveCounts,
+		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration}
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
@@ -214,6 +227,16 @@ func (run *closedRun) fail(err error) {
 	run.stop.Store(true)
 }
 
+func (run *closedRun) oldest() int64 {
+	var o int64
+	for _, w := range run.workers {
+		if t := w.since.Load(); t != 0 && (o == 0 || t < o) {
+			o = t
+		}
+	}
+	return o
+}
+
 func (run *closedRun) liveCounts() (sent, completed, errs uint64, inflight int) {
 	for _, w := range run.workers {
 		s, c, e := w.sent.Load(), w.completed.Load(), w.errors.Load()
@@ -225,6 +248,10 @@ func (run *closedRun) liveCounts() (sent, completed, errs uint64, inflight int) 
 // claim reserves up to Pipeline requests; it returns how many and the
 // global index of the first.
 func (run *closedRun) claim() (uint64, uint64) {
+	if run.cfg.Duration > 0 && nanotime()-run.t0 >= int64(run.cfg.Duration) {
+		run.deadlineHit.Store(true)
+		return 0, 0
+	}
 	p := uint64(run.cfg.Pipeline)
 	first := run.issued.Add(p) - p
 	if first >= run.cfg.Requests {
@@ -259,7 +286,9 @@ func (w *closedWorker) loop(ctx context.Context) {
 		if run.lag != nil {
 			run.lag.Record(start - (run.t0 + run.timeline.Offset(first)))
 		}
+		w.since.Store(start)
 		if err := w.c.Write(w.buf); err != nil {
+			w.since.Store(0)
 			w.lostBatch(k, 0, false, err)
 			return
 		}
@@ -293,6 +322,7 @@ func (w *closedWorker) loop(ctx context.Context) {
 			}
 			w.completed.Add(1)
 		}
+		w.since.Store(0)
 		if cfg.Latency == FirstReply && ok > 0 {
 			w.record(firstAt-start, ok)
 		}
@@ -320,6 +350,7 @@ func (w *closedWorker) record(lat, n int64) {
 func (w *closedWorker) lostBatch(k, j uint64, written bool, err error) {
 	closedByUs := w.run.stop.Load() && w.c.Err() == nil
 	if !written {
+		w.unsentClaimed += k
 		if !closedByUs {
 			w.run.fail(&ErrConnLost{Err: err})
 		}
@@ -359,6 +390,10 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		last = max(last, w.last)
 	}
 	cnt.Scheduled = run.cfg.Requests
+	if run.cfg.Requests == math.MaxUint64 {
+		// Bounded by time only: what was claimed is what was scheduled.
+		cnt.Scheduled = claimed(run)
+	}
 	// What was never written: not claimed, or claimed by a batch whose
 	// write failed.
 	cnt.Unsent = cnt.Scheduled - cnt.Sent
@@ -387,4 +422,16 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		res.FirstError = run.failure.Error()
 	}
 	return res
+}
+
+// claimed is how many requests workers reserved (what a time-bounded run
+// scheduled): each claim adds Pipeline, the last one of each worker adds
+// nothing it could use. Workers record their own sends, so the sum of
+// sends plus requests lost unsent is exact.
+func claimed(run *closedRun) uint64 {
+	var n uint64
+	for _, w := range run.workers {
+		n += w.sent.Load() + w.unsentClaimed
+	}
+	return n
 }

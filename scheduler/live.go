@@ -15,6 +15,9 @@ type Progress struct {
 	Sent, Completed, Errors uint64
 	// InFlight counts requests written and not yet answered.
 	InFlight int
+	// OldestAge is how long the oldest unanswered request has waited,
+	// from its intended time (open) or its send (closed); zero when none.
+	OldestAge time.Duration
 }
 
 // Live lets another goroutine watch a running test, for progress lines.
@@ -22,6 +25,11 @@ type Progress struct {
 type Live struct {
 	start  int64
 	counts func() (sent, completed, errors uint64, inflight int)
+	oldest func() int64 // clock time of the oldest unanswered request, 0 if none
+	// Duration and Requests are the planned length of the test (either
+	// may be zero).
+	Duration time.Duration
+	Requests uint64
 	// Latency is the headline latency recorder: response time in open
 	// mode, latency from the send in closed mode (nanoseconds).
 	Latency *histo.Recorder
@@ -33,8 +41,15 @@ type Live struct {
 
 // Progress returns the current counts.
 func (l *Live) Progress() Progress {
+	now := nanotime()
 	s, c, e, f := l.counts()
-	return Progress{Elapsed: time.Duration(nanotime() - l.start), Sent: s, Completed: c, Errors: e, InFlight: f}
+	p := Progress{Elapsed: time.Duration(now - l.start), Sent: s, Completed: c, Errors: e, InFlight: f}
+	if l.oldest != nil {
+		if t := l.oldest(); t != 0 && t < now {
+			p.OldestAge = time.Duration(now - t)
+		}
+	}
+	return p
 }
 
 // Done reports whether the test has finished.

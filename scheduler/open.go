@@ -42,6 +42,8 @@ type OpenConfig struct {
 	// LagLimit is the send-lag p99 above which the verdict is
 	// generator_behind. Default DefaultLagLimit(Pacing).
 	LagLimit time.Duration
+	// OnStart, if set, receives a view of the running test.
+	OnStart func(*Live)
 }
 
 // DefaultDrain is how long an open run waits for the last replies.
@@ -142,6 +144,25 @@ type openRun struct {
 	handlers               []*replies
 }
 
+func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
+	for i, c := range run.conns {
+		sent += c.Written()
+		completed += run.handlers[i].completed.Load()
+		errs += run.handlers[i].errors.Load()
+	}
+	return sent, completed, errs, int(sent - min(sent, completed+errs))
+}
+
+func (run *openRun) oldest() int64 {
+	var o int64
+	for _, c := range run.conns {
+		if t, ok := c.OldestPending(); ok && (o == 0 || t < o) {
+			o = t
+		}
+	}
+	return o
+}
+
 // RunOpen runs one open-model test over conns, which must be freshly dialed
 // with conn.Options.Now = Now and are closed when it returns. Commands are
 // sent when the timeline says, whatever the replies do; latency counts from
@@ -174,6 +195,12 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 
 	p := newPacer(run, cmds, &stop)
+	p.onStart = func(t0 int64) {
+		if cfg.OnStart != nil {
+			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
+				Duration: cfg.Duration, Requests: cfg.Requests})
+		}
+	}
 	p.run()
 	interrupted := stop.Load()
 	drain := cfg.Drain
@@ -211,6 +238,7 @@ type pacer struct {
 	taken     int // commands cur has taken in this wake
 	lastWake  int64
 	lastYield int64
+	onStart   func(t0 int64)
 	dirty     []int
 	isDirty   []bool
 	failure   error
@@ -251,6 +279,9 @@ const (
 func (p *pacer) run() {
 
 	p.t0 = nanotime()
+	if p.onStart != nil {
+		p.onStart(p.t0)
+	}
 	for {
 		now := nanotime()
 		el := now - p.t0

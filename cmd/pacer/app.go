@@ -99,7 +99,7 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 	go func() {
 		select {
 		case <-ch:
-			fmt.Fprintln(stderr, "pacer: interrupted, draining (Ctrl-C again to exit now)")
+			fmt.Fprintln(stderr, "pacer: interrupted (Ctrl-C again to exit now)")
 			cancel()
 		case <-done:
 			return
@@ -132,6 +132,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			runCommand(),
 			benchCommand(),
+			compareCommand(),
+			serveCommand(),
 		},
 		HideHelpCommand: true,
 	}

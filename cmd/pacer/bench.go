@@ -27,7 +27,7 @@ import (
 // benchCommand is `pacer bench`: redis-benchmark's closed loop with its
 // flags, defaults, tests and output formats.
 func benchCommand() *cli.Command {
-	flags := append(targetFlags(),
+	flags := append(append(targetFlags(), embeddedFlags()...),
 		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis://[user:password@]host[:port][/db]", Category: "target"},
 		&cli.IntFlag{Name: "c", Value: 50, Usage: "number of parallel connections", Category: "load"},
 		&cli.IntFlag{Name: "n", Value: 100000, Usage: "total number of requests", Category: "load"},
@@ -284,8 +284,14 @@ func benchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// redis-benchmark runs in one thread unless --threads is given.
-	if os.Getenv("GOMAXPROCS") == "" {
+	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopEmbedded()
+	// redis-benchmark runs in one thread unless --threads is given (the
+	// embedded target, sharing the process, needs the other cores).
+	if os.Getenv("GOMAXPROCS") == "" && srv == nil {
 		if cfg.threads > 0 {
 			runtime.GOMAXPROCS(cfg.threads)
 		} else {
@@ -325,7 +331,7 @@ func benchAction(c *cli.Context) error {
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = j.dataSize
-			res, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, progress, info, errPrinter)
+			res, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter)
 			if res != nil {
 				t, jerr := report.FromResult(res)
 				if jerr != nil {
@@ -362,7 +368,7 @@ func benchAction(c *cli.Context) error {
 }
 
 // runOne dials, runs and reports one test.
-func (cfg *benchConfig) runOne(ctx context.Context, j benchJob, n int, out io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
+func (cfg *benchConfig) runOne(ctx context.Context, j benchJob, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
 	conns, err := dialBench(ctx, cfg.target, cfg.clients)
 	if err != nil {
 		return nil, err
@@ -393,6 +399,12 @@ func (cfg *benchConfig) runOne(ctx context.Context, j benchJob, n int, out io.Wr
 	}
 	last := 0
 	stopProgress := func() {}
+	if !progress && !cfg.quiet && !cfg.csv {
+		// stdout is not a terminal: pacer's own progress lines on stderr.
+		ch := make(chan *scheduler.Live, 1)
+		ccfg.OnStart = func(l *scheduler.Live) { ch <- l }
+		stopProgress = newProgress(stderr).watch(title, ch)
+	}
 	if progress {
 		ch := make(chan *scheduler.Live, 1)
 		ccfg.OnStart = func(l *scheduler.Live) { ch <- l }

@@ -17,7 +17,7 @@ import (
 )
 
 func runCommand() *cli.Command {
-	flags := append(targetFlags(),
+	flags := append(append(targetFlags(), embeddedFlags()...),
 		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required)", Category: "load"},
 		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "length of each test's timeline", Category: "load"},
 		&cli.Int64Flag{Name: "n", Usage: "total requests per test (instead of --duration)", DefaultText: "none", Category: "load"},
@@ -216,6 +216,11 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	_, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	defer stopEmbedded()
 	// The pacer holds a P while it sleeps in the kernel; give the reader
 	// goroutines their full share of the cores.
 	if os.Getenv("GOMAXPROCS") == "" {
@@ -242,7 +247,13 @@ func runAction(c *cli.Context) error {
 			runErr = fmt.Errorf("cannot connect: %w", err)
 			break
 		}
+		liveCh := make(chan *scheduler.Live, 1)
+		stopProgress := func() {}
+		if !cfg.quiet {
+			stopProgress = newProgress(c.App.ErrWriter).watch(j.tpl.Name(), liveCh)
+		}
 		res, err := scheduler.RunOpen(ctx, conns, scenarios.NewStream(j.tpl, cfg.seed+uint64(i)), scheduler.OpenConfig{
+			OnStart:  func(l *scheduler.Live) { liveCh <- l },
 			Name:     j.tpl.Name(),
 			Timeline: cfg.timeline(i),
 			Rate:     cfg.rate,
@@ -252,6 +263,7 @@ func runAction(c *cli.Context) error {
 			Drain:    cfg.drain,
 			LagLimit: cfg.lagLimit,
 		})
+		stopProgress()
 		if res != nil {
 			if werr := render(out, res, cfg.quiet); werr != nil {
 				return failed(werr)

@@ -1,0 +1,422 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// compareFractions are the open-loop rates tried without --rate, as
+// fractions of the throughput the closed loop reached.
+var compareFractions = []float64{0.5, 0.8, 0.95}
+
+func compareCommand() *cli.Command {
+	flags := append(append(targetFlags(), embeddedFlags()...),
+		&cli.IntFlag{Name: "c", Value: 50, Usage: "connections, for both loops", Category: "load"},
+		&cli.IntFlag{Name: "P", Value: 1, Usage: "closed loop: pipeline `NUMREQ` requests per batch", Category: "load"},
+		&cli.DurationFlag{Name: "duration", Value: 5 * time.Second, Usage: "length of each run", Category: "load"},
+		&cli.StringFlag{Name: "rate", Usage: "open loop at `RATE` req/s (default: 50%, 80% and 95% of the closed loop's throughput)", Category: "load"},
+		&cli.StringFlag{Name: "arrival", Value: "uniform", Usage: "open loop arrivals: uniform or poisson", Category: "load"},
+		&cli.StringFlag{Name: "pacing", Value: "precise", Usage: "open loop pacing: precise or coarse", Category: "load"},
+		&cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "open loop: wait for replies after the timeline ends", Category: "load"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed for random keys, arrivals and faults", DefaultText: "from the clock", Category: "load"},
+		&cli.StringFlag{Name: "t", Value: "get", Usage: "the redis-benchmark `TEST` to run (one)", Category: "workload"},
+		&cli.IntFlag{Name: "d", Value: 3, Usage: "data size of values in bytes", Category: "workload"},
+		&cli.Int64Flag{Name: "r", Usage: "random keys below `KEYSPACE`", DefaultText: "off", Category: "workload"},
+		&cli.BoolFlag{Name: "q", Usage: "no progress lines", Category: "output"},
+		&cli.StringFlag{Name: "json", Usage: "write all runs as pacer.result/v1 to `FILE` (- for stdout)", Category: "output"},
+	)
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "run the same workload closed-loop and open-loop and show what the closed loop hides",
+		ArgsUsage: "[-- COMMAND ARGS...]",
+		Flags:     flags,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageErrorf("%v", err)
+		},
+		Action: compareAction,
+	}
+}
+
+type compareConfig struct {
+	target   conn.Options
+	conns    int
+	pipeline int
+	duration time.Duration
+	rate     scheduler.Rate
+	arrival  string
+	pacing   scheduler.Pacing
+	drain    time.Duration
+	seed     uint64
+	tpl      func() (*scenarios.Template, error)
+	title    string
+	quiet    bool
+	jsonPath string
+}
+
+func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
+	cfg := &compareConfig{}
+	var err error
+	if cfg.target, err = target(c); err != nil {
+		return nil, err
+	}
+	if cfg.conns = c.Int("c"); cfg.conns < 1 || cfg.conns > 10000 {
+		return nil, usageErrorf("-c %d: want 1 to 10000 connections", cfg.conns)
+	}
+	cfg.pipeline = max(c.Int("P"), 1)
+	if cfg.duration = c.Duration("duration"); cfg.duration <= 0 {
+		return nil, usageErrorf("--duration %s: want a positive duration", cfg.duration)
+	}
+	if c.IsSet("rate") {
+		if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
+			return nil, usageErrorf("--rate: %v", err)
+		}
+	}
+	switch cfg.arrival = c.String("arrival"); cfg.arrival {
+	case "uniform", "poisson":
+	default:
+		return nil, usageErrorf("--arrival %q: want uniform or poisson", cfg.arrival)
+	}
+	var ok bool
+	if cfg.pacing, ok = scheduler.ParsePacing(c.String("pacing")); !ok {
+		return nil, usageErrorf("--pacing %q: want precise or coarse", c.String("pacing"))
+	}
+	if cfg.drain = c.Duration("drain"); cfg.drain <= 0 {
+		cfg.drain = time.Nanosecond
+	}
+	cfg.seed = c.Uint64("seed")
+	if !c.IsSet("seed") {
+		cfg.seed = uint64(time.Now().UnixNano())
+	}
+	d := c.Int("d")
+	if d < 1 || d > 512<<20 {
+		return nil, usageErrorf("-d %d: want a value size from 1 byte to 512 MiB", d)
+	}
+	r := c.Int64("r")
+	if r < 0 {
+		return nil, usageErrorf("-r %d: must not be negative", r)
+	}
+	o := scenarios.Options{DataSize: d, Keyspace: uint64(r), Random: c.IsSet("r")}
+	if args := c.Args().Slice(); len(args) > 0 {
+		if c.IsSet("t") {
+			return nil, usageErrorf("-t selects a catalogue test; it cannot be combined with a custom command")
+		}
+		if _, err := scenarios.Compile("", args, o); err != nil {
+			return nil, usageErrorf("command: %v", err)
+		}
+		cfg.title = scenarios.Title(args)
+		cfg.tpl = func() (*scenarios.Template, error) { return scenarios.Compile(cfg.title, args, o) }
+	} else {
+		tests, err := scenarios.Select(c.String("t"))
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		if len(tests) != 1 {
+			return nil, usageErrorf("-t %q selects %d tests; compare runs one", c.String("t"), len(tests))
+		}
+		t := tests[0]
+		cfg.title = t.Title
+		cfg.tpl = func() (*scenarios.Template, error) { return t.Compile(o, false) }
+	}
+	cfg.quiet = c.Bool("q")
+	if cfg.jsonPath = c.String("json"); cfg.jsonPath != "" {
+		if err := report.CheckWritable(cfg.jsonPath); err != nil {
+			return nil, usageErrorf("--json: %v", err)
+		}
+	}
+	return cfg, nil
+}
+
+func compareAction(c *cli.Context) error {
+	cfg, err := parseCompareConfig(c)
+	if err != nil {
+		return err
+	}
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, nil)
+	if err != nil {
+		return err
+	}
+	defer stopEmbedded()
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.NumCPU() + 1) // the open loop's pacer holds a P while it sleeps
+	}
+	out := stdout
+	if cfg.jsonPath == "-" {
+		out = stderr
+	}
+	where := cfg.target.Addr
+	if srv != nil {
+		where = fmt.Sprintf("embedded target (%s)", srv.Faults())
+	}
+	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n\n",
+		cfg.title, cfg.conns, cfg.pipeline, cfg.duration, where)
+
+	ctx := c.Context
+	doc := &report.Document{Schema: report.Schema, Mode: "mixed", Tool: report.Tool{Name: "pacer", Version: version},
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(where), Tests: []report.Test{}}
+	var runs []compareRun
+	finish := func(runErr error) error {
+		if len(runs) > 0 {
+			if err := renderCompare(out, cfg, runs); err != nil {
+				return failed(err)
+			}
+		}
+		for _, r := range runs {
+			t, err := report.FromResult(r.res)
+			if err != nil {
+				return failed(err)
+			}
+			t.Name = r.label
+			doc.Tests = append(doc.Tests, t)
+		}
+		doc.Interrupted = ctx.Err() != nil
+		if cfg.jsonPath != "" {
+			if err := writeJSON(stdout, cfg.jsonPath, doc); err != nil {
+				return failed(err)
+			}
+		}
+		switch {
+		case runErr != nil:
+			return runErr
+		case ctx.Err() != nil:
+			return exitCode(exitInterrupted)
+		}
+		for _, r := range runs {
+			if r.res.Mode == "open" && r.res.Verdict != scheduler.VerdictOK {
+				return exitCode(exitUntrusted)
+			}
+		}
+		return nil
+	}
+
+	closed, err := cfg.runClosed(ctx, stderr)
+	if closed != nil {
+		runs = append(runs, compareRun{label: cfg.title + " (closed loop)", res: closed})
+	}
+	if err != nil || ctx.Err() != nil {
+		return finish(err)
+	}
+	rates := []scheduler.Rate{cfg.rate}
+	fractions := []float64{0}
+	if cfg.rate.IsZero() {
+		rates, fractions = nil, nil
+		for _, f := range compareFractions {
+			r := roundRate(closed.AchievedRate() * f)
+			if r.IsZero() {
+				return finish(failed(fmt.Errorf("the closed loop completed %d requests: no throughput to take a fraction of", closed.Counts.Completed)))
+			}
+			rates, fractions = append(rates, r), append(fractions, f)
+		}
+	}
+	for i, rate := range rates {
+		res, err := cfg.runOpen(ctx, rate, i, stderr)
+		if res != nil {
+			label := fmt.Sprintf("%s (open loop at %s req/s)", cfg.title, rate)
+			runs = append(runs, compareRun{label: label, res: res, fraction: fractions[i]})
+		}
+		if err != nil || ctx.Err() != nil {
+			return finish(err)
+		}
+	}
+	return finish(nil)
+}
+
+type compareRun struct {
+	label    string
+	res      *scheduler.Result
+	fraction float64 // of the closed throughput, 0 when --rate was given
+}
+
+// roundRate keeps three significant digits, so rates read well.
+func roundRate(perSec float64) scheduler.Rate {
+	if perSec <= 0 {
+		return scheduler.Rate{}
+	}
+	p := math.Pow(10, math.Floor(math.Log10(perSec))-2)
+	return scheduler.RatePerSecond(math.Round(perSec/p) * p)
+}
+
+func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*scheduler.Result, error) {
+	conns, err := conn.DialAll(ctx, cfg.target, cfg.conns)
+	if err != nil {
+		return nil, failed(fmt.Errorf("cannot connect: %w", err))
+	}
+	var tplErr error
+	live := make(chan *scheduler.Live, 1)
+	stop := cfg.progress(stderr, "closed", live)
+	res, err := scheduler.RunClosed(ctx, conns, scheduler.ClosedConfig{
+		Name: cfg.title, Duration: cfg.duration, Pipeline: cfg.pipeline, ContinueOnError: true,
+		Commands: func(i int) scheduler.Commands {
+			tpl, err := cfg.tpl()
+			if err != nil {
+				tplErr = err
+			}
+			return scenarios.NewStream(tpl, cfg.seed+uint64(i))
+		},
+		OnStart: func(l *scheduler.Live) { live <- l },
+	})
+	stop()
+	if tplErr != nil {
+		return nil, usageErrorf("command: %v", tplErr)
+	}
+	if err != nil {
+		return res, failed(err)
+	}
+	return res, nil
+}
+
+func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i int, stderr io.Writer) (*scheduler.Result, error) {
+	conns, err := conn.DialAll(ctx, cfg.target, cfg.conns)
+	if err != nil {
+		return nil, failed(fmt.Errorf("cannot connect: %w", err))
+	}
+	tpl, err := cfg.tpl()
+	if err != nil {
+		return nil, usageErrorf("command: %v", err)
+	}
+	var tl scheduler.Timeline = scheduler.Uniform{Rate: rate}
+	if cfg.arrival == "poisson" {
+		tl = scheduler.NewPoisson(rate, cfg.seed+uint64(i))
+	}
+	live := make(chan *scheduler.Live, 1)
+	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
+	res, err := scheduler.RunOpen(ctx, conns, scenarios.NewStream(tpl, cfg.seed+uint64(1000+i)), scheduler.OpenConfig{
+		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
+		OnStart: func(l *scheduler.Live) { live <- l },
+	})
+	stop()
+	if err != nil {
+		return res, failed(err)
+	}
+	return res, nil
+}
+
+func (cfg *compareConfig) progress(stderr io.Writer, label string, live chan *scheduler.Live) func() {
+	if cfg.quiet {
+		return func() {}
+	}
+	return newProgress(stderr).watch(label, live)
+}
+
+func (cfg *compareConfig) echo(where string) map[string]any {
+	m := map[string]any{"target": where, "connections": cfg.conns, "pipeline": cfg.pipeline,
+		"duration_s": cfg.duration.Seconds(), "arrival": cfg.arrival, "pacing": cfg.pacing.String(), "seed": cfg.seed, "test": cfg.title}
+	if !cfg.rate.IsZero() {
+		m["rate"] = cfg.rate.PerSecond()
+	}
+	return m
+}
+
+// renderCompare prints the side-by-side table and the reading of the gap.
+func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
+	var b strings.Builder
+	closed := runs[0].res
+	open := runs[1:]
+	const first, col = 22, 13
+	// Header: one column for the closed loop, two (service, response) per open run.
+	fmt.Fprintf(&b, "%-*s%*s", first, "", col, "closed loop")
+	for _, r := range open {
+		h := fmt.Sprintf("open loop at %s/s", r.res.TargetRate)
+		if r.fraction > 0 {
+			h += fmt.Sprintf(" (%.0f%%)", r.fraction*100)
+		}
+		fmt.Fprintf(&b, "  %*s", 2*col, h)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%-*s%*s", first, "latency (ms)", col, "from send")
+	for range open {
+		fmt.Fprintf(&b, "  %*s%*s", col, "service", col, "response")
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%-*s%*.0f", first, "throughput (req/s)", col, closed.AchievedRate())
+	for _, r := range open {
+		fmt.Fprintf(&b, "  %*.0f%*s", col, r.res.AchievedRate(), col, "")
+	}
+	b.WriteString("\n")
+	cs := histo.Summarize(closed.Response)
+	row := func(name string, pick func(histo.Summary) float64) {
+		fmt.Fprintf(&b, "%-*s%*.3f", first, name, col, pick(cs))
+		for _, r := range open {
+			fmt.Fprintf(&b, "  %*.3f%*.3f", col, pick(histo.Summarize(r.res.Service)), col, pick(histo.Summarize(r.res.Response)))
+		}
+		b.WriteString("\n")
+	}
+	row("p50", func(s histo.Summary) float64 { return s.P50 })
+	row("p90", func(s histo.Summary) float64 { return s.P90 })
+	row("p99", func(s histo.Summary) float64 { return s.P99 })
+	row("p99.9", func(s histo.Summary) float64 { return s.P999 })
+	row("max", func(s histo.Summary) float64 { return s.Max })
+	fmt.Fprintf(&b, "%-*s%*d", first, "completed", col, closed.Counts.Completed)
+	for _, r := range open {
+		fmt.Fprintf(&b, "  %*d%*s", col, r.res.Counts.Completed, col, "")
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%-*s%*d", first, "errors+timeouts+unsent", col, closed.Counts.Errors+closed.Counts.Timeouts+closed.Counts.Unsent)
+	for _, r := range open {
+		c := r.res.Counts
+		fmt.Fprintf(&b, "  %*d%*s", col, c.Errors+c.Timeouts+c.Unsent, col, "")
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%-*s%*s", first, "verdict", col, "-")
+	for _, r := range open {
+		fmt.Fprintf(&b, "  %*s%*s", col, r.res.Verdict, col, "")
+	}
+	b.WriteString("\n\n")
+	if len(open) > 0 {
+		b.WriteString(reading(closed, pickRun(open)) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// pickRun chooses the open run the reading talks about: the fastest one
+// the generator kept up with, else the first.
+func pickRun(open []compareRun) compareRun {
+	best := -1
+	for i, r := range open {
+		if r.res.Verdict == scheduler.VerdictOK && (best < 0 || r.res.TargetRate.PerSecond() > open[best].res.TargetRate.PerSecond()) {
+			best = i
+		}
+	}
+	if best < 0 {
+		best = 0
+	}
+	return open[best]
+}
+
+// reading is the one-sentence interpretation of the gap between the
+// closed loop's p99 and the open loop's response p99.
+func reading(closed *scheduler.Result, r compareRun) string {
+	cp := histo.Summarize(closed.Response).P99
+	op := histo.Summarize(r.res.Response).P99
+	at := fmt.Sprintf("at %s req/s", r.res.TargetRate)
+	if r.fraction > 0 {
+		at += fmt.Sprintf(" (%.0f%% of the closed loop's throughput)", r.fraction*100)
+	}
+	var s string
+	if op > 2*cp && op-cp > 1 {
+		s = fmt.Sprintf("Closed-loop p99 (%.3f ms) hides %.1f ms of queueing %s: the open loop's response p99 is %.1f ms — coordinated omission.",
+			cp, op-cp, at, op)
+	} else {
+		s = fmt.Sprintf("Open and closed loops agree %s: response p99 %.3f ms against the closed loop's %.3f ms — no hidden queueing at this rate.",
+			at, op, cp)
+	}
+	if r.res.Verdict != scheduler.VerdictOK {
+		s += " (The generator fell behind at this rate: " + r.res.VerdictReason + ".)"
+	}
+	return s
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/embedded"
+)
+
+// faultFlags configure the embedded server's fault injection.
+func faultFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.DurationFlag{Name: "stall", Usage: "freeze the embedded server for `DURATION`, every --every (as a GC pause or fork would)", Category: "embedded target"},
+		&cli.DurationFlag{Name: "every", Usage: "how often the embedded server stalls", Category: "embedded target"},
+		&cli.StringFlag{Name: "delay", Usage: "extra service time per command: a duration (200us), exp:MEAN or uniform:MIN-MAX; commands run one at a time", Category: "embedded target"},
+		&cli.Float64Flag{Name: "error-rate", Usage: "fraction of commands answered with an error reply", Category: "embedded target"},
+	}
+}
+
+// embeddedFlags add --embedded to a load command.
+func embeddedFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: "embedded", Usage: "start an in-process RESP server on a free loopback port and target it (no Redis needed)", Category: "embedded target"},
+	}, faultFlags()...)
+}
+
+// parseFaults reads the fault flags.
+func parseFaults(c *cli.Context) (embedded.Faults, error) {
+	f := embedded.Faults{Stall: c.Duration("stall"), Every: c.Duration("every"), ErrorRate: c.Float64("error-rate"), Seed: uint64(time.Now().UnixNano())}
+	if c.IsSet("seed") {
+		f.Seed = c.Uint64("seed")
+	}
+	if s := c.String("delay"); s != "" {
+		d, err := embedded.ParseDelay(s)
+		if err != nil {
+			return f, usageErrorf("%v", err)
+		}
+		f.Delay = d
+	}
+	if err := f.Validate(); err != nil {
+		return f, usageErrorf("%v", err)
+	}
+	return f, nil
+}
+
+// startEmbedded starts the embedded server when --embedded is set and
+// points o at it. Fault flags without --embedded are a usage error. The
+// returned stop is never nil.
+func startEmbedded(c *cli.Context, o *conn.Options, banner io.Writer) (*embedded.Server, func(), error) {
+	faults, err := parseFaults(c)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	if !c.Bool("embedded") {
+		for _, name := range []string{"stall", "every", "delay", "error-rate"} {
+			if c.IsSet(name) {
+				return nil, func() {}, usageErrorf("--%s needs --embedded (faults are injected by the embedded target)", name)
+			}
+		}
+		return nil, func() {}, nil
+	}
+	for _, name := range []string{"h", "p", "s", "u", "a", "user"} {
+		if c.IsSet(name) {
+			return nil, func() {}, usageErrorf("--embedded targets its own server: drop -%s", name)
+		}
+	}
+	srv, err := embedded.Start(embedded.Config{Faults: faults})
+	if err != nil {
+		return nil, func() {}, failed(fmt.Errorf("start the embedded target: %w", err))
+	}
+	o.Network, o.Addr = "tcp", srv.Addr()
+	if banner != nil {
+		fmt.Fprintf(banner, "embedded target on %s (%s)\n", srv.Addr(), faults)
+	}
+	return srv, func() { srv.Close() }, nil
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/pacer-load/pacer/histo"
+)
+
+// resultDoc is the part of pacer.result/v1 these tests read.
+type resultDoc struct {
+	Mode  string `json:"mode"`
+	Tests []struct {
+		Name         string             `json:"name"`
+		Mode         string             `json:"mode"`
+		TargetRate   *float64           `json:"target_rate"`
+		AchievedRate float64            `json:"achieved_rate"`
+		Counts       map[string]float64 `json:"counts"`
+		Errors       map[string]float64 `json:"errors"`
+		Response     histo.Summary      `json:"response_ms"`
+		Service      histo.Summary      `json:"service_ms"`
+		Verdict      string             `json:"verdict"`
+	} `json:"tests"`
+}
+
+// anyVerdict accepts exit 0 or 4: whether the generator kept its send-lag
+// limit depends on the machine's load (the race detector slows it a lot),
+// not on what these tests check.
+const anyVerdict = -1
+
+func runJSON(t *testing.T, wantCode int, args ...string) (resultDoc, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.json")
+	code, stdout, stderr := pacer(t, append(args, "--json", out)...)
+	if code != wantCode && !(wantCode == anyVerdict && (code == exitOK || code == exitUntrusted)) {
+		t.Fatalf("%v: exit %d, want %d\nstdout %s\nstderr %s", args, code, wantCode, stdout, stderr)
+	}
+	var doc resultDoc
+	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc, stdout
+}
+
+func TestEmbeddedNeedsNoServer(t *testing.T) {
+	// Nothing listens on 6379 in the test environment that pacer could use;
+	// --embedded must not try.
+	doc, _ := runJSON(t, 0, "run", "--embedded", "--rate", "2k", "-n", "1000", "-c", "4", "-t", "set,get", "-r", "100", "-q", "--lag-limit", "50ms")
+	if len(doc.Tests) != 2 || doc.Tests[1].Counts["completed"] != 1000 {
+		t.Fatalf("run --embedded: %+v", doc.Tests)
+	}
+	code, out, stderr := pacer(t, "bench", "--embedded", "-n", "2000", "-q")
+	if code != 0 || strings.Count(out, "requests per second") != 21 {
+		t.Fatalf("bench --embedded default suite: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+func TestEmbeddedFaults(t *testing.T) {
+	t.Run("delay", func(t *testing.T) {
+		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "2ms", "--rate", "100", "-n", "100", "-c", "2", "-t", "get", "-q", "--lag-limit", "50ms")
+		if p50 := doc.Tests[0].Service.P50; p50 < 2 || p50 > 20 {
+			t.Fatalf("service p50 %.3f ms with a 2 ms delay", p50)
+		}
+	})
+	t.Run("exp delay", func(t *testing.T) {
+		// Mean 1 ms at 100/s: the server is 10% busy, so service time is
+		// about the drawn delay: its median near ln 2 ms, p99 near 4.6 ms.
+		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "exp:1ms", "--seed", "3", "--rate", "100", "-n", "400", "-c", "2", "-t", "get", "-q", "--lag-limit", "50ms")
+		s := doc.Tests[0].Service
+		if s.P50 < 0.4 || s.P50 > 1.5 || s.P99 < 2.5 || s.P99 > 9 {
+			t.Fatalf("exp:1ms service p50 %.3f p99 %.3f ms", s.P50, s.P99)
+		}
+	})
+	t.Run("error rate", func(t *testing.T) {
+		doc, _ := runJSON(t, 0, "run", "--embedded", "--error-rate", "0.2", "--seed", "5", "--rate", "2k", "-n", "2000", "-c", "4", "-t", "get", "-q", "--lag-limit", "50ms")
+		tt := doc.Tests[0]
+		if f := tt.Counts["errors"] / 2000; f < 0.16 || f > 0.24 || tt.Errors["ERR"] != tt.Counts["errors"] {
+			t.Fatalf("error share %.3f, errors %v", f, tt.Errors)
+		}
+		// bench without -e stops at the first injected error, as redis-benchmark would.
+		code, _, stderr := pacer(t, "bench", "--embedded", "--error-rate", "0.2", "-n", "1000", "-q", "-t", "get")
+		if code != 1 || !strings.Contains(stderr, "Error from server: ERR injected by pacer") {
+			t.Fatalf("bench: exit %d stderr %q", code, stderr)
+		}
+	})
+	t.Run("stall", func(t *testing.T) {
+		doc, _ := runJSON(t, 0, "run", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "--duration", "2s", "-c", "4", "-t", "get", "-q", "--lag-limit", "50ms")
+		// 20% of the time stalled: p90 about 100 × (1 − 0.1/0.2) = 50 ms.
+		if p := doc.Tests[0].Response.P90; p < 35 || p > 65 {
+			t.Fatalf("response p90 %.1f ms, want about 50", p)
+		}
+	})
+	t.Run("bad flags", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"run", "--rate", "1k", "--stall", "100ms", "--every", "1s"},            // faults need --embedded
+			{"run", "--rate", "1k", "--embedded", "--stall", "100ms"},               // stall needs every
+			{"run", "--rate", "1k", "--embedded", "--stall", "2s", "--every", "1s"}, // longer than its period
+			{"run", "--rate", "1k", "--embedded", "--delay", "gauss:1ms"},           // unknown distribution
+			{"run", "--rate", "1k", "--embedded", "--error-rate", "2"},              // not a fraction
+			{"run", "--rate", "1k", "--embedded", "-p", "7000"},                     // two targets
+		} {
+			if code, _, stderr := pacer(t, args...); code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("%v: exit %d stderr %q", args, code, stderr)
+			}
+		}
+	})
+}
+
+// TestCompareShowsCoordinatedOmission: with the server frozen 100 ms every
+// second, the closed loop's p99 barely moves while the open loop's response
+// p99 is what the schedule implies: 10% of the time is stalled, so the
+// slowest 1% wait at least 100 × (1 − 0.01/0.1) = 90 ms. The run covers
+// whole periods, so that holds whatever the phase of the stalls.
+func TestCompareShowsCoordinatedOmission(t *testing.T) {
+	doc, stdout := runJSON(t, anyVerdict, "compare", "--embedded", "--stall", "100ms", "--every", "1s",
+		"--rate", "5k", "--duration", "5s", "-c", "20", "-q")
+	if len(doc.Tests) != 2 || doc.Tests[0].Mode != "closed" || doc.Tests[1].Mode != "open" {
+		t.Fatalf("tests %+v", doc.Tests)
+	}
+	closed, open := doc.Tests[0], doc.Tests[1]
+	if open.Response.P99 < 10*closed.Response.P99 {
+		t.Fatalf("open response p99 %.2f ms is not 10× the closed p99 %.2f ms", open.Response.P99, closed.Response.P99)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"p99", open.Response.P99, 90},
+		{"p99.9", open.Response.P999, 99},
+	} {
+		if math.Abs(c.got-c.want)/c.want > 0.20 {
+			t.Errorf("open response %s %.1f ms, the stall schedule implies %.0f ms (limit 20%%)", c.name, c.got, c.want)
+		}
+	}
+	if !strings.Contains(stdout, "coordinated omission") || !strings.Contains(stdout, "closed loop") {
+		t.Fatalf("no reading of the gap:\n%s", stdout)
+	}
+}
+
+func TestCompareWithoutRateTriesThreeFractions(t *testing.T) {
+	doc, stdout := runJSON(t, anyVerdict, "compare", "--embedded", "--duration", "1s", "-c", "10", "-q", "--pacing", "coarse")
+	if len(doc.Tests) != 4 || doc.Mode != "mixed" {
+		t.Fatalf("%d tests, mode %q", len(doc.Tests), doc.Mode)
+	}
+	closed := doc.Tests[0].AchievedRate
+	for i, f := range []float64{0.5, 0.8, 0.95} {
+		tt := doc.Tests[i+1]
+		if tt.Mode != "open" || tt.TargetRate == nil || math.Abs(*tt.TargetRate/closed-f) > 0.01 {
+			t.Fatalf("open run %d: mode %s rate %v, want %.0f%% of %.0f", i, tt.Mode, tt.TargetRate, f*100, closed)
+		}
+	}
+	for _, want := range []string{"throughput (req/s)", "p99.9", "(80%)", "response"} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestServeUntilInterrupted(t *testing.T) {
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() { done <- Main([]string{"pacer", "serve", "--port", "0"}, &out, &errb) }()
+	addr := regexp.MustCompile(`listening on (127\.0\.0\.1:[0-9]+)`)
+	deadline := time.Now().Add(10 * time.Second)
+	var m []string
+	for m == nil {
+		if m = addr.FindStringSubmatch(out.String()); m == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("no address printed: %q %q", out.String(), errb.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	// A load command reaches it like any server.
+	host, port, _ := strings.Cut(m[1], ":")
+	code, _, stderr := pacer(t, "bench", "-h", host, "-p", port, "-n", "500", "-q", "-t", "set,get")
+	if code != 0 {
+		t.Fatalf("bench against serve: exit %d %s", code, stderr)
+	}
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != 0 || !strings.Contains(out.String(), "stopped after") {
+			t.Fatalf("serve exit %d, out %q", code, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on SIGINT")
+	}
+}
+
+var progressLine = regexp.MustCompile(`^GET +[0-9.]+s/3\.0s  sent [0-9]+/s  completed [0-9]+/s  p50 [0-9.]+ ms  p99 [0-9.]+ ms  in-flight [0-9]+  oldest (-|[0-9.]+ (µs|ms|s))  errors [0-9]+$`)
+
+func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
+	code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "50ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "GET ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 2 || len(lines) > 4 {
+		t.Fatalf("%d progress lines for 3 s, want one a second:\n%s", len(lines), stderr)
+	}
+	for _, l := range lines {
+		if !progressLine.MatchString(l) || strings.Contains(l, "\r") {
+			t.Fatalf("progress line %q", l)
+		}
+	}
+	// -q: none.
+	_, _, stderr = pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "1500ms", "-c", "2", "-t", "get", "-q", "--lag-limit", "50ms")
+	if strings.Contains(stderr, "sent ") {
+		t.Fatalf("-q printed progress: %q", stderr)
+	}
+}
+
+// TestProgressUpdatesOneLineOnATerminal runs the binary under a
+// pseudo-terminal: the progress line is rewritten in place with \r.
+func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "pacer")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "50ms")
+	f, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var all []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := f.Read(buf)
+		all = append(all, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	cmd.Wait()
+	s := string(all)
+	updates := strings.Count(s, "\rGET ")
+	if updates < 2 || !strings.Contains(s, "\x1b[K") {
+		t.Fatalf("want the progress line rewritten in place (\\r ... ESC[K) each second, got %d updates in %q", updates, s)
+	}
+	// The summary follows on a clean line.
+	if !strings.Contains(s, "====== GET ======") {
+		t.Fatalf("no summary in %q", s)
+	}
+	if cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("exit %d", cmd.ProcessState.ExitCode())
+	}
+	_ = os.Stdout
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// progress prints a line about a running test every interval on w (stderr):
+// elapsed/total, sent and completed rates, p50 and p99 of the last
+// interval, requests in flight, the age of the oldest unanswered request
+// (so a stall shows while it happens) and errors. On a terminal the line
+// updates in place; otherwise there is one line per interval.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	every time.Duration
+}
+
+func newProgress(w io.Writer) *progress {
+	return &progress{w: w, tty: term.IsTerminal(fdOf(w)), every: time.Second}
+}
+
+// watch starts reporting on the test whose Live arrives on live, until the
+// returned stop is called.
+func (p *progress) watch(label string, live <-chan *scheduler.Live) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var l *scheduler.Live
+		select {
+		case l = <-live:
+		case <-done:
+			return
+		}
+		tick := time.NewTicker(p.every)
+		defer tick.Stop()
+		var last scheduler.Progress
+		prev := l.Latency.Snapshot()
+		printed := false
+		for {
+			select {
+			case <-done:
+				if printed && p.tty {
+					fmt.Fprint(p.w, "\r\x1b[K")
+				}
+				return
+			case <-tick.C:
+			}
+			now := l.Progress()
+			interval, snap := l.Latency.Interval(prev)
+			prev = snap
+			line := formatProgress(label, l, last, now, interval.ValueAtQuantile(50), interval.ValueAtQuantile(99))
+			last = now
+			if p.tty {
+				fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+			} else {
+				fmt.Fprintln(p.w, line)
+			}
+			printed = true
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+func formatProgress(label string, l *scheduler.Live, last, now scheduler.Progress, p50, p99 int64) string {
+	dt := (now.Elapsed - last.Elapsed).Seconds()
+	if dt <= 0 {
+		dt = 1
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %5.1fs", label, now.Elapsed.Seconds())
+	switch {
+	case l.Duration > 0:
+		fmt.Fprintf(&b, "/%.1fs", l.Duration.Seconds())
+	case l.Requests > 0 && l.Requests < 1<<62:
+		fmt.Fprintf(&b, " %3.0f%%", 100*float64(now.Completed+now.Errors)/float64(l.Requests))
+	}
+	fmt.Fprintf(&b, "  sent %.0f/s  completed %.0f/s  p50 %.3f ms  p99 %.3f ms  in-flight %d  oldest %s  errors %d",
+		float64(now.Sent-last.Sent)/dt, float64(now.Completed-last.Completed)/dt,
+		histo.Millis(p50), histo.Millis(p99), now.InFlight, age(now.OldestAge), now.Errors)
+	return b.String()
+}
+
+func age(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "-"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0f µs", float64(d)/1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}

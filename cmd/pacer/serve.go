@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/embedded"
+)
+
+// serveCommand is `pacer serve`: the embedded target on its own.
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the embedded RESP target (with optional faults) until Ctrl-C",
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "port", Value: 6379, Usage: "`PORT` to listen on (0: a free one)"},
+			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "`ADDRESS` to listen on"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for delays and injected errors", DefaultText: "from the clock"},
+		}, faultFlags()...),
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return usageErrorf("serve takes no arguments, got %q", c.Args().First())
+			}
+			port := c.Int("port")
+			if port < 0 || port > 65535 {
+				return usageErrorf("--port %d: want 0 to 65535", port)
+			}
+			faults, err := parseFaults(c)
+			if err != nil {
+				return err
+			}
+			srv, err := embedded.Start(embedded.Config{Addr: net.JoinHostPort(c.String("bind"), strconv.Itoa(port)), Faults: faults})
+			if err != nil {
+				return failed(fmt.Errorf("listen: %w", err))
+			}
+			fmt.Fprintf(c.App.Writer, "pacer serve: listening on %s (%s); Ctrl-C stops\n", srv.Addr(), faults)
+			<-c.Context.Done()
+			srv.Close()
+			fmt.Fprintf(c.App.Writer, "pacer serve: stopped after %d commands\n", srv.Processed())
+			return nil
+		},
+	}
+}
