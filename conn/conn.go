@@ -414,6 +414,14 @@ func (c *Conn) Unanswered(fn func(e *Entry)) {
 	}
 }
 
+// Unsent calls fn for every command queued but never fully written. Call
+// it only after Close.
+func (c *Conn) Unsent(fn func(e *Entry)) {
+	for i, end := c.ring.pub.Load(), c.ring.tail.Load(); i < end; i++ {
+		fn(c.ring.slot(i))
+	}
+}
+
 // Unwritten returns the commands queued but never fully written. Call it
 // only after Close.
 func (c *Conn) Unwritten() int { return int(c.ring.tail.Load() - c.ring.pub.Load()) }

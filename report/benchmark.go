@@ -153,3 +153,32 @@ func BenchProgress(w io.Writer, title string, instRPS, rps, instAvgMs, avgMs flo
 	_, err := io.WriteString(w, cleanLine(last)+line)
 	return len(line), err
 }
+
+// BenchCommands writes, after redis-benchmark's report of a mix, each
+// command's share and latency (pacer's addition; redis-benchmark has no
+// mixes). quiet prints one indented line per command.
+func BenchCommands(w io.Writer, r *scheduler.Result, quiet bool) error {
+	if len(r.Commands) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	var total uint64
+	for _, c := range r.Commands {
+		total += c.Counts.Completed + c.Counts.Errors
+	}
+	if !quiet {
+		b.WriteString("Per command:\n")
+	}
+	for _, c := range r.Commands {
+		s := histo.Summarize(c.Response)
+		n := c.Counts.Completed + c.Counts.Errors
+		share := 0.0
+		if total > 0 {
+			share = 100 * float64(n) / float64(total)
+		}
+		fmt.Fprintf(&b, "  %s: %.2f%% of requests (%d), errors %d, p50=%.3f msec, p99=%.3f msec, max=%.3f msec\n",
+			c.Name, share, n, c.Counts.Errors, s.P50, s.P99, s.Max)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

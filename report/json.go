@@ -55,6 +55,18 @@ type Test struct {
 	Connections   int               `json:"connections"`
 	LagLimitMs    *float64          `json:"send_lag_limit_ms"`
 	Interrupted   bool              `json:"interrupted"`
+	// Commands holds, for a mix, each command's counts and latencies.
+	Commands map[string]Command `json:"commands,omitempty"`
+}
+
+// Command is one command's share of a mixed test.
+type Command struct {
+	Counts     scheduler.Counts  `json:"counts"`
+	ResponseMs *histo.Summary    `json:"response_ms"`
+	ServiceMs  *histo.Summary    `json:"service_ms"`
+	SendLagMs  *histo.Summary    `json:"send_lag_ms"`
+	Histograms Histograms        `json:"histograms"`
+	Errors     map[string]uint64 `json:"errors"`
 }
 
 // Histograms hold base64 HdrHistogram V2 compressed encodings, in ns.
@@ -96,6 +108,30 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	}
 	if t.Histograms.Service, err = histo.Encode(r.Service); err != nil {
 		return t, err
+	}
+	for _, c := range r.Commands {
+		if t.Commands == nil {
+			t.Commands = map[string]Command{}
+		}
+		cj := Command{Counts: c.Counts, Errors: c.ErrorCodes}
+		resp, serv := histo.Summarize(c.Response), histo.Summarize(c.Service)
+		cj.ResponseMs, cj.ServiceMs = &resp, &serv
+		if cj.Histograms.Response, err = histo.Encode(c.Response); err != nil {
+			return t, err
+		}
+		if cj.Histograms.Service, err = histo.Encode(c.Service); err != nil {
+			return t, err
+		}
+		if c.Lag != nil {
+			lag := histo.Summarize(c.Lag)
+			cj.SendLagMs = &lag
+			enc, err := histo.Encode(c.Lag)
+			if err != nil {
+				return t, err
+			}
+			cj.Histograms.SendLag = &enc
+		}
+		t.Commands[c.Name] = cj
 	}
 	if r.Lag != nil {
 		lag := histo.Summarize(r.Lag)

@@ -43,6 +43,10 @@ func Text(w io.Writer, r *scheduler.Result) error {
 		{"service", r.Service},
 		{"send lag", r.Lag},
 	})
+	if len(r.Commands) > 0 {
+		b.WriteString("\n")
+		writeCommands(&b, r)
+	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  verdict: %s (%s)\n\n", r.Verdict, r.VerdictReason)
 	_, err := io.WriteString(w, b.String())
@@ -65,6 +69,26 @@ func writeTable(b *strings.Builder, rows []row) {
 		}
 		fmt.Fprintf(b, "  %-14s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
 			r.name, s.Min, s.Mean, s.P50, s.P90, s.P95, s.P99, s.P999, s.P9999, s.Max)
+	}
+}
+
+// writeCommands prints a mix's per-command counts and response times.
+func writeCommands(b *strings.Builder, r *scheduler.Result) {
+	fmt.Fprintf(b, "  %-14s %7s %10s %10s %7s %9s %7s %9s %9s %9s %9s\n",
+		"per command", "share", "scheduled", "completed", "errors", "timeouts", "unsent", "resp p50", "p99", "p99.9", "max")
+	var total uint64
+	for _, c := range r.Commands {
+		total += c.Counts.Scheduled
+	}
+	for _, c := range r.Commands {
+		s := histo.Summarize(c.Response)
+		share := 0.0
+		if total > 0 {
+			share = 100 * float64(c.Counts.Scheduled) / float64(total)
+		}
+		k := c.Counts
+		fmt.Fprintf(b, "  %-14s %6.2f%% %10d %10d %7d %9d %7d %9.3f %9.3f %9.3f %9.3f\n",
+			c.Name, share, k.Scheduled, k.Completed, k.Errors, k.Timeouts, k.Unsent, s.P50, s.P99, s.P999, s.Max)
 	}
 }
 

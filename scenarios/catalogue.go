@@ -12,6 +12,8 @@ type Test struct {
 	Title string
 	// selectors are the -t names that select the test.
 	selectors []string
+	// mix is its name in --mix ("" for the LPUSH that feeds LRANGE).
+	mix string
 	// inline is set for tests sent in the inline protocol.
 	inline string
 	// args use two markers: keyTag, replaced by ":{tag}" in cluster mode and
@@ -28,27 +30,27 @@ const scorePlaceholder = "<score>"
 // Catalogue is redis-benchmark 7.2's default suite, in its order, with its
 // titles, commands and key names.
 var Catalogue = []Test{
-	{Title: "PING_INLINE", selectors: []string{"ping_inline", "ping"}, inline: "PING"},
-	{Title: "PING_MBULK", selectors: []string{"ping_mbulk", "ping"}, args: []string{"PING"}},
-	{Title: "SET", selectors: []string{"set"}, args: []string{"SET", "key" + keyTag + ":__rand_int__", DataPlaceholder}},
-	{Title: "GET", selectors: []string{"get"}, args: []string{"GET", "key" + keyTag + ":__rand_int__"}},
-	{Title: "INCR", selectors: []string{"incr"}, args: []string{"INCR", "counter" + keyTag + ":__rand_int__"}},
-	{Title: "LPUSH", selectors: []string{"lpush"}, args: []string{"LPUSH", "mylist" + keyTag, DataPlaceholder}},
-	{Title: "RPUSH", selectors: []string{"rpush"}, args: []string{"RPUSH", "mylist" + keyTag, DataPlaceholder}},
-	{Title: "LPOP", selectors: []string{"lpop"}, args: []string{"LPOP", "mylist" + keyTag}},
-	{Title: "RPOP", selectors: []string{"rpop"}, args: []string{"RPOP", "mylist" + keyTag}},
-	{Title: "SADD", selectors: []string{"sadd"}, args: []string{"SADD", "myset" + keyTag, "element:__rand_int__"}},
-	{Title: "HSET", selectors: []string{"hset"}, args: []string{"HSET", "myhash" + keyTag, "element:__rand_int__", DataPlaceholder}},
-	{Title: "SPOP", selectors: []string{"spop"}, args: []string{"SPOP", "myset" + keyTag}},
-	{Title: "ZADD", selectors: []string{"zadd"}, args: []string{"ZADD", "myzset" + keyTag, scorePlaceholder, "element:__rand_int__"}},
-	{Title: "ZPOPMIN", selectors: []string{"zpopmin"}, args: []string{"ZPOPMIN", "myzset" + keyTag}},
-	{Title: "LPUSH (needed to benchmark LRANGE)", selectors: []string{"lrange", "lrange_100", "lrange_300", "lrange_500", "lrange_600"}, args: []string{"LPUSH", "mylist" + keyTag, DataPlaceholder}},
-	{Title: "LRANGE_100 (first 100 elements)", selectors: []string{"lrange", "lrange_100"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "99"}},
-	{Title: "LRANGE_300 (first 300 elements)", selectors: []string{"lrange", "lrange_300"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "299"}},
-	{Title: "LRANGE_500 (first 500 elements)", selectors: []string{"lrange", "lrange_500"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "499"}},
-	{Title: "LRANGE_600 (first 600 elements)", selectors: []string{"lrange", "lrange_600"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "599"}},
-	{Title: "MSET (10 keys)", selectors: []string{"mset"}, args: msetArgs()},
-	{Title: "XADD", selectors: []string{"xadd"}, args: []string{"XADD", "mystream" + keyTag, "*", "myfield", DataPlaceholder}},
+	{Title: "PING_INLINE", mix: "ping_inline", selectors: []string{"ping_inline", "ping"}, inline: "PING"},
+	{Title: "PING_MBULK", mix: "ping_mbulk", selectors: []string{"ping_mbulk", "ping"}, args: []string{"PING"}},
+	{Title: "SET", mix: "set", selectors: []string{"set"}, args: []string{"SET", "key" + keyTag + ":__rand_int__", DataPlaceholder}},
+	{Title: "GET", mix: "get", selectors: []string{"get"}, args: []string{"GET", "key" + keyTag + ":__rand_int__"}},
+	{Title: "INCR", mix: "incr", selectors: []string{"incr"}, args: []string{"INCR", "counter" + keyTag + ":__rand_int__"}},
+	{Title: "LPUSH", mix: "lpush", selectors: []string{"lpush"}, args: []string{"LPUSH", "mylist" + keyTag, DataPlaceholder}},
+	{Title: "RPUSH", mix: "rpush", selectors: []string{"rpush"}, args: []string{"RPUSH", "mylist" + keyTag, DataPlaceholder}},
+	{Title: "LPOP", mix: "lpop", selectors: []string{"lpop"}, args: []string{"LPOP", "mylist" + keyTag}},
+	{Title: "RPOP", mix: "rpop", selectors: []string{"rpop"}, args: []string{"RPOP", "mylist" + keyTag}},
+	{Title: "SADD", mix: "sadd", selectors: []string{"sadd"}, args: []string{"SADD", "myset" + keyTag, "element:__rand_int__"}},
+	{Title: "HSET", mix: "hset", selectors: []string{"hset"}, args: []string{"HSET", "myhash" + keyTag, "element:__rand_int__", DataPlaceholder}},
+	{Title: "SPOP", mix: "spop", selectors: []string{"spop"}, args: []string{"SPOP", "myset" + keyTag}},
+	{Title: "ZADD", mix: "zadd", selectors: []string{"zadd"}, args: []string{"ZADD", "myzset" + keyTag, scorePlaceholder, "element:__rand_int__"}},
+	{Title: "ZPOPMIN", mix: "zpopmin", selectors: []string{"zpopmin"}, args: []string{"ZPOPMIN", "myzset" + keyTag}},
+	{Title: "LPUSH (needed to benchmark LRANGE)", mix: "", selectors: []string{"lrange", "lrange_100", "lrange_300", "lrange_500", "lrange_600"}, args: []string{"LPUSH", "mylist" + keyTag, DataPlaceholder}},
+	{Title: "LRANGE_100 (first 100 elements)", mix: "lrange_100", selectors: []string{"lrange", "lrange_100"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "99"}},
+	{Title: "LRANGE_300 (first 300 elements)", mix: "lrange_300", selectors: []string{"lrange", "lrange_300"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "299"}},
+	{Title: "LRANGE_500 (first 500 elements)", mix: "lrange_500", selectors: []string{"lrange", "lrange_500"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "499"}},
+	{Title: "LRANGE_600 (first 600 elements)", mix: "lrange_600", selectors: []string{"lrange", "lrange_600"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "599"}},
+	{Title: "MSET (10 keys)", mix: "mset", selectors: []string{"mset"}, args: msetArgs()},
+	{Title: "XADD", mix: "xadd", selectors: []string{"xadd"}, args: []string{"XADD", "mystream" + keyTag, "*", "myfield", DataPlaceholder}},
 }
 
 func msetArgs() []string {

@@ -1,6 +1,9 @@
 package scenarios
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // Rand is a small, fast, seedable generator (SplitMix64) for filling slots.
 // It is not safe for concurrent use: each sender owns one.
@@ -28,6 +31,19 @@ func (r *Rand) Below(n uint64) uint64 {
 		hi, lo := bits.Mul64(r.Uint64(), n)
 		if lo >= n || lo >= (-n)%n {
 			return hi
+		}
+	}
+}
+
+// Float64 returns a uniform number in [0, 1).
+func (r *Rand) Float64() float64 { return float64(r.Uint64()>>11) / (1 << 53) }
+
+// Norm returns a standard normal number (Box–Muller, one of the pair).
+func (r *Rand) Norm() float64 {
+	for {
+		u := r.Float64()
+		if u > 0 {
+			return math.Sqrt(-2*math.Log(u)) * math.Cos(2*math.Pi*r.Float64())
 		}
 	}
 }

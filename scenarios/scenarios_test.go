@@ -6,11 +6,11 @@ import (
 )
 
 func TestCompileAndFill(t *testing.T) {
-	tpl, err := Compile("SET", []string{"SET", "key:__rand_int__", "__data__"}, Options{DataSize: 3, Keyspace: 1000})
+	tpl, err := Compile("SET", []string{"SET", "key:__rand_int__", "__data__"}, Options{Sizes: FixedSize(3), Keyspace: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := NewRand(1)
+	rng := NewGen(1, Uniform{N: 1000})
 	before := tpl.Len()
 	for range 1000 {
 		b := string(tpl.Fill(rng))
@@ -28,8 +28,8 @@ func TestCompileAndFill(t *testing.T) {
 
 func TestNoKeyspaceLeavesPlaceholder(t *testing.T) {
 	// redis-benchmark without -r sends __rand_int__ literally.
-	tpl, _ := Compile("GET", []string{"GET", "key:__rand_int__"}, Options{DataSize: 3})
-	if got := string(tpl.Fill(NewRand(1))); !strings.Contains(got, "key:__rand_int__") {
+	tpl, _ := Compile("GET", []string{"GET", "key:__rand_int__"}, Options{Sizes: FixedSize(3)})
+	if got := string(tpl.Fill(NewGen(1, Uniform{}))); !strings.Contains(got, "key:__rand_int__") {
 		t.Fatalf("placeholder replaced without -r: %q", got)
 	}
 	if tpl.Slots() != 0 {
@@ -38,11 +38,11 @@ func TestNoKeyspaceLeavesPlaceholder(t *testing.T) {
 }
 
 func TestEverySlotGetsItsOwnNumber(t *testing.T) {
-	tpl, _ := Catalogue[19].Compile(Options{DataSize: 1, Keyspace: 1 << 40}, false) // MSET (10 keys)
+	tpl, _ := Catalogue[19].Compile(Options{Sizes: FixedSize(1), Keyspace: 1 << 40}, false) // MSET (10 keys)
 	if tpl.Name() != "MSET (10 keys)" || tpl.Slots() != 10 {
 		t.Fatalf("%s has %d slots", tpl.Name(), tpl.Slots())
 	}
-	b := string(tpl.Fill(NewRand(7)))
+	b := string(tpl.Fill(NewGen(7, Uniform{N: 1 << 40})))
 	seen := map[string]bool{}
 	for _, part := range strings.Split(b, "key:")[1:] {
 		seen[part[:12]] = true
@@ -129,7 +129,7 @@ func TestSelect(t *testing.T) {
 }
 
 func TestCatalogueEncodings(t *testing.T) {
-	o := Options{DataSize: 3}
+	o := Options{Sizes: FixedSize(3)}
 	byTitle := map[string]*Template{}
 	for _, tc := range Catalogue {
 		tpl, err := tc.Compile(o, false)
@@ -151,7 +151,7 @@ func TestCatalogueEncodings(t *testing.T) {
 }
 
 func BenchmarkFill(b *testing.B) {
-	tpl, _ := Catalogue[19].Compile(Options{DataSize: 3, Keyspace: 100000}, false)
+	tpl, _ := Catalogue[19].Compile(Options{Sizes: FixedSize(3), Keyspace: 100000}, false)
 	s := NewStream(tpl, 1)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -162,7 +162,7 @@ func BenchmarkFill(b *testing.B) {
 func TestRandomWithZeroKeyspaceFillsZeros(t *testing.T) {
 	// redis-benchmark -r 0: placeholders become twelve zeros.
 	tpl, _ := Compile("GET", []string{"GET", "key:__rand_int__"}, Options{Random: true})
-	if got := string(tpl.Fill(NewRand(1))); !strings.Contains(got, "key:000000000000") {
+	if got := string(tpl.Fill(NewGen(1, Uniform{}))); !strings.Contains(got, "key:000000000000") {
 		t.Fatalf("got %q", got)
 	}
 }

@@ -75,6 +75,9 @@ type ClosedConfig struct {
 	// InterruptDrain bounds the wait for in-flight batches after ctx is
 	// cancelled. Default 2s.
 	InterruptDrain time.Duration
+	// CommandNames names the commands of a mix, by kind; with more than
+	// one, the result also holds per-command results.
+	CommandNames []string
 }
 
 // ErrorReply ends a closed run that does not continue on errors.
@@ -108,6 +111,7 @@ type closedRun struct {
 	lag         *histo.Recorder
 	limiter     ratelimit.Limiter
 	timeline    Uniform
+	kinds       []kindStats // per command of a mix; nil for one
 	t0          int64
 	failMu      sync.Mutex
 	failure     error
@@ -129,6 +133,9 @@ type closedWorker struct {
 	lost          uint64
 	codes         map[string]uint64
 	last          int64
+	batch         []uint32    // kinds of the batch in flight
+	tally         []kindCount // per command of a mix
+	batchOK       []int64     // ok replies of the batch in flight, per command
 	_             [64]byte
 }
 
@@ -170,8 +177,14 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		// One permission per batch: Pipeline requests at Rate.
 		run.limiter = ratelimit.New(int(cfg.Rate.milli), ratelimit.Per(time.Duration(cfg.Pipeline)*1000*time.Second))
 	}
+	run.kinds = newKindStats(cfg.CommandNames, !cfg.Rate.IsZero())
 	for i, c := range conns {
-		run.workers = append(run.workers, &closedWorker{run: run, c: c, cmds: cfg.Commands(i)})
+		w := &closedWorker{run: run, c: c, cmds: cfg.Commands(i)}
+		if run.kinds != nil {
+			w.tally = make([]kindCount, len(run.kinds))
+			w.batchOK = make([]int64, len(run.kinds))
+		}
+		run.workers = append(run.workers, w)
 	}
 	runtimeGC()
 
@@ -271,10 +284,11 @@ func (w *closedWorker) loop(ctx context.Context) {
 		if run.limiter != nil {
 			run.limiter.Take()
 		}
-		w.buf = w.buf[:0]
+		w.buf, w.batch = w.buf[:0], w.batch[:0]
 		for range k {
-			cmd, _ := w.cmds.Next()
+			cmd, kind := w.cmds.Next()
 			w.buf = append(w.buf, cmd...)
+			w.batch = append(w.batch, kind)
 		}
 		// Let the other connections whose replies arrived in the same poll
 		// read them first, then write: batches reach the server in bursts,
@@ -284,7 +298,13 @@ func (w *closedWorker) loop(ctx context.Context) {
 		runtime.Gosched()
 		start := nanotime()
 		if run.lag != nil {
-			run.lag.Record(start - (run.t0 + run.timeline.Offset(first)))
+			lag := start - (run.t0 + run.timeline.Offset(first))
+			run.lag.Record(lag)
+			if run.kinds != nil {
+				for _, kind := range w.batch {
+					run.kinds[kind].lag.Record(lag)
+				}
+			}
 		}
 		w.since.Store(start)
 		if err := w.c.Write(w.buf); err != nil {
@@ -308,6 +328,10 @@ func (w *closedWorker) loop(ctx context.Context) {
 			if r.Err {
 				w.errors.Add(1)
 				w.noteError(r.Code())
+				if w.tally != nil {
+					w.tally[w.batch[j]].errors++
+					w.tally[w.batch[j]].noteError(string(r.Code()))
+				}
 				if cfg.OnErrorReply != nil {
 					cfg.OnErrorReply(w.c.ErrorText())
 				}
@@ -317,14 +341,18 @@ func (w *closedWorker) loop(ctx context.Context) {
 				continue
 			}
 			ok++
+			if w.tally != nil {
+				w.tally[w.batch[j]].completed++
+				w.batchOK[w.batch[j]]++
+			}
 			if cfg.Latency == PerReply {
-				w.record(at-start, 1)
+				w.record(at-start, 1, w.batch[j])
 			}
 			w.completed.Add(1)
 		}
 		w.since.Store(0)
 		if cfg.Latency == FirstReply && ok > 0 {
-			w.record(firstAt-start, ok)
+			w.recordBatch(firstAt-start, ok)
 		}
 		if cfg.Reconnect != nil && !run.stop.Load() {
 			w.c.Close()
@@ -338,9 +366,26 @@ func (w *closedWorker) loop(ctx context.Context) {
 	}
 }
 
-func (w *closedWorker) record(lat, n int64) {
+// record adds n samples of one command kind.
+func (w *closedWorker) record(lat, n int64, kind uint32) {
 	w.run.latency.RecordN(lat, n)
 	w.run.micros.RecordN(lat/1000, n)
+	if w.run.kinds != nil {
+		w.run.kinds[kind].response.RecordN(lat, n)
+	}
+}
+
+// recordBatch adds one latency for each of the batch's ok replies: ok in
+// total, batchOK per command of a mix.
+func (w *closedWorker) recordBatch(lat, ok int64) {
+	w.run.latency.RecordN(lat, ok)
+	w.run.micros.RecordN(lat/1000, ok)
+	for kind, n := range w.batchOK {
+		if n > 0 {
+			w.run.kinds[kind].response.RecordN(lat, n)
+			w.batchOK[kind] = 0
+		}
+	}
 }
 
 // lostBatch accounts for a batch of k whose write (written=false) or
@@ -349,6 +394,18 @@ func (w *closedWorker) record(lat, n int64) {
 // and errors of kind "connection lost" otherwise, which fails the run.
 func (w *closedWorker) lostBatch(k, j uint64, written bool, err error) {
 	closedByUs := w.run.stop.Load() && w.c.Err() == nil
+	if w.tally != nil {
+		for _, kind := range w.batch[j:k] {
+			switch {
+			case !written:
+				w.tally[kind].unsent++
+			case closedByUs:
+				w.tally[kind].timeouts++
+			default:
+				w.tally[kind].lost++
+			}
+		}
+	}
 	if !written {
 		w.unsentClaimed += k
 		if !closedByUs {
@@ -415,6 +472,16 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	}
 	res.Service = res.Response
 	res.VerdictReason = "closed loop: latency counts from the actual send"
+	if run.kinds != nil {
+		tallies := make([][]kindCount, len(run.workers))
+		for i, w := range run.workers {
+			tallies[i] = w.tally
+		}
+		res.Commands = commandResults(run.cfg.CommandNames, run.kinds, tallies)
+		for i := range res.Commands {
+			res.Commands[i].Service = res.Commands[i].Response
+		}
+	}
 	if run.lag != nil {
 		res.Lag = run.lag.Snapshot()
 	}

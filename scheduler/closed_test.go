@@ -34,7 +34,7 @@ func TestClosedSendsExactlyNAndCountsMatchServer(t *testing.T) {
 		}
 		res, err := RunClosed(context.Background(), dial(t, srv.Addr, 7, 0), ClosedConfig{
 			Name: "SET", Requests: 1001, Pipeline: p,
-			Commands: closedCommands(t, "set", scenarios.Options{DataSize: 3, Keyspace: 100}),
+			Commands: closedCommands(t, "set", scenarios.Options{Sizes: scenarios.FixedSize(3), Keyspace: 100}),
 		})
 		if err != nil {
 			t.Fatal(err)

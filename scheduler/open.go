@@ -44,6 +44,9 @@ type OpenConfig struct {
 	LagLimit time.Duration
 	// OnStart, if set, receives a view of the running test.
 	OnStart func(*Live)
+	// Commands names the commands of a mix, by kind; with more than one,
+	// the result also holds per-command results.
+	Commands []string
 }
 
 // DefaultDrain is how long an open run waits for the last replies.
@@ -107,6 +110,7 @@ type replies struct {
 	run       *openRun
 	completed atomic.Uint64
 	errors    atomic.Uint64
+	kinds     []kindCount       // per command of a mix; read after the reader exits
 	last      int64             // arrival of the latest reply; read after the reader exits
 	codes     map[string]uint64 // error replies by code; read after the reader exits
 	firstErr  string
@@ -115,15 +119,31 @@ type replies struct {
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	run := h.run
-	run.lag.Record(e.Written - e.Intended)
+	lag := e.Written - e.Intended
+	run.lag.Record(lag)
 	h.last = at
+	var ks *kindStats
+	var kc *kindCount
+	if run.kinds != nil && int(e.Kind) < len(run.kinds) {
+		ks, kc = &run.kinds[e.Kind], &h.kinds[e.Kind]
+		ks.lag.Record(lag)
+	}
 	if r.Err {
 		h.errors.Add(1)
 		h.noteError(r.Code())
+		if kc != nil {
+			kc.errors++
+			kc.noteError(string(r.Code()))
+		}
 		return
 	}
 	run.response.Record(at - e.Intended)
 	run.service.Record(at - e.Written)
+	if ks != nil {
+		ks.response.Record(at - e.Intended)
+		ks.service.Record(at - e.Written)
+		kc.completed++
+	}
 	h.completed.Add(1)
 }
 
@@ -140,6 +160,7 @@ func (h *replies) noteError(code []byte) {
 type openRun struct {
 	cfg                    OpenConfig
 	response, service, lag *histo.Recorder
+	kinds                  []kindStats // per command of a mix; nil for one
 	conns                  []*conn.Conn
 	handlers               []*replies
 }
@@ -183,8 +204,12 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		lag:      histo.NewRecorder(),
 		conns:    conns,
 	}
+	run.kinds = newKindStats(cfg.Commands, true)
 	for _, c := range conns {
 		h := &replies{run: run}
+		if run.kinds != nil {
+			h.kinds = make([]kindCount, len(run.kinds))
+		}
 		run.handlers = append(run.handlers, h)
 		c.Start(h)
 	}
@@ -481,17 +506,38 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 		}
 		c.Unanswered(func(e *conn.Entry) {
 			run.lag.Record(e.Written - e.Intended)
+			var ks *kindStats
+			var kc *kindCount
+			if run.kinds != nil && int(e.Kind) < len(run.kinds) {
+				ks, kc = &run.kinds[e.Kind], &h.kinds[e.Kind]
+				ks.lag.Record(e.Written - e.Intended)
+			}
 			if lost {
 				cnt.Errors++
 				codes[ErrConnectionLost]++
+				if kc != nil {
+					kc.lost++
+				}
 				return
 			}
 			cnt.Timeouts++
 			run.response.Record(end - e.Intended)
 			run.service.Record(end - e.Written)
+			if ks != nil {
+				ks.response.Record(end - e.Intended)
+				ks.service.Record(end - e.Written)
+				kc.timeouts++
+			}
 		})
 		cnt.Sent += c.Written()
 		cnt.Unsent += uint64(c.Unwritten())
+		if run.kinds != nil {
+			c.Unsent(func(e *conn.Entry) {
+				if int(e.Kind) < len(h.kinds) {
+					h.kinds[e.Kind].unsent++
+				}
+			})
+		}
 	}
 	// Requests due but never queued (connections full, dead, or a stop).
 	queued := p.next
@@ -526,6 +572,13 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 		LagLimit:    cfg.LagLimit,
 		Interrupted: interrupted,
 		Clamped:     run.response.Clamped() + run.service.Clamped() + run.lag.Clamped(),
+	}
+	if run.kinds != nil {
+		tallies := make([][]kindCount, len(run.handlers))
+		for i, h := range run.handlers {
+			tallies[i] = h.kinds
+		}
+		res.Commands = commandResults(cfg.Commands, run.kinds, tallies)
 	}
 	res.Verdict, res.VerdictReason = verdict(res)
 	if !cnt.Balanced() {

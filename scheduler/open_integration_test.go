@@ -25,7 +25,7 @@ func stream(t *testing.T, title string, keyspace uint64) *scenarios.Stream {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := tests[0].Compile(scenarios.Options{DataSize: 3, Keyspace: keyspace}, false)
+	tpl, err := tests[0].Compile(scenarios.Options{Sizes: scenarios.FixedSize(3), Keyspace: keyspace}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

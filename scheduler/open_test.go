@@ -287,24 +287,43 @@ func TestAllConnectionsLostEndsTheRun(t *testing.T) {
 // TestHotPathDoesNotAllocate compares whole runs of different lengths: the
 // allocations of setup are the same, so any difference is per request.
 func TestHotPathDoesNotAllocate(t *testing.T) {
-	mallocs := func(requests uint64) uint64 {
-		cmds, n := pingStream(t)
+	mallocs := func(requests uint64, mix bool) uint64 {
+		var cmds Commands
+		var n int
+		var names []string
+		if mix {
+			// Two commands of the same length, so the fake server can
+			// count them.
+			r, err := scenarios.BuildRecipe("", []scenarios.Custom{
+				{Name: "a", Args: []string{"GET", "a"}, Weight: 3}, {Name: "b", Args: []string{"GET", "b"}, Weight: 1}}, scenarios.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := r.Build()
+			cmds, n, names = scenarios.NewMixStream(m, 1, scenarios.Uniform{}), len("*2\r\n$3\r\nGET\r\n$1\r\na\r\n"), []string{"a", "b"}
+		} else {
+			cmds, n = pingStream(t)
+		}
 		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 		conns := srv.dial(t, 2, 0)
 		rate := RatePerSecond(20000)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		if _, err := RunOpen(context.Background(), conns, cmds, OpenConfig{
-			Timeline: Uniform{Rate: rate}, Requests: requests,
+			Timeline: Uniform{Rate: rate}, Requests: requests, Commands: names,
 		}); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
 		return after.Mallocs - before.Mallocs
 	}
-	short, long := mallocs(1000), mallocs(9000)
+	short, long := mallocs(1000, false), mallocs(9000, false)
 	perRequest := (float64(long) - float64(short)) / 8000
 	t.Logf("%d allocations for 1000 requests, %d for 9000", short, long)
+	mshort, mlong := mallocs(1000, true), mallocs(9000, true)
+	if per := (float64(mlong) - float64(mshort)) / 8000; per > 0.05 {
+		t.Fatalf("a mix: %.2f allocations per request on the hot path", per)
+	}
 	// Allow for stray runtime allocations (timers, the test's own
 	// goroutines), far below one per request.
 	if perRequest > 0.05 {

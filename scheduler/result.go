@@ -81,6 +81,8 @@ type Result struct {
 	Micros *hdrhistogram.Histogram
 	// Pipeline is the closed loop's batch size.
 	Pipeline int
+	// Commands holds, for a mix, each command's own counts and histograms.
+	Commands []CommandResult
 }
 
 // AchievedRate is completed requests per second over the measured window.

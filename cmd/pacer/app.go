@@ -133,9 +133,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			benchCommand(),
 			compareCommand(),
+			fillCommand(),
 			serveCommand(),
 		},
 		HideHelpCommand: true,
+		// --command templates contain commas (MSET a 1,b 2): no splitting.
+		DisableSliceFlagSeparator: true,
 	}
 	return app
 }

@@ -27,11 +27,11 @@ import (
 // benchCommand is `pacer bench`: redis-benchmark's closed loop with its
 // flags, defaults, tests and output formats.
 func benchCommand() *cli.Command {
-	flags := append(append(targetFlags(), embeddedFlags()...),
+	flags := append(append(append(targetFlags(), embeddedFlags()...), workloadFlags()...),
 		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis://[user:password@]host[:port][/db]", Category: "target"},
 		&cli.IntFlag{Name: "c", Value: 50, Usage: "number of parallel connections", Category: "load"},
 		&cli.IntFlag{Name: "n", Value: 100000, Usage: "total number of requests", Category: "load"},
-		&cli.IntFlag{Name: "d", Value: 3, Usage: "data size of SET/GET value in bytes", Category: "workload"},
+		&cli.StringFlag{Name: "d", Value: "3", Usage: "data `SIZE` of SET/GET values in bytes (pacer also takes 32-1024 and 64:8,4096:2)", Category: "workload"},
 		&cli.IntFlag{Name: "P", Value: 1, Usage: "pipeline `NUMREQ` requests", Category: "load"},
 		&cli.IntFlag{Name: "k", Value: 1, Usage: "1=keep alive 0=reconnect", Category: "load"},
 		&cli.StringFlag{Name: "r", Usage: "use random keys: __rand_int__ becomes a 12-digit number below `KEYSPACELEN`", Category: "workload"},
@@ -77,10 +77,10 @@ type benchConfig struct {
 	target    conn.Options
 	clients   int
 	requests  int
-	dataSize  int
+	sizes     scenarios.Sizes
 	pipeline  int
 	keepAlive int
-	workload  scenarios.Options
+	work      *workload
 	quiet     bool
 	csv       bool
 	loop      bool
@@ -89,8 +89,6 @@ type benchConfig struct {
 	precision int
 	seed      uint64
 	threads   int
-	tests     []scenarios.Test
-	custom    []string
 	rate      scheduler.Rate
 	latency   scheduler.LatencyMode
 	jsonPath  string
@@ -121,20 +119,22 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		return nil, usageErrorf("-n %d: want at least one request", cfg.requests)
 	}
 	// redis-benchmark clamps -d to 1 byte .. 1 GiB and -P to at least 1.
-	cfg.dataSize = min(max(c.Int("d"), 1), 1<<30)
+	if n, err := strconv.Atoi(c.String("d")); err == nil {
+		cfg.sizes = scenarios.FixedSize(min(max(n, 1), 1<<30))
+	} else if cfg.sizes, err = scenarios.ParseSizes(c.String("d")); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
 	cfg.pipeline = max(c.Int("P"), 1)
 	cfg.keepAlive = c.Int("k")
 	if cfg.keepAlive != 0 {
 		cfg.keepAlive = 1
 	}
-	cfg.workload = scenarios.Options{DataSize: cfg.dataSize}
 	if c.IsSet("r") {
-		n, err := strconv.ParseInt(c.String("r"), 10, 64)
-		if err != nil {
-			return nil, usageErrorf("-r %q: want a keyspace size", c.String("r"))
+		if n, err := strconv.ParseInt(c.String("r"), 10, 64); err == nil && n < 0 {
+			if err := c.Set("r", "0"); err != nil { // redis-benchmark: negative means 0
+				return nil, failed(err)
+			}
 		}
-		cfg.workload.Random = true
-		cfg.workload.Keyspace = uint64(max(n, 0)) // redis-benchmark: negative means 0
 	}
 	cfg.quiet, cfg.csv, cfg.loop, cfg.idle, cfg.showErrs = c.Bool("q"), c.Bool("csv"), c.Bool("l"), c.Bool("I"), c.Bool("e")
 	// --precision is HdrHistogram's significant digits: redis-benchmark
@@ -165,23 +165,25 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	default:
 		return nil, usageErrorf("--latency %q: want first-reply or per-reply", c.String("latency"))
 	}
-	cfg.custom = c.Args().Slice()
+	trailing := c.Args().Slice()
 	if c.Bool("x") {
-		if len(cfg.custom) == 0 {
+		if len(trailing) == 0 {
 			return nil, usageErrorf("-x reads the last argument from stdin: give a command")
 		}
 		b, err := io.ReadAll(bufio.NewReader(stdin))
 		if err != nil {
 			return nil, failed(fmt.Errorf("read stdin: %w", err))
 		}
-		cfg.custom = append(cfg.custom, string(b))
+		trailing = append(trailing, string(b))
 	}
-	if len(cfg.custom) > 0 {
-		if c.IsSet("t") {
-			cfg.warnings = append(cfg.warnings, "WARNING: Option -t is ignored.")
+	if len(trailing) > 0 && c.IsSet("t") {
+		cfg.warnings = append(cfg.warnings, "WARNING: Option -t is ignored.")
+		if err := c.Set("t", ""); err != nil {
+			return nil, failed(err)
 		}
-	} else if cfg.tests, err = scenarios.Select(c.String("t")); err != nil {
-		return nil, usageErrorf("%v", err)
+	}
+	if cfg.work, err = parseWorkload(c, cfg.sizes, "", trailing); err != nil {
+		return nil, err
 	}
 	if cfg.keepAlive == 0 {
 		cfg.warnings = append(cfg.warnings, "WARNING: Keepalive disabled. You probably need "+
@@ -233,38 +235,25 @@ func applyURI(o *conn.Options, s string) error {
 	return nil
 }
 
-// benchJob is one test: its title and a template per connection.
-type benchJob struct {
-	title    string
-	dataSize int
-	compile  func() (*scenarios.Template, error)
-}
-
-func (cfg *benchConfig) jobs() ([]benchJob, error) {
-	if len(cfg.custom) > 0 {
-		args := cfg.custom
-		compile := func() (*scenarios.Template, error) {
-			return scenarios.Compile(scenarios.Title(args), args, cfg.workload)
+// payload is what the report header calls the payload: the value size
+// (its mean when sizes vary) or, for a command given after the flags, the
+// encoded command's size, as redis-benchmark reports it.
+func (cfg *benchConfig) payload(t workTest) int {
+	if t.custom {
+		if m, err := t.recipe.Build(); err == nil {
+			s := scenarios.NewMixStream(m, 1, cfg.work.keys)
+			b, _ := s.Next()
+			return len(b)
 		}
-		tpl, err := compile()
-		if err != nil {
-			return nil, usageErrorf("command: %v", err)
-		}
-		// redis-benchmark reports the encoded command's size as the payload.
-		return []benchJob{{title: scenarios.Title(args), dataSize: tpl.Len(), compile: compile}}, nil
 	}
-	var out []benchJob
-	for _, t := range cfg.tests {
-		t := t
-		out = append(out, benchJob{title: t.Title, dataSize: cfg.dataSize, compile: func() (*scenarios.Template, error) {
-			return t.Compile(cfg.workload, false)
-		}})
+	if n, fixed := cfg.sizes.Fixed(); fixed {
+		return n
 	}
-	return out, nil
+	return int(cfg.sizes.Mean() + 0.5)
 }
 
 // title labels a test in every output; a throttled loop says it is one.
-func (cfg *benchConfig) title(j benchJob) string {
+func (cfg *benchConfig) title(j workTest) string {
 	if cfg.rate.IsZero() {
 		return j.title
 	}
@@ -280,10 +269,7 @@ func benchAction(c *cli.Context) error {
 	for _, w := range cfg.warnings {
 		fmt.Fprintln(stderr, w)
 	}
-	jobs, err := cfg.jobs()
-	if err != nil {
-		return err
-	}
+	jobs := cfg.work.tests
 	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
 		return err
@@ -330,7 +316,7 @@ func benchAction(c *cli.Context) error {
 	progress := term.IsTerminal(fdOf(out)) && !cfg.csv
 	for round := 0; ; round++ {
 		for i, j := range jobs {
-			info.DataSize = j.dataSize
+			info.DataSize = cfg.payload(j)
 			res, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter)
 			if res != nil {
 				t, jerr := report.FromResult(res)
@@ -354,7 +340,7 @@ func benchAction(c *cli.Context) error {
 				return exitCode(exitInterrupted)
 			}
 		}
-		if len(cfg.custom) == 0 && !cfg.csv {
+		if !(len(jobs) == 1 && jobs[0].custom) && !cfg.csv {
 			fmt.Fprint(out, "\n")
 		}
 		if !cfg.loop {
@@ -368,7 +354,7 @@ func benchAction(c *cli.Context) error {
 }
 
 // runOne dials, runs and reports one test.
-func (cfg *benchConfig) runOne(ctx context.Context, j benchJob, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
+func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
 	conns, err := dialBench(ctx, cfg.target, cfg.clients)
 	if err != nil {
 		return nil, err
@@ -376,18 +362,19 @@ func (cfg *benchConfig) runOne(ctx context.Context, j benchJob, n int, out, stde
 	title := cfg.title(j)
 	var templateErr error
 	ccfg := scheduler.ClosedConfig{
-		Name:      title,
-		Requests:  uint64(cfg.requests),
-		Pipeline:  cfg.pipeline,
-		Latency:   cfg.latency,
-		Rate:      cfg.rate,
-		Precision: cfg.precision,
+		Name:         title,
+		Requests:     uint64(cfg.requests),
+		Pipeline:     cfg.pipeline,
+		Latency:      cfg.latency,
+		Rate:         cfg.rate,
+		Precision:    cfg.precision,
+		CommandNames: j.names,
 		Commands: func(i int) scheduler.Commands {
-			tpl, err := j.compile()
+			s, err := cfg.work.stream(j, cfg.seed+uint64(n)*1_000_003+uint64(i))
 			if err != nil {
 				templateErr = err
 			}
-			return scenarios.NewStream(tpl, cfg.seed+uint64(n)*1_000_003+uint64(i))
+			return s
 		},
 		ContinueOnError: cfg.showErrs,
 	}
@@ -445,8 +432,14 @@ func (cfg *benchConfig) runOne(ctx context.Context, j benchJob, n int, out, stde
 		err = report.BenchCSV(out, title, res)
 	case cfg.quiet:
 		err = report.BenchQuiet(out, title, res, last)
+		if err == nil {
+			err = report.BenchCommands(out, res, true)
+		}
 	default:
 		err = report.BenchFull(out, title, res, info, last)
+		if err == nil {
+			err = report.BenchCommands(out, res, false)
+		}
 	}
 	if err != nil {
 		return res, failed(err)
@@ -563,16 +556,16 @@ func benchIdle(ctx context.Context, cfg *benchConfig, out io.Writer) error {
 func (cfg *benchConfig) echo() map[string]any {
 	m := map[string]any{
 		"target": cfg.target.Addr, "clients": cfg.clients, "requests": cfg.requests,
-		"data_size": cfg.dataSize, "pipeline": cfg.pipeline, "keepalive": cfg.keepAlive,
-		"keyspace": cfg.workload.Keyspace, "random_keys": cfg.workload.Random, "seed": cfg.seed,
+		"data_size": cfg.sizes.String(), "pipeline": cfg.pipeline, "keepalive": cfg.keepAlive,
+		"keyspace": cfg.work.opts.Keyspace, "random_keys": cfg.work.opts.Random, "key_dist": cfg.work.keys.String(), "seed": cfg.seed,
 		"precision": cfg.precision, "threads": cfg.threads,
 		"latency": map[scheduler.LatencyMode]string{scheduler.FirstReply: "first-reply", scheduler.PerReply: "per-reply"}[cfg.latency],
 	}
 	if !cfg.rate.IsZero() {
 		m["rate"] = cfg.rate.PerSecond()
 	}
-	if len(cfg.custom) > 0 {
-		m["command"] = strings.Join(cfg.custom, " ")
+	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
+		m["command"] = cfg.work.tests[0].title
 	}
 	return m
 }

@@ -24,7 +24,7 @@ import (
 var compareFractions = []float64{0.5, 0.8, 0.95}
 
 func compareCommand() *cli.Command {
-	flags := append(append(targetFlags(), embeddedFlags()...),
+	flags := append(append(append(targetFlags(), embeddedFlags()...), workloadFlags()...),
 		&cli.IntFlag{Name: "c", Value: 50, Usage: "connections, for both loops", Category: "load"},
 		&cli.IntFlag{Name: "P", Value: 1, Usage: "closed loop: pipeline `NUMREQ` requests per batch", Category: "load"},
 		&cli.DurationFlag{Name: "duration", Value: 5 * time.Second, Usage: "length of each run", Category: "load"},
@@ -34,8 +34,8 @@ func compareCommand() *cli.Command {
 		&cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "open loop: wait for replies after the timeline ends", Category: "load"},
 		&cli.Uint64Flag{Name: "seed", Usage: "seed for random keys, arrivals and faults", DefaultText: "from the clock", Category: "load"},
 		&cli.StringFlag{Name: "t", Value: "get", Usage: "the redis-benchmark `TEST` to run (one)", Category: "workload"},
-		&cli.IntFlag{Name: "d", Value: 3, Usage: "data size of values in bytes", Category: "workload"},
-		&cli.Int64Flag{Name: "r", Usage: "random keys below `KEYSPACE`", DefaultText: "off", Category: "workload"},
+		&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE` in bytes: 32, 32-1024 or 64:8,4096:2", Category: "workload"},
+		&cli.StringFlag{Name: "r", Usage: "random keys below `KEYSPACE`", DefaultText: "off", Category: "workload"},
 		&cli.BoolFlag{Name: "q", Usage: "no progress lines", Category: "output"},
 		&cli.StringFlag{Name: "json", Usage: "write all runs as pacer.result/v1 to `FILE` (- for stdout)", Category: "output"},
 	)
@@ -61,7 +61,8 @@ type compareConfig struct {
 	pacing   scheduler.Pacing
 	drain    time.Duration
 	seed     uint64
-	tpl      func() (*scenarios.Template, error)
+	work     *workload
+	test     workTest
 	title    string
 	quiet    bool
 	jsonPath string
@@ -101,36 +102,21 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if !c.IsSet("seed") {
 		cfg.seed = uint64(time.Now().UnixNano())
 	}
-	d := c.Int("d")
-	if d < 1 || d > 512<<20 {
-		return nil, usageErrorf("-d %d: want a value size from 1 byte to 512 MiB", d)
+	sizes, err := scenarios.ParseSizes(c.String("d"))
+	if err != nil {
+		return nil, usageErrorf("%v", err)
 	}
-	r := c.Int64("r")
-	if r < 0 {
-		return nil, usageErrorf("-r %d: must not be negative", r)
+	if c.IsSet("t") && c.Args().Len() > 0 {
+		return nil, usageErrorf("-t selects a catalogue test; it cannot be combined with a custom command")
 	}
-	o := scenarios.Options{DataSize: d, Keyspace: uint64(r), Random: c.IsSet("r")}
-	if args := c.Args().Slice(); len(args) > 0 {
-		if c.IsSet("t") {
-			return nil, usageErrorf("-t selects a catalogue test; it cannot be combined with a custom command")
-		}
-		if _, err := scenarios.Compile("", args, o); err != nil {
-			return nil, usageErrorf("command: %v", err)
-		}
-		cfg.title = scenarios.Title(args)
-		cfg.tpl = func() (*scenarios.Template, error) { return scenarios.Compile(cfg.title, args, o) }
-	} else {
-		tests, err := scenarios.Select(c.String("t"))
-		if err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-		if len(tests) != 1 {
-			return nil, usageErrorf("-t %q selects %d tests; compare runs one", c.String("t"), len(tests))
-		}
-		t := tests[0]
-		cfg.title = t.Title
-		cfg.tpl = func() (*scenarios.Template, error) { return t.Compile(o, false) }
+	if cfg.work, err = parseWorkload(c, sizes, "get", c.Args().Slice()); err != nil {
+		return nil, err
 	}
+	if len(cfg.work.tests) != 1 {
+		return nil, usageErrorf("-t %q selects %d tests; compare runs one (or a --mix)", c.String("t"), len(cfg.work.tests))
+	}
+	cfg.test = cfg.work.tests[0]
+	cfg.title = cfg.test.title
 	cfg.quiet = c.Bool("q")
 	if cfg.jsonPath = c.String("json"); cfg.jsonPath != "" {
 		if err := report.CheckWritable(cfg.jsonPath); err != nil {
@@ -260,12 +246,13 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 	stop := cfg.progress(stderr, "closed", live)
 	res, err := scheduler.RunClosed(ctx, conns, scheduler.ClosedConfig{
 		Name: cfg.title, Duration: cfg.duration, Pipeline: cfg.pipeline, ContinueOnError: true,
+		CommandNames: cfg.test.names,
 		Commands: func(i int) scheduler.Commands {
-			tpl, err := cfg.tpl()
+			s, err := cfg.work.stream(cfg.test, cfg.seed+uint64(i))
 			if err != nil {
 				tplErr = err
 			}
-			return scenarios.NewStream(tpl, cfg.seed+uint64(i))
+			return s
 		},
 		OnStart: func(l *scheduler.Live) { live <- l },
 	})
@@ -284,7 +271,7 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	if err != nil {
 		return nil, failed(fmt.Errorf("cannot connect: %w", err))
 	}
-	tpl, err := cfg.tpl()
+	stream, err := cfg.work.stream(cfg.test, cfg.seed+uint64(1000+i))
 	if err != nil {
 		return nil, usageErrorf("command: %v", err)
 	}
@@ -294,9 +281,10 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	}
 	live := make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
-	res, err := scheduler.RunOpen(ctx, conns, scenarios.NewStream(tpl, cfg.seed+uint64(1000+i)), scheduler.OpenConfig{
+	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
-		OnStart: func(l *scheduler.Live) { live <- l },
+		Commands: cfg.test.names,
+		OnStart:  func(l *scheduler.Live) { live <- l },
 	})
 	stop()
 	if err != nil {

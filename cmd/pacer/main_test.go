@@ -51,7 +51,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"bad arrival", []string{"run", "--rate", "1k", "--arrival", "bursty"}, "--arrival"},
 		{"bad pacing", []string{"run", "--rate", "1k", "--pacing", "exact"}, "--pacing"},
 		{"unknown test", []string{"run", "--rate", "1k", "-t", "set,nosuch"}, `unknown test "nosuch"`},
-		{"zero data size", []string{"run", "--rate", "1k", "-d", "0"}, "-d 0"},
+		{"zero data size", []string{"run", "--rate", "1k", "-d", "0"}, `-d "0"`},
 		{"negative keyspace", []string{"run", "--rate", "1k", "-r", "-3"}, "-r -3"},
 		{"bad port", []string{"run", "--rate", "1k", "-p", "70000"}, "-p 70000"},
 		{"user without password", []string{"run", "--rate", "1k", "--user", "bob"}, "--user"},

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,7 +16,7 @@ import (
 )
 
 func runCommand() *cli.Command {
-	flags := append(append(targetFlags(), embeddedFlags()...),
+	flags := append(append(append(targetFlags(), embeddedFlags()...), workloadFlags()...),
 		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required)", Category: "load"},
 		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "length of each test's timeline", Category: "load"},
 		&cli.Int64Flag{Name: "n", Usage: "total requests per test (instead of --duration)", DefaultText: "none", Category: "load"},
@@ -29,8 +28,8 @@ func runCommand() *cli.Command {
 		&cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "wait this long for replies after the timeline ends; the rest are timeouts", Category: "load"},
 		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 above which the verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: "load"},
 		&cli.StringFlag{Name: "t", Usage: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...)", Category: "workload"},
-		&cli.IntFlag{Name: "d", Value: 3, Usage: "data size of values in bytes", Category: "workload"},
-		&cli.Int64Flag{Name: "r", Usage: "use random keys: __rand_int__ becomes a 12-digit number below `KEYSPACE`", DefaultText: "off", Category: "workload"},
+		&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2", Category: "workload"},
+		&cli.StringFlag{Name: "r", Usage: "use random keys: __rand_int__ and __key__ become 12-digit numbers below `KEYSPACE`", DefaultText: "off", Category: "workload"},
 		&cli.BoolFlag{Name: "q", Usage: "quiet: one line per test", Category: "output"},
 		&cli.StringFlag{Name: "json", Usage: "write the pacer.result/v1 JSON to `FILE` (- for stdout)", Category: "output"},
 	)
@@ -58,9 +57,7 @@ type runConfig struct {
 	pacing   scheduler.Pacing
 	drain    time.Duration
 	lagLimit time.Duration
-	workload scenarios.Options
-	tests    []scenarios.Test
-	custom   []string
+	work     *workload
 	quiet    bool
 	jsonPath string
 }
@@ -124,22 +121,15 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
 		return nil, usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
 	}
-	d := c.Int("d")
-	if d < 1 || d > 512<<20 {
-		return nil, usageErrorf("-d %d: want a value size from 1 byte to 512 MiB", d)
-	}
-	r := c.Int64("r")
-	if r < 0 {
-		return nil, usageErrorf("-r %d: must not be negative", r)
-	}
-	cfg.workload = scenarios.Options{DataSize: d, Keyspace: uint64(r), Random: c.IsSet("r")}
-	cfg.custom = c.Args().Slice()
-	if len(cfg.custom) > 0 {
-		if c.IsSet("t") {
-			return nil, usageErrorf("-t selects catalogue tests; it cannot be combined with a custom command")
-		}
-	} else if cfg.tests, err = scenarios.Select(c.String("t")); err != nil {
+	sizes, err := scenarios.ParseSizes(c.String("d"))
+	if err != nil {
 		return nil, usageErrorf("%v", err)
+	}
+	if c.IsSet("t") && c.Args().Len() > 0 {
+		return nil, usageErrorf("-t selects catalogue tests; it cannot be combined with a custom command")
+	}
+	if cfg.work, err = parseWorkload(c, sizes, "", c.Args().Slice()); err != nil {
+		return nil, err
 	}
 	cfg.quiet = c.Bool("q")
 	cfg.jsonPath = c.String("json")
@@ -149,30 +139,6 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		}
 	}
 	return cfg, nil
-}
-
-// job is one test to run: a title and its compiled template.
-type job struct {
-	tpl *scenarios.Template
-}
-
-func (cfg *runConfig) jobs() ([]job, error) {
-	if len(cfg.custom) > 0 {
-		tpl, err := scenarios.Compile(scenarios.Title(cfg.custom), cfg.custom, cfg.workload)
-		if err != nil {
-			return nil, usageErrorf("command: %v", err)
-		}
-		return []job{{tpl}}, nil
-	}
-	var out []job
-	for _, t := range cfg.tests {
-		tpl, err := t.Compile(cfg.workload, false)
-		if err != nil {
-			return nil, usageErrorf("%s: %v", t.Title, err)
-		}
-		out = append(out, job{tpl})
-	}
-	return out, nil
 }
 
 func (cfg *runConfig) timeline(i int) scheduler.Timeline {
@@ -192,8 +158,9 @@ func (cfg *runConfig) echo() map[string]any {
 		"pacing":       cfg.pacing.String(),
 		"max_inflight": cfg.target.MaxInflight,
 		"drain_s":      cfg.drain.Seconds(),
-		"data_size":    cfg.workload.DataSize,
-		"keyspace":     cfg.workload.Keyspace,
+		"data_size":    cfg.work.opts.Sizes.String(),
+		"keyspace":     cfg.work.opts.Keyspace,
+		"key_dist":     cfg.work.keys.String(),
 	}
 	if cfg.requests > 0 {
 		m["requests"] = cfg.requests
@@ -201,18 +168,14 @@ func (cfg *runConfig) echo() map[string]any {
 	if cfg.duration > 0 {
 		m["duration_s"] = cfg.duration.Seconds()
 	}
-	if len(cfg.custom) > 0 {
-		m["command"] = strings.Join(cfg.custom, " ")
+	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
+		m["command"] = cfg.work.tests[0].title
 	}
 	return m
 }
 
 func runAction(c *cli.Context) error {
 	cfg, err := parseRunConfig(c)
-	if err != nil {
-		return err
-	}
-	jobs, err := cfg.jobs()
 	if err != nil {
 		return err
 	}
@@ -241,7 +204,11 @@ func runAction(c *cli.Context) error {
 	ctx := c.Context
 	code := exitOK
 	var runErr error
-	for i, j := range jobs {
+	for i, j := range cfg.work.tests {
+		stream, err := cfg.work.stream(j, cfg.seed+uint64(i))
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
 		conns, err := conn.DialAll(ctx, cfg.target, cfg.conns)
 		if err != nil {
 			runErr = fmt.Errorf("cannot connect: %w", err)
@@ -250,11 +217,12 @@ func runAction(c *cli.Context) error {
 		liveCh := make(chan *scheduler.Live, 1)
 		stopProgress := func() {}
 		if !cfg.quiet {
-			stopProgress = newProgress(c.App.ErrWriter).watch(j.tpl.Name(), liveCh)
+			stopProgress = newProgress(c.App.ErrWriter).watch(j.title, liveCh)
 		}
-		res, err := scheduler.RunOpen(ctx, conns, scenarios.NewStream(j.tpl, cfg.seed+uint64(i)), scheduler.OpenConfig{
+		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 			OnStart:  func(l *scheduler.Live) { liveCh <- l },
-			Name:     j.tpl.Name(),
+			Commands: j.names,
+			Name:     j.title,
 			Timeline: cfg.timeline(i),
 			Rate:     cfg.rate,
 			Duration: cfg.duration,

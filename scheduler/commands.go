@@ -1,0 +1,87 @@
+package scheduler
+
+import (
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
+)
+
+// CommandResult is one command's share of a mixed test: the same counts
+// and histograms as the test's total, for the requests that sent it.
+// Requests the generator never reached had no command chosen yet; they are
+// unsent in the total only.
+type CommandResult struct {
+	Name                   string
+	Counts                 Counts
+	Response, Service, Lag *hdrhistogram.Histogram
+	ErrorCodes             map[string]uint64
+}
+
+// kindStats records one command of a mix. With a single command the
+// per-command stats are the total's, so nothing is recorded twice.
+type kindStats struct {
+	response, service, lag *histo.Recorder
+}
+
+// kindCount is a command's tally on one connection, owned by its reader
+// (or worker) goroutine and read after it exits.
+type kindCount struct {
+	completed, errors, timeouts, lost, unsent uint64
+	codes                                     map[string]uint64
+}
+
+func (k *kindCount) noteError(code string) {
+	if k.codes == nil {
+		k.codes = map[string]uint64{}
+	}
+	k.codes[code]++
+}
+
+func newKindStats(names []string, withLag bool) []kindStats {
+	if len(names) <= 1 {
+		return nil
+	}
+	ks := make([]kindStats, len(names))
+	for i := range ks {
+		ks[i] = kindStats{response: histo.NewRecorder(), service: histo.NewRecorder()}
+		if withLag {
+			ks[i].lag = histo.NewRecorder()
+		}
+	}
+	return ks
+}
+
+// commandResults sums per-connection tallies into per-command results.
+func commandResults(names []string, ks []kindStats, tallies [][]kindCount) []CommandResult {
+	if len(ks) == 0 {
+		return nil
+	}
+	out := make([]CommandResult, len(names))
+	for i, name := range names {
+		cr := CommandResult{Name: name, ErrorCodes: map[string]uint64{},
+			Response: ks[i].response.Snapshot(), Service: ks[i].service.Snapshot()}
+		if ks[i].lag != nil {
+			cr.Lag = ks[i].lag.Snapshot()
+		}
+		for _, t := range tallies {
+			if i >= len(t) {
+				continue
+			}
+			k := t[i]
+			cr.Counts.Completed += k.completed
+			cr.Counts.Errors += k.errors + k.lost
+			cr.Counts.Timeouts += k.timeouts
+			cr.Counts.Unsent += k.unsent
+			for c, n := range k.codes {
+				cr.ErrorCodes[c] += n
+			}
+			if k.lost > 0 {
+				cr.ErrorCodes[ErrConnectionLost] += k.lost
+			}
+		}
+		cr.Counts.Sent = cr.Counts.Completed + cr.Counts.Errors + cr.Counts.Timeouts
+		cr.Counts.Scheduled = cr.Counts.Sent + cr.Counts.Unsent
+		out[i] = cr
+	}
+	return out
+}
