@@ -67,6 +67,9 @@ const DefaultMaxInflight = 10000
 var (
 	ErrUnsolicited = errors.New("reply received for no request")
 	ErrClosed      = errors.New("connection closed")
+	// ErrTimeout ends a connection whose oldest request waited longer than
+	// the caller's timeout (see Expire).
+	ErrTimeout = errors.New("request timed out")
 )
 
 func (o Options) withDefaults() Options {
@@ -228,6 +231,9 @@ func (c *Conn) readLoop() {
 				time.Sleep(50 * time.Microsecond)
 			}
 		}
+		if r.Err {
+			r.Text = c.rd.ErrorText
+		}
 		c.h.Reply(c.ring.slot(head), r, c.rd.At())
 		c.ring.head.Store(head + 1)
 	}
@@ -277,6 +283,21 @@ func (c *Conn) OldestPending() (intended int64, ok bool) {
 	}
 	return atomic.LoadInt64(&c.ring.slot(h).Intended), true
 }
+
+// OldestWritten returns the write time of the oldest command written and
+// not yet answered. Only the writer goroutine may call it (it alone writes
+// the entries).
+func (c *Conn) OldestWritten() (written int64, ok bool) {
+	h, p := c.ring.head.Load(), c.ring.pub.Load()
+	if h >= p {
+		return 0, false
+	}
+	return c.ring.slot(h).Written, true
+}
+
+// Expire ends the connection because a request timed out: Err becomes
+// ErrTimeout, so the unanswered requests count as timeouts.
+func (c *Conn) Expire() { c.fail(ErrTimeout) }
 
 // Pending reports whether queued bytes wait to be written.
 func (c *Conn) Pending() bool { return c.flushed < c.queued }

@@ -35,3 +35,32 @@ func DialAll(ctx context.Context, o Options, n int) ([]*Conn, error) {
 	}
 	return conns, nil
 }
+
+// DialSome opens n connections with o, at most 32 handshakes at a time, and
+// returns them with nil where a dial failed, the number that failed and
+// the first error. Callers decide whether a partial pool will do.
+func DialSome(ctx context.Context, o Options, n int) (conns []*Conn, failed int, first error) {
+	conns = make([]*Conn, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, 32)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			conns[i], errs[i] = Dial(ctx, o)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			failed++
+		}
+	}
+	return conns, failed, first
+}

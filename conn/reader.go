@@ -33,6 +33,9 @@ type Reply struct {
 	Push    bool
 	code    [15]byte
 	codeLen uint8
+	// Text is an error reply's message (up to 256 bytes) as the
+	// connection's reader passes it to a Handler: valid during the call.
+	Text []byte
 }
 
 // Code returns the error's first word, at most 15 bytes; empty when !Err.

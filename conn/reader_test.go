@@ -160,3 +160,20 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadValue(f *testing.F) {
+	for _, s := range []string{"*2\r\n$3\r\nfoo\r\n:1\r\n", "%1\r\n+a\r\n$-1\r\n", "$5\r\nhello\r\n", "-ERR x\r\n", "*1\r\n*1\r\n*1\r\n:1\r\n",
+		"$99999999\r\n", "*99999999\r\n", "|1\r\n+a\r\n+b\r\n+c\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := NewReader(bytes.NewReader(b), nil)
+		for i := 0; i < 100; i++ {
+			if _, err := p.ReadValue(); err != nil {
+				if _, ok := err.(*ServerError); !ok {
+					return
+				}
+			}
+		}
+	})
+}

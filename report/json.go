@@ -57,6 +57,14 @@ type Test struct {
 	Interrupted   bool              `json:"interrupted"`
 	// Commands holds, for a mix, each command's counts and latencies.
 	Commands map[string]Command `json:"commands,omitempty"`
+	// SLO is the verdict against --slo, when one was given.
+	SLO *SLOResult `json:"slo,omitempty"`
+	// Connections lost and replaced during an open run, and requests
+	// dropped for being more than --max-backlog late.
+	ConnectionsLost uint64  `json:"connections_lost"`
+	Reconnects      uint64  `json:"reconnects"`
+	DroppedBacklog  uint64  `json:"dropped_backlog"`
+	BlockedS        float64 `json:"blocked_s"`
 }
 
 // Command is one command's share of a mixed test.
@@ -96,6 +104,8 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	if t.Errors == nil {
 		t.Errors = map[string]uint64{}
 	}
+	t.ConnectionsLost, t.Reconnects, t.DroppedBacklog = r.ConnsLost, r.Reconnects, r.DroppedBacklog
+	t.BlockedS = round(r.Blocked.Seconds(), 3)
 	if !r.TargetRate.IsZero() {
 		v := r.TargetRate.PerSecond()
 		t.TargetRate = &v

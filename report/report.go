@@ -15,8 +15,9 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// Text writes the human summary of one open-model result.
-func Text(w io.Writer, r *scheduler.Result) error {
+// Text writes the human summary of one open-model result, with its SLO
+// verdict when slo is not nil.
+func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", r.Name)
 	bound := fmt.Sprintf("%.3f s", r.Window.Seconds())
@@ -34,6 +35,10 @@ func Text(w io.Writer, r *scheduler.Result) error {
 	if r.FirstError != "" {
 		fmt.Fprintf(&b, "  first error    %s\n", r.FirstError)
 	}
+	if r.ConnsLost > 0 || r.DroppedBacklog > 0 || r.Blocked > 0 {
+		fmt.Fprintf(&b, "  connections    %d lost, %d reconnected; sends held back %.2f s; %d requests dropped as more than the backlog bound late\n",
+			r.ConnsLost, r.Reconnects, r.Blocked.Seconds(), r.DroppedBacklog)
+	}
 	if r.Interrupted {
 		fmt.Fprintf(&b, "  interrupted    partial result: the timeline stopped early\n")
 	}
@@ -48,7 +53,11 @@ func Text(w io.Writer, r *scheduler.Result) error {
 		writeCommands(&b, r)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  verdict: %s (%s)\n\n", r.Verdict, r.VerdictReason)
+	fmt.Fprintf(&b, "  verdict: %s (%s)\n", r.Verdict, r.VerdictReason)
+	if slo != nil {
+		fmt.Fprintf(&b, "  %s\n", slo.Line())
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -113,11 +122,18 @@ func errorCodes(m map[string]uint64) string {
 // Quiet writes the one-line summary, in the spirit of redis-benchmark -q:
 //
 //	SET: 9999.98 requests per second (target 10000), response p50=0.111 msec p99=0.223 msec, ok
-func Quiet(w io.Writer, r *scheduler.Result) error {
+func Quiet(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	s := histo.Summarize(r.Response)
 	extra := ""
 	if r.Interrupted {
 		extra = ", interrupted"
+	}
+	if slo != nil {
+		if slo.Pass {
+			extra += ", slo pass"
+		} else {
+			extra += ", slo violated"
+		}
 	}
 	_, err := fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response p50=%.3f msec p99=%.3f msec, %s%s\n",
 		r.Name, r.AchievedRate(), r.TargetRate, s.P50, s.P99, r.Verdict, extra)

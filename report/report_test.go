@@ -59,7 +59,7 @@ func sample() *scheduler.Result {
 
 func TestTextGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Text(&b, sample()); err != nil {
+	if err := Text(&b, sample(), nil); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "text.golden", b.Bytes())
@@ -67,7 +67,7 @@ func TestTextGolden(t *testing.T) {
 
 func TestQuietGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Quiet(&b, sample()); err != nil {
+	if err := Quiet(&b, sample(), nil); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "quiet.golden", b.Bytes())

@@ -321,3 +321,32 @@ func BenchmarkMixStream(b *testing.B) {
 		s.Next()
 	}
 }
+
+// FuzzTemplates: any command line that splits compiles into a template
+// whose every fill is a well-formed RESP array of the same arguments'
+// shape, and nothing panics.
+func FuzzTemplates(f *testing.F) {
+	for _, s := range []string{"SET key:__key__ __data__", `HSET h:__rand_int__ "f __data__" x`, "GET {tag}:__key__", `a\ b 'c d' "e\"f"`, "__data____key____rand_int__"} {
+		f.Add(s, "1-40")
+	}
+	f.Fuzz(func(t *testing.T, line, sizes string) {
+		args, err := SplitArgs(line)
+		if err != nil || len(args) == 0 || len(args) > 64 {
+			return
+		}
+		z, err := ParseSizes(sizes)
+		if err != nil || z.Max() > 4096 {
+			z = FixedSize(3)
+		}
+		tpl, err := Compile("f", args, Options{Sizes: z, Keyspace: 1000})
+		if err != nil {
+			return
+		}
+		g := NewGen(1, Uniform{N: 1000})
+		for range 3 {
+			if got := decode(t, tpl.Fill(g)); len(got) != len(args) {
+				t.Fatalf("%q encoded as %d arguments", args, len(got))
+			}
+		}
+	})
+}

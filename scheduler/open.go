@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,7 +48,24 @@ type OpenConfig struct {
 	// Commands names the commands of a mix, by kind; with more than one,
 	// the result also holds per-command results.
 	Commands []string
+	// Redial, when set, opens a replacement connection; dead connections
+	// are then replaced with bounded backoff while the timeline goes on.
+	Redial func(ctx context.Context) (*conn.Conn, error)
+	// Timeout, when set, ends a connection whose oldest request has waited
+	// longer since its write: its requests become timeouts and it is
+	// replaced (with Redial). Zero: no timeout (the default).
+	Timeout time.Duration
+	// OnErrorReply, if set, sees every error reply's text, from the
+	// connections' reader goroutines (concurrently).
+	OnErrorReply func(text []byte)
+	// MaxBacklog bounds how late a request may be sent: one whose intended
+	// time is further in the past when its turn comes is counted unsent.
+	// Default DefaultMaxBacklog.
+	MaxBacklog time.Duration
 }
+
+// DefaultMaxBacklog is how late the open loop still sends a request.
+const DefaultMaxBacklog = 10 * time.Second
 
 // DefaultDrain is how long an open run waits for the last replies.
 const DefaultDrain = 5 * time.Second
@@ -101,6 +119,9 @@ func (c OpenConfig) withDefaults() OpenConfig {
 	if c.LagLimit == 0 {
 		c.LagLimit = DefaultLagLimit(c.Pacing)
 	}
+	if c.MaxBacklog <= 0 {
+		c.MaxBacklog = DefaultMaxBacklog
+	}
 	return c
 }
 
@@ -131,6 +152,9 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	if r.Err {
 		h.errors.Add(1)
 		h.noteError(r.Code())
+		if run.cfg.OnErrorReply != nil {
+			run.cfg.OnErrorReply(r.Text)
+		}
 		if kc != nil {
 			kc.errors++
 			kc.noteError(string(r.Code()))
@@ -161,34 +185,71 @@ type openRun struct {
 	cfg                    OpenConfig
 	response, service, lag *histo.Recorder
 	kinds                  []kindStats // per command of a mix; nil for one
-	conns                  []*conn.Conn
-	handlers               []*replies
+	slots                  []*slot
+	tally                  tally // requests of connections already retired
+	redials                sync.WaitGroup
+	redialCtx              context.Context
+	stopRedials            context.CancelFunc
+	connsLost              atomic.Uint64
+	reconnects             atomic.Uint64
+	dialErrMu              sync.Mutex
+	dialErr                error
+}
+
+// slot is one of the run's connections: the live conn (nil while one is
+// being dialed) and the reply handler that outlives conns.
+type slot struct {
+	c       *conn.Conn
+	h       *replies
+	next    chan *conn.Conn // a redial delivers here
+	dialing bool            // pacer-owned
+	sent    atomic.Uint64   // written by retired conns of this slot
+	live    atomic.Pointer[conn.Conn]
+}
+
+// tally accumulates what retired connections leave: the pacer adds to it
+// when it replaces a dead connection, finish when it closes the rest.
+type tally struct {
+	errors, timeouts, unsent, sent uint64
+	codes                          map[string]uint64
+	firstErr                       string
 }
 
 func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
-	for i, c := range run.conns {
-		sent += c.Written()
-		completed += run.handlers[i].completed.Load()
-		errs += run.handlers[i].errors.Load()
+	for _, s := range run.slots {
+		sent += s.sent.Load()
+		if c := s.conn(); c != nil {
+			sent += c.Written()
+		}
+		completed += s.h.completed.Load()
+		errs += s.h.errors.Load()
 	}
 	return sent, completed, errs, int(sent - min(sent, completed+errs))
 }
 
+// conn returns the slot's connection for observers on other goroutines.
+func (s *slot) conn() *conn.Conn { return s.live.Load() }
+
 func (run *openRun) oldest() int64 {
 	var o int64
-	for _, c := range run.conns {
-		if t, ok := c.OldestPending(); ok && (o == 0 || t < o) {
-			o = t
+	for _, s := range run.slots {
+		if c := s.conn(); c != nil {
+			if t, ok := c.OldestPending(); ok && (o == 0 || t < o) {
+				o = t
+			}
 		}
 	}
 	return o
 }
 
-// RunOpen runs one open-model test over conns, which must be freshly dialed
-// with conn.Options.Now = Now and are closed when it returns. Commands are
-// sent when the timeline says, whatever the replies do; latency counts from
-// the intended time. Cancelling ctx stops the timeline early: the result is
-// then marked Interrupted and still accounts for every request.
+// RunOpen runs one open-model test over conns, freshly dialed with
+// conn.Options.Now = Now; a nil entry is a connection that could not be
+// opened. They are closed when it returns. Commands are sent when the
+// timeline says, whatever the replies do; latency counts from the intended
+// time. With cfg.Redial set, dead connections (and the nil ones) are
+// replaced in the background with bounded backoff while the timeline goes
+// on. Cancelling ctx stops the timeline early: the result is then marked
+// Interrupted and still accounts for every request.
 func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenConfig) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -202,16 +263,27 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		response: histo.NewRecorder(),
 		service:  histo.NewRecorder(),
 		lag:      histo.NewRecorder(),
-		conns:    conns,
 	}
+	run.tally.codes = map[string]uint64{}
+	run.redialCtx, run.stopRedials = context.WithCancel(context.Background())
+	defer run.stopRedials()
 	run.kinds = newKindStats(cfg.Commands, true)
+	alive := 0
 	for _, c := range conns {
 		h := &replies{run: run}
 		if run.kinds != nil {
 			h.kinds = make([]kindCount, len(run.kinds))
 		}
-		run.handlers = append(run.handlers, h)
-		c.Start(h)
+		s := &slot{c: c, h: h, next: make(chan *conn.Conn, 1)}
+		if c != nil {
+			s.live.Store(c)
+			c.Start(h)
+			alive++
+		}
+		run.slots = append(run.slots, s)
+	}
+	if alive == 0 && cfg.Redial == nil {
+		return nil, errors.New("open run without a live connection")
 	}
 
 	runtimeGC()
@@ -227,6 +299,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		}
 	}
 	p.run()
+	run.stopRedials()
 	interrupted := stop.Load()
 	drain := cfg.Drain
 	if interrupted {
@@ -240,11 +313,157 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	return res, err
 }
 
+// redial replaces slot s's connection in the background, retrying with
+// backoff from 10 ms doubling to 1 s, until it succeeds or the timeline
+// ends. Called by the pacer only.
+func (run *openRun) redial(s *slot) {
+	s.dialing = true
+	run.redials.Add(1)
+	go func() {
+		defer run.redials.Done()
+		backoff := 10 * time.Millisecond
+		for {
+			c, err := run.cfg.Redial(run.redialCtx)
+			if err == nil {
+				select {
+				case s.next <- c:
+				case <-run.redialCtx.Done():
+					c.Close()
+				}
+				return
+			}
+			run.dialErrMu.Lock()
+			if run.dialErr == nil {
+				run.dialErr = err
+			}
+			run.dialErrMu.Unlock()
+			select {
+			case <-run.redialCtx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, time.Second)
+		}
+	}()
+}
+
+// maintain replaces dead connections, expires those whose oldest request
+// passed cfg.Timeout, and installs redialed ones. Called by the pacer
+// about once a millisecond.
+func (p *pacer) maintain(now int64) {
+	run := p.o
+	for i, s := range run.slots {
+		if s.c != nil && run.cfg.Timeout > 0 {
+			if w, ok := s.c.OldestWritten(); ok && now-w > int64(run.cfg.Timeout) {
+				s.c.Expire()
+			}
+		}
+		if s.c != nil && s.c.Dead() {
+			p.retire(i)
+		}
+		if s.c == nil {
+			select {
+			case c := <-s.next:
+				s.dialing = false
+				c.Start(s.h)
+				s.c = c
+				s.live.Store(c)
+				run.reconnects.Add(1)
+			default:
+				if !s.dialing && run.cfg.Redial != nil && !p.stop.Load() {
+					run.redial(s)
+				}
+			}
+		}
+	}
+}
+
+// retire closes slot i's dead connection and accounts for what it left.
+func (p *pacer) retire(i int) {
+	run := p.o
+	s := run.slots[i]
+	c := s.c
+	s.c = nil
+	s.live.Store(nil)
+	if p.isDirty[i] {
+		p.isDirty[i] = false
+		keep := p.dirty[:0]
+		for _, j := range p.dirty {
+			if j != i {
+				keep = append(keep, j)
+			}
+		}
+		p.dirty = keep
+	}
+	c.Close()
+	run.connsLost.Add(1)
+	run.account(c, s, nanotime(), &run.tally)
+}
+
+// account adds what a closed connection left to t: unanswered requests are
+// errors ("connection lost", or "protocol error"), or timeouts when the
+// connection expired or the run gave up on them at end; unwritten ones are
+// unsent. It also counts what the connection wrote.
+func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
+	h := s.h
+	err := c.Err()
+	code := ErrConnectionLost
+	timedOut := err == nil || errors.Is(err, conn.ErrTimeout)
+	if errors.Is(err, conn.ErrProtocol) {
+		code = "protocol error"
+	}
+	if err != nil && !timedOut && t.firstErr == "" {
+		t.firstErr = err.Error()
+	}
+	c.Unanswered(func(e *conn.Entry) {
+		run.lag.Record(e.Written - e.Intended)
+		var ks *kindStats
+		var kc *kindCount
+		if run.kinds != nil && int(e.Kind) < len(run.kinds) {
+			ks, kc = &run.kinds[e.Kind], &h.kinds[e.Kind]
+			ks.lag.Record(e.Written - e.Intended)
+		}
+		if !timedOut {
+			t.errors++
+			t.codes[code]++
+			switch {
+			case kc == nil:
+			case code == ErrConnectionLost:
+				kc.lost++
+			default:
+				kc.errors++
+				kc.noteError(code)
+			}
+			return
+		}
+		// Its age so far, so a server that stops answering never looks fast.
+		t.timeouts++
+		run.response.Record(end - e.Intended)
+		run.service.Record(end - e.Written)
+		if ks != nil {
+			ks.response.Record(end - e.Intended)
+			ks.service.Record(end - e.Written)
+			kc.timeouts++
+		}
+	})
+	t.sent += c.Written()
+	s.sent.Add(c.Written())
+	t.unsent += uint64(c.Unwritten())
+	if run.kinds != nil {
+		c.Unsent(func(e *conn.Entry) {
+			if int(e.Kind) < len(h.kinds) {
+				h.kinds[e.Kind].unsent++
+			}
+		})
+	}
+}
+
 // pacer walks the timeline on one goroutine and writes what is due straight
 // to the sockets: one write per connection per wake.
 //
-//	wake ──► queue every command with intended ≤ now (round robin over
-//	         connections with FIFO room) ──► one write per dirty connection
+//	wake ──► queue every command with intended ≤ now (a wake's commands go
+//	         to one connection, up to batchPerConn, then the next with FIFO
+//	         room) ──► one write per dirty connection
 //	     ──► sleep until the next intended instant (precise) or at least
 //	         CoarseQuantum (coarse)
 type pacer struct {
@@ -255,18 +474,26 @@ type pacer struct {
 	t0    int64
 	end   int64  // timeline end offset: requests with offset < end are scheduled
 	limit uint64 // request count bound (MaxUint64 when the duration bounds)
-	next  uint64 // next index to queue
+	next  uint64 // next index to queue or drop
+	// dropped counts requests skipped as unsent because they were more
+	// than MaxBacklog late when their turn came.
+	dropped uint64
+	// blocked is how long the timeline was held back by full or missing
+	// connections.
+	blocked      int64
+	blockedSince int64
 	// stoppedAt is the offset at which an interrupted timeline stopped.
-	stoppedAt int64
-	rr        int // next connection in rotation
-	cur       int // connection taking this wake's commands
-	taken     int // commands cur has taken in this wake
-	lastWake  int64
-	lastYield int64
-	onStart   func(t0 int64)
-	dirty     []int
-	isDirty   []bool
-	failure   error
+	stoppedAt    int64
+	rr           int // next connection in rotation
+	cur          int // connection taking this wake's commands
+	taken        int // commands cur has taken in this wake
+	lastWake     int64
+	lastYield    int64
+	lastMaintain int64
+	onStart      func(t0 int64)
+	dirty        []int
+	isDirty      []bool
+	failure      error
 }
 
 func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
@@ -277,7 +504,7 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		tl:      cfg.Timeline,
 		stop:    stop,
 		limit:   math.MaxUint64,
-		isDirty: make([]bool, len(run.conns)),
+		isDirty: make([]bool, len(run.slots)),
 	}
 	if cfg.Requests > 0 {
 		p.limit = cfg.Requests
@@ -297,12 +524,14 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 const (
 	emitDone    = iota // nothing more is due yet
 	emitCapped         // maxPerWake reached; more is due now
-	emitBlocked        // every live connection's FIFO is full
-	emitNoConns        // every connection is dead
+	emitBlocked        // no live connection has FIFO room
+	emitNoConns        // every connection is dead and none will come back
 )
 
-func (p *pacer) run() {
+// maintainEvery is how often the pacer looks after its connections.
+const maintainEvery = int64(time.Millisecond)
 
+func (p *pacer) run() {
 	p.t0 = nanotime()
 	if p.onStart != nil {
 		p.onStart(p.t0)
@@ -310,6 +539,10 @@ func (p *pacer) run() {
 	for {
 		now := nanotime()
 		el := now - p.t0
+		if now-p.lastMaintain >= maintainEvery {
+			p.maintain(now)
+			p.lastMaintain = now
+		}
 		horizon := el
 		final := el >= p.end
 		if final {
@@ -322,8 +555,9 @@ func (p *pacer) run() {
 			horizon = min(horizon, el)
 		}
 		p.taken = batchPerConn // each wake starts on the next connection
-		outcome := p.emit(horizon)
+		outcome := p.emit(horizon, el)
 		p.flush()
+		p.noteBlocked(outcome == emitBlocked, now)
 		if outcome == emitNoConns {
 			p.failure = errors.New("all connections lost")
 			p.stoppedAt = el
@@ -345,6 +579,9 @@ func (p *pacer) run() {
 		if len(p.dirty) > 0 { // bytes a full socket buffer refused
 			wake = min(wake, now+p.pollInterval())
 		}
+		if p.o.cfg.Timeout > 0 || p.o.cfg.Redial != nil {
+			wake = min(wake, now+int64(5*time.Millisecond)) // keep maintaining
+		}
 		// Yield at a moment of our choosing, before sleeping, at least every
 		// yieldEvery: otherwise the runtime's monitor sees a goroutine that
 		// never blocks (the sleep is a raw syscall) and preempts it every
@@ -355,6 +592,16 @@ func (p *pacer) run() {
 			p.lastYield = now
 		}
 		p.sleepUntil(now, wake)
+	}
+}
+
+func (p *pacer) noteBlocked(blocked bool, now int64) {
+	switch {
+	case blocked && p.blockedSince == 0:
+		p.blockedSince = now
+	case !blocked && p.blockedSince != 0:
+		p.blocked += now - p.blockedSince
+		p.blockedSince = 0
 	}
 }
 
@@ -386,25 +633,32 @@ func (p *pacer) sleepUntil(now, wake int64) {
 	preciseSleepUntil(wake)
 }
 
-// emit queues every command due by horizon (an offset).
-func (p *pacer) emit(horizon int64) int {
+// emit queues every command due by horizon (an offset); el is now. A
+// request more than MaxBacklog late is dropped as unsent instead.
+func (p *pacer) emit(horizon, el int64) int {
 	n := 0
+	maxLate := int64(p.o.cfg.MaxBacklog)
 	for p.next < p.limit {
 		off := p.tl.Offset(p.next)
 		if off > horizon || off >= p.end {
 			return emitDone
 		}
+		if el-off > maxLate {
+			p.dropped++
+			p.next++
+			continue
+		}
 		i := p.pick()
 		if i < 0 {
-			for _, c := range p.o.conns {
-				if !c.Dead() {
+			for _, s := range p.o.slots {
+				if (s.c != nil && !s.c.Dead()) || s.dialing || p.o.cfg.Redial != nil {
 					return emitBlocked
 				}
 			}
 			return emitNoConns
 		}
 		cmd, kind := p.cmds.Next()
-		p.o.conns[i].Queue(cmd, p.t0+off, kind)
+		p.o.slots[i].c.Queue(cmd, p.t0+off, kind)
 		if !p.isDirty[i] {
 			p.isDirty[i] = true
 			p.dirty = append(p.dirty, i)
@@ -417,25 +671,29 @@ func (p *pacer) emit(horizon int64) int {
 	return emitDone
 }
 
+// usable reports whether slot i can take a command now.
+func (p *pacer) usable(i int) bool {
+	c := p.o.slots[i].c
+	return c != nil && !c.Dead() && c.Free() > 0
+}
+
 // pick returns the connection for the next command: the current one while
 // it has taken fewer than batchPerConn commands in this wake, otherwise the
 // next one in rotation that is alive and has FIFO room; -1 if none has.
 // Keeping a wake's commands together makes them one write and, later, one
 // read of replies, instead of one per command.
 func (p *pacer) pick() int {
-	conns := p.o.conns
-	if p.taken < batchPerConn {
-		if c := conns[p.cur]; !c.Dead() && c.Free() > 0 {
-			p.taken++
-			return p.cur
-		}
+	n := len(p.o.slots)
+	if p.taken < batchPerConn && p.usable(p.cur) {
+		p.taken++
+		return p.cur
 	}
-	for range conns {
+	for range n {
 		i := p.rr
-		if p.rr++; p.rr == len(conns) {
+		if p.rr++; p.rr == n {
 			p.rr = 0
 		}
-		if c := conns[i]; !c.Dead() && c.Free() > 0 {
+		if p.usable(i) {
 			p.cur, p.taken = i, 1
 			return i
 		}
@@ -448,8 +706,12 @@ func (p *pacer) pick() int {
 func (p *pacer) flush() {
 	keep := p.dirty[:0]
 	for _, i := range p.dirty {
-		c := p.o.conns[i]
-		_ = c.Flush(nanotime()) // a failure marks c dead; its requests are accounted at the end
+		c := p.o.slots[i].c
+		if c == nil {
+			p.isDirty[i] = false
+			continue
+		}
+		_ = c.Flush(nanotime()) // a failure marks c dead; maintain accounts for it
 		if c.Pending() && !c.Dead() {
 			keep = append(keep, i)
 		} else {
@@ -460,19 +722,23 @@ func (p *pacer) flush() {
 }
 
 // drain waits up to d for the outstanding replies, still writing bytes a
-// full socket buffer refused.
+// full socket buffer refused and expiring requests past cfg.Timeout.
 func (p *pacer) drain(d time.Duration) {
 	deadline := nanotime() + int64(d)
 	for {
 		p.flush()
+		now := nanotime()
 		outstanding := false
-		for _, c := range p.o.conns {
-			if !c.Dead() && c.InFlight() > 0 {
+		for _, s := range p.o.slots {
+			if c := s.c; c != nil && !c.Dead() && c.InFlight() > 0 {
+				if w, ok := c.OldestWritten(); ok && p.o.cfg.Timeout > 0 && now-w > int64(p.o.cfg.Timeout) {
+					c.Expire()
+					continue
+				}
 				outstanding = true
-				break
 			}
 		}
-		if !outstanding || nanotime() >= deadline {
+		if !outstanding || now >= deadline {
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -481,16 +747,30 @@ func (p *pacer) drain(d time.Duration) {
 
 // finish closes the connections and accounts for every request.
 func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
-	for _, c := range run.conns {
-		c.Close()
+	run.redials.Wait()
+	for _, s := range run.slots {
+		select {
+		case c := <-s.next: // dialed too late to be used
+			c.Close()
+		default:
+		}
+		if s.c != nil {
+			s.c.Close()
+		}
 	}
 	end := nanotime()
+	t := &run.tally
+	for _, s := range run.slots {
+		if s.c != nil {
+			run.account(s.c, s, end, t)
+		}
+	}
 	var cnt Counts
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
-	for i, c := range run.conns {
-		h := run.handlers[i]
+	for _, s := range run.slots {
+		h := s.h
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
 		for k, v := range h.codes {
@@ -500,53 +780,30 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 			firstErr = h.firstErr
 		}
 		last = max(last, h.last)
-		lost := c.Err() != nil
-		if lost && firstErr == "" {
-			firstErr = c.Err().Error()
-		}
-		c.Unanswered(func(e *conn.Entry) {
-			run.lag.Record(e.Written - e.Intended)
-			var ks *kindStats
-			var kc *kindCount
-			if run.kinds != nil && int(e.Kind) < len(run.kinds) {
-				ks, kc = &run.kinds[e.Kind], &h.kinds[e.Kind]
-				ks.lag.Record(e.Written - e.Intended)
-			}
-			if lost {
-				cnt.Errors++
-				codes[ErrConnectionLost]++
-				if kc != nil {
-					kc.lost++
-				}
-				return
-			}
-			cnt.Timeouts++
-			run.response.Record(end - e.Intended)
-			run.service.Record(end - e.Written)
-			if ks != nil {
-				ks.response.Record(end - e.Intended)
-				ks.service.Record(end - e.Written)
-				kc.timeouts++
-			}
-		})
-		cnt.Sent += c.Written()
-		cnt.Unsent += uint64(c.Unwritten())
-		if run.kinds != nil {
-			c.Unsent(func(e *conn.Entry) {
-				if int(e.Kind) < len(h.kinds) {
-					h.kinds[e.Kind].unsent++
-				}
-			})
-		}
 	}
-	// Requests due but never queued (connections full, dead, or a stop).
+	cnt.Errors += t.errors
+	cnt.Timeouts += t.timeouts
+	cnt.Sent += t.sent
+	cnt.Unsent += t.unsent
+	for k, v := range t.codes {
+		codes[k] += v
+	}
+	if firstErr == "" {
+		firstErr = t.firstErr
+	}
+	if firstErr == "" && run.dialErr != nil {
+		firstErr = run.dialErr.Error()
+	}
+	// Requests due but never queued (connections full, dead, or a stop),
+	// and those dropped for being too late.
 	queued := p.next
 	scheduled := queued
 	for scheduled < p.limit && p.tl.Offset(scheduled) < p.end {
 		scheduled++
 	}
 	cnt.Scheduled = scheduled
-	cnt.Unsent += scheduled - queued
+	cnt.Unsent += scheduled - queued + p.dropped
+	p.noteBlocked(false, end)
 
 	cfg := run.cfg
 	windowEnd := p.end
@@ -555,28 +812,32 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 	}
 	window := max(windowEnd, last-p.t0)
 	res := &Result{
-		Name:        cfg.Name,
-		Mode:        "open",
-		TargetRate:  cfg.Rate,
-		Arrival:     cfg.Timeline.Name(),
-		Pacing:      cfg.Pacing.String(),
-		Connections: len(run.conns),
-		Counts:      cnt,
-		T0:          p.t0,
-		Window:      time.Duration(window),
-		Response:    run.response.Snapshot(),
-		Service:     run.service.Snapshot(),
-		Lag:         run.lag.Snapshot(),
-		ErrorCodes:  codes,
-		FirstError:  firstErr,
-		LagLimit:    cfg.LagLimit,
-		Interrupted: interrupted,
-		Clamped:     run.response.Clamped() + run.service.Clamped() + run.lag.Clamped(),
+		Name:           cfg.Name,
+		Mode:           "open",
+		TargetRate:     cfg.Rate,
+		Arrival:        cfg.Timeline.Name(),
+		Pacing:         cfg.Pacing.String(),
+		Connections:    len(run.slots),
+		Counts:         cnt,
+		T0:             p.t0,
+		Window:         time.Duration(window),
+		Response:       run.response.Snapshot(),
+		Service:        run.service.Snapshot(),
+		Lag:            run.lag.Snapshot(),
+		ErrorCodes:     codes,
+		FirstError:     firstErr,
+		LagLimit:       cfg.LagLimit,
+		Interrupted:    interrupted,
+		Clamped:        run.response.Clamped() + run.service.Clamped() + run.lag.Clamped(),
+		ConnsLost:      run.connsLost.Load(),
+		Reconnects:     run.reconnects.Load(),
+		Blocked:        time.Duration(p.blocked),
+		DroppedBacklog: p.dropped,
 	}
 	if run.kinds != nil {
-		tallies := make([][]kindCount, len(run.handlers))
-		for i, h := range run.handlers {
-			tallies[i] = h.kinds
+		tallies := make([][]kindCount, len(run.slots))
+		for i, s := range run.slots {
+			tallies[i] = s.h.kinds
 		}
 		res.Commands = commandResults(cfg.Commands, run.kinds, tallies)
 	}
@@ -594,13 +855,17 @@ func verdict(r *Result) (string, string) {
 	if r.Counts.Scheduled > 0 {
 		sentShare = float64(r.Counts.Sent) / float64(r.Counts.Scheduled)
 	}
+	why := ""
+	if r.Blocked > 0 {
+		why = fmt.Sprintf("; sends were held back %.1f s by full or missing connections", r.Blocked.Seconds())
+	}
 	switch {
 	case r.Counts.Scheduled > 0 && sentShare < MinSentFraction:
-		return VerdictGeneratorBehind, fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)",
-			sentShare*100, MinSentFraction*100)
+		return VerdictGeneratorBehind, fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)%s",
+			sentShare*100, MinSentFraction*100, why)
 	case lagP99 > r.LagLimit:
-		return VerdictGeneratorBehind, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms",
-			histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)))
+		return VerdictGeneratorBehind, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms%s",
+			histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)), why)
 	}
 	return VerdictOK, fmt.Sprintf("send lag p99 %.3f ms ≤ %.3f ms, %.2f%% of scheduled sent",
 		histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)), sentShare*100)

@@ -83,6 +83,15 @@ type Result struct {
 	Pipeline int
 	// Commands holds, for a mix, each command's own counts and histograms.
 	Commands []CommandResult
+	// ConnsLost counts connections that died during the run (open loop);
+	// Reconnects counts the replacements that came up.
+	ConnsLost, Reconnects uint64
+	// Blocked is how long the open timeline was held back by full or
+	// missing connections.
+	Blocked time.Duration
+	// DroppedBacklog counts requests unsent because they were more than
+	// MaxBacklog late when their turn came.
+	DroppedBacklog uint64
 }
 
 // AchievedRate is completed requests per second over the measured window.

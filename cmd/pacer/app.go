@@ -44,7 +44,17 @@ func usageErrorf(format string, args ...any) error {
 
 func failed(err error) error { return &exitError{code: exitFailed, err: err} }
 
-// errQuiet carries an exit code with nothing more to print.
+// worst returns the code that matters more when several apply:
+// interrupted, then failed, then untrusted, then SLO violated, then ok.
+func worst(a, b int) int {
+	rank := map[int]int{exitOK: 0, exitSLO: 1, exitUntrusted: 2, exitFailed: 3, exitUsage: 4, exitInterrupted: 5}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// exitCode carries an exit code with nothing more to print.
 func exitCode(code int) error { return &exitError{code: code} }
 
 func init() {

@@ -59,6 +59,7 @@ func benchCommand() *cli.Command {
 		&cli.StringFlag{Name: "rate", Usage: "throttle the closed loop to `RATE` requests per second (memtier's --rate-limiting); latency still counts from the actual send", Category: "pacer"},
 		&cli.StringFlag{Name: "latency", Value: "first-reply", Usage: "first-reply (redis-benchmark: a batch's first reply, recorded for each of its replies) or per-reply", Category: "pacer"},
 		&cli.StringFlag{Name: "json", Usage: "write the pacer.result/v1 JSON to `FILE` (- for stdout)", Category: "pacer"},
+		&cli.StringFlag{Name: "slo", Usage: "`CLAUSES` every test must meet, e.g. p99<5ms,errors<0.1%; verdicts on stderr, a miss exits 3", Category: "pacer"},
 	)
 	return &cli.Command{
 		Name:      "bench",
@@ -92,6 +93,7 @@ type benchConfig struct {
 	rate      scheduler.Rate
 	latency   scheduler.LatencyMode
 	jsonPath  string
+	slo       report.SLO
 	warnings  []string
 }
 
@@ -190,6 +192,12 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 			"'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux and "+
 			"'sudo sysctl -w net.inet.tcp.msl=1000' for Mac OS X in order "+
 			"to use a lot of clients/requests")
+	}
+	if c.IsSet("slo") {
+		var err error
+		if cfg.slo, err = report.ParseSLO(c.String("slo")); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
 	}
 	cfg.jsonPath = c.String("json")
 	if cfg.jsonPath != "" {
@@ -314,6 +322,7 @@ func benchAction(c *cli.Context) error {
 	}
 	errPrinter := newErrorPrinter(out)
 	progress := term.IsTerminal(fdOf(out)) && !cfg.csv
+	sloFailed := false
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = cfg.payload(j)
@@ -324,6 +333,12 @@ func benchAction(c *cli.Context) error {
 					return failed(jerr)
 				}
 				t.Name = cfg.title(j)
+				if t.SLO = cfg.slo.Check(res); t.SLO != nil {
+					fmt.Fprintf(stderr, "%s: %s\n", t.Name, t.SLO.Line())
+					if !t.SLO.Pass {
+						sloFailed = true
+					}
+				}
 				doc.Tests = append(doc.Tests, t)
 			}
 			if runErr != nil {
@@ -350,12 +365,15 @@ func benchAction(c *cli.Context) error {
 	if err := writeDoc(); err != nil {
 		return failed(err)
 	}
+	if sloFailed {
+		return exitCode(exitSLO)
+	}
 	return nil
 }
 
 // runOne dials, runs and reports one test.
 func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
-	conns, err := dialBench(ctx, cfg.target, cfg.clients)
+	conns, err := dialBench(ctx, cfg.target, cfg.clients, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -480,10 +498,15 @@ func benchProgressLoop(out io.Writer, title string, l *scheduler.Live, done <-ch
 
 // dialBench opens the connections, with redis-benchmark's message when the
 // server cannot be reached.
-func dialBench(ctx context.Context, o conn.Options, n int) ([]*conn.Conn, error) {
-	conns, err := conn.DialAll(ctx, o, n)
-	if err == nil {
-		return conns, nil
+func dialBench(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]*conn.Conn, error) {
+	all, failed, err := conn.DialSome(ctx, o, n)
+	if failed < n {
+		// Some connections will do: go on with them and say so.
+		if failed > 0 {
+			fmt.Fprintf(stderr, "pacer: %d of %d connections to %s could not be opened (%v); going on with %d\n",
+				failed, n, o.Addr, err, n-failed)
+		}
+		return liveConns(all), nil
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {
@@ -495,7 +518,18 @@ func dialBench(ctx context.Context, o conn.Options, n int) ([]*conn.Conn, error)
 		return nil, &exitError{code: exitFailed, raw: true,
 			err: fmt.Errorf("Could not connect to Redis at %s: %s", where, capitalize(msg))}
 	}
-	return nil, &exitError{code: exitFailed, raw: true, err: fmt.Errorf("Node %s replied with error: %v", o.Addr, errors.Unwrap(err))}
+	return nil, &exitError{code: exitFailed, raw: true, err: fmt.Errorf("Node %s replied with error: %v", o.Addr, err)}
+}
+
+// liveConns drops the connections that could not be opened.
+func liveConns(all []*conn.Conn) []*conn.Conn {
+	out := all[:0]
+	for _, c := range all {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func capitalize(s string) string {
@@ -529,7 +563,7 @@ func serverConfig(ctx context.Context, o conn.Options) (save, aof string, ok boo
 // benchIdle is -I: open the connections and wait until interrupted.
 func benchIdle(ctx context.Context, cfg *benchConfig, out io.Writer) error {
 	fmt.Fprintf(out, "Creating %d idle connections and waiting forever (Ctrl+C when done)\n", cfg.clients)
-	conns, err := dialBench(ctx, cfg.target, cfg.clients)
+	conns, err := dialBench(ctx, cfg.target, cfg.clients, os.Stderr)
 	if err != nil {
 		return err
 	}

@@ -237,10 +237,11 @@ func roundRate(perSec float64) scheduler.Rate {
 }
 
 func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*scheduler.Result, error) {
-	conns, err := conn.DialAll(ctx, cfg.target, cfg.conns)
+	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
 	if err != nil {
-		return nil, failed(fmt.Errorf("cannot connect: %w", err))
+		return nil, failed(err)
 	}
+	conns = liveConns(conns)
 	var tplErr error
 	live := make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, "closed", live)
@@ -267,9 +268,9 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 }
 
 func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i int, stderr io.Writer) (*scheduler.Result, error) {
-	conns, err := conn.DialAll(ctx, cfg.target, cfg.conns)
+	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
 	if err != nil {
-		return nil, failed(fmt.Errorf("cannot connect: %w", err))
+		return nil, failed(err)
 	}
 	stream, err := cfg.work.stream(cfg.test, cfg.seed+uint64(1000+i))
 	if err != nil {

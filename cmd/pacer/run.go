@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,10 @@ func runCommand() *cli.Command {
 		&cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap on commands in flight per connection; a send it delays still counts from its intended time", Category: "load"},
 		&cli.StringFlag{Name: "pacing", Value: "precise", Usage: "precise (sub-millisecond sends, more CPU) or coarse (~1 ms wake quantum, far less CPU)", Category: "load"},
 		&cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "wait this long for replies after the timeline ends; the rest are timeouts", Category: "load"},
+		&cli.DurationFlag{Name: "timeout", Usage: "per request: a connection whose oldest request waited longer is closed, its requests count as timeouts, and it is replaced", DefaultText: "off", Category: "load"},
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than this late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: "load"},
+		&cli.BoolFlag{Name: "e", Usage: "print error replies on stderr, at most one per second", Category: "output"},
+		&cli.StringFlag{Name: "slo", Usage: "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3", Category: "output"},
 		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 above which the verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: "load"},
 		&cli.StringFlag{Name: "t", Usage: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...)", Category: "workload"},
 		&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2", Category: "workload"},
@@ -57,6 +62,10 @@ type runConfig struct {
 	pacing   scheduler.Pacing
 	drain    time.Duration
 	lagLimit time.Duration
+	timeout  time.Duration
+	backlog  time.Duration
+	showErrs bool
+	slo      report.SLO
 	work     *workload
 	quiet    bool
 	jsonPath string
@@ -120,6 +129,18 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	}
 	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
 		return nil, usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
+	}
+	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
+		return nil, usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
+	}
+	if cfg.backlog = c.Duration("max-backlog"); cfg.backlog <= 0 {
+		return nil, usageErrorf("--max-backlog %s: want a positive duration", cfg.backlog)
+	}
+	cfg.showErrs = c.Bool("e")
+	if c.IsSet("slo") {
+		if cfg.slo, err = report.ParseSLO(c.String("slo")); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
 	}
 	sizes, err := scenarios.ParseSizes(c.String("d"))
 	if err != nil {
@@ -209,9 +230,9 @@ func runAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		conns, err := conn.DialAll(ctx, cfg.target, cfg.conns)
+		conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
 		if err != nil {
-			runErr = fmt.Errorf("cannot connect: %w", err)
+			runErr = err
 			break
 		}
 		liveCh := make(chan *scheduler.Live, 1)
@@ -220,29 +241,40 @@ func runAction(c *cli.Context) error {
 			stopProgress = newProgress(c.App.ErrWriter).watch(j.title, liveCh)
 		}
 		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
-			OnStart:  func(l *scheduler.Live) { liveCh <- l },
-			Commands: j.names,
-			Name:     j.title,
-			Timeline: cfg.timeline(i),
-			Rate:     cfg.rate,
-			Duration: cfg.duration,
-			Requests: cfg.requests,
-			Pacing:   cfg.pacing,
-			Drain:    cfg.drain,
-			LagLimit: cfg.lagLimit,
+			OnStart:    func(l *scheduler.Live) { liveCh <- l },
+			Commands:   j.names,
+			Name:       j.title,
+			Timeline:   cfg.timeline(i),
+			Rate:       cfg.rate,
+			Duration:   cfg.duration,
+			Requests:   cfg.requests,
+			Pacing:     cfg.pacing,
+			Drain:      cfg.drain,
+			LagLimit:   cfg.lagLimit,
+			Timeout:    cfg.timeout,
+			MaxBacklog: cfg.backlog,
+			Redial: func(ctx context.Context) (*conn.Conn, error) {
+				return conn.Dial(ctx, cfg.target)
+			},
+			OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
 		})
 		stopProgress()
 		if res != nil {
-			if werr := render(out, res, cfg.quiet); werr != nil {
+			sloRes := cfg.slo.Check(res)
+			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
 				return failed(werr)
 			}
 			t, jerr := report.FromResult(res)
 			if jerr != nil {
 				return failed(jerr)
 			}
+			t.SLO = sloRes
 			doc.Tests = append(doc.Tests, t)
-			if res.Verdict != scheduler.VerdictOK && code == exitOK {
-				code = exitUntrusted
+			if res.Verdict != scheduler.VerdictOK {
+				code = worst(code, exitUntrusted)
+			}
+			if sloRes != nil && !sloRes.Pass {
+				code = worst(code, exitSLO)
 			}
 		}
 		if err != nil {
@@ -260,21 +292,24 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	switch {
+	case doc.Interrupted || ctx.Err() != nil:
+		if runErr != nil {
+			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(runErr.Error()))
+		}
+		return exitCode(exitInterrupted)
 	case runErr != nil:
 		return failed(runErr)
-	case doc.Interrupted || ctx.Err() != nil:
-		return exitCode(exitInterrupted)
 	case code != exitOK:
 		return exitCode(code)
 	}
 	return nil
 }
 
-func render(w io.Writer, res *scheduler.Result, quiet bool) error {
+func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult) error {
 	if quiet {
-		return report.Quiet(w, res)
+		return report.Quiet(w, res, slo)
 	}
-	return report.Text(w, res)
+	return report.Text(w, res, slo)
 }
 
 func writeJSON(stdout io.Writer, path string, doc *report.Document) error {
@@ -287,4 +322,28 @@ func writeJSON(stdout io.Writer, path string, doc *report.Document) error {
 		return err
 	}
 	return report.WriteFileAtomic(path, b)
+}
+
+// dialPool opens n connections. If none opens, the run fails with one line;
+// if some do not, the run goes on with the rest (the open loop keeps
+// retrying the others) and says so on stderr.
+func dialPool(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]*conn.Conn, error) {
+	conns, failed, first := conn.DialSome(ctx, o, n)
+	if failed == n {
+		return nil, fmt.Errorf("cannot connect to %s: %v", o.Addr, first)
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "pacer: %d of %d connections to %s could not be opened (%v); going on with %d\n",
+			failed, n, o.Addr, first, n-failed)
+	}
+	return conns, nil
+}
+
+// errorsTo returns a printer of error replies (at most one a second) when
+// on, nil otherwise.
+func errorsTo(w io.Writer, on bool) func([]byte) {
+	if !on {
+		return nil
+	}
+	return newErrorPrinter(w).print
 }

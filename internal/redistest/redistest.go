@@ -24,10 +24,12 @@ import (
 
 // Server is a running redis-server.
 type Server struct {
-	Addr string
-	Port int
-	cmd  *exec.Cmd
-	dir  string
+	Addr  string
+	Port  int
+	cmd   *exec.Cmd
+	dir   string
+	bin   string
+	extra []string
 	// password is sent with AUTH by Do when the server requires one.
 	password string
 }
@@ -91,7 +93,7 @@ func start(bin string, port int, dir string, extra []string) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir}
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir, bin: bin, extra: extra}
 	for i := 0; i+1 < len(extra); i++ {
 		if extra[i] == "--requirepass" {
 			s.password = extra[i+1]
@@ -115,6 +117,20 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// Kill stops the server at once (SIGKILL), as a crash would.
+func (s *Server) Kill() { s.Stop() }
+
+// Restart starts a new server on the same port after Kill, and waits until
+// it answers.
+func (s *Server) Restart() error {
+	n, err := start(s.bin, s.Port, s.dir, s.extra)
+	if err != nil {
+		return err
+	}
+	s.cmd = n.cmd
+	return nil
 }
 
 // Pid returns the server's process id.

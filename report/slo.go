@@ -1,0 +1,188 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// SLO is a list of clauses a test's result must meet, such as
+// "p99<5ms,p99.9<=20ms,errors<0.1%". A test that misses one is violated:
+// exit code 3.
+type SLO struct {
+	Spec    string
+	clauses []clause
+}
+
+type clause struct {
+	text   string
+	metric string // p50 … p99.99, min, mean, max, errors, unsent, rate
+	op     string // <, <=, >, >=
+	value  float64
+	// unit is "ms" for latencies, "%" for shares, "req/s" for rate.
+	unit string
+}
+
+var latencyMetrics = map[string]bool{"min": true, "mean": true, "p50": true, "p90": true, "p95": true, "p99": true, "p99.9": true, "p99.99": true, "max": true}
+
+// ParseSLO reads --slo.
+func ParseSLO(spec string) (SLO, error) {
+	s := SLO{Spec: spec}
+	for _, text := range strings.Split(spec, ",") {
+		text = strings.TrimSpace(text)
+		if text == "" {
+			continue
+		}
+		c, err := parseClause(text)
+		if err != nil {
+			return SLO{}, fmt.Errorf("--slo clause %q: %v", text, err)
+		}
+		s.clauses = append(s.clauses, c)
+	}
+	if len(s.clauses) == 0 {
+		return SLO{}, fmt.Errorf("--slo %q has no clause (want e.g. p99<5ms,errors<0.1%%)", spec)
+	}
+	return s, nil
+}
+
+func parseClause(text string) (clause, error) {
+	i := strings.IndexAny(text, "<>")
+	if i <= 0 {
+		return clause{}, fmt.Errorf("want METRIC<VALUE such as p99<5ms, errors<0.1%% or rate>=9500")
+	}
+	c := clause{text: text, metric: strings.ToLower(strings.TrimSpace(text[:i])), op: text[i : i+1]}
+	rest := text[i+1:]
+	if strings.HasPrefix(rest, "=") {
+		c.op += "="
+		rest = rest[1:]
+	}
+	rest = strings.TrimSpace(rest)
+	switch {
+	case latencyMetrics[c.metric]:
+		d, err := time.ParseDuration(rest)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("%q is not a duration such as 5ms or 250us", rest)
+		}
+		c.value, c.unit = histo.Millis(int64(d)), "ms"
+	case c.metric == "errors" || c.metric == "unsent":
+		pct := strings.HasSuffix(rest, "%")
+		v, err := strconv.ParseFloat(strings.TrimSuffix(rest, "%"), 64)
+		if err != nil || v < 0 || (pct && v > 100) || (!pct && v > 1) {
+			return c, fmt.Errorf("%q is not a share such as 0.1%% or 0.001", rest)
+		}
+		if !pct {
+			v *= 100
+		}
+		c.value, c.unit = v, "%"
+	case c.metric == "rate":
+		r, err := scheduler.ParseRate(rest)
+		if err != nil {
+			return c, err
+		}
+		c.value, c.unit = r.PerSecond(), "req/s"
+	default:
+		return c, fmt.Errorf("unknown metric %q (want min, mean, p50, p90, p95, p99, p99.9, p99.99, max, errors, unsent or rate)", c.metric)
+	}
+	return c, nil
+}
+
+// SLOResult is a test's verdict against an SLO.
+type SLOResult struct {
+	Spec       string   `json:"spec"`
+	Pass       bool     `json:"pass"`
+	Violations []string `json:"violations"`
+	Checked    []string `json:"checked"`
+}
+
+// Check evaluates r: latencies are response times (the closed loop's
+// latency from the send), errors the share of scheduled requests that
+// ended in errors or timeouts, unsent the share never sent, rate the
+// achieved rate.
+func (s SLO) Check(r *scheduler.Result) *SLOResult {
+	if len(s.clauses) == 0 {
+		return nil
+	}
+	out := &SLOResult{Spec: s.Spec, Pass: true, Violations: []string{}}
+	sum := histo.Summarize(r.Response)
+	share := func(n uint64) float64 {
+		if r.Counts.Scheduled == 0 {
+			return 0
+		}
+		return 100 * float64(n) / float64(r.Counts.Scheduled)
+	}
+	for _, c := range s.clauses {
+		var got float64
+		switch c.metric {
+		case "min":
+			got = sum.Min
+		case "mean":
+			got = sum.Mean
+		case "p50":
+			got = sum.P50
+		case "p90":
+			got = sum.P90
+		case "p95":
+			got = sum.P95
+		case "p99":
+			got = sum.P99
+		case "p99.9":
+			got = sum.P999
+		case "p99.99":
+			got = sum.P9999
+		case "max":
+			got = sum.Max
+		case "errors":
+			got = share(r.Counts.Errors + r.Counts.Timeouts)
+		case "unsent":
+			got = share(r.Counts.Unsent)
+		case "rate":
+			got = r.AchievedRate()
+		}
+		ok := false
+		switch c.op {
+		case "<":
+			ok = got < c.value
+		case "<=":
+			ok = got <= c.value
+		case ">":
+			ok = got > c.value
+		case ">=":
+			ok = got >= c.value
+		}
+		line := fmt.Sprintf("%s %s %s %s", c.metric, formatValue(got, c.unit), c.op, formatValue(c.value, c.unit))
+		if ok {
+			out.Checked = append(out.Checked, line)
+		} else {
+			out.Pass = false
+			out.Violations = append(out.Violations, fmt.Sprintf("%s %s %s %s (wanted %s)",
+				c.metric, formatValue(got, c.unit), negate(c.op), formatValue(c.value, c.unit), c.text))
+		}
+	}
+	return out
+}
+
+func negate(op string) string {
+	return map[string]string{"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
+}
+
+func formatValue(v float64, unit string) string {
+	switch unit {
+	case "ms":
+		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
+	case "%":
+		return strconv.FormatFloat(v, 'f', 3, 64) + "%"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " req/s"
+}
+
+// Line is the one-line summary for human output.
+func (r *SLOResult) Line() string {
+	if r.Pass {
+		return "slo: pass (" + strings.Join(r.Checked, ", ") + ")"
+	}
+	return "slo: VIOLATED: " + strings.Join(r.Violations, "; ")
+}

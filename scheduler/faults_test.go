@@ -1,0 +1,247 @@
+package scheduler
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/redistest"
+)
+
+// The fault suite: in every test the accounting must add up exactly
+// (RunOpen itself fails with an internal error otherwise) and the run must
+// report.
+
+func redialTo(addr string) func(context.Context) (*conn.Conn, error) {
+	return func(ctx context.Context) (*conn.Conn, error) {
+		return conn.Dial(ctx, conn.Options{Addr: addr, Now: Now, DialTimeout: time.Second})
+	}
+}
+
+func TestFaultKillAndRestartRecovers(t *testing.T) {
+	srv := redistest.Start(t)
+	go func() {
+		time.Sleep(time.Second)
+		srv.Kill()
+		time.Sleep(1500 * time.Millisecond)
+		if err := srv.Restart(); err != nil {
+			t.Error(err)
+		}
+	}()
+	rate := RatePerSecond(5000)
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 8, 0), stream(t, "get", 100), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 4 * time.Second, Redial: redialTo(srv.Addr),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	t.Logf("counts %+v, lost %d conns, %d reconnects, errors %v, response max %.0f ms",
+		c, res.ConnsLost, res.Reconnects, res.ErrorCodes, float64(res.Response.Max())/1e6)
+	if !c.Balanced() || res.ConnsLost < 8 || res.Reconnects < 8 {
+		t.Fatalf("counts %+v, %d lost, %d reconnects: want all 8 lost and replaced", c, res.ConnsLost, res.Reconnects)
+	}
+	// The timeline went on: requests due during the outage were sent when
+	// the server came back, and count from their intended time.
+	if c.Completed < c.Scheduled*9/10 || res.Response.Max() < int64(time.Second) {
+		t.Fatalf("completed %d of %d, response max %v: the run should recover and show the outage",
+			c.Completed, c.Scheduled, time.Duration(res.Response.Max()))
+	}
+}
+
+func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
+	srv := redistest.Start(t)
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		srv.Kill()
+		time.Sleep(1500 * time.Millisecond)
+		srv.Restart()
+	}()
+	rate := RatePerSecond(2000)
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 3 * time.Second, Redial: redialTo(srv.Addr),
+		MaxBacklog: 300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// About 1.2 s of the 1.5 s outage is more than 300 ms late by the time
+	// a connection exists again: ~2400 requests dropped.
+	if !res.Counts.Balanced() || res.DroppedBacklog < 1500 || res.Counts.Unsent < res.DroppedBacklog {
+		t.Fatalf("counts %+v, %d dropped", res.Counts, res.DroppedBacklog)
+	}
+	if d := time.Duration(res.Lag.Max()); d > 600*time.Millisecond {
+		t.Fatalf("send lag max %v: nothing later than the 300 ms bound should have been sent", d)
+	}
+}
+
+func TestFaultStopContinue(t *testing.T) {
+	srv := redistest.Start(t)
+	pause := func() {
+		time.Sleep(500 * time.Millisecond)
+		srv.Pause()
+		time.Sleep(time.Second)
+		srv.Resume()
+	}
+	rate := RatePerSecond(3000)
+	go pause()
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without --timeout nothing is lost: every request completes late.
+	if c := res.Counts; !c.Balanced() || c.Completed != c.Scheduled || res.Response.ValueAtQuantile(99.9) < int64(800*time.Millisecond) {
+		t.Fatalf("counts %+v, p99.9 %v", c, time.Duration(res.Response.ValueAtQuantile(99.9)))
+	}
+
+	go pause()
+	res, err = RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
+		Timeout: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	t.Logf("with --timeout: counts %+v, %d reconnects", c, res.Reconnects)
+	if !c.Balanced() || c.Timeouts == 0 || res.Reconnects == 0 || c.Completed < c.Scheduled/2 {
+		t.Fatalf("with a 200 ms timeout: counts %+v, %d reconnects", c, res.Reconnects)
+	}
+}
+
+func TestFaultSomeConnectionsRefused(t *testing.T) {
+	// maxclients 5: of 10 connections (SELECT makes the refusal visible in
+	// the handshake), some are turned away.
+	srv := redistest.Start(t, "--maxclients", "5")
+	o := conn.Options{Addr: srv.Addr, Now: Now, DB: 1}
+	conns, failed, first := conn.DialSome(context.Background(), o, 10)
+	if failed == 0 || failed == 10 || first == nil {
+		t.Fatalf("%d of 10 failed (%v): want some", failed, first)
+	}
+	rate := RatePerSecond(2000)
+	res, err := RunOpen(context.Background(), conns, stream(t, "get", 100), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 2000,
+		Redial: func(ctx context.Context) (*conn.Conn, error) { return conn.Dial(ctx, o) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Counts; !c.Balanced() || c.Completed != 2000 {
+		t.Fatalf("counts %+v: the live connections should carry the run", c)
+	}
+}
+
+func TestFaultGarbageServer(t *testing.T) {
+	cmds, n := pingStream(t)
+	garbage := []byte("?garbage\r\n")
+	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
+		if k == 20 {
+			return garbage, false
+		}
+		return pong, false
+	})
+	rate := RatePerSecond(2000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	if !c.Balanced() || res.ConnsLost == 0 || res.ErrorCodes["protocol error"] == 0 {
+		t.Fatalf("counts %+v, lost %d, errors %v: garbage should end connections as protocol errors", c, res.ConnsLost, res.ErrorCodes)
+	}
+	if c.Completed < c.Scheduled/2 {
+		t.Fatalf("completed %d of %d: reconnects should carry on", c.Completed, c.Scheduled)
+	}
+}
+
+func TestFaultServerClosesAfterNReplies(t *testing.T) {
+	cmds, n := pingStream(t)
+	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 100 })
+	rate := RatePerSecond(4000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 4, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	t.Logf("counts %+v, lost %d, reconnects %d", c, res.ConnsLost, res.Reconnects)
+	if !c.Balanced() || res.Reconnects < 4 || c.Completed < c.Scheduled*8/10 {
+		t.Fatalf("counts %+v, %d reconnects", c, res.Reconnects)
+	}
+}
+
+func TestFaultServerNeverAnswersWithTimeout(t *testing.T) {
+	cmds, n := pingStream(t)
+	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
+	rate := RatePerSecond(1000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+		Timeout: 100 * time.Millisecond, Drain: 300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	if !c.Balanced() || c.Timeouts != c.Sent || c.Completed != 0 || res.Reconnects == 0 {
+		t.Fatalf("counts %+v, %d reconnects: every request should time out, connections replaced", c, res.Reconnects)
+	}
+	// Expiring a connection times out all its requests, the young ones too;
+	// the oldest waited at least the timeout.
+	if max := time.Duration(res.Response.Max()); max < 100*time.Millisecond {
+		t.Fatalf("the oldest timed-out request is recorded at %v, below the timeout", max)
+	}
+}
+
+// TestFaultMemoryStaysBoundedWhileStopped: with the server stopped, sends
+// pile up only to the FIFO caps; the backlog costs no memory.
+func TestFaultMemoryStaysBoundedWhileStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 5 s")
+	}
+	srv := redistest.Start(t)
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		srv.Pause()
+		time.Sleep(3 * time.Second)
+		srv.Resume()
+	}()
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	peak := uint64(0)
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				peak = max(peak, m.HeapInuse)
+			}
+		}
+	}()
+	rate := RatePerSecond(50000)
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 10, 2000), stream(t, "get", 1000), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 4500 * time.Millisecond, Redial: redialTo(srv.Addr),
+	})
+	close(done)
+	<-sampled
+	if err != nil {
+		t.Fatal(err)
+	}
+	growth := int64(peak) - int64(before.HeapInuse)
+	t.Logf("counts %+v; heap in use grew by %.1f MB at most", res.Counts, float64(growth)/1e6)
+	if !res.Counts.Balanced() || growth > 64<<20 {
+		t.Fatalf("counts %+v, heap growth %d bytes", res.Counts, growth)
+	}
+}
