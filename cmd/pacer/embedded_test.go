@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -55,7 +54,7 @@ func runJSON(t *testing.T, wantCode int, args ...string) (resultDoc, string) {
 func TestEmbeddedNeedsNoServer(t *testing.T) {
 	// Nothing listens on 6379 in the test environment that pacer could use;
 	// --embedded must not try.
-	doc, _ := runJSON(t, 0, "run", "--embedded", "--rate", "2k", "-n", "1000", "-c", "4", "-t", "set,get", "-r", "100", "-q", "--lag-limit", "50ms")
+	doc, _ := runJSON(t, 0, "run", "--embedded", "--rate", "2k", "-n", "1000", "-c", "4", "-t", "set,get", "-r", "100", "-q", "--lag-limit", "1s")
 	if len(doc.Tests) != 2 || doc.Tests[1].Counts["completed"] != 1000 {
 		t.Fatalf("run --embedded: %+v", doc.Tests)
 	}
@@ -67,7 +66,7 @@ func TestEmbeddedNeedsNoServer(t *testing.T) {
 
 func TestEmbeddedFaults(t *testing.T) {
 	t.Run("delay", func(t *testing.T) {
-		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "2ms", "--rate", "100", "-n", "100", "-c", "2", "-t", "get", "-q", "--lag-limit", "50ms")
+		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "2ms", "--rate", "100", "-n", "100", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s")
 		if p50 := doc.Tests[0].Service.P50; p50 < 2 || p50 > 20 {
 			t.Fatalf("service p50 %.3f ms with a 2 ms delay", p50)
 		}
@@ -75,14 +74,14 @@ func TestEmbeddedFaults(t *testing.T) {
 	t.Run("exp delay", func(t *testing.T) {
 		// Mean 1 ms at 100/s: the server is 10% busy, so service time is
 		// about the drawn delay: its median near ln 2 ms, p99 near 4.6 ms.
-		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "exp:1ms", "--seed", "3", "--rate", "100", "-n", "400", "-c", "2", "-t", "get", "-q", "--lag-limit", "50ms")
+		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "exp:1ms", "--seed", "3", "--rate", "100", "-n", "400", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s")
 		s := doc.Tests[0].Service
 		if s.P50 < 0.4 || s.P50 > 1.5 || s.P99 < 2.5 || s.P99 > 9 {
 			t.Fatalf("exp:1ms service p50 %.3f p99 %.3f ms", s.P50, s.P99)
 		}
 	})
 	t.Run("error rate", func(t *testing.T) {
-		doc, _ := runJSON(t, 0, "run", "--embedded", "--error-rate", "0.2", "--seed", "5", "--rate", "2k", "-n", "2000", "-c", "4", "-t", "get", "-q", "--lag-limit", "50ms")
+		doc, _ := runJSON(t, 0, "run", "--embedded", "--error-rate", "0.2", "--seed", "5", "--rate", "2k", "-n", "2000", "-c", "4", "-t", "get", "-q", "--lag-limit", "1s")
 		tt := doc.Tests[0]
 		if f := tt.Counts["errors"] / 2000; f < 0.16 || f > 0.24 || tt.Errors["ERR"] != tt.Counts["errors"] {
 			t.Fatalf("error share %.3f, errors %v", f, tt.Errors)
@@ -94,7 +93,7 @@ func TestEmbeddedFaults(t *testing.T) {
 		}
 	})
 	t.Run("stall", func(t *testing.T) {
-		doc, _ := runJSON(t, 0, "run", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "--duration", "2s", "-c", "4", "-t", "get", "-q", "--lag-limit", "50ms")
+		doc, _ := runJSON(t, 0, "run", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "--duration", "2s", "-c", "4", "-t", "get", "-q", "--lag-limit", "1s")
 		// 20% of the time stalled: p90 about 100 × (1 − 0.1/0.2) = 50 ms.
 		if p := doc.Tests[0].Response.P90; p < 35 || p > 65 {
 			t.Fatalf("response p90 %.1f ms, want about 50", p)
@@ -201,7 +200,7 @@ func TestServeUntilInterrupted(t *testing.T) {
 var progressLine = regexp.MustCompile(`^GET +[0-9.]+s/3\.0s  sent [0-9]+/s  completed [0-9]+/s  p50 [0-9.]+ ms  p99 [0-9.]+ ms  in-flight [0-9]+  oldest (-|[0-9.]+ (µs|ms|s))  errors [0-9]+$`)
 
 func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
-	code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "50ms")
+	code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -220,7 +219,7 @@ func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
 		}
 	}
 	// -q: none.
-	_, _, stderr = pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "1500ms", "-c", "2", "-t", "get", "-q", "--lag-limit", "50ms")
+	_, _, stderr = pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "1500ms", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s")
 	if strings.Contains(stderr, "sent ") {
 		t.Fatalf("-q printed progress: %q", stderr)
 	}
@@ -233,7 +232,7 @@ func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "50ms")
+	cmd := exec.Command(bin, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
 	f, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
@@ -258,8 +257,9 @@ func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
 	if !strings.Contains(s, "====== GET ======") {
 		t.Fatalf("no summary in %q", s)
 	}
-	if cmd.ProcessState.ExitCode() != 0 {
-		t.Fatalf("exit %d", cmd.ProcessState.ExitCode())
+	// 4 (generator behind) is possible on a loaded machine; this test is
+	// about the display.
+	if code := cmd.ProcessState.ExitCode(); code != 0 && code != exitUntrusted {
+		t.Fatalf("exit %d", code)
 	}
-	_ = os.Stdout
 }

@@ -88,7 +88,7 @@ func TestBadInvocations(t *testing.T) {
 }
 
 func TestSLOExitCodes(t *testing.T) {
-	base := []string{"run", "--embedded", "--rate", "1k", "-n", "500", "-c", "2", "-t", "get", "-q", "--lag-limit", "100ms"}
+	base := []string{"run", "--embedded", "--rate", "1k", "-n", "500", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s"}
 	code, out, stderr := pacer(t, append(base, "--slo", "p99<1s,errors<1%")...)
 	if code != exitOK || !strings.Contains(out, "slo pass") {
 		t.Fatalf("passing SLO: exit %d %q %q", code, out, stderr)

@@ -95,7 +95,7 @@ func TestRunQuietAndJSON(t *testing.T) {
 	srv := redistest.Start(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	args := append([]string{"run"}, hostPort(t, srv.Addr)...)
-	args = append(args, "--rate", "2k", "-n", "1000", "-c", "4", "-t", "set,get", "-r", "100", "-q", "--json", out, "--lag-limit", "50ms")
+	args = append(args, "--rate", "2k", "-n", "1000", "-c", "4", "-t", "set,get", "-r", "100", "-q", "--json", out, "--lag-limit", "1s")
 	code, stdout, stderr := pacer(t, args...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -171,7 +171,7 @@ func TestRunQuietAndJSON(t *testing.T) {
 func TestRunCustomCommandAndJSONToStdout(t *testing.T) {
 	srv := redistest.Start(t)
 	args := append([]string{"run"}, hostPort(t, srv.Addr)...)
-	args = append(args, "--rate", "5k", "-n", "500", "-c", "2", "-r", "50", "-d", "7", "--json", "-", "--lag-limit", "50ms",
+	args = append(args, "--rate", "5k", "-n", "500", "-c", "2", "-r", "50", "-d", "7", "--json", "-", "--lag-limit", "1s",
 		"--", "HSET", "h:__rand_int__", "f", "__data__")
 	code, stdout, stderr := pacer(t, args...)
 	if code != exitOK {
@@ -210,7 +210,7 @@ func TestRunPoissonIsReproducible(t *testing.T) {
 	counts := make([]string, 2)
 	for i := range counts {
 		args := append([]string{"run"}, hostPort(t, srv.Addr)...)
-		args = append(args, "--rate", "1k", "--duration", "300ms", "--arrival", "poisson", "--seed", "7", "-t", "ping_mbulk", "--json", "-", "--lag-limit", "50ms")
+		args = append(args, "--rate", "1k", "--duration", "300ms", "--arrival", "poisson", "--seed", "7", "-t", "ping_mbulk", "--json", "-", "--lag-limit", "1s")
 		code, stdout, stderr := pacer(t, args...)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)

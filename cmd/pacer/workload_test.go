@@ -40,7 +40,7 @@ func TestMixRatioAgainstRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	out := filepath.Join(t.TempDir(), "mix.json")
 	args := append([]string{"run"}, target4(srv)...)
-	args = append(args, "--rate", "20k", "--duration", "2s", "-c", "10", "--mix", "get:9,set:1", "-r", "1000", "-q", "--json", out, "--lag-limit", "50ms")
+	args = append(args, "--rate", "20k", "--duration", "2s", "-c", "10", "--mix", "get:9,set:1", "-r", "1000", "-q", "--json", out, "--lag-limit", "1s")
 	if code, _, stderr := pacer(t, args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -123,7 +123,7 @@ func TestFillThenGetsHit(t *testing.T) {
 		t.Fatalf("STRLEN of the last key %s", v)
 	}
 	srv.Do("CONFIG", "RESETSTAT")
-	args := append(append([]string{"run"}, target4(srv)...), "--rate", "5k", "-n", "3000", "-c", "4", "-t", "get", "-r", "5000", "-q", "--lag-limit", "50ms")
+	args := append(append([]string{"run"}, target4(srv)...), "--rate", "5k", "-n", "3000", "-c", "4", "-t", "get", "-r", "5000", "-q", "--lag-limit", "1s")
 	if code, _, stderr := pacer(t, args...); code != 0 {
 		t.Fatalf("run: %d %s", code, stderr)
 	}
