@@ -339,3 +339,20 @@ func TestBenchIdleUntilInterrupted(t *testing.T) {
 		t.Fatal("idle mode did not stop on SIGINT")
 	}
 }
+
+func TestUnixSocketRESP3AndTracking(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "redis.sock")
+	srv := redistest.Start(t, "--unixsocket", sock)
+	code, out, stderr := pacer(t, "bench", "-s", sock, "-n", "2000", "-q", "-t", "set,get", "-3", "--enable-tracking")
+	if code != 0 || strings.Count(out, "requests per second") != 2 {
+		t.Fatalf("bench over a unix socket: exit %d %q %q", code, out, stderr)
+	}
+	code, out, stderr = pacer(t, "run", "-s", sock, "--rate", "2k", "-n", "1000", "-q", "-t", "get", "-3", "--lag-limit", "1s")
+	if code != 0 || !strings.Contains(out, "GET: ") {
+		t.Fatalf("run over a unix socket: exit %d %q %q", code, out, stderr)
+	}
+	info, _ := srv.Info("clients")
+	if info["tracking_clients"] != "" && info["tracking_clients"] != "0" {
+		t.Fatalf("tracking clients left: %s", info["tracking_clients"])
+	}
+}
