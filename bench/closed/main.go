@@ -95,7 +95,8 @@ func main() {
 		}
 	}
 	fmt.Printf("%d interleaved runs per tool, -c %d, medians\n", *runs, *clients)
-	fmt.Printf("%-5s %-4s %14s %14s %7s %12s %12s %7s %16s\n", "test", "-P", "redis-bench/s", "pacer/s", "ratio", "rb µs/req", "pacer µs/req", "ratio", "server µs/req rb:pacer")
+	fmt.Printf("ratio: of the medians; paired: median of the per-run ratios (run r of pacer over run r of redis-benchmark, taken back to back)\n")
+	fmt.Printf("%-5s %-4s %14s %14s %7s %7s %12s %12s %7s %16s\n", "test", "-P", "redis-bench/s", "pacer/s", "ratio", "paired", "rb µs/req", "pacer µs/req", "ratio", "server µs/req rb:pacer")
 	for i, p := range pts {
 		a, b := results[i][0], results[i][1]
 		if len(a) == 0 || len(b) == 0 {
@@ -104,7 +105,12 @@ func main() {
 		ra, rbb := median(a, func(s sample) float64 { return s.rps }), median(b, func(s sample) float64 { return s.rps })
 		ca, cb := median(a, func(s sample) float64 { return s.cpuPerReq }), median(b, func(s sample) float64 { return s.cpuPerReq })
 		sa, sb := median(a, func(s sample) float64 { return s.serverCPUPerReq }), median(b, func(s sample) float64 { return s.serverCPUPerReq })
-		fmt.Printf("%-5s %-4d %14.0f %14.0f %7.3f %12.3f %12.3f %7.3f %8.3f:%.3f\n", p.test, p.pipeline, ra, rbb, rbb/ra, ca, cb, cb/ca, sa, sb)
+		var paired []sample
+		for r := 0; r < min(len(a), len(b)); r++ {
+			paired = append(paired, sample{rps: b[r].rps / a[r].rps})
+		}
+		pr := median(paired, func(s sample) float64 { return s.rps })
+		fmt.Printf("%-5s %-4d %14.0f %14.0f %7.3f %7.3f %12.3f %12.3f %7.3f %8.3f:%.3f\n", p.test, p.pipeline, ra, rbb, rbb/ra, pr, ca, cb, cb/ca, sa, sb)
 	}
 }
 
