@@ -7,33 +7,18 @@ import (
 )
 
 // DialAll opens n connections with o, at most 32 handshakes at a time. If any
-// fails, the others are closed and the first error is returned.
+// fails, the others are closed and the error says how many failed and why.
 func DialAll(ctx context.Context, o Options, n int) ([]*Conn, error) {
-	conns := make([]*Conn, n)
-	errs := make([]error, n)
-	sem := make(chan struct{}, 32)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			conns[i], errs[i] = Dial(ctx, o)
-		}()
+	conns, failed, first := DialSome(ctx, o, n)
+	if failed == 0 {
+		return conns, nil
 	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			for _, c := range conns {
-				if c != nil {
-					c.Close()
-				}
-			}
-			return nil, fmt.Errorf("connection %d of %d to %s: %w", i+1, n, o.Addr, err)
+	for _, c := range conns {
+		if c != nil {
+			c.Close()
 		}
 	}
-	return conns, nil
+	return nil, fmt.Errorf("%d of %d connections to %s failed: %w", failed, n, o.Addr, first)
 }
 
 // DialSome opens n connections with o, at most 32 handshakes at a time, and
