@@ -77,9 +77,6 @@ func NewReader(rd io.Reader, now func() int64) *Reader {
 // reply arrived.
 func (p *Reader) At() int64 { return p.at }
 
-// Buffered reports whether bytes of a further reply are already buffered.
-func (p *Reader) Buffered() bool { return p.r < p.w }
-
 // fill reads more bytes, keeping buf[p.r:p.w].
 func (p *Reader) fill() error {
 	if p.r > 0 {

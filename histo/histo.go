@@ -33,10 +33,6 @@ const (
 	SigFigs = 3
 )
 
-// countsLen is the length of the counts array of pacer's geometry, taken
-// from the library itself so the two can never disagree.
-var countsLen = len(New().Export().Counts)
-
 // New returns an empty hdrhistogram.Histogram with pacer's geometry.
 func New() *hdrhistogram.Histogram {
 	return hdrhistogram.New(Lowest, Highest, SigFigs)

@@ -138,22 +138,3 @@ func (t Test) Compile(o Options, cluster bool) (*Template, error) {
 	}
 	return Compile(t.Title, args, o)
 }
-
-// Args returns the command the test sends, with markers expanded as for a
-// standalone server (for display and tests).
-func (t Test) Args(o Options) []string {
-	if t.inline != "" {
-		return []string{t.inline}
-	}
-	out := make([]string, len(t.args))
-	for i, a := range t.args {
-		a = strings.ReplaceAll(a, keyTag, "")
-		if o.random() {
-			a = strings.ReplaceAll(a, scorePlaceholder, RandPlaceholder)
-		} else {
-			a = strings.ReplaceAll(a, scorePlaceholder, "0")
-		}
-		out[i] = a
-	}
-	return out
-}

@@ -73,19 +73,6 @@ func (m *Mix) pick(r *Rand) int {
 	return len(m.entries) - 1
 }
 
-// Clone returns a mix with its own template buffers (one per sender).
-func (m *Mix) Clone(compile func(name string) (*Template, error)) (*Mix, error) {
-	out := &Mix{}
-	for _, e := range m.entries {
-		t, err := compile(e.name)
-		if err != nil {
-			return nil, err
-		}
-		out.Add(e.name, e.weight, t)
-	}
-	return out, nil
-}
-
 // Recipe says how to build a mix: named templates (catalogue tests or
 // custom commands) with weights. It compiles a fresh Mix per sender.
 type Recipe struct {

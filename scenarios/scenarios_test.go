@@ -89,7 +89,7 @@ func TestRandBelowIsUniformAndBounded(t *testing.T) {
 	if r.Below(0) != 0 {
 		t.Error("Below(0) != 0")
 	}
-	if NewRand(5).Uint64() != NewRand(5).Uint64() {
+	if a, b := NewRand(5), NewRand(5); a.Uint64() != b.Uint64() {
 		t.Error("same seed, different numbers")
 	}
 }

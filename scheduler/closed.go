@@ -101,21 +101,19 @@ func (e *ErrConnLost) Unwrap() error { return e.Err }
 
 // closedRun is the state shared by the connection goroutines.
 type closedRun struct {
-	cfg    ClosedConfig
-	issued atomic.Uint64
-	// deadlineHit is set once the duration bound stopped the claims.
-	deadlineHit atomic.Bool
-	stop        atomic.Bool
-	latency     *histo.Recorder
-	micros      *histo.Recorder
-	lag         *histo.Recorder
-	limiter     ratelimit.Limiter
-	timeline    Uniform
-	kinds       []kindStats // per command of a mix; nil for one
-	t0          int64
-	failMu      sync.Mutex
-	failure     error
-	workers     []*closedWorker
+	cfg      ClosedConfig
+	issued   atomic.Uint64
+	stop     atomic.Bool
+	latency  *histo.Recorder
+	micros   *histo.Recorder
+	lag      *histo.Recorder
+	limiter  ratelimit.Limiter
+	timeline Uniform
+	kinds    []kindStats // per command of a mix; nil for one
+	t0       int64
+	failMu   sync.Mutex
+	failure  error
+	workers  []*closedWorker
 }
 
 type closedWorker struct {
@@ -220,7 +218,6 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		}
 	}
 	end := nanotime()
-	live.done.Store(true)
 	for _, w := range run.workers {
 		w.c.Close()
 	}
@@ -262,7 +259,6 @@ func (run *closedRun) liveCounts() (sent, completed, errs uint64, inflight int) 
 // global index of the first.
 func (run *closedRun) claim() (uint64, uint64) {
 	if run.cfg.Duration > 0 && nanotime()-run.t0 >= int64(run.cfg.Duration) {
-		run.deadlineHit.Store(true)
 		return 0, 0
 	}
 	p := uint64(run.cfg.Pipeline)

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
@@ -36,7 +35,6 @@ type Live struct {
 	// Micros is the closed loop's redis-benchmark-compatible histogram
 	// (whole microseconds, 10 µs to 3 s); nil in open mode.
 	Micros *histo.Recorder
-	done   atomic.Bool
 }
 
 // Progress returns the current counts.
@@ -51,6 +49,3 @@ func (l *Live) Progress() Progress {
 	}
 	return p
 }
-
-// Done reports whether the test has finished.
-func (l *Live) Done() bool { return l.done.Load() }

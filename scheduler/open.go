@@ -797,10 +797,7 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 	// Requests due but never queued (connections full, dead, or a stop),
 	// and those dropped for being too late.
 	queued := p.next
-	scheduled := queued
-	for scheduled < p.limit && p.tl.Offset(scheduled) < p.end {
-		scheduled++
-	}
+	scheduled := countFrom(p.tl, queued, p.end, p.limit)
 	cnt.Scheduled = scheduled
 	cnt.Unsent += scheduled - queued + p.dropped
 	p.noteBlocked(false, end)

@@ -104,8 +104,12 @@ func (*Poisson) Name() string { return "poisson" }
 
 // Count returns how many requests of tl fall before end (offset < end),
 // stopping at limit.
-func Count(tl Timeline, end int64, limit uint64) uint64 {
-	var n uint64
+func Count(tl Timeline, end int64, limit uint64) uint64 { return countFrom(tl, 0, end, limit) }
+
+// countFrom is Count for a timeline known to have at least from requests
+// before end: it walks on from there.
+func countFrom(tl Timeline, from uint64, end int64, limit uint64) uint64 {
+	n := from
 	for n < limit && tl.Offset(n) < end {
 		n++
 	}

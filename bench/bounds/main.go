@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/pacer-load/pacer/bench/internal/localredis"
 )
 
 func main() {
@@ -30,12 +31,13 @@ func main() {
 	tail := flag.Duration("tail", 5*time.Second, "run time after the server continues")
 	flag.Parse()
 
-	port, redis, cleanup, err := startRedis()
+	redis, err := localredis.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bounds:", err)
 		os.Exit(1)
 	}
-	defer cleanup()
+	defer redis.Stop()
+	port := redis.Port
 	out := filepath.Join(os.TempDir(), fmt.Sprintf("pacer-bounds-%d.json", os.Getpid()))
 	defer os.Remove(out)
 	total := *stopAfter + *stopFor + *tail
@@ -53,12 +55,12 @@ func main() {
 		time.Sleep(time.Second)
 		el := time.Since(start)
 		if !stopped && el >= *stopAfter {
-			redis.Process.Signal(syscall.SIGSTOP)
+			redis.Signal(syscall.SIGSTOP)
 			stopped = true
 			fmt.Printf("%5.1fs  server stopped\n", el.Seconds())
 		}
 		if stopped && !continued && el >= *stopAfter+*stopFor {
-			redis.Process.Signal(syscall.SIGCONT)
+			redis.Signal(syscall.SIGCONT)
 			continued = true
 			fmt.Printf("%5.1fs  server continued\n", el.Seconds())
 		}
@@ -105,32 +107,4 @@ func rssKB(pid int) int {
 		}
 	}
 	return 0
-}
-
-func startRedis() (string, *exec.Cmd, func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir, _ := os.MkdirTemp("", "pacer-bounds-redis")
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
-	if err := cmd.Start(); err != nil {
-		return "", nil, nil, fmt.Errorf("start redis-server: %w", err)
-	}
-	for i := 0; i < 200; i++ {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			c.Close()
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return strconv.Itoa(port), cmd, func() {
-		cmd.Process.Signal(syscall.SIGCONT)
-		cmd.Process.Kill()
-		cmd.Wait()
-		os.RemoveAll(dir)
-	}, nil
 }

@@ -18,11 +18,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pacer-load/pacer/bench/internal/localredis"
 )
 
 type point struct {
@@ -52,12 +53,13 @@ func main() {
 		n, _ := strconv.Atoi(f[2])
 		pts = append(pts, point{test: f[0], pipeline: pp, requests: n})
 	}
-	port, stop, err := startRedis()
+	srv, err := localredis.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	defer stop()
+	defer srv.Stop()
+	port := srv.Port
 
 	tools := []struct {
 		name string
@@ -167,28 +169,4 @@ func median(ss []sample, f func(sample) float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
-}
-
-func startRedis() (string, func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir, _ := os.MkdirTemp("", "pacer-bench-redis")
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
-	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start redis-server: %w", err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for i := 0; i < 200; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return strconv.Itoa(port), func() { cmd.Process.Kill(); cmd.Wait(); os.RemoveAll(dir) }, nil
 }

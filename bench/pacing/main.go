@@ -24,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/pacer-load/pacer/bench/internal/localredis"
 )
 
 type point struct {
@@ -64,12 +66,13 @@ func main() {
 		rate, pacing, _ := strings.Cut(p, ":")
 		pts = append(pts, point{rate: rate, pacing: pacing, target: targetFor(rate, pacing)})
 	}
-	addr, stop, err := startRedis()
+	srv, err := localredis.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	defer stop()
+	defer srv.Stop()
+	addr := srv.Addr
 
 	results := make([][][]sample, len(pts))
 	for i := range results {
@@ -189,29 +192,4 @@ func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) 
 		maxRSSMB:  rss,
 		verdict:   t.Verdict,
 	}, nil
-}
-
-// startRedis starts a redis-server on a free loopback port.
-func startRedis() (string, func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir, _ := os.MkdirTemp("", "pacer-bench-redis")
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
-	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start redis-server: %w", err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for i := 0; i < 200; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return addr, func() { cmd.Process.Kill(); cmd.Wait(); os.RemoveAll(dir) }, nil
 }

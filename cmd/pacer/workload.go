@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -152,12 +151,4 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, defaultTests string, t
 		w.tests = append(w.tests, workTest{recipe: scenarios.TestRecipe(t, w.opts), title: t.Title})
 	}
 	return w, nil
-}
-
-// describeKeys is how reports name the key distribution.
-func (w *workload) describeKeys() string {
-	if !w.opts.Random {
-		return "literal __rand_int__"
-	}
-	return fmt.Sprintf("%s over %d keys", w.keys, w.opts.Keyspace)
 }

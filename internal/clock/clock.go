@@ -5,10 +5,7 @@
 // so their instants compare directly.
 package clock
 
-import (
-	"time"
-	_ "unsafe" // for go:linkname
-)
+import _ "unsafe" // for go:linkname
 
 // nanotime is the runtime's monotonic clock, about half the cost of
 // time.Now, and the clock clock_nanosleep sleeps on.
@@ -18,6 +15,3 @@ func nanotime() int64
 
 // Now returns the monotonic clock in nanoseconds.
 func Now() int64 { return nanotime() }
-
-// Until returns the time left until deadline (negative when past).
-func Until(deadline int64) time.Duration { return time.Duration(deadline - nanotime()) }

@@ -133,9 +133,6 @@ func (s *Server) Restart() error {
 	return nil
 }
 
-// Pid returns the server's process id.
-func (s *Server) Pid() int { return s.cmd.Process.Pid }
-
 // Pause stops the server process (SIGSTOP): it neither reads nor answers,
 // while the kernel keeps accepting bytes into its socket buffers.
 func (s *Server) Pause() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }

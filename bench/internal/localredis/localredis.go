@@ -1,0 +1,63 @@
+// Package localredis starts a throwaway redis-server on a free loopback
+// port for the measurement programs under bench/.
+package localredis
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Server is a running redis-server.
+type Server struct {
+	Addr, Port string
+	cmd        *exec.Cmd
+	dir        string
+}
+
+// Start launches redis-server with persistence off and waits until it
+// accepts connections.
+func Start() (*Server, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	dir, err := os.MkdirTemp("", "pacer-bench-redis")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start redis-server: %w", err)
+	}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", port), Port: port, cmd: cmd, dir: dir}
+	for range 200 {
+		if c, err := net.Dial("tcp", s.Addr); err == nil {
+			c.Close()
+			return s, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Stop()
+	return nil, fmt.Errorf("redis-server on port %s did not come up", port)
+}
+
+// Signal sends sig to the server (SIGSTOP, SIGCONT).
+func (s *Server) Signal(sig syscall.Signal) error { return s.cmd.Process.Signal(sig) }
+
+// Stop kills the server and removes its directory.
+func (s *Server) Stop() {
+	s.cmd.Process.Signal(syscall.SIGCONT)
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	os.RemoveAll(s.dir)
+}
