@@ -160,6 +160,17 @@ func upper(buf []byte, name []byte) []byte {
 	return buf
 }
 
+// arity bounds the arguments (after the name) of the commands whose case
+// does not check them itself; max -1 is unbounded.
+var arity = map[string]struct{ min, max int }{
+	"ECHO": {1, 1}, "GET": {1, 1}, "GETSET": {2, 2}, "MGET": {1, -1}, "APPEND": {2, 2}, "STRLEN": {1, 1},
+	"DEL": {1, -1}, "UNLINK": {1, -1}, "EXISTS": {1, -1}, "TYPE": {1, 1},
+	"LPUSH": {2, -1}, "RPUSH": {2, -1}, "LLEN": {1, 1},
+	"SADD": {2, -1}, "SREM": {2, -1}, "SCARD": {1, 1}, "SISMEMBER": {2, 2}, "SMEMBERS": {1, 1},
+	"HGET": {2, 2}, "HLEN": {1, 1}, "HGETALL": {1, 1}, "ZCARD": {1, 1}, "ZSCORE": {2, 2}, "XLEN": {1, 1},
+	"SELECT": {1, 1}, "KEYS": {1, 1},
+}
+
 // exec runs one command and appends its reply; it reports QUIT.
 func (c *client) exec(args [][]byte) bool {
 	var nameBuf [16]byte
@@ -174,6 +185,10 @@ func (c *client) exec(args [][]byte) bool {
 	}
 	st.calls++
 	a := args[1:]
+	if ar, ok := arity[string(name)]; ok && (len(a) < ar.min || (ar.max >= 0 && len(a) > ar.max)) {
+		c.wrongArgs(args[0])
+		return false
+	}
 	switch string(name) {
 	case "PING":
 		switch len(a) {
@@ -185,10 +200,6 @@ func (c *client) exec(args [][]byte) bool {
 			c.wrongArgs(args[0])
 		}
 	case "ECHO":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		c.bulk(a[0])
 	case "QUIT":
 		c.simple("OK")
@@ -196,10 +207,6 @@ func (c *client) exec(args [][]byte) bool {
 	case "SET":
 		c.set(args)
 	case "GET":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 's'); !ok {
 		} else if o == nil {
 			c.null()
@@ -207,10 +214,6 @@ func (c *client) exec(args [][]byte) bool {
 			c.bulk(o.str)
 		}
 	case "GETSET":
-		if len(a) != 2 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		o, ok := c.lookup(a[0], 's')
 		if !ok {
 			return false
@@ -231,10 +234,6 @@ func (c *client) exec(args [][]byte) bool {
 		}
 		c.simple("OK")
 	case "MGET":
-		if len(a) == 0 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		c.array(len(a))
 		for _, k := range a {
 			if o := c.keys()[string(k)]; o != nil && o.kind == 's' {
@@ -246,20 +245,12 @@ func (c *client) exec(args [][]byte) bool {
 	case "INCR", "DECR", "INCRBY", "DECRBY":
 		c.incr(string(name), args)
 	case "APPEND":
-		if len(a) != 2 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		o, ok := c.create(a[0], 's')
 		if ok {
 			o.str = append(o.str, a[1]...)
 			c.integer(int64(len(o.str)))
 		}
 	case "STRLEN":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 's'); ok {
 			if o == nil {
 				c.integer(0)
@@ -268,10 +259,6 @@ func (c *client) exec(args [][]byte) bool {
 			}
 		}
 	case "DEL", "UNLINK":
-		if len(a) == 0 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		n := 0
 		for _, k := range a {
 			if _, ok := c.keys()[string(k)]; ok {
@@ -281,10 +268,6 @@ func (c *client) exec(args [][]byte) bool {
 		}
 		c.integer(int64(n))
 	case "EXISTS":
-		if len(a) == 0 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		n := 0
 		for _, k := range a {
 			if _, ok := c.keys()[string(k)]; ok {
@@ -293,20 +276,12 @@ func (c *client) exec(args [][]byte) bool {
 		}
 		c.integer(int64(n))
 	case "TYPE":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o := c.keys()[string(a[0])]; o != nil {
 			c.simple(o.typeName())
 		} else {
 			c.simple("none")
 		}
 	case "LPUSH", "RPUSH":
-		if len(a) < 2 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		o, ok := c.create(a[0], 'l')
 		if !ok {
 			return false
@@ -322,10 +297,6 @@ func (c *client) exec(args [][]byte) bool {
 	case "LPOP", "RPOP":
 		c.pop(name[0] == 'L', args)
 	case "LLEN":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'l'); ok {
 			if o == nil {
 				c.integer(0)
@@ -336,10 +307,6 @@ func (c *client) exec(args [][]byte) bool {
 	case "LRANGE":
 		c.lrange(args)
 	case "SADD":
-		if len(a) < 2 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		o, ok := c.create(a[0], 'S')
 		if !ok {
 			return false
@@ -353,10 +320,6 @@ func (c *client) exec(args [][]byte) bool {
 		}
 		c.integer(int64(n))
 	case "SREM":
-		if len(a) < 2 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		o, ok := c.lookup(a[0], 'S')
 		if !ok {
 			return false
@@ -373,10 +336,6 @@ func (c *client) exec(args [][]byte) bool {
 		}
 		c.integer(int64(n))
 	case "SCARD":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'S'); ok {
 			if o == nil {
 				c.integer(0)
@@ -385,10 +344,6 @@ func (c *client) exec(args [][]byte) bool {
 			}
 		}
 	case "SISMEMBER":
-		if len(a) != 2 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'S'); ok {
 			there := false
 			if o != nil {
@@ -401,10 +356,6 @@ func (c *client) exec(args [][]byte) bool {
 			}
 		}
 	case "SMEMBERS":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'S'); ok {
 			if o == nil {
 				c.array(0)
@@ -439,10 +390,6 @@ func (c *client) exec(args [][]byte) bool {
 			c.integer(int64(n))
 		}
 	case "HGET":
-		if len(a) != 2 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'h'); ok {
 			if v, there := hashGet(o, a[1]); there {
 				c.bulk(v)
@@ -451,10 +398,6 @@ func (c *client) exec(args [][]byte) bool {
 			}
 		}
 	case "HLEN":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'h'); ok {
 			if o == nil {
 				c.integer(0)
@@ -463,10 +406,6 @@ func (c *client) exec(args [][]byte) bool {
 			}
 		}
 	case "HGETALL":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'h'); ok {
 			if o == nil {
 				c.mapHeader(0)
@@ -483,10 +422,6 @@ func (c *client) exec(args [][]byte) bool {
 	case "ZPOPMIN":
 		c.zpopmin(args)
 	case "ZCARD":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'z'); ok {
 			if o == nil {
 				c.integer(0)
@@ -495,10 +430,6 @@ func (c *client) exec(args [][]byte) bool {
 			}
 		}
 	case "ZSCORE":
-		if len(a) != 2 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'z'); ok {
 			if o == nil {
 				c.null()
@@ -511,10 +442,6 @@ func (c *client) exec(args [][]byte) bool {
 	case "XADD":
 		c.xadd(args)
 	case "XLEN":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		if o, ok := c.lookup(a[0], 'x'); ok {
 			if o == nil {
 				c.integer(0)
@@ -523,10 +450,6 @@ func (c *client) exec(args [][]byte) bool {
 			}
 		}
 	case "SELECT":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		n, err := strconv.Atoi(string(a[0]))
 		if err != nil {
 			c.errorRaw(errNotInt)
@@ -547,10 +470,6 @@ func (c *client) exec(args [][]byte) bool {
 		}
 		c.simple("OK")
 	case "KEYS":
-		if len(a) != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
 		c.keyList(string(a[0]))
 	case "SCAN":
 		// One pass: every matching key, cursor 0.

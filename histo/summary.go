@@ -24,6 +24,32 @@ type Summary struct {
 	Max   float64 `json:"max"`
 }
 
+// Metric returns a Summary field by its JSON name (min, mean, p50, p90,
+// p95, p99, p99.9, p99.99, max).
+func (s Summary) Metric(name string) (float64, bool) {
+	switch name {
+	case "min":
+		return s.Min, true
+	case "mean":
+		return s.Mean, true
+	case "p50":
+		return s.P50, true
+	case "p90":
+		return s.P90, true
+	case "p95":
+		return s.P95, true
+	case "p99":
+		return s.P99, true
+	case "p99.9":
+		return s.P999, true
+	case "p99.99":
+		return s.P9999, true
+	case "max":
+		return s.Max, true
+	}
+	return 0, false
+}
+
 // Percentiles are the ranks a Summary reports, in percent.
 var Percentiles = []float64{50, 90, 95, 99, 99.9, 99.99}
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -111,52 +113,47 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.TargetRate = &v
 	}
 	var err error
-	resp, serv := histo.Summarize(r.Response), histo.Summarize(r.Service)
-	t.ResponseMs, t.ServiceMs = &resp, &serv
-	if t.Histograms.Response, err = histo.Encode(r.Response); err != nil {
+	if t.ResponseMs, t.ServiceMs, t.SendLagMs, t.Histograms, err = latencies(r.Response, r.Service, r.Lag); err != nil {
 		return t, err
 	}
-	if t.Histograms.Service, err = histo.Encode(r.Service); err != nil {
-		return t, err
+	if r.Lag != nil && r.Mode == "open" {
+		limit := histo.Millis(int64(r.LagLimit))
+		t.LagLimitMs = &limit
 	}
 	for _, c := range r.Commands {
 		if t.Commands == nil {
 			t.Commands = map[string]Command{}
 		}
 		cj := Command{Counts: c.Counts, Errors: c.ErrorCodes}
-		resp, serv := histo.Summarize(c.Response), histo.Summarize(c.Service)
-		cj.ResponseMs, cj.ServiceMs = &resp, &serv
-		if cj.Histograms.Response, err = histo.Encode(c.Response); err != nil {
+		if cj.ResponseMs, cj.ServiceMs, cj.SendLagMs, cj.Histograms, err = latencies(c.Response, c.Service, c.Lag); err != nil {
 			return t, err
-		}
-		if cj.Histograms.Service, err = histo.Encode(c.Service); err != nil {
-			return t, err
-		}
-		if c.Lag != nil {
-			lag := histo.Summarize(c.Lag)
-			cj.SendLagMs = &lag
-			enc, err := histo.Encode(c.Lag)
-			if err != nil {
-				return t, err
-			}
-			cj.Histograms.SendLag = &enc
 		}
 		t.Commands[c.Name] = cj
 	}
-	if r.Lag != nil {
-		lag := histo.Summarize(r.Lag)
-		t.SendLagMs = &lag
-		s, err := histo.Encode(r.Lag)
-		if err != nil {
-			return t, err
-		}
-		t.Histograms.SendLag = &s
-		if r.Mode == "open" {
-			limit := histo.Millis(int64(r.LagLimit))
-			t.LagLimitMs = &limit
-		}
-	}
 	return t, nil
+}
+
+// latencies summarises and encodes a response, service and (optional)
+// send-lag histogram, for a test or one command of a mix.
+func latencies(resp, serv, lag *hdrhistogram.Histogram) (respMs, servMs, lagMs *histo.Summary, h Histograms, err error) {
+	rs, ss := histo.Summarize(resp), histo.Summarize(serv)
+	respMs, servMs = &rs, &ss
+	if h.Response, err = histo.Encode(resp); err != nil {
+		return
+	}
+	if h.Service, err = histo.Encode(serv); err != nil {
+		return
+	}
+	if lag != nil {
+		ls := histo.Summarize(lag)
+		lagMs = &ls
+		var enc string
+		if enc, err = histo.Encode(lag); err != nil {
+			return
+		}
+		h.SendLag = &enc
+	}
+	return
 }
 
 func round(v float64, digits int) float64 {

@@ -27,8 +27,6 @@ type clause struct {
 	unit string
 }
 
-var latencyMetrics = map[string]bool{"min": true, "mean": true, "p50": true, "p90": true, "p95": true, "p99": true, "p99.9": true, "p99.99": true, "max": true}
-
 // ParseSLO reads --slo.
 func ParseSLO(spec string) (SLO, error) {
 	s := SLO{Spec: spec}
@@ -61,8 +59,9 @@ func parseClause(text string) (clause, error) {
 		rest = rest[1:]
 	}
 	rest = strings.TrimSpace(rest)
+	_, latency := histo.Summary{}.Metric(c.metric)
 	switch {
-	case latencyMetrics[c.metric]:
+	case latency:
 		d, err := time.ParseDuration(rest)
 		if err != nil || d < 0 {
 			return c, fmt.Errorf("%q is not a duration such as 5ms or 250us", rest)
@@ -115,31 +114,14 @@ func (s SLO) Check(r *scheduler.Result) *SLOResult {
 		return 100 * float64(n) / float64(r.Counts.Scheduled)
 	}
 	for _, c := range s.clauses {
-		var got float64
-		switch c.metric {
-		case "min":
-			got = sum.Min
-		case "mean":
-			got = sum.Mean
-		case "p50":
-			got = sum.P50
-		case "p90":
-			got = sum.P90
-		case "p95":
-			got = sum.P95
-		case "p99":
-			got = sum.P99
-		case "p99.9":
-			got = sum.P999
-		case "p99.99":
-			got = sum.P9999
-		case "max":
-			got = sum.Max
-		case "errors":
+		got, latency := sum.Metric(c.metric)
+		switch {
+		case latency:
+		case c.metric == "errors":
 			got = share(r.Counts.Errors + r.Counts.Timeouts)
-		case "unsent":
+		case c.metric == "unsent":
 			got = share(r.Counts.Unsent)
-		case "rate":
+		case c.metric == "rate":
 			got = r.AchievedRate()
 		}
 		ok := false

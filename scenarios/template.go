@@ -96,6 +96,7 @@ type Template struct {
 	header []byte
 	out    []byte
 	data   []byte // the value pattern, of the largest size
+	drawn  []int  // scratch: an argument's drawn value sizes
 	sizes  Sizes
 	hasKey bool
 	keys   uint64 // keyspace
@@ -120,6 +121,13 @@ func Compile(name string, args []string, o Options) (*Template, error) {
 			}
 		}
 		t.args = append(t.args, ar)
+		nd := 0
+		for _, p := range ar.pieces {
+			if p.data {
+				nd++
+			}
+		}
+		t.drawn = make([]int, 0, max(cap(t.drawn), nd))
 	}
 	t.header = append([]byte{'*'}, strconv.Itoa(len(args))...)
 	t.header = append(t.header, '\r', '\n')
@@ -294,30 +302,20 @@ func (t *Template) Fill(g *Gen) []byte {
 			continue
 		}
 		// Draw the sizes first: the length prefix comes before the bytes.
-		total := a.fixedLen
-		var sizes [4]int
-		nd := 0
+		total, drawn := a.fixedLen, t.drawn[:0]
 		for _, p := range a.pieces {
 			if p.data {
 				n := t.sizes.Draw(g.rng)
-				if nd < len(sizes) {
-					sizes[nd] = n
-				} else {
-					n = sizes[len(sizes)-1]
-				}
-				nd++
+				drawn = append(drawn, n)
 				total += n
 			}
 		}
 		out = append(out, '$')
 		out = strconv.AppendInt(out, int64(total), 10)
 		out = append(out, '\r', '\n')
-		nd = 0
 		for _, p := range a.pieces {
 			if p.data {
-				n := sizes[min(nd, len(sizes)-1)]
-				nd++
-				out = append(out, t.data[:n]...)
+				out, drawn = append(out, t.data[:drawn[0]]...), drawn[1:]
 				continue
 			}
 			base := len(out)

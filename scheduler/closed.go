@@ -487,10 +487,9 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	return res
 }
 
-// claimed is how many requests workers reserved (what a time-bounded run
-// scheduled): each claim adds Pipeline, the last one of each worker adds
-// nothing it could use. Workers record their own sends, so the sum of
-// sends plus requests lost unsent is exact.
+// claimed is how many requests the workers reserved, what a time-bounded
+// run scheduled: every claimed batch was either written (sent) or lost
+// before its write (unsentClaimed).
 func claimed(run *closedRun) uint64 {
 	var n uint64
 	for _, w := range run.workers {

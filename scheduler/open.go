@@ -230,6 +230,12 @@ func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
 // conn returns the slot's connection for observers on other goroutines.
 func (s *slot) conn() *conn.Conn { return s.live.Load() }
 
+// set installs c (nil: none) for the pacer and for observers.
+func (s *slot) set(c *conn.Conn) {
+	s.c = c
+	s.live.Store(c)
+}
+
 func (run *openRun) oldest() int64 {
 	var o int64
 	for _, s := range run.slots {
@@ -274,9 +280,9 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		if run.kinds != nil {
 			h.kinds = make([]kindCount, len(run.kinds))
 		}
-		s := &slot{c: c, h: h, next: make(chan *conn.Conn, 1)}
+		s := &slot{h: h, next: make(chan *conn.Conn, 1)}
+		s.set(c)
 		if c != nil {
-			s.live.Store(c)
 			c.Start(h)
 			alive++
 		}
@@ -366,8 +372,7 @@ func (p *pacer) maintain(now int64) {
 			case c := <-s.next:
 				s.dialing = false
 				c.Start(s.h)
-				s.c = c
-				s.live.Store(c)
+				s.set(c)
 				run.reconnects.Add(1)
 			default:
 				if !s.dialing && run.cfg.Redial != nil && !p.stop.Load() {
@@ -383,8 +388,7 @@ func (p *pacer) retire(i int) {
 	run := p.o
 	s := run.slots[i]
 	c := s.c
-	s.c = nil
-	s.live.Store(nil)
+	s.set(nil)
 	if p.isDirty[i] {
 		p.isDirty[i] = false
 		keep := p.dirty[:0]
@@ -650,8 +654,11 @@ func (p *pacer) emit(horizon, el int64) int {
 		}
 		i := p.pick()
 		if i < 0 {
+			if p.o.cfg.Redial != nil {
+				return emitBlocked // connections will come back
+			}
 			for _, s := range p.o.slots {
-				if (s.c != nil && !s.c.Dead()) || s.dialing || p.o.cfg.Redial != nil {
+				if s.c != nil && !s.c.Dead() {
 					return emitBlocked
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
@@ -413,19 +414,7 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 	if progress {
 		ch := make(chan *scheduler.Live, 1)
 		ccfg.OnStart = func(l *scheduler.Live) { ch <- l }
-		done := make(chan struct{})
-		finished := make(chan int)
-		go func() {
-			var l *scheduler.Live
-			select {
-			case l = <-ch:
-			case <-done:
-				finished <- 0
-				return
-			}
-			finished <- benchProgressLoop(out, title, l, done)
-		}()
-		stopProgress = func() { close(done); last = <-finished }
+		stopProgress = benchProgress(out, title, ch, &last)
 	}
 	res, runErr := scheduler.RunClosed(ctx, conns, ccfg)
 	stopProgress()
@@ -465,35 +454,27 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 	return res, nil
 }
 
-// benchProgressLoop prints redis-benchmark's progress line every 250 ms
-// until done, and returns the length of the last line printed.
-func benchProgressLoop(out io.Writer, title string, l *scheduler.Live, done <-chan struct{}) int {
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	last := 0
+// benchProgress prints redis-benchmark's progress line every 250 ms until
+// stopped, leaving in *last the length of the last line printed.
+func benchProgress(out io.Writer, title string, live <-chan *scheduler.Live, last *int) (stop func()) {
 	var prevDone uint64
-	prevAt := time.Duration(0)
-	var prevHist = l.Micros.Snapshot()
-	for {
-		select {
-		case <-done:
-			return last
-		case <-tick.C:
-		}
-		p := l.Progress()
-		finished := p.Completed + p.Errors
-		dt := (p.Elapsed - prevAt).Seconds()
-		interval, now := l.Micros.Interval(prevHist)
-		prevHist = now
-		n, err := report.BenchProgress(out, title,
-			float64(finished-prevDone)/dt, float64(finished)/p.Elapsed.Seconds(),
-			histo.CMean(interval)/1000, histo.CMean(now)/1000, last)
-		if err != nil {
-			return last
-		}
-		last = n
-		prevDone, prevAt = finished, p.Elapsed
-	}
+	var prevAt time.Duration
+	var prevHist *hdrhistogram.Histogram
+	return watchLive(live, 250*time.Millisecond,
+		func(l *scheduler.Live) { prevHist = l.Micros.Snapshot() },
+		func(l *scheduler.Live) {
+			p := l.Progress()
+			finished := p.Completed + p.Errors
+			interval, now := l.Micros.Interval(prevHist)
+			prevHist = now
+			n, err := report.BenchProgress(out, title,
+				float64(finished-prevDone)/(p.Elapsed-prevAt).Seconds(), float64(finished)/p.Elapsed.Seconds(),
+				histo.CMean(interval)/1000, histo.CMean(now)/1000, *last)
+			if err == nil {
+				*last = n
+			}
+			prevDone, prevAt = finished, p.Elapsed
+		}, nil)
 }
 
 // dialBench opens the connections, with redis-benchmark's message when the

@@ -113,52 +113,31 @@ func fillAction(c *cli.Context) error {
 // terminal, a line a second otherwise.
 func fillProgress(w io.Writer, total uint64, live <-chan *scheduler.Live) func() {
 	tty := term.IsTerminal(fdOf(w))
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		var l *scheduler.Live
-		select {
-		case l = <-live:
-		case <-done:
-			return
-		}
-		every := time.Second
-		if tty {
-			every = 200 * time.Millisecond
-		}
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		draw := func(final bool) {
-			p := l.Progress()
-			frac := float64(p.Completed) / float64(total)
-			const width = 30
-			bar := strings.Repeat("=", int(frac*width)) + strings.Repeat(" ", width-int(frac*width))
-			line := fmt.Sprintf("filling [%s] %5.1f%%  %d/%d keys  %.0f keys/s", bar, 100*frac, p.Completed, total,
-				float64(p.Completed)/max(p.Elapsed.Seconds(), 1e-9))
-			switch {
-			case tty && final:
-				fmt.Fprintf(w, "\r%s\x1b[K\n", line)
-			case tty:
-				fmt.Fprintf(w, "\r%s\x1b[K", line)
-			default:
-				fmt.Fprintln(w, line)
-			}
-		}
-		for {
-			select {
-			case <-done:
-				if tty {
-					draw(true)
-				}
-				return
-			case <-tick.C:
-				draw(false)
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
+	every := time.Second
+	if tty {
+		every = 200 * time.Millisecond
 	}
+	draw := func(l *scheduler.Live, final bool) {
+		p := l.Progress()
+		frac := float64(p.Completed) / float64(total)
+		const width = 30
+		bar := strings.Repeat("=", int(frac*width)) + strings.Repeat(" ", width-int(frac*width))
+		line := fmt.Sprintf("filling [%s] %5.1f%%  %d/%d keys  %.0f keys/s", bar, 100*frac, p.Completed, total,
+			float64(p.Completed)/max(p.Elapsed.Seconds(), 1e-9))
+		switch {
+		case tty && final:
+			fmt.Fprintf(w, "\r%s\x1b[K\n", line)
+		case tty:
+			fmt.Fprintf(w, "\r%s\x1b[K", line)
+		default:
+			fmt.Fprintln(w, line)
+		}
+	}
+	return watchLive(live, every, nil,
+		func(l *scheduler.Live) { draw(l, false) },
+		func(l *scheduler.Live) {
+			if tty {
+				draw(l, true)
+			}
+		})
 }

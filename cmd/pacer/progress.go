@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/term"
 
 	"github.com/pacer-load/pacer/histo"
@@ -27,9 +28,10 @@ func newProgress(w io.Writer) *progress {
 	return &progress{w: w, tty: term.IsTerminal(fdOf(w)), every: time.Second}
 }
 
-// watch starts reporting on the test whose Live arrives on live, until the
-// returned stop is called.
-func (p *progress) watch(label string, live <-chan *scheduler.Live) (stop func()) {
+// watchLive calls start once the test's Live arrives on live, then tick
+// every interval, and at stop (if the Live ever arrived) final; both may be
+// nil. The returned stop waits for the watcher to finish.
+func watchLive(live <-chan *scheduler.Live, every time.Duration, start, tick, final func(*scheduler.Live)) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -40,20 +42,38 @@ func (p *progress) watch(label string, live <-chan *scheduler.Live) (stop func()
 		case <-done:
 			return
 		}
-		tick := time.NewTicker(p.every)
-		defer tick.Stop()
-		var last scheduler.Progress
-		prev := l.Latency.Snapshot()
-		printed := false
+		if start != nil {
+			start(l)
+		}
+		t := time.NewTicker(every)
+		defer t.Stop()
 		for {
 			select {
 			case <-done:
-				if printed && p.tty {
-					fmt.Fprint(p.w, "\r\x1b[K")
+				if final != nil {
+					final(l)
 				}
 				return
-			case <-tick.C:
+			case <-t.C:
+				tick(l)
 			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// watch starts reporting on the test whose Live arrives on live, until the
+// returned stop is called.
+func (p *progress) watch(label string, live <-chan *scheduler.Live) (stop func()) {
+	var last scheduler.Progress
+	var prev *hdrhistogram.Histogram
+	printed := false
+	return watchLive(live, p.every,
+		func(l *scheduler.Live) { prev = l.Latency.Snapshot() },
+		func(l *scheduler.Live) {
 			now := l.Progress()
 			interval, snap := l.Latency.Interval(prev)
 			prev = snap
@@ -65,12 +85,12 @@ func (p *progress) watch(label string, live <-chan *scheduler.Live) (stop func()
 				fmt.Fprintln(p.w, line)
 			}
 			printed = true
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
+		},
+		func(*scheduler.Live) {
+			if printed && p.tty {
+				fmt.Fprint(p.w, "\r\x1b[K")
+			}
+		})
 }
 
 func formatProgress(label string, l *scheduler.Live, last, now scheduler.Progress, p50, p99 int64) string {
