@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pacer-load/pacer/bench/internal/localredis"
+	"github.com/pacer-load/pacer/bench/internal/kit"
 )
 
 func main() {
@@ -31,7 +31,7 @@ func main() {
 	tail := flag.Duration("tail", 5*time.Second, "run time after the server continues")
 	flag.Parse()
 
-	redis, err := localredis.Start()
+	redis, err := kit.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bounds:", err)
 		os.Exit(1)

@@ -18,12 +18,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/pacer-load/pacer/bench/internal/localredis"
+	"github.com/pacer-load/pacer/bench/internal/kit"
 )
 
 type point struct {
@@ -53,7 +52,7 @@ func main() {
 		n, _ := strconv.Atoi(f[2])
 		pts = append(pts, point{test: f[0], pipeline: pp, requests: n})
 	}
-	srv, err := localredis.Start()
+	srv, err := kit.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -104,14 +103,14 @@ func main() {
 		if len(a) == 0 || len(b) == 0 {
 			continue
 		}
-		ra, rbb := median(a, func(s sample) float64 { return s.rps }), median(b, func(s sample) float64 { return s.rps })
-		ca, cb := median(a, func(s sample) float64 { return s.cpuPerReq }), median(b, func(s sample) float64 { return s.cpuPerReq })
-		sa, sb := median(a, func(s sample) float64 { return s.serverCPUPerReq }), median(b, func(s sample) float64 { return s.serverCPUPerReq })
+		ra, rbb := kit.Median(a, func(s sample) float64 { return s.rps }), kit.Median(b, func(s sample) float64 { return s.rps })
+		ca, cb := kit.Median(a, func(s sample) float64 { return s.cpuPerReq }), kit.Median(b, func(s sample) float64 { return s.cpuPerReq })
+		sa, sb := kit.Median(a, func(s sample) float64 { return s.serverCPUPerReq }), kit.Median(b, func(s sample) float64 { return s.serverCPUPerReq })
 		var paired []sample
 		for r := 0; r < min(len(a), len(b)); r++ {
 			paired = append(paired, sample{rps: b[r].rps / a[r].rps})
 		}
-		pr := median(paired, func(s sample) float64 { return s.rps })
+		pr := kit.Median(paired, func(s sample) float64 { return s.rps })
 		fmt.Printf("%-5s %-4d %14.0f %14.0f %7.3f %7.3f %12.3f %12.3f %7.3f %8.3f:%.3f\n", p.test, p.pipeline, ra, rbb, rbb/ra, pr, ca, cb, cb/ca, sa, sb)
 	}
 }
@@ -157,16 +156,4 @@ func serverCPU(port string) float64 {
 		}
 	}
 	return total
-}
-
-func median(ss []sample, f func(sample) float64) float64 {
-	v := make([]float64, len(ss))
-	for i, s := range ss {
-		v[i] = f(s)
-	}
-	sort.Float64s(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }

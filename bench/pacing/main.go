@@ -19,13 +19,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/pacer-load/pacer/bench/internal/localredis"
+	"github.com/pacer-load/pacer/bench/internal/kit"
 )
 
 type point struct {
@@ -66,7 +65,7 @@ func main() {
 		rate, pacing, _ := strings.Cut(p, ":")
 		pts = append(pts, point{rate: rate, pacing: pacing, target: targetFor(rate, pacing)})
 	}
-	srv, err := localredis.Start()
+	srv, err := kit.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -100,7 +99,7 @@ func main() {
 			if len(ss) == 0 {
 				continue
 			}
-			m := func(f func(sample) float64) float64 { return median(ss, f) }
+			m := func(f func(sample) float64) float64 { return kit.Median(ss, f) }
 			fmt.Printf("%-7s %-8s %-8s %12.1f %8.2f%% %8.2f%% %7.3fms %7.3fms %10.2f %7.1f  %s\n", p.rate, p.pacing, v.label,
 				m(func(s sample) float64 { return s.achieved }),
 				100*(m(func(s sample) float64 { return s.achieved / s.target })-1),
@@ -127,18 +126,6 @@ func targetFor(rate, pacing string) string {
 		return "≥ 99% of target sent"
 	}
 	return ""
-}
-
-func median(ss []sample, f func(sample) float64) float64 {
-	v := make([]float64, len(ss))
-	for i, s := range ss {
-		v[i] = f(s)
-	}
-	sort.Float64s(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
 func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) (sample, error) {

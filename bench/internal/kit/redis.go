@@ -1,6 +1,6 @@
-// Package localredis starts a throwaway redis-server on a free loopback
-// port for the measurement programs under bench/.
-package localredis
+// Package kit holds what the measurement programs under bench/ share: a
+// throwaway redis-server on a free loopback port, and medians.
+package kit
 
 import (
 	"fmt"
