@@ -140,15 +140,9 @@ type replies struct {
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	run := h.run
-	lag := e.Written - e.Intended
-	run.lag.Record(lag)
 	h.last = at
-	var ks *kindStats
-	var kc *kindCount
-	if run.kinds != nil && int(e.Kind) < len(run.kinds) {
-		ks, kc = &run.kinds[e.Kind], &h.kinds[e.Kind]
-		ks.lag.Record(lag)
-	}
+	ks, kc := run.kindOf(h, e)
+	run.recordLag(e, ks)
 	if r.Err {
 		h.errors.Add(1)
 		h.noteError(r.Code())
@@ -161,14 +155,39 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 		}
 		return
 	}
-	run.response.Record(at - e.Intended)
-	run.service.Record(at - e.Written)
-	if ks != nil {
-		ks.response.Record(at - e.Intended)
-		ks.service.Record(at - e.Written)
+	run.recordAt(e, at, ks)
+	if kc != nil {
 		kc.completed++
 	}
 	h.completed.Add(1)
+}
+
+// kindOf returns the per-command stats and h's tally for e's command, or
+// nils in a single-command test.
+func (run *openRun) kindOf(h *replies, e *conn.Entry) (*kindStats, *kindCount) {
+	if run.kinds == nil || int(e.Kind) >= len(run.kinds) {
+		return nil, nil
+	}
+	return &run.kinds[e.Kind], &h.kinds[e.Kind]
+}
+
+// recordLag adds e's send lag to the total and to its command's stats.
+func (run *openRun) recordLag(e *conn.Entry, ks *kindStats) {
+	run.lag.Record(e.Written - e.Intended)
+	if ks != nil {
+		ks.lag.Record(e.Written - e.Intended)
+	}
+}
+
+// recordAt adds e's response and service times as of t (its reply, or the
+// moment it was given up on) to the total and to its command's stats.
+func (run *openRun) recordAt(e *conn.Entry, t int64, ks *kindStats) {
+	run.response.Record(t - e.Intended)
+	run.service.Record(t - e.Written)
+	if ks != nil {
+		ks.response.Record(t - e.Intended)
+		ks.service.Record(t - e.Written)
+	}
 }
 
 func (h *replies) noteError(code []byte) {
@@ -420,13 +439,8 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 		t.firstErr = err.Error()
 	}
 	c.Unanswered(func(e *conn.Entry) {
-		run.lag.Record(e.Written - e.Intended)
-		var ks *kindStats
-		var kc *kindCount
-		if run.kinds != nil && int(e.Kind) < len(run.kinds) {
-			ks, kc = &run.kinds[e.Kind], &h.kinds[e.Kind]
-			ks.lag.Record(e.Written - e.Intended)
-		}
+		ks, kc := run.kindOf(h, e)
+		run.recordLag(e, ks)
 		if !timedOut {
 			t.errors++
 			t.codes[code]++
@@ -442,11 +456,8 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 		}
 		// Its age so far, so a server that stops answering never looks fast.
 		t.timeouts++
-		run.response.Record(end - e.Intended)
-		run.service.Record(end - e.Written)
-		if ks != nil {
-			ks.response.Record(end - e.Intended)
-			ks.service.Record(end - e.Written)
+		run.recordAt(e, end, ks)
+		if kc != nil {
 			kc.timeouts++
 		}
 	})
