@@ -57,7 +57,14 @@ type Options struct {
 	// Now is the clock used to timestamp replies (monotonic ns). Required
 	// when replies are timed.
 	Now func() int64
+	// MaxBuffer caps the bytes queued on the connection and not yet
+	// written: Free reports no room while they reach it (a command is
+	// always accepted into an empty buffer). Default DefaultMaxBuffer.
+	MaxBuffer int
 }
+
+// DefaultMaxBuffer is the default cap on a connection's unwritten bytes.
+const DefaultMaxBuffer = 4 << 20
 
 // DefaultMaxInflight is the default FIFO capacity of a connection. An entry
 // takes 32 bytes, so the default costs 320 KB per connection.
@@ -109,7 +116,14 @@ type Conn struct {
 	dead    atomic.Bool
 	errMu   sync.Mutex
 	err     error
+
+	// unsolicited counts replies that answered no request.
+	unsolicited atomic.Uint64
 }
+
+// Unsolicited returns how many replies arrived that answered no request
+// (they are never matched to one). Safe from any goroutine.
+func (c *Conn) Unsolicited() uint64 { return c.unsolicited.Load() }
 
 // Dial connects and runs the handshake (AUTH, HELLO 3, SELECT). The reader
 // goroutine starts with Start.

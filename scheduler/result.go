@@ -31,6 +31,9 @@ func (c Counts) Balanced() bool {
 const (
 	VerdictOK              = "ok"
 	VerdictGeneratorBehind = "generator_behind"
+	// VerdictTargetLost: the server went away (every connection gone and
+	// none back by the end of the timeline) or nothing completed.
+	VerdictTargetLost = "target_lost"
 )
 
 // ErrConnectionLost is the error code of requests in flight on a connection
@@ -92,6 +95,9 @@ type Result struct {
 	// DroppedBacklog counts requests unsent because they were more than
 	// MaxBacklog late when their turn came.
 	DroppedBacklog uint64
+	// Unsolicited counts replies that answered no request; they are never
+	// matched to one.
+	Unsolicited uint64
 }
 
 // AchievedRate is completed requests per second over the measured window.

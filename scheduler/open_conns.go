@@ -1,0 +1,289 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
+)
+
+// replies is the Handler of one connection: it runs on that connection's
+// reader goroutine and records into the shared lock-free recorders.
+type replies struct {
+	run       *openRun
+	completed atomic.Uint64
+	errors    atomic.Uint64
+	kinds     []kindCount       // per command of a mix; read after the reader exits
+	last      int64             // arrival of the latest reply; read after the reader exits
+	codes     map[string]uint64 // error replies by code; read after the reader exits
+	firstErr  string
+	_         [64]byte // keep neighbouring handlers' counters apart
+}
+
+func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
+	run := h.run
+	h.last = at
+	ks, kc := run.kindOf(h, e)
+	run.recordLag(e, ks)
+	if r.Err {
+		h.errors.Add(1)
+		h.noteError(r.Code())
+		if run.cfg.OnErrorReply != nil {
+			run.cfg.OnErrorReply(r.Text)
+		}
+		if kc != nil {
+			kc.errors++
+			kc.noteError(string(r.Code()))
+		}
+		return
+	}
+	run.recordAt(e, at, ks)
+	if kc != nil {
+		kc.completed++
+	}
+	h.completed.Add(1)
+}
+
+// kindOf returns the per-command stats and h's tally for e's command, or
+// nils in a single-command test.
+func (run *openRun) kindOf(h *replies, e *conn.Entry) (*kindStats, *kindCount) {
+	if run.kinds == nil || int(e.Kind) >= len(run.kinds) {
+		return nil, nil
+	}
+	return &run.kinds[e.Kind], &h.kinds[e.Kind]
+}
+
+// recordLag adds e's send lag to the total and to its command's stats.
+func (run *openRun) recordLag(e *conn.Entry, ks *kindStats) {
+	run.lag.Record(e.Written - e.Intended)
+	if ks != nil {
+		ks.lag.Record(e.Written - e.Intended)
+	}
+}
+
+// recordAt adds e's response and service times as of t (its reply, or the
+// moment it was given up on) to the total and to its command's stats.
+func (run *openRun) recordAt(e *conn.Entry, t int64, ks *kindStats) {
+	run.response.Record(t - e.Intended)
+	run.service.Record(t - e.Written)
+	if ks != nil {
+		ks.response.Record(t - e.Intended)
+		ks.service.Record(t - e.Written)
+	}
+}
+
+func (h *replies) noteError(code []byte) {
+	if h.codes == nil {
+		h.codes = map[string]uint64{}
+	}
+	h.codes[string(code)]++ // no allocation for an existing key
+	if h.firstErr == "" {
+		h.firstErr = string(code)
+	}
+}
+
+type openRun struct {
+	cfg                    OpenConfig
+	response, service, lag *histo.Recorder
+	kinds                  []kindStats // per command of a mix; nil for one
+	slots                  []*slot
+	tally                  tally // requests of connections already retired
+	redials                sync.WaitGroup
+	redialCtx              context.Context
+	stopRedials            context.CancelFunc
+	connsLost              atomic.Uint64
+	reconnects             atomic.Uint64
+	dialErrMu              sync.Mutex
+	dialErr                error
+}
+
+// slot is one of the run's connections: the live conn (nil while one is
+// being dialed) and the reply handler that outlives conns.
+type slot struct {
+	c       *conn.Conn
+	h       *replies
+	next    chan *conn.Conn // a redial delivers here
+	dialing bool            // pacer-owned
+	sent    atomic.Uint64   // written by retired conns of this slot
+	live    atomic.Pointer[conn.Conn]
+}
+
+// tally accumulates what retired connections leave: the pacer adds to it
+// when it replaces a dead connection, finish when it closes the rest.
+type tally struct {
+	errors, timeouts, unsent, sent uint64
+	codes                          map[string]uint64
+	firstErr                       string
+}
+
+func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
+	for _, s := range run.slots {
+		sent += s.sent.Load()
+		if c := s.conn(); c != nil {
+			sent += c.Written()
+		}
+		completed += s.h.completed.Load()
+		errs += s.h.errors.Load()
+	}
+	return sent, completed, errs, int(sent - min(sent, completed+errs))
+}
+
+// conn returns the slot's connection for observers on other goroutines.
+func (s *slot) conn() *conn.Conn { return s.live.Load() }
+
+// set installs c (nil: none) for the pacer and for observers.
+func (s *slot) set(c *conn.Conn) {
+	s.c = c
+	s.live.Store(c)
+}
+
+func (run *openRun) oldest() int64 {
+	var o int64
+	for _, s := range run.slots {
+		if c := s.conn(); c != nil {
+			if t, ok := c.OldestPending(); ok && (o == 0 || t < o) {
+				o = t
+			}
+		}
+	}
+	return o
+}
+
+// redial replaces slot s's connection in the background, retrying with
+// backoff from 10 ms doubling to 1 s, until it succeeds or the timeline
+// ends. Called by the pacer only.
+func (run *openRun) redial(s *slot) {
+	s.dialing = true
+	run.redials.Add(1)
+	go func() {
+		defer run.redials.Done()
+		backoff := 10 * time.Millisecond
+		for {
+			c, err := run.cfg.Redial(run.redialCtx)
+			if err == nil {
+				select {
+				case s.next <- c:
+				case <-run.redialCtx.Done():
+					c.Close()
+				}
+				return
+			}
+			run.dialErrMu.Lock()
+			if run.dialErr == nil {
+				run.dialErr = err
+			}
+			run.dialErrMu.Unlock()
+			select {
+			case <-run.redialCtx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, time.Second)
+		}
+	}()
+}
+
+// maintain replaces dead connections, expires those whose oldest request
+// passed cfg.Timeout, and installs redialed ones. Called by the pacer
+// about once a millisecond.
+func (p *pacer) maintain(now int64) {
+	run := p.o
+	for i, s := range run.slots {
+		if s.c != nil && run.cfg.Timeout > 0 {
+			if w, ok := s.c.OldestWritten(); ok && now-w > int64(run.cfg.Timeout) {
+				s.c.Expire()
+			}
+		}
+		if s.c != nil && s.c.Dead() {
+			p.retire(i)
+		}
+		if s.c == nil {
+			select {
+			case c := <-s.next:
+				s.dialing = false
+				c.Start(s.h)
+				s.set(c)
+				run.reconnects.Add(1)
+			default:
+				if !s.dialing && run.cfg.Redial != nil && !p.stop.Load() {
+					run.redial(s)
+				}
+			}
+		}
+	}
+}
+
+// retire closes slot i's dead connection and accounts for what it left.
+func (p *pacer) retire(i int) {
+	run := p.o
+	s := run.slots[i]
+	c := s.c
+	s.set(nil)
+	if p.isDirty[i] {
+		p.isDirty[i] = false
+		keep := p.dirty[:0]
+		for _, j := range p.dirty {
+			if j != i {
+				keep = append(keep, j)
+			}
+		}
+		p.dirty = keep
+	}
+	c.Close()
+	run.connsLost.Add(1)
+	run.account(c, s, nanotime(), &run.tally)
+}
+
+// account adds what a closed connection left to t: unanswered requests are
+// errors ("connection lost", or "protocol error"), or timeouts when the
+// connection expired or the run gave up on them at end; unwritten ones are
+// unsent. It also counts what the connection wrote.
+func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
+	h := s.h
+	err := c.Err()
+	code := ErrConnectionLost
+	timedOut := err == nil || errors.Is(err, conn.ErrTimeout)
+	if errors.Is(err, conn.ErrProtocol) {
+		code = "protocol error"
+	}
+	if err != nil && !timedOut && t.firstErr == "" {
+		t.firstErr = err.Error()
+	}
+	c.Unanswered(func(e *conn.Entry) {
+		ks, kc := run.kindOf(h, e)
+		run.recordLag(e, ks)
+		if !timedOut {
+			t.errors++
+			t.codes[code]++
+			switch {
+			case kc == nil:
+			case code == ErrConnectionLost:
+				kc.lost++
+			default:
+				kc.errors++
+				kc.noteError(code)
+			}
+			return
+		}
+		// Its age so far, so a server that stops answering never looks fast.
+		t.timeouts++
+		run.recordAt(e, end, ks)
+		if kc != nil {
+			kc.timeouts++
+		}
+	})
+	t.sent += c.Written()
+	s.sent.Add(c.Written())
+	t.unsent += uint64(c.Unwritten())
+	if run.kinds != nil {
+		c.Unsent(func(e *conn.Entry) {
+			if int(e.Kind) < len(h.kinds) {
+				h.kinds[e.Kind].unsent++
+			}
+		})
+	}
+}
