@@ -3,15 +3,14 @@ package conn
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
+
+	"github.com/pacer-load/pacer/internal/clock"
 )
 
 // Entry is one command on a connection, from the moment it is queued until
@@ -49,13 +48,22 @@ type Options struct {
 	// ClientTracking sends CLIENT TRACKING on (redis-benchmark's
 	// --enable-tracking); invalidation pushes are skipped by the reader.
 	ClientTracking bool
-	// DialTimeout bounds connecting and the handshake. Default 5s.
+	// SkipProbe dials without checking that the server answers when the
+	// handshake has no step (no AUTH, HELLO, CLIENT TRACKING or SELECT).
+	// By default such a connection sends PING and counts as open only once
+	// a reply arrives, so a server that accepts and then refuses or closes
+	// (Redis beyond maxclients) fails the dial with its own words. For
+	// callers that must not send extra commands.
+	SkipProbe bool
+	// DialTimeout bounds connecting and the handshake. Default
+	// DefaultDialTimeout.
 	DialTimeout time.Duration
 	// MaxInflight caps the commands queued or awaiting a reply on the
 	// connection (the FIFO's capacity). Default DefaultMaxInflight.
 	MaxInflight int
-	// Now is the clock used to timestamp replies (monotonic ns). Required
-	// when replies are timed.
+	// Now is the clock used to timestamp replies (monotonic ns). Default
+	// the monotonic clock of package internal/clock, the clock the
+	// scheduler stamps writes with.
 	Now func() int64
 	// MaxBuffer caps the bytes queued on the connection and not yet
 	// written: Free reports no room while they reach it (a command is
@@ -63,17 +71,22 @@ type Options struct {
 	MaxBuffer int
 }
 
-// DefaultMaxBuffer is the default cap on a connection's unwritten bytes.
-const DefaultMaxBuffer = 4 << 20
+// DefaultMaxBuffer is the default cap on a connection's unwritten bytes:
+// some hundreds of typical pipelined commands, and enough for a single
+// command with a value of up to about 2 MB.
+const DefaultMaxBuffer = 2 << 20
 
 // DefaultMaxInflight is the default FIFO capacity of a connection. An entry
-// takes 32 bytes, so the default costs 320 KB per connection.
+// takes 32 bytes, so the default costs about 350 KB per connection.
 const DefaultMaxInflight = 10000
+
+// DefaultDialTimeout bounds connecting and the handshake when
+// Options.DialTimeout is not set.
+const DefaultDialTimeout = 5 * time.Second
 
 // Errors a connection can end with.
 var (
-	ErrUnsolicited = errors.New("reply received for no request")
-	ErrClosed      = errors.New("connection closed")
+	ErrClosed = errors.New("connection closed")
 	// ErrTimeout ends a connection whose oldest request waited longer than
 	// the caller's timeout (see Expire).
 	ErrTimeout = errors.New("request timed out")
@@ -84,16 +97,35 @@ func (o Options) withDefaults() Options {
 		o.Network = "tcp"
 	}
 	if o.DialTimeout <= 0 {
-		o.DialTimeout = 5 * time.Second
+		o.DialTimeout = DefaultDialTimeout
 	}
 	if o.MaxInflight <= 0 {
 		o.MaxInflight = DefaultMaxInflight
 	}
+	if o.MaxBuffer <= 0 {
+		o.MaxBuffer = DefaultMaxBuffer
+	}
 	if o.Now == nil {
-		o.Now = func() int64 { return 0 }
+		o.Now = clock.Now
 	}
 	return o
 }
+
+// The reader waits for the writer to publish an entry whose reply has
+// already arrived (the writer publishes right after its write returns, a
+// fast reply can overtake that by a few instructions): first by yielding,
+// then, should the writer have been descheduled, by short sleeps.
+const (
+	publishSpins = 100
+	publishSleep = 50 * time.Microsecond
+)
+
+// shrinkFactor: an emptied output buffer whose capacity exceeds
+// shrinkFactor × MaxBuffer is released. Within the budget the buffer never
+// needs more than about 4 × MaxBuffer (half of it may be written bytes not
+// yet compacted away, and append rounds up), so only a burst queued past
+// Free reaches this and the steady state never reallocates.
+const shrinkFactor = 8
 
 // Conn is a pipelined RESP connection. One goroutine (the writer) calls
 // Queue and Flush; the connection's own reader goroutine consumes replies.
@@ -105,10 +137,11 @@ type Conn struct {
 	h    Handler
 
 	// Writer-owned output buffer: out[outOff:] is queued but not written.
-	out     []byte
-	outOff  int
-	queued  uint64 // bytes queued since the start
-	flushed uint64 // bytes written since the start
+	out       []byte
+	outOff    int
+	queued    uint64 // bytes queued since the start
+	flushed   uint64 // bytes written since the start
+	maxBuffer uint64
 
 	done    chan struct{}
 	started bool
@@ -121,30 +154,48 @@ type Conn struct {
 	unsolicited atomic.Uint64
 }
 
-// Unsolicited returns how many replies arrived that answered no request
-// (they are never matched to one). Safe from any goroutine.
+// Unsolicited returns how many replies arrived that answered no request:
+// read when no request was queued, or read before the request they would
+// answer was written. They are skipped, never matched to a request. Safe
+// from any goroutine.
 func (c *Conn) Unsolicited() uint64 { return c.unsolicited.Load() }
 
-// Dial connects and runs the handshake (AUTH, HELLO 3, SELECT). The reader
-// goroutine starts with Start.
+// Dial connects and runs the handshake (AUTH, HELLO 3, CLIENT TRACKING,
+// SELECT), or, when there is none, probes the server with PING unless
+// o.SkipProbe. It returns as soon as ctx is done, whatever the phase. The
+// reader goroutine starts with Start.
+//
+// Error texts never contain o.Password, and text from the server has its
+// control bytes escaped.
 func Dial(ctx context.Context, o Options) (*Conn, error) {
 	o = o.withDefaults()
-	ctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
+	c, err := dial(ctx, o)
+	if err != nil {
+		return nil, o.sanitize(err)
+	}
+	return c, nil
+}
+
+func dial(parent context.Context, o Options) (*Conn, error) {
+	ctx, cancel := context.WithTimeout(parent, o.DialTimeout)
 	defer cancel()
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, o.Network, o.Addr)
 	if err != nil {
 		return nil, err
 	}
+	// Closing the socket is what interrupts a handshake blocked in a read
+	// or a write, whether ctx was cancelled or timed out.
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	c := newConn(nc, o)
-	if dl, ok := ctx.Deadline(); ok {
-		_ = nc.SetDeadline(dl)
+	err = c.handshake(ctx, o)
+	if !stop() && err == nil {
+		err = ctx.Err()
 	}
-	if err := c.handshake(o); err != nil {
+	if err != nil {
 		nc.Close()
 		return nil, err
 	}
-	_ = nc.SetDeadline(time.Time{})
 	return c, nil
 }
 
@@ -155,7 +206,7 @@ func New(nc net.Conn, o Options) *Conn {
 }
 
 func newConn(nc net.Conn, o Options) *Conn {
-	c := &Conn{nc: nc, rd: NewReader(nc, o.Now), done: make(chan struct{})}
+	c := &Conn{nc: nc, rd: NewReader(nc, o.Now), done: make(chan struct{}), maxBuffer: uint64(o.MaxBuffer)}
 	c.ring.init(o.MaxInflight)
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
@@ -163,50 +214,6 @@ func newConn(nc net.Conn, o Options) *Conn {
 		}
 	}
 	return c
-}
-
-func (c *Conn) handshake(o Options) error {
-	type step struct {
-		name string
-		args []string
-	}
-	var steps []step
-	if o.Password != "" {
-		if o.User != "" {
-			steps = append(steps, step{"AUTH", []string{"AUTH", o.User, o.Password}})
-		} else {
-			steps = append(steps, step{"AUTH", []string{"AUTH", o.Password}})
-		}
-	}
-	if o.RESP3 {
-		steps = append(steps, step{"HELLO 3", []string{"HELLO", "3"}})
-	}
-	if o.ClientTracking {
-		steps = append(steps, step{"CLIENT TRACKING", []string{"CLIENT", "TRACKING", "on"}})
-	}
-	if o.DB != 0 {
-		steps = append(steps, step{"SELECT", []string{"SELECT", strconv.Itoa(o.DB)}})
-	}
-	if len(steps) == 0 {
-		return nil
-	}
-	var buf []byte
-	for _, s := range steps {
-		buf = AppendCommand(buf, s.args...)
-	}
-	if _, err := c.nc.Write(buf); err != nil {
-		return err
-	}
-	for _, s := range steps {
-		r, err := c.rd.Next()
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-		if r.Err {
-			return fmt.Errorf("%s failed: %s", s.name, c.rd.ErrorText)
-		}
-	}
-	return nil
 }
 
 // Start starts the reader goroutine, which calls h for every reply until
@@ -229,26 +236,35 @@ func (c *Conn) readLoop() {
 			continue
 		}
 		head := c.ring.head.Load()
-		// The writer publishes entries right after its write returns; a
-		// fast reply can overtake that by a few instructions.
+		unasked := false
 		for spins := 0; head == c.ring.pub.Load(); spins++ {
 			if head == c.ring.tail.Load() {
-				c.fail(ErrUnsolicited)
-				return
+				unasked = true // nothing queued: it answers no request
+				break
 			}
 			if c.closing.Load() || c.dead.Load() {
 				return
 			}
-			if spins < 100 {
+			if spins < publishSpins {
 				runtime.Gosched()
 			} else {
-				time.Sleep(50 * time.Microsecond)
+				time.Sleep(publishSleep)
 			}
+		}
+		// A reply read before its would-be request was written cannot
+		// answer it: Written is stamped before the write begins, so a
+		// genuine reply is always read after. Matching an unasked reply
+		// would pair every later reply with the wrong request; it is
+		// counted and skipped, and the request waits for its own.
+		at := c.rd.At()
+		if unasked || at < c.ring.slot(head).Written {
+			c.unsolicited.Add(1)
+			continue
 		}
 		if r.Err {
 			r.Text = c.rd.ErrorText
 		}
-		c.h.Reply(c.ring.slot(head), r, c.rd.At())
+		c.h.Reply(c.ring.slot(head), r, at)
 		c.ring.head.Store(head + 1)
 	}
 }
@@ -276,8 +292,13 @@ func (c *Conn) Err() error {
 // Dead reports whether the connection has failed or been closed.
 func (c *Conn) Dead() bool { return c.dead.Load() }
 
-// Free returns how many more commands may be queued now.
+// Free returns how many more commands may be queued now: none while the
+// unwritten bytes reach MaxBuffer, otherwise the FIFO's room. An empty
+// output buffer takes a command of any size. Only the writer may call it.
 func (c *Conn) Free() int {
+	if c.queued-c.flushed >= c.maxBuffer {
+		return 0
+	}
 	return c.ring.capacity() - int(c.ring.tail.Load()-c.ring.head.Load())
 }
 
@@ -291,12 +312,28 @@ func (c *Conn) Written() uint64 { return c.ring.pub.Load() }
 // not yet answered, for progress reports; ok is false when there is none.
 // Safe to call from any goroutine.
 func (c *Conn) OldestPending() (intended int64, ok bool) {
-	h, p := c.ring.head.Load(), c.ring.pub.Load()
-	if h >= p {
-		return 0, false
+	// The reader may answer the entry and the writer reuse its slot while
+	// it is read: a few tries get a consistent reading, and a progress
+	// report can do without one.
+	for range oldestTries {
+		h, p := c.ring.head.Load(), c.ring.pub.Load()
+		if h >= p {
+			return 0, false
+		}
+		e := c.ring.slot(h)
+		if e == nil { // answered meanwhile, its chunk moved on
+			continue
+		}
+		intended = atomic.LoadInt64(&e.Intended)
+		if c.ring.head.Load() == h { // not answered meanwhile: e was h's
+			return intended, true
+		}
 	}
-	return atomic.LoadInt64(&c.ring.slot(h).Intended), true
+	return 0, false
 }
+
+// oldestTries bounds OldestPending's attempts at a consistent reading.
+const oldestTries = 4
 
 // OldestWritten returns the write time of the oldest command written and
 // not yet answered. Only the writer goroutine may call it (it alone writes
@@ -321,16 +358,28 @@ func (c *Conn) Pending() bool { return c.flushed < c.queued }
 // until Flush.
 func (c *Conn) Queue(cmd []byte, intended int64, kind uint32) {
 	if c.outOff > 0 && c.outOff >= len(c.out)/2 {
-		c.out = c.out[:copy(c.out, c.out[c.outOff:])]
-		c.outOff = 0
+		c.compact()
 	}
 	c.out = append(c.out, cmd...)
 	c.queued += uint64(len(cmd))
 	t := c.ring.tail.Load()
-	e := c.ring.slot(t)
+	e := c.ring.writable(t)
 	atomic.StoreInt64(&e.Intended, intended) // OldestPending reads it from another goroutine
 	e.Written, e.Kind, e.end = 0, kind, c.queued
 	c.ring.tail.Store(t + 1)
+}
+
+// compact moves the unwritten bytes to the front of the output buffer, into
+// a smaller one when the buffer grew far beyond MaxBuffer and they fit the
+// budget.
+func (c *Conn) compact() {
+	rest := c.out[c.outOff:]
+	if uint64(cap(c.out)) > shrinkFactor*c.maxBuffer && uint64(len(rest)) < c.maxBuffer {
+		c.out = append(make([]byte, 0, 2*c.maxBuffer), rest...)
+	} else {
+		c.out = c.out[:copy(c.out, rest)]
+	}
+	c.outOff = 0
 }
 
 // Flush makes one non-blocking attempt to write the queued bytes. Commands
@@ -354,7 +403,9 @@ func (c *Conn) Flush(now int64) error {
 	return nil
 }
 
-// FlushBlocking writes all queued bytes, waiting for the socket as needed.
+// FlushBlocking writes all queued bytes, waiting for the socket as needed;
+// like Flush it stamps and publishes the commands written and releases a
+// buffer that a burst grew far beyond MaxBuffer.
 func (c *Conn) FlushBlocking(now int64) error {
 	if c.flushed == c.queued {
 		return nil
@@ -388,6 +439,9 @@ func (c *Conn) advance(n int, now int64) {
 	c.outOff += n
 	if c.outOff == len(c.out) {
 		c.out, c.outOff = c.out[:0], 0
+		if uint64(cap(c.out)) > shrinkFactor*c.maxBuffer {
+			c.out = nil // a burst queued past Free: give its memory back
+		}
 	}
 	p, tail := c.ring.pub.Load(), c.ring.tail.Load()
 	for p < tail {
@@ -424,7 +478,8 @@ func (c *Conn) Write(b []byte) error {
 
 // ReadReply reads and skips the next reply, returning it and the clock
 // reading taken when its last byte arrived. Only for connections without a
-// reader goroutine (Start not called).
+// reader goroutine (Start not called). It returns every reply, pushes
+// included; ReadReplyAfter applies the reader goroutine's rules.
 func (c *Conn) ReadReply() (Reply, int64, error) {
 	r, err := c.rd.Next()
 	if err != nil {
@@ -432,6 +487,28 @@ func (c *Conn) ReadReply() (Reply, int64, error) {
 		return r, 0, err
 	}
 	return r, c.rd.At(), nil
+}
+
+// ReadReplyAfter is ReadReply for a caller that began writing its request
+// at written (a clock reading taken before the write, on the clock of
+// Options.Now): it skips RESP3 pushes, and replies read before written,
+// which cannot answer the request (the server sent them unasked, or twice);
+// those count in Unsolicited. Replies the server sends unasked after the
+// write began cannot be told from the real ones.
+func (c *Conn) ReadReplyAfter(written int64) (Reply, int64, error) {
+	for {
+		r, at, err := c.ReadReply()
+		switch {
+		case err != nil:
+			return r, at, err
+		case r.Push:
+			continue
+		case at < written:
+			c.unsolicited.Add(1)
+			continue
+		}
+		return r, at, nil
+	}
 }
 
 // ErrorText returns the text of the last error reply read synchronously.
@@ -460,36 +537,3 @@ func (c *Conn) Unsent(fn func(e *Entry)) {
 // Unwritten returns the commands queued but never fully written. Call it
 // only after Close.
 func (c *Conn) Unwritten() int { return int(c.ring.tail.Load() - c.ring.pub.Load()) }
-
-// ring is a single-producer single-consumer FIFO of entries:
-//
-//	head ≤ pub ≤ tail
-//	[head, pub)  written, awaiting replies (the reader's side)
-//	[pub, tail)  queued, not yet fully written (the writer's side)
-type ring struct {
-	slots []Entry
-	mask  uint64
-	limit int
-	head  atomic.Uint64
-	_     [56]byte // keep the reader's index off the writer's cache line
-	pub   atomic.Uint64
-	tail  atomic.Uint64
-}
-
-func (r *ring) init(limit int) {
-	size := 1
-	for size < limit {
-		size <<= 1
-	}
-	r.slots = make([]Entry, size)
-	// Touch every page now: a page fault on first use would otherwise land
-	// in the middle of a measured run.
-	for i := 0; i < size; i += 4096 / int(unsafe.Sizeof(Entry{})) {
-		r.slots[i].end = 0
-	}
-	r.mask = uint64(size - 1)
-	r.limit = limit
-}
-
-func (r *ring) capacity() int        { return r.limit }
-func (r *ring) slot(i uint64) *Entry { return &r.slots[i&r.mask] }

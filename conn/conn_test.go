@@ -2,8 +2,8 @@ package conn
 
 import (
 	"context"
-	"errors"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +12,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 )
 
@@ -120,25 +122,131 @@ func TestFIFOOrderAndWriteStamps(t *testing.T) {
 	}
 }
 
-func TestUnsolicitedReplyFailsTheConnection(t *testing.T) {
-	addr := loopback(t, func(c net.Conn) {
-		c.Write([]byte("+SURPRISE\r\n"))
-		time.Sleep(100 * time.Millisecond)
-	})
-	c, err := Dial(context.Background(), Options{Addr: addr})
+// TestUnsolicitedReplyIsCountedNotMatched: a reply the server sends before
+// any request is counted and skipped; the connection lives on and the next
+// request gets its own reply.
+func TestUnsolicitedReplyIsCountedNotMatched(t *testing.T) {
+	srv := hostile.Start(t, hostile.UnsolicitedFirst)
+	c, err := Dial(context.Background(), Options{Addr: srv.Addr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Start(newCollect())
+	defer c.Close()
+	h := newCollect()
+	c.Start(h)
+	waitFor(t, "the unsolicited reply", func() bool { return c.Unsolicited() == 1 })
+	c.Queue(AppendCommand(nil, "PING"), 0, 7)
+	if err := c.Flush(clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t, 1)
+	if c.Err() != nil || c.Dead() || c.Unsolicited() != 1 || h.entries[0].Kind != 7 {
+		t.Fatalf("err %v dead %v unsolicited %d entries %+v", c.Err(), c.Dead(), c.Unsolicited(), h.entries)
+	}
+}
+
+// TestDefaultClockTimesReplies: without Options.Now a connection still
+// stamps replies on the monotonic clock, never 0.
+func TestDefaultClockTimesReplies(t *testing.T) {
+	srv := hostile.Start(t, hostile.OK)
+	c, err := Dial(context.Background(), Options{Addr: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var at atomic.Int64
+	got := make(chan struct{}, 1)
+	c.Start(handlerFunc(func(e *Entry, r Reply, t int64) { at.Store(t - e.Written); got <- struct{}{} }))
+	written := clock.Now()
+	c.Queue(AppendCommand(nil, "PING"), written, 0)
+	if err := c.Flush(written); err != nil {
+		t.Fatal(err)
+	}
 	select {
-	case <-c.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("reader did not stop")
+	case <-got:
+	case <-time.After(hangLimit):
+		t.Fatal("no reply")
 	}
-	if !errors.Is(c.Err(), ErrUnsolicited) || !c.Dead() {
-		t.Fatalf("err %v dead %v", c.Err(), c.Dead())
+	if at.Load() <= 0 {
+		t.Fatalf("reply stamped %d ns after its write", at.Load())
 	}
-	c.Close()
+}
+
+type handlerFunc func(e *Entry, r Reply, at int64)
+
+func (f handlerFunc) Reply(e *Entry, r Reply, at int64) { f(e, r, at) }
+
+// TestReadReplyAfterSkipsEarlierReplies: on the synchronous path a doubled
+// reply, read before the next request was written, is not its reply.
+func TestReadReplyAfterSkipsEarlierReplies(t *testing.T) {
+	srv := hostile.Start(t, hostile.DoubleReply)
+	c, err := Dial(context.Background(), Options{Addr: srv.Addr, SkipProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := range 3 {
+		start := clock.Now()
+		if err := c.Write(AppendCommand(nil, "PING")); err != nil {
+			t.Fatal(err)
+		}
+		if _, at, err := c.ReadReplyAfter(start); err != nil || at < start {
+			t.Fatalf("request %d: reply at %d for a write at %d, err %v", i, at, start, err)
+		}
+		// Both replies came in one read: the double is buffered now.
+		if c.rd.r == c.rd.w {
+			t.Fatal("the doubled reply did not arrive with the first")
+		}
+	}
+	if c.Unsolicited() != 2 {
+		t.Fatalf("unsolicited %d, want 2", c.Unsolicited())
+	}
+}
+
+// TestPartialWritePublishesWholeCommands: a Flush that the socket buffer
+// cuts short inside the queued bytes (checked: the split happens) makes
+// only the commands it wrote completely visible to the reader; the rest
+// follows, in order, as the server reads.
+func TestPartialWritePublishesWholeCommands(t *testing.T) {
+	cmd := bigCommand(100_000 + 7) // a size that makes a cut at a command boundary unlikely
+	const n = 200                  // 20 MB: more than the socket buffers hold
+	read := make(chan struct{})
+	addr := loopback(t, func(s net.Conn) {
+		<-read
+		pongServer(len(cmd))(s)
+	})
+	c, err := Dial(context.Background(), Options{Addr: addr, SkipProbe: true, MaxBuffer: n * len(cmd)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := newCollect()
+	c.Start(h)
+	for i := range n {
+		c.Queue(cmd, int64(i), uint32(i))
+	}
+	if err := c.Flush(1); err != nil {
+		t.Fatal(err)
+	}
+	if c.flushed == 0 || !c.Pending() {
+		t.Fatalf("the first Flush wrote %d of %d bytes: no split to test", c.flushed, c.queued)
+	}
+	if whole := c.flushed / uint64(len(cmd)); c.Written() != whole {
+		t.Fatalf("%d bytes written, %d whole commands, %d published", c.flushed, whole, c.Written())
+	}
+	close(read)
+	for now := int64(2); c.Pending(); now++ {
+		if err := c.Flush(now); err != nil {
+			t.Fatal(err)
+		}
+		runtime.Gosched()
+	}
+	h.wait(t, n)
+	for i, e := range h.entries {
+		if e.Kind != uint32(i) || e.Written < 1 {
+			t.Fatalf("entry %d = %+v", i, e)
+		}
+	}
 }
 
 func TestServerCloseLeavesUnansweredForAccounting(t *testing.T) {
@@ -149,7 +257,7 @@ func TestServerCloseLeavesUnansweredForAccounting(t *testing.T) {
 		_ = n
 		c.Write([]byte("+PONG\r\n+PONG\r\n")) // answer 2 of 5, then hang up
 	})
-	c, err := Dial(context.Background(), Options{Addr: addr})
+	c, err := Dial(context.Background(), Options{Addr: addr, SkipProbe: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,21 +138,24 @@ func (p *Reader) value2(line []byte, depth int, budget *int64) (Value, error) {
 
 // Do opens a connection with o, sends one command, returns its reply and
 // closes the connection. For occasional control commands, not for load.
+// Like Dial's, its error texts are sanitized.
 func Do(ctx context.Context, o Options, args ...string) (Value, error) {
 	c, err := Dial(ctx, o)
 	if err != nil {
 		return Value{}, err
 	}
 	defer c.Close()
+	stop := context.AfterFunc(ctx, c.Close) // a cancelled ctx ends the wait for the reply
+	defer stop()
 	if err := c.Write(AppendCommand(nil, args...)); err != nil {
-		return Value{}, err
+		return Value{}, o.sanitize(err)
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.nc.SetReadDeadline(dl)
 	}
 	v, err := c.rd.ReadValue()
 	if err != nil {
-		return v, fmt.Errorf("%s: %w", args[0], err)
+		return v, o.sanitize(fmt.Errorf("%s: %w", args[0], err))
 	}
 	return v, nil
 }
