@@ -27,8 +27,9 @@ type Entry struct {
 
 // Handler receives replies. Reply is called from the connection's reader
 // goroutine, once per reply, in send order, with the entry it answers and
-// the clock reading taken when the reply's last byte was read. e is valid
-// only during the call.
+// the clock reading taken when the reply's last byte was read (never
+// earlier than e.Written). e is valid only during the call. Replies that
+// answer no request never reach the Handler: see Conn.Unsolicited.
 type Handler interface {
 	Reply(e *Entry, r Reply, at int64)
 }
@@ -256,15 +257,19 @@ func (c *Conn) readLoop() {
 		// genuine reply is always read after. Matching an unasked reply
 		// would pair every later reply with the wrong request; it is
 		// counted and skipped, and the request waits for its own.
-		at := c.rd.At()
-		if unasked || at < c.ring.slot(head).Written {
+		if unasked {
+			c.unsolicited.Add(1)
+			continue
+		}
+		e, at := c.ring.slot(head), c.rd.At()
+		if at < e.Written {
 			c.unsolicited.Add(1)
 			continue
 		}
 		if r.Err {
 			r.Text = c.rd.ErrorText
 		}
-		c.h.Reply(c.ring.slot(head), r, at)
+		c.h.Reply(e, r, at)
 		c.ring.head.Store(head + 1)
 	}
 }
@@ -384,7 +389,9 @@ func (c *Conn) compact() {
 
 // Flush makes one non-blocking attempt to write the queued bytes. Commands
 // whose last byte went out are stamped with now as their write time and
-// become visible to the reader. A full socket buffer is not an error: the
+// become visible to the reader. now must be read before the call, on the
+// clock of Options.Now: the reader takes a reply read earlier than its
+// request's write time for one the server sent unasked. A full socket buffer is not an error: the
 // rest stays queued for the next Flush. Without a file descriptor the write
 // blocks.
 func (c *Conn) Flush(now int64) error {
