@@ -389,11 +389,13 @@ func (c *Conn) compact() {
 
 // Flush makes one non-blocking attempt to write the queued bytes. Commands
 // whose last byte went out are stamped with now as their write time and
-// become visible to the reader. now must be read before the call, on the
-// clock of Options.Now: the reader takes a reply read earlier than its
-// request's write time for one the server sent unasked. A full socket buffer is not an error: the
+// become visible to the reader. A full socket buffer is not an error: the
 // rest stays queued for the next Flush. Without a file descriptor the write
 // blocks.
+//
+// now must be read before the call, on the clock of Options.Now: the reader
+// takes a reply read earlier than its request's write time for one the
+// server sent unasked.
 func (c *Conn) Flush(now int64) error {
 	if c.flushed == c.queued {
 		return nil
