@@ -473,3 +473,31 @@ func TestSeedsReproduce(t *testing.T) {
 		t.Error("different seeds gave the same numbers")
 	}
 }
+
+func TestSendersShareTheValuePattern(t *testing.T) {
+	// Senders build their mixes in parallel (bench: one per connection);
+	// the value pattern they share is made once and only read.
+	sizes, _ := ParseSizes("1-5000")
+	r, err := BuildRecipe("set:1,mset:1,xadd:1", nil, Options{Sizes: sizes, Keyspace: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	for i := range 8 {
+		go func() {
+			m, err := r.Build()
+			if err == nil {
+				s := NewMixStream(m, uint64(i), Uniform{N: 100})
+				for range 200 {
+					s.Next()
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -466,7 +466,7 @@ func BuildRecipe(spec string, customs []Custom, o Options) (*Recipe, error) {
 		name, w, ok := strings.Cut(strings.TrimSpace(item), ":")
 		weight, err := strconv.ParseUint(w, 10, 32)
 		if !ok || err != nil || weight == 0 {
-			return nil, fmt.Errorf("--mix %q: want NAME:WEIGHT,... with whole weights above 0, such as get:9,set:1", spec)
+			return nil, fmt.Errorf("--mix %q: want NAME:WEIGHT,... with whole weights from 1 to %d, such as get:9,set:1", spec, uint64(MaxWeight))
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("--mix %q names %s twice", spec, name)
