@@ -122,6 +122,11 @@ func (t Test) Compile(o Options, cluster bool) (*Template, error) {
 	if t.inline != "" {
 		return Inline(t.Title, t.inline, o), nil
 	}
+	return Compile(t.Title, t.expand(o, cluster), o)
+}
+
+// expand returns the test's arguments with its markers replaced.
+func (t Test) expand(o Options, cluster bool) []string {
 	tag := ""
 	if cluster {
 		tag = ":{tag}"
@@ -136,5 +141,5 @@ func (t Test) Compile(o Options, cluster bool) (*Template, error) {
 		a = strings.ReplaceAll(a, scorePlaceholder, score)
 		args[i] = a
 	}
-	return Compile(t.Title, args, o)
+	return args
 }

@@ -1,7 +1,14 @@
 package scenarios
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -60,17 +67,23 @@ func (m *Mix) Title() string {
 	return "MIX " + strings.Join(parts, ",")
 }
 
+// pick draws an entry by weight: a binary search of the cumulative
+// weights, so a mix of MaxTemplates costs ten steps, not a thousand.
 func (m *Mix) pick(r *Rand) int {
 	if len(m.entries) == 1 {
 		return 0
 	}
 	w := r.Below(m.total)
-	for i := range m.entries {
-		if w < m.entries[i].cum {
-			return i
+	lo, hi := 0, len(m.entries)-1
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if w < m.entries[mid].cum {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
 	}
-	return len(m.entries) - 1
+	return lo
 }
 
 // Recipe says how to build a mix: named templates (catalogue tests or
@@ -89,10 +102,17 @@ type RecipeItem struct {
 	test *Test
 }
 
-// Build compiles the recipe into a Mix.
+// Build compiles the recipe into a Mix. Weights must be 1 to MaxWeight and
+// their total must fit in 64 bits.
 func (r *Recipe) Build() (*Mix, error) {
 	m := &Mix{}
 	for _, it := range r.Items {
+		if it.Weight == 0 || it.Weight > MaxWeight {
+			return nil, fmt.Errorf("%s: weight %d: want a whole number from 1 to %d", it.Name, it.Weight, MaxWeight)
+		}
+		if _, carry := bits.Add64(m.total, it.Weight, 0); carry != 0 {
+			return nil, fmt.Errorf("%s: the weights add up to more than %d", it.Name, uint64(math.MaxUint64))
+		}
 		var t *Template
 		var err error
 		if it.test != nil {
@@ -109,6 +129,32 @@ func (r *Recipe) Build() (*Mix, error) {
 		m.Add(it.Name, it.Weight, t)
 	}
 	return m, nil
+}
+
+// MaxCommandSize is the size in bytes of the largest encoded command the
+// recipe can produce (RESP framing included, values of the largest size),
+// computed without compiling, so a memory budget can be checked before
+// any value is allocated.
+func (r *Recipe) MaxCommandSize() int {
+	size := r.Opts.sizes().Max()
+	random := r.Opts.random()
+	n := 0
+	for _, it := range r.Items {
+		args := it.Args
+		if it.test != nil {
+			if it.test.inline != "" {
+				n = max(n, len(it.test.inline)+len("\r\n"))
+				continue
+			}
+			args = it.test.expand(r.Opts, false)
+		}
+		parsed := make([]arg, len(args))
+		for i, a := range args {
+			parsed[i] = parseArg(a, random)
+		}
+		n = max(n, commandLen(parsed, size))
+	}
+	return n
 }
 
 // Title names the test the recipe makes.
@@ -140,7 +186,23 @@ type Custom struct {
 	Name   string
 	Args   []string
 	Weight uint64
+	// Named is set when the user gave the name (NAME=TEMPLATE). Two named
+	// templates may not share a name; an unnamed one is named after its
+	// verb, with a suffix when that is taken (see BuildRecipe).
+	Named bool
 }
+
+// Limits of templates and of a --commands file.
+const (
+	// MaxWeight is the largest weight of a template or --mix entry.
+	MaxWeight = math.MaxUint32
+	// MaxCommandsFileSize is the most a --commands file may hold.
+	MaxCommandsFileSize = 1 << 20
+	// MaxCommandLine is the longest line of a --commands file, in bytes.
+	MaxCommandLine = 64 << 10
+	// MaxTemplates is the most templates a --commands file may hold.
+	MaxTemplates = 1000
+)
 
 // ParseCustom reads one --command value: [NAME=]TEMPLATE, where TEMPLATE is
 // split into arguments like a shell would (quotes group, backslash escapes).
@@ -158,10 +220,11 @@ func ParseCustom(s string) (Custom, error) {
 	if len(args) == 0 {
 		return Custom{}, fmt.Errorf("command %q is empty", s)
 	}
-	if name == "" {
+	named := name != ""
+	if !named {
 		name = strings.ToLower(args[0])
 	}
-	return Custom{Name: name, Args: args, Weight: 1}, nil
+	return Custom{Name: name, Args: args, Weight: 1, Named: named}, nil
 }
 
 func validName(s string) bool {
@@ -230,34 +293,118 @@ func SplitArgs(s string) ([]string, error) {
 //
 //	9 hot=GET key:__key__
 //	1 SET key:__key__ __data__
+//
+// A leading field that starts like a number is a weight: it must be a
+// whole number from 1 to MaxWeight. The text may hold at most
+// MaxCommandsFileSize bytes, MaxCommandLine bytes a line and MaxTemplates
+// templates; errors name the line.
 func ParseCommandsFile(text string) ([]Custom, error) {
+	return readCommands(strings.NewReader(text))
+}
+
+// LoadCommandsFile reads a --commands file with ParseCommandsFile's rules.
+// It reads at most MaxCommandsFileSize bytes (plus one, to tell), so
+// /dev/zero, a FIFO or a huge file ends with an error, not an endless read.
+func LoadCommandsFile(path string) ([]Custom, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cs, err := readCommands(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cs, nil
+}
+
+func readCommands(r io.Reader) ([]Custom, error) {
+	lr := &io.LimitedReader{R: r, N: MaxCommandsFileSize + 1}
+	sc := bufio.NewScanner(lr)
+	// Room for the longest line, its "\r\n" and one byte to tell.
+	sc.Buffer(make([]byte, 0, 4096), MaxCommandLine+3)
+	tooBig := fmt.Errorf("the file holds more than %d bytes (1 MiB, the limit)", MaxCommandsFileSize)
 	var out []Custom
-	for n, line := range strings.Split(text, "\n") {
+	n := 0
+	for sc.Scan() {
+		n++
+		if lr.N == 0 {
+			return nil, tooBig
+		}
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if len(line) > MaxCommandLine {
+			return nil, fmt.Errorf("line %d: longer than %d bytes (64 KiB, the limit)", n, MaxCommandLine)
+		}
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		weight := uint64(1)
-		if f := strings.Fields(line); len(f) > 1 {
-			if w, err := strconv.ParseUint(f[0], 10, 32); err == nil {
-				if w == 0 {
-					return nil, fmt.Errorf("line %d: weight 0", n+1)
-				}
-				weight = w
-				line = strings.TrimSpace(line[len(f[0]):])
+		if f := strings.Fields(line); weightLike(f[0]) {
+			w, err := strconv.ParseUint(f[0], 10, 64)
+			if err != nil || w == 0 || w > MaxWeight {
+				return nil, fmt.Errorf("line %d: weight %q: want a whole number from 1 to %d", n, f[0], uint64(MaxWeight))
 			}
+			if len(f) == 1 {
+				return nil, fmt.Errorf("line %d: weight %s and no command", n, f[0])
+			}
+			weight = w
+			line = strings.TrimSpace(line[len(f[0]):])
+		}
+		if len(out) == MaxTemplates {
+			return nil, fmt.Errorf("line %d: more than %d templates (the limit)", n, MaxTemplates)
 		}
 		c, err := ParseCustom(line)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", n+1, err)
+			return nil, fmt.Errorf("line %d: %v", n, err)
 		}
 		c.Weight = weight
 		out = append(out, c)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no commands in the file")
+	switch err := sc.Err(); {
+	case lr.N == 0:
+		return nil, tooBig
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, fmt.Errorf("line %d: longer than %d bytes (64 KiB, the limit)", n+1, MaxCommandLine)
+	case err != nil:
+		return nil, err
+	case len(out) == 0:
+		return nil, errors.New("no commands in the file")
 	}
 	return out, nil
+}
+
+// weightLike reports whether a leading field is meant as a weight: it
+// starts with a digit or a sign and a digit. No command does.
+func weightLike(f string) bool {
+	if f != "" && (f[0] == '+' || f[0] == '-') {
+		f = f[1:]
+	}
+	return f != "" && f[0] >= '0' && f[0] <= '9'
+}
+
+// ParseRatio turns memtier_benchmark's --ratio SET:GET (e.g. 1:10) into the
+// equivalent --mix spec ("set:1,get:10"): catalogue SET and GET in those
+// proportions. A zero side is left out ("0:1" is "get:1"); both zero is an
+// error. memtier sends each connection's share as a fixed cycle (its SETs,
+// then its GETs); a mix draws each command at random with those weights,
+// so the proportions match over a run, not within every cycle.
+func ParseRatio(s string) (mix string, err error) {
+	bad := fmt.Errorf("--ratio %q: want SET:GET, whole numbers from 0 to %d not both 0, such as 1:10", s, uint64(MaxWeight))
+	a, b, ok := strings.Cut(strings.TrimSpace(s), ":")
+	sets, err1 := strconv.ParseUint(a, 10, 32)
+	gets, err2 := strconv.ParseUint(b, 10, 32)
+	if !ok || err1 != nil || err2 != nil || sets+gets == 0 {
+		return "", bad
+	}
+	var parts []string
+	if sets > 0 {
+		parts = append(parts, "set:"+strconv.FormatUint(sets, 10))
+	}
+	if gets > 0 {
+		parts = append(parts, "get:"+strconv.FormatUint(gets, 10))
+	}
+	return strings.Join(parts, ","), nil
 }
 
 // MixTests lists the catalogue names a --mix accepts: one per test.
@@ -274,13 +421,36 @@ func MixTests() []string {
 // BuildRecipe makes the recipe of a --mix spec ("get:9,set:1", names from
 // the catalogue or from customs) or, with an empty spec, of the customs
 // with their own weights.
+//
+// Names: two customs the user named alike (Named) are an error. An unnamed
+// custom takes its verb as name, or when that is taken (by a named custom
+// or an earlier one) the verb with the first free suffix from 2: SET, SET,
+// SET are set, set2, set3. customs is not modified.
 func BuildRecipe(spec string, customs []Custom, o Options) (*Recipe, error) {
 	r := &Recipe{Opts: o}
+	customs = slices.Clone(customs)
+	taken := map[string]bool{}
+	for _, c := range customs {
+		if !c.Named {
+			continue
+		}
+		if taken[c.Name] {
+			return nil, fmt.Errorf("two templates are named %q: give each its own NAME=", c.Name)
+		}
+		taken[c.Name] = true
+	}
 	byName := map[string]Custom{}
 	for i, c := range customs {
-		if _, dup := byName[c.Name]; dup {
-			// Unnamed repeats of the same verb get a suffix.
-			c.Name = fmt.Sprintf("%s%d", c.Name, i+1)
+		if !c.Named {
+			base := c.Name
+			if base == "" && len(c.Args) > 0 {
+				base = strings.ToLower(c.Args[0])
+			}
+			c.Name = base
+			for n := 2; taken[c.Name]; n++ {
+				c.Name = base + strconv.Itoa(n)
+			}
+			taken[c.Name] = true
 			customs[i] = c
 		}
 		byName[c.Name] = c
@@ -296,7 +466,7 @@ func BuildRecipe(spec string, customs []Custom, o Options) (*Recipe, error) {
 		name, w, ok := strings.Cut(strings.TrimSpace(item), ":")
 		weight, err := strconv.ParseUint(w, 10, 32)
 		if !ok || err != nil || weight == 0 {
-			return nil, fmt.Errorf("--mix %q: want NAME:WEIGHT,... with whole weights above 0, such as get:9,set:1", spec)
+			return nil, fmt.Errorf("--mix %q: want NAME:WEIGHT,... with whole weights from 1 to %d, such as get:9,set:1", spec, uint64(MaxWeight))
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("--mix %q names %s twice", spec, name)

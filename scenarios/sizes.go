@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,16 +20,36 @@ type Sizes struct {
 // FixedSize is a single value size.
 func FixedSize(n int) Sizes { return Sizes{min: n, max: n} }
 
-// maxValueSize bounds -d (Redis's proto-max-bulk-len is 512 MiB).
-const maxValueSize = 512 << 20
+// MaxValueSize bounds value sizes (-d, __data__): Redis's default
+// proto-max-bulk-len, the largest bulk string a server accepts.
+const MaxValueSize = 512 << 20
 
-// ParseSizes reads -d: "32", "32-1024" or "64:8,4096:2".
+// ParseSizes reads -d: "32", "32-1024" or "64:8,4096:2", each size from 1
+// byte to MaxValueSize.
 func ParseSizes(s string) (Sizes, error) {
 	bad := fmt.Errorf("-d %q: want a size (32), a range (32-1024) or a weighted list (64:8,4096:2), from 1 byte to 512 MiB", s)
+	var tooBig error
 	size := func(v string) (int, bool) {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		return n, err == nil && n >= 1 && n <= maxValueSize
+		v = strings.TrimSpace(v)
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err == nil && n > MaxValueSize || errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-") {
+			tooBig = fmt.Errorf("-d %q: %s bytes is above the largest value, 512 MiB (%d bytes, what a Redis server accepts)", s, v, MaxValueSize)
+			return 0, false
+		}
+		return int(n), err == nil && n >= 1
 	}
+	z, err := parseSizes(s, size)
+	if err != nil {
+		if tooBig != nil {
+			return Sizes{}, tooBig
+		}
+		return Sizes{}, bad
+	}
+	return z, nil
+}
+
+func parseSizes(s string, size func(string) (int, bool)) (Sizes, error) {
+	bad := errors.New("bad")
 	switch {
 	case strings.Contains(s, ":"):
 		var z Sizes

@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // Placeholders in commands.
@@ -68,7 +70,7 @@ type slot struct {
 }
 
 // piece is part of an argument: literal bytes with number slots at
-// offsets within them, or a value of drawn size.
+// offsets within them, or (data set, lit empty) a value of drawn size.
 type piece struct {
 	lit   []byte
 	slots []slot
@@ -78,13 +80,16 @@ type piece struct {
 // arg is one argument of a template with variable-size values.
 type arg struct {
 	pieces   []piece
-	fixedLen int  // bytes of its literal pieces
-	variable bool // has a data piece
+	fixedLen int // bytes of its literal pieces
+	ndata    int // number of data pieces
 	encoded  []byte
-	slots    []slot // for a fixed arg: slots within encoded
+	slots    []slot // for an arg without data: slots within encoded
 }
 
-// Template is one command, encoded once.
+// Template is one command, encoded once. It holds the command's bytes (the
+// largest one's pieces when value sizes vary) and nothing more: the value
+// pattern of variable sizes is shared by every template, and the buffer a
+// variable command is assembled in belongs to the Gen that fills it.
 type Template struct {
 	name string
 	// Fixed layout (every size known): buf holds the whole command and the
@@ -94,52 +99,58 @@ type Template struct {
 	// Variable layout (value sizes vary): args assembled into out.
 	args   []arg
 	header []byte
-	out    []byte
-	data   []byte // the value pattern, of the largest size
-	drawn  []int  // scratch: an argument's drawn value sizes
+	out    []byte // the last assembled command (in a Gen's buffer)
+	data   []byte // the shared value pattern, of the largest size
+	maxLen int    // the largest command's encoded size
 	sizes  Sizes
 	hasKey bool
 	keys   uint64 // keyspace
 }
 
 // Compile encodes args as a RESP command, with slots for the placeholders.
+// An argument that would exceed MaxValueSize bytes is an error: no RESP
+// server accepts it (Redis's proto-max-bulk-len).
 func Compile(name string, args []string, o Options) (*Template, error) {
 	if len(args) == 0 {
 		return nil, errors.New("empty command")
 	}
 	t := &Template{name: name, sizes: o.sizes(), keys: o.Keyspace}
-	t.data = Data(t.sizes.Max())
 	random := o.random()
 	size, fixed := t.sizes.Fixed()
-	for _, a := range args {
-		ar := compileArg([]byte(a), random, fixed, t.data[:size])
+	t.args = make([]arg, len(args))
+	variable := false
+	for i, a := range args {
+		ar := parseArg(a, random)
+		if n := ar.fixedLen + ar.ndata*t.sizes.Max(); n > MaxValueSize {
+			return nil, fmt.Errorf("argument %d is %d bytes with values of %d, above the %d a RESP server accepts", i+1, n, t.sizes.Max(), MaxValueSize)
+		}
 		for _, p := range ar.pieces {
 			for _, s := range p.slots {
-				if s.kind == slotKey {
-					t.hasKey = true
-				}
+				t.hasKey = t.hasKey || s.kind == slotKey
 			}
 		}
-		t.args = append(t.args, ar)
-		nd := 0
-		for _, p := range ar.pieces {
-			if p.data {
-				nd++
-			}
-		}
-		t.drawn = make([]int, 0, max(cap(t.drawn), nd))
+		variable = variable || ar.ndata > 0
+		t.args[i] = ar
 	}
-	t.header = append([]byte{'*'}, strconv.Itoa(len(args))...)
-	t.header = append(t.header, '\r', '\n')
-	if fixed || !t.variable() {
-		t.flatten()
+	t.maxLen = commandLen(t.args, t.sizes.Max())
+	if fixed || !variable {
+		t.flatten(size)
+		return t, nil
+	}
+	t.header = appendHeader(make([]byte, 0, headerLen(len(args))), len(args))
+	t.data = valuePattern(t.sizes.Max())
+	for i := range t.args {
+		if a := &t.args[i]; a.ndata == 0 {
+			a.encoded, a.slots = encodeArg(a.pieces, a.fixedLen, 0, nil)
+			a.pieces = nil
+		}
 	}
 	return t, nil
 }
 
-// compileArg splits an argument into pieces. With fixed sizes, data is
-// inlined as a literal.
-func compileArg(a []byte, random, fixedSize bool, fixedData []byte) arg {
+// parseArg splits an argument into literal pieces with slots and data
+// pieces. Literal bytes are copied in runs, not byte by byte.
+func parseArg(a string, random bool) arg {
 	var ar arg
 	var cur piece
 	flush := func() {
@@ -151,65 +162,149 @@ func compileArg(a []byte, random, fixedSize bool, fixedData []byte) arg {
 	}
 	for len(a) > 0 {
 		switch {
-		case bytes.HasPrefix(a, []byte(RandPlaceholder)) && random:
+		case strings.HasPrefix(a, RandPlaceholder) && random:
 			cur.slots = append(cur.slots, slot{off: len(cur.lit), kind: slotRand})
 			cur.lit = append(cur.lit, RandPlaceholder...)
 			a = a[len(RandPlaceholder):]
-		case bytes.HasPrefix(a, []byte(KeyPlaceholder)):
+		case strings.HasPrefix(a, KeyPlaceholder):
 			cur.slots = append(cur.slots, slot{off: len(cur.lit), kind: slotKey})
 			cur.lit = append(cur.lit, "000000000000"...)
 			a = a[len(KeyPlaceholder):]
-		case bytes.HasPrefix(a, []byte(DataPlaceholder)):
+		case strings.HasPrefix(a, DataPlaceholder):
 			a = a[len(DataPlaceholder):]
-			if fixedSize {
-				cur.lit = append(cur.lit, fixedData...)
-				continue
-			}
 			flush()
 			ar.pieces = append(ar.pieces, piece{data: true})
-			ar.variable = true
+			ar.ndata++
 		default:
-			cur.lit = append(cur.lit, a[0])
-			a = a[1:]
+			// Every placeholder starts with "__": copy up to the next one.
+			n := strings.Index(a[1:], "__") + 1
+			if n == 0 {
+				n = len(a)
+			}
+			cur.lit = append(cur.lit, a[:n]...)
+			a = a[n:]
 		}
 	}
 	flush()
-	if !ar.variable {
-		// Pre-encode: "$len\r\n" literal "\r\n", slots shifted.
-		ar.encoded = append([]byte{'$'}, strconv.Itoa(ar.fixedLen)...)
-		ar.encoded = append(ar.encoded, '\r', '\n')
-		for _, p := range ar.pieces {
-			base := len(ar.encoded)
-			ar.encoded = append(ar.encoded, p.lit...)
-			for _, s := range p.slots {
-				ar.slots = append(ar.slots, slot{off: base + s.off, kind: s.kind})
-			}
-		}
-		ar.encoded = append(ar.encoded, '\r', '\n')
-	}
 	return ar
 }
 
-func (t *Template) variable() bool {
-	for _, a := range t.args {
-		if a.variable {
-			return true
-		}
+// bulkLen is the encoded size of a bulk string of n bytes: "$n\r\n" n "\r\n".
+func bulkLen(n int) int { return 1 + digits(n) + 2 + n + 2 }
+
+// headerLen is the size of an array header "*n\r\n".
+func headerLen(n int) int { return 1 + digits(n) + 2 }
+
+// digits is the number of decimal digits of n >= 0.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
 	}
-	return false
+	return d
 }
 
-// flatten builds the fixed layout.
-func (t *Template) flatten() {
-	t.buf = append(t.buf[:0], t.header...)
+func appendHeader(b []byte, n int) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '\r', '\n')
+}
+
+// commandLen is the encoded size of args with every value of size.
+func commandLen(args []arg, size int) int {
+	n := headerLen(len(args))
+	for _, a := range args {
+		n += bulkLen(a.fixedLen + a.ndata*size)
+	}
+	return n
+}
+
+// encodeArg appends one argument as a bulk string with values of size
+// (from data) to dst, allocated to fit when nil, and returns it with the
+// slots' offsets within it.
+func encodeArg(pieces []piece, fixedLen, size int, data []byte) ([]byte, []slot) {
+	n, ns := fixedLen, 0
+	for _, p := range pieces {
+		if p.data {
+			n += size
+		}
+		ns += len(p.slots)
+	}
+	out := make([]byte, 0, bulkLen(n))
+	var slots []slot
+	if ns > 0 {
+		slots = make([]slot, 0, ns)
+	}
+	out = append(out, '$')
+	out = strconv.AppendInt(out, int64(n), 10)
+	out = append(out, '\r', '\n')
+	for _, p := range pieces {
+		if p.data {
+			out = append(out, data[:size]...)
+			continue
+		}
+		for _, s := range p.slots {
+			slots = append(slots, slot{off: len(out) + s.off, kind: s.kind})
+		}
+		out = append(out, p.lit...)
+	}
+	return append(out, '\r', '\n'), slots
+}
+
+// flatten builds the fixed layout, values of size inlined: one allocation
+// of exactly the command's size.
+func (t *Template) flatten(size int) {
+	ns := 0
 	for _, a := range t.args {
-		base := len(t.buf)
-		t.buf = append(t.buf, a.encoded...)
-		for _, s := range a.slots {
-			t.slots = append(t.slots, slot{off: base + s.off, kind: s.kind})
+		for _, p := range a.pieces {
+			ns += len(p.slots)
 		}
 	}
+	var data []byte
+	if size > 0 {
+		data = valuePattern(size)
+	}
+	t.buf = appendHeader(make([]byte, 0, commandLen(t.args, size)), len(t.args))
+	if ns > 0 {
+		t.slots = make([]slot, 0, ns)
+	}
+	for _, a := range t.args {
+		n := a.fixedLen + a.ndata*size
+		t.buf = append(t.buf, '$')
+		t.buf = strconv.AppendInt(t.buf, int64(n), 10)
+		t.buf = append(t.buf, '\r', '\n')
+		for _, p := range a.pieces {
+			if p.data {
+				t.buf = append(t.buf, data[:size]...)
+				continue
+			}
+			for _, s := range p.slots {
+				t.slots = append(t.slots, slot{off: len(t.buf) + s.off, kind: s.kind})
+			}
+			t.buf = append(t.buf, p.lit...)
+		}
+		t.buf = append(t.buf, '\r', '\n')
+	}
 	t.args = nil
+}
+
+// valuePattern returns Data(n), shared: every template and stream reads
+// the same bytes, so -d 100MB costs 100 MB once, not once per template.
+// Callers must not write to it (its capacity is n, so append copies).
+func valuePattern(n int) []byte {
+	pattern.Lock()
+	defer pattern.Unlock()
+	if len(pattern.b) < n {
+		pattern.b = Data(n) // holders of the shorter one keep theirs
+	}
+	return pattern.b[:n:n]
+}
+
+// pattern holds the longest value pattern made so far. The bytes never
+// change once made (Data(n) is a prefix of Data(m) for n < m).
+var pattern struct {
+	sync.Mutex
+	b []byte
 }
 
 // Inline returns a template for a command in the inline protocol (a plain
@@ -233,7 +328,7 @@ func Inline(name, line string, o Options) *Template {
 func (t *Template) Name() string { return t.name }
 
 // Bytes returns the encoded command as last filled (fixed layout) or as
-// last assembled.
+// last assembled (valid until the next Fill with the same Gen).
 func (t *Template) Bytes() []byte {
 	if t.args != nil {
 		return t.out
@@ -241,25 +336,13 @@ func (t *Template) Bytes() []byte {
 	return t.buf
 }
 
-// Len is the encoded size in bytes (of the largest values, when sizes vary).
+// Len is the encoded size in bytes: exact, of the largest values when
+// sizes vary.
 func (t *Template) Len() int {
 	if t.args == nil {
 		return len(t.buf)
 	}
-	n := len(t.header)
-	for _, a := range t.args {
-		if !a.variable {
-			n += len(a.encoded)
-			continue
-		}
-		n += a.fixedLen + 6 + len(strconv.Itoa(t.sizes.Max()))
-		for _, p := range a.pieces {
-			if p.data {
-				n += t.sizes.Max()
-			}
-		}
-	}
-	return n
+	return t.maxLen
 }
 
 // Slots returns the number of number slots (rand and key) per command.
@@ -278,7 +361,8 @@ func (t *Template) Slots() int {
 }
 
 // Fill draws fresh numbers (and value sizes) with g and returns the
-// command's bytes, valid until the next Fill.
+// command's bytes, valid until the next Fill (with the same Gen, when value
+// sizes vary: the command is assembled in g's buffer).
 func (t *Template) Fill(g *Gen) []byte {
 	var key uint64
 	if t.hasKey {
@@ -290,10 +374,10 @@ func (t *Template) Fill(g *Gen) []byte {
 		}
 		return t.buf
 	}
-	out := append(t.out[:0], t.header...)
+	out := append(g.out[:0], t.header...)
 	for i := range t.args {
 		a := &t.args[i]
-		if !a.variable {
+		if a.ndata == 0 {
 			base := len(out)
 			out = append(out, a.encoded...)
 			for _, s := range a.slots {
@@ -302,7 +386,7 @@ func (t *Template) Fill(g *Gen) []byte {
 			continue
 		}
 		// Draw the sizes first: the length prefix comes before the bytes.
-		total, drawn := a.fixedLen, t.drawn[:0]
+		total, drawn := a.fixedLen, g.drawn[:0]
 		for _, p := range a.pieces {
 			if p.data {
 				n := t.sizes.Draw(g.rng)
@@ -310,6 +394,7 @@ func (t *Template) Fill(g *Gen) []byte {
 				total += n
 			}
 		}
+		g.drawn = drawn
 		out = append(out, '$')
 		out = strconv.AppendInt(out, int64(total), 10)
 		out = append(out, '\r', '\n')
@@ -326,7 +411,7 @@ func (t *Template) Fill(g *Gen) []byte {
 		}
 		out = append(out, '\r', '\n')
 	}
-	t.out = out
+	g.out, t.out = out, out
 	return out
 }
 
@@ -374,6 +459,11 @@ func Title(args []string) string {
 type Gen struct {
 	rng  *Rand
 	keys KeyDist
+	// Scratch of variable-size commands, shared by the templates it
+	// fills: out grows to the largest command, drawn to the most values
+	// in one argument.
+	out   []byte
+	drawn []int
 }
 
 // NewGen returns a generator seeded with seed, drawing keys from keys (nil:

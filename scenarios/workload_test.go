@@ -59,7 +59,10 @@ func TestKeyDistributions(t *testing.T) {
 	if strings.Join(got, ",") != "0,1,2,3,4,0,1" {
 		t.Errorf("sequential: %v", got)
 	}
-	g := Gaussian{N: 100000, Mean: 50000, SD: 1000}
+	g, err := NewGaussian(100000, 50000, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var sum, sq float64
 	const n = 100000
 	for range n {
