@@ -2,7 +2,7 @@ package embedded
 
 import (
 	"bytes"
-	"container/heap"
+	"math"
 	"path"
 	"sort"
 	"strconv"
@@ -10,42 +10,216 @@ import (
 	"time"
 )
 
-// object is a value in the keyspace.
-type object struct {
-	kind   byte // 's' string, 'l' list, 'S' set, 'h' hash, 'z' sorted set, 'x' stream
-	str    []byte
-	list   *deque
-	set    map[string]struct{}
-	hash   map[string][]byte
-	zset   *zset
-	stream *stream
+// cmdFlags are what COMMAND reports of a command; flagDenyOOM also marks
+// the commands refused while the dataset exceeds Config.MaxMemory.
+type cmdFlags uint8
+
+const (
+	flagWrite cmdFlags = 1 << iota
+	flagReadonly
+	flagDenyOOM
+	flagAdmin
+	flagFast
+)
+
+// flagNames are the flags' names in COMMAND's reply, in bit order.
+var flagNames = [...]string{"write", "readonly", "denyoom", "admin", "fast"}
+
+// command is one entry of the command table.
+type command struct {
+	name string // lower case, as Redis names it in errors and COMMAND
+	// arity counts the words with the name, as Redis's command table
+	// does: N means exactly N, -N at least N.
+	arity int
+	flags cmdFlags
+	// firstKey, lastKey and step locate the keys among the words for
+	// COMMAND (lastKey -1: the last word).
+	firstKey, lastKey, step int
+	run                     func(c *client, args [][]byte)
 }
 
-func (o *object) typeName() string {
-	return map[byte]string{'s': "string", 'l': "list", 'S': "set", 'h': "hash", 'z': "zset", 'x': "stream"}[o.kind]
+// acceptsArgs reports whether n words (the name included) fit the arity.
+func (cmd *command) acceptsArgs(n int) bool {
+	if cmd.arity >= 0 {
+		return n == cmd.arity
+	}
+	return n >= -cmd.arity
 }
 
-// client is one connection's state.
+// commandTable is every command the embedded target answers. It is filled
+// by init: COMMAND's handler reads it.
+var commandTable []command
+
+// commandIndex finds a command's index in commandTable by its upper-case
+// name.
+var commandIndex map[string]int
+
+// maxNameLen is the longest command name in the table (SISMEMBER): longer
+// names are unknown without a lookup.
+const maxNameLen = 9
+
+func init() {
+	const (
+		w, r, oom, adm, fast = flagWrite, flagReadonly, flagDenyOOM, flagAdmin, flagFast
+	)
+	commandTable = []command{
+		{"ping", -1, fast, 0, 0, 0, cmdPing},
+		{"echo", 2, fast, 0, 0, 0, func(c *client, a [][]byte) { c.bulk(a[1]) }},
+		{"quit", -1, fast, 0, 0, 0, func(c *client, _ [][]byte) { c.simple("OK"); c.quit = true }},
+		{"auth", -2, fast, 0, 0, 0, func(c *client, _ [][]byte) { c.errorRaw(errNoPassword) }},
+		{"hello", -1, fast, 0, 0, 0, cmdHello},
+		{"select", 2, fast, 0, 0, 0, cmdSelect},
+		{"time", 1, fast, 0, 0, 0, cmdTime},
+		{"command", -1, 0, 0, 0, 0, cmdCommand},
+		{"config", -2, adm, 0, 0, 0, cmdConfig},
+		{"client", -2, adm, 0, 0, 0, cmdClient},
+		{"info", -1, 0, 0, 0, 0, cmdInfo},
+		{"dbsize", 1, r | fast, 0, 0, 0, func(c *client, _ [][]byte) { c.integer(int64(len(c.keys()))) }},
+		{"flushdb", -1, w, 0, 0, 0, func(c *client, _ [][]byte) { c.srv.flush(c.db); c.simple("OK") }},
+		{"flushall", -1, w, 0, 0, 0, cmdFlushAll},
+		{"keys", 2, r, 0, 0, 0, func(c *client, a [][]byte) { c.keyList(a[1]) }},
+		{"scan", -2, r, 0, 0, 0, cmdScan},
+		{"del", -2, w, 1, -1, 1, cmdDel},
+		{"unlink", -2, w | fast, 1, -1, 1, cmdDel},
+		{"exists", -2, r | fast, 1, -1, 1, cmdExists},
+		{"type", 2, r | fast, 1, 1, 1, cmdType},
+		{"set", -3, w | oom, 1, 1, 1, cmdSet},
+		{"get", 2, r | fast, 1, 1, 1, cmdGet},
+		{"getset", 3, w | oom | fast, 1, 1, 1, cmdGetSet},
+		{"mset", -3, w | oom, 1, -1, 2, cmdMSet},
+		{"mget", -2, r | fast, 1, -1, 1, cmdMGet},
+		{"incr", 2, w | oom | fast, 1, 1, 1, func(c *client, a [][]byte) { c.incrBy(a[1], 1) }},
+		{"decr", 2, w | oom | fast, 1, 1, 1, func(c *client, a [][]byte) { c.incrBy(a[1], -1) }},
+		{"incrby", 3, w | oom | fast, 1, 1, 1, cmdIncrBy},
+		{"decrby", 3, w | oom | fast, 1, 1, 1, cmdIncrBy},
+		{"append", 3, w | oom | fast, 1, 1, 1, cmdAppend},
+		{"strlen", 2, r | fast, 1, 1, 1, cmdStrlen},
+		{"lpush", -3, w | oom | fast, 1, 1, 1, cmdPush},
+		{"rpush", -3, w | oom | fast, 1, 1, 1, cmdPush},
+		{"lpop", -2, w | fast, 1, 1, 1, cmdPop},
+		{"rpop", -2, w | fast, 1, 1, 1, cmdPop},
+		{"llen", 2, r | fast, 1, 1, 1, cmdLLen},
+		{"lrange", 4, r, 1, 1, 1, cmdLRange},
+		{"sadd", -3, w | oom | fast, 1, 1, 1, cmdSAdd},
+		{"srem", -3, w | fast, 1, 1, 1, cmdSRem},
+		{"scard", 2, r | fast, 1, 1, 1, cmdSCard},
+		{"sismember", 3, r | fast, 1, 1, 1, cmdSIsMember},
+		{"smembers", 2, r, 1, 1, 1, cmdSMembers},
+		{"spop", -2, w | fast, 1, 1, 1, cmdSPop},
+		{"hset", -4, w | oom | fast, 1, 1, 1, cmdHSet},
+		{"hmset", -4, w | oom | fast, 1, 1, 1, cmdHSet},
+		{"hget", 3, r | fast, 1, 1, 1, cmdHGet},
+		{"hlen", 2, r | fast, 1, 1, 1, cmdHLen},
+		{"hgetall", 2, r, 1, 1, 1, cmdHGetAll},
+		{"zadd", -4, w | oom | fast, 1, 1, 1, cmdZAdd},
+		{"zpopmin", -2, w | fast, 1, 1, 1, cmdZPopMin},
+		{"zcard", 2, r | fast, 1, 1, 1, cmdZCard},
+		{"zscore", 3, r | fast, 1, 1, 1, cmdZScore},
+		{"xadd", -5, w | oom | fast, 1, 1, 1, cmdXAdd},
+		{"xlen", 2, r | fast, 1, 1, 1, cmdXLen},
+	}
+	commandIndex = make(map[string]int, len(commandTable))
+	for i, cmd := range commandTable {
+		commandIndex[strings.ToUpper(cmd.name)] = i
+	}
+}
+
+// client is one connection's state as commands see it.
 type client struct {
 	srv   *Server
 	db    int
 	proto int // 2 or 3 (HELLO 3)
 	out   []byte
 	name  string
+	quit  bool // QUIT: answer, then close
 }
 
+// Error replies, worded as Redis words them.
 const (
-	errWrongType = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
-	errNotInt    = "-ERR value is not an integer or out of range\r\n"
-	errSyntax    = "-ERR syntax error\r\n"
-	errNotFloat  = "-ERR value is not a valid float\r\n"
+	errWrongType   = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
+	errNotInt      = "-ERR value is not an integer or out of range\r\n"
+	errSyntax      = "-ERR syntax error\r\n"
+	errNotFloat    = "-ERR value is not a valid float\r\n"
+	errOverflow    = "-ERR increment or decrement would overflow\r\n"
+	errNotPositive = "-ERR value is out of range, must be positive\r\n"
+	errNoPassword  = "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n"
+	errTooLong     = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"
+	// errOOM is Redis's reply (its prefix is what clients match) and a
+	// hint for whoever meets it with the embedded target.
+	errOOM = "-OOM command not allowed when used memory > 'maxmemory' (embedded target: pacer serve --maxmemory)\r\n"
 )
+
+// exec runs one command (args[0] is its name) and appends its reply.
+func (c *client) exec(args [][]byte) {
+	var buf [maxNameLen]byte
+	i, ok := -1, false
+	if name := args[0]; len(name) <= maxNameLen {
+		i, ok = commandIndex[string(upper(buf[:0], name))]
+	}
+	if !ok {
+		c.unknownCommand(args)
+		return
+	}
+	cmd := &commandTable[i]
+	if !cmd.acceptsArgs(len(args)) {
+		c.wrongArgs(cmd.name)
+		return
+	}
+	if cmd.flags&flagDenyOOM != 0 && c.srv.used > c.srv.cfg.MaxMemory {
+		c.errorRaw(errOOM)
+		return
+	}
+	c.srv.calls[i]++
+	cmd.run(c, args)
+}
+
+// upper appends name in upper case to buf (commands are matched without
+// allocating).
+func upper(buf, name []byte) []byte {
+	for _, ch := range name {
+		if 'a' <= ch && ch <= 'z' {
+			ch -= 'a' - 'A'
+		}
+		buf = append(buf, ch)
+	}
+	return buf
+}
+
+// is reports whether word is the keyword kw (upper case), in any case.
+func is(word []byte, kw string) bool {
+	if len(word) != len(kw) {
+		return false
+	}
+	for i, ch := range word {
+		if 'a' <= ch && ch <= 'z' {
+			ch -= 'a' - 'A'
+		}
+		if ch != kw[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // Reply encoders.
 
 func (c *client) simple(s string)   { c.out = append(append(append(c.out, '+'), s...), '\r', '\n') }
 func (c *client) errorRaw(s string) { c.out = append(c.out, s...) }
-func (c *client) errorf(msg string) { c.out = append(append(append(c.out, '-'), msg...), '\r', '\n') }
+
+// errorf appends msg as an error reply. CR and LF become spaces, as Redis
+// does: msg may quote the client's words, which must not end the reply.
+func (c *client) errorf(msg string) {
+	c.out = append(c.out, '-')
+	for i := 0; i < len(msg); i++ {
+		ch := msg[i]
+		if ch == '\r' || ch == '\n' {
+			ch = ' '
+		}
+		c.out = append(c.out, ch)
+	}
+	c.out = append(c.out, '\r', '\n')
+}
+
 func (c *client) integer(n int64) {
 	c.out = append(c.out, ':')
 	c.out = strconv.AppendInt(c.out, n, 10)
@@ -79,19 +253,25 @@ func (c *client) nullArray() {
 	}
 	c.out = append(c.out, "*-1\r\n"...)
 }
-func (c *client) array(n int) {
-	c.out = append(c.out, '*')
+func (c *client) aggregate(kind byte, n int) {
+	c.out = append(c.out, kind)
 	c.out = strconv.AppendInt(c.out, int64(n), 10)
 	c.out = append(c.out, '\r', '\n')
 }
+func (c *client) array(n int) { c.aggregate('*', n) }
 func (c *client) mapHeader(n int) {
 	if c.proto == 3 {
-		c.out = append(c.out, '%')
-		c.out = strconv.AppendInt(c.out, int64(n), 10)
-		c.out = append(c.out, '\r', '\n')
+		c.aggregate('%', n)
 		return
 	}
 	c.array(2 * n)
+}
+func (c *client) setHeader(n int) {
+	if c.proto == 3 {
+		c.aggregate('~', n)
+		return
+	}
+	c.array(n)
 }
 func (c *client) float(f float64) {
 	if c.proto == 3 {
@@ -102,9 +282,48 @@ func (c *client) float(f float64) {
 	}
 	c.bulk(strconv.AppendFloat(nil, f, 'g', 17, 64))
 }
+func (c *client) boolean(b bool) {
+	if b {
+		c.integer(1)
+	} else {
+		c.integer(0)
+	}
+}
 
-func (c *client) wrongArgs(name []byte) {
-	c.errorf("ERR wrong number of arguments for '" + strings.ToLower(string(name)) + "' command")
+// wrongArgs is Redis's arity error; name is the command's lower-case name
+// ("config|get" for a subcommand).
+func (c *client) wrongArgs(name string) {
+	c.errorf("ERR wrong number of arguments for '" + name + "' command")
+}
+
+// quoteLimit is how much of the client's words an error reply quotes, as
+// Redis's.
+const quoteLimit = 128
+
+// unknownCommand is Redis's reply to a command it does not have: the name
+// and the first arguments, quoted up to quoteLimit bytes.
+func (c *client) unknownCommand(args [][]byte) {
+	var b strings.Builder
+	b.WriteString("ERR unknown command '")
+	b.Write(args[0][:min(len(args[0]), quoteLimit)])
+	b.WriteString("', with args beginning with: ")
+	quoted := 0
+	for _, a := range args[1:] {
+		if quoted >= quoteLimit {
+			break
+		}
+		a = a[:min(len(a), quoteLimit-quoted)]
+		b.WriteString("'")
+		b.Write(a)
+		b.WriteString("' ")
+		quoted += len(a) + 3
+	}
+	c.errorf(b.String())
+}
+
+// unknownSubcommand is Redis's reply to a subcommand it does not have.
+func (c *client) unknownSubcommand(sub []byte, cmd string) {
+	c.errorf("ERR unknown subcommand '" + string(sub[:min(len(sub), quoteLimit)]) + "'. Try " + cmd + " HELP.")
 }
 
 func (c *client) keys() map[string]*object { return c.srv.dbs[c.db] }
@@ -140,417 +359,373 @@ func (c *client) create(key []byte, kind byte) (*object, bool) {
 		case 'x':
 			o.stream = &stream{}
 		}
-		c.keys()[string(key)] = o
+		c.setKey(key, o)
 	}
 	return o, true
 }
 
-func clone(b []byte) []byte { return append([]byte(nil), b...) }
-
-// upper writes name in upper case into buf (commands are matched without
-// allocating).
-func upper(buf []byte, name []byte) []byte {
-	buf = buf[:0]
-	for _, ch := range name {
-		if 'a' <= ch && ch <= 'z' {
-			ch -= 'a' - 'A'
-		}
-		buf = append(buf, ch)
-	}
-	return buf
-}
-
-// arity bounds the arguments (after the name) of the commands whose case
-// does not check them itself; max -1 is unbounded.
-var arity = map[string]struct{ min, max int }{
-	"ECHO": {1, 1}, "GET": {1, 1}, "GETSET": {2, 2}, "MGET": {1, -1}, "APPEND": {2, 2}, "STRLEN": {1, 1},
-	"DEL": {1, -1}, "UNLINK": {1, -1}, "EXISTS": {1, -1}, "TYPE": {1, 1},
-	"LPUSH": {2, -1}, "RPUSH": {2, -1}, "LLEN": {1, 1},
-	"SADD": {2, -1}, "SREM": {2, -1}, "SCARD": {1, 1}, "SISMEMBER": {2, 2}, "SMEMBERS": {1, 1},
-	"HGET": {2, 2}, "HLEN": {1, 1}, "HGETALL": {1, 1}, "ZCARD": {1, 1}, "ZSCORE": {2, 2}, "XLEN": {1, 1},
-	"SELECT": {1, 1}, "KEYS": {1, 1},
-}
-
-// exec runs one command and appends its reply; it reports QUIT.
-func (c *client) exec(args [][]byte) bool {
-	var nameBuf [16]byte
-	name := upper(nameBuf[:], args[0])
-	if len(name) > 16 {
-		name = []byte(strings.ToUpper(string(args[0])))
-	}
-	st := c.srv.stats[string(name)]
-	if st == nil {
-		st = &cmdStat{}
-		c.srv.stats[string(name)] = st
-	}
-	st.calls++
-	a := args[1:]
-	if ar, ok := arity[string(name)]; ok && (len(a) < ar.min || (ar.max >= 0 && len(a) > ar.max)) {
-		c.wrongArgs(args[0])
-		return false
-	}
-	switch string(name) {
-	case "PING":
-		switch len(a) {
-		case 0:
-			c.simple("PONG")
-		case 1:
-			c.bulk(a[0])
-		default:
-			c.wrongArgs(args[0])
-		}
-	case "ECHO":
-		c.bulk(a[0])
-	case "QUIT":
-		c.simple("OK")
-		return true
-	case "SET":
-		c.set(args)
-	case "GET":
-		if o, ok := c.lookup(a[0], 's'); !ok {
-		} else if o == nil {
-			c.null()
-		} else {
-			c.bulk(o.str)
-		}
-	case "GETSET":
-		o, ok := c.lookup(a[0], 's')
-		if !ok {
-			return false
-		}
-		if o == nil {
-			c.null()
-		} else {
-			c.bulk(o.str)
-		}
-		c.keys()[string(a[0])] = &object{kind: 's', str: clone(a[1])}
-	case "MSET":
-		if len(a) == 0 || len(a)%2 != 0 {
-			c.wrongArgs(args[0])
-			return false
-		}
-		for i := 0; i < len(a); i += 2 {
-			c.keys()[string(a[i])] = &object{kind: 's', str: clone(a[i+1])}
-		}
-		c.simple("OK")
-	case "MGET":
-		c.array(len(a))
-		for _, k := range a {
-			if o := c.keys()[string(k)]; o != nil && o.kind == 's' {
-				c.bulk(o.str)
-			} else {
-				c.null()
-			}
-		}
-	case "INCR", "DECR", "INCRBY", "DECRBY":
-		c.incr(string(name), args)
-	case "APPEND":
-		o, ok := c.create(a[0], 's')
-		if ok {
-			o.str = append(o.str, a[1]...)
-			c.integer(int64(len(o.str)))
-		}
-	case "STRLEN":
-		if o, ok := c.lookup(a[0], 's'); ok {
-			if o == nil {
-				c.integer(0)
-			} else {
-				c.integer(int64(len(o.str)))
-			}
-		}
-	case "DEL", "UNLINK":
-		n := 0
-		for _, k := range a {
-			if _, ok := c.keys()[string(k)]; ok {
-				delete(c.keys(), string(k))
-				n++
-			}
-		}
-		c.integer(int64(n))
-	case "EXISTS":
-		n := 0
-		for _, k := range a {
-			if _, ok := c.keys()[string(k)]; ok {
-				n++
-			}
-		}
-		c.integer(int64(n))
-	case "TYPE":
-		if o := c.keys()[string(a[0])]; o != nil {
-			c.simple(o.typeName())
-		} else {
-			c.simple("none")
-		}
-	case "LPUSH", "RPUSH":
-		o, ok := c.create(a[0], 'l')
-		if !ok {
-			return false
-		}
-		for _, v := range a[1:] {
-			if name[0] == 'L' {
-				o.list.pushFront(clone(v))
-			} else {
-				o.list.pushBack(clone(v))
-			}
-		}
-		c.integer(int64(o.list.len()))
-	case "LPOP", "RPOP":
-		c.pop(name[0] == 'L', args)
-	case "LLEN":
-		if o, ok := c.lookup(a[0], 'l'); ok {
-			if o == nil {
-				c.integer(0)
-			} else {
-				c.integer(int64(o.list.len()))
-			}
-		}
-	case "LRANGE":
-		c.lrange(args)
-	case "SADD":
-		o, ok := c.create(a[0], 'S')
-		if !ok {
-			return false
-		}
-		n := 0
-		for _, m := range a[1:] {
-			if _, there := o.set[string(m)]; !there {
-				o.set[string(m)] = struct{}{}
-				n++
-			}
-		}
-		c.integer(int64(n))
-	case "SREM":
-		o, ok := c.lookup(a[0], 'S')
-		if !ok {
-			return false
-		}
-		n := 0
-		if o != nil {
-			for _, m := range a[1:] {
-				if _, there := o.set[string(m)]; there {
-					delete(o.set, string(m))
-					n++
-				}
-			}
-			c.dropIfEmpty(a[0], len(o.set))
-		}
-		c.integer(int64(n))
-	case "SCARD":
-		if o, ok := c.lookup(a[0], 'S'); ok {
-			if o == nil {
-				c.integer(0)
-			} else {
-				c.integer(int64(len(o.set)))
-			}
-		}
-	case "SISMEMBER":
-		if o, ok := c.lookup(a[0], 'S'); ok {
-			there := false
-			if o != nil {
-				_, there = o.set[string(a[1])]
-			}
-			if there {
-				c.integer(1)
-			} else {
-				c.integer(0)
-			}
-		}
-	case "SMEMBERS":
-		if o, ok := c.lookup(a[0], 'S'); ok {
-			if o == nil {
-				c.array(0)
-				return false
-			}
-			c.array(len(o.set))
-			for m := range o.set {
-				c.bulkString(m)
-			}
-		}
-	case "SPOP":
-		c.spop(args)
-	case "HSET", "HMSET":
-		if len(a) < 3 || len(a)%2 != 1 {
-			c.wrongArgs(args[0])
-			return false
-		}
-		o, ok := c.create(a[0], 'h')
-		if !ok {
-			return false
-		}
-		n := 0
-		for i := 1; i < len(a); i += 2 {
-			if _, there := o.hash[string(a[i])]; !there {
-				n++
-			}
-			o.hash[string(a[i])] = clone(a[i+1])
-		}
-		if name[1] == 'M' {
-			c.simple("OK")
-		} else {
-			c.integer(int64(n))
-		}
-	case "HGET":
-		if o, ok := c.lookup(a[0], 'h'); ok {
-			if v, there := hashGet(o, a[1]); there {
-				c.bulk(v)
-			} else {
-				c.null()
-			}
-		}
-	case "HLEN":
-		if o, ok := c.lookup(a[0], 'h'); ok {
-			if o == nil {
-				c.integer(0)
-			} else {
-				c.integer(int64(len(o.hash)))
-			}
-		}
-	case "HGETALL":
-		if o, ok := c.lookup(a[0], 'h'); ok {
-			if o == nil {
-				c.mapHeader(0)
-				return false
-			}
-			c.mapHeader(len(o.hash))
-			for k, v := range o.hash {
-				c.bulkString(k)
-				c.bulk(v)
-			}
-		}
-	case "ZADD":
-		c.zadd(args)
-	case "ZPOPMIN":
-		c.zpopmin(args)
-	case "ZCARD":
-		if o, ok := c.lookup(a[0], 'z'); ok {
-			if o == nil {
-				c.integer(0)
-			} else {
-				c.integer(int64(len(o.zset.score)))
-			}
-		}
-	case "ZSCORE":
-		if o, ok := c.lookup(a[0], 'z'); ok {
-			if o == nil {
-				c.null()
-			} else if sc, there := o.zset.score[string(a[1])]; there {
-				c.float(sc)
-			} else {
-				c.null()
-			}
-		}
-	case "XADD":
-		c.xadd(args)
-	case "XLEN":
-		if o, ok := c.lookup(a[0], 'x'); ok {
-			if o == nil {
-				c.integer(0)
-			} else {
-				c.integer(int64(o.stream.n))
-			}
-		}
-	case "SELECT":
-		n, err := strconv.Atoi(string(a[0]))
-		if err != nil {
-			c.errorRaw(errNotInt)
-		} else if n < 0 || n >= len(c.srv.dbs) {
-			c.errorf("ERR DB index is out of range")
-		} else {
-			c.db = n
-			c.simple("OK")
-		}
-	case "DBSIZE":
-		c.integer(int64(len(c.keys())))
-	case "FLUSHDB":
-		c.srv.dbs[c.db] = map[string]*object{}
-		c.simple("OK")
-	case "FLUSHALL":
-		for i := range c.srv.dbs {
-			c.srv.dbs[i] = map[string]*object{}
-		}
-		c.simple("OK")
-	case "KEYS":
-		c.keyList(string(a[0]))
-	case "SCAN":
-		// One pass: every matching key, cursor 0.
-		pattern := "*"
-		for i := 1; i+1 < len(a); i += 2 {
-			if strings.EqualFold(string(a[i]), "MATCH") {
-				pattern = string(a[i+1])
-			}
-		}
-		c.array(2)
-		c.bulkString("0")
-		c.keyList(pattern)
-	case "AUTH":
-		c.errorf("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
-	case "HELLO":
-		c.hello(a)
-	case "CONFIG":
-		c.config(a)
-	case "CLIENT":
-		c.clientCmd(a)
-	case "INFO":
-		c.info()
-	case "COMMAND":
-		if len(a) > 0 && strings.EqualFold(string(a[0]), "COUNT") {
-			c.integer(0)
-		} else {
-			c.array(0)
-		}
-	case "TIME":
-		now := time.Now()
-		c.array(2)
-		c.bulkString(strconv.FormatInt(now.Unix(), 10))
-		c.bulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
-	default:
-		var b strings.Builder
-		for _, x := range a {
-			b.WriteString("'")
-			b.Write(x)
-			b.WriteString("' ")
-		}
-		c.errorf("ERR unknown command '" + string(args[0]) + "', with args beginning with: " + b.String())
-	}
-	return false
-}
-
-func hashGet(o *object, f []byte) ([]byte, bool) {
-	if o == nil {
-		return nil, false
-	}
-	v, ok := o.hash[string(f)]
-	return v, ok
-}
-
+// dropIfEmpty deletes a collection that has become empty, as Redis does.
 func (c *client) dropIfEmpty(key []byte, n int) {
 	if n == 0 {
-		delete(c.keys(), string(key))
+		c.delKey(key)
 	}
 }
 
-func (c *client) set(args [][]byte) {
-	if len(args) < 3 {
-		c.wrongArgs(args[0])
+func clone(b []byte) []byte { return append([]byte(nil), b...) }
+
+// parseInt reads a decimal int64 as Redis's string2ll does: an optional
+// minus, digits, no leading zeros, no overflow.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
+		return 0, false
+	}
+	var u uint64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' || u > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(ch-'0')
+	}
+	switch {
+	case neg && u <= 1<<63:
+		return int64(-u), true
+	case !neg && u < 1<<63:
+		return int64(u), true
+	}
+	return 0, false
+}
+
+// Connection and server commands.
+
+func cmdPing(c *client, a [][]byte) {
+	switch len(a) {
+	case 1:
+		c.simple("PONG")
+	case 2:
+		c.bulk(a[1])
+	default:
+		c.wrongArgs("ping")
+	}
+}
+
+func cmdSelect(c *client, a [][]byte) {
+	n, ok := parseInt(a[1])
+	switch {
+	case !ok:
+		c.errorRaw(errNotInt)
+	case n < 0 || n >= int64(len(c.srv.dbs)):
+		c.errorf("ERR DB index is out of range")
+	default:
+		c.db = int(n)
+		c.simple("OK")
+	}
+}
+
+func cmdTime(c *client, _ [][]byte) {
+	now := time.Now()
+	c.array(2)
+	c.bulkString(strconv.FormatInt(now.Unix(), 10))
+	c.bulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+}
+
+func cmdFlushAll(c *client, _ [][]byte) {
+	for i := range c.srv.dbs {
+		c.srv.flush(i)
+	}
+	c.simple("OK")
+}
+
+func cmdScan(c *client, a [][]byte) {
+	// One pass: every matching key, cursor 0.
+	pattern := []byte("*")
+	for i := 2; i+1 < len(a); i += 2 {
+		if is(a[i], "MATCH") {
+			pattern = a[i+1]
+		}
+	}
+	c.array(2)
+	c.bulkString("0")
+	c.keyList(pattern)
+}
+
+func (c *client) keyList(pattern []byte) {
+	var keys []string
+	p := string(pattern)
+	for k := range c.keys() {
+		if p == "*" {
+			keys = append(keys, k)
+		} else if ok, _ := path.Match(p, k); ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	c.array(len(keys))
+	for _, k := range keys {
+		c.bulkString(k)
+	}
+}
+
+func cmdHello(c *client, a [][]byte) {
+	if len(a) > 1 {
+		v, ok := parseInt(a[1])
+		if !ok || (v != 2 && v != 3) {
+			c.errorf("NOPROTO unsupported protocol version")
+			return
+		}
+		for i := 2; i < len(a); i++ {
+			switch {
+			case is(a[i], "AUTH"):
+				c.errorRaw(errNoPassword)
+				return
+			case is(a[i], "SETNAME") && i+1 < len(a):
+				c.name = string(a[i+1])
+				i++
+			}
+		}
+		c.proto = int(v)
+	}
+	c.mapHeader(7)
+	c.bulkString("server")
+	c.bulkString("redis")
+	c.bulkString("version")
+	c.bulkString("7.2.0")
+	c.bulkString("proto")
+	c.integer(int64(c.proto))
+	c.bulkString("id")
+	c.integer(1)
+	c.bulkString("mode")
+	c.bulkString("standalone")
+	c.bulkString("role")
+	c.bulkString("master")
+	c.bulkString("modules")
+	c.array(0)
+}
+
+// configValues are what CONFIG GET answers (persistence is off).
+func (s *Server) configValues() map[string]string {
+	return map[string]string{
+		"save": "", "appendonly": "no", "databases": strconv.Itoa(len(s.dbs)),
+		"maxmemory":                 strconv.FormatInt(s.cfg.MaxMemory, 10),
+		"maxmemory-policy":          "noeviction",
+		"proto-max-bulk-len":        strconv.Itoa(MaxBulkLen),
+		"client-query-buffer-limit": strconv.Itoa(s.cfg.MaxQueryBuffer),
+	}
+}
+
+func cmdConfig(c *client, a [][]byte) {
+	switch sub := a[1]; {
+	case is(sub, "GET"):
+		if len(a) < 3 {
+			c.wrongArgs("config|get")
+			return
+		}
+		values := c.srv.configValues()
+		var names []string
+		for _, p := range a[2:] {
+			for k := range values {
+				if ok, _ := path.Match(strings.ToLower(string(p)), k); ok {
+					names = append(names, k)
+				}
+			}
+		}
+		sort.Strings(names)
+		c.mapHeader(len(names))
+		for _, k := range names {
+			c.bulkString(k)
+			c.bulkString(values[k])
+		}
+	case is(sub, "RESETSTAT"):
+		clear(c.srv.calls)
+		c.simple("OK")
+	case is(sub, "SET"):
+		c.simple("OK") // accepted and ignored: clients tune what the target does not have
+	default:
+		c.unknownSubcommand(sub, "CONFIG")
+	}
+}
+
+func cmdClient(c *client, a [][]byte) {
+	switch sub := a[1]; {
+	case is(sub, "SETNAME"):
+		if len(a) == 3 {
+			c.name = string(a[2])
+		}
+		c.simple("OK")
+	case is(sub, "GETNAME"):
+		if c.name == "" {
+			c.null()
+		} else {
+			c.bulkString(c.name)
+		}
+	case is(sub, "ID"):
+		c.integer(1)
+	case is(sub, "TRACKING"), is(sub, "SETINFO"), is(sub, "REPLY"), is(sub, "NO-EVICT"), is(sub, "NO-TOUCH"):
+		c.simple("OK")
+	default:
+		c.unknownSubcommand(sub, "CLIENT")
+	}
+}
+
+func cmdInfo(c *client, _ [][]byte) {
+	var b bytes.Buffer
+	s := c.srv
+	b.WriteString("# Server\r\nredis_version:7.2.0\r\npacer_embedded:1\r\n")
+	b.WriteString("faults:" + s.cfg.Faults.String() + "\r\n")
+	b.WriteString("\r\n# Memory\r\nused_memory:" + strconv.FormatInt(s.used, 10) + "\r\n")
+	b.WriteString("maxmemory:" + strconv.FormatInt(s.cfg.MaxMemory, 10) + "\r\nmaxmemory_policy:noeviction\r\n")
+	b.WriteString("mem_clients_normal:" + strconv.FormatInt(s.clientMem.Load(), 10) + "\r\n")
+	b.WriteString("\r\n# Stats\r\ntotal_commands_processed:" + strconv.FormatUint(s.processed.Load(), 10) + "\r\n")
+	b.WriteString("\r\n# Commandstats\r\n")
+	order := make([]int, 0, len(commandTable))
+	for i, n := range s.calls {
+		if n > 0 {
+			order = append(order, i)
+		}
+	}
+	sort.Slice(order, func(x, y int) bool { return commandTable[order[x]].name < commandTable[order[y]].name })
+	for _, i := range order {
+		b.WriteString("cmdstat_" + commandTable[i].name + ":calls=" + strconv.FormatUint(s.calls[i], 10) + "\r\n")
+	}
+	b.WriteString("\r\n# Keyspace\r\n")
+	for i, db := range s.dbs {
+		if len(db) > 0 {
+			b.WriteString("db" + strconv.Itoa(i) + ":keys=" + strconv.Itoa(len(db)) + ",expires=0,avg_ttl=0\r\n")
+		}
+	}
+	c.bulk(b.Bytes())
+}
+
+// cmdCommand answers COMMAND, COMMAND COUNT, COMMAND INFO, COMMAND LIST
+// and COMMAND DOCS (empty: the target has no docs) from the table.
+func cmdCommand(c *client, a [][]byte) {
+	if len(a) == 1 {
+		c.array(len(commandTable))
+		for i := range commandTable {
+			c.commandInfo(&commandTable[i])
+		}
 		return
 	}
+	switch sub := a[1]; {
+	case is(sub, "COUNT"):
+		c.integer(int64(len(commandTable)))
+	case is(sub, "LIST"):
+		c.array(len(commandTable))
+		for _, cmd := range commandTable {
+			c.bulkString(cmd.name)
+		}
+	case is(sub, "INFO"):
+		c.array(len(a) - 2)
+		for _, name := range a[2:] {
+			var buf [maxNameLen]byte
+			if i, ok := commandIndex[string(upper(buf[:0], name[:min(len(name), maxNameLen+1)]))]; ok {
+				c.commandInfo(&commandTable[i])
+			} else {
+				c.nullArray()
+			}
+		}
+	case is(sub, "DOCS"):
+		c.mapHeader(0)
+	default:
+		c.unknownSubcommand(sub, "COMMAND")
+	}
+}
+
+// commandInfo is one command's entry in COMMAND's reply, Redis 7's ten
+// fields (ACL categories, tips, key specs and subcommands empty).
+func (c *client) commandInfo(cmd *command) {
+	c.array(10)
+	c.bulkString(cmd.name)
+	c.integer(int64(cmd.arity))
+	n := 0
+	for bit := range flagNames {
+		if cmd.flags&(1<<bit) != 0 {
+			n++
+		}
+	}
+	c.setHeader(n)
+	for bit, name := range flagNames {
+		if cmd.flags&(1<<bit) != 0 {
+			c.simple(name)
+		}
+	}
+	c.integer(int64(cmd.firstKey))
+	c.integer(int64(cmd.lastKey))
+	c.integer(int64(cmd.step))
+	c.setHeader(0)
+	c.setHeader(0)
+	c.array(0)
+	c.array(0)
+}
+
+// Keyspace commands.
+
+func cmdDel(c *client, a [][]byte) {
+	n := 0
+	for _, k := range a[1:] {
+		if c.delKey(k) {
+			n++
+		}
+	}
+	c.integer(int64(n))
+}
+
+func cmdExists(c *client, a [][]byte) {
+	n := 0
+	for _, k := range a[1:] {
+		if _, ok := c.keys()[string(k)]; ok {
+			n++
+		}
+	}
+	c.integer(int64(n))
+}
+
+func cmdType(c *client, a [][]byte) {
+	if o := c.keys()[string(a[1])]; o != nil {
+		c.simple(o.typeName())
+	} else {
+		c.simple("none")
+	}
+}
+
+// Strings.
+
+func cmdGet(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 's'); !ok {
+	} else if o == nil {
+		c.null()
+	} else {
+		c.bulk(o.str)
+	}
+}
+
+func cmdSet(c *client, args [][]byte) {
 	var nx, xx, get bool
 	for i := 3; i < len(args); i++ {
-		switch strings.ToUpper(string(args[i])) {
-		case "NX":
+		switch opt := args[i]; {
+		case is(opt, "NX"):
 			nx = true
-		case "XX":
+		case is(opt, "XX"):
 			xx = true
-		case "GET":
+		case is(opt, "GET"):
 			get = true
-		case "KEEPTTL":
-		case "EX", "PX", "EXAT", "PXAT":
+		case is(opt, "KEEPTTL"):
+		case is(opt, "EX"), is(opt, "PX"), is(opt, "EXAT"), is(opt, "PXAT"):
 			// Accepted; the embedded target keeps no expiry.
 			if i+1 >= len(args) {
 				c.errorRaw(errSyntax)
 				return
 			}
-			if _, err := strconv.ParseInt(string(args[i+1]), 10, 64); err != nil {
+			if _, ok := parseInt(args[i+1]); !ok {
 				c.errorRaw(errNotInt)
 				return
 			}
@@ -587,67 +762,151 @@ func (c *client) set(args [][]byte) {
 	}
 	if old != nil && old.kind == 's' {
 		old.str = append(old.str[:0], args[2]...)
+		c.resized(old)
 	} else {
-		c.keys()[string(args[1])] = &object{kind: 's', str: clone(args[2])}
+		c.setKey(args[1], &object{kind: 's', str: clone(args[2])})
 	}
 }
 
-func (c *client) incr(name string, args [][]byte) {
-	by := int64(1)
-	switch name {
-	case "INCR", "DECR":
-		if len(args) != 2 {
-			c.wrongArgs(args[0])
-			return
-		}
-	default:
-		if len(args) != 3 {
-			c.wrongArgs(args[0])
-			return
-		}
-		n, err := strconv.ParseInt(string(args[2]), 10, 64)
-		if err != nil {
-			c.errorRaw(errNotInt)
-			return
-		}
-		by = n
+func cmdGetSet(c *client, a [][]byte) {
+	o, ok := c.lookup(a[1], 's')
+	if !ok {
+		return
 	}
-	if name[0] == 'D' {
+	if o == nil {
+		c.null()
+	} else {
+		c.bulk(o.str)
+	}
+	c.setKey(a[1], &object{kind: 's', str: clone(a[2])})
+}
+
+func cmdMSet(c *client, a [][]byte) {
+	if len(a)%2 != 1 {
+		c.wrongArgs("mset")
+		return
+	}
+	for i := 1; i < len(a); i += 2 {
+		c.setKey(a[i], &object{kind: 's', str: clone(a[i+1])})
+	}
+	c.simple("OK")
+}
+
+func cmdMGet(c *client, a [][]byte) {
+	c.array(len(a) - 1)
+	for _, k := range a[1:] {
+		if o := c.keys()[string(k)]; o != nil && o.kind == 's' {
+			c.bulk(o.str)
+		} else {
+			c.null()
+		}
+	}
+}
+
+func cmdIncrBy(c *client, a [][]byte) {
+	by, ok := parseInt(a[2])
+	if !ok {
+		c.errorRaw(errNotInt)
+		return
+	}
+	if a[0][0] == 'd' || a[0][0] == 'D' {
+		if by == math.MinInt64 {
+			c.errorf("ERR decrement would overflow")
+			return
+		}
 		by = -by
 	}
-	o, ok := c.create(args[1], 's')
+	c.incrBy(a[1], by)
+}
+
+func (c *client) incrBy(key []byte, by int64) {
+	o, ok := c.lookup(key, 's')
 	if !ok {
 		return
 	}
 	cur := int64(0)
-	if len(o.str) > 0 {
-		n, err := strconv.ParseInt(string(o.str), 10, 64)
-		if err != nil {
+	if o != nil {
+		if cur, ok = parseInt(o.str); !ok {
 			c.errorRaw(errNotInt)
 			return
 		}
-		cur = n
+	}
+	if (by > 0 && cur > math.MaxInt64-by) || (by < 0 && cur < math.MinInt64-by) {
+		c.errorRaw(errOverflow)
+		return
 	}
 	cur += by
-	o.str = strconv.AppendInt(o.str[:0], cur, 10)
+	if o == nil {
+		c.setKey(key, &object{kind: 's', str: strconv.AppendInt(nil, cur, 10)})
+	} else {
+		o.str = strconv.AppendInt(o.str[:0], cur, 10)
+		c.resized(o)
+	}
 	c.integer(cur)
 }
 
-func (c *client) pop(left bool, args [][]byte) {
-	if len(args) != 2 && len(args) != 3 {
-		c.wrongArgs(args[0])
+func cmdAppend(c *client, a [][]byte) {
+	o, ok := c.lookup(a[1], 's')
+	if !ok {
 		return
 	}
-	count, withCount := 1, len(args) == 3
+	if o != nil && len(o.str)+len(a[2]) > MaxBulkLen {
+		c.errorRaw(errTooLong)
+		return
+	}
+	if o == nil {
+		o, _ = c.create(a[1], 's')
+	}
+	o.str = append(o.str, a[2]...)
+	c.resized(o)
+	c.integer(int64(len(o.str)))
+}
+
+func cmdStrlen(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 's'); ok {
+		if o == nil {
+			c.integer(0)
+		} else {
+			c.integer(int64(len(o.str)))
+		}
+	}
+}
+
+// Lists.
+
+func cmdPush(c *client, a [][]byte) {
+	o, ok := c.create(a[1], 'l')
+	if !ok {
+		return
+	}
+	left := a[0][0] == 'l' || a[0][0] == 'L'
+	for _, v := range a[2:] {
+		if left {
+			o.list.pushFront(clone(v))
+		} else {
+			o.list.pushBack(clone(v))
+		}
+		o.bytes += int64(len(v))
+	}
+	c.resized(o)
+	c.integer(int64(o.list.len()))
+}
+
+func cmdPop(c *client, a [][]byte) {
+	if len(a) > 3 {
+		c.wrongArgs(strings.ToLower(string(a[0])))
+		return
+	}
+	count, withCount := 1, len(a) == 3
 	if withCount {
-		n, err := strconv.Atoi(string(args[2]))
-		if err != nil || n < 0 {
-			c.errorf("ERR value is out of range, must be positive")
+		n, ok := parseInt(a[2])
+		if !ok || n < 0 {
+			c.errorRaw(errNotPositive)
 			return
 		}
-		count = n
+		count = int(min(n, math.MaxInt32))
 	}
-	o, ok := c.lookup(args[1], 'l')
+	o, ok := c.lookup(a[1], 'l')
 	if !ok {
 		return
 	}
@@ -659,11 +918,16 @@ func (c *client) pop(left bool, args [][]byte) {
 		}
 		return
 	}
+	left := a[0][0] == 'l' || a[0][0] == 'L'
 	take := func() []byte {
+		var v []byte
 		if left {
-			return o.list.popFront()
+			v = o.list.popFront()
+		} else {
+			v = o.list.popBack()
 		}
-		return o.list.popBack()
+		o.bytes -= int64(len(v))
+		return v
 	}
 	if !withCount {
 		c.bulk(take())
@@ -674,21 +938,28 @@ func (c *client) pop(left bool, args [][]byte) {
 			c.bulk(take())
 		}
 	}
-	c.dropIfEmpty(args[1], o.list.len())
+	c.resized(o)
+	c.dropIfEmpty(a[1], o.list.len())
 }
 
-func (c *client) lrange(args [][]byte) {
-	if len(args) != 4 {
-		c.wrongArgs(args[0])
-		return
+func cmdLLen(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'l'); ok {
+		if o == nil {
+			c.integer(0)
+		} else {
+			c.integer(int64(o.list.len()))
+		}
 	}
-	start, err1 := strconv.Atoi(string(args[2]))
-	stop, err2 := strconv.Atoi(string(args[3]))
-	if err1 != nil || err2 != nil {
+}
+
+func cmdLRange(c *client, a [][]byte) {
+	start64, ok1 := parseInt(a[2])
+	stop64, ok2 := parseInt(a[3])
+	if !ok1 || !ok2 {
 		c.errorRaw(errNotInt)
 		return
 	}
-	o, ok := c.lookup(args[1], 'l')
+	o, ok := c.lookup(a[1], 'l')
 	if !ok {
 		return
 	}
@@ -696,7 +967,8 @@ func (c *client) lrange(args [][]byte) {
 		c.array(0)
 		return
 	}
-	n := o.list.len()
+	n := int64(o.list.len())
+	start, stop := start64, stop64
 	if start < 0 {
 		start = max(n+start, 0)
 	}
@@ -708,81 +980,226 @@ func (c *client) lrange(args [][]byte) {
 		c.array(0)
 		return
 	}
-	c.array(stop - start + 1)
+	c.array(int(stop - start + 1))
 	for i := start; i <= stop; i++ {
-		c.bulk(o.list.at(i))
+		c.bulk(o.list.at(int(i)))
 	}
 }
 
-func (c *client) spop(args [][]byte) {
-	if len(args) != 2 && len(args) != 3 {
-		c.wrongArgs(args[0])
-		return
-	}
-	o, ok := c.lookup(args[1], 'S')
+// Sets.
+
+func cmdSAdd(c *client, a [][]byte) {
+	o, ok := c.create(a[1], 'S')
 	if !ok {
 		return
 	}
-	if len(args) == 2 {
+	n := 0
+	for _, m := range a[2:] {
+		if _, there := o.set[string(m)]; !there {
+			o.set[string(m)] = struct{}{}
+			o.bytes += int64(len(m))
+			n++
+		}
+	}
+	c.resized(o)
+	c.integer(int64(n))
+}
+
+func cmdSRem(c *client, a [][]byte) {
+	o, ok := c.lookup(a[1], 'S')
+	if !ok {
+		return
+	}
+	n := 0
+	if o != nil {
+		for _, m := range a[2:] {
+			if _, there := o.set[string(m)]; there {
+				delete(o.set, string(m))
+				o.bytes -= int64(len(m))
+				n++
+			}
+		}
+		c.resized(o)
+		c.dropIfEmpty(a[1], len(o.set))
+	}
+	c.integer(int64(n))
+}
+
+func cmdSCard(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'S'); ok {
+		if o == nil {
+			c.integer(0)
+		} else {
+			c.integer(int64(len(o.set)))
+		}
+	}
+}
+
+func cmdSIsMember(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'S'); ok {
+		there := false
+		if o != nil {
+			_, there = o.set[string(a[2])]
+		}
+		c.boolean(there)
+	}
+}
+
+func cmdSMembers(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'S'); ok {
+		if o == nil {
+			c.setHeader(0)
+			return
+		}
+		c.setHeader(len(o.set))
+		for m := range o.set {
+			c.bulkString(m)
+		}
+	}
+}
+
+func cmdSPop(c *client, a [][]byte) {
+	if len(a) > 3 {
+		c.errorRaw(errSyntax)
+		return
+	}
+	o, ok := c.lookup(a[1], 'S')
+	if !ok {
+		return
+	}
+	if len(a) == 2 {
 		if o == nil {
 			c.null()
 			return
 		}
 		for m := range o.set {
 			delete(o.set, m)
+			o.bytes -= int64(len(m))
 			c.bulkString(m)
 			break
 		}
-		c.dropIfEmpty(args[1], len(o.set))
+		c.resized(o)
+		c.dropIfEmpty(a[1], len(o.set))
 		return
 	}
-	n, err := strconv.Atoi(string(args[2]))
-	if err != nil || n < 0 {
-		c.errorf("ERR value is out of range, must be positive")
+	n64, ok := parseInt(a[2])
+	if !ok || n64 < 0 {
+		c.errorRaw(errNotPositive)
 		return
 	}
 	if o == nil {
-		c.array(0)
+		c.setHeader(0)
 		return
 	}
-	n = min(n, len(o.set))
-	c.array(n)
+	n := int(min(n64, int64(len(o.set))))
+	c.setHeader(n)
 	for m := range o.set {
 		if n == 0 {
 			break
 		}
 		delete(o.set, m)
+		o.bytes -= int64(len(m))
 		c.bulkString(m)
 		n--
 	}
-	c.dropIfEmpty(args[1], len(o.set))
+	c.resized(o)
+	c.dropIfEmpty(a[1], len(o.set))
 }
 
-func (c *client) zadd(args [][]byte) {
-	if len(args) < 4 {
-		c.wrongArgs(args[0])
+// Hashes.
+
+func cmdHSet(c *client, a [][]byte) {
+	if len(a)%2 != 0 {
+		c.wrongArgs(strings.ToLower(string(a[0])))
 		return
 	}
-	i := 2
-	var nx, xx, ch bool
-	for ; i < len(args); i++ {
-		switch strings.ToUpper(string(args[i])) {
-		case "NX":
-			nx = true
-			continue
-		case "XX":
-			xx = true
-			continue
-		case "CH":
-			ch = true
-			continue
-		case "GT", "LT", "INCR":
-			c.errorf("ERR the embedded target does not support ZADD " + strings.ToUpper(string(args[i])))
+	o, ok := c.create(a[1], 'h')
+	if !ok {
+		return
+	}
+	n := 0
+	for i := 2; i < len(a); i += 2 {
+		if old, there := o.hash[string(a[i])]; there {
+			o.bytes -= int64(len(a[i]) + len(old))
+		} else {
+			n++
+		}
+		o.hash[string(a[i])] = clone(a[i+1])
+		o.bytes += int64(len(a[i]) + len(a[i+1]))
+	}
+	c.resized(o)
+	if is(a[0], "HMSET") {
+		c.simple("OK")
+	} else {
+		c.integer(int64(n))
+	}
+}
+
+func cmdHGet(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'h'); ok {
+		var v []byte
+		there := false
+		if o != nil {
+			v, there = o.hash[string(a[2])]
+		}
+		if there {
+			c.bulk(v)
+		} else {
+			c.null()
+		}
+	}
+}
+
+func cmdHLen(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'h'); ok {
+		if o == nil {
+			c.integer(0)
+		} else {
+			c.integer(int64(len(o.hash)))
+		}
+	}
+}
+
+func cmdHGetAll(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'h'); ok {
+		if o == nil {
+			c.mapHeader(0)
 			return
 		}
-		break
+		c.mapHeader(len(o.hash))
+		for k, v := range o.hash {
+			c.bulkString(k)
+			c.bulk(v)
+		}
+	}
+}
+
+// Sorted sets.
+
+func cmdZAdd(c *client, args [][]byte) {
+	i := 2
+	var nx, xx, ch bool
+options:
+	for ; i < len(args); i++ {
+		switch opt := args[i]; {
+		case is(opt, "NX"):
+			nx = true
+		case is(opt, "XX"):
+			xx = true
+		case is(opt, "CH"):
+			ch = true
+		case is(opt, "GT"), is(opt, "LT"), is(opt, "INCR"):
+			c.errorf("ERR the embedded target does not support ZADD " + strings.ToUpper(string(opt)))
+			return
+		default:
+			break options
+		}
 	}
 	pairs := args[i:]
+	if nx && xx {
+		c.errorf("ERR XX and NX options at the same time are not compatible")
+		return
+	}
 	if len(pairs) == 0 || len(pairs)%2 != 0 {
 		c.errorRaw(errSyntax)
 		return
@@ -790,7 +1207,7 @@ func (c *client) zadd(args [][]byte) {
 	scores := make([]float64, len(pairs)/2)
 	for j := range scores {
 		f, err := strconv.ParseFloat(string(pairs[2*j]), 64)
-		if err != nil {
+		if err != nil || math.IsNaN(f) {
 			c.errorRaw(errNotFloat)
 			return
 		}
@@ -809,6 +1226,7 @@ func (c *client) zadd(args [][]byte) {
 		}
 		if !there {
 			added++
+			o.bytes += int64(len(m))
 		} else if old != sc {
 			changed++
 		} else {
@@ -816,6 +1234,7 @@ func (c *client) zadd(args [][]byte) {
 		}
 		o.zset.set(m, sc)
 	}
+	c.resized(o)
 	c.dropIfEmpty(args[1], len(o.zset.score))
 	if ch {
 		c.integer(int64(added + changed))
@@ -824,21 +1243,21 @@ func (c *client) zadd(args [][]byte) {
 	}
 }
 
-func (c *client) zpopmin(args [][]byte) {
-	if len(args) != 2 && len(args) != 3 {
-		c.wrongArgs(args[0])
+func cmdZPopMin(c *client, a [][]byte) {
+	if len(a) > 3 {
+		c.errorRaw(errSyntax)
 		return
 	}
-	count := 1
-	if len(args) == 3 {
-		n, err := strconv.Atoi(string(args[2]))
-		if err != nil || n < 0 {
-			c.errorf("ERR value is out of range, must be positive")
+	count := int64(1)
+	if len(a) == 3 {
+		n, ok := parseInt(a[2])
+		if !ok || n < 0 {
+			c.errorRaw(errNotPositive)
 			return
 		}
 		count = n
 	}
-	o, ok := c.lookup(args[1], 'z')
+	o, ok := c.lookup(a[1], 'z')
 	if !ok {
 		return
 	}
@@ -846,19 +1265,45 @@ func (c *client) zpopmin(args [][]byte) {
 		c.array(0)
 		return
 	}
-	n := min(count, len(o.zset.score))
+	n := int(min(count, int64(len(o.zset.score))))
 	c.array(2 * n)
 	for range n {
 		m, sc := o.zset.popMin()
+		o.bytes -= int64(len(m))
 		c.bulkString(m)
 		c.bulk(strconv.AppendFloat(nil, sc, 'g', 17, 64))
 	}
-	c.dropIfEmpty(args[1], len(o.zset.score))
+	c.resized(o)
+	c.dropIfEmpty(a[1], len(o.zset.score))
 }
 
-func (c *client) xadd(args [][]byte) {
-	if len(args) < 5 || len(args)%2 != 1 {
-		c.wrongArgs(args[0])
+func cmdZCard(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'z'); ok {
+		if o == nil {
+			c.integer(0)
+		} else {
+			c.integer(int64(len(o.zset.score)))
+		}
+	}
+}
+
+func cmdZScore(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'z'); ok {
+		if o == nil {
+			c.null()
+		} else if sc, there := o.zset.score[string(a[2])]; there {
+			c.float(sc)
+		} else {
+			c.null()
+		}
+	}
+}
+
+// Streams.
+
+func cmdXAdd(c *client, args [][]byte) {
+	if len(args)%2 != 1 {
+		c.wrongArgs("xadd")
 		return
 	}
 	if string(args[2]) != "*" {
@@ -883,246 +1328,12 @@ func (c *client) xadd(args [][]byte) {
 	c.bulk(id)
 }
 
-func (c *client) keyList(pattern string) {
-	var keys []string
-	for k := range c.keys() {
-		if pattern == "*" {
-			keys = append(keys, k)
-		} else if ok, _ := path.Match(pattern, k); ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	c.array(len(keys))
-	for _, k := range keys {
-		c.bulkString(k)
-	}
-}
-
-func (c *client) hello(a [][]byte) {
-	if len(a) > 0 {
-		v, err := strconv.Atoi(string(a[0]))
-		if err != nil || (v != 2 && v != 3) {
-			c.errorf("NOPROTO unsupported protocol version")
-			return
-		}
-		for i := 1; i < len(a); i++ {
-			switch strings.ToUpper(string(a[i])) {
-			case "AUTH":
-				c.errorf("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
-				return
-			case "SETNAME":
-				if i+1 < len(a) {
-					c.name = string(a[i+1])
-					i++
-				}
-			}
-		}
-		c.proto = v
-	}
-	c.mapHeader(7)
-	c.bulkString("server")
-	c.bulkString("redis")
-	c.bulkString("version")
-	c.bulkString("7.2.0")
-	c.bulkString("proto")
-	c.integer(int64(c.proto))
-	c.bulkString("id")
-	c.integer(1)
-	c.bulkString("mode")
-	c.bulkString("standalone")
-	c.bulkString("role")
-	c.bulkString("master")
-	c.bulkString("modules")
-	c.array(0)
-}
-
-// configValues are what CONFIG GET answers (persistence is off).
-var configValues = map[string]string{"save": "", "appendonly": "no", "maxmemory": "0", "databases": "16"}
-
-func (c *client) config(a [][]byte) {
-	if len(a) == 0 {
-		c.errorf("ERR wrong number of arguments for 'config' command")
-		return
-	}
-	switch strings.ToUpper(string(a[0])) {
-	case "GET":
-		var names []string
-		for _, p := range a[1:] {
-			for k := range configValues {
-				if ok, _ := path.Match(strings.ToLower(string(p)), k); ok {
-					names = append(names, k)
-				}
-			}
-		}
-		sort.Strings(names)
-		c.mapHeader(len(names))
-		for _, k := range names {
-			c.bulkString(k)
-			c.bulkString(configValues[k])
-		}
-	case "SET", "RESETSTAT":
-		if strings.EqualFold(string(a[0]), "RESETSTAT") {
-			c.srv.stats = map[string]*cmdStat{}
-		}
-		c.simple("OK")
-	default:
-		c.errorf("ERR unknown subcommand '" + string(a[0]) + "'")
-	}
-}
-
-func (c *client) clientCmd(a [][]byte) {
-	if len(a) == 0 {
-		c.errorf("ERR wrong number of arguments for 'client' command")
-		return
-	}
-	switch strings.ToUpper(string(a[0])) {
-	case "SETNAME":
-		if len(a) == 2 {
-			c.name = string(a[1])
-		}
-		c.simple("OK")
-	case "GETNAME":
-		if c.name == "" {
-			c.null()
+func cmdXLen(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'x'); ok {
+		if o == nil {
+			c.integer(0)
 		} else {
-			c.bulkString(c.name)
-		}
-	case "ID":
-		c.integer(1)
-	case "TRACKING", "SETINFO", "REPLY", "NO-EVICT", "NO-TOUCH":
-		c.simple("OK")
-	default:
-		c.errorf("ERR unknown subcommand '" + string(a[0]) + "'")
-	}
-}
-
-func (c *client) info() {
-	var b bytes.Buffer
-	s := c.srv
-	b.WriteString("# Server\r\nredis_version:7.2.0\r\npacer_embedded:1\r\n")
-	b.WriteString("faults:" + s.cfg.Faults.String() + "\r\n")
-	b.WriteString("\r\n# Stats\r\ntotal_commands_processed:" + strconv.FormatUint(s.processed.Load(), 10) + "\r\n")
-	b.WriteString("\r\n# Commandstats\r\n")
-	var names []string
-	for n := range s.stats {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		b.WriteString("cmdstat_" + strings.ToLower(n) + ":calls=" + strconv.FormatUint(s.stats[n].calls, 10) + "\r\n")
-	}
-	b.WriteString("\r\n# Keyspace\r\n")
-	for i, db := range s.dbs {
-		if len(db) > 0 {
-			b.WriteString("db" + strconv.Itoa(i) + ":keys=" + strconv.Itoa(len(db)) + ",expires=0,avg_ttl=0\r\n")
+			c.integer(int64(o.stream.n))
 		}
 	}
-	c.bulk(b.Bytes())
-}
-
-// deque is a ring buffer of values: O(1) push and pop at both ends and
-// O(1) indexing, for lists.
-type deque struct {
-	buf        [][]byte
-	head, size int
-}
-
-func (d *deque) len() int { return d.size }
-
-func (d *deque) grow() {
-	if d.size < len(d.buf) {
-		return
-	}
-	nb := make([][]byte, max(8, 2*len(d.buf)))
-	for i := range d.size {
-		nb[i] = d.buf[(d.head+i)%len(d.buf)]
-	}
-	d.buf, d.head = nb, 0
-}
-
-func (d *deque) pushFront(v []byte) {
-	d.grow()
-	d.head = (d.head - 1 + len(d.buf)) % len(d.buf)
-	d.buf[d.head] = v
-	d.size++
-}
-
-func (d *deque) pushBack(v []byte) {
-	d.grow()
-	d.buf[(d.head+d.size)%len(d.buf)] = v
-	d.size++
-}
-
-func (d *deque) popFront() []byte {
-	v := d.buf[d.head]
-	d.buf[d.head] = nil
-	d.head = (d.head + 1) % len(d.buf)
-	d.size--
-	return v
-}
-
-func (d *deque) popBack() []byte {
-	i := (d.head + d.size - 1) % len(d.buf)
-	v := d.buf[i]
-	d.buf[i] = nil
-	d.size--
-	return v
-}
-
-func (d *deque) at(i int) []byte { return d.buf[(d.head+i)%len(d.buf)] }
-
-// zset keeps scores by member and a min-heap with lazy deletion for
-// ZPOPMIN: an updated member leaves a stale heap entry that pops skip.
-type zset struct {
-	score map[string]float64
-	h     zheap
-}
-
-func newZset() *zset { return &zset{score: map[string]float64{}} }
-
-func (z *zset) set(m string, sc float64) {
-	z.score[m] = sc
-	heap.Push(&z.h, zentry{sc, m})
-}
-
-func (z *zset) popMin() (string, float64) {
-	for {
-		e := heap.Pop(&z.h).(zentry)
-		if sc, ok := z.score[e.member]; ok && sc == e.score {
-			delete(z.score, e.member)
-			return e.member, e.score
-		}
-	}
-}
-
-type zentry struct {
-	score  float64
-	member string
-}
-
-type zheap []zentry
-
-func (h zheap) Len() int { return len(h) }
-func (h zheap) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score < h[j].score
-	}
-	return h[i].member < h[j].member
-}
-func (h zheap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *zheap) Push(x any)   { *h = append(*h, x.(zentry)) }
-func (h *zheap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
-}
-
-// stream counts entries and hands out IDs; the embedded target does not
-// keep entries (no XRANGE/XREAD).
-type stream struct {
-	n       int
-	lastMs  int64
-	lastSeq uint64
 }

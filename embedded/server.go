@@ -11,11 +11,17 @@
 // every command queued behind it. Faults are applied on a virtual
 // execution clock: a batch's replies are written when the clock says it
 // finished, after any stall that overlaps.
+//
+// Its memory is bounded as Redis's is by configuration: per connection
+// (unfinished input, unwritten replies), for all connections together,
+// and for the dataset (see Config).
 package embedded
 
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -24,25 +30,105 @@ import (
 	"github.com/pacer-load/pacer/internal/clock"
 )
 
-// Config configures a Server.
+// Defaults of the limits in Config.
+const (
+	// DefaultMaxQueryBuffer bounds one connection's unfinished input: the
+	// largest command the embedded target takes is a little under 64 MiB.
+	DefaultMaxQueryBuffer = 64 << 20
+	// DefaultMaxOutputBuffer bounds one connection's unwritten replies.
+	DefaultMaxOutputBuffer = 64 << 20
+	// DefaultMaxClientMemory bounds the buffers of all connections
+	// together, beyond their base (connBase each).
+	DefaultMaxClientMemory = 256 << 20
+	// DefaultMaxMemory bounds the dataset (maxmemory): enough for the
+	// keyspaces of the README's examples, little enough not to exhaust a
+	// laptop.
+	DefaultMaxMemory = 2 << 30
+)
+
+// MaxBulkLen is the longest bulk string the protocol accepts, Redis's
+// proto-max-bulk-len default: a longer length is a protocol error, and a
+// string command (APPEND) may not build a longer value.
+const MaxBulkLen = 512 << 20
+
+// Config configures a Server. Zero limits take their defaults.
 type Config struct {
 	// Addr to listen on; default "127.0.0.1:0" (a free loopback port).
 	Addr   string
 	Faults Faults
+	// MaxQueryBuffer bounds the bytes one connection may hold of a command
+	// not yet complete (Redis's client-query-buffer-limit). A command that
+	// needs more is answered with an error and the connection closed; a
+	// bulk length above MaxBulkLen is a protocol error. Default
+	// DefaultMaxQueryBuffer.
+	MaxQueryBuffer int
+	// MaxOutputBuffer bounds one connection's replies not yet written
+	// (Redis's client-output-buffer-limit). Replies are written in chunks
+	// as a batch executes, and a client that does not read stops being
+	// read, so only a single reply larger than this reaches it: the
+	// connection is then closed. Default DefaultMaxOutputBuffer.
+	MaxOutputBuffer int
+	// MaxClientMemory bounds the input and output buffers of all
+	// connections together, beyond a base of 64 KiB each (Redis's
+	// maxmemory-clients). A connection whose buffers would take the total
+	// past it is closed, with an error reply when its input did. Default
+	// DefaultMaxClientMemory.
+	MaxClientMemory int
+	// MaxMemory bounds the dataset, estimated as the bytes of keys, values
+	// and their bookkeeping (INFO memory: used_memory). While it is
+	// exceeded, commands that may add data are answered -OOM, as Redis
+	// does with maxmemory-policy noeviction; reads and deletes still work.
+	// Default DefaultMaxMemory; negative: no limit.
+	MaxMemory int64
+}
+
+// withDefaults fills in zero limits.
+func (c Config) withDefaults() Config {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:0"
+	}
+	if c.MaxQueryBuffer == 0 {
+		c.MaxQueryBuffer = DefaultMaxQueryBuffer
+	}
+	if c.MaxOutputBuffer == 0 {
+		c.MaxOutputBuffer = DefaultMaxOutputBuffer
+	}
+	if c.MaxClientMemory == 0 {
+		c.MaxClientMemory = DefaultMaxClientMemory
+	}
+	switch {
+	case c.MaxMemory == 0:
+		c.MaxMemory = DefaultMaxMemory
+	case c.MaxMemory < 0:
+		c.MaxMemory = math.MaxInt64
+	}
+	return c
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.MaxQueryBuffer < 0 || c.MaxOutputBuffer < 0 || c.MaxClientMemory < 0 {
+		return errors.New("embedded target: buffer limits must not be negative")
+	}
+	return c.Faults.Validate()
 }
 
 // Server is a running embedded target.
 type Server struct {
 	cfg   Config
 	ln    net.Listener
-	start int64 // clock.Now at start: the origin of the stall schedule
+	start int64         // clock.Now at start: the origin of the stall schedule
+	quit  chan struct{} // closed by Close: wakes connections sleeping on the virtual clock
 
-	mu        sync.Mutex // the "single thread": data, virtual clock, RNG
+	mu        sync.Mutex // the "single thread": data, virtual clock, RNG, stats
 	dbs       [16]map[string]*object
+	used      int64 // the dataset's estimated bytes (see memory.go)
 	busyUntil int64
-	rng       uint64
-	stats     map[string]*cmdStat
+	rng       *rand.Rand
+	calls     []uint64 // per command of commandTable
 	processed atomic.Uint64
+
+	clientMem atomic.Int64 // bytes of connection buffers charged beyond their base
 
 	conns  sync.WaitGroup
 	cmu    sync.Mutex
@@ -50,29 +136,44 @@ type Server struct {
 	closed atomic.Bool
 }
 
-type cmdStat struct{ calls uint64 }
-
 // Start listens and serves until Close.
-func Start(cfg Config) (*Server, error) {
-	if err := cfg.Faults.Validate(); err != nil {
+func Start(cfg Config) (*Server, error) { return startAt(cfg, clock.Now()) }
+
+// startAt starts a server whose stall schedule begins at origin (tests
+// move it to reach a stall without waiting).
+func startAt(cfg Config, origin int64) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Addr == "" {
-		cfg.Addr = "127.0.0.1:0"
-	}
+	cfg = cfg.withDefaults()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, ln: ln, start: clock.Now(), rng: cfg.Faults.Seed ^ 0x9e3779b97f4a7c15,
-		stats: map[string]*cmdStat{}, open: map[net.Conn]struct{}{}}
-	for i := range s.dbs {
-		s.dbs[i] = map[string]*object{}
-	}
+	s := newServer(cfg)
+	s.ln, s.start = ln, origin
 	s.conns.Add(1)
 	go s.accept()
 	return s, nil
 }
+
+// newServer builds a server's state without a listener.
+func newServer(cfg Config) *Server {
+	s := &Server{cfg: cfg, quit: make(chan struct{}), rng: newRNG(cfg.Faults.Seed),
+		calls: make([]uint64, len(commandTable)), open: map[net.Conn]struct{}{}}
+	for i := range s.dbs {
+		s.dbs[i] = map[string]*object{}
+	}
+	return s
+}
+
+// pcgStream is the second half of the fault generator's seed: any fixed
+// value, so that Faults.Seed alone decides the sequence.
+const pcgStream = 0x9e3779b97f4a7c15
+
+// newRNG is the fault generator for seed: the same seed, the same delays
+// and injected errors.
+func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, pcgStream)) }
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
@@ -87,11 +188,14 @@ func (s *Server) Faults() Faults { return s.cfg.Faults }
 // Processed counts commands executed or answered with an injected error.
 func (s *Server) Processed() uint64 { return s.processed.Load() }
 
-// Close stops listening, closes every connection and waits for them.
+// Close stops listening, closes every connection and waits for them. It
+// returns promptly whatever they are doing: sleeping out a stall or a
+// delay, or writing to a client that does not read.
 func (s *Server) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	close(s.quit)
 	err := s.ln.Close()
 	s.cmu.Lock()
 	for c := range s.open {
@@ -155,17 +259,6 @@ func (s *Server) StallsBetween(from, to int64) [][2]int64 {
 	}
 }
 
-// uniform returns a number in [0, 1) from the server's seeded generator.
-// Call with s.mu held.
-func (s *Server) uniform() float64 {
-	s.rng += 0x9e3779b97f4a7c15
-	z := s.rng
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return float64(z>>11) / (1 << 53)
-}
-
 // finish computes when a batch of n commands that arrived at now has been
 // executed on the virtual clock. Call with s.mu held.
 func (s *Server) finish(now int64, n int) int64 {
@@ -176,214 +269,289 @@ func (s *Server) finish(now int64, n int) int64 {
 	t := max(now, s.busyUntil)
 	for range n {
 		t = s.afterStall(t)
-		t += f.Delay.draw(s.uniform())
+		t += f.Delay.draw(s.rng.Float64())
 	}
 	s.busyUntil = t
 	return s.afterStall(t)
 }
 
+// preciseWait is how close to a deadline sleepUntil hands over to
+// clock.SleepUntil's precise (and uninterruptible) sleep.
+const preciseWait = 2 * time.Millisecond
+
+// sleepUntil waits until deadline on the clock.Now clock, or until Close:
+// false when the server closed first. A timer covers all but the last
+// preciseWait, so Close wakes it at once.
+func (s *Server) sleepUntil(deadline int64, t **time.Timer) bool {
+	for {
+		left := time.Duration(deadline - clock.Now())
+		if left <= preciseWait {
+			clock.SleepUntil(deadline)
+			return !s.closed.Load()
+		}
+		if *t == nil {
+			*t = time.NewTimer(left - time.Millisecond)
+		} else {
+			(*t).Reset(left - time.Millisecond)
+		}
+		select {
+		case <-(*t).C:
+		case <-s.quit:
+			(*t).Stop()
+			return false
+		}
+	}
+}
+
 // errInjected is the reply of a command hit by --error-rate.
 const errInjected = "-ERR injected by pacer (--error-rate)\r\n"
 
-const readBuf = 64 << 10
+// Buffer sizes of a connection. A connection's first connBase bytes of
+// buffers are not charged to Config.MaxClientMemory (what Redis calls a
+// client's fixed overhead); buffers grown for a large command or reply
+// beyond the keep sizes are released once it is done.
+const (
+	baseInput  = 16 << 10 // read buffer of an idle connection (Redis's PROTO_IOBUF_LEN)
+	connBase   = 64 << 10
+	keepInput  = 1 << 20
+	keepOutput = 1 << 20
+	keepArgs   = 64 << 10
+	// flushAt is the reply bytes after which a batch's replies so far are
+	// written before it goes on: a client that pipelines large replies
+	// and does not read holds one chunk, not the batch's replies.
+	flushAt = 64 << 10
+	// maxBatch is the most commands executed between two writes (it
+	// bounds the parsed arguments of a batch of tiny commands).
+	maxBatch = 1024
+	// argSize and spanSize are the bytes of an argument's slice header
+	// and of a command's span, charged for parsed batches.
+	argSize  = 24
+	spanSize = 16
+	// errorWriteTimeout bounds the last write to a connection being
+	// closed for exceeding a limit: it may not be reading.
+	errorWriteTimeout = time.Second
+)
 
-// serve runs one connection: read what is there, execute every complete
-// command in it, answer them with one write when the virtual clock says.
-func (s *Server) serve(c net.Conn) {
-	defer s.conns.Done()
-	defer func() {
-		s.cmu.Lock()
-		delete(s.open, c)
-		s.cmu.Unlock()
-		c.Close()
-	}()
-	cl := &client{srv: s, proto: 2}
-	buf := make([]byte, readBuf)
-	r, w := 0, 0
-	var all [][]byte // the batch's arguments, aliasing buf until it is answered
-	var cmds []span
-	for {
-		if w == len(buf) {
-			if r > 0 {
-				w = copy(buf, buf[r:w])
-				r = 0
-			} else if len(buf) < maxRequest {
-				nb := make([]byte, 2*len(buf))
-				copy(nb, buf[:w])
-				buf = nb
-			} else {
-				c.Write([]byte("-ERR Protocol error: request too large\r\n"))
-				return
-			}
-		}
-		n, err := c.Read(buf[w:])
-		if err != nil {
-			return
-		}
-		w += n
-		now := clock.Now()
-		cmds, all = cmds[:0], all[:0]
-		var perr error
-		for r < w {
-			lo := len(all)
-			var used int
-			all, used, perr = parseCommand(buf[r:w], all)
-			if perr != nil || used == 0 {
-				all = all[:lo]
-				break // bad or incomplete
-			}
-			if len(all) > lo {
-				cmds = append(cmds, span{lo, len(all)})
-			}
-			r += used
-		}
-		if len(cmds) > 0 {
-			quit := s.execBatch(cl, all, cmds, now)
-			if _, err := c.Write(cl.out); err != nil || quit {
-				return
-			}
-			cl.out = cl.out[:0]
-		}
-		if perr != nil {
-			c.Write([]byte("-ERR Protocol error: " + perr.Error() + "\r\n"))
-			return
-		}
-		if r == w {
-			r, w = 0, 0
-		}
-	}
+// Errors that close a connection.
+var (
+	errQueryLimit   = errors.New("query buffer limit")
+	errClientMemory = errors.New("client memory limit")
+	errOutputLimit  = errors.New("output buffer limit")
+)
+
+// connection is one client connection's buffers and state.
+type connection struct {
+	srv     *Server
+	nc      net.Conn
+	cl      client
+	buf     []byte // input; buf[r:w] is unparsed
+	r, w    int
+	need    int      // bytes (from r) the incomplete command needs at least; 0: unknown
+	all     [][]byte // the batch's arguments, aliasing buf until it is answered
+	cmds    []span
+	charged int64 // bytes charged to srv.clientMem
+	timer   *time.Timer
 }
-
-// execBatch executes cmds under the server lock, waits until the virtual
-// clock has finished them, and leaves the replies in cl.out. It reports
-// whether the client asked to QUIT.
-func (s *Server) execBatch(cl *client, all [][]byte, cmds []span, now int64) bool {
-	quit := false
-	s.mu.Lock()
-	for _, sp := range cmds {
-		if s.cfg.Faults.ErrorRate > 0 && s.uniform() < s.cfg.Faults.ErrorRate {
-			cl.out = append(cl.out, errInjected...)
-			continue
-		}
-		if cl.exec(all[sp.lo:sp.hi]) {
-			quit = true
-		}
-	}
-	done := s.finish(now, len(cmds))
-	s.mu.Unlock()
-	s.processed.Add(uint64(len(cmds)))
-	if done > now {
-		clock.SleepUntil(done)
-	}
-	return quit
-}
-
-// maxRequest bounds one command's size (Redis's proto-max-bulk-len is
-// 512 MB; the embedded server is a test target).
-const maxRequest = 64 << 20
 
 // span is one command's arguments within a batch: all[lo:hi].
 type span struct{ lo, hi int }
 
-// parseCommand reads one command from b, a RESP array of bulk strings or
-// an inline command, and appends its arguments to argv (aliasing b). used
-// is 0 when b holds no complete command yet; an empty inline line is
-// consumed with no arguments.
-func parseCommand(b []byte, argv [][]byte) (out [][]byte, used int, err error) {
-	if len(b) == 0 {
-		return argv, 0, nil
-	}
-	if b[0] != '*' {
-		// Inline: one line of space-separated words.
-		end := indexCRLF(b)
-		if end < 0 {
-			if len(b) > 64<<10 {
-				return argv, 0, errors.New("too big inline request")
+// serve runs one connection: read what is there, execute every complete
+// command in it, answer them when the virtual clock says.
+func (s *Server) serve(nc net.Conn) {
+	cn := &connection{srv: s, nc: nc, cl: client{srv: s, proto: 2}, buf: make([]byte, baseInput)}
+	defer func() {
+		if cn.timer != nil {
+			cn.timer.Stop()
+		}
+		s.clientMem.Add(-cn.charged)
+		s.cmu.Lock()
+		delete(s.open, nc)
+		s.cmu.Unlock()
+		nc.Close()
+		s.conns.Done()
+	}()
+	more := false // the last parse stopped at maxBatch with input left
+	for {
+		if !more {
+			if err := cn.makeRoom(); err != nil {
+				cn.refuse(err)
+				return
 			}
-			return argv, 0, nil
-		}
-		line := b[:end]
-		for len(line) > 0 {
-			i := 0
-			for i < len(line) && line[i] == ' ' {
-				i++
+			n, err := nc.Read(cn.buf[cn.w:])
+			if err != nil {
+				return
 			}
-			j := i
-			for j < len(line) && line[j] != ' ' {
-				j++
-			}
-			if j > i {
-				argv = append(argv, line[i:j])
-			}
-			line = line[j:]
+			cn.w += n
 		}
-		return argv, end + 2, nil
+		now := clock.Now()
+		var perr error
+		more, perr = cn.parse()
+		if len(cn.cmds) > 0 && !cn.exec(now) {
+			return
+		}
+		if perr != nil {
+			cn.refuse(perr)
+			return
+		}
+		if cn.r == cn.w {
+			cn.r, cn.w = 0, 0
+			cn.shrink()
+		}
 	}
-	end := indexCRLF(b)
-	if end < 0 {
-		return argv, 0, nil
-	}
-	n, ok := atoi(b[1:end])
-	if !ok || n < 0 || n > 1<<20 {
-		return argv, 0, errors.New("invalid multibulk length")
-	}
-	pos := end + 2
-	for range n {
-		if pos >= len(b) {
-			return argv, 0, nil
-		}
-		if b[pos] != '$' {
-			return argv, 0, fmt.Errorf("expected '$', got '%c'", b[pos])
-		}
-		e := indexCRLF(b[pos:])
-		if e < 0 {
-			return argv, 0, nil
-		}
-		l, ok := atoi(b[pos+1 : pos+e])
-		if !ok || l < 0 || l > maxRequest {
-			return argv, 0, errors.New("invalid bulk length")
-		}
-		start := pos + e + 2
-		if start+l+2 > len(b) {
-			return argv, 0, nil
-		}
-		argv = append(argv, b[start:start+l])
-		pos = start + l + 2
-	}
-	return argv, pos, nil
 }
 
-func indexCRLF(b []byte) int {
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] == '\r' && b[i+1] == '\n' {
-			return i
-		}
+// makeRoom makes space to read into: it moves the unparsed input to the
+// front of the buffer or grows the buffer, within the limits.
+func (cn *connection) makeRoom() error {
+	if cn.w < len(cn.buf) {
+		return nil
 	}
-	return -1
+	if cn.r > 0 {
+		cn.w = copy(cn.buf, cn.buf[cn.r:cn.w])
+		cn.r = 0
+		return nil
+	}
+	limit := cn.srv.cfg.MaxQueryBuffer
+	if len(cn.buf) >= limit {
+		return errQueryLimit
+	}
+	size := 2 * len(cn.buf) // grow with what the client sends, not with what it announces
+	if cn.need > len(cn.buf) && cn.need < size {
+		size = cn.need
+	}
+	size = min(size, limit)
+	if !cn.charge(size) {
+		return errClientMemory
+	}
+	nb := make([]byte, size)
+	copy(nb, cn.buf[:cn.w])
+	cn.buf = nb
+	return nil
 }
 
-func atoi(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
+// charge moves the connection's charge to the total to what its buffers
+// hold, with an input buffer of bufCap bytes. It reports false, charging
+// nothing more, when the total would exceed Config.MaxClientMemory.
+func (cn *connection) charge(bufCap int) bool {
+	held := int64(bufCap + cap(cn.cl.out) + argSize*cap(cn.all) + spanSize*cap(cn.cmds))
+	want := max(0, held-connBase)
+	d := want - cn.charged
+	if d == 0 {
+		return true
 	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
+	if d > 0 && cn.srv.clientMem.Add(d) > int64(cn.srv.cfg.MaxClientMemory) {
+		cn.srv.clientMem.Add(-d)
+		return false
+	}
+	if d < 0 {
+		cn.srv.clientMem.Add(d)
+	}
+	cn.charged = want
+	return true
+}
+
+// parse splits buf[r:w] into the batch's commands, at most maxBatch of
+// them; more reports that complete input may remain.
+func (cn *connection) parse() (more bool, err error) {
+	cn.cmds, cn.all = cn.cmds[:0], cn.all[:0]
+	for cn.r < cn.w {
+		if len(cn.cmds) == maxBatch {
+			more = true
+			break
 		}
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
+		lo := len(cn.all)
+		var used int
+		cn.all, used, cn.need, err = parseCommand(cn.buf[cn.r:cn.w], cn.all)
+		if err == nil && cn.need > cn.srv.cfg.MaxQueryBuffer {
+			err = errQueryLimit
 		}
-		n = n*10 + int(c-'0')
+		if err != nil || used == 0 {
+			clear(cn.all[lo:]) // no references into buf beyond len
+			cn.all = cn.all[:lo]
+			break
+		}
+		if len(cn.all) > lo {
+			cn.cmds = append(cn.cmds, span{lo, len(cn.all)})
+		}
+		cn.r += used
 	}
-	if neg {
-		n = -n
+	if !cn.charge(cap(cn.buf)) && err == nil {
+		err = errClientMemory
 	}
-	return n, true
+	return more, err
+}
+
+// exec executes the batch and writes its replies: a chunk of commands
+// at a time under the server lock, each chunk's replies written when the
+// virtual clock has finished it. It reports false when the connection
+// must end (QUIT, Close, a write error or a limit).
+func (cn *connection) exec(now int64) bool {
+	s, cl := cn.srv, &cn.cl
+	defer func() { clear(cn.all) }() // let the input buffer go once answered
+	for i := 0; i < len(cn.cmds); {
+		s.mu.Lock()
+		j := i
+		for j < len(cn.cmds) && len(cl.out) < flushAt && !cl.quit {
+			sp := cn.cmds[j]
+			j++
+			if s.cfg.Faults.ErrorRate > 0 && s.rng.Float64() < s.cfg.Faults.ErrorRate {
+				cl.out = append(cl.out, errInjected...)
+				continue
+			}
+			cl.exec(cn.all[sp.lo:sp.hi])
+		}
+		done := s.finish(now, j-i)
+		s.mu.Unlock()
+		s.processed.Add(uint64(j - i))
+		i = j
+		if cap(cl.out) > s.cfg.MaxOutputBuffer || !cn.charge(cap(cn.buf)) {
+			return false // like Redis, no reply: the client is not reading them
+		}
+		if done > now && !s.sleepUntil(done, &cn.timer) {
+			return false
+		}
+		if _, err := cn.nc.Write(cl.out); err != nil || cl.quit {
+			return false
+		}
+		cl.out = cl.out[:0]
+	}
+	return true
+}
+
+// shrink releases buffers grown for a large command or reply once the
+// connection has no unparsed input.
+func (cn *connection) shrink() {
+	if cap(cn.buf) > keepInput {
+		cn.buf = make([]byte, baseInput)
+	}
+	if cap(cn.cl.out) > keepOutput {
+		cn.cl.out = nil
+	}
+	if cap(cn.all) > keepArgs {
+		cn.all, cn.cmds = nil, nil
+	}
+	cn.charge(cap(cn.buf))
+}
+
+// refuse answers err, which ends the connection, as the client sees it.
+func (cn *connection) refuse(err error) {
+	cfg := cn.srv.cfg
+	var msg string
+	switch err {
+	case errQueryLimit:
+		msg = fmt.Sprintf("-ERR Protocol error: query buffer limit: a command needs more than %d bytes (embedded target: Config.MaxQueryBuffer)\r\n", cfg.MaxQueryBuffer)
+	case errClientMemory:
+		msg = fmt.Sprintf("-ERR client memory limit: the buffers of all connections would exceed %d bytes (embedded target: Config.MaxClientMemory)\r\n", cfg.MaxClientMemory)
+	default:
+		msg = "-ERR Protocol error: " + err.Error() + "\r\n"
+	}
+	// Let the big buffers go before a write that may wait for a client
+	// that does not read.
+	cn.buf, cn.all = nil, nil
+	cn.charge(0)
+	cn.nc.SetWriteDeadline(time.Now().Add(errorWriteTimeout))
+	cn.nc.Write([]byte(msg))
 }
 
 // Wait returns how long a request arriving at t would wait for stalls

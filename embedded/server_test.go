@@ -257,11 +257,11 @@ func TestDelayIsServiceTimeOfASingleThread(t *testing.T) {
 
 func TestExponentialDelayMean(t *testing.T) {
 	d := Delay{Kind: DelayExp, A: 200 * time.Microsecond}
-	srv := &Server{rng: 42}
+	rng := newRNG(42)
 	var sum float64
 	const n = 200000
 	for range n {
-		sum += float64(d.draw(srv.uniform()))
+		sum += float64(d.draw(rng.Float64()))
 	}
 	if mean := sum / n; math.Abs(mean-200e3) > 200e3*0.02 {
 		t.Fatalf("mean %v ns, want 200 µs ± 2%%", mean)
