@@ -64,6 +64,9 @@ type Test struct {
 	Reconnects      uint64  `json:"reconnects"`
 	DroppedBacklog  uint64  `json:"dropped_backlog"`
 	BlockedS        float64 `json:"blocked_s"`
+	// Unsolicited counts replies that answered no request (a server that
+	// pushed or doubled replies); they are never matched to requests.
+	Unsolicited uint64 `json:"unsolicited"`
 }
 
 // Command is one command's share of a mixed test.
@@ -105,6 +108,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	}
 	t.ConnectionsLost, t.Reconnects, t.DroppedBacklog = r.ConnsLost, r.Reconnects, r.DroppedBacklog
 	t.BlockedS = round(r.Blocked.Seconds(), 3)
+	t.Unsolicited = r.Unsolicited
 	if !r.TargetRate.IsZero() {
 		v := r.TargetRate.PerSecond()
 		t.TargetRate = &v
@@ -131,10 +135,11 @@ func FromResult(r *scheduler.Result) (Test, error) {
 }
 
 // latencies summarises and encodes a response, service and (optional)
-// send-lag histogram, for a test or one command of a mix.
+// send-lag histogram, for a test or one command of a mix. The summary of
+// an empty histogram is nil (JSON null): no samples is no latency, not a
+// latency of zero.
 func latencies(resp, serv, lag *hdrhistogram.Histogram) (respMs, servMs, lagMs *histo.Summary, h Histograms, err error) {
-	rs, ss := histo.Summarize(resp), histo.Summarize(serv)
-	respMs, servMs = &rs, &ss
+	respMs, servMs = summary(resp), summary(serv)
 	if h.Response, err = histo.Encode(resp); err != nil {
 		return
 	}
@@ -142,8 +147,7 @@ func latencies(resp, serv, lag *hdrhistogram.Histogram) (respMs, servMs, lagMs *
 		return
 	}
 	if lag != nil {
-		ls := histo.Summarize(lag)
-		lagMs = &ls
+		lagMs = summary(lag)
 		var enc string
 		if enc, err = histo.Encode(lag); err != nil {
 			return
@@ -151,6 +155,15 @@ func latencies(resp, serv, lag *hdrhistogram.Histogram) (respMs, servMs, lagMs *
 		h.SendLag = &enc
 	}
 	return
+}
+
+// summary is the Summary of h, or nil when h holds no samples.
+func summary(h *hdrhistogram.Histogram) *histo.Summary {
+	s := histo.Summarize(h)
+	if s.Count == 0 {
+		return nil
+	}
+	return &s
 }
 
 func round(v float64, digits int) float64 {
