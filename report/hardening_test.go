@@ -26,9 +26,9 @@ func noAuth() *scheduler.Result {
 	rate, _ := scheduler.ParseRate("1000")
 	r := &scheduler.Result{
 		Name: "GET", Mode: "open", TargetRate: rate, Arrival: "uniform", Pacing: "precise", Connections: 50,
-		Counts:     scheduler.Counts{Scheduled: 1000, Sent: 1000, Errors: 1000},
-		Window:     time.Second,
-		Response:   empty, Service: empty, Lag: lag.Snapshot(),
+		Counts:   scheduler.Counts{Scheduled: 1000, Sent: 1000, Errors: 1000},
+		Window:   time.Second,
+		Response: empty, Service: empty, Lag: lag.Snapshot(),
 		ErrorCodes: map[string]uint64{"NOAUTH": 1000},
 		FirstError: "NOAUTH Authentication required.",
 		LagLimit:   time.Millisecond,
@@ -129,7 +129,7 @@ func TestQuietShowsErrorShare(t *testing.T) {
 		want                        string
 	}{
 		{50, 0, 1000, ", errors 5.00%"},
-		{30, 20, 1000, ", errors 5.00%"},   // timeouts count, as in the SLO
+		{30, 20, 1000, ", errors 5.00%"},    // timeouts count, as in the SLO
 		{1, 0, 1000000, ", errors 0.0001%"}, // never rounded to 0.00%
 		{0, 0, 1000, ""},
 	} {
