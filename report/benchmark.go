@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -14,7 +15,9 @@ import (
 // for byte: the same printf formats and the same single-precision float
 // arithmetic, over a histogram recorded the way redis-benchmark records
 // (whole microseconds, 10 µs to 3 s) and walked with the C library's
-// iterators (histo.PercentileSteps, histo.LinearSteps).
+// iterators (histo.PercentileSteps, histo.LinearSteps). Titles are
+// escaped (safetext.Escape, the identity on printable text): a custom
+// command's title is the user's template.
 
 // BenchInfo is what the full report's header shows besides the result.
 type BenchInfo struct {
@@ -89,7 +92,7 @@ func BenchCSVHeader(w io.Writer) error {
 // BenchCSV writes one CSV row.
 func BenchCSV(w io.Writer, title string, r *scheduler.Result) error {
 	s := statsOf(r)
-	_, err := fmt.Fprintf(w, "\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\"\n", title,
+	_, err := fmt.Fprintf(w, "\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\"\n", safetext.Escape(title),
 		cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min), cfloat(3, s.p50), cfloat(3, s.p95), cfloat(3, s.p99), cfloat(3, s.max))
 	return err
 }
@@ -98,7 +101,7 @@ func BenchCSV(w io.Writer, title string, r *scheduler.Result) error {
 // printed before (0 for none).
 func BenchQuiet(w io.Writer, title string, r *scheduler.Result, last int) error {
 	s := statsOf(r)
-	_, err := fmt.Fprintf(w, "%s%s: %s requests per second, p50=%s msec\n", cleanLine(last), title, cfloat(2, s.rps), cfloat(3, s.p50))
+	_, err := fmt.Fprintf(w, "%s%s: %s requests per second, p50=%s msec\n", cleanLine(last), safetext.Escape(title), cfloat(2, s.rps), cfloat(3, s.p50))
 	return err
 }
 
@@ -107,7 +110,7 @@ func BenchFull(w io.Writer, title string, r *scheduler.Result, info BenchInfo, l
 	s := statsOf(r)
 	var b strings.Builder
 	b.WriteString(cleanLine(last))
-	fmt.Fprintf(&b, "====== %s ======\n", title)
+	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(title))
 	fmt.Fprintf(&b, "  %d requests completed in %s seconds\n", s.finished, cfloat(2, s.seconds))
 	fmt.Fprintf(&b, "  %d parallel clients\n", info.Clients)
 	fmt.Fprintf(&b, "  %d bytes payload\n", info.DataSize)
@@ -147,7 +150,7 @@ func BenchFull(w io.Writer, title string, r *scheduler.Result, info BenchInfo, l
 // BenchProgress writes redis-benchmark's progress line (ending in \r, no
 // newline) after blanking the previous one, and returns its length.
 func BenchProgress(w io.Writer, title string, instRPS, rps, instAvgMs, avgMs float64, last int) (int, error) {
-	line := fmt.Sprintf("%s: rps=%s (overall: %s) avg_msec=%s (overall: %s)\r", title,
+	line := fmt.Sprintf("%s: rps=%s (overall: %s) avg_msec=%s (overall: %s)\r", safetext.Escape(title),
 		cfloat(1, float64(float32(instRPS))), cfloat(1, float64(float32(rps))),
 		cfloat(3, float64(float32(instAvgMs))), cfloat(3, float64(float32(avgMs))))
 	_, err := io.WriteString(w, cleanLine(last)+line)
@@ -176,8 +179,8 @@ func BenchCommands(w io.Writer, r *scheduler.Result, quiet bool) error {
 		if total > 0 {
 			share = 100 * float64(n) / float64(total)
 		}
-		fmt.Fprintf(&b, "  %s: %.2f%% of requests (%d), errors %d, p50=%.3f msec, p99=%.3f msec, max=%.3f msec\n",
-			c.Name, share, n, c.Counts.Errors, s.P50, s.P99, s.Max)
+		fmt.Fprintf(&b, "  %s: %.2f%% of requests (%d), errors %d, p50=%s msec, p99=%s msec, max=%s msec\n",
+			safetext.Escape(c.Name), share, n, c.Counts.Errors, millis(s, s.P50), millis(s, s.P99), millis(s, s.Max))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -2,9 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -67,6 +64,9 @@ type Test struct {
 	Reconnects      uint64  `json:"reconnects"`
 	DroppedBacklog  uint64  `json:"dropped_backlog"`
 	BlockedS        float64 `json:"blocked_s"`
+	// Unsolicited counts replies that answered no request (a server that
+	// pushed or doubled replies); they are never matched to requests.
+	Unsolicited uint64 `json:"unsolicited"`
 }
 
 // Command is one command's share of a mixed test.
@@ -108,6 +108,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	}
 	t.ConnectionsLost, t.Reconnects, t.DroppedBacklog = r.ConnsLost, r.Reconnects, r.DroppedBacklog
 	t.BlockedS = round(r.Blocked.Seconds(), 3)
+	t.Unsolicited = r.Unsolicited
 	if !r.TargetRate.IsZero() {
 		v := r.TargetRate.PerSecond()
 		t.TargetRate = &v
@@ -134,10 +135,11 @@ func FromResult(r *scheduler.Result) (Test, error) {
 }
 
 // latencies summarises and encodes a response, service and (optional)
-// send-lag histogram, for a test or one command of a mix.
+// send-lag histogram, for a test or one command of a mix. The summary of
+// an empty histogram is nil (JSON null): no samples is no latency, not a
+// latency of zero.
 func latencies(resp, serv, lag *hdrhistogram.Histogram) (respMs, servMs, lagMs *histo.Summary, h Histograms, err error) {
-	rs, ss := histo.Summarize(resp), histo.Summarize(serv)
-	respMs, servMs = &rs, &ss
+	respMs, servMs = summary(resp), summary(serv)
 	if h.Response, err = histo.Encode(resp); err != nil {
 		return
 	}
@@ -145,8 +147,7 @@ func latencies(resp, serv, lag *hdrhistogram.Histogram) (respMs, servMs, lagMs *
 		return
 	}
 	if lag != nil {
-		ls := histo.Summarize(lag)
-		lagMs = &ls
+		lagMs = summary(lag)
 		var enc string
 		if enc, err = histo.Encode(lag); err != nil {
 			return
@@ -154,6 +155,15 @@ func latencies(resp, serv, lag *hdrhistogram.Histogram) (respMs, servMs, lagMs *
 		h.SendLag = &enc
 	}
 	return
+}
+
+// summary is the Summary of h, or nil when h holds no samples.
+func summary(h *hdrhistogram.Histogram) *histo.Summary {
+	s := histo.Summarize(h)
+	if s.Count == 0 {
+		return nil
+	}
+	return &s
 }
 
 func round(v float64, digits int) float64 {
@@ -171,60 +181,4 @@ func (d *Document) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers never see half a file.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if werr != nil || serr != nil || cerr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, firstErr(werr, serr, cerr))
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
-// CheckWritable verifies, before a run starts, that path can be written:
-// its directory exists and accepts a new file.
-func CheckWritable(path string) error {
-	if path == "-" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name)
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("cannot write %s: it is a directory", path)
-	}
-	return nil
 }

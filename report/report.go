@@ -6,20 +6,28 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
 )
+
+// Text that came from a server (error codes and texts, a verdict's reason
+// that quotes a connection error) or from a template (command names, test
+// titles) goes through safetext.Escape before it reaches a terminal:
+// control bytes and invalid UTF-8 print as \xNN, never as escape codes.
 
 // Text writes the human summary of one open-model result, with its SLO
 // verdict when slo is not nil.
 func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "====== %s ======\n", r.Name)
+	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
 	bound := fmt.Sprintf("%.3f s", r.Window.Seconds())
 	fmt.Fprintf(&b, "  open model: %s req/s %s timeline, %d connections, %s pacing\n",
 		r.TargetRate, r.Arrival, r.Connections, r.Pacing)
@@ -29,11 +37,17 @@ func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	c := r.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
+	if failed := c.Errors + c.Timeouts; failed > 0 {
+		fmt.Fprintf(&b, "  error share    %s of scheduled (errors and timeouts)\n", percent(failed, c.Scheduled))
+	}
 	if len(r.ErrorCodes) > 0 {
 		fmt.Fprintf(&b, "  errors by code %s\n", errorCodes(r.ErrorCodes))
 	}
 	if r.FirstError != "" {
-		fmt.Fprintf(&b, "  first error    %s\n", r.FirstError)
+		fmt.Fprintf(&b, "  first error    %s\n", safetext.Escape(r.FirstError))
+	}
+	if r.Unsolicited > 0 {
+		fmt.Fprintf(&b, "  unsolicited replies %d (never matched to requests)\n", r.Unsolicited)
 	}
 	if r.ConnsLost > 0 || r.DroppedBacklog > 0 || r.Blocked > 0 {
 		fmt.Fprintf(&b, "  connections    %d lost, %d reconnected; sends held back %.2f s; %d requests dropped as more than the backlog bound late\n",
@@ -53,9 +67,11 @@ func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 		writeCommands(&b, r)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  verdict: %s (%s)\n", r.Verdict, r.VerdictReason)
+	fmt.Fprintf(&b, "  verdict: %s (%s)\n", r.Verdict, safetext.Escape(r.VerdictReason))
 	if slo != nil {
-		fmt.Fprintf(&b, "  %s\n", slo.Line())
+		for _, l := range slo.Lines() {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
@@ -96,17 +112,58 @@ func writeCommands(b *strings.Builder, r *scheduler.Result) {
 			share = 100 * float64(c.Counts.Scheduled) / float64(total)
 		}
 		k := c.Counts
-		fmt.Fprintf(b, "  %-14s %6.2f%% %10d %10d %7d %9d %7d %9.3f %9.3f %9.3f %9.3f\n",
-			c.Name, share, k.Scheduled, k.Completed, k.Errors, k.Timeouts, k.Unsent, s.P50, s.P99, s.P999, s.Max)
+		fmt.Fprintf(b, "  %-14s %6.2f%% %10d %10d %7d %9d %7d %9s %9s %9s %9s\n",
+			safetext.Escape(c.Name), share, k.Scheduled, k.Completed, k.Errors, k.Timeouts, k.Unsent,
+			millis(s, s.P50), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max))
 	}
 }
 
+// millis formats one statistic of s in milliseconds, or "-" when s has no
+// samples: a test where nothing completed has no latency, not a latency
+// of zero.
+func millis(s histo.Summary, v float64) string {
+	if s.Count == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// percent formats n/total as a percentage with two decimals, or with as
+// many as it takes to show a non-zero share as non-zero (1 in a million
+// is 0.0001%, not 0.00%).
+func percent(n, total uint64) string {
+	if total == 0 {
+		return "-"
+	}
+	v := 100 * float64(n) / float64(total)
+	digits := 2
+	for n > 0 && digits < maxPercentDigits && v < math.Pow(10, -float64(digits)) {
+		digits++
+	}
+	return strconv.FormatFloat(v, 'f', digits, 64) + "%"
+}
+
+// maxPercentDigits bounds the decimals of a tiny share (1 in 10^10).
+const maxPercentDigits = 8
+
+// otherErrors is the code under which the scheduler counts the error codes
+// beyond its top ones (scheduler.OtherErrors, named in the contracts of
+// issue 9; spelled here until that constant is on main).
+const otherErrors = "other"
+
+// errorCodes lists error counts by code, most frequent first, "other"
+// last.
 func errorCodes(m map[string]uint64) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
+		// The scheduler's bucket of codes beyond its top ones goes last,
+		// whatever its count.
+		if (keys[i] == otherErrors) != (keys[j] == otherErrors) {
+			return keys[j] == otherErrors
+		}
 		if m[keys[i]] != m[keys[j]] {
 			return m[keys[i]] > m[keys[j]]
 		}
@@ -114,7 +171,7 @@ func errorCodes(m map[string]uint64) string {
 	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+		parts[i] = fmt.Sprintf("%s %d", safetext.Escape(k), m[k])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -122,11 +179,22 @@ func errorCodes(m map[string]uint64) string {
 // Quiet writes the one-line summary, in the spirit of redis-benchmark -q:
 //
 //	SET: 9999.98 requests per second (target 10000), response p50=0.111 msec p99=0.223 msec, ok
+//
+// A verdict other than ok carries its reason; errors and timeouts add
+// their share of the scheduled requests (", errors 5.00%"); a test with no
+// latency samples prints p50=- and p99=-.
 func Quiet(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	s := histo.Summarize(r.Response)
+	verdict := r.Verdict
+	if r.Verdict == scheduler.VerdictTargetLost && r.VerdictReason != "" {
+		verdict += " (" + safetext.Escape(r.VerdictReason) + ")"
+	}
 	extra := ""
+	if failed := r.Counts.Errors + r.Counts.Timeouts; failed > 0 {
+		extra += ", errors " + percent(failed, r.Counts.Scheduled)
+	}
 	if r.Interrupted {
-		extra = ", interrupted"
+		extra += ", interrupted"
 	}
 	if slo != nil {
 		if slo.Pass {
@@ -134,8 +202,11 @@ func Quiet(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 		} else {
 			extra += ", slo violated"
 		}
+		if len(slo.Warnings) > 0 {
+			extra += " with warnings"
+		}
 	}
-	_, err := fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response p50=%.3f msec p99=%.3f msec, %s%s\n",
-		r.Name, r.AchievedRate(), r.TargetRate, s.P50, s.P99, r.Verdict, extra)
+	_, err := fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response p50=%s msec p99=%s msec, %s%s\n",
+		safetext.Escape(r.Name), r.AchievedRate(), r.TargetRate, millis(s, s.P50), millis(s, s.P99), verdict, extra)
 	return err
 }

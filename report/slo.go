@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +71,9 @@ func parseClause(text string) (clause, error) {
 	case c.metric == "errors" || c.metric == "unsent":
 		pct := strings.HasSuffix(rest, "%")
 		v, err := strconv.ParseFloat(strings.TrimSuffix(rest, "%"), 64)
-		if err != nil || v < 0 || (pct && v > 100) || (!pct && v > 1) {
+		// NaN compares false with everything: without the explicit test
+		// "errors<NaN%" would be accepted and then never met.
+		if err != nil || math.IsNaN(v) || v < 0 || (pct && v > 100) || (!pct && v > 1) {
 			return c, fmt.Errorf("%q is not a share such as 0.1%% or 0.001", rest)
 		}
 		if !pct {
@@ -95,17 +98,22 @@ type SLOResult struct {
 	Pass       bool     `json:"pass"`
 	Violations []string `json:"violations"`
 	Checked    []string `json:"checked"`
+	// Warnings are what the SLO did not ask about but the reader should
+	// know: errors and timeouts when the SLO has no errors clause.
+	Warnings []string `json:"warnings"`
 }
 
 // Check evaluates r: latencies are response times (the closed loop's
 // latency from the send), errors the share of scheduled requests that
 // ended in errors or timeouts, unsent the share never sent, rate the
-// achieved rate.
+// achieved rate. A latency clause over no samples fails: a bound on
+// nothing is not met. Errors or timeouts that no errors clause judged are
+// a warning.
 func (s SLO) Check(r *scheduler.Result) *SLOResult {
 	if len(s.clauses) == 0 {
 		return nil
 	}
-	out := &SLOResult{Spec: s.Spec, Pass: true, Violations: []string{}}
+	out := &SLOResult{Spec: s.Spec, Pass: true, Violations: []string{}, Checked: []string{}, Warnings: []string{}}
 	sum := histo.Summarize(r.Response)
 	share := func(n uint64) float64 {
 		if r.Counts.Scheduled == 0 {
@@ -113,12 +121,19 @@ func (s SLO) Check(r *scheduler.Result) *SLOResult {
 		}
 		return 100 * float64(n) / float64(r.Counts.Scheduled)
 	}
+	failed := r.Counts.Errors + r.Counts.Timeouts
+	errorsJudged := false
 	for _, c := range s.clauses {
 		got, latency := sum.Metric(c.metric)
 		switch {
+		case latency && sum.Count == 0:
+			out.Pass = false
+			out.Violations = append(out.Violations, fmt.Sprintf("%s: no samples (wanted %s)", c.metric, c.text))
+			continue
 		case latency:
 		case c.metric == "errors":
-			got = share(r.Counts.Errors + r.Counts.Timeouts)
+			got = share(failed)
+			errorsJudged = true
 		case c.metric == "unsent":
 			got = share(r.Counts.Unsent)
 		case c.metric == "rate":
@@ -144,6 +159,10 @@ func (s SLO) Check(r *scheduler.Result) *SLOResult {
 				c.metric, formatValue(got, c.unit), negate(c.op), formatValue(c.value, c.unit), c.text))
 		}
 	}
+	if failed > 0 && !errorsJudged {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%d of %d requests (%s) ended in errors or timeouts, and the SLO has no errors clause",
+			failed, r.Counts.Scheduled, formatValue(share(failed), "%")))
+	}
 	return out
 }
 
@@ -161,7 +180,17 @@ func formatValue(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'f', 1, 64) + " req/s"
 }
 
-// Line is the one-line summary for human output.
+// Lines are the verdict line and one line per warning, for human output.
+func (r *SLOResult) Lines() []string {
+	lines := []string{r.Line()}
+	for _, w := range r.Warnings {
+		lines = append(lines, "slo warning: "+w)
+	}
+	return lines
+}
+
+// Line is the one-line summary for human output (without the warnings;
+// see Lines).
 func (r *SLOResult) Line() string {
 	if r.Pass {
 		return "slo: pass (" + strings.Join(r.Checked, ", ") + ")"
