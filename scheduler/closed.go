@@ -641,6 +641,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	}
 	return res
 }
+
 // claimed is how many requests the workers reserved, what a time-bounded
 // run scheduled: every claimed batch was either written (sent) or lost
 // before its write (unsentClaimed).
