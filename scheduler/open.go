@@ -236,8 +236,10 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
+	early := uint64(0)
 	for _, s := range run.slots {
 		h := s.h
+		early += h.early.Load()
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
 		for k, v := range h.codes {
@@ -299,7 +301,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Reconnects:     run.reconnects.Load(),
 		Blocked:        time.Duration(p.blocked),
 		DroppedBacklog: p.dropped,
-		Unsolicited:    t.unsolicited,
+		Unsolicited:    t.unsolicited + early,
 		ClockErrors:    run.clockErrors.Load(),
 	}
 	if run.kinds != nil {

@@ -18,6 +18,7 @@ type replies struct {
 	run       *openRun
 	completed atomic.Uint64
 	errors    atomic.Uint64
+	early     atomic.Uint64     // replies read before their request was written
 	kinds     []kindCount       // per command of a mix; read after the reader exits
 	last      int64             // arrival of the latest reply; read after the reader exits
 	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
@@ -29,7 +30,18 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	run := h.run
 	h.last = at
 	ks, kc := run.kindOf(h, e)
-	good := run.clockOK(e, at)
+	good := true
+	if at != 0 && e.Written != 0 && at < e.Written {
+		// Read before its request was written (the write's clock is read
+		// before the write begins): it answers no request, e.g. a
+		// refusal sent on accept. It is counted as unsolicited and, as
+		// the connection matched it, still ends that request; its times
+		// mean nothing and are not recorded.
+		h.early.Add(1)
+		good = false
+	} else {
+		good = run.clockOK(e, at)
+	}
 	if good {
 		run.recordLag(e, ks)
 	}

@@ -72,10 +72,11 @@ func clockError(n uint64) error {
 }
 
 // addCode counts n replies of code in m, a connection's tally: a code not
-// yet in m is counted under OtherErrors once m holds maxCodesPerConn codes.
-// An existing code costs no allocation.
+// yet in m is counted under OtherErrors once m holds maxCodesPerConn-1
+// codes, so m never holds more than maxCodesPerConn keys. An existing code
+// costs no allocation.
 func addCode(m map[string]uint64, code []byte, n uint64) {
-	if _, ok := m[string(code)]; ok || len(m) < maxCodesPerConn {
+	if _, ok := m[string(code)]; ok || len(m) < maxCodesPerConn-1 {
 		m[string(code)] += n
 		return
 	}
