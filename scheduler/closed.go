@@ -45,15 +45,21 @@ type ClosedConfig struct {
 	// Requests is the total to send (redis-benchmark's -n); exactly this
 	// many are sent, the last batch may be shorter. Zero: no count bound.
 	Requests uint64
-	// Duration, when set, stops claiming new batches after it (the batches
-	// in flight still complete). Zero: no time bound.
+	// Duration, when set, stops claiming new batches after it; the batches
+	// in flight then have Drain to complete, after which their connections
+	// are closed and their unanswered requests count as timeouts, recorded
+	// at their age. Zero: no time bound.
 	Duration time.Duration
+	// Drain is how long batches in flight at Duration may still take.
+	// Default DefaultDrain.
+	Drain time.Duration
 	// Pipeline is the batch size (-P). Default 1.
 	Pipeline int
 	// Latency chooses FirstReply (default) or PerReply.
 	Latency LatencyMode
 	// Reconnect, when set, is called after every batch to replace the
-	// connection (redis-benchmark's -k 0).
+	// connection (redis-benchmark's -k 0). Its ctx is cancelled when the
+	// run stops; the run does not wait for a Reconnect that ignores it.
 	Reconnect func(ctx context.Context) (*conn.Conn, error)
 	// Rate throttles the loop with go.uber.org/ratelimit (zero: as fast
 	// as replies allow). Latency still counts from the actual send; the
@@ -68,12 +74,12 @@ type ClosedConfig struct {
 	// Precision is the significant digits of the redis-benchmark
 	// compatible histogram (--precision). Default 3.
 	Precision int
-	// Commands returns the command stream of connection i.
-	Commands func(i int) Commands
+	// NewCommands returns the command stream of connection i.
+	NewCommands func(i int) Commands
 	// OnStart, if set, receives a view of the running test.
 	OnStart func(*Live)
 	// InterruptDrain bounds the wait for in-flight batches after ctx is
-	// cancelled. Default 2s.
+	// cancelled. Default DefaultInterruptDrain.
 	InterruptDrain time.Duration
 	// CommandNames names the commands of a mix, by kind; with more than
 	// one, the result also holds per-command results.
@@ -85,10 +91,10 @@ type ErrorReply struct{ Text string }
 
 func (e *ErrorReply) Error() string { return "Error from server: " + e.Text }
 
-// ErrConnLost ends a closed run whose connection died.
-type ErrConnLost struct{ Err error }
+// ConnLostError ends a closed run whose connection died.
+type ConnLostError struct{ Err error }
 
-func (e *ErrConnLost) Error() string {
+func (e *ConnLostError) Error() string {
 	switch {
 	case errors.Is(e.Err, io.EOF), errors.Is(e.Err, io.ErrUnexpectedEOF):
 		return "Error: Server closed the connection" // redis-benchmark's words
@@ -97,7 +103,7 @@ func (e *ErrConnLost) Error() string {
 	}
 	return "Error: " + e.Err.Error()
 }
-func (e *ErrConnLost) Unwrap() error { return e.Err }
+func (e *ConnLostError) Unwrap() error { return e.Err }
 
 // closedRun is the state shared by the connection goroutines.
 type closedRun struct {
@@ -114,11 +120,21 @@ type closedRun struct {
 	failMu   sync.Mutex
 	failure  error
 	workers  []*closedWorker
+	// ctx ends Reconnects when the run stops.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// connMu guards every worker's c and dialing against the run closing
+	// the connections; once closed is set no worker installs one.
+	connMu      sync.Mutex
+	closed      bool
+	clockErrors atomic.Uint64
 }
 
 type closedWorker struct {
 	run       *closedRun
-	c         *conn.Conn
+	c         *conn.Conn // written under run.connMu
+	dialing   bool       // in Reconnect; guarded by run.connMu
+	exited    chan struct{}
 	cmds      Commands
 	buf       []byte
 	sent      atomic.Uint64
@@ -129,7 +145,9 @@ type closedWorker struct {
 	unsentClaimed uint64
 	timeouts      uint64
 	lost          uint64
+	unsolicited   uint64
 	codes         map[string]uint64
+	firstErr      string
 	last          int64
 	batch         []uint32    // kinds of the batch in flight
 	tally         []kindCount // per command of a mix
@@ -142,6 +160,11 @@ type closedWorker struct {
 // connection, and closes them when it returns. The result's Response and
 // Service both hold the latency from the actual send; Micros holds the
 // same samples the way redis-benchmark records them.
+//
+// It returns by Duration + Drain when Duration is set, and within
+// InterruptDrain of ctx's cancellation, whatever the server does: the
+// connections are then closed and what they still awaited counts as
+// timeouts.
 func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Result, error) {
 	if len(conns) == 0 {
 		return nil, errors.New("closed run without connections")
@@ -152,7 +175,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	if cfg.Requests == 0 {
 		cfg.Requests = math.MaxUint64
 	}
-	if cfg.Commands == nil {
+	if cfg.NewCommands == nil {
 		return nil, errors.New("closed run without commands")
 	}
 	if cfg.Pipeline <= 0 {
@@ -161,14 +184,19 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	if cfg.Precision == 0 {
 		cfg.Precision = 3
 	}
-	if cfg.InterruptDrain == 0 {
-		cfg.InterruptDrain = 2 * time.Second
+	if cfg.InterruptDrain <= 0 {
+		cfg.InterruptDrain = DefaultInterruptDrain
+	}
+	if cfg.Drain <= 0 {
+		cfg.Drain = DefaultDrain
 	}
 	run := &closedRun{
 		cfg:     cfg,
 		latency: histo.NewRecorder(),
 		micros:  histo.NewRecorderGeometry(microsLowest, microsHighest, cfg.Precision),
 	}
+	run.ctx, run.cancel = context.WithCancel(ctx)
+	defer run.cancel()
 	if !cfg.Rate.IsZero() {
 		run.lag = histo.NewRecorder()
 		run.timeline = Uniform{Rate: cfg.Rate}
@@ -177,7 +205,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	}
 	run.kinds = newKindStats(cfg.CommandNames, !cfg.Rate.IsZero())
 	for i, c := range conns {
-		w := &closedWorker{run: run, c: c, cmds: cfg.Commands(i)}
+		w := &closedWorker{run: run, c: c, cmds: cfg.NewCommands(i), exited: make(chan struct{})}
 		if run.kinds != nil {
 			w.tally = make([]kindCount, len(run.kinds))
 			w.batchOK = make([]int64, len(run.kinds))
@@ -197,35 +225,77 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop(ctx)
+			defer close(w.exited)
+			w.loop()
 		}()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	var deadline <-chan time.Time
+	if cfg.Duration > 0 {
+		t := time.NewTimer(cfg.Duration + cfg.Drain)
+		defer t.Stop()
+		deadline = t.C
+	}
 	interrupted := false
 	select {
 	case <-done:
+	case <-deadline:
+		run.abandon()
 	case <-ctx.Done():
 		interrupted = true
 		run.stop.Store(true)
+		grace := time.NewTimer(cfg.InterruptDrain)
 		select {
 		case <-done:
-		case <-time.After(cfg.InterruptDrain):
-			for _, w := range run.workers {
-				w.c.Close() // unblocks reads; their batches become timeouts
-			}
-			<-done
+		case <-grace.C:
+			run.abandon()
+		case <-deadline:
+			run.abandon()
 		}
+		grace.Stop()
 	}
 	end := nanotime()
-	for _, w := range run.workers {
-		w.c.Close()
-	}
+	run.closeConns()
 	res := run.result(end, interrupted || ctx.Err() != nil)
 	if !res.Counts.Balanced() {
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", res.Counts)
 	}
+	if run.failure == nil && res.ClockErrors > 0 {
+		return res, clockError(res.ClockErrors)
+	}
 	return res, run.failure
+}
+
+// closeConns closes every worker's connection; from then on no worker
+// installs a new one. It returns the workers that may still be running
+// outside a Reconnect.
+func (run *closedRun) closeConns() []*closedWorker {
+	run.connMu.Lock()
+	defer run.connMu.Unlock()
+	run.closed = true
+	var active []*closedWorker
+	for _, w := range run.workers {
+		if w.c != nil {
+			w.c.Close() // unblocks its reads and writes
+		}
+		if !w.dialing {
+			active = append(active, w)
+		}
+	}
+	return active
+}
+
+// abandon stops the run now: it closes the connections, so the batches in
+// flight end as timeouts, and waits for the workers to account for them.
+// A worker inside Reconnect has nothing in flight: it is not waited for,
+// and closes what its Reconnect returns.
+func (run *closedRun) abandon() {
+	run.stop.Store(true)
+	run.cancel()
+	for _, w := range run.closeConns() {
+		<-w.exited
+	}
 }
 
 func (run *closedRun) fail(err error) {
@@ -269,7 +339,7 @@ func (run *closedRun) claim() (uint64, uint64) {
 	return min(p, run.cfg.Requests-first), first
 }
 
-func (w *closedWorker) loop(ctx context.Context) {
+func (w *closedWorker) loop() {
 	run := w.run
 	cfg := &run.cfg
 	for !run.stop.Load() {
@@ -294,7 +364,11 @@ func (w *closedWorker) loop(ctx context.Context) {
 		runtime.Gosched()
 		start := nanotime()
 		if run.lag != nil {
-			lag := start - (run.t0 + run.timeline.Offset(first))
+			// A batch may leave a little ahead of its place on the
+			// timeline (the limiter's slack, or another worker taking the
+			// permit of an earlier claim): that is no lag, not a clock
+			// error.
+			lag := max(0, start-(run.t0+run.timeline.Offset(first)))
 			run.lag.Record(lag)
 			if run.kinds != nil {
 				for _, kind := range w.batch {
@@ -305,19 +379,30 @@ func (w *closedWorker) loop(ctx context.Context) {
 		w.since.Store(start)
 		if err := w.c.Write(w.buf); err != nil {
 			w.since.Store(0)
-			w.lostBatch(k, 0, false, err)
+			w.lostBatch(k, 0, false, start, err)
 			return
 		}
 		w.sent.Add(k)
 		var firstAt int64
 		var ok int64
-		for j := range k {
+		for j := uint64(0); j < k; {
 			r, at, err := w.c.ReadReply()
 			if err != nil {
-				w.lostBatch(k, j, true, err)
+				w.lostBatch(k, j, true, start, err)
 				return
 			}
-			if j == 0 {
+			if r.Push {
+				continue // out of band (RESP3): answers no command
+			}
+			if at != 0 && at < start {
+				// Read before this batch was written: it answers none of
+				// its commands.
+				w.unsolicited++
+				continue
+			}
+			kind := w.batch[j]
+			j++
+			if j == 1 {
 				firstAt = at
 			}
 			w.last = at
@@ -325,8 +410,8 @@ func (w *closedWorker) loop(ctx context.Context) {
 				w.errors.Add(1)
 				w.noteError(r.Code())
 				if w.tally != nil {
-					w.tally[w.batch[j]].errors++
-					w.tally[w.batch[j]].noteError(string(r.Code()))
+					w.tally[kind].errors++
+					w.tally[kind].noteError(r.Code())
 				}
 				if cfg.OnErrorReply != nil {
 					cfg.OnErrorReply(w.c.ErrorText())
@@ -338,28 +423,71 @@ func (w *closedWorker) loop(ctx context.Context) {
 			}
 			ok++
 			if w.tally != nil {
-				w.tally[w.batch[j]].completed++
-				w.batchOK[w.batch[j]]++
+				w.tally[kind].completed++
+				w.batchOK[kind]++
 			}
-			if cfg.Latency == PerReply {
-				w.record(at-start, 1, w.batch[j])
+			if cfg.Latency == PerReply && run.clockOK(start, at, 1) {
+				w.record(at-start, 1, kind)
 			}
 			w.completed.Add(1)
 		}
 		w.since.Store(0)
 		if cfg.Latency == FirstReply && ok > 0 {
-			w.recordBatch(firstAt-start, ok)
-		}
-		if cfg.Reconnect != nil && !run.stop.Load() {
-			w.c.Close()
-			c, err := cfg.Reconnect(ctx)
-			if err != nil {
-				run.fail(&ErrConnLost{Err: err})
-				return
+			if run.clockOK(start, firstAt, uint64(ok)) {
+				w.recordBatch(firstAt-start, ok)
+			} else {
+				clear(w.batchOK)
 			}
-			w.c = c
+		}
+		if cfg.Reconnect != nil && !run.stop.Load() && !w.reconnect() {
+			return
 		}
 	}
+}
+
+// clockOK checks the latency from start to at of n requests, counting
+// them as clock errors when a reading is zero or the time negative.
+func (run *closedRun) clockOK(start, at int64, n uint64) bool {
+	if at == 0 || start == 0 || at < start {
+		run.clockErrors.Add(n)
+		return false
+	}
+	return true
+}
+
+// reconnect replaces the worker's connection after a batch. It reports
+// false when the worker must end: the run closed its connections meanwhile
+// (what Reconnect returned is closed) or Reconnect failed (the run fails).
+func (w *closedWorker) reconnect() bool {
+	run := w.run
+	run.connMu.Lock()
+	if run.closed {
+		run.connMu.Unlock()
+		return false
+	}
+	old := w.c
+	w.c, w.dialing = nil, true
+	// Last write to w's tallies before the dial: after closeConns, the
+	// run reads them without waiting for this worker.
+	w.unsolicited += old.Unsolicited()
+	run.connMu.Unlock()
+	old.Close()
+	c, err := run.cfg.Reconnect(run.ctx)
+	run.connMu.Lock()
+	defer run.connMu.Unlock()
+	if run.closed {
+		if err == nil {
+			c.Close()
+		}
+		return false
+	}
+	w.dialing = false
+	if err != nil {
+		run.fail(&ConnLostError{Err: err})
+		return false
+	}
+	w.c = c
+	return true
 }
 
 // record adds n samples of one command kind.
@@ -384,12 +512,14 @@ func (w *closedWorker) recordBatch(lat, ok int64) {
 	}
 }
 
-// lostBatch accounts for a batch of k whose write (written=false) or
-// reply j failed. Requests never written stay unsent. Unanswered ones are
-// timeouts when the run closed the connection itself after an interrupt,
-// and errors of kind "connection lost" otherwise, which fails the run.
-func (w *closedWorker) lostBatch(k, j uint64, written bool, err error) {
+// lostBatch accounts for a batch of k written at start whose write
+// (written=false) or reply j failed. Requests never written stay unsent.
+// Unanswered ones are timeouts, recorded at their age, when the run closed
+// the connection itself (an interrupt or the end of Duration's drain), and
+// errors of kind "connection lost" otherwise, which fails the run.
+func (w *closedWorker) lostBatch(k, j uint64, written bool, start int64, err error) {
 	closedByUs := w.run.stop.Load() && w.c.Err() == nil
+	clear(w.batchOK)
 	if w.tally != nil {
 		for _, kind := range w.batch[j:k] {
 			switch {
@@ -405,30 +535,42 @@ func (w *closedWorker) lostBatch(k, j uint64, written bool, err error) {
 	if !written {
 		w.unsentClaimed += k
 		if !closedByUs {
-			w.run.fail(&ErrConnLost{Err: err})
+			w.run.fail(&ConnLostError{Err: err})
 		}
 		return
 	}
 	rest := k - j
 	if closedByUs {
 		w.timeouts += rest
+		// Their age so far, so a server that stops answering never
+		// looks fast.
+		if age := nanotime(); w.run.clockOK(start, age, rest) {
+			for _, kind := range w.batch[j:k] {
+				w.record(age-start, 1, kind)
+			}
+		}
 		return
 	}
 	w.lost += rest
-	w.run.fail(&ErrConnLost{Err: err})
+	w.run.fail(&ConnLostError{Err: err})
 }
 
 func (w *closedWorker) noteError(code []byte) {
 	if w.codes == nil {
 		w.codes = map[string]uint64{}
 	}
-	w.codes[string(code)]++
+	addCode(w.codes, code, 1)
+	if w.firstErr == "" {
+		w.firstErr = errorText(w.c.ErrorText())
+	}
 }
 
 func (run *closedRun) result(end int64, interrupted bool) *Result {
 	var cnt Counts
 	codes := map[string]uint64{}
 	last := int64(0)
+	firstErr := ""
+	var unsolicited uint64
 	for _, w := range run.workers {
 		cnt.Sent += w.sent.Load()
 		cnt.Completed += w.completed.Load()
@@ -438,7 +580,14 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 			codes[k] += v
 		}
 		if w.lost > 0 {
-			codes[ErrConnectionLost] += w.lost
+			codes[CodeConnectionLost] += w.lost
+		}
+		if firstErr == "" {
+			firstErr = w.firstErr
+		}
+		unsolicited += w.unsolicited
+		if w.c != nil {
+			unsolicited += w.c.Unsolicited()
 		}
 		last = max(last, w.last)
 	}
@@ -459,12 +608,14 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		T0:          run.t0,
 		Window:      time.Duration(end - run.t0),
 		Response:    run.latency.Snapshot(),
-		ErrorCodes:  codes,
+		ErrorCodes:  trimCodes(codes),
 		Interrupted: interrupted,
 		Verdict:     VerdictOK,
 		Micros:      run.micros.Snapshot(),
 		Pipeline:    run.cfg.Pipeline,
 		Clamped:     run.latency.Clamped(),
+		Unsolicited: unsolicited,
+		ClockErrors: run.clockErrors.Load(),
 	}
 	res.Service = res.Response
 	res.VerdictReason = "closed loop: latency counts from the actual send"
@@ -481,8 +632,12 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	if run.lag != nil {
 		res.Lag = run.lag.Snapshot()
 	}
+	res.FirstError = firstErr
 	if run.failure != nil {
 		res.FirstError = run.failure.Error()
+	}
+	if lost, why := targetLost(cnt, false, res.FirstError); lost {
+		res.Verdict, res.VerdictReason = VerdictTargetLost, why
 	}
 	return res
 }

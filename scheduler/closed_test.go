@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 )
@@ -34,7 +37,7 @@ func TestClosedSendsExactlyNAndCountsMatchServer(t *testing.T) {
 		}
 		res, err := RunClosed(context.Background(), dial(t, srv.Addr, 7, 0), ClosedConfig{
 			Name: "SET", Requests: 1001, Pipeline: p,
-			Commands: closedCommands(t, "set", scenarios.Options{Sizes: scenarios.FixedSize(3), Keyspace: 100}),
+			NewCommands: closedCommands(t, "set", scenarios.Options{Sizes: scenarios.FixedSize(3), Keyspace: 100}),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -55,41 +58,59 @@ func TestClosedSendsExactlyNAndCountsMatchServer(t *testing.T) {
 	}
 }
 
+// TestClosedFirstReplyVersusPerReply: the server answers the first
+// command of a batch at once and the rest only after replyGap, so the
+// later replies cannot arrive before replyGap after the write. Per-reply
+// latency records them at least that late; first-reply latency records
+// the first reply's time for all of them, one value per batch. No bound
+// depends on how fast the machine is.
 func TestClosedFirstReplyVersusPerReply(t *testing.T) {
-	srv := redistest.Start(t)
-	// LRANGE_600 replies are big enough that a pipeline of 50 arrives in
-	// many reads: per-reply latencies spread, first-reply ones do not.
-	if _, err := srv.Do("RPUSH", "mylist", "a"); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 10; i++ {
-		args := []string{"RPUSH", "mylist"}
-		for j := 0; j < 100; j++ {
-			args = append(args, "xxxxxxxxxxxxxxxxxxxx")
+	const replyGap = 20 * time.Millisecond
+	const pipeline = 10
+	var seen atomic.Int64
+	srv := hostile.Start(t, hostile.Serve(func([]string) string {
+		if seen.Add(1)%pipeline == 2 { // the second command of each batch
+			time.Sleep(replyGap)
 		}
-		if _, err := srv.Do(args...); err != nil {
-			t.Fatal(err)
+		return "+PONG\r\n"
+	}))
+	cmds, _ := pingCommands(t)
+	run := func(mode LatencyMode) *Result {
+		seen.Store(0)
+		res, err := RunClosed(context.Background(), dial(t, srv.Addr, 1, 0), ClosedConfig{
+			Requests: 3 * pipeline, Pipeline: pipeline, NewCommands: cmds, Latency: mode})
+		if err != nil || res.Counts.Completed != 3*pipeline {
+			t.Fatalf("err %v, counts %+v", err, res.Counts)
 		}
+		return res
 	}
-	cmds := func(int) Commands {
-		tpl, _ := scenarios.Compile("LRANGE", []string{"LRANGE", "mylist", "0", "599"}, scenarios.Options{})
-		return scenarios.NewStream(tpl, 1)
-	}
-	first, err := RunClosed(context.Background(), dial(t, srv.Addr, 1, 0), ClosedConfig{Requests: 500, Pipeline: 50, Commands: cmds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	per, err := RunClosed(context.Background(), dial(t, srv.Addr, 1, 0), ClosedConfig{Requests: 500, Pipeline: 50, Commands: cmds, Latency: PerReply})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// First-reply: 10 batches, each one value recorded 50 times.
-	if n := nonEmpty(first.Response.Export().Counts); n > 10 {
+	first, per := run(FirstReply), run(PerReply)
+	// First-reply: 3 batches, each one value recorded 10 times.
+	counts := first.Response.Export().Counts
+	if n := nonEmpty(counts); n > 3 {
 		t.Fatalf("first-reply latency has %d distinct buckets, want at most one per batch", n)
 	}
-	if per.Response.Max() <= first.Response.Max() {
-		t.Fatalf("per-reply max %d not above first-reply max %d", per.Response.Max(), first.Response.Max())
+	for _, c := range counts {
+		if c != 0 && c%pipeline != 0 {
+			t.Fatalf("first-reply bucket holds %d samples, want whole batches of %d", c, pipeline)
+		}
 	}
+	// Per-reply: the 9 later replies of each batch came after the gap.
+	late := per.Response.TotalCount() - countBelow(per.Response, int64(replyGap))
+	if late < 3*(pipeline-1) {
+		t.Fatalf("per-reply: %d replies at or above %v, want the %d later replies of each batch", late, replyGap, 3*(pipeline-1))
+	}
+}
+
+// countBelow counts the samples of h below v.
+func countBelow(h *hdrhistogram.Histogram, v int64) int64 {
+	n := int64(0)
+	for _, b := range h.Distribution() {
+		if b.To < v {
+			n += b.Count
+		}
+	}
+	return n
 }
 
 func nonEmpty(counts []int64) int {
@@ -117,7 +138,7 @@ func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
 		tpl, _ := scenarios.Compile("LPUSH str", []string{"LPUSH", "str", "a"}, scenarios.Options{})
 		return scenarios.NewStream(tpl, 1)
 	}
-	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{Requests: 1000, Commands: cmds})
+	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{Requests: 1000, NewCommands: cmds})
 	var er *ErrorReply
 	if !errors.As(err, &er) || er.Error() != "Error from server: WRONGTYPE Operation against a key holding the wrong kind of value" {
 		t.Fatalf("err %v", err)
@@ -127,7 +148,7 @@ func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
 	}
 	var shown atomic.Int64
 	res, err = RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
-		Requests: 300, Commands: cmds, ContinueOnError: true,
+		Requests: 300, NewCommands: cmds, ContinueOnError: true,
 		OnErrorReply: func([]byte) { shown.Add(1) },
 	})
 	if err != nil || res.Counts.Errors != 300 || res.ErrorCodes["WRONGTYPE"] != 300 || shown.Load() != 300 {
@@ -139,13 +160,13 @@ func TestClosedLostConnectionFails(t *testing.T) {
 	cmds, n := pingCommands(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 50 })
 	res, err := RunClosed(context.Background(), srv.dial(t, 1, 0), ClosedConfig{
-		Requests: 1000, Commands: cmds,
+		Requests: 1000, NewCommands: cmds,
 	})
-	var lost *ErrConnLost
+	var lost *ConnLostError
 	if !errors.As(err, &lost) || err.Error() != "Error: Server closed the connection" {
 		t.Fatalf("err %v, want redis-benchmark's lost connection", err)
 	}
-	if !res.Counts.Balanced() || res.Counts.Completed != 50 || res.ErrorCodes[ErrConnectionLost] != 1 {
+	if !res.Counts.Balanced() || res.Counts.Completed != 50 || res.ErrorCodes[CodeConnectionLost] != 1 {
 		t.Fatalf("counts %+v codes %v", res.Counts, res.ErrorCodes)
 	}
 }
@@ -155,7 +176,7 @@ func TestClosedKeepAliveOffReconnects(t *testing.T) {
 	before, _ := srv.Info("stats")
 	dials := atomic.Int64{}
 	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
-		Requests: 40, Commands: closedCommands(t, "ping_mbulk", scenarios.Options{}),
+		Requests: 40, NewCommands: closedCommands(t, "ping_mbulk", scenarios.Options{}),
 		Reconnect: func(ctx context.Context) (*conn.Conn, error) {
 			dials.Add(1)
 			return conn.Dial(ctx, conn.Options{Addr: srv.Addr, Now: Now})
@@ -175,7 +196,7 @@ func TestClosedThrottledByRate(t *testing.T) {
 	rate := RatePerSecond(2000)
 	start := time.Now()
 	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 4, 0), ClosedConfig{
-		Requests: 1000, Rate: rate, Commands: closedCommands(t, "get", scenarios.Options{}),
+		Requests: 1000, Rate: rate, NewCommands: closedCommands(t, "get", scenarios.Options{}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +221,7 @@ func TestClosedInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	res, err := RunClosed(ctx, srv.dial(t, 2, 0), ClosedConfig{
-		Requests: 1 << 30, Commands: cmds, InterruptDrain: 100 * time.Millisecond,
+		Requests: 1 << 30, NewCommands: cmds, InterruptDrain: 100 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -30,11 +30,11 @@ type kindCount struct {
 	codes                                     map[string]uint64
 }
 
-func (k *kindCount) noteError(code string) {
+func (k *kindCount) noteError(code []byte) {
 	if k.codes == nil {
 		k.codes = map[string]uint64{}
 	}
-	k.codes[code]++
+	addCode(k.codes, code, 1)
 }
 
 func newKindStats(names []string, withLag bool) []kindStats {
@@ -76,9 +76,10 @@ func commandResults(names []string, ks []kindStats, tallies [][]kindCount) []Com
 				cr.ErrorCodes[c] += n
 			}
 			if k.lost > 0 {
-				cr.ErrorCodes[ErrConnectionLost] += k.lost
+				cr.ErrorCodes[CodeConnectionLost] += k.lost
 			}
 		}
+		cr.ErrorCodes = trimCodes(cr.ErrorCodes)
 		cr.Counts.Sent = cr.Counts.Completed + cr.Counts.Errors + cr.Counts.Timeouts
 		cr.Counts.Scheduled = cr.Counts.Sent + cr.Counts.Unsent
 		out[i] = cr

@@ -37,18 +37,23 @@ type OpenConfig struct {
 	// Drain is how long to wait for replies after the timeline ends before
 	// the rest count as timeouts. Default DefaultDrain.
 	Drain time.Duration
-	// InterruptDrain replaces Drain when the run is interrupted. Default 2s.
+	// InterruptDrain replaces Drain when the run is interrupted. Default
+	// DefaultInterruptDrain.
 	InterruptDrain time.Duration
 	// LagLimit is the send-lag p99 above which the verdict is
 	// generator_behind. Default DefaultLagLimit(Pacing).
 	LagLimit time.Duration
 	// OnStart, if set, receives a view of the running test.
 	OnStart func(*Live)
-	// Commands names the commands of a mix, by kind; with more than one,
-	// the result also holds per-command results.
-	Commands []string
+	// CommandNames names the commands of a mix, by kind; with more than
+	// one, the result also holds per-command results.
+	CommandNames []string
 	// Redial, when set, opens a replacement connection; dead connections
-	// are then replaced with bounded backoff while the timeline goes on.
+	// are then replaced while the timeline goes on, each slot waiting
+	// MinRedialBackoff before its first redial and twice as long after
+	// each replacement that dies (or fails to dial) without completing a
+	// request, up to MaxRedialBackoff. ctx is cancelled when the run stops:
+	// Redial must return promptly then. The run never waits for a dial.
 	Redial func(ctx context.Context) (*conn.Conn, error)
 	// Timeout, when set, ends a connection whose oldest request has waited
 	// longer since its write: its requests become timeouts and it is
@@ -68,6 +73,10 @@ const DefaultMaxBacklog = 10 * time.Second
 
 // DefaultDrain is how long an open run waits for the last replies.
 const DefaultDrain = 5 * time.Second
+
+// DefaultInterruptDrain is how long a run waits for the replies in flight
+// after it is interrupted: the bound on how long Ctrl-C takes.
+const DefaultInterruptDrain = 2 * time.Second
 
 // DefaultLagLimit is the send-lag p99 a healthy generator stays under: 1 ms
 // with precise pacing, 2 ms with coarse pacing (whose wake quantum alone is
@@ -113,7 +122,7 @@ func (c OpenConfig) withDefaults() OpenConfig {
 		c.Drain = DefaultDrain
 	}
 	if c.InterruptDrain == 0 {
-		c.InterruptDrain = 2 * time.Second
+		c.InterruptDrain = DefaultInterruptDrain
 	}
 	if c.LagLimit == 0 {
 		c.LagLimit = DefaultLagLimit(c.Pacing)
@@ -147,16 +156,17 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		lag:      histo.NewRecorder(),
 	}
 	run.tally.codes = map[string]uint64{}
-	run.redialCtx, run.stopRedials = context.WithCancel(context.Background())
+	// Redials end when the run stops or ctx is cancelled, whichever first.
+	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
 	defer run.stopRedials()
-	run.kinds = newKindStats(cfg.Commands, true)
+	run.kinds = newKindStats(cfg.CommandNames, true)
 	alive := 0
 	for _, c := range conns {
-		h := &replies{run: run}
+		h := &replies{run: run, codes: map[string]uint64{}}
 		if run.kinds != nil {
 			h.kinds = make([]kindCount, len(run.kinds))
 		}
-		s := &slot{h: h, next: make(chan *conn.Conn, 1)}
+		s := &slot{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
 		s.set(c)
 		if c != nil {
 			c.Start(h)
@@ -180,28 +190,35 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 				Duration: cfg.Duration, Requests: cfg.Requests})
 		}
 	}
-	p.run()
+	p.loop()
 	run.stopRedials()
+	allGone := p.allGone()
 	interrupted := stop.Load()
 	drain := cfg.Drain
 	if interrupted {
 		drain = min(drain, cfg.InterruptDrain)
 	}
 	p.drain(drain)
-	res, err := run.finish(p, interrupted)
+	res, err := run.finish(p, interrupted, allGone)
 	if err == nil && p.failure != nil {
 		err = p.failure
+	}
+	if err == nil && res != nil && res.ClockErrors > 0 {
+		err = clockError(res.ClockErrors)
 	}
 	return res, err
 }
 
-// finish closes the connections and accounts for every request.
-func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
-	run.redials.Wait()
+// finish closes the connections and accounts for every request. It never
+// waits for a dial: a redial still under way closes what it gets.
+func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error) {
+	run.handoffMu.Lock()
+	run.closed = true
+	run.handoffMu.Unlock()
 	for _, s := range run.slots {
 		select {
-		case c := <-s.next: // dialed too late to be used
-			c.Close()
+		case r := <-s.next: // dialed too late to be used
+			r.c.Close()
 		default:
 		}
 		if s.c != nil {
@@ -219,8 +236,10 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
+	early := uint64(0)
 	for _, s := range run.slots {
 		h := s.h
+		early += h.early.Load()
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
 		for k, v := range h.codes {
@@ -241,9 +260,11 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 	if firstErr == "" {
 		firstErr = t.firstErr
 	}
+	run.handoffMu.Lock()
 	if firstErr == "" && run.dialErr != nil {
 		firstErr = run.dialErr.Error()
 	}
+	run.handoffMu.Unlock()
 	// Requests due but never queued (connections full, dead, or a stop),
 	// and those dropped for being too late.
 	queued := p.next
@@ -271,7 +292,7 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 		Response:       run.response.Snapshot(),
 		Service:        run.service.Snapshot(),
 		Lag:            run.lag.Snapshot(),
-		ErrorCodes:     codes,
+		ErrorCodes:     trimCodes(codes),
 		FirstError:     firstErr,
 		LagLimit:       cfg.LagLimit,
 		Interrupted:    interrupted,
@@ -280,23 +301,29 @@ func (run *openRun) finish(p *pacer, interrupted bool) (*Result, error) {
 		Reconnects:     run.reconnects.Load(),
 		Blocked:        time.Duration(p.blocked),
 		DroppedBacklog: p.dropped,
+		Unsolicited:    t.unsolicited + early,
+		ClockErrors:    run.clockErrors.Load(),
 	}
 	if run.kinds != nil {
 		tallies := make([][]kindCount, len(run.slots))
 		for i, s := range run.slots {
 			tallies[i] = s.h.kinds
 		}
-		res.Commands = commandResults(cfg.Commands, run.kinds, tallies)
+		res.Commands = commandResults(cfg.CommandNames, run.kinds, tallies)
 	}
-	res.Verdict, res.VerdictReason = verdict(res)
+	res.Verdict, res.VerdictReason = verdict(res, allGone)
 	if !cnt.Balanced() {
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", cnt)
 	}
 	return res, nil
 }
 
-// verdict decides whether the generator kept the timeline.
-func verdict(r *Result) (string, string) {
+// verdict decides whether the run measured its target (target_lost when
+// not) and whether the generator kept the timeline.
+func verdict(r *Result, allGone bool) (string, string) {
+	if lost, why := targetLost(r.Counts, allGone, r.FirstError); lost {
+		return VerdictTargetLost, why
+	}
 	lagP99 := time.Duration(r.Lag.ValueAtQuantile(99))
 	sentShare := 1.0
 	if r.Counts.Scheduled > 0 {

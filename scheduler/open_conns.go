@@ -11,15 +11,17 @@ import (
 	"github.com/pacer-load/pacer/histo"
 )
 
-// replies is the Handler of one connection: it runs on that connection's
-// reader goroutine and records into the shared lock-free recorders.
+// replies is the Handler of one connection slot: it runs on the reader
+// goroutine of the slot's current connection and records into the shared
+// lock-free recorders.
 type replies struct {
 	run       *openRun
 	completed atomic.Uint64
 	errors    atomic.Uint64
+	early     atomic.Uint64     // replies read before their request was written
 	kinds     []kindCount       // per command of a mix; read after the reader exits
 	last      int64             // arrival of the latest reply; read after the reader exits
-	codes     map[string]uint64 // error replies by code; read after the reader exits
+	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
 	firstErr  string
 	_         [64]byte // keep neighbouring handlers' counters apart
 }
@@ -28,24 +30,54 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	run := h.run
 	h.last = at
 	ks, kc := run.kindOf(h, e)
-	run.recordLag(e, ks)
+	good := true
+	if at != 0 && e.Written != 0 && at < e.Written {
+		// Read before its request was written (the write's clock is read
+		// before the write begins): it answers no request, e.g. a
+		// refusal sent on accept. It is counted as unsolicited and, as
+		// the connection matched it, still ends that request; its times
+		// mean nothing and are not recorded.
+		h.early.Add(1)
+		good = false
+	} else {
+		good = run.clockOK(e, at)
+	}
+	if good {
+		run.recordLag(e, ks)
+	}
 	if r.Err {
 		h.errors.Add(1)
-		h.noteError(r.Code())
+		addCode(h.codes, r.Code(), 1)
+		if h.firstErr == "" {
+			h.firstErr = errorText(r.Text)
+		}
 		if run.cfg.OnErrorReply != nil {
 			run.cfg.OnErrorReply(r.Text)
 		}
 		if kc != nil {
 			kc.errors++
-			kc.noteError(string(r.Code()))
+			kc.noteError(r.Code())
 		}
 		return
 	}
-	run.recordAt(e, at, ks)
+	if good {
+		run.recordAt(e, at, ks)
+	}
 	if kc != nil {
 		kc.completed++
 	}
 	h.completed.Add(1)
+}
+
+// clockOK checks e's readings as of t (its reply, or when the run gave up
+// on it): a zero reading or a negative lag, response or service time is
+// counted in clockErrors and not recorded, and the run fails.
+func (run *openRun) clockOK(e *conn.Entry, t int64) bool {
+	if t == 0 || e.Written == 0 || e.Intended == 0 || e.Written < e.Intended || t < e.Written {
+		run.clockErrors.Add(1)
+		return false
+	}
+	return true
 }
 
 // kindOf returns the per-command stats and h's tally for e's command, or
@@ -76,29 +108,45 @@ func (run *openRun) recordAt(e *conn.Entry, t int64, ks *kindStats) {
 	}
 }
 
-func (h *replies) noteError(code []byte) {
-	if h.codes == nil {
-		h.codes = map[string]uint64{}
-	}
-	h.codes[string(code)]++ // no allocation for an existing key
-	if h.firstErr == "" {
-		h.firstErr = string(code)
-	}
-}
-
 type openRun struct {
 	cfg                    OpenConfig
 	response, service, lag *histo.Recorder
 	kinds                  []kindStats // per command of a mix; nil for one
 	slots                  []*slot
 	tally                  tally // requests of connections already retired
-	redials                sync.WaitGroup
 	redialCtx              context.Context
 	stopRedials            context.CancelFunc
 	connsLost              atomic.Uint64
 	reconnects             atomic.Uint64
-	dialErrMu              sync.Mutex
-	dialErr                error
+	clockErrors            atomic.Uint64
+	// handoffMu orders redials' deliveries with finish: once closed is
+	// set, a redial closes the connection it got instead of delivering it.
+	handoffMu sync.Mutex
+	closed    bool
+	dialErr   error // the first failed redial
+}
+
+// Redial backoff: a slot waits MinRedialBackoff before its first redial
+// and doubles the wait after every dial that fails and every replacement
+// that dies without completing a request, up to MaxRedialBackoff. Only a
+// replacement that completes a request resets it, so a server that
+// accepts and at once closes (or refuses with maxclients) is retried a few
+// times a second per slot, not thousands.
+const (
+	MinRedialBackoff = 10 * time.Millisecond
+	MaxRedialBackoff = time.Second
+)
+
+// nextBackoff doubles a redial wait, within [MinRedialBackoff,
+// MaxRedialBackoff].
+func nextBackoff(d time.Duration) time.Duration {
+	return min(max(2*d, MinRedialBackoff), MaxRedialBackoff)
+}
+
+// redialed is a replacement connection and the slot's backoff after it.
+type redialed struct {
+	c       *conn.Conn
+	backoff time.Duration
 }
 
 // slot is one of the run's connections: the live conn (nil while one is
@@ -106,18 +154,22 @@ type openRun struct {
 type slot struct {
 	c       *conn.Conn
 	h       *replies
-	next    chan *conn.Conn // a redial delivers here
-	dialing bool            // pacer-owned
-	sent    atomic.Uint64   // written by retired conns of this slot
-	live    atomic.Pointer[conn.Conn]
+	next    chan redialed // a redial delivers here
+	dialing bool          // pacer-owned
+	// backoff is the wait before the slot's next redial; completedAt is
+	// h.completed when c was installed (both pacer-owned).
+	backoff     time.Duration
+	completedAt uint64
+	sent        atomic.Uint64 // written by retired conns of this slot
+	live        atomic.Pointer[conn.Conn]
 }
 
 // tally accumulates what retired connections leave: the pacer adds to it
 // when it replaces a dead connection, finish when it closes the rest.
 type tally struct {
-	errors, timeouts, unsent, sent uint64
-	codes                          map[string]uint64
-	firstErr                       string
+	errors, timeouts, unsent, sent, unsolicited uint64
+	codes                                       map[string]uint64
+	firstErr                                    string
 }
 
 func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
@@ -153,36 +205,39 @@ func (run *openRun) oldest() int64 {
 	return o
 }
 
-// redial replaces slot s's connection in the background, retrying with
-// backoff from 10 ms doubling to 1 s, until it succeeds or the timeline
-// ends. Called by the pacer only.
+// redial replaces slot s's connection in the background: it waits the
+// slot's backoff, dials, and on failure doubles the wait and tries again,
+// until it delivers a connection or the run stops. Called by the pacer
+// only; nothing waits for it.
 func (run *openRun) redial(s *slot) {
 	s.dialing = true
-	run.redials.Add(1)
+	wait := s.backoff
+	ctx := run.redialCtx
 	go func() {
-		defer run.redials.Done()
-		backoff := 10 * time.Millisecond
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
 		for {
-			c, err := run.cfg.Redial(run.redialCtx)
-			if err == nil {
-				select {
-				case s.next <- c:
-				case <-run.redialCtx.Done():
-					c.Close()
-				}
+			select {
+			case <-ctx.Done():
 				return
+			case <-timer.C:
 			}
-			run.dialErrMu.Lock()
-			if run.dialErr == nil {
+			wait = nextBackoff(wait)
+			c, err := run.cfg.Redial(ctx)
+			run.handoffMu.Lock()
+			switch {
+			case err == nil && !run.closed:
+				s.next <- redialed{c, wait} // never blocks: one redial per slot at a time
+			case err == nil:
+				c.Close()
+			case run.dialErr == nil && ctx.Err() == nil:
 				run.dialErr = err
 			}
-			run.dialErrMu.Unlock()
-			select {
-			case <-run.redialCtx.Done():
+			run.handoffMu.Unlock()
+			if err == nil || ctx.Err() != nil {
 				return
-			case <-time.After(backoff):
 			}
-			backoff = min(2*backoff, time.Second)
+			timer.Reset(wait)
 		}
 	}()
 }
@@ -191,7 +246,7 @@ func (run *openRun) redial(s *slot) {
 // passed cfg.Timeout, and installs redialed ones. Called by the pacer
 // about once a millisecond.
 func (p *pacer) maintain(now int64) {
-	run := p.o
+	run := p.run
 	for i, s := range run.slots {
 		if s.c != nil && run.cfg.Timeout > 0 {
 			if w, ok := s.c.OldestWritten(); ok && now-w > int64(run.cfg.Timeout) {
@@ -203,10 +258,11 @@ func (p *pacer) maintain(now int64) {
 		}
 		if s.c == nil {
 			select {
-			case c := <-s.next:
+			case r := <-s.next:
 				s.dialing = false
-				c.Start(s.h)
-				s.set(c)
+				s.backoff, s.completedAt = r.backoff, s.h.completed.Load()
+				r.c.Start(s.h)
+				s.set(r.c)
 				run.reconnects.Add(1)
 			default:
 				if !s.dialing && run.cfg.Redial != nil && !p.stop.Load() {
@@ -219,10 +275,13 @@ func (p *pacer) maintain(now int64) {
 
 // retire closes slot i's dead connection and accounts for what it left.
 func (p *pacer) retire(i int) {
-	run := p.o
+	run := p.run
 	s := run.slots[i]
 	c := s.c
 	s.set(nil)
+	if s.h.completed.Load() > s.completedAt {
+		s.backoff = MinRedialBackoff // it served: the next redial is a fresh start
+	}
 	if p.isDirty[i] {
 		p.isDirty[i] = false
 		keep := p.dirty[:0]
@@ -245,33 +304,40 @@ func (p *pacer) retire(i int) {
 func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	h := s.h
 	err := c.Err()
-	code := ErrConnectionLost
+	code := CodeConnectionLost
 	timedOut := err == nil || errors.Is(err, conn.ErrTimeout)
 	if errors.Is(err, conn.ErrProtocol) {
-		code = "protocol error"
+		code = codeProtocolError
 	}
 	if err != nil && !timedOut && t.firstErr == "" {
 		t.firstErr = err.Error()
 	}
+	t.unsolicited += c.Unsolicited()
+	codeBytes := []byte(code)
 	c.Unanswered(func(e *conn.Entry) {
 		ks, kc := run.kindOf(h, e)
-		run.recordLag(e, ks)
+		good := run.clockOK(e, end)
+		if good {
+			run.recordLag(e, ks)
+		}
 		if !timedOut {
 			t.errors++
 			t.codes[code]++
 			switch {
 			case kc == nil:
-			case code == ErrConnectionLost:
+			case code == CodeConnectionLost:
 				kc.lost++
 			default:
 				kc.errors++
-				kc.noteError(code)
+				kc.noteError(codeBytes)
 			}
 			return
 		}
 		// Its age so far, so a server that stops answering never looks fast.
 		t.timeouts++
-		run.recordAt(e, end, ks)
+		if good {
+			run.recordAt(e, end, ks)
+		}
 		if kc != nil {
 			kc.timeouts++
 		}

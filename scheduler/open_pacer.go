@@ -17,7 +17,7 @@ import (
 //	     ──► sleep until the next intended instant (precise) or at least
 //	         CoarseQuantum (coarse)
 type pacer struct {
-	o     *openRun
+	run   *openRun
 	cmds  Commands
 	tl    Timeline
 	stop  *atomic.Bool
@@ -49,7 +49,7 @@ type pacer struct {
 func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 	cfg := run.cfg
 	p := &pacer{
-		o:       run,
+		run:     run,
 		cmds:    cmds,
 		tl:      cfg.Timeline,
 		stop:    stop,
@@ -70,18 +70,36 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 	return p
 }
 
-// Outcome of queueing what is due.
+// emitOutcome is what queueing the due commands ended on.
+type emitOutcome int
+
 const (
-	emitDone    = iota // nothing more is due yet
-	emitCapped         // maxPerWake reached; more is due now
-	emitBlocked        // no live connection has FIFO room
-	emitNoConns        // every connection is dead and none will come back
+	emitDone    emitOutcome = iota // nothing more is due yet
+	emitCapped                     // maxPerWake reached; more is due now
+	emitBlocked                    // no live connection has FIFO room
+	emitNoConns                    // every connection is dead and none will come back
 )
 
 // maintainEvery is how often the pacer looks after its connections.
 const maintainEvery = int64(time.Millisecond)
 
-func (p *pacer) run() {
+// maintainSlice bounds the sleep while connections need looking after
+// (timeouts to expire, redials to install).
+const maintainSlice = int64(5 * time.Millisecond)
+
+// stopSlice bounds any one sleep, so a stop request is seen within it.
+const stopSlice = int64(5 * time.Millisecond)
+
+// blockedPoll is how soon precise pacing looks again when no connection
+// can take a command (coarse pacing waits CoarseQuantum).
+const blockedPoll = int64(100 * time.Microsecond)
+
+// drainPoll is how often the drain looks for the last replies.
+const drainPoll = time.Millisecond
+
+// loop walks the timeline until its end, a stop, or the loss of every
+// connection.
+func (p *pacer) loop() {
 	p.t0 = nanotime()
 	if p.onStart != nil {
 		p.onStart(p.t0)
@@ -129,8 +147,8 @@ func (p *pacer) run() {
 		if len(p.dirty) > 0 { // bytes a full socket buffer refused
 			wake = min(wake, now+p.pollInterval())
 		}
-		if p.o.cfg.Timeout > 0 || p.o.cfg.Redial != nil {
-			wake = min(wake, now+int64(5*time.Millisecond)) // keep maintaining
+		if p.run.cfg.Timeout > 0 || p.run.cfg.Redial != nil {
+			wake = min(wake, now+maintainSlice) // keep maintaining
 		}
 		// Yield at a moment of our choosing, before sleeping, at least every
 		// yieldEvery: otherwise the runtime's monitor sees a goroutine that
@@ -157,23 +175,23 @@ func (p *pacer) noteBlocked(blocked bool, now int64) {
 
 // pollInterval is how soon to look again when sends are blocked.
 func (p *pacer) pollInterval() int64 {
-	if p.o.cfg.Pacing == Coarse {
+	if p.run.cfg.Pacing == Coarse {
 		return int64(CoarseQuantum)
 	}
-	return int64(100 * time.Microsecond)
+	return blockedPoll
 }
 
 // sleepUntil waits for the next wake. Coarse pacing wakes on a grid of
 // CoarseQuantum (never sooner than one quantum after the previous wake
 // target), so it costs at most one thread wake per quantum.
 func (p *pacer) sleepUntil(now, wake int64) {
-	if p.o.cfg.Pacing == Coarse {
+	if p.run.cfg.Pacing == Coarse {
 		wake = max(wake, p.lastWake+int64(CoarseQuantum))
 	}
 	p.lastWake = wake
-	// Sleep in bounded slices so a stop request is seen within 5 ms; a
-	// slice's wake does no work, so it does not count for the quantum.
-	if limit := now + int64(5*time.Millisecond); wake > limit {
+	// Sleep in bounded slices so a stop request is seen within stopSlice;
+	// a slice's wake does no work, so it does not count for the quantum.
+	if limit := now + stopSlice; wake > limit {
 		wake, p.lastWake = limit, 0
 	}
 	if !havePreciseSleep {
@@ -185,9 +203,9 @@ func (p *pacer) sleepUntil(now, wake int64) {
 
 // emit queues every command due by horizon (an offset); el is now. A
 // request more than MaxBacklog late is dropped as unsent instead.
-func (p *pacer) emit(horizon, el int64) int {
+func (p *pacer) emit(horizon, el int64) emitOutcome {
 	n := 0
-	maxLate := int64(p.o.cfg.MaxBacklog)
+	maxLate := int64(p.run.cfg.MaxBacklog)
 	for p.next < p.limit {
 		off := p.tl.Offset(p.next)
 		if off > horizon || off >= p.end {
@@ -200,10 +218,10 @@ func (p *pacer) emit(horizon, el int64) int {
 		}
 		i := p.pick()
 		if i < 0 {
-			if p.o.cfg.Redial != nil {
+			if p.run.cfg.Redial != nil {
 				return emitBlocked // connections will come back
 			}
-			for _, s := range p.o.slots {
+			for _, s := range p.run.slots {
 				if s.c != nil && !s.c.Dead() {
 					return emitBlocked
 				}
@@ -211,7 +229,7 @@ func (p *pacer) emit(horizon, el int64) int {
 			return emitNoConns
 		}
 		cmd, kind := p.cmds.Next()
-		p.o.slots[i].c.Queue(cmd, p.t0+off, kind)
+		p.run.slots[i].c.Queue(cmd, p.t0+off, kind)
 		if !p.isDirty[i] {
 			p.isDirty[i] = true
 			p.dirty = append(p.dirty, i)
@@ -226,7 +244,7 @@ func (p *pacer) emit(horizon, el int64) int {
 
 // usable reports whether slot i can take a command now.
 func (p *pacer) usable(i int) bool {
-	c := p.o.slots[i].c
+	c := p.run.slots[i].c
 	return c != nil && !c.Dead() && c.Free() > 0
 }
 
@@ -236,7 +254,7 @@ func (p *pacer) usable(i int) bool {
 // Keeping a wake's commands together makes them one write and, later, one
 // read of replies, instead of one per command.
 func (p *pacer) pick() int {
-	n := len(p.o.slots)
+	n := len(p.run.slots)
 	if p.taken < batchPerConn && p.usable(p.cur) {
 		p.taken++
 		return p.cur
@@ -259,7 +277,7 @@ func (p *pacer) pick() int {
 func (p *pacer) flush() {
 	keep := p.dirty[:0]
 	for _, i := range p.dirty {
-		c := p.o.slots[i].c
+		c := p.run.slots[i].c
 		if c == nil {
 			p.isDirty[i] = false
 			continue
@@ -282,9 +300,9 @@ func (p *pacer) drain(d time.Duration) {
 		p.flush()
 		now := nanotime()
 		outstanding := false
-		for _, s := range p.o.slots {
+		for _, s := range p.run.slots {
 			if c := s.c; c != nil && !c.Dead() && c.InFlight() > 0 {
-				if w, ok := c.OldestWritten(); ok && p.o.cfg.Timeout > 0 && now-w > int64(p.o.cfg.Timeout) {
+				if w, ok := c.OldestWritten(); ok && p.run.cfg.Timeout > 0 && now-w > int64(p.run.cfg.Timeout) {
 					c.Expire()
 					continue
 				}
@@ -294,6 +312,17 @@ func (p *pacer) drain(d time.Duration) {
 		if !outstanding || now >= deadline {
 			return
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(drainPoll)
 	}
+}
+
+// allGone reports whether no slot has a live connection: the target is
+// lost if that is still so at the end of the timeline.
+func (p *pacer) allGone() bool {
+	for _, s := range p.run.slots {
+		if s.c != nil && !s.c.Dead() {
+			return false
+		}
+	}
+	return true
 }

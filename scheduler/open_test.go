@@ -194,8 +194,8 @@ func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
 	if !c.Balanced() || c.Completed < 900 || c.Errors == 0 {
 		t.Fatalf("counts %+v: want most completed, some errors, all accounted", c)
 	}
-	if res.ErrorCodes[ErrConnectionLost] == 0 || res.ErrorCodes[ErrConnectionLost] != c.Errors {
-		t.Fatalf("errors %v, want all of kind %q", res.ErrorCodes, ErrConnectionLost)
+	if res.ErrorCodes[CodeConnectionLost] == 0 || res.ErrorCodes[CodeConnectionLost] != c.Errors {
+		t.Fatalf("errors %v, want all of kind %q", res.ErrorCodes, CodeConnectionLost)
 	}
 }
 
@@ -214,8 +214,9 @@ func TestInflightCapDelaysSendsAndCountsTheRestUnsent(t *testing.T) {
 	if c.Sent != 20 || c.Timeouts != 20 || c.Unsent != 180 || !c.Balanced() {
 		t.Fatalf("counts %+v, want 20 sent (timeouts) and 180 unsent", c)
 	}
-	if res.Verdict != VerdictGeneratorBehind {
-		t.Fatalf("verdict %s, want %s", res.Verdict, VerdictGeneratorBehind)
+	// Nothing was answered: the target is lost, whatever the lag.
+	if res.Verdict != VerdictTargetLost {
+		t.Fatalf("verdict %s, want %s", res.Verdict, VerdictTargetLost)
 	}
 }
 
@@ -244,6 +245,9 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 	}
 	if r := time.Duration(res.Response.Max()); r < time.Duration(res.Lag.Max()) {
 		t.Fatalf("response max %v below send lag max %v", r, time.Duration(res.Lag.Max()))
+	}
+	if res.Verdict != VerdictGeneratorBehind {
+		t.Fatalf("verdict %s (%s), want %s: a third of the sends were held back", res.Verdict, res.VerdictReason, VerdictGeneratorBehind)
 	}
 }
 
@@ -310,7 +314,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		if _, err := RunOpen(context.Background(), conns, cmds, OpenConfig{
-			Timeline: Uniform{Rate: rate}, Requests: requests, Commands: names,
+			Timeline: Uniform{Rate: rate}, Requests: requests, CommandNames: names,
 		}); err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,12 @@
 package scheduler
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
 	"time"
+	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -36,9 +41,117 @@ const (
 	VerdictTargetLost = "target_lost"
 )
 
-// ErrConnectionLost is the error code of requests in flight on a connection
-// that died.
-const ErrConnectionLost = "connection lost"
+// CodeConnectionLost is the error code of requests in flight on a
+// connection that died.
+const CodeConnectionLost = "connection lost"
+
+// codeProtocolError is the error code of requests in flight on a
+// connection that ended on a malformed reply.
+const codeProtocolError = "protocol error"
+
+// Error codes are bounded, so that a server answering with ever new codes
+// cannot grow memory or the report: each connection keeps at most
+// maxCodesPerConn distinct codes, and a test's (and each command's) codes
+// are trimmed to the MaxErrorCodes most frequent plus OtherErrors.
+const (
+	MaxErrorCodes   = 20
+	OtherErrors     = "other"
+	maxCodesPerConn = 64
+)
+
+// MaxErrorText bounds the first error's text kept for the report.
+const MaxErrorText = 512
+
+// ErrBadClock fails a run in which a clock reading was zero or a measured
+// time came out negative: its latencies cannot be trusted.
+var ErrBadClock = errors.New("clock readings were zero or went backwards")
+
+// clockError is the error RunOpen and RunClosed return for n bad readings.
+func clockError(n uint64) error {
+	return fmt.Errorf("%w: %d requests had a zero clock reading or a negative response, service or lag time", ErrBadClock, n)
+}
+
+// addCode counts n replies of code in m, a connection's tally: a code not
+// yet in m is counted under OtherErrors once m holds maxCodesPerConn-1
+// codes, so m never holds more than maxCodesPerConn keys. An existing code
+// costs no allocation.
+func addCode(m map[string]uint64, code []byte, n uint64) {
+	if _, ok := m[string(code)]; ok || len(m) < maxCodesPerConn-1 {
+		m[string(code)] += n
+		return
+	}
+	m[OtherErrors] += n
+}
+
+// trimCodes keeps the MaxErrorCodes most frequent codes of m (ties by
+// name) and counts the rest under OtherErrors; the total is unchanged.
+func trimCodes(m map[string]uint64) map[string]uint64 {
+	if len(m) <= MaxErrorCodes {
+		return m
+	}
+	type kv struct {
+		code string
+		n    uint64
+	}
+	all := make([]kv, 0, len(m))
+	for k, v := range m {
+		if k != OtherErrors {
+			all = append(all, kv{k, v})
+		}
+	}
+	slices.SortFunc(all, func(a, b kv) int {
+		if c := cmp.Compare(b.n, a.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.code, b.code)
+	})
+	out := make(map[string]uint64, MaxErrorCodes+1)
+	other := m[OtherErrors]
+	for i, e := range all {
+		if i < MaxErrorCodes {
+			out[e.code] = e.n
+		} else {
+			other += e.n
+		}
+	}
+	if other > 0 {
+		out[OtherErrors] = other
+	}
+	return out
+}
+
+// errorText keeps at most MaxErrorText bytes of an error's text, cut at a
+// character boundary.
+func errorText(b []byte) string {
+	if len(b) <= MaxErrorText {
+		return string(b)
+	}
+	n := MaxErrorText
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n])
+}
+
+// targetLost decides whether a run lost its target: nothing completed of
+// what was scheduled, or every connection gone at the end of the timeline
+// (allGone). The reason is one sentence naming the first error.
+func targetLost(c Counts, allGone bool, firstErr string) (bool, string) {
+	cause := ""
+	switch {
+	case firstErr != "":
+		cause = "; the first error was: " + firstErr
+	case c.Timeouts > 0:
+		cause = fmt.Sprintf("; %d requests timed out without a reply", c.Timeouts)
+	}
+	switch {
+	case c.Scheduled > 0 && c.Completed == 0:
+		return true, fmt.Sprintf("none of %d scheduled requests completed%s", c.Scheduled, cause)
+	case allGone:
+		return true, "every connection was lost and none came back by the end of the timeline" + cause
+	}
+	return false, ""
+}
 
 // Result is what one test measured.
 type Result struct {
@@ -64,12 +177,14 @@ type Result struct {
 	// the timeouts; Lag holds every sent request.
 	Response, Service, Lag *hdrhistogram.Histogram
 	// ErrorCodes counts error replies by their first word, plus
-	// ErrConnectionLost.
+	// CodeConnectionLost and "protocol error": the MaxErrorCodes most
+	// frequent, the rest under OtherErrors.
 	ErrorCodes map[string]uint64
-	// FirstError is the text of the first error reply or connection failure.
+	// FirstError is the full text of the first error reply (at most
+	// MaxErrorText bytes, unescaped) or of the first connection failure.
 	FirstError string
-	// Verdict is VerdictOK or VerdictGeneratorBehind, explained by
-	// VerdictReason.
+	// Verdict is VerdictOK, VerdictGeneratorBehind or VerdictTargetLost,
+	// explained by VerdictReason.
 	Verdict       string
 	VerdictReason string
 	// LagLimit is the send-lag p99 above which the generator counts as
@@ -98,6 +213,10 @@ type Result struct {
 	// Unsolicited counts replies that answered no request; they are never
 	// matched to one.
 	Unsolicited uint64
+	// ClockErrors counts requests whose clock readings were zero or whose
+	// response, service or lag time came out negative. Any makes RunOpen
+	// and RunClosed return an error wrapping ErrBadClock.
+	ClockErrors uint64
 }
 
 // AchievedRate is completed requests per second over the measured window.

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"math"
 	"math/bits"
-	"math/rand/v2"
 )
 
 // Timeline gives the planned send instant of every request as an offset from
@@ -25,7 +24,18 @@ type Timeline interface {
 var (
 	_ Timeline = Uniform{}
 	_ Timeline = (*Poisson)(nil)
+	_ counter  = Uniform{}
+	_ counter  = (*Poisson)(nil)
 )
+
+// counter is a Timeline that counts its requests before an offset without
+// walking them: in O(1) (Uniform) or in bounded time (Poisson), whatever
+// the rate and the length.
+type counter interface {
+	// countBefore returns how many requests have an offset below end,
+	// at most limit.
+	countBefore(end int64, limit uint64) uint64
+}
 
 // Uniform sends at a fixed rate: Offset(i) = i / rate, in exact integer math.
 type Uniform struct{ Rate Rate }
@@ -50,65 +60,41 @@ func (u Uniform) Offset(i uint64) int64 {
 // Name implements Timeline.
 func (Uniform) Name() string { return "uniform" }
 
-// Poisson sends with exponentially distributed gaps of mean 1/rate, the
-// arrivals of a Poisson process. The gaps come from a PCG stream seeded by
-// Seed, so the same seed and rate give the same timeline on every run and
-// machine. Offset(i) is the sum of the first i gaps; the sum is kept in a
-// cursor, so calling Offset with increasing i (what the pacer does) costs one
-// gap per index, and going back restarts from zero. Not safe for concurrent
-// use.
-type Poisson struct {
-	rate  Rate
-	seed  uint64
-	rng   *rand.Rand
-	next  uint64  // index whose offset is sum
-	sum   float64 // offset of request next, in ns
-	meanN float64 // mean gap in ns
+// countBefore implements counter in O(1): the requests with
+// floor(i·1e12/milli) < end are those with i·1e12 < end·milli, so the count
+// is ⌈end·milli/1e12⌉, in 128-bit integer math; evaluating Offset on both
+// sides of that boundary then makes it exact by construction.
+func (u Uniform) countBefore(end int64, limit uint64) uint64 {
+	if u.Rate.milli == 0 || end <= 0 || limit == 0 {
+		return 0
+	}
+	// end < 2^63 and milli ≤ 2^40, so hi < 2^39 < 1e12: Div64 cannot
+	// overflow.
+	hi, lo := bits.Mul64(uint64(end), u.Rate.milli)
+	q, r := bits.Div64(hi, lo, 1e12)
+	if r != 0 {
+		q++
+	}
+	for q > 0 && u.Offset(q-1) >= end {
+		q--
+	}
+	for q < limit && u.Offset(q) < end {
+		q++
+	}
+	return min(q, limit)
 }
-
-// NewPoisson returns a Poisson timeline.
-func NewPoisson(rate Rate, seed uint64) *Poisson {
-	p := &Poisson{rate: rate, seed: seed}
-	if rate.milli > 0 {
-		p.meanN = 1e12 / float64(rate.milli)
-	}
-	p.reset()
-	return p
-}
-
-func (p *Poisson) reset() {
-	p.rng = rand.New(rand.NewPCG(p.seed, 0x9e3779b97f4a7c15))
-	p.next, p.sum = 0, 0
-}
-
-// Offset implements Timeline. Request 0 is sent at offset 0.
-func (p *Poisson) Offset(i uint64) int64 {
-	if p.meanN == 0 {
-		return math.MaxInt64
-	}
-	if i < p.next {
-		p.reset()
-	}
-	for p.next < i {
-		p.sum += p.rng.ExpFloat64() * p.meanN
-		p.next++
-	}
-	if p.sum >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return int64(p.sum)
-}
-
-// Name implements Timeline.
-func (*Poisson) Name() string { return "poisson" }
 
 // Count returns how many requests of tl fall before end (offset < end),
-// stopping at limit.
+// stopping at limit. For Uniform and Poisson it takes bounded time whatever
+// the rate and end; other timelines are walked.
 func Count(tl Timeline, end int64, limit uint64) uint64 { return countFrom(tl, 0, end, limit) }
 
 // countFrom is Count for a timeline known to have at least from requests
-// before end: it walks on from there.
+// before end.
 func countFrom(tl Timeline, from uint64, end int64, limit uint64) uint64 {
+	if c, ok := tl.(counter); ok {
+		return max(from, c.countBefore(end, limit))
+	}
 	n := from
 	for n < limit && tl.Offset(n) < end {
 		n++

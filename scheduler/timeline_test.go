@@ -2,7 +2,11 @@ package scheduler
 
 import (
 	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 )
 
 func TestParseRate(t *testing.T) {
@@ -74,74 +78,279 @@ func TestUniformOffset(t *testing.T) {
 	}
 }
 
-func TestUniformNeverDrifts(t *testing.T) {
-	// Accumulating a rounded period drifts; index arithmetic does not.
-	u := Uniform{Rate: RatePerSecond(3)}
-	var acc int64
-	for i := uint64(0); i < 3_000_000; i++ {
-		acc += 333_333_333 // what next += period would do
+// exactOffset is floor(i / rate) in ns, computed with big integers from
+// the rate's decimal text: independent of Uniform's 128-bit arithmetic.
+func exactOffset(rate string, i uint64) *big.Int {
+	r, ok := new(big.Rat).SetString(rate)
+	if !ok {
+		panic(rate)
 	}
-	if got := u.Offset(3_000_000); got != 1_000_000*1e9 {
-		t.Fatalf("Offset(3e6) = %d, want exactly 1e15", got)
+	q := new(big.Rat).Quo(new(big.Rat).SetInt64(1e9), r)
+	q.Mul(q, new(big.Rat).SetInt(new(big.Int).SetUint64(i)))
+	return new(big.Int).Quo(q.Num(), q.Denom()) // floor: both positive
+}
+
+// exactCount is the number of i ≥ 0 with floor(i/rate) < end: i/rate < end,
+// i < end·rate, so ⌈end·rate⌉.
+func exactCount(rate string, end int64) uint64 {
+	r, _ := new(big.Rat).SetString(rate)
+	x := new(big.Rat).Mul(r, big.NewRat(end, 1e9))
+	n := new(big.Int).Quo(x.Num(), x.Denom())
+	if new(big.Rat).SetInt(n).Cmp(x) < 0 {
+		n.Add(n, big.NewInt(1))
 	}
-	if acc == 1_000_000*1e9 {
-		t.Fatal("accumulation unexpectedly exact; the test no longer shows drift")
+	return n.Uint64()
+}
+
+// TestUniformMatchesExactArithmetic checks Offset and Count against big
+// rational arithmetic over rates with awkward periods, indices near the
+// int64 limit, and ends at and next to every boundary.
+func TestUniformMatchesExactArithmetic(t *testing.T) {
+	rates := []string{"3", "7", "0.001", "0.003", "999.999", "1500000", "1000000000", "12345.678", "999999999.999"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, rs := range rates {
+		rate, err := ParseRate(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := Uniform{Rate: rate}
+		for range 2000 {
+			i := rng.Uint64N(1 << uint(rng.IntN(63)))
+			want := exactOffset(rs, i)
+			got := u.Offset(i)
+			if !want.IsInt64() {
+				if got != math.MaxInt64 {
+					t.Fatalf("rate %s: Offset(%d) = %d, want saturation (exact %v)", rs, i, got, want)
+				}
+				continue
+			}
+			if got != want.Int64() {
+				t.Fatalf("rate %s: Offset(%d) = %d, want %v", rs, i, got, want)
+			}
+			// Count at the boundary and on both sides of it.
+			for _, end := range []int64{got - 1, got, got + 1} {
+				if end <= 0 || end == math.MaxInt64 {
+					continue
+				}
+				if c, w := Count(u, end, math.MaxUint64), exactCount(rs, end); c != w {
+					t.Fatalf("rate %s: Count(end %d) = %d, want %d", rs, end, c, w)
+				}
+			}
+		}
 	}
 }
 
-func TestPoissonReproducibleAndMean(t *testing.T) {
-	a := NewPoisson(RatePerSecond(1000), 42)
-	b := NewPoisson(RatePerSecond(1000), 42)
-	c := NewPoisson(RatePerSecond(1000), 43)
-	var prev int64
-	same := true
-	for i := uint64(0); i < 100_000; i++ {
-		oa, ob := a.Offset(i), b.Offset(i)
-		if oa != ob {
-			t.Fatalf("same seed differs at %d: %d vs %d", i, oa, ob)
-		}
-		if oa < prev {
-			t.Fatalf("offsets decrease at %d", i)
-		}
-		prev = oa
-		if c.Offset(i) != oa && i > 0 {
-			same = false
-		}
-	}
-	if same {
-		t.Fatal("different seeds gave the same timeline")
-	}
-	// 100k arrivals at 1000/s take ~100 s; the mean of a sum of 1e5
-	// exponentials is within ~1% with overwhelming probability.
-	if got := float64(a.Offset(100_000)) / 1e9; math.Abs(got-100) > 1.5 {
-		t.Fatalf("100k poisson arrivals at 1000/s span %.2f s, want ~100", got)
-	}
-	// Going back restarts the cursor and gives the same answer.
-	if a.Offset(10) != b.Offset(10) {
-		t.Fatal("random access differs from sequential access")
-	}
-	if a.Offset(0) != 0 {
-		t.Fatal("first poisson arrival is not at offset 0")
+// finishes fails t when f does not return within a generous bound: for
+// work that must not grow with the rate or the length of a run.
+func finishes(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s did not finish in 20 s", what)
 	}
 }
 
-func TestCount(t *testing.T) {
+// TestCountIsBoundedWhateverTheRate: counting the requests of a day at the
+// maximum rate (8.64e13 of them) must not walk them.
+func TestCountIsBoundedWhateverTheRate(t *testing.T) {
+	top, _ := ParseRate("1000M")
+	day := int64(24 * time.Hour)
+	finishes(t, "Count of a uniform day at 1000M/s", func() {
+		if got, want := Count(Uniform{Rate: top}, day, math.MaxUint64), uint64(86400e9); got != want {
+			t.Errorf("uniform: Count = %d, want %d", got, want)
+		}
+	})
+	finishes(t, "Count of a poisson day at 1000M/s", func() {
+		p := NewPoisson(top, 1)
+		got := Count(p, day, math.MaxUint64)
+		// Poisson(8.64e13): within 6 standard deviations (9.3e6 each).
+		if d := math.Abs(float64(got) - 86400e9); d > 6*math.Sqrt(86400e9) {
+			t.Errorf("poisson: Count = %d, want about 8.64e13", got)
+		}
+		if p.seeds > 200 {
+			t.Errorf("poisson: counting a day drew from %d streams, want a bound independent of the rate", p.seeds)
+		}
+	})
+	finishes(t, "Offset far ahead", func() {
+		p := NewPoisson(top, 1)
+		if o := p.Offset(5e13); o < 49_000e9 || o > 51_000e9 {
+			t.Errorf("poisson: Offset(5e13) = %d, want about 5e4 s", o)
+		}
+		if o := NewPoisson(RatePerSecond(0.001), 1).Offset(1 << 40); o != math.MaxInt64 {
+			t.Errorf("poisson: Offset beyond int64 ns = %d, want saturation", o)
+		}
+	})
+}
+
+// poissonOffsets walks the first n offsets of a Poisson timeline.
+func poissonOffsets(rate Rate, seed uint64, n int) []int64 {
+	p := NewPoisson(rate, seed)
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = p.Offset(uint64(i))
+	}
+	return out
+}
+
+func TestPoissonReproducible(t *testing.T) {
+	for _, r := range []float64{0.01, 1000, 1e8} {
+		rate := RatePerSecond(r)
+		a := poissonOffsets(rate, 42, 100_000)
+		b := poissonOffsets(rate, 42, 100_000)
+		c := poissonOffsets(rate, 43, 100_000)
+		if !slices.Equal(a, b) {
+			t.Fatalf("rate %v: the same seed gave different offsets", r)
+		}
+		if slices.Equal(a, c) {
+			t.Fatalf("rate %v: different seeds gave the same offsets", r)
+		}
+		if !slices.IsSorted(a) {
+			t.Fatalf("rate %v: offsets decrease", r)
+		}
+		// Random access, backwards and forwards, gives the same answers.
+		p := NewPoisson(rate, 42)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for range 2000 {
+			i := rng.IntN(len(a))
+			if got := p.Offset(uint64(i)); got != a[i] {
+				t.Fatalf("rate %v: random access Offset(%d) = %d, sequential %d", r, i, got, a[i])
+			}
+		}
+	}
+}
+
+// TestPoissonIsAPoissonProcess checks the three properties that tell a
+// homogeneous Poisson process: the mean rate, counts in windows whose
+// variance equals their mean (dispersion index 1), and gaps whose standard
+// deviation equals their mean (coefficient of variation 1). Rates cover
+// inversion and PTRS for block counts, popcount and BTRS for splits, and
+// windows that cross blocks.
+func TestPoissonIsAPoissonProcess(t *testing.T) {
 	tests := []struct {
-		name  string
-		tl    Timeline
-		end   int64
-		limit uint64
-		want  uint64
+		rate   float64
+		window time.Duration // 1000 windows
 	}{
-		{"10k for 1s", Uniform{RatePerSecond(10000)}, 1e9, math.MaxUint64, 10000},
-		{"limit wins", Uniform{RatePerSecond(10000)}, 1e9, 500, 500},
-		{"partial period counts the one at 0", Uniform{RatePerSecond(1)}, 1, math.MaxUint64, 1},
-		{"3/s for 1s", Uniform{RatePerSecond(3)}, 1e9, math.MaxUint64, 3},
-		{"empty window", Uniform{RatePerSecond(3)}, 0, math.MaxUint64, 0},
+		{0.01, 5 * time.Hour},           // ~180 per window, 1000 blocks
+		{1000, time.Second},             // ~1000 per window
+		{1e8, 100 * time.Microsecond},   // ~10000 per window, deep splits
+		{1e9, 10 * time.Microsecond},    // the maximum rate
+		{123.456, 10 * time.Second},     // an awkward rate
+		{5e5, 20 * time.Millisecond},    // ~10000 per window
+		{0.3, 3 * time.Hour},            // ~3240 per window, crossing blocks
+		{20, 700 * time.Millisecond},    // ~14 per window
+		{1e6, 5 * time.Microsecond / 5}, // ~1 per window
 	}
 	for _, tc := range tests {
-		if got := Count(tc.tl, tc.end, tc.limit); got != tc.want {
-			t.Errorf("%s: Count = %d, want %d", tc.name, got, tc.want)
+		rate := RatePerSecond(tc.rate)
+		p := NewPoisson(rate, 7)
+		const windows = 1000
+		w := int64(tc.window)
+		counts := make([]float64, windows)
+		var gaps, gaps2 float64
+		ngaps := 0
+		prev := int64(-1)
+		for i := uint64(0); ; i++ {
+			o := p.Offset(i)
+			if o >= windows*w {
+				break
+			}
+			counts[o/w]++
+			if prev >= 0 {
+				g := float64(o - prev)
+				gaps += g
+				gaps2 += g * g
+				ngaps++
+			}
+			prev = o
 		}
+		mean, m2 := 0.0, 0.0
+		for _, c := range counts {
+			mean += c
+		}
+		total := mean
+		mean /= windows
+		for _, c := range counts {
+			m2 += (c - mean) * (c - mean)
+		}
+		dispersion := m2 / (windows - 1) / mean
+		expect := tc.rate * float64(windows*w) / 1e9
+		// The total is Poisson(expect): within 5 standard deviations.
+		if d := math.Abs(total - expect); d > 5*math.Sqrt(expect) {
+			t.Errorf("rate %v: %v arrivals, want %v ± %.0f", tc.rate, total, expect, 5*math.Sqrt(expect))
+		}
+		// The dispersion index of 1000 Poisson counts has a standard
+		// deviation of about √(2/999) ≈ 0.045.
+		if math.Abs(dispersion-1) > 0.25 {
+			t.Errorf("rate %v: dispersion index %.3f, want 1", tc.rate, dispersion)
+		}
+		// Gaps of a few ns are distorted by whole-ns offsets: check the
+		// rates whose mean gap is at least a microsecond.
+		if gm := gaps / float64(ngaps); ngaps > 1000 && gm >= 1000 {
+			cv := math.Sqrt(gaps2/float64(ngaps)-gm*gm) / gm
+			if math.Abs(cv-1) > 0.05 {
+				t.Errorf("rate %v: gap coefficient of variation %.3f, want 1", tc.rate, cv)
+			}
+		}
+		t.Logf("rate %v: %v arrivals (expected %.0f), dispersion %.3f", tc.rate, total, expect, dispersion)
+	}
+}
+
+// TestPoissonCountMatchesOffsets: Count(end) is exactly the number of
+// offsets below end, at and around every arrival.
+func TestPoissonCountMatchesOffsets(t *testing.T) {
+	for _, r := range []float64{0.05, 3, 1000, 2e7, 1e9} {
+		rate := RatePerSecond(r)
+		offs := poissonOffsets(rate, 9, 30_000)
+		p := NewPoisson(rate, 9)
+		rng := rand.New(rand.NewPCG(5, 6))
+		for range 3000 {
+			j := rng.IntN(len(offs) - 1)
+			for _, end := range []int64{offs[j] - 1, offs[j], offs[j] + 1} {
+				if end <= 0 {
+					continue
+				}
+				want, _ := slices.BinarySearch(offs, end) // offsets below end
+				if got := Count(p, end, math.MaxUint64); got != uint64(want) {
+					t.Fatalf("rate %v: Count(%d) = %d, want %d", r, end, got, want)
+				}
+			}
+		}
+		// Counting leaves the cursor where it was.
+		if got := p.Offset(123); got != offs[123] {
+			t.Fatalf("rate %v: Offset after Count = %d, want %d", r, got, offs[123])
+		}
+		if got := Count(p, math.MaxInt64, 500); got != 500 {
+			t.Fatalf("rate %v: Count with a limit = %d", r, got)
+		}
+	}
+}
+
+func TestPoissonOffsetDoesNotAllocate(t *testing.T) {
+	p := NewPoisson(RatePerSecond(1e6), 1)
+	i := uint64(0)
+	if n := testing.AllocsPerRun(100_000, func() { p.Offset(i); i++ }); n != 0 {
+		t.Fatalf("Offset allocates %v times per call", n)
+	}
+}
+
+func BenchmarkPoissonOffset(b *testing.B) {
+	for _, r := range []float64{1000, 1e9} {
+		b.Run(RatePerSecond(r).String(), func(b *testing.B) {
+			p := NewPoisson(RatePerSecond(r), 1)
+			for i := range b.N {
+				p.Offset(uint64(i))
+			}
+		})
+	}
+}
+
+func BenchmarkCountDay(b *testing.B) {
+	top, _ := ParseRate("1000M")
+	p := NewPoisson(top, 1)
+	for range b.N {
+		Count(p, int64(24*time.Hour), math.MaxUint64)
 	}
 }

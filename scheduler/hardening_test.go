@@ -1,0 +1,376 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/hostile"
+)
+
+// Regression tests of the second hardening round (issue 9): each names
+// the reproduction it guards.
+
+// redialAddr dials addr with a short timeout, honouring ctx.
+func redialAddr(addr string) func(context.Context) (*conn.Conn, error) {
+	return func(ctx context.Context) (*conn.Conn, error) {
+		return conn.Dial(ctx, conn.Options{Addr: addr, Now: Now, DialTimeout: time.Second})
+	}
+}
+
+// TestRedialBacksOffWhenReplacementsNeverServe: a server that accepts and
+// at once closes (or refuses with maxclients, with no handshake to notice
+// it) gave 28,485 reconnects in 5 s. Every redial waits the slot's
+// backoff, which only a completed request resets: over 2 s a slot can
+// redial at most about 8 times (10+20+…+640 ms, then 1 s).
+func TestRedialBacksOffWhenReplacementsNeverServe(t *testing.T) {
+	for name, b := range map[string]hostile.Behaviour{"accept-close": hostile.AcceptClose, "maxclients": hostile.MaxClients} {
+		t.Run(name, func(t *testing.T) {
+			srv := hostile.Start(t, b)
+			rate := RatePerSecond(1000)
+			const conns = 4
+			res, err := RunOpen(context.Background(), dial(t, srv.Addr, conns, 0), stream(t, "ping_inline", 1), OpenConfig{
+				Timeline: Uniform{Rate: rate}, Duration: 2 * time.Second, Redial: redialAddr(srv.Addr),
+				Drain: 100 * time.Millisecond,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d reconnects, %d accepted, counts %+v, verdict %s: %s", res.Reconnects, srv.Accepted(), res.Counts, res.Verdict, res.VerdictReason)
+			if limit := uint64(conns * 10); res.Reconnects > limit {
+				t.Fatalf("%d reconnects in 2 s over %d connections, want at most %d with backoff", res.Reconnects, conns, limit)
+			}
+			if res.Verdict != VerdictTargetLost || res.FirstError == "" || !strings.Contains(res.VerdictReason, res.FirstError) {
+				t.Fatalf("verdict %s (%s), first error %q: want target_lost naming the first error", res.Verdict, res.VerdictReason, res.FirstError)
+			}
+		})
+	}
+}
+
+func TestNextBackoff(t *testing.T) {
+	tests := []struct{ in, want time.Duration }{
+		{0, MinRedialBackoff},                            // a fresh slot starts at the minimum
+		{MinRedialBackoff, 2 * MinRedialBackoff},         // doubles
+		{640 * time.Millisecond, MaxRedialBackoff},       // 1.28 s is capped
+		{MaxRedialBackoff, MaxRedialBackoff},             // and stays there
+		{time.Millisecond, 10 * time.Millisecond},        // never below the minimum
+		{500 * time.Millisecond, MaxRedialBackoff},       // exactly the cap
+		{300 * time.Millisecond, 600 * time.Millisecond}, // below it
+	}
+	for _, tc := range tests {
+		if got := nextBackoff(tc.in); got != tc.want {
+			t.Errorf("nextBackoff(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestNothingCompletedIsTargetLost: 100% of requests failing (error
+// replies, timeouts) exited 0 with verdict ok.
+func TestNothingCompletedIsTargetLost(t *testing.T) {
+	const text = "ERR unknown command 'PING', with args beginning with: "
+	srv := hostile.Start(t, hostile.Answer("-"+text+"\r\n"))
+	rate := RatePerSecond(1000)
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 100,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Errors != 100 || res.Verdict != VerdictTargetLost || !strings.Contains(res.VerdictReason, text) {
+		t.Fatalf("open: counts %+v, verdict %s (%s): want target_lost naming %q", res.Counts, res.Verdict, res.VerdictReason, text)
+	}
+	// The first error keeps its whole text, not only its code.
+	if res.FirstError != text {
+		t.Fatalf("first error %q, want %q", res.FirstError, text)
+	}
+	cmds, _ := pingCommands(t)
+	res, err = RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
+		Requests: 100, NewCommands: cmds, ContinueOnError: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Errors != 100 || res.Verdict != VerdictTargetLost || res.FirstError != text {
+		t.Fatalf("closed: counts %+v, verdict %s (%s), first error %q", res.Counts, res.Verdict, res.VerdictReason, res.FirstError)
+	}
+
+	// A server that never answers: every request a timeout.
+	silent := hostile.Start(t, hostile.Silent)
+	res, err = RunOpen(context.Background(), dial(t, silent.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 50, Drain: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Timeouts != 50 || res.Verdict != VerdictTargetLost {
+		t.Fatalf("silent: counts %+v, verdict %s (%s)", res.Counts, res.Verdict, res.VerdictReason)
+	}
+}
+
+// TestEveryConnectionGoneAtTheEndIsTargetLost: requests completed early,
+// then every connection died and none came back.
+func TestEveryConnectionGoneAtTheEndIsTargetLost(t *testing.T) {
+	cmds, n := pingStream(t)
+	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 20 })
+	rate := RatePerSecond(1000)
+	res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: 500 * time.Millisecond,
+		Redial: func(context.Context) (*conn.Conn, error) { return nil, errors.New("connection refused") },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Completed == 0 || res.Verdict != VerdictTargetLost || !strings.Contains(res.VerdictReason, "every connection") {
+		t.Fatalf("counts %+v, verdict %s (%s): want target_lost", res.Counts, res.Verdict, res.VerdictReason)
+	}
+}
+
+// TestInterruptNeverWaitsForADial: a stuck reconnect added up to 5 s to
+// Ctrl-C. The run must end within the interrupt drain even when a Redial
+// ignores its context.
+func TestInterruptNeverWaitsForADial(t *testing.T) {
+	srv := hostile.Start(t, hostile.AcceptClose)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	var dials atomic.Int64
+	stuck := func(ctx context.Context) (*conn.Conn, error) {
+		dials.Add(1)
+		select {
+		case <-release:
+		case <-time.After(20 * time.Second):
+		}
+		return conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, Now: Now})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var cancelled atomic.Int64
+	time.AfterFunc(300*time.Millisecond, func() { cancelled.Store(Now()); cancel() })
+	rate := RatePerSecond(1000)
+	res, err := RunOpen(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: time.Minute, Redial: stuck,
+	})
+	took := time.Duration(Now() - cancelled.Load())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dials.Load() == 0 {
+		t.Fatal("no redial was under way: the test shows nothing")
+	}
+	if !res.Interrupted || took > DefaultInterruptDrain+time.Second {
+		t.Fatalf("interrupted %v, returned %v after the cancel: want within the %v drain", res.Interrupted, took, DefaultInterruptDrain)
+	}
+}
+
+// TestClosedInterruptWithAStuckReconnect: RunClosed read a worker's
+// connection after the interrupt drain while the worker could still
+// assign it (a data race under -race), and waited for the Reconnect.
+func TestClosedInterruptWithAStuckReconnect(t *testing.T) {
+	srv := hostile.Start(t, hostile.OK)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	var inDial atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	reconnect := func(context.Context) (*conn.Conn, error) {
+		if inDial.Add(1) == 1 {
+			cancel() // interrupt while this reconnect is stuck
+		}
+		select {
+		case <-release:
+		case <-time.After(3 * time.Second):
+		}
+		return conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, Now: Now})
+	}
+	cmds, _ := pingCommands(t)
+	start := time.Now()
+	res, err := RunClosed(ctx, dial(t, srv.Addr, 2, 0), ClosedConfig{
+		Requests: 1 << 30, NewCommands: cmds, Reconnect: reconnect, InterruptDrain: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inDial.Load() == 0 {
+		t.Fatal("no reconnect was under way: the test shows nothing")
+	}
+	if took := time.Since(start); !res.Interrupted || took > 2*time.Second || !res.Counts.Balanced() {
+		t.Fatalf("interrupted %v after %v, counts %+v", res.Interrupted, took, res.Counts)
+	}
+}
+
+// TestClosedDurationEndsWhenRepliesNeverCome: compare's closed run ignored
+// --duration when no reply came. It ends at Duration + Drain, the
+// requests in flight counted as timeouts at their age.
+func TestClosedDurationEndsWhenRepliesNeverCome(t *testing.T) {
+	srv := hostile.Start(t, hostile.Silent)
+	cmds, _ := pingCommands(t)
+	const duration, drain = 200 * time.Millisecond, 300 * time.Millisecond
+	var res *Result
+	var err error
+	finishes(t, "a closed run against a silent server", func() {
+		res, err = RunClosed(context.Background(), dial(t, srv.Addr, 3, 0), ClosedConfig{
+			Duration: duration, Drain: drain, NewCommands: cmds, Pipeline: 4, ContinueOnError: true,
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	if !c.Balanced() || c.Sent != 12 || c.Timeouts != 12 || res.Verdict != VerdictTargetLost {
+		t.Fatalf("counts %+v, verdict %s: want the 3 batches of 4 as timeouts, target_lost", c, res.Verdict)
+	}
+	if res.Response.TotalCount() != 12 || res.Response.Min() < int64(duration+drain) {
+		t.Fatalf("timeouts recorded %d times, the youngest at %v: want 12 at least %v old",
+			res.Response.TotalCount(), time.Duration(res.Response.Min()), duration+drain)
+	}
+}
+
+// TestErrorCodesAreBounded: 600k distinct codes gave 157 MB RSS and an
+// 18 MB JSON. A test keeps the top MaxErrorCodes and OtherErrors.
+func TestErrorCodesAreBounded(t *testing.T) {
+	srv := hostile.Start(t, hostile.DistinctErrors())
+	check := func(mode string, codes map[string]uint64, errs uint64) {
+		t.Helper()
+		sum := uint64(0)
+		for _, n := range codes {
+			sum += n
+		}
+		if len(codes) > MaxErrorCodes+1 || codes[OtherErrors] == 0 || sum != errs {
+			t.Fatalf("%s: %d codes (other %d), summing to %d of %d errors", mode, len(codes), codes[OtherErrors], sum, errs)
+		}
+	}
+	rate := RatePerSecond(5000)
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 500, CommandNames: []string{"PING", "unused"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("open", res.ErrorCodes, res.Counts.Errors)
+	check("open, per command", res.Commands[0].ErrorCodes, res.Commands[0].Counts.Errors)
+	cmds, _ := pingCommands(t)
+	res, err = RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
+		Requests: 500, NewCommands: cmds, ContinueOnError: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("closed", res.ErrorCodes, res.Counts.Errors)
+}
+
+func TestTrimCodes(t *testing.T) {
+	m := map[string]uint64{OtherErrors: 5}
+	for i := range 30 {
+		m[string(rune('A'+i))] = uint64(100 - i) // A most frequent
+	}
+	got := trimCodes(m)
+	if len(got) != MaxErrorCodes+1 || got["A"] != 100 || got["T"] != 81 || got["U"] != 0 {
+		t.Fatalf("trimmed to %v", got)
+	}
+	// U..^ (10 codes, 80 down to 71) and the 5 already other.
+	if got[OtherErrors] != 5+(80+71)*10/2 {
+		t.Fatalf("other = %d", got[OtherErrors])
+	}
+	per := map[string]uint64{}
+	for i := range 100 {
+		addCode(per, []byte{byte(i)}, 1)
+	}
+	if len(per) > maxCodesPerConn || per[OtherErrors] != 100-(maxCodesPerConn-1) {
+		t.Fatalf("a connection's tally holds %d codes, other %d", len(per), per[OtherErrors])
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	long := strings.Repeat("é", MaxErrorText) // 2 bytes each
+	if got := errorText([]byte(long)); len(got) > MaxErrorText || !strings.HasPrefix(long, got) || len(got) < MaxErrorText-1 {
+		t.Fatalf("kept %d bytes, cut inside a character or too short", len(got))
+	}
+	if got := errorText([]byte("ERR x")); got != "ERR x" {
+		t.Fatalf("short text changed to %q", got)
+	}
+}
+
+// TestClosedCountsRepliesFromBeforeTheirBatch: a server answering every
+// command twice in one write leaves a reply read before the next batch
+// was written; it answers nothing and is counted, not matched.
+func TestClosedCountsRepliesFromBeforeTheirBatch(t *testing.T) {
+	srv := hostile.Start(t, hostile.DoubleReply)
+	cmds, _ := pingCommands(t)
+	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 1, 0), ClosedConfig{
+		Requests: 100, NewCommands: cmds,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every batch but the last leaves its duplicate behind.
+	if res.Counts.Completed != 100 || res.Unsolicited != 99 {
+		t.Fatalf("completed %d, unsolicited %d: want 100 and 99", res.Counts.Completed, res.Unsolicited)
+	}
+}
+
+// connCountsUnsolicited reports whether this build's conn counts a reply
+// that answers no request (instead of ending the connection).
+func connCountsUnsolicited(t *testing.T) bool {
+	srv := hostile.Start(t, hostile.UnsolicitedFirst)
+	c, err := conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, Now: Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Start(nopHandler{})
+	deadline := time.Now().Add(2 * time.Second)
+	for c.Unsolicited() == 0 && !c.Dead() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	return c.Unsolicited() > 0
+}
+
+type nopHandler struct{}
+
+func (nopHandler) Reply(*conn.Entry, conn.Reply, int64) {}
+
+// TestOpenSumsUnsolicitedOverConnections: Result.Unsolicited adds up what
+// every connection of the test counted, the retired ones too.
+func TestOpenSumsUnsolicitedOverConnections(t *testing.T) {
+	if !connCountsUnsolicited(t) {
+		t.Skip("conn does not count unsolicited replies yet (it ends the connection)")
+	}
+	srv := hostile.Start(t, hostile.UnsolicitedFirst)
+	rate := RatePerSecond(1000)
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 100,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unsolicited != 3 || res.Counts.Completed != 100 {
+		t.Fatalf("unsolicited %d, counts %+v: want one per connection, all completed", res.Unsolicited, res.Counts)
+	}
+}
+
+// TestZeroClockFailsTheRun: connections dialed without Now time every
+// reply at 0; the latencies were recorded as 0 silently. Both drivers now
+// count them and fail.
+func TestZeroClockFailsTheRun(t *testing.T) {
+	srv := hostile.Start(t, hostile.OK)
+	noClock := func(n int) []*conn.Conn {
+		conns, err := conn.DialAll(context.Background(), conn.Options{Addr: srv.Addr}, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conns
+	}
+	rate := RatePerSecond(2000)
+	res, err := RunOpen(context.Background(), noClock(2), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Requests: 100,
+	})
+	if !errors.Is(err, ErrBadClock) || res.ClockErrors != 100 || !strings.Contains(err.Error(), "100 requests") {
+		t.Fatalf("open: err %v, %d clock errors: want ErrBadClock naming 100", err, res.ClockErrors)
+	}
+	cmds, _ := pingCommands(t)
+	res, err = RunClosed(context.Background(), noClock(2), ClosedConfig{Requests: 100, NewCommands: cmds})
+	if !errors.Is(err, ErrBadClock) || res.ClockErrors != 100 {
+		t.Fatalf("closed: err %v, %d clock errors: want ErrBadClock naming 100", err, res.ClockErrors)
+	}
+}
