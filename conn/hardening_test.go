@@ -399,6 +399,22 @@ func TestDialErrorsRedactThePassword(t *testing.T) {
 	}
 }
 
+// TestDialErrorsRedactACutPassword: an echoed password that the 256-byte
+// limit on error texts cuts is still masked.
+func TestDialErrorsRedactACutPassword(t *testing.T) {
+	srv := hostile.Start(t, hostile.Serve(func(args []string) string {
+		return "-WRONGPASS " + strings.Repeat(".", 240) + " " + strings.Join(args[1:], " ") + "\r\n"
+	}))
+	pw := "correct-horse-battery-staple"
+	_, err := dialWithin(t, context.Background(), Options{Addr: srv.Addr, Password: pw})
+	if err == nil {
+		t.Fatal("AUTH refused but Dial succeeded")
+	}
+	if !strings.HasSuffix(err.Error(), "***") || strings.Contains(err.Error(), pw[:5]) {
+		t.Fatalf("error %q", err)
+	}
+}
+
 // TestSanitizeProtocolErrors: a protocol error quoting the password is
 // redacted and still matches ErrProtocol.
 func TestSanitizeProtocolErrors(t *testing.T) {
