@@ -197,8 +197,10 @@ func TestRingMemoryFollowsInflight(t *testing.T) {
 // goroutines with chunks moving between positions (run with -race).
 func TestRingUnderConcurrency(t *testing.T) {
 	var r ring
-	r.init(3 * chunkLen) // 4 positions, 3 chunks' worth in flight
-	const total = 200_000
+	// 16 positions, 11 chunks made up front, up to 12 chunks' worth in
+	// flight: the writer makes a few more and then moves them around.
+	r.init(12 * chunkLen)
+	const total = 500_000
 	var wg sync.WaitGroup
 	wg.Add(1)
 	errc := make(chan error, 1)
@@ -235,6 +237,9 @@ func TestRingUnderConcurrency(t *testing.T) {
 	case err := <-errc:
 		t.Fatal(err)
 	default:
+	}
+	if got := r.chunks(); got > 12+2 {
+		t.Fatalf("%d chunks for 12 chunks' worth in flight", got)
 	}
 }
 
