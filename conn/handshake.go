@@ -147,8 +147,23 @@ func (o *Options) safeText(s string) string {
 			secrets = append(secrets, o.User+":"+o.Password, quoted(o.User+":"+o.Password))
 		}
 	}
-	return safetext.Escape(safetext.Redact(s, secrets...))
+	s = safetext.Redact(s, secrets...)
+	// A server's error text is kept up to 256 bytes: an echoed password
+	// may be cut, leaving its start at the end of the text.
+	for _, sec := range secrets {
+		for k := len(sec) - 1; k >= minSecretPrefix; k-- {
+			if strings.HasSuffix(s, sec[:k]) {
+				s = s[:len(s)-k] + safetext.Mask
+				break
+			}
+		}
+	}
+	return safetext.Escape(s)
 }
+
+// minSecretPrefix is the shortest start of a password that is masked when a
+// text ends with it; shorter ones match ordinary text too often.
+const minSecretPrefix = 3
 
 // quoted is s as it appears inside a %q (Go-quoted) string.
 func quoted(s string) string {

@@ -197,8 +197,10 @@ func TestRingMemoryFollowsInflight(t *testing.T) {
 // goroutines with chunks moving between positions (run with -race).
 func TestRingUnderConcurrency(t *testing.T) {
 	var r ring
-	r.init(3 * chunkLen) // 4 positions, 3 chunks' worth in flight
-	const total = 200_000
+	// 16 positions, 11 chunks made up front, up to 12 chunks' worth in
+	// flight: the writer makes a few more and then moves them around.
+	r.init(12 * chunkLen)
+	const total = 500_000
 	var wg sync.WaitGroup
 	wg.Add(1)
 	errc := make(chan error, 1)
@@ -235,6 +237,9 @@ func TestRingUnderConcurrency(t *testing.T) {
 	case err := <-errc:
 		t.Fatal(err)
 	default:
+	}
+	if got := r.chunks(); got > 12+2 {
+		t.Fatalf("%d chunks for 12 chunks' worth in flight", got)
 	}
 }
 
@@ -396,6 +401,22 @@ func TestDialErrorsRedactThePassword(t *testing.T) {
 				t.Fatalf("error %q carries the password", s)
 			}
 		}
+	}
+}
+
+// TestDialErrorsRedactACutPassword: an echoed password that the 256-byte
+// limit on error texts cuts is still masked.
+func TestDialErrorsRedactACutPassword(t *testing.T) {
+	srv := hostile.Start(t, hostile.Serve(func(args []string) string {
+		return "-WRONGPASS " + strings.Repeat(".", 240) + " " + strings.Join(args[1:], " ") + "\r\n"
+	}))
+	pw := "correct-horse-battery-staple"
+	_, err := dialWithin(t, context.Background(), Options{Addr: srv.Addr, Password: pw})
+	if err == nil {
+		t.Fatal("AUTH refused but Dial succeeded")
+	}
+	if !strings.HasSuffix(err.Error(), "***") || strings.Contains(err.Error(), pw[:5]) {
+		t.Fatalf("error %q", err)
 	}
 }
 
