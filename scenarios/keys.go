@@ -250,8 +250,8 @@ func NewGaussian(n uint64, mean, sd float64) (*Gaussian, error) {
 		g.lo, g.width = ea, math.Erf(b/math.Sqrt2)-ea
 	}
 	if share := g.width / 2; !(share >= MinGaussianShare) {
-		return nil, fmt.Errorf("the keyspace [0, %d) holds only %.2g of gaussian:%g,%g (keys are rounded to whole numbers), less than the %g needed: bring the mean inside, or an SD near the keyspace's size (for keys spread evenly, use uniform)",
-			n, share, mean, sd, MinGaussianShare)
+		return nil, fmt.Errorf("the keyspace [0, %d) holds only %.2g%% of gaussian:%g,%g (draws are rounded to keys: those below -0.5 or from %g up fall outside), less than the %g%% pacer needs: bring the mean inside or narrow the SD (uniform spreads keys evenly)",
+			n, 100*share, mean, sd, float64(n)-0.5, 100*MinGaussianShare)
 	}
 	return g, nil
 }
