@@ -170,7 +170,7 @@ const (
 	errTooLong     = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"
 	// errOOM is Redis's reply (its prefix is what clients match) and a
 	// hint for whoever meets it with the embedded target.
-	errOOM = "-OOM command not allowed when used memory > 'maxmemory' (embedded target: pacer serve --maxmemory)\r\n"
+	errOOM = "-OOM command not allowed when used memory > 'maxmemory' (the embedded target's dataset limit: CONFIG GET maxmemory)\r\n"
 )
 
 // exec runs one command (args[0] is its name) and appends its reply.
@@ -523,10 +523,12 @@ func cmdHello(c *client, a [][]byte) {
 func (s *Server) configValues() map[string]string {
 	return map[string]string{
 		"save": "", "appendonly": "no", "databases": strconv.Itoa(len(s.dbs)),
-		"maxmemory":                 strconv.FormatInt(s.cfg.MaxMemory, 10),
-		"maxmemory-policy":          "noeviction",
-		"proto-max-bulk-len":        strconv.Itoa(MaxBulkLen),
-		"client-query-buffer-limit": strconv.Itoa(s.cfg.MaxQueryBuffer),
+		"maxmemory":                  strconv.FormatInt(s.cfg.MaxMemory, 10),
+		"maxmemory-policy":           "noeviction",
+		"proto-max-bulk-len":         strconv.Itoa(MaxBulkLen),
+		"client-query-buffer-limit":  strconv.Itoa(s.cfg.MaxQueryBuffer),
+		"client-output-buffer-limit": "normal " + strconv.Itoa(s.cfg.MaxOutputBuffer) + " 0 0",
+		"maxmemory-clients":          strconv.Itoa(s.cfg.MaxClientMemory),
 	}
 }
 
