@@ -50,13 +50,35 @@ func (cmd *command) acceptsArgs(n int) bool {
 // by init: COMMAND's handler reads it.
 var commandTable []command
 
-// commandIndex finds a command's index in commandTable by its upper-case
-// name.
-var commandIndex map[string]int
+// commandBuckets find a command by its name's length and first letter:
+// indexes into commandTable, a handful per bucket at most, compared in
+// place without hashing or copying the name.
+var commandBuckets [maxNameLen + 1][26][]int
+
+// commandUpper are the names of commandTable in upper case, to match.
+var commandUpper []string
 
 // maxNameLen is the longest command name in the table (SISMEMBER): longer
 // names are unknown without a lookup.
 const maxNameLen = 9
+
+// findCommand returns the index in commandTable of the command called
+// name, in any case.
+func findCommand(name []byte) (int, bool) {
+	if len(name) == 0 || len(name) > maxNameLen {
+		return 0, false
+	}
+	first := name[0] | 0x20 // lower case, for letters
+	if first < 'a' || first > 'z' {
+		return 0, false
+	}
+	for _, i := range commandBuckets[len(name)][first-'a'] {
+		if is(name, commandUpper[i]) {
+			return i, true
+		}
+	}
+	return 0, false
+}
 
 func init() {
 	const (
@@ -118,9 +140,11 @@ func init() {
 		{"xadd", -5, w | oom | fast, 1, 1, 1, cmdXAdd},
 		{"xlen", 2, r | fast, 1, 1, 1, cmdXLen},
 	}
-	commandIndex = make(map[string]int, len(commandTable))
+	commandUpper = make([]string, len(commandTable))
 	for i, cmd := range commandTable {
-		commandIndex[strings.ToUpper(cmd.name)] = i
+		commandUpper[i] = strings.ToUpper(cmd.name)
+		b := &commandBuckets[len(cmd.name)][cmd.name[0]-'a']
+		*b = append(*b, i)
 	}
 }
 
@@ -146,16 +170,12 @@ const (
 	errTooLong     = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"
 	// errOOM is Redis's reply (its prefix is what clients match) and a
 	// hint for whoever meets it with the embedded target.
-	errOOM = "-OOM command not allowed when used memory > 'maxmemory' (embedded target: pacer serve --maxmemory)\r\n"
+	errOOM = "-OOM command not allowed when used memory > 'maxmemory' (the embedded target's dataset limit: CONFIG GET maxmemory)\r\n"
 )
 
 // exec runs one command (args[0] is its name) and appends its reply.
 func (c *client) exec(args [][]byte) {
-	var buf [maxNameLen]byte
-	i, ok := -1, false
-	if name := args[0]; len(name) <= maxNameLen {
-		i, ok = commandIndex[string(upper(buf[:0], name))]
-	}
+	i, ok := findCommand(args[0])
 	if !ok {
 		c.unknownCommand(args)
 		return
@@ -171,18 +191,6 @@ func (c *client) exec(args [][]byte) {
 	}
 	c.srv.calls[i]++
 	cmd.run(c, args)
-}
-
-// upper appends name in upper case to buf (commands are matched without
-// allocating).
-func upper(buf, name []byte) []byte {
-	for _, ch := range name {
-		if 'a' <= ch && ch <= 'z' {
-			ch -= 'a' - 'A'
-		}
-		buf = append(buf, ch)
-	}
-	return buf
 }
 
 // is reports whether word is the keyword kw (upper case), in any case.
@@ -515,10 +523,12 @@ func cmdHello(c *client, a [][]byte) {
 func (s *Server) configValues() map[string]string {
 	return map[string]string{
 		"save": "", "appendonly": "no", "databases": strconv.Itoa(len(s.dbs)),
-		"maxmemory":                 strconv.FormatInt(s.cfg.MaxMemory, 10),
-		"maxmemory-policy":          "noeviction",
-		"proto-max-bulk-len":        strconv.Itoa(MaxBulkLen),
-		"client-query-buffer-limit": strconv.Itoa(s.cfg.MaxQueryBuffer),
+		"maxmemory":                  strconv.FormatInt(s.cfg.MaxMemory, 10),
+		"maxmemory-policy":           "noeviction",
+		"proto-max-bulk-len":         strconv.Itoa(MaxBulkLen),
+		"client-query-buffer-limit":  strconv.Itoa(s.cfg.MaxQueryBuffer),
+		"client-output-buffer-limit": "normal " + strconv.Itoa(s.cfg.MaxOutputBuffer) + " 0 0",
+		"maxmemory-clients":          strconv.Itoa(s.cfg.MaxClientMemory),
 	}
 }
 
@@ -626,8 +636,7 @@ func cmdCommand(c *client, a [][]byte) {
 	case is(sub, "INFO"):
 		c.array(len(a) - 2)
 		for _, name := range a[2:] {
-			var buf [maxNameLen]byte
-			if i, ok := commandIndex[string(upper(buf[:0], name[:min(len(name), maxNameLen+1)]))]; ok {
+			if i, ok := findCommand(name); ok {
 				c.commandInfo(&commandTable[i])
 			} else {
 				c.nullArray()

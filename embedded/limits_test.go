@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"runtime"
 	"strings"
@@ -512,5 +513,42 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { cl.out = cl.out[:0]; cl.exec(args) }); n != 0 {
 			t.Errorf("%s allocates %v times per command", name, n)
 		}
+	}
+}
+
+// TestServeLoopAllocatesNothing: a pipelined batch through the whole
+// connection loop (read, parse, execute, write) allocates nothing.
+func TestServeLoopAllocatesNothing(t *testing.T) {
+	srv := startLimited(t, Config{})
+	c, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	batch := []byte(strings.Repeat(encode("SET", "key:000000000001", "xxx")+encode("GET", "key:000000000001"), 8))
+	reply := make([]byte, len(strings.Repeat("+OK\r\n$3\r\nxxx\r\n", 8)))
+	round := func() {
+		if _, err := c.Write(batch); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, reply); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 100 {
+		round()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const rounds = 2000
+	for range rounds {
+		round()
+	}
+	runtime.ReadMemStats(&after)
+	// The runtime allocates now and then on its own; a per-batch
+	// allocation would be 1 or more.
+	if per := float64(after.Mallocs-before.Mallocs) / rounds; per > 0.1 {
+		t.Fatalf("%.2f allocations per batch of 16 commands", per)
 	}
 }

@@ -540,9 +540,9 @@ func (cn *connection) refuse(err error) {
 	var msg string
 	switch err {
 	case errQueryLimit:
-		msg = fmt.Sprintf("-ERR Protocol error: query buffer limit: a command needs more than %d bytes (embedded target: Config.MaxQueryBuffer)\r\n", cfg.MaxQueryBuffer)
+		msg = fmt.Sprintf("-ERR Protocol error: query buffer limit: a command needs more than %d bytes (client-query-buffer-limit of the embedded target)\r\n", cfg.MaxQueryBuffer)
 	case errClientMemory:
-		msg = fmt.Sprintf("-ERR client memory limit: the buffers of all connections would exceed %d bytes (embedded target: Config.MaxClientMemory)\r\n", cfg.MaxClientMemory)
+		msg = fmt.Sprintf("-ERR client memory limit: the buffers of all connections would exceed %d bytes (maxmemory-clients of the embedded target)\r\n", cfg.MaxClientMemory)
 	default:
 		msg = "-ERR Protocol error: " + err.Error() + "\r\n"
 	}
