@@ -73,7 +73,11 @@ func resolveOutput(path string) (output, error) {
 	case strings.HasSuffix(path, "/"):
 		return output{}, fmt.Errorf("cannot write %s: it names a directory", path)
 	}
-	cur := path
+	// Absolute from the start, so messages name a link's target in full.
+	cur, err := filepath.Abs(path)
+	if err != nil {
+		return output{}, fmt.Errorf("cannot write %s: %w", path, err)
+	}
 	for hops := 0; ; hops++ {
 		// Resolve the directory first, so a relative link is read from
 		// where the kernel would read it (a lexical ".." after a
@@ -139,7 +143,9 @@ func resolveOutput(path string) (output, error) {
 
 // describe names the target of a link next to the path the user gave.
 func describe(path, target string) string {
-	if abs, err := filepath.Abs(path); err == nil && abs == target {
+	a, aerr := filepath.Abs(path)
+	b, berr := filepath.Abs(target)
+	if aerr == nil && berr == nil && a == b {
 		return path
 	}
 	return path + " (" + target + ")"

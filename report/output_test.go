@@ -208,6 +208,14 @@ func TestOutputDirectoryRefused(t *testing.T) {
 	if got := entries(t, sub); len(got) != 0 {
 		t.Errorf("the refused directory holds %v", got)
 	}
+	// The message names the path as given, and a link's target.
+	t.Chdir(dir)
+	if err := CheckOutput("sub"); err == nil || err.Error() != "cannot write sub: it is a directory" {
+		t.Errorf("CheckOutput(sub): %v", err)
+	}
+	if err := CheckOutput("link"); err == nil || err.Error() != "cannot write link ("+sub+"): it is a directory" {
+		t.Errorf("CheckOutput(link): %v", err)
+	}
 }
 
 func mkfifo(t *testing.T) string {

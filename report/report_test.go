@@ -57,6 +57,9 @@ func sample() *scheduler.Result {
 	return r
 }
 
+// The golden files are pins written by -update from this package's own
+// output, not independent checks: see testdata/README.md.
+
 func TestTextGolden(t *testing.T) {
 	var b bytes.Buffer
 	if err := Text(&b, sample(), nil); err != nil {
@@ -138,6 +141,10 @@ func benchSample() *scheduler.Result {
 	}
 }
 
+// TestBenchFormatsGolden pins redis-benchmark's formats as rendered here
+// (testdata/bench.golden, written by -update, not by redis-benchmark); the
+// comparison with the real redis-benchmark is
+// cmd/pacer's TestBenchParityWithRedisBenchmark.
 func TestBenchFormatsGolden(t *testing.T) {
 	var b bytes.Buffer
 	res := benchSample()
