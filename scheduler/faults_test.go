@@ -156,8 +156,10 @@ func TestFaultGarbageServer(t *testing.T) {
 	if !c.Balanced() || res.ConnsLost == 0 || res.ErrorCodes["protocol error"] == 0 {
 		t.Fatalf("counts %+v, lost %d, errors %v: garbage should end connections as protocol errors", c, res.ConnsLost, res.ErrorCodes)
 	}
-	if c.Completed < c.Scheduled/2 {
-		t.Fatalf("completed %d of %d: reconnects should carry on", c.Completed, c.Scheduled)
+	// Each connection serves 20 requests (about 20 ms), then its slot waits
+	// at least MinRedialBackoff for a replacement: a good share completes.
+	if c.Completed < c.Scheduled/4 || res.Reconnects < 4 {
+		t.Fatalf("completed %d of %d, %d reconnects: reconnects should carry on", c.Completed, c.Scheduled, res.Reconnects)
 	}
 }
 
