@@ -20,9 +20,10 @@ func preciseSleepUntil(deadline int64) { clock.RawSleepUntil(deadline) }
 type Pacing int
 
 const (
-	// Precise sleeps to the exact next due instant with clock_nanosleep on a
-	// locked OS thread (~50 µs overshoot). It costs a thread wake per due
-	// instant: the most CPU at low and middle rates.
+	// Precise sleeps to the exact next due instant with clock_nanosleep,
+	// entered as a raw syscall so the pacer's goroutine keeps its P (~50 µs
+	// overshoot). It costs a thread wake per due instant: the most CPU at
+	// low and middle rates.
 	Precise Pacing = iota
 	// Coarse wakes at most once per CoarseQuantum and sends everything due
 	// at each wake: a fraction of the CPU, about 1 ms of send lag.

@@ -13,8 +13,9 @@ import (
 // timeline stays integer arithmetic.
 type Rate struct{ milli uint64 }
 
-// MaxRate bounds what ParseRate accepts: a billion requests per second is far
-// beyond any client, and keeps offset arithmetic well inside 64 bits.
+// maxRateMilli bounds what ParseRate accepts, in thousandths of a request
+// per second: a billion requests per second is far beyond any client, and
+// keeps offset arithmetic well inside 64 bits.
 const maxRateMilli = 1e12
 
 // RatePerSecond returns the Rate closest to r requests per second.

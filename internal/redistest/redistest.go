@@ -1,9 +1,13 @@
 // Package redistest starts real redis-server processes on free loopback
 // ports for tests, and stops them when the test ends.
 //
-// When redis-server is not installed, tests that need it are skipped, unless
-// PACER_REQUIRE_REDIS=1 (set by .ci/run), which makes them fail instead so a
-// missing install step cannot hide behind a green run.
+// A plain `go test ./...` runs the tests that need redis-server whenever
+// it is installed: found on PATH, in the usual install directories (which
+// a test's PATH may lack), or named by PACER_REDIS_SERVER. When it is not
+// installed, those tests are skipped and the skip is said once on stderr,
+// so it does not go unnoticed; PACER_REQUIRE_REDIS=1 (set by .ci/run)
+// makes them fail instead, so a missing install step cannot hide behind a
+// green run.
 package redistest
 
 import (
@@ -17,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,17 +39,64 @@ type Server struct {
 	password string
 }
 
-// Binary returns the redis-server path, skipping or failing t when absent.
+// installDirs are where packages and installers put Redis binaries, looked
+// at when PATH does not have them.
+var installDirs = []string{"/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/snap/bin", "/bin", "/sbin"}
+
+// warnings is where the one-time notice of a missing binary goes.
+var warnings io.Writer = os.Stderr
+
+var (
+	warnMu sync.Mutex
+	warned = map[string]bool{}
+)
+
+// envName is the variable that names a binary's path: PACER_REDIS_SERVER
+// for redis-server.
+func envName(name string) string {
+	return "PACER_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// find returns the path of the named binary, or "" when it is nowhere.
+func find(name string) string {
+	if p := os.Getenv(envName(name)); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, d := range installDirs {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// Binary returns the path of name (redis-server, redis-benchmark, …),
+// skipping t when it is not installed (and saying so once on stderr), or
+// failing t when PACER_REQUIRE_REDIS=1.
 func Binary(t testing.TB, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("PACER_REQUIRE_REDIS") == "1" {
-			t.Fatalf("%s not found but PACER_REQUIRE_REDIS=1", name)
-		}
-		t.Skipf("%s not installed", name)
+	p := find(name)
+	if p != "" {
+		return p
 	}
-	return p
+	if os.Getenv("PACER_REQUIRE_REDIS") == "1" {
+		t.Fatalf("%s not found but PACER_REQUIRE_REDIS=1", name)
+	}
+	warnMu.Lock()
+	if !warned[name] {
+		warned[name] = true
+		fmt.Fprintf(warnings, "redistest: %s not found (PATH, %s, $%s): tests that need it are SKIPPED; install it (apt-get install redis-server redis-tools) to run them\n",
+			name, strings.Join(installDirs, ", "), envName(name))
+	}
+	warnMu.Unlock()
+	t.Skipf("%s not installed", name)
+	return ""
 }
 
 // Start launches a redis-server on a free loopback port with persistence

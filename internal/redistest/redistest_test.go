@@ -1,0 +1,68 @@
+package redistest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBinaryFoundOffPath: a test's PATH may lack the directory the
+// package installed redis-server in; the integration tests must still run.
+func TestBinaryFoundOffPath(t *testing.T) {
+	want, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed here")
+	}
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("PACER_REQUIRE_REDIS", "")
+	var got string
+	t.Run("find", func(t *testing.T) { got = Binary(t, "redis-server") })
+	if filepath.Base(got) != "redis-server" || !sameFile(got, want) {
+		t.Fatalf("Binary found %q with an empty PATH, want %s", got, want)
+	}
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// TestBinaryNamedByEnvironment: PACER_REDIS_SERVER points at a build of
+// one's own.
+func TestBinaryNamedByEnvironment(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "my-redis")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PACER_REDIS_SERVER", fake)
+	if got := find("redis-server"); got != fake {
+		t.Fatalf("found %q, want %s", got, fake)
+	}
+}
+
+// TestMissingBinarySaysSoOnce: a missing binary skips its tests and says
+// so on stderr, once per binary.
+func TestMissingBinarySaysSoOnce(t *testing.T) {
+	var buf bytes.Buffer
+	old := warnings
+	warnings = &buf
+	defer func() { warnings = old }()
+	t.Setenv("PACER_REQUIRE_REDIS", "")
+	const name = "pacer-no-such-server"
+	for range 3 {
+		t.Run("missing", func(t *testing.T) {
+			Binary(t, name)
+			t.Error("Binary returned for a missing binary")
+		})
+	}
+	if n := strings.Count(buf.String(), name+" not found"); n != 1 {
+		t.Fatalf("notice printed %d times: %q", n, buf.String())
+	}
+	if !strings.Contains(buf.String(), "SKIPPED") {
+		t.Fatalf("notice %q does not say the tests are skipped", buf.String())
+	}
+}
