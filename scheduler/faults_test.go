@@ -17,7 +17,7 @@ import (
 
 func redialTo(addr string) func(context.Context) (*conn.Conn, error) {
 	return func(ctx context.Context) (*conn.Conn, error) {
-		return conn.Dial(ctx, conn.Options{Addr: addr, Now: Now, DialTimeout: time.Second})
+		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now, DialTimeout: time.Second})
 	}
 }
 
@@ -118,7 +118,7 @@ func TestFaultSomeConnectionsRefused(t *testing.T) {
 	// maxclients 5: of 10 connections (SELECT makes the refusal visible in
 	// the handshake), some are turned away.
 	srv := redistest.Start(t, "--maxclients", "5")
-	o := conn.Options{Addr: srv.Addr, Now: Now, DB: 1}
+	o := conn.Options{Addr: srv.Addr, SkipProbe: true, Now: Now, DB: 1}
 	conns, failed, first := conn.DialSome(context.Background(), o, 10)
 	if failed == 0 || failed == 10 || first == nil {
 		t.Fatalf("%d of 10 failed (%v): want some", failed, first)

@@ -18,7 +18,7 @@ import (
 // redialAddr dials addr with a short timeout, honouring ctx.
 func redialAddr(addr string) func(context.Context) (*conn.Conn, error) {
 	return func(ctx context.Context) (*conn.Conn, error) {
-		return conn.Dial(ctx, conn.Options{Addr: addr, Now: Now, DialTimeout: time.Second})
+		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now, DialTimeout: time.Second})
 	}
 }
 
@@ -143,7 +143,7 @@ func TestInterruptNeverWaitsForADial(t *testing.T) {
 		case <-release:
 		case <-time.After(20 * time.Second):
 		}
-		return conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, Now: Now})
+		return conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, SkipProbe: true, Now: Now})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelled atomic.Int64
@@ -181,7 +181,7 @@ func TestClosedInterruptWithAStuckReconnect(t *testing.T) {
 		case <-release:
 		case <-time.After(3 * time.Second):
 		}
-		return conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, Now: Now})
+		return conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, SkipProbe: true, Now: Now})
 	}
 	cmds, _ := pingCommands(t)
 	start := time.Now()
@@ -315,7 +315,7 @@ func TestClosedCountsRepliesFromBeforeTheirBatch(t *testing.T) {
 // that answers no request (instead of ending the connection).
 func connCountsUnsolicited(t *testing.T) bool {
 	srv := hostile.Start(t, hostile.UnsolicitedFirst)
-	c, err := conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, Now: Now})
+	c, err := conn.Dial(context.Background(), conn.Options{Addr: srv.Addr, SkipProbe: true, Now: Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,13 +351,15 @@ func TestOpenSumsUnsolicitedOverConnections(t *testing.T) {
 	}
 }
 
-// TestZeroClockFailsTheRun: connections dialed without Now time every
-// reply at 0; the latencies were recorded as 0 silently. Both drivers now
-// count them and fail.
+// TestZeroClockFailsTheRun: connections whose clock reads 0 (before conn
+// defaulted to the monotonic clock, every connection built without Now did)
+// time every reply at 0; the latencies were recorded as 0 silently. Both
+// drivers now count them and fail.
 func TestZeroClockFailsTheRun(t *testing.T) {
 	srv := hostile.Start(t, hostile.OK)
 	noClock := func(n int) []*conn.Conn {
-		conns, err := conn.DialAll(context.Background(), conn.Options{Addr: srv.Addr}, n)
+		conns, err := conn.DialAll(context.Background(), conn.Options{Addr: srv.Addr, SkipProbe: true,
+			Now: func() int64 { return 0 }}, n)
 		if err != nil {
 			t.Fatal(err)
 		}

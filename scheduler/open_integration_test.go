@@ -12,7 +12,7 @@ import (
 
 func dial(t *testing.T, addr string, n, maxInflight int) []*conn.Conn {
 	t.Helper()
-	conns, err := conn.DialAll(context.Background(), conn.Options{Addr: addr, Now: Now, MaxInflight: maxInflight}, n)
+	conns, err := conn.DialAll(context.Background(), conn.Options{Addr: addr, SkipProbe: true, Now: Now, MaxInflight: maxInflight}, n)
 	if err != nil {
 		t.Fatal(err)
 	}
