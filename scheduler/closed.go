@@ -370,7 +370,7 @@ func (w *closedWorker) loop() {
 			// error.
 			lag := max(0, start-(run.t0+run.timeline.Offset(first)))
 			run.lag.Record(lag)
-			if run.kinds != nil {
+			if timed(run.kinds) {
 				for _, kind := range w.batch {
 					run.kinds[kind].lag.Record(lag)
 				}
@@ -494,7 +494,7 @@ func (w *closedWorker) reconnect() bool {
 func (w *closedWorker) record(lat, n int64, kind uint32) {
 	w.run.latency.RecordN(lat, n)
 	w.run.micros.RecordN(lat/1000, n)
-	if w.run.kinds != nil {
+	if timed(w.run.kinds) {
 		w.run.kinds[kind].response.RecordN(lat, n)
 	}
 }
@@ -506,7 +506,9 @@ func (w *closedWorker) recordBatch(lat, ok int64) {
 	w.run.micros.RecordN(lat/1000, ok)
 	for kind, n := range w.batchOK {
 		if n > 0 {
-			w.run.kinds[kind].response.RecordN(lat, n)
+			if timed(w.run.kinds) {
+				w.run.kinds[kind].response.RecordN(lat, n)
+			}
 			w.batchOK[kind] = 0
 		}
 	}

@@ -7,7 +7,8 @@ import (
 )
 
 // CommandResult is one command's share of a mixed test: the same counts
-// and histograms as the test's total, for the requests that sent it.
+// and histograms as the test's total, for the requests that sent it. The
+// histograms are nil in a mix of more than MaxTimedCommands commands.
 // Requests the generator never reached had no command chosen yet; they are
 // unsent in the total only.
 type CommandResult struct {
@@ -18,10 +19,18 @@ type CommandResult struct {
 }
 
 // kindStats records one command of a mix. With a single command the
-// per-command stats are the total's, so nothing is recorded twice.
+// per-command stats are the total's, so nothing is recorded twice. Its
+// recorders are nil when the mix has more than MaxTimedCommands commands.
 type kindStats struct {
 	response, service, lag *histo.Recorder
 }
+
+// MaxTimedCommands is the largest mix whose commands get latency
+// histograms of their own. A recorder costs about 270 KB (1 ns to 1 h at 3
+// significant digits) and a command needs two or three, so a mix of 1000
+// templates would hold most of a gigabyte; larger mixes keep per-command
+// counts and error codes, and their latencies are in the test's total.
+const MaxTimedCommands = 32
 
 // kindCount is a command's tally on one connection, owned by its reader
 // (or worker) goroutine and read after it exits.
@@ -37,11 +46,17 @@ func (k *kindCount) noteError(code []byte) {
 	addCode(k.codes, code, 1)
 }
 
+// timed reports whether the commands of ks have latency recorders.
+func timed(ks []kindStats) bool { return len(ks) > 0 && ks[0].response != nil }
+
 func newKindStats(names []string, withLag bool) []kindStats {
 	if len(names) <= 1 {
 		return nil
 	}
 	ks := make([]kindStats, len(names))
+	if len(names) > MaxTimedCommands {
+		return ks
+	}
 	for i := range ks {
 		ks[i] = kindStats{response: histo.NewRecorder(), service: histo.NewRecorder()}
 		if withLag {
@@ -58,8 +73,10 @@ func commandResults(names []string, ks []kindStats, tallies [][]kindCount) []Com
 	}
 	out := make([]CommandResult, len(names))
 	for i, name := range names {
-		cr := CommandResult{Name: name, ErrorCodes: map[string]uint64{},
-			Response: ks[i].response.Snapshot(), Service: ks[i].service.Snapshot()}
+		cr := CommandResult{Name: name, ErrorCodes: map[string]uint64{}}
+		if ks[i].response != nil {
+			cr.Response, cr.Service = ks[i].response.Snapshot(), ks[i].service.Snapshot()
+		}
 		if ks[i].lag != nil {
 			cr.Lag = ks[i].lag.Snapshot()
 		}

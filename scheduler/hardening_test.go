@@ -3,6 +3,8 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -376,5 +378,32 @@ func TestZeroClockFailsTheRun(t *testing.T) {
 	res, err = RunClosed(context.Background(), noClock(2), ClosedConfig{Requests: 100, NewCommands: cmds})
 	if !errors.Is(err, ErrBadClock) || res.ClockErrors != 100 {
 		t.Fatalf("closed: err %v, %d clock errors: want ErrBadClock naming 100", err, res.ClockErrors)
+	}
+}
+
+// TestLargeMixesCostCountsNotHistograms: a mix of 1000 templates allocated
+// three 270 KB recorders per command (about 0.8 GB). Above
+// MaxTimedCommands, commands keep counts only.
+func TestLargeMixesCostCountsNotHistograms(t *testing.T) {
+	names := make([]string, 1000)
+	for i := range names {
+		names[i] = fmt.Sprintf("cmd%d", i)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ks := newKindStats(names, true)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Fatalf("%d commands allocated %d bytes of per-command stats, want under 1 MiB", len(names), grew)
+	}
+	tallies := [][]kindCount{make([]kindCount, len(names))}
+	tallies[0][7].completed = 5
+	res := commandResults(names, ks, tallies)
+	if len(res) != 1000 || res[7].Counts.Completed != 5 || res[7].Response != nil {
+		t.Fatalf("command 7: %+v, want counts without histograms", res[7])
+	}
+	if small := newKindStats(names[:MaxTimedCommands], true); !timed(small) || small[0].lag == nil {
+		t.Fatal("a mix of MaxTimedCommands commands lost its histograms")
 	}
 }

@@ -92,7 +92,7 @@ func (run *openRun) kindOf(h *replies, e *conn.Entry) (*kindStats, *kindCount) {
 // recordLag adds e's send lag to the total and to its command's stats.
 func (run *openRun) recordLag(e *conn.Entry, ks *kindStats) {
 	run.lag.Record(e.Written - e.Intended)
-	if ks != nil {
+	if ks != nil && ks.lag != nil {
 		ks.lag.Record(e.Written - e.Intended)
 	}
 }
@@ -102,7 +102,7 @@ func (run *openRun) recordLag(e *conn.Entry, ks *kindStats) {
 func (run *openRun) recordAt(e *conn.Entry, t int64, ks *kindStats) {
 	run.response.Record(t - e.Intended)
 	run.service.Record(t - e.Written)
-	if ks != nil {
+	if ks != nil && ks.response != nil {
 		ks.response.Record(t - e.Intended)
 		ks.service.Record(t - e.Written)
 	}
