@@ -184,13 +184,15 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 }
 
 // readLastArg reads -x's argument from stdin, at most maxValueSize bytes.
-func readLastArg(stdin io.Reader) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(stdin, maxValueSize+1))
+func readLastArg(stdin io.Reader) (string, error) { return readLastArgLimit(stdin, maxValueSize) }
+
+func readLastArgLimit(stdin io.Reader, limit int64) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(stdin, limit+1))
 	if err != nil {
 		return "", failed(fmt.Errorf("read stdin: %w", err))
 	}
-	if len(b) > maxValueSize {
-		return "", usageErrorf("-x: stdin holds more than %s, the largest value Redis accepts (proto-max-bulk-len)", formatBytes(maxValueSize))
+	if int64(len(b)) > limit {
+		return "", usageErrorf("-x: stdin holds more than %s, the largest value Redis accepts (proto-max-bulk-len)", formatBytes(limit))
 	}
 	return string(b), nil
 }
@@ -572,9 +574,16 @@ func mergeResult(into, from *scheduler.Result) {
 			ic.Counts.Timeouts += fc.Counts.Timeouts
 			ic.Counts.Unsent += fc.Counts.Unsent
 			ic.ErrorCodes = mergeCodes(ic.ErrorCodes, fc.ErrorCodes)
-			ic.Response = mergeHist(ic.Response, fc.Response)
-			ic.Service = mergeHist(ic.Service, fc.Service)
-			ic.Lag = mergeHist(ic.Lag, fc.Lag)
+			// A single command shares the total's histograms: merged above.
+			if ic.Response != into.Response {
+				ic.Response = mergeHist(ic.Response, fc.Response)
+			}
+			if ic.Service != into.Service {
+				ic.Service = mergeHist(ic.Service, fc.Service)
+			}
+			if ic.Lag != into.Lag {
+				ic.Lag = mergeHist(ic.Lag, fc.Lag)
+			}
 		}
 		if !found {
 			into.Commands = append(into.Commands, fc)

@@ -277,10 +277,6 @@ func formatBytes(n int64) string {
 		return strconv.FormatInt(n>>20, 10) + "MiB"
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return strconv.FormatInt(n>>10, 10) + "KiB"
-	case n >= 1<<30:
-		return fmt.Sprintf("%d (%.1f GiB)", n, float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%d (%.1f MiB)", n, float64(n)/(1<<20))
 	}
 	return strconv.FormatInt(n, 10)
 }
