@@ -503,3 +503,24 @@ func defaultOf(f cli.DocGenerationFlag) string {
 	}
 	return ""
 }
+
+// appHelpTemplate is `pacer --help` (and `pacer -h`, `pacer help`): the
+// commands, two examples and the exit codes. For app.go to set as
+// cli.App.CustomAppHelpTemplate.
+const appHelpTemplate = `NAME:
+   {{.Name}} - {{.Usage}}
+
+USAGE:
+   pacer COMMAND [flags] [args]    (pacer help COMMAND, or pacer COMMAND --help, lists its flags)
+
+COMMANDS:{{range .VisibleCommands}}
+   {{printf "%-9s" .Name}}{{.Usage}}{{end}}
+
+EXAMPLES:
+   pacer compare --embedded --stall 100ms --every 1s
+   pacer run -h 10.0.0.5 --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms'
+
+VERSION:
+   {{.Version}}
+
+` + exitCodeHelp

@@ -576,3 +576,27 @@ func TestServerConfigIgnoresHugeReplies(t *testing.T) {
 		}
 	}
 }
+
+// TestURIErrorsNeverEchoThePassword: a bad -u is one line that does not
+// repeat the password it holds.
+func TestURIErrorsNeverEchoThePassword(t *testing.T) {
+	for _, u := range []string{"rediss://bob:s3cret@h:1", "redis://bob:s3cret@h:99999", "redis://:s3cret@h/x", "http://:s3cret@h", "redis://bob:s3cret@[::1"} {
+		code, _, stderr := pacer(t, "run", "--rate", "1k", "-u", u)
+		if code != exitUsage || strings.Contains(stderr, "s3cret") || !strings.HasPrefix(stderr, "pacer: -u") {
+			t.Errorf("-u %s: exit %d %q", u, code, stderr)
+		}
+	}
+}
+
+// TestAppHelpTemplate renders the overview app.go shows for pacer --help.
+func TestAppHelpTemplate(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	var b bytes.Buffer
+	cli.HelpPrinter(&b, appHelpTemplate, app)
+	out := b.String()
+	for _, want := range []string{"run ", "bench ", "compare ", "fill ", "serve ", "EXAMPLES:", "EXIT CODES", "130"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("overview lacks %q:\n%s", want, out)
+		}
+	}
+}

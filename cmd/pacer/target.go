@@ -52,21 +52,23 @@ func target(c *cli.Context) (conn.Options, error) {
 func applyURI(o *conn.Options, s string) error {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" {
-		return usageErrorf("-u %q: want redis://[user:password@]host[:port][/db]", s)
+		// Not echoed: it may hold a password.
+		return usageErrorf("-u: want redis://[user:password@]host[:port][/db]")
 	}
+	shown := u.Redacted() // never echo the password
 	switch u.Scheme {
 	case "redis":
 	case "rediss":
-		return usageErrorf("-u %q: TLS (rediss://) is not supported yet", s)
+		return usageErrorf("-u %q: TLS (rediss://) is not supported yet", shown)
 	default:
-		return usageErrorf("-u %q: want the redis:// scheme", s)
+		return usageErrorf("-u %q: want the redis:// scheme", shown)
 	}
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
 		port = "6379"
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return usageErrorf("-u %q: want a port between 1 and 65535", s)
+		return usageErrorf("-u %q: want a port between 1 and 65535", shown)
 	}
 	o.Network, o.Addr = "tcp", net.JoinHostPort(host, port)
 	if u.User != nil {
@@ -79,7 +81,7 @@ func applyURI(o *conn.Options, s string) error {
 	if db := strings.Trim(u.Path, "/"); db != "" {
 		n, err := strconv.Atoi(db)
 		if err != nil || n < 0 {
-			return usageErrorf("-u %q: bad database number %q", s, db)
+			return usageErrorf("-u %q: bad database number %q", shown, db)
 		}
 		o.DB = n
 	}
