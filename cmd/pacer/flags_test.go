@@ -24,6 +24,11 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
+// The commands run in-process here; main sets GOMAXPROCS once for the
+// binary (procsFor), so the tests do what it does for run and compare: one
+// P more than the CPUs, as the sleeping pacer holds one.
+func init() { runtime.GOMAXPROCS(runtime.NumCPU() + 1) }
+
 // loadCommands are the commands that share the target, workload and
 // output flags.
 var loadCommands = []string{"run", "bench", "compare", "fill"}
@@ -255,7 +260,8 @@ func TestCompareHasSLOErrorsAndTimeout(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "c.json")
 	code, stdout, stderr := pacer(t, "compare", "--embedded", "--error-rate", "0.2", "--rate", "500", "--duration", "300ms", "-c", "2",
 		"-q", "-e", "--timeout", "5s", "--slo", "errors<1%", "--json", out, "--seed", "1")
-	if code != exitSLO || !strings.Contains(stdout, "slo: VIOLATED: errors") || !strings.Contains(stderr, "Error from server: ERR injected") {
+	// 4 (generator behind) outranks 3 and depends on the machine's load.
+	if (code != exitSLO && code != exitUntrusted) || !strings.Contains(stdout, "slo: VIOLATED: errors") || !strings.Contains(stderr, "Error from server: ERR injected") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	var doc struct {
