@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"os"
-	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -28,41 +24,38 @@ import (
 // benchCommand is `pacer bench`: redis-benchmark's closed loop with its
 // flags, defaults, tests and output formats.
 func benchCommand() *cli.Command {
-	flags := append(append(append(targetFlags(), embeddedFlags()...), workloadFlags()...),
-		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis://[user:password@]host[:port][/db]", Category: "target"},
-		&cli.IntFlag{Name: "c", Value: 50, Usage: "number of parallel connections", Category: "load"},
-		&cli.IntFlag{Name: "n", Value: 100000, Usage: "total number of requests", Category: "load"},
-		&cli.StringFlag{Name: "d", Value: "3", Usage: "data `SIZE` of SET/GET values in bytes (pacer also takes 32-1024 and 64:8,4096:2)", Category: "workload"},
-		&cli.IntFlag{Name: "P", Value: 1, Usage: "pipeline `NUMREQ` requests", Category: "load"},
-		&cli.IntFlag{Name: "k", Value: 1, Usage: "1=keep alive 0=reconnect", Category: "load"},
-		&cli.StringFlag{Name: "r", Usage: "use random keys: __rand_int__ becomes a 12-digit number below `KEYSPACELEN`", Category: "workload"},
-		&cli.BoolFlag{Name: "q", Usage: "quiet: just show query/sec values", Category: "output"},
-		&cli.BoolFlag{Name: "csv", Usage: "output in CSV format", Category: "output"},
-		&cli.BoolFlag{Name: "l", Usage: "loop: run the tests forever", Category: "load"},
-		&cli.StringFlag{Name: "t", Usage: "only run the comma-separated list of `TESTS`", Category: "workload"},
-		&cli.BoolFlag{Name: "I", Usage: "idle mode: just open N idle connections and wait", Category: "load"},
-		&cli.BoolFlag{Name: "x", Usage: "read the last argument from stdin", Category: "workload"},
-		&cli.BoolFlag{Name: "e", Usage: "show server errors (at most one per second) and keep going, instead of exiting on the first", Category: "output"},
-		&cli.IntFlag{Name: "precision", Value: 3, Usage: "significant digits of the latency histogram (1 to 4)", Category: "output"},
-		&cli.Uint64Flag{Name: "seed", Usage: "seed for the random keys", DefaultText: "from the clock", Category: "workload"},
-		&cli.IntFlag{Name: "threads", Usage: "enable multi-thread mode with `NUM` threads", Category: "load"},
-		&cli.BoolFlag{Name: "enable-tracking", Usage: "send CLIENT TRACKING on before starting", Category: "target"},
-		&cli.BoolFlag{Name: "cluster", Usage: "cluster mode (not supported yet)", Category: "target"},
-		&cli.BoolFlag{Name: "tls", Usage: "TLS (not supported yet)", Category: "tls"},
-		&cli.StringFlag{Name: "sni", Usage: "TLS server name (not supported yet)", Category: "tls"},
-		&cli.StringFlag{Name: "cacert", Usage: "TLS CA certificate (not supported yet)", Category: "tls"},
-		&cli.StringFlag{Name: "cacertdir", Usage: "TLS CA directory (not supported yet)", Category: "tls"},
-		&cli.BoolFlag{Name: "insecure", Usage: "skip TLS verification (not supported yet)", Category: "tls"},
-		&cli.StringFlag{Name: "cert", Usage: "TLS client certificate (not supported yet)", Category: "tls"},
-		&cli.StringFlag{Name: "key", Usage: "TLS client key (not supported yet)", Category: "tls"},
-		&cli.StringFlag{Name: "tls-ciphers", Usage: "TLS ciphers (not supported yet)", Category: "tls"},
-		&cli.StringFlag{Name: "tls-ciphersuites", Usage: "TLS 1.3 cipher suites (not supported yet)", Category: "tls"},
-		&cli.StringFlag{Name: "rate", Usage: "throttle the closed loop to `RATE` requests per second (memtier's --rate-limiting); latency still counts from the actual send", Category: "pacer"},
-		&cli.StringFlag{Name: "latency", Value: "first-reply", Usage: "first-reply (redis-benchmark: a batch's first reply, recorded for each of its replies) or per-reply", Category: "pacer"},
-		&cli.StringFlag{Name: "json", Usage: "write the pacer.result/v1 JSON to `FILE` (- for stdout)", Category: "pacer"},
-		&cli.StringFlag{Name: "slo", Usage: "`CLAUSES` every test must meet, e.g. p99<5ms,errors<0.1%; verdicts on stderr, a miss exits 3", Category: "pacer"},
+	flags := targetFlags()
+	flags = append(flags,
+		&cli.IntFlag{Name: "n", Value: 100000, Usage: "`N`: total number of requests per test", Category: catLoad},
+		connsFlag(50),
+		&cli.IntFlag{Name: "k", Value: 1, Usage: "keep alive `1|0`: 0 reconnects after every batch", Category: catLoad},
+		&cli.BoolFlag{Name: "l", Usage: "loop: run the tests forever (--json keeps one entry per test)", Category: catLoad},
+		&cli.BoolFlag{Name: "I", Usage: "idle mode: just open -c idle connections and wait", Category: catLoad},
+		&cli.IntFlag{Name: "threads", Usage: "multi-thread mode with `N` threads (GOMAXPROCS; default one thread)", Category: catLoad},
+		&cli.StringFlag{Name: "rate", Usage: "throttle the closed loop to `RATE` requests per second (memtier's --rate-limiting); latency still counts from the actual send", Category: catLoad},
+		&cli.StringFlag{Name: "latency", Value: "first-reply", Usage: "`MODE`: first-reply (redis-benchmark: a batch's first reply, recorded for each of its replies) or per-reply", Category: catLoad},
+		seedFlag("seeds the random keys"),
 	)
-	return &cli.Command{
+	flags = append(flags, workloadFlags(workloadSpec{
+		testsUse: "only run the comma-separated list of `TESTS` (default the whole suite)",
+		dataUse:  "data `SIZE` of SET/GET values in bytes (pacer also takes 32-1024 and 64:8,4096:2; at most 512 MiB)",
+		keysUse:  "use random keys: __rand_int__ becomes a 12-digit number below `KEYSPACELEN`",
+		pipeline: 1,
+		pipeUse:  "pipeline `NUMREQ` requests per batch",
+	})...)
+	flags = append(flags, &cli.BoolFlag{Name: "x", Usage: "read the last argument from stdin (at most 512 MiB)", Category: catWorkload})
+	flags = append(flags, outputFlags(outputSpec{
+		quietUse:  "quiet: just show query/sec values",
+		jsonUse:   "write the pacer.result/v1 JSON to `FILE` (- for stdout)",
+		errorsUse: "show server errors (at most one per second) and keep going, instead of exiting on the first",
+		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,errors<0.1%; verdicts on stderr, a miss exits 3",
+	})...)
+	flags = append(flags,
+		&cli.BoolFlag{Name: "csv", Usage: "output in CSV format", Category: catOutput},
+		&cli.IntFlag{Name: "precision", Value: 3, Usage: "`DIGITS`: significant digits of the latency histogram (1 to 4)", Category: catOutput},
+	)
+	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
+	return withHelp(&cli.Command{
 		Name:      "bench",
 		Usage:     "closed loop: a drop-in for redis-benchmark (same flags, tests and output)",
 		ArgsUsage: "[COMMAND ARGS...]",
@@ -71,7 +64,10 @@ func benchCommand() *cli.Command {
 			return usageErrorf("%v", err)
 		},
 		Action: benchAction,
-	}
+	},
+		"pacer bench --embedded -t set,get -n 100000 -P 16 -q",
+		"pacer bench -h 10.0.0.5 -t get -c 50 -n 1000000 --csv",
+	)
 }
 
 // benchConfig is a validated `pacer bench` invocation.
@@ -99,33 +95,20 @@ type benchConfig struct {
 }
 
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
-	for _, name := range []string{"cluster", "tls", "sni", "cacert", "cacertdir", "insecure", "cert", "key", "tls-ciphers", "tls-ciphersuites"} {
-		if c.IsSet(name) {
-			return nil, usageErrorf("--%s is not supported yet (cluster mode and TLS are planned)", name)
-		}
-	}
 	cfg := &benchConfig{}
 	var err error
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
-	if u := c.String("u"); u != "" {
-		if err := applyURI(&cfg.target, u); err != nil {
-			return nil, err
-		}
-	}
-	cfg.target.ClientTracking = c.Bool("enable-tracking")
-	if cfg.clients = c.Int("c"); cfg.clients < 1 || cfg.clients > 10000 {
-		return nil, usageErrorf("-c %d: want 1 to 10000 connections", cfg.clients)
+	if cfg.clients, err = parseConns(c); err != nil {
+		return nil, err
 	}
 	if cfg.requests = c.Int("n"); cfg.requests < 1 {
 		return nil, usageErrorf("-n %d: want at least one request", cfg.requests)
 	}
-	// redis-benchmark clamps -d to 1 byte .. 1 GiB and -P to at least 1.
-	if n, err := strconv.Atoi(c.String("d")); err == nil {
-		cfg.sizes = scenarios.FixedSize(min(max(n, 1), 1<<30))
-	} else if cfg.sizes, err = scenarios.ParseSizes(c.String("d")); err != nil {
-		return nil, usageErrorf("%v", err)
+	// redis-benchmark clamps -d to at least 1 byte and -P to at least 1.
+	if cfg.sizes, err = parseSizes(c, true); err != nil {
+		return nil, err
 	}
 	cfg.pipeline = max(c.Int("P"), 1)
 	cfg.keepAlive = c.Int("k")
@@ -139,7 +122,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 			}
 		}
 	}
-	cfg.quiet, cfg.csv, cfg.loop, cfg.idle, cfg.showErrs = c.Bool("q"), c.Bool("csv"), c.Bool("l"), c.Bool("I"), c.Bool("e")
+	cfg.csv, cfg.loop, cfg.idle = c.Bool("csv"), c.Bool("l"), c.Bool("I")
 	// --precision is HdrHistogram's significant digits: redis-benchmark
 	// takes a negative value as its default 3 and caps it at 4.
 	cfg.precision = c.Int("precision")
@@ -147,12 +130,9 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		cfg.precision = 3
 	}
 	cfg.precision = min(max(cfg.precision, 1), 4)
-	cfg.seed = c.Uint64("seed")
-	if !c.IsSet("seed") {
-		cfg.seed = uint64(time.Now().UnixNano())
-	}
-	cfg.threads = min(max(c.Int("threads"), 0), 500)
-	if c.Int("threads") > 500 {
+	cfg.seed = parseSeed(c)
+	cfg.threads = min(max(c.Int("threads"), 0), maxBenchThreads)
+	if c.Int("threads") > maxBenchThreads {
 		cfg.warnings = append(cfg.warnings, "WARNING: Too many threads, limiting threads to 500.")
 	}
 	if c.IsSet("rate") {
@@ -168,24 +148,30 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	default:
 		return nil, usageErrorf("--latency %q: want first-reply or per-reply", c.String("latency"))
 	}
+	out, err := parseOutput(c)
+	if err != nil {
+		return nil, err
+	}
+	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo = out.quiet, out.jsonPath, out.showErrs, out.slo
 	trailing := c.Args().Slice()
 	if c.Bool("x") {
 		if len(trailing) == 0 {
 			return nil, usageErrorf("-x reads the last argument from stdin: give a command")
 		}
-		b, err := io.ReadAll(bufio.NewReader(stdin))
+		last, err := readLastArg(stdin)
 		if err != nil {
-			return nil, failed(fmt.Errorf("read stdin: %w", err))
+			return nil, err
 		}
-		trailing = append(trailing, string(b))
+		trailing = append(trailing, last)
 	}
-	if len(trailing) > 0 && c.IsSet("t") {
+	ignoreT := len(trailing) > 0 && c.IsSet("t")
+	if ignoreT {
 		cfg.warnings = append(cfg.warnings, "WARNING: Option -t is ignored.")
-		if err := c.Set("t", ""); err != nil {
-			return nil, failed(err)
-		}
 	}
-	if cfg.work, err = parseWorkload(c, cfg.sizes, "", trailing); err != nil {
+	if cfg.work, err = parseWorkload(c, cfg.sizes, trailing, ignoreT); err != nil {
+		return nil, err
+	}
+	if err := checkClosedBudget(cfg.work, cfg.clients, cfg.pipeline); err != nil {
 		return nil, err
 	}
 	if cfg.keepAlive == 0 {
@@ -194,54 +180,21 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 			"'sudo sysctl -w net.inet.tcp.msl=1000' for Mac OS X in order "+
 			"to use a lot of clients/requests")
 	}
-	if c.IsSet("slo") {
-		var err error
-		if cfg.slo, err = report.ParseSLO(c.String("slo")); err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-	}
-	cfg.jsonPath = c.String("json")
-	if cfg.jsonPath != "" {
-		if err := report.CheckWritable(cfg.jsonPath); err != nil {
-			return nil, usageErrorf("--json: %v", err)
-		}
-	}
 	return cfg, nil
 }
 
-// applyURI reads redis-benchmark's -u redis://[user:password@]host[:port][/db].
-func applyURI(o *conn.Options, s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return usageErrorf("-u %q: want redis://[user:password@]host[:port][/db]", s)
+// readLastArg reads -x's argument from stdin, at most maxValueSize bytes.
+func readLastArg(stdin io.Reader) (string, error) { return readLastArgLimit(stdin, maxValueSize) }
+
+func readLastArgLimit(stdin io.Reader, limit int64) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(stdin, limit+1))
+	if err != nil {
+		return "", failed(fmt.Errorf("read stdin: %w", err))
 	}
-	switch u.Scheme {
-	case "redis":
-	case "rediss":
-		return usageErrorf("-u %q: TLS (rediss://) is not supported yet", s)
-	default:
-		return usageErrorf("-u %q: want the redis:// scheme", s)
+	if int64(len(b)) > limit {
+		return "", usageErrorf("-x: stdin holds more than %s, the largest value Redis accepts (proto-max-bulk-len)", formatBytes(limit))
 	}
-	host, port := u.Hostname(), u.Port()
-	if port == "" {
-		port = "6379"
-	}
-	o.Network, o.Addr = "tcp", net.JoinHostPort(host, port)
-	if u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			o.User, o.Password = u.User.Username(), pw
-		} else {
-			o.Password = u.User.Username() // redis://password@host
-		}
-	}
-	if db := strings.Trim(u.Path, "/"); db != "" {
-		n, err := strconv.Atoi(db)
-		if err != nil || n < 0 {
-			return usageErrorf("-u %q: bad database number %q", s, db)
-		}
-		o.DB = n
-	}
-	return nil
+	return string(b), nil
 }
 
 // payload is what the report header calls the payload: the value size
@@ -279,20 +232,11 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	jobs := cfg.work.tests
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
+	_, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
 		return err
 	}
 	defer stopEmbedded()
-	// redis-benchmark runs in one thread unless --threads is given (the
-	// embedded target, sharing the process, needs the other cores).
-	if os.Getenv("GOMAXPROCS") == "" && srv == nil {
-		if cfg.threads > 0 {
-			runtime.GOMAXPROCS(cfg.threads)
-		} else {
-			runtime.GOMAXPROCS(1)
-		}
-	}
 	ctx := c.Context
 	out := stdout
 	if cfg.jsonPath == "-" {
@@ -310,9 +254,25 @@ func benchAction(c *cli.Context) error {
 		Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(), Tests: []report.Test{},
 	}
+	// With -l every loop's result of a test merges into one (histograms
+	// added, counts summed), so memory stays flat however long it loops.
+	merged := make([]*scheduler.Result, len(jobs))
 	writeDoc := func() error {
 		if cfg.jsonPath == "" {
 			return nil
+		}
+		doc.Tests = doc.Tests[:0]
+		for i, res := range merged {
+			if res == nil {
+				continue
+			}
+			t, err := report.FromResult(res)
+			if err != nil {
+				return err
+			}
+			t.Name = cfg.title(jobs[i])
+			t.SLO = cfg.slo.Check(res)
+			doc.Tests = append(doc.Tests, t)
 		}
 		return writeJSON(stdout, cfg.jsonPath, doc)
 	}
@@ -329,18 +289,19 @@ func benchAction(c *cli.Context) error {
 			info.DataSize = cfg.payload(j)
 			res, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter)
 			if res != nil {
-				t, jerr := report.FromResult(res)
-				if jerr != nil {
-					return failed(jerr)
-				}
-				t.Name = cfg.title(j)
-				if t.SLO = cfg.slo.Check(res); t.SLO != nil {
-					fmt.Fprintf(stderr, "%s: %s\n", t.Name, t.SLO.Line())
-					if !t.SLO.Pass {
+				if s := cfg.slo.Check(res); s != nil {
+					fmt.Fprintf(stderr, "%s: %s\n", cfg.title(j), s.Line())
+					if !s.Pass {
 						sloFailed = true
 					}
 				}
-				doc.Tests = append(doc.Tests, t)
+				if cfg.jsonPath != "" {
+					if merged[i] == nil {
+						merged[i] = res
+					} else {
+						mergeResult(merged[i], res)
+					}
+				}
 			}
 			if runErr != nil {
 				if werr := writeDoc(); werr != nil {
@@ -502,39 +463,23 @@ func dialBench(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]
 	return nil, &exitError{code: exitFailed, raw: true, err: fmt.Errorf("Node %s replied with error: %v", o.Addr, err)}
 }
 
-// liveConns drops the connections that could not be opened.
-func liveConns(all []*conn.Conn) []*conn.Conn {
-	out := all[:0]
-	for _, c := range all {
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
+// maxConfigValue bounds the CONFIG GET values the header shows: save and
+// appendonly are a few bytes; anything longer is not a configuration.
+const maxConfigValue = 1024
 
 // serverConfig reads CONFIG GET save and appendonly, as redis-benchmark's
-// header shows them.
+// header shows them. A reply that is not a short name/value pair counts as
+// no CONFIG (conn.Do bounds what it materialises).
 func serverConfig(ctx context.Context, o conn.Options) (save, aof string, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	o.DB, o.ClientTracking, o.RESP3 = 0, false, false
 	get := func(name string) (string, bool) {
 		v, err := conn.Do(ctx, o, "CONFIG", "GET", name)
-		if err != nil {
+		if err != nil || len(v.Elems) != 2 || len(v.Elems[1].Str) > maxConfigValue {
 			return "", false
 		}
-		if len(v.Elems) >= 2 {
-			return v.Elems[1].Str, true
-		}
-		return "", false
+		return v.Elems[1].Str, true
 	}
 	save, ok1 := get("save")
 	aof, ok2 := get("appendonly")
@@ -585,33 +530,89 @@ func (cfg *benchConfig) echo() map[string]any {
 	return m
 }
 
-// errorPrinter shows error replies on stdout, at most one per second, as
-// redis-benchmark 6 did with -e.
-type errorPrinter struct {
-	out  io.Writer
-	last chan int64
-}
-
-func newErrorPrinter(out io.Writer) *errorPrinter {
-	p := &errorPrinter{out: out, last: make(chan int64, 1)}
-	p.last <- 0
-	return p
-}
-
-func (p *errorPrinter) print(text []byte) {
-	now := time.Now().Unix()
-	last := <-p.last
-	if now != last {
-		fmt.Fprintf(p.out, "Error from server: %s\n", text)
-		last = now
+// mergeResult adds the result of another loop of the same test to into:
+// counts, windows and error codes summed, histograms merged.
+func mergeResult(into, from *scheduler.Result) {
+	c, f := &into.Counts, from.Counts
+	c.Scheduled += f.Scheduled
+	c.Sent += f.Sent
+	c.Completed += f.Completed
+	c.Errors += f.Errors
+	c.Timeouts += f.Timeouts
+	c.Unsent += f.Unsent
+	into.Window += from.Window
+	into.Clamped += from.Clamped
+	into.ConnsLost += from.ConnsLost
+	into.Reconnects += from.Reconnects
+	into.Blocked += from.Blocked
+	into.DroppedBacklog += from.DroppedBacklog
+	into.Unsolicited += from.Unsolicited
+	into.Interrupted = into.Interrupted || from.Interrupted
+	if into.FirstError == "" {
+		into.FirstError = from.FirstError
 	}
-	p.last <- last
+	if into.Verdict == scheduler.VerdictOK && from.Verdict != scheduler.VerdictOK {
+		into.Verdict, into.VerdictReason = from.Verdict, from.VerdictReason
+	}
+	into.ErrorCodes = mergeCodes(into.ErrorCodes, from.ErrorCodes)
+	into.Response = mergeHist(into.Response, from.Response)
+	into.Service = mergeHist(into.Service, from.Service)
+	into.Lag = mergeHist(into.Lag, from.Lag)
+	into.Micros = mergeHist(into.Micros, from.Micros)
+	for _, fc := range from.Commands {
+		found := false
+		for k := range into.Commands {
+			ic := &into.Commands[k]
+			if ic.Name != fc.Name {
+				continue
+			}
+			found = true
+			ic.Counts.Scheduled += fc.Counts.Scheduled
+			ic.Counts.Sent += fc.Counts.Sent
+			ic.Counts.Completed += fc.Counts.Completed
+			ic.Counts.Errors += fc.Counts.Errors
+			ic.Counts.Timeouts += fc.Counts.Timeouts
+			ic.Counts.Unsent += fc.Counts.Unsent
+			ic.ErrorCodes = mergeCodes(ic.ErrorCodes, fc.ErrorCodes)
+			// A single command shares the total's histograms: merged above.
+			if ic.Response != into.Response {
+				ic.Response = mergeHist(ic.Response, fc.Response)
+			}
+			if ic.Service != into.Service {
+				ic.Service = mergeHist(ic.Service, fc.Service)
+			}
+			if ic.Lag != into.Lag {
+				ic.Lag = mergeHist(ic.Lag, fc.Lag)
+			}
+		}
+		if !found {
+			into.Commands = append(into.Commands, fc)
+		}
+	}
 }
 
-// fdOf returns the file descriptor behind w, or -1.
-func fdOf(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
-		return int(f.Fd())
+func mergeCodes(into, from map[string]uint64) map[string]uint64 {
+	if len(from) == 0 {
+		return into
 	}
-	return -1
+	if into == nil {
+		into = map[string]uint64{}
+	}
+	for k, v := range from {
+		into[k] += v
+	}
+	return into
+}
+
+// mergeHist adds from into into (either may be nil); the histograms share
+// their geometry, so nothing is dropped.
+func mergeHist(into, from *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	switch {
+	case from == nil:
+		return into
+	case into == nil:
+		return from
+	}
+	into.Merge(from)
+	return into
 }

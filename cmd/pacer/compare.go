@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -24,22 +21,34 @@ import (
 var compareFractions = []float64{0.5, 0.8, 0.95}
 
 func compareCommand() *cli.Command {
-	flags := append(append(append(targetFlags(), embeddedFlags()...), workloadFlags()...),
-		&cli.IntFlag{Name: "c", Value: 50, Usage: "connections, for both loops", Category: "load"},
-		&cli.IntFlag{Name: "P", Value: 1, Usage: "closed loop: pipeline `NUMREQ` requests per batch", Category: "load"},
-		&cli.DurationFlag{Name: "duration", Value: 5 * time.Second, Usage: "length of each run", Category: "load"},
-		&cli.StringFlag{Name: "rate", Usage: "open loop at `RATE` req/s (default: 50%, 80% and 95% of the closed loop's throughput)", Category: "load"},
-		&cli.StringFlag{Name: "arrival", Value: "uniform", Usage: "open loop arrivals: uniform or poisson", Category: "load"},
-		&cli.StringFlag{Name: "pacing", Value: "precise", Usage: "open loop pacing: precise or coarse", Category: "load"},
-		&cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "open loop: wait for replies after the timeline ends", Category: "load"},
-		&cli.Uint64Flag{Name: "seed", Usage: "seed for random keys, arrivals and faults", DefaultText: "from the clock", Category: "load"},
-		&cli.StringFlag{Name: "t", Value: "get", Usage: "the redis-benchmark `TEST` to run (one)", Category: "workload"},
-		&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE` in bytes: 32, 32-1024 or 64:8,4096:2", Category: "workload"},
-		&cli.StringFlag{Name: "r", Usage: "random keys below `KEYSPACE`", DefaultText: "off", Category: "workload"},
-		&cli.BoolFlag{Name: "q", Usage: "no progress lines", Category: "output"},
-		&cli.StringFlag{Name: "json", Usage: "write all runs as pacer.result/v1 to `FILE` (- for stdout)", Category: "output"},
+	flags := targetFlags()
+	flags = append(flags,
+		&cli.StringFlag{Name: "rate", Usage: "open loop at `RATE` req/s (default: 50%, 80% and 95% of the closed loop's throughput)", Category: catLoad},
+		&cli.DurationFlag{Name: "duration", Value: 5 * time.Second, Usage: "`DURATION` of each run", Category: catLoad},
+		connsFlag(50),
+		arrivalFlag(),
+		seedFlag("seeds random keys, arrivals and faults"),
+		pacingFlag(),
+		maxBufferFlag(),
+		drainFlag(),
+		timeoutFlag(),
 	)
-	return &cli.Command{
+	flags = append(flags, workloadFlags(workloadSpec{
+		tests:    "get",
+		testsUse: "the redis-benchmark `TEST` to run (one)",
+		dataUse:  "value `SIZE` in bytes: 32, 32-1024 or 64:8,4096:2 (at most 512 MiB)",
+		keysUse:  "random keys below `N`",
+		pipeline: 1,
+		pipeUse:  "closed loop: pipeline `NUMREQ` requests per batch",
+	})...)
+	flags = append(flags, outputFlags(outputSpec{
+		quietUse:  "no progress lines",
+		jsonUse:   "write every run as pacer.result/v1 to `FILE` (- for stdout)",
+		errorsUse: "print error replies on stderr, at most one per second",
+		sloUse:    "`CLAUSES` every open-loop run must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
+	})...)
+	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
+	return withHelp(&cli.Command{
 		Name:      "compare",
 		Usage:     "run the same workload closed-loop and open-loop and show what the closed loop hides",
 		ArgsUsage: "[-- COMMAND ARGS...]",
@@ -48,7 +57,10 @@ func compareCommand() *cli.Command {
 			return usageErrorf("%v", err)
 		},
 		Action: compareAction,
-	}
+	},
+		"pacer compare --embedded --stall 100ms --every 1s",
+		"pacer compare -h 10.0.0.5 -t set -d 100 --rate 20k --duration 30s --json compare.json",
+	)
 }
 
 type compareConfig struct {
@@ -61,6 +73,8 @@ type compareConfig struct {
 	pacing   scheduler.Pacing
 	drain    time.Duration
 	seed     uint64
+	timeout  time.Duration
+	output   outputConfig
 	work     *workload
 	test     workTest
 	title    string
@@ -74,10 +88,12 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
-	if cfg.conns = c.Int("c"); cfg.conns < 1 || cfg.conns > 10000 {
-		return nil, usageErrorf("-c %d: want 1 to 10000 connections", cfg.conns)
+	if cfg.conns, err = parseConns(c); err != nil {
+		return nil, err
 	}
-	cfg.pipeline = max(c.Int("P"), 1)
+	if cfg.pipeline, err = parsePipeline(c); err != nil {
+		return nil, err
+	}
 	if cfg.duration = c.Duration("duration"); cfg.duration <= 0 {
 		return nil, usageErrorf("--duration %s: want a positive duration", cfg.duration)
 	}
@@ -95,34 +111,44 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if cfg.pacing, ok = scheduler.ParsePacing(c.String("pacing")); !ok {
 		return nil, usageErrorf("--pacing %q: want precise or coarse", c.String("pacing"))
 	}
-	if cfg.drain = c.Duration("drain"); cfg.drain <= 0 {
-		cfg.drain = time.Nanosecond
+	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
+		return nil, usageErrorf("--drain %s: must not be negative", cfg.drain)
 	}
-	cfg.seed = c.Uint64("seed")
-	if !c.IsSet("seed") {
-		cfg.seed = uint64(time.Now().UnixNano())
+	if cfg.drain == 0 {
+		cfg.drain = time.Nanosecond // zero would mean the default
 	}
-	sizes, err := scenarios.ParseSizes(c.String("d"))
+	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
+		return nil, usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
+	}
+	if cfg.target.MaxBuffer, err = parseMaxBuffer(c); err != nil {
+		return nil, err
+	}
+	cfg.seed = parseSeed(c)
+	if cfg.output, err = parseOutput(c); err != nil {
+		return nil, err
+	}
+	cfg.quiet, cfg.jsonPath = cfg.output.quiet, cfg.output.jsonPath
+	sizes, err := parseSizes(c, false)
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, err
 	}
 	if c.IsSet("t") && c.Args().Len() > 0 {
 		return nil, usageErrorf("-t selects a catalogue test; it cannot be combined with a custom command")
 	}
-	if cfg.work, err = parseWorkload(c, sizes, "get", c.Args().Slice()); err != nil {
+	if cfg.work, err = parseWorkload(c, sizes, c.Args().Slice(), false); err != nil {
 		return nil, err
 	}
 	if len(cfg.work.tests) != 1 {
 		return nil, usageErrorf("-t %q selects %d tests; compare runs one (or a --mix)", c.String("t"), len(cfg.work.tests))
 	}
+	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
+		return nil, err
+	}
+	if err := checkClosedBudget(cfg.work, cfg.conns, cfg.pipeline); err != nil {
+		return nil, err
+	}
 	cfg.test = cfg.work.tests[0]
 	cfg.title = cfg.test.title
-	cfg.quiet = c.Bool("q")
-	if cfg.jsonPath = c.String("json"); cfg.jsonPath != "" {
-		if err := report.CheckWritable(cfg.jsonPath); err != nil {
-			return nil, usageErrorf("--json: %v", err)
-		}
-	}
 	return cfg, nil
 }
 
@@ -137,9 +163,6 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	defer stopEmbedded()
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.NumCPU() + 1) // the open loop's pacer holds a P while it sleeps
-	}
 	out := stdout
 	if cfg.jsonPath == "-" {
 		out = stderr
@@ -161,12 +184,26 @@ func compareAction(c *cli.Context) error {
 				return failed(err)
 			}
 		}
+		code := exitOK
 		for _, r := range runs {
 			t, err := report.FromResult(r.res)
 			if err != nil {
 				return failed(err)
 			}
 			t.Name = r.label
+			if r.res.Mode == "open" {
+				// The SLO judges the open loop: the closed loop's numbers
+				// are the ones that hide queueing.
+				if t.SLO = cfg.output.slo.Check(r.res); t.SLO != nil {
+					fmt.Fprintf(out, "%s: %s\n", r.label, t.SLO.Line())
+					if !t.SLO.Pass {
+						code = worst(code, exitSLO)
+					}
+				}
+				if r.res.Verdict != scheduler.VerdictOK {
+					code = worst(code, exitUntrusted)
+				}
+			}
 			doc.Tests = append(doc.Tests, t)
 		}
 		doc.Interrupted = ctx.Err() != nil
@@ -181,10 +218,8 @@ func compareAction(c *cli.Context) error {
 		case ctx.Err() != nil:
 			return exitCode(exitInterrupted)
 		}
-		for _, r := range runs {
-			if r.res.Mode == "open" && r.res.Verdict != scheduler.VerdictOK {
-				return exitCode(exitUntrusted)
-			}
+		if code != exitOK {
+			return exitCode(code)
 		}
 		return nil
 	}
@@ -255,7 +290,8 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 			}
 			return s
 		},
-		OnStart: func(l *scheduler.Live) { live <- l },
+		OnStart:      func(l *scheduler.Live) { live <- l },
+		OnErrorReply: errorsTo(stderr, cfg.output.showErrs),
 	})
 	stop()
 	if tplErr != nil {
@@ -284,8 +320,13 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
 	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
-		Commands: cfg.test.names,
-		OnStart:  func(l *scheduler.Live) { live <- l },
+		Commands:     cfg.test.names,
+		Timeout:      cfg.timeout,
+		OnStart:      func(l *scheduler.Live) { live <- l },
+		OnErrorReply: errorsTo(stderr, cfg.output.showErrs),
+		Redial: func(ctx context.Context) (*conn.Conn, error) {
+			return conn.Dial(ctx, cfg.target)
+		},
 	})
 	stop()
 	if err != nil {
@@ -303,7 +344,7 @@ func (cfg *compareConfig) progress(stderr io.Writer, label string, live chan *sc
 
 func (cfg *compareConfig) echo(where string) map[string]any {
 	m := map[string]any{"target": where, "connections": cfg.conns, "pipeline": cfg.pipeline,
-		"duration_s": cfg.duration.Seconds(), "arrival": cfg.arrival, "pacing": cfg.pacing.String(), "seed": cfg.seed, "test": cfg.title}
+		"duration_s": cfg.duration.Seconds(), "arrival": cfg.arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.pacing.String(), "seed": cfg.seed, "test": cfg.title}
 	if !cfg.rate.IsZero() {
 		m["rate"] = cfg.rate.PerSecond()
 	}

@@ -14,17 +14,17 @@ import (
 // faultFlags configure the embedded server's fault injection.
 func faultFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.DurationFlag{Name: "stall", Usage: "freeze the embedded server for `DURATION`, every --every (as a GC pause or fork would)", Category: "embedded target"},
-		&cli.DurationFlag{Name: "every", Usage: "how often the embedded server stalls", Category: "embedded target"},
-		&cli.StringFlag{Name: "delay", Usage: "extra service time per command: a duration (200us), exp:MEAN or uniform:MIN-MAX; commands run one at a time", Category: "embedded target"},
-		&cli.Float64Flag{Name: "error-rate", Usage: "fraction of commands answered with an error reply", Category: "embedded target"},
+		&cli.DurationFlag{Name: "stall", Usage: "freeze the embedded server for `DURATION`, every --every (as a GC pause or fork would)", Category: catEmbedded},
+		&cli.DurationFlag{Name: "every", Usage: "stall every `DURATION`", Category: catEmbedded},
+		&cli.StringFlag{Name: "delay", Usage: "extra service time per command: `SPEC` is a duration (200us), exp:MEAN or uniform:MIN-MAX; commands run one at a time", Category: catEmbedded},
+		&cli.Float64Flag{Name: "error-rate", Usage: "`FRACTION` of commands answered with an error reply", Category: catEmbedded},
 	}
 }
 
 // embeddedFlags add --embedded to a load command.
 func embeddedFlags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.BoolFlag{Name: "embedded", Usage: "start an in-process RESP server on a free loopback port and target it (no Redis needed)", Category: "embedded target"},
+		&cli.BoolFlag{Name: "embedded", Usage: "start an in-process RESP server on a free loopback port and target it (no Redis needed)", Category: catEmbedded},
 	}, faultFlags()...)
 }
 

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/creack/pty"
 
@@ -261,5 +262,41 @@ func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
 	// about the display.
 	if code := cmd.ProcessState.ExitCode(); code != 0 && code != exitUntrusted {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// TestProgressFitsANarrowTerminal runs the binary on a 60-column
+// pseudo-terminal: every redraw fits in 59 columns, so the terminal never
+// wraps it and leaves a stale copy above the next one.
+func TestProgressFitsANarrowTerminal(t *testing.T) {
+	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 60, Rows: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var all []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := f.Read(buf)
+		all = append(all, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	cmd.Wait()
+	draws := 0
+	for _, seg := range strings.Split(string(all), "\r") {
+		text, _, found := strings.Cut(seg, "\x1b[K")
+		if !found || !strings.HasPrefix(text, "GET ") {
+			continue
+		}
+		draws++
+		if n := utf8.RuneCountInString(text); n > 59 {
+			t.Errorf("a redraw of %d columns on a 60-column terminal: %q", n, text)
+		}
+	}
+	if draws < 2 {
+		t.Fatalf("%d redraws in %q", draws, all)
 	}
 }

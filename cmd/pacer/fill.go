@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -17,21 +19,32 @@ import (
 // fillCommand is `pacer fill`: write every key of a keyspace once, with
 // pipelined SETs, so that GET workloads hit.
 func fillCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "fill",
-		Usage: "prefill a keyspace: SET key:000000000000 … key:<N-1> with values of -d bytes",
-		Flags: append(targetFlags(),
-			&cli.StringFlag{Name: "r", Usage: "number of keys `N` (required)", Category: "workload"},
-			&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE`: 32, 32-1024 or 64:8,4096:2", Category: "workload"},
-			&cli.StringFlag{Name: "command", Value: "SET key:__key__ __data__", Usage: "the `TEMPLATE` each key is written with; __key__ runs through 0 … N-1", Category: "workload"},
-			&cli.IntFlag{Name: "c", Value: 16, Usage: "connections", Category: "load"},
-			&cli.IntFlag{Name: "P", Value: 64, Usage: "pipeline `NUMREQ` requests per batch", Category: "load"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for value sizes", DefaultText: "from the clock", Category: "workload"},
-			&cli.BoolFlag{Name: "q", Usage: "no progress bar", Category: "output"},
-		),
+	flags := targetFlags()
+	flags = append(flags,
+		connsFlag(16),
+		&cli.IntFlag{Name: "P", Value: 64, Usage: "pipeline `NUMREQ` requests per batch", Category: catLoad},
+		&cli.StringFlag{Name: "r", Usage: "number of keys `N` (required)", Category: catWorkload},
+		&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE`: 32, 32-1024 or 64:8,4096:2 (at most 512 MiB)", Category: catWorkload},
+		&cli.StringFlag{Name: "command", Value: "SET key:__key__ __data__", Usage: "the `TEMPLATE` each key is written with; __key__ runs through 0 … N-1", Category: catWorkload},
+		seedFlag("seeds the value sizes"),
+	)
+	flags = append(flags, outputFlags(outputSpec{
+		quietUse:  "no progress bar",
+		jsonUse:   "write the fill as pacer.result/v1 to `FILE` (- for stdout)",
+		errorsUse: "print error replies on stderr, at most one per second, and keep going (without -e the first ends the fill, exit 1)",
+		sloUse:    "`CLAUSES` the fill must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
+	})...)
+	flags = append(flags, unsupportedFlags()...)
+	return withHelp(&cli.Command{
+		Name:         "fill",
+		Usage:        "prefill a keyspace: SET key:000000000000 … key:<N-1> with values of -d bytes",
+		Flags:        flags,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
 		Action:       fillAction,
-	}
+	},
+		"pacer fill --embedded -r 100000 -d 64:8,4096:2",
+		"pacer fill -h 10.0.0.5 -r 1000000 -d 100 -c 32 -P 128",
+	)
 }
 
 func fillAction(c *cli.Context) error {
@@ -39,20 +52,31 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Args().Len() > 0 {
+		return usageErrorf("fill takes no arguments, got %q (the command is --command)", c.Args().First())
+	}
 	if !c.IsSet("r") {
 		return usageErrorf("-r N is required: the number of keys to fill")
 	}
-	var n uint64
-	if _, err := fmt.Sscan(c.String("r"), &n); err != nil || n == 0 {
+	n, err := strconv.ParseUint(strings.TrimSpace(c.String("r")), 10, 64)
+	if err != nil || n == 0 {
 		return usageErrorf("-r %q: want a number of keys above 0", c.String("r"))
 	}
-	sizes, err := scenarios.ParseSizes(c.String("d"))
+	sizes, err := parseSizes(c, false)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return err
 	}
-	conns, pipeline := c.Int("c"), max(c.Int("P"), 1)
-	if conns < 1 || conns > 10000 {
-		return usageErrorf("-c %d: want 1 to 10000 connections", conns)
+	conns, err := parseConns(c)
+	if err != nil {
+		return err
+	}
+	pipeline, err := parsePipeline(c)
+	if err != nil {
+		return err
+	}
+	out, err := parseOutput(c)
+	if err != nil {
+		return err
 	}
 	custom, err := scenarios.ParseCustom(c.String("command"))
 	if err != nil {
@@ -66,11 +90,12 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	seed := c.Uint64("seed")
-	if !c.IsSet("seed") {
-		seed = uint64(time.Now().UnixNano())
-	}
 	keys := scenarios.NewSequential(n) // shared: the connections cover 0 … N-1 once between them
+	w := &workload{opts: opts, keys: keys, tests: []workTest{{recipe: recipe, title: "fill"}}}
+	if err := checkClosedBudget(w, conns, pipeline); err != nil {
+		return err
+	}
+	seed := parseSeed(c)
 	cs, err := conn.DialAll(c.Context, o, conns)
 	if err != nil {
 		return failed(fmt.Errorf("cannot connect: %w", err))
@@ -78,8 +103,12 @@ func fillAction(c *cli.Context) error {
 	var buildErr error
 	live := make(chan *scheduler.Live, 1)
 	stopBar := func() {}
-	if !c.Bool("q") {
+	if !out.quiet {
 		stopBar = fillProgress(c.App.ErrWriter, n, live)
+	}
+	stdout := c.App.Writer
+	if out.jsonPath == "-" {
+		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
 		Name: "fill", Requests: n, Pipeline: pipeline,
@@ -91,28 +120,57 @@ func fillAction(c *cli.Context) error {
 			}
 			return scenarios.NewMixStream(m, seed+uint64(i), keys)
 		},
-		OnStart: func(l *scheduler.Live) { live <- l },
+		OnStart:         func(l *scheduler.Live) { live <- l },
+		ContinueOnError: out.showErrs,
+		OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
 	})
 	stopBar()
 	if buildErr != nil {
 		return usageErrorf("%v", buildErr)
 	}
+	code := exitOK
+	if res != nil && out.jsonPath != "" {
+		t, jerr := report.FromResult(res)
+		if jerr != nil {
+			return failed(jerr)
+		}
+		if t.SLO = out.slo.Check(res); t.SLO != nil && !t.SLO.Pass {
+			code = exitSLO
+		}
+		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
+			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t},
+			Config: map[string]any{"target": o.Addr, "keys": n, "data_size": sizes.String(), "connections": conns, "pipeline": pipeline,
+				"command": c.String("command"), "seed": seed}}
+		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
+			return failed(werr)
+		}
+	}
 	if err != nil {
 		return failed(err)
 	}
 	if res.Interrupted {
-		fmt.Fprintf(c.App.Writer, "fill interrupted: %d of %d keys written\n", res.Counts.Completed, n)
+		fmt.Fprintf(stdout, "fill interrupted: %d of %d keys written\n", res.Counts.Completed, n)
 		return exitCode(exitInterrupted)
 	}
-	fmt.Fprintf(c.App.Writer, "filled %d keys (%s bytes each) in %.2f s: %.0f keys/s\n",
+	fmt.Fprintf(stdout, "filled %d keys (%s bytes each) in %.2f s: %.0f keys/s\n",
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
+	if s := out.slo.Check(res); s != nil {
+		fmt.Fprintf(stdout, "fill: %s\n", s.Line())
+		if !s.Pass {
+			code = exitSLO
+		}
+	}
+	if code != exitOK {
+		return exitCode(code)
+	}
 	return nil
 }
 
 // fillProgress draws a progress bar on stderr: updated in place on a
 // terminal, a line a second otherwise.
 func fillProgress(w io.Writer, total uint64, live <-chan *scheduler.Live) func() {
-	tty := term.IsTerminal(fdOf(w))
+	fd := fdOf(w)
+	tty := term.IsTerminal(fd)
 	every := time.Second
 	if tty {
 		every = 200 * time.Millisecond
@@ -126,9 +184,10 @@ func fillProgress(w io.Writer, total uint64, live <-chan *scheduler.Live) func()
 			float64(p.Completed)/max(p.Elapsed.Seconds(), 1e-9))
 		switch {
 		case tty && final:
-			fmt.Fprintf(w, "\r%s\x1b[K\n", line)
+			redraw(w, line, termWidth(fd))
+			fmt.Fprintln(w)
 		case tty:
-			fmt.Fprintf(w, "\r%s\x1b[K", line)
+			redraw(w, line, termWidth(fd))
 		default:
 			fmt.Fprintln(w, line)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -199,10 +200,29 @@ func TestRunCustomCommandAndJSONToStdout(t *testing.T) {
 	if k, _ := strconv.Atoi(n); k < 10 || k > 50 {
 		t.Fatalf("DBSIZE %s, want up to 50 hashes", n)
 	}
-	v, err := srv.Do("HGET", "h:000000000007", "f")
-	if err == nil && v != "" && len(v) != 7 {
-		t.Fatalf("value %q is not 7 bytes", v)
+	// Check a hash that exists: a missing key must fail the test, not pass it.
+	key, err := srv.Do("RANDOMKEY")
+	if err != nil || !regexp.MustCompile(`^h:[0-9]{12}$`).MatchString(key) {
+		t.Fatalf("RANDOMKEY %q %v: want a key h:<12 digits>", key, err)
 	}
+	if err := checkHashValue(srv, key, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkHashValue(srv, "h:missing", 7); err == nil {
+		t.Fatal("the value check passes for a missing key")
+	}
+}
+
+// checkHashValue checks that field f of hash key holds a value of n bytes.
+func checkHashValue(srv *redistest.Server, key string, n int) error {
+	v, err := srv.Do("HSTRLEN", key, "f")
+	if err != nil {
+		return fmt.Errorf("HSTRLEN %s: %v", key, err)
+	}
+	if v != strconv.Itoa(n) {
+		return fmt.Errorf("HSTRLEN %s f = %q, want %d (0: the key or field is missing)", key, v, n)
+	}
+	return nil
 }
 
 func TestRunPoissonIsReproducible(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/term"
@@ -17,15 +18,55 @@ import (
 // elapsed/total, sent and completed rates, p50 and p99 of the last
 // interval, requests in flight, the age of the oldest unanswered request
 // (so a stall shows while it happens) and errors. On a terminal the line
-// updates in place; otherwise there is one line per interval.
+// updates in place, clipped to the terminal's width (a wrapped line would
+// leave a stale copy above each redraw); otherwise there is one line per
+// interval.
 type progress struct {
 	w     io.Writer
 	tty   bool
 	every time.Duration
+	// width returns the terminal's columns, read again at every redraw
+	// (the window may be resized); 0 when unknown.
+	width func() int
 }
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, tty: term.IsTerminal(fdOf(w)), every: time.Second}
+	fd := fdOf(w)
+	return &progress{w: w, tty: term.IsTerminal(fd), every: time.Second, width: func() int { return termWidth(fd) }}
+}
+
+// termWidth is the width of the terminal on fd, 0 if unknown.
+func termWidth(fd int) int {
+	if fd < 0 {
+		return 0
+	}
+	w, _, err := term.GetSize(fd)
+	if err != nil || w <= 0 {
+		return 0
+	}
+	return w
+}
+
+// redraw writes line over the current terminal line: clipped to one
+// column less than the width (writing the last column makes some
+// terminals wrap), then cleared to the end of the line.
+func redraw(w io.Writer, line string, width int) {
+	fmt.Fprintf(w, "\r%s\x1b[K", clip(line, width-1))
+}
+
+// clip cuts s to at most n characters (n <= 0: no limit).
+func clip(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
 }
 
 // watchLive calls start once the test's Live arrives on live, then tick
@@ -80,7 +121,7 @@ func (p *progress) watch(label string, live <-chan *scheduler.Live) (stop func()
 			line := formatProgress(label, l, last, now, interval.ValueAtQuantile(50), interval.ValueAtQuantile(99))
 			last = now
 			if p.tty {
-				fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+				redraw(p.w, line, p.width())
 			} else {
 				fmt.Fprintln(p.w, line)
 			}

@@ -4,41 +4,45 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
 func runCommand() *cli.Command {
-	flags := append(append(append(targetFlags(), embeddedFlags()...), workloadFlags()...),
-		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required)", Category: "load"},
-		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "length of each test's timeline", Category: "load"},
-		&cli.Int64Flag{Name: "n", Usage: "total requests per test (instead of --duration)", DefaultText: "none", Category: "load"},
-		&cli.IntFlag{Name: "c", Value: 50, Usage: "number of connections", Category: "load"},
-		&cli.StringFlag{Name: "arrival", Value: "uniform", Usage: "arrival process: uniform or poisson", Category: "load"},
-		&cli.Uint64Flag{Name: "seed", Usage: "seed for poisson arrivals and random keys (printed in the JSON)", DefaultText: "from the clock", Category: "load"},
-		&cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap on commands in flight per connection; a send it delays still counts from its intended time", Category: "load"},
-		&cli.StringFlag{Name: "pacing", Value: "precise", Usage: "precise (sub-millisecond sends, more CPU) or coarse (~1 ms wake quantum, far less CPU)", Category: "load"},
-		&cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "wait this long for replies after the timeline ends; the rest are timeouts", Category: "load"},
-		&cli.DurationFlag{Name: "timeout", Usage: "per request: a connection whose oldest request waited longer is closed, its requests count as timeouts, and it is replaced", DefaultText: "off", Category: "load"},
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than this late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: "load"},
-		&cli.BoolFlag{Name: "e", Usage: "print error replies on stderr, at most one per second", Category: "output"},
-		&cli.StringFlag{Name: "slo", Usage: "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3", Category: "output"},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 above which the verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: "load"},
-		&cli.StringFlag{Name: "t", Usage: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...)", Category: "workload"},
-		&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2", Category: "workload"},
-		&cli.StringFlag{Name: "r", Usage: "use random keys: __rand_int__ and __key__ become 12-digit numbers below `KEYSPACE`", DefaultText: "off", Category: "workload"},
-		&cli.BoolFlag{Name: "q", Usage: "quiet: one line per test", Category: "output"},
-		&cli.StringFlag{Name: "json", Usage: "write the pacer.result/v1 JSON to `FILE` (- for stdout)", Category: "output"},
+	flags := targetFlags()
+	flags = append(flags,
+		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required)", Category: catLoad},
+		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "`DURATION` of each test's timeline", Category: catLoad},
+		&cli.Int64Flag{Name: "n", Usage: "`N` requests per test (instead of --duration; with both, whichever ends first)", DefaultText: "none", Category: catLoad},
+		connsFlag(50),
+		arrivalFlag(),
+		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
+		pacingFlag(),
+		maxInflightFlag(),
+		maxBufferFlag(),
+		drainFlag(),
+		timeoutFlag(),
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
+		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
 	)
-	return &cli.Command{
+	flags = append(flags, workloadFlags(workloadSpec{
+		testsUse: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...; default the whole suite)",
+		dataUse:  "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2 (at most 512 MiB)",
+		keysUse:  "random keys: __rand_int__ and __key__ become 12-digit numbers below `N`",
+	})...)
+	flags = append(flags, outputFlags(outputSpec{
+		quietUse:  "quiet: one line per test, no progress",
+		jsonUse:   "write the pacer.result/v1 JSON to `FILE` (- for stdout)",
+		errorsUse: "print error replies on stderr, at most one per second",
+		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
+	})...)
+	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
+	return withHelp(&cli.Command{
 		Name:      "run",
 		Usage:     "open model: send on a fixed-rate timeline, measure latency from the intended send time",
 		ArgsUsage: "[-- COMMAND ARGS...]",
@@ -47,7 +51,10 @@ func runCommand() *cli.Command {
 			return usageErrorf("%v", err)
 		},
 		Action: runAction,
-	}
+	},
+		"pacer run --embedded --rate 5k --duration 5s -t get,set -r 1000",
+		"pacer run -h 10.0.0.5 --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms,errors<0.1%' --json run.json",
+	)
 }
 
 // runConfig is everything `pacer run` was asked to do, validated.
@@ -96,25 +103,25 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if c.IsSet("duration") && cfg.duration <= 0 || cfg.requests == 0 && cfg.duration <= 0 {
 		return nil, usageErrorf("--duration %s: want a positive duration such as 10s or 2m", c.Duration("duration"))
 	}
-	if cfg.conns = c.Int("c"); cfg.conns < 1 {
-		return nil, usageErrorf("-c %d: want at least one connection", cfg.conns)
-	}
-	if cfg.conns > 10000 {
-		return nil, usageErrorf("-c %d: at most 10000 connections", cfg.conns)
+	if cfg.conns, err = parseConns(c); err != nil {
+		return nil, err
 	}
 	switch cfg.arrival = c.String("arrival"); cfg.arrival {
 	case "uniform", "poisson":
 	default:
 		return nil, usageErrorf("--arrival %q: want uniform or poisson", cfg.arrival)
 	}
-	cfg.seed = c.Uint64("seed")
-	if !c.IsSet("seed") {
-		cfg.seed = uint64(time.Now().UnixNano())
-	}
-	if k := c.Int("max-inflight"); k < 1 || k > 1<<24 {
-		return nil, usageErrorf("--max-inflight %d: want 1 to %d", k, 1<<24)
+	cfg.seed = parseSeed(c)
+	if k := c.Int("max-inflight"); k < 1 || k > maxInflightPerConn {
+		return nil, usageErrorf("--max-inflight %d: want 1 to %d", k, maxInflightPerConn)
 	} else {
 		cfg.target.MaxInflight = k
+	}
+	if err := checkInflightBudget(cfg.conns, cfg.target.MaxInflight); err != nil {
+		return nil, err
+	}
+	if cfg.target.MaxBuffer, err = parseMaxBuffer(c); err != nil {
+		return nil, err
 	}
 	p, ok := scheduler.ParsePacing(c.String("pacing"))
 	if !ok {
@@ -136,28 +143,23 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.backlog = c.Duration("max-backlog"); cfg.backlog <= 0 {
 		return nil, usageErrorf("--max-backlog %s: want a positive duration", cfg.backlog)
 	}
-	cfg.showErrs = c.Bool("e")
-	if c.IsSet("slo") {
-		if cfg.slo, err = report.ParseSLO(c.String("slo")); err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-	}
-	sizes, err := scenarios.ParseSizes(c.String("d"))
+	out, err := parseOutput(c)
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, err
+	}
+	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath = out.showErrs, out.slo, out.quiet, out.jsonPath
+	sizes, err := parseSizes(c, false)
+	if err != nil {
+		return nil, err
 	}
 	if c.IsSet("t") && c.Args().Len() > 0 {
 		return nil, usageErrorf("-t selects catalogue tests; it cannot be combined with a custom command")
 	}
-	if cfg.work, err = parseWorkload(c, sizes, "", c.Args().Slice()); err != nil {
+	if cfg.work, err = parseWorkload(c, sizes, c.Args().Slice(), false); err != nil {
 		return nil, err
 	}
-	cfg.quiet = c.Bool("q")
-	cfg.jsonPath = c.String("json")
-	if cfg.jsonPath != "" {
-		if err := report.CheckWritable(cfg.jsonPath); err != nil {
-			return nil, usageErrorf("--json: %v", err)
-		}
+	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -178,6 +180,7 @@ func (cfg *runConfig) echo() map[string]any {
 		"seed":         cfg.seed,
 		"pacing":       cfg.pacing.String(),
 		"max_inflight": cfg.target.MaxInflight,
+		"max_buffer":   cfg.target.MaxBuffer,
 		"drain_s":      cfg.drain.Seconds(),
 		"data_size":    cfg.work.opts.Sizes.String(),
 		"keyspace":     cfg.work.opts.Keyspace,
@@ -205,11 +208,6 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer stopEmbedded()
-	// The pacer holds a P while it sleeps in the kernel; give the reader
-	// goroutines their full share of the cores.
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.NumCPU() + 1)
-	}
 	out := c.App.Writer
 	if cfg.jsonPath == "-" {
 		out = c.App.ErrWriter // stdout carries the JSON
@@ -310,40 +308,4 @@ func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResul
 		return report.Quiet(w, res, slo)
 	}
 	return report.Text(w, res, slo)
-}
-
-func writeJSON(stdout io.Writer, path string, doc *report.Document) error {
-	b, err := doc.Marshal()
-	if err != nil {
-		return err
-	}
-	if path == "-" {
-		_, err = stdout.Write(b)
-		return err
-	}
-	return report.WriteFileAtomic(path, b)
-}
-
-// dialPool opens n connections. If none opens, the run fails with one line;
-// if some do not, the run goes on with the rest (the open loop keeps
-// retrying the others) and says so on stderr.
-func dialPool(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]*conn.Conn, error) {
-	conns, failed, first := conn.DialSome(ctx, o, n)
-	if failed == n {
-		return nil, fmt.Errorf("cannot connect to %s: %v", o.Addr, first)
-	}
-	if failed > 0 {
-		fmt.Fprintf(stderr, "pacer: %d of %d connections to %s could not be opened (%v); going on with %d\n",
-			failed, n, o.Addr, first, n-failed)
-	}
-	return conns, nil
-}
-
-// errorsTo returns a printer of error replies (at most one a second) when
-// on, nil otherwise.
-func errorsTo(w io.Writer, on bool) func([]byte) {
-	if !on {
-		return nil
-	}
-	return newErrorPrinter(w).print
 }

@@ -12,13 +12,13 @@ import (
 
 // serveCommand is `pacer serve`: the embedded target on its own.
 func serveCommand() *cli.Command {
-	return &cli.Command{
+	return withHelp(&cli.Command{
 		Name:  "serve",
 		Usage: "run the embedded RESP target (with optional faults) until Ctrl-C",
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "port", Value: 6379, Usage: "`PORT` to listen on (0: a free one)"},
-			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "`ADDRESS` to listen on"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for delays and injected errors", DefaultText: "from the clock"},
+			&cli.IntFlag{Name: "port", Value: 6379, Usage: "`PORT` to listen on (0: a free one)", Category: catServer},
+			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "`ADDRESS` to listen on", Category: catServer},
+			&cli.Uint64Flag{Name: "seed", Usage: "`N`: seeds delays and injected errors", DefaultText: "from the clock", Category: catServer},
 		}, faultFlags()...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
 		Action: func(c *cli.Context) error {
@@ -43,5 +43,8 @@ func serveCommand() *cli.Command {
 			fmt.Fprintf(c.App.Writer, "pacer serve: stopped after %d commands\n", srv.Processed())
 			return nil
 		},
-	}
+	},
+		"pacer serve --port 0",
+		"pacer serve --port 6380 --stall 100ms --every 1s --delay exp:200us",
+	)
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"net"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -10,28 +12,19 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// targetFlags are redis-benchmark's connection flags, with its names and
-// defaults.
-func targetFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "h", Value: "127.0.0.1", Usage: "server `HOST`name", Category: "target"},
-		&cli.IntFlag{Name: "p", Value: 6379, Usage: "server `PORT`", Category: "target"},
-		&cli.StringFlag{Name: "s", Usage: "server `SOCKET` (overrides host and port)", Category: "target"},
-		&cli.StringFlag{Name: "a", Usage: "`PASSWORD` for AUTH", Category: "target", EnvVars: []string{"REDISCLI_AUTH"}},
-		&cli.StringFlag{Name: "user", Usage: "`USERNAME` for ACL AUTH (needs -a)", Category: "target"},
-		&cli.IntFlag{Name: "dbnum", Value: 0, Usage: "SELECT the `DB` number", Category: "target"},
-		&cli.BoolFlag{Name: "3", Usage: "start the session in RESP3 protocol mode (HELLO 3)", Category: "target"},
-	}
-}
-
-// target reads the target flags into connection options.
+// target reads the target flags (targetFlags) into connection options,
+// refusing the cluster and TLS flags.
 func target(c *cli.Context) (conn.Options, error) {
 	o := conn.Options{
-		User:     c.String("user"),
-		Password: c.String("a"),
-		DB:       c.Int("dbnum"),
-		RESP3:    c.Bool("3"),
-		Now:      scheduler.Now,
+		User:           c.String("user"),
+		Password:       c.String("a"),
+		DB:             c.Int("dbnum"),
+		RESP3:          c.Bool("3"),
+		ClientTracking: c.Bool("enable-tracking"),
+		Now:            scheduler.Now,
+	}
+	if err := checkUnsupported(c); err != nil {
+		return o, err
 	}
 	if p := c.Int("p"); p < 1 || p > 65535 {
 		return o, usageErrorf("-p %d: want a port between 1 and 65535", p)
@@ -47,5 +40,50 @@ func target(c *cli.Context) (conn.Options, error) {
 	} else {
 		o.Network, o.Addr = "tcp", net.JoinHostPort(c.String("h"), strconv.Itoa(c.Int("p")))
 	}
+	if u := c.String("u"); c.IsSet("u") {
+		if err := applyURI(&o, u); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
+}
+
+// applyURI reads redis-benchmark's -u redis://[user:password@]host[:port][/db].
+func applyURI(o *conn.Options, s string) error {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		// Not echoed: it may hold a password.
+		return usageErrorf("-u: want redis://[user:password@]host[:port][/db]")
+	}
+	shown := u.Redacted() // never echo the password
+	switch u.Scheme {
+	case "redis":
+	case "rediss":
+		return usageErrorf("-u %q: TLS (rediss://) is not supported yet", shown)
+	default:
+		return usageErrorf("-u %q: want the redis:// scheme", shown)
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "6379"
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return usageErrorf("-u %q: want a port between 1 and 65535", shown)
+	}
+	o.Network, o.Addr = "tcp", net.JoinHostPort(host, port)
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			o.User, o.Password = u.User.Username(), pw
+		} else {
+			o.Password = u.User.Username() // redis://password@host
+		}
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		n, err := strconv.Atoi(db)
+		if err != nil || n < 0 {
+			return usageErrorf("-u %q: bad database number %q", shown, db)
+		}
+		o.DB = n
+	}
+	return nil
 }

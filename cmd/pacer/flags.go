@@ -1,0 +1,526 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// Limits every load command checks before anything runs.
+const (
+	// maxConnections bounds -c: each connection costs a socket, a reader
+	// goroutine and its FIFO.
+	maxConnections = 10000
+	// maxValueSize bounds -d, -x and __data__ values: Redis's
+	// proto-max-bulk-len default. TODO(merge): scenarios.MaxValueSize.
+	maxValueSize = 512 << 20
+	// maxClosedInFlight bounds -c × -P × the largest command of a closed
+	// loop (bench, compare's closed run, fill): the loop holds whole
+	// batches.
+	maxClosedInFlight = 1 << 30
+	// fifoEntryBytes is the size of one in-flight entry of a connection's
+	// FIFO (intended, written, kind), and maxFIFOBytes the budget of all
+	// FIFOs together: -c × --max-inflight × 32 B.
+	fifoEntryBytes = 32
+	maxFIFOBytes   = 4 << 30
+	// maxInflightPerConn bounds --max-inflight on one connection.
+	maxInflightPerConn = 1 << 24
+)
+
+// Flag categories, in the order help lists them.
+const (
+	catTarget      = "target"
+	catServer      = "server"
+	catLoad        = "load"
+	catWorkload    = "workload"
+	catOutput      = "output"
+	catEmbedded    = "embedded target"
+	catUnsupported = "not supported yet (refused, exit 2)"
+)
+
+var helpCategories = []string{catTarget, catServer, catLoad, catWorkload, catOutput, catEmbedded, catUnsupported}
+
+// targetFlags are redis-benchmark's connection flags, with its names and
+// defaults, shared by every load command.
+func targetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "h", Value: "127.0.0.1", Usage: "server `HOST`", Category: catTarget},
+		&cli.IntFlag{Name: "p", Value: 6379, Usage: "server `PORT`", Category: catTarget},
+		&cli.StringFlag{Name: "s", Usage: "server unix `SOCKET` (overrides -h and -p)", Category: catTarget},
+		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis://[user:password@]host[:port][/db] (overrides -h, -p, -a, --user, --dbnum)", Category: catTarget},
+		&cli.StringFlag{Name: "a", Usage: "`PASSWORD` for AUTH (or REDISCLI_AUTH)", Category: catTarget, EnvVars: []string{"REDISCLI_AUTH"}},
+		&cli.StringFlag{Name: "user", Usage: "`NAME` for ACL AUTH (needs -a)", Category: catTarget},
+		&cli.IntFlag{Name: "dbnum", Value: 0, Usage: "SELECT database `N` on every connection", Category: catTarget},
+		&cli.BoolFlag{Name: "3", Usage: "RESP3: start every connection with HELLO 3", Category: catTarget},
+		&cli.BoolFlag{Name: "enable-tracking", Usage: "send CLIENT TRACKING on before starting", Category: catTarget},
+	}
+}
+
+// unsupportedFlags are redis-benchmark's cluster and TLS flags: accepted
+// by every load command and refused the same way until support lands.
+var unsupportedNames = []string{"cluster", "tls", "sni", "cacert", "cacertdir", "insecure", "cert", "key", "tls-ciphers", "tls-ciphersuites"}
+
+func unsupportedFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, n := range unsupportedNames {
+		switch n {
+		case "cluster", "tls", "insecure":
+			out = append(out, &cli.BoolFlag{Name: n, Usage: "(not supported yet)", Category: catUnsupported})
+		default:
+			out = append(out, &cli.StringFlag{Name: n, Usage: "`X` (not supported yet)", Category: catUnsupported})
+		}
+	}
+	return out
+}
+
+// checkUnsupported refuses the cluster and TLS flags, in every command.
+func checkUnsupported(c *cli.Context) error {
+	for _, name := range unsupportedNames {
+		if c.IsSet(name) {
+			return usageErrorf("--%s is not supported yet (cluster mode and TLS are planned)", name)
+		}
+	}
+	return nil
+}
+
+// workloadSpec says how a command words and defaults its workload flags.
+type workloadSpec struct {
+	tests    string // default -t ("" lists nothing: run's "whole suite")
+	testsUse string
+	keysUse  string
+	dataUse  string
+	pipeline int // default -P; 0: the command has no -P
+	pipeUse  string
+}
+
+// workloadFlags are the flags that shape what is sent: -t, -d, -r, the
+// mixes and templates, and -P where a closed loop batches.
+func workloadFlags(s workloadSpec) []cli.Flag {
+	fl := []cli.Flag{
+		&cli.StringFlag{Name: "t", Value: s.tests, Usage: s.testsUse, Category: catWorkload},
+		&cli.StringFlag{Name: "d", Value: "3", Usage: s.dataUse, Category: catWorkload},
+		&cli.StringFlag{Name: "r", Usage: s.keysUse, DefaultText: "off", Category: catWorkload},
+		&cli.StringFlag{Name: "mix", Usage: "send a weighted mix as one test: `NAME:WEIGHT,...` of catalogue tests (get, set, incr, ...) or named --command templates", Category: catWorkload},
+		&cli.StringFlag{Name: "ratio", Usage: "memtier's `SET:GET` ratio, the same as --mix set:SET,get:GET", Category: catWorkload},
+		&cli.StringSliceFlag{Name: "command", Usage: "a custom command `[NAME=]TEMPLATE` (repeatable); placeholders __rand_int__, __key__, __data__, {tag}", Category: catWorkload},
+		&cli.StringSliceFlag{Name: "command-weight", Usage: "`WEIGHT` of each --command, in order (repeatable; default 1)", Category: catWorkload},
+		&cli.StringFlag{Name: "commands", Usage: "read templates from `FILE`: one per line, optional leading weight, # comments", Category: catWorkload},
+		&cli.StringFlag{Name: "key-dist", Value: "uniform", Usage: "`DIST` of __key__ and __rand_int__ over -r keys: uniform, sequential, zipf:S, gaussian:MEAN,SD", Category: catWorkload},
+	}
+	if s.pipeline > 0 {
+		fl = append(fl, &cli.IntFlag{Name: "P", Value: s.pipeline, Usage: s.pipeUse, Category: catLoad})
+	}
+	return fl
+}
+
+// outputSpec words a command's output flags.
+type outputSpec struct {
+	quietUse, errorsUse, sloUse, jsonUse string
+}
+
+// outputFlags are -q, --json, -e and --slo.
+func outputFlags(s outputSpec) []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
+		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
+		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
+		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
+	}
+}
+
+// outputConfig is what the output flags asked for.
+type outputConfig struct {
+	quiet    bool
+	jsonPath string
+	showErrs bool
+	slo      report.SLO
+}
+
+func parseOutput(c *cli.Context) (outputConfig, error) {
+	o := outputConfig{quiet: c.Bool("q"), jsonPath: c.String("json"), showErrs: c.Bool("e")}
+	if c.IsSet("slo") {
+		var err error
+		if o.slo, err = report.ParseSLO(c.String("slo")); err != nil {
+			return o, usageErrorf("%v", err)
+		}
+	}
+	if o.jsonPath != "" {
+		if err := report.CheckWritable(o.jsonPath); err != nil {
+			return o, usageErrorf("--json: %v", err)
+		}
+	}
+	return o, nil
+}
+
+// Load flags shared by several commands.
+
+func connsFlag(def int) cli.Flag {
+	return &cli.IntFlag{Name: "c", Value: def, Usage: fmt.Sprintf("`N` connections (at most %d)", maxConnections), Category: catLoad}
+}
+
+func seedFlag(use string) cli.Flag {
+	return &cli.Uint64Flag{Name: "seed", Usage: "`N`: " + use, DefaultText: "from the clock", Category: catLoad}
+}
+
+func arrivalFlag() cli.Flag {
+	return &cli.StringFlag{Name: "arrival", Value: "uniform", Usage: "`PROCESS` of the open loop's arrivals: uniform or poisson", Category: catLoad}
+}
+
+func pacingFlag() cli.Flag {
+	return &cli.StringFlag{Name: "pacing", Value: "precise", Usage: "`MODE`: precise (sub-millisecond sends, more CPU) or coarse (~1 ms wake quantum, far less CPU)", Category: catLoad}
+}
+
+func drainFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "wait `DURATION` for replies after the timeline ends; the rest are timeouts", Category: catLoad}
+}
+
+func timeoutFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "timeout", Usage: "per request: a connection whose oldest request waited longer than `DURATION` is closed, its requests count as timeouts, and it is replaced", DefaultText: "off", Category: catLoad}
+}
+
+func maxBufferFlag() cli.Flag {
+	return &cli.StringFlag{Name: "max-buffer", Value: formatBytes(conn.DefaultMaxBuffer), Usage: "per connection, at most `BYTES` written and not yet sent (2MiB, 512KiB, 4MB, 123); a command larger than it is refused", Category: catLoad}
+}
+
+func maxInflightFlag() cli.Flag {
+	return &cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap of `N` commands in flight per connection; a send it delays still counts from its intended time", Category: catLoad}
+}
+
+// parseConns reads -c.
+func parseConns(c *cli.Context) (int, error) {
+	n := c.Int("c")
+	if n < 1 || n > maxConnections {
+		return 0, usageErrorf("-c %d: want 1 to %d connections", n, maxConnections)
+	}
+	return n, nil
+}
+
+// parsePipeline reads -P: at least 1 (bench clamps instead, as
+// redis-benchmark does).
+func parsePipeline(c *cli.Context) (int, error) {
+	p := c.Int("P")
+	if p < 1 {
+		return 0, usageErrorf("-P %d: want at least 1 request per batch", p)
+	}
+	return p, nil
+}
+
+// parseSeed reads --seed, or draws one from the clock.
+func parseSeed(c *cli.Context) uint64 {
+	if c.IsSet("seed") {
+		return c.Uint64("seed")
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// parseMaxBuffer reads --max-buffer.
+func parseMaxBuffer(c *cli.Context) (int, error) {
+	n, err := parseBytes(c.String("max-buffer"))
+	if err != nil || n < 1 || n > maxValueSize*2 {
+		return 0, usageErrorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", c.String("max-buffer"), formatBytes(maxValueSize*2))
+	}
+	return int(n), nil
+}
+
+// checkInflightBudget refuses FIFOs that together could exceed
+// maxFIFOBytes.
+func checkInflightBudget(conns, inflight int) error {
+	if total := int64(conns) * int64(inflight) * fifoEntryBytes; total > maxFIFOBytes {
+		return usageErrorf("-c %d × --max-inflight %d × %d B = %s of in-flight entries; at most %s: lower -c or --max-inflight",
+			conns, inflight, fifoEntryBytes, formatBytes(total), formatBytes(maxFIFOBytes))
+	}
+	return nil
+}
+
+// byteUnits are the suffixes parseBytes reads, longest first.
+var byteUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30},
+	{"kb", 1000}, {"mb", 1000 * 1000}, {"gb", 1000 * 1000 * 1000},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1},
+}
+
+// parseBytes reads a size: 123, 4MB (10^6), 2MiB or 2m (2^20), 512KiB.
+func parseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range byteUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
+
+// formatBytes prints a size the way parseBytes reads it back.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "KiB"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// helpArgs turns the ways users ask for help into --help, before the
+// flags are parsed: `pacer -h`, `pacer help`, `pacer help CMD`, and a
+// trailing -h with no host after it (`pacer bench -h`). `pacer bench -h
+// HOST` still means the host, as in redis-benchmark.
+func helpArgs(args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	switch args[1] {
+	case "-h", "-help", "help", "--h":
+		if len(args) >= 3 && args[1] == "help" {
+			return []string{args[0], args[2], "--help"}
+		}
+		if len(args) == 2 {
+			return []string{args[0], "--help"}
+		}
+	}
+	last := args[len(args)-1]
+	if len(args) >= 3 && last == "-h" {
+		for _, a := range args[2 : len(args)-1] {
+			if a == "--" {
+				return args // after --, -h is the command's own argument
+			}
+		}
+		out := append([]string{}, args[:len(args)-1]...)
+		return append(out, "--help")
+	}
+	return args
+}
+
+// procsFor is the GOMAXPROCS a command wants, decided once from its
+// arguments before it runs (0: leave it). An explicit GOMAXPROCS in the
+// environment always wins.
+//   - run and compare: one more than the CPUs, because the sleeping pacer
+//     holds a scheduler slot;
+//   - bench: --threads N, or 1 as redis-benchmark runs on one thread;
+//     with --embedded, the target shares the process: leave it.
+func procsFor(args []string) int {
+	if os.Getenv("GOMAXPROCS") != "" || len(args) < 2 {
+		return 0
+	}
+	switch args[1] {
+	case "run", "compare":
+		return runtime.NumCPU() + 1
+	case "bench":
+		threads := 0
+		for i := 2; i < len(args); i++ {
+			a := args[i]
+			if a == "--" {
+				break
+			}
+			name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !strings.HasPrefix(a, "-") {
+				continue
+			}
+			switch name {
+			case "embedded":
+				if !hasVal || val == "true" {
+					return 0
+				}
+			case "threads":
+				if !hasVal && i+1 < len(args) {
+					val = args[i+1]
+				}
+				if n, err := strconv.Atoi(val); err == nil {
+					threads = min(max(n, 0), maxBenchThreads)
+				}
+			}
+		}
+		if threads > 0 {
+			return threads
+		}
+		return 1
+	}
+	return 0
+}
+
+// maxBenchThreads is redis-benchmark's cap on --threads.
+const maxBenchThreads = 500
+
+// exitCodeHelp is the exit-code table every help ends with.
+const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1, 4, 3):
+   0    ok
+   1    the run failed (no server, every connection lost)
+   2    usage: a bad flag or argument, one line on stderr
+   3    a test missed its --slo
+   4    the result is not trustworthy (verdict generator_behind)
+   130  interrupted by Ctrl-C (partial results are printed and written)
+`
+
+// withHelp sets a command's help: NAME, USAGE, the flags by category in
+// helpCategories' order (target, load, workload, output, ...) with their
+// placeholders and defaults, two examples and the exit codes.
+func withHelp(cmd *cli.Command, examples ...string) *cli.Command {
+	cmd.CustomHelpTemplate = strings.ReplaceAll(renderHelp(cmd, examples), "{{", `{{"{{"}}`)
+	return cmd
+}
+
+func renderHelp(cmd *cli.Command, examples []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "NAME:\n   pacer %s - %s\n\nUSAGE:\n   pacer %s [flags] %s\n", cmd.Name, cmd.Usage, cmd.Name, cmd.ArgsUsage)
+	if cmd.Description != "" {
+		fmt.Fprintf(&b, "\n%s\n", cmd.Description)
+	}
+	for _, cat := range helpCategories {
+		var rows [][2]string
+		for _, f := range cmd.Flags {
+			df, ok := f.(cli.DocGenerationFlag)
+			if !ok || categoryOf(f) != cat {
+				continue
+			}
+			rows = append(rows, flagRow(df))
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s:\n", strings.ToUpper(cat))
+		if cat == catUnsupported {
+			var names []string
+			for _, r := range rows {
+				names = append(names, r[0])
+			}
+			fmt.Fprintf(&b, "   %s\n", strings.Join(names, ", "))
+			continue
+		}
+		width := 0
+		for _, r := range rows {
+			width = max(width, len(r[0]))
+		}
+		for _, r := range rows {
+			fmt.Fprintf(&b, "   %-*s  %s\n", width, r[0], r[1])
+		}
+	}
+	b.WriteString("\n   --help  show this help\n")
+	if len(examples) > 0 {
+		b.WriteString("\nEXAMPLES:\n")
+		for _, e := range examples {
+			fmt.Fprintf(&b, "   %s\n", e)
+		}
+	}
+	b.WriteString("\n" + exitCodeHelp)
+	return b.String()
+}
+
+func categoryOf(f cli.Flag) string {
+	if cf, ok := f.(cli.CategorizableFlag); ok {
+		return cf.GetCategory()
+	}
+	return ""
+}
+
+// flagRow renders a flag as "-n N" / "--rate RATE" and its usage with
+// the default.
+func flagRow(f cli.DocGenerationFlag) [2]string {
+	name := f.Names()[0]
+	dash := "--"
+	if len(name) == 1 {
+		dash = "-"
+	}
+	placeholder, usage := placeholderOf(f.GetUsage())
+	left := dash + name
+	if f.TakesValue() {
+		left += " " + placeholder
+	}
+	if def := defaultOf(f); def != "" {
+		usage += " (default " + def + ")"
+	}
+	return [2]string{left, usage}
+}
+
+// placeholderOf takes the `PLACEHOLDER` out of a usage text, as urfave/cli
+// does; a flag without one shows VALUE (the help test forbids that).
+func placeholderOf(usage string) (string, string) {
+	i := strings.Index(usage, "`")
+	if i < 0 {
+		return "VALUE", usage
+	}
+	j := strings.Index(usage[i+1:], "`")
+	if j < 0 {
+		return "VALUE", usage
+	}
+	name := usage[i+1 : i+1+j]
+	return name, usage[:i] + name + usage[i+1+j+1:]
+}
+
+// defaultOf is the default a flag's help shows ("" for none).
+func defaultOf(f cli.DocGenerationFlag) string {
+	switch v := f.(type) {
+	case *cli.StringFlag:
+		if v.DefaultText != "" {
+			return v.DefaultText
+		}
+		return v.Value
+	case *cli.IntFlag:
+		if v.DefaultText != "" {
+			return v.DefaultText
+		}
+		if v.Name == "dbnum" || v.Value != 0 {
+			return strconv.Itoa(v.Value)
+		}
+	case *cli.Int64Flag:
+		if v.DefaultText != "" {
+			return v.DefaultText
+		}
+	case *cli.Uint64Flag:
+		if v.DefaultText != "" {
+			return v.DefaultText
+		}
+	case *cli.Float64Flag:
+		if v.DefaultText != "" {
+			return v.DefaultText
+		}
+	case *cli.DurationFlag:
+		if v.DefaultText != "" {
+			return v.DefaultText
+		}
+		if v.Value != 0 {
+			return v.Value.String()
+		}
+	}
+	return ""
+}
+
+// appHelpTemplate is `pacer --help` (and `pacer -h`, `pacer help`): the
+// commands, two examples and the exit codes. For app.go to set as
+// cli.App.CustomAppHelpTemplate.
+const appHelpTemplate = `NAME:
+   {{.Name}} - {{.Usage}}
+
+USAGE:
+   pacer COMMAND [flags] [args]    (pacer help COMMAND, or pacer COMMAND --help, lists its flags)
+
+COMMANDS:{{range .VisibleCommands}}
+   {{printf "%-9s" .Name}}{{.Usage}}{{end}}
+
+EXAMPLES:
+   pacer compare --embedded --stall 100ms --every 1s
+   pacer run -h 10.0.0.5 --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms'
+
+VERSION:
+   {{.Version}}
+
+` + exitCodeHelp

@@ -1,0 +1,608 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// The commands run in-process here; main sets GOMAXPROCS once for the
+// binary (procsFor), so the tests do what it does for run and compare: one
+// P more than the CPUs, as the sleeping pacer holds one.
+func init() { runtime.GOMAXPROCS(runtime.NumCPU() + 1) }
+
+// loadCommands are the commands that share the target, workload and
+// output flags.
+var loadCommands = []string{"run", "bench", "compare", "fill"}
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	return port
+}
+
+// minimal are the arguments each command needs to get past its own
+// required flags.
+func minimal(cmd string) []string {
+	switch cmd {
+	case "run":
+		return []string{"--rate", "1k", "-n", "10", "-q"}
+	case "bench":
+		return []string{"-n", "10", "-q", "-t", "ping"}
+	case "compare":
+		return []string{"--rate", "1k", "--duration", "100ms", "-q"}
+	case "fill":
+		return []string{"-r", "10", "-q"}
+	}
+	return nil
+}
+
+// TestEveryLoadCommandSharesTheTargetFlags: -u, -s, -a, --user, --dbnum,
+// -3 and --enable-tracking mean the same in run, bench, compare and fill,
+// and the cluster and TLS flags are refused the same way (exit 2, "not
+// supported yet") by each. Before, run said "flag provided but not
+// defined: -u" and "-tls" was "not defined" everywhere but in bench.
+func TestEveryLoadCommandSharesTheTargetFlags(t *testing.T) {
+	port := closedPort(t)
+	for _, cmd := range loadCommands {
+		for _, f := range []string{"-u", "--enable-tracking"} {
+			args := append([]string{cmd}, minimal(cmd)...)
+			if f == "-u" {
+				args = append(args, "-u", "redis://127.0.0.1:"+port+"/1")
+			} else {
+				args = append(args, f, "-p", port)
+			}
+			code, _, stderr := pacer(t, args...)
+			if code != exitFailed || strings.Contains(stderr, "not defined") {
+				t.Errorf("%v: exit %d %q, want 1 (nothing listens there)", args, code, stderr)
+			}
+		}
+		for _, name := range unsupportedNames {
+			args := append([]string{cmd}, minimal(cmd)...)
+			args = append(args, "--"+name)
+			if name != "cluster" && name != "tls" && name != "insecure" {
+				args = append(args, "x")
+			}
+			code, _, stderr := pacer(t, args...)
+			want := "pacer: --" + name + " is not supported yet"
+			if code != exitUsage || !strings.HasPrefix(stderr, want) {
+				t.Errorf("%v: exit %d %q, want 2 and %q", args, code, stderr, want)
+			}
+		}
+	}
+}
+
+// TestUsageErrorsInEveryCommand: -t "" (which ran the whole suite), -P 0
+// (silently clamped by fill and compare) and -c above maxConnections are
+// usage errors.
+func TestUsageErrorsInEveryCommand(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--rate", "1k", "-t", ""}, `-t ""`},
+		{[]string{"run", "--rate", "1k", "-t", " , "}, `-t`},
+		{[]string{"bench", "-t", ""}, `-t ""`},
+		{[]string{"compare", "-t", ""}, `-t ""`},
+		{[]string{"fill", "-r", "10", "-P", "0"}, "-P 0"},
+		{[]string{"compare", "-P", "0"}, "-P 0"},
+		{[]string{"compare", "-P", "-3"}, "-P -3"},
+		{[]string{"run", "--rate", "1k", "-c", "10001"}, "want 1 to 10000 connections"},
+		{[]string{"bench", "-c", "10001"}, "want 1 to 10000 connections"},
+		{[]string{"compare", "-c", "10001"}, "want 1 to 10000 connections"},
+		{[]string{"fill", "-r", "10", "-c", "10001"}, "want 1 to 10000 connections"},
+		{[]string{"run", "--rate", "1k", "--ratio", "1:x"}, "--ratio"},
+		{[]string{"run", "--rate", "1k", "--ratio", "0:0"}, "--ratio"},
+		{[]string{"run", "--rate", "1k", "--ratio", "1:1", "--mix", "get:1"}, "--ratio"},
+		{[]string{"fill", "-r", "10", "extra"}, "no arguments"},
+		{[]string{"compare", "--drain", "-1s"}, "--drain"},
+		{[]string{"compare", "--timeout", "0s"}, "--timeout"},
+		{[]string{"compare", "--slo", "p99<"}, "p99"},
+		{[]string{"fill", "-r", "10", "--slo", "nope"}, "nope"},
+	}
+	for _, tc := range cases {
+		code, _, stderr := pacer(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%q: exit %d, stderr %q: want 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestMemoryBudgets: the limits of contracts.md are usage errors that
+// name the numbers, in every command they apply to.
+func TestMemoryBudgets(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		// A single command larger than --max-buffer can never be sent.
+		{[]string{"run", "--rate", "1k", "-t", "set", "-d", "2000", "--max-buffer", "1KiB"}, []string{"--max-buffer 1KiB", "2"}},
+		{[]string{"compare", "--rate", "1k", "-t", "set", "-d", "5000", "--max-buffer", "4KB"}, []string{"--max-buffer 4000"}},
+		{[]string{"run", "--rate", "1k", "--max-buffer", "lots"}, []string{"--max-buffer \"lots\""}},
+		{[]string{"run", "--rate", "1k", "--max-buffer", "0"}, []string{"--max-buffer"}},
+		// FIFOs: c × max-inflight × 32 B above 4 GiB.
+		{[]string{"run", "--rate", "1k", "-c", "10000", "--max-inflight", "16777216"}, []string{"-c 10000 × --max-inflight 16777216 × 32 B", "at most 4GiB"}},
+		// Values above 512 MiB, in every command (bench used to clamp to 1 GiB).
+		{[]string{"bench", "-d", "1000000000"}, []string{"-d 1000000000", "536870912"}},
+		{[]string{"run", "--rate", "1k", "-d", "600000000"}, []string{"-d 600000000"}},
+		{[]string{"compare", "-d", "600000000"}, []string{"-d 600000000"}},
+		{[]string{"fill", "-r", "10", "-d", "600000000"}, []string{"-d 600000000"}},
+		// Closed loops hold whole batches: c × P × largest command above 1 GiB.
+		{[]string{"bench", "-t", "set", "-d", "100000000", "-c", "50"}, []string{"-c 50 × -P 1 ×", "at most 1GiB"}},
+		{[]string{"bench", "-t", "get,set", "-d", "1000000", "-c", "100", "-P", "16"}, []string{"-c 100 × -P 16 ×", "SET"}},
+		{[]string{"compare", "-t", "set", "-d", "300000000", "-c", "4", "--max-buffer", "1GiB"}, []string{"-c 4 × -P 1"}},
+		{[]string{"fill", "-r", "10", "-d", "100000000", "-c", "16"}, []string{"-c 16 × -P 64"}},
+	}
+	for _, tc := range cases {
+		code, _, stderr := pacer(t, tc.args...)
+		ok := code == exitUsage && strings.Count(strings.TrimSpace(stderr), "\n") == 0
+		for _, w := range tc.want {
+			ok = ok && strings.Contains(stderr, w)
+		}
+		if !ok {
+			t.Errorf("%q: exit %d, stderr %q: want 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{
+		"123": 123, "2MiB": 2 << 20, "512KiB": 512 << 10, "4MB": 4000000, "1GiB": 1 << 30, "64k": 64 << 10, "2m": 2 << 20, "10 B": 10,
+	} {
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+		if got, _ := parseBytes(formatBytes(want)); got != want {
+			t.Errorf("formatBytes(%d) = %q does not read back", want, formatBytes(want))
+		}
+	}
+	for _, in := range []string{"", "-1", "2XB", "MiB", "1.5MiB", "99999999999999999999"} {
+		if _, err := parseBytes(in); err == nil {
+			t.Errorf("parseBytes(%q) accepted", in)
+		}
+	}
+}
+
+// TestLargestCommand checks the computed size of the largest command
+// against the bytes the stream really sends.
+func TestLargestCommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--rate", "1k", "-t", "set,get,mset,xadd,ping_inline,hset", "-d", "77", "-r", "10"},
+		{"run", "--rate", "1k", "-t", "set", "-d", "9"},
+		{"run", "--rate", "1k", "-t", "lrange_100", "-d", "1000"},
+		{"run", "--rate", "1k", "--", "HSET", "h:__rand_int__", "f__data__x", "__data____data__"},
+		{"run", "--rate", "1k", "-r", "5", "--command", "SET k:__key__ v__data__", "--command", "GET __rand_int__"},
+	} {
+		var got []int64
+		var want []int64
+		app := newApp(io.Discard, io.Discard)
+		for _, c := range app.Commands {
+			if c.Name == "run" {
+				c.Action = func(ctx *cli.Context) error {
+					cfg, err := parseRunConfig(ctx)
+					if err != nil {
+						return err
+					}
+					for _, tt := range cfg.work.tests {
+						l, err := cfg.work.largest(tt)
+						if err != nil {
+							return err
+						}
+						got = append(got, l)
+						s, err := cfg.work.stream(tt, 1)
+						if err != nil {
+							return err
+						}
+						most := 0
+						for range 200 {
+							b, _ := s.Next()
+							most = max(most, len(b))
+						}
+						want = append(want, int64(most))
+					}
+					return nil
+				}
+			}
+		}
+		if err := app.Run(append([]string{"pacer"}, args...)); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%v: largest %v, streams sent up to %v", args, got, want)
+		}
+	}
+	// Varying sizes: the bound is the command with the largest value.
+	if l := commandLen([]string{"SET", "k", "__data__"}, false, 4096); l != int64(len("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$4096\r\n"))+4096+2 {
+		t.Errorf("commandLen %d", l)
+	}
+}
+
+// TestRatioIsAMixOfSetAndGet: memtier's --ratio SET:GET is the same test
+// as --mix set:SET,get:GET.
+func TestRatioIsAMixOfSetAndGet(t *testing.T) {
+	for in, want := range map[string]string{"1:10": "set:1,get:10", "1:0": "set:1", "0:3": "get:3", " 2 : 5 ": "set:2,get:5"} {
+		if got, err := parseRatio(in); err != nil || got != want {
+			t.Errorf("parseRatio(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	doc, _ := runJSON(t, anyVerdict, "run", "--embedded", "--rate", "2k", "-n", "400", "-c", "2", "-r", "100", "--ratio", "1:3", "-q", "--lag-limit", "1s", "--seed", "3")
+	if len(doc.Tests) != 1 || doc.Tests[0].Name != "MIX set:1,get:3" {
+		t.Fatalf("--ratio 1:3 ran %+v, want the test MIX set:1,get:3", doc.Tests)
+	}
+}
+
+// TestCompareHasSLOErrorsAndTimeout: compare takes --slo (judging the open
+// runs, exit 3 on a miss), -e and --timeout like run.
+func TestCompareHasSLOErrorsAndTimeout(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c.json")
+	code, stdout, stderr := pacer(t, "compare", "--embedded", "--error-rate", "0.2", "--rate", "500", "--duration", "300ms", "-c", "2",
+		"-q", "-e", "--timeout", "5s", "--slo", "errors<1%", "--json", out, "--seed", "1")
+	// 4 (generator behind) outranks 3 and depends on the machine's load.
+	if (code != exitSLO && code != exitUntrusted) || !strings.Contains(stdout, "slo: VIOLATED: errors") || !strings.Contains(stderr, "Error from server: ERR injected") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	var doc struct {
+		Tests []struct {
+			Mode string          `json:"mode"`
+			SLO  json.RawMessage `json:"slo"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Tests) != 2 || doc.Tests[0].SLO != nil || doc.Tests[1].SLO == nil {
+		t.Fatalf("the open run carries the SLO, the closed one not: %+v", doc.Tests)
+	}
+}
+
+// TestFillWritesJSONAndChecksSLO: fill takes the output flags too.
+func TestFillWritesJSONAndChecksSLO(t *testing.T) {
+	srv := redistest.Start(t)
+	doc, stdout := runJSON(t, exitOK, "fill", "-p", srv.PortString(), "-r", "500", "-d", "8", "-q", "--slo", "errors<1%")
+	if len(doc.Tests) != 1 || doc.Tests[0].Counts["completed"] != 500 || !strings.Contains(stdout, "slo: pass") {
+		t.Fatalf("fill --json: %+v %q", doc.Tests, stdout)
+	}
+}
+
+// TestHelpArgs: the ways users ask for help.
+func TestHelpArgs(t *testing.T) {
+	for in, want := range map[string]string{
+		"pacer -h":                 "pacer --help",
+		"pacer help":               "pacer --help",
+		"pacer help run":           "pacer run --help",
+		"pacer bench -h":           "pacer bench --help",
+		"pacer run --rate 1k -h":   "pacer run --rate 1k --help",
+		"pacer bench -h 10.0.0.5":  "pacer bench -h 10.0.0.5",
+		"pacer bench -h host -q":   "pacer bench -h host -q",
+		"pacer run -- ECHO -h":     "pacer run -- ECHO -h",
+		"pacer":                    "pacer",
+		"pacer run --rate 1k -t x": "pacer run --rate 1k -t x",
+	} {
+		if got := strings.Join(helpArgs(strings.Fields(in)), " "); got != want {
+			t.Errorf("helpArgs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCommandHelp: every command's --help lists its flags by category in
+// the order target, load, workload, output, with a placeholder for every
+// value (never "value"), and ends with two examples and the exit codes.
+func TestCommandHelp(t *testing.T) {
+	for _, cmd := range append(loadCommands, "serve") {
+		code, out, stderr := pacer(t, cmd, "--help")
+		if code != exitOK {
+			t.Fatalf("%s --help: exit %d %s", cmd, code, stderr)
+		}
+		last := -1
+		for _, cat := range helpCategories {
+			i := strings.Index(out, "\n"+strings.ToUpper(cat)+":\n")
+			if i < 0 {
+				continue
+			}
+			if i < last {
+				t.Errorf("%s --help: %s out of order", cmd, cat)
+			}
+			last = i
+		}
+		for _, cat := range []string{catTarget, catLoad, catOutput} {
+			if cmd != "serve" && !strings.Contains(out, "\n"+strings.ToUpper(cat)+":\n") {
+				t.Errorf("%s --help has no %s section", cmd, cat)
+			}
+		}
+		if strings.Contains(out, "VALUE") || strings.Contains(strings.ToLower(out), " value ") && strings.Contains(out, " value\t") {
+			t.Errorf("%s --help has a flag without a placeholder:\n%s", cmd, out)
+		}
+		ex := strings.Index(out, "\nEXAMPLES:\n")
+		codes := strings.Index(out, "\nEXIT CODES")
+		if ex < 0 || codes < ex || strings.Count(out[ex:codes], "pacer "+cmd) != 2 || !strings.Contains(out[codes:], "130") {
+			t.Errorf("%s --help does not end with two examples and the exit codes:\n%s", cmd, out)
+		}
+		for _, f := range commandFlags(cmd) {
+			if !strings.Contains(out, f) {
+				t.Errorf("%s --help does not list %s", cmd, f)
+			}
+		}
+	}
+	// The users' first flags come first.
+	_, out, _ := pacer(t, "run", "--help")
+	if !(strings.Index(out, "-h HOST") < strings.Index(out, "--rate RATE") &&
+		strings.Index(out, "--rate RATE") < strings.Index(out, "-c N") &&
+		strings.Index(out, "-c N") < strings.Index(out, "-t TESTS")) {
+		t.Errorf("run --help: target, rate, connections and tests should come first:\n%s", out)
+	}
+	for _, ph := range []string{"--duration DURATION", "-n N", "--rate RATE", "--max-buffer BYTES", "--ratio SET:GET"} {
+		if !strings.Contains(out, ph) {
+			t.Errorf("run --help lacks %q", ph)
+		}
+	}
+}
+
+// commandFlags lists a command's flags as help shows them.
+func commandFlags(name string) []string {
+	var out []string
+	for _, c := range newApp(io.Discard, io.Discard).Commands {
+		if c.Name != name {
+			continue
+		}
+		for _, f := range c.Flags {
+			n := f.Names()[0]
+			if len(n) == 1 {
+				out = append(out, "-"+n)
+			} else {
+				out = append(out, "--"+n)
+			}
+		}
+	}
+	return out
+}
+
+// TestCommandsLeaveGOMAXPROCSAlone: actions used to raise GOMAXPROCS
+// (run, compare) or set it to 1 (bench) and never restore it; procsFor
+// decides it once in main instead.
+func TestCommandsLeaveGOMAXPROCSAlone(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	for _, args := range [][]string{
+		{"run", "--embedded", "--rate", "1k", "-n", "20", "-c", "1", "-t", "ping", "-q", "--lag-limit", "1s"},
+		{"bench", "-p", closedPort(t), "-n", "10", "-q", "-t", "ping"},
+		{"compare", "--embedded", "--rate", "1k", "--duration", "100ms", "-c", "1", "-q"},
+	} {
+		pacer(t, args...)
+		if now := runtime.GOMAXPROCS(0); now != before {
+			runtime.GOMAXPROCS(before)
+			t.Errorf("%v changed GOMAXPROCS from %d to %d", args, before, now)
+		}
+	}
+}
+
+func TestProcsFor(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "")
+	n := runtime.NumCPU()
+	for in, want := range map[string]int{
+		"pacer run --rate 1k":              n + 1,
+		"pacer compare":                    n + 1,
+		"pacer bench -q":                   1,
+		"pacer bench --threads 3":          3,
+		"pacer bench --threads=4":          4,
+		"pacer bench --threads 900":        500,
+		"pacer bench --embedded -t get":    0,
+		"pacer fill -r 10":                 0,
+		"pacer serve":                      0,
+		"pacer":                            0,
+		"pacer bench -- ECHO --threads 30": 1,
+	} {
+		if got := procsFor(strings.Fields(in)); got != want {
+			t.Errorf("procsFor(%q) = %d, want %d", in, got, want)
+		}
+	}
+	t.Setenv("GOMAXPROCS", "2")
+	if got := procsFor([]string{"pacer", "run"}); got != 0 {
+		t.Errorf("GOMAXPROCS set: procsFor = %d, want 0 (leave it)", got)
+	}
+}
+
+// TestProgressFitsTheTerminal: on a terminal each redraw is clipped to the
+// width (read at every redraw) and clears the rest of the line, so an
+// 80-column pane never wraps a stale line.
+func TestProgressFitsTheTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	width := 80
+	p := &progress{w: &buf, tty: true, every: time.Second, width: func() int { return width }}
+	line := strings.Repeat("GET   3.0s/5.0s  sent 10000/s  completed 9998/s  oldest 412 µs ", 3)
+	for _, w := range []int{80, 40, 0} {
+		buf.Reset()
+		width = w
+		redraw(p.w, line, p.width())
+		s := buf.String()
+		if !strings.HasPrefix(s, "\r") || !strings.HasSuffix(s, "\x1b[K") {
+			t.Fatalf("width %d: %q is not a redraw", w, s)
+		}
+		text := strings.TrimSuffix(strings.TrimPrefix(s, "\r"), "\x1b[K")
+		if n := len([]rune(text)); w > 0 && n > w-1 || w == 0 && text != line {
+			t.Errorf("width %d: %d characters drawn", w, n)
+		}
+	}
+	if clip("aµb", 2) != "aµ" {
+		t.Errorf("clip cuts inside a character")
+	}
+}
+
+// TestReadLastArgIsBounded: -x reads stdin through a limit, so < /dev/zero
+// ends with a usage error instead of gigabytes.
+func TestReadLastArgIsBounded(t *testing.T) {
+	if maxValueSize != 512<<20 {
+		t.Fatal("values are capped at 512 MiB")
+	}
+	s, err := readLastArgLimit(strings.NewReader("hello"), 10)
+	if err != nil || s != "hello" {
+		t.Fatalf("%q %v", s, err)
+	}
+	_, err = readLastArgLimit(zeros{}, 1<<20)
+	if code := exitCodeOf(err); code != exitUsage || !strings.Contains(err.Error(), "-x") {
+		t.Fatalf("endless stdin: %v (exit %d)", err, code)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+func exitCodeOf(err error) int {
+	if ee, ok := err.(*exitError); ok {
+		return ee.code
+	}
+	return -1
+}
+
+// TestMergeResult: bench -l --json keeps one entry per test, adding the
+// loops up.
+func TestMergeResult(t *testing.T) {
+	mk := func(n int64) *scheduler.Result {
+		h := hdrhistogram.New(1, 3_600_000_000_000, 3)
+		for i := range n {
+			h.RecordValue(1000 + i)
+		}
+		return &scheduler.Result{Verdict: scheduler.VerdictOK, Counts: scheduler.Counts{Scheduled: uint64(n), Sent: uint64(n), Completed: uint64(n)},
+			Response: h, Window: time.Second, ErrorCodes: map[string]uint64{"ERR": 1},
+			Commands: []scheduler.CommandResult{{Name: "get", Counts: scheduler.Counts{Completed: uint64(n)}, Response: h}}}
+	}
+	a, b := mk(10), mk(5)
+	// A mix keeps its own histograms per command.
+	a.Commands[0].Response = hdrhistogram.Import(a.Response.Export())
+	mergeResult(a, b)
+	if a.Counts.Completed != 15 || a.Response.TotalCount() != 15 || a.Window != 2*time.Second || a.ErrorCodes["ERR"] != 2 ||
+		a.Commands[0].Counts.Completed != 15 || a.Commands[0].Response.TotalCount() != 15 || !a.Counts.Balanced() {
+		t.Fatalf("merged %+v", a)
+	}
+	// A single command shares the total's histogram: merged once.
+	a, b = mk(10), mk(5)
+	mergeResult(a, b)
+	if a.Response.TotalCount() != 15 {
+		t.Fatalf("shared histogram merged twice: %d", a.Response.TotalCount())
+	}
+}
+
+// TestBenchLoopJSONOneEntryPerTest: bench -l --json wrote an entry per
+// loop (memory growing with the run); now one per test, summed.
+func TestBenchLoopJSONOneEntryPerTest(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "loop.json")
+	var stdout, stderr syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- Main([]string{"pacer", "bench", "--embedded", "-l", "-n", "300", "-c", "2", "-q", "-t", "set,get", "--json", out}, &stdout, &stderr)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(stdout.String(), "GET:") < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no loops: %q %q", stdout.String(), stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != exitInterrupted {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("bench -l did not stop on SIGINT")
+	}
+	var doc resultDoc
+	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Tests) != 2 || doc.Tests[0].Name != "SET" || doc.Tests[1].Name != "GET" || doc.Tests[1].Counts["completed"] < 3*300 {
+		t.Fatalf("tests %+v: want SET and GET once each, with every loop's requests", doc.Tests)
+	}
+}
+
+// TestServerConfigIgnoresHugeReplies: the header's CONFIG GET values are
+// a few bytes; a server answering with a megabyte is shown as no CONFIG.
+func TestServerConfigIgnoresHugeReplies(t *testing.T) {
+	for _, size := range []int{2, 1 << 20} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					defer c.Close()
+					r := bufio.NewReader(c)
+					for {
+						line, err := r.ReadString('\n')
+						if err != nil {
+							return
+						}
+						n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+						for range 2 * n {
+							if _, err := r.ReadString('\n'); err != nil {
+								return
+							}
+						}
+						v := strings.Repeat("x", size)
+						fmt.Fprintf(c, "*2\r\n$4\r\nsave\r\n$%d\r\n%s\r\n", len(v), v)
+					}
+				}()
+			}
+		}()
+		save, _, ok := serverConfig(context.Background(), conn.Options{Network: "tcp", Addr: ln.Addr().String()})
+		ln.Close()
+		if want := size <= maxConfigValue; ok != want || ok && save != "xx" {
+			t.Errorf("a %d-byte value: ok %v save %d bytes", size, ok, len(save))
+		}
+	}
+}
+
+// TestURIErrorsNeverEchoThePassword: a bad -u is one line that does not
+// repeat the password it holds.
+func TestURIErrorsNeverEchoThePassword(t *testing.T) {
+	for _, u := range []string{"rediss://bob:s3cret@h:1", "redis://bob:s3cret@h:99999", "redis://:s3cret@h/x", "http://:s3cret@h", "redis://bob:s3cret@[::1"} {
+		code, _, stderr := pacer(t, "run", "--rate", "1k", "-u", u)
+		if code != exitUsage || strings.Contains(stderr, "s3cret") || !strings.HasPrefix(stderr, "pacer: -u") {
+			t.Errorf("-u %s: exit %d %q", u, code, stderr)
+		}
+	}
+}
+
+// TestAppHelpTemplate renders the overview app.go shows for pacer --help.
+func TestAppHelpTemplate(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	var b bytes.Buffer
+	cli.HelpPrinter(&b, appHelpTemplate, app)
+	out := b.String()
+	for _, want := range []string{"run ", "bench ", "compare ", "fill ", "serve ", "EXAMPLES:", "EXIT CODES", "130"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("overview lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/internal/redistest"
+)
+
+// readmeExampleLimit is what the README promises of its examples: each
+// finishes in under a minute. It is a contract of the docs, not a speed
+// assertion: an example that needs longer must be rewritten.
+const readmeExampleLimit = 60 * time.Second
+
+// readmeShortLimit is the estimated length above which -short skips an
+// example.
+const readmeShortLimit = 5 * time.Second
+
+// readmeExamples returns every line of a ```sh block of the README that
+// invokes pacer (`pacer ...` or `go run ./cmd/pacer ...`), split into
+// arguments, without the program name.
+func readmeExamples(t *testing.T, text string) [][]string {
+	t.Helper()
+	var out [][]string
+	inSh := false
+	for _, line := range strings.Split(text, "\n") {
+		trim := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trim, "```sh"):
+			inSh = true
+			continue
+		case strings.HasPrefix(trim, "```"):
+			inSh = false
+			continue
+		case !inSh:
+			continue
+		}
+		args, err := shellWords(trim)
+		if err != nil {
+			t.Fatalf("README line %q: %v", line, err)
+		}
+		switch {
+		case len(args) >= 1 && args[0] == "pacer":
+			out = append(out, args[1:])
+		case len(args) >= 3 && args[0] == "go" && args[1] == "run" && args[2] == "./cmd/pacer":
+			out = append(out, args[3:])
+		}
+	}
+	return out
+}
+
+// shellWords splits a command line as sh would for these examples: quotes
+// group, an unquoted # starts a comment.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\'' || ch == '"':
+			j := strings.IndexByte(s[i+1:], ch)
+			if j < 0 {
+				return nil, errors.New("unterminated quote")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case ch == '#' && !inWord:
+			i = len(s)
+		case ch == ' ' || ch == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// loopbackExample rewrites an example to touch loopback only: any target
+// it names (-h, -p, -s, -u) is dropped and the test's redis-server is
+// used instead, unless it runs on the embedded target. Output files go to
+// dir. It returns the arguments and the exit codes the docs allow.
+func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
+	var out []string
+	embedded := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		switch a {
+		case "-h", "-p", "-s", "-u":
+			i++ // and its value
+			continue
+		case "--json":
+			if i+1 < len(args) && args[i+1] != "-" {
+				out = append(out, a, filepath.Join(dir, filepath.Base(args[i+1])))
+				i++
+				continue
+			}
+		case "--embedded":
+			embedded = true
+		}
+		out = append(out, a)
+	}
+	if !embedded && len(out) > 0 && out[0] != "serve" {
+		out = append([]string{out[0], "-h", "127.0.0.1", "-p", redisPort}, out[1:]...)
+	}
+	codes := []int{exitOK}
+	switch {
+	case len(out) > 0 && (out[0] == "run" || out[0] == "compare"):
+		// Whether the generator kept its send-lag limit depends on the
+		// machine's load, and an SLO on its latency too: documented outcomes.
+		codes = append(codes, exitUntrusted, exitSLO)
+	case hasArg(out, "--slo"):
+		codes = append(codes, exitSLO)
+	}
+	return out, codes
+}
+
+func hasArg(args []string, name string) bool {
+	for _, a := range args {
+		if a == name {
+			return true
+		}
+	}
+	return false
+}
+
+// estimate is roughly how long an example runs, to skip the slow ones
+// under -short.
+func estimate(args []string) time.Duration {
+	if len(args) == 0 {
+		return 0
+	}
+	d := 10 * time.Second
+	if args[0] == "compare" {
+		d = 5 * time.Second
+	}
+	for i, a := range args {
+		if a == "--duration" && i+1 < len(args) {
+			if v, err := time.ParseDuration(args[i+1]); err == nil {
+				d = v
+			}
+		}
+	}
+	switch args[0] {
+	case "run":
+		if hasArg(args, "-n") && !hasArg(args, "--duration") {
+			return readmeShortLimit + time.Second // depends on the rate: call it slow
+		}
+		return d
+	case "compare":
+		return 4 * d
+	case "bench":
+		// About 100k requests a second on a small machine.
+		n, tests := 100000, 21
+		for i, a := range args {
+			switch {
+			case a == "-n" && i+1 < len(args):
+				n, _ = strconv.Atoi(args[i+1])
+			case a == "-t" && i+1 < len(args):
+				tests = strings.Count(args[i+1], ",") + 1
+			case !strings.HasPrefix(a, "-") && i > 0 && !strings.HasPrefix(args[i-1], "-"):
+				tests = 1 // a command
+			}
+		}
+		return time.Duration(n*tests) * 10 * time.Microsecond
+	}
+	return readmeShortLimit + time.Second // fill moves real data
+}
+
+// TestReadmeExamplesFinishInAMinute runs every pacer example of the README
+// against loopback (a redis-server the test starts, or the embedded
+// target) and checks that each exits as documented within a minute.
+func TestReadmeExamplesFinishInAMinute(t *testing.T) {
+	text, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := readmeExamples(t, string(text))
+	if len(examples) < 10 {
+		t.Fatalf("found %d examples in the README: the extraction is broken", len(examples))
+	}
+	bin := pacerBinary(t)
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	for _, ex := range examples {
+		args, codes := loopbackExample(ex, srv.PortString(), dir)
+		name := strings.Join(ex, " ")
+		if args[0] == "serve" {
+			continue // runs until Ctrl-C: TestServeUntilInterrupted
+		}
+		if testing.Short() && estimate(args) > readmeShortLimit {
+			t.Logf("-short: skipping %q", name)
+			continue
+		}
+		if _, err := srv.Do("FLUSHALL"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), readmeExampleLimit)
+		cmd := exec.CommandContext(ctx, bin, args...)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = nil, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		took := time.Since(start)
+		timedOut := ctx.Err() != nil
+		cancel()
+		if timedOut {
+			t.Errorf("README example %q did not finish within %v: make it shorter", name, readmeExampleLimit)
+			continue
+		}
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		ok := false
+		for _, c := range codes {
+			ok = ok || c == code
+		}
+		if !ok {
+			t.Errorf("README example %q (run as %q): exit %d, want one of %v\n%s", name, args, code, codes, tail(stderr.String(), 800))
+		}
+		t.Logf("%q: exit %d in %v", name, code, took.Round(100*time.Millisecond))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+func TestReadmeExampleRewriting(t *testing.T) {
+	if w, _ := shellWords(`pacer run --slo 'p99<2ms,errors<0.1%' -h 10.0.0.5   # a comment`); strings.Join(w, "|") != "pacer|run|--slo|p99<2ms,errors<0.1%|-h|10.0.0.5" {
+		t.Fatalf("shellWords: %q", w)
+	}
+	args, codes := loopbackExample([]string{"compare", "-h", "10.0.0.5", "-p", "7000", "-t", "set", "--json", "compare.json"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "compare -h 127.0.0.1 -p 4242 -t set --json /tmp/x/compare.json" || len(codes) != 3 {
+		t.Fatalf("rewritten to %q %v", got, codes)
+	}
+	args, _ = loopbackExample([]string{"bench", "-u", "redis://10.0.0.5:6379", "--", "-h", "x"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "bench -h 127.0.0.1 -p 4242 -- -h x" {
+		t.Fatalf("rewritten to %q", got)
+	}
+	args, _ = loopbackExample([]string{"compare", "--embedded", "--stall", "100ms"}, "4242", "/tmp/x")
+	if strings.Contains(strings.Join(args, " "), "4242") {
+		t.Fatalf("an embedded example got a redis target: %q", args)
+	}
+}
