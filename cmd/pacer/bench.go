@@ -349,7 +349,7 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 		Rate:         cfg.rate,
 		Precision:    cfg.precision,
 		CommandNames: j.names,
-		Commands: func(i int) scheduler.Commands {
+		NewCommands: func(i int) scheduler.Commands {
 			s, err := cfg.work.stream(j, cfg.seed+uint64(n)*1_000_003+uint64(i))
 			if err != nil {
 				templateErr = err
@@ -384,7 +384,7 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 	}
 	if runErr != nil {
 		var er *scheduler.ErrorReply
-		var lost *scheduler.ErrConnLost
+		var lost *scheduler.ConnLostError
 		switch {
 		case errors.As(runErr, &er), errors.As(runErr, &lost):
 			// redis-benchmark's words, on stderr, and exit 1.

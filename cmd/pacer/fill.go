@@ -112,7 +112,7 @@ func fillAction(c *cli.Context) error {
 	}
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
 		Name: "fill", Requests: n, Pipeline: pipeline,
-		Commands: func(i int) scheduler.Commands {
+		NewCommands: func(i int) scheduler.Commands {
 			m, err := recipe.Build()
 			if err != nil {
 				buildErr = err

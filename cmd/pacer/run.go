@@ -239,18 +239,18 @@ func runAction(c *cli.Context) error {
 			stopProgress = newProgress(c.App.ErrWriter).watch(j.title, liveCh)
 		}
 		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
-			OnStart:    func(l *scheduler.Live) { liveCh <- l },
-			Commands:   j.names,
-			Name:       j.title,
-			Timeline:   cfg.timeline(i),
-			Rate:       cfg.rate,
-			Duration:   cfg.duration,
-			Requests:   cfg.requests,
-			Pacing:     cfg.pacing,
-			Drain:      cfg.drain,
-			LagLimit:   cfg.lagLimit,
-			Timeout:    cfg.timeout,
-			MaxBacklog: cfg.backlog,
+			OnStart:      func(l *scheduler.Live) { liveCh <- l },
+			CommandNames: j.names,
+			Name:         j.title,
+			Timeline:     cfg.timeline(i),
+			Rate:         cfg.rate,
+			Duration:     cfg.duration,
+			Requests:     cfg.requests,
+			Pacing:       cfg.pacing,
+			Drain:        cfg.drain,
+			LagLimit:     cfg.lagLimit,
+			Timeout:      cfg.timeout,
+			MaxBacklog:   cfg.backlog,
 			Redial: func(ctx context.Context) (*conn.Conn, error) {
 				return conn.Dial(ctx, cfg.target)
 			},
