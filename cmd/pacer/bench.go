@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -202,7 +201,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	}
 	cfg.jsonPath = c.String("json")
 	if cfg.jsonPath != "" {
-		if err := report.CheckWritable(cfg.jsonPath); err != nil {
+		if err := checkOutputPath(cfg.jsonPath); err != nil {
 			return nil, usageErrorf("--json: %v", err)
 		}
 	}
@@ -279,20 +278,11 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	jobs := cfg.work.tests
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
+	_, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
 		return err
 	}
 	defer stopEmbedded()
-	// redis-benchmark runs in one thread unless --threads is given (the
-	// embedded target, sharing the process, needs the other cores).
-	if os.Getenv("GOMAXPROCS") == "" && srv == nil {
-		if cfg.threads > 0 {
-			runtime.GOMAXPROCS(cfg.threads)
-		} else {
-			runtime.GOMAXPROCS(1)
-		}
-	}
 	ctx := c.Context
 	out := stdout
 	if cfg.jsonPath == "-" {
@@ -321,13 +311,15 @@ func benchAction(c *cli.Context) error {
 			return failed(err)
 		}
 	}
-	errPrinter := newErrorPrinter(out)
+	errPrinter := newErrorPrinter(redactingWriter(ctx, out))
 	progress := term.IsTerminal(fdOf(out)) && !cfg.csv
 	sloFailed := false
+	code := exitOK
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = cfg.payload(j)
 			res, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter)
+			redactResult(ctx, res)
 			if res != nil {
 				t, jerr := report.FromResult(res)
 				if jerr != nil {
@@ -355,6 +347,7 @@ func benchAction(c *cli.Context) error {
 				}
 				return exitCode(exitInterrupted)
 			}
+			code = worst(code, judge(stderr, res))
 		}
 		if !(len(jobs) == 1 && jobs[0].custom) && !cfg.csv {
 			fmt.Fprint(out, "\n")
@@ -367,7 +360,10 @@ func benchAction(c *cli.Context) error {
 		return failed(err)
 	}
 	if sloFailed {
-		return exitCode(exitSLO)
+		code = worst(code, exitSLO)
+	}
+	if code != exitOK {
+		return exitCode(code)
 	}
 	return nil
 }
@@ -610,7 +606,7 @@ func (p *errorPrinter) print(text []byte) {
 
 // fdOf returns the file descriptor behind w, or -1.
 func fdOf(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
 		return int(f.Fd())
 	}
 	return -1

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -119,7 +117,7 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	cfg.title = cfg.test.title
 	cfg.quiet = c.Bool("q")
 	if cfg.jsonPath = c.String("json"); cfg.jsonPath != "" {
-		if err := report.CheckWritable(cfg.jsonPath); err != nil {
+		if err := checkOutputPath(cfg.jsonPath); err != nil {
 			return nil, usageErrorf("--json: %v", err)
 		}
 	}
@@ -137,9 +135,6 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	defer stopEmbedded()
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.NumCPU() + 1) // the open loop's pacer holds a P while it sleeps
-	}
 	out := stdout
 	if cfg.jsonPath == "-" {
 		out = stderr
@@ -156,12 +151,8 @@ func compareAction(c *cli.Context) error {
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(where), Tests: []report.Test{}}
 	var runs []compareRun
 	finish := func(runErr error) error {
-		if len(runs) > 0 {
-			if err := renderCompare(out, cfg, runs); err != nil {
-				return failed(err)
-			}
-		}
 		for _, r := range runs {
+			redactResult(ctx, r.res)
 			t, err := report.FromResult(r.res)
 			if err != nil {
 				return failed(err)
@@ -175,16 +166,23 @@ func compareAction(c *cli.Context) error {
 				return failed(err)
 			}
 		}
+		if len(runs) > 0 {
+			if err := renderCompare(out, cfg, runs); err != nil {
+				return failed(err)
+			}
+		}
 		switch {
 		case runErr != nil:
 			return runErr
 		case ctx.Err() != nil:
 			return exitCode(exitInterrupted)
 		}
+		code := exitOK
 		for _, r := range runs {
-			if r.res.Mode == "open" && r.res.Verdict != scheduler.VerdictOK {
-				return exitCode(exitUntrusted)
-			}
+			code = worst(code, judge(stderr, r.res))
+		}
+		if code != exitOK {
+			return exitCode(code)
 		}
 		return nil
 	}

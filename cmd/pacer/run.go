@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -155,7 +153,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	cfg.quiet = c.Bool("q")
 	cfg.jsonPath = c.String("json")
 	if cfg.jsonPath != "" {
-		if err := report.CheckWritable(cfg.jsonPath); err != nil {
+		if err := checkOutputPath(cfg.jsonPath); err != nil {
 			return nil, usageErrorf("--json: %v", err)
 		}
 	}
@@ -205,11 +203,6 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer stopEmbedded()
-	// The pacer holds a P while it sleeps in the kernel; give the reader
-	// goroutines their full share of the cores.
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.NumCPU() + 1)
-	}
 	out := c.App.Writer
 	if cfg.jsonPath == "-" {
 		out = c.App.ErrWriter // stdout carries the JSON
@@ -260,19 +253,22 @@ func runAction(c *cli.Context) error {
 		})
 		stopProgress()
 		if res != nil {
+			redactResult(ctx, res)
 			sloRes := cfg.slo.Check(res)
-			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
-				return failed(werr)
-			}
 			t, jerr := report.FromResult(res)
 			if jerr != nil {
 				return failed(jerr)
 			}
 			t.SLO = sloRes
 			doc.Tests = append(doc.Tests, t)
-			if res.Verdict != scheduler.VerdictOK {
-				code = worst(code, exitUntrusted)
+			doc.Interrupted = res.Interrupted || ctx.Err() != nil
+			if err := checkpointJSON(cfg.jsonPath, doc); err != nil {
+				return failed(err)
 			}
+			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
+				return failed(werr)
+			}
+			code = worst(code, judge(c.App.ErrWriter, res))
 			if sloRes != nil && !sloRes.Pass {
 				code = worst(code, exitSLO)
 			}
@@ -310,18 +306,6 @@ func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResul
 		return report.Quiet(w, res, slo)
 	}
 	return report.Text(w, res, slo)
-}
-
-func writeJSON(stdout io.Writer, path string, doc *report.Document) error {
-	b, err := doc.Marshal()
-	if err != nil {
-		return err
-	}
-	if path == "-" {
-		_, err = stdout.Write(b)
-		return err
-	}
-	return report.WriteFileAtomic(path, b)
 }
 
 // dialPool opens n connections. If none opens, the run fails with one line;
