@@ -291,6 +291,25 @@ func TestSIGQUITDumpsGoroutinesAndExits131(t *testing.T) {
 	}
 }
 
+// TestClosedStdoutAndStderr: with both streams gone (2>&- >&-, or a
+// terminal that hung up), the results still reach the file and the exit
+// code is the run's.
+func TestClosedStdoutAndStderr(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "result.json")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd, _, _ := startBinary(t, func(cmd *exec.Cmd) { cmd.Stdout, cmd.Stderr = w, w },
+		"run", "--embedded", "--rate", "2k", "-n", "300", "-c", "2", "-t", "get,set", "--lag-limit", "1s", "--json", out)
+	w.Close()
+	code, _ := waitFor(t, cmd, 60*time.Second)
+	if doc := readDoc(t, out); len(doc.Tests) != 2 || code != exitOK {
+		t.Fatalf("exit %d, result %+v: want 0 and both tests", code, doc)
+	}
+}
+
 // exitQuitCode is 128 + SIGQUIT, as the README documents.
 const exitQuitCode = 131
 
@@ -317,6 +336,12 @@ func TestClosedStdoutKeepsResultsAndExitCode(t *testing.T) {
 			// head -c1: read one byte, then go away.
 			one := make([]byte, 1)
 			r.Read(one)
+			if tc.name == "run" {
+				// The result file is written before the test's output.
+				if _, err := os.Stat(out); err != nil {
+					t.Errorf("stdout was written before the result file: %v", err)
+				}
+			}
 			r.Close()
 			code, _ := waitFor(t, cmd, 60*time.Second)
 			doc := readDoc(t, out)

@@ -139,3 +139,54 @@ func TestWrongPasswordAgainstRedis(t *testing.T) {
 		}
 	}
 }
+
+func noEnv(string) string { return "" }
+
+func TestFindSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		env     string
+		hidden  []string // must be masked
+		shown   []string // must stay
+		cmdLine bool
+	}{
+		{[]string{"pacer", "run", "-a", "pw1"}, "", []string{"pw1"}, nil, true},
+		{[]string{"pacer", "run", "--a=pw2"}, "", []string{"pw2"}, nil, true},
+		{[]string{"pacer", "run", "-a="}, "", nil, nil, false},
+		{[]string{"pacer", "run"}, "envpw", []string{"envpw"}, nil, false},
+		{[]string{"pacer", "bench", "-u", "redis://alice:pw3@h:1/0"}, "", []string{"pw3"}, []string{"alice", "h:1"}, true},
+		{[]string{"pacer", "bench", "-u", "redis://pw4@h/0"}, "", []string{"pw4"}, []string{"h/0"}, true},
+		{[]string{"pacer", "bench", "-u", "redis://alice:p%40ss@h/0"}, "", []string{"p%40ss", "p@ss"}, nil, true},
+		{[]string{"pacer", "bench", "-u", "redis://h:1/0"}, "", nil, []string{"h:1"}, false},
+		{[]string{"pacer", "bench", "-u", "redis://alice:@h/0"}, "", nil, []string{"alice"}, false},
+		{[]string{"pacer", "run", "--user", "alice", "-a", "pw5"}, "", []string{"pw5"}, []string{"alice"}, true},
+		{[]string{"pacer", "run", "--", "AUTH", "-a", "word"}, "", nil, []string{"word"}, false},
+		{[]string{"pacer", "run", "-a"}, "", nil, nil, false},
+		{[]string{"pacer", "run", "-a", `q"u\o`}, "", []string{`q"u\o`, `q\"u\\o`}, nil, true},
+	} {
+		getenv := func(name string) string {
+			if name == passwordEnv {
+				return tc.env
+			}
+			return ""
+		}
+		s := findSecrets(tc.args, getenv)
+		if s.onCommandLine != tc.cmdLine {
+			t.Errorf("%q: onCommandLine %v, want %v", tc.args, s.onCommandLine, tc.cmdLine)
+		}
+		for _, h := range tc.hidden {
+			if got := s.redact("x " + h + " y"); strings.Contains(got, h) {
+				t.Errorf("%q: %q not masked: %q", tc.args, h, got)
+			}
+		}
+		for _, v := range tc.shown {
+			if got := s.redact("x " + v + " y"); !strings.Contains(got, v) {
+				t.Errorf("%q: %q masked but it is no secret: %q", tc.args, v, got)
+			}
+		}
+	}
+	// Any URI's password is masked, known or not.
+	if got := findSecrets(nil, noEnv).redact("redis://bob:other@h"); strings.Contains(got, "other") {
+		t.Errorf("unknown URI password shown: %q", got)
+	}
+}
