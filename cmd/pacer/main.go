@@ -18,7 +18,7 @@ const maxBenchThreads = 500
 func main() {
 	// Process-wide runtime settings are made here, once, before any command
 	// runs; Main, which tests call in-process, leaves them alone.
-	if n := procsFor(os.Args, os.Getenv("GOMAXPROCS"), runtime.NumCPU()); n > 0 {
+	if n := procsFor(os.Args); n > 0 {
 		runtime.GOMAXPROCS(n)
 	}
 	// PACER_CPUPROFILE=file writes a CPU profile of the whole run, for
@@ -42,14 +42,20 @@ func main() {
 }
 
 // procsFor returns the GOMAXPROCS the command line wants, or 0 to keep the
-// runtime's default; env is the GOMAXPROCS variable, which always wins.
+// runtime's default. A GOMAXPROCS variable in the environment always wins.
+func procsFor(args []string) int {
+	return procsForEnv(args, os.Getenv("GOMAXPROCS"), runtime.NumCPU())
+}
+
+// procsForEnv is procsFor with the GOMAXPROCS variable (env) and the number
+// of CPUs given:
 //
 //   - run and compare: one more than the CPUs, because the open loop's
 //     pacer holds a scheduler slot while it sleeps in the kernel;
 //   - bench: --threads N, else 1, redis-benchmark's single thread (but not
 //     with --embedded: the target in the same process needs the cores);
 //   - everything else: the default.
-func procsFor(args []string, env string, numCPU int) int {
+func procsForEnv(args []string, env string, numCPU int) int {
 	if env != "" || len(args) < 2 {
 		return 0
 	}
