@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/scheduler"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -23,7 +23,8 @@ const (
 	exitUsage       = 2   // bad flags or arguments
 	exitSLO         = 3   // an SLO was violated
 	exitUntrusted   = 4   // the result cannot be trusted (the generator fell behind)
-	exitInterrupted = 130 // stopped by Ctrl-C
+	exitInterrupted = 130 // stopped by Ctrl-C, SIGTERM or SIGHUP
+	// exitQuit (131, after SIGQUIT's goroutine dump) is in signals.go.
 )
 
 // exitError carries an exit code up to Main.
@@ -58,15 +59,41 @@ func worst(a, b int) int {
 func exitCode(code int) error { return &exitError{code: code} }
 
 func init() {
-	// redis-benchmark uses -h for the host, so help is --help only.
+	// redis-benchmark uses -h for the host, so help is --help only. urfave/cli
+	// keeps this in a package variable: it is set here, once, before any app
+	// is built, and never by a command.
 	cli.HelpFlag = &cli.BoolFlag{Name: "help", Usage: "show help"}
 }
 
 // Main runs the CLI with args (args[0] is the program name) and returns the
-// exit code. It never calls os.Exit, so tests run it in-process.
+// exit code. It never calls os.Exit (except for a second interrupt signal
+// and SIGQUIT, see signals.go), so tests run it in-process.
+//
+// Everything it prints goes through the output layer (output.go): writes to
+// a closed stdout or stderr never stop a command or change its exit code,
+// and nothing on stderr shows a password (secrets.go).
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := interruptContext(stderr)
+	sec := findSecrets(args, os.Getenv)
+	out := newGuardedWriter(stdout, "stdout", nil)
+	errw := newGuardedWriter(stderr, "stderr", sec.redact)
+	defer noteLostOutput(out, errw)
+	if sec.onCommandLine {
+		fmt.Fprintln(errw, passwordWarning)
+	}
+	ctx, stop := watchSignals(errw)
 	defer stop()
+	code := run(withSecrets(ctx, sec), args, out, errw)
+	if ctx.Err() != nil && code != exitOK {
+		// A run cut short by a signal fails in whatever way it noticed
+		// (a cancelled dial, say): interrupted is what it was.
+		code = worst(code, exitInterrupted)
+	}
+	return code
+}
+
+// run runs the app and turns its error into an exit code, printing the
+// error's one line on stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	if len(args) < 2 {
 		_ = app.Run([]string{"pacer", "--help"})
@@ -99,32 +126,29 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
 
-// interruptContext is cancelled by the first SIGINT or SIGTERM, so the run
-// drains and reports; a second signal exits at once.
-func interruptContext(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ch:
-			fmt.Fprintln(stderr, "pacer: interrupted (Ctrl-C again to exit now)")
-			cancel()
-		case <-done:
-			return
+// judge maps a test's verdict to an exit code and, when the test failed,
+// says why on stderr: target_lost (the server went away, or nothing
+// completed) is a failed run (1), generator_behind an untrusted one (4). A
+// test that scheduled requests and completed none failed whatever the
+// verdict says, unless it was interrupted before anything could complete.
+func judge(stderr io.Writer, res *scheduler.Result) int {
+	switch {
+	case res == nil:
+		return exitOK
+	case res.Verdict == scheduler.VerdictTargetLost:
+		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", res.Name, oneLine(res.VerdictReason))
+		return exitFailed
+	case !res.Interrupted && res.Counts.Scheduled > 0 && res.Counts.Completed == 0:
+		why := ""
+		if res.FirstError != "" {
+			why = " (first error: " + oneLine(res.FirstError) + ")"
 		}
-		select {
-		case <-ch:
-			os.Exit(exitInterrupted)
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(ch)
-		close(done)
-		cancel()
+		fmt.Fprintf(stderr, "pacer: %s: target lost: none of %d requests completed%s\n", res.Name, res.Counts.Scheduled, why)
+		return exitFailed
+	case res.Verdict != scheduler.VerdictOK:
+		return exitUntrusted
 	}
+	return exitOK
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {

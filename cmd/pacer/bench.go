@@ -183,8 +183,10 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	return cfg, nil
 }
 
-// readLastArg reads -x's argument from stdin, at most maxValueSize bytes.
-func readLastArg(stdin io.Reader) (string, error) { return readLastArgLimit(stdin, maxValueSize) }
+// readLastArg reads -x's argument from stdin, at most scenarios.MaxValueSize bytes.
+func readLastArg(stdin io.Reader) (string, error) {
+	return readLastArgLimit(stdin, scenarios.MaxValueSize)
+}
 
 func readLastArgLimit(stdin io.Reader, limit int64) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(stdin, limit+1))
@@ -281,13 +283,15 @@ func benchAction(c *cli.Context) error {
 			return failed(err)
 		}
 	}
-	errPrinter := newErrorPrinter(out)
+	errPrinter := newErrorPrinter(redactingWriter(ctx, out))
 	progress := term.IsTerminal(fdOf(out)) && !cfg.csv
 	sloFailed := false
+	code := exitOK
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = cfg.payload(j)
 			res, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter)
+			redactResult(ctx, res)
 			if res != nil {
 				if s := cfg.slo.Check(res); s != nil {
 					fmt.Fprintf(stderr, "%s: %s\n", cfg.title(j), s.Line())
@@ -316,6 +320,7 @@ func benchAction(c *cli.Context) error {
 				}
 				return exitCode(exitInterrupted)
 			}
+			code = worst(code, judge(stderr, res))
 		}
 		if !(len(jobs) == 1 && jobs[0].custom) && !cfg.csv {
 			fmt.Fprint(out, "\n")
@@ -328,7 +333,10 @@ func benchAction(c *cli.Context) error {
 		return failed(err)
 	}
 	if sloFailed {
-		return exitCode(exitSLO)
+		code = worst(code, exitSLO)
+	}
+	if code != exitOK {
+		return exitCode(code)
 	}
 	return nil
 }

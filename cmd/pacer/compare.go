@@ -179,13 +179,9 @@ func compareAction(c *cli.Context) error {
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(where), Tests: []report.Test{}}
 	var runs []compareRun
 	finish := func(runErr error) error {
-		if len(runs) > 0 {
-			if err := renderCompare(out, cfg, runs); err != nil {
-				return failed(err)
-			}
-		}
 		code := exitOK
 		for _, r := range runs {
+			redactResult(ctx, r.res)
 			t, err := report.FromResult(r.res)
 			if err != nil {
 				return failed(err)
@@ -194,22 +190,29 @@ func compareAction(c *cli.Context) error {
 			if r.res.Mode == "open" {
 				// The SLO judges the open loop: the closed loop's numbers
 				// are the ones that hide queueing.
-				if t.SLO = cfg.output.slo.Check(r.res); t.SLO != nil {
-					fmt.Fprintf(out, "%s: %s\n", r.label, t.SLO.Line())
-					if !t.SLO.Pass {
-						code = worst(code, exitSLO)
-					}
-				}
-				if r.res.Verdict != scheduler.VerdictOK {
-					code = worst(code, exitUntrusted)
+				if t.SLO = cfg.output.slo.Check(r.res); t.SLO != nil && !t.SLO.Pass {
+					code = worst(code, exitSLO)
 				}
 			}
 			doc.Tests = append(doc.Tests, t)
 		}
 		doc.Interrupted = ctx.Err() != nil
-		if cfg.jsonPath != "" {
-			if err := writeJSON(stdout, cfg.jsonPath, doc); err != nil {
+		// Results reach the file before anything reaches stdout.
+		if cfg.output.jsonPath != "" {
+			if err := writeJSON(stdout, cfg.output.jsonPath, doc); err != nil {
 				return failed(err)
+			}
+		}
+		if len(runs) > 0 {
+			if err := renderCompare(out, cfg, runs); err != nil {
+				return failed(err)
+			}
+		}
+		for _, t := range doc.Tests {
+			if t.SLO != nil {
+				for _, l := range t.SLO.Lines() {
+					fmt.Fprintf(out, "%s: %s\n", t.Name, l)
+				}
 			}
 		}
 		switch {
@@ -217,6 +220,9 @@ func compareAction(c *cli.Context) error {
 			return runErr
 		case ctx.Err() != nil:
 			return exitCode(exitInterrupted)
+		}
+		for _, r := range runs {
+			code = worst(code, judge(stderr, r.res))
 		}
 		if code != exitOK {
 			return exitCode(code)

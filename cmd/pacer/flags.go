@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -20,9 +19,6 @@ const (
 	// maxConnections bounds -c: each connection costs a socket, a reader
 	// goroutine and its FIFO.
 	maxConnections = 10000
-	// maxValueSize bounds -d, -x and __data__ values: Redis's
-	// proto-max-bulk-len default. TODO(merge): scenarios.MaxValueSize.
-	maxValueSize = 512 << 20
 	// maxClosedInFlight bounds -c × -P × the largest command of a closed
 	// loop (bench, compare's closed run, fill): the loop holds whole
 	// batches.
@@ -154,7 +150,7 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 		}
 	}
 	if o.jsonPath != "" {
-		if err := report.CheckWritable(o.jsonPath); err != nil {
+		if err := checkOutputPath(o.jsonPath); err != nil {
 			return o, usageErrorf("--json: %v", err)
 		}
 	}
@@ -225,8 +221,8 @@ func parseSeed(c *cli.Context) uint64 {
 // parseMaxBuffer reads --max-buffer.
 func parseMaxBuffer(c *cli.Context) (int, error) {
 	n, err := parseBytes(c.String("max-buffer"))
-	if err != nil || n < 1 || n > maxValueSize*2 {
-		return 0, usageErrorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", c.String("max-buffer"), formatBytes(maxValueSize*2))
+	if err != nil || n < 1 || n > scenarios.MaxValueSize*2 {
+		return 0, usageErrorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", c.String("max-buffer"), formatBytes(scenarios.MaxValueSize*2))
 	}
 	return int(n), nil
 }
@@ -310,56 +306,6 @@ func helpArgs(args []string) []string {
 	}
 	return args
 }
-
-// procsFor is the GOMAXPROCS a command wants, decided once from its
-// arguments before it runs (0: leave it). An explicit GOMAXPROCS in the
-// environment always wins.
-//   - run and compare: one more than the CPUs, because the sleeping pacer
-//     holds a scheduler slot;
-//   - bench: --threads N, or 1 as redis-benchmark runs on one thread;
-//     with --embedded, the target shares the process: leave it.
-func procsFor(args []string) int {
-	if os.Getenv("GOMAXPROCS") != "" || len(args) < 2 {
-		return 0
-	}
-	switch args[1] {
-	case "run", "compare":
-		return runtime.NumCPU() + 1
-	case "bench":
-		threads := 0
-		for i := 2; i < len(args); i++ {
-			a := args[i]
-			if a == "--" {
-				break
-			}
-			name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if !strings.HasPrefix(a, "-") {
-				continue
-			}
-			switch name {
-			case "embedded":
-				if !hasVal || val == "true" {
-					return 0
-				}
-			case "threads":
-				if !hasVal && i+1 < len(args) {
-					val = args[i+1]
-				}
-				if n, err := strconv.Atoi(val); err == nil {
-					threads = min(max(n, 0), maxBenchThreads)
-				}
-			}
-		}
-		if threads > 0 {
-			return threads
-		}
-		return 1
-	}
-	return 0
-}
-
-// maxBenchThreads is redis-benchmark's cap on --threads.
-const maxBenchThreads = 500
 
 // exitCodeHelp is the exit-code table every help ends with.
 const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1, 4, 3):

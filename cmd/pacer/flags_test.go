@@ -21,6 +21,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -234,20 +235,11 @@ func TestLargestCommand(t *testing.T) {
 			t.Errorf("%v: largest %v, streams sent up to %v", args, got, want)
 		}
 	}
-	// Varying sizes: the bound is the command with the largest value.
-	if l := commandLen([]string{"SET", "k", "__data__"}, false, 4096); l != int64(len("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$4096\r\n"))+4096+2 {
-		t.Errorf("commandLen %d", l)
-	}
 }
 
 // TestRatioIsAMixOfSetAndGet: memtier's --ratio SET:GET is the same test
 // as --mix set:SET,get:GET.
 func TestRatioIsAMixOfSetAndGet(t *testing.T) {
-	for in, want := range map[string]string{"1:10": "set:1,get:10", "1:0": "set:1", "0:3": "get:3", " 2 : 5 ": "set:2,get:5"} {
-		if got, err := parseRatio(in); err != nil || got != want {
-			t.Errorf("parseRatio(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
 	doc, _ := runJSON(t, anyVerdict, "run", "--embedded", "--rate", "2k", "-n", "400", "-c", "2", "-r", "100", "--ratio", "1:3", "-q", "--lag-limit", "1s", "--seed", "3")
 	if len(doc.Tests) != 1 || doc.Tests[0].Name != "MIX set:1,get:3" {
 		t.Fatalf("--ratio 1:3 ran %+v, want the test MIX set:1,get:3", doc.Tests)
@@ -452,7 +444,7 @@ func TestProgressFitsTheTerminal(t *testing.T) {
 // TestReadLastArgIsBounded: -x reads stdin through a limit, so < /dev/zero
 // ends with a usage error instead of gigabytes.
 func TestReadLastArgIsBounded(t *testing.T) {
-	if maxValueSize != 512<<20 {
+	if scenarios.MaxValueSize != 512<<20 {
 		t.Fatal("values are capped at 512 MiB")
 	}
 	s, err := readLastArgLimit(strings.NewReader("hello"), 10)

@@ -3,12 +3,24 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
+	"strconv"
 )
 
+// maxBenchThreads caps bench --threads, as redis-benchmark does.
+const maxBenchThreads = 500
+
 func main() {
+	// Process-wide runtime settings are made here, once, before any command
+	// runs; Main, which tests call in-process, leaves them alone.
+	if n := procsFor(os.Args); n > 0 {
+		runtime.GOMAXPROCS(n)
+	}
 	// PACER_CPUPROFILE=file writes a CPU profile of the whole run, for
 	// performance work (go tool pprof).
 	if path := os.Getenv("PACER_CPUPROFILE"); path != "" {
@@ -27,4 +39,50 @@ func main() {
 		os.Exit(code)
 	}
 	os.Exit(Main(os.Args, os.Stdout, os.Stderr))
+}
+
+// procsFor returns the GOMAXPROCS the command line wants, or 0 to keep the
+// runtime's default. A GOMAXPROCS variable in the environment always wins.
+func procsFor(args []string) int {
+	return procsForEnv(args, os.Getenv("GOMAXPROCS"), runtime.NumCPU())
+}
+
+// procsForEnv is procsFor with the GOMAXPROCS variable (env) and the number
+// of CPUs given:
+//
+//   - run and compare: one more than the CPUs, because the open loop's
+//     pacer holds a scheduler slot while it sleeps in the kernel;
+//   - bench: --threads N, else 1, redis-benchmark's single thread (but not
+//     with --embedded: the target in the same process needs the cores);
+//   - everything else: the default.
+func procsForEnv(args []string, env string, numCPU int) int {
+	if env != "" || len(args) < 2 {
+		return 0
+	}
+	switch args[1] {
+	case "run", "compare":
+		return numCPU + 1
+	case "bench":
+		// bench's own flag definitions, so every spelling urfave/cli
+		// accepts (-threads 3, --threads=3) reads the same here. A parse
+		// error keeps what was read before it; the command then reports it.
+		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		for _, f := range benchCommand().Flags {
+			_ = f.Apply(fs)
+		}
+		_ = fs.Parse(args[2:])
+		if f := fs.Lookup("embedded"); f != nil && f.Value.String() == "true" {
+			return 0
+		}
+		threads := 0
+		if f := fs.Lookup("threads"); f != nil {
+			threads, _ = strconv.Atoi(f.Value.String())
+		}
+		if threads > 0 {
+			return min(threads, maxBenchThreads)
+		}
+		return 1
+	}
+	return 0
 }

@@ -258,19 +258,22 @@ func runAction(c *cli.Context) error {
 		})
 		stopProgress()
 		if res != nil {
+			redactResult(ctx, res)
 			sloRes := cfg.slo.Check(res)
-			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
-				return failed(werr)
-			}
 			t, jerr := report.FromResult(res)
 			if jerr != nil {
 				return failed(jerr)
 			}
 			t.SLO = sloRes
 			doc.Tests = append(doc.Tests, t)
-			if res.Verdict != scheduler.VerdictOK {
-				code = worst(code, exitUntrusted)
+			doc.Interrupted = res.Interrupted || ctx.Err() != nil
+			if err := checkpointJSON(cfg.jsonPath, doc); err != nil {
+				return failed(err)
 			}
+			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
+				return failed(werr)
+			}
+			code = worst(code, judge(c.App.ErrWriter, res))
 			if sloRes != nil && !sloRes.Pass {
 				code = worst(code, exitSLO)
 			}

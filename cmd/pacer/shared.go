@@ -4,28 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/report"
 )
 
 // Helpers every command uses: result files, dialing, error printing and
 // terminal detection.
-
-func writeJSON(stdout io.Writer, path string, doc *report.Document) error {
-	b, err := doc.Marshal()
-	if err != nil {
-		return err
-	}
-	if path == "-" {
-		_, err = stdout.Write(b)
-		return err
-	}
-	return report.WriteFileAtomic(path, b)
-}
 
 // dialPool opens n connections. If none opens, the run fails with one line;
 // if some do not, the run goes on with the rest (the open loop keeps
@@ -94,7 +80,7 @@ func (p *errorPrinter) print(text []byte) {
 
 // fdOf returns the file descriptor behind w, or -1.
 func fdOf(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
+	if f, ok := w.(interface{ Fd() uintptr }); ok { // *os.File, and the guarded stdout
 		return int(f.Fd())
 	}
 	return -1

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -42,13 +38,13 @@ func (w *workload) stream(t workTest, seed uint64) (*scenarios.Stream, error) {
 }
 
 // parseSizes reads -d. bench keeps redis-benchmark's clamp of a plain
-// number below 1 to 1 byte; above maxValueSize every command refuses
+// number below 1 to 1 byte; above scenarios.MaxValueSize every command refuses
 // (redis-benchmark would clamp to 1 GiB, which Redis then rejects).
 func parseSizes(c *cli.Context, benchClamp bool) (scenarios.Sizes, error) {
 	s := c.String("d")
 	if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-		if n > maxValueSize {
-			return scenarios.Sizes{}, usageErrorf("-d %d: values are at most %d bytes (512 MiB, Redis's proto-max-bulk-len)", n, maxValueSize)
+		if n > scenarios.MaxValueSize {
+			return scenarios.Sizes{}, usageErrorf("-d %d: values are at most %d bytes (512 MiB, Redis's proto-max-bulk-len)", n, scenarios.MaxValueSize)
 		}
 		if benchClamp && n < 1 {
 			return scenarios.FixedSize(1), nil
@@ -110,13 +106,9 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 		customs[i].Weight = v
 	}
 	if path := c.String("commands"); path != "" {
-		b, err := readCommandsFile(path)
+		more, err := scenarios.LoadCommandsFile(path)
 		if err != nil {
-			return nil, err
-		}
-		more, err := scenarios.ParseCommandsFile(string(b))
-		if err != nil {
-			return nil, usageErrorf("--commands %s: %v", path, err)
+			return nil, usageErrorf("--commands: %v", err)
 		}
 		customs = append(customs, more...)
 	}
@@ -125,7 +117,7 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 		if mix != "" {
 			return nil, usageErrorf("--ratio is a --mix of set and get: give one of them")
 		}
-		if mix, err = parseRatio(c.String("ratio")); err != nil {
+		if mix, err = scenarios.ParseRatio(c.String("ratio")); err != nil {
 			return nil, usageErrorf("%v", err)
 		}
 	}
@@ -143,6 +135,9 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 		if err != nil {
 			return nil, usageErrorf("%v", err)
 		}
+		if err := checkBuildable(r); err != nil {
+			return nil, err
+		}
 		if _, err := r.Build(); err != nil {
 			return nil, usageErrorf("%v", err)
 		}
@@ -156,6 +151,9 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 	if len(trailing) > 0 {
 		r, err := scenarios.BuildRecipe("", []scenarios.Custom{{Name: strings.ToLower(trailing[0]), Args: trailing, Weight: 1}}, w.opts)
 		if err == nil {
+			if err = checkBuildable(r); err != nil {
+				return nil, err
+			}
 			_, err = r.Build()
 		}
 		if err != nil {
@@ -174,164 +172,23 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 	return w, nil
 }
 
-// maxCommandsFile bounds the --commands file.
-const maxCommandsFile = 1 << 20
-
-// readCommandsFile reads the --commands file, at most maxCommandsFile
-// bytes.
-func readCommandsFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usageErrorf("--commands: %v", err)
+// checkBuildable refuses, before anything is compiled, a recipe whose
+// largest command exceeds what any load command accepts: compiling fills
+// fixed-size values, so a line of __data__ at -d 512MiB would allocate
+// terabytes before any later check saw it.
+func checkBuildable(r *scenarios.Recipe) error {
+	if n := int64(r.MaxCommandSize()); n > maxClosedInFlight {
+		return usageErrorf("a command of %s is larger than %s: lower -d or use fewer __data__", formatBytes(n), formatBytes(maxClosedInFlight))
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxCommandsFile+1))
-	if err != nil {
-		return nil, usageErrorf("--commands: %v", err)
-	}
-	if len(b) > maxCommandsFile {
-		return nil, usageErrorf("--commands %s: larger than %s", path, formatBytes(maxCommandsFile))
-	}
-	return b, nil
-}
-
-// parseRatio maps memtier's --ratio SET:GET to a --mix spec.
-// TODO(merge): replace by scenarios.ParseRatio (same signature) and
-// delete this stand-in.
-func parseRatio(s string) (string, error) {
-	bad := fmt.Errorf("--ratio %q: want SET:GET with whole numbers, not both 0, such as 1:10", s)
-	a, b, ok := strings.Cut(strings.TrimSpace(s), ":")
-	set, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 32)
-	get, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 32)
-	if !ok || err1 != nil || err2 != nil || set+get == 0 {
-		return "", bad
-	}
-	var parts []string
-	if set > 0 {
-		parts = append(parts, "set:"+strconv.FormatUint(set, 10))
-	}
-	if get > 0 {
-		parts = append(parts, "get:"+strconv.FormatUint(get, 10))
-	}
-	return strings.Join(parts, ","), nil
+	return nil
 }
 
 // largest returns the size in bytes of the largest command the test can
-// send (every value at the largest -d size), without building it.
+// send (RESP framing and the largest value size included).
 func (w *workload) largest(t workTest) (int64, error) {
-	size := int64(w.opts.Sizes.Max())
-	if size == 0 {
-		size = 3 // scenarios' default
-	}
-	var most int64
-	for _, it := range t.recipe.Items {
-		var n int64
-		if it.Args != nil {
-			n = commandLen(it.Args, w.opts.Random || w.opts.Keyspace > 0, size)
-		} else {
-			var err error
-			if n, err = probeLen(it, w.opts, w.keys, size); err != nil {
-				return 0, err
-			}
-		}
-		most = max(most, n)
-	}
-	return most, nil
+	return int64(t.recipe.MaxCommandSize()), nil
 }
 
-// commandLen is the RESP size of a custom command whose values are size
-// bytes: placeholders are replaced as scenarios compiles them
-// (__rand_int__ and __key__ by 12 digits, __data__ by the value).
-func commandLen(args []string, random bool, size int64) int64 {
-	n := int64(len("*\r\n") + len(strconv.Itoa(len(args))))
-	for _, a := range args {
-		var l int64
-		for i := 0; i < len(a); {
-			switch {
-			case random && strings.HasPrefix(a[i:], scenarios.RandPlaceholder):
-				l, i = l+12, i+len(scenarios.RandPlaceholder)
-			case strings.HasPrefix(a[i:], scenarios.KeyPlaceholder):
-				l, i = l+12, i+len(scenarios.KeyPlaceholder)
-			case strings.HasPrefix(a[i:], scenarios.DataPlaceholder):
-				l, i = l+size, i+len(scenarios.DataPlaceholder)
-			default:
-				l, i = l+1, i+1
-			}
-		}
-		n += bulkLen(l)
-	}
-	return n
-}
-
-// bulkLen is the RESP size of a bulk string of l bytes: $l\r\n...\r\n.
-func bulkLen(l int64) int64 { return 1 + int64(len(strconv.FormatInt(l, 10))) + 2 + l + 2 }
-
-// probeLen measures a catalogue command: it builds it with 1-byte and
-// 2-byte values (small, whatever -d is), reads which arguments grow and by
-// how much, and extrapolates to size bytes.
-func probeLen(it scenarios.RecipeItem, o scenarios.Options, keys scenarios.KeyDist, size int64) (int64, error) {
-	probe := func(n int) ([]byte, error) {
-		po := o
-		po.Sizes = scenarios.FixedSize(n)
-		m, err := (&scenarios.Recipe{Opts: po, Items: []scenarios.RecipeItem{it}}).Build()
-		if err != nil {
-			return nil, err
-		}
-		b, _ := scenarios.NewMixStream(m, 1, keys).Next()
-		return append([]byte(nil), b...), nil
-	}
-	one, err := probe(1)
-	if err != nil {
-		return 0, usageErrorf("%v", err)
-	}
-	two, err := probe(2)
-	if err != nil {
-		return 0, usageErrorf("%v", err)
-	}
-	a1, b1 := respArgLens(one), respArgLens(two)
-	if a1 == nil || len(a1) != len(b1) {
-		return int64(len(one)), nil // inline, or no values
-	}
-	n := int64(len("*\r\n") + len(strconv.Itoa(len(a1))))
-	for i := range a1 {
-		values := b1[i] - a1[i] // __data__ occurrences in the argument
-		n += bulkLen(a1[i] - values + values*size)
-	}
-	return n, nil
-}
-
-// respArgLens returns the argument lengths of a RESP command, nil if b is
-// not one.
-func respArgLens(b []byte) []int64 {
-	readLen := func(prefix byte) (int64, bool) {
-		if len(b) == 0 || b[0] != prefix {
-			return 0, false
-		}
-		i := bytes.Index(b, []byte("\r\n"))
-		if i < 0 {
-			return 0, false
-		}
-		n, err := strconv.ParseInt(string(b[1:i]), 10, 64)
-		b = b[i+2:]
-		return n, err == nil && n >= 0
-	}
-	count, ok := readLen('*')
-	if !ok {
-		return nil
-	}
-	var out []int64
-	for range count {
-		l, ok := readLen('$')
-		if !ok || int64(len(b)) < l+2 {
-			return nil
-		}
-		b = b[l+2:]
-		out = append(out, l)
-	}
-	return out
-}
-
-// checkClosedBudget refuses a closed loop whose batches could hold more
 // than maxClosedInFlight bytes: -c × -P × the largest command.
 func checkClosedBudget(w *workload, conns, pipeline int) error {
 	for _, t := range w.tests {
