@@ -407,3 +407,27 @@ func TestLargeMixesCostCountsNotHistograms(t *testing.T) {
 		t.Fatal("a mix of MaxTimedCommands commands lost its histograms")
 	}
 }
+
+// TestInterruptDuringTheDrainCutsIt: Ctrl-C after the timeline ended
+// waited out the whole --drain (58.6 s with --drain 60s); it now cuts the
+// drain to InterruptDrain and marks the result interrupted.
+func TestInterruptDuringTheDrainCutsIt(t *testing.T) {
+	srv := hostile.Start(t, hostile.Silent)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rate := RatePerSecond(1000)
+	start := time.Now()
+	// The timeline lasts 100 ms; the interrupt comes 300 ms into a 60 s drain.
+	time.AfterFunc(400*time.Millisecond, cancel)
+	res, err := RunOpen(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: 100 * time.Millisecond,
+		Drain: time.Minute, InterruptDrain: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 20*time.Second || !res.Interrupted || res.Counts.Timeouts != res.Counts.Scheduled {
+		t.Fatalf("took %v, interrupted %v, counts %+v: want the drain cut, the run interrupted, every request a timeout",
+			took, res.Interrupted, res.Counts)
+	}
+}

@@ -198,7 +198,9 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	if interrupted {
 		drain = min(drain, cfg.InterruptDrain)
 	}
-	p.drain(drain)
+	if p.drain(drain, interrupted) {
+		interrupted = true
+	}
 	res, err := run.finish(p, interrupted, allGone)
 	if err == nil && p.failure != nil {
 		err = p.failure

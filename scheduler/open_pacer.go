@@ -294,9 +294,16 @@ func (p *pacer) flush() {
 
 // drain waits up to d for the outstanding replies, still writing bytes a
 // full socket buffer refused and expiring requests past cfg.Timeout.
-func (p *pacer) drain(d time.Duration) {
+//
+// A stop that arrives during the drain (Ctrl-C after the timeline ended)
+// cuts it to InterruptDrain from that moment; drain then reports true.
+func (p *pacer) drain(d time.Duration, stopped bool) (interrupted bool) {
 	deadline := nanotime() + int64(d)
 	for {
+		if !stopped && p.stop.Load() {
+			stopped, interrupted = true, true
+			deadline = min(deadline, nanotime()+int64(p.run.cfg.InterruptDrain))
+		}
 		p.flush()
 		now := nanotime()
 		outstanding := false
@@ -310,7 +317,7 @@ func (p *pacer) drain(d time.Duration) {
 			}
 		}
 		if !outstanding || now >= deadline {
-			return
+			return interrupted
 		}
 		time.Sleep(drainPoll)
 	}
