@@ -110,6 +110,7 @@ func TestUsageErrorsInEveryCommand(t *testing.T) {
 		{[]string{"compare", "-t", ""}, `-t ""`},
 		{[]string{"fill", "-r", "10", "-P", "0"}, "-P 0"},
 		{[]string{"compare", "-P", "0"}, "-P 0"},
+		{[]string{"serve", "--maxmemory", "lots"}, "--maxmemory"},
 		{[]string{"compare", "-P", "-3"}, "-P -3"},
 		{[]string{"run", "--rate", "1k", "-c", "10001"}, "want 1 to 10000 connections"},
 		{[]string{"bench", "-c", "10001"}, "want 1 to 10000 connections"},

@@ -19,6 +19,7 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "port", Value: 6379, Usage: "`PORT` to listen on (0: a free one)", Category: catServer},
 			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "`ADDRESS` to listen on", Category: catServer},
 			&cli.Uint64Flag{Name: "seed", Usage: "`N`: seeds delays and injected errors", DefaultText: "from the clock", Category: catServer},
+			&cli.StringFlag{Name: "maxmemory", Value: "2GiB", Usage: "dataset limit in `BYTES` (2GiB, 512MB, 0: none); commands that add data beyond it get -OOM, as Redis's noeviction", Category: catServer},
 		}, faultFlags()...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
 		Action: func(c *cli.Context) error {
@@ -33,7 +34,15 @@ func serveCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			srv, err := embedded.Start(embedded.Config{Addr: net.JoinHostPort(c.String("bind"), strconv.Itoa(port)), Faults: faults})
+			maxMemory, err := parseBytes(c.String("maxmemory"))
+			if err != nil || maxMemory < 0 {
+				return usageErrorf("--maxmemory %q: want a size such as 2GiB, 512MB or 0 (no limit)", c.String("maxmemory"))
+			}
+			if maxMemory == 0 {
+				maxMemory = -1 // embedded.Config: negative is no limit, 0 the default
+			}
+			srv, err := embedded.Start(embedded.Config{Addr: net.JoinHostPort(c.String("bind"), strconv.Itoa(port)),
+				Faults: faults, MaxMemory: maxMemory})
 			if err != nil {
 				return failed(fmt.Errorf("listen: %w", err))
 			}
