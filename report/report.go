@@ -146,11 +146,6 @@ func percent(n, total uint64) string {
 // maxPercentDigits bounds the decimals of a tiny share (1 in 10^10).
 const maxPercentDigits = 8
 
-// otherErrors is the code under which the scheduler counts the error codes
-// beyond its top ones (scheduler.OtherErrors, named in the contracts of
-// issue 9; spelled here until that constant is on main).
-const otherErrors = "other"
-
 // errorCodes lists error counts by code, most frequent first, "other"
 // last.
 func errorCodes(m map[string]uint64) string {
@@ -161,8 +156,8 @@ func errorCodes(m map[string]uint64) string {
 	sort.Slice(keys, func(i, j int) bool {
 		// The scheduler's bucket of codes beyond its top ones goes last,
 		// whatever its count.
-		if (keys[i] == otherErrors) != (keys[j] == otherErrors) {
-			return keys[j] == otherErrors
+		if (keys[i] == scheduler.OtherErrors) != (keys[j] == scheduler.OtherErrors) {
+			return keys[j] == scheduler.OtherErrors
 		}
 		if m[keys[i]] != m[keys[j]] {
 			return m[keys[i]] > m[keys[j]]

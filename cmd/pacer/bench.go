@@ -16,6 +16,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -294,7 +295,9 @@ func benchAction(c *cli.Context) error {
 			redactResult(ctx, res)
 			if res != nil {
 				if s := cfg.slo.Check(res); s != nil {
-					fmt.Fprintf(stderr, "%s: %s\n", cfg.title(j), s.Line())
+					for _, l := range s.Lines() {
+						fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
+					}
 					if !s.Pass {
 						sloFailed = true
 					}

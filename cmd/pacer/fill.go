@@ -155,7 +155,9 @@ func fillAction(c *cli.Context) error {
 	fmt.Fprintf(stdout, "filled %d keys (%s bytes each) in %.2f s: %.0f keys/s\n",
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
 	if s := out.slo.Check(res); s != nil {
-		fmt.Fprintf(stdout, "fill: %s\n", s.Line())
+		for _, l := range s.Lines() {
+			fmt.Fprintf(stdout, "fill: %s\n", l)
+		}
 		if !s.Pass {
 			code = exitSLO
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/safetext"
 )
 
 // Helpers every command uses: result files, dialing, error printing and
@@ -72,7 +73,8 @@ func (p *errorPrinter) print(text []byte) {
 	now := time.Now().Unix()
 	last := <-p.last
 	if now != last {
-		fmt.Fprintf(p.out, "Error from server: %s\n", text)
+		// Escaped: a server's text must not drive the terminal.
+		fmt.Fprintf(p.out, "Error from server: %s\n", safetext.Escape(string(text)))
 		last = now
 	}
 	p.last <- last
