@@ -77,12 +77,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	out := newGuardedWriter(stdout, "stdout", nil)
 	errw := newGuardedWriter(stderr, "stderr", sec.redact)
 	defer noteLostOutput(out, errw)
-	if sec.onCommandLine {
-		fmt.Fprintln(errw, passwordWarning)
-	}
 	ctx, stop := watchSignals(errw)
 	defer stop()
 	code := run(withSecrets(ctx, sec), args, out, errw)
+	// After the run, and not for a usage error, whose contract is one line.
+	if sec.onCommandLine && code != exitUsage {
+		fmt.Fprintln(errw, passwordWarning)
+	}
 	if ctx.Err() != nil && code != exitOK {
 		// A run cut short by a signal fails in whatever way it noticed
 		// (a cancelled dial, say): interrupted is what it was.
