@@ -27,6 +27,16 @@ type Counts struct {
 	Unsent    uint64 `json:"unsent"`
 }
 
+// Add adds o to c, field by field.
+func (c *Counts) Add(o Counts) {
+	c.Scheduled += o.Scheduled
+	c.Sent += o.Sent
+	c.Completed += o.Completed
+	c.Errors += o.Errors
+	c.Timeouts += o.Timeouts
+	c.Unsent += o.Unsent
+}
+
 // Balanced reports whether the counts add up.
 func (c Counts) Balanced() bool {
 	return c.Scheduled == c.Completed+c.Errors+c.Timeouts+c.Unsent

@@ -544,13 +544,7 @@ func (cfg *benchConfig) echo() map[string]any {
 // mergeResult adds the result of another loop of the same test to into:
 // counts, windows and error codes summed, histograms merged.
 func mergeResult(into, from *scheduler.Result) {
-	c, f := &into.Counts, from.Counts
-	c.Scheduled += f.Scheduled
-	c.Sent += f.Sent
-	c.Completed += f.Completed
-	c.Errors += f.Errors
-	c.Timeouts += f.Timeouts
-	c.Unsent += f.Unsent
+	into.Counts.Add(from.Counts)
 	into.Window += from.Window
 	into.Clamped += from.Clamped
 	into.ConnsLost += from.ConnsLost
@@ -578,12 +572,7 @@ func mergeResult(into, from *scheduler.Result) {
 				continue
 			}
 			found = true
-			ic.Counts.Scheduled += fc.Counts.Scheduled
-			ic.Counts.Sent += fc.Counts.Sent
-			ic.Counts.Completed += fc.Counts.Completed
-			ic.Counts.Errors += fc.Counts.Errors
-			ic.Counts.Timeouts += fc.Counts.Timeouts
-			ic.Counts.Unsent += fc.Counts.Unsent
+			ic.Counts.Add(fc.Counts)
 			ic.ErrorCodes = mergeCodes(ic.ErrorCodes, fc.ErrorCodes)
 			// A single command shares the total's histograms: merged above.
 			if ic.Response != into.Response {
