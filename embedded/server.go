@@ -303,6 +303,18 @@ func (s *Server) sleepUntil(deadline int64, t **time.Timer) bool {
 	}
 }
 
+// isSetup reports whether a command sets a connection up rather than
+// being part of the load: HELLO, AUTH, SELECT, CLIENT, and a PING as the
+// connection's first command (how pacer checks a new connection). --error-rate
+// spares them, so injected errors land on the workload, not the handshake.
+func isSetup(args [][]byte, first bool) bool {
+	switch {
+	case is(args[0], "HELLO"), is(args[0], "AUTH"), is(args[0], "SELECT"), is(args[0], "CLIENT"):
+		return true
+	}
+	return first && is(args[0], "PING")
+}
+
 // errInjected is the reply of a command hit by --error-rate.
 const errInjected = "-ERR injected by pacer (--error-rate)\r\n"
 
@@ -351,6 +363,7 @@ type connection struct {
 	cmds    []span
 	charged int64 // bytes charged to srv.clientMem
 	timer   *time.Timer
+	started bool // a command has been executed (see isSetup)
 }
 
 // span is one command's arguments within a batch: all[lo:hi].
@@ -495,11 +508,14 @@ func (cn *connection) exec(now int64) bool {
 		for j < len(cn.cmds) && len(cl.out) < flushAt && !cl.quit {
 			sp := cn.cmds[j]
 			j++
-			if s.cfg.Faults.ErrorRate > 0 && s.rng.Float64() < s.cfg.Faults.ErrorRate {
+			args := cn.all[sp.lo:sp.hi]
+			first := !cn.started
+			cn.started = true
+			if s.cfg.Faults.ErrorRate > 0 && !isSetup(args, first) && s.rng.Float64() < s.cfg.Faults.ErrorRate {
 				cl.out = append(cl.out, errInjected...)
 				continue
 			}
-			cl.exec(cn.all[sp.lo:sp.hi])
+			cl.exec(args)
 		}
 		done := s.finish(now, j-i)
 		s.mu.Unlock()

@@ -283,6 +283,25 @@ func TestErrorRate(t *testing.T) {
 	}
 }
 
+// TestErrorRateSparesSetup: a connection's setup (HELLO, SELECT, CLIENT and
+// the first PING, pacer's probe) is never hit, even at --error-rate 1; the
+// workload after it is, PING included.
+func TestErrorRateSparesSetup(t *testing.T) {
+	s := dial(t, start(t, Faults{ErrorRate: 1, Seed: 7}))
+	s.c.Write([]byte(encode("PING") + encode("HELLO", "2") + encode("SELECT", "0") + encode("CLIENT", "SETNAME", "x") +
+		encode("PING") + encode("GET", "k")))
+	for i := range 4 {
+		if r := s.reply(); strings.HasPrefix(r, "-") {
+			t.Fatalf("setup command %d answered %q", i, r)
+		}
+	}
+	for _, cmd := range []string{"PING", "GET"} {
+		if r := s.reply(); !strings.HasPrefix(r, "-ERR injected") {
+			t.Fatalf("%s after setup answered %q, want the injected error", cmd, r)
+		}
+	}
+}
+
 func TestParseDelayAndValidate(t *testing.T) {
 	good := map[string]Delay{
 		"200us":           {Kind: DelayFixed, A: 200 * time.Microsecond},

@@ -431,3 +431,43 @@ func TestInterruptDuringTheDrainCutsIt(t *testing.T) {
 			took, res.Interrupted, res.Counts)
 	}
 }
+
+// TestLastProgressMatchesResult: after the run, a progress reading counts
+// each sent request once. finish used to move a connection's writes into
+// the slot's retired count while the slot still showed the connection, so
+// the last progress line reported twice what was sent.
+func TestLastProgressMatchesResult(t *testing.T) {
+	srv := hostile.Start(t, hostile.OK)
+	var live *Live
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(2000)}, Requests: 200,
+		OnStart: func(l *Live) { live = l },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := live.Progress()
+	if p.Sent != res.Counts.Sent || p.Completed != res.Counts.Completed || p.InFlight != 0 {
+		t.Fatalf("last progress sent %d completed %d in flight %d; result %+v", p.Sent, p.Completed, p.InFlight, res.Counts)
+	}
+}
+
+// TestMergeErrorCodesStaysTrimmed: results merged across bench -l loops
+// keep the top MaxErrorCodes and OtherErrors, with the total unchanged.
+func TestMergeErrorCodesStaysTrimmed(t *testing.T) {
+	var sum map[string]uint64
+	for loop := range 10 {
+		m := map[string]uint64{}
+		for i := range MaxErrorCodes {
+			m[fmt.Sprintf("E%d-%d", loop, i)] = 1
+		}
+		sum = MergeErrorCodes(sum, m)
+	}
+	total := uint64(0)
+	for _, v := range sum {
+		total += v
+	}
+	if len(sum) > MaxErrorCodes+1 || total != 10*MaxErrorCodes || sum[OtherErrors] == 0 {
+		t.Fatalf("merged to %d codes summing to %d (other %d)", len(sum), total, sum[OtherErrors])
+	}
+}

@@ -278,7 +278,7 @@ func (p *pacer) retire(i int) {
 	run := p.run
 	s := run.slots[i]
 	c := s.c
-	s.set(nil)
+	s.c = nil // observers keep seeing it until account moves its counts
 	if s.h.completed.Load() > s.completedAt {
 		s.backoff = MinRedialBackoff // it served: the next redial is a fresh start
 	}
@@ -343,6 +343,10 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 		}
 	})
 	t.sent += c.Written()
+	// Observers (liveCounts) count a slot's live connection's writes and
+	// the retired ones' in s.sent: move them over in one step, so the
+	// last progress line neither loses nor doubles them.
+	s.live.CompareAndSwap(c, nil)
 	s.sent.Add(c.Written())
 	t.unsent += uint64(c.Unwritten())
 	if run.kinds != nil {

@@ -93,6 +93,22 @@ func addCode(m map[string]uint64, code []byte, n uint64) {
 	m[OtherErrors] += n
 }
 
+// MergeErrorCodes adds from's counts to into (either may be nil) and
+// trims the sum as a test's codes are: the MaxErrorCodes most frequent
+// plus OtherErrors. For results merged across tests or loops.
+func MergeErrorCodes(into, from map[string]uint64) map[string]uint64 {
+	if len(from) == 0 {
+		return into
+	}
+	if into == nil {
+		into = make(map[string]uint64, len(from))
+	}
+	for k, v := range from {
+		into[k] += v
+	}
+	return trimCodes(into)
+}
+
 // trimCodes keeps the MaxErrorCodes most frequent codes of m (ties by
 // name) and counts the rest under OtherErrors; the total is unchanged.
 func trimCodes(m map[string]uint64) map[string]uint64 {

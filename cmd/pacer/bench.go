@@ -559,7 +559,7 @@ func mergeResult(into, from *scheduler.Result) {
 	if into.Verdict == scheduler.VerdictOK && from.Verdict != scheduler.VerdictOK {
 		into.Verdict, into.VerdictReason = from.Verdict, from.VerdictReason
 	}
-	into.ErrorCodes = mergeCodes(into.ErrorCodes, from.ErrorCodes)
+	into.ErrorCodes = scheduler.MergeErrorCodes(into.ErrorCodes, from.ErrorCodes)
 	into.Response = mergeHist(into.Response, from.Response)
 	into.Service = mergeHist(into.Service, from.Service)
 	into.Lag = mergeHist(into.Lag, from.Lag)
@@ -573,7 +573,7 @@ func mergeResult(into, from *scheduler.Result) {
 			}
 			found = true
 			ic.Counts.Add(fc.Counts)
-			ic.ErrorCodes = mergeCodes(ic.ErrorCodes, fc.ErrorCodes)
+			ic.ErrorCodes = scheduler.MergeErrorCodes(ic.ErrorCodes, fc.ErrorCodes)
 			// A single command shares the total's histograms: merged above.
 			if ic.Response != into.Response {
 				ic.Response = mergeHist(ic.Response, fc.Response)
@@ -589,19 +589,6 @@ func mergeResult(into, from *scheduler.Result) {
 			into.Commands = append(into.Commands, fc)
 		}
 	}
-}
-
-func mergeCodes(into, from map[string]uint64) map[string]uint64 {
-	if len(from) == 0 {
-		return into
-	}
-	if into == nil {
-		into = map[string]uint64{}
-	}
-	for k, v := range from {
-		into[k] += v
-	}
-	return into
 }
 
 // mergeHist adds from into into (either may be nil); the histograms share

@@ -125,6 +125,7 @@ func fillAction(c *cli.Context) error {
 		OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
 	})
 	stopBar()
+	redactResult(c.Context, res)
 	if buildErr != nil {
 		return usageErrorf("%v", buildErr)
 	}

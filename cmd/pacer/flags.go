@@ -310,11 +310,12 @@ func helpArgs(args []string) []string {
 // exitCodeHelp is the exit-code table every help ends with.
 const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1, 4, 3):
    0    ok
-   1    the run failed (no server, every connection lost)
+   1    the run failed (no server, every connection lost: verdict target_lost)
    2    usage: a bad flag or argument, one line on stderr
    3    a test missed its --slo
    4    the result is not trustworthy (verdict generator_behind)
-   130  interrupted by Ctrl-C (partial results are printed and written)
+   130  interrupted by Ctrl-C, SIGTERM or SIGHUP (partial results are printed and written)
+   131  SIGQUIT: every goroutine's stack on stderr
 `
 
 // withHelp sets a command's help: NAME, USAGE, the flags by category in
