@@ -67,6 +67,16 @@ type Test struct {
 	// Unsolicited counts replies that answered no request (a server that
 	// pushed or doubled replies); they are never matched to requests.
 	Unsolicited uint64 `json:"unsolicited"`
+	// Bytes written to and read from the sockets, in total and per second
+	// of the window.
+	BytesSent         uint64  `json:"bytes_sent"`
+	BytesReceived     uint64  `json:"bytes_received"`
+	BytesSentPerS     float64 `json:"bytes_sent_per_s"`
+	BytesReceivedPerS float64 `json:"bytes_received_per_s"`
+	// IntervalS is the length of the intervals in seconds; Intervals the
+	// series (see Interval).
+	IntervalS float64    `json:"interval_s"`
+	Intervals []Interval `json:"intervals"`
 }
 
 // Command is one command's share of a mixed test.
@@ -77,6 +87,27 @@ type Command struct {
 	SendLagMs  *histo.Summary    `json:"send_lag_ms"`
 	Histograms Histograms        `json:"histograms"`
 	Errors     map[string]uint64 `json:"errors"`
+	Intervals  []Interval        `json:"intervals,omitempty"`
+}
+
+// Interval is one interval of a test or of one command of a mix: its
+// counts, bytes (tests only) and latencies. A test's intervals merge
+// exactly into the test: counts add up, histograms merge to its histograms.
+type Interval struct {
+	StartS        float64        `json:"start_s"`
+	DurationS     float64        `json:"duration_s"`
+	Scheduled     uint64         `json:"scheduled"`
+	Sent          uint64         `json:"sent"`
+	Completed     uint64         `json:"completed"`
+	Errors        uint64         `json:"errors"`
+	Timeouts      uint64         `json:"timeouts"`
+	Unsent        uint64         `json:"unsent"`
+	BytesSent     *uint64        `json:"bytes_sent,omitempty"`
+	BytesReceived *uint64        `json:"bytes_received,omitempty"`
+	ResponseMs    *histo.Summary `json:"response_ms"`
+	ServiceMs     *histo.Summary `json:"service_ms"`
+	SendLagMs     *histo.Summary `json:"send_lag_ms"`
+	Histograms    Histograms     `json:"histograms"`
 }
 
 // Histograms hold base64 HdrHistogram V2 compressed encodings, in ns.
@@ -121,17 +152,58 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		limit := histo.Millis(int64(r.LagLimit))
 		t.LagLimitMs = &limit
 	}
+	t.BytesSent, t.BytesReceived = r.BytesSent, r.BytesReceived
+	if w := r.Window.Seconds(); w > 0 {
+		t.BytesSentPerS = round(float64(r.BytesSent)/w, 3)
+		t.BytesReceivedPerS = round(float64(r.BytesReceived)/w, 3)
+	}
+	t.IntervalS = round(r.Interval.Seconds(), 6)
+	t.Intervals = intervals(r.Intervals, true, r.Mode == "open")
 	for _, c := range r.Commands {
 		if t.Commands == nil {
 			t.Commands = map[string]Command{}
 		}
-		cj := Command{Counts: c.Counts, Errors: c.ErrorCodes}
+		cj := Command{Counts: c.Counts, Errors: c.ErrorCodes, Intervals: intervals(c.Intervals, false, r.Mode == "open")}
 		if cj.ResponseMs, cj.ServiceMs, cj.SendLagMs, cj.Histograms, err = latencies(c.Response, c.Service, c.Lag); err != nil {
 			return t, err
 		}
 		t.Commands[c.Name] = cj
 	}
 	return t, nil
+}
+
+// intervals converts an interval series; bytes are kept for a test's
+// series (withBytes), send lag for open runs.
+func intervals(in []scheduler.Interval, withBytes, withLag bool) []Interval {
+	out := make([]Interval, 0, len(in))
+	for _, iv := range in {
+		j := Interval{
+			StartS: round(iv.Start.Seconds(), 6), DurationS: round(iv.Duration.Seconds(), 6),
+			Scheduled: iv.Counts.Scheduled, Sent: iv.Counts.Sent, Completed: iv.Counts.Completed,
+			Errors: iv.Counts.Errors, Timeouts: iv.Counts.Timeouts, Unsent: iv.Counts.Unsent,
+			ResponseMs: packedSummary(iv.Response), ServiceMs: packedSummary(iv.Service),
+			Histograms: Histograms{Response: iv.Response.Encoded, Service: iv.Service.Encoded},
+		}
+		if withBytes {
+			sent, recv := iv.BytesSent, iv.BytesReceived
+			j.BytesSent, j.BytesReceived = &sent, &recv
+		}
+		if withLag {
+			j.SendLagMs = packedSummary(iv.Lag)
+			enc := iv.Lag.Encoded
+			j.Histograms.SendLag = &enc
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func packedSummary(p histo.Packed) *histo.Summary {
+	if p.Empty() {
+		return nil
+	}
+	s := p.Summary
+	return &s
 }
 
 // latencies summarises and encodes a response, service and (optional)

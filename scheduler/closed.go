@@ -216,7 +216,8 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 
 	run.t0 = nanotime()
 	live := &Live{start: run.t0, Latency: run.latency, Micros: run.micros, counts: run.liveCounts,
-		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration}
+		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
+		Response: run.latency, Service: run.latency, TargetRate: cfg.Rate}
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}

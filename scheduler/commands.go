@@ -16,6 +16,9 @@ type CommandResult struct {
 	Counts                 Counts
 	Response, Service, Lag *hdrhistogram.Histogram
 	ErrorCodes             map[string]uint64
+	// Intervals is the command's own series (no bytes), when the test has
+	// one and the mix is timed per command.
+	Intervals []Interval
 }
 
 // kindStats records one command of a mix. With a single command the

@@ -35,6 +35,22 @@ type Live struct {
 	// Micros is the closed loop's redis-benchmark-compatible histogram
 	// (whole microseconds, 10 µs to 3 s); nil in open mode.
 	Micros *histo.Recorder
+	// Response, Service and Lag are the test's cumulative recorders
+	// (nanoseconds). In closed mode Response and Service are both the
+	// latency from the send, and Lag is nil.
+	Response, Service, Lag *histo.Recorder
+	// TargetRate is the timeline's rate (zero: an unthrottled closed loop).
+	TargetRate Rate
+	totals     func() Totals
+}
+
+// Totals returns the test's cumulative counts so far.
+func (l *Live) Totals() Totals {
+	if l.totals != nil {
+		return l.totals()
+	}
+	s, c, e, _ := l.counts()
+	return Totals{Counts: Counts{Sent: s, Completed: c, Errors: e}}
 }
 
 // Progress returns the current counts.

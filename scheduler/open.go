@@ -187,7 +187,8 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	p.onStart = func(t0 int64) {
 		if cfg.OnStart != nil {
 			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
-				Duration: cfg.Duration, Requests: cfg.Requests})
+				Duration: cfg.Duration, Requests: cfg.Requests,
+				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: cfg.Rate})
 		}
 	}
 	p.loop()

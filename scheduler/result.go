@@ -239,6 +239,11 @@ type Result struct {
 	// Unsolicited counts replies that answered no request; they are never
 	// matched to one.
 	Unsolicited uint64
+	// BytesSent and BytesReceived count what went over the sockets.
+	BytesSent, BytesReceived uint64
+	// Interval is the length of the intervals; Intervals the series.
+	Interval  time.Duration
+	Intervals []Interval
 	// ClockErrors counts requests whose clock readings were zero or whose
 	// response, service or lag time came out negative. Any makes RunOpen
 	// and RunClosed return an error wrapping ErrBadClock.
