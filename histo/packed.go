@@ -1,6 +1,8 @@
 package histo
 
 import (
+	"sync"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -16,8 +18,10 @@ type Packed struct {
 
 // Pack summarises and encodes h (nil: an empty histogram).
 func Pack(h *hdrhistogram.Histogram) (Packed, error) {
-	if h == nil {
-		h = New()
+	if h == nil || h.TotalCount() == 0 && GeometryOf(h) == pacerGeometry {
+		// The library's encoder allocates about 1 MB per call; intervals
+		// without samples are common (a closed mix's unused recorders).
+		return emptyPacked()
 	}
 	enc, err := Encode(h)
 	if err != nil {
@@ -25,6 +29,13 @@ func Pack(h *hdrhistogram.Histogram) (Packed, error) {
 	}
 	return Packed{Summary: Summarize(h), Encoded: enc}, nil
 }
+
+var pacerGeometry = NewGeometry(Lowest, Highest, SigFigs)
+
+var emptyPacked = sync.OnceValues(func() (Packed, error) {
+	enc, err := Encode(New())
+	return Packed{Encoded: enc}, err
+})
 
 // Histogram decodes the packed histogram; the zero Packed decodes to an
 // empty histogram with pacer's geometry.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -35,7 +36,9 @@ type Tool struct {
 
 // Test is one test's result.
 type Test struct {
-	Name          string            `json:"name"`
+	Name string `json:"name"`
+	// StartedAt is the wall-clock start of the test (RFC 3339, ns).
+	StartedAt     string            `json:"started_at,omitempty"`
 	Mode          string            `json:"mode"`
 	TargetRate    *float64          `json:"target_rate"`
 	AchievedRate  float64           `json:"achieved_rate"`
@@ -158,6 +161,9 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.BytesReceivedPerS = round(float64(r.BytesReceived)/w, 3)
 	}
 	t.IntervalS = round(r.Interval.Seconds(), 6)
+	if !r.Started.IsZero() {
+		t.StartedAt = r.Started.UTC().Format(time.RFC3339Nano)
+	}
 	t.Intervals = intervals(r.Intervals, true, r.Mode == "open")
 	for _, c := range r.Commands {
 		if t.Commands == nil {

@@ -73,6 +73,7 @@ func benchCommand() *cli.Command {
 
 // benchConfig is a validated `pacer bench` invocation.
 type benchConfig struct {
+	interval  time.Duration
 	target    conn.Options
 	clients   int
 	requests  int
@@ -153,7 +154,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo = out.quiet, out.jsonPath, out.showErrs, out.slo
+	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo, cfg.interval = out.quiet, out.jsonPath, out.showErrs, out.slo, out.interval
 	trailing := c.Args().Slice()
 	if c.Bool("x") {
 		if len(trailing) == 0 {
@@ -360,6 +361,7 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 		Rate:         cfg.rate,
 		Precision:    cfg.precision,
 		CommandNames: j.names,
+		Interval:     cfg.interval,
 		NewCommands: func(i int) scheduler.Commands {
 			s, err := cfg.work.stream(j, cfg.seed+uint64(n)*1_000_003+uint64(i))
 			if err != nil {

@@ -288,7 +288,7 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 	stop := cfg.progress(stderr, "closed", live)
 	res, err := scheduler.RunClosed(ctx, conns, scheduler.ClosedConfig{
 		Name: cfg.title, Duration: cfg.duration, Pipeline: cfg.pipeline, ContinueOnError: true,
-		CommandNames: cfg.test.names,
+		CommandNames: cfg.test.names, Interval: cfg.output.interval,
 		NewCommands: func(i int) scheduler.Commands {
 			s, err := cfg.work.stream(cfg.test, cfg.seed+uint64(i))
 			if err != nil {
@@ -326,7 +326,7 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
 	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
-		CommandNames: cfg.test.names,
+		CommandNames: cfg.test.names, Interval: cfg.output.interval,
 		Timeout:      cfg.timeout,
 		OnStart:      func(l *scheduler.Live) { live <- l },
 		OnErrorReply: errorsTo(stderr, cfg.output.showErrs),

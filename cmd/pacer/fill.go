@@ -111,7 +111,7 @@ func fillAction(c *cli.Context) error {
 		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
-		Name: "fill", Requests: n, Pipeline: pipeline,
+		Name: "fill", Requests: n, Pipeline: pipeline, Interval: out.interval,
 		NewCommands: func(i int) scheduler.Commands {
 			m, err := recipe.Build()
 			if err != nil {

@@ -70,6 +70,7 @@ type runConfig struct {
 	drain    time.Duration
 	lagLimit time.Duration
 	timeout  time.Duration
+	interval time.Duration
 	backlog  time.Duration
 	showErrs bool
 	slo      report.SLO
@@ -147,7 +148,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath = out.showErrs, out.slo, out.quiet, out.jsonPath
+	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
 	sizes, err := parseSizes(c, false)
 	if err != nil {
 		return nil, err
@@ -250,6 +251,7 @@ func runAction(c *cli.Context) error {
 			Drain:        cfg.drain,
 			LagLimit:     cfg.lagLimit,
 			Timeout:      cfg.timeout,
+			Interval:     cfg.interval,
 			MaxBacklog:   cfg.backlog,
 			Redial: func(ctx context.Context) (*conn.Conn, error) {
 				return conn.Dial(ctx, cfg.target)
