@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -27,6 +29,9 @@ type series struct {
 	prev [3]*histo.Delta
 	// kinds are the per-command recorders and counters of a timed mix.
 	kinds []kindSeries
+
+	// pack packs a histogram: into spill when there is one, else in memory.
+	pack func(*hdrhistogram.Histogram) (histo.Packed, error)
 
 	stop chan struct{}
 	done chan struct{}
@@ -53,7 +58,10 @@ func newSeries(d time.Duration, t0 int64, totals func() Totals, response, servic
 		d = DefaultInterval
 	}
 	s := &series{d: d, t0: t0, started: time.Now(), totals: totals, recs: [3]*histo.Recorder{response, service, lag},
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), pack: histo.Pack}
+	if sp, err := histo.NewSpill(); err == nil {
+		s.pack = sp.Pack
+	} // else: a temporary directory that cannot be written; keep them in memory
 	for i, r := range s.recs {
 		if r != nil {
 			s.prev[i] = histo.NewDelta(r)
@@ -101,7 +109,7 @@ func (s *series) take(k int64, now Totals) {
 	iv.Counts = sub(now.Counts, s.cum.Counts)
 	iv.BytesSent = now.BytesSent - min(now.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = now.BytesReceived - min(now.BytesReceived, s.cum.BytesReceived)
-	if err := s.pack(&iv, &s.prev); err != nil && s.err == nil {
+	if err := s.packInto(&iv, &s.prev); err != nil && s.err == nil {
 		s.err = err
 	}
 	s.cum.Counts.Add(iv.Counts)
@@ -112,7 +120,7 @@ func (s *series) take(k int64, now Totals) {
 		ksr := &s.kinds[i]
 		c := Counts{Completed: ksr.ks.completed.Load(), Errors: ksr.ks.errors.Load()}
 		kiv := Interval{Start: start, Duration: s.d, Counts: commandCounts(sub(c, ksr.cum))}
-		if err := s.pack(&kiv, &ksr.prev); err != nil && s.err == nil {
+		if err := s.packInto(&kiv, &ksr.prev); err != nil && s.err == nil {
 			s.err = err
 		}
 		ksr.cum.Add(kiv.Counts)
@@ -120,14 +128,14 @@ func (s *series) take(k int64, now Totals) {
 	}
 }
 
-// pack takes the recorders' differences since the last interval into iv.
-func (s *series) pack(iv *Interval, prev *[3]*histo.Delta) error {
+// packInto takes the recorders' differences since the last interval into iv.
+func (s *series) packInto(iv *Interval, prev *[3]*histo.Delta) error {
 	dst := [3]*histo.Packed{&iv.Response, &iv.Service, &iv.Lag}
 	for i, d := range prev {
 		if d == nil {
 			continue
 		}
-		p, err := histo.Pack(d.Next())
+		p, err := s.pack(d.Next())
 		if err != nil {
 			return err
 		}
@@ -150,7 +158,7 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 	iv.Counts = sub(total.Counts, s.cum.Counts)
 	iv.BytesSent = total.BytesSent - min(total.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = total.BytesReceived - min(total.BytesReceived, s.cum.BytesReceived)
-	if err := s.pack(&iv, &s.prev); err != nil && s.err == nil {
+	if err := s.packInto(&iv, &s.prev); err != nil && s.err == nil {
 		s.err = err
 	}
 	s.out = append(s.out, iv)
@@ -160,7 +168,7 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 		for i := range s.kinds {
 			ksr := &s.kinds[i]
 			kiv := Interval{Start: start, Duration: iv.Duration, Counts: sub(commands[i].Counts, ksr.cum)}
-			if err := s.pack(&kiv, &ksr.prev); err != nil && s.err == nil {
+			if err := s.packInto(&kiv, &ksr.prev); err != nil && s.err == nil {
 				s.err = err
 			}
 			kinds[i] = append(ksr.out, kiv)
