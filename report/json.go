@@ -35,6 +35,10 @@ type Tool struct {
 
 // Test is one test's result.
 type Test struct {
+	// ID is the test's stable identifier (get, lpush_for_lrange, mix,
+	// custom, fill), set by the command that ran it; Name is its display
+	// title, which may change.
+	ID            string            `json:"id"`
 	Name          string            `json:"name"`
 	Mode          string            `json:"mode"`
 	TargetRate    *float64          `json:"target_rate"`
