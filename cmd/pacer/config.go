@@ -34,9 +34,9 @@ type commonConfig struct {
 }
 
 // echo returns the config: the common keys, always present (null where a
-// setting does not apply), over the command's extra keys. Strings are
-// redacted: a template or an address must not carry a password into a
-// file.
+// setting does not apply), over the command's extra keys. The target and
+// a command's text are redacted: a template or an address must not carry
+// a password into a file.
 func (cc commonConfig) echo(ctx context.Context, extra map[string]any) map[string]any {
 	m := make(map[string]any, len(extra)+16)
 	for k, v := range extra {
@@ -75,8 +75,8 @@ func (cc commonConfig) echo(ctx context.Context, extra map[string]any) map[strin
 		m["embedded"] = cc.embedded
 	}
 	s := secretsFrom(ctx)
-	for k, v := range m {
-		if str, ok := v.(string); ok {
+	for _, k := range []string{"target", "command", "test"} { // the user's text
+		if str, ok := m[k].(string); ok {
 			m[k] = s.redact(str)
 		}
 	}

@@ -274,3 +274,13 @@ func asMap(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
 }
+
+// TestConfigNeverHoldsThePassword: a password typed into a template (or
+// anywhere the target text could carry it) is masked in the config.
+func TestConfigNeverHoldsThePassword(t *testing.T) {
+	ctx := withSecrets(context.Background(), findSecrets([]string{"pacer", "run", "-a", "hunter2"}, func(string) string { return "" }))
+	cfg := commonConfig{target: "127.0.0.1:6379", seed: 1}.echo(ctx, map[string]any{"command": "AUTH hunter2", "test": "AUTH hunter2"})
+	if b := jsonString(cfg); strings.Contains(b, "hunter2") {
+		t.Fatalf("config %s", b)
+	}
+}
