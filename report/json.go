@@ -36,6 +36,10 @@ type Tool struct {
 
 // Test is one test's result.
 type Test struct {
+	// ID is the test's stable identifier (get, lpush_for_lrange, mix,
+	// custom, fill), set by the command that ran it; Name is its display
+	// title, which may change.
+	ID   string `json:"id"`
 	Name string `json:"name"`
 	// StartedAt is the wall-clock start of the test (RFC 3339, ns).
 	StartedAt     string            `json:"started_at,omitempty"`

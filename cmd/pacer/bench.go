@@ -236,7 +236,7 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	jobs := cfg.work.tests
-	_, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
+	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func benchAction(c *cli.Context) error {
 	}
 	doc := &report.Document{
 		Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(), Tests: []report.Test{},
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(srv)), Tests: []report.Test{},
 	}
 	// With -l every loop's result of a test merges into one (histograms
 	// added, counts summed), so memory stays flat however long it loops.
@@ -274,7 +274,7 @@ func benchAction(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
-			t.Name = cfg.title(jobs[i])
+			t.ID, t.Name = jobs[i].id(), cfg.title(jobs[i])
 			t.SLO = cfg.slo.Check(res)
 			doc.Tests = append(doc.Tests, t)
 		}
@@ -322,6 +322,7 @@ func benchAction(c *cli.Context) error {
 				if err := writeDoc(); err != nil {
 					return failed(err)
 				}
+				cfg.printSeed(stderr)
 				return exitCode(exitInterrupted)
 			}
 			code = worst(code, judge(stderr, res))
@@ -336,6 +337,7 @@ func benchAction(c *cli.Context) error {
 	if err := writeDoc(); err != nil {
 		return failed(err)
 	}
+	cfg.printSeed(stderr)
 	if sloFailed {
 		code = worst(code, exitSLO)
 	}
@@ -343,6 +345,14 @@ func benchAction(c *cli.Context) error {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// printSeed ends the full report with the seed, on stderr: stdout keeps
+// redis-benchmark's format, and -q and --csv stay as terse as its own.
+func (cfg *benchConfig) printSeed(stderr io.Writer) {
+	if !cfg.quiet && !cfg.csv {
+		printSeed(stderr, cfg.seed)
+	}
 }
 
 // runOne dials, runs and reports one test.
@@ -526,21 +536,20 @@ func benchIdle(ctx context.Context, cfg *benchConfig, out io.Writer) error {
 	}
 }
 
-func (cfg *benchConfig) echo() map[string]any {
-	m := map[string]any{
-		"target": cfg.target.Addr, "clients": cfg.clients, "requests": cfg.requests,
-		"data_size": cfg.sizes.String(), "pipeline": cfg.pipeline, "keepalive": cfg.keepAlive,
-		"keyspace": cfg.work.opts.Keyspace, "random_keys": cfg.work.opts.Random, "key_dist": cfg.work.keys.String(), "seed": cfg.seed,
+func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any {
+	extra := map[string]any{
+		"clients": cfg.clients, "keepalive": cfg.keepAlive, "random_keys": cfg.work.opts.Random,
 		"precision": cfg.precision, "threads": cfg.threads,
 		"latency": map[scheduler.LatencyMode]string{scheduler.FirstReply: "first-reply", scheduler.PerReply: "per-reply"}[cfg.latency],
 	}
-	if !cfg.rate.IsZero() {
-		m["rate"] = cfg.rate.PerSecond()
-	}
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
-		m["command"] = cfg.work.tests[0].title
+		extra["command"] = cfg.work.tests[0].title
 	}
-	return m
+	return commonConfig{
+		target: cfg.target.Addr, embedded: faults, conns: cfg.clients, pipeline: cfg.pipeline,
+		sizes: cfg.sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
+		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, requests: uint64(cfg.requests),
+	}.echo(ctx, extra)
 }
 
 // mergeResult adds the result of another loop of the same test to into:

@@ -219,12 +219,16 @@ func parsePipeline(c *cli.Context) (int, error) {
 	return p, nil
 }
 
-// parseSeed reads --seed, or draws one from the clock.
+// parseSeed reads --seed, or draws one from the clock. A drawn seed is
+// set as if it had been given, so that every later reader of --seed (the
+// embedded target's faults) uses the same one and --seed repeats the run.
 func parseSeed(c *cli.Context) uint64 {
 	if c.IsSet("seed") {
 		return c.Uint64("seed")
 	}
-	return uint64(time.Now().UnixNano())
+	seed := uint64(time.Now().UnixNano())
+	_ = c.Set("seed", strconv.FormatUint(seed, 10))
+	return seed
 }
 
 // parseMaxBuffer reads --max-buffer.
