@@ -563,6 +563,9 @@ func mergeResult(into, from *scheduler.Result) {
 	into.Blocked += from.Blocked
 	into.DroppedBacklog += from.DroppedBacklog
 	into.Unsolicited += from.Unsolicited
+	into.BytesSent += from.BytesSent
+	into.BytesReceived += from.BytesReceived
+	into.Intervals = appendSeries(into.Intervals, from.Intervals)
 	into.Interrupted = into.Interrupted || from.Interrupted
 	if into.FirstError == "" {
 		into.FirstError = from.FirstError
@@ -584,6 +587,7 @@ func mergeResult(into, from *scheduler.Result) {
 			}
 			found = true
 			ic.Counts.Add(fc.Counts)
+			ic.Intervals = appendSeries(ic.Intervals, fc.Intervals)
 			ic.ErrorCodes = scheduler.MergeErrorCodes(ic.ErrorCodes, fc.ErrorCodes)
 			// A single command shares the total's histograms: merged above.
 			if ic.Response != into.Response {
@@ -600,6 +604,21 @@ func mergeResult(into, from *scheduler.Result) {
 			into.Commands = append(into.Commands, fc)
 		}
 	}
+}
+
+// appendSeries continues a loop's interval series with the next loop's,
+// shifted to start where the first ends, so the merged test's intervals
+// still add up to it.
+func appendSeries(into, from []scheduler.Interval) []scheduler.Interval {
+	var end time.Duration
+	if n := len(into); n > 0 {
+		end = into[n-1].Start + into[n-1].Duration
+	}
+	for _, iv := range from {
+		iv.Start += end
+		into = append(into, iv)
+	}
+	return into
 }
 
 // mergeHist adds from into into (either may be nil); the histograms share
