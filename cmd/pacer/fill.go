@@ -171,6 +171,7 @@ func fillAction(c *cli.Context) error {
 			code = exitSLO
 		}
 	}
+	code = worst(code, judge(c.App.ErrWriter, res)) // nothing completed: exit 1
 	if code != exitOK {
 		return exitCode(code)
 	}
