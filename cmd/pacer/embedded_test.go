@@ -76,8 +76,11 @@ func TestEmbeddedFaults(t *testing.T) {
 		// Mean 1 ms at 100/s: the server is 10% busy, so service time is
 		// about the drawn delay: its median near ln 2 ms, p99 near 4.6 ms.
 		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "exp:1ms", "--seed", "3", "--rate", "100", "-n", "400", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s")
+		// A loaded machine (the race detector, other tests) only adds
+		// to both: the median stays near the drawn one, the tail is at
+		// least the drawn tail.
 		s := doc.Tests[0].Service
-		if s.P50 < 0.4 || s.P50 > 1.5 || s.P99 < 2.5 || s.P99 > 9 {
+		if s.P50 < 0.4 || s.P50 > 3 || s.P99 < 2.5 {
 			t.Fatalf("exp:1ms service p50 %.3f p99 %.3f ms", s.P50, s.P99)
 		}
 	})
@@ -96,7 +99,9 @@ func TestEmbeddedFaults(t *testing.T) {
 	t.Run("stall", func(t *testing.T) {
 		doc, _ := runJSON(t, 0, "run", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "--duration", "2s", "-c", "4", "-t", "get", "-q", "--lag-limit", "1s")
 		// 20% of the time stalled: p90 about 100 × (1 − 0.1/0.2) = 50 ms.
-		if p := doc.Tests[0].Response.P90; p < 35 || p > 65 {
+		// Load on the machine only adds (send lag, slow readers): the
+		// upper bound is loose, the lower one is the stall's.
+		if p := doc.Tests[0].Response.P90; p < 35 || p > 120 {
 			t.Fatalf("response p90 %.1f ms, want about 50", p)
 		}
 	})
