@@ -123,13 +123,14 @@ type outputSpec struct {
 	quietUse, errorsUse, sloUse, jsonUse string
 }
 
-// outputFlags are -q, --json, -e and --slo.
+// outputFlags are -q, --json, -e, --slo and --metrics-addr.
 func outputFlags(s outputSpec) []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
 		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
 		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
+		metricsFlag(),
 	}
 }
 
