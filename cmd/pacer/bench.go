@@ -17,6 +17,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -74,6 +75,7 @@ func benchCommand() *cli.Command {
 // benchConfig is a validated `pacer bench` invocation.
 type benchConfig struct {
 	interval  time.Duration
+	metrics   *liveMetrics
 	target    conn.Options
 	clients   int
 	requests  int
@@ -236,6 +238,10 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	jobs := cfg.work.tests
+	if cfg.metrics, err = startMetrics(c, stderr); err != nil {
+		return err
+	}
+	defer cfg.metrics.close()
 	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
 		return err
@@ -400,7 +406,10 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 		ccfg.OnStart = func(l *scheduler.Live) { ch <- l }
 		stopProgress = benchProgress(out, title, ch, &last)
 	}
+	var endMetrics func()
+	ccfg.OnStart, endMetrics = cfg.metrics.hook(title, metrics.ModeClosed, ccfg.OnStart)
 	res, runErr := scheduler.RunClosed(ctx, conns, ccfg)
+	endMetrics()
 	stopProgress()
 	if templateErr != nil {
 		return nil, usageErrorf("command: %v", templateErr)

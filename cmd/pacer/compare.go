@@ -12,6 +12,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -64,6 +65,7 @@ func compareCommand() *cli.Command {
 }
 
 type compareConfig struct {
+	metrics  *liveMetrics
 	target   conn.Options
 	conns    int
 	pipeline int
@@ -158,6 +160,10 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	if cfg.metrics, err = startMetrics(c, stderr); err != nil {
+		return err
+	}
+	defer cfg.metrics.close()
 	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, nil)
 	if err != nil {
 		return err
@@ -236,7 +242,7 @@ func compareAction(c *cli.Context) error {
 
 	closed, err := cfg.runClosed(ctx, stderr)
 	if closed != nil {
-		runs = append(runs, compareRun{label: cfg.title + " (closed loop)", res: closed})
+		runs = append(runs, compareRun{label: closedRunLabel(cfg.title), res: closed})
 	}
 	if err != nil || ctx.Err() != nil {
 		return finish(err)
@@ -256,7 +262,7 @@ func compareAction(c *cli.Context) error {
 	for i, rate := range rates {
 		res, err := cfg.runOpen(ctx, rate, i, stderr)
 		if res != nil {
-			label := fmt.Sprintf("%s (open loop at %s req/s)", cfg.title, rate)
+			label := openRunLabel(cfg.title, rate)
 			runs = append(runs, compareRun{label: label, res: res, fraction: fractions[i]})
 		}
 		if err != nil || ctx.Err() != nil {
@@ -264,6 +270,14 @@ func compareAction(c *cli.Context) error {
 		}
 	}
 	return finish(nil)
+}
+
+// closedRunLabel and openRunLabel name compare's runs, in the JSON and
+// the metrics.
+func closedRunLabel(title string) string { return title + " (closed loop)" }
+
+func openRunLabel(title string, rate scheduler.Rate) string {
+	return fmt.Sprintf("%s (open loop at %s req/s)", title, rate)
 }
 
 type compareRun struct {
@@ -290,6 +304,7 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 	var tplErr error
 	live := make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, "closed", live)
+	onStart, endMetrics := cfg.metrics.hook(closedRunLabel(cfg.title), metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
 	res, err := scheduler.RunClosed(ctx, conns, scheduler.ClosedConfig{
 		Name: cfg.title, Duration: cfg.duration, Pipeline: cfg.pipeline, ContinueOnError: true,
 		CommandNames: cfg.test.names, Interval: cfg.output.interval,
@@ -300,9 +315,10 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 			}
 			return s
 		},
-		OnStart:      func(l *scheduler.Live) { live <- l },
+		OnStart:      onStart,
 		OnErrorReply: errorsTo(stderr, cfg.output.showErrs),
 	})
+	endMetrics()
 	stop()
 	if tplErr != nil {
 		return nil, usageErrorf("command: %v", tplErr)
@@ -328,16 +344,18 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	}
 	live := make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
+	onStart, endMetrics := cfg.metrics.hook(openRunLabel(cfg.title, rate), metrics.ModeOpen, func(l *scheduler.Live) { live <- l })
 	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
 		CommandNames: cfg.test.names, Interval: cfg.output.interval,
 		Timeout:      cfg.timeout,
-		OnStart:      func(l *scheduler.Live) { live <- l },
+		OnStart:      onStart,
 		OnErrorReply: errorsTo(stderr, cfg.output.showErrs),
 		Redial: func(ctx context.Context) (*conn.Conn, error) {
 			return conn.Dial(ctx, cfg.target)
 		},
 	})
+	endMetrics()
 	stop()
 	if err != nil {
 		return res, failed(err)

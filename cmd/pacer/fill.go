@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -99,6 +100,11 @@ func fillAction(c *cli.Context) error {
 		return err
 	}
 	seed := parseSeed(c)
+	mx, err := startMetrics(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	defer mx.close()
 	cs, err := conn.DialAll(c.Context, o, conns)
 	if err != nil {
 		return failed(fmt.Errorf("cannot connect: %w", err))
@@ -113,6 +119,7 @@ func fillAction(c *cli.Context) error {
 	if out.jsonPath == "-" {
 		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
+	onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
 		Name: "fill", Requests: n, Pipeline: pipeline, Interval: out.interval,
 		NewCommands: func(i int) scheduler.Commands {
@@ -123,10 +130,11 @@ func fillAction(c *cli.Context) error {
 			}
 			return scenarios.NewMixStream(m, seed+uint64(i), keys)
 		},
-		OnStart:         func(l *scheduler.Live) { live <- l },
+		OnStart:         onStart,
 		ContinueOnError: out.showErrs,
 		OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
 	})
+	endMetrics()
 	stopBar()
 	redactResult(c.Context, res)
 	if buildErr != nil {

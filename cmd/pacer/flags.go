@@ -123,7 +123,7 @@ type outputSpec struct {
 	quietUse, errorsUse, sloUse, jsonUse string
 }
 
-// outputFlags are -q, --json, -e, --slo and --interval.
+// outputFlags are -q, --json, -e, --slo, --interval and --metrics-addr.
 func outputFlags(s outputSpec) []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
@@ -131,6 +131,7 @@ func outputFlags(s outputSpec) []cli.Flag {
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
 		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
 		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each test into intervals of `DURATION` (at least %s) with their own counts and histograms (JSON intervals)", minInterval), Category: catOutput},
+		metricsFlag(),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -196,6 +197,11 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	mx, err := startMetrics(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	defer mx.close()
 	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -231,8 +237,9 @@ func runAction(c *cli.Context) error {
 		if !cfg.quiet {
 			stopProgress = newProgress(c.App.ErrWriter).watch(j.title, liveCh)
 		}
+		onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l })
 		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
-			OnStart:      func(l *scheduler.Live) { liveCh <- l },
+			OnStart:      onStart,
 			CommandNames: j.names,
 			Name:         j.title,
 			Timeline:     cfg.timeline(i),
@@ -250,6 +257,7 @@ func runAction(c *cli.Context) error {
 			},
 			OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
 		})
+		endMetrics()
 		stopProgress()
 		if res != nil {
 			redactResult(ctx, res)
