@@ -77,6 +77,13 @@ type Test struct {
 	// series (see Interval).
 	IntervalS float64    `json:"interval_s"`
 	Intervals []Interval `json:"intervals"`
+	// ID is the test's stable identifier (get, set, mix, custom) and
+	// StartedAt the wall-clock time of its start (RFC 3339 with
+	// nanoseconds), to which its intervals' start_s are added. Declared
+	// here for the interval log; the json helper fills ID, the lead
+	// StartedAt.
+	ID        string `json:"id,omitempty"`
+	StartedAt string `json:"started_at,omitempty"`
 }
 
 // Command is one command's share of a mixed test.
