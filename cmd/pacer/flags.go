@@ -121,16 +121,28 @@ func workloadFlags(s workloadSpec) []cli.Flag {
 // outputSpec words a command's output flags.
 type outputSpec struct {
 	quietUse, errorsUse, sloUse, jsonUse string
+	// latency adds --hdr-log, --hdr-spectrum and --percentiles (the
+	// commands that measure latency: run, bench, compare).
+	latency bool
 }
 
-// outputFlags are -q, --json, -e and --slo.
+// outputFlags are -q, --json, -e and --slo, and with spec.latency
+// --hdr-log, --hdr-spectrum and --percentiles.
 func outputFlags(s outputSpec) []cli.Flag {
-	return []cli.Flag{
+	fl := []cli.Flag{
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
 		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
 		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
 	}
+	if s.latency {
+		fl = append(fl,
+			&cli.StringFlag{Name: "hdr-log", Usage: "write the HdrHistogram interval log (.hlog, a histogram per interval and tag) to `FILE` (- for stdout)", Category: catOutput},
+			&cli.StringFlag{Name: "hdr-spectrum", Usage: "write the latency's percentile distribution (.hgrm, ms) to `FILE`, further tests to FILE.<test>.hgrm (- for stdout)", Category: catOutput},
+			&cli.StringFlag{Name: "percentiles", Usage: "`LIST` of percentiles the text prints, e.g. 50,90,99,99.9,99.99", DefaultText: "each format's own", Category: catOutput},
+		)
+	}
+	return fl
 }
 
 // outputConfig is what the output flags asked for.
@@ -139,6 +151,10 @@ type outputConfig struct {
 	jsonPath string
 	showErrs bool
 	slo      report.SLO
+	// files are the result files (--json, --hdr-log, --hdr-spectrum).
+	files resultFiles
+	// text holds --percentiles.
+	text report.TextOptions
 }
 
 func parseOutput(c *cli.Context) (outputConfig, error) {
@@ -149,10 +165,16 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 			return o, usageErrorf("%v", err)
 		}
 	}
-	if o.jsonPath != "" {
-		if err := checkOutputPath(o.jsonPath); err != nil {
-			return o, usageErrorf("--json: %v", err)
+	o.files = resultFiles{json: o.jsonPath, hdrLog: c.String("hdr-log"), hdrSpectrum: c.String("hdr-spectrum")}
+	if err := o.files.check(); err != nil {
+		return o, err
+	}
+	if c.IsSet("percentiles") {
+		ps, err := report.ParsePercentiles(c.String("percentiles"))
+		if err != nil {
+			return o, usageErrorf("%v", err)
 		}
+		o.text.Percentiles = ps
 	}
 	return o, nil
 }
