@@ -51,6 +51,7 @@ func benchCommand() *cli.Command {
 		jsonUse:   "write the pacer.result/v1 JSON to `FILE` (- for stdout)",
 		errorsUse: "show server errors (at most one per second) and keep going, instead of exiting on the first",
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,errors<0.1%; verdicts on stderr, a miss exits 3",
+		latency:   true,
 	})...)
 	flags = append(flags,
 		&cli.BoolFlag{Name: "csv", Usage: "output in CSV format", Category: catOutput},
@@ -94,6 +95,8 @@ type benchConfig struct {
 	rate      scheduler.Rate
 	latency   scheduler.LatencyMode
 	jsonPath  string
+	files     resultFiles
+	text      report.TextOptions
 	slo       report.SLO
 	warnings  []string
 }
@@ -157,6 +160,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		return nil, err
 	}
 	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo, cfg.interval = out.quiet, out.jsonPath, out.showErrs, out.slo, out.interval
+	cfg.files, cfg.text = out.files, out.text
 	trailing := c.Args().Slice()
 	if c.Bool("x") {
 		if len(trailing) == 0 {
@@ -249,10 +253,10 @@ func benchAction(c *cli.Context) error {
 	defer stopEmbedded()
 	ctx := c.Context
 	out := stdout
-	if cfg.jsonPath == "-" {
+	if cfg.files.stdout() {
 		out = stderr
 	}
-	info := report.BenchInfo{Clients: cfg.clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads}
+	info := report.BenchInfo{Clients: cfg.clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.text.Percentiles}
 	info.Save, info.AppendOnly, info.HaveConfig = serverConfig(ctx, cfg.target)
 	if !info.HaveConfig {
 		fmt.Fprintln(stderr, "WARNING: Could not fetch server CONFIG")
@@ -268,7 +272,7 @@ func benchAction(c *cli.Context) error {
 	// added, counts summed), so memory stays flat however long it loops.
 	merged := make([]*scheduler.Result, len(jobs))
 	writeDoc := func() error {
-		if cfg.jsonPath == "" {
+		if !cfg.files.any() {
 			return nil
 		}
 		doc.Tests = doc.Tests[:0]
@@ -284,10 +288,10 @@ func benchAction(c *cli.Context) error {
 			t.SLO = cfg.slo.Check(res)
 			doc.Tests = append(doc.Tests, t)
 		}
-		return writeJSON(stdout, cfg.jsonPath, doc)
+		return cfg.files.write(stdout, doc)
 	}
 	if cfg.csv {
-		if err := report.BenchCSVHeader(out); err != nil {
+		if err := report.BenchCSVHeaderWith(out, cfg.text); err != nil {
 			return failed(err)
 		}
 	}
@@ -309,7 +313,7 @@ func benchAction(c *cli.Context) error {
 						sloFailed = true
 					}
 				}
-				if cfg.jsonPath != "" {
+				if cfg.files.any() {
 					if merged[i] == nil {
 						merged[i] = res
 					} else {
@@ -429,16 +433,16 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 	}
 	switch {
 	case cfg.csv:
-		err = report.BenchCSV(out, title, res)
+		err = report.BenchCSVWith(out, title, res, cfg.text)
 	case cfg.quiet:
-		err = report.BenchQuiet(out, title, res, last)
+		err = report.BenchQuietWith(out, title, res, last, cfg.text)
 		if err == nil {
-			err = report.BenchCommands(out, res, true)
+			err = report.BenchCommandsWith(out, res, true, cfg.text)
 		}
 	default:
 		err = report.BenchFull(out, title, res, info, last)
 		if err == nil {
-			err = report.BenchCommands(out, res, false)
+			err = report.BenchCommandsWith(out, res, false, cfg.text)
 		}
 	}
 	if err != nil {

@@ -47,6 +47,7 @@ func compareCommand() *cli.Command {
 		jsonUse:   "write every run as pacer.result/v1 to `FILE` (- for stdout)",
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` every open-loop run must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
+		latency:   true,
 	})...)
 	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
 	return withHelp(&cli.Command{
@@ -170,7 +171,7 @@ func compareAction(c *cli.Context) error {
 	}
 	defer stopEmbedded()
 	out := stdout
-	if cfg.jsonPath == "-" {
+	if cfg.output.files.stdout() {
 		out = stderr
 	}
 	where := cfg.target.Addr
@@ -205,8 +206,8 @@ func compareAction(c *cli.Context) error {
 		}
 		doc.Interrupted = ctx.Err() != nil
 		// Results reach the file before anything reaches stdout.
-		if cfg.output.jsonPath != "" {
-			if err := writeJSON(stdout, cfg.output.jsonPath, doc); err != nil {
+		if cfg.output.files.any() {
+			if err := cfg.output.files.write(stdout, doc); err != nil {
 				return failed(err)
 			}
 		}
@@ -416,10 +417,26 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 		}
 		b.WriteString("\n")
 	}
-	row("p50", func(s histo.Summary) float64 { return s.P50 })
-	row("p90", func(s histo.Summary) float64 { return s.P90 })
-	row("p99", func(s histo.Summary) float64 { return s.P99 })
-	row("p99.9", func(s histo.Summary) float64 { return s.P999 })
+	if ps := cfg.output.text.Percentiles; len(ps) > 0 {
+		// The chosen percentiles: one row each, from the histograms.
+		cv := report.PercentileMillis(closed.Response, ps)
+		sv, rv := make([][]float64, len(open)), make([][]float64, len(open))
+		for j, r := range open {
+			sv[j], rv[j] = report.PercentileMillis(r.res.Service, ps), report.PercentileMillis(r.res.Response, ps)
+		}
+		for i, p := range ps {
+			fmt.Fprintf(&b, "%-*s%*.3f", first, report.PercentileLabel(p), col, cv[i])
+			for j := range open {
+				fmt.Fprintf(&b, "  %*.3f%*.3f", col, sv[j][i], col, rv[j][i])
+			}
+			b.WriteString("\n")
+		}
+	} else {
+		row("p50", func(s histo.Summary) float64 { return s.P50 })
+		row("p90", func(s histo.Summary) float64 { return s.P90 })
+		row("p99", func(s histo.Summary) float64 { return s.P99 })
+		row("p99.9", func(s histo.Summary) float64 { return s.P999 })
+	}
 	row("max", func(s histo.Summary) float64 { return s.Max })
 	fmt.Fprintf(&b, "%-*s%*d", first, "completed", col, closed.Counts.Completed)
 	for _, r := range open {

@@ -121,11 +121,15 @@ func workloadFlags(s workloadSpec) []cli.Flag {
 // outputSpec words a command's output flags.
 type outputSpec struct {
 	quietUse, errorsUse, sloUse, jsonUse string
+	// latency adds --hdr-log, --hdr-spectrum and --percentiles (the
+	// commands that measure latency: run, bench, compare).
+	latency bool
 }
 
-// outputFlags are -q, --json, -e, --slo, --interval and --metrics-addr.
+// outputFlags are -q, --json, -e, --slo, --interval and --metrics-addr, and
+// with spec.latency --hdr-log, --hdr-spectrum and --percentiles.
 func outputFlags(s outputSpec) []cli.Flag {
-	return []cli.Flag{
+	fl := []cli.Flag{
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
 		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
@@ -133,6 +137,14 @@ func outputFlags(s outputSpec) []cli.Flag {
 		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each test into intervals of `DURATION` (at least %s) with their own counts and histograms (JSON intervals)", minInterval), Category: catOutput},
 		metricsFlag(),
 	}
+	if s.latency {
+		fl = append(fl,
+			&cli.StringFlag{Name: "hdr-log", Usage: "write the HdrHistogram interval log (.hlog, a histogram per interval and tag) to `FILE` (- for stdout)", Category: catOutput},
+			&cli.StringFlag{Name: "hdr-spectrum", Usage: "write the latency's percentile distribution (.hgrm, ms) to `FILE`, further tests to FILE.<test>.hgrm (- for stdout)", Category: catOutput},
+			&cli.StringFlag{Name: "percentiles", Usage: "`LIST` of percentiles the text prints, e.g. 50,90,99,99.9,99.99", DefaultText: "each format's own", Category: catOutput},
+		)
+	}
+	return fl
 }
 
 // minInterval is the shortest --interval: each interval costs about a
@@ -146,6 +158,10 @@ type outputConfig struct {
 	showErrs bool
 	slo      report.SLO
 	interval time.Duration
+	// files are the result files (--json, --hdr-log, --hdr-spectrum).
+	files resultFiles
+	// text holds --percentiles.
+	text report.TextOptions
 }
 
 func parseOutput(c *cli.Context) (outputConfig, error) {
@@ -159,10 +175,16 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 			return o, usageErrorf("%v", err)
 		}
 	}
-	if o.jsonPath != "" {
-		if err := checkOutputPath(o.jsonPath); err != nil {
-			return o, usageErrorf("--json: %v", err)
+	o.files = resultFiles{json: o.jsonPath, hdrLog: c.String("hdr-log"), hdrSpectrum: c.String("hdr-spectrum")}
+	if err := o.files.check(); err != nil {
+		return o, err
+	}
+	if c.IsSet("percentiles") {
+		ps, err := report.ParsePercentiles(c.String("percentiles"))
+		if err != nil {
+			return o, usageErrorf("%v", err)
 		}
+		o.text.Percentiles = ps
 	}
 	return o, nil
 }

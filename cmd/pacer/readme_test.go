@@ -110,7 +110,7 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 		case "-h", "-p", "-s", "-u":
 			i++ // and its value
 			continue
-		case "--json":
+		case "--json", "--hdr-log", "--hdr-spectrum":
 			if i+1 < len(args) && args[i+1] != "-" {
 				out = append(out, a, filepath.Join(dir, filepath.Base(args[i+1])))
 				i++
@@ -261,6 +261,10 @@ func TestReadmeExampleRewriting(t *testing.T) {
 	args, codes := loopbackExample([]string{"compare", "-h", "10.0.0.5", "-p", "7000", "-t", "set", "--json", "compare.json"}, "4242", "/tmp/x")
 	if got := strings.Join(args, " "); got != "compare -h 127.0.0.1 -p 4242 -t set --json /tmp/x/compare.json" || len(codes) != 3 {
 		t.Fatalf("rewritten to %q %v", got, codes)
+	}
+	args, _ = loopbackExample([]string{"run", "--embedded", "--hdr-log", "run.hlog", "--hdr-spectrum", "-"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "run --embedded --hdr-log /tmp/x/run.hlog --hdr-spectrum -" {
+		t.Fatalf("rewritten to %q", got)
 	}
 	args, _ = loopbackExample([]string{"bench", "-u", "redis://10.0.0.5:6379", "--", "-h", "x"}, "4242", "/tmp/x")
 	if got := strings.Join(args, " "); got != "bench -h 127.0.0.1 -p 4242 -- -h x" {

@@ -41,6 +41,7 @@ func runCommand() *cli.Command {
 		jsonUse:   "write the pacer.result/v1 JSON to `FILE` (- for stdout)",
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
+		latency:   true,
 	})...)
 	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
 	return withHelp(&cli.Command{
@@ -78,6 +79,8 @@ type runConfig struct {
 	work     *workload
 	quiet    bool
 	jsonPath string
+	files    resultFiles
+	text     report.TextOptions
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
@@ -150,6 +153,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		return nil, err
 	}
 	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
+	cfg.files, cfg.text = out.files, out.text
 	sizes, err := parseSizes(c, false)
 	if err != nil {
 		return nil, err
@@ -208,8 +212,8 @@ func runAction(c *cli.Context) error {
 	}
 	defer stopEmbedded()
 	out := c.App.Writer
-	if cfg.jsonPath == "-" {
-		out = c.App.ErrWriter // stdout carries the JSON
+	if cfg.files.stdout() {
+		out = c.App.ErrWriter // stdout carries the JSON (or the log, or the spectrum)
 	}
 	doc := &report.Document{
 		Schema:    report.Schema,
@@ -269,10 +273,10 @@ func runAction(c *cli.Context) error {
 			t.ID, t.SLO = j.id(), sloRes
 			doc.Tests = append(doc.Tests, t)
 			doc.Interrupted = res.Interrupted || ctx.Err() != nil
-			if err := checkpointJSON(cfg.jsonPath, doc); err != nil {
+			if err := cfg.files.checkpoint(doc); err != nil {
 				return failed(err)
 			}
-			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
+			if werr := render(out, res, cfg.quiet, sloRes, cfg.text); werr != nil {
 				return failed(werr)
 			}
 			code = worst(code, judge(c.App.ErrWriter, res))
@@ -289,8 +293,8 @@ func runAction(c *cli.Context) error {
 			break
 		}
 	}
-	if cfg.jsonPath != "" {
-		if err := writeJSON(c.App.Writer, cfg.jsonPath, doc); err != nil {
+	if cfg.files.any() {
+		if err := cfg.files.write(c.App.Writer, doc); err != nil {
 			return failed(err)
 		}
 	}
@@ -311,9 +315,9 @@ func runAction(c *cli.Context) error {
 	return nil
 }
 
-func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult) error {
+func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult, o report.TextOptions) error {
 	if quiet {
-		return report.Quiet(w, res, slo)
+		return report.QuietWith(w, res, slo, o)
 	}
-	return report.Text(w, res, slo)
+	return report.TextWith(w, res, slo, o)
 }
