@@ -147,8 +147,8 @@ func input(t *testing.T, label string, doc *Document) Input {
 // loops, against a server that stalls 100 ms every second.
 func compareFixture(t *testing.T) *Document {
 	return craftDoc("mixed",
-		craft(t, fixture{name: "GET (closed loop)", mode: "closed", rate: 20000, seconds: 3, base: 0.3, stallMs: 100, stallEvery: 1, interval: 0.1, seed: 1}),
-		craft(t, fixture{name: "GET (open loop at 10000 req/s)", mode: "open", rate: 10000, seconds: 3, base: 0.1, stallMs: 100, stallEvery: 1, interval: 0.1, seed: 2}),
-		craft(t, fixture{name: "GET (open loop at 16000 req/s)", mode: "open", rate: 16000, seconds: 3, base: 0.1, stallMs: 100, stallEvery: 1, interval: 0.1, seed: 3}),
+		craft(t, fixture{name: "GET (closed loop)", mode: "closed", rate: 8000, seconds: 3, base: 0.3, stallMs: 100, stallEvery: 1, interval: 0.1, seed: 1}),
+		craft(t, fixture{name: "GET (open loop at 4000 req/s)", mode: "open", rate: 4000, seconds: 3, base: 0.1, stallMs: 100, stallEvery: 1, interval: 0.1, seed: 2}),
+		craft(t, fixture{name: "GET (open loop at 6000 req/s)", mode: "open", rate: 6000, seconds: 3, base: 0.1, stallMs: 100, stallEvery: 1, interval: 0.1, seed: 3}),
 	)
 }

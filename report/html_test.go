@@ -32,6 +32,7 @@ func htmlFixture(t *testing.T) []byte {
 
 func TestHTMLSelfContainedAndEscaped(t *testing.T) {
 	b := htmlFixture(t)
+	keepPlots(t, "page.html", b)
 	s := string(b)
 	for _, want := range []string{
 		"<title>pacer report: compare.json</title>",

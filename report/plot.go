@@ -287,17 +287,20 @@ func decades(lo, hi float64) (float64, float64) {
 const minMs = 1e-6
 
 // spectrumXY samples h on the 1/(1−p) axis: 40 points a decade up to the
-// rank of the last sample, then the maximum.
+// rank of the last sample, then the maximum (one pass over the counts).
 func spectrumXY(h *hdrhistogram.Histogram) plotter.XYs {
 	n := float64(h.TotalCount())
-	var xy plotter.XYs
+	var xs, qs []float64
 	for j := 0; ; j++ {
 		x := math.Pow(10, float64(j)/40)
 		if x >= n {
 			break
 		}
-		q := 100 * (1 - 1/x)
-		xy = append(xy, plotter.XY{X: x, Y: math.Max(float64(h.ValueAtQuantile(q))/1e6, minMs)})
+		xs, qs = append(xs, x), append(qs, 100*(1-1/x))
+	}
+	xy := make(plotter.XYs, 0, len(xs)+1)
+	for i, v := range h.ValueAtPercentilesSlice(qs) {
+		xy = append(xy, plotter.XY{X: xs[i], Y: math.Max(float64(v)/1e6, minMs)})
 	}
 	return append(xy, plotter.XY{X: math.Max(n, 1), Y: math.Max(float64(h.Max())/1e6, minMs)})
 }

@@ -69,7 +69,7 @@ func TestPlotPNGAndSVG(t *testing.T) {
 		t.Fatal(err)
 	}
 	keepPlots(t, "compare.svg", s)
-	checkSVG(t, s, "Latency by percentile", "Latency per interval", "99.9", "GET (open loop at 10000 req/s): response", "throughput (req/s)")
+	checkSVG(t, s, "Latency by percentile", "Latency per interval", "99.9", "GET (open loop at 4000 req/s): response", "throughput (req/s)")
 }
 
 // checkSVG fails unless b is well-formed XML holding every text.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,13 +90,17 @@ func (in Input) Config() []ConfigItem {
 }
 
 // key is what matches a test across documents: its id when the document
-// has one, else its name.
+// has one, else its name, without the rate of a compare document's open
+// loop (runs at 50%, 80% and 95% of two closed loops match in order).
 func (in Input) key(i int) string {
 	if i < len(in.ids) && in.ids[i] != "" {
 		return "id:" + in.ids[i]
 	}
-	return "name:" + in.Doc.Tests[i].Name
+	return "name:" + openLoopRate.ReplaceAllString(in.Doc.Tests[i].Name, "(open loop)")
 }
+
+// openLoopRate is the rate in the name of a compare document's open loop.
+var openLoopRate = regexp.MustCompile(`\(open loop at [0-9.]+ req/s\)$`)
 
 // Result rebuilds, as far as the JSON keeps it, the scheduler.Result the
 // test was made from, so the text renderers print it as the run did. The

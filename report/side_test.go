@@ -140,6 +140,13 @@ func TestMatchTests(t *testing.T) {
 	if strings.Join(got, " ") != "GET:xx SET:xx GET:x- INCR:-x" {
 		t.Fatalf("matched %v", got)
 	}
+	// The open loops of two compare documents match in order, whatever
+	// their rates.
+	e := input(t, "e", mk("GET (closed loop)", "GET (open loop at 1000 req/s)", "GET (open loop at 1600 req/s)"))
+	f := input(t, "f", mk("GET (closed loop)", "GET (open loop at 2000 req/s)", "GET (open loop at 3200 req/s)"))
+	if ms := MatchTests([]Input{e, f}); len(ms) != 3 || ms[2].Tests[1] == nil || ms[2].Tests[1].Name != "GET (open loop at 3200 req/s)" {
+		t.Fatalf("compare documents: %+v", ms)
+	}
 	// Ids, where documents have them, match tests whose names differ.
 	raw := func(d *Document, ids ...string) Input {
 		bs, err := d.Marshal()
