@@ -153,6 +153,8 @@ type Conn struct {
 
 	// unsolicited counts replies that answered no request.
 	unsolicited atomic.Uint64
+	// bytesOut mirrors flushed for observers on other goroutines.
+	bytesOut atomic.Uint64
 }
 
 // Unsolicited returns how many replies arrived that answered no request:
@@ -160,6 +162,14 @@ type Conn struct {
 // answer was written. They are skipped, never matched to a request. Safe
 // from any goroutine.
 func (c *Conn) Unsolicited() uint64 { return c.unsolicited.Load() }
+
+// BytesWritten returns the bytes of commands written to the socket so far
+// (the handshake's aside). Safe from any goroutine.
+func (c *Conn) BytesWritten() uint64 { return c.bytesOut.Load() }
+
+// BytesRead returns the bytes read from the socket so far, the handshake's
+// replies included. Safe from any goroutine.
+func (c *Conn) BytesRead() uint64 { return c.rd.BytesRead() }
 
 // Dial connects and runs the handshake (AUTH, HELLO 3, CLIENT TRACKING,
 // SELECT), or, when there is none, probes the server with PING unless
@@ -447,6 +457,7 @@ func (c *Conn) advance(n int, now int64) {
 		return
 	}
 	c.flushed += uint64(n)
+	c.bytesOut.Store(c.flushed)
 	c.outOff += n
 	if c.outOff == len(c.out) {
 		c.out, c.outOff = c.out[:0], 0

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 )
 
 // Limits on what a server may send. They bound memory and recursion, not
@@ -59,10 +60,16 @@ type Reader struct {
 	buf  []byte
 	r, w int
 	at   int64 // clock reading after the last successful read
+	// read counts the bytes read from rd (for observers: atomic).
+	read atomic.Uint64
 	// ErrorText holds the text of the most recent top-level error reply (up
 	// to 256 bytes); it is reused, so copy it to keep it.
 	ErrorText []byte
 }
+
+// BytesRead returns the bytes read from the stream so far. Safe from any
+// goroutine.
+func (p *Reader) BytesRead() uint64 { return p.read.Load() }
 
 // NewReader returns a Reader over rd. now may be nil when no timestamps are
 // needed.
@@ -95,6 +102,7 @@ func (p *Reader) fill() error {
 		n, err := p.rd.Read(p.buf[p.w:])
 		if n > 0 {
 			p.w += n
+			p.read.Add(uint64(n))
 			p.at = p.now()
 			return nil
 		}

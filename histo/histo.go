@@ -112,3 +112,32 @@ func (r *Recorder) Interval(prev *hdrhistogram.Histogram) (interval, now *hdrhis
 	}
 	return r.g.histogram(cur), now
 }
+
+// Delta hands out what a Recorder recorded between successive calls of
+// Next, for interval series: it keeps the counts of the last call (one
+// array, no histogram), so the intervals' histograms add up exactly to the
+// recorder's total.
+type Delta struct {
+	r          *Recorder
+	prev, diff []int64 // diff: scratch, reused (Import copies it)
+}
+
+// NewDelta starts a Delta on r at its current counts.
+func NewDelta(r *Recorder) *Delta {
+	d := &Delta{r: r, prev: make([]int64, len(r.counts)), diff: make([]int64, len(r.counts))}
+	for i := range r.counts {
+		d.prev[i] = atomic.LoadInt64(&r.counts[i])
+	}
+	return d
+}
+
+// Next returns a histogram of what was recorded since the last call (or
+// NewDelta).
+func (d *Delta) Next() *hdrhistogram.Histogram {
+	for i := range d.r.counts {
+		cur := atomic.LoadInt64(&d.r.counts[i])
+		d.diff[i] = cur - d.prev[i]
+		d.prev[i] = cur
+	}
+	return d.r.g.histogram(d.diff)
+}

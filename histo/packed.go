@@ -1,6 +1,8 @@
 package histo
 
 import (
+	"sync"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -11,13 +13,28 @@ import (
 // a decoded one, so an hour of one-second intervals stays in a few MB.
 type Packed struct {
 	Summary Summary
+	// Encoded is the encoding, unless it was spilled (see Text).
 	Encoded string
+	spill   *Spill
+	off     int64
+	n       int
+}
+
+// Text returns the encoding, reading it back from its Spill if it was
+// spilled.
+func (p Packed) Text() (string, error) {
+	if p.spill != nil {
+		return p.spill.read(p.off, p.n)
+	}
+	return p.Encoded, nil
 }
 
 // Pack summarises and encodes h (nil: an empty histogram).
 func Pack(h *hdrhistogram.Histogram) (Packed, error) {
-	if h == nil {
-		h = New()
+	if h == nil || h.TotalCount() == 0 && GeometryOf(h) == pacerGeometry {
+		// The library's encoder allocates about 1 MB per call; intervals
+		// without samples are common (a closed mix's unused recorders).
+		return emptyPacked()
 	}
 	enc, err := Encode(h)
 	if err != nil {
@@ -26,13 +43,24 @@ func Pack(h *hdrhistogram.Histogram) (Packed, error) {
 	return Packed{Summary: Summarize(h), Encoded: enc}, nil
 }
 
+var pacerGeometry = NewGeometry(Lowest, Highest, SigFigs)
+
+var emptyPacked = sync.OnceValues(func() (Packed, error) {
+	enc, err := Encode(New())
+	return Packed{Encoded: enc}, err
+})
+
 // Histogram decodes the packed histogram; the zero Packed decodes to an
 // empty histogram with pacer's geometry.
 func (p Packed) Histogram() (*hdrhistogram.Histogram, error) {
-	if p.Encoded == "" {
+	text, err := p.Text()
+	if err != nil {
+		return nil, err
+	}
+	if text == "" {
 		return New(), nil
 	}
-	return Decode(p.Encoded)
+	return Decode(text)
 }
 
 // Empty reports whether the histogram holds no samples.

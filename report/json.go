@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -35,7 +36,13 @@ type Tool struct {
 
 // Test is one test's result.
 type Test struct {
-	Name          string            `json:"name"`
+	// ID is the test's stable identifier (get, lpush_for_lrange, mix,
+	// custom, fill), set by the command that ran it; Name is its display
+	// title, which may change.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// StartedAt is the wall-clock start of the test (RFC 3339, ns).
+	StartedAt     string            `json:"started_at,omitempty"`
 	Mode          string            `json:"mode"`
 	TargetRate    *float64          `json:"target_rate"`
 	AchievedRate  float64           `json:"achieved_rate"`
@@ -158,12 +165,20 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.BytesReceivedPerS = round(float64(r.BytesReceived)/w, 3)
 	}
 	t.IntervalS = round(r.Interval.Seconds(), 6)
-	t.Intervals = intervals(r.Intervals, true, r.Mode == "open")
+	if !r.Started.IsZero() {
+		t.StartedAt = r.Started.UTC().Format(time.RFC3339Nano)
+	}
+	if t.Intervals, err = intervals(r.Intervals, true, r.Mode == "open"); err != nil {
+		return t, err
+	}
 	for _, c := range r.Commands {
 		if t.Commands == nil {
 			t.Commands = map[string]Command{}
 		}
-		cj := Command{Counts: c.Counts, Errors: c.ErrorCodes, Intervals: intervals(c.Intervals, false, r.Mode == "open")}
+		cj := Command{Counts: c.Counts, Errors: c.ErrorCodes}
+		if cj.Intervals, err = intervals(c.Intervals, false, r.Mode == "open"); err != nil {
+			return t, err
+		}
 		if cj.ResponseMs, cj.ServiceMs, cj.SendLagMs, cj.Histograms, err = latencies(c.Response, c.Service, c.Lag); err != nil {
 			return t, err
 		}
@@ -174,15 +189,22 @@ func FromResult(r *scheduler.Result) (Test, error) {
 
 // intervals converts an interval series; bytes are kept for a test's
 // series (withBytes), send lag for open runs.
-func intervals(in []scheduler.Interval, withBytes, withLag bool) []Interval {
+func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, error) {
 	out := make([]Interval, 0, len(in))
 	for _, iv := range in {
+		var text [3]string
+		for i, p := range [3]histo.Packed{iv.Response, iv.Service, iv.Lag} {
+			var err error
+			if text[i], err = p.Text(); err != nil {
+				return nil, err
+			}
+		}
 		j := Interval{
 			StartS: round(iv.Start.Seconds(), 6), DurationS: round(iv.Duration.Seconds(), 6),
 			Scheduled: iv.Counts.Scheduled, Sent: iv.Counts.Sent, Completed: iv.Counts.Completed,
 			Errors: iv.Counts.Errors, Timeouts: iv.Counts.Timeouts, Unsent: iv.Counts.Unsent,
 			ResponseMs: packedSummary(iv.Response), ServiceMs: packedSummary(iv.Service),
-			Histograms: Histograms{Response: iv.Response.Encoded, Service: iv.Service.Encoded},
+			Histograms: Histograms{Response: text[0], Service: text[1]},
 		}
 		if withBytes {
 			sent, recv := iv.BytesSent, iv.BytesReceived
@@ -190,12 +212,11 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) []Interval {
 		}
 		if withLag {
 			j.SendLagMs = packedSummary(iv.Lag)
-			enc := iv.Lag.Encoded
-			j.Histograms.SendLag = &enc
+			j.Histograms.SendLag = &text[2]
 		}
 		out = append(out, j)
 	}
-	return out
+	return out, nil
 }
 
 func packedSummary(p histo.Packed) *histo.Summary {

@@ -84,6 +84,9 @@ type ClosedConfig struct {
 	// CommandNames names the commands of a mix, by kind; with more than
 	// one, the result also holds per-command results.
 	CommandNames []string
+	// Interval is the length of the result's intervals. Default
+	// DefaultInterval.
+	Interval time.Duration
 }
 
 // ErrorReply ends a closed run that does not continue on errors.
@@ -128,6 +131,7 @@ type closedRun struct {
 	connMu      sync.Mutex
 	closed      bool
 	clockErrors atomic.Uint64
+	series      *series
 }
 
 type closedWorker struct {
@@ -141,6 +145,9 @@ type closedWorker struct {
 	completed atomic.Uint64
 	errors    atomic.Uint64
 	since     atomic.Int64 // send time of the batch in flight, 0 when none
+	// bytesOut and bytesIn count the bytes of connections replaced by
+	// Reconnect.
+	bytesOut, bytesIn atomic.Uint64
 	// unsentClaimed counts requests claimed whose batch was never written.
 	unsentClaimed uint64
 	timeouts      uint64
@@ -218,6 +225,8 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	live := &Live{start: run.t0, Latency: run.latency, Micros: run.micros, counts: run.liveCounts,
 		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
 		Response: run.latency, Service: run.latency, TargetRate: cfg.Rate}
+	live.totals = run.totals
+	run.series = newSeries(cfg.Interval, run.t0, run.totals, run.latency, run.latency, run.lag, run.kinds)
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
@@ -318,6 +327,33 @@ func (run *closedRun) oldest() int64 {
 	return o
 }
 
+// totals reads the run's cumulative counts and bytes, for observers. A
+// closed loop schedules as it sends; requests lost with a connection,
+// timeouts and unsent requests are known at the end only.
+func (run *closedRun) totals() Totals {
+	var t Totals
+	for _, w := range run.workers {
+		t.Sent += w.sent.Load()
+		t.Completed += w.completed.Load()
+		t.ReplyErrors += w.errors.Load()
+		t.BytesSent += w.bytesOut.Load()
+		t.BytesReceived += w.bytesIn.Load()
+	}
+	run.connMu.Lock()
+	if !run.closed {
+		for _, w := range run.workers {
+			if w.c != nil {
+				t.BytesSent += w.c.BytesWritten()
+				t.BytesReceived += w.c.BytesRead()
+			}
+		}
+	}
+	run.connMu.Unlock()
+	t.Errors = t.ReplyErrors
+	t.Scheduled = t.Sent
+	return t
+}
+
 func (run *closedRun) liveCounts() (sent, completed, errs uint64, inflight int) {
 	for _, w := range run.workers {
 		s, c, e := w.sent.Load(), w.completed.Load(), w.errors.Load()
@@ -413,6 +449,7 @@ func (w *closedWorker) loop() {
 				if w.tally != nil {
 					w.tally[kind].errors++
 					w.tally[kind].noteError(r.Code())
+					run.kinds[kind].errors.Add(1)
 				}
 				if cfg.OnErrorReply != nil {
 					cfg.OnErrorReply(w.c.ErrorText())
@@ -426,6 +463,7 @@ func (w *closedWorker) loop() {
 			if w.tally != nil {
 				w.tally[kind].completed++
 				w.batchOK[kind]++
+				run.kinds[kind].completed.Add(1)
 			}
 			if cfg.Latency == PerReply && run.clockOK(start, at, 1) {
 				w.record(at-start, 1, kind)
@@ -471,6 +509,8 @@ func (w *closedWorker) reconnect() bool {
 	// Last write to w's tallies before the dial: after closeConns, the
 	// run reads them without waiting for this worker.
 	w.unsolicited += old.Unsolicited()
+	w.bytesOut.Add(old.BytesWritten())
+	w.bytesIn.Add(old.BytesRead())
 	run.connMu.Unlock()
 	old.Close()
 	c, err := run.cfg.Reconnect(run.ctx)
@@ -641,6 +681,27 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	}
 	if lost, why := targetLost(cnt, false, res.FirstError); lost {
 		res.Verdict, res.VerdictReason = VerdictTargetLost, why
+	}
+	total := Totals{Counts: cnt}
+	for _, w := range run.workers {
+		total.BytesSent += w.bytesOut.Load()
+		total.BytesReceived += w.bytesIn.Load()
+		if w.c != nil {
+			total.BytesSent += w.c.BytesWritten()
+			total.BytesReceived += w.c.BytesRead()
+		}
+	}
+	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
+	ivs, kinds, err := run.series.finish(end, total, res.Commands)
+	if err != nil {
+		run.fail(err)
+	}
+	res.Interval, res.Intervals, res.Started = run.series.d, ivs, run.series.started
+	for i := range kinds {
+		for j := range kinds[i] {
+			kinds[i][j].Service = kinds[i][j].Response // one latency, as in the result
+		}
+		res.Commands[i].Intervals = kinds[i]
 	}
 	return res
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"sync/atomic"
 
 	"github.com/pacer-load/pacer/histo"
 )
@@ -26,6 +27,9 @@ type CommandResult struct {
 // recorders are nil when the mix has more than MaxTimedCommands commands.
 type kindStats struct {
 	response, service, lag *histo.Recorder
+	// completed and errors (replies) count as they happen, for the
+	// command's interval series; kindCount holds the exact tallies.
+	completed, errors atomic.Uint64
 }
 
 // MaxTimedCommands is the largest mix whose commands get latency

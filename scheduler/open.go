@@ -66,6 +66,9 @@ type OpenConfig struct {
 	// time is further in the past when its turn comes is counted unsent.
 	// Default DefaultMaxBacklog.
 	MaxBacklog time.Duration
+	// Interval is the length of the result's intervals. Default
+	// DefaultInterval.
+	Interval time.Duration
 }
 
 // DefaultMaxBacklog is how late the open loop still sends a request.
@@ -111,7 +114,7 @@ func (c *OpenConfig) Validate() error {
 	if c.Duration <= 0 && c.Requests == 0 {
 		return errors.New("open run needs a duration or a request count")
 	}
-	if c.Duration < 0 || c.Drain < 0 || c.LagLimit < 0 {
+	if c.Duration < 0 || c.Drain < 0 || c.LagLimit < 0 || c.Interval < 0 {
 		return errors.New("negative duration")
 	}
 	return nil
@@ -129,6 +132,9 @@ func (c OpenConfig) withDefaults() OpenConfig {
 	}
 	if c.MaxBacklog <= 0 {
 		c.MaxBacklog = DefaultMaxBacklog
+	}
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
 	}
 	return c
 }
@@ -185,10 +191,16 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 
 	p := newPacer(run, cmds, &stop)
 	p.onStart = func(t0 int64) {
+		run.series = newSeries(cfg.Interval, t0, run.totals, run.response, run.service, run.lag, run.kinds)
 		if cfg.OnStart != nil {
 			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
 				Duration: cfg.Duration, Requests: cfg.Requests,
-				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: cfg.Rate})
+				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: cfg.Rate,
+				totals: func() Totals {
+					t := run.totals()
+					t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
+					return t
+				}})
 		}
 	}
 	p.loop()
@@ -314,11 +326,47 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		}
 		res.Commands = commandResults(cfg.CommandNames, run.kinds, tallies)
 	}
+	if run.series != nil {
+		if err := run.finishSeries(res, p, end); err != nil {
+			return res, err
+		}
+	}
 	res.Verdict, res.VerdictReason = verdict(res, allGone)
 	if !cnt.Balanced() {
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", cnt)
 	}
 	return res, nil
+}
+
+// finishSeries closes the interval series at end and spreads the scheduled
+// requests over the intervals by their intended times.
+func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
+	total := Totals{Counts: res.Counts}
+	for _, s := range run.slots {
+		total.BytesSent += s.bytesOut.Load()
+		total.BytesReceived += s.bytesIn.Load()
+	}
+	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
+	ivs, kinds, err := run.series.finish(end, total, res.Commands)
+	if err != nil {
+		return err
+	}
+	// Scheduled: the requests intended within each interval, the last
+	// holding the rest (the timeline's end may have moved with a stop).
+	var sum uint64
+	for k := range ivs[:len(ivs)-1] {
+		iv := &ivs[k]
+		from := min(int64(iv.Start), p.end)
+		to := min(int64(iv.Start+iv.Duration), p.end)
+		iv.Counts.Scheduled = countFrom(p.tl, 0, to, p.limit) - countFrom(p.tl, 0, from, p.limit)
+		sum += iv.Counts.Scheduled
+	}
+	ivs[len(ivs)-1].Counts.Scheduled = res.Counts.Scheduled - min(sum, res.Counts.Scheduled)
+	res.Interval, res.Intervals, res.Started = run.cfg.Interval, ivs, run.series.started
+	for i := range kinds {
+		res.Commands[i].Intervals = kinds[i]
+	}
+	return nil
 }
 
 // verdict decides whether the run measured its target (target_lost when

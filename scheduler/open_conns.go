@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +58,7 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 		if kc != nil {
 			kc.errors++
 			kc.noteError(r.Code())
+			ks.errors.Add(1)
 		}
 		return
 	}
@@ -65,6 +67,7 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	}
 	if kc != nil {
 		kc.completed++
+		ks.completed.Add(1)
 	}
 	h.completed.Add(1)
 }
@@ -119,6 +122,11 @@ type openRun struct {
 	connsLost              atomic.Uint64
 	reconnects             atomic.Uint64
 	clockErrors            atomic.Uint64
+	// accounted mirrors, for observers, what retired connections added to
+	// tally (requests lost with a connection, timed out, left unwritten)
+	// and the requests dropped for being too late.
+	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
+	series    *series // set when the timeline starts
 	// handoffMu orders redials' deliveries with finish: once closed is
 	// set, a redial closes the connection it got instead of delivering it.
 	handoffMu sync.Mutex
@@ -161,6 +169,8 @@ type slot struct {
 	backoff     time.Duration
 	completedAt uint64
 	sent        atomic.Uint64 // written by retired conns of this slot
+	bytesOut    atomic.Uint64 // bytes written by retired conns of this slot
+	bytesIn     atomic.Uint64 // bytes read by retired conns of this slot
 	live        atomic.Pointer[conn.Conn]
 }
 
@@ -170,6 +180,45 @@ type tally struct {
 	errors, timeouts, unsent, sent, unsolicited uint64
 	codes                                       map[string]uint64
 	firstErr                                    string
+}
+
+// totals reads the run's cumulative counts and bytes, for observers.
+// Retired connections' counts are read before the live ones: a connection
+// retiring in between is then missed once, never counted twice.
+// Scheduled is left 0 (see scheduledBy).
+func (run *openRun) totals() Totals {
+	var t Totals
+	for _, s := range run.slots {
+		t.Sent += s.sent.Load()
+		t.BytesSent += s.bytesOut.Load()
+		t.BytesReceived += s.bytesIn.Load()
+		if c := s.conn(); c != nil {
+			t.Sent += c.Written()
+			t.BytesSent += c.BytesWritten()
+			t.BytesReceived += c.BytesRead()
+		}
+		t.Completed += s.h.completed.Load()
+		t.ReplyErrors += s.h.errors.Load()
+	}
+	t.ConnErrors = run.accounted.lost.Load()
+	t.Errors = t.ReplyErrors + t.ConnErrors
+	t.Timeouts = run.accounted.timeouts.Load()
+	t.Unsent = run.accounted.unsent.Load() + run.accounted.dropped.Load()
+	return t
+}
+
+// scheduledBy counts the requests the timeline intends before offset off
+// (within the run's duration and request bound).
+func (run *openRun) scheduledBy(off int64) uint64 {
+	cfg := run.cfg
+	end, limit := int64(math.MaxInt64), uint64(math.MaxUint64)
+	if cfg.Duration > 0 {
+		end = int64(cfg.Duration)
+	}
+	if cfg.Requests > 0 {
+		limit = cfg.Requests
+	}
+	return countFrom(cfg.Timeline, 0, min(off, end), limit)
 }
 
 func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
@@ -313,6 +362,7 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 		t.firstErr = err.Error()
 	}
 	t.unsolicited += c.Unsolicited()
+	errors0, timeouts0 := t.errors, t.timeouts
 	codeBytes := []byte(code)
 	c.Unanswered(func(e *conn.Entry) {
 		ks, kc := run.kindOf(h, e)
@@ -342,13 +392,18 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 			kc.timeouts++
 		}
 	})
+	run.accounted.lost.Add(t.errors - errors0)
+	run.accounted.timeouts.Add(t.timeouts - timeouts0)
 	t.sent += c.Written()
 	// Observers (liveCounts) count a slot's live connection's writes and
 	// the retired ones' in s.sent: move them over in one step, so the
 	// last progress line neither loses nor doubles them.
 	s.live.CompareAndSwap(c, nil)
 	s.sent.Add(c.Written())
+	s.bytesOut.Add(c.BytesWritten())
+	s.bytesIn.Add(c.BytesRead())
 	t.unsent += uint64(c.Unwritten())
+	run.accounted.unsent.Add(uint64(c.Unwritten()))
 	if run.kinds != nil {
 		c.Unsent(func(e *conn.Entry) {
 			if int(e.Kind) < len(h.kinds) {

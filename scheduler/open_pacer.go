@@ -213,6 +213,7 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 		}
 		if el-off > maxLate {
 			p.dropped++
+			p.run.accounted.dropped.Add(1)
 			p.next++
 			continue
 		}

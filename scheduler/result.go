@@ -241,6 +241,9 @@ type Result struct {
 	Unsolicited uint64
 	// BytesSent and BytesReceived count what went over the sockets.
 	BytesSent, BytesReceived uint64
+	// Started is the wall-clock time of T0 (for logs and reports; every
+	// duration is measured on the monotonic clock).
+	Started time.Time
 	// Interval is the length of the intervals; Intervals the series.
 	Interval  time.Duration
 	Intervals []Interval

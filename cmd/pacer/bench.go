@@ -73,6 +73,7 @@ func benchCommand() *cli.Command {
 
 // benchConfig is a validated `pacer bench` invocation.
 type benchConfig struct {
+	interval  time.Duration
 	target    conn.Options
 	clients   int
 	requests  int
@@ -153,7 +154,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo = out.quiet, out.jsonPath, out.showErrs, out.slo
+	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo, cfg.interval = out.quiet, out.jsonPath, out.showErrs, out.slo, out.interval
 	trailing := c.Args().Slice()
 	if c.Bool("x") {
 		if len(trailing) == 0 {
@@ -235,7 +236,7 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	jobs := cfg.work.tests
-	_, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
+	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
 		return err
 	}
@@ -255,7 +256,7 @@ func benchAction(c *cli.Context) error {
 	}
 	doc := &report.Document{
 		Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(), Tests: []report.Test{},
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(srv)), Tests: []report.Test{},
 	}
 	// With -l every loop's result of a test merges into one (histograms
 	// added, counts summed), so memory stays flat however long it loops.
@@ -273,7 +274,7 @@ func benchAction(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
-			t.Name = cfg.title(jobs[i])
+			t.ID, t.Name = jobs[i].id(), cfg.title(jobs[i])
 			t.SLO = cfg.slo.Check(res)
 			doc.Tests = append(doc.Tests, t)
 		}
@@ -321,6 +322,7 @@ func benchAction(c *cli.Context) error {
 				if err := writeDoc(); err != nil {
 					return failed(err)
 				}
+				cfg.printSeed(stderr)
 				return exitCode(exitInterrupted)
 			}
 			code = worst(code, judge(stderr, res))
@@ -335,6 +337,7 @@ func benchAction(c *cli.Context) error {
 	if err := writeDoc(); err != nil {
 		return failed(err)
 	}
+	cfg.printSeed(stderr)
 	if sloFailed {
 		code = worst(code, exitSLO)
 	}
@@ -342,6 +345,14 @@ func benchAction(c *cli.Context) error {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// printSeed ends the full report with the seed, on stderr: stdout keeps
+// redis-benchmark's format, and -q and --csv stay as terse as its own.
+func (cfg *benchConfig) printSeed(stderr io.Writer) {
+	if !cfg.quiet && !cfg.csv {
+		printSeed(stderr, cfg.seed)
+	}
 }
 
 // runOne dials, runs and reports one test.
@@ -360,6 +371,7 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 		Rate:         cfg.rate,
 		Precision:    cfg.precision,
 		CommandNames: j.names,
+		Interval:     cfg.interval,
 		NewCommands: func(i int) scheduler.Commands {
 			s, err := cfg.work.stream(j, cfg.seed+uint64(n)*1_000_003+uint64(i))
 			if err != nil {
@@ -524,21 +536,20 @@ func benchIdle(ctx context.Context, cfg *benchConfig, out io.Writer) error {
 	}
 }
 
-func (cfg *benchConfig) echo() map[string]any {
-	m := map[string]any{
-		"target": cfg.target.Addr, "clients": cfg.clients, "requests": cfg.requests,
-		"data_size": cfg.sizes.String(), "pipeline": cfg.pipeline, "keepalive": cfg.keepAlive,
-		"keyspace": cfg.work.opts.Keyspace, "random_keys": cfg.work.opts.Random, "key_dist": cfg.work.keys.String(), "seed": cfg.seed,
+func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any {
+	extra := map[string]any{
+		"clients": cfg.clients, "keepalive": cfg.keepAlive, "random_keys": cfg.work.opts.Random,
 		"precision": cfg.precision, "threads": cfg.threads,
 		"latency": map[scheduler.LatencyMode]string{scheduler.FirstReply: "first-reply", scheduler.PerReply: "per-reply"}[cfg.latency],
 	}
-	if !cfg.rate.IsZero() {
-		m["rate"] = cfg.rate.PerSecond()
-	}
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
-		m["command"] = cfg.work.tests[0].title
+		extra["command"] = cfg.work.tests[0].title
 	}
-	return m
+	return commonConfig{
+		target: cfg.target.Addr, embedded: faults, conns: cfg.clients, pipeline: cfg.pipeline,
+		sizes: cfg.sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
+		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, requests: uint64(cfg.requests),
+	}.echo(ctx, extra)
 }
 
 // mergeResult adds the result of another loop of the same test to into:
@@ -552,6 +563,9 @@ func mergeResult(into, from *scheduler.Result) {
 	into.Blocked += from.Blocked
 	into.DroppedBacklog += from.DroppedBacklog
 	into.Unsolicited += from.Unsolicited
+	into.BytesSent += from.BytesSent
+	into.BytesReceived += from.BytesReceived
+	into.Intervals = appendSeries(into.Intervals, from.Intervals)
 	into.Interrupted = into.Interrupted || from.Interrupted
 	if into.FirstError == "" {
 		into.FirstError = from.FirstError
@@ -573,6 +587,7 @@ func mergeResult(into, from *scheduler.Result) {
 			}
 			found = true
 			ic.Counts.Add(fc.Counts)
+			ic.Intervals = appendSeries(ic.Intervals, fc.Intervals)
 			ic.ErrorCodes = scheduler.MergeErrorCodes(ic.ErrorCodes, fc.ErrorCodes)
 			// A single command shares the total's histograms: merged above.
 			if ic.Response != into.Response {
@@ -589,6 +604,21 @@ func mergeResult(into, from *scheduler.Result) {
 			into.Commands = append(into.Commands, fc)
 		}
 	}
+}
+
+// appendSeries continues a loop's interval series with the next loop's,
+// shifted to start where the first ends, so the merged test's intervals
+// still add up to it.
+func appendSeries(into, from []scheduler.Interval) []scheduler.Interval {
+	var end time.Duration
+	if n := len(into); n > 0 {
+		end = into[n-1].Start + into[n-1].Duration
+	}
+	for _, iv := range from {
+		iv.Start += end
+		into = append(into, iv)
+	}
+	return into
 }
 
 // mergeHist adds from into into (either may be nil); the histograms share

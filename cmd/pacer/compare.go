@@ -176,7 +176,7 @@ func compareAction(c *cli.Context) error {
 
 	ctx := c.Context
 	doc := &report.Document{Schema: report.Schema, Mode: "mixed", Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(where), Tests: []report.Test{}}
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(srv)), Tests: []report.Test{}}
 	var runs []compareRun
 	finish := func(runErr error) error {
 		code := exitOK
@@ -186,7 +186,8 @@ func compareAction(c *cli.Context) error {
 			if err != nil {
 				return failed(err)
 			}
-			t.Name = r.label
+			// Every run has the test's ID: mode and target_rate tell them apart.
+			t.ID, t.Name = cfg.test.id(), r.label
 			if r.res.Mode == "open" {
 				// The SLO judges the open loop: the closed loop's numbers
 				// are the ones that hide queueing.
@@ -214,6 +215,9 @@ func compareAction(c *cli.Context) error {
 					fmt.Fprintf(out, "%s: %s\n", t.Name, l)
 				}
 			}
+		}
+		if len(runs) > 0 {
+			printSeed(out, cfg.seed)
 		}
 		switch {
 		case runErr != nil:
@@ -288,7 +292,7 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 	stop := cfg.progress(stderr, "closed", live)
 	res, err := scheduler.RunClosed(ctx, conns, scheduler.ClosedConfig{
 		Name: cfg.title, Duration: cfg.duration, Pipeline: cfg.pipeline, ContinueOnError: true,
-		CommandNames: cfg.test.names,
+		CommandNames: cfg.test.names, Interval: cfg.output.interval,
 		NewCommands: func(i int) scheduler.Commands {
 			s, err := cfg.work.stream(cfg.test, cfg.seed+uint64(i))
 			if err != nil {
@@ -326,7 +330,7 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
 	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
-		CommandNames: cfg.test.names,
+		CommandNames: cfg.test.names, Interval: cfg.output.interval,
 		Timeout:      cfg.timeout,
 		OnStart:      func(l *scheduler.Live) { live <- l },
 		OnErrorReply: errorsTo(stderr, cfg.output.showErrs),
@@ -348,13 +352,16 @@ func (cfg *compareConfig) progress(stderr io.Writer, label string, live chan *sc
 	return newProgress(stderr).watch(label, live)
 }
 
-func (cfg *compareConfig) echo(where string) map[string]any {
-	m := map[string]any{"target": where, "connections": cfg.conns, "pipeline": cfg.pipeline,
-		"duration_s": cfg.duration.Seconds(), "arrival": cfg.arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.pacing.String(), "seed": cfg.seed, "test": cfg.title}
-	if !cfg.rate.IsZero() {
-		m["rate"] = cfg.rate.PerSecond()
+func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]any {
+	extra := map[string]any{"arrival": cfg.arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.pacing.String(), "test": cfg.title}
+	if cfg.work.mixed || cfg.test.custom {
+		extra["command"] = cfg.title
 	}
-	return m
+	return commonConfig{
+		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, pipeline: cfg.pipeline,
+		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
+		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, duration: cfg.duration,
+	}.echo(ctx, extra)
 }
 
 // renderCompare prints the side-by-side table and the reading of the gap.

@@ -47,6 +47,9 @@ func fillCommand() *cli.Command {
 	)
 }
 
+// fillID is the ID of the fill's test in the JSON.
+const fillID = "fill"
+
 func fillAction(c *cli.Context) error {
 	o, err := target(c)
 	if err != nil {
@@ -111,7 +114,7 @@ func fillAction(c *cli.Context) error {
 		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
-		Name: "fill", Requests: n, Pipeline: pipeline,
+		Name: "fill", Requests: n, Pipeline: pipeline, Interval: out.interval,
 		NewCommands: func(i int) scheduler.Commands {
 			m, err := recipe.Build()
 			if err != nil {
@@ -135,13 +138,16 @@ func fillAction(c *cli.Context) error {
 		if jerr != nil {
 			return failed(jerr)
 		}
+		t.ID = fillID
 		if t.SLO = out.slo.Check(res); t.SLO != nil && !t.SLO.Pass {
 			code = exitSLO
 		}
 		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
 			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t},
-			Config: map[string]any{"target": o.Addr, "keys": n, "data_size": sizes.String(), "connections": conns, "pipeline": pipeline,
-				"command": c.String("command"), "seed": seed}}
+			Config: commonConfig{
+				target: o.Addr, conns: conns, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
+				seed: seed, tests: []string{fillID}, requests: n,
+			}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})}
 		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
 			return failed(werr)
 		}
@@ -151,10 +157,12 @@ func fillAction(c *cli.Context) error {
 	}
 	if res.Interrupted {
 		fmt.Fprintf(stdout, "fill interrupted: %d of %d keys written\n", res.Counts.Completed, n)
+		printSeed(stdout, seed)
 		return exitCode(exitInterrupted)
 	}
 	fmt.Fprintf(stdout, "filled %d keys (%s bytes each) in %.2f s: %.0f keys/s\n",
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
+	printSeed(stdout, seed)
 	if s := out.slo.Check(res); s != nil {
 		for _, l := range s.Lines() {
 			fmt.Fprintf(stdout, "fill: %s\n", l)
@@ -163,6 +171,7 @@ func fillAction(c *cli.Context) error {
 			code = exitSLO
 		}
 	}
+	code = worst(code, judge(c.App.ErrWriter, res)) // nothing completed: exit 1
 	if code != exitOK {
 		return exitCode(code)
 	}

@@ -123,15 +123,20 @@ type outputSpec struct {
 	quietUse, errorsUse, sloUse, jsonUse string
 }
 
-// outputFlags are -q, --json, -e and --slo.
+// outputFlags are -q, --json, -e, --slo and --interval.
 func outputFlags(s outputSpec) []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
 		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
 		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
+		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each test into intervals of `DURATION` (at least %s) with their own counts and histograms (JSON intervals)", minInterval), Category: catOutput},
 	}
 }
+
+// minInterval is the shortest --interval: each interval costs about a
+// kilobyte per series, so 10 ms over an hour would hold 360,000 of them.
+const minInterval = 10 * time.Millisecond
 
 // outputConfig is what the output flags asked for.
 type outputConfig struct {
@@ -139,10 +144,14 @@ type outputConfig struct {
 	jsonPath string
 	showErrs bool
 	slo      report.SLO
+	interval time.Duration
 }
 
 func parseOutput(c *cli.Context) (outputConfig, error) {
-	o := outputConfig{quiet: c.Bool("q"), jsonPath: c.String("json"), showErrs: c.Bool("e")}
+	o := outputConfig{quiet: c.Bool("q"), jsonPath: c.String("json"), showErrs: c.Bool("e"), interval: c.Duration("interval")}
+	if o.interval < minInterval {
+		return o, usageErrorf("--interval %s: want at least %s", o.interval, minInterval)
+	}
 	if c.IsSet("slo") {
 		var err error
 		if o.slo, err = report.ParseSLO(c.String("slo")); err != nil {
@@ -210,12 +219,16 @@ func parsePipeline(c *cli.Context) (int, error) {
 	return p, nil
 }
 
-// parseSeed reads --seed, or draws one from the clock.
+// parseSeed reads --seed, or draws one from the clock. A drawn seed is
+// set as if it had been given, so that every later reader of --seed (the
+// embedded target's faults) uses the same one and --seed repeats the run.
 func parseSeed(c *cli.Context) uint64 {
 	if c.IsSet("seed") {
 		return c.Uint64("seed")
 	}
-	return uint64(time.Now().UnixNano())
+	seed := uint64(time.Now().UnixNano())
+	_ = c.Set("seed", strconv.FormatUint(seed, 10))
+	return seed
 }
 
 // parseMaxBuffer reads --max-buffer.

@@ -532,6 +532,32 @@ func TestBenchLoopJSONOneEntryPerTest(t *testing.T) {
 	if len(doc.Tests) != 2 || doc.Tests[0].Name != "SET" || doc.Tests[1].Name != "GET" || doc.Tests[1].Counts["completed"] < 3*300 {
 		t.Fatalf("tests %+v: want SET and GET once each, with every loop's requests", doc.Tests)
 	}
+	// The loops' interval series follow one another and still add up.
+	var series struct {
+		Tests []struct {
+			Counts    map[string]uint64 `json:"counts"`
+			Intervals []struct {
+				StartS    float64 `json:"start_s"`
+				DurationS float64 `json:"duration_s"`
+				Completed uint64  `json:"completed"`
+			} `json:"intervals"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(readFile(t, out), &series); err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range series.Tests {
+		sum, end := uint64(0), 0.0
+		for _, iv := range ts.Intervals {
+			if iv.StartS < end-1e-6 {
+				t.Fatalf("interval at %v s starts before the previous one ended (%v s)", iv.StartS, end)
+			}
+			sum, end = sum+iv.Completed, iv.StartS+iv.DurationS
+		}
+		if len(ts.Intervals) < 3 || sum != ts.Counts["completed"] {
+			t.Fatalf("%d intervals with %d completed, the test %d", len(ts.Intervals), sum, ts.Counts["completed"])
+		}
+	}
 }
 
 // TestServerConfigIgnoresHugeReplies: the header's CONFIG GET values are

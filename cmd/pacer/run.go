@@ -70,6 +70,7 @@ type runConfig struct {
 	drain    time.Duration
 	lagLimit time.Duration
 	timeout  time.Duration
+	interval time.Duration
 	backlog  time.Duration
 	showErrs bool
 	slo      report.SLO
@@ -147,7 +148,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath = out.showErrs, out.slo, out.quiet, out.jsonPath
+	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
 	sizes, err := parseSizes(c, false)
 	if err != nil {
 		return nil, err
@@ -171,31 +172,23 @@ func (cfg *runConfig) timeline(i int) scheduler.Timeline {
 	return scheduler.Uniform{Rate: cfg.rate}
 }
 
-func (cfg *runConfig) echo() map[string]any {
-	m := map[string]any{
-		"target":       cfg.target.Addr,
-		"connections":  cfg.conns,
-		"rate":         cfg.rate.PerSecond(),
+func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
+	extra := map[string]any{
 		"arrival":      cfg.arrival,
-		"seed":         cfg.seed,
 		"pacing":       cfg.pacing.String(),
 		"max_inflight": cfg.target.MaxInflight,
 		"max_buffer":   cfg.target.MaxBuffer,
 		"drain_s":      cfg.drain.Seconds(),
-		"data_size":    cfg.work.opts.Sizes.String(),
-		"keyspace":     cfg.work.opts.Keyspace,
-		"key_dist":     cfg.work.keys.String(),
-	}
-	if cfg.requests > 0 {
-		m["requests"] = cfg.requests
-	}
-	if cfg.duration > 0 {
-		m["duration_s"] = cfg.duration.Seconds()
 	}
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
-		m["command"] = cfg.work.tests[0].title
+		extra["command"] = cfg.work.tests[0].title
 	}
-	return m
+	return commonConfig{
+		target: cfg.target.Addr, embedded: faults, conns: cfg.conns,
+		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
+		seed: cfg.seed, tests: testIDs(cfg.work),
+		rate: cfg.rate, duration: cfg.duration, requests: cfg.requests,
+	}.echo(ctx, extra)
 }
 
 func runAction(c *cli.Context) error {
@@ -203,7 +196,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
+	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -217,7 +210,7 @@ func runAction(c *cli.Context) error {
 		Mode:      "open",
 		Tool:      report.Tool{Name: "pacer", Version: version},
 		StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Config:    cfg.echo(),
+		Config:    cfg.echo(c.Context, faultsOf(srv)),
 		Tests:     []report.Test{},
 	}
 	ctx := c.Context
@@ -250,6 +243,7 @@ func runAction(c *cli.Context) error {
 			Drain:        cfg.drain,
 			LagLimit:     cfg.lagLimit,
 			Timeout:      cfg.timeout,
+			Interval:     cfg.interval,
 			MaxBacklog:   cfg.backlog,
 			Redial: func(ctx context.Context) (*conn.Conn, error) {
 				return conn.Dial(ctx, cfg.target)
@@ -264,7 +258,7 @@ func runAction(c *cli.Context) error {
 			if jerr != nil {
 				return failed(jerr)
 			}
-			t.SLO = sloRes
+			t.ID, t.SLO = j.id(), sloRes
 			doc.Tests = append(doc.Tests, t)
 			doc.Interrupted = res.Interrupted || ctx.Err() != nil
 			if err := checkpointJSON(cfg.jsonPath, doc); err != nil {
@@ -291,6 +285,9 @@ func runAction(c *cli.Context) error {
 		if err := writeJSON(c.App.Writer, cfg.jsonPath, doc); err != nil {
 			return failed(err)
 		}
+	}
+	if !cfg.quiet && len(doc.Tests) > 0 {
+		printSeed(out, cfg.seed)
 	}
 	switch {
 	case doc.Interrupted || ctx.Err() != nil:

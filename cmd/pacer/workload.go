@@ -28,6 +28,10 @@ type workTest struct {
 	custom bool
 }
 
+// id is the test's stable ID in the JSON (tests[].id): see
+// scenarios.Recipe.ID.
+func (t workTest) id() string { return t.recipe.ID() }
+
 // stream builds a sender's command stream for the test.
 func (w *workload) stream(t workTest, seed uint64) (*scenarios.Stream, error) {
 	m, err := t.recipe.Build()

@@ -1,0 +1,196 @@
+package scheduler
+
+import (
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
+)
+
+// series cuts a running test into intervals. A goroutine wakes at the end
+// of each interval (T0 + k·D), reads the test's cumulative totals and the
+// recorders, and keeps the differences since the last wake, packed (a few
+// hundred bytes per histogram). finish adds the last, partial interval from
+// the test's final counts and histograms, so the intervals add up to the
+// test exactly, whatever was read while the run was moving.
+//
+//	T0        T0+D       T0+2D      end
+//	|--- 0 ----|--- 1 ----|-- last --|
+//	  sampled    sampled    finish: final − everything before
+type series struct {
+	d       time.Duration
+	t0      int64
+	started time.Time // wall clock at t0
+	totals  func() Totals
+	// recorders of the test: response, service, lag (lag may be nil).
+	recs [3]*histo.Recorder
+	prev [3]*histo.Delta
+	// kinds are the per-command recorders and counters of a timed mix.
+	kinds []kindSeries
+
+	// pack packs a histogram: into spill when there is one, else in memory.
+	pack func(*hdrhistogram.Histogram) (histo.Packed, error)
+
+	stop chan struct{}
+	done chan struct{}
+
+	mu       sync.Mutex // guards what follows, between the goroutine and finish
+	out      []Interval
+	cum      Totals // sum of out's counts and bytes
+	err      error
+	finished bool
+}
+
+// kindSeries is one command's part of a series.
+type kindSeries struct {
+	ks   *kindStats
+	prev [3]*histo.Delta
+	out  []Interval
+	cum  Counts
+}
+
+// newSeries starts cutting a test that began at t0 into intervals of d.
+// withKinds: the mix's commands get their own series (ks must be timed).
+func newSeries(d time.Duration, t0 int64, totals func() Totals, response, service, lag *histo.Recorder, ks []kindStats) *series {
+	if d <= 0 {
+		d = DefaultInterval
+	}
+	s := &series{d: d, t0: t0, started: time.Now(), totals: totals, recs: [3]*histo.Recorder{response, service, lag},
+		stop: make(chan struct{}), done: make(chan struct{}), pack: histo.Pack}
+	if sp, err := histo.NewSpill(); err == nil {
+		s.pack = sp.Pack
+	} // else: a temporary directory that cannot be written; keep them in memory
+	for i, r := range s.recs {
+		if r != nil {
+			s.prev[i] = histo.NewDelta(r)
+		}
+	}
+	if timed(ks) {
+		s.kinds = make([]kindSeries, len(ks))
+		for i := range ks {
+			k := &s.kinds[i]
+			k.ks = &ks[i]
+			for j, r := range [3]*histo.Recorder{ks[i].response, ks[i].service, ks[i].lag} {
+				if r != nil {
+					k.prev[j] = histo.NewDelta(r)
+				}
+			}
+		}
+	}
+	go s.loop()
+	return s
+}
+
+func (s *series) loop() {
+	defer close(s.done)
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for k := int64(1); ; k++ {
+		t.Reset(time.Duration(s.t0 + k*int64(s.d) - nanotime()))
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		if !s.finished {
+			s.take(k, s.totals())
+		}
+		s.mu.Unlock()
+	}
+}
+
+// take records interval k−1, which ended at T0 + k·D, from the totals now.
+func (s *series) take(k int64, now Totals) {
+	start := time.Duration(k-1) * s.d
+	iv := Interval{Start: start, Duration: s.d}
+	iv.Counts = sub(now.Counts, s.cum.Counts)
+	iv.BytesSent = now.BytesSent - min(now.BytesSent, s.cum.BytesSent)
+	iv.BytesReceived = now.BytesReceived - min(now.BytesReceived, s.cum.BytesReceived)
+	if err := s.packInto(&iv, &s.prev); err != nil && s.err == nil {
+		s.err = err
+	}
+	s.cum.Counts.Add(iv.Counts)
+	s.cum.BytesSent += iv.BytesSent
+	s.cum.BytesReceived += iv.BytesReceived
+	s.out = append(s.out, iv)
+	for i := range s.kinds {
+		ksr := &s.kinds[i]
+		c := Counts{Completed: ksr.ks.completed.Load(), Errors: ksr.ks.errors.Load()}
+		kiv := Interval{Start: start, Duration: s.d, Counts: commandCounts(sub(c, ksr.cum))}
+		if err := s.packInto(&kiv, &ksr.prev); err != nil && s.err == nil {
+			s.err = err
+		}
+		ksr.cum.Add(kiv.Counts)
+		ksr.out = append(ksr.out, kiv)
+	}
+}
+
+// packInto takes the recorders' differences since the last interval into iv.
+func (s *series) packInto(iv *Interval, prev *[3]*histo.Delta) error {
+	dst := [3]*histo.Packed{&iv.Response, &iv.Service, &iv.Lag}
+	for i, d := range prev {
+		if d == nil {
+			continue
+		}
+		p, err := s.pack(d.Next())
+		if err != nil {
+			return err
+		}
+		*dst[i] = p
+	}
+	return nil
+}
+
+// finish stops the goroutine and closes the series at end with the test's
+// final counts and bytes (and each command's final counts, in kinds'
+// order): the last interval holds what the others do not.
+func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]Interval, [][]Interval, error) {
+	close(s.stop)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished = true
+	start := time.Duration(len(s.out)) * s.d
+	iv := Interval{Start: start, Duration: max(0, time.Duration(end-s.t0)-start)}
+	iv.Counts = sub(total.Counts, s.cum.Counts)
+	iv.BytesSent = total.BytesSent - min(total.BytesSent, s.cum.BytesSent)
+	iv.BytesReceived = total.BytesReceived - min(total.BytesReceived, s.cum.BytesReceived)
+	if err := s.packInto(&iv, &s.prev); err != nil && s.err == nil {
+		s.err = err
+	}
+	s.out = append(s.out, iv)
+	var kinds [][]Interval
+	if len(s.kinds) > 0 && len(commands) == len(s.kinds) {
+		kinds = make([][]Interval, len(s.kinds))
+		for i := range s.kinds {
+			ksr := &s.kinds[i]
+			kiv := Interval{Start: start, Duration: iv.Duration, Counts: sub(commands[i].Counts, ksr.cum)}
+			if err := s.packInto(&kiv, &ksr.prev); err != nil && s.err == nil {
+				s.err = err
+			}
+			kinds[i] = append(ksr.out, kiv)
+		}
+	}
+	return s.out, kinds, s.err
+}
+
+// sub returns a − b field by field, 0 where b is larger (a reading taken
+// while the run moved; the last interval restores the exact sum).
+func sub(a, b Counts) Counts {
+	d := func(x, y uint64) uint64 { return x - min(x, y) }
+	return Counts{
+		Scheduled: d(a.Scheduled, b.Scheduled), Sent: d(a.Sent, b.Sent), Completed: d(a.Completed, b.Completed),
+		Errors: d(a.Errors, b.Errors), Timeouts: d(a.Timeouts, b.Timeouts), Unsent: d(a.Unsent, b.Unsent),
+	}
+}
+
+// commandCounts fills in a command's Sent and Scheduled the way its
+// result does (answered or given up on; plus unsent).
+func commandCounts(c Counts) Counts {
+	c.Sent = c.Completed + c.Errors + c.Timeouts
+	c.Scheduled = c.Sent + c.Unsent
+	return c
+}
