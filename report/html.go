@@ -141,7 +141,7 @@ figcaption { color: #555; font-size: 0.9em; }
 </figure>
 <figure>
 {{.Series}}
-<figcaption>Per interval: p50, p99 and max latency (ms, log scale) and the completed requests per second, against time; tests are laid end to end. A stall shows as a jump of p99 and max, and a dip of throughput, where it happened.</figcaption>
+<figcaption>Per interval: p50, p99 and max latency (ms, log scale) and the completed requests per second, against time; tests are laid end to end. A stall shows as a jump of p99 and max, and a dip of throughput, where it happened. A last interval shorter than half an interval (the end of the window) is left out of the throughput.</figcaption>
 </figure>
 
 <h2>Results</h2>

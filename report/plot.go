@@ -526,7 +526,7 @@ func seriesPlots(in []Input) (lat, thr *plot.Plot) {
 	lat.Y.Scale = plot.LogScale{}
 	lat.Y.Tick.Marker = plot.TickerFunc(logTicker)
 	lat.Legend.Top = true
-	lat.Legend.YOffs = -vg.Points(22)
+	lat.Legend.YOffs = -vg.Points(36) // below the tests' names
 	thr.Legend.Top = true
 	lo, hi, rmax := math.Inf(1), 0.0, 0.0
 	intervals := 0
@@ -559,7 +559,9 @@ func seriesPlots(in []Input) (lat, thr *plot.Plot) {
 				}
 			}
 			for _, xy := range stepXY(t.Intervals, sl[r].start, func(iv *Interval) (float64, bool) {
-				if iv.DurationS <= 0 {
+				// The last interval ends with the window and may last a
+				// few ms: a rate over so little time says nothing.
+				if iv.DurationS <= 0 || iv.DurationS < t.IntervalS/2 {
 					return 0, false
 				}
 				return float64(iv.Completed) / iv.DurationS, true
@@ -608,7 +610,7 @@ func seriesPlots(in []Input) (lat, thr *plot.Plot) {
 	lat.X.Min, lat.X.Max = 0, end
 	thr.X.Min, thr.X.Max = 0, end
 	// Room at the top for the tests' names and the legends.
-	lat.Y.Min, lat.Y.Max = logRoom(lo, hi, legendShare(leg.n, 22, seriesPanel))
+	lat.Y.Min, lat.Y.Max = logRoom(lo, hi, legendShare(leg.n, 24, seriesPanel))
 	thr.Y.Min, thr.Y.Max = 0, math.Max(rmax/(1-legendShare(len(legendThr)+len(target), 0, seriesPanel)), 1)
 	// Grey lines between tests, their names at the top of the latency panel.
 	var labels plotter.XYLabels

@@ -27,9 +27,6 @@ import (
 type Input struct {
 	Label string
 	Doc   *Document
-	// ids are the tests' "id" fields where the document has them (added
-	// to pacer.result/v1 after the first documents were written).
-	ids []string
 	// config holds the config object's values as their JSON text, so a
 	// seed above 2^53 shows every digit.
 	config map[string]json.RawMessage
@@ -44,17 +41,11 @@ func ReadInput(label string, data []byte) (Input, error) {
 	}
 	var extra struct {
 		Config json.RawMessage `json:"config"`
-		Tests  []struct {
-			ID string `json:"id"`
-		} `json:"tests"`
 	}
 	if err := json.Unmarshal(data, &extra); err != nil {
 		return Input{}, fmt.Errorf("not a pacer result: %w", err)
 	}
 	in := Input{Label: label, Doc: d}
-	for _, t := range extra.Tests {
-		in.ids = append(in.ids, t.ID)
-	}
 	if len(extra.Config) > 0 && string(extra.Config) != "null" {
 		dec := json.NewDecoder(bytes.NewReader(extra.Config))
 		dec.UseNumber()
@@ -89,12 +80,12 @@ func (in Input) Config() []ConfigItem {
 	return out
 }
 
-// key is what matches a test across documents: its id when the document
-// has one, else its name, without the rate of a compare document's open
+// key is what matches a test across documents: its id (documents written
+// before ids existed have none), else its name, without the rate of a compare document's open
 // loop (runs at 50%, 80% and 95% of two closed loops match in order).
 func (in Input) key(i int) string {
-	if i < len(in.ids) && in.ids[i] != "" {
-		return "id:" + in.ids[i]
+	if id := in.Doc.Tests[i].ID; id != "" {
+		return "id:" + id
 	}
 	return "name:" + openLoopRate.ReplaceAllString(in.Doc.Tests[i].Name, "(open loop)")
 }
@@ -226,8 +217,19 @@ func Render(w io.Writer, d *Document) error {
 	if d.Interrupted {
 		b.WriteString("(the run was interrupted: partial result)\n")
 	}
+	if seed := Seed(d); seed != "" && len(d.Tests) > 0 {
+		fmt.Fprintf(&b, "seed %s (--seed to repeat)\n", seed)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Seed is the document's seed as its config's seed_str holds it, "" when
+// it has none (documents written before seed_str existed: their numeric
+// seed may have lost digits).
+func Seed(d *Document) string {
+	s, _ := d.Config["seed_str"].(string)
+	return safetext.Escape(s)
 }
 
 // writeLatencies is the latency table of closed tests, one row per test.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,11 +213,12 @@ func compareRuns(d *report.Document) []compareRun {
 	}
 	// Without --rate the open loops ran at fixed fractions of the closed
 	// loop's throughput: name them when the rates say so.
-	if _, fixed := d.Config["rate"]; !fixed && len(runs)-1 <= len(compareFractions) {
+	// (roundRate keeps three digits: within 1% of the fraction).
+	if d.Config["rate"] == nil && len(runs)-1 <= len(compareFractions) {
 		closed := runs[0].res.AchievedRate()
-		for i := range runs[1:] {
+		for i, r := range runs[1:] {
 			f := compareFractions[i]
-			if runs[i+1].res.TargetRate == roundRate(closed*f) {
+			if closed > 0 && math.Abs(r.res.TargetRate.PerSecond()/closed-f) < 0.01*f {
 				runs[i+1].fraction = f
 			}
 		}
@@ -233,6 +235,9 @@ func renderCompareDoc(w io.Writer, d *report.Document, runs []compareRun) error 
 	}
 	title, _ := cfg("test").(string)
 	where, _ := cfg("target").(string)
+	if faults, ok := cfg("embedded").(string); ok {
+		where = fmt.Sprintf("embedded target (%s)", faults)
+	}
 	title, where = safetext.Escape(title), safetext.Escape(where)
 	dur := time.Duration(num("duration_s") * float64(time.Second))
 	var b strings.Builder
@@ -253,6 +258,9 @@ func renderCompareDoc(w io.Writer, d *report.Document, runs []compareRun) error 
 	}
 	if d.Interrupted {
 		b.WriteString("(the run was interrupted: partial result)\n")
+	}
+	if seed := report.Seed(d); seed != "" {
+		fmt.Fprintf(&b, "seed %s (--seed to repeat)\n", seed)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
