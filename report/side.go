@@ -294,7 +294,7 @@ func MatchTests(in []Input) []Match {
 func SideBySide(w io.Writer, in []Input) error {
 	var b strings.Builder
 	const first = 22
-	col := 12
+	col := len(scheduler.VerdictGeneratorBehind) // the widest cell but a label
 	for _, input := range in {
 		col = max(col, len(safetext.Escape(input.Label)))
 	}
