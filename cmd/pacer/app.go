@@ -170,6 +170,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			compareCommand(),
 			fillCommand(),
 			serveCommand(),
+			reportCommand(),
 		},
 		HideHelpCommand: true,
 		// --command templates contain commas (MSET a 1,b 2): no splitting.

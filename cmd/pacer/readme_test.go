@@ -98,6 +98,9 @@ func shellWords(s string) ([]string, error) {
 // used instead, unless it runs on the embedded target. Output files go to
 // dir. It returns the arguments and the exit codes the docs allow.
 func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
+	if len(args) > 0 && args[0] == "report" {
+		return reportExample(args, dir), []int{exitOK}
+	}
 	var out []string
 	embedded := false
 	for i := 0; i < len(args); i++ {
@@ -136,6 +139,36 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	return out, codes
 }
 
+// reportExample rewrites a pacer report example: its files (the
+// documents it reads, --plot and --html) are in dir.
+func reportExample(args []string, dir string) []string {
+	out := []string{args[0]}
+	for _, a := range args[1:] {
+		switch name, value, ok := strings.Cut(a, "="); {
+		case ok && (name == "--plot" || name == "--html"):
+			a = name + "=" + filepath.Join(dir, filepath.Base(value))
+		case a != "-" && !strings.HasPrefix(a, "-"):
+			a = filepath.Join(dir, filepath.Base(a))
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// reportInputs are the documents a report example reads.
+func reportInputs(args []string) []string {
+	var in []string
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--plot" || a == "--html":
+			i++
+		case strings.HasSuffix(a, ".json") && !strings.HasPrefix(a, "-"):
+			in = append(in, a)
+		}
+	}
+	return in
+}
+
 func hasArg(args []string, name string) bool {
 	for _, a := range args {
 		if a == name {
@@ -163,6 +196,8 @@ func estimate(args []string) time.Duration {
 		}
 	}
 	switch args[0] {
+	case "report":
+		return time.Second
 	case "run":
 		if hasArg(args, "-n") && !hasArg(args, "--duration") {
 			return readmeShortLimit + time.Second // depends on the rate: call it slow
@@ -203,6 +238,7 @@ func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 	bin := pacerBinary(t)
 	srv := redistest.Start(t)
 	dir := t.TempDir()
+	skipped := map[string]bool{} // result files of examples skipped by -short
 	for _, ex := range examples {
 		args, codes := loopbackExample(ex, srv.PortString(), dir)
 		name := strings.Join(ex, " ")
@@ -211,7 +247,22 @@ func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 		}
 		if testing.Short() && estimate(args) > readmeShortLimit {
 			t.Logf("-short: skipping %q", name)
+			for i, a := range args {
+				if a == "--json" && i+1 < len(args) {
+					skipped[args[i+1]] = true
+				}
+			}
 			continue
+		}
+		if args[0] == "report" {
+			reads := false
+			for _, in := range reportInputs(args) {
+				reads = reads || skipped[in]
+			}
+			if reads {
+				t.Logf("-short: skipping %q (it reads the result of a skipped example)", name)
+				continue
+			}
 		}
 		if _, err := srv.Do("FLUSHALL"); err != nil {
 			t.Fatal(err)
@@ -269,6 +320,13 @@ func TestReadmeExampleRewriting(t *testing.T) {
 	args, _ = loopbackExample([]string{"bench", "-u", "redis://10.0.0.5:6379", "--", "-h", "x"}, "4242", "/tmp/x")
 	if got := strings.Join(args, " "); got != "bench -h 127.0.0.1 -p 4242 -- -h x" {
 		t.Fatalf("rewritten to %q", got)
+	}
+	args, codes = loopbackExample([]string{"report", "a.json", "out/b.json", "--plot", "p.png", "--html=h/p.html"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "report /tmp/x/a.json /tmp/x/b.json --plot /tmp/x/p.png --html=/tmp/x/p.html" || len(codes) != 1 {
+		t.Fatalf("rewritten to %q %v", got, codes)
+	}
+	if in := reportInputs(args); strings.Join(in, " ") != "/tmp/x/a.json /tmp/x/b.json" {
+		t.Fatalf("report inputs %q", in)
 	}
 	args, _ = loopbackExample([]string{"compare", "--embedded", "--stall", "100ms"}, "4242", "/tmp/x")
 	if strings.Contains(strings.Join(args, " "), "4242") {
