@@ -417,7 +417,11 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 		}
 		b.WriteString("\n")
 	}
-	if ps := cfg.output.text.Percentiles; len(ps) > 0 {
+	var ps []float64
+	if cfg != nil { // nil: pacer report re-rendering a saved comparison
+		ps = cfg.output.text.Percentiles
+	}
+	if len(ps) > 0 {
 		// The chosen percentiles: one row each, from the histograms.
 		cv := report.PercentileMillis(closed.Response, ps)
 		sv, rv := make([][]float64, len(open)), make([][]float64, len(open))
