@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Text that came from a server (error codes and texts, a verdict's reason
@@ -26,6 +27,13 @@ import (
 // Text writes the human summary of one open-model result, with its SLO
 // verdict when slo is not nil.
 func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
+	return TextWithServer(w, r, slo, nil)
+}
+
+// TextWithServer is Text with, when srv is not nil, the server's side of
+// the test: its time per call for each command and where the mean
+// response time went.
+func TextWithServer(w io.Writer, r *scheduler.Result, slo *SLOResult, srv *serverinfo.Stats) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
 	bound := fmt.Sprintf("%.3f s", r.Window.Seconds())
@@ -37,6 +45,7 @@ func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	c := r.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
+	writeNetwork(&b, r)
 	if failed := c.Errors + c.Timeouts; failed > 0 {
 		fmt.Fprintf(&b, "  error share    %s of scheduled (errors and timeouts)\n", percent(failed, c.Scheduled))
 	}
@@ -65,6 +74,10 @@ func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	if len(r.Commands) > 0 {
 		b.WriteString("\n")
 		writeCommands(&b, r)
+	}
+	if srv != nil {
+		b.WriteString("\n")
+		writeServer(&b, r, srv)
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  verdict: %s (%s)\n", r.Verdict, safetext.Escape(r.VerdictReason))
