@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // fillCommand is `pacer fill`: write every key of a keyspace once, with
@@ -96,19 +97,25 @@ func fillAction(c *cli.Context) error {
 		return err
 	}
 	seed := parseSeed(c)
+	stdout := c.App.Writer
+	if out.jsonPath == "-" {
+		stdout = c.App.ErrWriter // stdout carries the JSON
+	}
+	srv := askServer(c.Context, o, c.App.ErrWriter)
+	srv.noteConfig()
 	cs, err := conn.DialAll(c.Context, o, conns)
 	if err != nil {
 		return failed(fmt.Errorf("cannot connect: %w", err))
 	}
+	// stdout starts with the fill's own line (scripts read it); the
+	// identity goes with the progress, on stderr.
+	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.id))
+	before := srv.before()
 	var buildErr error
 	live := make(chan *scheduler.Live, 1)
 	stopBar := func() {}
 	if !out.quiet {
 		stopBar = fillProgress(c.App.ErrWriter, n, live)
-	}
-	stdout := c.App.Writer
-	if out.jsonPath == "-" {
-		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
 		Name: "fill", Requests: n, Pipeline: pipeline,
@@ -126,6 +133,10 @@ func fillAction(c *cli.Context) error {
 	})
 	stopBar()
 	redactResult(c.Context, res)
+	var st *serverinfo.Stats
+	if res != nil {
+		st = srv.since(before)
+	}
 	if buildErr != nil {
 		return usageErrorf("%v", buildErr)
 	}
@@ -138,8 +149,9 @@ func fillAction(c *cli.Context) error {
 		if t.SLO = out.slo.Check(res); t.SLO != nil && !t.SLO.Pass {
 			code = exitSLO
 		}
+		t.Server = st
 		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t},
+			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t}, Server: srv.id,
 			Config: map[string]any{"target": o.Addr, "keys": n, "data_size": sizes.String(), "connections": conns, "pipeline": pipeline,
 				"command": c.String("command"), "seed": seed}}
 		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
@@ -155,6 +167,7 @@ func fillAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(stdout, "filled %d keys (%s bytes each) in %.2f s: %.0f keys/s\n",
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
+	fmt.Fprintln(stdout, report.ServerBrief(st))
 	if s := out.slo.Check(res); s != nil {
 		for _, l := range s.Lines() {
 			fmt.Fprintf(stdout, "fill: %s\n", l)

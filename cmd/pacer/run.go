@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 func runCommand() *cli.Command {
@@ -221,6 +222,12 @@ func runAction(c *cli.Context) error {
 		Tests:     []report.Test{},
 	}
 	ctx := c.Context
+	srv := askServer(ctx, cfg.target, c.App.ErrWriter)
+	srv.noteConfig()
+	doc.Server = srv.id
+	// The identity heads the first test's output: a run that cannot
+	// connect says only that.
+	identity := !cfg.quiet
 	code := exitOK
 	var runErr error
 	for i, j := range cfg.work.tests {
@@ -233,6 +240,7 @@ func runAction(c *cli.Context) error {
 			runErr = err
 			break
 		}
+		before := srv.before()
 		liveCh := make(chan *scheduler.Live, 1)
 		stopProgress := func() {}
 		if !cfg.quiet {
@@ -265,12 +273,17 @@ func runAction(c *cli.Context) error {
 				return failed(jerr)
 			}
 			t.SLO = sloRes
+			t.Server = srv.since(before)
 			doc.Tests = append(doc.Tests, t)
 			doc.Interrupted = res.Interrupted || ctx.Err() != nil
 			if err := checkpointJSON(cfg.jsonPath, doc); err != nil {
 				return failed(err)
 			}
-			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
+			if identity {
+				fmt.Fprintf(out, "%s\n\n", report.ServerLine(srv.id))
+				identity = false
+			}
+			if werr := render(out, res, cfg.quiet, sloRes, t.Server); werr != nil {
 				return failed(werr)
 			}
 			code = worst(code, judge(c.App.ErrWriter, res))
@@ -306,9 +319,9 @@ func runAction(c *cli.Context) error {
 	return nil
 }
 
-func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult) error {
+func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult, srv *serverinfo.Stats) error {
 	if quiet {
 		return report.Quiet(w, res, slo)
 	}
-	return report.Text(w, res, slo)
+	return report.TextWithServer(w, res, slo, srv)
 }
