@@ -153,7 +153,8 @@ type Conn struct {
 
 	// unsolicited counts replies that answered no request.
 	unsolicited atomic.Uint64
-	// bytesOut mirrors flushed for observers on other goroutines.
+	// bytesOut counts the bytes written (Flush or Write), for observers on
+	// other goroutines.
 	bytesOut atomic.Uint64
 }
 
@@ -457,7 +458,7 @@ func (c *Conn) advance(n int, now int64) {
 		return
 	}
 	c.flushed += uint64(n)
-	c.bytesOut.Store(c.flushed)
+	c.bytesOut.Add(uint64(n))
 	c.outOff += n
 	if c.outOff == len(c.out) {
 		c.out, c.outOff = c.out[:0], 0
@@ -491,7 +492,9 @@ func (c *Conn) Close() {
 // Write writes b completely, blocking as needed. For callers that drive
 // the connection synchronously (no reader goroutine, no FIFO).
 func (c *Conn) Write(b []byte) error {
-	if _, err := c.nc.Write(b); err != nil {
+	n, err := c.nc.Write(b)
+	c.bytesOut.Add(uint64(n))
+	if err != nil {
 		c.fail(err)
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/clock"
 )
 
 // cmdFlags are what COMMAND reports of a command; flagDenyOOM also marks
@@ -96,6 +98,7 @@ func init() {
 		{"config", -2, adm, 0, 0, 0, cmdConfig},
 		{"client", -2, adm, 0, 0, 0, cmdClient},
 		{"info", -1, 0, 0, 0, 0, cmdInfo},
+		{"latency", -2, adm, 0, 0, 0, cmdLatency},
 		{"dbsize", 1, r | fast, 0, 0, 0, func(c *client, _ [][]byte) { c.integer(int64(len(c.keys()))) }},
 		{"flushdb", -1, w, 0, 0, 0, func(c *client, _ [][]byte) { c.srv.flush(c.db); c.simple("OK") }},
 		{"flushall", -1, w, 0, 0, 0, cmdFlushAll},
@@ -156,6 +159,13 @@ type client struct {
 	out   []byte
 	name  string
 	quit  bool // QUIT: answer, then close
+	// ran and took are the table index of the last command executed (-1
+	// for none: unknown, refused) and how long it took.
+	ran  int
+	took int64
+	// mark, when set, is when the previous command of the chunk ended:
+	// the next one starts there, which saves a clock reading per command.
+	mark int64
 }
 
 // Error replies, worded as Redis words them.
@@ -175,6 +185,7 @@ const (
 
 // exec runs one command (args[0] is its name) and appends its reply.
 func (c *client) exec(args [][]byte) {
+	c.ran = -1
 	i, ok := findCommand(args[0])
 	if !ok {
 		c.unknownCommand(args)
@@ -189,8 +200,18 @@ func (c *client) exec(args [][]byte) {
 		c.errorRaw(errOOM)
 		return
 	}
-	c.srv.calls[i]++
+	start := c.mark
+	if start == 0 {
+		start = clock.Now()
+	}
 	cmd.run(c, args)
+	end := clock.Now()
+	// Counted once done, as Redis does: INFO does not count itself.
+	c.ran, c.took = i, end-start
+	c.srv.record(i, c.took)
+	if c.mark != 0 {
+		c.mark = end
+	}
 }
 
 // is reports whether word is the keyword kw (upper case), in any case.
@@ -522,7 +543,7 @@ func cmdHello(c *client, a [][]byte) {
 // configValues are what CONFIG GET answers (persistence is off).
 func (s *Server) configValues() map[string]string {
 	return map[string]string{
-		"save": "", "appendonly": "no", "databases": strconv.Itoa(len(s.dbs)),
+		"save": "", "appendonly": "no", "io-threads": "1", "databases": strconv.Itoa(len(s.dbs)),
 		"maxmemory":                  strconv.FormatInt(s.cfg.MaxMemory, 10),
 		"maxmemory-policy":           "noeviction",
 		"proto-max-bulk-len":         strconv.Itoa(MaxBulkLen),
@@ -555,7 +576,7 @@ func cmdConfig(c *client, a [][]byte) {
 			c.bulkString(values[k])
 		}
 	case is(sub, "RESETSTAT"):
-		clear(c.srv.calls)
+		clear(c.srv.stats)
 		c.simple("OK")
 	case is(sub, "SET"):
 		c.simple("OK") // accepted and ignored: clients tune what the target does not have
@@ -586,30 +607,49 @@ func cmdClient(c *client, a [][]byte) {
 	}
 }
 
-func cmdInfo(c *client, _ [][]byte) {
+// infoSections are INFO's sections, in order.
+var infoSections = []string{"server", "memory", "stats", "commandstats", "keyspace"}
+
+// cmdInfo answers INFO [section ...]: the sections named (all of them when
+// none is, or for all, everything or default).
+func cmdInfo(c *client, a [][]byte) {
+	want := map[string]bool{}
+	for _, w := range a[1:] {
+		sec := strings.ToLower(string(w))
+		if sec == "all" || sec == "everything" || sec == "default" {
+			want = map[string]bool{}
+			break
+		}
+		want[sec] = true
+	}
 	var b bytes.Buffer
 	s := c.srv
-	b.WriteString("# Server\r\nredis_version:7.2.0\r\npacer_embedded:1\r\n")
-	b.WriteString("faults:" + s.cfg.Faults.String() + "\r\n")
-	b.WriteString("\r\n# Memory\r\nused_memory:" + strconv.FormatInt(s.used, 10) + "\r\n")
-	b.WriteString("maxmemory:" + strconv.FormatInt(s.cfg.MaxMemory, 10) + "\r\nmaxmemory_policy:noeviction\r\n")
-	b.WriteString("mem_clients_normal:" + strconv.FormatInt(s.clientMem.Load(), 10) + "\r\n")
-	b.WriteString("\r\n# Stats\r\ntotal_commands_processed:" + strconv.FormatUint(s.processed.Load(), 10) + "\r\n")
-	b.WriteString("\r\n# Commandstats\r\n")
-	order := make([]int, 0, len(commandTable))
-	for i, n := range s.calls {
-		if n > 0 {
-			order = append(order, i)
+	for _, sec := range infoSections {
+		if len(want) > 0 && !want[sec] {
+			continue
 		}
-	}
-	sort.Slice(order, func(x, y int) bool { return commandTable[order[x]].name < commandTable[order[y]].name })
-	for _, i := range order {
-		b.WriteString("cmdstat_" + commandTable[i].name + ":calls=" + strconv.FormatUint(s.calls[i], 10) + "\r\n")
-	}
-	b.WriteString("\r\n# Keyspace\r\n")
-	for i, db := range s.dbs {
-		if len(db) > 0 {
-			b.WriteString("db" + strconv.Itoa(i) + ":keys=" + strconv.Itoa(len(db)) + ",expires=0,avg_ttl=0\r\n")
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		switch sec {
+		case "server":
+			b.WriteString("# Server\r\nredis_version:7.2.0\r\nredis_mode:standalone\r\npacer_embedded:1\r\n")
+			b.WriteString("faults:" + s.cfg.Faults.String() + "\r\n")
+		case "memory":
+			b.WriteString("# Memory\r\nused_memory:" + strconv.FormatInt(s.used, 10) + "\r\n")
+			b.WriteString("maxmemory:" + strconv.FormatInt(s.cfg.MaxMemory, 10) + "\r\nmaxmemory_policy:noeviction\r\n")
+			b.WriteString("mem_clients_normal:" + strconv.FormatInt(s.clientMem.Load(), 10) + "\r\n")
+		case "stats":
+			b.WriteString("# Stats\r\ntotal_commands_processed:" + strconv.FormatUint(s.processed.Load(), 10) + "\r\n")
+		case "commandstats":
+			s.writeCommandstats(&b)
+		case "keyspace":
+			b.WriteString("# Keyspace\r\n")
+			for i, db := range s.dbs {
+				if len(db) > 0 {
+					b.WriteString("db" + strconv.Itoa(i) + ":keys=" + strconv.Itoa(len(db)) + ",expires=0,avg_ttl=0\r\n")
+				}
+			}
 		}
 	}
 	c.bulk(b.Bytes())

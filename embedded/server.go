@@ -23,6 +23,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -125,7 +126,7 @@ type Server struct {
 	used      int64 // the dataset's estimated bytes (see memory.go)
 	busyUntil int64
 	rng       *rand.Rand
-	calls     []uint64 // per command of commandTable
+	stats     []cmdStats // per command of commandTable
 	processed atomic.Uint64
 
 	clientMem atomic.Int64 // bytes of connection buffers charged beyond their base
@@ -160,7 +161,7 @@ func startAt(cfg Config, origin int64) (*Server, error) {
 // newServer builds a server's state without a listener.
 func newServer(cfg Config) *Server {
 	s := &Server{cfg: cfg, quit: make(chan struct{}), rng: newRNG(cfg.Faults.Seed),
-		calls: make([]uint64, len(commandTable)), open: map[net.Conn]struct{}{}}
+		stats: make([]cmdStats, len(commandTable)), open: map[net.Conn]struct{}{}}
 	for i := range s.dbs {
 		s.dbs[i] = map[string]*object{}
 	}
@@ -260,16 +261,21 @@ func (s *Server) StallsBetween(from, to int64) [][2]int64 {
 }
 
 // finish computes when a batch of n commands that arrived at now has been
-// executed on the virtual clock. Call with s.mu held.
-func (s *Server) finish(now int64, n int) int64 {
+// executed on the virtual clock, and stores in delays (when it has room)
+// the delay drawn for each. Call with s.mu held.
+func (s *Server) finish(now int64, n int, delays []int64) int64 {
 	f := s.cfg.Faults
 	if f.Delay.Kind == DelayNone {
 		return s.afterStall(now)
 	}
 	t := max(now, s.busyUntil)
-	for range n {
+	for k := range n {
 		t = s.afterStall(t)
-		t += f.Delay.draw(s.rng.Float64())
+		d := f.Delay.draw(s.rng.Float64())
+		if k < len(delays) {
+			delays[k] = d
+		}
+		t += d
 	}
 	s.busyUntil = t
 	return s.afterStall(t)
@@ -303,13 +309,16 @@ func (s *Server) sleepUntil(deadline int64, t **time.Timer) bool {
 	}
 }
 
-// isSetup reports whether a command sets a connection up rather than
-// being part of the load: HELLO, AUTH, SELECT, CLIENT, and a PING as the
-// connection's first command (how pacer checks a new connection). --error-rate
-// spares them, so injected errors land on the workload, not the handshake.
+// isSetup reports whether a command sets a connection up or asks the
+// server about itself rather than being part of the load: HELLO, AUTH,
+// SELECT, CLIENT, a PING as the connection's first command (how pacer
+// checks a new connection), and INFO, CONFIG and LATENCY (what pacer asks
+// around each test). --error-rate spares them, so injected errors land on
+// the workload, not on the handshake or the server's statistics.
 func isSetup(args [][]byte, first bool) bool {
 	switch {
-	case is(args[0], "HELLO"), is(args[0], "AUTH"), is(args[0], "SELECT"), is(args[0], "CLIENT"):
+	case is(args[0], "HELLO"), is(args[0], "AUTH"), is(args[0], "SELECT"), is(args[0], "CLIENT"),
+		is(args[0], "INFO"), is(args[0], "CONFIG"), is(args[0], "LATENCY"):
 		return true
 	}
 	return first && is(args[0], "PING")
@@ -364,6 +373,17 @@ type connection struct {
 	charged int64 // bytes charged to srv.clientMem
 	timer   *time.Timer
 	started bool // a command has been executed (see isSetup)
+	// ran and delays are a chunk's commands as executed and the delays
+	// drawn for them (see exec).
+	ran    []ran
+	delays []int64
+}
+
+// ran is one command of a chunk: its table index (-1: not executed) and
+// how long it took.
+type ran struct {
+	idx  int
+	took int64
 }
 
 // span is one command's arguments within a batch: all[lo:hi].
@@ -504,6 +524,7 @@ func (cn *connection) exec(now int64) bool {
 	defer func() { clear(cn.all) }() // let the input buffer go once answered
 	for i := 0; i < len(cn.cmds); {
 		s.mu.Lock()
+		cl.mark = clock.Now()
 		j := i
 		for j < len(cn.cmds) && len(cl.out) < flushAt && !cl.quit {
 			sp := cn.cmds[j]
@@ -513,11 +534,28 @@ func (cn *connection) exec(now int64) bool {
 			cn.started = true
 			if s.cfg.Faults.ErrorRate > 0 && !isSetup(args, first) && s.rng.Float64() < s.cfg.Faults.ErrorRate {
 				cl.out = append(cl.out, errInjected...)
+				cn.ran = append(cn.ran, ran{idx: -1})
 				continue
 			}
 			cl.exec(args)
+			cn.ran = append(cn.ran, ran{idx: cl.ran, took: cl.took})
 		}
-		done := s.finish(now, j-i)
+		cl.mark = 0
+		var done int64
+		if s.cfg.Faults.Delay.Kind == DelayNone {
+			done = s.finish(now, j-i, nil)
+		} else {
+			// The delay drawn for a command is part of its time (INFO
+			// commandstats, LATENCY HISTOGRAM).
+			cn.delays = slices.Grow(cn.delays[:0], j-i)[:j-i]
+			done = s.finish(now, j-i, cn.delays)
+			for k, r := range cn.ran {
+				if r.idx >= 0 {
+					s.addDelay(r.idx, r.took, cn.delays[k])
+				}
+			}
+		}
+		cn.ran = cn.ran[:0]
 		s.mu.Unlock()
 		s.processed.Add(uint64(j - i))
 		i = j

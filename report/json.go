@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Schema identifies the JSON document format.
@@ -26,6 +27,9 @@ type Document struct {
 	Config      map[string]any `json:"config"`
 	Tests       []Test         `json:"tests"`
 	Interrupted bool           `json:"interrupted"`
+	// Server is what the server said it is before the run (see README,
+	// "What the server says").
+	Server *serverinfo.Identity `json:"server,omitempty"`
 }
 
 // Tool names the program that wrote the document.
@@ -84,6 +88,9 @@ type Test struct {
 	// series (see Interval).
 	IntervalS float64    `json:"interval_s"`
 	Intervals []Interval `json:"intervals"`
+	// Server is what the server counted during the test: its time per
+	// call for each command.
+	Server *serverinfo.Stats `json:"server,omitempty"`
 }
 
 // Command is one command's share of a mixed test.

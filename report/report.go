@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Text that came from a server (error codes and texts, a verdict's reason
@@ -26,12 +27,19 @@ import (
 // Text writes the human summary of one open-model result, with its SLO
 // verdict when slo is not nil.
 func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
-	return TextWith(w, r, slo, TextOptions{})
+	return TextWithServer(w, r, slo, nil, TextOptions{})
 }
 
 // TextWith is Text with options: o.Percentiles choose the columns of the
 // latency tables.
 func TextWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) error {
+	return TextWithServer(w, r, slo, nil, o)
+}
+
+// TextWithServer is TextWith with, when srv is not nil, the server's side
+// of the test: its time per call for each command and where the mean
+// response time went.
+func TextWithServer(w io.Writer, r *scheduler.Result, slo *SLOResult, srv *serverinfo.Stats, o TextOptions) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
 	bound := fmt.Sprintf("%.3f s", r.Window.Seconds())
@@ -43,6 +51,7 @@ func TextWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) e
 	c := r.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
+	writeNetwork(&b, r)
 	if failed := c.Errors + c.Timeouts; failed > 0 {
 		fmt.Fprintf(&b, "  error share    %s of scheduled (errors and timeouts)\n", percent(failed, c.Scheduled))
 	}
@@ -76,6 +85,10 @@ func TextWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) e
 	if len(r.Commands) > 0 {
 		b.WriteString("\n")
 		writeCommands(&b, r, o.Percentiles)
+	}
+	if srv != nil {
+		b.WriteString("\n")
+		writeServer(&b, r, srv)
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  verdict: %s (%s)\n", r.Verdict, safetext.Escape(r.VerdictReason))

@@ -182,6 +182,7 @@ func micros(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
 func Render(w io.Writer, d *Document) error {
 	var b strings.Builder
 	var closed []Test
+	open := 0
 	for _, t := range d.Tests {
 		r, err := t.Result()
 		if err != nil {
@@ -196,7 +197,11 @@ func Render(w io.Writer, d *Document) error {
 			}
 			continue
 		}
-		if err := Text(&b, r, t.SLO); err != nil {
+		if open == 0 && d.Server != nil { // as run prints it, above the first test
+			fmt.Fprintf(&b, "%s\n\n", ServerLine(d.Server))
+		}
+		open++
+		if err := TextWithServer(&b, r, t.SLO, t.Server, TextOptions{}); err != nil {
 			return err
 		}
 	}

@@ -146,6 +146,13 @@ func TestClosedIntervalsAddUpToTheTest(t *testing.T) {
 		t.Fatalf("%d intervals, counts %+v", len(res.Intervals), res.Counts)
 	}
 	checkSeries(t, "closed", res.Intervals, d, res.Counts, [3]*hdrhistogram.Histogram{res.Response, res.Service, nil})
+	var bytesOut, bytesIn uint64
+	for _, iv := range res.Intervals {
+		bytesOut, bytesIn = bytesOut+iv.BytesSent, bytesIn+iv.BytesReceived
+	}
+	if bytesOut != res.BytesSent || bytesIn != res.BytesReceived || res.BytesSent < res.Counts.Sent*14 || res.BytesReceived < res.Counts.Completed*5 {
+		t.Fatalf("bytes: intervals %d out %d in, test %d out %d in, for %d sent", bytesOut, bytesIn, res.BytesSent, res.BytesReceived, res.Counts.Sent)
+	}
 	for _, c := range res.Commands {
 		checkSeries(t, c.Name, c.Intervals, d, c.Counts, [3]*hdrhistogram.Histogram{c.Response, c.Service, nil})
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // benchCommand is `pacer bench`: redis-benchmark's closed loop with its
@@ -246,7 +247,7 @@ func benchAction(c *cli.Context) error {
 		return err
 	}
 	defer cfg.metrics.close()
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
+	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
 		return err
 	}
@@ -257,20 +258,30 @@ func benchAction(c *cli.Context) error {
 		out = stderr
 	}
 	info := report.BenchInfo{Clients: cfg.clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.text.Percentiles}
-	info.Save, info.AppendOnly, info.HaveConfig = serverConfig(ctx, cfg.target)
+	srv := askServer(ctx, cfg.target, stderr)
+	info.Save, info.AppendOnly, info.HaveConfig = benchConfigOf(srv.id)
 	if !info.HaveConfig {
 		fmt.Fprintln(stderr, "WARNING: Could not fetch server CONFIG")
+	}
+	// redis-benchmark's formats stay as they are: the server's identity
+	// and its side of each test go to stderr, and only with the full
+	// report (not -q, --csv).
+	full := !cfg.quiet && !cfg.csv
+	if full && !cfg.idle && srv.id.Available {
+		fmt.Fprintln(stderr, report.ServerLine(srv.id))
 	}
 	if cfg.idle {
 		return benchIdle(ctx, cfg, out)
 	}
 	doc := &report.Document{
 		Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(srv)), Tests: []report.Test{},
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
+		Server: srv.id,
 	}
 	// With -l every loop's result of a test merges into one (histograms
 	// added, counts summed), so memory stays flat however long it loops.
 	merged := make([]*scheduler.Result, len(jobs))
+	mergedServer := make([]*serverinfo.Stats, len(jobs))
 	writeDoc := func() error {
 		if !cfg.files.any() {
 			return nil
@@ -286,6 +297,7 @@ func benchAction(c *cli.Context) error {
 			}
 			t.ID, t.Name = jobs[i].id(), cfg.title(jobs[i])
 			t.SLO = cfg.slo.Check(res)
+			t.Server = mergedServer[i]
 			doc.Tests = append(doc.Tests, t)
 		}
 		return cfg.files.write(stdout, doc)
@@ -302,8 +314,11 @@ func benchAction(c *cli.Context) error {
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = cfg.payload(j)
-			res, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter)
+			res, st, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter, srv)
 			redactResult(ctx, res)
+			if st != nil && full && res != nil && !res.Interrupted && runErr == nil {
+				fmt.Fprintln(stderr, report.ServerBrief(st))
+			}
 			if res != nil {
 				if s := cfg.slo.Check(res); s != nil {
 					for _, l := range s.Lines() {
@@ -315,9 +330,10 @@ func benchAction(c *cli.Context) error {
 				}
 				if cfg.files.any() {
 					if merged[i] == nil {
-						merged[i] = res
+						merged[i], mergedServer[i] = res, st
 					} else {
 						mergeResult(merged[i], res)
+						mergedServer[i].Merge(st)
 					}
 				}
 			}
@@ -365,12 +381,24 @@ func (cfg *benchConfig) printSeed(stderr io.Writer) {
 	}
 }
 
-// runOne dials, runs and reports one test.
-func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
+// runOne dials, runs and reports one test, and returns what the server
+// counted during it.
+func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
 	conns, err := dialBench(ctx, cfg.target, cfg.clients, stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	before := srv.before()
+	res, err := cfg.runDialed(ctx, conns, j, n, out, stderr, progress, info, errs)
+	if res == nil {
+		return res, nil, err
+	}
+	return res, srv.since(before), err
+}
+
+// runDialed runs and reports one test on conns.
+func (cfg *benchConfig) runDialed(ctx context.Context, conns []*conn.Conn, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
+	var err error
 	title := cfg.title(j)
 	var templateErr error
 	ccfg := scheduler.ClosedConfig{
@@ -499,26 +527,11 @@ func dialBench(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]
 	return nil, &exitError{code: exitFailed, raw: true, err: fmt.Errorf("Node %s replied with error: %v", o.Addr, err)}
 }
 
-// maxConfigValue bounds the CONFIG GET values the header shows: save and
-// appendonly are a few bytes; anything longer is not a configuration.
-const maxConfigValue = 1024
-
-// serverConfig reads CONFIG GET save and appendonly, as redis-benchmark's
-// header shows them. A reply that is not a short name/value pair counts as
-// no CONFIG (conn.Do bounds what it materialises).
-func serverConfig(ctx context.Context, o conn.Options) (save, aof string, ok bool) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	o.DB, o.ClientTracking, o.RESP3 = 0, false, false
-	get := func(name string) (string, bool) {
-		v, err := conn.Do(ctx, o, "CONFIG", "GET", name)
-		if err != nil || len(v.Elems) != 2 || len(v.Elems[1].Str) > maxConfigValue {
-			return "", false
-		}
-		return v.Elems[1].Str, true
-	}
-	save, ok1 := get("save")
-	aof, ok2 := get("appendonly")
+// benchConfigOf is what redis-benchmark's header shows of the server's
+// configuration: save and appendonly, when CONFIG GET gave both.
+func benchConfigOf(id *serverinfo.Identity) (save, aof string, ok bool) {
+	save, ok1 := id.Config["save"]
+	aof, ok2 := id.Config["appendonly"]
 	return save, aof, ok1 && ok2
 }
 

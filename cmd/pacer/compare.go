@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // compareFractions are the open-loop rates tried without --rate, as
@@ -165,7 +167,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	defer cfg.metrics.close()
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, nil)
+	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, nil)
 	if err != nil {
 		return err
 	}
@@ -175,15 +177,22 @@ func compareAction(c *cli.Context) error {
 		out = stderr
 	}
 	where := cfg.target.Addr
-	if srv != nil {
-		where = fmt.Sprintf("embedded target (%s)", srv.Faults())
+	if emb != nil {
+		where = fmt.Sprintf("embedded target (%s)", emb.Faults())
 	}
-	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n\n",
-		cfg.title, cfg.conns, cfg.pipeline, cfg.duration, where)
-
 	ctx := c.Context
+	srvSide := askServer(ctx, cfg.target, stderr)
+	srvSide.noteConfig()
+	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
+		cfg.title, cfg.conns, cfg.pipeline, cfg.duration, where)
+	if srvSide.id.Available {
+		fmt.Fprintln(out, report.ServerLine(srvSide.id))
+	}
+	fmt.Fprintln(out)
+
 	doc := &report.Document{Schema: report.Schema, Mode: "mixed", Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(srv)), Tests: []report.Test{}}
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
+		Server: srvSide.id}
 	var runs []compareRun
 	finish := func(runErr error) error {
 		code := exitOK
@@ -195,6 +204,7 @@ func compareAction(c *cli.Context) error {
 			}
 			// Every run has the test's ID: mode and target_rate tell them apart.
 			t.ID, t.Name = cfg.test.id(), r.label
+			t.Server = r.server
 			if r.res.Mode == "open" {
 				// The SLO judges the open loop: the closed loop's numbers
 				// are the ones that hide queueing.
@@ -241,9 +251,9 @@ func compareAction(c *cli.Context) error {
 		return nil
 	}
 
-	closed, err := cfg.runClosed(ctx, stderr)
+	closed, st, err := cfg.runClosed(ctx, stderr, srvSide)
 	if closed != nil {
-		runs = append(runs, compareRun{label: closedRunLabel(cfg.title), res: closed})
+		runs = append(runs, compareRun{label: closedRunLabel(cfg.title), res: closed, server: st})
 	}
 	if err != nil || ctx.Err() != nil {
 		return finish(err)
@@ -261,10 +271,10 @@ func compareAction(c *cli.Context) error {
 		}
 	}
 	for i, rate := range rates {
-		res, err := cfg.runOpen(ctx, rate, i, stderr)
+		res, st, err := cfg.runOpen(ctx, rate, i, stderr, srvSide)
 		if res != nil {
 			label := openRunLabel(cfg.title, rate)
-			runs = append(runs, compareRun{label: label, res: res, fraction: fractions[i]})
+			runs = append(runs, compareRun{label: label, res: res, fraction: fractions[i], server: st})
 		}
 		if err != nil || ctx.Err() != nil {
 			return finish(err)
@@ -285,6 +295,7 @@ type compareRun struct {
 	label    string
 	res      *scheduler.Result
 	fraction float64 // of the closed throughput, 0 when --rate was given
+	server   *serverinfo.Stats
 }
 
 // roundRate keeps three significant digits, so rates read well.
@@ -296,12 +307,20 @@ func roundRate(perSec float64) scheduler.Rate {
 	return scheduler.RatePerSecond(math.Round(perSec/p) * p)
 }
 
-func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*scheduler.Result, error) {
+func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
 	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
 	if err != nil {
-		return nil, failed(err)
+		return nil, nil, failed(err)
 	}
-	conns = liveConns(conns)
+	before := srv.before()
+	res, err := cfg.runClosedOn(ctx, liveConns(conns), stderr)
+	if res == nil {
+		return nil, nil, err
+	}
+	return res, srv.since(before), err
+}
+
+func (cfg *compareConfig) runClosedOn(ctx context.Context, conns []*conn.Conn, stderr io.Writer) (*scheduler.Result, error) {
 	var tplErr error
 	live := make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, "closed", live)
@@ -330,15 +349,24 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 	return res, nil
 }
 
-func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i int, stderr io.Writer) (*scheduler.Result, error) {
-	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
-	if err != nil {
-		return nil, failed(err)
-	}
+func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i int, stderr io.Writer, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
 	stream, err := cfg.work.stream(cfg.test, cfg.seed+uint64(1000+i))
 	if err != nil {
-		return nil, usageErrorf("command: %v", err)
+		return nil, nil, usageErrorf("command: %v", err)
 	}
+	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
+	if err != nil {
+		return nil, nil, failed(err)
+	}
+	before := srv.before()
+	res, err := cfg.runOpenOn(ctx, conns, stream, rate, i, stderr)
+	if res == nil {
+		return nil, nil, err
+	}
+	return res, srv.since(before), err
+}
+
+func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, stream scheduler.Commands, rate scheduler.Rate, i int, stderr io.Writer) (*scheduler.Result, error) {
 	var tl scheduler.Timeline = scheduler.Uniform{Rate: rate}
 	if cfg.arrival == "poisson" {
 		tl = scheduler.NewPoisson(rate, cfg.seed+uint64(i))
@@ -442,6 +470,38 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 		row("p99.9", func(s histo.Summary) float64 { return s.P999 })
 	}
 	row("max", func(s histo.Summary) float64 { return s.Max })
+	// The server's side and the network: one value per run, in the
+	// closed column and under each open run's service time.
+	cells := func(name string, pick func(compareRun) string) {
+		fmt.Fprintf(&b, "%-*s%*s", first, name, col, pick(runs[0]))
+		for _, r := range open {
+			fmt.Fprintf(&b, "  %*s%*s", col, pick(r), col, "")
+		}
+		b.WriteString("\n")
+	}
+	haveServer, haveBytes := false, false
+	for _, r := range runs {
+		haveServer = haveServer || r.server != nil && r.server.Total().Calls > 0
+		haveBytes = haveBytes || r.res.BytesSent+r.res.BytesReceived > 0
+	}
+	if haveServer {
+		cells("server per call (µs)", func(r compareRun) string {
+			if t := r.server.Total(); t.Calls > 0 {
+				return strconv.FormatFloat(t.UsecPerCall, 'f', 2, 64)
+			}
+			return "-"
+		})
+		cells("server p99 ≤ (µs)", func(r compareRun) string {
+			if h := r.server.Total().LatencyHistogram; h != nil && h.Calls > 0 {
+				return strconv.FormatUint(h.Percentile(99), 10)
+			}
+			return "-"
+		})
+	}
+	if haveBytes {
+		cells("network out", func(r compareRun) string { return bitsPerSecond(r.res, r.res.BytesSent) })
+		cells("network in", func(r compareRun) string { return bitsPerSecond(r.res, r.res.BytesReceived) })
+	}
 	fmt.Fprintf(&b, "%-*s%*d", first, "completed", col, closed.Counts.Completed)
 	for _, r := range open {
 		fmt.Fprintf(&b, "  %*d%*s", col, r.res.Counts.Completed, col, "")
@@ -457,7 +517,14 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 	for _, r := range open {
 		fmt.Fprintf(&b, "  %*s%*s", col, r.res.Verdict, col, "")
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	if haveServer {
+		b.WriteString("server: INFO commandstats per call over each run (every client of the server); p99 ≤ is the bound of LATENCY HISTOGRAM's power-of-two bucket\n")
+	}
+	if haveBytes {
+		b.WriteString("network: bytes written to and read from the sockets per second of each run, in bits (1 Mbit/s = 10^6 bit/s)\n")
+	}
+	b.WriteString("\n")
 	if len(open) > 0 {
 		b.WriteString(reading(closed, pickRun(open)) + "\n")
 	}
@@ -501,4 +568,13 @@ func reading(closed *scheduler.Result, r compareRun) string {
 		s += " (The generator fell behind at this rate: " + r.res.VerdictReason + ".)"
 	}
 	return s
+}
+
+// bitsPerSecond is n bytes over r's window as a bit rate ("3.28 Gbit/s"),
+// or "-".
+func bitsPerSecond(r *scheduler.Result, n uint64) string {
+	if secs := r.Window.Seconds(); secs > 0 {
+		return report.BitRate(float64(n) / secs)
+	}
+	return "-"
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // fillCommand is `pacer fill`: write every key of a keyspace once, with
@@ -105,19 +106,25 @@ func fillAction(c *cli.Context) error {
 		return err
 	}
 	defer mx.close()
+	stdout := c.App.Writer
+	if out.jsonPath == "-" {
+		stdout = c.App.ErrWriter // stdout carries the JSON
+	}
+	srv := askServer(c.Context, o, c.App.ErrWriter)
+	srv.noteConfig()
 	cs, err := conn.DialAll(c.Context, o, conns)
 	if err != nil {
 		return failed(fmt.Errorf("cannot connect: %w", err))
 	}
+	// stdout starts with the fill's own line (scripts read it); the
+	// identity goes with the progress, on stderr.
+	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.id))
+	before := srv.before()
 	var buildErr error
 	live := make(chan *scheduler.Live, 1)
 	stopBar := func() {}
 	if !out.quiet {
 		stopBar = fillProgress(c.App.ErrWriter, n, live)
-	}
-	stdout := c.App.Writer
-	if out.jsonPath == "-" {
-		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
 	onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
@@ -137,6 +144,10 @@ func fillAction(c *cli.Context) error {
 	endMetrics()
 	stopBar()
 	redactResult(c.Context, res)
+	var st *serverinfo.Stats
+	if res != nil {
+		st = srv.since(before)
+	}
 	if buildErr != nil {
 		return usageErrorf("%v", buildErr)
 	}
@@ -150,8 +161,9 @@ func fillAction(c *cli.Context) error {
 		if t.SLO = out.slo.Check(res); t.SLO != nil && !t.SLO.Pass {
 			code = exitSLO
 		}
+		t.Server = st
 		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t},
+			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t}, Server: srv.id,
 			Config: commonConfig{
 				target: o.Addr, conns: conns, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
 				seed: seed, tests: []string{fillID}, requests: n,
@@ -170,6 +182,7 @@ func fillAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(stdout, "filled %d keys (%s bytes each) in %.2f s: %.0f keys/s\n",
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
+	fmt.Fprintln(stdout, report.ServerBrief(st))
 	printSeed(stdout, seed)
 	if s := out.slo.Check(res); s != nil {
 		for _, l := range s.Lines() {

@@ -209,7 +209,7 @@ func compareRuns(d *report.Document) []compareRun {
 		}
 		// Text from a file reaches the terminal escaped.
 		res.Name, res.VerdictReason = safetext.Escape(res.Name), safetext.Escape(res.VerdictReason)
-		runs = append(runs, compareRun{label: res.Name, res: res})
+		runs = append(runs, compareRun{label: res.Name, res: res, server: t.Server})
 	}
 	// Without --rate the open loops ran at fixed fractions of the closed
 	// loop's throughput: name them when the rates say so.
@@ -241,8 +241,12 @@ func renderCompareDoc(w io.Writer, d *report.Document, runs []compareRun) error 
 	title, where = safetext.Escape(title), safetext.Escape(where)
 	dur := time.Duration(num("duration_s") * float64(time.Second))
 	var b strings.Builder
-	fmt.Fprintf(&b, "pacer compare: %s, %.0f connections, closed-loop pipeline %.0f, %s per run, %s\n\n",
+	fmt.Fprintf(&b, "pacer compare: %s, %.0f connections, closed-loop pipeline %.0f, %s per run, %s\n",
 		title, num("connections"), num("pipeline"), dur, where)
+	if d.Server != nil && d.Server.Available {
+		fmt.Fprintln(&b, report.ServerLine(d.Server))
+	}
+	b.WriteString("\n")
 	if err := renderCompare(&b, nil, runs); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 func runCommand() *cli.Command {
@@ -206,7 +207,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer mx.close()
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
+	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -220,10 +221,16 @@ func runAction(c *cli.Context) error {
 		Mode:      "open",
 		Tool:      report.Tool{Name: "pacer", Version: version},
 		StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Config:    cfg.echo(c.Context, faultsOf(srv)),
+		Config:    cfg.echo(c.Context, faultsOf(emb)),
 		Tests:     []report.Test{},
 	}
 	ctx := c.Context
+	srv := askServer(ctx, cfg.target, c.App.ErrWriter)
+	srv.noteConfig()
+	doc.Server = srv.id
+	// The identity heads the first test's output: a run that cannot
+	// connect says only that.
+	identity := !cfg.quiet
 	code := exitOK
 	var runErr error
 	for i, j := range cfg.work.tests {
@@ -236,6 +243,7 @@ func runAction(c *cli.Context) error {
 			runErr = err
 			break
 		}
+		before := srv.before()
 		liveCh := make(chan *scheduler.Live, 1)
 		stopProgress := func() {}
 		if !cfg.quiet {
@@ -271,12 +279,17 @@ func runAction(c *cli.Context) error {
 				return failed(jerr)
 			}
 			t.ID, t.SLO = j.id(), sloRes
+			t.Server = srv.since(before)
 			doc.Tests = append(doc.Tests, t)
 			doc.Interrupted = res.Interrupted || ctx.Err() != nil
 			if err := cfg.files.checkpoint(doc); err != nil {
 				return failed(err)
 			}
-			if werr := render(out, res, cfg.quiet, sloRes, cfg.text); werr != nil {
+			if identity {
+				fmt.Fprintf(out, "%s\n\n", report.ServerLine(srv.id))
+				identity = false
+			}
+			if werr := render(out, res, cfg.quiet, sloRes, t.Server, cfg.text); werr != nil {
 				return failed(werr)
 			}
 			code = worst(code, judge(c.App.ErrWriter, res))
@@ -315,9 +328,9 @@ func runAction(c *cli.Context) error {
 	return nil
 }
 
-func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult, o report.TextOptions) error {
+func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult, srv *serverinfo.Stats, o report.TextOptions) error {
 	if quiet {
 		return report.QuietWith(w, res, slo, o)
 	}
-	return report.TextWith(w, res, slo, o)
+	return report.TextWithServer(w, res, slo, srv, o)
 }
