@@ -18,13 +18,20 @@ import (
 // (same count, same p99.9 and max), intervals are contiguous from 0.
 func checkSeries(t *testing.T, what string, ivs []Interval, d time.Duration, total Counts, hs [3]*hdrhistogram.Histogram) {
 	t.Helper()
+	checkSeriesFrom(t, what, 0, ivs, d, total, hs)
+}
+
+// checkSeriesFrom is checkSeries for a series whose first interval starts
+// at origin (the end of a warmup).
+func checkSeriesFrom(t *testing.T, what string, origin time.Duration, ivs []Interval, d time.Duration, total Counts, hs [3]*hdrhistogram.Histogram) {
+	t.Helper()
 	if len(ivs) == 0 {
 		t.Fatalf("%s: no intervals", what)
 	}
 	var sum Counts
 	merged := [3]*hdrhistogram.Histogram{histo.New(), histo.New(), histo.New()}
 	for k, iv := range ivs {
-		if iv.Start != time.Duration(k)*d || (k < len(ivs)-1 && iv.Duration != d) || iv.Duration < 0 {
+		if iv.Start != origin+time.Duration(k)*d || (k < len(ivs)-1 && iv.Duration != d) || iv.Duration < 0 {
 			t.Fatalf("%s: interval %d starts at %v and lasts %v, with intervals of %v", what, k, iv.Start, iv.Duration, d)
 		}
 		sum.Add(iv.Counts)
@@ -168,4 +175,100 @@ func TestInterruptedSeriesStillAddsUp(t *testing.T) {
 		t.Fatalf("interrupted %v with %d intervals", res.Interrupted, len(res.Intervals))
 	}
 	checkSeries(t, "interrupted", res.Intervals, d, res.Counts, [3]*hdrhistogram.Histogram{res.Response, res.Service, res.Lag})
+}
+
+// TestWarmupIsSentButNotMeasured: a 1.2 s timeline at 4k/s whose first
+// 0.5 s is a warmup, against a redis-server paused for the first 0.4 s.
+// The warmup's 2000 requests are sent and answered, and counted only in
+// WarmupCounts: the result, its histograms (no sample of the pause), its
+// per-command results and its intervals (from 0.5 s) hold the measured
+// 2800, and still add up exactly.
+func TestWarmupIsSentButNotMeasured(t *testing.T) {
+	srv := redistest.Start(t)
+	cmds, names := mixNames(t)
+	const d = 200 * time.Millisecond
+	const warmup = 500 * time.Millisecond
+	rate := RatePerSecond(4000)
+	tl := Uniform{Rate: rate}
+	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), cmds(1), OpenConfig{
+		Timeline: tl, Rate: rate, Duration: 1200 * time.Millisecond, Interval: d, CommandNames: names,
+		Warmup: warmup,
+		OnStart: func(*Live) {
+			if err := srv.Pause(); err != nil {
+				t.Error(err)
+			}
+			time.AfterFunc(400*time.Millisecond, func() { _ = srv.Resume() })
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, c := res.WarmupCounts, res.Counts
+	if res.Warmup != warmup || w.Scheduled != 2000 || w.Completed != 2000 || w.Sent != 2000 || !w.Balanced() {
+		t.Fatalf("warmup %v, its counts %+v; want 2000 scheduled, sent and completed", res.Warmup, w)
+	}
+	if c.Scheduled != 2800 || c.Completed != 2800 || c.Sent != 2800 || !c.Balanced() {
+		t.Fatalf("measured counts %+v; want the 2800 requests after the warmup", c)
+	}
+	if n := res.Response.TotalCount(); n != int64(c.Completed) || res.Lag.TotalCount() != int64(c.Sent) {
+		t.Fatalf("histograms hold %d responses and %d lags for %d completed", n, res.Lag.TotalCount(), c.Completed)
+	}
+	// The warmup's requests waited for the pause (up to 400 ms); none of
+	// that reaches the measured histogram.
+	if m := time.Duration(res.Response.Max()); m > 200*time.Millisecond {
+		t.Fatalf("measured response max %v: the warmup's stall leaked into the result", m)
+	}
+	if res.Window < 700*time.Millisecond || res.Window > 1200*time.Millisecond {
+		t.Fatalf("window %v, want the 0.7 s after the warmup (and the last replies)", res.Window)
+	}
+	checkSeriesFrom(t, "test", warmup, res.Intervals, d, c, [3]*hdrhistogram.Histogram{res.Response, res.Service, res.Lag})
+	var perCommand Counts
+	for _, cr := range res.Commands {
+		checkSeriesFrom(t, cr.Name, warmup, cr.Intervals, d, cr.Counts, [3]*hdrhistogram.Histogram{cr.Response, cr.Service, cr.Lag})
+		perCommand.Add(cr.Counts)
+	}
+	if perCommand != c {
+		t.Fatalf("commands add up to %+v, the test counts %+v", perCommand, c)
+	}
+	// The intervals' scheduled counts come from the timeline (the last
+	// holds the rest, so it is not checked: a late wake merges it).
+	for _, iv := range res.Intervals[:2] {
+		if iv.Counts.Scheduled != 800 {
+			t.Fatalf("interval at %v: %d scheduled, want 800", iv.Start, iv.Counts.Scheduled)
+		}
+	}
+	var bytesOut uint64
+	for _, iv := range res.Intervals {
+		bytesOut += iv.BytesSent
+	}
+	// GET a / SET b x: 20 and 27 bytes; the warmup's are not counted
+	// (the bytes count from a reading at the end of the warmup).
+	if bytesOut != res.BytesSent || res.BytesSent < 2600*20 || res.BytesSent > 2800*27+200*27 {
+		t.Fatalf("bytes sent: intervals %d, test %d, for 2800 measured requests", bytesOut, res.BytesSent)
+	}
+}
+
+// TestStopDuringWarmup: a run stopped before its warmup ends measured
+// nothing, and says so with zero counts and one empty interval.
+func TestStopDuringWarmup(t *testing.T) {
+	srv := hostile.Start(t, hostile.OK)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	rate := RatePerSecond(2000)
+	res, err := RunOpen(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, Warmup: 5 * time.Second,
+		Interval: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Counts != (Counts{}) || res.WarmupCounts.Completed == 0 || !res.WarmupCounts.Balanced() {
+		t.Fatalf("interrupted %v, counts %+v, warmup %+v", res.Interrupted, res.Counts, res.WarmupCounts)
+	}
+	if len(res.Intervals) != 1 || res.Intervals[0].Start != 5*time.Second || res.Intervals[0].Duration != 0 || res.BytesSent != 0 {
+		t.Fatalf("intervals %+v, bytes %d", res.Intervals, res.BytesSent)
+	}
+	if res.Window != 0 || res.Verdict == VerdictTargetLost {
+		t.Fatalf("window %v, verdict %s", res.Window, res.Verdict)
+	}
 }

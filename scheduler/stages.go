@@ -63,11 +63,24 @@ func FormatStages(st []Stage) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(s.Duration.String())
+		b.WriteString(shortDuration(s.Duration))
 		b.WriteByte(':')
 		b.WriteString(s.Target.String())
 	}
 	return b.String()
+}
+
+// shortDuration writes d as Duration.String does, without its zero
+// minutes and seconds: 2m, 1h30m, 1h.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") || strings.HasSuffix(s, "h0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 // Stages is a piecewise-linear rate and the timeline that follows it: the

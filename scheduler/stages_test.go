@@ -28,10 +28,11 @@ func TestParseStages(t *testing.T) {
 		want    string // FormatStages of the result
 		wantErr string
 	}{
-		{"30s:1k,2m:10k,1m:10k,30s:0", "30s:1000,2m0s:10000,1m0s:10000,30s:0", ""},
-		{" 0s:500 , 1m:500 ", "0s:500,1m0s:500", ""}, // a start rate, spaces
+		{"30s:1k,2m:10k,1m:10k,30s:0", "30s:1000,2m:10000,1m:10000,30s:0", ""},
+		{" 0s:500 , 1m:500 ", "0s:500,1m:500", ""}, // a start rate, spaces
 		{"1.5s:0.5", "1.5s:0.5", ""},
-		{"1h30m:1.5M", "1h30m0s:1500000", ""},
+		{"1h30m:1.5M", "1h30m:1500000", ""},
+		{"2h:1,90s:2,1m0.5s:3,250ms:4", "2h:1,1m30s:2,1m0.5s:3,250ms:4", ""},
 		{"10s:0k", "10s:0", ""}, // zero is a rate here
 		{"10s", "", "want DURATION:RATE"},
 		{"ten:1k", "", "want a duration"},
