@@ -45,7 +45,7 @@ type Live struct {
 	Warmup time.Duration
 	// Stages is the rate the timeline follows, nil for a constant rate.
 	Stages *Stages
-	totals     func() Totals
+	totals func() Totals
 }
 
 // Totals returns the test's cumulative counts so far.

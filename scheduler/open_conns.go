@@ -19,15 +19,15 @@ type replies struct {
 	run       *openRun
 	completed atomic.Uint64
 	errors    atomic.Uint64
-	early     atomic.Uint64     // replies read before their request was written
+	early     atomic.Uint64 // replies read before their request was written
 	// warmCompleted and warmErrors count the replies to warmup requests,
 	// which are not measured.
 	warmCompleted, warmErrors atomic.Uint64
-	kinds     []kindCount       // per command of a mix; read after the reader exits
-	last      int64             // arrival of the latest reply; read after the reader exits
-	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
-	firstErr  string
-	_         [64]byte // keep neighbouring handlers' counters apart
+	kinds                     []kindCount       // per command of a mix; read after the reader exits
+	last                      int64             // arrival of the latest reply; read after the reader exits
+	codes                     map[string]uint64 // error replies by code, bounded; read after the reader exits
+	firstErr                  string
+	_                         [64]byte // keep neighbouring handlers' counters apart
 }
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
@@ -205,9 +205,9 @@ type slot struct {
 	// warmQueued counts the warmup requests queued on the current conn:
 	// its first warmQueued entries, as a conn's FIFO is in timeline order.
 	warmQueued atomic.Uint64
-	bytesOut    atomic.Uint64 // bytes written by retired conns of this slot
-	bytesIn     atomic.Uint64 // bytes read by retired conns of this slot
-	live        atomic.Pointer[conn.Conn]
+	bytesOut   atomic.Uint64 // bytes written by retired conns of this slot
+	bytesIn    atomic.Uint64 // bytes read by retired conns of this slot
+	live       atomic.Pointer[conn.Conn]
 }
 
 // tally accumulates what retired connections leave: the pacer adds to it
