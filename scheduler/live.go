@@ -41,11 +41,12 @@ type Live struct {
 	Response, Service, Lag *histo.Recorder
 	// TargetRate is the timeline's rate (zero: an unthrottled closed loop).
 	TargetRate Rate
+	totals     func() Totals
+
 	// Warmup is the leading part of the timeline that is not measured.
 	Warmup time.Duration
 	// Stages is the rate the timeline follows, nil for a constant rate.
 	Stages *Stages
-	totals func() Totals
 }
 
 // Totals returns the test's cumulative counts so far.

@@ -19,14 +19,15 @@ type replies struct {
 	run       *openRun
 	completed atomic.Uint64
 	errors    atomic.Uint64
-	early     atomic.Uint64 // replies read before their request was written
+	early     atomic.Uint64     // replies read before their request was written
+	kinds     []kindCount       // per command of a mix; read after the reader exits
+	last      int64             // arrival of the latest reply; read after the reader exits
+	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
+	firstErr  string
+
 	// warmCompleted and warmErrors count the replies to warmup requests,
 	// which are not measured.
 	warmCompleted, warmErrors atomic.Uint64
-	kinds                     []kindCount       // per command of a mix; read after the reader exits
-	last                      int64             // arrival of the latest reply; read after the reader exits
-	codes                     map[string]uint64 // error replies by code, bounded; read after the reader exits
-	firstErr                  string
 	_                         [64]byte // keep neighbouring handlers' counters apart
 }
 
