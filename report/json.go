@@ -91,6 +91,23 @@ type Test struct {
 	// Server is what the server counted during the test: its time per
 	// call for each command.
 	Server *serverinfo.Stats `json:"server,omitempty"`
+	// Stages is the rate profile of a --stages run, in order; TargetRate
+	// is then the stages' mean rate over the measured window, and each
+	// interval's scheduled count is what the profile intended in it.
+	Stages []Stage `json:"stages,omitempty"`
+	// WarmupS is the leading part of the timeline that was sent but left
+	// out of every other figure (counts, latencies, intervals, bytes);
+	// WarmupCounts accounts for its requests. Both only with --warmup.
+	WarmupS      float64           `json:"warmup_s,omitempty"`
+	WarmupCounts *scheduler.Counts `json:"warmup_counts,omitempty"`
+}
+
+// Stage is one stage of a --stages profile: over DurationS the rate goes
+// linearly from the previous stage's TargetRate (0 before the first) to
+// its own.
+type Stage struct {
+	DurationS  float64 `json:"duration_s"`
+	TargetRate float64 `json:"target_rate"`
 }
 
 // Command is one command's share of a mixed test.
@@ -172,6 +189,14 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.BytesReceivedPerS = round(float64(r.BytesReceived)/w, 3)
 	}
 	t.IntervalS = round(r.Interval.Seconds(), 6)
+	for _, s := range r.Stages {
+		t.Stages = append(t.Stages, Stage{DurationS: round(s.Duration.Seconds(), 9), TargetRate: s.Target.PerSecond()})
+	}
+	if r.Warmup > 0 {
+		t.WarmupS = round(r.Warmup.Seconds(), 9)
+		wc := r.WarmupCounts
+		t.WarmupCounts = &wc
+	}
 	if !r.Started.IsZero() {
 		t.StartedAt = r.Started.UTC().Format(time.RFC3339Nano)
 	}

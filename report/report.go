@@ -24,6 +24,14 @@ import (
 // titles) goes through safetext.Escape before it reaches a terminal:
 // control bytes and invalid UTF-8 print as \xNN, never as escape codes.
 
+// stagesMean says what the target rate of a --stages run is.
+func stagesMean(r *scheduler.Result) string {
+	if len(r.Stages) == 0 {
+		return ""
+	}
+	return " (the stages' mean over the measured window)"
+}
+
 // Text writes the human summary of one open-model result, with its SLO
 // verdict when slo is not nil.
 func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
@@ -43,10 +51,19 @@ func TextWithServer(w io.Writer, r *scheduler.Result, slo *SLOResult, srv *serve
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
 	bound := fmt.Sprintf("%.3f s", r.Window.Seconds())
-	fmt.Fprintf(&b, "  open model: %s req/s %s timeline, %d connections, %s pacing\n",
-		r.TargetRate, r.Arrival, r.Connections, r.Pacing)
+	shape := r.TargetRate.String() + " req/s"
+	if len(r.Stages) > 0 {
+		shape = "stages " + scheduler.FormatStages(r.Stages)
+	}
+	fmt.Fprintf(&b, "  open model: %s %s timeline, %d connections, %s pacing\n",
+		shape, r.Arrival, r.Connections, r.Pacing)
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
-	fmt.Fprintf(&b, "  target rate    %12.2f req/s\n", r.TargetRate.PerSecond())
+	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", r.TargetRate.PerSecond(), stagesMean(r))
+	if r.Warmup > 0 {
+		w := r.WarmupCounts
+		fmt.Fprintf(&b, "  warmup         first %s sent, left out of every figure below: scheduled %d = completed %d + errors %d + timeouts %d + unsent %d\n",
+			r.Warmup, w.Scheduled, w.Completed, w.Errors, w.Timeouts, w.Unsent)
+	}
 	fmt.Fprintf(&b, "  achieved rate  %12.2f req/s over %s\n", r.AchievedRate(), bound)
 	c := r.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",

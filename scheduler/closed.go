@@ -226,7 +226,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
 		Response: run.latency, Service: run.latency, TargetRate: cfg.Rate}
 	live.totals = run.totals
-	run.series = newSeries(cfg.Interval, run.t0, run.totals, run.latency, run.latency, run.lag, run.kinds)
+	run.series = newSeries(cfg.Interval, run.t0, 0, run.totals, run.latency, run.latency, run.lag, run.kinds)
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}

@@ -42,6 +42,11 @@ type Live struct {
 	// TargetRate is the timeline's rate (zero: an unthrottled closed loop).
 	TargetRate Rate
 	totals     func() Totals
+
+	// Warmup is the leading part of the timeline that is not measured.
+	Warmup time.Duration
+	// Stages is the rate the timeline follows, nil for a constant rate.
+	Stages *Stages
 }
 
 // Totals returns the test's cumulative counts so far.

@@ -69,6 +69,13 @@ type OpenConfig struct {
 	// Interval is the length of the result's intervals. Default
 	// DefaultInterval.
 	Interval time.Duration
+	// Warmup is the leading part of the timeline whose requests are sent
+	// but not measured: those intended before it count nowhere in the
+	// result's counts, histograms, intervals and per-command results
+	// (their own accounting is Result.WarmupCounts). The timeline does not
+	// restart after it: Duration and Requests bound the whole timeline,
+	// warmup included, and the intervals start where it ends. Zero: none.
+	Warmup time.Duration
 }
 
 // DefaultMaxBacklog is how late the open loop still sends a request.
@@ -114,8 +121,11 @@ func (c *OpenConfig) Validate() error {
 	if c.Duration <= 0 && c.Requests == 0 {
 		return errors.New("open run needs a duration or a request count")
 	}
-	if c.Duration < 0 || c.Drain < 0 || c.LagLimit < 0 || c.Interval < 0 {
+	if c.Duration < 0 || c.Drain < 0 || c.LagLimit < 0 || c.Interval < 0 || c.Warmup < 0 {
 		return errors.New("negative duration")
+	}
+	if c.Warmup > 0 && c.Duration > 0 && c.Warmup >= c.Duration {
+		return errors.New("the warmup does not end before the timeline does")
 	}
 	return nil
 }
@@ -191,11 +201,14 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 
 	p := newPacer(run, cmds, &stop)
 	p.onStart = func(t0 int64) {
-		run.series = newSeries(cfg.Interval, t0, run.totals, run.response, run.service, run.lag, run.kinds)
+		if cfg.Warmup > 0 {
+			run.warmEnd = t0 + int64(cfg.Warmup)
+		}
+		run.series = newSeries(cfg.Interval, t0, cfg.Warmup, run.totals, run.response, run.service, run.lag, run.kinds)
 		if cfg.OnStart != nil {
 			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
-				Duration: cfg.Duration, Requests: cfg.Requests,
-				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: cfg.Rate,
+				Duration: cfg.Duration, Requests: cfg.Requests, Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
+				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg),
 				totals: func() Totals {
 					t := run.totals()
 					t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
@@ -247,7 +260,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 			run.account(s.c, s, end, t)
 		}
 	}
-	var cnt Counts
+	var cnt, warm Counts
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
@@ -257,6 +270,9 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		early += h.early.Load()
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
+		warm.Completed += h.warmCompleted.Load()
+		warm.Errors += h.warmErrors.Load()
+		warm.Sent += s.warmSent.Load()
 		for k, v := range h.codes {
 			codes[k] += v
 		}
@@ -281,11 +297,21 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	}
 	run.handoffMu.Unlock()
 	// Requests due but never queued (connections full, dead, or a stop),
-	// and those dropped for being too late.
+	// and those dropped for being too late. The warmup's are the first
+	// warmN of the timeline.
 	queued := p.next
 	scheduled := countFrom(p.tl, queued, p.end, p.limit)
-	cnt.Scheduled = scheduled
-	cnt.Unsent += scheduled - queued + p.dropped
+	warmN := uint64(0)
+	if p.warmup > 0 {
+		warmN = min(countFrom(p.tl, 0, p.warmup, p.limit), scheduled)
+	}
+	warmNeverQueued := warmN - min(queued, warmN)
+	cnt.Scheduled = scheduled - warmN
+	cnt.Unsent += scheduled - queued - warmNeverQueued + p.dropped
+	warm.Scheduled = warmN
+	warm.Errors += t.warm.errors
+	warm.Timeouts = t.warm.timeouts
+	warm.Unsent = t.warm.unsent + warmNeverQueued + p.warmDropped
 	p.noteBlocked(false, end)
 
 	cfg := run.cfg
@@ -293,11 +319,12 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	if windowEnd == math.MaxInt64 {
 		windowEnd = 0
 	}
-	window := max(windowEnd, last-p.t0)
+	// The measured window starts where the warmup ends.
+	window := max(windowEnd, last-p.t0) - min(p.warmup, windowEnd)
 	res := &Result{
 		Name:           cfg.Name,
 		Mode:           "open",
-		TargetRate:     cfg.Rate,
+		TargetRate:     targetRate(cfg),
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
 		Connections:    len(run.slots),
@@ -318,6 +345,9 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		DroppedBacklog: p.dropped,
 		Unsolicited:    t.unsolicited + early,
 		ClockErrors:    run.clockErrors.Load(),
+		Warmup:         cfg.Warmup,
+		WarmupCounts:   warm,
+		Stages:         stageList(cfg.Timeline),
 	}
 	if run.kinds != nil {
 		tallies := make([][]kindCount, len(run.slots))
@@ -335,7 +365,32 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	if !cnt.Balanced() {
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", cnt)
 	}
+	if !warm.Balanced() || warm.Sent != warm.Completed+warm.Errors+warm.Timeouts {
+		return res, fmt.Errorf("internal error: the warmup's counts do not add up: %+v", warm)
+	}
 	return res, nil
+}
+
+// targetRate is the rate of the report: cfg.Rate, or when it is unset
+// and the timeline follows stages, their mean over the measured window.
+func targetRate(cfg OpenConfig) Rate {
+	st := StagesOf(cfg.Timeline)
+	if !cfg.Rate.IsZero() || st == nil {
+		return cfg.Rate
+	}
+	end := int64(st.Duration())
+	if cfg.Duration > 0 {
+		end = min(end, int64(cfg.Duration))
+	}
+	return RatePerSecond(st.Mean(int64(cfg.Warmup), end))
+}
+
+// stageList is the stages tl follows, nil for a constant rate.
+func stageList(tl Timeline) []Stage {
+	if st := StagesOf(tl); st != nil {
+		return st.List()
+	}
+	return nil
 }
 
 // finishSeries closes the interval series at end and spreads the scheduled
@@ -346,6 +401,7 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 		total.BytesSent += s.bytesOut.Load()
 		total.BytesReceived += s.bytesIn.Load()
 	}
+	total = run.series.measuredBytes(total)
 	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
 	ivs, kinds, err := run.series.finish(end, total, res.Commands)
 	if err != nil {

@@ -26,8 +26,11 @@ type pacer struct {
 	limit uint64 // request count bound (MaxUint64 when the duration bounds)
 	next  uint64 // next index to queue or drop
 	// dropped counts requests skipped as unsent because they were more
-	// than MaxBacklog late when their turn came.
-	dropped uint64
+	// than MaxBacklog late when their turn came; warmDropped those of the
+	// warmup.
+	dropped, warmDropped uint64
+	// warmup is the offset where the measured window starts (0: none).
+	warmup int64
 	// blocked is how long the timeline was held back by full or missing
 	// connections.
 	blocked      int64
@@ -55,6 +58,7 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		stop:    stop,
 		limit:   math.MaxUint64,
 		isDirty: make([]bool, len(run.slots)),
+		warmup:  int64(cfg.Warmup),
 	}
 	if cfg.Requests > 0 {
 		p.limit = cfg.Requests
@@ -212,8 +216,12 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			return emitDone
 		}
 		if el-off > maxLate {
-			p.dropped++
-			p.run.accounted.dropped.Add(1)
+			if off < p.warmup {
+				p.warmDropped++
+			} else {
+				p.dropped++
+				p.run.accounted.dropped.Add(1)
+			}
 			p.next++
 			continue
 		}
@@ -230,7 +238,11 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			return emitNoConns
 		}
 		cmd, kind := p.cmds.Next()
-		p.run.slots[i].c.Queue(cmd, p.t0+off, kind)
+		s := p.run.slots[i]
+		if off < p.warmup {
+			s.warmQueued.Add(1)
+		}
+		s.c.Queue(cmd, p.t0+off, kind)
 		if !p.isDirty[i] {
 			p.isDirty[i] = true
 			p.dirty = append(p.dirty, i)

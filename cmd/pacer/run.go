@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -18,8 +19,10 @@ import (
 func runCommand() *cli.Command {
 	flags := targetFlags()
 	flags = append(flags,
-		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required)", Category: catLoad},
-		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "`DURATION` of each test's timeline", Category: catLoad},
+		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required, unless --stages)", Category: catLoad},
+		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "`DURATION` of each test's measured timeline", Category: catLoad},
+		&cli.StringFlag{Name: "stages", Usage: "a rate that ramps linearly through `STAGES` DURATION:RATE,... from 0 (k6's ramping-arrival-rate), e.g. 30s:1k,2m:10k,1m:10k,30s:0; a 0s stage steps the rate; replaces --rate and --duration", Category: catLoad},
+		&cli.DurationFlag{Name: "warmup", Usage: "send the first `DURATION` of the timeline but leave it out of the results (added before --duration; the first part of --stages)", Category: catLoad},
 		&cli.Int64Flag{Name: "n", Usage: "`N` requests per test (instead of --duration; with both, whichever ends first)", DefaultText: "none", Category: catLoad},
 		connsFlag(50),
 		arrivalFlag(),
@@ -65,8 +68,13 @@ type runConfig struct {
 	target   conn.Options
 	conns    int
 	rate     scheduler.Rate
-	duration time.Duration
-	requests uint64
+	duration time.Duration // the measured part of the timeline (with --stages: all of it)
+	requests uint64        // measured requests (0: no bound)
+	// stages is the rate profile (nil: the constant rate); warmup the
+	// leading part of the timeline not measured.
+	stages   *scheduler.Stages
+	stageArg string
+	warmup   time.Duration
 	arrival  string
 	seed     uint64
 	pacing   scheduler.Pacing
@@ -90,24 +98,8 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
-	if !c.IsSet("rate") {
-		return nil, usageErrorf("--rate is required (for example --rate 10k)")
-	}
-	if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
-		return nil, usageErrorf("--rate: %v", err)
-	}
-	cfg.duration = c.Duration("duration")
-	if n := c.Int64("n"); c.IsSet("n") {
-		if n <= 0 {
-			return nil, usageErrorf("-n %d: want a positive number of requests", n)
-		}
-		cfg.requests = uint64(n)
-		if !c.IsSet("duration") {
-			cfg.duration = 0 // -n alone bounds the run
-		}
-	}
-	if c.IsSet("duration") && cfg.duration <= 0 || cfg.requests == 0 && cfg.duration <= 0 {
-		return nil, usageErrorf("--duration %s: want a positive duration such as 10s or 2m", c.Duration("duration"))
+	if err := parseRateOrStages(c, cfg); err != nil {
+		return nil, err
 	}
 	if cfg.conns, err = parseConns(c); err != nil {
 		return nil, err
@@ -171,11 +163,85 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	return cfg, nil
 }
 
+// parseRateOrStages reads the timeline's shape: --rate with --duration
+// and/or -n, or --stages (with -n if wanted), and --warmup.
+func parseRateOrStages(c *cli.Context, cfg *runConfig) error {
+	if c.IsSet("stages") {
+		for _, f := range []string{"rate", "duration"} {
+			if c.IsSet(f) {
+				return usageErrorf("--stages replaces --rate and --duration: give one or the other")
+			}
+		}
+		cfg.stageArg = c.String("stages")
+		list, err := scheduler.ParseStages(cfg.stageArg)
+		if err == nil {
+			cfg.stages, err = scheduler.NewStages(list)
+		}
+		if err != nil {
+			return usageErrorf("--stages: %v", err)
+		}
+		cfg.duration = cfg.stages.Duration()
+	} else {
+		if !c.IsSet("rate") {
+			return usageErrorf("--rate is required (for example --rate 10k), or --stages")
+		}
+		var err error
+		if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
+			return usageErrorf("--rate: %v", err)
+		}
+		cfg.duration = c.Duration("duration")
+	}
+	if n := c.Int64("n"); c.IsSet("n") {
+		if n <= 0 {
+			return usageErrorf("-n %d: want a positive number of requests", n)
+		}
+		cfg.requests = uint64(n)
+		if !c.IsSet("duration") && cfg.stages == nil {
+			cfg.duration = 0 // -n alone bounds the run
+		}
+	}
+	if c.IsSet("duration") && cfg.duration <= 0 || cfg.requests == 0 && cfg.duration <= 0 {
+		return usageErrorf("--duration %s: want a positive duration such as 10s or 2m", c.Duration("duration"))
+	}
+	cfg.warmup = c.Duration("warmup")
+	switch {
+	case cfg.warmup < 0 || c.IsSet("warmup") && cfg.warmup == 0:
+		return usageErrorf("--warmup %s: want a positive duration such as 5s", cfg.warmup)
+	case cfg.stages != nil && cfg.warmup >= cfg.duration:
+		return usageErrorf("--warmup %s: the stages last %s; the warmup must end before them", cfg.warmup, cfg.duration)
+	case cfg.duration > 0 && cfg.warmup > math.MaxInt64-cfg.duration:
+		return usageErrorf("--warmup %s: too long", cfg.warmup)
+	}
+	return nil
+}
+
 func (cfg *runConfig) timeline(i int) scheduler.Timeline {
-	if cfg.arrival == "poisson" {
+	switch {
+	case cfg.stages != nil && cfg.arrival == "poisson":
+		return scheduler.NewStagedPoisson(cfg.stages, cfg.seed+uint64(i))
+	case cfg.stages != nil:
+		return cfg.stages
+	case cfg.arrival == "poisson":
 		return scheduler.NewPoisson(cfg.rate, cfg.seed+uint64(i))
 	}
 	return scheduler.Uniform{Rate: cfg.rate}
+}
+
+// bounds returns the whole timeline's length and request bound for tl:
+// with --rate the warmup comes before --duration and -n's requests; with
+// --stages it is their first part, and -n counts the measured requests.
+func (cfg *runConfig) bounds(tl scheduler.Timeline) (time.Duration, uint64) {
+	d, n := cfg.duration, cfg.requests
+	if cfg.warmup == 0 {
+		return d, n
+	}
+	if d > 0 && cfg.stages == nil {
+		d += cfg.warmup
+	}
+	if n > 0 {
+		n += scheduler.Count(tl, int64(cfg.warmup), math.MaxUint64)
+	}
+	return d, n
 }
 
 func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
@@ -185,6 +251,10 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 		"max_inflight": cfg.target.MaxInflight,
 		"max_buffer":   cfg.target.MaxBuffer,
 		"drain_s":      cfg.drain.Seconds(),
+		"warmup_s":     cfg.warmup.Seconds(),
+	}
+	if cfg.stages != nil {
+		extra["stages"] = cfg.stageArg
 	}
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
 		extra["command"] = cfg.work.tests[0].title
@@ -249,15 +319,18 @@ func runAction(c *cli.Context) error {
 		if !cfg.quiet {
 			stopProgress = newProgress(c.App.ErrWriter).watch(j.title, liveCh)
 		}
+		tl := cfg.timeline(i)
+		duration, requests := cfg.bounds(tl)
 		onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l })
 		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 			OnStart:      onStart,
 			CommandNames: j.names,
 			Name:         j.title,
-			Timeline:     cfg.timeline(i),
+			Timeline:     tl,
 			Rate:         cfg.rate,
-			Duration:     cfg.duration,
-			Requests:     cfg.requests,
+			Duration:     duration,
+			Requests:     requests,
+			Warmup:       cfg.warmup,
 			Pacing:       cfg.pacing,
 			Drain:        cfg.drain,
 			LagLimit:     cfg.lagLimit,
