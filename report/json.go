@@ -154,7 +154,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		Name:          r.Name,
 		Mode:          r.Mode,
 		AchievedRate:  round(r.AchievedRate(), 3),
-		DurationS:     round(r.Window.Seconds(), 6),
+		DurationS:     r.Window.Seconds(), // exact to the ns: renderers recompute rates from it,
 		Counts:        r.Counts,
 		Errors:        r.ErrorCodes,
 		FirstError:    r.FirstError,
