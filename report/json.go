@@ -179,7 +179,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	if t.ResponseMs, t.ServiceMs, t.SendLagMs, t.Histograms, err = latencies(r.Response, r.Service, r.Lag); err != nil {
 		return t, err
 	}
-	if r.Lag != nil && r.Mode == "open" {
+	if r.Lag != nil && (r.Mode == "open" || r.LagLimit > 0) { // open, or a throttled closed loop
 		limit := histo.Millis(int64(r.LagLimit))
 		t.LagLimitMs = &limit
 	}

@@ -37,7 +37,7 @@ func TestRenderRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sr := slo.Check(orig)
+	sr := mustCheck(t, slo, orig)
 	var want bytes.Buffer
 	if err := Text(&want, orig, sr); err != nil {
 		t.Fatal(err)

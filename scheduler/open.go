@@ -208,7 +208,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		if cfg.OnStart != nil {
 			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
 				Duration: cfg.Duration, Requests: cfg.Requests, Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
-				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg),
+				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections,
 				totals: func() Totals {
 					t := run.totals()
 					t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
@@ -313,6 +313,14 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	warm.Timeouts = t.warm.timeouts
 	warm.Unsent = t.warm.unsent + warmNeverQueued + p.warmDropped
 	p.noteBlocked(false, end)
+	// Still held back at the end: what was never sent waited for the
+	// target, and so did what was queued in the last episode.
+	heldOpen := p.inEpisode
+	p.caughtUp()
+	heldUnsent := p.heldDropped
+	if heldOpen {
+		heldUnsent = cnt.Unsent
+	}
 
 	cfg := run.cfg
 	windowEnd := p.end
@@ -342,6 +350,8 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		ConnsLost:      run.connsLost.Load(),
 		Reconnects:     run.reconnects.Load(),
 		Blocked:        time.Duration(p.blocked),
+		HeldSent:       min(p.heldSent, cnt.Sent),
+		HeldUnsent:     min(heldUnsent, cnt.Unsent),
 		DroppedBacklog: p.dropped,
 		Unsolicited:    t.unsolicited + early,
 		ClockErrors:    run.clockErrors.Load(),
@@ -426,30 +436,24 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 }
 
 // verdict decides whether the run measured its target (target_lost when
-// not) and whether the generator kept the timeline.
+// not) and, without an SLO, whether the generator kept the timeline (see
+// Assess and Health.Verdict).
 func verdict(r *Result, allGone bool) (string, string) {
 	if lost, why := targetLost(r.Counts, allGone, r.FirstError); lost {
 		return VerdictTargetLost, why
 	}
-	lagP99 := time.Duration(r.Lag.ValueAtQuantile(99))
-	sentShare := 1.0
-	if r.Counts.Scheduled > 0 {
-		sentShare = float64(r.Counts.Sent) / float64(r.Counts.Scheduled)
+	return Assess(r).Verdict()
+}
+
+// connections counts the live connections, for observers.
+func (run *openRun) connections() Connections {
+	c := Connections{Of: len(run.slots), Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
+	for _, s := range run.slots {
+		if k := s.conn(); k != nil && !k.Dead() {
+			c.Open++
+		}
 	}
-	why := ""
-	if r.Blocked > 0 {
-		why = fmt.Sprintf("; sends were held back %.1f s by full or missing connections", r.Blocked.Seconds())
-	}
-	switch {
-	case r.Counts.Scheduled > 0 && sentShare < MinSentFraction:
-		return VerdictGeneratorBehind, fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)%s",
-			sentShare*100, MinSentFraction*100, why)
-	case lagP99 > r.LagLimit:
-		return VerdictGeneratorBehind, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms%s",
-			histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)), why)
-	}
-	return VerdictOK, fmt.Sprintf("send lag p99 %.3f ms ≤ %.3f ms, %.2f%% of scheduled sent",
-		histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)), sentShare*100)
+	return c
 }
 
 // runtimeGC collects the set-up garbage (rings, recorders, buffers) before

@@ -35,6 +35,14 @@ type pacer struct {
 	// connections.
 	blocked      int64
 	blockedSince int64
+	// A held-back episode runs from the moment no connection could take
+	// a due request until everything due is queued again: whatever is
+	// queued or dropped meanwhile waited for the target. heldSent and
+	// heldDropped count those requests over the closed episodes; epNext
+	// and epDropped are next and dropped when the open one began.
+	inEpisode             bool
+	epNext, epDropped     uint64
+	heldSent, heldDropped uint64
 	// stoppedAt is the offset at which an interrupted timeline stopped.
 	stoppedAt    int64
 	rr           int // next connection in rotation
@@ -130,6 +138,9 @@ func (p *pacer) loop() {
 		outcome := p.emit(horizon, el)
 		p.flush()
 		p.noteBlocked(outcome == emitBlocked, now)
+		if outcome == emitDone {
+			p.caughtUp()
+		}
 		if outcome == emitNoConns {
 			p.failure = errors.New("all connections lost")
 			p.stoppedAt = el
@@ -171,10 +182,24 @@ func (p *pacer) noteBlocked(blocked bool, now int64) {
 	switch {
 	case blocked && p.blockedSince == 0:
 		p.blockedSince = now
+		if !p.inEpisode {
+			p.inEpisode, p.epNext, p.epDropped = true, p.next, p.dropped
+		}
 	case !blocked && p.blockedSince != 0:
 		p.blocked += now - p.blockedSince
 		p.blockedSince = 0
 	}
+}
+
+// caughtUp closes a held-back episode: everything due is queued.
+func (p *pacer) caughtUp() {
+	if !p.inEpisode {
+		return
+	}
+	p.inEpisode = false
+	d := p.dropped - p.epDropped
+	p.heldDropped += d
+	p.heldSent += p.next - p.epNext - d
 }
 
 // pollInterval is how soon to look again when sends are blocked.

@@ -234,6 +234,12 @@ type Result struct {
 	// Blocked is how long the open timeline was held back by full or
 	// missing connections.
 	Blocked time.Duration
+	// HeldSent and HeldUnsent count the requests the target held back:
+	// sent, or left unsent, from a moment no connection could take a due
+	// request until everything due was queued again (or the run ended).
+	// Their lateness is the server's doing, not the generator's (see
+	// Assess).
+	HeldSent, HeldUnsent uint64
 	// DroppedBacklog counts requests unsent because they were more than
 	// MaxBacklog late when their turn came.
 	DroppedBacklog uint64

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -127,27 +128,27 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
 
-// judge maps a test's verdict to an exit code and, when the test failed,
-// says why on stderr: target_lost (the server went away, or nothing
-// completed) is a failed run (1), generator_behind an untrusted one (4). A
-// test that scheduled requests and completed none failed whatever the
-// verdict says, unless it was interrupted before anything could complete.
-func judge(stderr io.Writer, res *scheduler.Result) int {
-	switch {
-	case res == nil:
+// judge applies the trust rule (report.Judge) to a test's result and its
+// SLO verdict (nil without --slo): it sets the result's verdict and reason
+// and returns the exit code. A failed run (target_lost: the server went
+// away, or nothing completed) says why on stderr and is 1; a result that
+// cannot be trusted says why and is 4 (generator_behind); an SLO the
+// server missed is 3.
+func judge(stderr io.Writer, res *scheduler.Result, slo *report.SLOResult) int {
+	if res == nil {
 		return exitOK
-	case res.Verdict == scheduler.VerdictTargetLost:
-		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", res.Name, oneLine(res.VerdictReason))
+	}
+	j := report.Judge(res, slo)
+	res.Verdict, res.VerdictReason = j.Verdict, j.Reason
+	switch j.Outcome {
+	case report.Failed:
+		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", res.Name, oneLine(j.Reason))
 		return exitFailed
-	case !res.Interrupted && res.Counts.Scheduled > 0 && res.Counts.Completed == 0:
-		why := ""
-		if res.FirstError != "" {
-			why = " (first error: " + oneLine(res.FirstError) + ")"
-		}
-		fmt.Fprintf(stderr, "pacer: %s: target lost: none of %d requests completed%s\n", res.Name, res.Counts.Scheduled, why)
-		return exitFailed
-	case res.Verdict != scheduler.VerdictOK:
+	case report.Untrusted:
+		fmt.Fprintf(stderr, "pacer: %s: not trustworthy: %s\n", res.Name, oneLine(j.Reason))
 		return exitUntrusted
+	case report.Violated:
+		return exitSLO
 	}
 	return exitOK
 }

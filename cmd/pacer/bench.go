@@ -296,8 +296,13 @@ func benchAction(c *cli.Context) error {
 				return err
 			}
 			t.ID, t.Name = jobs[i].id(), cfg.title(jobs[i])
-			t.SLO = cfg.slo.Check(res)
+			if t.SLO, err = cfg.slo.Check(res); err != nil {
+				return err
+			}
 			t.Server = mergedServer[i]
+			// A merged result (-l) is judged as one.
+			j := report.Judge(res, t.SLO)
+			t.Verdict, t.VerdictReason = j.Verdict, j.Reason
 			doc.Tests = append(doc.Tests, t)
 		}
 		return cfg.files.write(stdout, doc)
@@ -309,7 +314,6 @@ func benchAction(c *cli.Context) error {
 	}
 	errPrinter := newErrorPrinter(redactingWriter(ctx, out))
 	progress := term.IsTerminal(fdOf(out)) && !cfg.csv
-	sloFailed := false
 	code := exitOK
 	for round := 0; ; round++ {
 		for i, j := range jobs {
@@ -319,13 +323,15 @@ func benchAction(c *cli.Context) error {
 			if st != nil && full && res != nil && !res.Interrupted && runErr == nil {
 				fmt.Fprintln(stderr, report.ServerBrief(st))
 			}
+			var sloRes *report.SLOResult
 			if res != nil {
-				if s := cfg.slo.Check(res); s != nil {
-					for _, l := range s.Lines() {
+				var err error
+				if sloRes, err = cfg.slo.Check(res); err != nil {
+					return failed(err)
+				}
+				if sloRes != nil {
+					for _, l := range sloRes.Lines() {
 						fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
-					}
-					if !s.Pass {
-						sloFailed = true
 					}
 				}
 				if cfg.files.any() {
@@ -351,7 +357,7 @@ func benchAction(c *cli.Context) error {
 				cfg.printSeed(stderr)
 				return exitCode(exitInterrupted)
 			}
-			code = worst(code, judge(stderr, res))
+			code = worst(code, judge(stderr, res, sloRes))
 		}
 		if !(len(jobs) == 1 && jobs[0].custom) && !cfg.csv {
 			fmt.Fprint(out, "\n")
@@ -364,9 +370,6 @@ func benchAction(c *cli.Context) error {
 		return failed(err)
 	}
 	cfg.printSeed(stderr)
-	if sloFailed {
-		code = worst(code, exitSLO)
-	}
 	if code != exitOK {
 		return exitCode(code)
 	}

@@ -262,7 +262,9 @@ func TestBenchJSONAndRate(t *testing.T) {
 			args = append(args, "--rate", rate)
 		}
 		code, stdout, stderr := pacer(t, args...)
-		if code != 0 {
+		// A throttled loop that fell behind its rate (the limiter forgets
+		// what a busy machine made it miss) is generator_behind: exit 4.
+		if code != 0 && !(rate != "" && code == exitUntrusted) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		var doc struct {

@@ -196,8 +196,20 @@ func compareAction(c *cli.Context) error {
 	var runs []compareRun
 	finish := func(runErr error) error {
 		code := exitOK
-		for _, r := range runs {
+		slos := make([]*report.SLOResult, len(runs))
+		for i, r := range runs {
 			redactResult(ctx, r.res)
+			if r.res.Mode == "open" {
+				// The SLO judges the open loop: the closed loop's numbers
+				// are the ones that hide queueing.
+				var err error
+				if slos[i], err = cfg.output.slo.Check(r.res); err != nil {
+					return failed(err)
+				}
+			}
+			// The verdict is the trust rule's, before anything is shown.
+			j := report.Judge(r.res, slos[i])
+			r.res.Verdict, r.res.VerdictReason = j.Verdict, j.Reason
 			t, err := report.FromResult(r.res)
 			if err != nil {
 				return failed(err)
@@ -205,13 +217,7 @@ func compareAction(c *cli.Context) error {
 			// Every run has the test's ID: mode and target_rate tell them apart.
 			t.ID, t.Name = cfg.test.id(), r.label
 			t.Server = r.server
-			if r.res.Mode == "open" {
-				// The SLO judges the open loop: the closed loop's numbers
-				// are the ones that hide queueing.
-				if t.SLO = cfg.output.slo.Check(r.res); t.SLO != nil && !t.SLO.Pass {
-					code = worst(code, exitSLO)
-				}
-			}
+			t.SLO = slos[i]
 			doc.Tests = append(doc.Tests, t)
 		}
 		doc.Interrupted = ctx.Err() != nil
@@ -242,8 +248,8 @@ func compareAction(c *cli.Context) error {
 		case ctx.Err() != nil:
 			return exitCode(exitInterrupted)
 		}
-		for _, r := range runs {
-			code = worst(code, judge(stderr, r.res))
+		for i, r := range runs {
+			code = worst(code, judge(stderr, r.res, slos[i]))
 		}
 		if code != exitOK {
 			return exitCode(code)
@@ -371,9 +377,10 @@ func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, str
 	if cfg.arrival == "poisson" {
 		tl = scheduler.NewPoisson(rate, cfg.seed+uint64(i))
 	}
-	live := make(chan *scheduler.Live, 1)
+	live, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
-	onStart, endMetrics := cfg.metrics.hook(openRunLabel(cfg.title, rate), metrics.ModeOpen, func(l *scheduler.Live) { live <- l })
+	stopConns := watchConnections(stderr, fmt.Sprintf("%s (open loop at %s req/s)", cfg.title, rate), connCh)
+	onStart, endMetrics := cfg.metrics.hook(openRunLabel(cfg.title, rate), metrics.ModeOpen, func(l *scheduler.Live) { live <- l; connCh <- l })
 	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
 		CommandNames: cfg.test.names, Interval: cfg.output.interval,
@@ -386,6 +393,7 @@ func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, str
 	})
 	endMetrics()
 	stop()
+	stopConns()
 	if err != nil {
 		return res, failed(err)
 	}
@@ -547,27 +555,44 @@ func pickRun(open []compareRun) compareRun {
 	return open[best]
 }
 
+// Comparable rates: above compareMaxShare of the closed loop's throughput
+// the open loop overloads the server, and its queueing is overload, not
+// what the closed loop hides: no conclusion. Below compareMinShare the two
+// loops measure different loads: a far higher open-loop p99 still shows
+// what the closed loop hides (a lighter load, more latency), but agreement
+// means nothing.
+const (
+	compareMinShare = 0.5
+	compareMaxShare = 1.05
+)
+
 // reading is the one-sentence interpretation of the gap between the
-// closed loop's p99 and the open loop's response p99.
+// closed loop's p99 and the open loop's response p99. It states the rates
+// compared and concludes only when both runs are trustworthy (verdict ok)
+// and comparable (see compareMinShare).
 func reading(closed *scheduler.Result, r compareRun) string {
 	cp := histo.Summarize(closed.Response).P99
 	op := histo.Summarize(r.res.Response).P99
-	at := fmt.Sprintf("at %s req/s", r.res.TargetRate)
-	if r.fraction > 0 {
-		at += fmt.Sprintf(" (%.0f%% of the closed loop's throughput)", r.fraction*100)
+	cr, or := closed.AchievedRate(), r.res.TargetRate.PerSecond()
+	share := 0.0
+	if cr > 0 {
+		share = or / cr
 	}
-	var s string
-	if op > 2*cp && op-cp > 1 {
-		s = fmt.Sprintf("Closed-loop p99 (%.3f ms) hides %.1f ms of queueing %s: the open loop's response p99 is %.1f ms — coordinated omission.",
-			cp, op-cp, at, op)
-	} else {
-		s = fmt.Sprintf("Open and closed loops agree %s: response p99 %.3f ms against the closed loop's %.3f ms — no hidden queueing at this rate.",
-			at, op, cp)
+	s := fmt.Sprintf("Closed loop at %.0f req/s (its own pace) against open loop at %s req/s (%.0f%% of it)", cr, r.res.TargetRate, 100*share)
+	switch {
+	case closed.Verdict != scheduler.VerdictOK:
+		return s + ": no conclusion, the closed run is not trustworthy (" + closed.Verdict + ": " + closed.VerdictReason + ")."
+	case r.res.Verdict != scheduler.VerdictOK:
+		return s + ": no conclusion, the open run is not trustworthy (" + r.res.Verdict + ": " + r.res.VerdictReason + ")."
+	case share > compareMaxShare:
+		return s + fmt.Sprintf(": no conclusion, the open loop offered more than the closed loop's throughput, so its response p99 (%.3f ms against %.3f ms) shows overload, not hidden queueing.", op, cp)
+	case op > 2*cp && op-cp > 1:
+		// A lighter load with a far higher p99: whatever the share.
+		return s + fmt.Sprintf(": the closed-loop p99 (%.3f ms) hides %.1f ms of queueing, the open loop's response p99 is %.1f ms — coordinated omission.", cp, op-cp, op)
+	case share < compareMinShare:
+		return s + fmt.Sprintf(": no conclusion, the loads are too far apart to compare (response p99 %.3f ms against the closed loop's %.3f ms); run the open loop nearer the closed loop's throughput (--rate).", op, cp)
 	}
-	if r.res.Verdict != scheduler.VerdictOK {
-		s += " (The generator fell behind at this rate: " + r.res.VerdictReason + ".)"
-	}
-	return s
+	return s + fmt.Sprintf(": response p99 %.3f ms against the closed loop's %.3f ms — no hidden queueing at this rate.", op, cp)
 }
 
 // bitsPerSecond is n bytes over r's window as a bit rate ("3.28 Gbit/s"),

@@ -158,7 +158,11 @@ func fillAction(c *cli.Context) error {
 			return failed(jerr)
 		}
 		t.ID = fillID
-		if t.SLO = out.slo.Check(res); t.SLO != nil && !t.SLO.Pass {
+		var serr error
+		if t.SLO, serr = out.slo.Check(res); serr != nil {
+			return failed(serr)
+		}
+		if t.SLO != nil && !t.SLO.Pass {
 			code = exitSLO
 		}
 		t.Server = st
@@ -184,7 +188,11 @@ func fillAction(c *cli.Context) error {
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
 	fmt.Fprintln(stdout, report.ServerBrief(st))
 	printSeed(stdout, seed)
-	if s := out.slo.Check(res); s != nil {
+	s, serr := out.slo.Check(res)
+	if serr != nil {
+		return failed(serr)
+	}
+	if s != nil {
 		for _, l := range s.Lines() {
 			fmt.Fprintf(stdout, "fill: %s\n", l)
 		}
@@ -192,7 +200,7 @@ func fillAction(c *cli.Context) error {
 			code = exitSLO
 		}
 	}
-	code = worst(code, judge(c.App.ErrWriter, res)) // nothing completed: exit 1
+	code = worst(code, judge(c.App.ErrWriter, res, s)) // nothing completed: exit 1
 	if code != exitOK {
 		return exitCode(code)
 	}

@@ -126,14 +126,16 @@ type outputSpec struct {
 	latency bool
 }
 
-// outputFlags are -q, --json, -e, --slo, --interval and --metrics-addr, and
-// with spec.latency --hdr-log, --hdr-spectrum and --percentiles.
+// outputFlags are -q, --json, -e, --slo, --slo-window, --interval and
+// --metrics-addr, and with spec.latency --hdr-log, --hdr-spectrum and
+// --percentiles.
 func outputFlags(s outputSpec) []cli.Flag {
 	fl := []cli.Flag{
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
 		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
 		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
+		&cli.DurationFlag{Name: "slo-window", Usage: "require every window of `DURATION` (a multiple of --interval) to meet --slo, not just the whole test; each clause reports its worst window", Category: catOutput},
 		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each test into intervals of `DURATION` (at least %s) with their own counts and histograms (JSON intervals)", minInterval), Category: catOutput},
 		metricsFlag(),
 	}
@@ -174,6 +176,16 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 		if o.slo, err = report.ParseSLO(c.String("slo")); err != nil {
 			return o, usageErrorf("%v", err)
 		}
+	}
+	if c.IsSet("slo-window") {
+		w := c.Duration("slo-window")
+		switch {
+		case !c.IsSet("slo"):
+			return o, usageErrorf("--slo-window %s needs --slo", w)
+		case w <= 0 || w%o.interval != 0:
+			return o, usageErrorf("--slo-window %s: want a positive multiple of --interval %s", w, o.interval)
+		}
+		o.slo.Window = w
 	}
 	o.files = resultFiles{json: o.jsonPath, hdrLog: c.String("hdr-log"), hdrSpectrum: c.String("hdr-spectrum")}
 	if err := o.files.check(); err != nil {
@@ -346,10 +358,11 @@ func helpArgs(args []string) []string {
 // exitCodeHelp is the exit-code table every help ends with.
 const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1, 4, 3):
    0    ok
-   1    the run failed (no server, every connection lost: verdict target_lost)
+   1    the run failed (no server, every connection lost or nothing completed: verdict target_lost)
    2    usage: a bad flag or argument, one line on stderr
-   3    a test missed its --slo
-   4    the result is not trustworthy (verdict generator_behind)
+   3    a test missed its --slo, and the generator's lateness cannot explain it
+   4    the result is not trustworthy (verdict generator_behind): a material send lag,
+        a violation the lag could explain, or a passing SLO on an under-delivered load
    130  interrupted by Ctrl-C, SIGTERM or SIGHUP (partial results are printed and written)
    131  SIGQUIT: every goroutine's stack on stderr
 `

@@ -33,7 +33,7 @@ func runCommand() *cli.Command {
 		drainFlag(),
 		timeoutFlag(),
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
+		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
 	)
 	flags = append(flags, workloadFlags(workloadSpec{
 		testsUse: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...; default the whole suite)",
@@ -314,14 +314,15 @@ func runAction(c *cli.Context) error {
 			break
 		}
 		before := srv.before()
-		liveCh := make(chan *scheduler.Live, 1)
+		liveCh, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
 		stopProgress := func() {}
 		if !cfg.quiet {
 			stopProgress = newProgress(c.App.ErrWriter).watch(j.title, liveCh)
 		}
 		tl := cfg.timeline(i)
 		duration, requests := cfg.bounds(tl)
-		onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l })
+		stopConns := watchConnections(c.App.ErrWriter, j.title, connCh)
+		onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l; connCh <- l })
 		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 			OnStart:      onStart,
 			CommandNames: j.names,
@@ -344,9 +345,14 @@ func runAction(c *cli.Context) error {
 		})
 		endMetrics()
 		stopProgress()
+		stopConns()
 		if res != nil {
 			redactResult(ctx, res)
-			sloRes := cfg.slo.Check(res)
+			sloRes, serr := cfg.slo.Check(res)
+			if serr != nil {
+				return failed(serr)
+			}
+			verdict := judge(c.App.ErrWriter, res, sloRes)
 			t, jerr := report.FromResult(res)
 			if jerr != nil {
 				return failed(jerr)
@@ -365,10 +371,7 @@ func runAction(c *cli.Context) error {
 			if werr := render(out, res, cfg.quiet, sloRes, t.Server, cfg.text); werr != nil {
 				return failed(werr)
 			}
-			code = worst(code, judge(c.App.ErrWriter, res))
-			if sloRes != nil && !sloRes.Pass {
-				code = worst(code, exitSLO)
-			}
+			code = worst(code, verdict)
 		}
 		if err != nil {
 			runErr = err
