@@ -207,3 +207,33 @@ func TestShardsMergeIntoOneTimeline(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no files", []string{"merge"}, "give the shards' result files"},
+		{"missing file", []string{"merge", filepath.Join(dir, "nope.json")}, "nope.json"},
+		{"not a result", []string{"merge", bad}, "not a pacer result"},
+		{"output dir missing", []string{"merge", bad, "-o", filepath.Join(dir, "no", "m.json")}, "-o"},
+		{"output without file", []string{"merge", bad, "-o"}, "flag needs an argument"},
+		{"unknown flag", []string{"merge", bad, "--bogus"}, "bogus"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := pacer(t, tc.args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != exitUsage || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+			t.Errorf("%s: exit %d, %q; want exit 2 and one line containing %q", tc.name, code, stderr, tc.want)
+		}
+	}
+	if code, out, _ := pacer(t, "merge", "--help"); code != exitOK || !strings.Contains(out, "pacer merge shard-1.json") {
+		t.Errorf("merge --help: exit %d\n%s", code, out)
+	}
+}
