@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -97,8 +99,9 @@ func TestShardAutoTakesTheJobIndex(t *testing.T) {
 	}
 }
 
-// TestShardsMergeIntoOneTimeline: three shard processes (in-process Main
-// calls, at once) from one --start-at against one redis-server, merged,
+// TestShardsMergeIntoOneTimeline: three shard processes (--shard auto/3
+// with JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job runs them) from
+// one --start-at against one redis-server, merged,
 // schedule exactly what one process schedules, interval by interval; the
 // merged histograms hold every completed request; pacer report reads the
 // merged result. A Poisson process following stages is the hardest
@@ -106,6 +109,7 @@ func TestShardAutoTakesTheJobIndex(t *testing.T) {
 func TestShardsMergeIntoOneTimeline(t *testing.T) {
 	srv := redistest.Start(t)
 	target := hostPort(t, srv.Addr)
+	bin := pacerBinary(t)
 	cases := [][]string{
 		{"--stages", "500ms:6k,500ms:6k", "--arrival", "poisson", "-t", "get,set", "--interval", "250ms"},
 		{"--rate", "5k", "-n", "2000", "-t", "get", "--interval", "100ms"},
@@ -120,24 +124,28 @@ func TestShardsMergeIntoOneTimeline(t *testing.T) {
 		if code, _, stderr := pacer(t, append(common, "--json", single)...); code != exitOK && code != exitUntrusted {
 			t.Fatalf("single run: exit %d\n%s", code, stderr)
 		}
-		start := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-		var wg sync.WaitGroup
-		codes := make([]int, 3)
-		stderrs := make([]string, 3)
+		// Processes, as on several machines (and urfave/cli's help flag is
+		// shared by every app in a process): K from JOB_COMPLETION_INDEX.
+		start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+		cmds := make([]*exec.Cmd, 3)
+		stderrs := make([]bytes.Buffer, 3)
 		files := make([]string, 3)
 		for k := 1; k <= 3; k++ {
 			files[k-1] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
-			args := append(append([]string{}, common...), "--shard", fmt.Sprintf("%d/3", k), "--start-at", start, "--json", files[k-1])
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				codes[k-1], _, stderrs[k-1] = pacer(t, args...)
-			}()
+			args := append(append([]string{}, common...), "--shard", "auto/3", "--start-at", start, "--json", files[k-1])
+			cmd := exec.Command(bin, args...)
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", jobIndexEnv, k-1))
+			cmd.Stderr = &stderrs[k-1]
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds[k-1] = cmd
 		}
-		wg.Wait()
-		for k, code := range codes {
-			if code != exitOK && code != exitUntrusted {
-				t.Fatalf("shard %d: exit %d\n%s", k+1, code, stderrs[k])
+		for k, cmd := range cmds {
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if err != nil && (!errors.As(err, &ee) || ee.ExitCode() != exitUntrusted) {
+				t.Fatalf("shard %d: %v\n%s", k+1, err, stderrs[k].String())
 			}
 		}
 		merged := filepath.Join(dir, "merged.json")
