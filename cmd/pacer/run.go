@@ -332,7 +332,7 @@ func runAction(c *cli.Context) error {
 		}
 		tl := cfg.timeline(i)
 		duration, requests := cfg.bounds(tl)
-		length := timelineLength(tl, duration, requests)
+		whole := tl
 		if tl, err = cfg.shard.timeline(tl); err != nil {
 			return usageErrorf("--shard: %v", err)
 		}
@@ -361,7 +361,7 @@ func runAction(c *cli.Context) error {
 		endMetrics()
 		stopProgress()
 		cfg.shard.started(res)
-		cfg.shard.next(length, cfg.drain)
+		cfg.shard.next(whole, duration, requests, cfg.drain)
 		if res != nil {
 			redactResult(ctx, res)
 			sloRes := cfg.slo.Check(res)

@@ -188,12 +188,12 @@ func (s *shardConfig) started(res *scheduler.Result) {
 	}
 }
 
-// next plans the next test's start: after this test's timeline (length)
-// and its drain, with startSlack to spare, so every shard computes the
-// same instant.
-func (s *shardConfig) next(length, drain time.Duration) {
+// next plans the next test's start: after this test's whole timeline
+// (tl, bounded by duration and requests) and its drain, with startSlack to
+// spare, so every shard computes the same instant.
+func (s *shardConfig) next(tl scheduler.Timeline, duration time.Duration, requests uint64, drain time.Duration) {
 	if !s.start.IsZero() {
-		s.start = s.start.Add(length + drain + startSlack)
+		s.start = s.start.Add(timelineLength(tl, duration, requests) + drain + startSlack)
 	}
 }
 

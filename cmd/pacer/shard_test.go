@@ -245,3 +245,32 @@ func TestMergeUsageErrors(t *testing.T) {
 		t.Errorf("merge --help: exit %d\n%s", code, out)
 	}
 }
+
+// TestLaterTestsStartAtPlannedInstants: with a fixed start, each test
+// after the first starts where every shard computes it: the previous
+// start + its timeline + --drain + startSlack.
+func TestLaterTestsStartAtPlannedInstants(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "300ms", "--drain", "200ms", "-t", "get,set",
+		"-c", "2", "--seed", "3", "--shard", "1/1", "--start-in", "300ms", "--lag-limit", "1s", "-q", "--json", out)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	d := readShardDoc(t, out)
+	if len(d.Tests) != 2 {
+		t.Fatalf("%d tests", len(d.Tests))
+	}
+	a, err1 := time.Parse(time.RFC3339Nano, d.Tests[0].StartedAt)
+	b, err2 := time.Parse(time.RFC3339Nano, d.Tests[1].StartedAt)
+	if err1 != nil || err2 != nil || d.Tests[0].StartedAt != d.StartAt {
+		t.Fatalf("started_at %q and %q, start_at %q", d.Tests[0].StartedAt, d.Tests[1].StartedAt, d.StartAt)
+	}
+	if gap := b.Sub(a); gap != 300*time.Millisecond+200*time.Millisecond+startSlack {
+		t.Fatalf("the second test started %v after the first, want 1.5s", gap)
+	}
+	for _, tr := range d.Tests {
+		if tr.Counts.Scheduled != 300 || *tr.TargetRate != 1000 {
+			t.Errorf("%s: counts %+v, target %v: one shard of one is the whole timeline", tr.ID, tr.Counts, *tr.TargetRate)
+		}
+	}
+}
