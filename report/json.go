@@ -30,6 +30,20 @@ type Document struct {
 	// Server is what the server said it is before the run (see README,
 	// "What the server says").
 	Server *serverinfo.Identity `json:"server,omitempty"`
+	// Shard is set on a shard's result (--shard K/N) and on a merged one
+	// (pacer merge), which lists the shards it holds.
+	Shard *Shard `json:"shard,omitempty"`
+	// StartAt is the wall-clock instant the first test's timeline was set
+	// to start (--start-at, --start-in), RFC 3339 with nanoseconds.
+	StartAt string `json:"start_at,omitempty"`
+}
+
+// Shard says which part of a timeline a document holds: shard K of N, or
+// for a merged document (K zero) the shards Merged.
+type Shard struct {
+	K      int   `json:"k,omitempty"`
+	N      int   `json:"n"`
+	Merged []int `json:"merged,omitempty"`
 }
 
 // Tool names the program that wrote the document.

@@ -31,7 +31,15 @@ type OpenConfig struct {
 	// below it are scheduled. Zero means Requests bounds the run.
 	Duration time.Duration
 	// Requests bounds the number of requests. Zero means Duration does.
+	// With a Shard timeline it bounds the whole timeline: the shard sends
+	// its share of the first Requests requests.
 	Requests uint64
+	// Start, when set, is the clock instant (Now) where the timeline
+	// starts: its t0, shared by shards started together (--start-at). The
+	// run waits for it after setting up (a stop ends the wait); one already
+	// past makes the requests due so far a backlog, sent at once with their
+	// send lag. Zero: the timeline starts when the run is set up.
+	Start int64
 	// Pacing chooses precise or coarse waiting.
 	Pacing Pacing
 	// Drain is how long to wait for replies after the timeline ends before
@@ -207,7 +215,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		run.series = newSeries(cfg.Interval, t0, cfg.Warmup, run.totals, run.response, run.service, run.lag, run.kinds)
 		if cfg.OnStart != nil {
 			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
-				Duration: cfg.Duration, Requests: cfg.Requests, Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
+				Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
 				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections,
 				totals: func() Totals {
 					t := run.totals()
@@ -382,17 +390,22 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 }
 
 // targetRate is the rate of the report: cfg.Rate, or when it is unset
-// and the timeline follows stages, their mean over the measured window.
+// and the timeline follows stages, their mean over the measured window;
+// a shard's is its share of that rate, 1/N of it.
 func targetRate(cfg OpenConfig) Rate {
 	st := StagesOf(cfg.Timeline)
+	n := shardOf(cfg.Timeline)
 	if !cfg.Rate.IsZero() || st == nil {
+		if n > 1 {
+			return RatePerSecond(cfg.Rate.PerSecond() / float64(n))
+		}
 		return cfg.Rate
 	}
 	end := int64(st.Duration())
 	if cfg.Duration > 0 {
 		end = min(end, int64(cfg.Duration))
 	}
-	return RatePerSecond(st.Mean(int64(cfg.Warmup), end))
+	return RatePerSecond(st.Mean(int64(cfg.Warmup), end) / float64(n))
 }
 
 // stageList is the stages tl follows, nil for a constant rate.

@@ -273,7 +273,7 @@ func (run *openRun) scheduledBy(off int64) uint64 {
 		end = int64(cfg.Duration)
 	}
 	if cfg.Requests > 0 {
-		limit = cfg.Requests
+		limit = requestLimit(cfg.Timeline, cfg.Requests)
 	}
 	n := countFrom(cfg.Timeline, 0, min(off, end), limit)
 	if cfg.Warmup > 0 {

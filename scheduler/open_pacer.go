@@ -68,16 +68,15 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		isDirty: make([]bool, len(run.slots)),
 		warmup:  int64(cfg.Warmup),
 	}
-	if cfg.Requests > 0 {
-		p.limit = cfg.Requests
-	}
 	p.end = math.MaxInt64
 	if cfg.Duration > 0 {
 		p.end = int64(cfg.Duration)
 	}
 	if cfg.Requests > 0 {
-		// A count-bounded timeline ends when request n would be due.
-		p.end = min(p.end, cfg.Timeline.Offset(cfg.Requests))
+		// A count-bounded timeline ends when request n would be due (for
+		// a shard: the whole timeline's request n).
+		p.limit = requestLimit(cfg.Timeline, cfg.Requests)
+		p.end = min(p.end, requestEnd(cfg.Timeline, cfg.Requests))
 	}
 	return p
 }
@@ -113,6 +112,13 @@ const drainPoll = time.Millisecond
 // connection.
 func (p *pacer) loop() {
 	p.t0 = nanotime()
+	if start := p.run.cfg.Start; start != 0 {
+		if p.waitStart(start) {
+			p.t0 = start
+		} else {
+			p.t0, p.end = nanotime(), 0 // stopped while waiting: nothing is scheduled
+		}
+	}
 	if p.onStart != nil {
 		p.onStart(p.t0)
 	}
@@ -175,6 +181,29 @@ func (p *pacer) loop() {
 			p.lastYield = now
 		}
 		p.sleepUntil(now, wake)
+	}
+}
+
+// startSlice bounds one sleep of the wait for a start instant, so a stop
+// is seen within it; the last startSlice is slept precisely.
+const startSlice = int64(50 * time.Millisecond)
+
+// waitStart waits for the clock instant start (--start-at). It reports
+// false if the run was stopped first.
+func (p *pacer) waitStart(start int64) bool {
+	for {
+		if p.stop.Load() {
+			return false
+		}
+		now := nanotime()
+		if now >= start {
+			return true
+		}
+		if start-now > startSlice {
+			time.Sleep(time.Duration(min(start-now-startSlice, startSlice)))
+			continue
+		}
+		p.sleepUntil(now, start)
 	}
 }
 

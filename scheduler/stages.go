@@ -439,6 +439,8 @@ func StagesOf(tl Timeline) *Stages {
 		return t
 	case *StagedPoisson:
 		return t.st
+	case Shard:
+		return StagesOf(t.tl)
 	}
 	return nil
 }

@@ -172,6 +172,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			fillCommand(),
 			serveCommand(),
 			reportCommand(),
+			mergeCommand(),
 		},
 		HideHelpCommand: true,
 		// --command templates contain commas (MSET a 1,b 2): no splitting.

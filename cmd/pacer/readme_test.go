@@ -98,7 +98,7 @@ func shellWords(s string) ([]string, error) {
 // used instead, unless it runs on the embedded target. Output files go to
 // dir. It returns the arguments and the exit codes the docs allow.
 func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
-	if len(args) > 0 && args[0] == "report" {
+	if len(args) > 0 && (args[0] == "report" || args[0] == "merge") { // files only
 		return reportExample(args, dir), []int{exitOK}
 	}
 	var out []string
@@ -199,7 +199,7 @@ func estimate(args []string) time.Duration {
 		}
 	}
 	switch args[0] {
-	case "report":
+	case "report", "merge":
 		return time.Second
 	case "run":
 		if hasArg(args, "-n") && !hasArg(args, "--duration") {
@@ -257,7 +257,7 @@ func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 			}
 			continue
 		}
-		if args[0] == "report" {
+		if args[0] == "report" || args[0] == "merge" {
 			reads := false
 			for _, in := range reportInputs(args) {
 				reads = reads || skipped[in]
@@ -330,6 +330,10 @@ func TestReadmeExampleRewriting(t *testing.T) {
 	}
 	if in := reportInputs(args); strings.Join(in, " ") != "/tmp/x/a.json /tmp/x/b.json" {
 		t.Fatalf("report inputs %q", in)
+	}
+	args, codes = loopbackExample([]string{"merge", "s-1.json", "s-2.json", "-o", "out/m.json"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "merge /tmp/x/s-1.json /tmp/x/s-2.json -o /tmp/x/m.json" || len(codes) != 1 {
+		t.Fatalf("rewritten to %q %v", got, codes)
 	}
 	args, _ = loopbackExample([]string{"compare", "--embedded", "--stall", "100ms"}, "4242", "/tmp/x")
 	if strings.Contains(strings.Join(args, " "), "4242") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -35,6 +36,7 @@ func runCommand() *cli.Command {
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
 		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
 	)
+	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		testsUse: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...; default the whole suite)",
 		dataUse:  "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2 (at most 512 MiB)",
@@ -90,12 +92,16 @@ type runConfig struct {
 	jsonPath string
 	files    resultFiles
 	text     report.TextOptions
+	shard    shardConfig // --shard, --start-at, --start-in
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	cfg := &runConfig{}
 	var err error
 	if cfg.target, err = target(c); err != nil {
+		return nil, err
+	}
+	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
 	}
 	if err := parseRateOrStages(c, cfg); err != nil {
@@ -294,6 +300,7 @@ func runAction(c *cli.Context) error {
 		Config:    cfg.echo(c.Context, faultsOf(emb)),
 		Tests:     []report.Test{},
 	}
+	cfg.shard.document(doc)
 	ctx := c.Context
 	srv := askServer(ctx, cfg.target, c.App.ErrWriter)
 	srv.noteConfig()
@@ -304,9 +311,13 @@ func runAction(c *cli.Context) error {
 	code := exitOK
 	var runErr error
 	for i, j := range cfg.work.tests {
-		stream, err := cfg.work.stream(j, cfg.seed+uint64(i))
+		stream, err := cfg.work.stream(j, cfg.shard.streamSeed(cfg.seed+uint64(i)))
 		if err != nil {
 			return usageErrorf("%v", err)
+		}
+		if err := cfg.shard.wait(ctx, c.App.ErrWriter, cfg.quiet); err != nil {
+			doc.Interrupted = true
+			break
 		}
 		conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
 		if err != nil {
@@ -321,6 +332,10 @@ func runAction(c *cli.Context) error {
 		}
 		tl := cfg.timeline(i)
 		duration, requests := cfg.bounds(tl)
+		whole := tl
+		if tl, err = cfg.shard.timeline(tl); err != nil {
+			return usageErrorf("--shard: %v", err)
+		}
 		stopConns := watchConnections(c.App.ErrWriter, j.title, connCh)
 		onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l; connCh <- l })
 		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
@@ -338,6 +353,7 @@ func runAction(c *cli.Context) error {
 			Timeout:      cfg.timeout,
 			Interval:     cfg.interval,
 			MaxBacklog:   cfg.backlog,
+			Start:        cfg.shard.instant(),
 			Redial: func(ctx context.Context) (*conn.Conn, error) {
 				return conn.Dial(ctx, cfg.target)
 			},
@@ -346,6 +362,8 @@ func runAction(c *cli.Context) error {
 		endMetrics()
 		stopProgress()
 		stopConns()
+		cfg.shard.started(res)
+		cfg.shard.next(whole, duration, requests, cfg.drain)
 		if res != nil {
 			redactResult(ctx, res)
 			sloRes, serr := cfg.slo.Check(res)
