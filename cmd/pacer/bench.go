@@ -234,14 +234,11 @@ func (cfg *benchConfig) title(j workTest) string {
 }
 
 func benchAction(c *cli.Context) error {
-	cfg, err := parseBenchConfig(c, os.Stdin)
+	cfg, err := parseBenchConfig(c, c.App.Reader)
 	if err != nil {
 		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	for _, w := range cfg.warnings {
-		fmt.Fprintln(stderr, w)
-	}
 	jobs := cfg.work.tests
 	if cfg.metrics, err = startMetrics(c, stderr); err != nil {
 		return err
@@ -249,9 +246,12 @@ func benchAction(c *cli.Context) error {
 	defer cfg.metrics.close()
 	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
-		return err
+		return err // a usage error's one line: the warnings come after
 	}
 	defer stopEmbedded()
+	for _, w := range cfg.warnings {
+		fmt.Fprintln(stderr, w)
+	}
 	ctx := c.Context
 	out := stdout
 	if cfg.files.stdout() {

@@ -300,6 +300,45 @@ func TestHelpArgs(t *testing.T) {
 	}
 }
 
+// TestHelpWaysReachMain: helpArgs is what Main runs: pacer -h and pacer
+// help print the overview, pacer help run the command's help, all exit 0.
+// Before, pacer -h said "flag: help requested" (exit 2) and pacer help run
+// "unknown command".
+func TestHelpWaysReachMain(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // in stdout
+	}{
+		{[]string{"-h"}, "\nCOMMANDS:"},
+		{[]string{"help"}, "\nCOMMANDS:"},
+		{[]string{"--help"}, "\nCOMMANDS:"},
+		{[]string{"help", "run"}, "pacer run - "},
+		{[]string{"bench", "-h"}, "pacer bench - "},
+	} {
+		code, out, stderr := pacer(t, tc.args...)
+		if code != exitOK || !strings.Contains(out, tc.want) || !strings.Contains(out, "EXIT CODES") || stderr != "" {
+			t.Errorf("pacer %q: exit %d, stderr %q, stdout lacks %q or the exit codes:\n%s", tc.args, code, stderr, tc.want, out)
+		}
+	}
+}
+
+// TestUsageErrorsPrintOneLine: cases FuzzCLI found where exit 2 came with
+// more than the one line: pacer with no command printed the whole help
+// (and nothing on stderr), and bench printed its warnings before a usage
+// error found after them.
+func TestUsageErrorsPrintOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"bench", "-p", closedPort(t), "--threads", "900", "-k", "0", "--stall", "1ms"},
+		{"bench", "-p", closedPort(t), "-t", "get", "--stall", "1ms", "--", "PING"},
+	} {
+		code, out, stderr := pacer(t, args...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "pacer: ") || out != "" {
+			t.Errorf("pacer %q: exit %d, stdout %q, stderr %q: want 2 and one line on stderr", args, code, out, stderr)
+		}
+	}
+}
+
 // TestCommandHelp: every command's --help lists its flags by category in
 // the order target, load, workload, output, with a placeholder for every
 // value (never "value"), and ends with two examples and the exit codes.
