@@ -111,6 +111,8 @@ func TestUsageErrorsInEveryCommand(t *testing.T) {
 		{[]string{"fill", "-r", "10", "-P", "0"}, "-P 0"},
 		{[]string{"compare", "-P", "0"}, "-P 0"},
 		{[]string{"serve", "--maxmemory", "lots"}, "--maxmemory"},
+		{[]string{"serve", "--maxmemory-clients", "0"}, "--maxmemory-clients"},
+		{[]string{"serve", "--maxmemory-clients", "4GiB"}, "--maxmemory-clients"},
 		{[]string{"compare", "-P", "-3"}, "-P -3"},
 		{[]string{"run", "--rate", "1k", "-c", "10001"}, "want 1 to 10000 connections"},
 		{[]string{"bench", "-c", "10001"}, "want 1 to 10000 connections"},
@@ -487,14 +489,40 @@ func TestReadLastArgIsBounded(t *testing.T) {
 	if scenarios.MaxValueSize != 512<<20 {
 		t.Fatal("values are capped at 512 MiB")
 	}
-	s, err := readLastArgLimit(strings.NewReader("hello"), 10)
+	s, err := readLastArgLimit(strings.NewReader("hello"), 10, "")
 	if err != nil || s != "hello" {
 		t.Fatalf("%q %v", s, err)
 	}
-	_, err = readLastArgLimit(zeros{}, 1<<20)
+	_, err = readLastArgLimit(zeros{}, 1<<20, "")
 	if code := exitCodeOf(err); code != exitUsage || !strings.Contains(err.Error(), "-x") {
 		t.Fatalf("endless stdin: %v (exit %d)", err, code)
 	}
+}
+
+// TestReadLastArgStopsAtTheInFlightBudget: bench -x < /dev/zero read 512 MiB
+// (1.2 GB resident, bench/bounds) although -c 50 copies of more than
+// 1 GiB / 50 are refused anyway: the read stops at what -c × -P may hold.
+func TestReadLastArgStopsAtTheInFlightBudget(t *testing.T) {
+	r := &countingZeros{}
+	_, err := readLastArg(r, 50, 1)
+	if code := exitCodeOf(err); code != exitUsage || !strings.Contains(err.Error(), "-c 50 × -P 1") {
+		t.Fatalf("-c 50: %v (exit %d)", err, code)
+	}
+	if want := int64(maxClosedInFlight/50) + 1; r.n > want+32<<10 {
+		t.Fatalf("-c 50: read %d bytes of stdin, want about %d", r.n, want)
+	}
+	r = &countingZeros{}
+	if _, err := readLastArg(io.LimitReader(r, 1000), 50, 16); err != nil {
+		t.Fatalf("a small value: %v", err)
+	}
+}
+
+type countingZeros struct{ n int64 }
+
+func (c *countingZeros) Read(p []byte) (int, error) {
+	clear(p)
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 type zeros struct{}
