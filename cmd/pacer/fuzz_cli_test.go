@@ -273,7 +273,13 @@ func (e *fuzzEnv) build(data []byte, tmp string) *fuzzCase {
 			}
 		default:
 			fl := cmd.Flags[s.n(len(cmd.Flags))]
+			kept := len(fc.secrets)
 			it := g.flag(fl, int(op/8)%fuzzForms)
+			if dashes {
+				// After "--" a flag is text of the command, shown as its
+				// name: a password there is not one.
+				fc.secrets = fc.secrets[:kept]
+			}
 			if it.nameOnly {
 				last = &it
 				continue
@@ -443,8 +449,9 @@ var good = map[string][]string{
 	"user":    {"default", "alice", "", "é", "a b"},
 	"rate": {"1k", "500", "2.5k", "10k", "0.5", "1000M", "1001M", "0", "-5", "inf", "NaN", "1e3", "99999999999999999999",
 		"1.", "0.0001", ".5", "1.5M", "", "fast", "10K", "10 k", "0.001", "1.0001"},
-	"max-buffer": {"1", "512", "64KiB", "2MiB", "0", "-1", "", "1GiB", "2GiB", "99999999999999999999", "1e3", "4MB", "1TiB", "16"},
-	"maxmemory":  {"0", "2GiB", "1", "1MB", "-1", "", "lots", "99999999999999999999", "100"},
+	"max-buffer":        {"1", "512", "64KiB", "2MiB", "0", "-1", "", "1GiB", "2GiB", "99999999999999999999", "1e3", "4MB", "1TiB", "16"},
+	"maxmemory":         {"0", "2GiB", "1", "1MB", "-1", "", "lots", "99999999999999999999", "100"},
+	"maxmemory-clients": {"64MiB", "1", "0", "-1", "4GiB", "2GiB", "lots", "", "1KiB"},
 	"delay": {"100us", "exp:50us", "uniform:10us-100us", "0", "", "exp:", "exp:0", "exp:-1ms", "uniform:1ms-10us",
 		"uniform:", "uniform:10us", "-1ms", "NaN", "exp:1h", "zipf:1ms"},
 }
