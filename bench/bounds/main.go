@@ -352,7 +352,7 @@ wait:
 	} else if l := tail.lastLine(); l != "" {
 		notes = append(notes, l)
 	}
-	r.note = strings.Join(notes, "; ")
+	r.note = strings.ReplaceAll(strings.Join(notes, "; "), e.dir, "$TMP")
 	return r
 }
 
