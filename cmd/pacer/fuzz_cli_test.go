@@ -95,6 +95,7 @@ type fuzzEnv struct {
 	port     string // the harness target's
 	deadPort string // nothing listens there
 	dir      string // many.txt (300 templates), big.txt (over 1 MiB), longline.txt
+	result   string // a --json result, for the commands that read them
 	commands []*cli.Command
 }
 
@@ -130,7 +131,17 @@ func newFuzzEnv(f *testing.F) *fuzzEnv {
 			f.Fatal(err)
 		}
 	}
-	return &fuzzEnv{srv: srv, port: port, deadPort: dead, dir: dir, commands: newApp(io.Discard, io.Discard).Commands}
+	e := &fuzzEnv{srv: srv, port: port, deadPort: dead, dir: dir, commands: newApp(io.Discard, io.Discard).Commands,
+		result: filepath.Join(dir, "result.json")}
+	if err := checkPolicies(e.commands); err != nil {
+		f.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if code := mainWith(context.Background(), strings.NewReader(""), []string{"pacer", "run", "--embedded", "--rate", "2k", "-n", "100",
+		"-t", "get,set", "-q", "--lag-limit", "1s", "--json", e.result}, &out, &errs); code != exitOK && code != exitUntrusted {
+		f.Fatalf("a result for report: exit %d: %s", code, errs.String())
+	}
+	return e
 }
 
 // flush empties the harness target before each input, so earlier inputs'
@@ -252,9 +263,17 @@ func (e *fuzzEnv) build(data []byte, tmp string) *fuzzCase {
 		op := s.byte()
 		switch op % 8 {
 		case opWord:
-			w := s.raw(24)
-			if !dashes && strings.HasPrefix(w, "-") {
-				w = "x" + w // before "--" a word must not read as a flag
+			var w string
+			switch {
+			case takesFiles(cmd):
+				// Paths, never free text: report reads flags among its
+				// files (after "--" too), and a path could be anything.
+				w = g.inputPath()
+			default:
+				w = s.raw(24)
+				if !dashes && strings.HasPrefix(w, "-") {
+					w = "x" + w // before "--" a word must not read as a flag
+				}
 			}
 			items = append(items, item{tokens: []string{w}})
 		case opDashes:
@@ -349,6 +368,7 @@ func (g *gen) pins(cmd *cli.Command) []string {
 		return []string{"--port", "0", "--bind", "127.0.0.1"}
 	}
 	switch m := mode % 8; {
+	case !has("h"): // no target (report)
 	case m < 4 && has("embedded"):
 		out = append(out, "--embedded")
 	case m == 6:
@@ -377,7 +397,7 @@ func (g *gen) pins(cmd *cli.Command) []string {
 			out = append(out, "-r", "50")
 		}
 	}
-	if shape&4 != 0 {
+	if shape&4 != 0 && has("q") {
 		out = append(out, "-q")
 	}
 	return out
@@ -458,7 +478,7 @@ var good = map[string][]string{
 
 // value returns a value for a flag that takes one.
 func (g *gen) value(fl cli.Flag, name string) string {
-	if v, pinned := g.pinned(name); pinned {
+	if v, pinned := g.pinned(name, placeholder(fl)); pinned {
 		return v
 	}
 	s := g.s
@@ -525,9 +545,21 @@ func (g *gen) password(kind int) string {
 }
 
 // pinned returns the value of a flag whose text the input never chooses
-// freely: targets, listen addresses and paths.
-func (g *gen) pinned(name string) (string, bool) {
+// freely: targets, listen addresses and paths. Flags are known by name
+// (the target flags) or by their help's placeholder: every FILE, OUT.x,
+// PATH or DIR is a path of the input's temporary directory (or -,
+// /dev/null), every HOST:PORT or ADDRESS a loopback address. A network
+// placeholder the harness does not know stops the fuzzing (checkPolicies).
+func (g *gen) pinned(name, ph string) (string, bool) {
 	s := g.s
+	switch {
+	case name == "commands":
+		return g.commandsPath(), true
+	case isPathPlaceholder(ph):
+		return g.outputPath(ph), true
+	case name != "bind" && (ph == "HOST:PORT" || ph == "ADDRESS"):
+		return s.pick([]string{"127.0.0.1:0", "localhost:0", "[::1]:0", "127.0.0.1:99999", "127.0.0.1", "nonsense:x", ""}), true
+	}
 	switch name {
 	case "h":
 		return s.pick([]string{"127.0.0.1", "localhost", "::1"}), true
@@ -541,12 +573,36 @@ func (g *gen) pinned(name string) (string, bool) {
 		return s.pick([]string{"0", "0", "-1", "65536", "99999999999999999999", "x", ""}), true
 	case "bind": // serve: loopback only, and no name that needs DNS
 		return s.pick([]string{"127.0.0.1", "localhost", "::1"}), true
-	case "json":
-		link := filepath.Join(g.tmp, "link.json")
-		os.Symlink(filepath.Join(g.tmp, "target.json"), link)
-		return s.pick([]string{filepath.Join(g.tmp, "out.json"), "-", g.tmp, filepath.Join(g.tmp, "no", "such", "out.json"),
-			os.DevNull, "", link}), true
-	case "commands":
+	}
+	return "", false
+}
+
+// outputPath is a path for a FILE flag: a new file, stdout, a directory, a
+// missing directory, /dev/null, nothing, or a symbolic link.
+func (g *gen) outputPath(ph string) string {
+	ext := filepath.Ext(ph)
+	if ext == "" {
+		ext = ".out"
+	}
+	link := filepath.Join(g.tmp, "link"+ext)
+	os.Symlink(filepath.Join(g.tmp, "target"+ext), link)
+	return g.s.pick([]string{filepath.Join(g.tmp, "out"+ext), "-", g.tmp, filepath.Join(g.tmp, "no", "such", "out"+ext),
+		os.DevNull, "", link, filepath.Join(g.tmp, "out2"+ext)})
+}
+
+// inputPath is a path a command reads: a saved result, stdin, nothing,
+// an endless file, a directory or a missing file.
+func (g *gen) inputPath() string {
+	return g.s.pick([]string{g.env.result, g.env.result, "-", os.DevNull, "/dev/zero", g.tmp, filepath.Join(g.tmp, "missing.json"),
+		filepath.Join(g.env.dir, "many.txt")})
+}
+
+// commandsPath is --commands' file: one written from the input, or a
+// fixed one (300 templates, over 1 MiB, a line over 64 KiB), or a special
+// file.
+func (g *gen) commandsPath() string {
+	s := g.s
+	{
 		own := filepath.Join(g.tmp, "commands.txt")
 		text := s.raw(200)
 		if s.byte()%2 == 0 { // templates the parser accepts, mostly
@@ -558,9 +614,54 @@ func (g *gen) pinned(name string) (string, bool) {
 		}
 		os.WriteFile(own, []byte(text), 0o644)
 		return s.pick([]string{own, own, filepath.Join(g.env.dir, "many.txt"), filepath.Join(g.env.dir, "big.txt"),
-			filepath.Join(g.env.dir, "longline.txt"), os.DevNull, "/dev/zero", filepath.Join(g.tmp, "missing"), g.tmp, ""}), true
+			filepath.Join(g.env.dir, "longline.txt"), os.DevNull, "/dev/zero", filepath.Join(g.tmp, "missing"), g.tmp, ""})
 	}
-	return "", false
+}
+
+// placeholder is the `PLACEHOLDER` of a flag's help ("" for none).
+func placeholder(fl cli.Flag) string {
+	df, ok := fl.(cli.DocGenerationFlag)
+	if !ok {
+		return ""
+	}
+	ph, _ := placeholderOf(df.GetUsage())
+	return ph
+}
+
+func isPathPlaceholder(ph string) bool {
+	return ph == "FILE" || ph == "PATH" || ph == "DIR" || strings.HasPrefix(ph, "OUT.") || strings.HasSuffix(ph, ".json")
+}
+
+// takesFiles reports whether a command's arguments are paths.
+func takesFiles(cmd *cli.Command) bool { return strings.Contains(cmd.ArgsUsage, "FILE") }
+
+// knownTargets are the flags pinned by name.
+var knownTargets = map[string]bool{"h": true, "p": true, "s": true, "u": true, "port": true, "bind": true}
+
+// checkPolicies refuses to fuzz a command line that could name a host, a
+// port, a socket or a URL the harness does not know how to pin: a new
+// flag of that kind needs a loopback-only policy in pinned first.
+func checkPolicies(cmds []*cli.Command) error {
+	network := []string{"HOST", "PORT", "ADDR", "SOCKET", "URI", "URL"}
+	for _, cmd := range cmds {
+		for _, w := range network {
+			if strings.Contains(strings.ToUpper(cmd.ArgsUsage), w) {
+				return fmt.Errorf("%s's arguments (%s) may name a network address: FuzzCLI has no loopback policy for them", cmd.Name, cmd.ArgsUsage)
+			}
+		}
+		for _, fl := range cmd.Flags {
+			name, ph := fl.Names()[0], placeholder(fl)
+			if knownTargets[name] || name == "commands" || isPathPlaceholder(ph) || ph == "HOST:PORT" || ph == "ADDRESS" {
+				continue
+			}
+			for _, w := range network {
+				if strings.Contains(strings.ToUpper(ph), w) || strings.Contains(strings.ToUpper(name), w) {
+					return fmt.Errorf("%s --%s (%s) may name a network address: give it a loopback-only policy in FuzzCLI's pinned", cmd.Name, name, ph)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // uri builds a -u value whose host is loopback (or missing) and whose port
@@ -826,6 +927,13 @@ func (e *seedEnc) word(w string) *seedEnc {
 	return e
 }
 
+// file adds a path argument (commands that take files): inputPath's
+// choice k.
+func (e *seedEnc) file(k byte) *seedEnc {
+	e.b = append(e.b, opWord, k)
+	return e
+}
+
 func (e *seedEnc) dashes() *seedEnc { e.b = append(e.b, opDashes); return e }
 
 // special adds a stray token (k ≥ 2 picks one), a trailing -h (k = 0) or a
@@ -866,6 +974,13 @@ func fuzzSeeds() [][]byte {
 		seedFor("fill", 0, 0, "").flag("tls", 0),
 		seedFor("serve", 0, 0, "").flag("delay", 0, raw("exp:50us")...),
 		seedFor("serve", 0, 0, "").flag("port", 0, 2).flag("maxmemory", 0, raw("1MB")...),
+		seedFor("report", 0, 0, "").file(0),
+		seedFor("report", 0, 0, "").file(0).file(1).flag("plot", 0, 0).flag("html", 2, 0),
+		seedFor("report", 0, 0, "{}").file(2),
+		seedFor("report", 0, 0, "").file(4),
+		seedFor("report", 0, 0, "").file(0).flag("html", 0, 2),
+		seedFor("run", 0, 0, "").flag("interval", 0, raw("10ms")...).flag("hdr-log", 0, 0).flag("percentiles", 0, raw("50,99.999")...),
+		seedFor("bench", 0, 0, "").flag("metrics-addr", 0, 0).flag("hdr-spectrum", 0, 1),
 		seedFor("help", 0, 0, ""),
 		seedFor("--help", 0, 0, ""),
 		seedFor("-h", 0, 0, ""),
