@@ -255,7 +255,7 @@ func benchAction(c *cli.Context) error {
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	jobs := cfg.work.tests
-	if cfg.metrics, err = startMetrics(c, stderr); err != nil {
+	if cfg.metrics, err = startMetrics(c); err != nil {
 		return err
 	}
 	defer cfg.metrics.close()
@@ -264,6 +264,7 @@ func benchAction(c *cli.Context) error {
 		return err // a usage error's one line: the warnings come after
 	}
 	defer stopEmbedded()
+	cfg.metrics.announce(stderr)
 	for _, w := range cfg.warnings {
 		fmt.Fprintln(stderr, w)
 	}

@@ -326,13 +326,16 @@ func TestHelpWaysReachMain(t *testing.T) {
 
 // TestUsageErrorsPrintOneLine: cases FuzzCLI found where exit 2 came with
 // more than the one line: pacer with no command printed the whole help
-// (and nothing on stderr), and bench printed its warnings before a usage
-// error found after them.
+// (and nothing on stderr), bench printed its warnings, and every load
+// command the --metrics-addr banner, before a usage error found after them.
 func TestUsageErrorsPrintOneLine(t *testing.T) {
 	for _, args := range [][]string{
 		{},
 		{"bench", "-p", closedPort(t), "--threads", "900", "-k", "0", "--stall", "1ms"},
 		{"bench", "-p", closedPort(t), "-t", "get", "--stall", "1ms", "--", "PING"},
+		{"bench", "--embedded", "--metrics-addr", "127.0.0.1:0", "-h", "127.0.0.1", "-n", "10"},
+		{"run", "--embedded", "--rate", "1k", "--metrics-addr", "127.0.0.1:0", "-p", "6379"},
+		{"compare", "--metrics-addr", "127.0.0.1:0", "--stall", "1ms", "-p", closedPort(t)},
 	} {
 		code, out, stderr := pacer(t, args...)
 		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "pacer: ") || out != "" {
