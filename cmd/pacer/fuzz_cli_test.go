@@ -35,18 +35,23 @@ import (
 // target flags are never given fuzzed text: -h is 127.0.0.1, localhost or
 // ::1, -p the harness's embedded target or a closed port, -s a path in a
 // temporary directory, -u a URI built with a loopback host; --embedded can
-// only be switched on, serve only binds loopback on a free port. Every
+// only be switched on, serve only binds loopback on a free port, and every
+// flag whose help placeholder is HOST:PORT or ADDRESS (--metrics-addr) a
+// loopback address. A flag or argument whose placeholder names a host, a
+// port, a socket or a URL the harness does not know stops the fuzzing
+// before anything runs (checkPolicies), so a new one gets a policy. Every
 // command line starts with pins (the target, tiny durations and counts),
 // and the flags that cost time or memory are clamped after parsing their
 // value the way the CLI does: --duration and --drain ≤ 50 ms, -n ≤ 2000
 // (run) or 300 (bench), -c ≤ 16, -P ≤ 32, -d ≤ 256 bytes, --max-inflight ≤
 // 1024, --max-buffer ≤ 64 MiB, fill -r ≤ 500, bench --rate ≥ 20k, faults
 // of at most 5 ms stalls and 100 µs delays. Values the CLI must refuse
-// (negative, zero, above its limits, unparsable) are kept. Output paths
-// (--json, --commands) are chosen among files of a temporary directory,
-// /dev/null, /dev/zero and "-", and the working directory is a temporary
-// one. serve, bench -l and bench -I are stopped by cancelling their context
-// (a Ctrl-C without the signal) after 150 ms.
+// (negative, zero, above its limits, unparsable) are kept. Paths (every
+// FILE or OUT.x flag, --commands, report's files) are chosen among files of
+// a temporary directory, a saved result, /dev/null, /dev/zero and "-", and
+// the working directory is a temporary one. serve, bench -l and bench -I
+// are stopped by cancelling their context (a Ctrl-C without the signal)
+// after 150 ms.
 //
 // Checks: no panic; exit 0, 1, 2, 3 or 4 (130 only when the harness
 // interrupted); exit 2 prints exactly one line on stderr; the run ends
@@ -328,7 +333,9 @@ func (e *fuzzEnv) pseudo(s *fuzzSrc, first string) []string {
 		args = append(args, first)
 	}
 	for range s.n(3) {
-		if k := s.n(len(e.commands) + 2); k < len(e.commands) {
+		// A command's name only after help (pacer help run): as the first
+		// word it would run the command, unpinned.
+		if k := s.n(len(e.commands) + 2); k < len(e.commands) && first == "help" {
 			args = append(args, e.commands[k].Name)
 		} else {
 			args = append(args, s.pick([]string{"walk", "--help", "-h", "--bogus", ""}))
