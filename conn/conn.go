@@ -73,9 +73,13 @@ type Options struct {
 }
 
 // DefaultMaxBuffer is the default cap on a connection's unwritten bytes:
-// some hundreds of typical pipelined commands, and enough for a single
-// command with a value of up to about 2 MB.
-const DefaultMaxBuffer = 2 << 20
+// some thousands of typical pipelined commands, and enough for a single
+// command with a value of up to about 1 MB. Against a server that stops
+// reading, the default 50 connections hold 50 MiB unsent, which the
+// collector's headroom doubles: at 2 MiB, run -d 100000 took 270 MB
+// resident (bench/bounds neverread-d100000), above the 256 MB bound of
+// issue 9.
+const DefaultMaxBuffer = 1 << 20
 
 // DefaultMaxInflight is the default FIFO capacity of a connection. An entry
 // takes 32 bytes, so the default costs about 350 KB per connection.
@@ -199,7 +203,7 @@ func dial(parent context.Context, o Options) (*Conn, error) {
 	// Closing the socket is what interrupts a handshake blocked in a read
 	// or a write, whether ctx was cancelled or timed out.
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
-	c := newConn(nc, o)
+	c := newUnproven(nc, o)
 	err = c.handshake(ctx, o)
 	if !stop() && err == nil {
 		err = ctx.Err()
@@ -208,6 +212,7 @@ func dial(parent context.Context, o Options) (*Conn, error) {
 		nc.Close()
 		return nil, err
 	}
+	c.ring.init(o.MaxInflight)
 	return c, nil
 }
 
@@ -218,8 +223,17 @@ func New(nc net.Conn, o Options) *Conn {
 }
 
 func newConn(nc net.Conn, o Options) *Conn {
-	c := &Conn{nc: nc, rd: NewReader(nc, o.Now), done: make(chan struct{}), maxBuffer: uint64(o.MaxBuffer)}
+	c := newUnproven(nc, o)
 	c.ring.init(o.MaxInflight)
+	return c
+}
+
+// newUnproven is a Conn without its FIFO, enough for the handshake. The
+// FIFO (352 KiB touched up front at the default MaxInflight) is made once
+// the server has answered: a storm of refused dials (-c 2000 against
+// maxclients 100) then costs their read buffers only.
+func newUnproven(nc net.Conn, o Options) *Conn {
+	c := &Conn{nc: nc, rd: NewReader(nc, o.Now), done: make(chan struct{}), maxBuffer: uint64(o.MaxBuffer)}
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			c.raw = newRawWriter(raw)
@@ -378,6 +392,9 @@ func (c *Conn) Queue(cmd []byte, intended int64, kind uint32) {
 	if c.outOff > 0 && c.outOff >= len(c.out)/2 {
 		c.compact()
 	}
+	if need := len(c.out) + len(cmd); need > cap(c.out) {
+		c.grow(need, len(cmd))
+	}
 	c.out = append(c.out, cmd...)
 	c.queued += uint64(len(cmd))
 	t := c.ring.tail.Load()
@@ -385,6 +402,17 @@ func (c *Conn) Queue(cmd []byte, intended int64, kind uint32) {
 	atomic.StoreInt64(&e.Intended, intended) // OldestPending reads it from another goroutine
 	e.Written, e.Kind, e.end = 0, kind, c.queued
 	c.ring.tail.Store(t + 1)
+}
+
+// grow makes room for need bytes in the output buffer. It doubles, as
+// append would, but not past what the budget lets the buffer hold (MaxBuffer
+// and the command that crosses it): append's own growth overshot that by a
+// quarter, in every connection a server no longer reads.
+func (c *Conn) grow(need, cmdLen int) {
+	size := max(need, min(2*cap(c.out), int(c.maxBuffer)+cmdLen))
+	nb := make([]byte, len(c.out), size)
+	copy(nb, c.out)
+	c.out = nb
 }
 
 // compact moves the unwritten bytes to the front of the output buffer, into

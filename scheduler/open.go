@@ -182,6 +182,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	run.tally.codes = map[string]uint64{}
 	// Redials end when the run stops or ctx is cancelled, whichever first.
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
+	run.dialing = make(chan struct{}, MaxConcurrentRedials)
 	defer run.stopRedials()
 	run.kinds = newKindStats(cfg.CommandNames, true)
 	alive := 0

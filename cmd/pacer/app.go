@@ -74,13 +74,21 @@ func init() {
 // a closed stdout or stderr never stop a command or change its exit code,
 // and nothing on stderr shows a password (secrets.go).
 func Main(args []string, stdout, stderr io.Writer) int {
+	return mainWith(context.Background(), os.Stdin, args, stdout, stderr)
+}
+
+// mainWith is Main with the standard input (bench -x reads it) and a parent
+// context given: cancelling parent is a first Ctrl-C, without the message.
+// The CLI fuzz target drives serve, bench -l and the interrupt paths
+// through it without signalling its own process.
+func mainWith(parent context.Context, stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 	sec := findSecrets(args, os.Getenv)
 	out := newGuardedWriter(stdout, "stdout", nil)
 	errw := newGuardedWriter(stderr, "stderr", sec.redact)
 	defer noteLostOutput(out, errw)
-	ctx, stop := watchSignals(errw)
+	ctx, stop := watchSignals(parent, errw)
 	defer stop()
-	code := run(withSecrets(ctx, sec), args, out, errw)
+	code := run(withSecrets(ctx, sec), args, stdin, out, errw)
 	// After the run, and not for a usage error, whose contract is one line.
 	if sec.onCommandLine && code != exitUsage {
 		fmt.Fprintln(errw, passwordWarning)
@@ -95,12 +103,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // run runs the app and turns its error into an exit code, printing the
 // error's one line on stderr.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	app.Reader = stdin
 	if len(args) < 2 {
-		_ = app.Run([]string{"pacer", "--help"})
+		// A usage error, so one line (the overview is pacer --help).
+		var names []string
+		for _, c := range app.Commands {
+			names = append(names, c.Name)
+		}
+		fmt.Fprintf(stderr, "pacer: no command: give one of %s (see pacer --help)\n", strings.Join(names, ", "))
 		return exitUsage
 	}
+	args = helpArgs(args)
 	if name := args[1]; !strings.HasPrefix(name, "-") && app.Command(name) == nil {
 		fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		return exitUsage
@@ -174,7 +189,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			reportCommand(),
 			mergeCommand(),
 		},
-		HideHelpCommand: true,
+		HideHelpCommand:       true,
+		CustomAppHelpTemplate: appHelpTemplate,
 		// --command templates contain commas (MSET a 1,b 2): no splitting.
 		DisableSliceFlagSeparator: true,
 	}

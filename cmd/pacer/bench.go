@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -167,7 +168,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		if len(trailing) == 0 {
 			return nil, usageErrorf("-x reads the last argument from stdin: give a command")
 		}
-		last, err := readLastArg(stdin)
+		last, err := readLastArg(stdin, cfg.clients, cfg.pipeline)
 		if err != nil {
 			return nil, err
 		}
@@ -192,20 +193,34 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	return cfg, nil
 }
 
-// readLastArg reads -x's argument from stdin, at most scenarios.MaxValueSize bytes.
-func readLastArg(stdin io.Reader) (string, error) {
-	return readLastArgLimit(stdin, scenarios.MaxValueSize)
+// readLastArg reads -x's argument from stdin: at most what -c × -P copies
+// of it may hold in flight (maxClosedInFlight), and never more than
+// scenarios.MaxValueSize bytes. Reading stops one byte past the limit, so
+// an endless stdin (< /dev/zero) costs the limit, not the machine.
+func readLastArg(stdin io.Reader, clients, pipeline int) (string, error) {
+	limit := int64(scenarios.MaxValueSize)
+	why := "the largest value Redis accepts (proto-max-bulk-len)"
+	if inFlight := int64(maxClosedInFlight) / (int64(clients) * int64(pipeline)); inFlight < limit {
+		limit = inFlight
+		if limit >= 1<<20 {
+			limit &^= 1<<20 - 1 // whole MiB, for the message
+		}
+		why = fmt.Sprintf("the most -c %d × -P %d copies may hold in flight (%s): lower -c or -P", clients, pipeline, formatBytes(maxClosedInFlight))
+	}
+	return readLastArgLimit(stdin, limit, why)
 }
 
-func readLastArgLimit(stdin io.Reader, limit int64) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(stdin, limit+1))
-	if err != nil {
+func readLastArgLimit(stdin io.Reader, limit int64, why string) (string, error) {
+	// A strings.Builder grows by appending and hands its bytes over
+	// without a copy.
+	var b strings.Builder
+	if _, err := io.Copy(&b, io.LimitReader(stdin, limit+1)); err != nil {
 		return "", failed(fmt.Errorf("read stdin: %w", err))
 	}
-	if int64(len(b)) > limit {
-		return "", usageErrorf("-x: stdin holds more than %s, the largest value Redis accepts (proto-max-bulk-len)", formatBytes(limit))
+	if int64(b.Len()) > limit {
+		return "", usageErrorf("-x: stdin holds more than %s, %s", formatBytes(limit), why)
 	}
-	return string(b), nil
+	return b.String(), nil
 }
 
 // payload is what the report header calls the payload: the value size
@@ -234,24 +249,25 @@ func (cfg *benchConfig) title(j workTest) string {
 }
 
 func benchAction(c *cli.Context) error {
-	cfg, err := parseBenchConfig(c, os.Stdin)
+	cfg, err := parseBenchConfig(c, c.App.Reader)
 	if err != nil {
 		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	for _, w := range cfg.warnings {
-		fmt.Fprintln(stderr, w)
-	}
 	jobs := cfg.work.tests
-	if cfg.metrics, err = startMetrics(c, stderr); err != nil {
+	if cfg.metrics, err = startMetrics(c); err != nil {
 		return err
 	}
 	defer cfg.metrics.close()
 	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
-		return err
+		return err // a usage error's one line: the warnings come after
 	}
 	defer stopEmbedded()
+	cfg.metrics.announce(stderr)
+	for _, w := range cfg.warnings {
+		fmt.Fprintln(stderr, w)
+	}
 	ctx := c.Context
 	out := stdout
 	if cfg.files.stdout() {

@@ -163,7 +163,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	if cfg.metrics, err = startMetrics(c, stderr); err != nil {
+	if cfg.metrics, err = startMetrics(c); err != nil {
 		return err
 	}
 	defer cfg.metrics.close()
@@ -172,6 +172,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	defer stopEmbedded()
+	cfg.metrics.announce(stderr)
 	out := stdout
 	if cfg.output.files.stdout() {
 		out = stderr

@@ -101,11 +101,12 @@ func fillAction(c *cli.Context) error {
 		return err
 	}
 	seed := parseSeed(c)
-	mx, err := startMetrics(c, c.App.ErrWriter)
+	mx, err := startMetrics(c)
 	if err != nil {
 		return err
 	}
 	defer mx.close()
+	mx.announce(c.App.ErrWriter)
 	stdout := c.App.Writer
 	if out.jsonPath == "-" {
 		stdout = c.App.ErrWriter // stdout carries the JSON

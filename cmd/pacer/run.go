@@ -278,7 +278,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	mx, err := startMetrics(c, c.App.ErrWriter)
+	mx, err := startMetrics(c)
 	if err != nil {
 		return err
 	}
@@ -288,6 +288,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer stopEmbedded()
+	mx.announce(c.App.ErrWriter)
 	out := c.App.Writer
 	if cfg.files.stdout() {
 		out = c.App.ErrWriter // stdout carries the JSON (or the log, or the spectrum)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 
@@ -20,6 +21,7 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "`ADDRESS` to listen on", Category: catServer},
 			&cli.Uint64Flag{Name: "seed", Usage: "`N`: seeds delays and injected errors", DefaultText: "from the clock", Category: catServer},
 			&cli.StringFlag{Name: "maxmemory", Value: "2GiB", Usage: "dataset limit in `BYTES` (2GiB, 512MB, 0: none); commands that add data beyond it get -OOM, as Redis's noeviction", Category: catServer},
+			&cli.StringFlag{Name: "maxmemory-clients", Value: formatBytes(embedded.DefaultMaxClientMemory), Usage: "limit in `BYTES` of the buffers of all connections together (Redis's maxmemory-clients); the connection that would pass it is closed", Category: catServer},
 		}, faultFlags()...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
 		Action: func(c *cli.Context) error {
@@ -41,8 +43,12 @@ func serveCommand() *cli.Command {
 			if maxMemory == 0 {
 				maxMemory = -1 // embedded.Config: negative is no limit, 0 the default
 			}
+			clientMemory, err := parseBytes(c.String("maxmemory-clients"))
+			if err != nil || clientMemory < 1 || clientMemory > math.MaxInt32 {
+				return usageErrorf("--maxmemory-clients %q: want a size from 1 byte to 2GiB, such as 64MiB", c.String("maxmemory-clients"))
+			}
 			srv, err := embedded.Start(embedded.Config{Addr: net.JoinHostPort(c.String("bind"), strconv.Itoa(port)),
-				Faults: faults, MaxMemory: maxMemory})
+				Faults: faults, MaxMemory: maxMemory, MaxClientMemory: int(clientMemory)})
 			if err != nil {
 				return failed(fmt.Errorf("listen: %w", err))
 			}

@@ -1,5 +1,6 @@
 // Package kit holds what the measurement programs under bench/ share: a
-// throwaway redis-server on a free loopback port, and medians.
+// throwaway redis-server on a free loopback port, medians, and a process's
+// memory (/proc/PID/status) and CPU time.
 package kit
 
 import (
@@ -21,8 +22,9 @@ type Server struct {
 }
 
 // Start launches redis-server with persistence off and waits until it
-// accepts connections.
-func Start() (*Server, error) {
+// accepts connections. extra are more redis-server arguments, such as
+// "--maxclients", "100".
+func Start(extra ...string) (*Server, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -33,8 +35,9 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
+	args := []string{"--port", port, "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log")}
+	cmd := exec.Command("redis-server", append(args, extra...)...)
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start redis-server: %w", err)
@@ -50,6 +53,9 @@ func Start() (*Server, error) {
 	s.Stop()
 	return nil, fmt.Errorf("redis-server on port %s did not come up", port)
 }
+
+// Pid is the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
 // Signal sends sig to the server (SIGSTOP, SIGCONT).
 func (s *Server) Signal(sig syscall.Signal) error { return s.cmd.Process.Signal(sig) }
