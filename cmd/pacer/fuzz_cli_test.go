@@ -580,6 +580,11 @@ func (g *gen) pinned(name, ph string) (string, bool) {
 		return s.pick([]string{"0", "0", "-1", "65536", "99999999999999999999", "x", ""}), true
 	case "bind": // serve: loopback only, and no name that needs DNS
 		return s.pick([]string{"127.0.0.1", "localhost", "::1"}), true
+	case "start-at": // a start in the past, malformed, or within a second
+		return s.pick([]string{time.Now().Add(-time.Hour).UTC().Format(time.RFC3339), time.Now().Add(500 * time.Millisecond).UTC().Format(time.RFC3339Nano),
+			"tomorrow", "", "2030-13-40T99:00:00Z"}), true
+	case "start-in": // bounded: the harness allows each command a few seconds
+		return s.pick([]string{"0s", "200ms", "-1s", "1s", "x", ""}), true
 	}
 	return "", false
 }
