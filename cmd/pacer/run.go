@@ -66,6 +66,7 @@ func runCommand() *cli.Command {
 // runConfig is everything `pacer run` was asked to do, validated.
 type runConfig struct {
 	target   conn.Options
+	tls      *handshakes // nil over plain TCP
 	conns    int
 	rate     scheduler.Rate
 	duration time.Duration // the measured part of the timeline (with --stages: all of it)
@@ -98,6 +99,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
+	cfg.tls = watchTLS(&cfg.target)
 	if err := parseRateOrStages(c, cfg); err != nil {
 		return nil, err
 	}
@@ -260,7 +262,7 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 		extra["command"] = cfg.work.tests[0].title
 	}
 	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns,
+		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, dial: cfg.target,
 		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work),
 		rate: cfg.rate, duration: cfg.duration, requests: cfg.requests,
@@ -308,6 +310,7 @@ func runAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
+		cfg.tls.take() // the test's own handshakes only
 		conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
 		if err != nil {
 			runErr = err
@@ -345,6 +348,7 @@ func runAction(c *cli.Context) error {
 		endMetrics()
 		stopProgress()
 		if res != nil {
+			res.TLS = cfg.tls.take()
 			redactResult(ctx, res)
 			sloRes := cfg.slo.Check(res)
 			t, jerr := report.FromResult(res)
