@@ -101,6 +101,10 @@ func TestEveryCommandOverTLS(t *testing.T) {
 			if !strings.Contains(stdout, "  tls            TLS 1.3 ") || !strings.Contains(stdout, "(in no latency above)") {
 				t.Errorf("case %d: no tls line in\n%s", i, stdout)
 			}
+			// The server's side is asked over TLS too.
+			if !strings.Contains(stdout, "server: redis 7") || !strings.Contains(stdout, "server side") {
+				t.Errorf("case %d: no server identity or server side in\n%s", i, stdout)
+			}
 		case "bench":
 			if !strings.Contains(stderr, "tls: TLS 1.3 ") {
 				t.Errorf("case %d: no tls line on stderr %q", i, stderr)
