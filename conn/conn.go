@@ -182,10 +182,11 @@ func (c *Conn) BytesWritten() uint64 { return c.bytesOut.Load() }
 // replies included. Safe from any goroutine.
 func (c *Conn) BytesRead() uint64 { return c.rd.BytesRead() }
 
-// Dial connects, runs TLS's handshake when o.TLS is set, then the
-// handshake (AUTH, HELLO 3, CLIENT TRACKING, SELECT), or, when there is none, probes the server with PING unless
-// o.SkipProbe. It returns as soon as ctx is done, whatever the phase. The
-// reader goroutine starts with Start.
+// Dial connects, runs the TLS handshake when o.TLS is set, then the
+// handshake (AUTH, HELLO 3, CLIENT TRACKING, SELECT), or, when there is
+// none, probes the server with PING unless o.SkipProbe. It returns as soon
+// as ctx is done, whatever the phase. The reader goroutine starts with
+// Start.
 //
 // Error texts never contain o.Password, and text from the server has its
 // control bytes escaped.
