@@ -5,13 +5,14 @@
 //     interleaved (plain, TLS, plain, TLS, ...): achieved rate, send lag
 //     p50/p99/p99.9 and client CPU per request (user + system time of the
 //     pacer process divided by completed requests), medians;
+//
 //   - closed model: `pacer bench --tls` against `redis-benchmark --tls`
 //     with the same flags (-c, -P, -n, -r), interleaved, medians of
 //     throughput and client CPU per request, and the median of the paired
 //     ratios (run r of pacer over run r of redis-benchmark, back to back).
 //
-//	go build -o /tmp/pacer ./cmd/pacer
-//	go run ./bench/tls -bin /tmp/pacer -runs 3
+//     go build -o /tmp/pacer ./cmd/pacer
+//     go run ./bench/tls -bin /tmp/pacer -runs 3
 //
 // The machine these numbers come from is shared and noisy: read them as
 // ratios within one invocation.
