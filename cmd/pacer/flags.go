@@ -53,7 +53,7 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "h", Value: "127.0.0.1", Usage: "server `HOST`", Category: catTarget},
 		&cli.IntFlag{Name: "p", Value: 6379, Usage: "server `PORT`", Category: catTarget},
 		&cli.StringFlag{Name: "s", Usage: "server unix `SOCKET` (overrides -h and -p)", Category: catTarget},
-		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis://[user:password@]host[:port][/db] (overrides -h, -p, -a, --user, --dbnum)", Category: catTarget},
+		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis[s]://[user:password@]host[:port][/db], rediss: TLS (overrides -h, -p, -a, --user, --dbnum)", Category: catTarget},
 		&cli.StringFlag{Name: "a", Usage: "`PASSWORD` for AUTH (or REDISCLI_AUTH)", Category: catTarget, EnvVars: []string{"REDISCLI_AUTH"}},
 		&cli.StringFlag{Name: "user", Usage: "`NAME` for ACL AUTH (needs a password)", Category: catTarget},
 		&cli.BoolFlag{Name: "askpass", Usage: "read the password from the terminal, unechoed (from stdin's first line when it is not a terminal); -a and REDISCLI_AUTH are then ignored", Category: catTarget},

@@ -24,7 +24,7 @@ const passwordEnv = "REDISCLI_AUTH"
 // passwordWarning is printed once when a password came on the command line,
 // in the spirit of redis-cli's "Using a password with '-a' or '-u' option
 // on the command line interface may not be safe".
-const passwordWarning = "pacer: warning: a password on the command line is visible to other users in the process list; use REDISCLI_AUTH instead"
+const passwordWarning = "pacer: warning: a password on the command line is visible to other users in the process list; use REDISCLI_AUTH or --askpass instead"
 
 // secrets are the passwords pacer was given (-a, REDISCLI_AUTH, the
 // password of -u), in every form they may take in printed text, so that

@@ -28,7 +28,7 @@ const catTLS = "tls"
 func tlsFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "tls", Usage: "connect with TLS (also: -u rediss://...)", Category: catTLS},
-		&cli.StringFlag{Name: "cacert", Usage: "trust the CA certificates of PEM `FILE` (default: the system's)", Category: catTLS},
+		&cli.StringFlag{Name: "cacert", Usage: "trust the CA certificates of PEM `FILE` instead of the system's", Category: catTLS},
 		&cli.StringFlag{Name: "cacertdir", Usage: "trust the CA certificates of every PEM file in `DIR`", Category: catTLS},
 		&cli.StringFlag{Name: "cert", Usage: "client certificate PEM `FILE`, for servers that require one (needs --key)", Category: catTLS},
 		&cli.StringFlag{Name: "key", Usage: "private key PEM `FILE` of --cert", Category: catTLS},
