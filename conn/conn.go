@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"runtime"
@@ -70,6 +71,14 @@ type Options struct {
 	// written: Free reports no room while they reach it (a command is
 	// always accepted into an empty buffer). Default DefaultMaxBuffer.
 	MaxBuffer int
+	// TLS, when set, runs TLS over the transport before the handshake's
+	// first command (a failure wraps ErrTLS). It is shared by every
+	// connection dialed with these options and must not change after.
+	TLS *tls.Config
+	// OnTLSHandshake, when set, is called with every TLS connection's
+	// session once its dial has succeeded; concurrently from the dialing
+	// goroutines (DialSome dials several at once).
+	OnTLSHandshake func(TLSInfo)
 }
 
 // DefaultMaxBuffer is the default cap on a connection's unwritten bytes:
@@ -135,8 +144,9 @@ const shrinkFactor = 8
 // Conn is a pipelined RESP connection. One goroutine (the writer) calls
 // Queue and Flush; the connection's own reader goroutine consumes replies.
 type Conn struct {
-	nc   net.Conn
+	nc   net.Conn   // the transport (the socket, under TLS too)
 	raw  *rawWriter // nil when the transport has no file descriptor
+	tls  *tlsLink   // nil for a plain connection
 	rd   *Reader
 	ring ring
 	h    Handler
@@ -176,10 +186,11 @@ func (c *Conn) BytesWritten() uint64 { return c.bytesOut.Load() }
 // replies included. Safe from any goroutine.
 func (c *Conn) BytesRead() uint64 { return c.rd.BytesRead() }
 
-// Dial connects and runs the handshake (AUTH, HELLO 3, CLIENT TRACKING,
-// SELECT), or, when there is none, probes the server with PING unless
-// o.SkipProbe. It returns as soon as ctx is done, whatever the phase. The
-// reader goroutine starts with Start.
+// Dial connects, runs the TLS handshake when o.TLS is set, then the
+// handshake (AUTH, HELLO 3, CLIENT TRACKING, SELECT), or, when there is
+// none, probes the server with PING unless o.SkipProbe. It returns as soon
+// as ctx is done, whatever the phase. The reader goroutine starts with
+// Start.
 //
 // Error texts never contain o.Password, and text from the server has its
 // control bytes escaped.
@@ -204,7 +215,12 @@ func dial(parent context.Context, o Options) (*Conn, error) {
 	// or a write, whether ctx was cancelled or timed out.
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	c := newUnproven(nc, o)
-	err = c.handshake(ctx, o)
+	if o.TLS != nil {
+		err = c.startTLS(ctx, o)
+	}
+	if err == nil {
+		err = c.handshake(ctx, o)
+	}
 	if !stop() && err == nil {
 		err = ctx.Err()
 	}
@@ -213,6 +229,9 @@ func dial(parent context.Context, o Options) (*Conn, error) {
 		return nil, err
 	}
 	c.ring.init(o.MaxInflight)
+	if c.tls != nil && o.OnTLSHandshake != nil {
+		o.OnTLSHandshake(c.tls.info)
+	}
 	return c, nil
 }
 
@@ -463,7 +482,7 @@ func (c *Conn) FlushBlocking(now int64) error {
 	if c.dead.Load() {
 		return c.deadErr()
 	}
-	n, err := c.nc.Write(c.out[c.outOff:])
+	n, err := c.writeAll(c.out[c.outOff:])
 	c.advance(n, now)
 	if err != nil {
 		c.fail(err)
@@ -520,7 +539,7 @@ func (c *Conn) Close() {
 // Write writes b completely, blocking as needed. For callers that drive
 // the connection synchronously (no reader goroutine, no FIFO).
 func (c *Conn) Write(b []byte) error {
-	n, err := c.nc.Write(b)
+	n, err := c.writeRaw(b)
 	c.bytesOut.Add(uint64(n))
 	if err != nil {
 		c.fail(err)

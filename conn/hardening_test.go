@@ -440,7 +440,7 @@ func TestHandshakeSkipsPushes(t *testing.T) {
 		c.Close()
 		t.Fatal("AUTH was refused behind a push, but Dial succeeded")
 	}
-	if !strings.Contains(err.Error(), "AUTH failed: WRONGPASS") {
+	if !strings.Contains(err.Error(), "failed: WRONGPASS") {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"math"
 	"path"
 	"sort"
@@ -90,7 +91,7 @@ func init() {
 		{"ping", -1, fast, 0, 0, 0, cmdPing},
 		{"echo", 2, fast, 0, 0, 0, func(c *client, a [][]byte) { c.bulk(a[1]) }},
 		{"quit", -1, fast, 0, 0, 0, func(c *client, _ [][]byte) { c.simple("OK"); c.quit = true }},
-		{"auth", -2, fast, 0, 0, 0, func(c *client, _ [][]byte) { c.errorRaw(errNoPassword) }},
+		{"auth", -2, fast, 0, 0, 0, cmdAuth},
 		{"hello", -1, fast, 0, 0, 0, cmdHello},
 		{"select", 2, fast, 0, 0, 0, cmdSelect},
 		{"time", 1, fast, 0, 0, 0, cmdTime},
@@ -159,6 +160,9 @@ type client struct {
 	out   []byte
 	name  string
 	quit  bool // QUIT: answer, then close
+	// noauth: the server has a password and the client has not given it
+	// yet; every command but AUTH and QUIT is refused.
+	noauth bool
 	// ran and took are the table index of the last command executed (-1
 	// for none: unknown, refused) and how long it took.
 	ran  int
@@ -177,6 +181,9 @@ const (
 	errOverflow    = "-ERR increment or decrement would overflow\r\n"
 	errNotPositive = "-ERR value is out of range, must be positive\r\n"
 	errNoPassword  = "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n"
+	errNoAuth      = "-NOAUTH Authentication required.\r\n"
+	errNoAuthHello = "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n"
+	errWrongPass   = "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
 	errTooLong     = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"
 	// errOOM is Redis's reply (its prefix is what clients match) and a
 	// hint for whoever meets it with the embedded target.
@@ -194,6 +201,10 @@ func (c *client) exec(args [][]byte) {
 	cmd := &commandTable[i]
 	if !cmd.acceptsArgs(len(args)) {
 		c.wrongArgs(cmd.name)
+		return
+	}
+	if c.noauth && cmd.name != "auth" && cmd.name != "quit" && cmd.name != "hello" {
+		c.errorRaw(errNoAuth)
 		return
 	}
 	if cmd.flags&flagDenyOOM != 0 && c.srv.used > c.srv.cfg.MaxMemory {
@@ -504,6 +515,46 @@ func (c *client) keyList(pattern []byte) {
 	}
 }
 
+// cmdAuth checks AUTH [user] password against Config.User and
+// Config.Password, as Redis does for one ACL user.
+func cmdAuth(c *client, a [][]byte) {
+	ok := false
+	switch len(a) {
+	case 2:
+		ok = c.auth([]byte("default"), a[1])
+	case 3:
+		ok = c.auth(a[1], a[2])
+	default:
+		c.errorRaw(errSyntax)
+		return
+	}
+	if ok {
+		c.simple("OK")
+	}
+}
+
+// auth authenticates the client as user with pass, or answers why not
+// and reports false.
+func (c *client) auth(user, pass []byte) bool {
+	cfg := &c.srv.cfg
+	if cfg.Password == "" {
+		c.errorRaw(errNoPassword)
+		return false
+	}
+	want := cfg.User
+	if want == "" {
+		want = "default"
+	}
+	userOK := subtle.ConstantTimeCompare(user, []byte(want)) == 1
+	passOK := subtle.ConstantTimeCompare(pass, []byte(cfg.Password)) == 1
+	if !userOK || !passOK {
+		c.errorRaw(errWrongPass)
+		return false
+	}
+	c.noauth = false
+	return true
+}
+
 func cmdHello(c *client, a [][]byte) {
 	if len(a) > 1 {
 		v, ok := parseInt(a[1])
@@ -513,15 +564,28 @@ func cmdHello(c *client, a [][]byte) {
 		}
 		for i := 2; i < len(a); i++ {
 			switch {
+			case is(a[i], "AUTH") && i+2 < len(a):
+				if !c.auth(a[i+1], a[i+2]) {
+					return
+				}
+				i += 2
 			case is(a[i], "AUTH"):
-				c.errorRaw(errNoPassword)
+				c.errorRaw(errSyntax)
 				return
 			case is(a[i], "SETNAME") && i+1 < len(a):
 				c.name = string(a[i+1])
 				i++
 			}
 		}
+		if c.noauth { // before the protocol changes
+			c.errorRaw(errNoAuthHello)
+			return
+		}
 		c.proto = int(v)
+	}
+	if c.noauth {
+		c.errorRaw(errNoAuthHello)
+		return
 	}
 	c.mapHeader(7)
 	c.bulkString("server")

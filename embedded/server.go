@@ -18,6 +18,7 @@
 package embedded
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -89,6 +90,13 @@ type Config struct {
 	// does with maxmemory-policy noeviction; reads and deletes still work.
 	// Default DefaultMaxMemory; negative: no limit.
 	MaxMemory int64
+	// Password, when set, is required of every connection before its
+	// first command (AUTH password, or AUTH user password): as Redis with
+	// one ACL user, User ("default" when empty).
+	User, Password string
+	// TLS, when set, makes the server speak TLS only (it needs a
+	// certificate). The TLS handshake happens on a connection's first read.
+	TLS *tls.Config
 }
 
 // withDefaults fills in zero limits.
@@ -118,6 +126,9 @@ func (c Config) withDefaults() Config {
 func (c Config) Validate() error {
 	if c.MaxQueryBuffer < 0 || c.MaxOutputBuffer < 0 || c.MaxClientMemory < 0 {
 		return errors.New("embedded target: buffer limits must not be negative")
+	}
+	if c.TLS != nil && len(c.TLS.Certificates) == 0 && c.TLS.GetCertificate == nil && c.TLS.GetConfigForClient == nil {
+		return errors.New("embedded target: TLS needs a certificate")
 	}
 	return c.Faults.Validate()
 }
@@ -400,7 +411,13 @@ type span struct{ lo, hi int }
 // serve runs one connection: read what is there, execute every complete
 // command in it, answer them when the virtual clock says.
 func (s *Server) serve(nc net.Conn) {
-	cn := &connection{srv: s, nc: nc, cl: client{srv: s, proto: 2}, buf: make([]byte, baseInput)}
+	// The socket is what Close closes (a TLS close would first try to
+	// write its alert to a client that may not read).
+	rw := nc
+	if s.cfg.TLS != nil {
+		rw = tls.Server(nc, s.cfg.TLS)
+	}
+	cn := &connection{srv: s, nc: rw, cl: client{srv: s, proto: 2, noauth: s.cfg.Password != ""}, buf: make([]byte, baseInput)}
 	defer func() {
 		if cn.timer != nil {
 			cn.timer.Stop()
@@ -419,7 +436,7 @@ func (s *Server) serve(nc net.Conn) {
 				cn.refuse(err)
 				return
 			}
-			n, err := nc.Read(cn.buf[cn.w:])
+			n, err := rw.Read(cn.buf[cn.w:])
 			if err != nil {
 				return
 			}

@@ -77,8 +77,10 @@ type Test struct {
 	Arrival       string            `json:"arrival,omitempty"`
 	Pacing        string            `json:"pacing,omitempty"`
 	Connections   int               `json:"connections"`
-	LagLimitMs    *float64          `json:"send_lag_limit_ms"`
-	Interrupted   bool              `json:"interrupted"`
+	// TLS is the connections' TLS handshakes (absent over plain TCP).
+	TLS         *TLS     `json:"tls,omitempty"`
+	LagLimitMs  *float64 `json:"send_lag_limit_ms"`
+	Interrupted bool     `json:"interrupted"`
 	// Commands holds, for a mix, each command's counts and latencies.
 	Commands map[string]Command `json:"commands,omitempty"`
 	// SLO is the verdict against --slo, when one was given.
@@ -182,6 +184,10 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	if t.Errors == nil {
 		t.Errors = map[string]uint64{}
 	}
+	var err error
+	if t.TLS, err = tlsJSON(r.TLS); err != nil {
+		return t, err
+	}
 	t.ConnectionsLost, t.Reconnects, t.DroppedBacklog = r.ConnsLost, r.Reconnects, r.DroppedBacklog
 	t.BlockedS = round(r.Blocked.Seconds(), 3)
 	t.Unsolicited = r.Unsolicited
@@ -189,7 +195,6 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		v := r.TargetRate.PerSecond()
 		t.TargetRate = &v
 	}
-	var err error
 	if t.ResponseMs, t.ServiceMs, t.SendLagMs, t.Histograms, err = latencies(r.Response, r.Service, r.Lag); err != nil {
 		return t, err
 	}

@@ -69,6 +69,7 @@ func TextWithServer(w io.Writer, r *scheduler.Result, slo *SLOResult, srv *serve
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
 	writeNetwork(&b, r)
+	writeTLS(&b, r)
 	if failed := c.Errors + c.Timeouts; failed > 0 {
 		fmt.Fprintf(&b, "  error share    %s of scheduled (errors and timeouts)\n", percent(failed, c.Scheduled))
 	}

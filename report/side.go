@@ -123,6 +123,9 @@ func (t Test) Result() (*scheduler.Result, error) {
 	if r.Response, r.Service, r.Lag, err = t.Histograms.decode(); err != nil {
 		return nil, err
 	}
+	if r.TLS, err = t.TLS.result(); err != nil {
+		return nil, err
+	}
 	if r.Mode == "closed" && r.Response != nil {
 		r.Micros = micros(r.Response)
 	}

@@ -190,7 +190,9 @@ type Result struct {
 	Pacing     string
 	// Connections used.
 	Connections int
-	Counts      Counts
+	// TLS summarizes the connections' TLS handshakes; nil over plain TCP.
+	TLS    *TLSHandshakes
+	Counts Counts
 	// T0 is the start of the timeline on the Now clock: request i was
 	// intended at T0 + Timeline.Offset(i).
 	T0 int64

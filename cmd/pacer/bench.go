@@ -101,6 +101,7 @@ type benchConfig struct {
 	text      report.TextOptions
 	slo       report.SLO
 	warnings  []string
+	tls       *handshakes // nil over plain TCP
 }
 
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
@@ -109,6 +110,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
+	cfg.tls = watchTLS(&cfg.target)
 	if cfg.clients, err = parseConns(c); err != nil {
 		return nil, err
 	}
@@ -403,6 +405,7 @@ func (cfg *benchConfig) printSeed(stderr io.Writer) {
 // runOne dials, runs and reports one test, and returns what the server
 // counted during it.
 func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
+	cfg.tls.take() // the test's own handshakes only
 	conns, err := dialBench(ctx, cfg.target, cfg.clients, stderr)
 	if err != nil {
 		return nil, nil, err
@@ -411,6 +414,12 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 	res, err := cfg.runDialed(ctx, conns, j, n, out, stderr, progress, info, errs)
 	if res == nil {
 		return res, nil, err
+	}
+	res.TLS = cfg.tls.take()
+	// redis-benchmark's output stays as it is: the handshakes go to stderr
+	// with the full report, as the server's side does.
+	if line := report.TLSLine(res); line != "" && !cfg.quiet && !cfg.csv && !res.Interrupted {
+		fmt.Fprintf(stderr, "tls: %s\n", line)
 	}
 	return res, srv.since(before), err
 }
@@ -533,6 +542,10 @@ func dialBench(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]
 		}
 		return liveConns(all), nil
 	}
+	if errors.Is(err, conn.ErrTLS) {
+		return nil, &exitError{code: exitFailed, raw: true,
+			err: fmt.Errorf("Could not connect to Redis at %s: %v", o.Addr, err)}
+	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {
 		where := o.Addr
@@ -591,7 +604,7 @@ func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any 
 		extra["command"] = cfg.work.tests[0].title
 	}
 	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.clients, pipeline: cfg.pipeline,
+		target: cfg.target.Addr, embedded: faults, conns: cfg.clients, pipeline: cfg.pipeline, dial: cfg.target,
 		sizes: cfg.sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, requests: uint64(cfg.requests),
 	}.echo(ctx, extra)
@@ -600,6 +613,12 @@ func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any 
 // mergeResult adds the result of another loop of the same test to into:
 // counts, windows and error codes summed, histograms merged.
 func mergeResult(into, from *scheduler.Result) {
+	if from.TLS != nil {
+		if into.TLS == nil {
+			into.TLS = &scheduler.TLSHandshakes{}
+		}
+		into.TLS.Merge(from.TLS)
+	}
 	into.Counts.Add(from.Counts)
 	into.Window += from.Window
 	into.Clamped += from.Clamped

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -70,6 +71,7 @@ func compareCommand() *cli.Command {
 type compareConfig struct {
 	metrics  *liveMetrics
 	target   conn.Options
+	tls      *handshakes // nil over plain TCP
 	conns    int
 	pipeline int
 	duration time.Duration
@@ -93,6 +95,7 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
+	cfg.tls = watchTLS(&cfg.target)
 	if cfg.conns, err = parseConns(c); err != nil {
 		return nil, err
 	}
@@ -315,6 +318,7 @@ func roundRate(perSec float64) scheduler.Rate {
 }
 
 func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
+	cfg.tls.take() // the run's own handshakes only
 	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
 	if err != nil {
 		return nil, nil, failed(err)
@@ -324,6 +328,7 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer, srv *
 	if res == nil {
 		return nil, nil, err
 	}
+	res.TLS = cfg.tls.take()
 	return res, srv.since(before), err
 }
 
@@ -361,6 +366,7 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	if err != nil {
 		return nil, nil, usageErrorf("command: %v", err)
 	}
+	cfg.tls.take() // the run's own handshakes only
 	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
 	if err != nil {
 		return nil, nil, failed(err)
@@ -370,6 +376,7 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	if res == nil {
 		return nil, nil, err
 	}
+	res.TLS = cfg.tls.take()
 	return res, srv.since(before), err
 }
 
@@ -414,7 +421,7 @@ func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]an
 		extra["command"] = cfg.title
 	}
 	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, pipeline: cfg.pipeline,
+		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, pipeline: cfg.pipeline, dial: cfg.target,
 		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, duration: cfg.duration,
 	}.echo(ctx, extra)
@@ -488,10 +495,13 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 		}
 		b.WriteString("\n")
 	}
-	haveServer, haveBytes := false, false
+	haveServer, haveBytes, haveTLS := false, false, ""
 	for _, r := range runs {
 		haveServer = haveServer || r.server != nil && r.server.Total().Calls > 0
 		haveBytes = haveBytes || r.res.BytesSent+r.res.BytesReceived > 0
+		if t := r.res.TLS; t != nil && haveTLS == "" {
+			haveTLS = strings.TrimSpace(safetext.Escape(t.Version + " " + t.CipherSuite))
+		}
 	}
 	if haveServer {
 		cells("server per call (µs)", func(r compareRun) string {
@@ -510,6 +520,18 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 	if haveBytes {
 		cells("network out", func(r compareRun) string { return bitsPerSecond(r.res, r.res.BytesSent) })
 		cells("network in", func(r compareRun) string { return bitsPerSecond(r.res, r.res.BytesReceived) })
+	}
+	if haveTLS != "" {
+		handshake := func(q float64) func(compareRun) string {
+			return func(r compareRun) string {
+				if t := r.res.TLS; t != nil && t.Time != nil && t.Time.TotalCount() > 0 {
+					return strconv.FormatFloat(histo.Millis(t.Time.ValueAtPercentile(q)), 'f', 3, 64)
+				}
+				return "-"
+			}
+		}
+		cells("tls handshake p50 (ms)", handshake(50))
+		cells("tls handshake max (ms)", handshake(100))
 	}
 	fmt.Fprintf(&b, "%-*s%*d", first, "completed", col, closed.Counts.Completed)
 	for _, r := range open {
@@ -532,6 +554,9 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 	}
 	if haveBytes {
 		b.WriteString("network: bytes written to and read from the sockets per second of each run, in bits (1 Mbit/s = 10^6 bit/s)\n")
+	}
+	if haveTLS != "" {
+		fmt.Fprintf(&b, "tls: %s; each run's connections' handshakes, counted in no latency\n", haveTLS)
 	}
 	b.WriteString("\n")
 	if len(open) > 0 {

@@ -57,6 +57,7 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	hs := watchTLS(&o)
 	if c.Args().Len() > 0 {
 		return usageErrorf("fill takes no arguments, got %q (the command is --command)", c.Args().First())
 	}
@@ -144,6 +145,9 @@ func fillAction(c *cli.Context) error {
 	})
 	endMetrics()
 	stopBar()
+	if res != nil {
+		res.TLS = hs.take()
+	}
 	redactResult(c.Context, res)
 	var st *serverinfo.Stats
 	if res != nil {
@@ -170,7 +174,7 @@ func fillAction(c *cli.Context) error {
 		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
 			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t}, Server: srv.id,
 			Config: commonConfig{
-				target: o.Addr, conns: conns, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
+				target: o.Addr, conns: conns, dial: o, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
 				seed: seed, tests: []string{fillID}, requests: n,
 			}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})}
 		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {

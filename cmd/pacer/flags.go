@@ -43,33 +43,35 @@ const (
 	catUnsupported = "not supported yet (refused, exit 2)"
 )
 
-var helpCategories = []string{catTarget, catServer, catLoad, catWorkload, catOutput, catEmbedded, catUnsupported}
+var helpCategories = []string{catTarget, catTLS, catServer, catLoad, catWorkload, catOutput, catEmbedded, catUnsupported}
 
 // targetFlags are redis-benchmark's connection flags, with its names and
-// defaults, shared by every load command.
+// defaults, its TLS flags (tlsFlags) and --askpass, shared by every load
+// command.
 func targetFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "h", Value: "127.0.0.1", Usage: "server `HOST`", Category: catTarget},
 		&cli.IntFlag{Name: "p", Value: 6379, Usage: "server `PORT`", Category: catTarget},
 		&cli.StringFlag{Name: "s", Usage: "server unix `SOCKET` (overrides -h and -p)", Category: catTarget},
-		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis://[user:password@]host[:port][/db] (overrides -h, -p, -a, --user, --dbnum)", Category: catTarget},
+		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis[s]://[user:password@]host[:port][/db], rediss: TLS (overrides -h, -p, -a, --user, --dbnum)", Category: catTarget},
 		&cli.StringFlag{Name: "a", Usage: "`PASSWORD` for AUTH (or REDISCLI_AUTH)", Category: catTarget, EnvVars: []string{"REDISCLI_AUTH"}},
-		&cli.StringFlag{Name: "user", Usage: "`NAME` for ACL AUTH (needs -a)", Category: catTarget},
+		&cli.StringFlag{Name: "user", Usage: "`NAME` for ACL AUTH (needs a password)", Category: catTarget},
+		&cli.BoolFlag{Name: "askpass", Usage: "read the password from the terminal, unechoed (from stdin's first line when it is not a terminal); -a and REDISCLI_AUTH are then ignored", Category: catTarget},
 		&cli.IntFlag{Name: "dbnum", Value: 0, Usage: "SELECT database `N` on every connection", Category: catTarget},
 		&cli.BoolFlag{Name: "3", Usage: "RESP3: start every connection with HELLO 3", Category: catTarget},
 		&cli.BoolFlag{Name: "enable-tracking", Usage: "send CLIENT TRACKING on before starting", Category: catTarget},
-	}
+	}, tlsFlags()...)
 }
 
-// unsupportedFlags are redis-benchmark's cluster and TLS flags: accepted
-// by every load command and refused the same way until support lands.
-var unsupportedNames = []string{"cluster", "tls", "sni", "cacert", "cacertdir", "insecure", "cert", "key", "tls-ciphers", "tls-ciphersuites"}
+// unsupportedFlags are redis-benchmark's cluster flags: accepted by every
+// load command and refused the same way until support lands.
+var unsupportedNames = []string{"cluster"}
 
 func unsupportedFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, n := range unsupportedNames {
 		switch n {
-		case "cluster", "tls", "insecure":
+		case "cluster":
 			out = append(out, &cli.BoolFlag{Name: n, Usage: "(not supported yet)", Category: catUnsupported})
 		default:
 			out = append(out, &cli.StringFlag{Name: n, Usage: "`X` (not supported yet)", Category: catUnsupported})
@@ -78,11 +80,11 @@ func unsupportedFlags() []cli.Flag {
 	return out
 }
 
-// checkUnsupported refuses the cluster and TLS flags, in every command.
+// checkUnsupported refuses the cluster flags, in every command.
 func checkUnsupported(c *cli.Context) error {
 	for _, name := range unsupportedNames {
 		if c.IsSet(name) {
-			return usageErrorf("--%s is not supported yet (cluster mode and TLS are planned)", name)
+			return usageErrorf("--%s is not supported yet (cluster mode is planned)", name)
 		}
 	}
 	return nil

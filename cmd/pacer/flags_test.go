@@ -63,8 +63,8 @@ func minimal(cmd string) []string {
 
 // TestEveryLoadCommandSharesTheTargetFlags: -u, -s, -a, --user, --dbnum,
 // -3 and --enable-tracking mean the same in run, bench, compare and fill,
-// and the cluster and TLS flags are refused the same way (exit 2, "not
-// supported yet") by each. Before, run said "flag provided but not
+// and the cluster flags are refused the same way (exit 2, "not supported
+// yet") by each. Before, run said "flag provided but not
 // defined: -u" and "-tls" was "not defined" everywhere but in bench.
 func TestEveryLoadCommandSharesTheTargetFlags(t *testing.T) {
 	port := closedPort(t)
@@ -676,7 +676,7 @@ func TestServerConfigIgnoresHugeReplies(t *testing.T) {
 // TestURIErrorsNeverEchoThePassword: a bad -u is one line that does not
 // repeat the password it holds.
 func TestURIErrorsNeverEchoThePassword(t *testing.T) {
-	for _, u := range []string{"rediss://bob:s3cret@h:1", "redis://bob:s3cret@h:99999", "redis://:s3cret@h/x", "http://:s3cret@h", "redis://bob:s3cret@[::1"} {
+	for _, u := range []string{"rediss://bob:s3cret@h:1/x", "redis://bob:s3cret@h:99999", "redis://:s3cret@h/x", "http://:s3cret@h", "redis://bob:s3cret@[::1"} {
 		code, _, stderr := pacer(t, "run", "--rate", "1k", "-u", u)
 		if code != exitUsage || strings.Contains(stderr, "s3cret") || !strings.HasPrefix(stderr, "pacer: -u") {
 			t.Errorf("-u %s: exit %d %q", u, code, stderr)

@@ -26,7 +26,9 @@ const readmeShortLimit = 5 * time.Second
 
 // readmeExamples returns every line of a ```sh block of the README that
 // invokes pacer (`pacer ...` or `go run ./cmd/pacer ...`), split into
-// arguments, without the program name.
+// arguments, without the program name. Leading VAR=value assignments
+// (REDISCLI_AUTH=... pacer run ...) are kept in front of the arguments:
+// envOf splits them off.
 func readmeExamples(t *testing.T, text string) [][]string {
 	t.Helper()
 	var out [][]string
@@ -47,14 +49,27 @@ func readmeExamples(t *testing.T, text string) [][]string {
 		if err != nil {
 			t.Fatalf("README line %q: %v", line, err)
 		}
+		env, args := envOf(args)
 		switch {
 		case len(args) >= 1 && args[0] == "pacer":
-			out = append(out, args[1:])
+			out = append(out, append(env, args[1:]...))
 		case len(args) >= 3 && args[0] == "go" && args[1] == "run" && args[2] == "./cmd/pacer":
-			out = append(out, args[3:])
+			out = append(out, append(env, args[3:]...))
 		}
 	}
 	return out
+}
+
+// envOf splits leading VAR=value words off a command line.
+func envOf(args []string) (env, rest []string) {
+	for len(args) > 0 {
+		name, _, ok := strings.Cut(args[0], "=")
+		if !ok || name == "" || strings.HasPrefix(name, "-") || strings.ToUpper(name) != name {
+			break
+		}
+		env, args = append(env, args[0]), args[1:]
+	}
+	return env, args
 }
 
 // shellWords splits a command line as sh would for these examples: quotes
@@ -243,8 +258,9 @@ func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 	dir := t.TempDir()
 	skipped := map[string]bool{} // result files of examples skipped by -short
 	for _, ex := range examples {
+		env, ex := envOf(ex)
 		args, codes := loopbackExample(ex, srv.PortString(), dir)
-		name := strings.Join(ex, " ")
+		name := strings.Join(append(env, ex...), " ")
 		if args[0] == "serve" {
 			continue // runs until Ctrl-C: TestServeUntilInterrupted
 		}
@@ -272,6 +288,7 @@ func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), readmeExampleLimit)
 		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), env...)
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = nil, &stderr
 		start := time.Now()
@@ -311,6 +328,12 @@ func tail(s string, n int) string {
 func TestReadmeExampleRewriting(t *testing.T) {
 	if w, _ := shellWords(`pacer run --slo 'p99<2ms,errors<0.1%' -h 10.0.0.5   # a comment`); strings.Join(w, "|") != "pacer|run|--slo|p99<2ms,errors<0.1%|-h|10.0.0.5" {
 		t.Fatalf("shellWords: %q", w)
+	}
+	if ex := readmeExamples(t, "```sh\nREDISCLI_AUTH=pw pacer run --embedded -a=x\necho x | pacer run\n```\n"); len(ex) != 1 || strings.Join(ex[0], " ") != "REDISCLI_AUTH=pw run --embedded -a=x" {
+		t.Fatalf("examples %q", ex)
+	}
+	if env, rest := envOf([]string{"REDISCLI_AUTH=pw", "A_B=1", "run", "-a=x"}); len(env) != 2 || strings.Join(rest, " ") != "run -a=x" {
+		t.Fatalf("envOf: %q %q", env, rest)
 	}
 	args, codes := loopbackExample([]string{"compare", "-h", "10.0.0.5", "-p", "7000", "-t", "set", "--json", "compare.json"}, "4242", "/tmp/x")
 	if got := strings.Join(args, " "); got != "compare -h 127.0.0.1 -p 4242 -t set --json /tmp/x/compare.json" || len(codes) != 3 {

@@ -68,6 +68,7 @@ func runCommand() *cli.Command {
 // runConfig is everything `pacer run` was asked to do, validated.
 type runConfig struct {
 	target   conn.Options
+	tls      *handshakes // nil over plain TCP
 	conns    int
 	rate     scheduler.Rate
 	duration time.Duration // the measured part of the timeline (with --stages: all of it)
@@ -104,6 +105,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
 	}
+	cfg.tls = watchTLS(&cfg.target)
 	if err := parseRateOrStages(c, cfg); err != nil {
 		return nil, err
 	}
@@ -266,7 +268,7 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 		extra["command"] = cfg.work.tests[0].title
 	}
 	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns,
+		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, dial: cfg.target,
 		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work),
 		rate: cfg.rate, duration: cfg.duration, requests: cfg.requests,
@@ -320,6 +322,7 @@ func runAction(c *cli.Context) error {
 			doc.Interrupted = true
 			break
 		}
+		cfg.tls.take() // the test's own handshakes only
 		conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
 		if err != nil {
 			runErr = err
@@ -366,6 +369,7 @@ func runAction(c *cli.Context) error {
 		cfg.shard.started(res)
 		cfg.shard.next(whole, duration, requests, cfg.drain)
 		if res != nil {
+			res.TLS = cfg.tls.take()
 			redactResult(ctx, res)
 			sloRes, serr := cfg.slo.Check(res)
 			if serr != nil {

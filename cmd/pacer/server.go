@@ -23,6 +23,7 @@ type serverSide struct {
 
 // askServer identifies the server o connects to.
 func askServer(ctx context.Context, o conn.Options, stderr io.Writer) *serverSide {
+	o.OnTLSHandshake = nil // its handshakes are not the load's
 	s := &serverSide{ctx: ctx, p: serverinfo.New(o), stderr: stderr}
 	s.id = s.p.Identify(ctx)
 	s.id.Error = secretsFrom(ctx).redact(s.id.Error)
