@@ -29,8 +29,8 @@ func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
 	bound := fmt.Sprintf("%.3f s", r.Window.Seconds())
-	fmt.Fprintf(&b, "  open model: %s req/s %s timeline, %d connections, %s pacing\n",
-		r.TargetRate, r.Arrival, r.Connections, r.Pacing)
+	fmt.Fprintf(&b, "  open model: %s req/s %s timeline, %d connections, %s\n",
+		r.TargetRate, r.Arrival, r.Connections, pacingText(r))
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
 	fmt.Fprintf(&b, "  target rate    %12.2f req/s\n", r.TargetRate.PerSecond())
 	fmt.Fprintf(&b, "  achieved rate  %12.2f req/s over %s\n", r.AchievedRate(), bound)
@@ -204,4 +204,15 @@ func Quiet(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 	_, err := fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response p50=%s msec p99=%s msec, %s%s\n",
 		safetext.Escape(r.Name), r.AchievedRate(), r.TargetRate, millis(s, s.P50), millis(s, s.P99), verdict, extra)
 	return err
+}
+
+// pacingText names the pacing, and for auto the quantum it chose.
+func pacingText(r *scheduler.Result) string {
+	switch {
+	case r.Pacing != "auto":
+		return r.Pacing + " pacing"
+	case r.PacingQuantum == 0:
+		return "auto pacing (precise)"
+	}
+	return fmt.Sprintf("auto pacing (%d µs quantum)", r.PacingQuantum.Microseconds())
 }

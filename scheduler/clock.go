@@ -17,6 +17,7 @@ const havePreciseSleep = clock.HavePrecise
 func preciseSleepUntil(deadline int64) { clock.RawSleepUntil(deadline) }
 
 // Pacing selects how the open-mode pacer waits for the next intended send.
+// The zero value is Precise; the CLI's default is Auto.
 type Pacing int
 
 const (
@@ -28,6 +29,10 @@ const (
 	// Coarse wakes at most once per CoarseQuantum and sends everything due
 	// at each wake: a fraction of the CPU, about 1 ms of send lag.
 	Coarse
+	// Auto chooses the wake quantum from the send-lag budget: a third of
+	// the lag limit (see Pacing.Quantum), so the quantum itself uses a third
+	// of the budget and the rest is left for the wake's own lateness.
+	Auto
 )
 
 // CoarseQuantum is the wake interval of coarse pacing. It is a little under
@@ -36,21 +41,54 @@ const (
 // back); 0.8 ms keeps the send-lag p99 near 1.1 ms.
 const CoarseQuantum = 800 * time.Microsecond
 
+// MinAutoQuantum is the finest quantum auto pacing uses: a precise wake is
+// about 60 µs late and costs about 40 µs of CPU, so a finer quantum would
+// save nothing over waking at every due instant. A budget whose third is
+// below it gets precise pacing.
+const MinAutoQuantum = 100 * time.Microsecond
+
+// Quantum returns the wake quantum of pacing p under the send-lag limit
+// lagLimit: the pacer wakes at most once per quantum and sends everything
+// due. Zero means a wake at every due instant (precise).
+//
+//	precise  0
+//	coarse   CoarseQuantum
+//	auto     lagLimit/3 rounded down to a microsecond, at most
+//	         CoarseQuantum; 0 (precise) when that is below MinAutoQuantum
+func (p Pacing) Quantum(lagLimit time.Duration) time.Duration {
+	switch p {
+	case Coarse:
+		return CoarseQuantum
+	case Auto:
+		q := min(lagLimit/3, CoarseQuantum).Truncate(time.Microsecond)
+		if q < MinAutoQuantum {
+			return 0
+		}
+		return q
+	}
+	return 0
+}
+
 // String names the pacing as the CLI spells it.
 func (p Pacing) String() string {
-	if p == Coarse {
+	switch p {
+	case Coarse:
 		return "coarse"
+	case Auto:
+		return "auto"
 	}
 	return "precise"
 }
 
-// ParsePacing reads "precise" or "coarse".
+// ParsePacing reads "auto", "precise" or "coarse".
 func ParsePacing(s string) (Pacing, bool) {
 	switch s {
 	case "precise":
 		return Precise, true
 	case "coarse":
 		return Coarse, true
+	case "auto":
+		return Auto, true
 	}
 	return Precise, false
 }

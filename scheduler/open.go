@@ -32,7 +32,8 @@ type OpenConfig struct {
 	Duration time.Duration
 	// Requests bounds the number of requests. Zero means Duration does.
 	Requests uint64
-	// Pacing chooses precise or coarse waiting.
+	// Pacing chooses how the pacer waits: precise, coarse, or auto (a wake
+	// quantum chosen from LagLimit, see Pacing.Quantum).
 	Pacing Pacing
 	// Drain is how long to wait for replies after the timeline ends before
 	// the rest count as timeouts. Default DefaultDrain.
@@ -82,8 +83,8 @@ const DefaultDrain = 5 * time.Second
 const DefaultInterruptDrain = 2 * time.Second
 
 // DefaultLagLimit is the send-lag p99 a healthy generator stays under: 1 ms
-// with precise pacing, 2 ms with coarse pacing (whose wake quantum alone is
-// about 1 ms).
+// with precise and auto pacing, 2 ms with coarse pacing (whose wake quantum
+// alone is about 1 ms).
 func DefaultLagLimit(p Pacing) time.Duration {
 	if p == Coarse {
 		return 2 * time.Millisecond
@@ -300,6 +301,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		TargetRate:     cfg.Rate,
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
+		PacingQuantum:  cfg.Pacing.Quantum(cfg.LagLimit),
 		Connections:    len(run.slots),
 		Counts:         cnt,
 		T0:             p.t0,

@@ -14,17 +14,21 @@ import (
 //	wake ──► queue every command with intended ≤ now (a wake's commands go
 //	         to one connection, up to batchPerConn, then the next with FIFO
 //	         room) ──► one write per dirty connection
-//	     ──► sleep until the next intended instant (precise) or at least
-//	         CoarseQuantum (coarse)
+//	     ──► sleep until the next intended instant, but at least one
+//	         quantum after the previous wake (0 precise, CoarseQuantum
+//	         coarse, from the lag limit auto: Pacing.Quantum)
 type pacer struct {
-	run   *openRun
-	cmds  Commands
-	tl    Timeline
-	stop  *atomic.Bool
-	t0    int64
-	end   int64  // timeline end offset: requests with offset < end are scheduled
-	limit uint64 // request count bound (MaxUint64 when the duration bounds)
-	next  uint64 // next index to queue or drop
+	run  *openRun
+	cmds Commands
+	tl   Timeline
+	stop *atomic.Bool
+	t0   int64
+	// quantum is the least time between wake targets, in ns (0: wake at
+	// every due instant).
+	quantum int64
+	end     int64  // timeline end offset: requests with offset < end are scheduled
+	limit   uint64 // request count bound (MaxUint64 when the duration bounds)
+	next    uint64 // next index to queue or drop
 	// dropped counts requests skipped as unsent because they were more
 	// than MaxBacklog late when their turn came.
 	dropped uint64
@@ -55,6 +59,7 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		stop:    stop,
 		limit:   math.MaxUint64,
 		isDirty: make([]bool, len(run.slots)),
+		quantum: int64(cfg.Pacing.Quantum(cfg.LagLimit)),
 	}
 	if cfg.Requests > 0 {
 		p.limit = cfg.Requests
@@ -91,7 +96,7 @@ const maintainSlice = int64(5 * time.Millisecond)
 const stopSlice = int64(5 * time.Millisecond)
 
 // blockedPoll is how soon precise pacing looks again when no connection
-// can take a command (coarse pacing waits CoarseQuantum).
+// can take a command (pacing with a quantum waits a quantum).
 const blockedPoll = int64(100 * time.Microsecond)
 
 // drainPoll is how often the drain looks for the last replies.
@@ -175,18 +180,15 @@ func (p *pacer) noteBlocked(blocked bool, now int64) {
 
 // pollInterval is how soon to look again when sends are blocked.
 func (p *pacer) pollInterval() int64 {
-	if p.run.cfg.Pacing == Coarse {
-		return int64(CoarseQuantum)
-	}
-	return blockedPoll
+	return max(p.quantum, blockedPoll)
 }
 
-// sleepUntil waits for the next wake. Coarse pacing wakes on a grid of
-// CoarseQuantum (never sooner than one quantum after the previous wake
-// target), so it costs at most one thread wake per quantum.
+// sleepUntil waits for the next wake. With a quantum (coarse, auto) the
+// pacer wakes on a grid of it (never sooner than one quantum after the
+// previous wake target), so it costs at most one thread wake per quantum.
 func (p *pacer) sleepUntil(now, wake int64) {
-	if p.run.cfg.Pacing == Coarse {
-		wake = max(wake, p.lastWake+int64(CoarseQuantum))
+	if p.quantum > 0 {
+		wake = max(wake, p.lastWake+p.quantum)
 	}
 	p.lastWake = wake
 	// Sleep in bounded slices so a stop request is seen within stopSlice;

@@ -188,6 +188,9 @@ type Result struct {
 	TargetRate Rate
 	Arrival    string
 	Pacing     string
+	// PacingQuantum is the least time between the open pacer's wakes (0:
+	// a wake at every due instant), from Pacing.Quantum.
+	PacingQuantum time.Duration
 	// Connections used.
 	Connections int
 	Counts      Counts
