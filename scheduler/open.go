@@ -70,6 +70,9 @@ type OpenConfig struct {
 	// Interval is the length of the result's intervals. Default
 	// DefaultInterval.
 	Interval time.Duration
+
+	// beforeSleep, for tests, runs on the pacer's thread before each sleep.
+	beforeSleep func()
 }
 
 // DefaultMaxBacklog is how late the open loop still sends a request.
