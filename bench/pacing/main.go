@@ -9,6 +9,7 @@
 //	go build -o /tmp/pacer ./cmd/pacer
 //	go run ./bench/pacing -bin /tmp/pacer -runs 3 -duration 10s
 //	go run ./bench/pacing -bin /tmp/pacer -points 10k:precise:poisson,10k:auto:uniform:250us
+//	go run ./bench/pacing -points 10k:precise:poisson -variants 'before=BIN=/tmp/pacer-old;after=BIN=/tmp/pacer'
 //
 // A point is rate:pacing[:arrival[:lag-limit]]; arrival defaults to
 // uniform, the lag limit to pacer's default.
@@ -72,7 +73,7 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "duration of each run")
 	conns := flag.Int("c", 50, "connections")
 	points := flag.String("points", defaultPoints, "rate:pacing[:arrival[:lag-limit]] list")
-	variants := flag.String("variants", "", "compare variants, interleaved: label=K=V,K=V;label2=... (empty: one plain variant)")
+	variants := flag.String("variants", "", "compare variants, interleaved: label=K=V,K=V;label2=... (empty: one plain variant); BIN=path runs another binary")
 	flag.Parse()
 	type variant struct{ label, env string }
 	vs := []variant{{"", ""}}
@@ -193,6 +194,16 @@ func targetFor(p point) string {
 }
 
 func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) (sample, error) {
+	var vars []string
+	if env != "" {
+		for _, kv := range strings.Split(env, ",") {
+			if path, ok := strings.CutPrefix(kv, "BIN="); ok {
+				bin = path // a before/after comparison of two builds
+				continue
+			}
+			vars = append(vars, kv)
+		}
+	}
 	host, port, _ := net.SplitHostPort(addr)
 	out := filepath.Join(os.TempDir(), fmt.Sprintf("pacer-bench-%d.json", os.Getpid()))
 	defer os.Remove(out)
@@ -202,10 +213,7 @@ func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) 
 		args = append(args, "--lag-limit", p.lagLimit)
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = os.Environ()
-	if env != "" {
-		cmd.Env = append(cmd.Env, strings.Split(env, ",")...)
-	}
+	cmd.Env = append(os.Environ(), vars...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 { // 4: generator_behind, still a result
