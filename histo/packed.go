@@ -13,7 +13,20 @@ import (
 // a decoded one, so an hour of one-second intervals stays in a few MB.
 type Packed struct {
 	Summary Summary
+	// Encoded is the encoding, unless it was spilled (see Text).
 	Encoded string
+	spill   *Spill
+	off     int64
+	n       int
+}
+
+// Text returns the encoding, reading it back from its Spill if it was
+// spilled.
+func (p Packed) Text() (string, error) {
+	if p.spill != nil {
+		return p.spill.read(p.off, p.n)
+	}
+	return p.Encoded, nil
 }
 
 // Pack summarises and encodes h (nil: an empty histogram).
@@ -40,10 +53,14 @@ var emptyPacked = sync.OnceValues(func() (Packed, error) {
 // Histogram decodes the packed histogram; the zero Packed decodes to an
 // empty histogram with pacer's geometry.
 func (p Packed) Histogram() (*hdrhistogram.Histogram, error) {
-	if p.Encoded == "" {
+	text, err := p.Text()
+	if err != nil {
+		return nil, err
+	}
+	if text == "" {
 		return New(), nil
 	}
-	return Decode(p.Encoded)
+	return Decode(text)
 }
 
 // Empty reports whether the histogram holds no samples.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Schema identifies the JSON document format.
@@ -26,6 +27,23 @@ type Document struct {
 	Config      map[string]any `json:"config"`
 	Tests       []Test         `json:"tests"`
 	Interrupted bool           `json:"interrupted"`
+	// Server is what the server said it is before the run (see README,
+	// "What the server says").
+	Server *serverinfo.Identity `json:"server,omitempty"`
+	// Shard is set on a shard's result (--shard K/N) and on a merged one
+	// (pacer merge), which lists the shards it holds.
+	Shard *Shard `json:"shard,omitempty"`
+	// StartAt is the wall-clock instant the first test's timeline was set
+	// to start (--start-at, --start-in), RFC 3339 with nanoseconds.
+	StartAt string `json:"start_at,omitempty"`
+}
+
+// Shard says which part of a timeline a document holds: shard K of N, or
+// for a merged document (K zero) the shards Merged.
+type Shard struct {
+	K      int   `json:"k,omitempty"`
+	N      int   `json:"n"`
+	Merged []int `json:"merged,omitempty"`
 }
 
 // Tool names the program that wrote the document.
@@ -36,6 +54,10 @@ type Tool struct {
 
 // Test is one test's result.
 type Test struct {
+	// ID is the test's stable identifier (get, lpush_for_lrange, mix,
+	// custom, fill), set by the command that ran it; Name is its display
+	// title, which may change.
+	ID   string `json:"id"`
 	Name string `json:"name"`
 	// StartedAt is the wall-clock start of the test (RFC 3339, ns).
 	StartedAt     string            `json:"started_at,omitempty"`
@@ -55,8 +77,10 @@ type Test struct {
 	Arrival       string            `json:"arrival,omitempty"`
 	Pacing        string            `json:"pacing,omitempty"`
 	Connections   int               `json:"connections"`
-	LagLimitMs    *float64          `json:"send_lag_limit_ms"`
-	Interrupted   bool              `json:"interrupted"`
+	// TLS is the connections' TLS handshakes (absent over plain TCP).
+	TLS         *TLS     `json:"tls,omitempty"`
+	LagLimitMs  *float64 `json:"send_lag_limit_ms"`
+	Interrupted bool     `json:"interrupted"`
 
 	// PacingQuantumUs is the open pacer's wake quantum in µs (0: a wake
 	// at every due instant); open tests only.
@@ -84,6 +108,26 @@ type Test struct {
 	// series (see Interval).
 	IntervalS float64    `json:"interval_s"`
 	Intervals []Interval `json:"intervals"`
+	// Server is what the server counted during the test: its time per
+	// call for each command.
+	Server *serverinfo.Stats `json:"server,omitempty"`
+	// Stages is the rate profile of a --stages run, in order; TargetRate
+	// is then the stages' mean rate over the measured window, and each
+	// interval's scheduled count is what the profile intended in it.
+	Stages []Stage `json:"stages,omitempty"`
+	// WarmupS is the leading part of the timeline that was sent but left
+	// out of every other figure (counts, latencies, intervals, bytes);
+	// WarmupCounts accounts for its requests. Both only with --warmup.
+	WarmupS      float64           `json:"warmup_s,omitempty"`
+	WarmupCounts *scheduler.Counts `json:"warmup_counts,omitempty"`
+}
+
+// Stage is one stage of a --stages profile: over DurationS the rate goes
+// linearly from the previous stage's TargetRate (0 before the first) to
+// its own.
+type Stage struct {
+	DurationS  float64 `json:"duration_s"`
+	TargetRate float64 `json:"target_rate"`
 }
 
 // Command is one command's share of a mixed test.
@@ -130,7 +174,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		Name:          r.Name,
 		Mode:          r.Mode,
 		AchievedRate:  round(r.AchievedRate(), 3),
-		DurationS:     round(r.Window.Seconds(), 6),
+		DurationS:     r.Window.Seconds(), // exact to the ns: renderers recompute rates from it,
 		Counts:        r.Counts,
 		Errors:        r.ErrorCodes,
 		FirstError:    r.FirstError,
@@ -144,6 +188,10 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	if t.Errors == nil {
 		t.Errors = map[string]uint64{}
 	}
+	var err error
+	if t.TLS, err = tlsJSON(r.TLS); err != nil {
+		return t, err
+	}
 	t.ConnectionsLost, t.Reconnects, t.DroppedBacklog = r.ConnsLost, r.Reconnects, r.DroppedBacklog
 	t.BlockedS = round(r.Blocked.Seconds(), 3)
 	t.Unsolicited = r.Unsolicited
@@ -151,11 +199,10 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		v := r.TargetRate.PerSecond()
 		t.TargetRate = &v
 	}
-	var err error
 	if t.ResponseMs, t.ServiceMs, t.SendLagMs, t.Histograms, err = latencies(r.Response, r.Service, r.Lag); err != nil {
 		return t, err
 	}
-	if r.Lag != nil && r.Mode == "open" {
+	if r.Lag != nil && (r.Mode == "open" || r.LagLimit > 0) { // open, or a throttled closed loop
 		limit := histo.Millis(int64(r.LagLimit))
 		t.LagLimitMs = &limit
 	}
@@ -169,15 +216,28 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.BytesReceivedPerS = round(float64(r.BytesReceived)/w, 3)
 	}
 	t.IntervalS = round(r.Interval.Seconds(), 6)
+	for _, s := range r.Stages {
+		t.Stages = append(t.Stages, Stage{DurationS: round(s.Duration.Seconds(), 9), TargetRate: s.Target.PerSecond()})
+	}
+	if r.Warmup > 0 {
+		t.WarmupS = round(r.Warmup.Seconds(), 9)
+		wc := r.WarmupCounts
+		t.WarmupCounts = &wc
+	}
 	if !r.Started.IsZero() {
 		t.StartedAt = r.Started.UTC().Format(time.RFC3339Nano)
 	}
-	t.Intervals = intervals(r.Intervals, true, r.Mode == "open")
+	if t.Intervals, err = intervals(r.Intervals, true, r.Mode == "open"); err != nil {
+		return t, err
+	}
 	for _, c := range r.Commands {
 		if t.Commands == nil {
 			t.Commands = map[string]Command{}
 		}
-		cj := Command{Counts: c.Counts, Errors: c.ErrorCodes, Intervals: intervals(c.Intervals, false, r.Mode == "open")}
+		cj := Command{Counts: c.Counts, Errors: c.ErrorCodes}
+		if cj.Intervals, err = intervals(c.Intervals, false, r.Mode == "open"); err != nil {
+			return t, err
+		}
 		if cj.ResponseMs, cj.ServiceMs, cj.SendLagMs, cj.Histograms, err = latencies(c.Response, c.Service, c.Lag); err != nil {
 			return t, err
 		}
@@ -188,15 +248,22 @@ func FromResult(r *scheduler.Result) (Test, error) {
 
 // intervals converts an interval series; bytes are kept for a test's
 // series (withBytes), send lag for open runs.
-func intervals(in []scheduler.Interval, withBytes, withLag bool) []Interval {
+func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, error) {
 	out := make([]Interval, 0, len(in))
 	for _, iv := range in {
+		var text [3]string
+		for i, p := range [3]histo.Packed{iv.Response, iv.Service, iv.Lag} {
+			var err error
+			if text[i], err = p.Text(); err != nil {
+				return nil, err
+			}
+		}
 		j := Interval{
 			StartS: round(iv.Start.Seconds(), 6), DurationS: round(iv.Duration.Seconds(), 6),
 			Scheduled: iv.Counts.Scheduled, Sent: iv.Counts.Sent, Completed: iv.Counts.Completed,
 			Errors: iv.Counts.Errors, Timeouts: iv.Counts.Timeouts, Unsent: iv.Counts.Unsent,
 			ResponseMs: packedSummary(iv.Response), ServiceMs: packedSummary(iv.Service),
-			Histograms: Histograms{Response: iv.Response.Encoded, Service: iv.Service.Encoded},
+			Histograms: Histograms{Response: text[0], Service: text[1]},
 		}
 		if withBytes {
 			sent, recv := iv.BytesSent, iv.BytesReceived
@@ -204,12 +271,11 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) []Interval {
 		}
 		if withLag {
 			j.SendLagMs = packedSummary(iv.Lag)
-			enc := iv.Lag.Encoded
-			j.Histograms.SendLag = &enc
+			j.Histograms.SendLag = &text[2]
 		}
 		out = append(out, j)
 	}
-	return out
+	return out, nil
 }
 
 func packedSummary(p histo.Packed) *histo.Summary {

@@ -82,6 +82,7 @@ func TestJSONGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tt.ID = "set" // the command sets it (FromResult leaves it empty)
 	doc := &Document{Schema: Schema, Mode: "open", Tool: Tool{Name: "pacer", Version: "test"},
 		StartedAt: "2026-01-01T00:00:00Z", Config: map[string]any{"rate": 10000}, Tests: []Test{tt}}
 	b, err := doc.Marshal()

@@ -14,6 +14,8 @@ type Test struct {
 	selectors []string
 	// mix is its name in --mix ("" for the LPUSH that feeds LRANGE).
 	mix string
+	// id is its ID when that is not its mix name.
+	id string
 	// inline is set for tests sent in the inline protocol.
 	inline string
 	// args use two markers: keyTag, replaced by ":{tag}" in cluster mode and
@@ -44,7 +46,7 @@ var Catalogue = []Test{
 	{Title: "SPOP", mix: "spop", selectors: []string{"spop"}, args: []string{"SPOP", "myset" + keyTag}},
 	{Title: "ZADD", mix: "zadd", selectors: []string{"zadd"}, args: []string{"ZADD", "myzset" + keyTag, scorePlaceholder, "element:__rand_int__"}},
 	{Title: "ZPOPMIN", mix: "zpopmin", selectors: []string{"zpopmin"}, args: []string{"ZPOPMIN", "myzset" + keyTag}},
-	{Title: "LPUSH (needed to benchmark LRANGE)", mix: "", selectors: []string{"lrange", "lrange_100", "lrange_300", "lrange_500", "lrange_600"}, args: []string{"LPUSH", "mylist" + keyTag, DataPlaceholder}},
+	{Title: "LPUSH (needed to benchmark LRANGE)", mix: "", id: "lpush_for_lrange", selectors: []string{"lrange", "lrange_100", "lrange_300", "lrange_500", "lrange_600"}, args: []string{"LPUSH", "mylist" + keyTag, DataPlaceholder}},
 	{Title: "LRANGE_100 (first 100 elements)", mix: "lrange_100", selectors: []string{"lrange", "lrange_100"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "99"}},
 	{Title: "LRANGE_300 (first 300 elements)", mix: "lrange_300", selectors: []string{"lrange", "lrange_300"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "299"}},
 	{Title: "LRANGE_500 (first 500 elements)", mix: "lrange_500", selectors: []string{"lrange", "lrange_500"}, args: []string{"LRANGE", "mylist" + keyTag, "0", "499"}},
@@ -59,6 +61,17 @@ func msetArgs() []string {
 		args = append(args, "key"+keyTag+":__rand_int__", DataPlaceholder)
 	}
 	return args
+}
+
+// ID is the test's stable identifier (tests[].id in the JSON): its --mix
+// name, such as "get" or "lrange_100", and "lpush_for_lrange" for the
+// LPUSH that fills the list the LRANGE tests read. Unlike Title it never
+// changes with the display.
+func (t Test) ID() string {
+	if t.id != "" {
+		return t.id
+	}
+	return t.mix
 }
 
 // TestNames lists every name -t accepts.

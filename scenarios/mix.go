@@ -172,6 +172,27 @@ func (r *Recipe) Title() string {
 	return "MIX " + strings.Join(parts, ",")
 }
 
+// IDs of the tests a recipe makes that are not catalogue tests.
+const (
+	// CustomID is the ID of a test of one custom command.
+	CustomID = "custom"
+	// MixID is the ID of a test of several weighted commands.
+	MixID = "mix"
+)
+
+// ID is the stable identifier of the test the recipe makes: the catalogue
+// test's ID for one catalogue test (Test.ID), CustomID for one custom
+// command, MixID for several commands.
+func (r *Recipe) ID() string {
+	if len(r.Items) == 1 {
+		if r.Items[0].test != nil {
+			return r.Items[0].test.ID()
+		}
+		return CustomID
+	}
+	return MixID
+}
+
 // Names lists the items' names in kind order.
 func (r *Recipe) Names() []string {
 	out := make([]string, len(r.Items))

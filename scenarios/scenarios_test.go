@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -164,5 +165,46 @@ func TestRandomWithZeroKeyspaceFillsZeros(t *testing.T) {
 	tpl, _ := Compile("GET", []string{"GET", "key:__rand_int__"}, Options{Random: true})
 	if got := string(tpl.Fill(NewGen(1, Uniform{}))); !strings.Contains(got, "key:000000000000") {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// Every catalogue test has its own ID, a lower-case word that scripts can
+// use; recipes take it over, and custom commands and mixes have theirs.
+func TestIDs(t *testing.T) {
+	word := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	seen := map[string]string{}
+	for _, tt := range Catalogue {
+		id := tt.ID()
+		if !word.MatchString(id) {
+			t.Errorf("%s: ID %q", tt.Title, id)
+		}
+		if other, dup := seen[id]; dup {
+			t.Errorf("%s and %s share the ID %q", other, tt.Title, id)
+		}
+		seen[id] = tt.Title
+		if got := TestRecipe(tt, Options{}).ID(); got != id {
+			t.Errorf("%s: recipe ID %q, want %q", tt.Title, got, id)
+		}
+	}
+	if seen["lpush_for_lrange"] != "LPUSH (needed to benchmark LRANGE)" || seen["get"] != "GET" {
+		t.Errorf("IDs %v", seen)
+	}
+	for _, c := range []struct {
+		spec    string
+		customs []Custom
+		want    string
+	}{
+		{"get:1", nil, "get"},
+		{"get:9,set:1", nil, MixID},
+		{"", []Custom{{Args: []string{"SET", "k", "v"}, Weight: 1}}, CustomID},
+		{"", []Custom{{Args: []string{"SET", "k", "v"}, Weight: 1}, {Args: []string{"GET", "k"}, Weight: 1}}, MixID},
+	} {
+		r, err := BuildRecipe(c.spec, c.customs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.ID(); got != c.want {
+			t.Errorf("%q %v: ID %q, want %q", c.spec, c.customs, got, c.want)
+		}
 	}
 }

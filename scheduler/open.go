@@ -31,7 +31,15 @@ type OpenConfig struct {
 	// below it are scheduled. Zero means Requests bounds the run.
 	Duration time.Duration
 	// Requests bounds the number of requests. Zero means Duration does.
+	// With a Shard timeline it bounds the whole timeline: the shard sends
+	// its share of the first Requests requests.
 	Requests uint64
+	// Start, when set, is the clock instant (Now) where the timeline
+	// starts: its t0, shared by shards started together (--start-at). The
+	// run waits for it after setting up (a stop ends the wait); one already
+	// past makes the requests due so far a backlog, sent at once with their
+	// send lag. Zero: the timeline starts when the run is set up.
+	Start int64
 	// Pacing chooses how the pacer waits: precise, coarse, or auto (a wake
 	// quantum chosen from LagLimit, see Pacing.Quantum).
 	Pacing Pacing
@@ -70,6 +78,13 @@ type OpenConfig struct {
 	// Interval is the length of the result's intervals. Default
 	// DefaultInterval.
 	Interval time.Duration
+	// Warmup is the leading part of the timeline whose requests are sent
+	// but not measured: those intended before it count nowhere in the
+	// result's counts, histograms, intervals and per-command results
+	// (their own accounting is Result.WarmupCounts). The timeline does not
+	// restart after it: Duration and Requests bound the whole timeline,
+	// warmup included, and the intervals start where it ends. Zero: none.
+	Warmup time.Duration
 
 	// beforeSleep, for tests, runs on the pacer's thread before each sleep.
 	beforeSleep func()
@@ -118,8 +133,11 @@ func (c *OpenConfig) Validate() error {
 	if c.Duration <= 0 && c.Requests == 0 {
 		return errors.New("open run needs a duration or a request count")
 	}
-	if c.Duration < 0 || c.Drain < 0 || c.LagLimit < 0 || c.Interval < 0 {
+	if c.Duration < 0 || c.Drain < 0 || c.LagLimit < 0 || c.Interval < 0 || c.Warmup < 0 {
 		return errors.New("negative duration")
+	}
+	if c.Warmup > 0 && c.Duration > 0 && c.Warmup >= c.Duration {
+		return errors.New("the warmup does not end before the timeline does")
 	}
 	return nil
 }
@@ -168,6 +186,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	run.tally.codes = map[string]uint64{}
 	// Redials end when the run stops or ctx is cancelled, whichever first.
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
+	run.dialing = make(chan struct{}, MaxConcurrentRedials)
 	defer run.stopRedials()
 	run.kinds = newKindStats(cfg.CommandNames, true)
 	alive := 0
@@ -195,11 +214,14 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 
 	p := newPacer(run, cmds, &stop)
 	p.onStart = func(t0 int64) {
-		run.series = newSeries(cfg.Interval, t0, run.totals, run.response, run.service, run.lag, run.kinds)
+		if cfg.Warmup > 0 {
+			run.warmEnd = t0 + int64(cfg.Warmup)
+		}
+		run.series = newSeries(cfg.Interval, t0, cfg.Warmup, run.totals, run.response, run.service, run.lag, run.kinds)
 		if cfg.OnStart != nil {
 			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
-				Duration: cfg.Duration, Requests: cfg.Requests,
-				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: cfg.Rate,
+				Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
+				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections,
 				totals: func() Totals {
 					t := run.totals()
 					t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
@@ -251,7 +273,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 			run.account(s.c, s, end, t)
 		}
 	}
-	var cnt Counts
+	var cnt, warm Counts
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
@@ -261,6 +283,9 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		early += h.early.Load()
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
+		warm.Completed += h.warmCompleted.Load()
+		warm.Errors += h.warmErrors.Load()
+		warm.Sent += s.warmSent.Load()
 		for k, v := range h.codes {
 			codes[k] += v
 		}
@@ -285,23 +310,42 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	}
 	run.handoffMu.Unlock()
 	// Requests due but never queued (connections full, dead, or a stop),
-	// and those dropped for being too late.
+	// and those dropped for being too late. The warmup's are the first
+	// warmN of the timeline.
 	queued := p.next
 	scheduled := countFrom(p.tl, queued, p.end, p.limit)
-	cnt.Scheduled = scheduled
-	cnt.Unsent += scheduled - queued + p.dropped
+	warmN := uint64(0)
+	if p.warmup > 0 {
+		warmN = min(countFrom(p.tl, 0, p.warmup, p.limit), scheduled)
+	}
+	warmNeverQueued := warmN - min(queued, warmN)
+	cnt.Scheduled = scheduled - warmN
+	cnt.Unsent += scheduled - queued - warmNeverQueued + p.dropped
+	warm.Scheduled = warmN
+	warm.Errors += t.warm.errors
+	warm.Timeouts = t.warm.timeouts
+	warm.Unsent = t.warm.unsent + warmNeverQueued + p.warmDropped
 	p.noteBlocked(false, end)
+	// Still held back at the end: what was never sent waited for the
+	// target, and so did what was queued in the last episode.
+	heldOpen := p.inEpisode
+	p.caughtUp()
+	heldUnsent := p.heldDropped
+	if heldOpen {
+		heldUnsent = cnt.Unsent
+	}
 
 	cfg := run.cfg
 	windowEnd := p.end
 	if windowEnd == math.MaxInt64 {
 		windowEnd = 0
 	}
-	window := max(windowEnd, last-p.t0)
+	// The measured window starts where the warmup ends.
+	window := max(windowEnd, last-p.t0) - min(p.warmup, windowEnd)
 	res := &Result{
 		Name:           cfg.Name,
 		Mode:           "open",
-		TargetRate:     cfg.Rate,
+		TargetRate:     targetRate(cfg),
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
 		PacingQuantum:  cfg.Pacing.Quantum(cfg.LagLimit),
@@ -320,9 +364,14 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		ConnsLost:      run.connsLost.Load(),
 		Reconnects:     run.reconnects.Load(),
 		Blocked:        time.Duration(p.blocked),
+		HeldSent:       min(p.heldSent, cnt.Sent),
+		HeldUnsent:     min(heldUnsent, cnt.Unsent),
 		DroppedBacklog: p.dropped,
 		Unsolicited:    t.unsolicited + early,
 		ClockErrors:    run.clockErrors.Load(),
+		Warmup:         cfg.Warmup,
+		WarmupCounts:   warm,
+		Stages:         stageList(cfg.Timeline),
 	}
 	if run.kinds != nil {
 		tallies := make([][]kindCount, len(run.slots))
@@ -340,7 +389,37 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	if !cnt.Balanced() {
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", cnt)
 	}
+	if !warm.Balanced() || warm.Sent != warm.Completed+warm.Errors+warm.Timeouts {
+		return res, fmt.Errorf("internal error: the warmup's counts do not add up: %+v", warm)
+	}
 	return res, nil
+}
+
+// targetRate is the rate of the report: cfg.Rate, or when it is unset
+// and the timeline follows stages, their mean over the measured window;
+// a shard's is its share of that rate, 1/N of it.
+func targetRate(cfg OpenConfig) Rate {
+	st := StagesOf(cfg.Timeline)
+	n := shardOf(cfg.Timeline)
+	if !cfg.Rate.IsZero() || st == nil {
+		if n > 1 {
+			return RatePerSecond(cfg.Rate.PerSecond() / float64(n))
+		}
+		return cfg.Rate
+	}
+	end := int64(st.Duration())
+	if cfg.Duration > 0 {
+		end = min(end, int64(cfg.Duration))
+	}
+	return RatePerSecond(st.Mean(int64(cfg.Warmup), end) / float64(n))
+}
+
+// stageList is the stages tl follows, nil for a constant rate.
+func stageList(tl Timeline) []Stage {
+	if st := StagesOf(tl); st != nil {
+		return st.List()
+	}
+	return nil
 }
 
 // finishSeries closes the interval series at end and spreads the scheduled
@@ -351,6 +430,7 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 		total.BytesSent += s.bytesOut.Load()
 		total.BytesReceived += s.bytesIn.Load()
 	}
+	total = run.series.measuredBytes(total)
 	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
 	ivs, kinds, err := run.series.finish(end, total, res.Commands)
 	if err != nil {
@@ -375,30 +455,24 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 }
 
 // verdict decides whether the run measured its target (target_lost when
-// not) and whether the generator kept the timeline.
+// not) and, without an SLO, whether the generator kept the timeline (see
+// Assess and Health.Verdict).
 func verdict(r *Result, allGone bool) (string, string) {
 	if lost, why := targetLost(r.Counts, allGone, r.FirstError); lost {
 		return VerdictTargetLost, why
 	}
-	lagP99 := time.Duration(r.Lag.ValueAtQuantile(99))
-	sentShare := 1.0
-	if r.Counts.Scheduled > 0 {
-		sentShare = float64(r.Counts.Sent) / float64(r.Counts.Scheduled)
+	return Assess(r).Verdict()
+}
+
+// connections counts the live connections, for observers.
+func (run *openRun) connections() Connections {
+	c := Connections{Of: len(run.slots), Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
+	for _, s := range run.slots {
+		if k := s.conn(); k != nil && !k.Dead() {
+			c.Open++
+		}
 	}
-	why := ""
-	if r.Blocked > 0 {
-		why = fmt.Sprintf("; sends were held back %.1f s by full or missing connections", r.Blocked.Seconds())
-	}
-	switch {
-	case r.Counts.Scheduled > 0 && sentShare < MinSentFraction:
-		return VerdictGeneratorBehind, fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)%s",
-			sentShare*100, MinSentFraction*100, why)
-	case lagP99 > r.LagLimit:
-		return VerdictGeneratorBehind, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms%s",
-			histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)), why)
-	}
-	return VerdictOK, fmt.Sprintf("send lag p99 %.3f ms ≤ %.3f ms, %.2f%% of scheduled sent",
-		histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)), sentShare*100)
+	return c
 }
 
 // runtimeGC collects the set-up garbage (rings, recorders, buffers) before

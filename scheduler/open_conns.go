@@ -24,11 +24,19 @@ type replies struct {
 	last      int64             // arrival of the latest reply; read after the reader exits
 	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
 	firstErr  string
-	_         [64]byte // keep neighbouring handlers' counters apart
+
+	// warmCompleted and warmErrors count the replies to warmup requests,
+	// which are not measured.
+	warmCompleted, warmErrors atomic.Uint64
+	_                         [64]byte // keep neighbouring handlers' counters apart
 }
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	run := h.run
+	if run.warm(e) {
+		h.warmReply(e, r, at)
+		return
+	}
 	h.last = at
 	ks, kc := run.kindOf(h, e)
 	good := true
@@ -71,6 +79,27 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	}
 	h.completed.Add(1)
 }
+
+// warmReply counts the reply to a warmup request: nothing else of it is
+// kept, but error replies still reach OnErrorReply and a reply read before
+// its request was written still counts as unsolicited.
+func (h *replies) warmReply(e *conn.Entry, r conn.Reply, at int64) {
+	if at != 0 && e.Written != 0 && at < e.Written {
+		h.early.Add(1)
+	}
+	if !r.Err {
+		h.warmCompleted.Add(1)
+		return
+	}
+	h.warmErrors.Add(1)
+	if h.run.cfg.OnErrorReply != nil {
+		h.run.cfg.OnErrorReply(r.Text)
+	}
+}
+
+// warm reports whether e is a warmup request: intended before the
+// measured window.
+func (run *openRun) warm(e *conn.Entry) bool { return e.Intended < run.warmEnd }
 
 // clockOK checks e's readings as of t (its reply, or when the run gave up
 // on it): a zero reading or a negative lag, response or service time is
@@ -119,6 +148,7 @@ type openRun struct {
 	tally                  tally // requests of connections already retired
 	redialCtx              context.Context
 	stopRedials            context.CancelFunc
+	dialing                chan struct{} // a token per redial in progress (MaxConcurrentRedials)
 	connsLost              atomic.Uint64
 	reconnects             atomic.Uint64
 	clockErrors            atomic.Uint64
@@ -127,6 +157,13 @@ type openRun struct {
 	// and the requests dropped for being too late.
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
 	series    *series // set when the timeline starts
+	// liveTL is scheduledBy's own timeline (see forker).
+	liveTLMu sync.Mutex
+	liveTL   Timeline
+	// warmEnd is the clock time the measured window starts: requests
+	// intended before it are the warmup's (0: no warmup). Set when the
+	// timeline starts, before anything is queued.
+	warmEnd int64
 	// handoffMu orders redials' deliveries with finish: once closed is
 	// set, a redial closes the connection it got instead of delivering it.
 	handoffMu sync.Mutex
@@ -144,6 +181,12 @@ const (
 	MinRedialBackoff = 10 * time.Millisecond
 	MaxRedialBackoff = time.Second
 )
+
+// MaxConcurrentRedials bounds the redials of a run in progress at once, as
+// conn.DialSome bounds the first dials: 1900 slots refused by maxclients
+// redialed together, each dial holding its buffers, and the run peaked at
+// 413 MB (bench/bounds maxclients-100-c2000). The others wait their turn.
+const MaxConcurrentRedials = 32
 
 // nextBackoff doubles a redial wait, within [MinRedialBackoff,
 // MaxRedialBackoff].
@@ -168,10 +211,14 @@ type slot struct {
 	// h.completed when c was installed (both pacer-owned).
 	backoff     time.Duration
 	completedAt uint64
-	sent        atomic.Uint64 // written by retired conns of this slot
-	bytesOut    atomic.Uint64 // bytes written by retired conns of this slot
-	bytesIn     atomic.Uint64 // bytes read by retired conns of this slot
-	live        atomic.Pointer[conn.Conn]
+	sent        atomic.Uint64 // measured requests written by retired conns of this slot
+	warmSent    atomic.Uint64 // warmup requests written by retired conns of this slot
+	// warmQueued counts the warmup requests queued on the current conn:
+	// its first warmQueued entries, as a conn's FIFO is in timeline order.
+	warmQueued atomic.Uint64
+	bytesOut   atomic.Uint64 // bytes written by retired conns of this slot
+	bytesIn    atomic.Uint64 // bytes read by retired conns of this slot
+	live       atomic.Pointer[conn.Conn]
 }
 
 // tally accumulates what retired connections leave: the pacer adds to it
@@ -180,6 +227,15 @@ type tally struct {
 	errors, timeouts, unsent, sent, unsolicited uint64
 	codes                                       map[string]uint64
 	firstErr                                    string
+	// warm is what retired connections left of the warmup's requests.
+	warm struct{ errors, timeouts, unsent uint64 }
+}
+
+// splitWritten divides the written count of a conn that queued warmQueued
+// warmup requests (its first entries) into warmup and measured writes.
+func splitWritten(written, warmQueued uint64) (warm, measured uint64) {
+	warm = min(written, warmQueued)
+	return warm, written - warm
 }
 
 // totals reads the run's cumulative counts and bytes, for observers.
@@ -193,7 +249,8 @@ func (run *openRun) totals() Totals {
 		t.BytesSent += s.bytesOut.Load()
 		t.BytesReceived += s.bytesIn.Load()
 		if c := s.conn(); c != nil {
-			t.Sent += c.Written()
+			_, measured := splitWritten(c.Written(), s.warmQueued.Load())
+			t.Sent += measured
 			t.BytesSent += c.BytesWritten()
 			t.BytesReceived += c.BytesRead()
 		}
@@ -207,28 +264,41 @@ func (run *openRun) totals() Totals {
 	return t
 }
 
-// scheduledBy counts the requests the timeline intends before offset off
-// (within the run's duration and request bound).
+// scheduledBy counts the measured requests the timeline intends before
+// offset off (within the run's duration and request bound). For observers:
+// it counts on its own fork of the timeline, never the pacer's.
 func (run *openRun) scheduledBy(off int64) uint64 {
+	run.liveTLMu.Lock()
+	defer run.liveTLMu.Unlock()
+	if run.liveTL == nil {
+		run.liveTL = forTimeline(run.cfg.Timeline)
+	}
 	cfg := run.cfg
+	cfg.Timeline = run.liveTL
 	end, limit := int64(math.MaxInt64), uint64(math.MaxUint64)
 	if cfg.Duration > 0 {
 		end = int64(cfg.Duration)
 	}
 	if cfg.Requests > 0 {
-		limit = cfg.Requests
+		limit = requestLimit(cfg.Timeline, cfg.Requests)
 	}
-	return countFrom(cfg.Timeline, 0, min(off, end), limit)
+	n := countFrom(cfg.Timeline, 0, min(off, end), limit)
+	if cfg.Warmup > 0 {
+		n -= min(n, countFrom(cfg.Timeline, 0, min(int64(cfg.Warmup), end), limit))
+	}
+	return n
 }
 
+// liveCounts are the progress line's counts: everything on the wire,
+// warmup included.
 func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
 	for _, s := range run.slots {
-		sent += s.sent.Load()
+		sent += s.sent.Load() + s.warmSent.Load()
 		if c := s.conn(); c != nil {
 			sent += c.Written()
 		}
-		completed += s.h.completed.Load()
-		errs += s.h.errors.Load()
+		completed += s.h.completed.Load() + s.h.warmCompleted.Load()
+		errs += s.h.errors.Load() + s.h.warmErrors.Load()
 	}
 	return sent, completed, errs, int(sent - min(sent, completed+errs))
 }
@@ -272,7 +342,13 @@ func (run *openRun) redial(s *slot) {
 			case <-timer.C:
 			}
 			wait = nextBackoff(wait)
+			select {
+			case <-ctx.Done():
+				return
+			case run.dialing <- struct{}{}:
+			}
 			c, err := run.cfg.Redial(ctx)
+			<-run.dialing
 			run.handoffMu.Lock()
 			switch {
 			case err == nil && !run.closed:
@@ -365,6 +441,14 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	errors0, timeouts0 := t.errors, t.timeouts
 	codeBytes := []byte(code)
 	c.Unanswered(func(e *conn.Entry) {
+		if run.warm(e) {
+			if timedOut {
+				t.warm.timeouts++
+			} else {
+				t.warm.errors++
+			}
+			return
+		}
 		ks, kc := run.kindOf(h, e)
 		good := run.clockOK(e, end)
 		if good {
@@ -394,19 +478,33 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	})
 	run.accounted.lost.Add(t.errors - errors0)
 	run.accounted.timeouts.Add(t.timeouts - timeouts0)
-	t.sent += c.Written()
+	warmSent, sent := splitWritten(c.Written(), s.warmQueued.Load())
+	t.sent += sent
 	// Observers (liveCounts) count a slot's live connection's writes and
 	// the retired ones' in s.sent: move them over in one step, so the
 	// last progress line neither loses nor doubles them.
 	s.live.CompareAndSwap(c, nil)
-	s.sent.Add(c.Written())
+	s.sent.Add(sent)
+	s.warmSent.Add(warmSent)
+	s.warmQueued.Store(0) // the next conn starts its own count
 	s.bytesOut.Add(c.BytesWritten())
 	s.bytesIn.Add(c.BytesRead())
-	t.unsent += uint64(c.Unwritten())
-	run.accounted.unsent.Add(uint64(c.Unwritten()))
+	unsent := uint64(c.Unwritten())
+	if run.warmEnd != 0 {
+		warmUnsent := uint64(0)
+		c.Unsent(func(e *conn.Entry) {
+			if run.warm(e) {
+				warmUnsent++
+			}
+		})
+		t.warm.unsent += warmUnsent
+		unsent -= warmUnsent
+	}
+	t.unsent += unsent
+	run.accounted.unsent.Add(unsent)
 	if run.kinds != nil {
 		c.Unsent(func(e *conn.Entry) {
-			if int(e.Kind) < len(h.kinds) {
+			if int(e.Kind) < len(h.kinds) && !run.warm(e) {
 				h.kinds[e.Kind].unsent++
 			}
 		})

@@ -11,9 +11,11 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // fillCommand is `pacer fill`: write every key of a keyspace once, with
@@ -47,11 +49,15 @@ func fillCommand() *cli.Command {
 	)
 }
 
+// fillID is the ID of the fill's test in the JSON.
+const fillID = "fill"
+
 func fillAction(c *cli.Context) error {
 	o, err := target(c)
 	if err != nil {
 		return err
 	}
+	hs := watchTLS(&o)
 	if c.Args().Len() > 0 {
 		return usageErrorf("fill takes no arguments, got %q (the command is --command)", c.Args().First())
 	}
@@ -96,20 +102,33 @@ func fillAction(c *cli.Context) error {
 		return err
 	}
 	seed := parseSeed(c)
+	mx, err := startMetrics(c)
+	if err != nil {
+		return err
+	}
+	defer mx.close()
+	mx.announce(c.App.ErrWriter)
+	stdout := c.App.Writer
+	if out.jsonPath == "-" {
+		stdout = c.App.ErrWriter // stdout carries the JSON
+	}
+	srv := askServer(c.Context, o, c.App.ErrWriter)
+	srv.noteConfig()
 	cs, err := conn.DialAll(c.Context, o, conns)
 	if err != nil {
 		return failed(fmt.Errorf("cannot connect: %w", err))
 	}
+	// stdout starts with the fill's own line (scripts read it); the
+	// identity goes with the progress, on stderr.
+	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.id))
+	before := srv.before()
 	var buildErr error
 	live := make(chan *scheduler.Live, 1)
 	stopBar := func() {}
 	if !out.quiet {
 		stopBar = fillProgress(c.App.ErrWriter, n, live)
 	}
-	stdout := c.App.Writer
-	if out.jsonPath == "-" {
-		stdout = c.App.ErrWriter // stdout carries the JSON
-	}
+	onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
 		Name: "fill", Requests: n, Pipeline: pipeline, Interval: out.interval,
 		NewCommands: func(i int) scheduler.Commands {
@@ -120,12 +139,20 @@ func fillAction(c *cli.Context) error {
 			}
 			return scenarios.NewMixStream(m, seed+uint64(i), keys)
 		},
-		OnStart:         func(l *scheduler.Live) { live <- l },
+		OnStart:         onStart,
 		ContinueOnError: out.showErrs,
 		OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
 	})
+	endMetrics()
 	stopBar()
+	if res != nil {
+		res.TLS = hs.take()
+	}
 	redactResult(c.Context, res)
+	var st *serverinfo.Stats
+	if res != nil {
+		st = srv.since(before)
+	}
 	if buildErr != nil {
 		return usageErrorf("%v", buildErr)
 	}
@@ -135,13 +162,21 @@ func fillAction(c *cli.Context) error {
 		if jerr != nil {
 			return failed(jerr)
 		}
-		if t.SLO = out.slo.Check(res); t.SLO != nil && !t.SLO.Pass {
+		t.ID = fillID
+		var serr error
+		if t.SLO, serr = out.slo.Check(res); serr != nil {
+			return failed(serr)
+		}
+		if t.SLO != nil && !t.SLO.Pass {
 			code = exitSLO
 		}
+		t.Server = st
 		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t},
-			Config: map[string]any{"target": o.Addr, "keys": n, "data_size": sizes.String(), "connections": conns, "pipeline": pipeline,
-				"command": c.String("command"), "seed": seed}}
+			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t}, Server: srv.id,
+			Config: commonConfig{
+				target: o.Addr, conns: conns, dial: o, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
+				seed: seed, tests: []string{fillID}, requests: n,
+			}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})}
 		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
 			return failed(werr)
 		}
@@ -151,11 +186,18 @@ func fillAction(c *cli.Context) error {
 	}
 	if res.Interrupted {
 		fmt.Fprintf(stdout, "fill interrupted: %d of %d keys written\n", res.Counts.Completed, n)
+		printSeed(stdout, seed)
 		return exitCode(exitInterrupted)
 	}
 	fmt.Fprintf(stdout, "filled %d keys (%s bytes each) in %.2f s: %.0f keys/s\n",
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
-	if s := out.slo.Check(res); s != nil {
+	fmt.Fprintln(stdout, report.ServerBrief(st))
+	printSeed(stdout, seed)
+	s, serr := out.slo.Check(res)
+	if serr != nil {
+		return failed(serr)
+	}
+	if s != nil {
 		for _, l := range s.Lines() {
 			fmt.Fprintf(stdout, "fill: %s\n", l)
 		}
@@ -163,6 +205,7 @@ func fillAction(c *cli.Context) error {
 			code = exitSLO
 		}
 	}
+	code = worst(code, judge(c.App.ErrWriter, res, s)) // nothing completed: exit 1
 	if code != exitOK {
 		return exitCode(code)
 	}

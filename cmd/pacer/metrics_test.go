@@ -1,0 +1,352 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/internal/redistest"
+)
+
+func freeLoopbackPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func TestMetricsAddrErrors(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	cmds := map[string][]string{
+		"run":     {"run", "--embedded", "--rate", "1k", "--duration", "1s"},
+		"bench":   {"bench", "--embedded", "-n", "10"},
+		"compare": {"compare", "--embedded", "--duration", "1s"},
+		"fill":    {"fill", "-r", "10", "-p", "1"},
+	}
+	cases := []struct{ addr, want string }{
+		{"9464", "want HOST:PORT"},
+		{"127.0.0.1:99999", "want 0 to 65535"},
+		{"127.0.0.1:http", `port "http"`},
+		{held.Addr().String(), "the port is in use"},
+		{"192.0.2.1:9464", "cannot listen"}, // TEST-NET-1: no interface has it
+	}
+	for name, args := range cmds {
+		for _, tc := range cases {
+			code, stdout, stderr := pacer(t, append(args, "--metrics-addr", tc.addr)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) || !strings.HasPrefix(stderr, "pacer: --metrics-addr") ||
+				strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stdout != "" {
+				t.Errorf("%s --metrics-addr %s: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q",
+					name, tc.addr, code, stderr, stdout, tc.want)
+			}
+		}
+	}
+}
+
+// scrapeWhile polls http://addr/metrics until done is closed and returns
+// every distinct sample line of metric name seen, label sets only.
+func scrapeWhile(addr, name string, done <-chan struct{}) map[string]bool {
+	seen := map[string]bool{}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	re := regexp.MustCompile(`(?m)^` + name + `(\{[^}]*\}) `)
+	for {
+		select {
+		case <-done:
+			return seen
+		case <-time.After(100 * time.Millisecond):
+		}
+		resp, err := client.Get("http://" + addr + "/metrics")
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, m := range re.FindAllStringSubmatch(string(body), -1) {
+			seen[m[1]] = true
+		}
+	}
+}
+
+// TestMetricsCompareRuns: compare's closed run and each open run get
+// their own test label, and the server is gone when the command ends.
+func TestMetricsCompareRuns(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, "compare", "--embedded", "--duration", "1s", "-c", "4", "--rate", "2k", "-q", "--metrics-addr", addr)
+	}()
+	seen := scrapeWhile(addr, "pacer_requests_completed_total", done)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "metrics on http://"+addr+"/metrics") {
+		t.Errorf("stderr does not say where the metrics are: %q", stderr)
+	}
+	for _, want := range []string{
+		`{mode="closed",test="GET (closed loop)"}`,
+		`{mode="open",test="GET (open loop at 2000 req/s)"}`,
+	} {
+		if !seen[want] {
+			t.Errorf("never scraped pacer_requests_completed_total%s; saw %v", want, seen)
+		}
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Errorf("%s still accepts connections after the command", addr)
+	}
+}
+
+// prometheusBinary finds Prometheus (PATH, /usr/bin, or
+// PACER_PROMETHEUS); without it the test is skipped, loudly, unless
+// PACER_REQUIRE_PROMETHEUS=1 (.ci/run) makes that a failure.
+func prometheusBinary(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("PACER_PROMETHEUS"), "prometheus", "/usr/bin/prometheus", "/usr/local/bin/prometheus"} {
+		if p == "" {
+			continue
+		}
+		if full, err := exec.LookPath(p); err == nil {
+			return full
+		}
+	}
+	if os.Getenv("PACER_REQUIRE_PROMETHEUS") == "1" {
+		t.Fatal("prometheus not found but PACER_REQUIRE_PROMETHEUS=1")
+	}
+	fmt.Fprintln(os.Stderr, "metrics test: prometheus not found (PATH, /usr/bin, $PACER_PROMETHEUS): the Prometheus scrape test is SKIPPED; apt-get install prometheus to run it")
+	t.Skip("prometheus not installed")
+	return ""
+}
+
+// startPrometheus runs Prometheus on a free loopback port, scraping
+// target every second, with its storage in a temporary directory; it is
+// stopped when the test ends. It returns Prometheus's base URL and its
+// directory (prometheus.log is there).
+func startPrometheus(t *testing.T, target string) (string, string) {
+	t.Helper()
+	bin := prometheusBinary(t)
+	dir := t.TempDir()
+	config := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: pacer
+    static_configs:
+      - targets: ['%s']
+`, target)
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	cmd := exec.Command(bin,
+		"--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+listen,
+		"--log.level=warn")
+	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// .ci/run stops a Prometheus that a crashed test leaves behind by this file.
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	base := "http://" + listen
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
+			t.Fatalf("prometheus exited: %s", log)
+		default:
+		}
+		// Ready, and the target discovered (Prometheus passes discovered
+		// targets on after up to 5 s): its scrapes begin within a second.
+		if resp, err := client.Get(base + "/api/v1/targets?state=active"); err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && strings.Contains(string(body), `"scrapeUrl":"http://`+target+`/metrics"`) {
+				return base, dir
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("prometheus has not taken up its target after 60 s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// promQuery evaluates an instant PromQL query and returns its vector's
+// values by their labels.
+func promQuery(t *testing.T, base, query string) map[string]float64 {
+	t.Helper()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	resp, err := client.Get(base + "/api/v1/query?query=" + url.QueryEscape(query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			ResultType string `json:"resultType"`
+			Result     []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	if r.Status != "success" || r.Data.ResultType != "vector" {
+		t.Fatalf("%s: status %s, type %s: %s", query, r.Status, r.Data.ResultType, r.Error)
+	}
+	out := map[string]float64{}
+	for _, s := range r.Data.Result {
+		str, _ := s.Value[1].(string)
+		v, err := strconv.ParseFloat(str, 64)
+		if err != nil {
+			t.Fatalf("%s: value %v", query, s.Value)
+		}
+		out[fmt.Sprint(s.Metric)] = v
+	}
+	return out
+}
+
+// TestMetricsPrometheus: a real Prometheus scrapes a run's metrics every
+// second, and its HTTP API then answers with them.
+func TestMetricsPrometheus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Prometheus and runs for seconds")
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	base, promDir := startPrometheus(t, addr)
+	dir := t.TempDir()
+	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "--duration", "4s", "-t", "get", "-c", "4", "-q",
+		"--json", filepath.Join(dir, "run.json"), "--metrics-addr", addr)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	var doc struct {
+		Tests []struct {
+			Counts struct {
+				Completed uint64 `json:"completed"`
+			} `json:"counts"`
+		} `json:"tests"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Tests) != 1 {
+		t.Fatalf("run.json: %v, %d tests", err, len(doc.Tests))
+	}
+	// The server is gone, so Prometheus has marked the series stale: look
+	// back over the run.
+	sel := `{job="pacer",test="GET",mode="open"}`
+	completed := promQuery(t, base, "max_over_time(pacer_requests_completed_total"+sel+"[5m])")
+	if len(completed) != 1 {
+		log, _ := os.ReadFile(filepath.Join(promDir, "prometheus.log"))
+		t.Fatalf("pacer_requests_completed_total: %v, want one series (prometheus log: %s)", completed, log)
+	}
+	for labels, v := range completed {
+		if v <= 0 || v > float64(doc.Tests[0].Counts.Completed) {
+			t.Errorf("pacer_requests_completed_total %s = %v, want above 0 and at most the run's %d", labels, v, doc.Tests[0].Counts.Completed)
+		}
+	}
+	if n := promQuery(t, base, "count_over_time(pacer_requests_completed_total"+sel+"[5m])"); len(n) != 1 {
+		t.Errorf("samples scraped: %v", n)
+	} else {
+		for _, v := range n {
+			t.Logf("%v scrapes of pacer's metrics; completed %v of %d", v, completed, doc.Tests[0].Counts.Completed)
+		}
+	}
+	p99 := promQuery(t, base, "histogram_quantile(0.99, max_over_time(pacer_response_seconds_bucket"+sel+"[5m]))")
+	for labels, v := range p99 {
+		if !(v > 0 && v <= 10.48576) {
+			t.Errorf("response p99 from the buckets %s = %v s, want within the buckets", labels, v)
+		}
+	}
+	if len(p99) != 1 {
+		t.Errorf("histogram_quantile over pacer_response_seconds: %v, want one value", p99)
+	}
+}
+
+// TestMetricsBenchAndFill: bench's consecutive tests get their own test
+// label (with the target of a throttled loop), and fill is served too.
+func TestMetricsBenchAndFill(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, "bench", "--embedded", "-t", "get,set", "-n", "1000", "--rate", "2k", "-c", "2", "-q", "--metrics-addr", addr)
+	}()
+	seen := scrapeWhile(addr, "pacer_target_requests_per_second", done)
+	// A throttled loop that fell behind its rate is generator_behind (4).
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("bench: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		`{mode="closed",test="GET [closed loop at 2000 req/s]"}`,
+		`{mode="closed",test="SET [closed loop at 2000 req/s]"}`,
+	} {
+		if !seen[want] {
+			t.Errorf("bench: never scraped pacer_target_requests_per_second%s; saw %v", want, seen)
+		}
+	}
+
+	srv := redistest.Start(t)
+	done = make(chan struct{})
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, append(append([]string{"fill"}, hostPort(t, srv.Addr)...), "-r", "20000", "-c", "1", "-P", "1", "--metrics-addr", addr)...)
+	}()
+	seen = scrapeWhile(addr, "pacer_requests_completed_total", done)
+	if code != exitOK {
+		t.Fatalf("fill: exit %d: %s", code, stderr)
+	}
+	if !seen[`{mode="closed",test="fill"}`] {
+		t.Errorf("fill: never scraped pacer_requests_completed_total{mode=\"closed\",test=\"fill\"}; saw %v", seen)
+	}
+}

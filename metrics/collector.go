@@ -1,0 +1,306 @@
+// Package metrics exposes a running command's live numbers to Prometheus:
+// counters, gauges and latency histograms read at scrape time from the
+// scheduler's Live view of each test (the counters and HdrHistogram
+// recorders the run keeps anyway), so serving them adds nothing to the hot
+// path. Server is the HTTP listener that serves /metrics.
+//
+// Every series carries the labels test (the test's name, as in the JSON
+// result) and mode (open or closed). A test that ends keeps its final
+// values, and a test that runs again under the same labels (bench -l) adds
+// to them, so counters and histograms never go down.
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// Bucket bounds of the latency histograms: 10 µs × 2^k for k = 0 … 20,
+// that is 10 µs, 20 µs, 40 µs, … 5.24288 s, 10.48576 s (and +Inf). Each
+// bound is where a slot of pacer's HdrHistogram recorders (3 significant
+// digits) starts, so the bucket counts are exact, not interpolated.
+const (
+	firstBucket = 10 * time.Microsecond
+	numBuckets  = 21
+)
+
+// BucketBounds returns the latency histograms' upper bounds in seconds.
+func BucketBounds() []float64 {
+	out := make([]float64, numBuckets)
+	for i, b := range boundsNS {
+		out[i] = float64(b) / 1e9
+	}
+	return out
+}
+
+var boundsNS = func() []int64 {
+	b := make([]int64, numBuckets)
+	for k := range b {
+		b[k] = int64(firstBucket) << k
+	}
+	return b
+}()
+
+// Label values of mode.
+const (
+	ModeOpen   = "open"
+	ModeClosed = "closed"
+)
+
+var labels = []string{"test", "mode"}
+
+func desc(name, help string, extra ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, append(append([]string{}, labels...), extra...), nil)
+}
+
+var (
+	descScheduled = desc("pacer_requests_scheduled_total", "Requests whose intended send time has come (open mode: the timeline so far; closed mode: requests started).")
+	descSent      = desc("pacer_requests_sent_total", "Requests written to a connection.")
+	descCompleted = desc("pacer_requests_completed_total", "Requests answered with a reply that is not an error.")
+	descErrors    = desc("pacer_requests_errors_total", "Requests that ended in an error: kind=reply for an error reply, kind=connection for a request lost with its connection.", "kind")
+	descTimeouts  = desc("pacer_requests_timeouts_total", "Requests that ended unanswered: --timeout closed their connection, or the drain ended.")
+	descUnsent    = desc("pacer_requests_unsent_total", "Scheduled requests that were never written (no connection, or the run ended first).")
+	descBytesOut  = desc("pacer_sent_bytes_total", "Bytes written to the server's sockets.")
+	descBytesIn   = desc("pacer_received_bytes_total", "Bytes read from the server's sockets.")
+	descRunning   = desc("pacer_test_running", "1 while the test runs, 0 once it has ended.")
+	descTarget    = desc("pacer_target_requests_per_second", "The timeline's rate; absent for an unthrottled closed loop and for tests that ended.")
+	descAchieved  = desc("pacer_achieved_requests_per_second", "Requests completed per second over the last second (1 to 1.2 s ending at the scrape; since the start during the first second); absent for tests that ended.")
+	descInFlight  = desc("pacer_requests_in_flight", "Requests written and not yet answered; absent for tests that ended.")
+	descOldest    = desc("pacer_oldest_unanswered_seconds", "Age of the oldest unanswered request, from its intended time (open) or its send (closed); 0 when none; absent for tests that ended.")
+
+	descHist = [numHists]*prometheus.Desc{
+		desc("pacer_response_seconds", "Response time: reply received minus intended send time (closed mode: minus the send)."),
+		desc("pacer_service_seconds", "Service time: reply received minus the actual write."),
+		desc("pacer_send_lag_seconds", "Send lag: actual write minus intended send time (open mode only)."),
+	}
+)
+
+const (
+	histResponse = iota
+	histService
+	histLag
+	numHists
+)
+
+// Collector is a prometheus.Collector of the tests a command runs. Watch
+// adds a test when it starts; the returned function ends it.
+type Collector struct {
+	mu     sync.Mutex
+	series []*series
+	byKey  map[key]*series
+	// now and every are the clock and tick of the achieved-rate sampler
+	// (tests replace them).
+	now   func() time.Time
+	every time.Duration
+}
+
+var _ prometheus.Collector = (*Collector)(nil)
+
+type key struct{ test, mode string }
+
+// NewCollector returns a Collector with no tests.
+func NewCollector() *Collector {
+	return &Collector{byKey: map[key]*series{}, now: time.Now, every: 200 * time.Millisecond}
+}
+
+// series is one test's label set: what its ended runs added up to (base)
+// and the run in progress, if any.
+type series struct {
+	key
+	mu      sync.Mutex
+	base    snapshot
+	live    source
+	window  *window
+	stopWin func()
+}
+
+// snapshot is a test's cumulative numbers at one moment.
+type snapshot struct {
+	totals scheduler.Totals
+	hists  [numHists]hist
+}
+
+// hist is a histogram's cumulative buckets; ok is false until a run
+// recorded into it (closed mode has no send lag).
+type hist struct {
+	ok    bool
+	below [numBuckets]uint64
+	count uint64
+	sum   float64 // nanoseconds
+}
+
+func (h *hist) add(o hist) {
+	if !o.ok {
+		return
+	}
+	h.ok = true
+	for i := range h.below {
+		h.below[i] += o.below[i]
+	}
+	h.count += o.count
+	h.sum += o.sum
+}
+
+func (s *snapshot) add(o snapshot) {
+	s.totals.Counts.Add(o.totals.Counts)
+	s.totals.ReplyErrors += o.totals.ReplyErrors
+	s.totals.ConnErrors += o.totals.ConnErrors
+	s.totals.BytesSent += o.totals.BytesSent
+	s.totals.BytesReceived += o.totals.BytesReceived
+	for i := range s.hists {
+		s.hists[i].add(o.hists[i])
+	}
+}
+
+// source is what the collector reads of a running test: a
+// *scheduler.Live (through liveSource), or a fake in tests.
+type source interface {
+	Totals() scheduler.Totals
+	Progress() scheduler.Progress
+	recorders() [numHists]*histo.Recorder
+	target() scheduler.Rate
+}
+
+type liveSource struct{ *scheduler.Live }
+
+func (l liveSource) recorders() [numHists]*histo.Recorder {
+	return [numHists]*histo.Recorder{l.Response, l.Service, l.Lag}
+}
+
+func (l liveSource) target() scheduler.Rate { return l.TargetRate }
+
+// read takes l's cumulative numbers; the recorders are read in place.
+func read(l source) snapshot {
+	s := snapshot{totals: l.Totals()}
+	for i, r := range l.recorders() {
+		if r == nil {
+			continue
+		}
+		h := &s.hists[i]
+		h.ok = true
+		h.count, h.sum = r.Cumulative(boundsNS, h.below[:])
+	}
+	return s
+}
+
+// Watch starts exposing l, a test that has just started, under the labels
+// test and mode (ModeOpen or ModeClosed). Call the returned end once the
+// run has returned: the test's final numbers are kept and l is released.
+// Watch is cheap enough for a scheduler's OnStart.
+func (c *Collector) Watch(test, mode string, l *scheduler.Live) (end func()) {
+	return c.watch(test, mode, liveSource{l})
+}
+
+func (c *Collector) watch(test, mode string, l source) (end func()) {
+	k := key{test, mode}
+	c.mu.Lock()
+	s := c.byKey[k]
+	if s == nil {
+		s = &series{key: k}
+		c.byKey[k] = s
+		c.series = append(c.series, s)
+	}
+	c.mu.Unlock()
+
+	s.mu.Lock()
+	if s.live != nil { // the same labels twice at once: fold the first
+		s.endLocked()
+	}
+	s.live = l
+	s.window = newWindow(c.now(), 0)
+	s.stopWin = s.window.sample(c.every, c.now, func() uint64 { return l.Totals().Completed })
+	s.mu.Unlock()
+
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.live == l {
+				s.endLocked()
+			}
+			s.mu.Unlock()
+		})
+	}
+}
+
+// endLocked folds the run in progress into base.
+func (s *series) endLocked() {
+	s.stopWin()
+	s.base.add(read(s.live))
+	s.live, s.window, s.stopWin = nil, nil, nil
+}
+
+// Describe sends the descriptors of every metric the collector makes.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descScheduled, descSent, descCompleted, descErrors, descTimeouts, descUnsent,
+		descBytesOut, descBytesIn, descRunning, descTarget, descAchieved, descInFlight, descOldest} {
+		ch <- d
+	}
+	for _, d := range descHist {
+		ch <- d
+	}
+}
+
+// Collect reads every test's numbers: the base of its ended runs plus the
+// run in progress.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	all := append([]*series{}, c.series...)
+	c.mu.Unlock()
+	for _, s := range all {
+		s.collect(ch, c.now)
+	}
+}
+
+func (s *series) collect(ch chan<- prometheus.Metric, now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := s.base
+	running := 0.0
+	if s.live != nil {
+		running = 1
+		snap.add(read(s.live))
+	}
+	lv := []string{s.test, s.mode}
+	counter := func(d *prometheus.Desc, v uint64, extra ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), append(lv, extra...)...)
+	}
+	gauge := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
+	}
+	t := snap.totals
+	counter(descScheduled, t.Scheduled)
+	counter(descSent, t.Sent)
+	counter(descCompleted, t.Completed)
+	counter(descErrors, t.ReplyErrors, "reply")
+	counter(descErrors, t.ConnErrors, "connection")
+	counter(descTimeouts, t.Timeouts)
+	counter(descUnsent, t.Unsent)
+	counter(descBytesOut, t.BytesSent)
+	counter(descBytesIn, t.BytesReceived)
+	gauge(descRunning, running)
+	if s.live != nil {
+		if r := s.live.target(); !r.IsZero() {
+			gauge(descTarget, r.PerSecond())
+		}
+		p := s.live.Progress()
+		gauge(descAchieved, s.window.rate(now(), snap.totals.Completed-s.base.totals.Completed))
+		gauge(descInFlight, float64(p.InFlight))
+		gauge(descOldest, p.OldestAge.Seconds())
+	}
+	for i, h := range snap.hists {
+		if !h.ok {
+			continue
+		}
+		buckets := make(map[float64]uint64, numBuckets)
+		for j, b := range boundsNS {
+			buckets[float64(b)/1e9] = h.below[j]
+		}
+		ch <- prometheus.MustNewConstHistogram(descHist[i], h.count, h.sum/1e9, buckets, lv...)
+	}
+}
