@@ -192,7 +192,7 @@ func TestAutoPacingShowsItsQuantum(t *testing.T) {
 		text     string
 		jsonUsec float64
 	}{
-		{333 * time.Microsecond, "auto pacing (333 µs quantum)", 333},
+		{500 * time.Microsecond, "auto pacing (500 µs quantum)", 500},
 		{0, "auto pacing (precise)", 0},
 	} {
 		r := sample()

@@ -29,9 +29,9 @@ const (
 	// Coarse wakes at most once per CoarseQuantum and sends everything due
 	// at each wake: a fraction of the CPU, about 1 ms of send lag.
 	Coarse
-	// Auto chooses the wake quantum from the send-lag budget: a third of
-	// the lag limit (see Pacing.Quantum), so the quantum itself uses a third
-	// of the budget and the rest is left for the wake's own lateness.
+	// Auto chooses the wake quantum from the send-lag budget: half the lag
+	// limit (see Pacing.Quantum), so the quantum itself uses half of the
+	// budget and the rest is left for the wake's own lateness.
 	Auto
 )
 
@@ -41,11 +41,12 @@ const (
 // back); 0.8 ms keeps the send-lag p99 near 1.1 ms.
 const CoarseQuantum = 800 * time.Microsecond
 
-// MinAutoQuantum is the finest quantum auto pacing uses: a precise wake is
-// about 60 µs late and costs about 40 µs of CPU, so a finer quantum would
-// save nothing over waking at every due instant. A budget whose third is
-// below it gets precise pacing.
-const MinAutoQuantum = 100 * time.Microsecond
+// MinAutoQuantum is the finest quantum auto pacing uses. A precise wake
+// is about 60 µs late and costs about 40–50 µs of CPU: a finer quantum
+// would save little over waking at every due instant, and would leave
+// too little of a tight budget for the wake's own lateness. A budget whose
+// half is below it (a lag limit under 300 µs) gets precise pacing.
+const MinAutoQuantum = 150 * time.Microsecond
 
 // Quantum returns the wake quantum of pacing p under the send-lag limit
 // lagLimit: the pacer wakes at most once per quantum and sends everything
@@ -53,14 +54,14 @@ const MinAutoQuantum = 100 * time.Microsecond
 //
 //	precise  0
 //	coarse   CoarseQuantum
-//	auto     lagLimit/3 rounded down to a microsecond, at most
+//	auto     lagLimit/2 rounded down to a microsecond, at most
 //	         CoarseQuantum; 0 (precise) when that is below MinAutoQuantum
 func (p Pacing) Quantum(lagLimit time.Duration) time.Duration {
 	switch p {
 	case Coarse:
 		return CoarseQuantum
 	case Auto:
-		q := min(lagLimit/3, CoarseQuantum).Truncate(time.Microsecond)
+		q := min(lagLimit/2, CoarseQuantum).Truncate(time.Microsecond)
 		if q < MinAutoQuantum {
 			return 0
 		}

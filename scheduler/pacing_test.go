@@ -19,12 +19,13 @@ func TestPacingQuantum(t *testing.T) {
 		{Precise, time.Millisecond, 0},          // a wake at every due instant, whatever the budget
 		{Coarse, 250 * us, CoarseQuantum},       // coarse keeps its quantum even under a tight budget
 		{Coarse, time.Second, CoarseQuantum},    // and under a loose one
-		{Auto, time.Millisecond, 333 * us},      // the default budget: a third, to the µs
-		{Auto, 600 * us, 200 * us},              // a third exactly
-		{Auto, 300 * us, MinAutoQuantum},        // a third at the floor is still a quantum
+		{Auto, time.Millisecond, 500 * us},      // the default budget: half
+		{Auto, 1001 * us, 500 * us},             // half, rounded down to the µs
+		{Auto, 600 * us, 300 * us},              // half exactly
+		{Auto, 300 * us, MinAutoQuantum},        // half at the floor is still a quantum
 		{Auto, 299 * us, 0},                     // below the floor: precise
 		{Auto, 250 * us, 0},                     // the tight budget: precise
-		{Auto, 2400 * us, CoarseQuantum},        // a third reaches coarse's quantum
+		{Auto, 1600 * us, CoarseQuantum},        // half reaches coarse's quantum
 		{Auto, 10 * time.Second, CoarseQuantum}, // never coarser than coarse
 	} {
 		if got := c.pacing.Quantum(c.lagLimit); got != c.want {
@@ -45,8 +46,8 @@ func TestParsePacing(t *testing.T) {
 }
 
 func TestDefaultLagLimitOfAuto(t *testing.T) {
-	// Auto's default budget is precise's; its quantum then leaves two
-	// thirds of it to the wake's lateness.
+	// Auto's default budget is precise's; its quantum then leaves half of
+	// it to the wake's lateness.
 	if got := DefaultLagLimit(Auto); got != time.Millisecond {
 		t.Fatalf("DefaultLagLimit(Auto) = %v, want 1ms", got)
 	}
