@@ -192,7 +192,7 @@ func TestAutoPacingShowsItsQuantum(t *testing.T) {
 		text     string
 		jsonUsec float64
 	}{
-		{500 * time.Microsecond, "auto pacing (500 µs quantum)", 500},
+		{600 * time.Microsecond, "auto pacing (600 µs quantum)", 600},
 		{0, "auto pacing (precise)", 0},
 	} {
 		r := sample()

@@ -169,7 +169,7 @@ func okRuns(ss []sample) int {
 func targetFor(p point) string {
 	switch p.rate + ":" + p.pacing + ":" + p.arrival + ":" + p.lagLimit {
 	case "10k:auto:uniform:1ms":
-		return "about coarse's CPU, lag p99 ≤ 1 ms"
+		return "≤ 1.25× coarse's CPU, lag p99 ≤ 0.6 ms"
 	case "10k:auto:uniform:250us":
 		return "about precise's CPU, lag p99 ≤ 0.250 ms"
 	case "10k:precise:poisson:", "10k:auto:poisson:1ms":
