@@ -81,6 +81,10 @@ type Test struct {
 	TLS         *TLS     `json:"tls,omitempty"`
 	LagLimitMs  *float64 `json:"send_lag_limit_ms"`
 	Interrupted bool     `json:"interrupted"`
+
+	// PacingQuantumUs is the open pacer's wake quantum in µs (0: a wake
+	// at every due instant); open tests only.
+	PacingQuantumUs *float64 `json:"pacing_quantum_us,omitempty"`
 	// Commands holds, for a mix, each command's counts and latencies.
 	Commands map[string]Command `json:"commands,omitempty"`
 	// SLO is the verdict against --slo, when one was given.
@@ -201,6 +205,10 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	if r.Lag != nil && (r.Mode == "open" || r.LagLimit > 0) { // open, or a throttled closed loop
 		limit := histo.Millis(int64(r.LagLimit))
 		t.LagLimitMs = &limit
+	}
+	if r.Mode == "open" && r.Pacing != "" {
+		q := round(float64(r.PacingQuantum)/1e3, 3)
+		t.PacingQuantumUs = &q
 	}
 	t.BytesSent, t.BytesReceived = r.BytesSent, r.BytesReceived
 	if w := r.Window.Seconds(); w > 0 {

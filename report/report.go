@@ -55,8 +55,8 @@ func TextWithServer(w io.Writer, r *scheduler.Result, slo *SLOResult, srv *serve
 	if len(r.Stages) > 0 {
 		shape = "stages " + scheduler.FormatStages(r.Stages)
 	}
-	fmt.Fprintf(&b, "  open model: %s %s timeline, %d connections, %s pacing\n",
-		shape, r.Arrival, r.Connections, r.Pacing)
+	fmt.Fprintf(&b, "  open model: %s %s timeline, %d connections, %s\n",
+		shape, r.Arrival, r.Connections, pacingText(r))
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
 	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", r.TargetRate.PerSecond(), stagesMean(r))
 	if r.Warmup > 0 {
@@ -304,4 +304,15 @@ func QuietWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) 
 	_, err := fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response %s, %s%s\n",
 		safetext.Escape(r.Name), r.AchievedRate(), r.TargetRate, lat, verdict, extra)
 	return err
+}
+
+// pacingText names the pacing, and for auto the quantum it chose.
+func pacingText(r *scheduler.Result) string {
+	switch {
+	case r.Pacing != "auto":
+		return r.Pacing + " pacing"
+	case r.PacingQuantum == 0:
+		return "auto pacing (precise)"
+	}
+	return fmt.Sprintf("auto pacing (%d µs quantum)", r.PacingQuantum.Microseconds())
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,6 +182,34 @@ func TestCFloatPrintsLikeC(t *testing.T) {
 	for in, want := range map[float64]string{math.NaN(): "-nan", math.Inf(1): "inf", 0.1234: "0.123"} {
 		if got := cfloat(3, in); got != want {
 			t.Errorf("cfloat(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAutoPacingShowsItsQuantum(t *testing.T) {
+	for _, c := range []struct {
+		quantum  time.Duration
+		text     string
+		jsonUsec float64
+	}{
+		{600 * time.Microsecond, "auto pacing (600 µs quantum)", 600},
+		{0, "auto pacing (precise)", 0},
+	} {
+		r := sample()
+		r.Pacing, r.PacingQuantum = "auto", c.quantum
+		var b bytes.Buffer
+		if err := Text(&b, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "50 connections, "+c.text+"\n") {
+			t.Errorf("text lacks %q:\n%s", c.text, b.String())
+		}
+		tt, err := FromResult(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.Pacing != "auto" || tt.PacingQuantumUs == nil || *tt.PacingQuantumUs != c.jsonUsec {
+			t.Errorf("JSON pacing %q, quantum %v µs, want auto, %v", tt.Pacing, tt.PacingQuantumUs, c.jsonUsec)
 		}
 	}
 }

@@ -92,9 +92,23 @@ func TestJudge(t *testing.T) {
 		{name: "pass, under-delivered", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind", says: "under-delivered load: only 99.01%"},
 		// The target held back the unsent: under-delivered all the same.
 		{name: "pass, under-delivered by the target", f: healthy, adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind"},
-		// A throttled closed loop that sent at 2% under its rate.
-		{name: "pass, closed loop short of its rate", mode: "closed", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window = 2040 * ms }},
+		// A throttled closed loop whose sending took 2% longer than its
+		// timeline: sent at 2% under its rate.
+		{name: "pass, closed loop short of its rate", mode: "closed", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window, r.SendWindow = 2060*ms, 2040*ms }},
 			slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind", says: "2.0% short of the target 1000 req/s"},
+		// A throttled closed loop that sent everything on time, its window
+		// stretched to a last reply 100 ms after the timeline: no shortfall
+		// (the window used to count, and a late reply failed the gate).
+		{name: "pass, closed loop on time, late last reply", mode: "closed", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window, r.SendWindow = 2100*ms, 2000*ms }},
+			slo: "p99<=50ms", want: Trusted, verdict: "ok"},
+		// A result read back has no send window: its window counts.
+		{name: "pass, closed loop read back", mode: "closed", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window = 2040 * ms }},
+			slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind", says: "2.0% short"},
+		// An open run that sent everything, its window stretched to a last
+		// reply 100 ms late (an achieved rate 4.8% short): not
+		// under-delivered, the sent share says what was delivered.
+		{name: "pass, open, late last reply", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window = 2100 * ms }},
+			slo: "p99<=50ms", want: Trusted, verdict: "ok"},
 
 		// SLO failed, the generator kept time: the server's.
 		{name: "fail, healthy", f: stall(50 * us), slo: "p99<5ms", want: Violated, verdict: "ok", says: "the generator kept its timeline"},

@@ -161,10 +161,14 @@ type closedWorker struct {
 	codes         map[string]uint64
 	firstErr      string
 	last          int64
-	batch         []uint32    // kinds of the batch in flight
-	tally         []kindCount // per command of a mix
-	batchOK       []int64     // ok replies of the batch in flight, per command
-	_             [64]byte
+	// sendEnd is where this worker's sending reached, from t0: the later
+	// of its last write and the timeline offset just past its last batch
+	// (throttled loops only).
+	sendEnd int64
+	batch   []uint32    // kinds of the batch in flight
+	tally   []kindCount // per command of a mix
+	batchOK []int64     // ok replies of the batch in flight, per command
+	_       [64]byte
 }
 
 // RunClosed runs one closed-loop test over conns (dialed with
@@ -428,6 +432,9 @@ func (w *closedWorker) loop() {
 			return
 		}
 		w.sent.Add(k)
+		if run.lag != nil {
+			w.sendEnd = max(w.sendEnd, start-run.t0, run.timeline.Offset(first+k))
+		}
 		var firstAt int64
 		var ok int64
 		for j := uint64(0); j < k; {
@@ -619,7 +626,7 @@ func (w *closedWorker) noteError(code []byte) {
 func (run *closedRun) result(end int64, interrupted bool) *Result {
 	var cnt Counts
 	codes := map[string]uint64{}
-	last := int64(0)
+	last, sendEnd := int64(0), int64(0)
 	firstErr := ""
 	var unsolicited uint64
 	for _, w := range run.workers {
@@ -641,6 +648,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 			unsolicited += w.c.Unsolicited()
 		}
 		last = max(last, w.last)
+		sendEnd = max(sendEnd, w.sendEnd)
 	}
 	cnt.Scheduled = run.cfg.Requests
 	if run.cfg.Requests == math.MaxUint64 {
@@ -658,6 +666,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		Counts:      cnt,
 		T0:          run.t0,
 		Window:      time.Duration(end - run.t0),
+		SendWindow:  time.Duration(sendEnd),
 		Response:    run.latency.Snapshot(),
 		ErrorCodes:  trimCodes(codes),
 		Interrupted: interrupted,

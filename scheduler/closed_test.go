@@ -208,6 +208,11 @@ func TestClosedThrottledByRate(t *testing.T) {
 	if res.Lag == nil || res.Lag.TotalCount() != 1000 || res.TargetRate != rate {
 		t.Fatalf("throttled result lacks its schedule: lag %v rate %v", res.Lag, res.TargetRate)
 	}
+	// Sending covered at least the timeline of the 1000 (0.5 s) and
+	// ended before the last reply closed the window.
+	if res.SendWindow < 500*time.Millisecond || res.SendWindow > res.Window {
+		t.Fatalf("send window %v, window %v", res.SendWindow, res.Window)
+	}
 }
 
 func TestClosedInterrupt(t *testing.T) {

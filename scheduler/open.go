@@ -40,7 +40,8 @@ type OpenConfig struct {
 	// past makes the requests due so far a backlog, sent at once with their
 	// send lag. Zero: the timeline starts when the run is set up.
 	Start int64
-	// Pacing chooses precise or coarse waiting.
+	// Pacing chooses how the pacer waits: precise, coarse, or auto (a wake
+	// quantum chosen from LagLimit, see Pacing.Quantum).
 	Pacing Pacing
 	// Drain is how long to wait for replies after the timeline ends before
 	// the rest count as timeouts. Default DefaultDrain.
@@ -84,6 +85,9 @@ type OpenConfig struct {
 	// restart after it: Duration and Requests bound the whole timeline,
 	// warmup included, and the intervals start where it ends. Zero: none.
 	Warmup time.Duration
+
+	// beforeSleep, for tests, runs on the pacer's thread before each sleep.
+	beforeSleep func()
 }
 
 // DefaultMaxBacklog is how late the open loop still sends a request.
@@ -97,8 +101,8 @@ const DefaultDrain = 5 * time.Second
 const DefaultInterruptDrain = 2 * time.Second
 
 // DefaultLagLimit is the send-lag p99 a healthy generator stays under: 1 ms
-// with precise pacing, 2 ms with coarse pacing (whose wake quantum alone is
-// about 1 ms).
+// with precise and auto pacing, 2 ms with coarse pacing (whose wake quantum
+// alone is about 1 ms).
 func DefaultLagLimit(p Pacing) time.Duration {
 	if p == Coarse {
 		return 2 * time.Millisecond
@@ -344,6 +348,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		TargetRate:     targetRate(cfg),
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
+		PacingQuantum:  cfg.Pacing.Quantum(cfg.LagLimit),
 		Connections:    len(run.slots),
 		Counts:         cnt,
 		T0:             p.t0,

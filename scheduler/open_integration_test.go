@@ -53,7 +53,7 @@ func commandCalls(t *testing.T, s *redistest.Server, cmd string) int {
 
 func TestOpenCountsMatchServer(t *testing.T) {
 	srv := redistest.Start(t)
-	for _, pacing := range []Pacing{Precise, Coarse} {
+	for _, pacing := range []Pacing{Precise, Coarse, Auto} {
 		t.Run(pacing.String(), func(t *testing.T) {
 			if _, err := srv.Do("CONFIG", "RESETSTAT"); err != nil {
 				t.Fatal(err)

@@ -188,6 +188,9 @@ type Result struct {
 	TargetRate Rate
 	Arrival    string
 	Pacing     string
+	// PacingQuantum is the least time between the open pacer's wakes (0:
+	// a wake at every due instant), from Pacing.Quantum.
+	PacingQuantum time.Duration
 	// Connections used.
 	Connections int
 	// TLS summarizes the connections' TLS handshakes; nil over plain TCP.
@@ -200,6 +203,11 @@ type Result struct {
 	// end of the warmup, if any) to the later of the timeline's end and
 	// the last reply.
 	Window time.Duration
+	// SendWindow is, for a throttled closed loop, how long sending took:
+	// from the start to the later of the last write and the timeline's
+	// instant just past the last request sent. Replies still arriving after
+	// it are no shortfall of the load. Zero elsewhere.
+	SendWindow time.Duration
 	// Response (reply − intended), Service (reply − written) and Lag
 	// (written − intended), in nanoseconds. Response and Service hold the
 	// completed requests and, at their age when the run gave up on them,

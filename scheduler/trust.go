@@ -52,8 +52,10 @@ type Health struct {
 	// back: sent / (scheduled − HeldBackUnsent).
 	SentShare, GeneratorSentShare float64
 	// Target is the timeline's rate (0: an unthrottled closed loop);
-	// Delivered the rate at which requests were sent: sent requests per
-	// second of the timeline (open), or of the window (throttled closed).
+	// Delivered the rate at which requests were sent: the sent share of
+	// the timeline's rate (open), or sent requests per second of sending
+	// (throttled closed: Result.SendWindow, never the window that waits
+	// for the last replies, or a load sent in full would look short).
 	Target, Delivered float64
 	// LagHigh: LagP99 above LagLimit. LagMaterial: also at least
 	// MaterialLag of ResponseP99.
@@ -99,7 +101,9 @@ func Assess(r *Result) Health {
 	case h.Target <= 0:
 	case r.Mode == "open":
 		h.Delivered = h.SentShare * h.Target
-	case r.Window > 0:
+	case r.SendWindow > 0:
+		h.Delivered = float64(c.Sent) / r.SendWindow.Seconds()
+	case r.Window > 0: // a result read back, which has no send window
 		h.Delivered = float64(c.Sent) / r.Window.Seconds()
 	}
 	if !h.Paced {

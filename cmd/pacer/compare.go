@@ -117,7 +117,7 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	}
 	var ok bool
 	if cfg.pacing, ok = scheduler.ParsePacing(c.String("pacing")); !ok {
-		return nil, usageErrorf("--pacing %q: want precise or coarse", c.String("pacing"))
+		return nil, usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
 	}
 	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
 		return nil, usageErrorf("--drain %s: must not be negative", cfg.drain)

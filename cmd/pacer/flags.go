@@ -218,7 +218,7 @@ func arrivalFlag() cli.Flag {
 }
 
 func pacingFlag() cli.Flag {
-	return &cli.StringFlag{Name: "pacing", Value: "precise", Usage: "`MODE`: precise (sub-millisecond sends, more CPU) or coarse (~1 ms wake quantum, far less CPU)", Category: catLoad}
+	return &cli.StringFlag{Name: "pacing", Value: "auto", Usage: "`MODE`: auto (a wake quantum of a third of --lag-limit: the least CPU that keeps the send lag within it), precise (a wake at every intended instant, the most CPU) or coarse (0.8 ms wake quantum)", Category: catLoad}
 }
 
 func drainFlag() cli.Flag {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 )
 
@@ -21,24 +22,36 @@ func main() {
 	if n := procsFor(os.Args); n > 0 {
 		runtime.GOMAXPROCS(n)
 	}
-	// PACER_CPUPROFILE=file writes a CPU profile of the whole run, for
-	// performance work (go tool pprof).
-	if path := os.Getenv("PACER_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "pacer: %v\n", err)
-			os.Exit(exitFailed)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(os.Stderr, "pacer: %v\n", err)
-			os.Exit(exitFailed)
-		}
-		code := Main(os.Args, os.Stdout, os.Stderr)
-		pprof.StopCPUProfile()
-		f.Close()
-		os.Exit(code)
+	// PACER_CPUPROFILE=file writes a CPU profile of the whole run, and
+	// PACER_TRACE=file an execution trace, for performance work (go tool
+	// pprof, go tool trace).
+	stopProfile := startProfile("PACER_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	stopTrace := startProfile("PACER_TRACE", trace.Start, trace.Stop)
+	code := Main(os.Args, os.Stdout, os.Stderr)
+	stopTrace()
+	stopProfile()
+	os.Exit(code)
+}
+
+// startProfile starts a profile into the file named by the environment
+// variable env, if set, and returns what stops it and closes the file.
+func startProfile(env string, start func(io.Writer) error, stop func()) func() {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
 	}
-	os.Exit(Main(os.Args, os.Stdout, os.Stderr))
+	f, err := os.Create(path)
+	if err == nil {
+		err = start(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pacer: %s: %v\n", env, err)
+		os.Exit(exitFailed)
+	}
+	return func() {
+		stop()
+		f.Close()
+	}
 }
 
 // procsFor returns the GOMAXPROCS the command line wants, or 0 to keep the

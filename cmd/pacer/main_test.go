@@ -134,6 +134,11 @@ func TestRunQuietAndJSON(t *testing.T) {
 				t.Errorf("test %v lacks %q", tt["name"], f)
 			}
 		}
+		// The default pacing is auto; --lag-limit 1s less the wake reserve is above
+		// coarse's quantum, so auto uses coarse's.
+		if tt["pacing"] != "auto" || tt["pacing_quantum_us"] != 800.0 {
+			t.Errorf("pacing %v with a quantum of %v µs, want auto with 800", tt["pacing"], tt["pacing_quantum_us"])
+		}
 		counts := tt["counts"].(map[string]any)
 		for _, f := range []string{"scheduled", "sent", "completed", "errors", "timeouts", "unsent"} {
 			if _, ok := counts[f]; !ok {

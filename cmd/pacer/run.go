@@ -34,7 +34,7 @@ func runCommand() *cli.Command {
 		drainFlag(),
 		timeoutFlag(),
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
+		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms auto and precise, 2ms coarse", Category: catLoad},
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
@@ -131,7 +131,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	}
 	p, ok := scheduler.ParsePacing(c.String("pacing"))
 	if !ok {
-		return nil, usageErrorf("--pacing %q: want precise or coarse", c.String("pacing"))
+		return nil, usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
 	}
 	cfg.pacing = p
 	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {

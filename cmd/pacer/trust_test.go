@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -75,10 +76,28 @@ type trustRun struct {
 	} `json:"tests"`
 }
 
+// pacerProcess runs the pacer binary with args, as a user would: its own
+// process, with the runtime settings main makes (Main, which the other
+// tests call in-process, leaves them alone), bounded to a minute.
+func pacerProcess(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(pacerBinary(t), args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	_ = cmd.Wait()
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
 // TestTrustUnderCPUCompetition is the trust rule with the real thing:
-// ten healthy runs in a row at 2k/s against a local redis-server, while a
-// hog competes for every core, all meet p99<=50ms and exit 0 (the send
-// lag such a machine causes is immaterial to a passing SLO); and a run
+// ten healthy runs in a row of the binary at 2k/s against a local
+// redis-server, while a hog competes for every core, all meet p99<=50ms
+// and exit 0 (the send lag such a machine causes is immaterial to a
+// passing SLO); and a run
 // against a stalling server that misses p99<=5ms exits 3 (the server's
 // doing), not 4.
 func TestTrustUnderCPUCompetition(t *testing.T) {
@@ -93,7 +112,7 @@ func TestTrustUnderCPUCompetition(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 10 {
 		out := filepath.Join(dir, "run.json")
-		code, stdout, stderr := pacer(t, "run", "-p", srv.PortString(), "--rate", "2k", "--duration", "2s", "-c", "4",
+		code, stdout, stderr := pacerProcess(t, "run", "-p", srv.PortString(), "--rate", "2k", "--duration", "2s", "-c", "4",
 			"-t", "get", "-r", "1000", "-q", "--slo", "p99<=50ms", "--json", out)
 		var doc trustRun
 		if err := json.Unmarshal(readFile(t, out), &doc); err != nil || len(doc.Tests) != 1 || doc.Tests[0].SLO == nil {
@@ -108,7 +127,7 @@ func TestTrustUnderCPUCompetition(t *testing.T) {
 
 	// The embedded target freezes 100 ms of every 500: a p99 of ~80 ms.
 	out := filepath.Join(dir, "stall.json")
-	code, stdout, stderr := pacer(t, "run", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "--duration", "2s",
+	code, stdout, stderr := pacerProcess(t, "run", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "--duration", "2s",
 		"-c", "4", "-t", "get", "-q", "--slo", "p99<=5ms", "--json", out)
 	var doc trustRun
 	if err := json.Unmarshal(readFile(t, out), &doc); err != nil || len(doc.Tests) != 1 || doc.Tests[0].SLO == nil {
