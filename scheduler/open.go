@@ -155,30 +155,15 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		return nil, errors.New("open run without connections")
 	}
 	cfg = cfg.withDefaults()
-	run := &openRun{
-		cfg:      cfg,
-		response: histo.NewRecorder(),
-		service:  histo.NewRecorder(),
-		lag:      histo.NewRecorder(),
-	}
-	run.tally.codes = map[string]uint64{}
-	// Redials end when the run stops or ctx is cancelled, whichever first.
-	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
+	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
-	run.kinds = newKindStats(cfg.CommandNames, true)
 	alive := 0
 	for _, c := range conns {
-		h := &replies{run: run, codes: map[string]uint64{}}
-		if run.kinds != nil {
-			h.kinds = make([]kindCount, len(run.kinds))
-		}
-		s := &slot{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
-		s.set(c)
+		s := run.addSlot(c)
 		if c != nil {
-			c.Start(h)
+			c.Start(s.h)
 			alive++
 		}
-		run.slots = append(run.slots, s)
 	}
 	if alive == 0 && cfg.Redial == nil {
 		return nil, errors.New("open run without a live connection")
@@ -190,19 +175,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 
 	p := newPacer(run, cmds, &stop)
-	p.onStart = func(t0 int64) {
-		run.series = newSeries(cfg.Interval, t0, run.totals, run.response, run.service, run.lag, run.kinds)
-		if cfg.OnStart != nil {
-			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
-				Duration: cfg.Duration, Requests: cfg.Requests,
-				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: cfg.Rate,
-				totals: func() Totals {
-					t := run.totals()
-					t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
-					return t
-				}})
-		}
-	}
+	p.onStart = run.started
 	p.loop()
 	run.stopRedials()
 	allGone := p.allGone()
@@ -222,6 +195,59 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		err = clockError(res.ClockErrors)
 	}
 	return res, err
+}
+
+// newOpenRun prepares a run of cfg (with its defaults) without
+// connections: addSlot adds them. Redials end when the run stops or ctx is
+// cancelled, whichever first.
+func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
+	run := &openRun{
+		cfg:      cfg,
+		response: histo.NewRecorder(),
+		service:  histo.NewRecorder(),
+		lag:      histo.NewRecorder(),
+	}
+	run.tally.codes = map[string]uint64{}
+	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
+	run.kinds = newKindStats(cfg.CommandNames, true)
+	return run
+}
+
+// addSlot adds a connection slot holding c (nil: none yet) with its reply
+// handler; the caller starts c.
+func (run *openRun) addSlot(c *conn.Conn) *slot {
+	h := &replies{run: run, codes: map[string]uint64{}}
+	if run.kinds != nil {
+		h.kinds = make([]kindCount, len(run.kinds))
+	}
+	s := &slot{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
+	s.set(c)
+	run.slots = append(run.slots, s)
+	return s
+}
+
+// started is called when the timeline starts at t0: it starts the interval
+// series (at the end of the settle window, if any) and hands observers
+// their view.
+func (run *openRun) started(t0 int64) {
+	cfg := run.cfg
+	from := t0 + int64(run.settle)
+	if run.settle > 0 {
+		run.from.Store(from)
+	}
+	run.series = newSeries(cfg.Interval, from, run.totals, run.response, run.service, run.lag, run.kinds)
+	run.series.started = run.series.started.Add(run.settle)
+	if cfg.OnStart != nil {
+		cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
+			Duration: cfg.Duration, Requests: cfg.Requests,
+			Response: run.response, Service: run.service, Lag: run.lag, TargetRate: cfg.Rate,
+			totals: func() Totals {
+				t := run.totals()
+				n, settle := run.scheduledBy(nanotime()-t0+1), run.scheduledBy(int64(run.settle))
+				t.Scheduled = n - min(n, settle)
+				return t
+			}})
+	}
 }
 
 // finish closes the connections and accounts for every request. It never
@@ -252,9 +278,11 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	firstErr := ""
 	last := int64(0)
 	early := uint64(0)
+	settled := t.settled // settle requests written: not measured
 	for _, s := range run.slots {
 		h := s.h
 		early += h.early.Load()
+		settled += h.settled.Load()
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
 		for k, v := range h.codes {
@@ -267,7 +295,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	}
 	cnt.Errors += t.errors
 	cnt.Timeouts += t.timeouts
-	cnt.Sent += t.sent
+	cnt.Sent += t.sent - min(t.sent, settled)
 	cnt.Unsent += t.unsent
 	for k, v := range t.codes {
 		codes[k] += v
@@ -282,10 +310,12 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	run.handoffMu.Unlock()
 	// Requests due but never queued (connections full, dead, or a stop),
 	// and those dropped for being too late.
+	// A settle window's requests (the first settleN) are not measured.
 	queued := p.next
 	scheduled := countFrom(p.tl, queued, p.end, p.limit)
-	cnt.Scheduled = scheduled
-	cnt.Unsent += scheduled - queued + p.dropped
+	settleN := min(countFrom(p.tl, 0, int64(run.settle), p.limit), scheduled)
+	cnt.Scheduled = scheduled - settleN
+	cnt.Unsent += scheduled - max(queued, settleN) + p.dropped
 	p.noteBlocked(false, end)
 
 	cfg := run.cfg
@@ -293,7 +323,8 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	if windowEnd == math.MaxInt64 {
 		windowEnd = 0
 	}
-	window := max(windowEnd, last-p.t0)
+	window := max(windowEnd, last-p.t0) - int64(run.settle)
+	window = max(window, 0)
 	res := &Result{
 		Name:           cfg.Name,
 		Mode:           "open",
@@ -302,7 +333,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Pacing:         cfg.Pacing.String(),
 		Connections:    len(run.slots),
 		Counts:         cnt,
-		T0:             p.t0,
+		T0:             p.t0 + int64(run.settle),
 		Window:         time.Duration(window),
 		Response:       run.response.Snapshot(),
 		Service:        run.service.Snapshot(),
@@ -354,10 +385,11 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	// Scheduled: the requests intended within each interval, the last
 	// holding the rest (the timeline's end may have moved with a stop).
 	var sum uint64
+	settle := int64(run.settle)
 	for k := range ivs[:len(ivs)-1] {
 		iv := &ivs[k]
-		from := min(int64(iv.Start), p.end)
-		to := min(int64(iv.Start+iv.Duration), p.end)
+		from := min(settle+int64(iv.Start), p.end)
+		to := min(settle+int64(iv.Start+iv.Duration), p.end)
 		iv.Counts.Scheduled = countFrom(p.tl, 0, to, p.limit) - countFrom(p.tl, 0, from, p.limit)
 		sum += iv.Counts.Scheduled
 	}

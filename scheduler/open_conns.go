@@ -20,6 +20,7 @@ type replies struct {
 	completed atomic.Uint64
 	errors    atomic.Uint64
 	early     atomic.Uint64     // replies read before their request was written
+	settled   atomic.Uint64     // replies to requests of a settle window (not measured)
 	kinds     []kindCount       // per command of a mix; read after the reader exits
 	last      int64             // arrival of the latest reply; read after the reader exits
 	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
@@ -29,6 +30,10 @@ type replies struct {
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	run := h.run
+	if e.Intended < run.from.Load() { // sent in the settle window: not measured
+		h.settled.Add(1)
+		return
+	}
 	h.last = at
 	ks, kc := run.kindOf(h, e)
 	good := true
@@ -127,6 +132,11 @@ type openRun struct {
 	// and the requests dropped for being too late.
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
 	series    *series // set when the timeline starts
+	// settle is the start of the timeline whose requests are sent but not
+	// measured (a step's settle window); from is its end on the clock,
+	// set when the timeline starts (0: everything is measured).
+	settle time.Duration
+	from   atomic.Int64
 	// handoffMu orders redials' deliveries with finish: once closed is
 	// set, a redial closes the connection it got instead of delivering it.
 	handoffMu sync.Mutex
@@ -172,12 +182,43 @@ type slot struct {
 	bytesOut    atomic.Uint64 // bytes written by retired conns of this slot
 	bytesIn     atomic.Uint64 // bytes read by retired conns of this slot
 	live        atomic.Pointer[conn.Conn]
+	// sw, in a run of steps, is the slot's handler for every connection it
+	// ever holds: it hands replies to the current step's h.
+	sw *stepHandler
+	// carried is a connection that served earlier steps, and base its
+	// counters when this step began (immutable during the step).
+	carried *conn.Conn
+	base    connCounts
+}
+
+// connCounts are a connection's cumulative counters.
+type connCounts struct{ written, bytesOut, bytesIn, unsolicited uint64 }
+
+// counts returns c's counters within this run: since the run began for a
+// connection carried over from an earlier step.
+func (s *slot) counts(c *conn.Conn) connCounts {
+	n := connCounts{c.Written(), c.BytesWritten(), c.BytesRead(), c.Unsolicited()}
+	if c == s.carried {
+		b := s.base
+		n = connCounts{n.written - min(n.written, b.written), n.bytesOut - min(n.bytesOut, b.bytesOut),
+			n.bytesIn - min(n.bytesIn, b.bytesIn), n.unsolicited - min(n.unsolicited, b.unsolicited)}
+	}
+	return n
+}
+
+// handler is what the slot's connections are started with.
+func (s *slot) handler() conn.Handler {
+	if s.sw != nil {
+		return s.sw
+	}
+	return s.h
 }
 
 // tally accumulates what retired connections leave: the pacer adds to it
 // when it replaces a dead connection, finish when it closes the rest.
 type tally struct {
 	errors, timeouts, unsent, sent, unsolicited uint64
+	settled                                     uint64 // settle requests written and never answered
 	codes                                       map[string]uint64
 	firstErr                                    string
 }
@@ -188,18 +229,22 @@ type tally struct {
 // Scheduled is left 0 (see scheduledBy).
 func (run *openRun) totals() Totals {
 	var t Totals
+	settled := uint64(0)
 	for _, s := range run.slots {
 		t.Sent += s.sent.Load()
 		t.BytesSent += s.bytesOut.Load()
 		t.BytesReceived += s.bytesIn.Load()
 		if c := s.conn(); c != nil {
-			t.Sent += c.Written()
-			t.BytesSent += c.BytesWritten()
-			t.BytesReceived += c.BytesRead()
+			n := s.counts(c)
+			t.Sent += n.written
+			t.BytesSent += n.bytesOut
+			t.BytesReceived += n.bytesIn
 		}
 		t.Completed += s.h.completed.Load()
 		t.ReplyErrors += s.h.errors.Load()
+		settled += s.h.settled.Load()
 	}
+	t.Sent -= min(t.Sent, settled)
 	t.ConnErrors = run.accounted.lost.Load()
 	t.Errors = t.ReplyErrors + t.ConnErrors
 	t.Timeouts = run.accounted.timeouts.Load()
@@ -222,14 +267,17 @@ func (run *openRun) scheduledBy(off int64) uint64 {
 }
 
 func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
+	settled := uint64(0)
 	for _, s := range run.slots {
 		sent += s.sent.Load()
 		if c := s.conn(); c != nil {
-			sent += c.Written()
+			sent += s.counts(c).written
 		}
 		completed += s.h.completed.Load()
 		errs += s.h.errors.Load()
+		settled += s.h.settled.Load()
 	}
+	sent -= min(sent, settled)
 	return sent, completed, errs, int(sent - min(sent, completed+errs))
 }
 
@@ -310,7 +358,7 @@ func (p *pacer) maintain(now int64) {
 			case r := <-s.next:
 				s.dialing = false
 				s.backoff, s.completedAt = r.backoff, s.h.completed.Load()
-				r.c.Start(s.h)
+				r.c.Start(s.handler())
 				s.set(r.c)
 				run.reconnects.Add(1)
 			default:
@@ -361,10 +409,16 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	if err != nil && !timedOut && t.firstErr == "" {
 		t.firstErr = err.Error()
 	}
-	t.unsolicited += c.Unsolicited()
+	n := s.counts(c)
+	t.unsolicited += n.unsolicited
 	errors0, timeouts0 := t.errors, t.timeouts
 	codeBytes := []byte(code)
+	from := run.from.Load()
 	c.Unanswered(func(e *conn.Entry) {
+		if e.Intended < from { // a settle request: not measured
+			t.settled++
+			return
+		}
 		ks, kc := run.kindOf(h, e)
 		good := run.clockOK(e, end)
 		if good {
@@ -394,21 +448,29 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	})
 	run.accounted.lost.Add(t.errors - errors0)
 	run.accounted.timeouts.Add(t.timeouts - timeouts0)
-	t.sent += c.Written()
-	// Observers (liveCounts) count a slot's live connection's writes and
-	// the retired ones' in s.sent: move them over in one step, so the
-	// last progress line neither loses nor doubles them.
+	run.moveCounts(c, s, n, t)
+	unwritten := uint64(0)
+	c.Unsent(func(e *conn.Entry) {
+		if e.Intended < from {
+			return // a settle request: not measured
+		}
+		unwritten++
+		if run.kinds != nil && int(e.Kind) < len(h.kinds) {
+			h.kinds[e.Kind].unsent++
+		}
+	})
+	t.unsent += unwritten
+	run.accounted.unsent.Add(unwritten)
+}
+
+// moveCounts adds what connection c of slot s wrote and read (n) to t and
+// to the slot's retired counts. Observers (liveCounts) count a slot's live
+// connection's writes and the retired ones' in s.sent: they move over in
+// one step, so the last progress line neither loses nor doubles them.
+func (run *openRun) moveCounts(c *conn.Conn, s *slot, n connCounts, t *tally) {
+	t.sent += n.written
 	s.live.CompareAndSwap(c, nil)
-	s.sent.Add(c.Written())
-	s.bytesOut.Add(c.BytesWritten())
-	s.bytesIn.Add(c.BytesRead())
-	t.unsent += uint64(c.Unwritten())
-	run.accounted.unsent.Add(uint64(c.Unwritten()))
-	if run.kinds != nil {
-		c.Unsent(func(e *conn.Entry) {
-			if int(e.Kind) < len(h.kinds) {
-				h.kinds[e.Kind].unsent++
-			}
-		})
-	}
+	s.sent.Add(n.written)
+	s.bytesOut.Add(n.bytesOut)
+	s.bytesIn.Add(n.bytesIn)
 }

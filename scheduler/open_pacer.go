@@ -212,8 +212,10 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			return emitDone
 		}
 		if el-off > maxLate {
-			p.dropped++
-			p.run.accounted.dropped.Add(1)
+			if off >= int64(p.run.settle) { // a settle request is not measured
+				p.dropped++
+				p.run.accounted.dropped.Add(1)
+			}
 			p.next++
 			continue
 		}
