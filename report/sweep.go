@@ -203,7 +203,7 @@ func WriteClosedSweep(w io.Writer, pts []ClosedPoint, knee int) error {
 	}
 	if knee >= 0 {
 		p := pts[knee]
-		fmt.Fprintf(&b, "  knee: -c %d -P %d (throughput +%.1f%%, p99 +%.1f%% over the point before)\n",
+		fmt.Fprintf(&b, "  knee: -c %d -P %d (throughput %+.1f%%, p99 %+.1f%% over the point before)\n",
 			p.Clients, p.Pipeline, 100*(p.Throughput/pts[knee-1].Throughput-1), 100*(p.P99Ms/pts[knee-1].P99Ms-1))
 	} else {
 		fmt.Fprintf(&b, "  knee: none in this range (no point gained < %.0f%% throughput while p99 grew > %.0f%%)\n",

@@ -167,6 +167,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			runCommand(),
 			benchCommand(),
+			sweepCommand(),
 			compareCommand(),
 			fillCommand(),
 			serveCommand(),

@@ -37,6 +37,7 @@ func benchCommand() *cli.Command {
 		&cli.StringFlag{Name: "rate", Usage: "throttle the closed loop to `RATE` requests per second (memtier's --rate-limiting); latency still counts from the actual send", Category: catLoad},
 		&cli.StringFlag{Name: "latency", Value: "first-reply", Usage: "`MODE`: first-reply (redis-benchmark: a batch's first reply, recorded for each of its replies) or per-reply", Category: catLoad},
 		seedFlag("seeds the random keys"),
+		repeatFlag(),
 	)
 	flags = append(flags, workloadFlags(workloadSpec{
 		testsUse: "only run the comma-separated list of `TESTS` (default the whole suite)",
@@ -55,6 +56,7 @@ func benchCommand() *cli.Command {
 	flags = append(flags,
 		&cli.BoolFlag{Name: "csv", Usage: "output in CSV format", Category: catOutput},
 		&cli.IntFlag{Name: "precision", Value: 3, Usage: "`DIGITS`: significant digits of the latency histogram (1 to 4)", Category: catOutput},
+		ciFlag(),
 	)
 	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
 	return withHelp(&cli.Command{
@@ -96,6 +98,8 @@ type benchConfig struct {
 	jsonPath  string
 	slo       report.SLO
 	warnings  []string
+	repeat    int
+	ci        bool
 }
 
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
@@ -157,6 +161,13 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		return nil, err
 	}
 	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo, cfg.interval = out.quiet, out.jsonPath, out.showErrs, out.slo, out.interval
+	if cfg.repeat, err = parseRepeat(c); err != nil {
+		return nil, err
+	}
+	if cfg.repeat > 1 && cfg.loop {
+		return nil, usageErrorf("--repeat %d cannot be combined with -l: -l already repeats the tests", cfg.repeat)
+	}
+	cfg.ci = c.Bool("ci")
 	trailing := c.Args().Slice()
 	if c.Bool("x") {
 		if len(trailing) == 0 {
@@ -267,6 +278,8 @@ func benchAction(c *cli.Context) error {
 	// With -l every loop's result of a test merges into one (histograms
 	// added, counts summed), so memory stays flat however long it loops.
 	merged := make([]*scheduler.Result, len(jobs))
+	// With --repeat each test's runs (merged is then their pool).
+	runs := make([][]*scheduler.Result, len(jobs))
 	writeDoc := func() error {
 		if cfg.jsonPath == "" {
 			return nil
@@ -276,12 +289,17 @@ func benchAction(c *cli.Context) error {
 			if res == nil {
 				continue
 			}
-			t, err := report.FromResult(res)
+			t, err := testJSON(res, cfg.ci)
 			if err != nil {
 				return err
 			}
 			t.ID, t.Name = jobs[i].id(), cfg.title(jobs[i])
 			t.SLO = cfg.slo.Check(res)
+			if cfg.repeat > 1 {
+				if t.Repeats, err = repeatsOf(runs[i], jobs[i].id(), cfg.ci); err != nil {
+					return err
+				}
+			}
 			doc.Tests = append(doc.Tests, t)
 		}
 		return writeJSON(stdout, cfg.jsonPath, doc)
@@ -298,40 +316,50 @@ func benchAction(c *cli.Context) error {
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = cfg.payload(j)
-			res, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter)
-			redactResult(ctx, res)
-			if res != nil {
-				if s := cfg.slo.Check(res); s != nil {
-					for _, l := range s.Lines() {
-						fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
+			var reps []*scheduler.Result
+			for k := 0; k < cfg.repeat; k++ {
+				res, runErr := cfg.runOne(ctx, j, (round*len(jobs)+i)*cfg.repeat+k, out, stderr, progress, info, errPrinter)
+				redactResult(ctx, res)
+				if res != nil {
+					reps = append(reps, res)
+					if cfg.repeat > 1 {
+						runs[i] = append(runs[i], res)
 					}
-					if !s.Pass {
-						sloFailed = true
+					if s := cfg.slo.Check(res); s != nil {
+						for _, l := range s.Lines() {
+							fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
+						}
+						if !s.Pass {
+							sloFailed = true
+						}
+					}
+					if cfg.jsonPath != "" {
+						if merged[i] == nil {
+							merged[i] = cloneResult(res)
+						} else {
+							mergeResult(merged[i], res)
+						}
 					}
 				}
-				if cfg.jsonPath != "" {
-					if merged[i] == nil {
-						merged[i] = res
-					} else {
-						mergeResult(merged[i], res)
+				if runErr != nil {
+					if werr := writeDoc(); werr != nil {
+						fmt.Fprintf(stderr, "pacer: %v\n", werr)
 					}
+					return runErr
 				}
-			}
-			if runErr != nil {
-				if werr := writeDoc(); werr != nil {
-					fmt.Fprintf(stderr, "pacer: %v\n", werr)
+				if ctx.Err() != nil {
+					doc.Interrupted = true
+					if err := writeDoc(); err != nil {
+						return failed(err)
+					}
+					cfg.printSeed(stderr)
+					return exitCode(exitInterrupted)
 				}
-				return runErr
+				code = worst(code, judge(stderr, res))
 			}
-			if ctx.Err() != nil {
-				doc.Interrupted = true
-				if err := writeDoc(); err != nil {
-					return failed(err)
-				}
-				cfg.printSeed(stderr)
-				return exitCode(exitInterrupted)
+			if err := cfg.writeNotes(out, stderr, j, reps); err != nil {
+				return failed(err)
 			}
-			code = worst(code, judge(stderr, res))
 		}
 		if !(len(jobs) == 1 && jobs[0].custom) && !cfg.csv {
 			fmt.Fprint(out, "\n")
@@ -351,6 +379,33 @@ func benchAction(c *cli.Context) error {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// writeNotes writes, with --repeat, the median and min–max of a test's
+// runs and, with --ci, the confidence intervals of its percentiles: on
+// stdout after redis-benchmark's report, on stderr with -q and --csv so
+// their formats stay as redis-benchmark's.
+func (cfg *benchConfig) writeNotes(out, stderr io.Writer, j workTest, reps []*scheduler.Result) error {
+	if len(reps) == 0 || (cfg.repeat == 1 && !cfg.ci) {
+		return nil
+	}
+	w := out
+	if cfg.quiet || cfg.csv {
+		w = stderr
+	}
+	res := pool(reps)
+	var rep *report.Repeats
+	if cfg.repeat > 1 {
+		figs := make([]map[string]float64, len(reps))
+		for k, r := range reps {
+			figs[k] = report.Figures(r)
+		}
+		rep = report.NewRepeats(figs, nil)
+		if _, err := fmt.Fprintf(w, "%s: %d runs\n", safetext.Escape(cfg.title(j)), len(reps)); err != nil {
+			return err
+		}
+	}
+	return writeNotes(w, res, cfg.ci, rep)
 }
 
 // printSeed ends the full report with the seed, on stderr: stdout keeps

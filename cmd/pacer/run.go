@@ -30,6 +30,7 @@ func runCommand() *cli.Command {
 		timeoutFlag(),
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
 		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
+		repeatFlag(),
 	)
 	flags = append(flags, workloadFlags(workloadSpec{
 		testsUse: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...; default the whole suite)",
@@ -42,6 +43,7 @@ func runCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
 	})...)
+	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "run",
@@ -78,6 +80,8 @@ type runConfig struct {
 	work     *workload
 	quiet    bool
 	jsonPath string
+	repeat   int
+	ci       bool
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
@@ -150,6 +154,10 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		return nil, err
 	}
 	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
+	if cfg.repeat, err = parseRepeat(c); err != nil {
+		return nil, err
+	}
+	cfg.ci = c.Bool("ci")
 	sizes, err := parseSizes(c, false)
 	if err != nil {
 		return nil, err
@@ -227,46 +235,41 @@ func runAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
-		if err != nil {
-			runErr = err
-			break
+		var runs []*scheduler.Result
+		for k := 0; k < cfg.repeat; k++ {
+			res, err := cfg.runOnce(c, mx, j, runName(j.title, k, cfg.repeat), i, stream)
+			if res != nil {
+				redactResult(ctx, res)
+				runs = append(runs, res)
+				if cfg.repeat > 1 && !cfg.quiet {
+					if werr := report.Quiet(out, res, cfg.slo.Check(res)); werr != nil {
+						return failed(werr)
+					}
+				}
+			}
+			if err != nil {
+				runErr = err
+			}
+			if err != nil || res.Interrupted || ctx.Err() != nil {
+				break
+			}
 		}
-		liveCh := make(chan *scheduler.Live, 1)
-		stopProgress := func() {}
-		if !cfg.quiet {
-			stopProgress = newProgress(c.App.ErrWriter).watch(j.title, liveCh)
-		}
-		onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l })
-		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
-			OnStart:      onStart,
-			CommandNames: j.names,
-			Name:         j.title,
-			Timeline:     cfg.timeline(i),
-			Rate:         cfg.rate,
-			Duration:     cfg.duration,
-			Requests:     cfg.requests,
-			Pacing:       cfg.pacing,
-			Drain:        cfg.drain,
-			LagLimit:     cfg.lagLimit,
-			Timeout:      cfg.timeout,
-			Interval:     cfg.interval,
-			MaxBacklog:   cfg.backlog,
-			Redial: func(ctx context.Context) (*conn.Conn, error) {
-				return conn.Dial(ctx, cfg.target)
-			},
-			OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
-		})
-		endMetrics()
-		stopProgress()
-		if res != nil {
-			redactResult(ctx, res)
+		if len(runs) > 0 {
+			res := pool(runs)
+			res.Name = j.title
 			sloRes := cfg.slo.Check(res)
-			t, jerr := report.FromResult(res)
+			t, jerr := testJSON(res, cfg.ci)
 			if jerr != nil {
 				return failed(jerr)
 			}
 			t.ID, t.SLO = j.id(), sloRes
+			var reps *report.Repeats
+			if cfg.repeat > 1 {
+				if reps, jerr = repeatsOf(runs, j.id(), cfg.ci); jerr != nil {
+					return failed(jerr)
+				}
+				t.Repeats = reps
+			}
 			doc.Tests = append(doc.Tests, t)
 			doc.Interrupted = res.Interrupted || ctx.Err() != nil
 			if err := checkpointJSON(cfg.jsonPath, doc); err != nil {
@@ -275,16 +278,23 @@ func runAction(c *cli.Context) error {
 			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
 				return failed(werr)
 			}
+			if !cfg.quiet {
+				if werr := writeNotes(out, res, cfg.ci, reps); werr != nil {
+					return failed(werr)
+				}
+			}
 			code = worst(code, judge(c.App.ErrWriter, res))
 			if sloRes != nil && !sloRes.Pass {
 				code = worst(code, exitSLO)
 			}
+			if res.Interrupted {
+				doc.Interrupted = true
+			}
 		}
-		if err != nil {
-			runErr = err
+		if runErr != nil {
 			break
 		}
-		if res.Interrupted || ctx.Err() != nil {
+		if doc.Interrupted || ctx.Err() != nil {
 			doc.Interrupted = true
 			break
 		}
@@ -309,6 +319,42 @@ func runAction(c *cli.Context) error {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// runOnce dials and runs test j once, named name.
+func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, j workTest, name string, i int, stream scheduler.Commands) (*scheduler.Result, error) {
+	conns, err := dialPool(c.Context, cfg.target, cfg.conns, c.App.ErrWriter)
+	if err != nil {
+		return nil, err
+	}
+	liveCh := make(chan *scheduler.Live, 1)
+	stopProgress := func() {}
+	if !cfg.quiet {
+		stopProgress = newProgress(c.App.ErrWriter).watch(name, liveCh)
+	}
+	onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l })
+	res, err := scheduler.RunOpen(c.Context, conns, stream, scheduler.OpenConfig{
+		OnStart:      onStart,
+		CommandNames: j.names,
+		Name:         name,
+		Timeline:     cfg.timeline(i),
+		Rate:         cfg.rate,
+		Duration:     cfg.duration,
+		Requests:     cfg.requests,
+		Pacing:       cfg.pacing,
+		Drain:        cfg.drain,
+		LagLimit:     cfg.lagLimit,
+		Timeout:      cfg.timeout,
+		Interval:     cfg.interval,
+		MaxBacklog:   cfg.backlog,
+		Redial: func(ctx context.Context) (*conn.Conn, error) {
+			return conn.Dial(ctx, cfg.target)
+		},
+		OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
+	})
+	endMetrics()
+	stopProgress()
+	return res, err
 }
 
 func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult) error {

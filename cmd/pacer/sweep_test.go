@@ -1,0 +1,252 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSweepUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no rates", []string{"sweep"}, "give the rates"},
+		{"search without slo", []string{"sweep", "--search"}, "--search needs --slo"},
+		{"search with rates", []string{"sweep", "--search", "--slo", "p99<1ms", "--rates", "1k"}, "drop --rates"},
+		{"bad precision", []string{"sweep", "--search", "--slo", "p99<1ms", "--precision", "0%"}, "--precision"},
+		{"precision above 100%", []string{"sweep", "--search", "--slo", "p99<1ms", "--precision", "1.5"}, "--precision"},
+		{"max steps zero", []string{"sweep", "--search", "--slo", "p99<1ms", "--max-steps", "0"}, "--max-steps 0"},
+		{"bad rate", []string{"sweep", "--rates", "1k,fast"}, "--rates"},
+		{"from without step", []string{"sweep", "--from", "1k", "--to", "2k"}, "go together"},
+		{"to below from", []string{"sweep", "--from", "2k", "--to", "1k", "--step", "100"}, "below --from"},
+		{"too many steps", []string{"sweep", "--from", "1", "--to", "1M", "--step", "1"}, "more than"},
+		{"rates and from", []string{"sweep", "--rates", "1k", "--from", "1k"}, "drop --from"},
+		{"list of connections in an open sweep", []string{"sweep", "--rates", "1k", "-c", "1,2"}, "needs --closed"},
+		{"pipeline in an open sweep", []string{"sweep", "--rates", "1k", "-P", "4"}, "closed sweep"},
+		{"rates in a closed sweep", []string{"sweep", "--closed", "--rates", "1k"}, "open sweep"},
+		{"bad client list", []string{"sweep", "--closed", "-c", "10,x"}, "-c"},
+		{"zero pipeline", []string{"sweep", "--closed", "-P", "0"}, "-P"},
+		{"two tests", []string{"sweep", "--rates", "1k", "-t", "get,set"}, "one workload"},
+		{"zero step duration", []string{"sweep", "--rates", "1k", "--step-duration", "0s"}, "--step-duration"},
+		{"negative settle", []string{"sweep", "--rates", "1k", "--settle", "-1s"}, "--settle"},
+		{"negative abort", []string{"sweep", "--rates", "1k", "--abort-after", "-1s"}, "--abort-after"},
+		{"repeat zero", []string{"sweep", "--rates", "1k", "--repeat", "0"}, "--repeat 0"},
+		{"run repeat zero", []string{"run", "--rate", "1k", "--repeat", "0"}, "--repeat 0"},
+		{"bench repeat with -l", []string{"bench", "--repeat", "2", "-l"}, "-l"},
+	} {
+		code, _, stderr := pacer(t, tc.args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		last := lines[len(lines)-1]
+		if code != exitUsage || !strings.Contains(last, tc.want) || !strings.HasPrefix(last, "pacer: ") {
+			t.Errorf("%s: exit %d, message %q; want %d and one line containing %q", tc.name, code, last, exitUsage, tc.want)
+		}
+	}
+}
+
+// sweepDoc is the part of a sweep's pacer.result/v1 these tests read.
+type sweepDoc struct {
+	Mode  string `json:"mode"`
+	Tests []struct {
+		Name   string            `json:"name"`
+		Mode   string            `json:"mode"`
+		Counts map[string]uint64 `json:"counts"`
+		Step   *struct {
+			Index      int     `json:"index"`
+			TargetRate float64 `json:"target_rate"`
+			Pass       *bool   `json:"pass"`
+			Aborted    bool    `json:"aborted"`
+			SettleS    float64 `json:"settle_s"`
+		} `json:"step"`
+		Repeats *struct {
+			N      int                `json:"n"`
+			Median map[string]float64 `json:"median"`
+			Min    map[string]float64 `json:"min"`
+			Max    map[string]float64 `json:"max"`
+			Runs   []json.RawMessage  `json:"runs"`
+		} `json:"repeats"`
+		Percentiles []struct {
+			P            string     `json:"p"`
+			Insufficient bool       `json:"insufficient_samples"`
+			CI95         []*float64 `json:"ci95"`
+		} `json:"response_percentiles"`
+	} `json:"tests"`
+	Sweep *struct {
+		Mode            string   `json:"mode"`
+		Search          bool     `json:"search"`
+		SustainableRate *float64 `json:"sustainable_rate"`
+		Precision       float64  `json:"precision"`
+		Steps           int      `json:"steps"`
+		Converged       bool     `json:"converged"`
+		Reason          string   `json:"reason"`
+		Points          []struct {
+			Clients        int     `json:"clients"`
+			Pipeline       int     `json:"pipeline"`
+			Throughput     float64 `json:"throughput"`
+			MeanMs         float64 `json:"mean_ms"`
+			P99Ms          float64 `json:"p99_ms"`
+			LittleMs       float64 `json:"little_ms"`
+			LittleRatio    float64 `json:"little_ratio"`
+			LittleMismatch bool    `json:"little_mismatch"`
+			Knee           bool    `json:"knee"`
+		} `json:"points"`
+		Knee *struct {
+			Clients int `json:"clients"`
+		} `json:"knee"`
+	} `json:"sweep"`
+}
+
+func sweepJSON(t *testing.T, wantCodes []int, args ...string) (sweepDoc, string, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "sweep.json")
+	code, stdout, stderr := pacer(t, append(args, "--json", out)...)
+	ok := false
+	for _, c := range wantCodes {
+		ok = ok || c == code
+	}
+	if !ok {
+		t.Fatalf("%v: exit %d, want one of %v\nstdout %s\nstderr %s", args, code, wantCodes, stdout, stderr)
+	}
+	var doc sweepDoc
+	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc, stdout, stderr
+}
+
+func balanced(c map[string]uint64) bool {
+	return c["scheduled"] > 0 && c["scheduled"] == c["completed"]+c["errors"]+c["timeouts"]+c["unsent"]
+}
+
+// TestSweepPlainOpen: a plain sweep runs every rate on the same
+// connections and writes a test per step and the sweep; without an SLO it
+// exits 0 and names no sustainable rate.
+func TestSweepPlainOpen(t *testing.T) {
+	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--rates", "500,1k", "--step-duration", "300ms",
+		"--settle", "100ms", "-c", "2", "--ci")
+	if doc.Mode != "open" || len(doc.Tests) != 2 || doc.Sweep == nil || doc.Sweep.Mode != "open" || doc.Sweep.Steps != 2 || !doc.Sweep.Converged {
+		t.Fatalf("document: mode %s, %d tests, sweep %+v", doc.Mode, len(doc.Tests), doc.Sweep)
+	}
+	if doc.Sweep.SustainableRate != nil {
+		t.Errorf("a sustainable rate without an SLO: %v", *doc.Sweep.SustainableRate)
+	}
+	for i, want := range []float64{500, 1000} {
+		tt := doc.Tests[i]
+		if tt.Mode != "open" || tt.Step == nil || tt.Step.Index != i || tt.Step.TargetRate != want || tt.Step.Pass != nil || tt.Step.SettleS != 0.1 {
+			t.Errorf("test %d: mode %s step %+v", i, tt.Mode, tt.Step)
+		}
+		// 300 ms at the rate, the 100 ms settle left out.
+		if !balanced(tt.Counts) || tt.Counts["scheduled"] != uint64(want*0.3) {
+			t.Errorf("test %d: counts %v, want %v scheduled", i, tt.Counts, want*0.3)
+		}
+		if len(tt.Percentiles) != 6 || len(tt.Percentiles[0].CI95) != 2 || !tt.Percentiles[5].Insufficient {
+			t.Errorf("test %d: percentiles %+v", i, tt.Percentiles)
+		}
+	}
+	for _, want := range []string{"step     target/s", "95% confidence", "insufficient samples"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestSweepSearchWithNoPassingRateExits3: an SLO nothing can meet ends the
+// search with no sustainable rate, exit 3, within --max-steps.
+func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
+	doc, stdout, _ := sweepJSON(t, []int{exitSLO}, "sweep", "--embedded", "--search", "--slo", "p99<=1us", "--from", "200",
+		"--max-steps", "3", "--step-duration", "200ms", "--settle", "50ms", "-c", "2")
+	s := doc.Sweep
+	if s == nil || !s.Search || s.SustainableRate != nil || s.Steps != 3 || s.Converged || s.Precision != 0.05 || len(doc.Tests) != 3 {
+		t.Fatalf("sweep %+v, %d tests", s, len(doc.Tests))
+	}
+	for i, want := range []float64{200, 50, 13} {
+		st := doc.Tests[i].Step
+		if st == nil || st.TargetRate != want || st.Pass == nil || *st.Pass {
+			t.Errorf("step %d: %+v, want a failed step at %v/s", i, st, want)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: none") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestSweepSearchFindsARate: a generous SLO is met up to --to: exit 0 and
+// a sustainable rate, with repeats kept per point.
+func TestSweepSearchFindsARate(t *testing.T) {
+	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--search", "--slo", "p50<=10s", "--from", "100",
+		"--to", "400", "--step-duration", "200ms", "--settle", "50ms", "-c", "2", "--repeat", "2")
+	s := doc.Sweep
+	if s == nil || s.SustainableRate == nil || *s.SustainableRate != 400 || s.Steps != 2 || len(doc.Tests) != 2 {
+		t.Fatalf("sweep %+v, %d tests", s, len(doc.Tests))
+	}
+	for i, tt := range doc.Tests {
+		if tt.Repeats == nil || tt.Repeats.N != 2 || len(tt.Repeats.Runs) != 2 || tt.Repeats.Min["achieved_rate"] > tt.Repeats.Max["achieved_rate"] {
+			t.Errorf("test %d: repeats %+v", i, tt.Repeats)
+		}
+		if tt.Counts["scheduled"] != uint64(2*tt.Step.TargetRate*0.2) {
+			t.Errorf("test %d: the pooled counts %v are not the two runs'", i, tt.Counts)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: 400/s") || !strings.Contains(stdout, "2 runs") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestSweepClosed: every -c × -P point in the order of requests in
+// flight, with Little's law filled in.
+func TestSweepClosed(t *testing.T) {
+	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--closed", "-c", "4,1", "-P", "1,4", "--step-duration", "200ms")
+	s := doc.Sweep
+	if doc.Mode != "closed" || s == nil || s.Mode != "closed" || len(s.Points) != 4 || len(doc.Tests) != 4 || !s.Converged {
+		t.Fatalf("mode %s, sweep %+v", doc.Mode, s)
+	}
+	want := [][2]int{{1, 1}, {1, 4}, {4, 1}, {4, 4}}
+	for i, p := range s.Points {
+		if p.Clients != want[i][0] || p.Pipeline != want[i][1] || p.Throughput <= 0 || p.MeanMs <= 0 || p.LittleMs <= 0 {
+			t.Errorf("point %d: %+v, want -c %d -P %d measured", i, p, want[i][0], want[i][1])
+		}
+		if r := p.LittleMs / p.MeanMs; r/p.LittleRatio < 0.999 || r/p.LittleRatio > 1.001 {
+			t.Errorf("point %d: ratio %v for %v / %v", i, p.LittleRatio, p.LittleMs, p.MeanMs)
+		}
+		if !balanced(doc.Tests[i].Counts) || doc.Tests[i].Mode != "closed" {
+			t.Errorf("test %d: %s, counts %v", i, doc.Tests[i].Mode, doc.Tests[i].Counts)
+		}
+	}
+	if !strings.Contains(stdout, "knee:") || !strings.Contains(stdout, "little ms") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestRunAndBenchRepeat: --repeat keeps every run and summarises them.
+func TestRunAndBenchRepeat(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--repeat", "3", "--ci"},
+		{"bench", "--embedded", "-n", "2000", "-c", "2", "-t", "get", "--repeat", "3", "--ci"},
+	} {
+		doc, stdout, stderr := sweepJSON(t, []int{exitOK, exitUntrusted}, args...)
+		if len(doc.Tests) != 1 {
+			t.Fatalf("%s: %d tests", args[0], len(doc.Tests))
+		}
+		tt := doc.Tests[0]
+		if tt.Repeats == nil || tt.Repeats.N != 3 || len(tt.Repeats.Runs) != 3 {
+			t.Fatalf("%s: repeats %+v", args[0], tt.Repeats)
+		}
+		for _, f := range []string{"achieved_rate", "p50", "p99"} {
+			if tt.Repeats.Min[f] > tt.Repeats.Median[f] || tt.Repeats.Median[f] > tt.Repeats.Max[f] {
+				t.Errorf("%s: %s median %v outside [%v, %v]", args[0], f, tt.Repeats.Median[f], tt.Repeats.Min[f], tt.Repeats.Max[f])
+			}
+		}
+		if n := tt.Counts["scheduled"]; n != 3*map[string]uint64{"run": 200, "bench": 2000}[args[0]] {
+			t.Errorf("%s: pooled scheduled %d", args[0], n)
+		}
+		if len(tt.Percentiles) == 0 || len(tt.Percentiles[0].CI95) != 2 {
+			t.Errorf("%s: percentiles %+v", args[0], tt.Percentiles)
+		}
+		if text := stdout + stderr; !strings.Contains(text, "repeats: 3 runs") || !strings.Contains(text, "95% confidence") {
+			t.Errorf("%s: output lacks the repeats and CI:\n%s", args[0], text)
+		}
+	}
+}
+
