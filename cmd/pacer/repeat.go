@@ -130,4 +130,3 @@ func writeNotes(w io.Writer, r *scheduler.Result, ci bool, rep *report.Repeats) 
 	}
 	return nil
 }
-

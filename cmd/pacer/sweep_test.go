@@ -249,4 +249,3 @@ func TestRunAndBenchRepeat(t *testing.T) {
 		}
 	}
 }
-
