@@ -38,6 +38,13 @@ type StepPlan struct {
 	AbortAfter time.Duration
 }
 
+// abortDrain is how many times AbortAfter an aborted step waits for its
+// replies. The requests in flight then have waited at most about
+// AbortAfter, so a server that still works answers them well within it,
+// and the next step does not start on its leftover queue; a server that
+// stopped answering costs the sweep no more than this.
+const abortDrain = 10
+
 // Step is the result of one step of RunOpenSteps.
 type Step struct {
 	*Result
@@ -82,7 +89,7 @@ func (s *stepHandler) Reply(e *conn.Entry, r conn.Reply, at int64) {
 // series, and accounts for every request it scheduled (settle excluded).
 //
 // Between steps, the run waits up to cfg.Drain for the step's replies
-// (the shorter AbortAfter after an aborted step). A connection still
+// (at most abortDrain × AbortAfter after an aborted step). A connection still
 // awaiting replies then is closed, its unanswered requests count as the
 // step's timeouts, and it is dialed again with cfg.Redial for the next
 // step (Step.Expired counts them); without cfg.Redial its slot stays
@@ -185,7 +192,7 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	case interrupted:
 		drain = min(drain, cfg.InterruptDrain)
 	case aborted.Load():
-		drain = min(drain, plan.AbortAfter)
+		drain = min(drain, abortDrain*plan.AbortAfter)
 	}
 	if p.drain(drain, interrupted || aborted.Load()) {
 		interrupted = true
