@@ -24,6 +24,12 @@ type StepInfo struct {
 	// request waited longer than --abort-after (it then fails).
 	Aborted     bool   `json:"aborted"`
 	AbortReason string `json:"abort_reason,omitempty"`
+	// Lagged: the step failed on response time and would have passed on
+	// service time, so the generator's send lag explains the failure;
+	// Remeasured: the search therefore measured the rate again (the next
+	// test) before judging it.
+	Lagged     bool `json:"lagged"`
+	Remeasured bool `json:"remeasured"`
 	// SettleS is the settle window sent before the measured part.
 	SettleS float64 `json:"settle_s"`
 	// Expired counts connections still awaiting replies after the step's
@@ -62,6 +68,7 @@ type OpenRow struct {
 	Verdict                           string
 	Pass                              *bool
 	Aborted                           bool
+	Lagged                            bool // failed on response time only: the send lag explains it
 	InsufficientP99, InsufficientP999 bool // the sample cannot support p99, p99.9
 }
 
@@ -92,6 +99,8 @@ func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
 		switch {
 		case r.Aborted:
 			slo = "FAIL (aborted)"
+		case r.Lagged && r.Pass != nil && !*r.Pass:
+			slo = "FAIL (send lag)"
 		case r.Pass == nil:
 		case *r.Pass:
 			slo = "pass"

@@ -408,16 +408,26 @@ func defaultAbortAfter(spec string) time.Duration {
 // was scheduled sent), and no step of it aborted. It is the one place a
 // sweep reads an SLO's verdict (report.SLO.Check); pass is nil without an
 // SLO.
-func pointVerdict(slo report.SLO, res *scheduler.Result, aborted bool) (*report.SLOResult, *bool) {
-	s := slo.Check(res)
+//
+// A failure is the generator's (lagged) when the SLO fails on response
+// time and would pass on service time: response = send lag + service, so
+// the generator's lateness explains it, and the server may well meet the
+// SLO at that rate. A search measures such a point again.
+func pointVerdict(slo report.SLO, res *scheduler.Result, aborted bool) (s *report.SLOResult, pass *bool, lagged bool) {
+	s = slo.Check(res)
 	if s == nil {
-		return nil, nil
+		return nil, nil, false
 	}
 	ok := s.Pass && !aborted && res.Verdict != scheduler.VerdictTargetLost
 	if c := res.Counts; c.Scheduled > 0 && float64(c.Sent) < scheduler.MinSentFraction*float64(c.Scheduled) {
 		ok = false
 	}
-	return s, &ok
+	if !s.Pass && !aborted && res.Mode == "open" {
+		alt := *res
+		alt.Response = res.Service
+		lagged = slo.Check(&alt).Pass
+	}
+	return s, &ok, lagged
 }
 
 func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any {
@@ -522,6 +532,9 @@ type openPoint struct {
 	slo     *report.SLOResult
 	pass    *bool
 	aborted bool
+	// lagged: it failed on response time only (see pointVerdict);
+	// remeasure: it is the search's second look at such a point.
+	lagged, remeasure bool
 }
 
 // runOpen runs the open sweep (or search) on one set of connections.
@@ -562,10 +575,13 @@ func (s *sweeper) runOpen() (int, error) {
 		}
 		p.pooled = pool(rs)
 		p.pooled.Name = fmt.Sprintf("%s at %s/s", j.title, formatRate(p.rate))
-		p.slo, p.pass = pointVerdict(cfg.slo, p.pooled, p.aborted)
+		p.slo, p.pass, p.lagged = pointVerdict(cfg.slo, p.pooled, p.aborted)
 		points = append(points, p)
 		if !decide {
 			return 0, false
+		}
+		if search != nil && p.lagged && !p.remeasure && search.spend() {
+			return p.rate, true // the generator's failure: measure it again
 		}
 		if search != nil {
 			pass := p.pass != nil && *p.pass
@@ -587,12 +603,13 @@ func (s *sweeper) runOpen() (int, error) {
 				s.stepLine(prev)
 			}
 			if len(cur.steps) == cfg.repeat || prev.Aborted {
+				prevPoint := cur
 				r, ok := closePoint(true)
 				if !ok {
 					cur = nil
 					return scheduler.StepPlan{}, false
 				}
-				cur = &openPoint{rate: r}
+				cur = &openPoint{rate: r, remeasure: prevPoint.lagged && !prevPoint.remeasure && r == prevPoint.rate}
 			}
 		}
 		r := scheduler.RatePerSecond(cur.rate)
@@ -705,7 +722,8 @@ func (s *sweeper) openDocument(points []*openPoint, search *rateSearch) error {
 			return err
 		}
 		t.ID, t.SLO = j.id(), p.slo
-		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.pass, Aborted: p.aborted, SettleS: cfg.settle.Seconds()}
+		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.pass, Aborted: p.aborted, SettleS: cfg.settle.Seconds(),
+			Lagged: p.lagged, Remeasured: search != nil && p.lagged && i+1 < len(points) && points[i+1].remeasure}
 		for _, st := range p.steps {
 			info.Expired += st.Expired
 			if st.Aborted && info.AbortReason == "" {
@@ -763,6 +781,7 @@ func (s *sweeper) openText(points []*openPoint, search *rateSearch) error {
 	rows := make([]report.OpenRow, len(points))
 	for i, p := range points {
 		rows[i] = report.NewOpenRow(p.pooled, p.pass, p.aborted)
+		rows[i].Lagged = p.lagged
 	}
 	if err := report.WriteOpenSweep(&b, rows); err != nil {
 		return err
@@ -858,7 +877,7 @@ points:
 	for i, pt := range done {
 		pt.pooled = pool(pt.runs)
 		pt.pooled.Name = fmt.Sprintf("%s -c %d -P %d", j.title, pt.clients, pt.pipeline)
-		pt.slo, pt.pass = pointVerdict(cfg.slo, pt.pooled, false)
+		pt.slo, pt.pass, _ = pointVerdict(cfg.slo, pt.pooled, false)
 		figs := make([]map[string]float64, len(pt.runs))
 		for k, r := range pt.runs {
 			figs[k] = report.Figures(r)
