@@ -24,12 +24,10 @@ type StepInfo struct {
 	// request waited longer than --abort-after (it then fails).
 	Aborted     bool   `json:"aborted"`
 	AbortReason string `json:"abort_reason,omitempty"`
-	// Lagged: the step failed on response time and would have passed on
-	// service time, so the generator's send lag explains the failure;
-	// Remeasured: the search therefore measured the rate again (the next
-	// test) before judging it.
-	Lagged     bool `json:"lagged"`
-	Remeasured bool `json:"remeasured"`
+	// Basis is what the verdict rests on: "response" times, or "service"
+	// times when the SLO failed on response times only, so that the
+	// generator's send lag explains the failure (absent without an SLO).
+	Basis string `json:"basis,omitempty"`
 	// SettleS is the settle window sent before the measured part.
 	SettleS float64 `json:"settle_s"`
 	// Expired counts connections still awaiting replies after the step's
@@ -68,7 +66,7 @@ type OpenRow struct {
 	Verdict                           string
 	Pass                              *bool
 	Aborted                           bool
-	Lagged                            bool // failed on response time only: the send lag explains it
+	OnService                         bool // met the SLO on service time only: the send lag failed it
 	InsufficientP99, InsufficientP999 bool // the sample cannot support p99, p99.9
 }
 
@@ -99,8 +97,8 @@ func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
 		switch {
 		case r.Aborted:
 			slo = "FAIL (aborted)"
-		case r.Lagged && r.Pass != nil && !*r.Pass:
-			slo = "FAIL (send lag)"
+		case r.OnService && r.Pass != nil && *r.Pass:
+			slo = "pass (service)"
 		case r.Pass == nil:
 		case *r.Pass:
 			slo = "pass"

@@ -85,16 +85,6 @@ func (s *rateSearch) record(rate float64, pass bool) (float64, bool) {
 	return next, ok
 }
 
-// spend uses one step of the budget for a measurement the search does not
-// judge (a point measured again); false when none is left.
-func (s *rateSearch) spend() bool {
-	if s.steps+1 >= s.maxSteps {
-		return false
-	}
-	s.steps++
-	return true
-}
-
 // bracketed reports whether lo and hi are within the precision.
 func (s *rateSearch) bracketed() bool {
 	return s.lo > 0 && s.hi > 0 && s.hi <= s.lo*(1+s.precision)

@@ -403,31 +403,37 @@ func defaultAbortAfter(spec string) time.Duration {
 	return max(10*b, minAbortAfter)
 }
 
-// pointVerdict judges a sweep point against the SLO: met on its (pooled)
-// result, the load delivered (at least scheduler.MinSentFraction of what
-// was scheduled sent), and no step of it aborted. It is the one place a
-// sweep reads an SLO's verdict (report.SLO.Check); pass is nil without an
-// SLO.
+// pointVerdict judges a sweep point against the SLO. It is the one place
+// a sweep reads an SLO's verdict (report.SLO.Check); pass is nil without
+// an SLO.
 //
-// A failure is the generator's (lagged) when the SLO fails on response
-// time and would pass on service time: response = send lag + service, so
-// the generator's lateness explains it, and the server may well meet the
-// SLO at that rate. A search measures such a point again.
-func pointVerdict(slo report.SLO, res *scheduler.Result, aborted bool) (s *report.SLOResult, pass *bool, lagged bool) {
+// A point passes when the load was delivered (at least
+// scheduler.MinSentFraction of what was scheduled sent), no step of it
+// was aborted or lost its target, and the SLO holds on its response
+// times, or, failing that, on its service times (onService). Response =
+// send lag + service, and a late generator only makes the load burstier,
+// which can only lengthen service times: when the SLO holds on them, the
+// server meets it at this rate, and the failure on response time is the
+// generator's lateness (what `run` reports as generator_behind), not the
+// server's. Without this a search on a busy machine measures the
+// machine's scheduling noise, not the server.
+func pointVerdict(slo report.SLO, res *scheduler.Result, aborted bool) (s *report.SLOResult, pass *bool, onService bool) {
 	s = slo.Check(res)
 	if s == nil {
 		return nil, nil, false
 	}
-	ok := s.Pass && !aborted && res.Verdict != scheduler.VerdictTargetLost
+	met := s.Pass
+	if !met && res.Mode == "open" && res.Service != nil {
+		alt := *res
+		alt.Response = res.Service
+		onService = slo.Check(&alt).Pass
+		met = onService
+	}
+	ok := met && !aborted && res.Verdict != scheduler.VerdictTargetLost
 	if c := res.Counts; c.Scheduled > 0 && float64(c.Sent) < scheduler.MinSentFraction*float64(c.Scheduled) {
 		ok = false
 	}
-	if !s.Pass && !aborted && res.Mode == "open" {
-		alt := *res
-		alt.Response = res.Service
-		lagged = slo.Check(&alt).Pass
-	}
-	return s, &ok, lagged
+	return s, &ok, onService && ok
 }
 
 func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any {
@@ -532,9 +538,8 @@ type openPoint struct {
 	slo     *report.SLOResult
 	pass    *bool
 	aborted bool
-	// lagged: it failed on response time only (see pointVerdict);
-	// remeasure: it is the search's second look at such a point.
-	lagged, remeasure bool
+	// onService: it met the SLO on service time only (see pointVerdict).
+	onService bool
 }
 
 // runOpen runs the open sweep (or search) on one set of connections.
@@ -575,13 +580,10 @@ func (s *sweeper) runOpen() (int, error) {
 		}
 		p.pooled = pool(rs)
 		p.pooled.Name = fmt.Sprintf("%s at %s/s", j.title, formatRate(p.rate))
-		p.slo, p.pass, p.lagged = pointVerdict(cfg.slo, p.pooled, p.aborted)
+		p.slo, p.pass, p.onService = pointVerdict(cfg.slo, p.pooled, p.aborted)
 		points = append(points, p)
 		if !decide {
 			return 0, false
-		}
-		if search != nil && p.lagged && !p.remeasure && search.spend() {
-			return p.rate, true // the generator's failure: measure it again
 		}
 		if search != nil {
 			pass := p.pass != nil && *p.pass
@@ -603,13 +605,12 @@ func (s *sweeper) runOpen() (int, error) {
 				s.stepLine(prev)
 			}
 			if len(cur.steps) == cfg.repeat || prev.Aborted {
-				prevPoint := cur
 				r, ok := closePoint(true)
 				if !ok {
 					cur = nil
 					return scheduler.StepPlan{}, false
 				}
-				cur = &openPoint{rate: r, remeasure: prevPoint.lagged && !prevPoint.remeasure && r == prevPoint.rate}
+				cur = &openPoint{rate: r}
 			}
 		}
 		r := scheduler.RatePerSecond(cur.rate)
@@ -687,6 +688,18 @@ func (s *sweeper) runOpen() (int, error) {
 	return code, nil
 }
 
+// basis is the times a point's SLO verdict rests on: "response",
+// "service" (see pointVerdict), or "" without an SLO.
+func basis(slo, onService bool) string {
+	switch {
+	case !slo:
+		return ""
+	case onService:
+		return "service"
+	}
+	return "response"
+}
+
 // stepLine prints a finished step's one-line summary.
 func (s *sweeper) stepLine(st *scheduler.Step) {
 	_ = report.Quiet(s.out, st.Result, nil)
@@ -723,7 +736,7 @@ func (s *sweeper) openDocument(points []*openPoint, search *rateSearch) error {
 		}
 		t.ID, t.SLO = j.id(), p.slo
 		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.pass, Aborted: p.aborted, SettleS: cfg.settle.Seconds(),
-			Lagged: p.lagged, Remeasured: search != nil && p.lagged && i+1 < len(points) && points[i+1].remeasure}
+			Basis: basis(cfg.sloSet, p.onService)}
 		for _, st := range p.steps {
 			info.Expired += st.Expired
 			if st.Aborted && info.AbortReason == "" {
@@ -781,7 +794,7 @@ func (s *sweeper) openText(points []*openPoint, search *rateSearch) error {
 	rows := make([]report.OpenRow, len(points))
 	for i, p := range points {
 		rows[i] = report.NewOpenRow(p.pooled, p.pass, p.aborted)
-		rows[i].Lagged = p.lagged
+		rows[i].OnService = p.onService
 	}
 	if err := report.WriteOpenSweep(&b, rows); err != nil {
 		return err
