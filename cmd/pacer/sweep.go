@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
@@ -871,7 +872,9 @@ points:
 				redactResult(ctx, res)
 				pt.runs = append(pt.runs, res)
 				if !cfg.quiet {
-					_ = report.Quiet(s.out, res, nil)
+					sum := histo.Summarize(res.Response)
+					fmt.Fprintf(s.out, "%s: %.2f requests per second, latency p50=%.3f msec p99=%.3f msec\n",
+						safetext.Escape(res.Name), res.AchievedRate(), sum.P50, sum.P99)
 				}
 			}
 			if err != nil {
