@@ -28,6 +28,11 @@ type StepInfo struct {
 	// times when the SLO failed on response times only, so that the
 	// generator's send lag explains the failure (absent without an SLO).
 	Basis string `json:"basis,omitempty"`
+	// JudgedWith lists the earlier steps at the same rate (a search's
+	// second look): Pass is then the verdict on all of them together
+	// (their samples pooled, aborted ones left out), while the test's own
+	// figures and slo are this step's.
+	JudgedWith []int `json:"judged_with,omitempty"`
 	// SettleS is the settle window sent before the measured part.
 	SettleS float64 `json:"settle_s"`
 	// Expired counts connections still awaiting replies after the step's
@@ -66,8 +71,9 @@ type OpenRow struct {
 	Verdict                           string
 	Pass                              *bool
 	Aborted                           bool
-	OnService                         bool // met the SLO on service time only: the send lag failed it
-	InsufficientP99, InsufficientP999 bool // the sample cannot support p99, p99.9
+	OnService                         bool  // met the SLO on service time only: the send lag failed it
+	JudgedWith                        []int // earlier steps at the rate, judged together with it
+	InsufficientP99, InsufficientP999 bool  // the sample cannot support p99, p99.9
 }
 
 // NewOpenRow fills a row from a step's (pooled) result.
@@ -94,16 +100,29 @@ func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
 	weak := false
 	for i, r := range rows {
 		slo := "-"
+		var why []string
 		switch {
 		case r.Aborted:
-			slo = "FAIL (aborted)"
-		case r.OnService && r.Pass != nil && *r.Pass:
-			slo = "pass (service)"
+			slo = "FAIL"
+			why = append(why, "aborted")
 		case r.Pass == nil:
 		case *r.Pass:
 			slo = "pass"
+			if r.OnService {
+				why = append(why, "service")
+			}
 		default:
 			slo = "FAIL"
+		}
+		if len(r.JudgedWith) > 0 && r.Pass != nil {
+			with := make([]string, len(r.JudgedWith))
+			for k, j := range r.JudgedWith {
+				with[k] = strconv.Itoa(j)
+			}
+			why = append(why, "with "+strings.Join(with, ","))
+		}
+		if len(why) > 0 {
+			slo += " (" + strings.Join(why, ", ") + ")"
 		}
 		p99, p999 := msCell(r.P99, r.InsufficientP99), msCell(r.P999, r.InsufficientP999)
 		weak = weak || r.InsufficientP99 || r.InsufficientP999

@@ -22,9 +22,10 @@ const searchFloor = 1.0
 // hi ≤ lo·(1+precision). Both ends of the final bracket must have been
 // measured twice: on a noisy machine one lucky step could set the result
 // too high and one unlucky step (a neighbour's burst of CPU) too low, so
-// each end measured once is measured again, and the bracket moves if
-// the verdict changes. It asks for at most maxSteps steps. It is pure: no
-// clock, no I/O.
+// each end measured once is measured again. The caller judges a rate
+// measured again on all its measurements together (twice the samples),
+// and the bracket moves if that verdict differs. It asks for at most
+// maxSteps steps. It is pure: no clock, no I/O.
 type rateSearch struct {
 	from, to  float64 // to = 0: no upper bound
 	precision float64
@@ -32,17 +33,18 @@ type rateSearch struct {
 
 	steps  int
 	lo, hi float64 // highest passing rate below hi, lowest failing rate (0: none)
-	// latest is each rate's latest verdict; passes and fails count them.
-	latest        map[float64]bool
-	passes, fails map[float64]int
-	done          bool
-	converged     bool
-	reason        string
+	// verdict is each rate's verdict (on all its measurements), measured
+	// how many times it was measured.
+	verdict   map[float64]bool
+	measured  map[float64]int
+	done      bool
+	converged bool
+	reason    string
 }
 
 func newRateSearch(from, to, precision float64, maxSteps int) *rateSearch {
 	return &rateSearch{from: from, to: to, precision: precision, maxSteps: maxSteps,
-		latest: map[float64]bool{}, passes: map[float64]int{}, fails: map[float64]int{}}
+		verdict: map[float64]bool{}, measured: map[float64]int{}}
 }
 
 // first is the rate of the first step.
@@ -53,26 +55,21 @@ func (s *rateSearch) first() float64 {
 	return s.from
 }
 
-// record notes that a step at rate passed or failed and returns the rate
-// of the next step; false when the search is over (see done, converged,
-// reason and sustainable). A rate measured again takes its latest
-// verdict: hi is the lowest rate whose latest step failed, lo the highest
-// below it whose latest step passed.
+// record notes that rate, measured once more, now passes or fails (on
+// all its measurements) and returns the rate of the next step; false when
+// the search is over (see done, converged, reason and sustainable). hi is
+// the lowest failing rate, lo the highest passing one below it.
 func (s *rateSearch) record(rate float64, pass bool) (float64, bool) {
 	s.steps++
-	s.latest[rate] = pass
-	if pass {
-		s.passes[rate]++
-	} else {
-		s.fails[rate]++
-	}
+	s.verdict[rate] = pass
+	s.measured[rate]++
 	s.lo, s.hi = 0, 0
-	for r, ok := range s.latest {
+	for r, ok := range s.verdict {
 		if !ok && (s.hi == 0 || r < s.hi) {
 			s.hi = r
 		}
 	}
-	for r, ok := range s.latest {
+	for r, ok := range s.verdict {
 		if ok && r > s.lo && (s.hi == 0 || r < s.hi) {
 			s.lo = r
 		}
@@ -125,16 +122,16 @@ func (s *rateSearch) plan() (float64, bool) {
 }
 
 // confirm ends a bracketed search once both of its ends were measured
-// twice (lo passing, hi failing); otherwise it measures the end that was
-// measured once again, lo first.
+// twice; otherwise it measures the end that was measured once again, lo
+// first.
 func (s *rateSearch) confirm() (float64, bool) {
 	switch {
-	case s.passes[s.lo] < 2:
+	case s.measured[s.lo] < 2:
 		return s.lo, true
-	case s.fails[s.hi] < 2:
+	case s.measured[s.hi] < 2:
 		return s.hi, true
 	}
-	s.finish(true, fmt.Sprintf("converged: %s/s passed twice, %s/s failed twice (within %.1f%%)",
+	s.finish(true, fmt.Sprintf("converged: %s/s passes, %s/s fails, each measured twice (within %.1f%%)",
 		formatRate(s.lo), formatRate(s.hi), 100*s.precision))
 	return 0, false
 }

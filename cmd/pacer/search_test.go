@@ -66,8 +66,8 @@ func TestRateSearch(t *testing.T) {
 				break
 			}
 		}
-		if c.converged && s.passes[got] < 2 {
-			t.Errorf("%s: %v reported after %d passes", c.name, got, s.passes[got])
+		if c.converged && s.measured[got] < 2 {
+			t.Errorf("%s: %v reported after %d measurements", c.name, got, s.measured[got])
 		}
 	}
 }

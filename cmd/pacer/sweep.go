@@ -541,6 +541,34 @@ type openPoint struct {
 	aborted bool
 	// onService: it met the SLO on service time only (see pointVerdict).
 	onService bool
+	// judgedWith are the earlier points at the same rate whose
+	// measurements its verdict pooled (a search's second look).
+	judgedWith []int
+}
+
+// judgeAgain judges p, a rate measured before (earlier), on all its
+// measurements together: the steps of every one of them not aborted,
+// pooled. An aborted measurement is a safety stop, not a sample; a rate
+// with no other fails.
+func judgeAgain(slo report.SLO, p *openPoint, earlier []*openPoint, index map[*openPoint]int) {
+	var rs []*scheduler.Result
+	for _, q := range append(earlier, p) {
+		if q != p {
+			p.judgedWith = append(p.judgedWith, index[q])
+		}
+		if q.aborted {
+			continue
+		}
+		for _, st := range q.steps {
+			rs = append(rs, st.Result)
+		}
+	}
+	if len(rs) == 0 {
+		no := false
+		p.pass, p.onService = &no, false
+		return
+	}
+	_, p.pass, p.onService = pointVerdict(slo, pool(rs), false)
 }
 
 // runOpen runs the open sweep (or search) on one set of connections.
@@ -564,6 +592,8 @@ func (s *sweeper) runOpen() (int, error) {
 		rate = cfg.rates[0]
 	}
 	var points []*openPoint
+	byRate := map[float64][]*openPoint{}
+	index := map[*openPoint]int{}
 	cur := &openPoint{rate: rate}
 	listIndex := 0
 	// Progress and metrics of the step under way.
@@ -582,10 +612,15 @@ func (s *sweeper) runOpen() (int, error) {
 		p.pooled = pool(rs)
 		p.pooled.Name = fmt.Sprintf("%s at %s/s", j.title, formatRate(p.rate))
 		p.slo, p.pass, p.onService = pointVerdict(cfg.slo, p.pooled, p.aborted)
+		index[p] = len(points)
 		points = append(points, p)
 		if !decide {
 			return 0, false
 		}
+		if search != nil && len(byRate[p.rate]) > 0 && p.pass != nil && !p.aborted {
+			judgeAgain(cfg.slo, p, byRate[p.rate], index)
+		}
+		byRate[p.rate] = append(byRate[p.rate], p)
 		if search != nil {
 			pass := p.pass != nil && *p.pass
 			return search.record(p.rate, pass)
@@ -737,7 +772,7 @@ func (s *sweeper) openDocument(points []*openPoint, search *rateSearch) error {
 		}
 		t.ID, t.SLO = j.id(), p.slo
 		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.pass, Aborted: p.aborted, SettleS: cfg.settle.Seconds(),
-			Basis: basis(cfg.sloSet, p.onService)}
+			Basis: basis(cfg.sloSet, p.onService), JudgedWith: p.judgedWith}
 		for _, st := range p.steps {
 			info.Expired += st.Expired
 			if st.Aborted && info.AbortReason == "" {
@@ -795,7 +830,7 @@ func (s *sweeper) openText(points []*openPoint, search *rateSearch) error {
 	rows := make([]report.OpenRow, len(points))
 	for i, p := range points {
 		rows[i] = report.NewOpenRow(p.pooled, p.pass, p.aborted)
-		rows[i].OnService = p.onService
+		rows[i].OnService, rows[i].JudgedWith = p.onService, p.judgedWith
 	}
 	if err := report.WriteOpenSweep(&b, rows); err != nil {
 		return err
