@@ -29,9 +29,9 @@ type StepInfo struct {
 	// generator's send lag explains the failure (absent without an SLO).
 	Basis string `json:"basis,omitempty"`
 	// JudgedWith lists the earlier steps at the same rate (a search's
-	// second look): Pass is then the verdict on all of them together
-	// (their samples pooled, aborted ones left out), while the test's own
-	// figures and slo are this step's.
+	// second look): Pass is then set when any of them or this one passed
+	// (noise only adds latency), while the test's own figures and slo are
+	// this step's.
 	JudgedWith []int `json:"judged_with,omitempty"`
 	// SettleS is the settle window sent before the measured part.
 	SettleS float64 `json:"settle_s"`

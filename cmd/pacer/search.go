@@ -19,12 +19,12 @@ const searchFloor = 1.0
 // of the steps it asks for: exponential growth from `from` until a step
 // fails (or shrinking until one passes), then geometric bisection between
 // the highest passing rate lo and the lowest failing rate hi until
-// hi ≤ lo·(1+precision). Both ends of the final bracket must have been
-// measured twice: on a noisy machine one lucky step could set the result
-// too high and one unlucky step (a neighbour's burst of CPU) too low, so
-// each end measured once is measured again. The caller judges a rate
-// measured again on all its measurements together (twice the samples),
-// and the bracket moves if that verdict differs. It asks for at most
+// hi ≤ lo·(1+precision). The failing end of the final bracket must have
+// been measured twice: on a shared machine a neighbour's burst of CPU
+// fails a step that the server would pass, while noise cannot make a
+// step pass that the server fails (it only adds latency). So the caller
+// judges a rate measured again by its best measurement, and a bracket
+// whose upper end passes the second time moves up. It asks for at most
 // maxSteps steps. It is pure: no clock, no I/O.
 type rateSearch struct {
 	from, to  float64 // to = 0: no upper bound
@@ -121,17 +121,13 @@ func (s *rateSearch) plan() (float64, bool) {
 	return next, true
 }
 
-// confirm ends a bracketed search once both of its ends were measured
-// twice; otherwise it measures the end that was measured once again, lo
-// first.
+// confirm ends a bracketed search once its failing end was measured
+// twice; otherwise it measures it again.
 func (s *rateSearch) confirm() (float64, bool) {
-	switch {
-	case s.measured[s.lo] < 2:
-		return s.lo, true
-	case s.measured[s.hi] < 2:
+	if s.measured[s.hi] < 2 {
 		return s.hi, true
 	}
-	s.finish(true, fmt.Sprintf("converged: %s/s passes, %s/s fails, each measured twice (within %.1f%%)",
+	s.finish(true, fmt.Sprintf("converged: %s/s passes, %s/s failed twice (within %.1f%%)",
 		formatRate(s.lo), formatRate(s.hi), 100*s.precision))
 	return 0, false
 }

@@ -39,14 +39,15 @@ func TestRateSearch(t *testing.T) {
 		{name: "everything up to --to passes", from: 1000, to: 50000, maxSteps: 12, pass: below(1e9), converged: false, lo: 50000, hi: 50000, maxRates: 4,
 			wantFirstRates: []float64{1000, 4000, 16000, 50000}},
 		{name: "step budget", from: 1000, maxSteps: 4, pass: below(5400), converged: false, lo: 4000, hi: 4000, maxRates: 4},
-		// One lucky pass above the limit (the 5th step, 5657/s) is caught
-		// when the bracket's lower end is measured again.
-		{name: "a lucky pass", from: 1000, maxSteps: 14, pass: func(i int, r float64) bool { return r <= 5400 || i == 4 },
-			converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 14},
+		// A pass is trusted: noise only adds latency, so a step that met
+		// the SLO shows the server can (here a pass 5% above the limit,
+		// at the 5th step, stands).
+		{name: "a pass above the limit", from: 1000, maxSteps: 12, pass: func(i int, r float64) bool { return r <= 5400 || i == 4 },
+			converged: true, lo: 5657, hi: 5657, maxRates: 12},
 		// One unlucky failure far below the limit (4000/s, the 2nd step)
 		// is found out when the bracket's upper end is measured again; the
-		// search then resumes above it, and says when the budget ran out
-		// before it converged again.
+		// search then resumes above it, and says so when the budget runs
+		// out before it converges again.
 		{name: "an unlucky failure", from: 1000, maxSteps: 12, pass: func(i int, r float64) bool { return r <= 5400 && i != 1 },
 			converged: false, lo: 4000, hi: 5400, maxRates: 12},
 		{name: "an unlucky failure, a larger budget", from: 1000, maxSteps: 20, pass: func(i int, r float64) bool { return r <= 5400 && i != 1 },
@@ -66,8 +67,8 @@ func TestRateSearch(t *testing.T) {
 				break
 			}
 		}
-		if c.converged && s.measured[got] < 2 {
-			t.Errorf("%s: %v reported after %d measurements", c.name, got, s.measured[got])
+		if c.converged && s.measured[s.hi] < 2 {
+			t.Errorf("%s: %v failed only %d times", c.name, s.hi, s.measured[s.hi])
 		}
 	}
 }

@@ -546,29 +546,18 @@ type openPoint struct {
 	judgedWith []int
 }
 
-// judgeAgain judges p, a rate measured before (earlier), on all its
-// measurements together: the steps of every one of them not aborted,
-// pooled. An aborted measurement is a safety stop, not a sample; a rate
-// with no other fails.
-func judgeAgain(slo report.SLO, p *openPoint, earlier []*openPoint, index map[*openPoint]int) {
-	var rs []*scheduler.Result
-	for _, q := range append(earlier, p) {
-		if q != p {
-			p.judgedWith = append(p.judgedWith, index[q])
-		}
-		if q.aborted {
-			continue
-		}
-		for _, st := range q.steps {
-			rs = append(rs, st.Result)
+// judgeAgain judges p, a rate measured before (earlier), by its best
+// measurement: it passes when p or any earlier one passed. Noise on a
+// shared machine only adds latency, so one step that met the SLO shows
+// the server can meet it at this rate; a failure must repeat.
+func judgeAgain(p *openPoint, earlier []*openPoint, index map[*openPoint]int) {
+	for _, q := range earlier {
+		p.judgedWith = append(p.judgedWith, index[q])
+		if q.pass != nil && *q.pass && !(p.pass != nil && *p.pass) {
+			yes := true
+			p.pass, p.onService = &yes, q.onService
 		}
 	}
-	if len(rs) == 0 {
-		no := false
-		p.pass, p.onService = &no, false
-		return
-	}
-	_, p.pass, p.onService = pointVerdict(slo, pool(rs), false)
 }
 
 // runOpen runs the open sweep (or search) on one set of connections.
@@ -617,8 +606,8 @@ func (s *sweeper) runOpen() (int, error) {
 		if !decide {
 			return 0, false
 		}
-		if search != nil && len(byRate[p.rate]) > 0 && p.pass != nil && !p.aborted {
-			judgeAgain(cfg.slo, p, byRate[p.rate], index)
+		if search != nil && len(byRate[p.rate]) > 0 && p.pass != nil {
+			judgeAgain(p, byRate[p.rate], index)
 		}
 		byRate[p.rate] = append(byRate[p.rate], p)
 		if search != nil {
