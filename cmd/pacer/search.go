@@ -105,6 +105,9 @@ func (s *rateSearch) plan() (float64, bool) {
 		}
 		return next, true
 	case s.lo == 0: // every step failed
+		if s.hi == s.first() && s.measured[s.hi] < 2 {
+			return s.hi, true // the first rate's failure must repeat before the search turns down
+		}
 		next := searchRound(s.hi / searchGrowth)
 		if next < searchFloor {
 			s.finish(false, fmt.Sprintf("no rate down to %s/s met the SLO", formatRate(s.hi)))

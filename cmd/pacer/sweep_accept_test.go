@@ -39,11 +39,27 @@ func searchOnce(t *testing.T, target []string) (float64, int, string) {
 	return *s.SustainableRate, s.Steps, stdout
 }
 
+// noiseFloor is the service-time p99 of a light load (1000/s for 1 s)
+// on target, where the server's own share is a fraction of a
+// millisecond: what the machine's scheduling adds to every step.
+func noiseFloor(t *testing.T, target []string) float64 {
+	t.Helper()
+	args := append([]string{"run"}, target...)
+	args = append(args, "--rate", "1k", "--duration", "1s", "-t", "get", "-q", "--lag-limit", "1s")
+	doc, _ := runJSON(t, anyVerdict, args...)
+	return doc.Tests[0].Service.P99
+}
+
+// maxNoiseFloor is the noise floor above which a 1 ms p99 SLO measures
+// the machine, not the server: half the bound.
+const maxNoiseFloor = 0.5
+
 func TestSweepSearchAgrees(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: real searches of about 10 s each")
 	}
 	srv := redistest.Start(t)
+	var skipped []string
 	for _, tc := range []struct {
 		name   string
 		target []string
@@ -51,12 +67,30 @@ func TestSweepSearchAgrees(t *testing.T) {
 		{"embedded exp:100us", []string{"--embedded", "--delay", "exp:100us"}},
 		{"redis-server", hostPort(t, srv.Addr)},
 	} {
+		// A search for p99 <= 1 ms is a measurement of the server only
+		// where the machine itself stays well below 1 ms; on a machine
+		// whose neighbours keep both cores busy it is not, and two
+		// searches then measure two moments of the neighbours.
+		if floor := noiseFloor(t, tc.target); floor > maxNoiseFloor {
+			skipped = append(skipped, fmt.Sprintf("%s: the machine's noise floor (service p99 %.3f ms at 1000/s) is above %.1f ms, half the SLO", tc.name, floor, maxNoiseFloor))
+			continue
+		}
 		a, na, outA := searchOnce(t, tc.target)
 		b, nb, outB := searchOnce(t, tc.target)
+		if floor := noiseFloor(t, tc.target); floor > maxNoiseFloor {
+			skipped = append(skipped, fmt.Sprintf("%s: the machine's noise floor rose to a service p99 of %.3f ms at 1000/s during the searches (%.0f/s and %.0f/s)", tc.name, floor, a, b))
+			continue
+		}
 		t.Logf("%s: sustainable %.0f/s in %d steps, then %.0f/s in %d steps\n%s\n%s", tc.name, a, na, b, nb, outA, outB)
 		if d := math.Abs(a-b) / math.Min(a, b); d > 0.10 {
 			t.Errorf("%s: two searches found %.0f/s and %.0f/s: %.1f%% apart, want within 10%%", tc.name, a, b, 100*d)
 		}
+	}
+	switch {
+	case len(skipped) == 2:
+		t.Skip("SKIPPED, too noisy to judge: " + strings.Join(skipped, "; "))
+	case len(skipped) == 1:
+		t.Log("SKIPPED " + skipped[0])
 	}
 }
 
