@@ -55,11 +55,13 @@ func (s *rateSearch) first() float64 {
 	return s.from
 }
 
-// record notes that rate, measured once more, now passes or fails (on
-// all its measurements) and returns the rate of the next step; false when
-// the search is over (see done, converged, reason and sustainable). hi is
-// the lowest failing rate, lo the highest passing one below it.
-func (s *rateSearch) record(rate float64, pass bool) (float64, bool) {
+// record notes that rate, measured once more, now passes or fails (by its
+// best measurement) and returns the rate of the next step; false when the
+// search is over (see done, converged, reason and sustainable). hi is the
+// lowest failing rate, lo the highest passing one below it. A marginal
+// failure (close to the bound, as noise makes them) measured once is
+// measured again at once.
+func (s *rateSearch) record(rate float64, pass, marginal bool) (float64, bool) {
 	s.steps++
 	s.verdict[rate] = pass
 	s.measured[rate]++
@@ -75,6 +77,9 @@ func (s *rateSearch) record(rate float64, pass bool) (float64, bool) {
 		}
 	}
 	next, ok := s.plan()
+	if ok && marginal && s.measured[rate] < 2 {
+		next = rate
+	}
 	if ok && s.steps >= s.maxSteps {
 		s.finish(s.bracketed(), fmt.Sprintf("stopped after %d steps (--max-steps)", s.steps))
 		return 0, false

@@ -394,6 +394,61 @@ func sloLatencyBound(spec string) time.Duration {
 	return bound
 }
 
+// latencyClause is an upper bound on a latency of an SLO spec: p99<=1ms.
+type latencyClause struct {
+	metric string  // p99, max, mean, …
+	bound  float64 // ms
+}
+
+// latencyClauses reads the upper latency bounds of an SLO spec from its
+// text (metric, then < or <=, then a duration).
+func latencyClauses(spec string) []latencyClause {
+	var out []latencyClause
+	for _, clause := range strings.Split(spec, ",") {
+		i := strings.Index(clause, "<")
+		if i < 0 {
+			continue
+		}
+		rest := strings.TrimSpace(strings.TrimPrefix(clause[i+1:], "="))
+		if d, err := time.ParseDuration(rest); err == nil && d > 0 {
+			out = append(out, latencyClause{strings.ToLower(strings.TrimSpace(clause[:i])), histo.Millis(int64(d))})
+		}
+	}
+	return out
+}
+
+// marginalFactor: a failure within this factor of its latency bound is
+// marginal, the kind a burst of noise on the machine produces.
+const marginalFactor = 2
+
+// marginal reports whether a failed, not aborted point missed its SLO
+// only marginally: every latency clause within marginalFactor of its
+// bound (on the better of response and service times), and nothing else
+// failing. A search measures such a failure again before it believes it.
+func marginal(spec string, res *scheduler.Result, aborted bool) bool {
+	if aborted {
+		return false
+	}
+	resp, serv := histo.Summarize(res.Response), histo.Summarize(res.Service)
+	if resp.Count == 0 {
+		return false
+	}
+	worst := 0.0
+	for _, c := range latencyClauses(spec) {
+		r, ok := resp.Metric(c.metric)
+		if !ok {
+			continue
+		}
+		if v, ok := serv.Metric(c.metric); ok && serv.Count > 0 {
+			r = min(r, v)
+		}
+		worst = max(worst, r/c.bound)
+	}
+	// worst ≤ 1: the latencies hold, so another clause (errors, rate)
+	// failed: not noise.
+	return worst > 1 && worst <= marginalFactor
+}
+
 // defaultAbortAfter is --abort-after's default: 10× the SLO's largest
 // latency bound, at least minAbortAfter; 1 s without one.
 func defaultAbortAfter(spec string) time.Duration {
@@ -612,7 +667,7 @@ func (s *sweeper) runOpen() (int, error) {
 		byRate[p.rate] = append(byRate[p.rate], p)
 		if search != nil {
 			pass := p.pass != nil && *p.pass
-			return search.record(p.rate, pass)
+			return search.record(p.rate, pass, !pass && marginal(cfg.slo.Spec, p.pooled, p.aborted))
 		}
 		listIndex++
 		if listIndex < len(cfg.rates) {

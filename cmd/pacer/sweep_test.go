@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
 )
 
 func TestSweepUsageErrors(t *testing.T) {
@@ -248,6 +251,39 @@ func TestRunAndBenchRepeat(t *testing.T) {
 		}
 		if text := stdout + stderr; !strings.Contains(text, "repeats: 3 runs") || !strings.Contains(text, "95% confidence") {
 			t.Errorf("%s: output lacks the repeats and CI:\n%s", args[0], text)
+		}
+	}
+}
+
+// TestMarginal: a failure within 2× of its latency bound (on the better of
+// response and service times) is marginal; a clear miss, an abort, or a
+// failure of another clause is not.
+func TestMarginal(t *testing.T) {
+	res := func(respMs, servMs float64) *scheduler.Result {
+		r := &scheduler.Result{Response: histo.New(), Service: histo.New()}
+		for range 100 {
+			_ = r.Response.RecordValue(int64(respMs * 1e6))
+			_ = r.Service.RecordValue(int64(servMs * 1e6))
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name       string
+		spec       string
+		resp, serv float64
+		aborted    bool
+		want       bool
+	}{
+		{"just over", "p99<=1ms", 1.5, 1.4, false, true},
+		{"twice over", "p99<=1ms", 2.5, 2.4, false, false},
+		{"over on response, marginal on service", "p99<=1ms", 9, 1.2, false, true},
+		{"aborted", "p99<=1ms", 1.5, 1.4, true, false},
+		{"latencies hold: another clause failed", "p99<=1ms,errors<0.1%", 0.5, 0.4, false, false},
+		{"the worst clause decides", "p50<=1ms,p99<=1ms", 1.5, 1.5, false, true},
+		{"no latency clause", "errors<1%", 5, 5, false, false},
+	} {
+		if got := marginal(c.spec, res(c.resp, c.serv), c.aborted); got != c.want {
+			t.Errorf("%s: marginal %v, want %v", c.name, got, c.want)
 		}
 	}
 }
