@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"runtime"
@@ -70,12 +71,24 @@ type Options struct {
 	// written: Free reports no room while they reach it (a command is
 	// always accepted into an empty buffer). Default DefaultMaxBuffer.
 	MaxBuffer int
+	// TLS, when set, runs TLS over the transport before the handshake's
+	// first command (a failure wraps ErrTLS). It is shared by every
+	// connection dialed with these options and must not change after.
+	TLS *tls.Config
+	// OnTLSHandshake, when set, is called with every TLS connection's
+	// session once its dial has succeeded; concurrently from the dialing
+	// goroutines (DialSome dials several at once).
+	OnTLSHandshake func(TLSInfo)
 }
 
 // DefaultMaxBuffer is the default cap on a connection's unwritten bytes:
-// some hundreds of typical pipelined commands, and enough for a single
-// command with a value of up to about 2 MB.
-const DefaultMaxBuffer = 2 << 20
+// some thousands of typical pipelined commands, and enough for a single
+// command with a value of up to about 1 MB. Against a server that stops
+// reading, the default 50 connections hold 50 MiB unsent, which the
+// collector's headroom doubles: at 2 MiB, run -d 100000 took 270 MB
+// resident (bench/bounds neverread-d100000), above the 256 MB bound of
+// issue 9.
+const DefaultMaxBuffer = 1 << 20
 
 // DefaultMaxInflight is the default FIFO capacity of a connection. An entry
 // takes 32 bytes, so the default costs about 350 KB per connection.
@@ -131,8 +144,9 @@ const shrinkFactor = 8
 // Conn is a pipelined RESP connection. One goroutine (the writer) calls
 // Queue and Flush; the connection's own reader goroutine consumes replies.
 type Conn struct {
-	nc   net.Conn
+	nc   net.Conn   // the transport (the socket, under TLS too)
 	raw  *rawWriter // nil when the transport has no file descriptor
+	tls  *tlsLink   // nil for a plain connection
 	rd   *Reader
 	ring ring
 	h    Handler
@@ -153,7 +167,8 @@ type Conn struct {
 
 	// unsolicited counts replies that answered no request.
 	unsolicited atomic.Uint64
-	// bytesOut mirrors flushed for observers on other goroutines.
+	// bytesOut counts the bytes written (Flush or Write), for observers on
+	// other goroutines.
 	bytesOut atomic.Uint64
 }
 
@@ -171,10 +186,11 @@ func (c *Conn) BytesWritten() uint64 { return c.bytesOut.Load() }
 // replies included. Safe from any goroutine.
 func (c *Conn) BytesRead() uint64 { return c.rd.BytesRead() }
 
-// Dial connects and runs the handshake (AUTH, HELLO 3, CLIENT TRACKING,
-// SELECT), or, when there is none, probes the server with PING unless
-// o.SkipProbe. It returns as soon as ctx is done, whatever the phase. The
-// reader goroutine starts with Start.
+// Dial connects, runs the TLS handshake when o.TLS is set, then the
+// handshake (AUTH, HELLO 3, CLIENT TRACKING, SELECT), or, when there is
+// none, probes the server with PING unless o.SkipProbe. It returns as soon
+// as ctx is done, whatever the phase. The reader goroutine starts with
+// Start.
 //
 // Error texts never contain o.Password, and text from the server has its
 // control bytes escaped.
@@ -198,14 +214,23 @@ func dial(parent context.Context, o Options) (*Conn, error) {
 	// Closing the socket is what interrupts a handshake blocked in a read
 	// or a write, whether ctx was cancelled or timed out.
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
-	c := newConn(nc, o)
-	err = c.handshake(ctx, o)
+	c := newUnproven(nc, o)
+	if o.TLS != nil {
+		err = c.startTLS(ctx, o)
+	}
+	if err == nil {
+		err = c.handshake(ctx, o)
+	}
 	if !stop() && err == nil {
 		err = ctx.Err()
 	}
 	if err != nil {
 		nc.Close()
 		return nil, err
+	}
+	c.ring.init(o.MaxInflight)
+	if c.tls != nil && o.OnTLSHandshake != nil {
+		o.OnTLSHandshake(c.tls.info)
 	}
 	return c, nil
 }
@@ -217,8 +242,17 @@ func New(nc net.Conn, o Options) *Conn {
 }
 
 func newConn(nc net.Conn, o Options) *Conn {
-	c := &Conn{nc: nc, rd: NewReader(nc, o.Now), done: make(chan struct{}), maxBuffer: uint64(o.MaxBuffer)}
+	c := newUnproven(nc, o)
 	c.ring.init(o.MaxInflight)
+	return c
+}
+
+// newUnproven is a Conn without its FIFO, enough for the handshake. The
+// FIFO (352 KiB touched up front at the default MaxInflight) is made once
+// the server has answered: a storm of refused dials (-c 2000 against
+// maxclients 100) then costs their read buffers only.
+func newUnproven(nc net.Conn, o Options) *Conn {
+	c := &Conn{nc: nc, rd: NewReader(nc, o.Now), done: make(chan struct{}), maxBuffer: uint64(o.MaxBuffer)}
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			c.raw = newRawWriter(raw)
@@ -377,6 +411,9 @@ func (c *Conn) Queue(cmd []byte, intended int64, kind uint32) {
 	if c.outOff > 0 && c.outOff >= len(c.out)/2 {
 		c.compact()
 	}
+	if need := len(c.out) + len(cmd); need > cap(c.out) {
+		c.grow(need, len(cmd))
+	}
 	c.out = append(c.out, cmd...)
 	c.queued += uint64(len(cmd))
 	t := c.ring.tail.Load()
@@ -384,6 +421,17 @@ func (c *Conn) Queue(cmd []byte, intended int64, kind uint32) {
 	atomic.StoreInt64(&e.Intended, intended) // OldestPending reads it from another goroutine
 	e.Written, e.Kind, e.end = 0, kind, c.queued
 	c.ring.tail.Store(t + 1)
+}
+
+// grow makes room for need bytes in the output buffer. It doubles, as
+// append would, but not past what the budget lets the buffer hold (MaxBuffer
+// and the command that crosses it): append's own growth overshot that by a
+// quarter, in every connection a server no longer reads.
+func (c *Conn) grow(need, cmdLen int) {
+	size := max(need, min(2*cap(c.out), int(c.maxBuffer)+cmdLen))
+	nb := make([]byte, len(c.out), size)
+	copy(nb, c.out)
+	c.out = nb
 }
 
 // compact moves the unwritten bytes to the front of the output buffer, into
@@ -434,7 +482,7 @@ func (c *Conn) FlushBlocking(now int64) error {
 	if c.dead.Load() {
 		return c.deadErr()
 	}
-	n, err := c.nc.Write(c.out[c.outOff:])
+	n, err := c.writeAll(c.out[c.outOff:])
 	c.advance(n, now)
 	if err != nil {
 		c.fail(err)
@@ -457,7 +505,7 @@ func (c *Conn) advance(n int, now int64) {
 		return
 	}
 	c.flushed += uint64(n)
-	c.bytesOut.Store(c.flushed)
+	c.bytesOut.Add(uint64(n))
 	c.outOff += n
 	if c.outOff == len(c.out) {
 		c.out, c.outOff = c.out[:0], 0
@@ -491,7 +539,9 @@ func (c *Conn) Close() {
 // Write writes b completely, blocking as needed. For callers that drive
 // the connection synchronously (no reader goroutine, no FIFO).
 func (c *Conn) Write(b []byte) error {
-	if _, err := c.nc.Write(b); err != nil {
+	n, err := c.writeRaw(b)
+	c.bytesOut.Add(uint64(n))
+	if err != nil {
 		c.fail(err)
 		return err
 	}

@@ -306,7 +306,7 @@ func TestFreeRespectsMaxInflight(t *testing.T) {
 func TestHandshakeAgainstRedis(t *testing.T) {
 	srv := redistest.Start(t, "--requirepass", "s3cret")
 	ctx := context.Background()
-	if _, err := Dial(ctx, Options{Addr: srv.Addr, Password: "wrong"}); err == nil || !strings.Contains(err.Error(), "AUTH failed") {
+	if _, err := Dial(ctx, Options{Addr: srv.Addr, Password: "wrong"}); err == nil || !strings.Contains(err.Error(), `AUTH as user "default" failed`) {
 		t.Fatalf("wrong password: %v", err)
 	}
 	c, err := Dial(ctx, Options{Addr: srv.Addr, Password: "s3cret", DB: 3, RESP3: true})

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/pacer-load/pacer/internal/safetext"
 )
@@ -19,6 +21,10 @@ type step struct {
 	probe bool // the PING that checks a server when nothing else does
 }
 
+// authName names the AUTH step in errors: AUTH with one argument
+// authenticates Redis's "default" user.
+func authName(user string) string { return "AUTH as user " + strconv.Quote(user) }
+
 // probeName names the probe in errors.
 const probeName = "PING (connection check)"
 
@@ -26,10 +32,12 @@ const probeName = "PING (connection check)"
 func (o *Options) steps() []step {
 	var steps []step
 	if o.Password != "" {
+		// The step names the user, never the password: a wrong password
+		// reads "AUTH as user "alice" failed: WRONGPASS ...".
 		if o.User != "" {
-			steps = append(steps, step{name: "AUTH", args: []string{"AUTH", o.User, o.Password}})
+			steps = append(steps, step{name: authName(o.User), args: []string{"AUTH", o.User, o.Password}})
 		} else {
-			steps = append(steps, step{name: "AUTH", args: []string{"AUTH", o.Password}})
+			steps = append(steps, step{name: authName("default"), args: []string{"AUTH", o.Password}})
 		}
 	}
 	if o.RESP3 {
@@ -60,17 +68,26 @@ func (c *Conn) handshake(ctx context.Context, o Options) error {
 	for _, s := range steps {
 		buf = AppendCommand(buf, s.args...)
 	}
-	if _, werr := c.nc.Write(buf); werr != nil {
+	if _, werr := c.writeRaw(buf); werr != nil {
 		// A server that refuses a connection (Redis beyond maxclients)
 		// writes why and closes, and the write may fail on the reset: its
 		// words say more than the reset does.
-		if r, err := c.handshakeReply(); err == nil && r.Err {
+		// A TLS server that refuses the session (no client certificate)
+		// says why in an alert.
+		r, err := c.handshakeReply()
+		switch {
+		case err == nil && r.Err:
 			return fmt.Errorf("%s failed: %s", steps[0].name, c.rd.ErrorText)
+		case remoteAlert(err):
+			return fmt.Errorf("%w: the server ended the TLS session: %w", ErrTLS, err)
 		}
 		return c.stepErr(ctx, o, steps[0], werr)
 	}
 	for _, s := range steps {
 		r, err := c.handshakeReply()
+		if remoteAlert(err) {
+			return fmt.Errorf("%w: the server ended the TLS session: %w", ErrTLS, err)
+		}
 		if err != nil {
 			return c.stepErr(ctx, o, s, err)
 		}
@@ -101,9 +118,22 @@ func (c *Conn) stepErr(ctx context.Context, o Options, s step, err error) error 
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w", s.name, ctx.Err())
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%s: the server closed the connection without replying: %w", s.name, err)
+		return fmt.Errorf("%s: the server closed the connection without replying%s: %w", s.name, tlsHint(o), err)
+	case errors.Is(err, syscall.ECONNRESET):
+		return fmt.Errorf("%s: the server reset the connection%s: %w", s.name, tlsHint(o), err)
 	}
 	return fmt.Errorf("%s: %w", s.name, err)
+}
+
+// tlsHint is what a connection that the server dropped without a word
+// adds: a TLS port does that to a client that does not speak TLS, and a
+// server that requires client certificates to a TLS client without one
+// (its alert may be lost in the reset).
+func tlsHint(o Options) string {
+	if o.TLS != nil {
+		return " (after the TLS handshake: does the server require a client certificate?)"
+	}
+	return " (a TLS port? connect with --tls)"
 }
 
 // answeredAnyway reports whether an error reply to the probe still shows a
@@ -179,3 +209,10 @@ type safeError struct {
 
 func (e *safeError) Error() string { return e.msg }
 func (e *safeError) Unwrap() error { return e.cause }
+
+// remoteAlert reports whether err is a TLS alert the server sent (Go
+// reports them as a net.OpError whose Op is "remote error").
+func remoteAlert(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "remote error"
+}

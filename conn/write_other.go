@@ -8,4 +8,4 @@ type rawWriter struct{}
 
 func newRawWriter(syscall.RawConn) *rawWriter { return nil }
 
-func (c *Conn) writeSome(b []byte) (int, error) { return c.nc.Write(b) }
+func (c *Conn) sockWriteSome(b []byte) (int, error) { return c.nc.Write(b) }

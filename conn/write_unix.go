@@ -26,9 +26,9 @@ func (w *rawWriter) write(fd uintptr) bool {
 	return true
 }
 
-// writeSome makes one non-blocking write attempt; a full socket buffer
+// sockWriteSome makes one non-blocking write attempt; a full socket buffer
 // writes nothing and is not an error.
-func (c *Conn) writeSome(b []byte) (int, error) {
+func (c *Conn) sockWriteSome(b []byte) (int, error) {
 	if c.raw == nil {
 		return c.nc.Write(b)
 	}

@@ -2,12 +2,15 @@ package embedded
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"math"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/clock"
 )
 
 // cmdFlags are what COMMAND reports of a command; flagDenyOOM also marks
@@ -88,7 +91,7 @@ func init() {
 		{"ping", -1, fast, 0, 0, 0, cmdPing},
 		{"echo", 2, fast, 0, 0, 0, func(c *client, a [][]byte) { c.bulk(a[1]) }},
 		{"quit", -1, fast, 0, 0, 0, func(c *client, _ [][]byte) { c.simple("OK"); c.quit = true }},
-		{"auth", -2, fast, 0, 0, 0, func(c *client, _ [][]byte) { c.errorRaw(errNoPassword) }},
+		{"auth", -2, fast, 0, 0, 0, cmdAuth},
 		{"hello", -1, fast, 0, 0, 0, cmdHello},
 		{"select", 2, fast, 0, 0, 0, cmdSelect},
 		{"time", 1, fast, 0, 0, 0, cmdTime},
@@ -96,6 +99,7 @@ func init() {
 		{"config", -2, adm, 0, 0, 0, cmdConfig},
 		{"client", -2, adm, 0, 0, 0, cmdClient},
 		{"info", -1, 0, 0, 0, 0, cmdInfo},
+		{"latency", -2, adm, 0, 0, 0, cmdLatency},
 		{"dbsize", 1, r | fast, 0, 0, 0, func(c *client, _ [][]byte) { c.integer(int64(len(c.keys()))) }},
 		{"flushdb", -1, w, 0, 0, 0, func(c *client, _ [][]byte) { c.srv.flush(c.db); c.simple("OK") }},
 		{"flushall", -1, w, 0, 0, 0, cmdFlushAll},
@@ -156,6 +160,16 @@ type client struct {
 	out   []byte
 	name  string
 	quit  bool // QUIT: answer, then close
+	// noauth: the server has a password and the client has not given it
+	// yet; every command but AUTH and QUIT is refused.
+	noauth bool
+	// ran and took are the table index of the last command executed (-1
+	// for none: unknown, refused) and how long it took.
+	ran  int
+	took int64
+	// mark, when set, is when the previous command of the chunk ended:
+	// the next one starts there, which saves a clock reading per command.
+	mark int64
 }
 
 // Error replies, worded as Redis words them.
@@ -167,6 +181,9 @@ const (
 	errOverflow    = "-ERR increment or decrement would overflow\r\n"
 	errNotPositive = "-ERR value is out of range, must be positive\r\n"
 	errNoPassword  = "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n"
+	errNoAuth      = "-NOAUTH Authentication required.\r\n"
+	errNoAuthHello = "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n"
+	errWrongPass   = "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
 	errTooLong     = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"
 	// errOOM is Redis's reply (its prefix is what clients match) and a
 	// hint for whoever meets it with the embedded target.
@@ -175,6 +192,7 @@ const (
 
 // exec runs one command (args[0] is its name) and appends its reply.
 func (c *client) exec(args [][]byte) {
+	c.ran = -1
 	i, ok := findCommand(args[0])
 	if !ok {
 		c.unknownCommand(args)
@@ -185,12 +203,26 @@ func (c *client) exec(args [][]byte) {
 		c.wrongArgs(cmd.name)
 		return
 	}
+	if c.noauth && cmd.name != "auth" && cmd.name != "quit" && cmd.name != "hello" {
+		c.errorRaw(errNoAuth)
+		return
+	}
 	if cmd.flags&flagDenyOOM != 0 && c.srv.used > c.srv.cfg.MaxMemory {
 		c.errorRaw(errOOM)
 		return
 	}
-	c.srv.calls[i]++
+	start := c.mark
+	if start == 0 {
+		start = clock.Now()
+	}
 	cmd.run(c, args)
+	end := clock.Now()
+	// Counted once done, as Redis does: INFO does not count itself.
+	c.ran, c.took = i, end-start
+	c.srv.record(i, c.took)
+	if c.mark != 0 {
+		c.mark = end
+	}
 }
 
 // is reports whether word is the keyword kw (upper case), in any case.
@@ -483,6 +515,46 @@ func (c *client) keyList(pattern []byte) {
 	}
 }
 
+// cmdAuth checks AUTH [user] password against Config.User and
+// Config.Password, as Redis does for one ACL user.
+func cmdAuth(c *client, a [][]byte) {
+	ok := false
+	switch len(a) {
+	case 2:
+		ok = c.auth([]byte("default"), a[1])
+	case 3:
+		ok = c.auth(a[1], a[2])
+	default:
+		c.errorRaw(errSyntax)
+		return
+	}
+	if ok {
+		c.simple("OK")
+	}
+}
+
+// auth authenticates the client as user with pass, or answers why not
+// and reports false.
+func (c *client) auth(user, pass []byte) bool {
+	cfg := &c.srv.cfg
+	if cfg.Password == "" {
+		c.errorRaw(errNoPassword)
+		return false
+	}
+	want := cfg.User
+	if want == "" {
+		want = "default"
+	}
+	userOK := subtle.ConstantTimeCompare(user, []byte(want)) == 1
+	passOK := subtle.ConstantTimeCompare(pass, []byte(cfg.Password)) == 1
+	if !userOK || !passOK {
+		c.errorRaw(errWrongPass)
+		return false
+	}
+	c.noauth = false
+	return true
+}
+
 func cmdHello(c *client, a [][]byte) {
 	if len(a) > 1 {
 		v, ok := parseInt(a[1])
@@ -492,15 +564,28 @@ func cmdHello(c *client, a [][]byte) {
 		}
 		for i := 2; i < len(a); i++ {
 			switch {
+			case is(a[i], "AUTH") && i+2 < len(a):
+				if !c.auth(a[i+1], a[i+2]) {
+					return
+				}
+				i += 2
 			case is(a[i], "AUTH"):
-				c.errorRaw(errNoPassword)
+				c.errorRaw(errSyntax)
 				return
 			case is(a[i], "SETNAME") && i+1 < len(a):
 				c.name = string(a[i+1])
 				i++
 			}
 		}
+		if c.noauth { // before the protocol changes
+			c.errorRaw(errNoAuthHello)
+			return
+		}
 		c.proto = int(v)
+	}
+	if c.noauth {
+		c.errorRaw(errNoAuthHello)
+		return
 	}
 	c.mapHeader(7)
 	c.bulkString("server")
@@ -522,7 +607,7 @@ func cmdHello(c *client, a [][]byte) {
 // configValues are what CONFIG GET answers (persistence is off).
 func (s *Server) configValues() map[string]string {
 	return map[string]string{
-		"save": "", "appendonly": "no", "databases": strconv.Itoa(len(s.dbs)),
+		"save": "", "appendonly": "no", "io-threads": "1", "databases": strconv.Itoa(len(s.dbs)),
 		"maxmemory":                  strconv.FormatInt(s.cfg.MaxMemory, 10),
 		"maxmemory-policy":           "noeviction",
 		"proto-max-bulk-len":         strconv.Itoa(MaxBulkLen),
@@ -555,7 +640,7 @@ func cmdConfig(c *client, a [][]byte) {
 			c.bulkString(values[k])
 		}
 	case is(sub, "RESETSTAT"):
-		clear(c.srv.calls)
+		clear(c.srv.stats)
 		c.simple("OK")
 	case is(sub, "SET"):
 		c.simple("OK") // accepted and ignored: clients tune what the target does not have
@@ -586,30 +671,49 @@ func cmdClient(c *client, a [][]byte) {
 	}
 }
 
-func cmdInfo(c *client, _ [][]byte) {
+// infoSections are INFO's sections, in order.
+var infoSections = []string{"server", "memory", "stats", "commandstats", "keyspace"}
+
+// cmdInfo answers INFO [section ...]: the sections named (all of them when
+// none is, or for all, everything or default).
+func cmdInfo(c *client, a [][]byte) {
+	want := map[string]bool{}
+	for _, w := range a[1:] {
+		sec := strings.ToLower(string(w))
+		if sec == "all" || sec == "everything" || sec == "default" {
+			want = map[string]bool{}
+			break
+		}
+		want[sec] = true
+	}
 	var b bytes.Buffer
 	s := c.srv
-	b.WriteString("# Server\r\nredis_version:7.2.0\r\npacer_embedded:1\r\n")
-	b.WriteString("faults:" + s.cfg.Faults.String() + "\r\n")
-	b.WriteString("\r\n# Memory\r\nused_memory:" + strconv.FormatInt(s.used, 10) + "\r\n")
-	b.WriteString("maxmemory:" + strconv.FormatInt(s.cfg.MaxMemory, 10) + "\r\nmaxmemory_policy:noeviction\r\n")
-	b.WriteString("mem_clients_normal:" + strconv.FormatInt(s.clientMem.Load(), 10) + "\r\n")
-	b.WriteString("\r\n# Stats\r\ntotal_commands_processed:" + strconv.FormatUint(s.processed.Load(), 10) + "\r\n")
-	b.WriteString("\r\n# Commandstats\r\n")
-	order := make([]int, 0, len(commandTable))
-	for i, n := range s.calls {
-		if n > 0 {
-			order = append(order, i)
+	for _, sec := range infoSections {
+		if len(want) > 0 && !want[sec] {
+			continue
 		}
-	}
-	sort.Slice(order, func(x, y int) bool { return commandTable[order[x]].name < commandTable[order[y]].name })
-	for _, i := range order {
-		b.WriteString("cmdstat_" + commandTable[i].name + ":calls=" + strconv.FormatUint(s.calls[i], 10) + "\r\n")
-	}
-	b.WriteString("\r\n# Keyspace\r\n")
-	for i, db := range s.dbs {
-		if len(db) > 0 {
-			b.WriteString("db" + strconv.Itoa(i) + ":keys=" + strconv.Itoa(len(db)) + ",expires=0,avg_ttl=0\r\n")
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		switch sec {
+		case "server":
+			b.WriteString("# Server\r\nredis_version:7.2.0\r\nredis_mode:standalone\r\npacer_embedded:1\r\n")
+			b.WriteString("faults:" + s.cfg.Faults.String() + "\r\n")
+		case "memory":
+			b.WriteString("# Memory\r\nused_memory:" + strconv.FormatInt(s.used, 10) + "\r\n")
+			b.WriteString("maxmemory:" + strconv.FormatInt(s.cfg.MaxMemory, 10) + "\r\nmaxmemory_policy:noeviction\r\n")
+			b.WriteString("mem_clients_normal:" + strconv.FormatInt(s.clientMem.Load(), 10) + "\r\n")
+		case "stats":
+			b.WriteString("# Stats\r\ntotal_commands_processed:" + strconv.FormatUint(s.processed.Load(), 10) + "\r\n")
+		case "commandstats":
+			s.writeCommandstats(&b)
+		case "keyspace":
+			b.WriteString("# Keyspace\r\n")
+			for i, db := range s.dbs {
+				if len(db) > 0 {
+					b.WriteString("db" + strconv.Itoa(i) + ":keys=" + strconv.Itoa(len(db)) + ",expires=0,avg_ttl=0\r\n")
+				}
+			}
 		}
 	}
 	c.bulk(b.Bytes())

@@ -18,11 +18,13 @@
 package embedded
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,13 +35,21 @@ import (
 // Defaults of the limits in Config.
 const (
 	// DefaultMaxQueryBuffer bounds one connection's unfinished input: the
-	// largest command the embedded target takes is a little under 64 MiB.
+	// largest command the embedded target takes is a little under 64 MiB
+	// (and under DefaultMaxClientMemory, which is lower, by default).
 	DefaultMaxQueryBuffer = 64 << 20
 	// DefaultMaxOutputBuffer bounds one connection's unwritten replies.
 	DefaultMaxOutputBuffer = 64 << 20
 	// DefaultMaxClientMemory bounds the buffers of all connections
-	// together, beyond their base (connBase each).
-	DefaultMaxClientMemory = 256 << 20
+	// together, beyond their base (connBase each). The process holds
+	// several times the cap: the collector lets the heap reach about twice
+	// what is live, a buffer grown by doubling leaves its smaller copies
+	// behind, and freed pages return to the system late. With 30 clients
+	// sending unfinished 60 MB SETs, pacer serve peaked at 735 MB resident
+	// with a 256 MiB cap, 186-270 MB with 64 MiB and 143-171 MB with
+	// 48 MiB (bench/bounds serve-30x60MB-sets), under the 256 MB bound of
+	// issue 9. A command that needs more than the cap is refused.
+	DefaultMaxClientMemory = 48 << 20
 	// DefaultMaxMemory bounds the dataset (maxmemory): enough for the
 	// keyspaces of the README's examples, little enough not to exhaust a
 	// laptop.
@@ -80,6 +90,13 @@ type Config struct {
 	// does with maxmemory-policy noeviction; reads and deletes still work.
 	// Default DefaultMaxMemory; negative: no limit.
 	MaxMemory int64
+	// Password, when set, is required of every connection before its
+	// first command (AUTH password, or AUTH user password): as Redis with
+	// one ACL user, User ("default" when empty).
+	User, Password string
+	// TLS, when set, makes the server speak TLS only (it needs a
+	// certificate). The TLS handshake happens on a connection's first read.
+	TLS *tls.Config
 }
 
 // withDefaults fills in zero limits.
@@ -110,6 +127,9 @@ func (c Config) Validate() error {
 	if c.MaxQueryBuffer < 0 || c.MaxOutputBuffer < 0 || c.MaxClientMemory < 0 {
 		return errors.New("embedded target: buffer limits must not be negative")
 	}
+	if c.TLS != nil && len(c.TLS.Certificates) == 0 && c.TLS.GetCertificate == nil && c.TLS.GetConfigForClient == nil {
+		return errors.New("embedded target: TLS needs a certificate")
+	}
 	return c.Faults.Validate()
 }
 
@@ -125,7 +145,7 @@ type Server struct {
 	used      int64 // the dataset's estimated bytes (see memory.go)
 	busyUntil int64
 	rng       *rand.Rand
-	calls     []uint64 // per command of commandTable
+	stats     []cmdStats // per command of commandTable
 	processed atomic.Uint64
 
 	clientMem atomic.Int64 // bytes of connection buffers charged beyond their base
@@ -160,7 +180,7 @@ func startAt(cfg Config, origin int64) (*Server, error) {
 // newServer builds a server's state without a listener.
 func newServer(cfg Config) *Server {
 	s := &Server{cfg: cfg, quit: make(chan struct{}), rng: newRNG(cfg.Faults.Seed),
-		calls: make([]uint64, len(commandTable)), open: map[net.Conn]struct{}{}}
+		stats: make([]cmdStats, len(commandTable)), open: map[net.Conn]struct{}{}}
 	for i := range s.dbs {
 		s.dbs[i] = map[string]*object{}
 	}
@@ -260,16 +280,21 @@ func (s *Server) StallsBetween(from, to int64) [][2]int64 {
 }
 
 // finish computes when a batch of n commands that arrived at now has been
-// executed on the virtual clock. Call with s.mu held.
-func (s *Server) finish(now int64, n int) int64 {
+// executed on the virtual clock, and stores in delays (when it has room)
+// the delay drawn for each. Call with s.mu held.
+func (s *Server) finish(now int64, n int, delays []int64) int64 {
 	f := s.cfg.Faults
 	if f.Delay.Kind == DelayNone {
 		return s.afterStall(now)
 	}
 	t := max(now, s.busyUntil)
-	for range n {
+	for k := range n {
 		t = s.afterStall(t)
-		t += f.Delay.draw(s.rng.Float64())
+		d := f.Delay.draw(s.rng.Float64())
+		if k < len(delays) {
+			delays[k] = d
+		}
+		t += d
 	}
 	s.busyUntil = t
 	return s.afterStall(t)
@@ -303,13 +328,16 @@ func (s *Server) sleepUntil(deadline int64, t **time.Timer) bool {
 	}
 }
 
-// isSetup reports whether a command sets a connection up rather than
-// being part of the load: HELLO, AUTH, SELECT, CLIENT, and a PING as the
-// connection's first command (how pacer checks a new connection). --error-rate
-// spares them, so injected errors land on the workload, not the handshake.
+// isSetup reports whether a command sets a connection up or asks the
+// server about itself rather than being part of the load: HELLO, AUTH,
+// SELECT, CLIENT, a PING as the connection's first command (how pacer
+// checks a new connection), and INFO, CONFIG and LATENCY (what pacer asks
+// around each test). --error-rate spares them, so injected errors land on
+// the workload, not on the handshake or the server's statistics.
 func isSetup(args [][]byte, first bool) bool {
 	switch {
-	case is(args[0], "HELLO"), is(args[0], "AUTH"), is(args[0], "SELECT"), is(args[0], "CLIENT"):
+	case is(args[0], "HELLO"), is(args[0], "AUTH"), is(args[0], "SELECT"), is(args[0], "CLIENT"),
+		is(args[0], "INFO"), is(args[0], "CONFIG"), is(args[0], "LATENCY"):
 		return true
 	}
 	return first && is(args[0], "PING")
@@ -364,6 +392,17 @@ type connection struct {
 	charged int64 // bytes charged to srv.clientMem
 	timer   *time.Timer
 	started bool // a command has been executed (see isSetup)
+	// ran and delays are a chunk's commands as executed and the delays
+	// drawn for them (see exec).
+	ran    []ran
+	delays []int64
+}
+
+// ran is one command of a chunk: its table index (-1: not executed) and
+// how long it took.
+type ran struct {
+	idx  int
+	took int64
 }
 
 // span is one command's arguments within a batch: all[lo:hi].
@@ -372,7 +411,13 @@ type span struct{ lo, hi int }
 // serve runs one connection: read what is there, execute every complete
 // command in it, answer them when the virtual clock says.
 func (s *Server) serve(nc net.Conn) {
-	cn := &connection{srv: s, nc: nc, cl: client{srv: s, proto: 2}, buf: make([]byte, baseInput)}
+	// The socket is what Close closes (a TLS close would first try to
+	// write its alert to a client that may not read).
+	rw := nc
+	if s.cfg.TLS != nil {
+		rw = tls.Server(nc, s.cfg.TLS)
+	}
+	cn := &connection{srv: s, nc: rw, cl: client{srv: s, proto: 2, noauth: s.cfg.Password != ""}, buf: make([]byte, baseInput)}
 	defer func() {
 		if cn.timer != nil {
 			cn.timer.Stop()
@@ -391,7 +436,7 @@ func (s *Server) serve(nc net.Conn) {
 				cn.refuse(err)
 				return
 			}
-			n, err := nc.Read(cn.buf[cn.w:])
+			n, err := rw.Read(cn.buf[cn.w:])
 			if err != nil {
 				return
 			}
@@ -504,6 +549,7 @@ func (cn *connection) exec(now int64) bool {
 	defer func() { clear(cn.all) }() // let the input buffer go once answered
 	for i := 0; i < len(cn.cmds); {
 		s.mu.Lock()
+		cl.mark = clock.Now()
 		j := i
 		for j < len(cn.cmds) && len(cl.out) < flushAt && !cl.quit {
 			sp := cn.cmds[j]
@@ -513,11 +559,28 @@ func (cn *connection) exec(now int64) bool {
 			cn.started = true
 			if s.cfg.Faults.ErrorRate > 0 && !isSetup(args, first) && s.rng.Float64() < s.cfg.Faults.ErrorRate {
 				cl.out = append(cl.out, errInjected...)
+				cn.ran = append(cn.ran, ran{idx: -1})
 				continue
 			}
 			cl.exec(args)
+			cn.ran = append(cn.ran, ran{idx: cl.ran, took: cl.took})
 		}
-		done := s.finish(now, j-i)
+		cl.mark = 0
+		var done int64
+		if s.cfg.Faults.Delay.Kind == DelayNone {
+			done = s.finish(now, j-i, nil)
+		} else {
+			// The delay drawn for a command is part of its time (INFO
+			// commandstats, LATENCY HISTOGRAM).
+			cn.delays = slices.Grow(cn.delays[:0], j-i)[:j-i]
+			done = s.finish(now, j-i, cn.delays)
+			for k, r := range cn.ran {
+				if r.idx >= 0 {
+					s.addDelay(r.idx, r.took, cn.delays[k])
+				}
+			}
+		}
+		cn.ran = cn.ran[:0]
 		s.mu.Unlock()
 		s.processed.Add(uint64(j - i))
 		i = j

@@ -284,13 +284,15 @@ func TestErrorRate(t *testing.T) {
 }
 
 // TestErrorRateSparesSetup: a connection's setup (HELLO, SELECT, CLIENT and
-// the first PING, pacer's probe) is never hit, even at --error-rate 1; the
-// workload after it is, PING included.
+// the first PING, pacer's probe) and pacer's questions (INFO, CONFIG,
+// LATENCY) are never hit, even at --error-rate 1; the workload after it
+// is, PING included.
 func TestErrorRateSparesSetup(t *testing.T) {
 	s := dial(t, start(t, Faults{ErrorRate: 1, Seed: 7}))
 	s.c.Write([]byte(encode("PING") + encode("HELLO", "2") + encode("SELECT", "0") + encode("CLIENT", "SETNAME", "x") +
+		encode("INFO", "commandstats") + encode("CONFIG", "GET", "save") + encode("LATENCY", "HISTOGRAM") +
 		encode("PING") + encode("GET", "k")))
-	for i := range 4 {
+	for i := range 7 {
 		if r := s.reply(); strings.HasPrefix(r, "-") {
 			t.Fatalf("setup command %d answered %q", i, r)
 		}

@@ -132,12 +132,22 @@ func NewDelta(r *Recorder) *Delta {
 }
 
 // Next returns a histogram of what was recorded since the last call (or
-// NewDelta).
+// NewDelta): Take, then Histogram.
 func (d *Delta) Next() *hdrhistogram.Histogram {
+	d.Take()
+	return d.Histogram()
+}
+
+// Take reads what was recorded since the last Take (or NewDelta), for
+// Histogram to build. It is quick and allocates nothing, so a series takes
+// all its recorders at one instant and encodes them afterwards.
+func (d *Delta) Take() {
 	for i := range d.r.counts {
 		cur := atomic.LoadInt64(&d.r.counts[i])
 		d.diff[i] = cur - d.prev[i]
 		d.prev[i] = cur
 	}
-	return d.r.g.histogram(d.diff)
 }
+
+// Histogram returns a histogram of what the last Take read.
+func (d *Delta) Histogram() *hdrhistogram.Histogram { return d.r.g.histogram(d.diff) }

@@ -29,6 +29,9 @@ type BenchInfo struct {
 	HaveConfig       bool
 	Save, AppendOnly string
 	Threads          int
+	// Percentiles, when not empty, replace p50, p95 and p99 in the
+	// latency summary (--percentiles).
+	Percentiles []float64
 }
 
 // ms converts whole microseconds to milliseconds as redis-benchmark does:
@@ -63,6 +66,21 @@ func statsOf(r *scheduler.Result) benchStats {
 	return s
 }
 
+// benchPercentiles are the chosen percentiles of r's latency in
+// milliseconds, computed as the others (the C library's rank, whole
+// microseconds, float arithmetic).
+func benchPercentiles(r *scheduler.Result, ps []float64) []float64 {
+	h := r.Micros
+	if h == nil {
+		h = histo.NewRecorderGeometry(10, 3000000, 3).Snapshot()
+	}
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		out[i] = ms(histo.CValueAtPercentile(h, p))
+	}
+	return out
+}
+
 // cfloat formats like C's printf("%.Nf"), which writes nan and inf in
 // lower case with a sign.
 func cfloat(prec int, v float64) string {
@@ -84,24 +102,66 @@ func cleanLine(last int) string {
 }
 
 // BenchCSVHeader writes the CSV header redis-benchmark prints once.
-func BenchCSVHeader(w io.Writer) error {
-	_, err := io.WriteString(w, `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`+"\n")
+func BenchCSVHeader(w io.Writer) error { return BenchCSVHeaderWith(w, TextOptions{}) }
+
+// BenchCSVHeaderWith is BenchCSVHeader with o.Percentiles in place of
+// p50, p95 and p99 ("p99.9_latency_ms").
+func BenchCSVHeaderWith(w io.Writer, o TextOptions) error {
+	if len(o.Percentiles) == 0 {
+		_, err := io.WriteString(w, `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`+"\n")
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(`"test","rps","avg_latency_ms","min_latency_ms"`)
+	for _, p := range o.Percentiles {
+		fmt.Fprintf(&b, `,"%s_latency_ms"`, PercentileLabel(p))
+	}
+	b.WriteString(`,"max_latency_ms"` + "\n")
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // BenchCSV writes one CSV row.
 func BenchCSV(w io.Writer, title string, r *scheduler.Result) error {
+	return BenchCSVWith(w, title, r, TextOptions{})
+}
+
+// BenchCSVWith is BenchCSV with o.Percentiles in place of p50, p95 and
+// p99.
+func BenchCSVWith(w io.Writer, title string, r *scheduler.Result, o TextOptions) error {
 	s := statsOf(r)
-	_, err := fmt.Fprintf(w, "\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",\"%s\"\n", safetext.Escape(title),
-		cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min), cfloat(3, s.p50), cfloat(3, s.p95), cfloat(3, s.p99), cfloat(3, s.max))
+	cols := []string{cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min)}
+	if len(o.Percentiles) == 0 {
+		cols = append(cols, cfloat(3, s.p50), cfloat(3, s.p95), cfloat(3, s.p99))
+	} else {
+		for _, v := range benchPercentiles(r, o.Percentiles) {
+			cols = append(cols, cfloat(3, v))
+		}
+	}
+	cols = append(cols, cfloat(3, s.max))
+	_, err := fmt.Fprintf(w, "\"%s\",\"%s\"\n", safetext.Escape(title), strings.Join(cols, `","`))
 	return err
 }
 
 // BenchQuiet writes the -q line; last is the length of the progress line
 // printed before (0 for none).
 func BenchQuiet(w io.Writer, title string, r *scheduler.Result, last int) error {
+	return BenchQuietWith(w, title, r, last, TextOptions{})
+}
+
+// BenchQuietWith is BenchQuiet with o.Percentiles in place of p50
+// ("p50=0.111 msec p99=0.223 msec").
+func BenchQuietWith(w io.Writer, title string, r *scheduler.Result, last int, o TextOptions) error {
 	s := statsOf(r)
-	_, err := fmt.Fprintf(w, "%s%s: %s requests per second, p50=%s msec\n", cleanLine(last), safetext.Escape(title), cfloat(2, s.rps), cfloat(3, s.p50))
+	lat := "p50=" + cfloat(3, s.p50) + " msec"
+	if len(o.Percentiles) > 0 {
+		parts := make([]string, len(o.Percentiles))
+		for i, v := range benchPercentiles(r, o.Percentiles) {
+			parts[i] = PercentileLabel(o.Percentiles[i]) + "=" + cfloat(3, v) + " msec"
+		}
+		lat = strings.Join(parts, " ")
+	}
+	_, err := fmt.Fprintf(w, "%s%s: %s requests per second, %s\n", cleanLine(last), safetext.Escape(title), cfloat(2, s.rps), lat)
 	return err
 }
 
@@ -140,9 +200,22 @@ func BenchFull(w io.Writer, title string, r *scheduler.Result, info BenchInfo, l
 	b.WriteString("\nSummary:\n")
 	fmt.Fprintf(&b, "  throughput summary: %s requests per second\n", cfloat(2, s.rps))
 	b.WriteString("  latency summary (msec):\n")
-	fmt.Fprintf(&b, "    %9s %9s %9s %9s %9s %9s\n", "avg", "min", "p50", "p95", "p99", "max")
-	fmt.Fprintf(&b, "    %9s %9s %9s %9s %9s %9s\n", cfloat(3, s.avg), cfloat(3, s.min), cfloat(3, s.p50),
-		cfloat(3, s.p95), cfloat(3, s.p99), cfloat(3, s.max))
+	if len(info.Percentiles) == 0 {
+		fmt.Fprintf(&b, "    %9s %9s %9s %9s %9s %9s\n", "avg", "min", "p50", "p95", "p99", "max")
+		fmt.Fprintf(&b, "    %9s %9s %9s %9s %9s %9s\n", cfloat(3, s.avg), cfloat(3, s.min), cfloat(3, s.p50),
+			cfloat(3, s.p95), cfloat(3, s.p99), cfloat(3, s.max))
+	} else {
+		fmt.Fprintf(&b, "    %9s %9s", "avg", "min")
+		for _, p := range info.Percentiles {
+			fmt.Fprintf(&b, " %9s", PercentileLabel(p))
+		}
+		fmt.Fprintf(&b, " %9s\n", "max")
+		fmt.Fprintf(&b, "    %9s %9s", cfloat(3, s.avg), cfloat(3, s.min))
+		for _, v := range benchPercentiles(r, info.Percentiles) {
+			fmt.Fprintf(&b, " %9s", cfloat(3, v))
+		}
+		fmt.Fprintf(&b, " %9s\n", cfloat(3, s.max))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -161,6 +234,12 @@ func BenchProgress(w io.Writer, title string, instRPS, rps, instAvgMs, avgMs flo
 // command's share and latency (pacer's addition; redis-benchmark has no
 // mixes). quiet prints one indented line per command.
 func BenchCommands(w io.Writer, r *scheduler.Result, quiet bool) error {
+	return BenchCommandsWith(w, r, quiet, TextOptions{})
+}
+
+// BenchCommandsWith is BenchCommands with o.Percentiles in place of p50
+// and p99.
+func BenchCommandsWith(w io.Writer, r *scheduler.Result, quiet bool, o TextOptions) error {
 	if len(r.Commands) == 0 {
 		return nil
 	}
@@ -179,8 +258,16 @@ func BenchCommands(w io.Writer, r *scheduler.Result, quiet bool) error {
 		if total > 0 {
 			share = 100 * float64(n) / float64(total)
 		}
-		fmt.Fprintf(&b, "  %s: %.2f%% of requests (%d), errors %d, p50=%s msec, p99=%s msec, max=%s msec\n",
-			safetext.Escape(c.Name), share, n, c.Counts.Errors, millis(s, s.P50), millis(s, s.P99), millis(s, s.Max))
+		lat := fmt.Sprintf("p50=%s msec, p99=%s msec", millis(s, s.P50), millis(s, s.P99))
+		if len(o.Percentiles) > 0 {
+			parts := make([]string, len(o.Percentiles))
+			for i, v := range PercentileMillis(c.Response, o.Percentiles) {
+				parts[i] = PercentileLabel(o.Percentiles[i]) + "=" + millis(s, v) + " msec"
+			}
+			lat = strings.Join(parts, ", ")
+		}
+		fmt.Fprintf(&b, "  %s: %.2f%% of requests (%d), errors %d, %s, max=%s msec\n",
+			safetext.Escape(c.Name), share, n, c.Counts.Errors, lat, millis(s, s.Max))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -58,7 +58,10 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := slo.Check(r)
+	res, err := slo.Check(r)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// A latency bound over no samples is not met.
 	if res.Pass || !strings.Contains(res.Line(), "no samples") {
 		t.Errorf("slo p99<2ms over no samples: %s", res.Line())
@@ -146,7 +149,7 @@ func TestQuietShowsErrorShare(t *testing.T) {
 func TestSLOWarnsOfErrorsItDoesNotJudge(t *testing.T) {
 	r := sample() // 2 errors + 2 timeouts of 10003
 	slo, _ := ParseSLO("p99<20ms")
-	res := slo.Check(r)
+	res := mustCheck(t, slo, r)
 	if !res.Pass {
 		t.Fatalf("%s", res.Line())
 	}
@@ -164,12 +167,12 @@ func TestSLOWarnsOfErrorsItDoesNotJudge(t *testing.T) {
 	// An errors clause judges them: no warning. No errors: no warning.
 	for _, spec := range []string{"p99<20ms,errors<1%"} {
 		slo, _ := ParseSLO(spec)
-		if w := sloWarnings(t, slo.Check(r)); w != "[]" {
+		if w := sloWarnings(t, mustCheck(t, slo, r)); w != "[]" {
 			t.Errorf("%s: warnings %s", spec, w)
 		}
 	}
 	r.Counts.Errors, r.Counts.Timeouts, r.Counts.Completed = 0, 0, 10002
-	if w := sloWarnings(t, slo.Check(r)); w != "[]" {
+	if w := sloWarnings(t, mustCheck(t, slo, r)); w != "[]" {
 		t.Errorf("no errors, yet warnings %s", w)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Schema identifies the JSON document format.
@@ -28,6 +29,23 @@ type Document struct {
 	Interrupted bool           `json:"interrupted"`
 	// Sweep summarises a `pacer sweep` (nil otherwise).
 	Sweep *Sweep `json:"sweep,omitempty"`
+	// Server is what the server said it is before the run (see README,
+	// "What the server says").
+	Server *serverinfo.Identity `json:"server,omitempty"`
+	// Shard is set on a shard's result (--shard K/N) and on a merged one
+	// (pacer merge), which lists the shards it holds.
+	Shard *Shard `json:"shard,omitempty"`
+	// StartAt is the wall-clock instant the first test's timeline was set
+	// to start (--start-at, --start-in), RFC 3339 with nanoseconds.
+	StartAt string `json:"start_at,omitempty"`
+}
+
+// Shard says which part of a timeline a document holds: shard K of N, or
+// for a merged document (K zero) the shards Merged.
+type Shard struct {
+	K      int   `json:"k,omitempty"`
+	N      int   `json:"n"`
+	Merged []int `json:"merged,omitempty"`
 }
 
 // Tool names the program that wrote the document.
@@ -61,8 +79,10 @@ type Test struct {
 	Arrival       string            `json:"arrival,omitempty"`
 	Pacing        string            `json:"pacing,omitempty"`
 	Connections   int               `json:"connections"`
-	LagLimitMs    *float64          `json:"send_lag_limit_ms"`
-	Interrupted   bool              `json:"interrupted"`
+	// TLS is the connections' TLS handshakes (absent over plain TCP).
+	TLS         *TLS     `json:"tls,omitempty"`
+	LagLimitMs  *float64 `json:"send_lag_limit_ms"`
+	Interrupted bool     `json:"interrupted"`
 	// Commands holds, for a mix, each command's counts and latencies.
 	Commands map[string]Command `json:"commands,omitempty"`
 	// SLO is the verdict against --slo, when one was given.
@@ -94,6 +114,26 @@ type Test struct {
 	Repeats *Repeats `json:"repeats,omitempty"`
 	// Step places a sweep's step in its sweep.
 	Step *StepInfo `json:"step,omitempty"`
+	// Server is what the server counted during the test: its time per
+	// call for each command.
+	Server *serverinfo.Stats `json:"server,omitempty"`
+	// Stages is the rate profile of a --stages run, in order; TargetRate
+	// is then the stages' mean rate over the measured window, and each
+	// interval's scheduled count is what the profile intended in it.
+	Stages []Stage `json:"stages,omitempty"`
+	// WarmupS is the leading part of the timeline that was sent but left
+	// out of every other figure (counts, latencies, intervals, bytes);
+	// WarmupCounts accounts for its requests. Both only with --warmup.
+	WarmupS      float64           `json:"warmup_s,omitempty"`
+	WarmupCounts *scheduler.Counts `json:"warmup_counts,omitempty"`
+}
+
+// Stage is one stage of a --stages profile: over DurationS the rate goes
+// linearly from the previous stage's TargetRate (0 before the first) to
+// its own.
+type Stage struct {
+	DurationS  float64 `json:"duration_s"`
+	TargetRate float64 `json:"target_rate"`
 }
 
 // Command is one command's share of a mixed test.
@@ -140,7 +180,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		Name:          r.Name,
 		Mode:          r.Mode,
 		AchievedRate:  round(r.AchievedRate(), 3),
-		DurationS:     round(r.Window.Seconds(), 6),
+		DurationS:     r.Window.Seconds(), // exact to the ns: renderers recompute rates from it,
 		Counts:        r.Counts,
 		Errors:        r.ErrorCodes,
 		FirstError:    r.FirstError,
@@ -154,6 +194,10 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	if t.Errors == nil {
 		t.Errors = map[string]uint64{}
 	}
+	var err error
+	if t.TLS, err = tlsJSON(r.TLS); err != nil {
+		return t, err
+	}
 	t.ConnectionsLost, t.Reconnects, t.DroppedBacklog = r.ConnsLost, r.Reconnects, r.DroppedBacklog
 	t.BlockedS = round(r.Blocked.Seconds(), 3)
 	t.Unsolicited = r.Unsolicited
@@ -161,11 +205,10 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		v := r.TargetRate.PerSecond()
 		t.TargetRate = &v
 	}
-	var err error
 	if t.ResponseMs, t.ServiceMs, t.SendLagMs, t.Histograms, err = latencies(r.Response, r.Service, r.Lag); err != nil {
 		return t, err
 	}
-	if r.Lag != nil && r.Mode == "open" {
+	if r.Lag != nil && (r.Mode == "open" || r.LagLimit > 0) { // open, or a throttled closed loop
 		limit := histo.Millis(int64(r.LagLimit))
 		t.LagLimitMs = &limit
 	}
@@ -175,6 +218,14 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.BytesReceivedPerS = round(float64(r.BytesReceived)/w, 3)
 	}
 	t.IntervalS = round(r.Interval.Seconds(), 6)
+	for _, s := range r.Stages {
+		t.Stages = append(t.Stages, Stage{DurationS: round(s.Duration.Seconds(), 9), TargetRate: s.Target.PerSecond()})
+	}
+	if r.Warmup > 0 {
+		t.WarmupS = round(r.Warmup.Seconds(), 9)
+		wc := r.WarmupCounts
+		t.WarmupCounts = &wc
+	}
 	if !r.Started.IsZero() {
 		t.StartedAt = r.Started.UTC().Format(time.RFC3339Nano)
 	}

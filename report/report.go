@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Text that came from a server (error codes and texts, a verdict's reason
@@ -23,20 +24,52 @@ import (
 // titles) goes through safetext.Escape before it reaches a terminal:
 // control bytes and invalid UTF-8 print as \xNN, never as escape codes.
 
+// stagesMean says what the target rate of a --stages run is.
+func stagesMean(r *scheduler.Result) string {
+	if len(r.Stages) == 0 {
+		return ""
+	}
+	return " (the stages' mean over the measured window)"
+}
+
 // Text writes the human summary of one open-model result, with its SLO
 // verdict when slo is not nil.
 func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
+	return TextWithServer(w, r, slo, nil, TextOptions{})
+}
+
+// TextWith is Text with options: o.Percentiles choose the columns of the
+// latency tables.
+func TextWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) error {
+	return TextWithServer(w, r, slo, nil, o)
+}
+
+// TextWithServer is TextWith with, when srv is not nil, the server's side
+// of the test: its time per call for each command and where the mean
+// response time went.
+func TextWithServer(w io.Writer, r *scheduler.Result, slo *SLOResult, srv *serverinfo.Stats, o TextOptions) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
 	bound := fmt.Sprintf("%.3f s", r.Window.Seconds())
-	fmt.Fprintf(&b, "  open model: %s req/s %s timeline, %d connections, %s pacing\n",
-		r.TargetRate, r.Arrival, r.Connections, r.Pacing)
+	shape := r.TargetRate.String() + " req/s"
+	if len(r.Stages) > 0 {
+		shape = "stages " + scheduler.FormatStages(r.Stages)
+	}
+	fmt.Fprintf(&b, "  open model: %s %s timeline, %d connections, %s pacing\n",
+		shape, r.Arrival, r.Connections, r.Pacing)
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
-	fmt.Fprintf(&b, "  target rate    %12.2f req/s\n", r.TargetRate.PerSecond())
+	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", r.TargetRate.PerSecond(), stagesMean(r))
+	if r.Warmup > 0 {
+		w := r.WarmupCounts
+		fmt.Fprintf(&b, "  warmup         first %s sent, left out of every figure below: scheduled %d = completed %d + errors %d + timeouts %d + unsent %d\n",
+			r.Warmup, w.Scheduled, w.Completed, w.Errors, w.Timeouts, w.Unsent)
+	}
 	fmt.Fprintf(&b, "  achieved rate  %12.2f req/s over %s\n", r.AchievedRate(), bound)
 	c := r.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
+	writeNetwork(&b, r)
+	writeTLS(&b, r)
 	if failed := c.Errors + c.Timeouts; failed > 0 {
 		fmt.Fprintf(&b, "  error share    %s of scheduled (errors and timeouts)\n", percent(failed, c.Scheduled))
 	}
@@ -57,14 +90,23 @@ func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 		fmt.Fprintf(&b, "  interrupted    partial result: the timeline stopped early\n")
 	}
 	b.WriteString("\n")
-	writeTable(&b, []row{
+	rows := []row{
 		{"response", r.Response},
 		{"service", r.Service},
 		{"send lag", r.Lag},
-	})
+	}
+	if len(o.Percentiles) > 0 {
+		writeTablePercentiles(&b, rows, o.Percentiles)
+	} else {
+		writeTable(&b, rows)
+	}
 	if len(r.Commands) > 0 {
 		b.WriteString("\n")
-		writeCommands(&b, r)
+		writeCommands(&b, r, o.Percentiles)
+	}
+	if srv != nil {
+		b.WriteString("\n")
+		writeServer(&b, r, srv)
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  verdict: %s (%s)\n", r.Verdict, safetext.Escape(r.VerdictReason))
@@ -97,10 +139,47 @@ func writeTable(b *strings.Builder, rows []row) {
 	}
 }
 
-// writeCommands prints a mix's per-command counts and response times.
-func writeCommands(b *strings.Builder, r *scheduler.Result) {
-	fmt.Fprintf(b, "  %-14s %7s %10s %10s %7s %9s %7s %9s %9s %9s %9s\n",
-		"per command", "share", "scheduled", "completed", "errors", "timeouts", "unsent", "resp p50", "p99", "p99.9", "max")
+// writeTablePercentiles is writeTable with chosen percentiles between
+// mean and max.
+func writeTablePercentiles(b *strings.Builder, rows []row, ps []float64) {
+	fmt.Fprintf(b, "  %-14s %9s %9s", "latency (ms)", "min", "mean")
+	for _, p := range ps {
+		fmt.Fprintf(b, " %9s", PercentileLabel(p))
+	}
+	fmt.Fprintf(b, " %9s\n", "max")
+	for _, r := range rows {
+		s := histo.Summarize(r.h)
+		if s.Count == 0 {
+			fmt.Fprintf(b, "  %-14s %9s\n", r.name, "-")
+			continue
+		}
+		fmt.Fprintf(b, "  %-14s %9.3f %9.3f", r.name, s.Min, s.Mean)
+		for _, v := range PercentileMillis(r.h, ps) {
+			fmt.Fprintf(b, " %9.3f", v)
+		}
+		fmt.Fprintf(b, " %9.3f\n", s.Max)
+	}
+}
+
+// writeCommands prints a mix's per-command counts and response times:
+// p50, p99, p99.9 and max, or the chosen percentiles ps and max.
+func writeCommands(b *strings.Builder, r *scheduler.Result, ps []float64) {
+	labels := []string{"resp p50", "p99", "p99.9"}
+	if len(ps) > 0 {
+		labels = labels[:0]
+		for i, p := range ps {
+			l := PercentileLabel(p)
+			if i == 0 {
+				l = "resp " + l
+			}
+			labels = append(labels, l)
+		}
+	}
+	fmt.Fprintf(b, "  %-14s %7s %10s %10s %7s %9s %7s", "per command", "share", "scheduled", "completed", "errors", "timeouts", "unsent")
+	for _, l := range labels {
+		fmt.Fprintf(b, " %9s", l)
+	}
+	fmt.Fprintf(b, " %9s\n", "max")
 	var total uint64
 	for _, c := range r.Commands {
 		total += c.Counts.Scheduled
@@ -112,9 +191,16 @@ func writeCommands(b *strings.Builder, r *scheduler.Result) {
 			share = 100 * float64(c.Counts.Scheduled) / float64(total)
 		}
 		k := c.Counts
-		fmt.Fprintf(b, "  %-14s %6.2f%% %10d %10d %7d %9d %7d %9s %9s %9s %9s\n",
-			safetext.Escape(c.Name), share, k.Scheduled, k.Completed, k.Errors, k.Timeouts, k.Unsent,
-			millis(s, s.P50), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max))
+		vals := []float64{s.P50, s.P99, s.P999}
+		if len(ps) > 0 {
+			vals = PercentileMillis(c.Response, ps)
+		}
+		fmt.Fprintf(b, "  %-14s %6.2f%% %10d %10d %7d %9d %7d",
+			safetext.Escape(c.Name), share, k.Scheduled, k.Completed, k.Errors, k.Timeouts, k.Unsent)
+		for _, v := range vals {
+			fmt.Fprintf(b, " %9s", millis(s, v))
+		}
+		fmt.Fprintf(b, " %9s\n", millis(s, s.Max))
 	}
 }
 
@@ -179,6 +265,12 @@ func errorCodes(m map[string]uint64) string {
 // their share of the scheduled requests (", errors 5.00%"); a test with no
 // latency samples prints p50=- and p99=-.
 func Quiet(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
+	return QuietWith(w, r, slo, TextOptions{})
+}
+
+// QuietWith is Quiet with options: o.Percentiles replace p50 and p99
+// ("response p50=0.111 msec p99.9=0.301 msec").
+func QuietWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) error {
 	s := histo.Summarize(r.Response)
 	verdict := r.Verdict
 	if r.Verdict == scheduler.VerdictTargetLost && r.VerdictReason != "" {
@@ -201,7 +293,15 @@ func Quiet(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
 			extra += " with warnings"
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response p50=%s msec p99=%s msec, %s%s\n",
-		safetext.Escape(r.Name), r.AchievedRate(), r.TargetRate, millis(s, s.P50), millis(s, s.P99), verdict, extra)
+	lat := fmt.Sprintf("p50=%s msec p99=%s msec", millis(s, s.P50), millis(s, s.P99))
+	if len(o.Percentiles) > 0 {
+		parts := make([]string, len(o.Percentiles))
+		for i, v := range PercentileMillis(r.Response, o.Percentiles) {
+			parts[i] = PercentileLabel(o.Percentiles[i]) + "=" + millis(s, v) + " msec"
+		}
+		lat = strings.Join(parts, " ")
+	}
+	_, err := fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response %s, %s%s\n",
+		safetext.Escape(r.Name), r.AchievedRate(), r.TargetRate, lat, verdict, extra)
 	return err
 }

@@ -1,27 +1,36 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
 // SLO is a list of clauses a test's result must meet, such as
-// "p99<5ms,p99.9<=20ms,errors<0.1%". A test that misses one is violated:
-// exit code 3.
+// "p99<5ms,p99.9<=20ms,errors<0.1%". A test that misses one is violated
+// (exit code 3, unless the trust rule says the generator could explain it:
+// see Judge). With Window set, every window of that length must meet every
+// clause.
 type SLO struct {
-	Spec    string
+	Spec string
+	// Window, when set, evaluates the clauses on each window of the test's
+	// interval series (consecutive intervals merged into windows of this
+	// length, a multiple of the interval) instead of on the whole test.
+	Window  time.Duration
 	clauses []clause
 }
 
 type clause struct {
 	text   string
-	metric string // p50 … p99.99, min, mean, max, errors, unsent, rate
+	metric string // p50 … p99.99, min, mean, max, errors, timeouts, unsent, rate, achieved
 	op     string // <, <=, >, >=
 	value  float64
 	// unit is "ms" for latencies, "%" for shares, "req/s" for rate.
@@ -48,6 +57,9 @@ func ParseSLO(spec string) (SLO, error) {
 	return s, nil
 }
 
+// IsZero reports whether s has no clause (no --slo).
+func (s SLO) IsZero() bool { return len(s.clauses) == 0 }
+
 func parseClause(text string) (clause, error) {
 	i := strings.IndexAny(text, "<>")
 	if i <= 0 {
@@ -60,15 +72,14 @@ func parseClause(text string) (clause, error) {
 		rest = rest[1:]
 	}
 	rest = strings.TrimSpace(rest)
-	_, latency := histo.Summary{}.Metric(c.metric)
 	switch {
-	case latency:
+	case c.latency():
 		d, err := time.ParseDuration(rest)
 		if err != nil || d < 0 {
 			return c, fmt.Errorf("%q is not a duration such as 5ms or 250us", rest)
 		}
 		c.value, c.unit = histo.Millis(int64(d)), "ms"
-	case c.metric == "errors" || c.metric == "unsent":
+	case c.metric == "errors" || c.metric == "timeouts" || c.metric == "unsent":
 		pct := strings.HasSuffix(rest, "%")
 		v, err := strconv.ParseFloat(strings.TrimSuffix(rest, "%"), 64)
 		// NaN compares false with everything: without the explicit test
@@ -80,90 +91,335 @@ func parseClause(text string) (clause, error) {
 			v *= 100
 		}
 		c.value, c.unit = v, "%"
-	case c.metric == "rate":
+	case c.metric == "rate" || c.metric == "achieved":
 		r, err := scheduler.ParseRate(rest)
 		if err != nil {
 			return c, err
 		}
 		c.value, c.unit = r.PerSecond(), "req/s"
 	default:
-		return c, fmt.Errorf("unknown metric %q (want min, mean, p50, p90, p95, p99, p99.9, p99.99, max, errors, unsent or rate)", c.metric)
+		return c, fmt.Errorf("unknown metric %q (want min, mean, p50, p90, p95, p99, p99.9, p99.99, max, errors, timeouts, unsent, rate or achieved)", c.metric)
 	}
 	return c, nil
 }
 
-// SLOResult is a test's verdict against an SLO.
+func (c clause) latency() bool {
+	_, ok := histo.Summary{}.Metric(c.metric)
+	return ok
+}
+
+// met reports whether v meets the clause's bound.
+func (c clause) met(v float64) bool {
+	switch c.op {
+	case "<":
+		return v < c.value
+	case "<=":
+		return v <= c.value
+	case ">":
+		return v > c.value
+	}
+	return v >= c.value
+}
+
+// upper reports whether the clause bounds its metric from above (<, <=):
+// a larger value is worse.
+func (c clause) upper() bool { return c.op[0] == '<' }
+
+// SLOResult is a test's verdict against an SLO. Clauses hold the numbers
+// (for scripts); Violations, Checked and Warnings the same in words.
 type SLOResult struct {
-	Spec       string   `json:"spec"`
-	Pass       bool     `json:"pass"`
-	Violations []string `json:"violations"`
-	Checked    []string `json:"checked"`
+	Spec string `json:"spec"`
+	Pass bool   `json:"pass"`
+	// WindowS is --slo-window in seconds (absent without it).
+	WindowS    float64        `json:"window_s,omitempty"`
+	Clauses    []ClauseResult `json:"clauses"`
+	Violations []string       `json:"violations"`
+	Checked    []string       `json:"checked"`
 	// Warnings are what the SLO did not ask about but the reader should
 	// know: errors and timeouts when the SLO has no errors clause.
 	Warnings []string `json:"warnings"`
 }
 
-// Check evaluates r: latencies are response times (the closed loop's
-// latency from the send), errors the share of scheduled requests that
-// ended in errors or timeouts, unsent the share never sent, rate the
-// achieved rate. A latency clause over no samples fails: a bound on
-// nothing is not met. Errors or timeouts that no errors clause judged are
-// a warning.
-func (s SLO) Check(r *scheduler.Result) *SLOResult {
-	if len(s.clauses) == 0 {
-		return nil
-	}
-	out := &SLOResult{Spec: s.Spec, Pass: true, Violations: []string{}, Checked: []string{}, Warnings: []string{}}
-	sum := histo.Summarize(r.Response)
+// ClauseResult is one clause, evaluated: on the whole test, or with
+// --slo-window on every window, Observed then being the worst window's.
+type ClauseResult struct {
+	// Clause is the clause as written; Metric, Op and Bound its parts
+	// (Bound in Unit: "ms", "%" or "req/s").
+	Clause string  `json:"clause"`
+	Metric string  `json:"metric"`
+	Op     string  `json:"op"`
+	Bound  float64 `json:"bound"`
+	// Observed is the value measured (the worst window's); null when a
+	// latency had no samples.
+	Observed *float64 `json:"observed"`
+	Unit     string   `json:"unit"`
+	Pass     bool     `json:"pass"`
+	// Basis is what latencies were measured on: "response" (open loop,
+	// from the intended time) or "service" (closed loop, from the send).
+	Basis string `json:"basis"`
+	// Window is, with --slo-window, the worst window and how many failed;
+	// null without.
+	Window *ClauseWindow `json:"window"`
+
+	// What the trust rule reads (see Judge), over the same scope as
+	// Observed (the whole test or the worst window):
+	// serviceFails: the clause also fails on service time (in some
+	// window); lagP99 the send-lag p99 in ms; scheduled and dur the scope's
+	// scheduled requests and length.
+	serviceFails bool
+	lagP99       float64
+	scheduled    uint64
+	dur          time.Duration
+	c            clause
+}
+
+// ClauseWindow locates the worst window of a clause evaluated per window.
+type ClauseWindow struct {
+	// LengthS is --slo-window; StartS and DurationS the worst window's
+	// start (from the test's start) and length, in seconds.
+	LengthS   float64 `json:"length_s"`
+	StartS    float64 `json:"start_s"`
+	DurationS float64 `json:"duration_s"`
+	// Windows evaluated, and how many of them failed the clause.
+	Windows int `json:"windows"`
+	Failed  int `json:"failed"`
+}
+
+// scope is what a clause is evaluated on: the whole test or one window.
+type scope struct {
+	start, dur      time.Duration
+	counts          scheduler.Counts
+	resp, serv, lag histo.Summary
+	// rate is completed requests per second of the scope.
+	rate float64
+}
+
+// observe returns the clause's metric over sc; ok is false for a latency
+// without samples.
+func (c clause) observe(sc scope, basis histo.Summary) (float64, bool) {
 	share := func(n uint64) float64 {
-		if r.Counts.Scheduled == 0 {
+		if sc.counts.Scheduled == 0 {
 			return 0
 		}
-		return 100 * float64(n) / float64(r.Counts.Scheduled)
+		return 100 * float64(n) / float64(sc.counts.Scheduled)
 	}
-	failed := r.Counts.Errors + r.Counts.Timeouts
-	errorsJudged := false
+	switch c.metric {
+	case "errors":
+		return share(sc.counts.Errors + sc.counts.Timeouts), true
+	case "timeouts":
+		return share(sc.counts.Timeouts), true
+	case "unsent":
+		return share(sc.counts.Unsent), true
+	case "rate", "achieved":
+		return sc.rate, true
+	}
+	v, _ := basis.Metric(c.metric)
+	return v, basis.Count > 0
+}
+
+// Check evaluates r: latencies on response time (open loop) or the
+// latency from the send (closed loop: "service"), errors the share of
+// scheduled requests that ended in errors or timeouts, timeouts and unsent
+// their shares, rate (or achieved) the completed requests per second. A
+// latency clause over no samples fails: a bound on nothing is not met.
+// Errors that no errors clause judged, or timeouts that no errors or
+// timeouts clause judged, are a warning. With s.Window, every window of the interval series is
+// evaluated and each clause reports its worst window. Check is pure; it
+// fails only on an interval series it cannot read or cut.
+func (s SLO) Check(r *scheduler.Result) (*SLOResult, error) {
+	if len(s.clauses) == 0 || r == nil {
+		return nil, nil
+	}
+	out := &SLOResult{Spec: s.Spec, Pass: true, Clauses: []ClauseResult{}, Violations: []string{}, Checked: []string{}, Warnings: []string{}}
+	basis := "response"
+	if r.Mode == "closed" {
+		basis = "service"
+	}
+	var scopes []scope
+	if s.Window > 0 {
+		var err error
+		if scopes, err = windows(r, s.Window); err != nil {
+			return nil, err
+		}
+		out.WindowS = round(s.Window.Seconds(), 6)
+	} else {
+		scopes = []scope{{dur: r.Window, counts: r.Counts, rate: r.AchievedRate(),
+			resp: histo.Summarize(r.Response), serv: histo.Summarize(r.Service), lag: histo.Summarize(r.Lag)}}
+	}
+	errorsJudged, timeoutsJudged := false, false
 	for _, c := range s.clauses {
-		got, latency := sum.Metric(c.metric)
-		switch {
-		case latency && sum.Count == 0:
-			out.Pass = false
-			out.Violations = append(out.Violations, fmt.Sprintf("%s: no samples (wanted %s)", c.metric, c.text))
-			continue
-		case latency:
-		case c.metric == "errors":
-			got = share(failed)
-			errorsJudged = true
-		case c.metric == "unsent":
-			got = share(r.Counts.Unsent)
-		case c.metric == "rate":
-			got = r.AchievedRate()
+		cr := evaluate(c, scopes, basis, s.Window)
+		if s.Window == 0 && r.Lag != nil {
+			// The whole test: the send lag the generator answers for.
+			cr.lagP99 = histo.Millis(int64(scheduler.Assess(r).LagP99))
 		}
-		ok := false
-		switch c.op {
-		case "<":
-			ok = got < c.value
-		case "<=":
-			ok = got <= c.value
-		case ">":
-			ok = got > c.value
-		case ">=":
-			ok = got >= c.value
-		}
-		line := fmt.Sprintf("%s %s %s %s", c.metric, formatValue(got, c.unit), c.op, formatValue(c.value, c.unit))
-		if ok {
+		errorsJudged = errorsJudged || c.metric == "errors"
+		timeoutsJudged = timeoutsJudged || c.metric == "errors" || c.metric == "timeouts"
+		line := clauseLine(cr)
+		if cr.Pass {
 			out.Checked = append(out.Checked, line)
 		} else {
 			out.Pass = false
-			out.Violations = append(out.Violations, fmt.Sprintf("%s %s %s %s (wanted %s)",
-				c.metric, formatValue(got, c.unit), negate(c.op), formatValue(c.value, c.unit), c.text))
+			out.Violations = append(out.Violations, line)
+		}
+		out.Clauses = append(out.Clauses, cr)
+	}
+	if failed := r.Counts.Errors + r.Counts.Timeouts; r.Counts.Errors > 0 && !errorsJudged || r.Counts.Timeouts > 0 && !timeoutsJudged {
+		share := 0.0
+		if r.Counts.Scheduled > 0 {
+			share = 100 * float64(failed) / float64(r.Counts.Scheduled)
+		}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%d of %d requests (%s) ended in errors or timeouts, and the SLO has no errors clause",
+			failed, r.Counts.Scheduled, formatValue(share, "%")))
+	}
+	return out, nil
+}
+
+// evaluate checks clause c on every scope (windows of length, or the whole
+// test when length is 0) and keeps the worst.
+func evaluate(c clause, scopes []scope, basis string, length time.Duration) ClauseResult {
+	cr := ClauseResult{Clause: c.text, Metric: c.metric, Op: c.op, Bound: c.value, Unit: c.unit, Pass: true, Basis: basis, c: c}
+	worst, worstV, worstOK, failed := -1, 0.0, false, 0
+	for i, sc := range scopes {
+		main := sc.resp
+		if basis == "service" {
+			main = sc.serv
+		}
+		v, ok := c.observe(sc, main)
+		if !ok || !c.met(v) {
+			failed++
+		}
+		if c.latency() {
+			if sv, sok := c.observe(sc, sc.serv); !sok || !c.met(sv) {
+				cr.serviceFails = true
+			}
+		}
+		switch {
+		case worst < 0,
+			worstOK && !ok,
+			worstOK && ok && (c.upper() && v > worstV || !c.upper() && v < worstV):
+			worst, worstV, worstOK = i, v, ok
 		}
 	}
-	if failed > 0 && !errorsJudged {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%d of %d requests (%s) ended in errors or timeouts, and the SLO has no errors clause",
-			failed, r.Counts.Scheduled, formatValue(share(failed), "%")))
+	cr.Pass = failed == 0
+	if worst < 0 {
+		return cr
 	}
-	return out
+	sc := scopes[worst]
+	if worstOK {
+		v := round(worstV, 6)
+		cr.Observed = &v
+	}
+	cr.lagP99, cr.scheduled, cr.dur = sc.lag.P99, sc.counts.Scheduled, sc.dur
+	if length > 0 {
+		cr.Window = &ClauseWindow{LengthS: round(length.Seconds(), 6), StartS: round(sc.start.Seconds(), 6), DurationS: round(sc.dur.Seconds(), 6), Windows: len(scopes), Failed: failed}
+	}
+	return cr
+}
+
+// windows cuts r's interval series into windows of length: interval k
+// belongs to window ⌊start/length⌋. A last window shorter than half the
+// length (the drain's tail) joins the one before it, so a handful of late
+// replies is never judged alone.
+func windows(r *scheduler.Result, length time.Duration) ([]scope, error) {
+	if r.Interval <= 0 || len(r.Intervals) == 0 {
+		return nil, errors.New("--slo-window needs the test's interval series")
+	}
+	if length%r.Interval != 0 {
+		return nil, fmt.Errorf("--slo-window %s is not a multiple of the interval %s", length, r.Interval)
+	}
+	type group struct {
+		start, dur      time.Duration
+		counts          scheduler.Counts
+		resp, serv, lag []histo.Packed
+	}
+	var groups []*group
+	for _, iv := range r.Intervals {
+		k := iv.Start / length
+		if len(groups) == 0 || groups[len(groups)-1].start != k*length {
+			groups = append(groups, &group{start: k * length})
+		}
+		g := groups[len(groups)-1]
+		g.dur += iv.Duration
+		g.counts.Add(iv.Counts)
+		g.resp, g.serv, g.lag = append(g.resp, iv.Response), append(g.serv, iv.Service), append(g.lag, iv.Lag)
+	}
+	if n := len(groups); n > 1 && groups[n-1].dur < length/2 {
+		last, prev := groups[n-1], groups[n-2]
+		prev.dur += last.dur
+		prev.counts.Add(last.counts)
+		prev.resp, prev.serv, prev.lag = append(prev.resp, last.resp...), append(prev.serv, last.serv...), append(prev.lag, last.lag...)
+		groups = groups[:n-1]
+	}
+	out := make([]scope, 0, len(groups))
+	for _, g := range groups {
+		sc := scope{start: g.start, dur: g.dur, counts: g.counts}
+		if g.dur > 0 {
+			sc.rate = float64(g.counts.Completed) / g.dur.Seconds()
+		}
+		var err error
+		if sc.resp, err = mergePacked(g.resp); err != nil {
+			return nil, err
+		}
+		if sc.serv, err = mergePacked(g.serv); err != nil {
+			return nil, err
+		}
+		if sc.lag, err = mergePacked(g.lag); err != nil {
+			return nil, err
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// mergePacked merges packed histograms and summarises the sum.
+func mergePacked(ps []histo.Packed) (histo.Summary, error) {
+	var hs []*hdrhistogram.Histogram
+	for _, p := range ps {
+		if p.Empty() {
+			continue
+		}
+		h, err := p.Histogram()
+		if err != nil {
+			return histo.Summary{}, err
+		}
+		hs = append(hs, h)
+	}
+	switch len(hs) {
+	case 0:
+		return histo.Summary{}, nil
+	case 1:
+		return histo.Summarize(hs[0]), nil
+	}
+	sum, _ := histo.Merge(hs...)
+	return histo.Summarize(sum), nil
+}
+
+// clauseLine words a clause's result: "p99 1.204 ms < 2.000 ms" when met,
+// "p99 7.204 ms >= 2.000 ms (wanted p99<2ms)" when not, with the worst
+// window's place when evaluated per window.
+func clauseLine(cr ClauseResult) string {
+	got := "no samples"
+	if cr.Observed != nil {
+		got = formatValue(*cr.Observed, cr.Unit)
+	}
+	var s string
+	switch {
+	case cr.Observed == nil:
+		s = fmt.Sprintf("%s: no samples (wanted %s)", cr.Metric, cr.Clause)
+	case cr.Pass:
+		s = fmt.Sprintf("%s %s %s %s", cr.Metric, got, cr.Op, formatValue(cr.Bound, cr.Unit))
+	default:
+		s = fmt.Sprintf("%s %s %s %s (wanted %s)", cr.Metric, got, negate(cr.Op), formatValue(cr.Bound, cr.Unit), cr.Clause)
+	}
+	if w := cr.Window; w != nil {
+		what := "worst"
+		if !cr.Pass {
+			what = fmt.Sprintf("in %d of %d windows, worst", w.Failed, w.Windows)
+		}
+		s += fmt.Sprintf(" [%s at %s]", what, strconv.FormatFloat(w.StartS, 'f', -1, 64)+" s")
+	}
+	return s
 }
 
 func negate(op string) string {
@@ -192,8 +448,32 @@ func (r *SLOResult) Lines() []string {
 // Line is the one-line summary for human output (without the warnings;
 // see Lines).
 func (r *SLOResult) Line() string {
+	per := ""
+	if r.WindowS > 0 {
+		per = " in every " + strconv.FormatFloat(r.WindowS, 'f', -1, 64) + " s window"
+	}
 	if r.Pass {
-		return "slo: pass (" + strings.Join(r.Checked, ", ") + ")"
+		return "slo: pass" + per + " (" + strings.Join(r.Checked, ", ") + ")"
 	}
 	return "slo: VIOLATED: " + strings.Join(r.Violations, "; ")
+}
+
+// MetOnService reports whether the SLO, failed on response time, holds on
+// service time: every failing clause bounds a latency that service time
+// meets (in every window). Response time = send lag + service time, so
+// the failure is then the send lag's, not the server's. False for a
+// result that passed, or one read back from JSON.
+func (r *SLOResult) MetOnService() bool {
+	if r == nil || r.Pass {
+		return false
+	}
+	for _, c := range r.Clauses {
+		if c.Pass {
+			continue
+		}
+		if c.c.metric == "" || !c.c.latency() || c.serviceFails || c.Basis != "response" {
+			return false
+		}
+	}
+	return true
 }

@@ -1,18 +1,44 @@
 package report
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
 )
 
+func mustCheck(t *testing.T, s SLO, r *scheduler.Result) *SLOResult {
+	t.Helper()
+	res, err := s.Check(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func mustSLO(t *testing.T, spec string, window time.Duration) SLO {
+	t.Helper()
+	s, err := ParseSLO(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Window = window
+	return s
+}
+
 func TestParseSLO(t *testing.T) {
-	good := []string{"p99<5ms", "p99.9<=20ms, errors<0.1%", "max<1s,mean<500us", "errors<=0.001", "unsent<1%", "rate>=9500", "rate>10k", "P50<1ms"}
+	good := []string{"p99<5ms", "p99.9<=20ms, errors<0.1%", "max<1s,mean<500us", "errors<=0.001", "unsent<1%", "rate>=9500", "rate>10k", "P50<1ms",
+		"timeouts<0.01%", "achieved>=9.5k", "min>10us"}
 	for _, s := range good {
 		if _, err := ParseSLO(s); err != nil {
 			t.Errorf("ParseSLO(%q): %v", s, err)
 		}
 	}
-	bad := []string{"", ",", "p99", "p99<", "p99<5", "p99<fast", "p98<5ms", "errors<150%", "errors<2", "rate>=0", "latency<5ms", "<5ms", "p99=5ms"}
+	bad := []string{"", ",", "p99", "p99<", "p99<5", "p99<fast", "p98<5ms", "errors<150%", "errors<2", "rate>=0", "latency<5ms", "<5ms", "p99=5ms",
+		"timeouts<NaN%", "achieved>=-1", "p99<-1ms"}
 	for _, s := range bad {
 		if _, err := ParseSLO(s); err == nil {
 			t.Errorf("ParseSLO(%q) accepted", s)
@@ -22,16 +48,151 @@ func TestParseSLO(t *testing.T) {
 
 func TestSLOCheck(t *testing.T) {
 	r := sample() // response 1..10 ms uniform; 2 errors + 2 timeouts of 10003
-	pass, _ := ParseSLO("p50<6ms,p99<=10ms,errors<0.1%,rate>=9000")
-	if got := pass.Check(r); !got.Pass || len(got.Checked) != 4 {
+	pass := mustSLO(t, "p50<6ms,p99<=10ms,errors<0.1%,rate>=9000", 0)
+	if got := mustCheck(t, pass, r); !got.Pass || len(got.Checked) != 4 || len(got.Clauses) != 4 {
 		t.Fatalf("%+v", got)
 	}
-	fail, _ := ParseSLO("p99<5ms,errors<0.01%,rate>20k")
-	got := fail.Check(r)
+	fail := mustSLO(t, "p99<5ms,errors<0.01%,rate>20k", 0)
+	got := mustCheck(t, fail, r)
 	if got.Pass || len(got.Violations) != 3 || !strings.Contains(got.Line(), "VIOLATED") || !strings.Contains(got.Violations[0], "p99 9.904 ms >= 5.000 ms") {
 		t.Fatalf("%+v", got)
 	}
-	if (SLO{}).Check(r) != nil {
+	if res, err := (SLO{}).Check(r); res != nil || err != nil {
 		t.Fatal("no SLO, yet a verdict")
 	}
+}
+
+// TestSLOClausesJSON: the numbers scripts read, one object per clause.
+func TestSLOClausesJSON(t *testing.T) {
+	r := sample() // response 1..10 ms, service half; 2 errors + 2 timeouts + 1 unsent of 10003
+	got := mustCheck(t, mustSLO(t, "p99<5ms,timeouts<=0.02%,unsent<1%,achieved>=9k", 0), r)
+	b, err := json.Marshal(got.Clauses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"clause":"p99\u003c5ms","metric":"p99","op":"\u003c","bound":5,"observed":9.904127,"unit":"ms","pass":false,"basis":"response","window":null},` +
+		`{"clause":"timeouts\u003c=0.02%","metric":"timeouts","op":"\u003c=","bound":0.02,"observed":0.019994,"unit":"%","pass":true,"basis":"response","window":null},` +
+		`{"clause":"unsent\u003c1%","metric":"unsent","op":"\u003c","bound":1,"observed":0.009997,"unit":"%","pass":true,"basis":"response","window":null},` +
+		`{"clause":"achieved\u003e=9k","metric":"achieved","op":"\u003e=","bound":9000,"observed":9995.501125,"unit":"req/s","pass":true,"basis":"response","window":null}]`
+	if string(b) != want {
+		t.Errorf("clauses\n got %s\nwant %s", b, want)
+	}
+	// A closed loop's latencies are from the send: basis service.
+	r.Mode = "closed"
+	if c := mustCheck(t, mustSLO(t, "p99<5ms", 0), r).Clauses[0]; c.Basis != "service" {
+		t.Errorf("closed basis %q", c.Basis)
+	}
+}
+
+// TestSLOWindows: every window must pass; each clause names its worst.
+func TestSLOWindows(t *testing.T) {
+	// 2 s at 1000/s in 100 ms intervals; requests 1200-1299 (the window
+	// from 1.0 s) take 40 ms, the rest 1 ms.
+	r := crafted("open", 2000, func(i int) (time.Duration, time.Duration) {
+		if i >= 1200 && i < 1300 {
+			return 40 * time.Millisecond, 50 * time.Microsecond
+		}
+		return time.Millisecond, 50 * time.Microsecond
+	}, true)
+	// On the whole test the slow 5% leave the p99 at 40 ms, p90 at 1 ms.
+	whole := mustCheck(t, mustSLO(t, "p90<2ms", 0), r)
+	if !whole.Pass {
+		t.Fatalf("whole test: %s", whole.Line())
+	}
+	res := mustCheck(t, mustSLO(t, "p90<2ms,rate>=900", 500*time.Millisecond), r)
+	c := res.Clauses[0]
+	if res.Pass || c.Pass || c.Window == nil || c.Window.StartS != 1 || c.Window.Failed != 1 || c.Window.Windows != 4 ||
+		c.Window.LengthS != 0.5 || c.Window.DurationS != 0.5 || c.Observed == nil || *c.Observed < 39 {
+		t.Fatalf("p90 per 500 ms window: %+v %+v", c, c.Window)
+	}
+	if !strings.Contains(res.Line(), "in 1 of 4 windows, worst at 1 s") {
+		t.Errorf("line %q", res.Line())
+	}
+	if c := res.Clauses[1]; !c.Pass || *c.Observed != 1000 || c.Window.Failed != 0 {
+		t.Errorf("rate per window: %+v", c)
+	}
+	// A window is a whole number of intervals.
+	if _, err := mustSLO(t, "p99<1s", 150*time.Millisecond).Check(r); err == nil {
+		t.Error("a 150 ms window over 100 ms intervals was accepted")
+	}
+}
+
+// TestSLOWindowTail: a last window shorter than half the length joins the
+// one before it.
+func TestSLOWindowTail(t *testing.T) {
+	r := crafted("open", 1000, func(int) (time.Duration, time.Duration) { return time.Millisecond, 0 }, true)
+	// A 30 ms drain tail holding one slow reply.
+	tail := histo.NewRecorder()
+	tail.Record(int64(90 * time.Millisecond))
+	p, err := histo.Pack(tail.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Intervals = append(r.Intervals, scheduler.Interval{Start: time.Second, Duration: 30 * time.Millisecond,
+		Counts: scheduler.Counts{Completed: 1}, Response: p, Service: p})
+	res := mustCheck(t, mustSLO(t, "max<50ms", 500*time.Millisecond), r)
+	c := res.Clauses[0]
+	if c.Pass || c.Window.Windows != 2 || c.Window.StartS != 0.5 || c.Window.DurationS != 0.53 {
+		t.Fatalf("%+v %+v", c, c.Window)
+	}
+}
+
+// crafted builds an open (or closed) result of n requests at 1000/s, cut
+// into 100 ms intervals when series is set (packing them costs time):
+// request i has service time and send lag f(i); its response time is
+// their sum (closed: the service time).
+func crafted(mode string, n int, f func(i int) (serv, lag time.Duration), series bool) *scheduler.Result {
+	resp, serv, lag := histo.NewRecorder(), histo.NewRecorder(), histo.NewRecorder()
+	var ivs []scheduler.Interval
+	var ir, is, il *histo.Recorder
+	flush := func(k int) {
+		if !series {
+			return
+		}
+		iv := scheduler.Interval{Start: time.Duration(k) * 100 * time.Millisecond, Duration: 100 * time.Millisecond,
+			Counts: scheduler.Counts{Scheduled: 100, Sent: 100, Completed: 100}}
+		iv.Response, _ = histo.Pack(ir.Snapshot())
+		iv.Service, _ = histo.Pack(is.Snapshot())
+		if mode == "open" {
+			iv.Lag, _ = histo.Pack(il.Snapshot())
+		}
+		ivs = append(ivs, iv)
+	}
+	for i := range n {
+		if i%100 == 0 {
+			if i > 0 {
+				flush(i/100 - 1)
+			}
+			if series {
+				ir, is, il = histo.NewRecorder(), histo.NewRecorder(), histo.NewRecorder()
+			}
+		}
+		s, l := f(i)
+		rt := s + l
+		if mode == "closed" {
+			rt = s
+		}
+		resp.Record(int64(rt))
+		serv.Record(int64(s))
+		lag.Record(int64(l))
+		if series {
+			ir.Record(int64(rt))
+			is.Record(int64(s))
+			il.Record(int64(l))
+		}
+	}
+	flush(n/100 - 1)
+	r := &scheduler.Result{
+		Name: "GET", Mode: mode, TargetRate: scheduler.RatePerSecond(1000),
+		Counts:   scheduler.Counts{Scheduled: uint64(n), Sent: uint64(n), Completed: uint64(n)},
+		Window:   time.Duration(n) * time.Millisecond,
+		Response: resp.Snapshot(), Service: serv.Snapshot(), Lag: lag.Snapshot(),
+		LagLimit: time.Millisecond, Verdict: scheduler.VerdictOK,
+		Interval: 100 * time.Millisecond, Intervals: ivs,
+	}
+	if mode == "closed" {
+		r.Service = r.Response
+		r.LagLimit = 2 * time.Millisecond
+	}
+	return r
 }

@@ -87,6 +87,11 @@ type ClosedConfig struct {
 	// Interval is the length of the result's intervals. Default
 	// DefaultInterval.
 	Interval time.Duration
+	// LagLimit is, with Rate, the send-lag p99 above which the throttled
+	// loop counts as behind its schedule (when the lag is also material:
+	// see Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
+	// with the runtime's timers.
+	LagLimit time.Duration
 }
 
 // ErrorReply ends a closed run that does not continue on errors.
@@ -197,6 +202,9 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	if cfg.Drain <= 0 {
 		cfg.Drain = DefaultDrain
 	}
+	if cfg.LagLimit <= 0 {
+		cfg.LagLimit = DefaultLagLimit(Coarse)
+	}
 	run := &closedRun{
 		cfg:     cfg,
 		latency: histo.NewRecorder(),
@@ -226,7 +234,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
 		Response: run.latency, Service: run.latency, TargetRate: cfg.Rate}
 	live.totals = run.totals
-	run.series = newSeries(cfg.Interval, run.t0, run.totals, run.latency, run.latency, run.lag, run.kinds)
+	run.series = newSeries(cfg.Interval, run.t0, 0, run.totals, run.latency, run.latency, run.lag, run.kinds)
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
@@ -674,6 +682,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	}
 	if run.lag != nil {
 		res.Lag = run.lag.Snapshot()
+		res.LagLimit = run.cfg.LagLimit
 	}
 	res.FirstError = firstErr
 	if run.failure != nil {
@@ -681,6 +690,10 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	}
 	if lost, why := targetLost(cnt, false, res.FirstError); lost {
 		res.Verdict, res.VerdictReason = VerdictTargetLost, why
+	} else if run.lag != nil {
+		// A throttled loop has a schedule to keep: the same rule as the
+		// open loop's.
+		res.Verdict, res.VerdictReason = Assess(res).Verdict()
 	}
 	total := Totals{Counts: cnt}
 	for _, w := range run.workers {

@@ -471,3 +471,38 @@ func TestMergeErrorCodesStaysTrimmed(t *testing.T) {
 		t.Fatalf("merged to %d codes summing to %d (other %d)", len(sum), total, sum[OtherErrors])
 	}
 }
+
+// TestRedialsAreBounded: -c 2000 against maxclients 100 left 1900 slots
+// redialing at once (413 MB peak, bench/bounds): at most
+// MaxConcurrentRedials redials are in progress at any moment.
+func TestRedialsAreBounded(t *testing.T) {
+	srv := hostile.Start(t, hostile.OK)
+	var now, peak, calls atomic.Int64
+	refused := func(ctx context.Context) (*conn.Conn, error) {
+		n := now.Add(1)
+		defer now.Add(-1)
+		calls.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		select { // a dial that takes a while, as a refused handshake does
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+		return nil, errors.New("refused")
+	}
+	conns := make([]*conn.Conn, 300) // one live connection, 299 to redial
+	conns[0] = dial(t, srv.Addr, 1, 0)[0]
+	rate := RatePerSecond(100)
+	if _, err := RunOpen(context.Background(), conns, stream(t, "ping_inline", 1), OpenConfig{
+		Timeline: Uniform{Rate: rate}, Duration: 300 * time.Millisecond, Redial: refused, Drain: 50 * time.Millisecond,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d redials, at most %d at once", calls.Load(), peak.Load())
+	if calls.Load() < MaxConcurrentRedials {
+		t.Fatalf("only %d redials: the test shows nothing", calls.Load())
+	}
+	if peak.Load() > MaxConcurrentRedials {
+		t.Fatalf("%d redials at once, want at most %d", peak.Load(), MaxConcurrentRedials)
+	}
+}

@@ -10,7 +10,8 @@ import (
 const DefaultInterval = time.Second
 
 // Interval is one slice of a test: interval k covers [T0+k·D, T0+(k+1)·D)
-// on the test's clock, D being the configured interval; the last one ends
+// on the test's clock, D being the configured interval (after a warmup W,
+// [T0+W+k·D, T0+W+(k+1)·D): Start is always from T0); the last one ends
 // with the measured window, so it may be shorter, and it holds what the
 // end of the run accounted for (timeouts, unsent). A latency belongs to the
 // interval in which it was recorded (its reply), as in HdrHistogram

@@ -42,6 +42,29 @@ type Live struct {
 	// TargetRate is the timeline's rate (zero: an unthrottled closed loop).
 	TargetRate Rate
 	totals     func() Totals
+	conns      func() Connections
+
+	// Warmup is the leading part of the timeline that is not measured.
+	Warmup time.Duration
+	// Stages is the rate the timeline follows, nil for a constant rate.
+	Stages *Stages
+}
+
+// Connections is a moment's view of an open run's connections.
+type Connections struct {
+	// Open counts the live connections of Of; Lost those that died so far and
+	// Reconnects the replacements that came up.
+	Open, Of         int
+	Lost, Reconnects uint64
+}
+
+// Connections returns the run's connections now; ok is false for a run
+// that does not replace them (closed loops).
+func (l *Live) Connections() (Connections, bool) {
+	if l.conns == nil {
+		return Connections{}, false
+	}
+	return l.conns(), true
 }
 
 // Totals returns the test's cumulative counts so far.

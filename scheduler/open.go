@@ -31,7 +31,15 @@ type OpenConfig struct {
 	// below it are scheduled. Zero means Requests bounds the run.
 	Duration time.Duration
 	// Requests bounds the number of requests. Zero means Duration does.
+	// With a Shard timeline it bounds the whole timeline: the shard sends
+	// its share of the first Requests requests.
 	Requests uint64
+	// Start, when set, is the clock instant (Now) where the timeline
+	// starts: its t0, shared by shards started together (--start-at). The
+	// run waits for it after setting up (a stop ends the wait); one already
+	// past makes the requests due so far a backlog, sent at once with their
+	// send lag. Zero: the timeline starts when the run is set up.
+	Start int64
 	// Pacing chooses precise or coarse waiting.
 	Pacing Pacing
 	// Drain is how long to wait for replies after the timeline ends before
@@ -69,6 +77,13 @@ type OpenConfig struct {
 	// Interval is the length of the result's intervals. Default
 	// DefaultInterval.
 	Interval time.Duration
+	// Warmup is the leading part of the timeline whose requests are sent
+	// but not measured: those intended before it count nowhere in the
+	// result's counts, histograms, intervals and per-command results
+	// (their own accounting is Result.WarmupCounts). The timeline does not
+	// restart after it: Duration and Requests bound the whole timeline,
+	// warmup included, and the intervals start where it ends. Zero: none.
+	Warmup time.Duration
 }
 
 // DefaultMaxBacklog is how late the open loop still sends a request.
@@ -114,8 +129,11 @@ func (c *OpenConfig) Validate() error {
 	if c.Duration <= 0 && c.Requests == 0 {
 		return errors.New("open run needs a duration or a request count")
 	}
-	if c.Duration < 0 || c.Drain < 0 || c.LagLimit < 0 || c.Interval < 0 {
+	if c.Duration < 0 || c.Drain < 0 || c.LagLimit < 0 || c.Interval < 0 || c.Warmup < 0 {
 		return errors.New("negative duration")
+	}
+	if c.Warmup > 0 && c.Duration > 0 && c.Warmup >= c.Duration {
+		return errors.New("the warmup does not end before the timeline does")
 	}
 	return nil
 }
@@ -209,6 +227,7 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 	}
 	run.tally.codes = map[string]uint64{}
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
+	run.dialing = make(chan struct{}, MaxConcurrentRedials)
 	run.kinds = newKindStats(cfg.CommandNames, true)
 	return run
 }
@@ -226,25 +245,22 @@ func (run *openRun) addSlot(c *conn.Conn) *slot {
 	return s
 }
 
-// started is called when the timeline starts at t0: it starts the interval
-// series (at the end of the settle window, if any) and hands observers
-// their view.
+// started is called when the timeline starts at t0: it marks the end of
+// the warmup (a step's settle window), starts the interval series there
+// and hands observers their view.
 func (run *openRun) started(t0 int64) {
 	cfg := run.cfg
-	from := t0 + int64(run.settle)
-	if run.settle > 0 {
-		run.from.Store(from)
+	if cfg.Warmup > 0 {
+		run.warmEnd = t0 + int64(cfg.Warmup)
 	}
-	run.series = newSeries(cfg.Interval, from, run.totals, run.response, run.service, run.lag, run.kinds)
-	run.series.started = run.series.started.Add(run.settle)
+	run.series = newSeries(cfg.Interval, t0, cfg.Warmup, run.totals, run.response, run.service, run.lag, run.kinds)
 	if cfg.OnStart != nil {
 		cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
-			Duration: cfg.Duration, Requests: cfg.Requests,
-			Response: run.response, Service: run.service, Lag: run.lag, TargetRate: cfg.Rate,
+			Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
+			Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections,
 			totals: func() Totals {
 				t := run.totals()
-				n, settle := run.scheduledBy(nanotime()-t0+1), run.scheduledBy(int64(run.settle))
-				t.Scheduled = n - min(n, settle)
+				t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
 				return t
 			}})
 	}
@@ -273,18 +289,19 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 			run.account(s.c, s, end, t)
 		}
 	}
-	var cnt Counts
+	var cnt, warm Counts
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
 	early := uint64(0)
-	settled := t.settled // settle requests written: not measured
 	for _, s := range run.slots {
 		h := s.h
 		early += h.early.Load()
-		settled += h.settled.Load()
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
+		warm.Completed += h.warmCompleted.Load()
+		warm.Errors += h.warmErrors.Load()
+		warm.Sent += s.warmSent.Load()
 		for k, v := range h.codes {
 			codes[k] += v
 		}
@@ -295,7 +312,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	}
 	cnt.Errors += t.errors
 	cnt.Timeouts += t.timeouts
-	cnt.Sent += t.sent - min(t.sent, settled)
+	cnt.Sent += t.sent
 	cnt.Unsent += t.unsent
 	for k, v := range t.codes {
 		codes[k] += v
@@ -309,31 +326,47 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	}
 	run.handoffMu.Unlock()
 	// Requests due but never queued (connections full, dead, or a stop),
-	// and those dropped for being too late.
-	// A settle window's requests (the first settleN) are not measured.
+	// and those dropped for being too late. The warmup's are the first
+	// warmN of the timeline.
 	queued := p.next
 	scheduled := countFrom(p.tl, queued, p.end, p.limit)
-	settleN := min(countFrom(p.tl, 0, int64(run.settle), p.limit), scheduled)
-	cnt.Scheduled = scheduled - settleN
-	cnt.Unsent += scheduled - max(queued, settleN) + p.dropped
+	warmN := uint64(0)
+	if p.warmup > 0 {
+		warmN = min(countFrom(p.tl, 0, p.warmup, p.limit), scheduled)
+	}
+	warmNeverQueued := warmN - min(queued, warmN)
+	cnt.Scheduled = scheduled - warmN
+	cnt.Unsent += scheduled - queued - warmNeverQueued + p.dropped
+	warm.Scheduled = warmN
+	warm.Errors += t.warm.errors
+	warm.Timeouts = t.warm.timeouts
+	warm.Unsent = t.warm.unsent + warmNeverQueued + p.warmDropped
 	p.noteBlocked(false, end)
+	// Still held back at the end: what was never sent waited for the
+	// target, and so did what was queued in the last episode.
+	heldOpen := p.inEpisode
+	p.caughtUp()
+	heldUnsent := p.heldDropped
+	if heldOpen {
+		heldUnsent = cnt.Unsent
+	}
 
 	cfg := run.cfg
 	windowEnd := p.end
 	if windowEnd == math.MaxInt64 {
 		windowEnd = 0
 	}
-	window := max(windowEnd, last-p.t0) - int64(run.settle)
-	window = max(window, 0)
+	// The measured window starts where the warmup ends.
+	window := max(windowEnd, last-p.t0) - min(p.warmup, windowEnd)
 	res := &Result{
 		Name:           cfg.Name,
 		Mode:           "open",
-		TargetRate:     cfg.Rate,
+		TargetRate:     targetRate(cfg),
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
 		Connections:    len(run.slots),
 		Counts:         cnt,
-		T0:             p.t0 + int64(run.settle),
+		T0:             p.t0,
 		Window:         time.Duration(window),
 		Response:       run.response.Snapshot(),
 		Service:        run.service.Snapshot(),
@@ -346,9 +379,14 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		ConnsLost:      run.connsLost.Load(),
 		Reconnects:     run.reconnects.Load(),
 		Blocked:        time.Duration(p.blocked),
+		HeldSent:       min(p.heldSent, cnt.Sent),
+		HeldUnsent:     min(heldUnsent, cnt.Unsent),
 		DroppedBacklog: p.dropped,
 		Unsolicited:    t.unsolicited + early,
 		ClockErrors:    run.clockErrors.Load(),
+		Warmup:         cfg.Warmup,
+		WarmupCounts:   warm,
+		Stages:         stageList(cfg.Timeline),
 	}
 	if run.kinds != nil {
 		tallies := make([][]kindCount, len(run.slots))
@@ -366,7 +404,37 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	if !cnt.Balanced() {
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", cnt)
 	}
+	if !warm.Balanced() || warm.Sent != warm.Completed+warm.Errors+warm.Timeouts {
+		return res, fmt.Errorf("internal error: the warmup's counts do not add up: %+v", warm)
+	}
 	return res, nil
+}
+
+// targetRate is the rate of the report: cfg.Rate, or when it is unset
+// and the timeline follows stages, their mean over the measured window;
+// a shard's is its share of that rate, 1/N of it.
+func targetRate(cfg OpenConfig) Rate {
+	st := StagesOf(cfg.Timeline)
+	n := shardOf(cfg.Timeline)
+	if !cfg.Rate.IsZero() || st == nil {
+		if n > 1 {
+			return RatePerSecond(cfg.Rate.PerSecond() / float64(n))
+		}
+		return cfg.Rate
+	}
+	end := int64(st.Duration())
+	if cfg.Duration > 0 {
+		end = min(end, int64(cfg.Duration))
+	}
+	return RatePerSecond(st.Mean(int64(cfg.Warmup), end) / float64(n))
+}
+
+// stageList is the stages tl follows, nil for a constant rate.
+func stageList(tl Timeline) []Stage {
+	if st := StagesOf(tl); st != nil {
+		return st.List()
+	}
+	return nil
 }
 
 // finishSeries closes the interval series at end and spreads the scheduled
@@ -377,6 +445,7 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 		total.BytesSent += s.bytesOut.Load()
 		total.BytesReceived += s.bytesIn.Load()
 	}
+	total = run.series.measuredBytes(total)
 	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
 	ivs, kinds, err := run.series.finish(end, total, res.Commands)
 	if err != nil {
@@ -385,11 +454,10 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	// Scheduled: the requests intended within each interval, the last
 	// holding the rest (the timeline's end may have moved with a stop).
 	var sum uint64
-	settle := int64(run.settle)
 	for k := range ivs[:len(ivs)-1] {
 		iv := &ivs[k]
-		from := min(settle+int64(iv.Start), p.end)
-		to := min(settle+int64(iv.Start+iv.Duration), p.end)
+		from := min(int64(iv.Start), p.end)
+		to := min(int64(iv.Start+iv.Duration), p.end)
 		iv.Counts.Scheduled = countFrom(p.tl, 0, to, p.limit) - countFrom(p.tl, 0, from, p.limit)
 		sum += iv.Counts.Scheduled
 	}
@@ -402,30 +470,24 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 }
 
 // verdict decides whether the run measured its target (target_lost when
-// not) and whether the generator kept the timeline.
+// not) and, without an SLO, whether the generator kept the timeline (see
+// Assess and Health.Verdict).
 func verdict(r *Result, allGone bool) (string, string) {
 	if lost, why := targetLost(r.Counts, allGone, r.FirstError); lost {
 		return VerdictTargetLost, why
 	}
-	lagP99 := time.Duration(r.Lag.ValueAtQuantile(99))
-	sentShare := 1.0
-	if r.Counts.Scheduled > 0 {
-		sentShare = float64(r.Counts.Sent) / float64(r.Counts.Scheduled)
+	return Assess(r).Verdict()
+}
+
+// connections counts the live connections, for observers.
+func (run *openRun) connections() Connections {
+	c := Connections{Of: len(run.slots), Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
+	for _, s := range run.slots {
+		if k := s.conn(); k != nil && !k.Dead() {
+			c.Open++
+		}
 	}
-	why := ""
-	if r.Blocked > 0 {
-		why = fmt.Sprintf("; sends were held back %.1f s by full or missing connections", r.Blocked.Seconds())
-	}
-	switch {
-	case r.Counts.Scheduled > 0 && sentShare < MinSentFraction:
-		return VerdictGeneratorBehind, fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)%s",
-			sentShare*100, MinSentFraction*100, why)
-	case lagP99 > r.LagLimit:
-		return VerdictGeneratorBehind, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms%s",
-			histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)), why)
-	}
-	return VerdictOK, fmt.Sprintf("send lag p99 %.3f ms ≤ %.3f ms, %.2f%% of scheduled sent",
-		histo.Millis(int64(lagP99)), histo.Millis(int64(r.LagLimit)), sentShare*100)
+	return c
 }
 
 // runtimeGC collects the set-up garbage (rings, recorders, buffers) before

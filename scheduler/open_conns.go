@@ -20,18 +20,21 @@ type replies struct {
 	completed atomic.Uint64
 	errors    atomic.Uint64
 	early     atomic.Uint64     // replies read before their request was written
-	settled   atomic.Uint64     // replies to requests of a settle window (not measured)
 	kinds     []kindCount       // per command of a mix; read after the reader exits
 	last      int64             // arrival of the latest reply; read after the reader exits
 	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
 	firstErr  string
-	_         [64]byte // keep neighbouring handlers' counters apart
+
+	// warmCompleted and warmErrors count the replies to warmup requests,
+	// which are not measured.
+	warmCompleted, warmErrors atomic.Uint64
+	_                         [64]byte // keep neighbouring handlers' counters apart
 }
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	run := h.run
-	if e.Intended < run.from.Load() { // sent in the settle window: not measured
-		h.settled.Add(1)
+	if run.warm(e) {
+		h.warmReply(e, r, at)
 		return
 	}
 	h.last = at
@@ -76,6 +79,27 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	}
 	h.completed.Add(1)
 }
+
+// warmReply counts the reply to a warmup request: nothing else of it is
+// kept, but error replies still reach OnErrorReply and a reply read before
+// its request was written still counts as unsolicited.
+func (h *replies) warmReply(e *conn.Entry, r conn.Reply, at int64) {
+	if at != 0 && e.Written != 0 && at < e.Written {
+		h.early.Add(1)
+	}
+	if !r.Err {
+		h.warmCompleted.Add(1)
+		return
+	}
+	h.warmErrors.Add(1)
+	if h.run.cfg.OnErrorReply != nil {
+		h.run.cfg.OnErrorReply(r.Text)
+	}
+}
+
+// warm reports whether e is a warmup request: intended before the
+// measured window.
+func (run *openRun) warm(e *conn.Entry) bool { return e.Intended < run.warmEnd }
 
 // clockOK checks e's readings as of t (its reply, or when the run gave up
 // on it): a zero reading or a negative lag, response or service time is
@@ -124,6 +148,7 @@ type openRun struct {
 	tally                  tally // requests of connections already retired
 	redialCtx              context.Context
 	stopRedials            context.CancelFunc
+	dialing                chan struct{} // a token per redial in progress (MaxConcurrentRedials)
 	connsLost              atomic.Uint64
 	reconnects             atomic.Uint64
 	clockErrors            atomic.Uint64
@@ -132,11 +157,13 @@ type openRun struct {
 	// and the requests dropped for being too late.
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
 	series    *series // set when the timeline starts
-	// settle is the start of the timeline whose requests are sent but not
-	// measured (a step's settle window); from is its end on the clock,
-	// set when the timeline starts (0: everything is measured).
-	settle time.Duration
-	from   atomic.Int64
+	// liveTL is scheduledBy's own timeline (see forker).
+	liveTLMu sync.Mutex
+	liveTL   Timeline
+	// warmEnd is the clock time the measured window starts: requests
+	// intended before it are the warmup's (0: no warmup). Set when the
+	// timeline starts, before anything is queued.
+	warmEnd int64
 	// handoffMu orders redials' deliveries with finish: once closed is
 	// set, a redial closes the connection it got instead of delivering it.
 	handoffMu sync.Mutex
@@ -154,6 +181,12 @@ const (
 	MinRedialBackoff = 10 * time.Millisecond
 	MaxRedialBackoff = time.Second
 )
+
+// MaxConcurrentRedials bounds the redials of a run in progress at once, as
+// conn.DialSome bounds the first dials: 1900 slots refused by maxclients
+// redialed together, each dial holding its buffers, and the run peaked at
+// 413 MB (bench/bounds maxclients-100-c2000). The others wait their turn.
+const MaxConcurrentRedials = 32
 
 // nextBackoff doubles a redial wait, within [MinRedialBackoff,
 // MaxRedialBackoff].
@@ -178,10 +211,14 @@ type slot struct {
 	// h.completed when c was installed (both pacer-owned).
 	backoff     time.Duration
 	completedAt uint64
-	sent        atomic.Uint64 // written by retired conns of this slot
-	bytesOut    atomic.Uint64 // bytes written by retired conns of this slot
-	bytesIn     atomic.Uint64 // bytes read by retired conns of this slot
-	live        atomic.Pointer[conn.Conn]
+	sent        atomic.Uint64 // measured requests written by retired conns of this slot
+	warmSent    atomic.Uint64 // warmup requests written by retired conns of this slot
+	// warmQueued counts the warmup requests queued on the current conn:
+	// its first warmQueued entries, as a conn's FIFO is in timeline order.
+	warmQueued atomic.Uint64
+	bytesOut   atomic.Uint64 // bytes written by retired conns of this slot
+	bytesIn    atomic.Uint64 // bytes read by retired conns of this slot
+	live       atomic.Pointer[conn.Conn]
 	// sw, in a run of steps, is the slot's handler for every connection it
 	// ever holds: it hands replies to the current step's h.
 	sw *stepHandler
@@ -218,9 +255,17 @@ func (s *slot) handler() conn.Handler {
 // when it replaces a dead connection, finish when it closes the rest.
 type tally struct {
 	errors, timeouts, unsent, sent, unsolicited uint64
-	settled                                     uint64 // settle requests written and never answered
 	codes                                       map[string]uint64
 	firstErr                                    string
+	// warm is what retired connections left of the warmup's requests.
+	warm struct{ errors, timeouts, unsent uint64 }
+}
+
+// splitWritten divides the written count of a conn that queued warmQueued
+// warmup requests (its first entries) into warmup and measured writes.
+func splitWritten(written, warmQueued uint64) (warm, measured uint64) {
+	warm = min(written, warmQueued)
+	return warm, written - warm
 }
 
 // totals reads the run's cumulative counts and bytes, for observers.
@@ -229,22 +274,20 @@ type tally struct {
 // Scheduled is left 0 (see scheduledBy).
 func (run *openRun) totals() Totals {
 	var t Totals
-	settled := uint64(0)
 	for _, s := range run.slots {
 		t.Sent += s.sent.Load()
 		t.BytesSent += s.bytesOut.Load()
 		t.BytesReceived += s.bytesIn.Load()
 		if c := s.conn(); c != nil {
 			n := s.counts(c)
-			t.Sent += n.written
+			_, measured := splitWritten(n.written, s.warmQueued.Load())
+			t.Sent += measured
 			t.BytesSent += n.bytesOut
 			t.BytesReceived += n.bytesIn
 		}
 		t.Completed += s.h.completed.Load()
 		t.ReplyErrors += s.h.errors.Load()
-		settled += s.h.settled.Load()
 	}
-	t.Sent -= min(t.Sent, settled)
 	t.ConnErrors = run.accounted.lost.Load()
 	t.Errors = t.ReplyErrors + t.ConnErrors
 	t.Timeouts = run.accounted.timeouts.Load()
@@ -252,32 +295,42 @@ func (run *openRun) totals() Totals {
 	return t
 }
 
-// scheduledBy counts the requests the timeline intends before offset off
-// (within the run's duration and request bound).
+// scheduledBy counts the measured requests the timeline intends before
+// offset off (within the run's duration and request bound). For observers:
+// it counts on its own fork of the timeline, never the pacer's.
 func (run *openRun) scheduledBy(off int64) uint64 {
+	run.liveTLMu.Lock()
+	defer run.liveTLMu.Unlock()
+	if run.liveTL == nil {
+		run.liveTL = forTimeline(run.cfg.Timeline)
+	}
 	cfg := run.cfg
+	cfg.Timeline = run.liveTL
 	end, limit := int64(math.MaxInt64), uint64(math.MaxUint64)
 	if cfg.Duration > 0 {
 		end = int64(cfg.Duration)
 	}
 	if cfg.Requests > 0 {
-		limit = cfg.Requests
+		limit = requestLimit(cfg.Timeline, cfg.Requests)
 	}
-	return countFrom(cfg.Timeline, 0, min(off, end), limit)
+	n := countFrom(cfg.Timeline, 0, min(off, end), limit)
+	if cfg.Warmup > 0 {
+		n -= min(n, countFrom(cfg.Timeline, 0, min(int64(cfg.Warmup), end), limit))
+	}
+	return n
 }
 
+// liveCounts are the progress line's counts: everything on the wire,
+// warmup included.
 func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
-	settled := uint64(0)
 	for _, s := range run.slots {
-		sent += s.sent.Load()
+		sent += s.sent.Load() + s.warmSent.Load()
 		if c := s.conn(); c != nil {
 			sent += s.counts(c).written
 		}
-		completed += s.h.completed.Load()
-		errs += s.h.errors.Load()
-		settled += s.h.settled.Load()
+		completed += s.h.completed.Load() + s.h.warmCompleted.Load()
+		errs += s.h.errors.Load() + s.h.warmErrors.Load()
 	}
-	sent -= min(sent, settled)
 	return sent, completed, errs, int(sent - min(sent, completed+errs))
 }
 
@@ -320,7 +373,13 @@ func (run *openRun) redial(s *slot) {
 			case <-timer.C:
 			}
 			wait = nextBackoff(wait)
+			select {
+			case <-ctx.Done():
+				return
+			case run.dialing <- struct{}{}:
+			}
 			c, err := run.cfg.Redial(ctx)
+			<-run.dialing
 			run.handoffMu.Lock()
 			switch {
 			case err == nil && !run.closed:
@@ -413,10 +472,13 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	t.unsolicited += n.unsolicited
 	errors0, timeouts0 := t.errors, t.timeouts
 	codeBytes := []byte(code)
-	from := run.from.Load()
 	c.Unanswered(func(e *conn.Entry) {
-		if e.Intended < from { // a settle request: not measured
-			t.settled++
+		if run.warm(e) {
+			if timedOut {
+				t.warm.timeouts++
+			} else {
+				t.warm.errors++
+			}
 			return
 		}
 		ks, kc := run.kindOf(h, e)
@@ -449,28 +511,40 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	run.accounted.lost.Add(t.errors - errors0)
 	run.accounted.timeouts.Add(t.timeouts - timeouts0)
 	run.moveCounts(c, s, n, t)
-	unwritten := uint64(0)
-	c.Unsent(func(e *conn.Entry) {
-		if e.Intended < from {
-			return // a settle request: not measured
-		}
-		unwritten++
-		if run.kinds != nil && int(e.Kind) < len(h.kinds) {
-			h.kinds[e.Kind].unsent++
-		}
-	})
-	t.unsent += unwritten
-	run.accounted.unsent.Add(unwritten)
+	unsent := uint64(c.Unwritten())
+	if run.warmEnd != 0 {
+		warmUnsent := uint64(0)
+		c.Unsent(func(e *conn.Entry) {
+			if run.warm(e) {
+				warmUnsent++
+			}
+		})
+		t.warm.unsent += warmUnsent
+		unsent -= warmUnsent
+	}
+	t.unsent += unsent
+	run.accounted.unsent.Add(unsent)
+	if run.kinds != nil {
+		c.Unsent(func(e *conn.Entry) {
+			if int(e.Kind) < len(h.kinds) && !run.warm(e) {
+				h.kinds[e.Kind].unsent++
+			}
+		})
+	}
 }
 
-// moveCounts adds what connection c of slot s wrote and read (n) to t and
-// to the slot's retired counts. Observers (liveCounts) count a slot's live
-// connection's writes and the retired ones' in s.sent: they move over in
-// one step, so the last progress line neither loses nor doubles them.
+// moveCounts adds what connection c of slot s wrote and read (n, split
+// into the warmup's and the measured writes) to t and to the slot's
+// retired counts. Observers (liveCounts) count a slot's live connection's
+// writes and the retired ones' in s.sent: they move over in one step, so
+// the last progress line neither loses nor doubles them.
 func (run *openRun) moveCounts(c *conn.Conn, s *slot, n connCounts, t *tally) {
-	t.sent += n.written
+	warmSent, sent := splitWritten(n.written, s.warmQueued.Load())
+	t.sent += sent
 	s.live.CompareAndSwap(c, nil)
-	s.sent.Add(n.written)
+	s.sent.Add(sent)
+	s.warmSent.Add(warmSent)
+	s.warmQueued.Store(0) // the next conn starts its own count
 	s.bytesOut.Add(n.bytesOut)
 	s.bytesIn.Add(n.bytesIn)
 }

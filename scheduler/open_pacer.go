@@ -26,12 +26,23 @@ type pacer struct {
 	limit uint64 // request count bound (MaxUint64 when the duration bounds)
 	next  uint64 // next index to queue or drop
 	// dropped counts requests skipped as unsent because they were more
-	// than MaxBacklog late when their turn came.
-	dropped uint64
+	// than MaxBacklog late when their turn came; warmDropped those of the
+	// warmup.
+	dropped, warmDropped uint64
+	// warmup is the offset where the measured window starts (0: none).
+	warmup int64
 	// blocked is how long the timeline was held back by full or missing
 	// connections.
 	blocked      int64
 	blockedSince int64
+	// A held-back episode runs from the moment no connection could take
+	// a due request until everything due is queued again: whatever is
+	// queued or dropped meanwhile waited for the target. heldSent and
+	// heldDropped count those requests over the closed episodes; epNext
+	// and epDropped are next and dropped when the open one began.
+	inEpisode             bool
+	epNext, epDropped     uint64
+	heldSent, heldDropped uint64
 	// stoppedAt is the offset at which an interrupted timeline stopped.
 	stoppedAt    int64
 	rr           int // next connection in rotation
@@ -55,17 +66,17 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		stop:    stop,
 		limit:   math.MaxUint64,
 		isDirty: make([]bool, len(run.slots)),
-	}
-	if cfg.Requests > 0 {
-		p.limit = cfg.Requests
+		warmup:  int64(cfg.Warmup),
 	}
 	p.end = math.MaxInt64
 	if cfg.Duration > 0 {
 		p.end = int64(cfg.Duration)
 	}
 	if cfg.Requests > 0 {
-		// A count-bounded timeline ends when request n would be due.
-		p.end = min(p.end, cfg.Timeline.Offset(cfg.Requests))
+		// A count-bounded timeline ends when request n would be due (for
+		// a shard: the whole timeline's request n).
+		p.limit = requestLimit(cfg.Timeline, cfg.Requests)
+		p.end = min(p.end, requestEnd(cfg.Timeline, cfg.Requests))
 	}
 	return p
 }
@@ -101,6 +112,13 @@ const drainPoll = time.Millisecond
 // connection.
 func (p *pacer) loop() {
 	p.t0 = nanotime()
+	if start := p.run.cfg.Start; start != 0 {
+		if p.waitStart(start) {
+			p.t0 = start
+		} else {
+			p.t0, p.end = nanotime(), 0 // stopped while waiting: nothing is scheduled
+		}
+	}
 	if p.onStart != nil {
 		p.onStart(p.t0)
 	}
@@ -126,6 +144,9 @@ func (p *pacer) loop() {
 		outcome := p.emit(horizon, el)
 		p.flush()
 		p.noteBlocked(outcome == emitBlocked, now)
+		if outcome == emitDone {
+			p.caughtUp()
+		}
 		if outcome == emitNoConns {
 			p.failure = errors.New("all connections lost")
 			p.stoppedAt = el
@@ -163,14 +184,51 @@ func (p *pacer) loop() {
 	}
 }
 
+// startSlice bounds one sleep of the wait for a start instant, so a stop
+// is seen within it; the last startSlice is slept precisely.
+const startSlice = int64(50 * time.Millisecond)
+
+// waitStart waits for the clock instant start (--start-at). It reports
+// false if the run was stopped first.
+func (p *pacer) waitStart(start int64) bool {
+	for {
+		if p.stop.Load() {
+			return false
+		}
+		now := nanotime()
+		if now >= start {
+			return true
+		}
+		if start-now > startSlice {
+			time.Sleep(time.Duration(min(start-now-startSlice, startSlice)))
+			continue
+		}
+		p.sleepUntil(now, start)
+	}
+}
+
 func (p *pacer) noteBlocked(blocked bool, now int64) {
 	switch {
 	case blocked && p.blockedSince == 0:
 		p.blockedSince = now
+		if !p.inEpisode {
+			p.inEpisode, p.epNext, p.epDropped = true, p.next, p.dropped
+		}
 	case !blocked && p.blockedSince != 0:
 		p.blocked += now - p.blockedSince
 		p.blockedSince = 0
 	}
+}
+
+// caughtUp closes a held-back episode: everything due is queued.
+func (p *pacer) caughtUp() {
+	if !p.inEpisode {
+		return
+	}
+	p.inEpisode = false
+	d := p.dropped - p.epDropped
+	p.heldDropped += d
+	p.heldSent += p.next - p.epNext - d
 }
 
 // pollInterval is how soon to look again when sends are blocked.
@@ -212,7 +270,9 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			return emitDone
 		}
 		if el-off > maxLate {
-			if off >= int64(p.run.settle) { // a settle request is not measured
+			if off < p.warmup {
+				p.warmDropped++
+			} else {
 				p.dropped++
 				p.run.accounted.dropped.Add(1)
 			}
@@ -232,7 +292,11 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			return emitNoConns
 		}
 		cmd, kind := p.cmds.Next()
-		p.run.slots[i].c.Queue(cmd, p.t0+off, kind)
+		s := p.run.slots[i]
+		if off < p.warmup {
+			s.warmQueued.Add(1)
+		}
+		s.c.Queue(cmd, p.t0+off, kind)
 		if !p.isDirty[i] {
 			p.isDirty[i] = true
 			p.dirty = append(p.dirty, i)

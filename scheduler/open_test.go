@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -248,8 +249,10 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 	if r := time.Duration(res.Response.Max()); r < time.Duration(res.Lag.Max()) {
 		t.Fatalf("response max %v below send lag max %v", r, time.Duration(res.Lag.Max()))
 	}
-	if res.Verdict != VerdictGeneratorBehind {
-		t.Fatalf("verdict %s (%s), want %s: a third of the sends were held back", res.Verdict, res.VerdictReason, VerdictGeneratorBehind)
+	// The server held the sends back (every FIFO full), not the generator:
+	// that lag is the server's doing, and the verdict says so.
+	if res.Blocked < 50*time.Millisecond || res.HeldSent < 50 || res.Verdict != VerdictOK || !strings.Contains(res.VerdictReason, "the target held sends back") {
+		t.Fatalf("blocked %v (%d held), verdict %s (%s): want ok, the lag left to the server", res.Blocked, res.HeldSent, res.Verdict, res.VerdictReason)
 	}
 }
 

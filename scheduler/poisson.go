@@ -90,6 +90,9 @@ const (
 	streamLeaf
 )
 
+// fork implements forker: the same process from the same seed.
+func (p *Poisson) fork() Timeline { return NewPoisson(p.rate, p.seed) }
+
 // NewPoisson returns a Poisson timeline.
 func NewPoisson(rate Rate, seed uint64) *Poisson {
 	p := &Poisson{rate: rate, seed: seed}

@@ -30,6 +30,15 @@ func RatePerSecond(r float64) Rate {
 // three fractional digits and an optional suffix k (thousand) or M (million),
 // e.g. "2500", "10k", "1.5M", "0.5".
 func ParseRate(s string) (Rate, error) {
+	r, err := parseRate(s)
+	if err == nil && r.milli == 0 {
+		return Rate{}, errors.New("rate must be above zero")
+	}
+	return r, err
+}
+
+// parseRate is ParseRate that also reads a zero rate ("0", "0k").
+func parseRate(s string) (Rate, error) {
 	orig := s
 	s = strings.TrimSpace(s)
 	mult := uint64(1)
@@ -72,9 +81,6 @@ func ParseRate(s string) (Rate, error) {
 			continue
 		}
 		milli += uint64(c-'0') * scale
-	}
-	if milli == 0 {
-		return Rate{}, errors.New("rate must be above zero")
 	}
 	return Rate{milli: milli}, nil
 }

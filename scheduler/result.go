@@ -190,12 +190,15 @@ type Result struct {
 	Pacing     string
 	// Connections used.
 	Connections int
-	Counts      Counts
+	// TLS summarizes the connections' TLS handshakes; nil over plain TCP.
+	TLS    *TLSHandshakes
+	Counts Counts
 	// T0 is the start of the timeline on the Now clock: request i was
 	// intended at T0 + Timeline.Offset(i).
 	T0 int64
-	// Window is the measured window: from the first intended send to the
-	// later of the timeline's end and the last reply.
+	// Window is the measured window: from the first intended send (the
+	// end of the warmup, if any) to the later of the timeline's end and
+	// the last reply.
 	Window time.Duration
 	// Response (reply − intended), Service (reply − written) and Lag
 	// (written − intended), in nanoseconds. Response and Service hold the
@@ -233,6 +236,12 @@ type Result struct {
 	// Blocked is how long the open timeline was held back by full or
 	// missing connections.
 	Blocked time.Duration
+	// HeldSent and HeldUnsent count the requests the target held back:
+	// sent, or left unsent, from a moment no connection could take a due
+	// request until everything due was queued again (or the run ended).
+	// Their lateness is the server's doing, not the generator's (see
+	// Assess).
+	HeldSent, HeldUnsent uint64
 	// DroppedBacklog counts requests unsent because they were more than
 	// MaxBacklog late when their turn came.
 	DroppedBacklog uint64
@@ -251,6 +260,16 @@ type Result struct {
 	// response, service or lag time came out negative. Any makes RunOpen
 	// and RunClosed return an error wrapping ErrBadClock.
 	ClockErrors uint64
+	// Warmup is the leading part of the timeline that was sent but not
+	// measured (OpenConfig.Warmup); WarmupCounts account for its requests
+	// as Counts do for the measured ones. Everything else in the result,
+	// Window and the intervals included, covers the measured part only.
+	Warmup       time.Duration
+	WarmupCounts Counts
+	// Stages is the piecewise-linear rate the timeline followed (nil for
+	// a constant rate); TargetRate is then the stages' mean rate over the
+	// measured window.
+	Stages []Stage
 }
 
 // AchievedRate is completed requests per second over the measured window.

@@ -19,10 +19,15 @@ import (
 //	T0        T0+D       T0+2D      end
 //	|--- 0 ----|--- 1 ----|-- last --|
 //	  sampled    sampled    finish: final − everything before
+//
+// With a warmup W, the cutting starts at T0+W (interval k covers
+// [W+k·D, W+(k+1)·D) of the timeline); the totals are the measured
+// requests' already, and the bytes count from a reading taken at T0+W.
 type series struct {
 	d       time.Duration
 	t0      int64
-	started time.Time // wall clock at t0
+	origin  time.Duration // the warmup: the first interval starts at t0+origin
+	started time.Time     // wall clock at t0
 	totals  func() Totals
 	// recorders of the test: response, service, lag (lag may be nil).
 	recs [3]*histo.Recorder
@@ -41,6 +46,10 @@ type series struct {
 	cum      Totals // sum of out's counts and bytes
 	err      error
 	finished bool
+	// base holds the bytes on the wire when the measured window started
+	// (with a warmup); based is set once it was read.
+	base  Totals
+	based bool
 }
 
 // kindSeries is one command's part of a series.
@@ -51,14 +60,15 @@ type kindSeries struct {
 	cum  Counts
 }
 
-// newSeries starts cutting a test that began at t0 into intervals of d.
-// withKinds: the mix's commands get their own series (ks must be timed).
-func newSeries(d time.Duration, t0 int64, totals func() Totals, response, service, lag *histo.Recorder, ks []kindStats) *series {
+// newSeries starts cutting a test that began at t0, after a warmup of
+// origin, into intervals of d. The mix's commands get their own series
+// when ks is timed.
+func newSeries(d time.Duration, t0 int64, origin time.Duration, totals func() Totals, response, service, lag *histo.Recorder, ks []kindStats) *series {
 	if d <= 0 {
 		d = DefaultInterval
 	}
-	s := &series{d: d, t0: t0, started: time.Now(), totals: totals, recs: [3]*histo.Recorder{response, service, lag},
-		stop: make(chan struct{}), done: make(chan struct{}), pack: histo.Pack}
+	s := &series{d: d, t0: t0, origin: max(origin, 0), started: time.Now(), totals: totals, recs: [3]*histo.Recorder{response, service, lag},
+		stop: make(chan struct{}), done: make(chan struct{}), pack: histo.Pack, based: origin <= 0}
 	if sp, err := histo.NewSpill(); err == nil {
 		s.pack = sp.Pack
 	} // else: a temporary directory that cannot be written; keep them in memory
@@ -87,8 +97,20 @@ func (s *series) loop() {
 	defer close(s.done)
 	t := time.NewTimer(0)
 	defer t.Stop()
+	from := s.t0 + int64(s.origin)
+	if s.origin > 0 {
+		t.Reset(time.Duration(from - nanotime()))
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		s.baseline()
+		s.mu.Unlock()
+	}
 	for k := int64(1); ; k++ {
-		t.Reset(time.Duration(s.t0 + k*int64(s.d) - nanotime()))
+		t.Reset(time.Duration(from + k*int64(s.d) - nanotime()))
 		select {
 		case <-s.stop:
 			return
@@ -96,15 +118,49 @@ func (s *series) loop() {
 		}
 		s.mu.Lock()
 		if !s.finished {
-			s.take(k, s.totals())
+			s.take(k, s.measured(s.totals()))
 		}
 		s.mu.Unlock()
 	}
 }
 
-// take records interval k−1, which ended at T0 + k·D, from the totals now.
+// baseline reads the bytes on the wire where the measured window starts,
+// once; later readings count from it. Called with mu held.
+func (s *series) baseline() {
+	if s.based {
+		return
+	}
+	now := s.totals()
+	s.base = Totals{BytesSent: now.BytesSent, BytesReceived: now.BytesReceived}
+	s.based = true
+}
+
+// measured returns t with the bytes counted from the measured window's
+// start. Called with mu held.
+func (s *series) measured(t Totals) Totals {
+	t.BytesSent -= min(t.BytesSent, s.base.BytesSent)
+	t.BytesReceived -= min(t.BytesReceived, s.base.BytesReceived)
+	return t
+}
+
+// measuredBytes returns a test's final totals with the bytes counted from
+// the start of the measured window: all of them without a warmup, none
+// when the run ended before the window started.
+func (s *series) measuredBytes(t Totals) Totals {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.based {
+		s.base = Totals{BytesSent: t.BytesSent, BytesReceived: t.BytesReceived}
+		s.based = true
+	}
+	return s.measured(t)
+}
+
+// take records interval k−1, which ended at T0 + origin + k·D, from the
+// totals now.
 func (s *series) take(k int64, now Totals) {
-	start := time.Duration(k-1) * s.d
+	start := s.origin + time.Duration(k-1)*s.d
+	s.takeAll()
 	iv := Interval{Start: start, Duration: s.d}
 	iv.Counts = sub(now.Counts, s.cum.Counts)
 	iv.BytesSent = now.BytesSent - min(now.BytesSent, s.cum.BytesSent)
@@ -128,14 +184,32 @@ func (s *series) take(k int64, now Totals) {
 	}
 }
 
-// packInto takes the recorders' differences since the last interval into iv.
+// takeAll reads every recorder's difference since the last interval, the
+// test's and its commands', at one instant; packInto then encodes them,
+// which takes far longer (about a millisecond each).
+func (s *series) takeAll() {
+	for _, d := range s.prev {
+		if d != nil {
+			d.Take()
+		}
+	}
+	for i := range s.kinds {
+		for _, d := range s.kinds[i].prev {
+			if d != nil {
+				d.Take()
+			}
+		}
+	}
+}
+
+// packInto encodes the differences takeAll read into iv.
 func (s *series) packInto(iv *Interval, prev *[3]*histo.Delta) error {
 	dst := [3]*histo.Packed{&iv.Response, &iv.Service, &iv.Lag}
 	for i, d := range prev {
 		if d == nil {
 			continue
 		}
-		p, err := s.pack(d.Next())
+		p, err := s.pack(d.Histogram())
 		if err != nil {
 			return err
 		}
@@ -153,7 +227,16 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.finished = true
-	start := time.Duration(len(s.out)) * s.d
+	// Ends of intervals the goroutine did not get to (a loaded machine
+	// can wake it late): take them now, so every interval but the last
+	// lasts D. What they missed lands in the first of them.
+	if s.origin == 0 || s.based {
+		for k := int64(len(s.out)) + 1; s.origin+time.Duration(k)*s.d <= time.Duration(end-s.t0); k++ {
+			s.take(k, s.measured(s.totals()))
+		}
+	}
+	start := s.origin + time.Duration(len(s.out))*s.d
+	s.takeAll()
 	iv := Interval{Start: start, Duration: max(0, time.Duration(end-s.t0)-start)}
 	iv.Counts = sub(total.Counts, s.cum.Counts)
 	iv.BytesSent = total.BytesSent - min(total.BytesSent, s.cum.BytesSent)

@@ -105,8 +105,23 @@ func TestOpenStallTruth(t *testing.T) {
 	got := time.Duration(res.Response.ValueAtQuantile(99))
 	t.Logf("%d pauses; response p99 %.1f ms, the pause schedule implies %.1f ms; service p99 %.1f ms",
 		len(windows), histo.Millis(int64(got)), histo.Millis(int64(want)), histo.Millis(res.Service.ValueAtQuantile(99)))
-	if d := math.Abs(float64(got-want)) / float64(want); d > 0.15 {
-		t.Fatalf("response p99 %v is %.0f%% away from the %v the pauses imply (limit 15%%)", got, d*100, want)
+	// Below the schedule is the defect this test exists for (a stall
+	// hidden, as coordinated omission hides it): never allowed. Above it,
+	// the machine may be the cause: on a loaded machine the test's own
+	// goroutine sends SIGCONT late, so the pauses last longer than the
+	// recorded windows (the service time then exceeds the pause), or the
+	// generator itself falls behind. Only then is a high value excused.
+	d := float64(got-want) / float64(want)
+	loaded := time.Duration(res.Service.ValueAtQuantile(99)) > 205*time.Millisecond ||
+		time.Duration(res.Lag.ValueAtQuantile(99)) > 10*time.Millisecond
+	switch {
+	case d < -0.15:
+		t.Fatalf("response p99 %v is %.0f%% below the %v the pauses imply (limit 15%%)", got, -d*100, want)
+	case d > 0.15 && !loaded:
+		t.Fatalf("response p99 %v is %.0f%% above the %v the pauses imply (limit 15%%)", got, d*100, want)
+	case d > 0.15:
+		t.Logf("response p99 %.0f%% above the schedule on a loaded machine (service p99 %v, send lag p99 %v): not held against pacer",
+			d*100, time.Duration(res.Service.ValueAtQuantile(99)), time.Duration(res.Lag.ValueAtQuantile(99)))
 	}
 	// Median: most requests are untouched by the pauses.
 	if p50 := time.Duration(res.Response.ValueAtQuantile(50)); p50 > 20*time.Millisecond {

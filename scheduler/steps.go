@@ -28,10 +28,15 @@ type StepPlan struct {
 	Rate     Rate
 	// Duration is the measured part of the step, after Settle.
 	Duration time.Duration
-	// Settle is sent first, at the step's rate, and not measured: the
-	// requests intended within it are left out of the step's counts,
-	// histograms and intervals (whenever their replies arrive).
+	// Settle is sent first, at the step's rate, and not measured: it is
+	// the step's warmup (OpenConfig.Warmup), whose requests are left out
+	// of the step's counts, histograms and intervals (whenever their
+	// replies arrive) and counted in Result.WarmupCounts.
 	Settle time.Duration
+	// Start, when set, is the clock instant (Now) where the step's
+	// timeline starts (OpenConfig.Start): shards running the same sweep
+	// start each step together. Zero: when the step is set up.
+	Start int64
 	// AbortAfter, when set, stops the step early once the oldest
 	// unanswered request has waited longer than it since its intended
 	// time: the step is then Aborted.
@@ -49,8 +54,7 @@ const abortDrain = 10
 type Step struct {
 	*Result
 	// Index counts the steps from 0; Settle is the step's settle window
-	// (Result.T0 is the start of the measured part, Settle after the
-	// step's timeline began).
+	// (the measured part starts Settle after Result.T0).
 	Index  int
 	Settle time.Duration
 	// Aborted is set when the step was stopped early because its oldest
@@ -84,8 +88,8 @@ func (s *stepHandler) Reply(e *conn.Entry, r conn.Reply, at int64) {
 // next plans step i from the previous step's result (nil for the first);
 // it returns false to stop. cfg holds what the steps share (pacing,
 // drains, lag limit, timeout, redial, mix names, intervals, OnStart);
-// its Name, Timeline, Rate, Duration and Requests are taken from each
-// plan. Each step has its own timeline, recorders, counts and interval
+// its Name, Timeline, Rate, Duration, Requests, Warmup and Start are taken
+// from each plan. Each step has its own timeline, recorders, counts and interval
 // series, and accounts for every request it scheduled (settle excluded).
 //
 // Between steps, the run waits up to cfg.Drain for the step's replies
@@ -124,7 +128,8 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 		}
 		scfg := cfg
 		scfg.Name, scfg.Timeline, scfg.Rate = plan.Name, plan.Timeline, plan.Rate
-		scfg.Duration, scfg.Requests = plan.Settle+plan.Duration, 0
+		scfg.Duration, scfg.Requests, scfg.Warmup = plan.Settle+plan.Duration, 0, plan.Settle
+		scfg.Start = plan.Start
 		if err := scfg.Validate(); err != nil {
 			return steps, err
 		}
@@ -152,7 +157,6 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Commands, cfg OpenConfig, plan StepPlan) (*Step, error) {
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
-	run.settle = plan.Settle
 	alive := 0
 	for i, c := range cur {
 		s := run.addSlot(c)

@@ -59,7 +59,7 @@ func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 		if st.Settle != settle || st.Window < d {
 			t.Fatalf("step %d: settle %v, window %v (want at least %v)", i, st.Settle, st.Window, d)
 		}
-		checkSeries(t, "step", st.Intervals, 50*time.Millisecond, st.Counts, [3]*hdrhistogram.Histogram{st.Response, st.Service, st.Lag})
+		checkSeriesFrom(t, "step", settle, st.Intervals, 50*time.Millisecond, st.Counts, [3]*hdrhistogram.Histogram{st.Response, st.Service, st.Lag})
 		if prevs[i+1] != st {
 			t.Fatalf("next(%d) was not given step %d", i+1, i)
 		}

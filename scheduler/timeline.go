@@ -28,6 +28,19 @@ var (
 	_ counter  = (*Poisson)(nil)
 )
 
+// forker is a Timeline that keeps state between calls (a cursor): fork
+// returns an independent one with the same offsets, for a goroutine other
+// than the pacer's (live totals).
+type forker interface{ fork() Timeline }
+
+// forTimeline returns tl itself when it keeps no state, else a fork.
+func forTimeline(tl Timeline) Timeline {
+	if f, ok := tl.(forker); ok {
+		return f.fork()
+	}
+	return tl
+}
+
 // counter is a Timeline that counts its requests before an offset without
 // walking them: in O(1) (Uniform) or in bounded time (Poisson), whatever
 // the rate and the length.

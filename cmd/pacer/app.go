@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -73,13 +74,21 @@ func init() {
 // a closed stdout or stderr never stop a command or change its exit code,
 // and nothing on stderr shows a password (secrets.go).
 func Main(args []string, stdout, stderr io.Writer) int {
+	return mainWith(context.Background(), os.Stdin, args, stdout, stderr)
+}
+
+// mainWith is Main with the standard input (bench -x reads it) and a parent
+// context given: cancelling parent is a first Ctrl-C, without the message.
+// The CLI fuzz target drives serve, bench -l and the interrupt paths
+// through it without signalling its own process.
+func mainWith(parent context.Context, stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 	sec := findSecrets(args, os.Getenv)
 	out := newGuardedWriter(stdout, "stdout", nil)
 	errw := newGuardedWriter(stderr, "stderr", sec.redact)
 	defer noteLostOutput(out, errw)
-	ctx, stop := watchSignals(errw)
+	ctx, stop := watchSignals(parent, errw)
 	defer stop()
-	code := run(withSecrets(ctx, sec), args, out, errw)
+	code := run(withSecrets(ctx, sec), args, stdin, out, errw)
 	// After the run, and not for a usage error, whose contract is one line.
 	if sec.onCommandLine && code != exitUsage {
 		fmt.Fprintln(errw, passwordWarning)
@@ -94,12 +103,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // run runs the app and turns its error into an exit code, printing the
 // error's one line on stderr.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	app.Reader = stdin
 	if len(args) < 2 {
-		_ = app.Run([]string{"pacer", "--help"})
+		// A usage error, so one line (the overview is pacer --help).
+		var names []string
+		for _, c := range app.Commands {
+			names = append(names, c.Name)
+		}
+		fmt.Fprintf(stderr, "pacer: no command: give one of %s (see pacer --help)\n", strings.Join(names, ", "))
 		return exitUsage
 	}
+	args = helpArgs(args)
 	if name := args[1]; !strings.HasPrefix(name, "-") && app.Command(name) == nil {
 		fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		return exitUsage
@@ -127,27 +143,27 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
 
-// judge maps a test's verdict to an exit code and, when the test failed,
-// says why on stderr: target_lost (the server went away, or nothing
-// completed) is a failed run (1), generator_behind an untrusted one (4). A
-// test that scheduled requests and completed none failed whatever the
-// verdict says, unless it was interrupted before anything could complete.
-func judge(stderr io.Writer, res *scheduler.Result) int {
-	switch {
-	case res == nil:
+// judge applies the trust rule (report.Judge) to a test's result and its
+// SLO verdict (nil without --slo): it sets the result's verdict and reason
+// and returns the exit code. A failed run (target_lost: the server went
+// away, or nothing completed) says why on stderr and is 1; a result that
+// cannot be trusted says why and is 4 (generator_behind); an SLO the
+// server missed is 3.
+func judge(stderr io.Writer, res *scheduler.Result, slo *report.SLOResult) int {
+	if res == nil {
 		return exitOK
-	case res.Verdict == scheduler.VerdictTargetLost:
-		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", res.Name, oneLine(res.VerdictReason))
+	}
+	j := report.Judge(res, slo)
+	res.Verdict, res.VerdictReason = j.Verdict, j.Reason
+	switch j.Outcome {
+	case report.Failed:
+		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", res.Name, oneLine(j.Reason))
 		return exitFailed
-	case !res.Interrupted && res.Counts.Scheduled > 0 && res.Counts.Completed == 0:
-		why := ""
-		if res.FirstError != "" {
-			why = " (first error: " + oneLine(res.FirstError) + ")"
-		}
-		fmt.Fprintf(stderr, "pacer: %s: target lost: none of %d requests completed%s\n", res.Name, res.Counts.Scheduled, why)
-		return exitFailed
-	case res.Verdict != scheduler.VerdictOK:
+	case report.Untrusted:
+		fmt.Fprintf(stderr, "pacer: %s: not trustworthy: %s\n", res.Name, oneLine(j.Reason))
 		return exitUntrusted
+	case report.Violated:
+		return exitSLO
 	}
 	return exitOK
 }
@@ -171,8 +187,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			compareCommand(),
 			fillCommand(),
 			serveCommand(),
+			reportCommand(),
+			mergeCommand(),
 		},
-		HideHelpCommand: true,
+		HideHelpCommand:       true,
+		CustomAppHelpTemplate: appHelpTemplate,
 		// --command templates contain commas (MSET a 1,b 2): no splitting.
 		DisableSliceFlagSeparator: true,
 	}

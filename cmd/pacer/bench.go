@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -21,6 +22,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // benchCommand is `pacer bench`: redis-benchmark's closed loop with its
@@ -52,6 +54,7 @@ func benchCommand() *cli.Command {
 		jsonUse:   "write the pacer.result/v1 JSON to `FILE` (- for stdout)",
 		errorsUse: "show server errors (at most one per second) and keep going, instead of exiting on the first",
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,errors<0.1%; verdicts on stderr, a miss exits 3",
+		latency:   true,
 	})...)
 	flags = append(flags,
 		&cli.BoolFlag{Name: "csv", Usage: "output in CSV format", Category: catOutput},
@@ -96,10 +99,13 @@ type benchConfig struct {
 	rate      scheduler.Rate
 	latency   scheduler.LatencyMode
 	jsonPath  string
+	files     resultFiles
+	text      report.TextOptions
 	slo       report.SLO
 	warnings  []string
-	repeat    int
-	ci        bool
+	tls       *handshakes // nil over plain TCP
+	repeat    int         // runs per test (--repeat)
+	ci        bool        // confidence intervals of the percentiles (--ci)
 }
 
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
@@ -108,6 +114,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
+	cfg.tls = watchTLS(&cfg.target)
 	if cfg.clients, err = parseConns(c); err != nil {
 		return nil, err
 	}
@@ -161,6 +168,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		return nil, err
 	}
 	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo, cfg.interval = out.quiet, out.jsonPath, out.showErrs, out.slo, out.interval
+	cfg.files, cfg.text = out.files, out.text
 	if cfg.repeat, err = parseRepeat(c); err != nil {
 		return nil, err
 	}
@@ -173,7 +181,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		if len(trailing) == 0 {
 			return nil, usageErrorf("-x reads the last argument from stdin: give a command")
 		}
-		last, err := readLastArg(stdin)
+		last, err := readLastArg(stdin, cfg.clients, cfg.pipeline)
 		if err != nil {
 			return nil, err
 		}
@@ -198,20 +206,34 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	return cfg, nil
 }
 
-// readLastArg reads -x's argument from stdin, at most scenarios.MaxValueSize bytes.
-func readLastArg(stdin io.Reader) (string, error) {
-	return readLastArgLimit(stdin, scenarios.MaxValueSize)
+// readLastArg reads -x's argument from stdin: at most what -c × -P copies
+// of it may hold in flight (maxClosedInFlight), and never more than
+// scenarios.MaxValueSize bytes. Reading stops one byte past the limit, so
+// an endless stdin (< /dev/zero) costs the limit, not the machine.
+func readLastArg(stdin io.Reader, clients, pipeline int) (string, error) {
+	limit := int64(scenarios.MaxValueSize)
+	why := "the largest value Redis accepts (proto-max-bulk-len)"
+	if inFlight := int64(maxClosedInFlight) / (int64(clients) * int64(pipeline)); inFlight < limit {
+		limit = inFlight
+		if limit >= 1<<20 {
+			limit &^= 1<<20 - 1 // whole MiB, for the message
+		}
+		why = fmt.Sprintf("the most -c %d × -P %d copies may hold in flight (%s): lower -c or -P", clients, pipeline, formatBytes(maxClosedInFlight))
+	}
+	return readLastArgLimit(stdin, limit, why)
 }
 
-func readLastArgLimit(stdin io.Reader, limit int64) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(stdin, limit+1))
-	if err != nil {
+func readLastArgLimit(stdin io.Reader, limit int64, why string) (string, error) {
+	// A strings.Builder grows by appending and hands its bytes over
+	// without a copy.
+	var b strings.Builder
+	if _, err := io.Copy(&b, io.LimitReader(stdin, limit+1)); err != nil {
 		return "", failed(fmt.Errorf("read stdin: %w", err))
 	}
-	if int64(len(b)) > limit {
-		return "", usageErrorf("-x: stdin holds more than %s, the largest value Redis accepts (proto-max-bulk-len)", formatBytes(limit))
+	if int64(b.Len()) > limit {
+		return "", usageErrorf("-x: stdin holds more than %s, %s", formatBytes(limit), why)
 	}
-	return string(b), nil
+	return b.String(), nil
 }
 
 // payload is what the report header calls the payload: the value size
@@ -240,48 +262,59 @@ func (cfg *benchConfig) title(j workTest) string {
 }
 
 func benchAction(c *cli.Context) error {
-	cfg, err := parseBenchConfig(c, os.Stdin)
+	cfg, err := parseBenchConfig(c, c.App.Reader)
 	if err != nil {
 		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	for _, w := range cfg.warnings {
-		fmt.Fprintln(stderr, w)
-	}
 	jobs := cfg.work.tests
-	if cfg.metrics, err = startMetrics(c, stderr); err != nil {
+	if cfg.metrics, err = startMetrics(c); err != nil {
 		return err
 	}
 	defer cfg.metrics.close()
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
+	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
-		return err
+		return err // a usage error's one line: the warnings come after
 	}
 	defer stopEmbedded()
+	cfg.metrics.announce(stderr)
+	for _, w := range cfg.warnings {
+		fmt.Fprintln(stderr, w)
+	}
 	ctx := c.Context
 	out := stdout
-	if cfg.jsonPath == "-" {
+	if cfg.files.stdout() {
 		out = stderr
 	}
-	info := report.BenchInfo{Clients: cfg.clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads}
-	info.Save, info.AppendOnly, info.HaveConfig = serverConfig(ctx, cfg.target)
+	info := report.BenchInfo{Clients: cfg.clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.text.Percentiles}
+	srv := askServer(ctx, cfg.target, stderr)
+	info.Save, info.AppendOnly, info.HaveConfig = benchConfigOf(srv.id)
 	if !info.HaveConfig {
 		fmt.Fprintln(stderr, "WARNING: Could not fetch server CONFIG")
+	}
+	// redis-benchmark's formats stay as they are: the server's identity
+	// and its side of each test go to stderr, and only with the full
+	// report (not -q, --csv).
+	full := !cfg.quiet && !cfg.csv
+	if full && !cfg.idle && srv.id.Available {
+		fmt.Fprintln(stderr, report.ServerLine(srv.id))
 	}
 	if cfg.idle {
 		return benchIdle(ctx, cfg, out)
 	}
 	doc := &report.Document{
 		Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(srv)), Tests: []report.Test{},
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
+		Server: srv.id,
 	}
 	// With -l every loop's result of a test merges into one (histograms
 	// added, counts summed), so memory stays flat however long it loops.
 	merged := make([]*scheduler.Result, len(jobs))
+	mergedServer := make([]*serverinfo.Stats, len(jobs))
 	// With --repeat each test's runs (merged is then their pool).
 	runs := make([][]*scheduler.Result, len(jobs))
 	writeDoc := func() error {
-		if cfg.jsonPath == "" {
+		if !cfg.files.any() {
 			return nil
 		}
 		doc.Tests = doc.Tests[:0]
@@ -294,50 +327,62 @@ func benchAction(c *cli.Context) error {
 				return err
 			}
 			t.ID, t.Name = jobs[i].id(), cfg.title(jobs[i])
-			t.SLO = cfg.slo.Check(res)
+			if t.SLO, err = cfg.slo.Check(res); err != nil {
+				return err
+			}
 			if cfg.repeat > 1 {
-				if t.Repeats, err = repeatsOf(runs[i], jobs[i].id(), cfg.ci); err != nil {
+				if t.Repeats, err = repeatsOf(runs[i], jobs[i].id(), cfg.ci, cfg.slo); err != nil {
 					return err
 				}
 			}
+			t.Server = mergedServer[i]
+			// A merged result (-l) is judged as one.
+			j := report.Judge(res, t.SLO)
+			t.Verdict, t.VerdictReason = j.Verdict, j.Reason
 			doc.Tests = append(doc.Tests, t)
 		}
-		return writeJSON(stdout, cfg.jsonPath, doc)
+		return cfg.files.write(stdout, doc)
 	}
 	if cfg.csv {
-		if err := report.BenchCSVHeader(out); err != nil {
+		if err := report.BenchCSVHeaderWith(out, cfg.text); err != nil {
 			return failed(err)
 		}
 	}
 	errPrinter := newErrorPrinter(redactingWriter(ctx, out))
 	progress := term.IsTerminal(fdOf(out)) && !cfg.csv
-	sloFailed := false
 	code := exitOK
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = cfg.payload(j)
 			var reps []*scheduler.Result
 			for k := 0; k < cfg.repeat; k++ {
-				res, runErr := cfg.runOne(ctx, j, (round*len(jobs)+i)*cfg.repeat+k, out, stderr, progress, info, errPrinter)
+				res, st, runErr := cfg.runOne(ctx, j, (round*len(jobs)+i)*cfg.repeat+k, out, stderr, progress, info, errPrinter, srv)
 				redactResult(ctx, res)
+				if st != nil && full && res != nil && !res.Interrupted && runErr == nil {
+					fmt.Fprintln(stderr, report.ServerBrief(st))
+				}
+				var sloRes *report.SLOResult
 				if res != nil {
 					reps = append(reps, res)
 					if cfg.repeat > 1 {
 						runs[i] = append(runs[i], res)
 					}
-					if s := cfg.slo.Check(res); s != nil {
-						for _, l := range s.Lines() {
+					var err error
+					if sloRes, err = cfg.slo.Check(res); err != nil {
+						return failed(err)
+					}
+					if sloRes != nil {
+						for _, l := range sloRes.Lines() {
 							fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
 						}
-						if !s.Pass {
-							sloFailed = true
-						}
 					}
-					if cfg.jsonPath != "" {
+					if cfg.files.any() {
 						if merged[i] == nil {
-							merged[i] = cloneResult(res)
+							// A copy: with --repeat the runs stay as they were.
+							merged[i], mergedServer[i] = cloneResult(res), st
 						} else {
 							mergeResult(merged[i], res)
+							mergedServer[i].Merge(st)
 						}
 					}
 				}
@@ -355,7 +400,7 @@ func benchAction(c *cli.Context) error {
 					cfg.printSeed(stderr)
 					return exitCode(exitInterrupted)
 				}
-				code = worst(code, judge(stderr, res))
+				code = worst(code, judge(stderr, res, sloRes))
 			}
 			if err := cfg.writeNotes(out, stderr, j, reps); err != nil {
 				return failed(err)
@@ -372,9 +417,6 @@ func benchAction(c *cli.Context) error {
 		return failed(err)
 	}
 	cfg.printSeed(stderr)
-	if sloFailed {
-		code = worst(code, exitSLO)
-	}
 	if code != exitOK {
 		return exitCode(code)
 	}
@@ -416,12 +458,31 @@ func (cfg *benchConfig) printSeed(stderr io.Writer) {
 	}
 }
 
-// runOne dials, runs and reports one test.
-func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
+// runOne dials, runs and reports one test, and returns what the server
+// counted during it.
+func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
+	cfg.tls.take() // the test's own handshakes only
 	conns, err := dialBench(ctx, cfg.target, cfg.clients, stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	before := srv.before()
+	res, err := cfg.runDialed(ctx, conns, j, n, out, stderr, progress, info, errs)
+	if res == nil {
+		return res, nil, err
+	}
+	res.TLS = cfg.tls.take()
+	// redis-benchmark's output stays as it is: the handshakes go to stderr
+	// with the full report, as the server's side does.
+	if line := report.TLSLine(res); line != "" && !cfg.quiet && !cfg.csv && !res.Interrupted {
+		fmt.Fprintf(stderr, "tls: %s\n", line)
+	}
+	return res, srv.since(before), err
+}
+
+// runDialed runs and reports one test on conns.
+func (cfg *benchConfig) runDialed(ctx context.Context, conns []*conn.Conn, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
+	var err error
 	title := cfg.title(j)
 	var templateErr error
 	ccfg := scheduler.ClosedConfig{
@@ -484,16 +545,16 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 	}
 	switch {
 	case cfg.csv:
-		err = report.BenchCSV(out, title, res)
+		err = report.BenchCSVWith(out, title, res, cfg.text)
 	case cfg.quiet:
-		err = report.BenchQuiet(out, title, res, last)
+		err = report.BenchQuietWith(out, title, res, last, cfg.text)
 		if err == nil {
-			err = report.BenchCommands(out, res, true)
+			err = report.BenchCommandsWith(out, res, true, cfg.text)
 		}
 	default:
 		err = report.BenchFull(out, title, res, info, last)
 		if err == nil {
-			err = report.BenchCommands(out, res, false)
+			err = report.BenchCommandsWith(out, res, false, cfg.text)
 		}
 	}
 	if err != nil {
@@ -537,6 +598,10 @@ func dialBench(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]
 		}
 		return liveConns(all), nil
 	}
+	if errors.Is(err, conn.ErrTLS) {
+		return nil, &exitError{code: exitFailed, raw: true,
+			err: fmt.Errorf("Could not connect to Redis at %s: %v", o.Addr, err)}
+	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {
 		where := o.Addr
@@ -550,26 +615,11 @@ func dialBench(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]
 	return nil, &exitError{code: exitFailed, raw: true, err: fmt.Errorf("Node %s replied with error: %v", o.Addr, err)}
 }
 
-// maxConfigValue bounds the CONFIG GET values the header shows: save and
-// appendonly are a few bytes; anything longer is not a configuration.
-const maxConfigValue = 1024
-
-// serverConfig reads CONFIG GET save and appendonly, as redis-benchmark's
-// header shows them. A reply that is not a short name/value pair counts as
-// no CONFIG (conn.Do bounds what it materialises).
-func serverConfig(ctx context.Context, o conn.Options) (save, aof string, ok bool) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	o.DB, o.ClientTracking, o.RESP3 = 0, false, false
-	get := func(name string) (string, bool) {
-		v, err := conn.Do(ctx, o, "CONFIG", "GET", name)
-		if err != nil || len(v.Elems) != 2 || len(v.Elems[1].Str) > maxConfigValue {
-			return "", false
-		}
-		return v.Elems[1].Str, true
-	}
-	save, ok1 := get("save")
-	aof, ok2 := get("appendonly")
+// benchConfigOf is what redis-benchmark's header shows of the server's
+// configuration: save and appendonly, when CONFIG GET gave both.
+func benchConfigOf(id *serverinfo.Identity) (save, aof string, ok bool) {
+	save, ok1 := id.Config["save"]
+	aof, ok2 := id.Config["appendonly"]
 	return save, aof, ok1 && ok2
 }
 
@@ -610,7 +660,7 @@ func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any 
 		extra["command"] = cfg.work.tests[0].title
 	}
 	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.clients, pipeline: cfg.pipeline,
+		target: cfg.target.Addr, embedded: faults, conns: cfg.clients, pipeline: cfg.pipeline, dial: cfg.target,
 		sizes: cfg.sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, requests: uint64(cfg.requests),
 	}.echo(ctx, extra)
@@ -619,12 +669,21 @@ func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any 
 // mergeResult adds the result of another loop of the same test to into:
 // counts, windows and error codes summed, histograms merged.
 func mergeResult(into, from *scheduler.Result) {
+	if from.TLS != nil {
+		if into.TLS == nil {
+			into.TLS = &scheduler.TLSHandshakes{}
+		}
+		into.TLS.Merge(from.TLS)
+	}
 	into.Counts.Add(from.Counts)
 	into.Window += from.Window
 	into.Clamped += from.Clamped
 	into.ConnsLost += from.ConnsLost
 	into.Reconnects += from.Reconnects
 	into.Blocked += from.Blocked
+	into.HeldSent += from.HeldSent
+	into.HeldUnsent += from.HeldUnsent
+	into.WarmupCounts.Add(from.WarmupCounts)
 	into.DroppedBacklog += from.DroppedBacklog
 	into.Unsolicited += from.Unsolicited
 	into.BytesSent += from.BytesSent

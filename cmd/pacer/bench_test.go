@@ -233,10 +233,10 @@ func TestBenchUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"bench", "--cluster"}, "--cluster is not supported yet"},
-		{[]string{"bench", "--tls"}, "--tls is not supported yet"},
-		{[]string{"bench", "--cacert", "x.pem"}, "--cacert is not supported yet"},
-		{[]string{"bench", "-u", "rediss://h:1"}, "TLS (rediss://) is not supported yet"},
-		{[]string{"bench", "-u", "http://h"}, "redis:// scheme"},
+		{[]string{"bench", "--cacert", "x.pem"}, "--cacert needs --tls"},
+		{[]string{"bench", "--tls", "--cacert", "no-such.pem"}, "--cacert no-such.pem: no such file"},
+		{[]string{"bench", "-u", "rediss://h:1", "--tls-ciphers", "NOPE"}, `unknown or unsupported cipher "NOPE"`},
+		{[]string{"bench", "-u", "http://h"}, "redis:// or rediss://"},
 		{[]string{"bench", "-c", "0"}, "-c 0"},
 		{[]string{"bench", "-n", "0"}, "-n 0"},
 		{[]string{"bench", "-t", "sett"}, `unknown test "sett"`},
@@ -262,7 +262,9 @@ func TestBenchJSONAndRate(t *testing.T) {
 			args = append(args, "--rate", rate)
 		}
 		code, stdout, stderr := pacer(t, args...)
-		if code != 0 {
+		// A throttled loop that fell behind its rate (the limiter forgets
+		// what a busy machine made it miss) is generator_behind: exit 4.
+		if code != 0 && !(rate != "" && code == exitUntrusted) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		var doc struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,9 +13,11 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // compareFractions are the open-loop rates tried without --rate, as
@@ -47,6 +50,7 @@ func compareCommand() *cli.Command {
 		jsonUse:   "write every run as pacer.result/v1 to `FILE` (- for stdout)",
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` every open-loop run must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
+		latency:   true,
 	})...)
 	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
 	return withHelp(&cli.Command{
@@ -67,6 +71,7 @@ func compareCommand() *cli.Command {
 type compareConfig struct {
 	metrics  *liveMetrics
 	target   conn.Options
+	tls      *handshakes // nil over plain TCP
 	conns    int
 	pipeline int
 	duration time.Duration
@@ -90,6 +95,7 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
+	cfg.tls = watchTLS(&cfg.target)
 	if cfg.conns, err = parseConns(c); err != nil {
 		return nil, err
 	}
@@ -160,53 +166,68 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	if cfg.metrics, err = startMetrics(c, stderr); err != nil {
+	if cfg.metrics, err = startMetrics(c); err != nil {
 		return err
 	}
 	defer cfg.metrics.close()
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, nil)
+	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, nil)
 	if err != nil {
 		return err
 	}
 	defer stopEmbedded()
+	cfg.metrics.announce(stderr)
 	out := stdout
-	if cfg.jsonPath == "-" {
+	if cfg.output.files.stdout() {
 		out = stderr
 	}
 	where := cfg.target.Addr
-	if srv != nil {
-		where = fmt.Sprintf("embedded target (%s)", srv.Faults())
+	if emb != nil {
+		where = fmt.Sprintf("embedded target (%s)", emb.Faults())
 	}
-	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n\n",
-		cfg.title, cfg.conns, cfg.pipeline, cfg.duration, where)
-
 	ctx := c.Context
+	srvSide := askServer(ctx, cfg.target, stderr)
+	srvSide.noteConfig()
+	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
+		cfg.title, cfg.conns, cfg.pipeline, cfg.duration, where)
+	if srvSide.id.Available {
+		fmt.Fprintln(out, report.ServerLine(srvSide.id))
+	}
+	fmt.Fprintln(out)
+
 	doc := &report.Document{Schema: report.Schema, Mode: "mixed", Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(srv)), Tests: []report.Test{}}
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
+		Server: srvSide.id}
 	var runs []compareRun
 	finish := func(runErr error) error {
 		code := exitOK
-		for _, r := range runs {
+		slos := make([]*report.SLOResult, len(runs))
+		for i, r := range runs {
 			redactResult(ctx, r.res)
+			if r.res.Mode == "open" {
+				// The SLO judges the open loop: the closed loop's numbers
+				// are the ones that hide queueing.
+				var err error
+				if slos[i], err = cfg.output.slo.Check(r.res); err != nil {
+					return failed(err)
+				}
+			}
+			// The verdict is the trust rule's, before anything is shown.
+			j := report.Judge(r.res, slos[i])
+			r.res.Verdict, r.res.VerdictReason = j.Verdict, j.Reason
 			t, err := report.FromResult(r.res)
 			if err != nil {
 				return failed(err)
 			}
 			// Every run has the test's ID: mode and target_rate tell them apart.
 			t.ID, t.Name = cfg.test.id(), r.label
-			if r.res.Mode == "open" {
-				// The SLO judges the open loop: the closed loop's numbers
-				// are the ones that hide queueing.
-				if t.SLO = cfg.output.slo.Check(r.res); t.SLO != nil && !t.SLO.Pass {
-					code = worst(code, exitSLO)
-				}
-			}
+			t.Server = r.server
+			t.SLO = slos[i]
 			doc.Tests = append(doc.Tests, t)
 		}
 		doc.Interrupted = ctx.Err() != nil
 		// Results reach the file before anything reaches stdout.
-		if cfg.output.jsonPath != "" {
-			if err := writeJSON(stdout, cfg.output.jsonPath, doc); err != nil {
+		if cfg.output.files.any() {
+			if err := cfg.output.files.write(stdout, doc); err != nil {
 				return failed(err)
 			}
 		}
@@ -231,8 +252,8 @@ func compareAction(c *cli.Context) error {
 		case ctx.Err() != nil:
 			return exitCode(exitInterrupted)
 		}
-		for _, r := range runs {
-			code = worst(code, judge(stderr, r.res))
+		for i, r := range runs {
+			code = worst(code, judge(stderr, r.res, slos[i]))
 		}
 		if code != exitOK {
 			return exitCode(code)
@@ -240,9 +261,9 @@ func compareAction(c *cli.Context) error {
 		return nil
 	}
 
-	closed, err := cfg.runClosed(ctx, stderr)
+	closed, st, err := cfg.runClosed(ctx, stderr, srvSide)
 	if closed != nil {
-		runs = append(runs, compareRun{label: closedRunLabel(cfg.title), res: closed})
+		runs = append(runs, compareRun{label: closedRunLabel(cfg.title), res: closed, server: st})
 	}
 	if err != nil || ctx.Err() != nil {
 		return finish(err)
@@ -260,10 +281,10 @@ func compareAction(c *cli.Context) error {
 		}
 	}
 	for i, rate := range rates {
-		res, err := cfg.runOpen(ctx, rate, i, stderr)
+		res, st, err := cfg.runOpen(ctx, rate, i, stderr, srvSide)
 		if res != nil {
 			label := openRunLabel(cfg.title, rate)
-			runs = append(runs, compareRun{label: label, res: res, fraction: fractions[i]})
+			runs = append(runs, compareRun{label: label, res: res, fraction: fractions[i], server: st})
 		}
 		if err != nil || ctx.Err() != nil {
 			return finish(err)
@@ -284,6 +305,7 @@ type compareRun struct {
 	label    string
 	res      *scheduler.Result
 	fraction float64 // of the closed throughput, 0 when --rate was given
+	server   *serverinfo.Stats
 }
 
 // roundRate keeps three significant digits, so rates read well.
@@ -295,12 +317,22 @@ func roundRate(perSec float64) scheduler.Rate {
 	return scheduler.RatePerSecond(math.Round(perSec/p) * p)
 }
 
-func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*scheduler.Result, error) {
+func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
+	cfg.tls.take() // the run's own handshakes only
 	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
 	if err != nil {
-		return nil, failed(err)
+		return nil, nil, failed(err)
 	}
-	conns = liveConns(conns)
+	before := srv.before()
+	res, err := cfg.runClosedOn(ctx, liveConns(conns), stderr)
+	if res == nil {
+		return nil, nil, err
+	}
+	res.TLS = cfg.tls.take()
+	return res, srv.since(before), err
+}
+
+func (cfg *compareConfig) runClosedOn(ctx context.Context, conns []*conn.Conn, stderr io.Writer) (*scheduler.Result, error) {
 	var tplErr error
 	live := make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, "closed", live)
@@ -329,22 +361,34 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer) (*sch
 	return res, nil
 }
 
-func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i int, stderr io.Writer) (*scheduler.Result, error) {
-	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
-	if err != nil {
-		return nil, failed(err)
-	}
+func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i int, stderr io.Writer, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
 	stream, err := cfg.work.stream(cfg.test, cfg.seed+uint64(1000+i))
 	if err != nil {
-		return nil, usageErrorf("command: %v", err)
+		return nil, nil, usageErrorf("command: %v", err)
 	}
+	cfg.tls.take() // the run's own handshakes only
+	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
+	if err != nil {
+		return nil, nil, failed(err)
+	}
+	before := srv.before()
+	res, err := cfg.runOpenOn(ctx, conns, stream, rate, i, stderr)
+	if res == nil {
+		return nil, nil, err
+	}
+	res.TLS = cfg.tls.take()
+	return res, srv.since(before), err
+}
+
+func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, stream scheduler.Commands, rate scheduler.Rate, i int, stderr io.Writer) (*scheduler.Result, error) {
 	var tl scheduler.Timeline = scheduler.Uniform{Rate: rate}
 	if cfg.arrival == "poisson" {
 		tl = scheduler.NewPoisson(rate, cfg.seed+uint64(i))
 	}
-	live := make(chan *scheduler.Live, 1)
+	live, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
-	onStart, endMetrics := cfg.metrics.hook(openRunLabel(cfg.title, rate), metrics.ModeOpen, func(l *scheduler.Live) { live <- l })
+	stopConns := watchConnections(stderr, fmt.Sprintf("%s (open loop at %s req/s)", cfg.title, rate), connCh)
+	onStart, endMetrics := cfg.metrics.hook(openRunLabel(cfg.title, rate), metrics.ModeOpen, func(l *scheduler.Live) { live <- l; connCh <- l })
 	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
 		CommandNames: cfg.test.names, Interval: cfg.output.interval,
@@ -357,6 +401,7 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	})
 	endMetrics()
 	stop()
+	stopConns()
 	if err != nil {
 		return res, failed(err)
 	}
@@ -376,7 +421,7 @@ func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]an
 		extra["command"] = cfg.title
 	}
 	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, pipeline: cfg.pipeline,
+		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, pipeline: cfg.pipeline, dial: cfg.target,
 		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, duration: cfg.duration,
 	}.echo(ctx, extra)
@@ -416,11 +461,78 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 		}
 		b.WriteString("\n")
 	}
-	row("p50", func(s histo.Summary) float64 { return s.P50 })
-	row("p90", func(s histo.Summary) float64 { return s.P90 })
-	row("p99", func(s histo.Summary) float64 { return s.P99 })
-	row("p99.9", func(s histo.Summary) float64 { return s.P999 })
+	var ps []float64
+	if cfg != nil { // nil: pacer report re-rendering a saved comparison
+		ps = cfg.output.text.Percentiles
+	}
+	if len(ps) > 0 {
+		// The chosen percentiles: one row each, from the histograms.
+		cv := report.PercentileMillis(closed.Response, ps)
+		sv, rv := make([][]float64, len(open)), make([][]float64, len(open))
+		for j, r := range open {
+			sv[j], rv[j] = report.PercentileMillis(r.res.Service, ps), report.PercentileMillis(r.res.Response, ps)
+		}
+		for i, p := range ps {
+			fmt.Fprintf(&b, "%-*s%*.3f", first, report.PercentileLabel(p), col, cv[i])
+			for j := range open {
+				fmt.Fprintf(&b, "  %*.3f%*.3f", col, sv[j][i], col, rv[j][i])
+			}
+			b.WriteString("\n")
+		}
+	} else {
+		row("p50", func(s histo.Summary) float64 { return s.P50 })
+		row("p90", func(s histo.Summary) float64 { return s.P90 })
+		row("p99", func(s histo.Summary) float64 { return s.P99 })
+		row("p99.9", func(s histo.Summary) float64 { return s.P999 })
+	}
 	row("max", func(s histo.Summary) float64 { return s.Max })
+	// The server's side and the network: one value per run, in the
+	// closed column and under each open run's service time.
+	cells := func(name string, pick func(compareRun) string) {
+		fmt.Fprintf(&b, "%-*s%*s", first, name, col, pick(runs[0]))
+		for _, r := range open {
+			fmt.Fprintf(&b, "  %*s%*s", col, pick(r), col, "")
+		}
+		b.WriteString("\n")
+	}
+	haveServer, haveBytes, haveTLS := false, false, ""
+	for _, r := range runs {
+		haveServer = haveServer || r.server != nil && r.server.Total().Calls > 0
+		haveBytes = haveBytes || r.res.BytesSent+r.res.BytesReceived > 0
+		if t := r.res.TLS; t != nil && haveTLS == "" {
+			haveTLS = strings.TrimSpace(safetext.Escape(t.Version + " " + t.CipherSuite))
+		}
+	}
+	if haveServer {
+		cells("server per call (µs)", func(r compareRun) string {
+			if t := r.server.Total(); t.Calls > 0 {
+				return strconv.FormatFloat(t.UsecPerCall, 'f', 2, 64)
+			}
+			return "-"
+		})
+		cells("server p99 ≤ (µs)", func(r compareRun) string {
+			if h := r.server.Total().LatencyHistogram; h != nil && h.Calls > 0 {
+				return strconv.FormatUint(h.Percentile(99), 10)
+			}
+			return "-"
+		})
+	}
+	if haveBytes {
+		cells("network out", func(r compareRun) string { return bitsPerSecond(r.res, r.res.BytesSent) })
+		cells("network in", func(r compareRun) string { return bitsPerSecond(r.res, r.res.BytesReceived) })
+	}
+	if haveTLS != "" {
+		handshake := func(q float64) func(compareRun) string {
+			return func(r compareRun) string {
+				if t := r.res.TLS; t != nil && t.Time != nil && t.Time.TotalCount() > 0 {
+					return strconv.FormatFloat(histo.Millis(t.Time.ValueAtPercentile(q)), 'f', 3, 64)
+				}
+				return "-"
+			}
+		}
+		cells("tls handshake p50 (ms)", handshake(50))
+		cells("tls handshake max (ms)", handshake(100))
+	}
 	fmt.Fprintf(&b, "%-*s%*d", first, "completed", col, closed.Counts.Completed)
 	for _, r := range open {
 		fmt.Fprintf(&b, "  %*d%*s", col, r.res.Counts.Completed, col, "")
@@ -436,7 +548,17 @@ func renderCompare(w io.Writer, cfg *compareConfig, runs []compareRun) error {
 	for _, r := range open {
 		fmt.Fprintf(&b, "  %*s%*s", col, r.res.Verdict, col, "")
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	if haveServer {
+		b.WriteString("server: INFO commandstats per call over each run (every client of the server); p99 ≤ is the bound of LATENCY HISTOGRAM's power-of-two bucket\n")
+	}
+	if haveBytes {
+		b.WriteString("network: bytes written to and read from the sockets per second of each run, in bits (1 Mbit/s = 10^6 bit/s)\n")
+	}
+	if haveTLS != "" {
+		fmt.Fprintf(&b, "tls: %s; each run's connections' handshakes, counted in no latency\n", haveTLS)
+	}
+	b.WriteString("\n")
 	if len(open) > 0 {
 		b.WriteString(reading(closed, pickRun(open)) + "\n")
 	}
@@ -459,25 +581,51 @@ func pickRun(open []compareRun) compareRun {
 	return open[best]
 }
 
+// Comparable rates: above compareMaxShare of the closed loop's throughput
+// the open loop overloads the server, and its queueing is overload, not
+// what the closed loop hides: no conclusion. Below compareMinShare the two
+// loops measure different loads: a far higher open-loop p99 still shows
+// what the closed loop hides (a lighter load, more latency), but agreement
+// means nothing.
+const (
+	compareMinShare = 0.5
+	compareMaxShare = 1.05
+)
+
 // reading is the one-sentence interpretation of the gap between the
-// closed loop's p99 and the open loop's response p99.
+// closed loop's p99 and the open loop's response p99. It states the rates
+// compared and concludes only when both runs are trustworthy (verdict ok)
+// and comparable (see compareMinShare).
 func reading(closed *scheduler.Result, r compareRun) string {
 	cp := histo.Summarize(closed.Response).P99
 	op := histo.Summarize(r.res.Response).P99
-	at := fmt.Sprintf("at %s req/s", r.res.TargetRate)
-	if r.fraction > 0 {
-		at += fmt.Sprintf(" (%.0f%% of the closed loop's throughput)", r.fraction*100)
+	cr, or := closed.AchievedRate(), r.res.TargetRate.PerSecond()
+	share := 0.0
+	if cr > 0 {
+		share = or / cr
 	}
-	var s string
-	if op > 2*cp && op-cp > 1 {
-		s = fmt.Sprintf("Closed-loop p99 (%.3f ms) hides %.1f ms of queueing %s: the open loop's response p99 is %.1f ms — coordinated omission.",
-			cp, op-cp, at, op)
-	} else {
-		s = fmt.Sprintf("Open and closed loops agree %s: response p99 %.3f ms against the closed loop's %.3f ms — no hidden queueing at this rate.",
-			at, op, cp)
+	s := fmt.Sprintf("Closed loop at %.0f req/s (its own pace) against open loop at %s req/s (%.0f%% of it)", cr, r.res.TargetRate, 100*share)
+	switch {
+	case closed.Verdict != scheduler.VerdictOK:
+		return s + ": no conclusion, the closed run is not trustworthy (" + closed.Verdict + ": " + closed.VerdictReason + ")."
+	case r.res.Verdict != scheduler.VerdictOK:
+		return s + ": no conclusion, the open run is not trustworthy (" + r.res.Verdict + ": " + r.res.VerdictReason + ")."
+	case share > compareMaxShare:
+		return s + fmt.Sprintf(": no conclusion, the open loop offered more than the closed loop's throughput, so its response p99 (%.3f ms against %.3f ms) shows overload, not hidden queueing.", op, cp)
+	case op > 2*cp && op-cp > 1:
+		// A lighter load with a far higher p99: whatever the share.
+		return s + fmt.Sprintf(": the closed-loop p99 (%.3f ms) hides %.1f ms of queueing, the open loop's response p99 is %.1f ms — coordinated omission.", cp, op-cp, op)
+	case share < compareMinShare:
+		return s + fmt.Sprintf(": no conclusion, the loads are too far apart to compare (response p99 %.3f ms against the closed loop's %.3f ms); run the open loop nearer the closed loop's throughput (--rate).", op, cp)
 	}
-	if r.res.Verdict != scheduler.VerdictOK {
-		s += " (The generator fell behind at this rate: " + r.res.VerdictReason + ".)"
+	return s + fmt.Sprintf(": response p99 %.3f ms against the closed loop's %.3f ms — no hidden queueing at this rate.", op, cp)
+}
+
+// bitsPerSecond is n bytes over r's window as a bit rate ("3.28 Gbit/s"),
+// or "-".
+func bitsPerSecond(r *scheduler.Result, n uint64) string {
+	if secs := r.Window.Seconds(); secs > 0 {
+		return report.BitRate(float64(n) / secs)
 	}
-	return s
+	return "-"
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"strconv"
 	"time"
 
+	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -21,6 +24,9 @@ type commonConfig struct {
 	// faults ("" when the target is not embedded).
 	target   string
 	embedded string
+	// dial is how the connections were made: the user, whether a password
+	// was given (it is echoed as "***") and the TLS settings.
+	dial     conn.Options
 	conns    int
 	pipeline int // 0: no pipeline (the open loop)
 	sizes    scenarios.Sizes
@@ -74,6 +80,17 @@ func (cc commonConfig) echo(ctx context.Context, extra map[string]any) map[strin
 	if cc.embedded != "" {
 		m["embedded"] = cc.embedded
 	}
+	m["user"], m["password"], m["tls"] = nil, nil, nil
+	if cc.dial.Password != "" {
+		user := cc.dial.User
+		if user == "" {
+			user = "default"
+		}
+		m["user"], m["password"] = user, safetext.Mask
+	}
+	if t := cc.dial.TLS; t != nil {
+		m["tls"] = tlsEcho(t)
+	}
 	s := secretsFrom(ctx)
 	for _, k := range []string{"target", "command", "test"} { // the user's text
 		if str, ok := m[k].(string); ok {
@@ -105,4 +122,25 @@ func faultsOf(srv *embedded.Server) string {
 // repeated exactly.
 func printSeed(w io.Writer, seed uint64) {
 	fmt.Fprintf(w, "seed %d (--seed to repeat)\n", seed)
+}
+
+// tlsEcho is the config's "tls": what the client's TLS settings were
+// (files are not named: the certificates that were trusted are what
+// mattered).
+func tlsEcho(t *tls.Config) map[string]any {
+	var suites []string
+	for _, id := range t.CipherSuites {
+		suites = append(suites, tls.CipherSuiteName(id))
+	}
+	ca := "system"
+	if t.RootCAs != nil {
+		ca = "given"
+	}
+	return map[string]any{
+		"server_name":        t.ServerName,
+		"insecure":           t.InsecureSkipVerify,
+		"ca":                 ca,
+		"client_certificate": len(t.Certificates) > 0,
+		"tls12_ciphers":      suites,
+	}
 }

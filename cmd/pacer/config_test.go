@@ -56,6 +56,7 @@ var commonKinds = map[string]string{
 	"target": "string", "connections": "number", "data_size": "string", "keyspace": "number",
 	"key_dist": "string", "seed": "number", "seed_str": "string", "tests": "strings",
 	"pipeline": "number|null", "rate": "number|null", "duration_s": "number|null", "requests": "number|null",
+	"user": "string|null", "password": "string|null", "tls": "object|null",
 }
 
 func kindOf(v any) string {
@@ -66,6 +67,8 @@ func kindOf(v any) string {
 		return "string"
 	case json.Number:
 		return "number"
+	case map[string]any:
+		return "object"
 	case []any:
 		for _, e := range v {
 			if _, ok := e.(string); !ok {

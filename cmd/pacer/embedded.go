@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"time"
@@ -23,9 +24,10 @@ func faultFlags() []cli.Flag {
 
 // embeddedFlags add --embedded to a load command.
 func embeddedFlags() []cli.Flag {
-	return append([]cli.Flag{
-		&cli.BoolFlag{Name: "embedded", Usage: "start an in-process RESP server on a free loopback port and target it (no Redis needed)", Category: catEmbedded},
+	fl := append([]cli.Flag{
+		&cli.BoolFlag{Name: "embedded", Usage: "start an in-process RESP server on a free loopback port and target it (no Redis needed); with --tls it serves TLS, with -a it requires the password", Category: catEmbedded},
 	}, faultFlags()...)
+	return append(fl, embeddedTLSFlags(catEmbedded)...)
 }
 
 // parseFaults reads the fault flags.
@@ -61,20 +63,48 @@ func startEmbedded(c *cli.Context, o *conn.Options, banner io.Writer) (*embedded
 				return nil, func() {}, usageErrorf("--%s needs --embedded (faults are injected by the embedded target)", name)
 			}
 		}
+		for _, name := range []string{"tls-cert", "tls-key"} {
+			if c.IsSet(name) {
+				return nil, func() {}, usageErrorf("--%s needs --embedded (the embedded target serves TLS; pacer serve does too)", name)
+			}
+		}
 		return nil, func() {}, nil
 	}
-	for _, name := range []string{"h", "p", "s", "u", "a", "user"} {
+	for _, name := range []string{"h", "p", "s", "u"} {
 		if c.IsSet(name) {
 			return nil, func() {}, usageErrorf("--embedded targets its own server: drop -%s", name)
 		}
 	}
-	srv, err := embedded.Start(embedded.Config{Faults: faults})
+	// The embedded target serves what the client asks for: TLS with a
+	// certificate the client trusts, and the client's password.
+	serverTLS, err := embeddedTLS(c, o.TLS)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	srv, err := embedded.Start(embedded.Config{Faults: faults, TLS: serverTLS, User: o.User, Password: o.Password})
 	if err != nil {
 		return nil, func() {}, failed(fmt.Errorf("start the embedded target: %w", err))
 	}
 	o.Network, o.Addr = "tcp", srv.Addr()
 	if banner != nil {
-		fmt.Fprintf(banner, "embedded target on %s (%s)\n", srv.Addr(), faults)
+		fmt.Fprintf(banner, "embedded target on %s (%s%s)\n", srv.Addr(), faults, embeddedExtras(serverTLS, o))
 	}
 	return srv, func() { srv.Close() }, nil
+}
+
+// embeddedExtras describes the embedded target's TLS and password for its
+// banner (never the password itself).
+func embeddedExtras(serverTLS *tls.Config, o *conn.Options) string {
+	var s string
+	if serverTLS != nil {
+		s += "; TLS"
+	}
+	if o.Password != "" {
+		user := o.User
+		if user == "" {
+			user = "default"
+		}
+		s += "; password required of user " + user
+	}
+	return s
 }

@@ -133,9 +133,16 @@ func TestCompareShowsCoordinatedOmission(t *testing.T) {
 		t.Fatalf("tests %+v", doc.Tests)
 	}
 	closed, open := doc.Tests[0], doc.Tests[1]
-	if open.Response.P99 < 10*closed.Response.P99 {
-		t.Fatalf("open response p99 %.2f ms is not 10× the closed p99 %.2f ms", open.Response.P99, closed.Response.P99)
+	// 10% of the time stalled: the closed loop's 20 connections see the
+	// stall once each per stall (p99 a few ms on an idle machine), the
+	// open loop's requests 10% of the time (p99 about 90 ms). A loaded
+	// machine raises the closed p99 too, so the gap asked for is 4×.
+	if open.Response.P99 < 4*closed.Response.P99 {
+		t.Fatalf("open response p99 %.2f ms is not 4× the closed p99 %.2f ms", open.Response.P99, closed.Response.P99)
 	}
+	// The stall schedule implies the open percentiles. Below it is the
+	// defect (a hidden stall); above it only a generator that fell behind
+	// (its verdict says so) is excused.
 	for _, c := range []struct {
 		name      string
 		got, want float64
@@ -143,12 +150,18 @@ func TestCompareShowsCoordinatedOmission(t *testing.T) {
 		{"p99", open.Response.P99, 90},
 		{"p99.9", open.Response.P999, 99},
 	} {
-		if math.Abs(c.got-c.want)/c.want > 0.20 {
-			t.Errorf("open response %s %.1f ms, the stall schedule implies %.0f ms (limit 20%%)", c.name, c.got, c.want)
+		d := (c.got - c.want) / c.want
+		if d < -0.20 || (d > 0.20 && open.Verdict == "ok") {
+			t.Errorf("open response %s %.1f ms, the stall schedule implies %.0f ms (limit 20%%, verdict %s)", c.name, c.got, c.want, open.Verdict)
 		}
 	}
-	if !strings.Contains(stdout, "coordinated omission") || !strings.Contains(stdout, "closed loop") {
-		t.Fatalf("no reading of the gap:\n%s", stdout)
+	// The reading concludes only on a trustworthy open run.
+	want := "coordinated omission"
+	if open.Verdict != "ok" {
+		want = "no conclusion, the open run is not trustworthy"
+	}
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "Closed loop at ") {
+		t.Fatalf("no reading of the gap (want %q):\n%s", want, stdout)
 	}
 }
 

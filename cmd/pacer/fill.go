@@ -15,6 +15,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // fillCommand is `pacer fill`: write every key of a keyspace once, with
@@ -56,6 +57,7 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	hs := watchTLS(&o)
 	if c.Args().Len() > 0 {
 		return usageErrorf("fill takes no arguments, got %q (the command is --command)", c.Args().First())
 	}
@@ -100,24 +102,31 @@ func fillAction(c *cli.Context) error {
 		return err
 	}
 	seed := parseSeed(c)
-	mx, err := startMetrics(c, c.App.ErrWriter)
+	mx, err := startMetrics(c)
 	if err != nil {
 		return err
 	}
 	defer mx.close()
+	mx.announce(c.App.ErrWriter)
+	stdout := c.App.Writer
+	if out.jsonPath == "-" {
+		stdout = c.App.ErrWriter // stdout carries the JSON
+	}
+	srv := askServer(c.Context, o, c.App.ErrWriter)
+	srv.noteConfig()
 	cs, err := conn.DialAll(c.Context, o, conns)
 	if err != nil {
 		return failed(fmt.Errorf("cannot connect: %w", err))
 	}
+	// stdout starts with the fill's own line (scripts read it); the
+	// identity goes with the progress, on stderr.
+	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.id))
+	before := srv.before()
 	var buildErr error
 	live := make(chan *scheduler.Live, 1)
 	stopBar := func() {}
 	if !out.quiet {
 		stopBar = fillProgress(c.App.ErrWriter, n, live)
-	}
-	stdout := c.App.Writer
-	if out.jsonPath == "-" {
-		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
 	onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
 	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
@@ -136,7 +145,14 @@ func fillAction(c *cli.Context) error {
 	})
 	endMetrics()
 	stopBar()
+	if res != nil {
+		res.TLS = hs.take()
+	}
 	redactResult(c.Context, res)
+	var st *serverinfo.Stats
+	if res != nil {
+		st = srv.since(before)
+	}
 	if buildErr != nil {
 		return usageErrorf("%v", buildErr)
 	}
@@ -147,13 +163,18 @@ func fillAction(c *cli.Context) error {
 			return failed(jerr)
 		}
 		t.ID = fillID
-		if t.SLO = out.slo.Check(res); t.SLO != nil && !t.SLO.Pass {
+		var serr error
+		if t.SLO, serr = out.slo.Check(res); serr != nil {
+			return failed(serr)
+		}
+		if t.SLO != nil && !t.SLO.Pass {
 			code = exitSLO
 		}
+		t.Server = st
 		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t},
+			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t}, Server: srv.id,
 			Config: commonConfig{
-				target: o.Addr, conns: conns, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
+				target: o.Addr, conns: conns, dial: o, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
 				seed: seed, tests: []string{fillID}, requests: n,
 			}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})}
 		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
@@ -170,8 +191,13 @@ func fillAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(stdout, "filled %d keys (%s bytes each) in %.2f s: %.0f keys/s\n",
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
+	fmt.Fprintln(stdout, report.ServerBrief(st))
 	printSeed(stdout, seed)
-	if s := out.slo.Check(res); s != nil {
+	s, serr := out.slo.Check(res)
+	if serr != nil {
+		return failed(serr)
+	}
+	if s != nil {
 		for _, l := range s.Lines() {
 			fmt.Fprintf(stdout, "fill: %s\n", l)
 		}
@@ -179,7 +205,7 @@ func fillAction(c *cli.Context) error {
 			code = exitSLO
 		}
 	}
-	code = worst(code, judge(c.App.ErrWriter, res)) // nothing completed: exit 1
+	code = worst(code, judge(c.App.ErrWriter, res, s)) // nothing completed: exit 1
 	if code != exitOK {
 		return exitCode(code)
 	}

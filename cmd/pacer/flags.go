@@ -43,33 +43,35 @@ const (
 	catUnsupported = "not supported yet (refused, exit 2)"
 )
 
-var helpCategories = []string{catTarget, catServer, catLoad, catWorkload, catOutput, catEmbedded, catUnsupported}
+var helpCategories = []string{catTarget, catTLS, catServer, catLoad, catWorkload, catOutput, catEmbedded, catUnsupported}
 
 // targetFlags are redis-benchmark's connection flags, with its names and
-// defaults, shared by every load command.
+// defaults, its TLS flags (tlsFlags) and --askpass, shared by every load
+// command.
 func targetFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "h", Value: "127.0.0.1", Usage: "server `HOST`", Category: catTarget},
 		&cli.IntFlag{Name: "p", Value: 6379, Usage: "server `PORT`", Category: catTarget},
 		&cli.StringFlag{Name: "s", Usage: "server unix `SOCKET` (overrides -h and -p)", Category: catTarget},
-		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis://[user:password@]host[:port][/db] (overrides -h, -p, -a, --user, --dbnum)", Category: catTarget},
+		&cli.StringFlag{Name: "u", Usage: "server `URI`: redis[s]://[user:password@]host[:port][/db], rediss: TLS (overrides -h, -p, -a, --user, --dbnum)", Category: catTarget},
 		&cli.StringFlag{Name: "a", Usage: "`PASSWORD` for AUTH (or REDISCLI_AUTH)", Category: catTarget, EnvVars: []string{"REDISCLI_AUTH"}},
-		&cli.StringFlag{Name: "user", Usage: "`NAME` for ACL AUTH (needs -a)", Category: catTarget},
+		&cli.StringFlag{Name: "user", Usage: "`NAME` for ACL AUTH (needs a password)", Category: catTarget},
+		&cli.BoolFlag{Name: "askpass", Usage: "read the password from the terminal, unechoed (from stdin's first line when it is not a terminal); -a and REDISCLI_AUTH are then ignored", Category: catTarget},
 		&cli.IntFlag{Name: "dbnum", Value: 0, Usage: "SELECT database `N` on every connection", Category: catTarget},
 		&cli.BoolFlag{Name: "3", Usage: "RESP3: start every connection with HELLO 3", Category: catTarget},
 		&cli.BoolFlag{Name: "enable-tracking", Usage: "send CLIENT TRACKING on before starting", Category: catTarget},
-	}
+	}, tlsFlags()...)
 }
 
-// unsupportedFlags are redis-benchmark's cluster and TLS flags: accepted
-// by every load command and refused the same way until support lands.
-var unsupportedNames = []string{"cluster", "tls", "sni", "cacert", "cacertdir", "insecure", "cert", "key", "tls-ciphers", "tls-ciphersuites"}
+// unsupportedFlags are redis-benchmark's cluster flags: accepted by every
+// load command and refused the same way until support lands.
+var unsupportedNames = []string{"cluster"}
 
 func unsupportedFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, n := range unsupportedNames {
 		switch n {
-		case "cluster", "tls", "insecure":
+		case "cluster":
 			out = append(out, &cli.BoolFlag{Name: n, Usage: "(not supported yet)", Category: catUnsupported})
 		default:
 			out = append(out, &cli.StringFlag{Name: n, Usage: "`X` (not supported yet)", Category: catUnsupported})
@@ -78,11 +80,11 @@ func unsupportedFlags() []cli.Flag {
 	return out
 }
 
-// checkUnsupported refuses the cluster and TLS flags, in every command.
+// checkUnsupported refuses the cluster flags, in every command.
 func checkUnsupported(c *cli.Context) error {
 	for _, name := range unsupportedNames {
 		if c.IsSet(name) {
-			return usageErrorf("--%s is not supported yet (cluster mode and TLS are planned)", name)
+			return usageErrorf("--%s is not supported yet (cluster mode is planned)", name)
 		}
 	}
 	return nil
@@ -121,18 +123,32 @@ func workloadFlags(s workloadSpec) []cli.Flag {
 // outputSpec words a command's output flags.
 type outputSpec struct {
 	quietUse, errorsUse, sloUse, jsonUse string
+	// latency adds --hdr-log, --hdr-spectrum and --percentiles (the
+	// commands that measure latency: run, bench, compare).
+	latency bool
 }
 
-// outputFlags are -q, --json, -e, --slo, --interval and --metrics-addr.
+// outputFlags are -q, --json, -e, --slo, --slo-window, --interval and
+// --metrics-addr, and with spec.latency --hdr-log, --hdr-spectrum and
+// --percentiles.
 func outputFlags(s outputSpec) []cli.Flag {
-	return []cli.Flag{
+	fl := []cli.Flag{
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
 		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
 		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
+		&cli.DurationFlag{Name: "slo-window", Usage: "require every window of `DURATION` (a multiple of --interval) to meet --slo, not just the whole test; each clause reports its worst window", Category: catOutput},
 		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each test into intervals of `DURATION` (at least %s) with their own counts and histograms (JSON intervals)", minInterval), Category: catOutput},
 		metricsFlag(),
 	}
+	if s.latency {
+		fl = append(fl,
+			&cli.StringFlag{Name: "hdr-log", Usage: "write the HdrHistogram interval log (.hlog, a histogram per interval and tag) to `FILE` (- for stdout)", Category: catOutput},
+			&cli.StringFlag{Name: "hdr-spectrum", Usage: "write the latency's percentile distribution (.hgrm, ms) to `FILE`, further tests to FILE.<test>.hgrm (- for stdout)", Category: catOutput},
+			&cli.StringFlag{Name: "percentiles", Usage: "`LIST` of percentiles the text prints, e.g. 50,90,99,99.9,99.99", DefaultText: "each format's own", Category: catOutput},
+		)
+	}
+	return fl
 }
 
 // minInterval is the shortest --interval: each interval costs about a
@@ -146,6 +162,10 @@ type outputConfig struct {
 	showErrs bool
 	slo      report.SLO
 	interval time.Duration
+	// files are the result files (--json, --hdr-log, --hdr-spectrum).
+	files resultFiles
+	// text holds --percentiles.
+	text report.TextOptions
 }
 
 func parseOutput(c *cli.Context) (outputConfig, error) {
@@ -159,10 +179,26 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 			return o, usageErrorf("%v", err)
 		}
 	}
-	if o.jsonPath != "" {
-		if err := checkOutputPath(o.jsonPath); err != nil {
-			return o, usageErrorf("--json: %v", err)
+	if c.IsSet("slo-window") {
+		w := c.Duration("slo-window")
+		switch {
+		case !c.IsSet("slo"):
+			return o, usageErrorf("--slo-window %s needs --slo", w)
+		case w <= 0 || w%o.interval != 0:
+			return o, usageErrorf("--slo-window %s: want a positive multiple of --interval %s", w, o.interval)
 		}
+		o.slo.Window = w
+	}
+	o.files = resultFiles{json: o.jsonPath, hdrLog: c.String("hdr-log"), hdrSpectrum: c.String("hdr-spectrum")}
+	if err := o.files.check(); err != nil {
+		return o, err
+	}
+	if c.IsSet("percentiles") {
+		ps, err := report.ParsePercentiles(c.String("percentiles"))
+		if err != nil {
+			return o, usageErrorf("%v", err)
+		}
+		o.text.Percentiles = ps
 	}
 	return o, nil
 }
@@ -324,10 +360,11 @@ func helpArgs(args []string) []string {
 // exitCodeHelp is the exit-code table every help ends with.
 const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1, 4, 3):
    0    ok
-   1    the run failed (no server, every connection lost: verdict target_lost)
+   1    the run failed (no server, every connection lost or nothing completed: verdict target_lost)
    2    usage: a bad flag or argument, one line on stderr
-   3    a test missed its --slo
-   4    the result is not trustworthy (verdict generator_behind)
+   3    a test missed its --slo, and the generator's lateness cannot explain it
+   4    the result is not trustworthy (verdict generator_behind): a material send lag,
+        a violation the lag could explain, or a passing SLO on an under-delivered load
    130  interrupted by Ctrl-C, SIGTERM or SIGHUP (partial results are printed and written)
    131  SIGQUIT: every goroutine's stack on stderr
 `

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -53,6 +54,12 @@ func TestBadInvocations(t *testing.T) {
 		{"run", "--rate", "1k", "--slo", "p99<soon"},
 		{"run", "--rate", "1k", "--slo", "latency<5ms"},
 		{"run", "--rate", "1k", "--slo", "errors<200%"},
+		{"run", "--rate", "1k", "--slo", "p99<5ms", "--slo-window", "1500ms"},
+		{"run", "--rate", "1k", "--slo", "p99<5ms", "--slo-window", "250ms", "--interval", "100ms"},
+		{"run", "--rate", "1k", "--slo", "p99<5ms", "--slo-window", "0s"},
+		{"run", "--rate", "1k", "--slo-window", "10s"},
+		{"bench", "--slo", "p99<5ms", "--slo-window", "1500ms"},
+		{"compare", "--slo-window", "10s"},
 		{"run", "--rate", "1k", "--json", filepath.Join(notDir, "x.json")},
 		{"run", "--rate", "1k", "--json", filepath.Join(dir, "missing", "x.json")},
 		{"run", "--rate", "1k", "-t", "get", "--", "SET", "a", "b"},
@@ -64,7 +71,12 @@ func TestBadInvocations(t *testing.T) {
 		{"run", "--rate", "1k", "--no-such-flag"},
 		{"bench", "-n", "-5"},
 		{"bench", "-c", "0"},
-		{"bench", "--tls"},
+		{"bench", "--tls", "--cert", "client.crt"},
+		{"bench", "--tls", "--tls-ciphers", "NULL-MD5"},
+		{"run", "--rate", "1k", "--sni", "redis.example"},
+		{"run", "--rate", "1k", "--tls", "-s", "/tmp/redis.sock"},
+		{"serve", "--tls-cert", "server.crt"},
+		{"serve", "--user", "alice"},
 		{"bench", "--cluster"},
 		{"bench", "--slo", "p99<"},
 		{"bench", "-u", "redis://"},
@@ -571,34 +583,47 @@ func TestTargetLostMidRunExits1(t *testing.T) {
 	if code != exitFailed || !strings.Contains(stderr, "target lost") {
 		t.Fatalf("exit %d, want 1 with the reason on stderr; stderr %q", code, stderr)
 	}
+	// The drop was said as it happened.
+	if !strings.Contains(stderr, " lost by ") || !strings.Contains(stderr, "0 of 2 open; requests wait for a reconnect") {
+		t.Fatalf("no line about the lost connections; stderr %q", stderr)
+	}
 }
 
-// TestJudge: the verdict's exit code, and the reason on stderr when failed.
+// TestJudge: the trust rule's outcome as an exit code, and the reason on
+// stderr when the run failed or cannot be trusted (the rule itself is
+// tested on crafted results in package report).
 func TestJudge(t *testing.T) {
 	counts := func(scheduled, completed uint64) scheduler.Counts {
-		return scheduler.Counts{Scheduled: scheduled, Completed: completed, Errors: scheduled - completed}
+		return scheduler.Counts{Scheduled: scheduled, Sent: scheduled, Completed: completed, Errors: scheduled - completed}
 	}
+	behind := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: scheduler.RatePerSecond(1000), LagLimit: time.Millisecond,
+		Counts: scheduler.Counts{Scheduled: 1000, Sent: 900, Completed: 900, Unsent: 100}}
 	for _, tc := range []struct {
 		name string
 		res  *scheduler.Result
+		slo  *report.SLOResult
 		want int
 		says string
 	}{
-		{"none", nil, exitOK, ""},
-		{"ok", &scheduler.Result{Verdict: scheduler.VerdictOK, Counts: counts(10, 10)}, exitOK, ""},
-		{"behind", &scheduler.Result{Verdict: scheduler.VerdictGeneratorBehind, Counts: counts(10, 10)}, exitUntrusted, ""},
-		{"lost", &scheduler.Result{Name: "GET", Verdict: scheduler.VerdictTargetLost, VerdictReason: "every connection gone", Counts: counts(10, 4)},
+		{"none", nil, nil, exitOK, ""},
+		{"ok", &scheduler.Result{Mode: "closed", Verdict: scheduler.VerdictOK, Counts: counts(10, 10)}, nil, exitOK, ""},
+		{"behind", behind, nil, exitUntrusted, "pacer: GET: not trustworthy: only 90.00% of scheduled requests were sent"},
+		{"slo violated", &scheduler.Result{Mode: "closed", Counts: counts(10, 10)}, &report.SLOResult{}, exitSLO, ""},
+		{"lost", &scheduler.Result{Name: "GET", Verdict: scheduler.VerdictTargetLost, VerdictReason: "every connection gone", Counts: counts(10, 4)}, nil,
 			exitFailed, "pacer: GET: target lost: every connection gone"},
-		{"nothing completed", &scheduler.Result{Name: "SET", Verdict: scheduler.VerdictOK, Counts: counts(10, 0), FirstError: "NOAUTH Authentication required."},
+		{"nothing completed", &scheduler.Result{Name: "SET", Verdict: scheduler.VerdictOK, Counts: counts(10, 0), FirstError: "NOAUTH Authentication required."}, nil,
 			exitFailed, "pacer: SET: target lost: none of 10 requests completed (first error: NOAUTH Authentication required.)"},
-		{"closed loop, nothing completed", &scheduler.Result{Name: "GET", Mode: "closed", Verdict: scheduler.VerdictOK, Counts: counts(5, 0)},
+		{"closed loop, nothing completed", &scheduler.Result{Name: "GET", Mode: "closed", Verdict: scheduler.VerdictOK, Counts: counts(5, 0)}, nil,
 			exitFailed, "none of 5 requests completed"},
-		{"interrupted before anything completed", &scheduler.Result{Verdict: scheduler.VerdictOK, Counts: counts(3, 0), Interrupted: true}, exitOK, ""},
-		{"nothing scheduled", &scheduler.Result{Verdict: scheduler.VerdictOK}, exitOK, ""},
+		{"interrupted before anything completed", &scheduler.Result{Verdict: scheduler.VerdictOK, Counts: counts(3, 0), Interrupted: true}, nil, exitOK, ""},
+		{"nothing scheduled", &scheduler.Result{Verdict: scheduler.VerdictOK}, nil, exitOK, ""},
 	} {
 		var stderr syncBuffer
-		if got := judge(&stderr, tc.res); got != tc.want || !strings.Contains(stderr.String(), tc.says) || (tc.says == "") != (stderr.String() == "") {
+		if got := judge(&stderr, tc.res, tc.slo); got != tc.want || !strings.Contains(stderr.String(), tc.says) || (tc.says == "") != (stderr.String() == "") {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.name, got, stderr.String(), tc.want, tc.says)
 		}
+	}
+	if behind.Verdict != scheduler.VerdictGeneratorBehind {
+		t.Errorf("judge left the verdict %q", behind.Verdict)
 	}
 }

@@ -21,9 +21,10 @@ type liveMetrics struct {
 	srv *metrics.Server
 }
 
-// startMetrics binds --metrics-addr, before anything else runs, and says
-// where on stderr. A bad address or a port in use is a usage error.
-func startMetrics(c *cli.Context, stderr io.Writer) (*liveMetrics, error) {
+// startMetrics binds --metrics-addr, before anything else runs; announce
+// says where, once every usage error had its chance (exit 2 prints one
+// line). A bad address or a port in use is a usage error.
+func startMetrics(c *cli.Context) (*liveMetrics, error) {
 	if !c.IsSet("metrics-addr") {
 		return nil, nil
 	}
@@ -38,8 +39,14 @@ func startMetrics(c *cli.Context, stderr io.Writer) (*liveMetrics, error) {
 	case err != nil:
 		return nil, usageErrorf("--metrics-addr %s: cannot listen: %v", addr, err)
 	}
-	fmt.Fprintf(stderr, "metrics on http://%s%s\n", srv.Addr(), metrics.Path)
 	return &liveMetrics{srv: srv}, nil
+}
+
+// announce says on stderr where the metrics are served; nil-safe.
+func (m *liveMetrics) announce(stderr io.Writer) {
+	if m != nil {
+		fmt.Fprintf(stderr, "metrics on http://%s%s\n", m.srv.Addr(), metrics.Path)
+	}
 }
 
 // close stops serving; nil-safe.

@@ -323,7 +323,8 @@ func TestMetricsBenchAndFill(t *testing.T) {
 		code, _, stderr = pacer(t, "bench", "--embedded", "-t", "get,set", "-n", "1000", "--rate", "2k", "-c", "2", "-q", "--metrics-addr", addr)
 	}()
 	seen := scrapeWhile(addr, "pacer_target_requests_per_second", done)
-	if code != exitOK {
+	// A throttled loop that fell behind its rate is generator_behind (4).
+	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("bench: exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/pacer-load/pacer/report"
@@ -127,4 +130,103 @@ func checkpointJSON(path string, doc *report.Document) error {
 		return nil
 	}
 	return writeJSON(nil, path, doc)
+}
+
+// resultFiles are the files a load command writes from its result
+// document: --json, --hdr-log and --hdr-spectrum ("" for none, "-" for
+// stdout). All follow the output rules above; at most one can be stdout.
+type resultFiles struct {
+	json, hdrLog, hdrSpectrum string
+}
+
+// check verifies the paths before anything runs: each can be written, at
+// most one is stdout, and no two name the same file.
+func (f resultFiles) check() error {
+	named := []struct{ flag, path string }{{"--json", f.json}, {"--hdr-log", f.hdrLog}, {"--hdr-spectrum", f.hdrSpectrum}}
+	for i, a := range named {
+		if a.path == "" {
+			continue
+		}
+		if err := checkOutputPath(a.path); err != nil {
+			return usageErrorf("%s: %v", a.flag, err)
+		}
+		for _, b := range named[:i] {
+			if b.path == "" {
+				continue
+			}
+			if a.path == stdoutPath && b.path == stdoutPath {
+				return usageErrorf("%s - and %s -: only one output can go to stdout", b.flag, a.flag)
+			}
+			if a.path != stdoutPath && sameOutput(a.path, b.path) {
+				return usageErrorf("%s and %s both name %s: give each its own file", b.flag, a.flag, a.path)
+			}
+		}
+	}
+	return nil
+}
+
+// sameOutput reports whether two output paths are the same file (a device
+// such as /dev/null may take several outputs).
+func sameOutput(a, b string) bool {
+	if a == os.DevNull || b == os.DevNull {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && sa.Mode().IsRegular() && os.SameFile(sa, sb)
+}
+
+// any reports whether a result file was asked for.
+func (f resultFiles) any() bool { return f.json != "" || f.hdrLog != "" || f.hdrSpectrum != "" }
+
+// stdout reports whether one of them goes to stdout, which then carries
+// nothing else (the text moves to stderr).
+func (f resultFiles) stdout() bool {
+	return f.json == stdoutPath || f.hdrLog == stdoutPath || f.hdrSpectrum == stdoutPath
+}
+
+// write writes every result file from doc: the JSON, the interval log and
+// the spectrum ("-": stdout).
+func (f resultFiles) write(stdout io.Writer, doc *report.Document) error {
+	if f.json != "" {
+		if err := writeJSON(stdout, f.json, doc); err != nil {
+			return err
+		}
+	}
+	if f.hdrLog != "" {
+		var b bytes.Buffer
+		if err := report.WriteHdrLog(&b, doc); err != nil {
+			return err
+		}
+		if err := writeOutput(stdout, f.hdrLog, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	if f.hdrSpectrum != "" {
+		outs, err := report.SpectrumOutputs(f.hdrSpectrum, doc)
+		if err != nil {
+			return fmt.Errorf("--hdr-spectrum: %w", err)
+		}
+		for _, o := range outs {
+			if err := writeOutput(stdout, o.Path, o.Data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkpoint writes the result files that are files (not stdout) from the
+// document so far, before the test's human output (see checkpointJSON).
+func (f resultFiles) checkpoint(doc *report.Document) error {
+	g := f
+	for _, p := range []*string{&g.json, &g.hdrLog, &g.hdrSpectrum} {
+		if *p == stdoutPath {
+			*p = ""
+		}
+	}
+	return g.write(nil, doc)
 }

@@ -147,6 +147,12 @@ func formatProgress(label string, l *scheduler.Live, last, now scheduler.Progres
 	case l.Requests > 0 && l.Requests < 1<<62:
 		fmt.Fprintf(&b, " %3.0f%%", 100*float64(now.Completed+now.Errors)/float64(l.Requests))
 	}
+	if now.Elapsed < l.Warmup {
+		b.WriteString(" warmup")
+	}
+	if l.Stages != nil {
+		fmt.Fprintf(&b, "  target %.0f/s", l.Stages.RateAt(int64(now.Elapsed)))
+	}
 	fmt.Fprintf(&b, "  sent %.0f/s  completed %.0f/s  p50 %.3f ms  p99 %.3f ms  in-flight %d  oldest %s  errors %d",
 		float64(now.Sent-last.Sent)/dt, float64(now.Completed-last.Completed)/dt,
 		histo.Millis(p50), histo.Millis(p99), now.InFlight, age(now.OldestAge), now.Errors)

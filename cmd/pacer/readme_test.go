@@ -26,7 +26,9 @@ const readmeShortLimit = 5 * time.Second
 
 // readmeExamples returns every line of a ```sh block of the README that
 // invokes pacer (`pacer ...` or `go run ./cmd/pacer ...`), split into
-// arguments, without the program name.
+// arguments, without the program name. Leading VAR=value assignments
+// (REDISCLI_AUTH=... pacer run ...) are kept in front of the arguments:
+// envOf splits them off.
 func readmeExamples(t *testing.T, text string) [][]string {
 	t.Helper()
 	var out [][]string
@@ -47,14 +49,27 @@ func readmeExamples(t *testing.T, text string) [][]string {
 		if err != nil {
 			t.Fatalf("README line %q: %v", line, err)
 		}
+		env, args := envOf(args)
 		switch {
 		case len(args) >= 1 && args[0] == "pacer":
-			out = append(out, args[1:])
+			out = append(out, append(env, args[1:]...))
 		case len(args) >= 3 && args[0] == "go" && args[1] == "run" && args[2] == "./cmd/pacer":
-			out = append(out, args[3:])
+			out = append(out, append(env, args[3:]...))
 		}
 	}
 	return out
+}
+
+// envOf splits leading VAR=value words off a command line.
+func envOf(args []string) (env, rest []string) {
+	for len(args) > 0 {
+		name, _, ok := strings.Cut(args[0], "=")
+		if !ok || name == "" || strings.HasPrefix(name, "-") || strings.ToUpper(name) != name {
+			break
+		}
+		env, args = append(env, args[0]), args[1:]
+	}
+	return env, args
 }
 
 // shellWords splits a command line as sh would for these examples: quotes
@@ -98,6 +113,9 @@ func shellWords(s string) ([]string, error) {
 // used instead, unless it runs on the embedded target. Output files go to
 // dir. It returns the arguments and the exit codes the docs allow.
 func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
+	if len(args) > 0 && (args[0] == "report" || args[0] == "merge") { // files only
+		return reportExample(args, dir), []int{exitOK}
+	}
 	var out []string
 	embedded := false
 	for i := 0; i < len(args); i++ {
@@ -110,7 +128,7 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 		case "-h", "-p", "-s", "-u":
 			i++ // and its value
 			continue
-		case "--json":
+		case "--json", "--hdr-log", "--hdr-spectrum":
 			if i+1 < len(args) && args[i+1] != "-" {
 				out = append(out, a, filepath.Join(dir, filepath.Base(args[i+1])))
 				i++
@@ -130,10 +148,43 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 		// Whether the generator kept its send-lag limit depends on the
 		// machine's load, and an SLO on its latency too: documented outcomes.
 		codes = append(codes, exitUntrusted, exitSLO)
+	case len(out) > 0 && out[0] == "bench" && hasArg(out, "--rate"):
+		// So does whether a throttled closed loop keeps its rate.
+		codes = append(codes, exitUntrusted, exitSLO)
 	case hasArg(out, "--slo"):
 		codes = append(codes, exitSLO)
 	}
 	return out, codes
+}
+
+// reportExample rewrites a pacer report example: its files (the
+// documents it reads, --plot and --html) are in dir.
+func reportExample(args []string, dir string) []string {
+	out := []string{args[0]}
+	for _, a := range args[1:] {
+		switch name, value, ok := strings.Cut(a, "="); {
+		case ok && (name == "--plot" || name == "--html"):
+			a = name + "=" + filepath.Join(dir, filepath.Base(value))
+		case a != "-" && !strings.HasPrefix(a, "-"):
+			a = filepath.Join(dir, filepath.Base(a))
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// reportInputs are the documents a report example reads.
+func reportInputs(args []string) []string {
+	var in []string
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--plot" || a == "--html":
+			i++
+		case strings.HasSuffix(a, ".json") && !strings.HasPrefix(a, "-"):
+			in = append(in, a)
+		}
+	}
+	return in
 }
 
 func hasArg(args []string, name string) bool {
@@ -165,6 +216,8 @@ func estimate(args []string) time.Duration {
 	switch args[0] {
 	case "sweep":
 		return estimateSweep(args)
+	case "report", "merge":
+		return time.Second
 	case "run":
 		if hasArg(args, "-n") && !hasArg(args, "--duration") {
 			return readmeShortLimit + time.Second // depends on the rate: call it slow
@@ -229,21 +282,39 @@ func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 	bin := pacerBinary(t)
 	srv := redistest.Start(t)
 	dir := t.TempDir()
+	skipped := map[string]bool{} // result files of examples skipped by -short
 	for _, ex := range examples {
+		env, ex := envOf(ex)
 		args, codes := loopbackExample(ex, srv.PortString(), dir)
-		name := strings.Join(ex, " ")
+		name := strings.Join(append(env, ex...), " ")
 		if args[0] == "serve" {
 			continue // runs until Ctrl-C: TestServeUntilInterrupted
 		}
 		if testing.Short() && estimate(args) > readmeShortLimit {
 			t.Logf("-short: skipping %q", name)
+			for i, a := range args {
+				if a == "--json" && i+1 < len(args) {
+					skipped[args[i+1]] = true
+				}
+			}
 			continue
+		}
+		if args[0] == "report" || args[0] == "merge" {
+			reads := false
+			for _, in := range reportInputs(args) {
+				reads = reads || skipped[in]
+			}
+			if reads {
+				t.Logf("-short: skipping %q (it reads the result of a skipped example)", name)
+				continue
+			}
 		}
 		if _, err := srv.Do("FLUSHALL"); err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), readmeExampleLimit)
 		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), env...)
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = nil, &stderr
 		start := time.Now()
@@ -284,13 +355,34 @@ func TestReadmeExampleRewriting(t *testing.T) {
 	if w, _ := shellWords(`pacer run --slo 'p99<2ms,errors<0.1%' -h 10.0.0.5   # a comment`); strings.Join(w, "|") != "pacer|run|--slo|p99<2ms,errors<0.1%|-h|10.0.0.5" {
 		t.Fatalf("shellWords: %q", w)
 	}
+	if ex := readmeExamples(t, "```sh\nREDISCLI_AUTH=pw pacer run --embedded -a=x\necho x | pacer run\n```\n"); len(ex) != 1 || strings.Join(ex[0], " ") != "REDISCLI_AUTH=pw run --embedded -a=x" {
+		t.Fatalf("examples %q", ex)
+	}
+	if env, rest := envOf([]string{"REDISCLI_AUTH=pw", "A_B=1", "run", "-a=x"}); len(env) != 2 || strings.Join(rest, " ") != "run -a=x" {
+		t.Fatalf("envOf: %q %q", env, rest)
+	}
 	args, codes := loopbackExample([]string{"compare", "-h", "10.0.0.5", "-p", "7000", "-t", "set", "--json", "compare.json"}, "4242", "/tmp/x")
 	if got := strings.Join(args, " "); got != "compare -h 127.0.0.1 -p 4242 -t set --json /tmp/x/compare.json" || len(codes) != 3 {
 		t.Fatalf("rewritten to %q %v", got, codes)
 	}
+	args, _ = loopbackExample([]string{"run", "--embedded", "--hdr-log", "run.hlog", "--hdr-spectrum", "-"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "run --embedded --hdr-log /tmp/x/run.hlog --hdr-spectrum -" {
+		t.Fatalf("rewritten to %q", got)
+	}
 	args, _ = loopbackExample([]string{"bench", "-u", "redis://10.0.0.5:6379", "--", "-h", "x"}, "4242", "/tmp/x")
 	if got := strings.Join(args, " "); got != "bench -h 127.0.0.1 -p 4242 -- -h x" {
 		t.Fatalf("rewritten to %q", got)
+	}
+	args, codes = loopbackExample([]string{"report", "a.json", "out/b.json", "--plot", "p.png", "--html=h/p.html"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "report /tmp/x/a.json /tmp/x/b.json --plot /tmp/x/p.png --html=/tmp/x/p.html" || len(codes) != 1 {
+		t.Fatalf("rewritten to %q %v", got, codes)
+	}
+	if in := reportInputs(args); strings.Join(in, " ") != "/tmp/x/a.json /tmp/x/b.json" {
+		t.Fatalf("report inputs %q", in)
+	}
+	args, codes = loopbackExample([]string{"merge", "s-1.json", "s-2.json", "-o", "out/m.json"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "merge /tmp/x/s-1.json /tmp/x/s-2.json -o /tmp/x/m.json" || len(codes) != 1 {
+		t.Fatalf("rewritten to %q %v", got, codes)
 	}
 	args, _ = loopbackExample([]string{"compare", "--embedded", "--stall", "100ms"}, "4242", "/tmp/x")
 	if strings.Contains(strings.Join(args, " "), "4242") {

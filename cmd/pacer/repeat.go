@@ -55,6 +55,10 @@ func cloneResult(r *scheduler.Result) *scheduler.Result {
 	c := *r
 	c.Response, c.Service, c.Lag, c.Micros = copyHist(r.Response), copyHist(r.Service), copyHist(r.Lag), copyHist(r.Micros)
 	c.ErrorCodes = maps.Clone(r.ErrorCodes)
+	if r.TLS != nil {
+		c.TLS = &scheduler.TLSHandshakes{}
+		c.TLS.Merge(r.TLS)
+	}
 	c.Intervals = slices.Clone(r.Intervals)
 	c.Commands = make([]scheduler.CommandResult, len(r.Commands))
 	for i, cr := range r.Commands {
@@ -90,20 +94,35 @@ func testJSON(r *scheduler.Result, ci bool) (report.Test, error) {
 	return t, nil
 }
 
-// repeatsOf summarises the runs of one test: their figures and JSON.
-func repeatsOf(rs []*scheduler.Result, id string, ci bool) (*report.Repeats, error) {
+// repeatsOf summarises the runs of one test: their figures and JSON, each
+// run with its own SLO clauses and verdict (the trust rule applied to it
+// alone; the test's own are those of the runs pooled).
+func repeatsOf(rs []*scheduler.Result, id string, ci bool, slo report.SLO) (*report.Repeats, error) {
 	figs := make([]map[string]float64, len(rs))
 	runs := make([]report.Test, len(rs))
 	for i, r := range rs {
 		figs[i] = report.Figures(r)
+		sr, err := slo.Check(r)
+		if err != nil {
+			return nil, err
+		}
+		judgeSilently(r, sr)
 		t, err := testJSON(r, ci)
 		if err != nil {
 			return nil, err
 		}
-		t.ID = id
+		t.ID, t.SLO = id, sr
 		runs[i] = t
 	}
 	return report.NewRepeats(figs, runs), nil
+}
+
+// judgeSilently sets r's verdict by the trust rule (report.Judge) without
+// a word on stderr: for the runs of a repeated test, which is judged, and
+// speaks, as their pool.
+func judgeSilently(r *scheduler.Result, slo *report.SLOResult) {
+	j := report.Judge(r, slo)
+	r.Verdict, r.VerdictReason = j.Verdict, j.Reason
 }
 
 // runName labels run k (from 0) of n of a test.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -12,13 +14,16 @@ import (
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 func runCommand() *cli.Command {
 	flags := targetFlags()
 	flags = append(flags,
-		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required)", Category: catLoad},
-		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "`DURATION` of each test's timeline", Category: catLoad},
+		&cli.StringFlag{Name: "rate", Usage: "target `RATE` in requests per second: 2500, 10k, 1.5M, 0.5 (required, unless --stages)", Category: catLoad},
+		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "`DURATION` of each test's measured timeline", Category: catLoad},
+		&cli.StringFlag{Name: "stages", Usage: "a rate that ramps linearly through `STAGES` DURATION:RATE,... from 0 (k6's ramping-arrival-rate), e.g. 30s:1k,2m:10k,1m:10k,30s:0; a 0s stage steps the rate; replaces --rate and --duration", Category: catLoad},
+		&cli.DurationFlag{Name: "warmup", Usage: "send the first `DURATION` of the timeline but leave it out of the results (added before --duration; the first part of --stages)", Category: catLoad},
 		&cli.Int64Flag{Name: "n", Usage: "`N` requests per test (instead of --duration; with both, whichever ends first)", DefaultText: "none", Category: catLoad},
 		connsFlag(50),
 		arrivalFlag(),
@@ -29,9 +34,10 @@ func runCommand() *cli.Command {
 		drainFlag(),
 		timeoutFlag(),
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
+		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
 		repeatFlag(),
 	)
+	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		testsUse: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...; default the whole suite)",
 		dataUse:  "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2 (at most 512 MiB)",
@@ -42,6 +48,7 @@ func runCommand() *cli.Command {
 		jsonUse:   "write the pacer.result/v1 JSON to `FILE` (- for stdout)",
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
+		latency:   true,
 	})...)
 	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
@@ -63,10 +70,16 @@ func runCommand() *cli.Command {
 // runConfig is everything `pacer run` was asked to do, validated.
 type runConfig struct {
 	target   conn.Options
+	tls      *handshakes // nil over plain TCP
 	conns    int
 	rate     scheduler.Rate
-	duration time.Duration
-	requests uint64
+	duration time.Duration // the measured part of the timeline (with --stages: all of it)
+	requests uint64        // measured requests (0: no bound)
+	// stages is the rate profile (nil: the constant rate); warmup the
+	// leading part of the timeline not measured.
+	stages   *scheduler.Stages
+	stageArg string
+	warmup   time.Duration
 	arrival  string
 	seed     uint64
 	pacing   scheduler.Pacing
@@ -80,8 +93,11 @@ type runConfig struct {
 	work     *workload
 	quiet    bool
 	jsonPath string
-	repeat   int
-	ci       bool
+	files    resultFiles
+	text     report.TextOptions
+	shard    shardConfig // --shard, --start-at, --start-in
+	repeat   int         // runs per test (--repeat)
+	ci       bool        // confidence intervals of the percentiles (--ci)
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
@@ -90,24 +106,12 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
-	if !c.IsSet("rate") {
-		return nil, usageErrorf("--rate is required (for example --rate 10k)")
+	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
+		return nil, err
 	}
-	if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
-		return nil, usageErrorf("--rate: %v", err)
-	}
-	cfg.duration = c.Duration("duration")
-	if n := c.Int64("n"); c.IsSet("n") {
-		if n <= 0 {
-			return nil, usageErrorf("-n %d: want a positive number of requests", n)
-		}
-		cfg.requests = uint64(n)
-		if !c.IsSet("duration") {
-			cfg.duration = 0 // -n alone bounds the run
-		}
-	}
-	if c.IsSet("duration") && cfg.duration <= 0 || cfg.requests == 0 && cfg.duration <= 0 {
-		return nil, usageErrorf("--duration %s: want a positive duration such as 10s or 2m", c.Duration("duration"))
+	cfg.tls = watchTLS(&cfg.target)
+	if err := parseRateOrStages(c, cfg); err != nil {
+		return nil, err
 	}
 	if cfg.conns, err = parseConns(c); err != nil {
 		return nil, err
@@ -154,6 +158,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		return nil, err
 	}
 	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
+	cfg.files, cfg.text = out.files, out.text
 	if cfg.repeat, err = parseRepeat(c); err != nil {
 		return nil, err
 	}
@@ -174,11 +179,85 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	return cfg, nil
 }
 
+// parseRateOrStages reads the timeline's shape: --rate with --duration
+// and/or -n, or --stages (with -n if wanted), and --warmup.
+func parseRateOrStages(c *cli.Context, cfg *runConfig) error {
+	if c.IsSet("stages") {
+		for _, f := range []string{"rate", "duration"} {
+			if c.IsSet(f) {
+				return usageErrorf("--stages replaces --rate and --duration: give one or the other")
+			}
+		}
+		cfg.stageArg = c.String("stages")
+		list, err := scheduler.ParseStages(cfg.stageArg)
+		if err == nil {
+			cfg.stages, err = scheduler.NewStages(list)
+		}
+		if err != nil {
+			return usageErrorf("--stages: %v", err)
+		}
+		cfg.duration = cfg.stages.Duration()
+	} else {
+		if !c.IsSet("rate") {
+			return usageErrorf("--rate is required (for example --rate 10k), or --stages")
+		}
+		var err error
+		if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
+			return usageErrorf("--rate: %v", err)
+		}
+		cfg.duration = c.Duration("duration")
+	}
+	if n := c.Int64("n"); c.IsSet("n") {
+		if n <= 0 {
+			return usageErrorf("-n %d: want a positive number of requests", n)
+		}
+		cfg.requests = uint64(n)
+		if !c.IsSet("duration") && cfg.stages == nil {
+			cfg.duration = 0 // -n alone bounds the run
+		}
+	}
+	if c.IsSet("duration") && cfg.duration <= 0 || cfg.requests == 0 && cfg.duration <= 0 {
+		return usageErrorf("--duration %s: want a positive duration such as 10s or 2m", c.Duration("duration"))
+	}
+	cfg.warmup = c.Duration("warmup")
+	switch {
+	case cfg.warmup < 0 || c.IsSet("warmup") && cfg.warmup == 0:
+		return usageErrorf("--warmup %s: want a positive duration such as 5s", cfg.warmup)
+	case cfg.stages != nil && cfg.warmup >= cfg.duration:
+		return usageErrorf("--warmup %s: the stages last %s; the warmup must end before them", cfg.warmup, cfg.duration)
+	case cfg.duration > 0 && cfg.warmup > math.MaxInt64-cfg.duration:
+		return usageErrorf("--warmup %s: too long", cfg.warmup)
+	}
+	return nil
+}
+
 func (cfg *runConfig) timeline(i int) scheduler.Timeline {
-	if cfg.arrival == "poisson" {
+	switch {
+	case cfg.stages != nil && cfg.arrival == "poisson":
+		return scheduler.NewStagedPoisson(cfg.stages, cfg.seed+uint64(i))
+	case cfg.stages != nil:
+		return cfg.stages
+	case cfg.arrival == "poisson":
 		return scheduler.NewPoisson(cfg.rate, cfg.seed+uint64(i))
 	}
 	return scheduler.Uniform{Rate: cfg.rate}
+}
+
+// bounds returns the whole timeline's length and request bound for tl:
+// with --rate the warmup comes before --duration and -n's requests; with
+// --stages it is their first part, and -n counts the measured requests.
+func (cfg *runConfig) bounds(tl scheduler.Timeline) (time.Duration, uint64) {
+	d, n := cfg.duration, cfg.requests
+	if cfg.warmup == 0 {
+		return d, n
+	}
+	if d > 0 && cfg.stages == nil {
+		d += cfg.warmup
+	}
+	if n > 0 {
+		n += scheduler.Count(tl, int64(cfg.warmup), math.MaxUint64)
+	}
+	return d, n
 }
 
 func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
@@ -188,12 +267,16 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 		"max_inflight": cfg.target.MaxInflight,
 		"max_buffer":   cfg.target.MaxBuffer,
 		"drain_s":      cfg.drain.Seconds(),
+		"warmup_s":     cfg.warmup.Seconds(),
+	}
+	if cfg.stages != nil {
+		extra["stages"] = cfg.stageArg
 	}
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
 		extra["command"] = cfg.work.tests[0].title
 	}
 	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns,
+		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, dial: cfg.target,
 		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work),
 		rate: cfg.rate, duration: cfg.duration, requests: cfg.requests,
@@ -205,77 +288,115 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	mx, err := startMetrics(c, c.App.ErrWriter)
+	mx, err := startMetrics(c)
 	if err != nil {
 		return err
 	}
 	defer mx.close()
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
+	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
 	defer stopEmbedded()
+	mx.announce(c.App.ErrWriter)
 	out := c.App.Writer
-	if cfg.jsonPath == "-" {
-		out = c.App.ErrWriter // stdout carries the JSON
+	if cfg.files.stdout() {
+		out = c.App.ErrWriter // stdout carries the JSON (or the log, or the spectrum)
 	}
 	doc := &report.Document{
 		Schema:    report.Schema,
 		Mode:      "open",
 		Tool:      report.Tool{Name: "pacer", Version: version},
 		StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Config:    cfg.echo(c.Context, faultsOf(srv)),
+		Config:    cfg.echo(c.Context, faultsOf(emb)),
 		Tests:     []report.Test{},
 	}
+	cfg.shard.document(doc)
 	ctx := c.Context
+	srv := askServer(ctx, cfg.target, c.App.ErrWriter)
+	srv.noteConfig()
+	doc.Server = srv.id
+	// The identity heads the first test's output: a run that cannot
+	// connect says only that.
+	identity := !cfg.quiet
 	code := exitOK
 	var runErr error
 	for i, j := range cfg.work.tests {
-		stream, err := cfg.work.stream(j, cfg.seed+uint64(i))
+		stream, err := cfg.work.stream(j, cfg.shard.streamSeed(cfg.seed+uint64(i)))
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
 		var runs []*scheduler.Result
+		var before *serverinfo.Snapshot
 		for k := 0; k < cfg.repeat; k++ {
-			res, err := cfg.runOnce(c, mx, j, runName(j.title, k, cfg.repeat), i, stream)
+			if err := cfg.shard.wait(ctx, c.App.ErrWriter, cfg.quiet); err != nil {
+				doc.Interrupted = true
+				break
+			}
+			cfg.tls.take() // the run's own handshakes only
+			conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
+			if err != nil {
+				runErr = err
+				break
+			}
+			if k == 0 {
+				before = srv.before()
+			}
+			res, err := cfg.runOnce(c, mx, conns, j, runName(j.title, k, cfg.repeat), i, stream)
 			if res != nil {
-				redactResult(ctx, res)
 				runs = append(runs, res)
 				if cfg.repeat > 1 && !cfg.quiet {
-					if werr := report.Quiet(out, res, cfg.slo.Check(res)); werr != nil {
+					// Each run's line; the test's report pools them.
+					sloRun, serr := cfg.slo.Check(res)
+					if serr != nil {
+						return failed(serr)
+					}
+					judgeSilently(res, sloRun)
+					if werr := report.QuietWith(out, res, sloRun, cfg.text); werr != nil {
 						return failed(werr)
 					}
 				}
 			}
 			if err != nil {
 				runErr = err
+				break
 			}
-			if err != nil || res.Interrupted || ctx.Err() != nil {
+			if res.Interrupted || ctx.Err() != nil {
+				doc.Interrupted = true
 				break
 			}
 		}
 		if len(runs) > 0 {
 			res := pool(runs)
 			res.Name = j.title
-			sloRes := cfg.slo.Check(res)
+			sloRes, serr := cfg.slo.Check(res)
+			if serr != nil {
+				return failed(serr)
+			}
+			verdict := judge(c.App.ErrWriter, res, sloRes)
 			t, jerr := testJSON(res, cfg.ci)
 			if jerr != nil {
 				return failed(jerr)
 			}
 			t.ID, t.SLO = j.id(), sloRes
+			t.Server = srv.since(before)
 			var reps *report.Repeats
 			if cfg.repeat > 1 {
-				if reps, jerr = repeatsOf(runs, j.id(), cfg.ci); jerr != nil {
+				if reps, jerr = repeatsOf(runs, j.id(), cfg.ci, cfg.slo); jerr != nil {
 					return failed(jerr)
 				}
 				t.Repeats = reps
 			}
 			doc.Tests = append(doc.Tests, t)
-			doc.Interrupted = res.Interrupted || ctx.Err() != nil
-			if err := checkpointJSON(cfg.jsonPath, doc); err != nil {
+			doc.Interrupted = doc.Interrupted || res.Interrupted || ctx.Err() != nil
+			if err := cfg.files.checkpoint(doc); err != nil {
 				return failed(err)
 			}
-			if werr := render(out, res, cfg.quiet, sloRes); werr != nil {
+			if identity {
+				fmt.Fprintf(out, "%s\n\n", report.ServerLine(srv.id))
+				identity = false
+			}
+			if werr := render(out, res, cfg.quiet, sloRes, t.Server, cfg.text); werr != nil {
 				return failed(werr)
 			}
 			if !cfg.quiet {
@@ -283,24 +404,15 @@ func runAction(c *cli.Context) error {
 					return failed(werr)
 				}
 			}
-			code = worst(code, judge(c.App.ErrWriter, res))
-			if sloRes != nil && !sloRes.Pass {
-				code = worst(code, exitSLO)
-			}
-			if res.Interrupted {
-				doc.Interrupted = true
-			}
+			code = worst(code, verdict)
 		}
-		if runErr != nil {
-			break
-		}
-		if doc.Interrupted || ctx.Err() != nil {
-			doc.Interrupted = true
+		if runErr != nil || doc.Interrupted || ctx.Err() != nil {
+			doc.Interrupted = doc.Interrupted || ctx.Err() != nil
 			break
 		}
 	}
-	if cfg.jsonPath != "" {
-		if err := writeJSON(c.App.Writer, cfg.jsonPath, doc); err != nil {
+	if cfg.files.any() {
+		if err := cfg.files.write(c.App.Writer, doc); err != nil {
 			return failed(err)
 		}
 	}
@@ -321,32 +433,47 @@ func runAction(c *cli.Context) error {
 	return nil
 }
 
-// runOnce dials and runs test j once, named name.
-func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, j workTest, name string, i int, stream scheduler.Commands) (*scheduler.Result, error) {
-	conns, err := dialPool(c.Context, cfg.target, cfg.conns, c.App.ErrWriter)
-	if err != nil {
-		return nil, err
-	}
-	liveCh := make(chan *scheduler.Live, 1)
+// runOnce runs test j once over conns, named name: one timeline (the
+// shard's part of it), planned to start where the shard says, and plans
+// the next one.
+func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, conns []*conn.Conn, j workTest, name string, i int, stream scheduler.Commands) (*scheduler.Result, error) {
+	ctx := c.Context
+	liveCh, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
 	stopProgress := func() {}
 	if !cfg.quiet {
 		stopProgress = newProgress(c.App.ErrWriter).watch(name, liveCh)
 	}
-	onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l })
-	res, err := scheduler.RunOpen(c.Context, conns, stream, scheduler.OpenConfig{
+	tl := cfg.timeline(i)
+	duration, requests := cfg.bounds(tl)
+	whole := tl
+	tl, err := cfg.shard.timeline(tl)
+	if err != nil {
+		stopProgress()
+		for _, cn := range conns {
+			if cn != nil {
+				cn.Close()
+			}
+		}
+		return nil, usageErrorf("--shard: %v", err)
+	}
+	stopConns := watchConnections(c.App.ErrWriter, name, connCh)
+	onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l; connCh <- l })
+	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		OnStart:      onStart,
 		CommandNames: j.names,
 		Name:         name,
-		Timeline:     cfg.timeline(i),
+		Timeline:     tl,
 		Rate:         cfg.rate,
-		Duration:     cfg.duration,
-		Requests:     cfg.requests,
+		Duration:     duration,
+		Requests:     requests,
+		Warmup:       cfg.warmup,
 		Pacing:       cfg.pacing,
 		Drain:        cfg.drain,
 		LagLimit:     cfg.lagLimit,
 		Timeout:      cfg.timeout,
 		Interval:     cfg.interval,
 		MaxBacklog:   cfg.backlog,
+		Start:        cfg.shard.instant(),
 		Redial: func(ctx context.Context) (*conn.Conn, error) {
 			return conn.Dial(ctx, cfg.target)
 		},
@@ -354,12 +481,19 @@ func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, j workTest, name 
 	})
 	endMetrics()
 	stopProgress()
+	stopConns()
+	cfg.shard.started(res)
+	cfg.shard.next(whole, duration, requests, cfg.drain)
+	if res != nil {
+		res.TLS = cfg.tls.take()
+		redactResult(ctx, res)
+	}
 	return res, err
 }
 
-func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult) error {
+func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult, srv *serverinfo.Stats, o report.TextOptions) error {
 	if quiet {
-		return report.Quiet(w, res, slo)
+		return report.QuietWith(w, res, slo, o)
 	}
-	return report.Text(w, res, slo)
+	return report.TextWithServer(w, res, slo, srv, o)
 }

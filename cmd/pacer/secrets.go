@@ -3,10 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
+
+	"golang.org/x/term"
 
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
@@ -18,7 +24,7 @@ const passwordEnv = "REDISCLI_AUTH"
 // passwordWarning is printed once when a password came on the command line,
 // in the spirit of redis-cli's "Using a password with '-a' or '-u' option
 // on the command line interface may not be safe".
-const passwordWarning = "pacer: warning: a password on the command line is visible to other users in the process list; use REDISCLI_AUTH instead"
+const passwordWarning = "pacer: warning: a password on the command line is visible to other users in the process list; use REDISCLI_AUTH or --askpass instead"
 
 // secrets are the passwords pacer was given (-a, REDISCLI_AUTH, the
 // password of -u), in every form they may take in printed text, so that
@@ -26,6 +32,7 @@ const passwordWarning = "pacer: warning: a password on the command line is visib
 // back), not a server's error text (a server that echoes AUTH's argument).
 // Usernames are not secrets and are left alone.
 type secrets struct {
+	mu    sync.RWMutex // --askpass adds a password once output has begun
 	forms []string
 	// onCommandLine is set when a password was an argument (visible in the
 	// process list), not only in the environment.
@@ -44,7 +51,7 @@ func findSecrets(args []string, getenv func(string) string) *secrets {
 			break // a command follows: its words are the user's, not ours
 		}
 		name, value, inline := flagParts(arg)
-		if name != "a" && name != "u" {
+		if name != "a" && name != "u" && name != "requirepass" {
 			continue
 		}
 		if !inline {
@@ -55,7 +62,7 @@ func findSecrets(args []string, getenv func(string) string) *secrets {
 			value = args[i]
 		}
 		switch name {
-		case "a":
+		case "a", "requirepass":
 			if value != "" {
 				s.add(value)
 				s.onCommandLine = true
@@ -118,6 +125,11 @@ func uriPasswords(s string) []string {
 // add records each secret with the forms it takes once quoted (%q, JSON),
 // URL-escaped or escaped for a terminal.
 func (s *secrets) add(values ...string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, v := range values {
 		if v == "" {
 			continue
@@ -149,7 +161,9 @@ func contains(list []string, v string) bool {
 // redact masks every known secret and the password of any URI in text.
 func (s *secrets) redact(text string) string {
 	if s != nil {
+		s.mu.RLock()
 		text = safetext.Redact(text, s.forms...)
+		s.mu.RUnlock()
 	}
 	return safetext.RedactURI(text)
 }
@@ -212,4 +226,55 @@ func (r redactWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// askPrompt is redis-cli's --askpass prompt.
+const askPrompt = "Please input password: "
+
+// maxPasswordLen bounds the line --askpass reads from a pipe.
+const maxPasswordLen = 4096
+
+// askPassword reads --askpass's password: from the terminal without echo
+// (the prompt on prompt) when in is one, else the first line of in, read
+// byte by byte so that nothing after it is consumed (bench -x reads the
+// rest). A trailing \r\n or \n is dropped; an empty password is an error.
+func askPassword(in io.Reader, prompt io.Writer) (string, error) {
+	if in == nil {
+		in = os.Stdin
+	}
+	var pw []byte
+	if f, ok := in.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(prompt, askPrompt)
+		var err error
+		pw, err = term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(prompt)
+		if err != nil {
+			return "", fmt.Errorf("read the password from the terminal: %w", err)
+		}
+	} else {
+		var b [1]byte
+		for {
+			n, err := in.Read(b[:])
+			if n == 1 {
+				if b[0] == '\n' {
+					break
+				}
+				if len(pw) == maxPasswordLen {
+					return "", fmt.Errorf("the first line of stdin is longer than %d bytes: not a password", maxPasswordLen)
+				}
+				pw = append(pw, b[0])
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return "", fmt.Errorf("read the password from stdin: %w", err)
+			}
+		}
+	}
+	s := strings.TrimSuffix(string(pw), "\r")
+	if s == "" {
+		return "", errors.New("no password given (an empty line, or nothing on stdin)")
+	}
+	return s, nil
 }

@@ -30,7 +30,7 @@ func TestBadURINeverPrintsThePassword(t *testing.T) {
 		"redis://alice:SECRETPASS@127.0.0.1:notaport/0", // bad port: url.Parse fails
 		"redis://alice:SECRETPASS@127.0.0.1:6379/x",     // bad database
 		"redis://alice:SECRETPASS@127.0.0.1:6379/-1",    // negative database
-		"rediss://alice:SECRETPASS@127.0.0.1:6379/0",    // TLS scheme
+		"rediss://alice:SECRETPASS@127.0.0.1:6379/x",    // TLS scheme
 		"http://alice:SECRETPASS@127.0.0.1/0",           // wrong scheme
 		"redis://alice:SECRETPASS@/0",                   // no host
 		"redis://alice:SECRET%zzPASS@127.0.0.1/0",       // bad escape in the password

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/conn"
 
 	"github.com/pacer-load/pacer/embedded"
 )
@@ -20,7 +24,11 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "`ADDRESS` to listen on", Category: catServer},
 			&cli.Uint64Flag{Name: "seed", Usage: "`N`: seeds delays and injected errors", DefaultText: "from the clock", Category: catServer},
 			&cli.StringFlag{Name: "maxmemory", Value: "2GiB", Usage: "dataset limit in `BYTES` (2GiB, 512MB, 0: none); commands that add data beyond it get -OOM, as Redis's noeviction", Category: catServer},
-		}, faultFlags()...),
+			&cli.StringFlag{Name: "maxmemory-clients", Value: formatBytes(embedded.DefaultMaxClientMemory), Usage: "limit in `BYTES` of the buffers of all connections together (Redis's maxmemory-clients); the connection that would pass it is closed", Category: catServer},
+
+			&cli.StringFlag{Name: "requirepass", Usage: "require `PASSWORD` of every connection (AUTH), as redis-server does", Category: catServer},
+			&cli.StringFlag{Name: "user", Usage: "the ACL user `NAME` --requirepass belongs to: clients AUTH NAME PASSWORD", DefaultText: "default", Category: catServer},
+		}, append(faultFlags(), embeddedTLSFlags(catServer)...)...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
@@ -41,12 +49,31 @@ func serveCommand() *cli.Command {
 			if maxMemory == 0 {
 				maxMemory = -1 // embedded.Config: negative is no limit, 0 the default
 			}
+			clientMemory, err := parseBytes(c.String("maxmemory-clients"))
+			if err != nil || clientMemory < 1 || clientMemory > math.MaxInt32 {
+				return usageErrorf("--maxmemory-clients %q: want a size from 1 byte to 2GiB, such as 64MiB", c.String("maxmemory-clients"))
+			}
+			if c.IsSet("user") && c.String("requirepass") == "" {
+				return usageErrorf("--user names the user of --requirepass: give a password too")
+			}
+			var serverTLS *tls.Config
+			switch {
+			case c.IsSet("tls-cert") != c.IsSet("tls-key"):
+				return usageErrorf("--tls-cert and --tls-key go together: give both")
+			case c.IsSet("tls-cert"):
+				pair, err := loadServerPair(c)
+				if err != nil {
+					return err
+				}
+				serverTLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+			}
 			srv, err := embedded.Start(embedded.Config{Addr: net.JoinHostPort(c.String("bind"), strconv.Itoa(port)),
-				Faults: faults, MaxMemory: maxMemory})
+				Faults: faults, MaxMemory: maxMemory, MaxClientMemory: int(clientMemory), TLS: serverTLS, User: c.String("user"), Password: c.String("requirepass")})
 			if err != nil {
 				return failed(fmt.Errorf("listen: %w", err))
 			}
-			fmt.Fprintf(c.App.Writer, "pacer serve: listening on %s (%s); Ctrl-C stops\n", srv.Addr(), faults)
+			o := conn.Options{User: c.String("user"), Password: c.String("requirepass")}
+			fmt.Fprintf(c.App.Writer, "pacer serve: listening on %s (%s%s); Ctrl-C stops\n", srv.Addr(), faults, embeddedExtras(serverTLS, &o))
 			<-c.Context.Done()
 			srv.Close()
 			fmt.Fprintf(c.App.Writer, "pacer serve: stopped after %d commands\n", srv.Processed())
@@ -54,6 +81,6 @@ func serveCommand() *cli.Command {
 		},
 	},
 		"pacer serve --port 0",
-		"pacer serve --port 6380 --stall 100ms --every 1s --delay exp:200us",
+		"pacer serve --port 6380 --stall 100ms --every 1s --delay exp:200us --tls-cert server.crt --tls-key server.key",
 	)
 }

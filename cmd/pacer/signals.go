@@ -29,7 +29,8 @@ const maxDump = 64 << 20
 var signalName = map[os.Signal]string{syscall.SIGINT: "Ctrl-C", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
 
 // watchSignals returns a context cancelled by the first interrupt signal
-// and installs the rest of pacer's signal handling until stop is called:
+// (or with parent) and installs the rest of pacer's signal handling until
+// stop is called:
 //
 //   - a second interrupt signal exits 130 at once;
 //   - SIGQUIT prints every goroutine's stack on stderr, as Go's default
@@ -37,8 +38,8 @@ var signalName = map[os.Signal]string{syscall.SIGINT: "Ctrl-C", syscall.SIGTERM:
 //   - SIGPIPE is caught, so a write to a closed stdout or stderr fails with
 //     EPIPE (which the guarded writers absorb) instead of killing pacer
 //     before its results are written.
-func watchSignals(stderr *guardedWriter) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+func watchSignals(parent context.Context, stderr *guardedWriter) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
 	intr := make(chan os.Signal, 2)
 	quit := make(chan os.Signal, 1)
 	pipe := make(chan os.Signal, 1)

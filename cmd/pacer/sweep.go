@@ -118,7 +118,8 @@ type sweepConfig struct {
 	slo        report.SLO
 	sloSet     bool
 	quiet      bool
-	jsonPath   string
+	files      resultFiles
+	tls        *handshakes // nil over plain TCP
 	repeat     int
 	ci         bool
 	work       *workload
@@ -130,6 +131,7 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	if cfg.target, err = target(c); err != nil {
 		return nil, err
 	}
+	cfg.tls = watchTLS(&cfg.target)
 	if cfg.stepDur = c.Duration("step-duration"); cfg.stepDur <= 0 {
 		return nil, usageErrorf("--step-duration %s: want a positive duration such as 5s", cfg.stepDur)
 	}
@@ -143,7 +145,7 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
+	cfg.showErrs, cfg.slo, cfg.quiet, cfg.files, cfg.interval = out.showErrs, out.slo, out.quiet, out.files, out.interval
 	cfg.sloSet, cfg.ci = c.IsSet("slo"), c.Bool("ci")
 	cfg.seed = parseSeed(c)
 	if cfg.closed {
@@ -394,59 +396,45 @@ func sloLatencyBound(spec string) time.Duration {
 	return bound
 }
 
-// latencyClause is an upper bound on a latency of an SLO spec: p99<=1ms.
-type latencyClause struct {
-	metric string  // p99, max, mean, …
-	bound  float64 // ms
-}
-
-// latencyClauses reads the upper latency bounds of an SLO spec from its
-// text (metric, then < or <=, then a duration).
-func latencyClauses(spec string) []latencyClause {
-	var out []latencyClause
-	for _, clause := range strings.Split(spec, ",") {
-		i := strings.Index(clause, "<")
-		if i < 0 {
-			continue
-		}
-		rest := strings.TrimSpace(strings.TrimPrefix(clause[i+1:], "="))
-		if d, err := time.ParseDuration(rest); err == nil && d > 0 {
-			out = append(out, latencyClause{strings.ToLower(strings.TrimSpace(clause[:i])), histo.Millis(int64(d))})
-		}
-	}
-	return out
-}
-
 // marginalFactor: a failure within this factor of its latency bound is
 // marginal, the kind a burst of noise on the machine produces.
 const marginalFactor = 2
 
-// marginal reports whether a failed, not aborted point missed its SLO
-// only marginally: every latency clause within marginalFactor of its
-// bound (on the better of response and service times), and nothing else
-// failing. A search measures such a failure again before it believes it.
-func marginal(spec string, res *scheduler.Result, aborted bool) bool {
-	if aborted {
+// marginal reports whether a failed, not aborted point (res, judged sr
+// against slo) missed its SLO only marginally: every failing clause an
+// upper latency bound missed by at most marginalFactor on the better of
+// response and service times, and nothing else failing. A search
+// measures such a failure again before it believes it.
+func marginal(slo report.SLO, res *scheduler.Result, sr *report.SLOResult, aborted bool) bool {
+	if aborted || sr == nil || sr.Pass {
 		return false
 	}
-	resp, serv := histo.Summarize(res.Response), histo.Summarize(res.Service)
-	if resp.Count == 0 {
-		return false
+	var onService *report.SLOResult
+	if res.Service != nil && res.Mode != "closed" {
+		alt := *res
+		alt.Response, alt.Intervals, alt.Commands = res.Service, nil, nil
+		// On the whole test (the interval series hold response times):
+		// the spec without --slo-window.
+		if whole, err := report.ParseSLO(slo.Spec); err == nil {
+			onService, _ = whole.Check(&alt)
+		}
 	}
-	worst := 0.0
-	for _, c := range latencyClauses(spec) {
-		r, ok := resp.Metric(c.metric)
-		if !ok {
+	for i, c := range sr.Clauses {
+		if c.Pass {
 			continue
 		}
-		if v, ok := serv.Metric(c.metric); ok && serv.Count > 0 {
-			r = min(r, v)
+		if c.Unit != "ms" || !strings.HasPrefix(c.Op, "<") || c.Observed == nil || c.Bound <= 0 {
+			return false
 		}
-		worst = max(worst, r/c.bound)
+		v := *c.Observed
+		if onService != nil && i < len(onService.Clauses) && onService.Clauses[i].Observed != nil {
+			v = min(v, *onService.Clauses[i].Observed)
+		}
+		if v > marginalFactor*c.Bound {
+			return false
+		}
 	}
-	// worst ≤ 1: the latencies hold, so another clause (errors, rate)
-	// failed: not noise.
-	return worst > 1 && worst <= marginalFactor
+	return true
 }
 
 // defaultAbortAfter is --abort-after's default: 10× the SLO's largest
@@ -459,37 +447,43 @@ func defaultAbortAfter(spec string) time.Duration {
 	return max(10*b, minAbortAfter)
 }
 
-// pointVerdict judges a sweep point against the SLO. It is the one place
-// a sweep reads an SLO's verdict (report.SLO.Check); pass is nil without
-// an SLO.
+// pointVerdict judges a sweep point against the SLO with the trust rule
+// (report.Judge, which also sets res.Verdict). pass is nil without an
+// SLO; outcome is the judgement the sweep's exit code reads.
 //
-// A point passes when the load was delivered (at least
-// scheduler.MinSentFraction of what was scheduled sent), no step of it
-// was aborted or lost its target, and the SLO holds on its response
-// times, or, failing that, on its service times (onService). Response =
-// send lag + service, and a late generator only makes the load burstier,
-// which can only lengthen service times: when the SLO holds on them, the
-// server meets it at this rate, and the failure on response time is the
-// generator's lateness (what `run` reports as generator_behind), not the
-// server's. Without this a search on a busy machine measures the
-// machine's scheduling noise, not the server.
-func pointVerdict(slo report.SLO, res *scheduler.Result, aborted bool) (s *report.SLOResult, pass *bool, onService bool) {
-	s = slo.Check(res)
+// A point passes when the SLO holds and the load was delivered (Judge:
+// Trusted), no step of it was aborted and its target stayed, or when the
+// SLO failed on response time but holds on service time (onService): the
+// failure is then the generator's lateness (the step's verdict says
+// generator_behind), and a late generator only makes the load burstier,
+// which can only lengthen service times, so the server meets the SLO at
+// this rate. Without this a search on a busy machine measures the
+// machine's scheduling noise, not the server. An under-delivered load
+// neither passes nor shows a server's failure: Untrusted.
+func pointVerdict(slo report.SLO, res *scheduler.Result, aborted bool) (s *report.SLOResult, pass *bool, onService bool, outcome report.Outcome, err error) {
+	if s, err = slo.Check(res); err != nil {
+		return nil, nil, false, report.Trusted, err
+	}
+	j := report.Judge(res, s)
+	res.Verdict, res.VerdictReason = j.Verdict, j.Reason
+	outcome = j.Outcome
 	if s == nil {
-		return nil, nil, false
+		return nil, nil, false, outcome, nil
 	}
-	met := s.Pass
-	if !met && res.Mode == "open" && res.Service != nil {
-		alt := *res
-		alt.Response = res.Service
-		onService = slo.Check(&alt).Pass
-		met = onService
+	ok := false
+	switch {
+	case aborted:
+		// The oldest request waited past the abort bound: the server's.
+		outcome = report.Violated
+	case j.Outcome == report.Trusted:
+		ok = s.Pass
+	case j.Outcome == report.Untrusted && s.MetOnService() && res.Mode == "open":
+		h := scheduler.Assess(res)
+		if !h.UnderDelivered {
+			ok, onService, outcome = true, true, report.Trusted
+		}
 	}
-	ok := met && !aborted && res.Verdict != scheduler.VerdictTargetLost
-	if c := res.Counts; c.Scheduled > 0 && float64(c.Sent) < scheduler.MinSentFraction*float64(c.Scheduled) {
-		ok = false
-	}
-	return s, &ok, onService && ok
+	return s, &ok, onService, outcome, nil
 }
 
 func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any {
@@ -526,37 +520,46 @@ func sweepAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	mx, err := startMetrics(c, c.App.ErrWriter)
+	stderr := c.App.ErrWriter
+	mx, err := startMetrics(c)
 	if err != nil {
 		return err
 	}
 	defer mx.close()
-	srv, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
+	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
 	if err != nil {
 		return err
 	}
 	defer stopEmbedded()
+	mx.announce(stderr)
 	out := c.App.Writer
-	if cfg.jsonPath == "-" {
-		out = c.App.ErrWriter // stdout carries the JSON
+	if cfg.files.stdout() {
+		out = stderr // stdout carries the JSON
 	}
 	mode := "open"
 	if cfg.closed {
 		mode = "closed"
 	}
+	ctx := c.Context
 	doc := &report.Document{
 		Schema: report.Schema, Mode: mode, Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(c.Context, faultsOf(srv)), Tests: []report.Test{},
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
 	}
-	s := &sweeper{cfg: cfg, c: c, mx: mx, out: out, doc: doc}
+	srv := askServer(ctx, cfg.target, stderr)
+	srv.noteConfig()
+	doc.Server = srv.id
+	if !cfg.quiet && srv.id.Available {
+		fmt.Fprintf(out, "%s\n\n", report.ServerLine(srv.id))
+	}
+	s := &sweeper{cfg: cfg, c: c, mx: mx, out: out, doc: doc, srv: srv}
 	var code int
 	if cfg.closed {
 		code, err = s.runClosed()
 	} else {
 		code, err = s.runOpen()
 	}
-	if cfg.jsonPath != "" {
-		if werr := writeJSON(c.App.Writer, cfg.jsonPath, doc); werr != nil {
+	if cfg.files.any() {
+		if werr := cfg.files.write(c.App.Writer, doc); werr != nil {
 			return failed(werr)
 		}
 	}
@@ -564,9 +567,9 @@ func sweepAction(c *cli.Context) error {
 		printSeed(out, cfg.seed)
 	}
 	switch {
-	case doc.Interrupted || c.Context.Err() != nil:
+	case doc.Interrupted || ctx.Err() != nil:
 		if err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(err.Error()))
 		}
 		return exitCode(exitInterrupted)
 	case err != nil:
@@ -584,6 +587,7 @@ type sweeper struct {
 	mx  *liveMetrics
 	out io.Writer
 	doc *report.Document
+	srv *serverSide
 }
 
 // openPoint is a rate of an open sweep and the steps (repeats) it ran.
@@ -594,8 +598,10 @@ type openPoint struct {
 	slo     *report.SLOResult
 	pass    *bool
 	aborted bool
-	// onService: it met the SLO on service time only (see pointVerdict).
+	// onService: it met the SLO on service time only (see pointVerdict);
+	// outcome is its judgement by the trust rule.
 	onService bool
+	outcome   report.Outcome
 	// judgedWith are the earlier points at the same rate whose
 	// measurements its verdict pooled (a search's second look).
 	judgedWith []int
@@ -610,7 +616,7 @@ func judgeAgain(p *openPoint, earlier []*openPoint, index map[*openPoint]int) {
 		p.judgedWith = append(p.judgedWith, index[q])
 		if q.pass != nil && *q.pass && !(p.pass != nil && *p.pass) {
 			yes := true
-			p.pass, p.onService = &yes, q.onService
+			p.pass, p.onService, p.outcome = &yes, q.onService, report.Trusted
 		}
 	}
 }
@@ -646,6 +652,7 @@ func (s *sweeper) runOpen() (int, error) {
 	seen := 0
 	// closePoint pools the current point's steps and judges it; with
 	// decide, it also picks the next rate.
+	var judgeErr error
 	closePoint := func(decide bool) (float64, bool) {
 		p := cur
 		rs := make([]*scheduler.Result, len(p.steps))
@@ -655,7 +662,10 @@ func (s *sweeper) runOpen() (int, error) {
 		}
 		p.pooled = pool(rs)
 		p.pooled.Name = fmt.Sprintf("%s at %s/s", j.title, formatRate(p.rate))
-		p.slo, p.pass, p.onService = pointVerdict(cfg.slo, p.pooled, p.aborted)
+		var err error
+		if p.slo, p.pass, p.onService, p.outcome, err = pointVerdict(cfg.slo, p.pooled, p.aborted); err != nil && judgeErr == nil {
+			judgeErr = err
+		}
 		index[p] = len(points)
 		points = append(points, p)
 		if !decide {
@@ -667,7 +677,7 @@ func (s *sweeper) runOpen() (int, error) {
 		byRate[p.rate] = append(byRate[p.rate], p)
 		if search != nil {
 			pass := p.pass != nil && *p.pass
-			return search.record(p.rate, pass, !pass && marginal(cfg.slo.Spec, p.pooled, p.aborted))
+			return search.record(p.rate, pass, !pass && marginal(cfg.slo, p.pooled, p.slo, p.aborted))
 		}
 		listIndex++
 		if listIndex < len(cfg.rates) {
@@ -679,6 +689,7 @@ func (s *sweeper) runOpen() (int, error) {
 		endStep()
 		if prev != nil {
 			seen++
+			prev.TLS = cfg.tls.take()
 			redactResult(ctx, prev.Result)
 			cur.steps = append(cur.steps, prev)
 			if !cfg.quiet {
@@ -730,6 +741,7 @@ func (s *sweeper) runOpen() (int, error) {
 	endStep()
 	// The steps next never saw: the last one, interrupted or failed.
 	for _, st := range steps[seen:] {
+		st.TLS = cfg.tls.take()
 		redactResult(ctx, st.Result)
 		if !cfg.quiet {
 			s.stepLine(st)
@@ -753,19 +765,80 @@ func (s *sweeper) runOpen() (int, error) {
 	if runErr != nil {
 		return 0, failed(runErr)
 	}
+	if judgeErr != nil {
+		return 0, failed(judgeErr)
+	}
+	best := 0.0
+	if r := s.doc.Sweep.SustainableRate; r != nil {
+		best = *r
+	}
+	return openCode(stderr, points, cfg.sloSet, best, interrupted), nil
+}
+
+// openCode is an open sweep's exit code, by the trust rule. A point whose
+// target was lost exits 1. Without an SLO each point is judged as run
+// judges a test: one the generator's lateness makes untrustworthy exits
+// 4. With an SLO the conclusion rests on the bracket, the sustainable
+// rate best (0: none) and the lowest failing rate above it: that failure
+// must be the server's (some measurement at that rate Violated the SLO,
+// or was aborted) for the result to stand; when every failure there is
+// one the generator's lateness could explain, the sweep exits 4, as run
+// does. No sustainable rate with a credible failure at the lowest rate
+// exits 3.
+func openCode(stderr io.Writer, points []*openPoint, sloSet bool, best float64, interrupted bool) int {
 	code := exitOK
 	for _, p := range points {
-		for _, st := range p.steps {
-			if st.Verdict == scheduler.VerdictTargetLost && !st.Aborted {
-				fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", safetext.Escape(st.Name), oneLine(st.VerdictReason))
-				code = worst(code, exitFailed)
-			}
+		if p.outcome == report.Failed && !p.aborted {
+			fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", safetext.Escape(p.pooled.Name), oneLine(p.pooled.VerdictReason))
+			code = worst(code, exitFailed)
 		}
 	}
-	if cfg.sloSet && s.doc.Sweep.SustainableRate == nil && !interrupted {
-		code = worst(code, exitSLO)
+	if interrupted {
+		return code
 	}
-	return code, nil
+	if !sloSet {
+		for _, p := range points {
+			if p.outcome == report.Untrusted && !p.aborted {
+				fmt.Fprintf(stderr, "pacer: %s: not trustworthy: %s\n", safetext.Escape(p.pooled.Name), oneLine(p.pooled.VerdictReason))
+				code = worst(code, exitUntrusted)
+			}
+		}
+		return code
+	}
+	upper := math.Inf(1)
+	for _, p := range points {
+		if p.pass != nil && !*p.pass && p.rate > best {
+			upper = min(upper, p.rate)
+		}
+	}
+	if math.IsInf(upper, 1) {
+		if best == 0 {
+			return worst(code, exitSLO) // nothing measured to a verdict
+		}
+		return code
+	}
+	credible := false
+	var doubt *openPoint
+	for _, p := range points {
+		if p.rate != upper || p.pass == nil || *p.pass {
+			continue
+		}
+		switch p.outcome {
+		case report.Violated, report.Failed:
+			credible = true
+		case report.Untrusted:
+			doubt = p
+		}
+	}
+	switch {
+	case !credible && doubt != nil:
+		fmt.Fprintf(stderr, "pacer: %s: not trustworthy: the sweep's failure at %s/s could be the generator's: %s\n",
+			safetext.Escape(doubt.pooled.Name), formatRate(upper), oneLine(doubt.pooled.VerdictReason))
+		return worst(code, exitUntrusted)
+	case best == 0:
+		return worst(code, exitSLO)
+	}
+	return code
 }
 
 // basis is the times a point's SLO verdict rests on: "response",
@@ -829,7 +902,7 @@ func (s *sweeper) openDocument(points []*openPoint, search *rateSearch) error {
 			for k, st := range p.steps {
 				rs[k] = st.Result
 			}
-			if t.Repeats, err = repeatsOf(rs, j.id(), cfg.ci); err != nil {
+			if t.Repeats, err = repeatsOf(rs, j.id(), cfg.ci, cfg.slo); err != nil {
 				return err
 			}
 		}
@@ -941,6 +1014,7 @@ func (s *sweeper) runClosed() (int, error) {
 	var runErr error
 	n := 0
 	var done []*closedPoint
+	cfg.tls.take() // the sweep's own handshakes only
 points:
 	for _, pt := range pts {
 		for k := 0; k < cfg.repeat; k++ {
@@ -948,6 +1022,7 @@ points:
 			res, err := s.closedRun(ctx, j, name, pt.clients, pt.pipeline, n, stderr)
 			n++
 			if res != nil {
+				res.TLS = cfg.tls.take()
 				redactResult(ctx, res)
 				pt.runs = append(pt.runs, res)
 				if !cfg.quiet {
@@ -972,7 +1047,10 @@ points:
 	for i, pt := range done {
 		pt.pooled = pool(pt.runs)
 		pt.pooled.Name = fmt.Sprintf("%s -c %d -P %d", j.title, pt.clients, pt.pipeline)
-		pt.slo, pt.pass, _ = pointVerdict(cfg.slo, pt.pooled, false)
+		var err error
+		if pt.slo, pt.pass, _, _, err = pointVerdict(cfg.slo, pt.pooled, false); err != nil {
+			return 0, failed(err)
+		}
 		figs := make([]map[string]float64, len(pt.runs))
 		for k, r := range pt.runs {
 			figs[k] = report.Figures(r)
@@ -1006,7 +1084,7 @@ points:
 		}
 		t.ID, t.SLO = j.id(), pt.slo
 		if cfg.repeat > 1 {
-			if t.Repeats, err = repeatsOf(pt.runs, j.id(), cfg.ci); err != nil {
+			if t.Repeats, err = repeatsOf(pt.runs, j.id(), cfg.ci, cfg.slo); err != nil {
 				return 0, failed(err)
 			}
 		}
@@ -1054,7 +1132,7 @@ points:
 	for _, pt := range done {
 		for _, r := range pt.runs {
 			if r.Verdict == scheduler.VerdictTargetLost {
-				code = worst(code, judge(stderr, r))
+				code = worst(code, judge(stderr, r, nil))
 			}
 		}
 	}

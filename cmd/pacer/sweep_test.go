@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -56,7 +58,19 @@ type sweepDoc struct {
 		Name   string            `json:"name"`
 		Mode   string            `json:"mode"`
 		Counts map[string]uint64 `json:"counts"`
-		Step   *struct {
+		// Verdict is the trust rule's; SLO the structured clauses.
+		Verdict string `json:"verdict"`
+		SLO     *struct {
+			Pass    bool `json:"pass"`
+			Clauses []struct {
+				Metric   string   `json:"metric"`
+				Bound    float64  `json:"bound"`
+				Observed *float64 `json:"observed"`
+				Pass     bool     `json:"pass"`
+				Basis    string   `json:"basis"`
+			} `json:"clauses"`
+		} `json:"slo"`
+		Step *struct {
 			Index      int     `json:"index"`
 			TargetRate float64 `json:"target_rate"`
 			Pass       *bool   `json:"pass"`
@@ -171,6 +185,12 @@ func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
 		if st == nil || st.TargetRate != want || st.Pass == nil || *st.Pass {
 			t.Errorf("step %d: %+v, want a failed step at %v/s", i, st, want)
 		}
+		// Each step's SLO in numbers, judged by the trust rule.
+		so := doc.Tests[i].SLO
+		if so == nil || so.Pass || len(so.Clauses) != 1 || so.Clauses[0].Metric != "p99" || so.Clauses[0].Bound != 0.001 ||
+			so.Clauses[0].Observed == nil || so.Clauses[0].Basis != "response" || doc.Tests[i].Verdict == "" {
+			t.Errorf("step %d: slo %+v, verdict %q", i, so, doc.Tests[i].Verdict)
+		}
 	}
 	if !strings.Contains(stdout, "sustainable rate: none") {
 		t.Errorf("stdout:\n%s", stdout)
@@ -260,7 +280,7 @@ func TestRunAndBenchRepeat(t *testing.T) {
 // failure of another clause is not.
 func TestMarginal(t *testing.T) {
 	res := func(respMs, servMs float64) *scheduler.Result {
-		r := &scheduler.Result{Response: histo.New(), Service: histo.New()}
+		r := &scheduler.Result{Mode: "open", Response: histo.New(), Service: histo.New(), Counts: scheduler.Counts{Scheduled: 100, Sent: 100, Completed: 100}, Window: time.Second}
 		for range 100 {
 			_ = r.Response.RecordValue(int64(respMs * 1e6))
 			_ = r.Service.RecordValue(int64(servMs * 1e6))
@@ -282,8 +302,52 @@ func TestMarginal(t *testing.T) {
 		{"the worst clause decides", "p50<=1ms,p99<=1ms", 1.5, 1.5, false, true},
 		{"no latency clause", "errors<1%", 5, 5, false, false},
 	} {
-		if got := marginal(c.spec, res(c.resp, c.serv), c.aborted); got != c.want {
+		slo, err := report.ParseSLO(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res(c.resp, c.serv)
+		sr, err := slo.Check(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := marginal(slo, r, sr, c.aborted); got != c.want {
 			t.Errorf("%s: marginal %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestOpenCode: the exit code of an open sweep reads the trust rule's
+// outcome of the points that bound its result (no clock, crafted points).
+func TestOpenCode(t *testing.T) {
+	yes, no := true, false
+	pt := func(rate float64, pass *bool, o report.Outcome) *openPoint {
+		return &openPoint{rate: rate, pass: pass, outcome: o, pooled: &scheduler.Result{Name: "get", VerdictReason: "why"}}
+	}
+	for _, c := range []struct {
+		name   string
+		points []*openPoint
+		slo    bool
+		best   float64
+		want   int
+	}{
+		{"found, the failure above is the server's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Violated)}, true, 1000, exitOK},
+		{"found, the failure above could be the generator's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Untrusted)}, true, 1000, exitUntrusted},
+		{"found, one of two failures there is the server's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Untrusted), pt(2000, &no, report.Violated)}, true, 1000, exitOK},
+		{"an untrusted failure far above the bracket does not matter", []*openPoint{pt(1000, &yes, report.Trusted), pt(1500, &no, report.Violated), pt(4000, &no, report.Untrusted)}, true, 1000, exitOK},
+		{"found at the top, nothing failed", []*openPoint{pt(1000, &yes, report.Trusted)}, true, 1000, exitOK},
+		{"none met, the server's", []*openPoint{pt(1000, &no, report.Violated), pt(250, &no, report.Violated)}, true, 0, exitSLO},
+		{"none met, the lowest failure could be the generator's", []*openPoint{pt(1000, &no, report.Violated), pt(250, &no, report.Untrusted)}, true, 0, exitUntrusted},
+		{"target lost", []*openPoint{pt(1000, &no, report.Failed)}, true, 0, exitFailed},
+		{"no slo, all ok", []*openPoint{pt(1000, nil, report.Trusted), pt(2000, nil, report.Trusted)}, false, 0, exitOK},
+		{"no slo, a step behind", []*openPoint{pt(1000, nil, report.Trusted), pt(2000, nil, report.Untrusted)}, false, 0, exitUntrusted},
+	} {
+		var stderr strings.Builder
+		if got := openCode(&stderr, c.points, c.slo, c.best, false); got != c.want {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", c.name, got, c.want, stderr.String())
+		}
+		if c.want == exitUntrusted && !strings.Contains(stderr.String(), "not trustworthy") {
+			t.Errorf("%s: stderr %q does not say why", c.name, stderr.String())
 		}
 	}
 }

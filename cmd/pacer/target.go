@@ -12,8 +12,9 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// target reads the target flags (targetFlags) into connection options,
-// refusing the cluster and TLS flags.
+// target reads the target flags (targetFlags) into connection options:
+// address, password, TLS. It refuses the cluster flags, and reads the
+// password from the terminal with --askpass.
 func target(c *cli.Context) (conn.Options, error) {
 	o := conn.Options{
 		User:           c.String("user"),
@@ -32,43 +33,60 @@ func target(c *cli.Context) (conn.Options, error) {
 	if o.DB < 0 {
 		return o, usageErrorf("--dbnum %d: must not be negative", o.DB)
 	}
-	if o.User != "" && o.Password == "" {
-		return o, usageErrorf("--user needs a password with -a")
-	}
+	host := ""
 	if s := c.String("s"); s != "" {
 		o.Network, o.Addr = "unix", s
 	} else {
-		o.Network, o.Addr = "tcp", net.JoinHostPort(c.String("h"), strconv.Itoa(c.Int("p")))
+		host = c.String("h")
+		o.Network, o.Addr = "tcp", net.JoinHostPort(host, strconv.Itoa(c.Int("p")))
 	}
+	rediss := false
 	if u := c.String("u"); c.IsSet("u") {
-		if err := applyURI(&o, u); err != nil {
+		var err error
+		if host, rediss, err = applyURI(&o, u); err != nil {
 			return o, err
 		}
+	}
+	if c.Bool("askpass") {
+		pw, err := askPassword(c.App.Reader, c.App.ErrWriter)
+		if err != nil {
+			return o, usageErrorf("--askpass: %v", err)
+		}
+		secretsFrom(c.Context).add(pw)
+		o.Password = pw
+	}
+	if o.User != "" && o.Password == "" {
+		return o, usageErrorf("--user needs a password: -a, REDISCLI_AUTH or --askpass")
+	}
+	var err error
+	if o.TLS, err = parseTLS(c, host, rediss); err != nil {
+		return o, err
 	}
 	return o, nil
 }
 
-// applyURI reads redis-benchmark's -u redis://[user:password@]host[:port][/db].
-func applyURI(o *conn.Options, s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
+// applyURI reads redis-benchmark's -u redis://[user:password@]host[:port][/db],
+// or rediss:// for TLS, and returns the host and whether it was rediss.
+func applyURI(o *conn.Options, s string) (host string, rediss bool, err error) {
+	u, perr := url.Parse(s)
+	if perr != nil || u.Host == "" {
 		// Not echoed: it may hold a password.
-		return usageErrorf("-u: want redis://[user:password@]host[:port][/db]")
+		return "", false, usageErrorf("-u: want redis[s]://[user:password@]host[:port][/db]")
 	}
 	shown := u.Redacted() // never echo the password
 	switch u.Scheme {
 	case "redis":
 	case "rediss":
-		return usageErrorf("-u %q: TLS (rediss://) is not supported yet", shown)
+		rediss = true
 	default:
-		return usageErrorf("-u %q: want the redis:// scheme", shown)
+		return "", false, usageErrorf("-u %q: want the redis:// or rediss:// (TLS) scheme", shown)
 	}
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
 		port = "6379"
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return usageErrorf("-u %q: want a port between 1 and 65535", shown)
+		return "", false, usageErrorf("-u %q: want a port between 1 and 65535", shown)
 	}
 	o.Network, o.Addr = "tcp", net.JoinHostPort(host, port)
 	if u.User != nil {
@@ -81,9 +99,9 @@ func applyURI(o *conn.Options, s string) error {
 	if db := strings.Trim(u.Path, "/"); db != "" {
 		n, err := strconv.Atoi(db)
 		if err != nil || n < 0 {
-			return usageErrorf("-u %q: bad database number %q", shown, db)
+			return "", false, usageErrorf("-u %q: bad database number %q", shown, db)
 		}
 		o.DB = n
 	}
-	return nil
+	return host, rediss, nil
 }

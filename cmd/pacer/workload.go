@@ -66,6 +66,26 @@ func parseSizes(c *cli.Context, benchClamp bool) (scenarios.Sizes, error) {
 // flag's default is used ("" is the whole suite); an empty -t is an
 // error. ignoreT drops -t (bench, when a command is given).
 func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ignoreT bool) (*workload, error) {
+	w, err := readWorkload(c, sizes, trailing, ignoreT)
+	if err != nil {
+		return nil, err
+	}
+	// A title is the user's command text: a password typed into it (AUTH,
+	// a template) must not reach the output, the JSON, the .hlog tags or
+	// the progress. The commands sent are compiled from the templates, not
+	// from the titles.
+	s := secretsFrom(c.Context)
+	for i := range w.tests {
+		t := &w.tests[i]
+		t.title = s.redact(t.title)
+		for k := range t.names {
+			t.names[k] = s.redact(t.names[k])
+		}
+	}
+	return w, nil
+}
+
+func readWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ignoreT bool) (*workload, error) {
 	w := &workload{opts: scenarios.Options{Sizes: sizes}}
 	tSet := c.IsSet("t") && !ignoreT
 	if tSet && strings.Trim(c.String("t"), " ,") == "" {

@@ -13,6 +13,8 @@ package redistest
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
@@ -25,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/certs"
 )
 
 // Server is a running redis-server.
@@ -37,6 +41,25 @@ type Server struct {
 	extra []string
 	// password is sent with AUTH by Do when the server requires one.
 	password string
+	// TLS is set for a server started by StartTLS: it listens on a TLS
+	// port only.
+	TLS *TLSFiles
+}
+
+// TLSOptions configure StartTLS.
+type TLSOptions struct {
+	// AuthClients makes the server require a client certificate signed by
+	// the CA (--tls-auth-clients yes); by default it asks for none.
+	AuthClients bool
+}
+
+// TLSFiles are the PEM files of a TLS server's CA, its certificate and a
+// client certificate the CA signed (for mutual TLS), and a client
+// configuration that trusts the CA and presents that certificate.
+type TLSFiles struct {
+	certs.Files
+	AuthClients bool
+	Client      *tls.Config
 }
 
 // installDirs are where packages and installers put Redis binaries, looked
@@ -104,6 +127,44 @@ func Binary(t testing.TB, name string) string {
 // extra are further "--name value" arguments.
 func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
+	return startWith(t, nil, extra)
+}
+
+// StartTLS launches a redis-server that speaks TLS only (--port 0
+// --tls-port on a free loopback port), with a CA and certificates for
+// 127.0.0.1 made for the test (see Server.TLS), and stops it at the end of
+// the test. A redis-server built without TLS skips the test, saying so on
+// stderr (it fails it when PACER_REQUIRE_REDIS=1).
+func StartTLS(t testing.TB, o TLSOptions, extra ...string) *Server {
+	t.Helper()
+	Binary(t, "redis-server")
+	files, err := certs.Write(t.TempDir(), "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &TLSFiles{Files: files, AuthClients: o.AuthClients}
+	if f.Client, err = clientConfig(files); err != nil {
+		t.Fatal(err)
+	}
+	return startWith(t, f, extra)
+}
+
+func clientConfig(f certs.Files) (*tls.Config, error) {
+	pem, err := os.ReadFile(f.CA)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem)
+	cert, err := tls.LoadX509KeyPair(f.ClientCert, f.ClientKey)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", Certificates: []tls.Certificate{cert}}, nil
+}
+
+func startWith(t testing.TB, tf *TLSFiles, extra []string) *Server {
+	t.Helper()
 	bin := Binary(t, "redis-server")
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
@@ -111,10 +172,17 @@ func Start(t testing.TB, extra ...string) *Server {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := start(bin, port, t.TempDir(), extra)
+		s, err := start(bin, port, t.TempDir(), extra, tf)
 		if err == nil {
 			t.Cleanup(s.Stop)
 			return s
+		}
+		if tf != nil && strings.Contains(err.Error(), "tls-port") {
+			if os.Getenv("PACER_REQUIRE_REDIS") == "1" {
+				t.Fatalf("redis-server has no TLS but PACER_REQUIRE_REDIS=1: %v", err)
+			}
+			fmt.Fprintf(warnings, "redistest: %s was built without TLS: TLS tests are SKIPPED (%v)\n", bin, err)
+			t.Skip("redis-server without TLS")
 		}
 		lastErr = err
 	}
@@ -131,21 +199,37 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func start(bin string, port int, dir string, extra []string) (*Server, error) {
-	args := []string{
-		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+func start(bin string, port int, dir string, extra []string, tf *TLSFiles) (*Server, error) {
+	listen := []string{"--port", strconv.Itoa(port)}
+	if tf != nil {
+		auth := "no"
+		if tf.AuthClients {
+			auth = "yes"
+		}
+		listen = []string{"--port", "0", "--tls-port", strconv.Itoa(port),
+			"--tls-cert-file", tf.ServerCert, "--tls-key-file", tf.ServerKey,
+			"--tls-ca-cert-file", tf.CA, "--tls-auth-clients", auth}
+	}
+	args := append(listen, "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
 		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"),
 		// .ci/run stops servers a crashed test leaves behind by these files.
 		"--pidfile", filepath.Join(dir, "redis.pid"),
-	}
+	)
 	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A configuration it refuses (an option this build lacks) is said on
+	// stderr, before the log file opens.
+	errPath := filepath.Join(dir, "stderr.log")
+	if f, err := os.Create(errPath); err == nil {
+		cmd.Stderr = f
+		defer f.Close()
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir, bin: bin, extra: extra}
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir, bin: bin, extra: extra, TLS: tf}
 	for i := 0; i+1 < len(extra); i++ {
 		if extra[i] == "--requirepass" {
 			s.password = extra[i+1]
@@ -156,11 +240,15 @@ func start(bin string, port int, dir string, extra []string) (*Server, error) {
 		if _, err := s.Do("PING"); err == nil {
 			return s, nil
 		}
+		if !s.running() {
+			break
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.Stop()
 	log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
-	return nil, fmt.Errorf("redis-server on port %d did not answer: %s", port, lastLines(string(log), 5))
+	said, _ := os.ReadFile(errPath)
+	return nil, fmt.Errorf("redis-server on port %d did not answer: %s", port, lastLines(string(said)+"\n"+string(log), 5))
 }
 
 func lastLines(s string, n int) string {
@@ -171,13 +259,30 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, " | ")
 }
 
+// running reports whether the server process has not exited: a server
+// that refused its configuration is not waited for.
+func (s *Server) running() bool {
+	return s.cmd.Process.Signal(syscall.Signal(0)) == nil && !exited(s.cmd)
+}
+
+// exited reports whether cmd's process is a zombie (it exited, nobody
+// waited for it yet).
+func exited(cmd *exec.Cmd) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+	if err != nil {
+		return false // no /proc: assume it runs
+	}
+	_, rest, ok := strings.Cut(string(b), ") ")
+	return ok && strings.HasPrefix(rest, "Z")
+}
+
 // Kill stops the server at once (SIGKILL), as a crash would.
 func (s *Server) Kill() { s.Stop() }
 
 // Restart starts a new server on the same port after Kill, and waits until
 // it answers.
 func (s *Server) Restart() error {
-	n, err := start(s.bin, s.Port, s.dir, s.extra)
+	n, err := start(s.bin, s.Port, s.dir, s.extra, s.TLS)
 	if err != nil {
 		return err
 	}
@@ -208,7 +313,14 @@ func (s *Server) Do(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", s.Addr)
+	var c net.Conn
+	var err error
+	if s.TLS != nil {
+		td := tls.Dialer{NetDialer: &d, Config: s.TLS.Client}
+		c, err = td.DialContext(ctx, "tcp", s.Addr)
+	} else {
+		c, err = d.DialContext(ctx, "tcp", s.Addr)
+	}
 	if err != nil {
 		return "", err
 	}

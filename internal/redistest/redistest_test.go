@@ -66,3 +66,17 @@ func TestMissingBinarySaysSoOnce(t *testing.T) {
 		t.Fatalf("notice %q does not say the tests are skipped", buf.String())
 	}
 }
+
+func TestStartTLS(t *testing.T) {
+	s := StartTLS(t, TLSOptions{AuthClients: true})
+	if got, err := s.Do("SET", "k", "v"); err != nil || got != "OK" {
+		t.Fatalf("SET over TLS: %q %v", got, err)
+	}
+	s.Kill()
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Do("PING"); err != nil || got != "PONG" {
+		t.Fatalf("PING after restart: %q %v", got, err)
+	}
+}

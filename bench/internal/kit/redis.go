@@ -1,5 +1,6 @@
 // Package kit holds what the measurement programs under bench/ share: a
-// throwaway redis-server on a free loopback port, and medians.
+// throwaway redis-server on a free loopback port, medians, and a process's
+// memory (/proc/PID/status) and CPU time.
 package kit
 
 import (
@@ -11,35 +12,71 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/certs"
 )
 
 // Server is a running redis-server.
 type Server struct {
 	Addr, Port string
-	cmd        *exec.Cmd
-	dir        string
+	// TLSPort is the port of its TLS listener (StartTLS), and CA the PEM
+	// file of the CA its certificate chains to.
+	TLSPort, CA string
+	cmd         *exec.Cmd
+	dir         string
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
 // Start launches redis-server with persistence off and waits until it
-// accepts connections.
-func Start() (*Server, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// accepts connections. extra are more redis-server arguments, such as
+// "--maxclients", "100".
+func Start(extra ...string) (*Server, error) { return start(false, extra...) }
+
+// StartTLS is Start with a TLS port besides the plain one (same server,
+// same data), its certificates made for 127.0.0.1 by package certs; it
+// asks clients for no certificate.
+func StartTLS() (*Server, error) { return start(true) }
+
+func start(withTLS bool, extra ...string) (*Server, error) {
+	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
 	dir, err := os.MkdirTemp("", "pacer-bench-redis")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
+	args := []string{"--port", port, "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "log")}
+	var tlsPort, ca string
+	if withTLS {
+		f, err := certs.Write(dir, "127.0.0.1")
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		if tlsPort, err = freePort(); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		ca = f.CA
+		args = append(args, "--tls-port", tlsPort, "--tls-cert-file", f.ServerCert, "--tls-key-file", f.ServerKey,
+			"--tls-ca-cert-file", f.CA, "--tls-auth-clients", "no")
+	}
+	cmd := exec.Command("redis-server", append(args, extra...)...)
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", port), Port: port, cmd: cmd, dir: dir}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", port), Port: port, TLSPort: tlsPort, CA: ca, cmd: cmd, dir: dir}
 	for range 200 {
 		if c, err := net.Dial("tcp", s.Addr); err == nil {
 			c.Close()
@@ -50,6 +87,9 @@ func Start() (*Server, error) {
 	s.Stop()
 	return nil, fmt.Errorf("redis-server on port %s did not come up", port)
 }
+
+// Pid is the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
 // Signal sends sig to the server (SIGSTOP, SIGCONT).
 func (s *Server) Signal(sig syscall.Signal) error { return s.cmd.Process.Signal(sig) }

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/hostile"
+	"github.com/pacer-load/pacer/report"
+)
+
+// TestHdrFlagsUsageErrors: bad --percentiles, two outputs on stdout, an
+// unwritable or shared path: exit 2 with one line, before any connection.
+func TestHdrFlagsUsageErrors(t *testing.T) {
+	srv := hostile.Start(t, hostile.OK)
+	dir := t.TempDir()
+	same := filepath.Join(dir, "same")
+	for _, extra := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--percentiles", "50,abc"}, "--percentiles"},
+		{[]string{"--percentiles", "0"}, "--percentiles"},
+		{[]string{"--percentiles", "100.5"}, "--percentiles"},
+		{[]string{"--percentiles", ""}, "--percentiles"},
+		{[]string{"--json", "-", "--hdr-log", "-"}, "only one output can go to stdout"},
+		{[]string{"--hdr-log", "-", "--hdr-spectrum", "-"}, "only one output can go to stdout"},
+		{[]string{"--hdr-log", dir}, "--hdr-log"},
+		{[]string{"--hdr-spectrum", filepath.Join(dir, "missing", "s.hgrm")}, "--hdr-spectrum"},
+		{[]string{"--json", same, "--hdr-log", same}, "both name"},
+		{[]string{"--hdr-log", same, "--hdr-spectrum", filepath.Join(dir, ".", "same")}, "both name"},
+	} {
+		for _, args := range [][]string{
+			{"run", "--rate", "1k", "-n", "10", "-t", "get"},
+			{"bench", "-n", "10", "-t", "get"},
+			{"compare", "--rate", "1k", "--duration", "100ms"},
+		} {
+			code, _, stderr := pacer(t, append(append(args, hostPort(t, srv.Addr)...), extra.args...)...)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != exitUsage || len(lines) != 1 || !strings.Contains(lines[0], extra.want) {
+				t.Errorf("%s %q: exit %d, stderr %q; want 2 and one line with %q", args[0], extra.args, code, stderr, extra.want)
+			}
+		}
+	}
+	if n := srv.Accepted(); n != 0 {
+		t.Errorf("%d connections were made before the flags were checked", n)
+	}
+	if _, err := os.Stat(same); err == nil {
+		t.Error("a refused invocation wrote a file")
+	}
+}
+
+// readHlog reads an interval log with hdrhistogram-go: each tag's lines
+// merged, and the number of lines.
+func readHlog(t *testing.T, data []byte) (map[string]*hdrhistogram.Histogram, int) {
+	t.Helper()
+	r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
+	merged := map[string]*hdrhistogram.Histogram{}
+	n := 0
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			return merged, n
+		}
+		n++
+		if merged[h.Tag()] == nil {
+			merged[h.Tag()] = histo.New()
+		}
+		merged[h.Tag()].Merge(h)
+	}
+}
+
+func tagList(m map[string]*hdrhistogram.Histogram) string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+func readResult(t *testing.T, path string) *report.Document {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := report.ReadDocument(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func decodeHist(t *testing.T, enc string) *hdrhistogram.Histogram {
+	t.Helper()
+	h, err := histo.Decode(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestRunWritesHdrLogAndSpectrum: pacer run writes the interval log, the
+// spectrum and the JSON from one document: the log's response lines merge
+// into the JSON's response histogram, the spectrum is that histogram's,
+// and --percentiles sets the quiet line.
+func TestRunWritesHdrLogAndSpectrum(t *testing.T) {
+	dir := t.TempDir()
+	j, l, s := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.hlog"), filepath.Join(dir, "run.hgrm")
+	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "--duration", "1s", "-c", "4", "-t", "get", "-q",
+		"--lag-limit", "1s", "--json", j, "--hdr-log", l, "--hdr-spectrum", s, "--percentiles", "99.9,50")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "response p50=") || !strings.Contains(stdout, " p99.9=") || strings.Contains(stdout, " p99=") {
+		t.Errorf("quiet line with --percentiles 99.9,50: %q", stdout)
+	}
+	doc := readResult(t, j)
+	logData := readFile(t, l)
+	if !bytes.HasPrefix(logData, []byte("#[Logged with pacer ")) {
+		t.Errorf("log header: %.200s", logData)
+	}
+	merged, _ := readHlog(t, logData)
+	if got := tagList(merged); got != "response send_lag service" {
+		t.Fatalf("tags %q", got)
+	}
+	want := decodeHist(t, doc.Tests[0].Histograms.Response)
+	if got := merged["response"]; !got.Equals(want) || got.TotalCount() != int64(doc.Tests[0].Counts.Completed) {
+		t.Errorf("log response: %d values, p99.9 %d; JSON: %d, %d (completed %d)", got.TotalCount(), got.ValueAtQuantile(99.9),
+			want.TotalCount(), want.ValueAtQuantile(99.9), doc.Tests[0].Counts.Completed)
+	}
+	spec, err := report.Spectrum(doc.Tests[0])
+	if err != nil || !bytes.Equal(readFile(t, s), spec) {
+		t.Errorf("--hdr-spectrum is not the JSON's response spectrum: %v", err)
+	}
+}
+
+// TestHdrLogToStdout: with --hdr-log -, stdout carries the log alone and
+// the text goes to stderr.
+func TestHdrLogToStdout(t *testing.T) {
+	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "-n", "300", "-c", "2", "-t", "set", "-q", "--lag-limit", "1s", "--hdr-log", "-")
+	if code != exitOK || !strings.HasPrefix(stdout, "#[Logged with pacer ") || strings.Contains(stdout, "requests per second") ||
+		!strings.Contains(stderr, "SET: ") {
+		t.Fatalf("exit %d\nstdout %.300s\nstderr %s", code, stdout, stderr)
+	}
+	merged, _ := readHlog(t, []byte(stdout))
+	if merged["response"] == nil || merged["response"].TotalCount() != 300 {
+		t.Errorf("tags %q", tagList(merged))
+	}
+}
+
+// TestBenchHdrOutputsSeveralTests: bench's tests each get their tags and
+// their own spectrum file; --percentiles sets the quiet line.
+func TestBenchHdrOutputsSeveralTests(t *testing.T) {
+	dir := t.TempDir()
+	l, s := filepath.Join(dir, "b.hlog"), filepath.Join(dir, "b.hgrm")
+	code, stdout, stderr := pacer(t, "bench", "--embedded", "-t", "set,get", "-n", "2000", "-c", "4", "-q",
+		"--hdr-log", l, "--hdr-spectrum", s, "--percentiles", "50,99")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "SET: ") || !strings.Contains(stdout, " msec p99=") {
+		t.Errorf("quiet output with --percentiles 50,99: %q", stdout)
+	}
+	merged, _ := readHlog(t, readFile(t, l))
+	if got := tagList(merged); got != "get:response get:service set:response set:service" {
+		t.Fatalf("tags %q", got)
+	}
+	for _, tag := range []string{"get:response", "set:response"} {
+		if n := merged[tag].TotalCount(); n != 2000 {
+			t.Errorf("%s: %d values, want 2000", tag, n)
+		}
+	}
+	first, other := readFile(t, s), readFile(t, filepath.Join(dir, "b.get.hgrm"))
+	if !bytes.Contains(first, []byte("Total count    =         2000]")) || !bytes.Contains(other, []byte("Total count    =         2000]")) {
+		t.Errorf("spectra:\n%s\n%s", first, other)
+	}
+}
+
+// TestComparePercentilesAndHdrLog: compare's table shows the chosen
+// percentiles, and its log tags the closed and the open run apart.
+func TestComparePercentilesAndHdrLog(t *testing.T) {
+	l := filepath.Join(t.TempDir(), "c.hlog")
+	code, stdout, stderr := pacer(t, "compare", "--embedded", "--rate", "2k", "--duration", "500ms", "-c", "4", "-q",
+		"--percentiles", "50,99.99", "--hdr-log", l)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "\np99.99 ") || strings.Contains(stdout, "\np90 ") || !strings.Contains(stdout, "\nmax ") {
+		t.Errorf("compare table with --percentiles 50,99.99:\n%s", stdout)
+	}
+	merged, _ := readHlog(t, readFile(t, l))
+	got := tagList(merged)
+	if !strings.Contains(got, "get_closed_loop:response") || !strings.Contains(got, "_open_loop_at_2") || !strings.Contains(got, ":send_lag") {
+		t.Errorf("tags %q", got)
+	}
+}
+
+// TestCtrlCWritesHdrFiles: the first Ctrl-C writes the interval log and
+// the spectrum of the partial result too.
+func TestCtrlCWritesHdrFiles(t *testing.T) {
+	dir := t.TempDir()
+	l, s := filepath.Join(dir, "p.hlog"), filepath.Join(dir, "p.hgrm")
+	cmd, _, stderr := startBinary(t, nil, "run", "--embedded", "--rate", "2k", "--duration", "60s", "-c", "4", "-t", "get", "-q",
+		"--hdr-log", l, "--hdr-spectrum", s)
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	if code, took := waitFor(t, cmd, 30*time.Second); code != exitInterrupted {
+		t.Fatalf("exit %d after %v, want 130; stderr %q", code, took, stderr)
+	}
+	merged, _ := readHlog(t, readFile(t, l))
+	if merged["response"] == nil || merged["response"].TotalCount() == 0 {
+		t.Fatalf("partial log: tags %q", tagList(merged))
+	}
+	if n := merged["response"].TotalCount(); !bytes.Contains(readFile(t, s), []byte("Total count    = ")) || n > 2000*60 {
+		t.Errorf("partial spectrum, %d responses", n)
+	}
+}

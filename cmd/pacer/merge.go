@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/report"
+)
+
+func mergeCommand() *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "merge",
+		Usage:     "add the results of the shards of one timeline (--shard K/N) into one result",
+		ArgsUsage: "SHARD.json... -o OUT.json",
+		Description: "Counts, bytes and errors are summed, histograms added (every percentile is that of all the\n" +
+			"requests), intervals with the same start merged, rates taken over the union of the windows.\n" +
+			"Results of different workloads, timelines or start times are refused (exit 2), and so is a\n" +
+			"missing shard unless --partial. The merged result is a pacer.result/v1 that pacer report reads.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "o", Value: stdoutPath, Usage: "write the merged JSON to `FILE` (- for stdout)", Category: catOutput},
+			&cli.BoolFlag{Name: "partial", Usage: "merge the shards given when some are missing (the result says which it holds)", Category: catOutput},
+			&cli.BoolFlag{Name: "q", Usage: "quiet: print nothing but errors", Category: catOutput},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageErrorf("%v", err)
+		},
+		Action: mergeAction,
+	},
+		"pacer merge shard-1.json shard-2.json shard-3.json -o all.json",
+		"pacer merge --partial shard-*.json -o some.json",
+	)
+}
+
+func mergeAction(c *cli.Context) error {
+	outPath, partial, quiet := c.String("o"), c.Bool("partial"), c.Bool("q")
+	// Flags may follow the files (pacer merge a.json b.json -o all.json):
+	// urfave/cli stops at the first argument, so they are picked out here.
+	var paths []string
+	args := c.Args().Slice()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case a == stdoutPath || !strings.HasPrefix(a, "-"):
+			paths = append(paths, a)
+		case name == "partial" && !hasValue:
+			partial = true
+		case name == "q" && !hasValue:
+			quiet = true
+		case name != "o":
+			return usageErrorf("flag provided but not defined: %s", a)
+		case !hasValue && i+1 >= len(args):
+			return usageErrorf("flag needs an argument: %s", a)
+		case !hasValue:
+			i++
+			outPath = args[i]
+		default:
+			outPath = value
+		}
+	}
+	if len(paths) == 0 {
+		return usageErrorf("merge: give the shards' result files (written with --shard K/N --json FILE)")
+	}
+	if outPath == "" {
+		return usageErrorf("-o: give a file name, or - for stdout")
+	}
+	if err := checkOutputPath(outPath); err != nil {
+		return usageErrorf("-o: %v", err)
+	}
+	inputs, err := readInputs(paths, os.Stdin)
+	if err != nil {
+		return err
+	}
+	in := make([]report.MergeInput, len(inputs))
+	for i, x := range inputs {
+		in[i] = report.MergeInput{Label: x.Label, Doc: x.Doc}
+	}
+	doc, err := report.Merge(in, report.MergeOptions{Partial: partial, Tool: report.Tool{Name: "pacer", Version: version}})
+	if errors.Is(err, report.ErrMerge) {
+		return usageErrorf("%v", err)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	if err := writeJSON(c.App.Writer, outPath, doc); err != nil {
+		return failed(err)
+	}
+	if quiet {
+		return nil
+	}
+	out := c.App.Writer
+	if outPath == stdoutPath {
+		out = c.App.ErrWriter // stdout carries the JSON
+	}
+	fmt.Fprintf(out, "merged shards %s of %d\n", joinInts(doc.Shard.Merged), doc.Shard.N)
+	for _, t := range doc.Tests {
+		r, err := t.Result()
+		if err != nil {
+			return failed(err)
+		}
+		if err := report.Quiet(out, r, nil); err != nil {
+			return failed(err)
+		}
+	}
+	return nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}

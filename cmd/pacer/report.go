@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// maxDocumentSize bounds a result document pacer report reads: an hour of
+// one-second intervals is a few MB.
+const maxDocumentSize = 256 << 20
+
+func reportCommand() *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "report",
+		Usage:     "re-render saved results (--json files): as text, side by side, as plots or as an HTML page",
+		ArgsUsage: "FILE.json...",
+		Description: "One file prints as its run printed it; several print side by side, one column per file, with\n" +
+			"each percentile's difference from the first file. - reads a document from stdin.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "plot", Usage: "draw the percentile spectrum and the interval series to `OUT.png` or OUT.svg", Category: catOutput},
+			&cli.StringFlag{Name: "html", Usage: "write one self-contained page (configuration, tables, plots, verdicts) to `OUT.html`", Category: catOutput},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageErrorf("%v", err)
+		},
+		Action: reportAction,
+	},
+		"pacer report run.json",
+		"pacer report before.json after.json",
+		"pacer report compare.json --plot compare.png --html compare.html",
+	)
+}
+
+func reportAction(c *cli.Context) error {
+	plotPath, htmlPath := c.String("plot"), c.String("html")
+	plotSet, htmlSet := c.IsSet("plot"), c.IsSet("html")
+	// Flags may follow the files (pacer report a.json --plot a.png):
+	// urfave/cli stops at the first argument, so they are picked out here.
+	var paths []string
+	args := c.Args().Slice()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case a == stdoutPath || !strings.HasPrefix(a, "-"):
+			paths = append(paths, a)
+			continue
+		case name != "plot" && name != "html":
+			return usageErrorf("flag provided but not defined: %s", a)
+		case !hasValue && i+1 >= len(args):
+			return usageErrorf("flag needs an argument: %s", a)
+		case !hasValue:
+			i++
+			value = args[i]
+		}
+		if name == "plot" {
+			plotPath, plotSet = value, true
+		} else {
+			htmlPath, htmlSet = value, true
+		}
+	}
+	if len(paths) == 0 {
+		return usageErrorf("report: give one or more result files (written with --json)")
+	}
+	format := ""
+	if plotSet {
+		var err error
+		if format, err = report.PlotFormat(plotPath); err != nil {
+			return usageErrorf("--plot %v", err)
+		}
+		if err := checkOutputPath(plotPath); err != nil {
+			return usageErrorf("--plot: %v", err)
+		}
+	}
+	if htmlSet {
+		if htmlPath == "" {
+			return usageErrorf("--html: give a file name")
+		}
+		if err := checkOutputPath(htmlPath); err != nil {
+			return usageErrorf("--html: %v", err)
+		}
+	}
+	inputs, err := readInputs(paths, os.Stdin)
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	if err := renderReport(&text, inputs); err != nil {
+		return failed(err)
+	}
+	// Files before stdout, as the load commands write theirs.
+	if format != "" {
+		b, err := report.Plot(inputs, format)
+		if err != nil {
+			return failed(err)
+		}
+		if err := writeOutput(c.App.Writer, plotPath, b); err != nil {
+			return failed(err)
+		}
+	}
+	out := c.App.Writer
+	if htmlPath != "" {
+		b, err := report.HTML(report.Page{Inputs: inputs, Text: text.String()})
+		if err != nil {
+			return failed(err)
+		}
+		if err := writeOutput(c.App.Writer, htmlPath, b); err != nil {
+			return failed(err)
+		}
+		if htmlPath == stdoutPath {
+			out = c.App.ErrWriter // stdout carries the page
+		}
+	}
+	_, err = out.Write(text.Bytes())
+	return err
+}
+
+// readInputs reads and checks every document; "-" is stdin (once). Files
+// are labelled by their base names, or by their paths when two share one.
+func readInputs(paths []string, stdin io.Reader) ([]report.Input, error) {
+	base := map[string]int{}
+	for _, p := range paths {
+		base[filepath.Base(p)]++
+	}
+	stdinRead := false
+	var out []report.Input
+	for _, p := range paths {
+		var data []byte
+		var err error
+		label := filepath.Base(p)
+		if base[label] > 1 {
+			label = p
+		}
+		switch {
+		case p == stdoutPath && stdinRead:
+			return nil, usageErrorf("- (stdin) given twice")
+		case p == stdoutPath:
+			stdinRead, label = true, "stdin"
+			data, err = readLimited(stdin)
+		default:
+			var f *os.File
+			if f, err = os.Open(p); err == nil {
+				data, err = readLimited(f)
+				f.Close()
+			}
+		}
+		if err != nil {
+			return nil, usageErrorf("%s: %v", p, err)
+		}
+		in, err := report.ReadInput(label, data)
+		if err != nil {
+			return nil, usageErrorf("%s: %v", p, err)
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+func readLimited(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxDocumentSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxDocumentSize {
+		return nil, fmt.Errorf("larger than %s: not a result document", formatBytes(maxDocumentSize))
+	}
+	return b, nil
+}
+
+// renderReport writes the text report: one document as its run printed
+// it, several side by side.
+func renderReport(w io.Writer, in []report.Input) error {
+	if len(in) > 1 {
+		return report.SideBySide(w, in)
+	}
+	d := in[0].Doc
+	if runs := compareRuns(d); runs != nil {
+		return renderCompareDoc(w, d, runs)
+	}
+	return report.Render(w, d)
+}
+
+// compareRuns returns the runs of a document pacer compare wrote (a
+// closed loop, then open loops), nil for any other document.
+func compareRuns(d *report.Document) []compareRun {
+	if d.Mode != "mixed" || len(d.Tests) < 2 || d.Tests[0].Mode != "closed" {
+		return nil
+	}
+	var runs []compareRun
+	for i, t := range d.Tests {
+		if (i == 0) != (t.Mode == "closed") {
+			return nil
+		}
+		res, err := t.Result()
+		if err != nil {
+			return nil
+		}
+		// Text from a file reaches the terminal escaped.
+		res.Name, res.VerdictReason = safetext.Escape(res.Name), safetext.Escape(res.VerdictReason)
+		runs = append(runs, compareRun{label: res.Name, res: res, server: t.Server})
+	}
+	// Without --rate the open loops ran at fixed fractions of the closed
+	// loop's throughput: name them when the rates say so.
+	// (roundRate keeps three digits: within 1% of the fraction).
+	if d.Config["rate"] == nil && len(runs)-1 <= len(compareFractions) {
+		closed := runs[0].res.AchievedRate()
+		for i, r := range runs[1:] {
+			f := compareFractions[i]
+			if closed > 0 && math.Abs(r.res.TargetRate.PerSecond()/closed-f) < 0.01*f {
+				runs[i+1].fraction = f
+			}
+		}
+	}
+	return runs
+}
+
+// renderCompareDoc prints a compare document as pacer compare printed it.
+func renderCompareDoc(w io.Writer, d *report.Document, runs []compareRun) error {
+	cfg := func(k string) any { return d.Config[k] }
+	num := func(k string) float64 {
+		v, _ := cfg(k).(float64)
+		return v
+	}
+	title, _ := cfg("test").(string)
+	where, _ := cfg("target").(string)
+	if faults, ok := cfg("embedded").(string); ok {
+		where = fmt.Sprintf("embedded target (%s)", faults)
+	}
+	title, where = safetext.Escape(title), safetext.Escape(where)
+	dur := time.Duration(num("duration_s") * float64(time.Second))
+	var b strings.Builder
+	fmt.Fprintf(&b, "pacer compare: %s, %.0f connections, closed-loop pipeline %.0f, %s per run, %s\n",
+		title, num("connections"), num("pipeline"), dur, where)
+	if d.Server != nil && d.Server.Available {
+		fmt.Fprintln(&b, report.ServerLine(d.Server))
+	}
+	b.WriteString("\n")
+	if err := renderCompare(&b, nil, runs); err != nil {
+		return err
+	}
+	for _, t := range d.Tests {
+		if t.SLO != nil {
+			for _, l := range t.SLO.Lines() {
+				fmt.Fprintf(&b, "%s: %s\n", safetext.Escape(t.Name), safetext.Escape(l))
+			}
+		}
+		if t.Verdict == scheduler.VerdictTargetLost {
+			fmt.Fprintf(&b, "%s: target lost: %s\n", safetext.Escape(t.Name), safetext.Escape(oneLine(t.VerdictReason)))
+		}
+	}
+	if d.Interrupted {
+		b.WriteString("(the run was interrupted: partial result)\n")
+	}
+	if seed := report.Seed(d); seed != "" {
+		fmt.Fprintf(&b, "seed %s (--seed to repeat)\n", seed)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

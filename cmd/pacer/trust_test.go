@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// hogEnv makes the test binary a CPU hog (see TestMain).
+const hogEnv = "PACER_TEST_CPU_HOG"
+
+// hogLimit bounds a hog's life, should the test that started it die
+// without stopping it.
+const hogLimit = 90 * time.Second
+
+// hog keeps every core busy until hogLimit has passed.
+func hog() {
+	deadline := time.Now().Add(hogLimit)
+	for range runtime.NumCPU() - 1 {
+		go spin(deadline)
+	}
+	spin(deadline)
+}
+
+func spin(deadline time.Time) {
+	for n := 0; ; n++ {
+		if n%1_000_000 == 0 && time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// startHog starts a child process that keeps every core busy, stopped at
+// the end of the test.
+func startHog(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), hogEnv+"=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+}
+
+// trustRun is what TestTrust reads of a result.
+type trustRun struct {
+	Tests []struct {
+		Verdict       string `json:"verdict"`
+		VerdictReason string `json:"verdict_reason"`
+		SendLag       *struct {
+			P99 float64 `json:"p99"`
+		} `json:"send_lag_ms"`
+		Response *struct {
+			P99 float64 `json:"p99"`
+		} `json:"response_ms"`
+		SLO *struct {
+			Pass    bool `json:"pass"`
+			Clauses []struct {
+				Observed *float64 `json:"observed"`
+				Basis    string   `json:"basis"`
+			} `json:"clauses"`
+		} `json:"slo"`
+	} `json:"tests"`
+}
+
+// TestTrustUnderCPUCompetition is the trust rule with the real thing:
+// ten healthy runs in a row at 2k/s against a local redis-server, while a
+// hog competes for every core, all meet p99<=50ms and exit 0 (the send
+// lag such a machine causes is immaterial to a passing SLO); and a run
+// against a stalling server that misses p99<=5ms exits 3 (the server's
+// doing), not 4.
+func TestTrustUnderCPUCompetition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 30 s of real runs")
+	}
+	if raceEnabled {
+		t.Skip("the race detector slows pacer several times over: not the machine this test is about")
+	}
+	srv := redistest.Start(t)
+	startHog(t)
+	dir := t.TempDir()
+	for i := range 10 {
+		out := filepath.Join(dir, "run.json")
+		code, stdout, stderr := pacer(t, "run", "-p", srv.PortString(), "--rate", "2k", "--duration", "2s", "-c", "4",
+			"-t", "get", "-r", "1000", "-q", "--slo", "p99<=50ms", "--json", out)
+		var doc trustRun
+		if err := json.Unmarshal(readFile(t, out), &doc); err != nil || len(doc.Tests) != 1 || doc.Tests[0].SLO == nil {
+			t.Fatalf("run %d: %v %s", i+1, err, readFile(t, out))
+		}
+		tt := doc.Tests[0]
+		t.Logf("run %d: exit %d, verdict %s (%s)", i+1, code, tt.Verdict, tt.VerdictReason)
+		if code != exitOK || !tt.SLO.Pass || tt.SLO.Clauses[0].Basis != "response" {
+			t.Fatalf("run %d of 10: exit %d, want 0\nstdout %s\nstderr %s", i+1, code, stdout, stderr)
+		}
+	}
+
+	// The embedded target freezes 100 ms of every 500: a p99 of ~80 ms.
+	out := filepath.Join(dir, "stall.json")
+	code, stdout, stderr := pacer(t, "run", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "--duration", "2s",
+		"-c", "4", "-t", "get", "-q", "--slo", "p99<=5ms", "--json", out)
+	var doc trustRun
+	if err := json.Unmarshal(readFile(t, out), &doc); err != nil || len(doc.Tests) != 1 || doc.Tests[0].SLO == nil {
+		t.Fatalf("stalled run: %v %s", err, readFile(t, out))
+	}
+	tt := doc.Tests[0]
+	if code != exitSLO || tt.SLO.Pass || tt.Verdict != "ok" || !strings.Contains(stdout, "slo violated") {
+		t.Fatalf("stalled run: exit %d, verdict %s (%s), want 3\nstdout %s\nstderr %s", code, tt.Verdict, tt.VerdictReason, stdout, stderr)
+	}
+}
+
+// TestCompareReading: the one sentence states the rates compared and
+// concludes only on trustworthy, comparable runs.
+func TestCompareReading(t *testing.T) {
+	result := func(mode string, rate float64, p99 time.Duration, completed uint64, verdict string) *scheduler.Result {
+		h := histo.NewRecorder()
+		for range 100 {
+			h.Record(int64(p99))
+		}
+		r := &scheduler.Result{Mode: mode, Counts: scheduler.Counts{Completed: completed}, Window: time.Second,
+			Response: h.Snapshot(), Verdict: verdict, VerdictReason: "why"}
+		if rate > 0 {
+			r.TargetRate = scheduler.RatePerSecond(rate)
+		}
+		return r
+	}
+	const ok, behind = scheduler.VerdictOK, scheduler.VerdictGeneratorBehind
+	closed := result("closed", 0, 2*time.Millisecond, 70000, ok)
+	for _, tc := range []struct {
+		name   string
+		closed *scheduler.Result
+		open   *scheduler.Result
+		says   string
+	}{
+		{"coordinated omission at a lighter load", closed, result("open", 20000, 90*time.Millisecond, 20000, ok),
+			"Closed loop at 70000 req/s (its own pace) against open loop at 20000 req/s (29% of it): the closed-loop p99 (2.001 ms) hides 88.0 ms of queueing, the open loop's response p99 is 90.0 ms — coordinated omission."},
+		{"agreement near the closed loop's throughput", closed, result("open", 66500, 2500*time.Microsecond, 66500, ok),
+			"(95% of it): response p99 2.501 ms against the closed loop's 2.001 ms — no hidden queueing at this rate."},
+		{"too far apart to agree", closed, result("open", 20000, 700*time.Microsecond, 20000, ok),
+			"no conclusion, the loads are too far apart to compare"},
+		{"open loop over the closed loop's throughput", closed, result("open", 80000, 90*time.Millisecond, 80000, ok),
+			"no conclusion, the open loop offered more than the closed loop's throughput"},
+		{"open run untrustworthy", closed, result("open", 20000, 90*time.Millisecond, 20000, behind),
+			"no conclusion, the open run is not trustworthy (generator_behind: why)."},
+		{"closed run untrustworthy", result("closed", 0, 2*time.Millisecond, 70000, scheduler.VerdictTargetLost), result("open", 20000, 90*time.Millisecond, 20000, ok),
+			"no conclusion, the closed run is not trustworthy (target_lost: why)."},
+	} {
+		got := reading(tc.closed, compareRun{res: tc.open})
+		if !strings.Contains(got, tc.says) || strings.Count(got, ".") < 1 {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.says)
+		}
+	}
+}
+
+// TestSLOWindowJSON: --slo-window evaluates each window of the interval
+// series; the JSON says which window was worst and how many failed.
+func TestSLOWindowJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "w.json")
+	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "--duration", "1s", "-c", "2", "-t", "get", "-q",
+		"--interval", "100ms", "--slo", "errors<=100%,unsent<=100%", "--slo-window", "500ms", "--lag-limit", "1s", "--json", out)
+	if code != exitOK || !strings.Contains(stdout, "slo pass") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	var doc struct {
+		Tests []struct {
+			SLO struct {
+				Pass    bool    `json:"pass"`
+				WindowS float64 `json:"window_s"`
+				Clauses []struct {
+					Clause string `json:"clause"`
+					Window *struct {
+						LengthS float64 `json:"length_s"`
+						StartS  float64 `json:"start_s"`
+						Windows int     `json:"windows"`
+						Failed  int     `json:"failed"`
+					} `json:"window"`
+				} `json:"clauses"`
+			} `json:"slo"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Tests[0].SLO
+	if !s.Pass || s.WindowS != 0.5 || len(s.Clauses) != 2 {
+		t.Fatalf("slo %+v", s)
+	}
+	for _, c := range s.Clauses {
+		// 1 s and the drain's tail: two windows of 500 ms, the tail joined
+		// to the last (one, when the series fell behind on a loaded
+		// machine and its last interval holds the rest).
+		if w := c.Window; w == nil || w.LengthS != 0.5 || w.Windows < 1 || w.Windows > 2 || w.Failed != 0 || (w.StartS != 0 && w.StartS != 0.5) {
+			t.Fatalf("%s: window %+v", c.Clause, c.Window)
+		}
+	}
+}

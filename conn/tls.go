@@ -1,0 +1,247 @@
+package conn
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// ErrTLS is wrapped by the error of every failed TLS handshake.
+var ErrTLS = errors.New("TLS handshake failed")
+
+// TLSInfo describes a connection's TLS session.
+type TLSInfo struct {
+	// Handshake is how long the TLS handshake took, from the established
+	// TCP connection to the handshake's end. It is part of no request's
+	// latency: requests are sent only on open connections.
+	Handshake time.Duration
+	// Version and CipherSuite are what was negotiated (tls.VersionTLS13,
+	// tls.TLS_AES_128_GCM_SHA256, ...).
+	Version, CipherSuite uint16
+}
+
+// TLS returns the connection's TLS session; ok is false for a plain one.
+func (c *Conn) TLS() (info TLSInfo, ok bool) {
+	if c.tls == nil {
+		return TLSInfo{}, false
+	}
+	return c.tls.info, true
+}
+
+// tlsChunk is the most plaintext encrypted at once: one TLS record's
+// worth. A command is counted as written when the ciphertext of its chunk
+// has gone out whole; the server can read no earlier, as it decrypts whole
+// records.
+const tlsChunk = 16 << 10
+
+// A TLS connection's writes stay as non-blocking as a plain one's. The
+// tls.Conn writes into a capture buffer instead of the socket (that never
+// blocks), and the writer moves the captured ciphertext to the socket with
+// the same single non-blocking attempt it makes for plaintext:
+//
+//	Queue ─> out (plaintext) ─Flush─> tls.Conn.Write, ≤16 KiB at a time
+//	                                    └─> capture.buf (ciphertext) ─one write(2)─> socket
+//
+// Each chunk of plaintext remembers where its ciphertext ends; once the
+// socket has taken the ciphertext up to there, the chunk's plaintext counts
+// as written and its commands are stamped. The reader goroutine reads
+// through the tls.Conn, straight from the socket.
+type tlsLink struct {
+	tc   *tls.Conn
+	sock *capture
+	info TLSInfo
+	// enc is the plaintext of the connection's output stream encrypted so
+	// far (on the same count as Conn.flushed): out[outOff+(enc-flushed):]
+	// is not yet encrypted.
+	enc uint64
+	// chunks[head:] are the encrypted chunks whose ciphertext has not all
+	// gone out: where each one's plaintext and ciphertext end.
+	chunks []tlsChunkEnd
+	head   int
+}
+
+type tlsChunkEnd struct{ plain, cipher uint64 }
+
+// capture is the transport under the tls.Conn: reads come from the socket;
+// writes go to the socket during the TLS handshake and into buf after it.
+// The writer goroutine and the tls.Conn (which may answer a key update
+// from the reader goroutine) both append, so buf is locked.
+type capture struct {
+	net.Conn
+	mu     sync.Mutex
+	on     bool
+	buf    []byte // buf[off:] is ciphertext not yet written
+	off    int
+	queued uint64 // ciphertext captured since capture began
+	sent   uint64 // of it, written to the socket
+}
+
+func (s *capture) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	if !s.on {
+		s.mu.Unlock()
+		return s.Conn.Write(b)
+	}
+	s.buf = append(s.buf, b...)
+	s.queued += uint64(len(b))
+	s.mu.Unlock()
+	return len(b), nil
+}
+
+// pending returns the ciphertext not yet written. The slice stays valid
+// while others append (they may move buf, never change its written part).
+func (s *capture) pending() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.off > 0 && s.off >= len(s.buf)/2 {
+		s.buf = s.buf[:copy(s.buf, s.buf[s.off:])]
+		s.off = 0
+	}
+	return s.buf[s.off:]
+}
+
+// wrote accounts for n bytes of pending written to the socket.
+func (s *capture) wrote(n int) {
+	if n <= 0 {
+		return
+	}
+	s.mu.Lock()
+	s.off += n
+	s.sent += uint64(n)
+	if s.off == len(s.buf) {
+		s.buf, s.off = s.buf[:0], 0
+		if cap(s.buf) > maxIdleCipher {
+			s.buf = nil // a burst grew it: give its memory back
+		}
+	}
+	s.mu.Unlock()
+}
+
+// maxIdleCipher is the largest capture buffer kept once emptied.
+const maxIdleCipher = 4 << 20
+
+// startTLS runs the TLS handshake over c's socket and switches c to it.
+func (c *Conn) startTLS(ctx context.Context, o Options) error {
+	sock := &capture{Conn: c.nc}
+	tc := tls.Client(sock, o.TLS)
+	start := time.Now()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return tlsErr(ctx, o, err)
+	}
+	took := time.Since(start)
+	sock.mu.Lock()
+	sock.on = true
+	sock.mu.Unlock()
+	st := tc.ConnectionState()
+	c.tls = &tlsLink{tc: tc, sock: sock, info: TLSInfo{Handshake: took, Version: st.Version, CipherSuite: st.CipherSuite}}
+	c.rd = NewReader(tc, o.Now)
+	return nil
+}
+
+// tlsErr words a failed handshake: why, and a hint when the server seems
+// not to speak TLS at all.
+func tlsErr(ctx context.Context, o Options, err error) error {
+	var rh tls.RecordHeaderError
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w: no reply within %v (is it a TLS port?): %w", ErrTLS, o.DialTimeout, ctx.Err())
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", ErrTLS, ctx.Err())
+	case errors.As(err, &rh):
+		return fmt.Errorf("%w: the server does not speak TLS on %s (a plain port? drop --tls): %w", ErrTLS, o.Addr, err)
+	}
+	return fmt.Errorf("%w: %w", ErrTLS, err)
+}
+
+// writeSome is Flush's write: one non-blocking attempt at the socket. It
+// returns how many bytes of b (the unwritten output) count as written.
+func (c *Conn) writeSome(b []byte) (int, error) {
+	if c.tls == nil {
+		return c.sockWriteSome(b)
+	}
+	return c.tls.write(c, b, false)
+}
+
+// writeAll writes b completely, blocking as needed; like writeSome it
+// returns how many bytes of the output count as written.
+func (c *Conn) writeAll(b []byte) (int, error) {
+	if c.tls == nil {
+		return c.nc.Write(b)
+	}
+	return c.tls.write(c, b, true)
+}
+
+// write encrypts what of b (the unwritten output, from Conn.flushed) is not
+// yet encrypted, writes ciphertext to the socket, all of it when block,
+// else in one non-blocking attempt, and returns the plaintext bytes whose
+// ciphertext is all out.
+func (l *tlsLink) write(c *Conn, b []byte, block bool) (int, error) {
+	for p := b[l.enc-c.flushed:]; len(p) > 0; {
+		n := min(len(p), tlsChunk)
+		if _, err := l.tc.Write(p[:n]); err != nil {
+			return l.done(c.flushed), err
+		}
+		l.enc += uint64(n)
+		l.sock.mu.Lock()
+		end := l.sock.queued
+		l.sock.mu.Unlock()
+		l.chunks = append(l.chunks, tlsChunkEnd{plain: l.enc, cipher: end})
+		p = p[n:]
+	}
+	err := l.send(c, block)
+	return l.done(c.flushed), err
+}
+
+// send writes the captured ciphertext: all of it when block, else one
+// non-blocking attempt.
+func (l *tlsLink) send(c *Conn, block bool) error {
+	p := l.sock.pending()
+	if len(p) == 0 {
+		return nil
+	}
+	var n int
+	var err error
+	if block {
+		n, err = c.nc.Write(p)
+	} else {
+		n, err = c.sockWriteSome(p)
+	}
+	l.sock.wrote(n)
+	return err
+}
+
+// done returns how many plaintext bytes past flushed count as written:
+// those of the chunks whose ciphertext is all out.
+func (l *tlsLink) done(flushed uint64) int {
+	l.sock.mu.Lock()
+	sent := l.sock.sent
+	l.sock.mu.Unlock()
+	to := flushed
+	for l.head < len(l.chunks) && l.chunks[l.head].cipher <= sent {
+		to = l.chunks[l.head].plain
+		l.head++
+	}
+	if l.head == len(l.chunks) {
+		l.chunks, l.head = l.chunks[:0], 0
+	}
+	return int(to - flushed)
+}
+
+// writeRaw writes b outside the output stream (Write, the handshake's
+// commands): through the TLS session when there is one.
+func (c *Conn) writeRaw(b []byte) (int, error) {
+	if c.tls == nil {
+		return c.nc.Write(b)
+	}
+	if _, err := c.tls.tc.Write(b); err != nil {
+		return 0, err
+	}
+	if err := c.tls.send(c, true); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

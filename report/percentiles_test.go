@@ -1,0 +1,128 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+func TestParsePercentiles(t *testing.T) {
+	for in, want := range map[string]string{
+		"50,90,99,99.9,99.99": "[50 90 99 99.9 99.99]",
+		"99, 50,99.9,50,p90":  "[50 90 99 99.9]",
+		"100":                 "[100]",
+		"0.001":               "[0.001]",
+	} {
+		got, err := ParsePercentiles(in)
+		if err != nil || fmt.Sprint(got) != want {
+			t.Errorf("ParsePercentiles(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", " ", "0", "-1", "100.1", "abc", "NaN", "Inf", "50,,90", "50;90", "1,2,3,4,5,6,7,8,9,10,11,12,13"} {
+		if got, err := ParsePercentiles(in); err == nil {
+			t.Errorf("ParsePercentiles(%q) = %v, want an error", in, got)
+		} else if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "--percentiles ") {
+			t.Errorf("ParsePercentiles(%q): %q is not one line naming the flag", in, err)
+		}
+	}
+}
+
+// The chosen percentiles are computed as the Summary computes its own.
+func TestPercentileMillisAgreesWithSummary(t *testing.T) {
+	h := sample().Response
+	s := histo.Summarize(h)
+	got := PercentileMillis(h, []float64{50, 90, 95, 99, 99.9, 99.99})
+	want := []float64{s.P50, s.P90, s.P95, s.P99, s.P999, s.P9999}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("PercentileMillis %v, Summary %v", got, want)
+	}
+	if got := PercentileMillis(histo.New(), []float64{50}); got[0] != 0 {
+		t.Errorf("empty histogram: %v", got)
+	}
+}
+
+func TestTextWithPercentiles(t *testing.T) {
+	r := sample()
+	get, set := histo.NewRecorder(), histo.NewRecorder()
+	for i := int64(1); i <= 1000; i++ {
+		get.Record(i * 1000)
+		set.Record(i * 3000)
+	}
+	r.Commands = []scheduler.CommandResult{
+		{Name: "get", Counts: scheduler.Counts{Scheduled: 1000, Completed: 1000}, Response: get.Snapshot()},
+		{Name: "set", Counts: scheduler.Counts{Scheduled: 1000, Completed: 1000}, Response: set.Snapshot()},
+	}
+	ps := []float64{50, 99.9, 99.99}
+	var def, b bytes.Buffer
+	if err := Text(&def, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := TextWith(&b, r, nil, TextOptions{Percentiles: ps}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	resp := PercentileMillis(r.Response, ps)
+	s := histo.Summarize(r.Response)
+	for _, want := range []string{
+		"  latency (ms)         min      mean       p50     p99.9    p99.99       max\n",
+		fmt.Sprintf("  response       %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", s.Min, s.Mean, resp[0], resp[1], resp[2], s.Max),
+		"  per command      share  scheduled  completed  errors  timeouts  unsent  resp p50     p99.9    p99.99       max\n",
+		"  get             50.00%       1000       1000       0         0       0     0.500     0.999     1.000     1.000\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(def.String(), "p95       p99     p99.9    p99.99       max\n") ||
+		!strings.Contains(def.String(), "resp p50       p99     p99.9       max\n") {
+		t.Errorf("the default columns changed:\n%s", def.String())
+	}
+
+	b.Reset()
+	if err := QuietWith(&b, r, nil, TextOptions{Percentiles: []float64{99, 99.9}}); err != nil {
+		t.Fatal(err)
+	}
+	q := PercentileMillis(r.Response, []float64{99, 99.9})
+	if want := fmt.Sprintf("response p99=%.3f msec p99.9=%.3f msec, ok", q[0], q[1]); !strings.Contains(b.String(), want) {
+		t.Errorf("quiet line %q lacks %q", b.String(), want)
+	}
+}
+
+func TestBenchWithPercentiles(t *testing.T) {
+	res := benchSample()
+	o := TextOptions{Percentiles: []float64{50, 99.9}}
+	var b bytes.Buffer
+	if err := BenchCSVHeaderWith(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := BenchCSVWith(&b, "SET", res, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := BenchQuietWith(&b, "SET", res, 0, o); err != nil {
+		t.Fatal(err)
+	}
+	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, Percentiles: o.Percentiles}
+	if err := BenchFull(&b, "SET", res, info, 0); err != nil {
+		t.Fatal(err)
+	}
+	s := statsOf(res)
+	p := benchPercentiles(res, o.Percentiles)
+	if p[0] != s.p50 {
+		t.Errorf("p50 %v differs from the summary's %v", p[0], s.p50)
+	}
+	out := b.String()
+	for _, want := range []string{
+		`"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p99.9_latency_ms","max_latency_ms"` + "\n",
+		fmt.Sprintf(`"SET","%s","%s","%s","%s","%s","%s"`+"\n", cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min), cfloat(3, p[0]), cfloat(3, p[1]), cfloat(3, s.max)),
+		fmt.Sprintf("SET: %s requests per second, p50=%s msec p99.9=%s msec\n", cfloat(2, s.rps), cfloat(3, p[0]), cfloat(3, p[1])),
+		"  latency summary (msec):\n          avg       min       p50     p99.9       max\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench output lacks %q:\n%s", want, out)
+		}
+	}
+}

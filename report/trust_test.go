@@ -1,0 +1,210 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// TestJudge walks every path of the trust rule on crafted results: 2000
+// requests at 1000/s in 100 ms intervals, lag limit 1 ms (see crafted).
+func TestJudge(t *testing.T) {
+	const ms, us = time.Millisecond, time.Microsecond
+	healthy := func(int) (time.Duration, time.Duration) { return ms, 50 * us }
+	// constant service time s and send lag l for every request
+	flat := func(s, l time.Duration) func(int) (time.Duration, time.Duration) {
+		return func(int) (time.Duration, time.Duration) { return s, l }
+	}
+	// a stall: 2% of requests wait 90 ms at the server; lag l throughout
+	stall := func(l time.Duration) func(int) (time.Duration, time.Duration) {
+		return func(i int) (time.Duration, time.Duration) {
+			if i%50 == 0 {
+				return 90 * ms, l
+			}
+			return ms, l
+		}
+	}
+	// the target held the timeline back for the first 200 ms: those 200
+	// requests were sent up to 200 ms late; the rest kept time
+	heldBack := func(i int) (time.Duration, time.Duration) {
+		if i < 200 {
+			return ms, time.Duration(200-i) * ms
+		}
+		return ms, 50 * us
+	}
+	// the target held the timeline back for d: sent and unsent requests
+	// waited for it
+	held := func(d time.Duration, sent, unsent uint64) func(*scheduler.Result) {
+		return func(r *scheduler.Result) { r.Blocked, r.HeldSent, r.HeldUnsent = d, sent, unsent }
+	}
+	// k more requests were scheduled and never sent
+	unsent := func(k uint64) func(*scheduler.Result) {
+		return func(r *scheduler.Result) { r.Counts.Scheduled += k; r.Counts.Unsent += k }
+	}
+	errs := func(k uint64) func(*scheduler.Result) {
+		return func(r *scheduler.Result) { r.Counts.Completed -= k; r.Counts.Errors += k }
+	}
+	for _, tc := range []struct {
+		name   string
+		mode   string // "open" unless set
+		f      func(int) (time.Duration, time.Duration)
+		adjust []func(*scheduler.Result)
+		slo    string
+		window time.Duration
+		want   Outcome
+		// verdict and a phrase of the reason
+		verdict, says string
+	}{
+		// The server went away: whatever else, the run failed.
+		{name: "target lost", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) {
+			r.Verdict, r.VerdictReason = scheduler.VerdictTargetLost, "every connection was lost"
+		}}, slo: "p99<1s", want: Failed, verdict: "target_lost", says: "every connection was lost"},
+		// Nothing completed: failed, naming the first error.
+		{name: "nothing completed", f: healthy, adjust: []func(*scheduler.Result){errs(2000), func(r *scheduler.Result) { r.FirstError = "NOAUTH" }},
+			want: Failed, verdict: "target_lost", says: "none of 2000 requests completed (first error: NOAUTH)"},
+		// Interrupted before anything completed: not a failure (130 wins).
+		{name: "interrupted, nothing completed", f: healthy, adjust: []func(*scheduler.Result){errs(2000), func(r *scheduler.Result) { r.Interrupted = true }},
+			want: Trusted, verdict: "ok"},
+
+		// No SLO, a healthy generator.
+		{name: "no slo, healthy", f: healthy, want: Trusted, verdict: "ok", says: "send lag p99 0.050 ms ≤ 1.000 ms"},
+		// No SLO, lag above the limit but under 10% of a stall's response
+		// p99: immaterial.
+		{name: "no slo, high lag under a stall", f: stall(2 * ms), want: Trusted, verdict: "ok", says: "so immaterial"},
+		// No SLO, lag above the limit and material to the response times.
+		{name: "no slo, material lag", f: flat(100*us, 5*ms), want: Untrusted, verdict: "generator_behind", says: "send lag p99 5.001 ms is above 1.000 ms"},
+		// No SLO, the generator sent less than 99.5%.
+		{name: "no slo, unsent", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, want: Untrusted, verdict: "generator_behind", says: "only 99.01%"},
+		// No SLO, the target held sends back: their lag is the server's.
+		{name: "no slo, target held back the lag", f: heldBack, adjust: []func(*scheduler.Result){held(200*ms, 200, 0)}, want: Trusted, verdict: "ok", says: "the target held sends back for 0.200 s"},
+		// Same lag without the target holding back: the generator's.
+		{name: "no slo, same lag, generator's", f: heldBack, want: Untrusted, verdict: "generator_behind"},
+		// No SLO, the target held back the unsent requests too.
+		{name: "no slo, target held back the unsent", f: healthy, adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, want: Trusted, verdict: "ok"},
+
+		// SLO passed, healthy generator.
+		{name: "pass, healthy", f: healthy, slo: "p99<=50ms", want: Trusted, verdict: "ok", says: "≤ 1.000 ms"},
+		// SLO passed despite a high lag: response time includes it.
+		{name: "pass, high lag", f: flat(100*us, 5*ms), slo: "p99<=50ms", want: Trusted, verdict: "ok", says: "can only have made it look worse"},
+		// SLO passed on an under-delivered load (sent share below 99.5%).
+		{name: "pass, under-delivered", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind", says: "under-delivered load: only 99.01%"},
+		// The target held back the unsent: under-delivered all the same.
+		{name: "pass, under-delivered by the target", f: healthy, adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind"},
+		// A throttled closed loop that sent at 2% under its rate.
+		{name: "pass, closed loop short of its rate", mode: "closed", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window = 2040 * ms }},
+			slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind", says: "2.0% short of the target 1000 req/s"},
+
+		// SLO failed, the generator kept time: the server's.
+		{name: "fail, healthy", f: stall(50 * us), slo: "p99<5ms", want: Violated, verdict: "ok", says: "the generator kept its timeline"},
+		// SLO failed with a material lag, but the clause fails on service
+		// time as well.
+		{name: "fail, fails on service too", f: stall(5 * ms), slo: "p99<5ms", want: Violated, verdict: "ok", says: "p99<5ms fails regardless: it fails on service time too"},
+		// SLO failed with a high lag under 10% of the failing value.
+		{name: "fail, lag under 10% of it", f: flat(11500*us, 1200*us), slo: "p99<12.5ms", want: Violated, verdict: "ok", says: "is under 10% of 12.7"},
+		// SLO failed and the lag could explain it: untrusted.
+		{name: "fail, lateness could explain", f: flat(ms, 5*ms), slo: "p99<3ms", want: Untrusted, verdict: "generator_behind", says: "meets its bound on service time"},
+		// An errors clause fails whatever the generator's lag.
+		{name: "fail, errors", f: flat(ms, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "p99<3ms,errors<1%", want: Violated, verdict: "ok", says: "errors<1% fails regardless"},
+		// A latency bound from below: lateness only raises latencies.
+		{name: "fail, lower bound", f: flat(ms, 5*ms), slo: "p50>10ms", want: Violated, verdict: "ok", says: "only makes latencies higher"},
+		// The generator left requests unsent: it could explain unsent<0.5%.
+		{name: "fail, unsent by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "unsent<0.5%", want: Untrusted, verdict: "generator_behind", says: "could be the generator's 20 unsent"},
+		// The target held back those unsent (and the generator lagged
+		// elsewhere): the clause fails regardless.
+		{name: "fail, unsent by the target", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, slo: "unsent<0.5%", want: Violated, verdict: "ok", says: "cannot account for it"},
+		// A rate clause the generator's unsent requests could account for.
+		{name: "fail, rate short by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(40)}, slo: "rate>=1010", want: Untrusted, verdict: "generator_behind"},
+		// A rate clause errors made fail: the server's.
+		{name: "fail, rate short by errors", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "rate>=990", want: Violated, verdict: "ok", says: "cannot account for it"},
+		// A closed loop: latency from the send holds no lateness.
+		{name: "fail, closed loop", mode: "closed", f: flat(10*ms, 0), adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.TargetRate, r.Lag, r.LagLimit = scheduler.Rate{}, nil, 0 }},
+			slo: "p99<5ms", want: Violated, verdict: "ok", says: "closed loop"},
+		// A throttled closed loop far behind its schedule, no SLO.
+		{name: "no slo, throttled closed loop behind", mode: "closed", f: flat(ms, 50*ms), want: Untrusted, verdict: "generator_behind", says: "send lag p99"},
+
+		// Per window: one window stalls at the server (service fails).
+		{name: "window fails on service", f: func(i int) (time.Duration, time.Duration) {
+			if i >= 1200 && i < 1300 {
+				return 40 * ms, 3 * ms
+			}
+			return ms, 3 * ms
+		}, slo: "p90<10ms", window: 500 * ms, want: Violated, verdict: "ok", says: "fails on service time too"},
+		// Per window: one window's lag alone breaks it.
+		{name: "window broken by lag", f: func(i int) (time.Duration, time.Duration) {
+			if i >= 1200 && i < 1300 {
+				return ms, 40 * ms
+			}
+			return ms, 50 * us
+		}, slo: "p90<10ms", window: 500 * ms, want: Untrusted, verdict: "generator_behind", says: "p90<10ms (41.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mode := tc.mode
+			if mode == "" {
+				mode = "open"
+			}
+			r := crafted(mode, 2000, tc.f, tc.window > 0)
+			for _, f := range tc.adjust {
+				f(r)
+			}
+			var res *SLOResult
+			if tc.slo != "" {
+				res = mustCheck(t, mustSLO(t, tc.slo, tc.window), r)
+			}
+			j := Judge(r, res)
+			t.Logf("%d %s: %s", j.Outcome, j.Verdict, j.Reason)
+			if j.Outcome != tc.want || j.Verdict != tc.verdict || !strings.Contains(j.Reason, tc.says) {
+				t.Errorf("got %d %s (%s)\nwant %d %s with %q", j.Outcome, j.Verdict, j.Reason, tc.want, tc.verdict, tc.says)
+			}
+			// Judging twice gives the same answer (the CLI judges, then
+			// compare and bench -l may judge what it wrote).
+			r.Verdict, r.VerdictReason = j.Verdict, j.Reason
+			if again := Judge(r, res); again != j {
+				t.Errorf("judged again: %+v, first %+v", again, j)
+			}
+		})
+	}
+	if j := Judge(nil, nil); j.Outcome != Trusted {
+		t.Errorf("nil result: %+v", j)
+	}
+}
+
+// TestMetOnService: a response-time failure that service time meets is
+// the send lag's; one that service time also fails, or a failing clause
+// that is not a latency, is not.
+func TestMetOnService(t *testing.T) {
+	res := func(respMs, servMs float64) *scheduler.Result {
+		r := &scheduler.Result{Mode: "open", Response: histo.New(), Service: histo.New(), Lag: histo.New(),
+			Counts: scheduler.Counts{Scheduled: 100, Sent: 100, Completed: 100}, Window: time.Second}
+		for range 100 {
+			_ = r.Response.RecordValue(int64(respMs * 1e6))
+			_ = r.Service.RecordValue(int64(servMs * 1e6))
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name       string
+		spec       string
+		resp, serv float64
+		want       bool
+	}{
+		{"lag only", "p99<=1ms", 5, 0.5, true},
+		{"service fails too", "p99<=1ms", 5, 2, false},
+		{"passed", "p99<=1ms", 0.5, 0.4, false},
+		{"a rate clause fails", "p99<=1ms,rate>=1000", 5, 0.5, false},
+	} {
+		slo, err := ParseSLO(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr, err := slo.Check(res(c.resp, c.serv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sr.MetOnService(); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
