@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Limits of `pacer sweep`.
@@ -62,6 +64,7 @@ func sweepCommand() *cli.Command {
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catLoad},
 		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which a step's verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
 	)
+	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		tests:    "get",
 		testsUse: "the one catalogue `TEST` to sweep (get, set, incr, ...)",
@@ -123,6 +126,10 @@ type sweepConfig struct {
 	repeat     int
 	ci         bool
 	work       *workload
+	// shard is --shard, --start-at and --start-in (open sweeps of listed
+	// rates only): each step is the shard's part of the step's timeline,
+	// and with a start each step starts at its planned instant.
+	shard shardConfig
 }
 
 func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
@@ -132,6 +139,9 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 		return nil, err
 	}
 	cfg.tls = watchTLS(&cfg.target)
+	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
+		return nil, err
+	}
 	if cfg.stepDur = c.Duration("step-duration"); cfg.stepDur <= 0 {
 		return nil, usageErrorf("--step-duration %s: want a positive duration such as 5s", cfg.stepDur)
 	}
@@ -148,6 +158,14 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	cfg.showErrs, cfg.slo, cfg.quiet, cfg.files, cfg.interval = out.showErrs, out.slo, out.quiet, out.files, out.interval
 	cfg.sloSet, cfg.ci = c.IsSet("slo"), c.Bool("ci")
 	cfg.seed = parseSeed(c)
+	switch placed := c.IsSet("shard") || c.IsSet("start-at") || c.IsSet("start-in"); {
+	case placed && cfg.closed:
+		// A closed loop has no timeline to share or to start at an instant:
+		// its load is its clients, each waiting for its own replies.
+		return nil, usageErrorf("--shard, --start-at and --start-in shard an open sweep's timeline; a closed sweep has none: run it from one process, or give each machine its own -c")
+	case c.IsSet("shard") && cfg.search:
+		return nil, usageErrorf("--shard cannot search: each shard would choose its next rate from its own part of the measurements; list the rates (--rates, or --from, --to and --step) and merge the shards' steps")
+	}
 	if cfg.closed {
 		err = cfg.parseClosed(c)
 	} else {
@@ -545,6 +563,7 @@ func sweepAction(c *cli.Context) error {
 		Schema: report.Schema, Mode: mode, Tool: report.Tool{Name: "pacer", Version: version},
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
 	}
+	cfg.shard.document(doc)
 	srv := askServer(ctx, cfg.target, stderr)
 	srv.noteConfig()
 	doc.Server = srv.id
@@ -602,6 +621,8 @@ type openPoint struct {
 	// outcome is its judgement by the trust rule.
 	onService bool
 	outcome   report.Outcome
+	// server is what the server counted during the point's steps.
+	server *serverinfo.Stats
 	// judgedWith are the earlier points at the same rate whose
 	// measurements its verdict pooled (a search's second look).
 	judgedWith []int
@@ -625,10 +646,15 @@ func judgeAgain(p *openPoint, earlier []*openPoint, index map[*openPoint]int) {
 func (s *sweeper) runOpen() (int, error) {
 	cfg, ctx, stderr := s.cfg, s.c.Context, s.c.App.ErrWriter
 	j := cfg.work.tests[0]
-	stream, err := cfg.work.stream(j, cfg.seed)
+	stream, err := cfg.work.stream(j, cfg.shard.streamSeed(cfg.seed))
 	if err != nil {
 		return 0, usageErrorf("%v", err)
 	}
+	if err := cfg.shard.wait(ctx, stderr, cfg.quiet); err != nil {
+		s.doc.Interrupted = true
+		return 0, nil
+	}
+	cfg.tls.take() // the sweep's own handshakes only
 	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
 	if err != nil {
 		return 0, failed(err)
@@ -642,6 +668,7 @@ func (s *sweeper) runOpen() (int, error) {
 		rate = cfg.rates[0]
 	}
 	var points []*openPoint
+	stats := map[*scheduler.Step]*serverinfo.Stats{}
 	byRate := map[float64][]*openPoint{}
 	index := map[*openPoint]int{}
 	cur := &openPoint{rate: rate}
@@ -661,6 +688,15 @@ func (s *sweeper) runOpen() (int, error) {
 			p.aborted = p.aborted || st.Aborted
 		}
 		p.pooled = pool(rs)
+		for _, st := range p.steps {
+			switch {
+			case stats[st] == nil:
+			case p.server == nil:
+				p.server = stats[st]
+			default:
+				p.server.Merge(stats[st])
+			}
+		}
 		p.pooled.Name = fmt.Sprintf("%s at %s/s", j.title, formatRate(p.rate))
 		var err error
 		if p.slo, p.pass, p.onService, p.outcome, err = pointVerdict(cfg.slo, p.pooled, p.aborted); err != nil && judgeErr == nil {
@@ -685,17 +721,29 @@ func (s *sweeper) runOpen() (int, error) {
 		}
 		return 0, false
 	}
+	// The step under way: its whole timeline (a shard plans the next
+	// step's start from it) and the server's counters before it.
+	var stepTL scheduler.Timeline
+	var before *serverinfo.Snapshot
+	finishStep := func(st *scheduler.Step) {
+		st.TLS = cfg.tls.take()
+		redactResult(ctx, st.Result)
+		cfg.shard.started(st.Result)
+		cfg.shard.next(stepTL, cfg.settle+cfg.stepDur, 0, cfg.drain)
+		stats[st] = s.srv.since(before)
+		cur.steps = append(cur.steps, st)
+		if !cfg.quiet {
+			s.stepLine(st)
+		}
+	}
 	next := func(i int, prev *scheduler.Step) (scheduler.StepPlan, bool) {
 		endStep()
 		if prev != nil {
 			seen++
-			prev.TLS = cfg.tls.take()
-			redactResult(ctx, prev.Result)
-			cur.steps = append(cur.steps, prev)
-			if !cfg.quiet {
-				s.stepLine(prev)
-			}
-			if len(cur.steps) == cfg.repeat || prev.Aborted {
+			finishStep(prev)
+			// An aborted step ends its point, unless shards must keep
+			// running the same steps.
+			if len(cur.steps) == cfg.repeat || prev.Aborted && !cfg.shard.sharded() {
 				r, ok := closePoint(true)
 				if !ok {
 					cur = nil
@@ -710,19 +758,29 @@ func (s *sweeper) runOpen() (int, error) {
 		if cfg.arrival == "poisson" {
 			tl = scheduler.NewPoisson(r, cfg.seed+uint64(i))
 		}
-		liveCh := make(chan *scheduler.Live, 1)
+		stepTL = tl
+		tl, err := cfg.shard.timeline(tl)
+		if err != nil {
+			judgeErr = usageErrorf("--shard: %v", err)
+			return scheduler.StepPlan{}, false
+		}
+		before = s.srv.before()
+		liveCh, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
 		stopProgress := func() {}
 		if !cfg.quiet {
 			stopProgress = newProgress(stderr).watch(name, liveCh)
 		}
+		stopConns := watchConnections(stderr, name, connCh)
 		var endMetrics func()
-		onStart, endMetrics = s.mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l })
+		onStart, endMetrics = s.mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l; connCh <- l })
 		endStep = func() {
 			endMetrics()
 			stopProgress()
+			stopConns()
 			endStep = func() {}
 		}
-		return scheduler.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: cfg.stepDur, Settle: cfg.settle, AbortAfter: cfg.abortAfter}, true
+		return scheduler.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: cfg.stepDur, Settle: cfg.settle,
+			AbortAfter: cfg.abortAfter, Start: cfg.shard.instant()}, true
 	}
 	steps, runErr := scheduler.RunOpenSteps(ctx, conns, stream, scheduler.OpenConfig{
 		OnStart:      func(l *scheduler.Live) { onStart(l) },
@@ -741,12 +799,7 @@ func (s *sweeper) runOpen() (int, error) {
 	endStep()
 	// The steps next never saw: the last one, interrupted or failed.
 	for _, st := range steps[seen:] {
-		st.TLS = cfg.tls.take()
-		redactResult(ctx, st.Result)
-		if !cfg.quiet {
-			s.stepLine(st)
-		}
-		cur.steps = append(cur.steps, st)
+		finishStep(st)
 	}
 	interrupted := ctx.Err() != nil
 	if cur != nil && len(cur.steps) > 0 {
@@ -854,8 +907,15 @@ func basis(slo, onService bool) string {
 }
 
 // stepLine prints a finished step's one-line summary.
+// The step is judged alone first (its verdict by the trust rule); its
+// point is judged when its steps are pooled.
 func (s *sweeper) stepLine(st *scheduler.Step) {
-	_ = report.Quiet(s.out, st.Result, nil)
+	sr, err := s.cfg.slo.Check(st.Result)
+	if err != nil {
+		sr = nil // said when the point is judged
+	}
+	judgeSilently(st.Result, sr)
+	_ = report.Quiet(s.out, st.Result, sr)
 	if st.Aborted {
 		fmt.Fprintf(s.out, "  aborted: %s\n", st.AbortReason)
 	}
@@ -887,7 +947,7 @@ func (s *sweeper) openDocument(points []*openPoint, search *rateSearch) error {
 		if err != nil {
 			return err
 		}
-		t.ID, t.SLO = j.id(), p.slo
+		t.ID, t.SLO, t.Server = j.id(), p.slo, p.server
 		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.pass, Aborted: p.aborted, SettleS: cfg.settle.Seconds(),
 			Basis: basis(cfg.sloSet, p.onService), JudgedWith: p.judgedWith}
 		for _, st := range p.steps {

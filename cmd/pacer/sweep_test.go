@@ -41,6 +41,11 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"repeat zero", []string{"sweep", "--rates", "1k", "--repeat", "0"}, "--repeat 0"},
 		{"run repeat zero", []string{"run", "--rate", "1k", "--repeat", "0"}, "--repeat 0"},
 		{"bench repeat with -l", []string{"bench", "--repeat", "2", "-l"}, "-l"},
+		{"closed sweep sharded", []string{"sweep", "--closed", "-c", "1,2", "--shard", "1/2", "--seed", "1"}, "a closed sweep has none"},
+		{"closed sweep at an instant", []string{"sweep", "--closed", "-c", "1,2", "--start-in", "5s"}, "a closed sweep has none"},
+		{"sharded search", []string{"sweep", "--search", "--slo", "p99<=1ms", "--shard", "1/2", "--seed", "1"}, "--shard cannot search"},
+		{"compare sharded without a rate", []string{"compare", "--shard", "1/2", "--seed", "1"}, "--shard needs --rate"},
+		{"compare shard without a client", []string{"compare", "--rate", "1k", "-c", "2", "--shard", "3/4", "--seed", "1"}, "leaves this shard no closed-loop client"},
 	} {
 		code, _, stderr := pacer(t, tc.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
@@ -349,5 +354,62 @@ func TestOpenCode(t *testing.T) {
 		if c.want == exitUntrusted && !strings.Contains(stderr.String(), "not trustworthy") {
 			t.Errorf("%s: stderr %q does not say why", c.name, stderr.String())
 		}
+	}
+}
+
+// TestSweepShardStepsStartAtPlannedInstants: a sharded sweep's steps are
+// the shard's part of each step's timeline, each from its planned
+// instant: the previous step's start + its settle and duration + --drain +
+// startSlack, which every shard computes alike.
+func TestSweepShardStepsStartAtPlannedInstants(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep.json")
+	code, _, stderr := pacer(t, "sweep", "--embedded", "--rates", "500,1k", "--step-duration", "300ms", "--settle", "100ms",
+		"--drain", "200ms", "-c", "2", "--seed", "3", "--shard", "2/2", "--start-in", "300ms", "--lag-limit", "1s", "-q", "--json", out)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	d := readShardDoc(t, out)
+	if len(d.Tests) != 2 || d.Shard == nil || d.Shard.K != 2 || d.Shard.N != 2 || d.Tests[0].StartedAt != d.StartAt {
+		t.Fatalf("%d tests, shard %+v, start_at %q", len(d.Tests), d.Shard, d.StartAt)
+	}
+	a, err1 := time.Parse(time.RFC3339Nano, d.Tests[0].StartedAt)
+	b, err2 := time.Parse(time.RFC3339Nano, d.Tests[1].StartedAt)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if gap := b.Sub(a); gap != 400*time.Millisecond+200*time.Millisecond+startSlack {
+		t.Fatalf("the second step started %v after the first, want 1.6s", gap)
+	}
+	for i, want := range []float64{250, 500} {
+		tr := d.Tests[i]
+		// Half of the measured 300 ms at the step's rate.
+		if *tr.TargetRate != want || tr.Counts.Scheduled != uint64(want*0.3) || !tr.Counts.Balanced() {
+			t.Errorf("step %d: target %v, counts %+v; want half the timeline", i, *tr.TargetRate, tr.Counts)
+		}
+	}
+}
+
+// TestCompareShard: a sharded compare sends its part of each open
+// timeline and runs its share of the closed loop's clients, each run from
+// its planned instant.
+func TestCompareShard(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "compare.json")
+	code, _, stderr := pacer(t, "compare", "--embedded", "--rate", "1k", "--duration", "300ms", "--drain", "200ms",
+		"-c", "5", "--seed", "3", "--shard", "2/2", "--start-in", "300ms", "-q", "--json", out)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	d := readShardDoc(t, out)
+	if len(d.Tests) != 2 || d.Shard == nil || d.Shard.K != 2 {
+		t.Fatalf("%d tests, shard %+v", len(d.Tests), d.Shard)
+	}
+	closed, open := d.Tests[0], d.Tests[1]
+	if closed.Mode != "closed" || closed.Connections != 2 || open.Mode != "open" || *open.TargetRate != 500 || open.Counts.Scheduled != 150 {
+		t.Fatalf("closed: %s with %d connections; open: %s at %v, counts %+v", closed.Mode, closed.Connections, open.Mode, *open.TargetRate, open.Counts)
+	}
+	a, _ := time.Parse(time.RFC3339Nano, closed.StartedAt)
+	b, _ := time.Parse(time.RFC3339Nano, open.StartedAt)
+	if closed.StartedAt != d.StartAt || b.Sub(a) != 300*time.Millisecond+scheduler.DefaultDrain+startSlack {
+		t.Fatalf("closed started %s (start_at %s), open %v later", closed.StartedAt, d.StartAt, b.Sub(a))
 	}
 }
