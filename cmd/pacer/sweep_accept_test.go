@@ -30,7 +30,7 @@ func searchOnce(t *testing.T, target []string) (float64, int, string) {
 	t.Helper()
 	args := append([]string{"sweep"}, target...)
 	args = append(args, "--search", "--slo", "p99<=1ms", "--step-duration", "800ms", "--settle", "200ms", "-q")
-	doc, stdout, stderr := sweepJSON(t, []int{exitOK, exitSLO}, args...)
+	doc, stdout, stderr := sweepJSON(t, []int{exitOK, exitSLO, exitUntrusted}, args...)
 	s := doc.Sweep
 	if s == nil || s.SustainableRate == nil {
 		t.Fatalf("%v: no sustainable rate\n%s%s", target, stdout, stderr)
