@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,14 +167,17 @@ func TestStepsStopOnCancel(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	defer cancel()
+	// Cancelled 100 ms into the first step (however long setting up took).
+	var once sync.Once
+	onStart := func(*Live) { once.Do(func() { time.AfterFunc(100*time.Millisecond, cancel) }) }
 	var prevs []*Step
-	steps, err := RunOpenSteps(ctx, srv.dial(t, 2, 0), cmds, OpenConfig{},
+	steps, err := RunOpenSteps(ctx, srv.dial(t, 2, 0), cmds, OpenConfig{OnStart: onStart},
 		plans([]float64{1000, 1000, 1000}, 0, 10*time.Second, &prevs))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(steps) != 1 || !steps[0].Interrupted || !steps[0].Counts.Balanced() {
-		t.Fatalf("%d steps, first interrupted %v, counts %+v", len(steps), len(steps) > 0 && steps[0].Interrupted, steps[0].Counts)
+		t.Fatalf("%d steps, want the first, interrupted and balanced", len(steps))
 	}
 }
