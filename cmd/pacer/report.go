@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -168,8 +170,29 @@ func readInputs(paths []string, stdin io.Reader) ([]report.Input, error) {
 	return out, nil
 }
 
+// readLimited reads a result document of at most maxDocumentSize bytes.
+// What does not begin as a JSON object (after white space) is refused
+// after its first bytes, so /dev/zero or a binary file costs nothing.
 func readLimited(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxDocumentSize+1))
+	br := bufio.NewReader(r)
+	for n := 0; ; n++ {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return nil, errors.New("empty: not a result document")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') && n < maxDocumentSize {
+			continue
+		}
+		if c != '{' {
+			return nil, errors.New("not a result document (a JSON object written by --json)")
+		}
+		br.UnreadByte()
+		break
+	}
+	b, err := io.ReadAll(io.LimitReader(br, maxDocumentSize+1))
 	if err != nil {
 		return nil, err
 	}

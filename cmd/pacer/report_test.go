@@ -92,6 +92,8 @@ func TestReportUsageErrors(t *testing.T) {
 		{"no files", []string{"report"}, "give one or more result files"},
 		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, "nope.json"},
 		{"not a result", []string{"report", good, bad}, "not a pacer result"},
+		{"endless binary", []string{"report", "/dev/zero"}, "not a result document"},
+		{"empty", []string{"report", "/dev/null"}, "empty: not a result document"},
 		{"a directory", []string{"report", dir}, dir},
 		{"plot extension", []string{"report", good, "--plot", filepath.Join(dir, "x.pdf")}, "want a file name ending in .png or .svg"},
 		{"plot without file", []string{"report", good, "--plot"}, "flag needs an argument"},
