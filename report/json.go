@@ -27,6 +27,8 @@ type Document struct {
 	Config      map[string]any `json:"config"`
 	Tests       []Test         `json:"tests"`
 	Interrupted bool           `json:"interrupted"`
+	// Sweep summarises a `pacer sweep` (nil otherwise).
+	Sweep *Sweep `json:"sweep,omitempty"`
 	// Server is what the server said it is before the run (see README,
 	// "What the server says").
 	Server *serverinfo.Identity `json:"server,omitempty"`
@@ -108,6 +110,14 @@ type Test struct {
 	// series (see Interval).
 	IntervalS float64    `json:"interval_s"`
 	Intervals []Interval `json:"intervals"`
+	// ResponsePercentiles say what the sample supports of each percentile
+	// of the response time (run, bench, sweep; see Percentile).
+	ResponsePercentiles []Percentile `json:"response_percentiles,omitempty"`
+	// Repeats summarises the runs of a test run with --repeat; the test's
+	// own figures are then those of the runs pooled.
+	Repeats *Repeats `json:"repeats,omitempty"`
+	// Step places a sweep's step in its sweep.
+	Step *StepInfo `json:"step,omitempty"`
 	// Server is what the server counted during the test: its time per
 	// call for each command.
 	Server *serverinfo.Stats `json:"server,omitempty"`

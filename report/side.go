@@ -207,6 +207,9 @@ func Render(w io.Writer, d *Document) error {
 		if err := TextWithServer(&b, r, t.SLO, t.Server, TextOptions{}); err != nil {
 			return err
 		}
+		if err := writeTestNotes(&b, t, r); err != nil {
+			return err
+		}
 	}
 	if len(closed) > 0 {
 		b.WriteString("\n")
@@ -452,4 +455,26 @@ func diff(base, v float64) string {
 		s += " (" + ps + "%)"
 	}
 	return s
+}
+
+// writeTestNotes writes what run prints under a test's report: the notes
+// on its percentiles (with their confidence intervals when it recorded
+// them, --ci) and, for repeats, their table. A document written without
+// percentile notes gets none.
+func writeTestNotes(w io.Writer, t Test, r *scheduler.Result) error {
+	if len(t.ResponsePercentiles) == 0 {
+		return nil
+	}
+	ci := t.ResponsePercentiles[0].CI95 != nil
+	if err := WritePercentileNotes(w, r.Response, ci); err != nil {
+		return err
+	}
+	if t.Repeats != nil && t.Repeats.N > 1 {
+		if err := WriteRepeats(w, "repeats", t.Repeats); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	return nil
 }

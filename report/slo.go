@@ -457,3 +457,23 @@ func (r *SLOResult) Line() string {
 	}
 	return "slo: VIOLATED: " + strings.Join(r.Violations, "; ")
 }
+
+// MetOnService reports whether the SLO, failed on response time, holds on
+// service time: every failing clause bounds a latency that service time
+// meets (in every window). Response time = send lag + service time, so
+// the failure is then the send lag's, not the server's. False for a
+// result that passed, or one read back from JSON.
+func (r *SLOResult) MetOnService() bool {
+	if r == nil || r.Pass {
+		return false
+	}
+	for _, c := range r.Clauses {
+		if c.Pass {
+			continue
+		}
+		if c.c.metric == "" || !c.c.latency() || c.serviceFails || c.Basis != "response" {
+			return false
+		}
+	}
+	return true
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -181,5 +182,43 @@ func TestJudge(t *testing.T) {
 	}
 	if j := Judge(nil, nil); j.Outcome != Trusted {
 		t.Errorf("nil result: %+v", j)
+	}
+}
+
+// TestMetOnService: a response-time failure that service time meets is
+// the send lag's; one that service time also fails, or a failing clause
+// that is not a latency, is not.
+func TestMetOnService(t *testing.T) {
+	res := func(respMs, servMs float64) *scheduler.Result {
+		r := &scheduler.Result{Mode: "open", Response: histo.New(), Service: histo.New(), Lag: histo.New(),
+			Counts: scheduler.Counts{Scheduled: 100, Sent: 100, Completed: 100}, Window: time.Second}
+		for range 100 {
+			_ = r.Response.RecordValue(int64(respMs * 1e6))
+			_ = r.Service.RecordValue(int64(servMs * 1e6))
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name       string
+		spec       string
+		resp, serv float64
+		want       bool
+	}{
+		{"lag only", "p99<=1ms", 5, 0.5, true},
+		{"service fails too", "p99<=1ms", 5, 2, false},
+		{"passed", "p99<=1ms", 0.5, 0.4, false},
+		{"a rate clause fails", "p99<=1ms,rate>=1000", 5, 0.5, false},
+	} {
+		slo, err := ParseSLO(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr, err := slo.Check(res(c.resp, c.serv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sr.MetOnService(); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }

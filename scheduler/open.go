@@ -177,31 +177,15 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		return nil, errors.New("open run without connections")
 	}
 	cfg = cfg.withDefaults()
-	run := &openRun{
-		cfg:      cfg,
-		response: histo.NewRecorder(),
-		service:  histo.NewRecorder(),
-		lag:      histo.NewRecorder(),
-	}
-	run.tally.codes = map[string]uint64{}
-	// Redials end when the run stops or ctx is cancelled, whichever first.
-	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
-	run.dialing = make(chan struct{}, MaxConcurrentRedials)
+	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
-	run.kinds = newKindStats(cfg.CommandNames, true)
 	alive := 0
 	for _, c := range conns {
-		h := &replies{run: run, codes: map[string]uint64{}}
-		if run.kinds != nil {
-			h.kinds = make([]kindCount, len(run.kinds))
-		}
-		s := &slot{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
-		s.set(c)
+		s := run.addSlot(c)
 		if c != nil {
-			c.Start(h)
+			c.Start(s.h)
 			alive++
 		}
-		run.slots = append(run.slots, s)
 	}
 	if alive == 0 && cfg.Redial == nil {
 		return nil, errors.New("open run without a live connection")
@@ -213,22 +197,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 
 	p := newPacer(run, cmds, &stop)
-	p.onStart = func(t0 int64) {
-		if cfg.Warmup > 0 {
-			run.warmEnd = t0 + int64(cfg.Warmup)
-		}
-		run.series = newSeries(cfg.Interval, t0, cfg.Warmup, run.totals, run.response, run.service, run.lag, run.kinds)
-		if cfg.OnStart != nil {
-			cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
-				Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
-				Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections,
-				totals: func() Totals {
-					t := run.totals()
-					t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
-					return t
-				}})
-		}
-	}
+	p.onStart = run.started
 	p.loop()
 	run.stopRedials()
 	allGone := p.allGone()
@@ -248,6 +217,57 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		err = clockError(res.ClockErrors)
 	}
 	return res, err
+}
+
+// newOpenRun prepares a run of cfg (with its defaults) without
+// connections: addSlot adds them. Redials end when the run stops or ctx is
+// cancelled, whichever first.
+func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
+	run := &openRun{
+		cfg:      cfg,
+		response: histo.NewRecorder(),
+		service:  histo.NewRecorder(),
+		lag:      histo.NewRecorder(),
+	}
+	run.tally.codes = map[string]uint64{}
+	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
+	run.dialing = make(chan struct{}, MaxConcurrentRedials)
+	run.kinds = newKindStats(cfg.CommandNames, true)
+	return run
+}
+
+// addSlot adds a connection slot holding c (nil: none yet) with its reply
+// handler; the caller starts c.
+func (run *openRun) addSlot(c *conn.Conn) *slot {
+	h := &replies{run: run, codes: map[string]uint64{}}
+	if run.kinds != nil {
+		h.kinds = make([]kindCount, len(run.kinds))
+	}
+	s := &slot{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
+	s.set(c)
+	run.slots = append(run.slots, s)
+	return s
+}
+
+// started is called when the timeline starts at t0: it marks the end of
+// the warmup (a step's settle window), starts the interval series there
+// and hands observers their view.
+func (run *openRun) started(t0 int64) {
+	cfg := run.cfg
+	if cfg.Warmup > 0 {
+		run.warmEnd = t0 + int64(cfg.Warmup)
+	}
+	run.series = newSeries(cfg.Interval, t0, cfg.Warmup, run.totals, run.response, run.service, run.lag, run.kinds)
+	if cfg.OnStart != nil {
+		cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
+			Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
+			Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections,
+			totals: func() Totals {
+				t := run.totals()
+				t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
+				return t
+			}})
+	}
 }
 
 // finish closes the connections and accounts for every request. It never

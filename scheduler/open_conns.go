@@ -219,6 +219,36 @@ type slot struct {
 	bytesOut   atomic.Uint64 // bytes written by retired conns of this slot
 	bytesIn    atomic.Uint64 // bytes read by retired conns of this slot
 	live       atomic.Pointer[conn.Conn]
+	// sw, in a run of steps, is the slot's handler for every connection it
+	// ever holds: it hands replies to the current step's h.
+	sw *stepHandler
+	// carried is a connection that served earlier steps, and base its
+	// counters when this step began (immutable during the step).
+	carried *conn.Conn
+	base    connCounts
+}
+
+// connCounts are a connection's cumulative counters.
+type connCounts struct{ written, bytesOut, bytesIn, unsolicited uint64 }
+
+// counts returns c's counters within this run: since the run began for a
+// connection carried over from an earlier step.
+func (s *slot) counts(c *conn.Conn) connCounts {
+	n := connCounts{c.Written(), c.BytesWritten(), c.BytesRead(), c.Unsolicited()}
+	if c == s.carried {
+		b := s.base
+		n = connCounts{n.written - min(n.written, b.written), n.bytesOut - min(n.bytesOut, b.bytesOut),
+			n.bytesIn - min(n.bytesIn, b.bytesIn), n.unsolicited - min(n.unsolicited, b.unsolicited)}
+	}
+	return n
+}
+
+// handler is what the slot's connections are started with.
+func (s *slot) handler() conn.Handler {
+	if s.sw != nil {
+		return s.sw
+	}
+	return s.h
 }
 
 // tally accumulates what retired connections leave: the pacer adds to it
@@ -249,10 +279,11 @@ func (run *openRun) totals() Totals {
 		t.BytesSent += s.bytesOut.Load()
 		t.BytesReceived += s.bytesIn.Load()
 		if c := s.conn(); c != nil {
-			_, measured := splitWritten(c.Written(), s.warmQueued.Load())
+			n := s.counts(c)
+			_, measured := splitWritten(n.written, s.warmQueued.Load())
 			t.Sent += measured
-			t.BytesSent += c.BytesWritten()
-			t.BytesReceived += c.BytesRead()
+			t.BytesSent += n.bytesOut
+			t.BytesReceived += n.bytesIn
 		}
 		t.Completed += s.h.completed.Load()
 		t.ReplyErrors += s.h.errors.Load()
@@ -295,7 +326,7 @@ func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
 	for _, s := range run.slots {
 		sent += s.sent.Load() + s.warmSent.Load()
 		if c := s.conn(); c != nil {
-			sent += c.Written()
+			sent += s.counts(c).written
 		}
 		completed += s.h.completed.Load() + s.h.warmCompleted.Load()
 		errs += s.h.errors.Load() + s.h.warmErrors.Load()
@@ -386,7 +417,7 @@ func (p *pacer) maintain(now int64) {
 			case r := <-s.next:
 				s.dialing = false
 				s.backoff, s.completedAt = r.backoff, s.h.completed.Load()
-				r.c.Start(s.h)
+				r.c.Start(s.handler())
 				s.set(r.c)
 				run.reconnects.Add(1)
 			default:
@@ -437,7 +468,8 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	if err != nil && !timedOut && t.firstErr == "" {
 		t.firstErr = err.Error()
 	}
-	t.unsolicited += c.Unsolicited()
+	n := s.counts(c)
+	t.unsolicited += n.unsolicited
 	errors0, timeouts0 := t.errors, t.timeouts
 	codeBytes := []byte(code)
 	c.Unanswered(func(e *conn.Entry) {
@@ -478,17 +510,7 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	})
 	run.accounted.lost.Add(t.errors - errors0)
 	run.accounted.timeouts.Add(t.timeouts - timeouts0)
-	warmSent, sent := splitWritten(c.Written(), s.warmQueued.Load())
-	t.sent += sent
-	// Observers (liveCounts) count a slot's live connection's writes and
-	// the retired ones' in s.sent: move them over in one step, so the
-	// last progress line neither loses nor doubles them.
-	s.live.CompareAndSwap(c, nil)
-	s.sent.Add(sent)
-	s.warmSent.Add(warmSent)
-	s.warmQueued.Store(0) // the next conn starts its own count
-	s.bytesOut.Add(c.BytesWritten())
-	s.bytesIn.Add(c.BytesRead())
+	run.moveCounts(c, s, n, t)
 	unsent := uint64(c.Unwritten())
 	if run.warmEnd != 0 {
 		warmUnsent := uint64(0)
@@ -509,4 +531,20 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 			}
 		})
 	}
+}
+
+// moveCounts adds what connection c of slot s wrote and read (n, split
+// into the warmup's and the measured writes) to t and to the slot's
+// retired counts. Observers (liveCounts) count a slot's live connection's
+// writes and the retired ones' in s.sent: they move over in one step, so
+// the last progress line neither loses nor doubles them.
+func (run *openRun) moveCounts(c *conn.Conn, s *slot, n connCounts, t *tally) {
+	warmSent, sent := splitWritten(n.written, s.warmQueued.Load())
+	t.sent += sent
+	s.live.CompareAndSwap(c, nil)
+	s.sent.Add(sent)
+	s.warmSent.Add(warmSent)
+	s.warmQueued.Store(0) // the next conn starts its own count
+	s.bytesOut.Add(n.bytesOut)
+	s.bytesIn.Add(n.bytesIn)
 }

@@ -183,6 +183,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			runCommand(),
 			benchCommand(),
+			sweepCommand(),
 			compareCommand(),
 			fillCommand(),
 			serveCommand(),

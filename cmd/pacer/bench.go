@@ -39,6 +39,7 @@ func benchCommand() *cli.Command {
 		&cli.StringFlag{Name: "rate", Usage: "throttle the closed loop to `RATE` requests per second (memtier's --rate-limiting); latency still counts from the actual send", Category: catLoad},
 		&cli.StringFlag{Name: "latency", Value: "first-reply", Usage: "`MODE`: first-reply (redis-benchmark: a batch's first reply, recorded for each of its replies) or per-reply", Category: catLoad},
 		seedFlag("seeds the random keys"),
+		repeatFlag(),
 	)
 	flags = append(flags, workloadFlags(workloadSpec{
 		testsUse: "only run the comma-separated list of `TESTS` (default the whole suite)",
@@ -58,6 +59,7 @@ func benchCommand() *cli.Command {
 	flags = append(flags,
 		&cli.BoolFlag{Name: "csv", Usage: "output in CSV format", Category: catOutput},
 		&cli.IntFlag{Name: "precision", Value: 3, Usage: "`DIGITS`: significant digits of the latency histogram (1 to 4)", Category: catOutput},
+		ciFlag(),
 	)
 	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
 	return withHelp(&cli.Command{
@@ -102,6 +104,8 @@ type benchConfig struct {
 	slo       report.SLO
 	warnings  []string
 	tls       *handshakes // nil over plain TCP
+	repeat    int         // runs per test (--repeat)
+	ci        bool        // confidence intervals of the percentiles (--ci)
 }
 
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
@@ -165,6 +169,13 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	}
 	cfg.quiet, cfg.jsonPath, cfg.showErrs, cfg.slo, cfg.interval = out.quiet, out.jsonPath, out.showErrs, out.slo, out.interval
 	cfg.files, cfg.text = out.files, out.text
+	if cfg.repeat, err = parseRepeat(c); err != nil {
+		return nil, err
+	}
+	if cfg.repeat > 1 && cfg.loop {
+		return nil, usageErrorf("--repeat %d cannot be combined with -l: -l already repeats the tests", cfg.repeat)
+	}
+	cfg.ci = c.Bool("ci")
 	trailing := c.Args().Slice()
 	if c.Bool("x") {
 		if len(trailing) == 0 {
@@ -300,6 +311,8 @@ func benchAction(c *cli.Context) error {
 	// added, counts summed), so memory stays flat however long it loops.
 	merged := make([]*scheduler.Result, len(jobs))
 	mergedServer := make([]*serverinfo.Stats, len(jobs))
+	// With --repeat each test's runs (merged is then their pool).
+	runs := make([][]*scheduler.Result, len(jobs))
 	writeDoc := func() error {
 		if !cfg.files.any() {
 			return nil
@@ -309,13 +322,18 @@ func benchAction(c *cli.Context) error {
 			if res == nil {
 				continue
 			}
-			t, err := report.FromResult(res)
+			t, err := testJSON(res, cfg.ci)
 			if err != nil {
 				return err
 			}
 			t.ID, t.Name = jobs[i].id(), cfg.title(jobs[i])
 			if t.SLO, err = cfg.slo.Check(res); err != nil {
 				return err
+			}
+			if cfg.repeat > 1 {
+				if t.Repeats, err = repeatsOf(runs[i], jobs[i].id(), cfg.ci, cfg.slo); err != nil {
+					return err
+				}
 			}
 			t.Server = mergedServer[i]
 			// A merged result (-l) is judged as one.
@@ -336,46 +354,57 @@ func benchAction(c *cli.Context) error {
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = cfg.payload(j)
-			res, st, runErr := cfg.runOne(ctx, j, round*len(jobs)+i, out, stderr, progress, info, errPrinter, srv)
-			redactResult(ctx, res)
-			if st != nil && full && res != nil && !res.Interrupted && runErr == nil {
-				fmt.Fprintln(stderr, report.ServerBrief(st))
-			}
-			var sloRes *report.SLOResult
-			if res != nil {
-				var err error
-				if sloRes, err = cfg.slo.Check(res); err != nil {
-					return failed(err)
+			var reps []*scheduler.Result
+			for k := 0; k < cfg.repeat; k++ {
+				res, st, runErr := cfg.runOne(ctx, j, (round*len(jobs)+i)*cfg.repeat+k, out, stderr, progress, info, errPrinter, srv)
+				redactResult(ctx, res)
+				if st != nil && full && res != nil && !res.Interrupted && runErr == nil {
+					fmt.Fprintln(stderr, report.ServerBrief(st))
 				}
-				if sloRes != nil {
-					for _, l := range sloRes.Lines() {
-						fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
+				var sloRes *report.SLOResult
+				if res != nil {
+					reps = append(reps, res)
+					if cfg.repeat > 1 {
+						runs[i] = append(runs[i], res)
+					}
+					var err error
+					if sloRes, err = cfg.slo.Check(res); err != nil {
+						return failed(err)
+					}
+					if sloRes != nil {
+						for _, l := range sloRes.Lines() {
+							fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
+						}
+					}
+					if cfg.files.any() {
+						if merged[i] == nil {
+							// A copy: with --repeat the runs stay as they were.
+							merged[i], mergedServer[i] = cloneResult(res), st
+						} else {
+							mergeResult(merged[i], res)
+							mergedServer[i].Merge(st)
+						}
 					}
 				}
-				if cfg.files.any() {
-					if merged[i] == nil {
-						merged[i], mergedServer[i] = res, st
-					} else {
-						mergeResult(merged[i], res)
-						mergedServer[i].Merge(st)
+				if runErr != nil {
+					if werr := writeDoc(); werr != nil {
+						fmt.Fprintf(stderr, "pacer: %v\n", werr)
 					}
+					return runErr
 				}
-			}
-			if runErr != nil {
-				if werr := writeDoc(); werr != nil {
-					fmt.Fprintf(stderr, "pacer: %v\n", werr)
+				if ctx.Err() != nil {
+					doc.Interrupted = true
+					if err := writeDoc(); err != nil {
+						return failed(err)
+					}
+					cfg.printSeed(stderr)
+					return exitCode(exitInterrupted)
 				}
-				return runErr
+				code = worst(code, judge(stderr, res, sloRes))
 			}
-			if ctx.Err() != nil {
-				doc.Interrupted = true
-				if err := writeDoc(); err != nil {
-					return failed(err)
-				}
-				cfg.printSeed(stderr)
-				return exitCode(exitInterrupted)
+			if err := cfg.writeNotes(out, stderr, j, reps); err != nil {
+				return failed(err)
 			}
-			code = worst(code, judge(stderr, res, sloRes))
 		}
 		if !(len(jobs) == 1 && jobs[0].custom) && !cfg.csv {
 			fmt.Fprint(out, "\n")
@@ -392,6 +421,33 @@ func benchAction(c *cli.Context) error {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// writeNotes writes, with --repeat, the median and min–max of a test's
+// runs and, with --ci, the confidence intervals of its percentiles: on
+// stdout after redis-benchmark's report, on stderr with -q and --csv so
+// their formats stay as redis-benchmark's.
+func (cfg *benchConfig) writeNotes(out, stderr io.Writer, j workTest, reps []*scheduler.Result) error {
+	if len(reps) == 0 || (cfg.repeat == 1 && !cfg.ci) {
+		return nil
+	}
+	w := out
+	if cfg.quiet || cfg.csv {
+		w = stderr
+	}
+	res := pool(reps)
+	var rep *report.Repeats
+	if cfg.repeat > 1 {
+		figs := make([]map[string]float64, len(reps))
+		for k, r := range reps {
+			figs[k] = report.Figures(r)
+		}
+		rep = report.NewRepeats(figs, nil)
+		if _, err := fmt.Fprintf(w, "%s: %d runs\n", safetext.Escape(cfg.title(j)), len(reps)); err != nil {
+			return err
+		}
+	}
+	return writeNotes(w, res, cfg.ci, rep)
 }
 
 // printSeed ends the full report with the seed, on stderr: stdout keeps
@@ -625,6 +681,9 @@ func mergeResult(into, from *scheduler.Result) {
 	into.ConnsLost += from.ConnsLost
 	into.Reconnects += from.Reconnects
 	into.Blocked += from.Blocked
+	into.HeldSent += from.HeldSent
+	into.HeldUnsent += from.HeldUnsent
+	into.WarmupCounts.Add(from.WarmupCounts)
 	into.DroppedBacklog += from.DroppedBacklog
 	into.Unsolicited += from.Unsolicited
 	into.BytesSent += from.BytesSent

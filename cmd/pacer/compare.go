@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,7 @@ func compareCommand() *cli.Command {
 		drainFlag(),
 		timeoutFlag(),
 	)
+	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		tests:    "get",
 		testsUse: "the redis-benchmark `TEST` to run (one)",
@@ -87,6 +89,11 @@ type compareConfig struct {
 	title    string
 	quiet    bool
 	jsonPath string
+	// shard is --shard, --start-at and --start-in: the open runs send the
+	// shard's part of the timeline, the closed run its share of -c
+	// (closedConns), each run from its planned start.
+	shard       shardConfig
+	closedConns int
 }
 
 func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
@@ -96,8 +103,22 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 		return nil, err
 	}
 	cfg.tls = watchTLS(&cfg.target)
+	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
+		return nil, err
+	}
 	if cfg.conns, err = parseConns(c); err != nil {
 		return nil, err
+	}
+	cfg.closedConns = cfg.conns
+	if cfg.shard.sharded() {
+		if !c.IsSet("rate") {
+			return nil, usageErrorf("--shard needs --rate: without it each shard would take its open rates from its own closed loop's throughput, and the shards would send different timelines")
+		}
+		// The closed loop has no timeline to share: its load is its
+		// clients, so the shards split -c (shard K takes every N-th).
+		if cfg.closedConns = shareOf(cfg.conns, cfg.shard.k, cfg.shard.n); cfg.closedConns == 0 {
+			return nil, usageErrorf("--shard %d/%d: -c %d leaves this shard no closed-loop client; give at least -c %d", cfg.shard.k, cfg.shard.n, cfg.conns, cfg.shard.n)
+		}
 	}
 	if cfg.pipeline, err = parsePipeline(c); err != nil {
 		return nil, err
@@ -197,6 +218,7 @@ func compareAction(c *cli.Context) error {
 	doc := &report.Document{Schema: report.Schema, Mode: "mixed", Tool: report.Tool{Name: "pacer", Version: version},
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
 		Server: srvSide.id}
+	cfg.shard.document(doc)
 	var runs []compareRun
 	finish := func(runErr error) error {
 		code := exitOK
@@ -317,14 +339,34 @@ func roundRate(perSec float64) scheduler.Rate {
 	return scheduler.RatePerSecond(math.Round(perSec/p) * p)
 }
 
+// shareOf is shard k's (from 1) share of n clients: every N-th of them,
+// from the k-th.
+func shareOf(n, k, shards int) int {
+	if k > n {
+		return 0
+	}
+	return (n-k)/shards + 1
+}
+
 func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
+	if err := cfg.shard.wait(ctx, stderr, cfg.quiet); err != nil {
+		return nil, nil, nil // interrupted while waiting: ctx says so
+	}
 	cfg.tls.take() // the run's own handshakes only
-	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
+	conns, err := dialPool(ctx, cfg.target, cfg.closedConns, stderr)
 	if err != nil {
 		return nil, nil, failed(err)
 	}
 	before := srv.before()
+	// A closed loop has no timeline to start at an instant: it starts
+	// when the planned instant comes.
+	if err := cfg.shard.sleepUntil(ctx); err != nil {
+		closeAll(conns)
+		return nil, nil, nil
+	}
 	res, err := cfg.runClosedOn(ctx, liveConns(conns), stderr)
+	cfg.shard.started(res)
+	cfg.shard.next(scheduler.Uniform{}, cfg.duration, 0, scheduler.DefaultDrain)
 	if res == nil {
 		return nil, nil, err
 	}
@@ -362,9 +404,12 @@ func (cfg *compareConfig) runClosedOn(ctx context.Context, conns []*conn.Conn, s
 }
 
 func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i int, stderr io.Writer, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
-	stream, err := cfg.work.stream(cfg.test, cfg.seed+uint64(1000+i))
+	stream, err := cfg.work.stream(cfg.test, cfg.shard.streamSeed(cfg.seed+uint64(1000+i)))
 	if err != nil {
 		return nil, nil, usageErrorf("command: %v", err)
+	}
+	if err := cfg.shard.wait(ctx, stderr, cfg.quiet); err != nil {
+		return nil, nil, nil // interrupted while waiting: ctx says so
 	}
 	cfg.tls.take() // the run's own handshakes only
 	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
@@ -385,12 +430,20 @@ func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, str
 	if cfg.arrival == "poisson" {
 		tl = scheduler.NewPoisson(rate, cfg.seed+uint64(i))
 	}
+	whole := tl
+	tl, err := cfg.shard.timeline(tl)
+	if err != nil {
+		closeAll(conns)
+		return nil, usageErrorf("--shard: %v", err)
+	}
+	defer cfg.shard.next(whole, cfg.duration, 0, cfg.drain)
 	live, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, fmt.Sprintf("open %s/s", rate), live)
 	stopConns := watchConnections(stderr, fmt.Sprintf("%s (open loop at %s req/s)", cfg.title, rate), connCh)
 	onStart, endMetrics := cfg.metrics.hook(openRunLabel(cfg.title, rate), metrics.ModeOpen, func(l *scheduler.Live) { live <- l; connCh <- l })
 	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
+		Start:        cfg.shard.instant(),
 		CommandNames: cfg.test.names, Interval: cfg.output.interval,
 		Timeout:      cfg.timeout,
 		OnStart:      onStart,
@@ -402,6 +455,7 @@ func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, str
 	endMetrics()
 	stop()
 	stopConns()
+	cfg.shard.started(res)
 	if err != nil {
 		return res, failed(err)
 	}

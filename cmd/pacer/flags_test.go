@@ -32,7 +32,7 @@ func init() { runtime.GOMAXPROCS(runtime.NumCPU() + 1) }
 
 // loadCommands are the commands that share the target, workload and
 // output flags.
-var loadCommands = []string{"run", "bench", "compare", "fill"}
+var loadCommands = []string{"run", "bench", "compare", "fill", "sweep"}
 
 // closedPort returns a loopback port nothing listens on.
 func closedPort(t *testing.T) string {
@@ -57,6 +57,8 @@ func minimal(cmd string) []string {
 		return []string{"--rate", "1k", "--duration", "100ms", "-q"}
 	case "fill":
 		return []string{"-r", "10", "-q"}
+	case "sweep":
+		return []string{"--rates", "1k", "--step-duration", "100ms", "--settle", "0s", "-q"}
 	}
 	return nil
 }

@@ -214,6 +214,8 @@ func estimate(args []string) time.Duration {
 		}
 	}
 	switch args[0] {
+	case "sweep":
+		return estimateSweep(args)
 	case "report", "merge":
 		return time.Second
 	case "run":
@@ -239,6 +241,30 @@ func estimate(args []string) time.Duration {
 		return time.Duration(n*tests) * 10 * time.Microsecond
 	}
 	return readmeShortLimit + time.Second // fill moves real data
+}
+
+// estimateSweep is a sweep's steps × their length (step and settle), × --repeat.
+func estimateSweep(args []string) time.Duration {
+	val := func(name, def string) string {
+		for i, a := range args {
+			if a == name && i+1 < len(args) {
+				return args[i+1]
+			}
+		}
+		return def
+	}
+	step, _ := time.ParseDuration(val("--step-duration", "5s"))
+	settle, _ := time.ParseDuration(val("--settle", "1s"))
+	repeat, _ := strconv.Atoi(val("--repeat", "1"))
+	points := 12 // --search's --max-steps
+	switch {
+	case hasArg(args, "--closed"):
+		settle = 0
+		points = (strings.Count(val("-c", "50"), ",") + 1) * (strings.Count(val("-P", "1"), ",") + 1)
+	case hasArg(args, "--rates"):
+		points = strings.Count(val("--rates", ""), ",") + 1
+	}
+	return time.Duration(points*max(repeat, 1)) * (step + settle)
 }
 
 // TestReadmeExamplesFinishInAMinute runs every pacer example of the README

@@ -35,6 +35,7 @@ func runCommand() *cli.Command {
 		timeoutFlag(),
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
 		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms auto and precise, 2ms coarse", Category: catLoad},
+		repeatFlag(),
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
@@ -49,6 +50,7 @@ func runCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
+	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "run",
@@ -94,6 +96,8 @@ type runConfig struct {
 	files    resultFiles
 	text     report.TextOptions
 	shard    shardConfig // --shard, --start-at, --start-in
+	repeat   int         // runs per test (--repeat)
+	ci       bool        // confidence intervals of the percentiles (--ci)
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
@@ -155,6 +159,10 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	}
 	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
 	cfg.files, cfg.text = out.files, out.text
+	if cfg.repeat, err = parseRepeat(c); err != nil {
+		return nil, err
+	}
+	cfg.ci = c.Bool("ci")
 	sizes, err := parseSizes(c, false)
 	if err != nil {
 		return nil, err
@@ -318,72 +326,69 @@ func runAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		if err := cfg.shard.wait(ctx, c.App.ErrWriter, cfg.quiet); err != nil {
-			doc.Interrupted = true
-			break
+		var runs []*scheduler.Result
+		var before *serverinfo.Snapshot
+		for k := 0; k < cfg.repeat; k++ {
+			if err := cfg.shard.wait(ctx, c.App.ErrWriter, cfg.quiet); err != nil {
+				doc.Interrupted = true
+				break
+			}
+			cfg.tls.take() // the run's own handshakes only
+			conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
+			if err != nil {
+				runErr = err
+				break
+			}
+			if k == 0 {
+				before = srv.before()
+			}
+			res, err := cfg.runOnce(c, mx, conns, j, runName(j.title, k, cfg.repeat), i, stream)
+			if res != nil {
+				runs = append(runs, res)
+				if cfg.repeat > 1 && !cfg.quiet {
+					// Each run's line; the test's report pools them.
+					sloRun, serr := cfg.slo.Check(res)
+					if serr != nil {
+						return failed(serr)
+					}
+					judgeSilently(res, sloRun)
+					if werr := report.QuietWith(out, res, sloRun, cfg.text); werr != nil {
+						return failed(werr)
+					}
+				}
+			}
+			if err != nil {
+				runErr = err
+				break
+			}
+			if res.Interrupted || ctx.Err() != nil {
+				doc.Interrupted = true
+				break
+			}
 		}
-		cfg.tls.take() // the test's own handshakes only
-		conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
-		if err != nil {
-			runErr = err
-			break
-		}
-		before := srv.before()
-		liveCh, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
-		stopProgress := func() {}
-		if !cfg.quiet {
-			stopProgress = newProgress(c.App.ErrWriter).watch(j.title, liveCh)
-		}
-		tl := cfg.timeline(i)
-		duration, requests := cfg.bounds(tl)
-		whole := tl
-		if tl, err = cfg.shard.timeline(tl); err != nil {
-			return usageErrorf("--shard: %v", err)
-		}
-		stopConns := watchConnections(c.App.ErrWriter, j.title, connCh)
-		onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l; connCh <- l })
-		res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
-			OnStart:      onStart,
-			CommandNames: j.names,
-			Name:         j.title,
-			Timeline:     tl,
-			Rate:         cfg.rate,
-			Duration:     duration,
-			Requests:     requests,
-			Warmup:       cfg.warmup,
-			Pacing:       cfg.pacing,
-			Drain:        cfg.drain,
-			LagLimit:     cfg.lagLimit,
-			Timeout:      cfg.timeout,
-			Interval:     cfg.interval,
-			MaxBacklog:   cfg.backlog,
-			Start:        cfg.shard.instant(),
-			Redial: func(ctx context.Context) (*conn.Conn, error) {
-				return conn.Dial(ctx, cfg.target)
-			},
-			OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
-		})
-		endMetrics()
-		stopProgress()
-		stopConns()
-		cfg.shard.started(res)
-		cfg.shard.next(whole, duration, requests, cfg.drain)
-		if res != nil {
-			res.TLS = cfg.tls.take()
-			redactResult(ctx, res)
+		if len(runs) > 0 {
+			res := pool(runs)
+			res.Name = j.title
 			sloRes, serr := cfg.slo.Check(res)
 			if serr != nil {
 				return failed(serr)
 			}
 			verdict := judge(c.App.ErrWriter, res, sloRes)
-			t, jerr := report.FromResult(res)
+			t, jerr := testJSON(res, cfg.ci)
 			if jerr != nil {
 				return failed(jerr)
 			}
 			t.ID, t.SLO = j.id(), sloRes
 			t.Server = srv.since(before)
+			var reps *report.Repeats
+			if cfg.repeat > 1 {
+				if reps, jerr = repeatsOf(runs, j.id(), cfg.ci, cfg.slo); jerr != nil {
+					return failed(jerr)
+				}
+				t.Repeats = reps
+			}
 			doc.Tests = append(doc.Tests, t)
-			doc.Interrupted = res.Interrupted || ctx.Err() != nil
+			doc.Interrupted = doc.Interrupted || res.Interrupted || ctx.Err() != nil
 			if err := cfg.files.checkpoint(doc); err != nil {
 				return failed(err)
 			}
@@ -394,14 +399,15 @@ func runAction(c *cli.Context) error {
 			if werr := render(out, res, cfg.quiet, sloRes, t.Server, cfg.text); werr != nil {
 				return failed(werr)
 			}
+			if !cfg.quiet {
+				if werr := writeNotes(out, res, cfg.ci, reps); werr != nil {
+					return failed(werr)
+				}
+			}
 			code = worst(code, verdict)
 		}
-		if err != nil {
-			runErr = err
-			break
-		}
-		if res.Interrupted || ctx.Err() != nil {
-			doc.Interrupted = true
+		if runErr != nil || doc.Interrupted || ctx.Err() != nil {
+			doc.Interrupted = doc.Interrupted || ctx.Err() != nil
 			break
 		}
 	}
@@ -425,6 +431,64 @@ func runAction(c *cli.Context) error {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// runOnce runs test j once over conns, named name: one timeline (the
+// shard's part of it), planned to start where the shard says, and plans
+// the next one.
+func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, conns []*conn.Conn, j workTest, name string, i int, stream scheduler.Commands) (*scheduler.Result, error) {
+	ctx := c.Context
+	liveCh, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
+	stopProgress := func() {}
+	if !cfg.quiet {
+		stopProgress = newProgress(c.App.ErrWriter).watch(name, liveCh)
+	}
+	tl := cfg.timeline(i)
+	duration, requests := cfg.bounds(tl)
+	whole := tl
+	tl, err := cfg.shard.timeline(tl)
+	if err != nil {
+		stopProgress()
+		for _, cn := range conns {
+			if cn != nil {
+				cn.Close()
+			}
+		}
+		return nil, usageErrorf("--shard: %v", err)
+	}
+	stopConns := watchConnections(c.App.ErrWriter, name, connCh)
+	onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l; connCh <- l })
+	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
+		OnStart:      onStart,
+		CommandNames: j.names,
+		Name:         name,
+		Timeline:     tl,
+		Rate:         cfg.rate,
+		Duration:     duration,
+		Requests:     requests,
+		Warmup:       cfg.warmup,
+		Pacing:       cfg.pacing,
+		Drain:        cfg.drain,
+		LagLimit:     cfg.lagLimit,
+		Timeout:      cfg.timeout,
+		Interval:     cfg.interval,
+		MaxBacklog:   cfg.backlog,
+		Start:        cfg.shard.instant(),
+		Redial: func(ctx context.Context) (*conn.Conn, error) {
+			return conn.Dial(ctx, cfg.target)
+		},
+		OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
+	})
+	endMetrics()
+	stopProgress()
+	stopConns()
+	cfg.shard.started(res)
+	cfg.shard.next(whole, duration, requests, cfg.drain)
+	if res != nil {
+		res.TLS = cfg.tls.take()
+		redactResult(ctx, res)
+	}
+	return res, err
 }
 
 func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult, srv *serverinfo.Stats, o report.TextOptions) error {

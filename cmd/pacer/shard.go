@@ -179,6 +179,23 @@ func (s *shardConfig) instant() int64 {
 	return scheduler.Now() + int64(time.Until(s.start))
 }
 
+// sleepUntil waits for the current test's planned start (none: at once),
+// for a run without a timeline to start there (a closed loop); it returns
+// ctx's error if it is cancelled first.
+func (s *shardConfig) sleepUntil(ctx context.Context) error {
+	if s.start.IsZero() {
+		return nil
+	}
+	t := time.NewTimer(time.Until(s.start))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
 // started sets a result's wall-clock start to the planned one: the
 // timeline started exactly there (a shard that was late shows it as send
 // lag, not as a later start).

@@ -49,6 +49,15 @@ func liveConns(all []*conn.Conn) []*conn.Conn {
 	return out
 }
 
+// closeAll closes the connections that were opened.
+func closeAll(all []*conn.Conn) {
+	for _, c := range all {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
 func capitalize(s string) string {
 	if s == "" {
 		return s

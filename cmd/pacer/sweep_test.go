@@ -1,0 +1,415 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+func TestSweepUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no rates", []string{"sweep"}, "give the rates"},
+		{"search without slo", []string{"sweep", "--search"}, "--search needs --slo"},
+		{"search with rates", []string{"sweep", "--search", "--slo", "p99<1ms", "--rates", "1k"}, "drop --rates"},
+		{"bad precision", []string{"sweep", "--search", "--slo", "p99<1ms", "--precision", "0%"}, "--precision"},
+		{"precision above 100%", []string{"sweep", "--search", "--slo", "p99<1ms", "--precision", "1.5"}, "--precision"},
+		{"max steps zero", []string{"sweep", "--search", "--slo", "p99<1ms", "--max-steps", "0"}, "--max-steps 0"},
+		{"bad rate", []string{"sweep", "--rates", "1k,fast"}, "--rates"},
+		{"from without step", []string{"sweep", "--from", "1k", "--to", "2k"}, "go together"},
+		{"to below from", []string{"sweep", "--from", "2k", "--to", "1k", "--step", "100"}, "below --from"},
+		{"too many steps", []string{"sweep", "--from", "1", "--to", "1M", "--step", "1"}, "more than"},
+		{"rates and from", []string{"sweep", "--rates", "1k", "--from", "1k"}, "drop --from"},
+		{"list of connections in an open sweep", []string{"sweep", "--rates", "1k", "-c", "1,2"}, "needs --closed"},
+		{"pipeline in an open sweep", []string{"sweep", "--rates", "1k", "-P", "4"}, "closed sweep"},
+		{"rates in a closed sweep", []string{"sweep", "--closed", "--rates", "1k"}, "open sweep"},
+		{"bad client list", []string{"sweep", "--closed", "-c", "10,x"}, "-c"},
+		{"zero pipeline", []string{"sweep", "--closed", "-P", "0"}, "-P"},
+		{"two tests", []string{"sweep", "--rates", "1k", "-t", "get,set"}, "one workload"},
+		{"zero step duration", []string{"sweep", "--rates", "1k", "--step-duration", "0s"}, "--step-duration"},
+		{"negative settle", []string{"sweep", "--rates", "1k", "--settle", "-1s"}, "--settle"},
+		{"negative abort", []string{"sweep", "--rates", "1k", "--abort-after", "-1s"}, "--abort-after"},
+		{"repeat zero", []string{"sweep", "--rates", "1k", "--repeat", "0"}, "--repeat 0"},
+		{"run repeat zero", []string{"run", "--rate", "1k", "--repeat", "0"}, "--repeat 0"},
+		{"bench repeat with -l", []string{"bench", "--repeat", "2", "-l"}, "-l"},
+		{"closed sweep sharded", []string{"sweep", "--closed", "-c", "1,2", "--shard", "1/2", "--seed", "1"}, "a closed sweep has none"},
+		{"closed sweep at an instant", []string{"sweep", "--closed", "-c", "1,2", "--start-in", "5s"}, "a closed sweep has none"},
+		{"sharded search", []string{"sweep", "--search", "--slo", "p99<=1ms", "--shard", "1/2", "--seed", "1"}, "--shard cannot search"},
+		{"compare sharded without a rate", []string{"compare", "--shard", "1/2", "--seed", "1"}, "--shard needs --rate"},
+		{"compare shard without a client", []string{"compare", "--rate", "1k", "-c", "2", "--shard", "3/4", "--seed", "1"}, "leaves this shard no closed-loop client"},
+	} {
+		code, _, stderr := pacer(t, tc.args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		last := lines[len(lines)-1]
+		if code != exitUsage || !strings.Contains(last, tc.want) || !strings.HasPrefix(last, "pacer: ") {
+			t.Errorf("%s: exit %d, message %q; want %d and one line containing %q", tc.name, code, last, exitUsage, tc.want)
+		}
+	}
+}
+
+// sweepDoc is the part of a sweep's pacer.result/v1 these tests read.
+type sweepDoc struct {
+	Mode  string `json:"mode"`
+	Tests []struct {
+		Name   string            `json:"name"`
+		Mode   string            `json:"mode"`
+		Counts map[string]uint64 `json:"counts"`
+		// Verdict is the trust rule's; SLO the structured clauses.
+		Verdict string `json:"verdict"`
+		SLO     *struct {
+			Pass    bool `json:"pass"`
+			Clauses []struct {
+				Metric   string   `json:"metric"`
+				Bound    float64  `json:"bound"`
+				Observed *float64 `json:"observed"`
+				Pass     bool     `json:"pass"`
+				Basis    string   `json:"basis"`
+			} `json:"clauses"`
+		} `json:"slo"`
+		Step *struct {
+			Index      int     `json:"index"`
+			TargetRate float64 `json:"target_rate"`
+			Pass       *bool   `json:"pass"`
+			Aborted    bool    `json:"aborted"`
+			SettleS    float64 `json:"settle_s"`
+		} `json:"step"`
+		Repeats *struct {
+			N      int                `json:"n"`
+			Median map[string]float64 `json:"median"`
+			Min    map[string]float64 `json:"min"`
+			Max    map[string]float64 `json:"max"`
+			Runs   []json.RawMessage  `json:"runs"`
+		} `json:"repeats"`
+		Percentiles []struct {
+			P            string     `json:"p"`
+			Insufficient bool       `json:"insufficient_samples"`
+			CI95         []*float64 `json:"ci95"`
+		} `json:"response_percentiles"`
+	} `json:"tests"`
+	Sweep *struct {
+		Mode            string   `json:"mode"`
+		Search          bool     `json:"search"`
+		SustainableRate *float64 `json:"sustainable_rate"`
+		Precision       float64  `json:"precision"`
+		Steps           int      `json:"steps"`
+		Converged       bool     `json:"converged"`
+		Reason          string   `json:"reason"`
+		Points          []struct {
+			Clients        int     `json:"clients"`
+			Pipeline       int     `json:"pipeline"`
+			Throughput     float64 `json:"throughput"`
+			MeanMs         float64 `json:"mean_ms"`
+			P99Ms          float64 `json:"p99_ms"`
+			LittleMs       float64 `json:"little_ms"`
+			LittleRatio    float64 `json:"little_ratio"`
+			LittleMismatch bool    `json:"little_mismatch"`
+			Knee           bool    `json:"knee"`
+		} `json:"points"`
+		Knee *struct {
+			Clients int `json:"clients"`
+		} `json:"knee"`
+	} `json:"sweep"`
+}
+
+func sweepJSON(t *testing.T, wantCodes []int, args ...string) (sweepDoc, string, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "sweep.json")
+	code, stdout, stderr := pacer(t, append(args, "--json", out)...)
+	ok := false
+	for _, c := range wantCodes {
+		ok = ok || c == code
+	}
+	if !ok {
+		t.Fatalf("%v: exit %d, want one of %v\nstdout %s\nstderr %s", args, code, wantCodes, stdout, stderr)
+	}
+	var doc sweepDoc
+	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc, stdout, stderr
+}
+
+func balanced(c map[string]uint64) bool {
+	return c["scheduled"] > 0 && c["scheduled"] == c["completed"]+c["errors"]+c["timeouts"]+c["unsent"]
+}
+
+// TestSweepPlainOpen: a plain sweep runs every rate on the same
+// connections and writes a test per step and the sweep; without an SLO it
+// exits 0 and names no sustainable rate.
+func TestSweepPlainOpen(t *testing.T) {
+	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--rates", "500,1k", "--step-duration", "300ms",
+		"--settle", "100ms", "-c", "2", "--ci")
+	if doc.Mode != "open" || len(doc.Tests) != 2 || doc.Sweep == nil || doc.Sweep.Mode != "open" || doc.Sweep.Steps != 2 || !doc.Sweep.Converged {
+		t.Fatalf("document: mode %s, %d tests, sweep %+v", doc.Mode, len(doc.Tests), doc.Sweep)
+	}
+	if doc.Sweep.SustainableRate != nil {
+		t.Errorf("a sustainable rate without an SLO: %v", *doc.Sweep.SustainableRate)
+	}
+	for i, want := range []float64{500, 1000} {
+		tt := doc.Tests[i]
+		if tt.Mode != "open" || tt.Step == nil || tt.Step.Index != i || tt.Step.TargetRate != want || tt.Step.Pass != nil || tt.Step.SettleS != 0.1 {
+			t.Errorf("test %d: mode %s step %+v", i, tt.Mode, tt.Step)
+		}
+		// 300 ms at the rate, the 100 ms settle left out.
+		if !balanced(tt.Counts) || tt.Counts["scheduled"] != uint64(want*0.3) {
+			t.Errorf("test %d: counts %v, want %v scheduled", i, tt.Counts, want*0.3)
+		}
+		if len(tt.Percentiles) != 6 || len(tt.Percentiles[0].CI95) != 2 || !tt.Percentiles[5].Insufficient {
+			t.Errorf("test %d: percentiles %+v", i, tt.Percentiles)
+		}
+	}
+	for _, want := range []string{"step     target/s", "95% confidence", "insufficient samples"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestSweepSearchWithNoPassingRateExits3: an SLO nothing can meet ends the
+// search with no sustainable rate, exit 3, within --max-steps.
+func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
+	doc, stdout, _ := sweepJSON(t, []int{exitSLO}, "sweep", "--embedded", "--search", "--slo", "p99<=1us", "--from", "200",
+		"--max-steps", "3", "--step-duration", "200ms", "--settle", "50ms", "-c", "2")
+	s := doc.Sweep
+	if s == nil || !s.Search || s.SustainableRate != nil || s.Steps != 3 || s.Converged || s.Precision != 0.05 || len(doc.Tests) != 3 {
+		t.Fatalf("sweep %+v, %d tests", s, len(doc.Tests))
+	}
+	// The first rate's failure is measured again before the search turns
+	// down.
+	for i, want := range []float64{200, 200, 50} {
+		st := doc.Tests[i].Step
+		if st == nil || st.TargetRate != want || st.Pass == nil || *st.Pass {
+			t.Errorf("step %d: %+v, want a failed step at %v/s", i, st, want)
+		}
+		// Each step's SLO in numbers, judged by the trust rule.
+		so := doc.Tests[i].SLO
+		if so == nil || so.Pass || len(so.Clauses) != 1 || so.Clauses[0].Metric != "p99" || so.Clauses[0].Bound != 0.001 ||
+			so.Clauses[0].Observed == nil || so.Clauses[0].Basis != "response" || doc.Tests[i].Verdict == "" {
+			t.Errorf("step %d: slo %+v, verdict %q", i, so, doc.Tests[i].Verdict)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: none") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestSweepSearchFindsARate: a generous SLO is met up to --to: exit 0 and
+// a sustainable rate, with repeats kept per point.
+func TestSweepSearchFindsARate(t *testing.T) {
+	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--search", "--slo", "p50<=10s", "--from", "100",
+		"--to", "400", "--step-duration", "200ms", "--settle", "50ms", "-c", "2", "--repeat", "2")
+	s := doc.Sweep
+	if s == nil || s.SustainableRate == nil || *s.SustainableRate != 400 || s.Steps != 2 || len(doc.Tests) != 2 {
+		t.Fatalf("sweep %+v, %d tests", s, len(doc.Tests))
+	}
+	for i, tt := range doc.Tests {
+		if tt.Repeats == nil || tt.Repeats.N != 2 || len(tt.Repeats.Runs) != 2 || tt.Repeats.Min["achieved_rate"] > tt.Repeats.Max["achieved_rate"] {
+			t.Errorf("test %d: repeats %+v", i, tt.Repeats)
+		}
+		if tt.Counts["scheduled"] != uint64(2*tt.Step.TargetRate*0.2) {
+			t.Errorf("test %d: the pooled counts %v are not the two runs'", i, tt.Counts)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: 400/s") || !strings.Contains(stdout, "2 runs") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestSweepClosed: every -c × -P point in the order of requests in
+// flight, with Little's law filled in.
+func TestSweepClosed(t *testing.T) {
+	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--closed", "-c", "4,1", "-P", "1,4", "--step-duration", "200ms")
+	s := doc.Sweep
+	if doc.Mode != "closed" || s == nil || s.Mode != "closed" || len(s.Points) != 4 || len(doc.Tests) != 4 || !s.Converged {
+		t.Fatalf("mode %s, sweep %+v", doc.Mode, s)
+	}
+	want := [][2]int{{1, 1}, {1, 4}, {4, 1}, {4, 4}}
+	for i, p := range s.Points {
+		if p.Clients != want[i][0] || p.Pipeline != want[i][1] || p.Throughput <= 0 || p.MeanMs <= 0 || p.LittleMs <= 0 {
+			t.Errorf("point %d: %+v, want -c %d -P %d measured", i, p, want[i][0], want[i][1])
+		}
+		if r := p.LittleMs / p.MeanMs; r/p.LittleRatio < 0.999 || r/p.LittleRatio > 1.001 {
+			t.Errorf("point %d: ratio %v for %v / %v", i, p.LittleRatio, p.LittleMs, p.MeanMs)
+		}
+		if !balanced(doc.Tests[i].Counts) || doc.Tests[i].Mode != "closed" {
+			t.Errorf("test %d: %s, counts %v", i, doc.Tests[i].Mode, doc.Tests[i].Counts)
+		}
+	}
+	if !strings.Contains(stdout, "knee:") || !strings.Contains(stdout, "little ms") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestRunAndBenchRepeat: --repeat keeps every run and summarises them.
+func TestRunAndBenchRepeat(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--repeat", "3", "--ci"},
+		{"bench", "--embedded", "-n", "2000", "-c", "2", "-t", "get", "--repeat", "3", "--ci"},
+	} {
+		doc, stdout, stderr := sweepJSON(t, []int{exitOK, exitUntrusted}, args...)
+		if len(doc.Tests) != 1 {
+			t.Fatalf("%s: %d tests", args[0], len(doc.Tests))
+		}
+		tt := doc.Tests[0]
+		if tt.Repeats == nil || tt.Repeats.N != 3 || len(tt.Repeats.Runs) != 3 {
+			t.Fatalf("%s: repeats %+v", args[0], tt.Repeats)
+		}
+		for _, f := range []string{"achieved_rate", "p50", "p99"} {
+			if tt.Repeats.Min[f] > tt.Repeats.Median[f] || tt.Repeats.Median[f] > tt.Repeats.Max[f] {
+				t.Errorf("%s: %s median %v outside [%v, %v]", args[0], f, tt.Repeats.Median[f], tt.Repeats.Min[f], tt.Repeats.Max[f])
+			}
+		}
+		if n := tt.Counts["scheduled"]; n != 3*map[string]uint64{"run": 200, "bench": 2000}[args[0]] {
+			t.Errorf("%s: pooled scheduled %d", args[0], n)
+		}
+		if len(tt.Percentiles) == 0 || len(tt.Percentiles[0].CI95) != 2 {
+			t.Errorf("%s: percentiles %+v", args[0], tt.Percentiles)
+		}
+		if text := stdout + stderr; !strings.Contains(text, "repeats: 3 runs") || !strings.Contains(text, "95% confidence") {
+			t.Errorf("%s: output lacks the repeats and CI:\n%s", args[0], text)
+		}
+	}
+}
+
+// TestMarginal: a failure within 2× of its latency bound (on the better of
+// response and service times) is marginal; a clear miss, an abort, or a
+// failure of another clause is not.
+func TestMarginal(t *testing.T) {
+	res := func(respMs, servMs float64) *scheduler.Result {
+		r := &scheduler.Result{Mode: "open", Response: histo.New(), Service: histo.New(), Counts: scheduler.Counts{Scheduled: 100, Sent: 100, Completed: 100}, Window: time.Second}
+		for range 100 {
+			_ = r.Response.RecordValue(int64(respMs * 1e6))
+			_ = r.Service.RecordValue(int64(servMs * 1e6))
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name       string
+		spec       string
+		resp, serv float64
+		aborted    bool
+		want       bool
+	}{
+		{"just over", "p99<=1ms", 1.5, 1.4, false, true},
+		{"twice over", "p99<=1ms", 2.5, 2.4, false, false},
+		{"over on response, marginal on service", "p99<=1ms", 9, 1.2, false, true},
+		{"aborted", "p99<=1ms", 1.5, 1.4, true, false},
+		{"latencies hold: another clause failed", "p99<=1ms,errors<0.1%", 0.5, 0.4, false, false},
+		{"the worst clause decides", "p50<=1ms,p99<=1ms", 1.5, 1.5, false, true},
+		{"no latency clause", "errors<1%", 5, 5, false, false},
+	} {
+		slo, err := report.ParseSLO(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res(c.resp, c.serv)
+		sr, err := slo.Check(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := marginal(slo, r, sr, c.aborted); got != c.want {
+			t.Errorf("%s: marginal %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestOpenCode: the exit code of an open sweep reads the trust rule's
+// outcome of the points that bound its result (no clock, crafted points).
+func TestOpenCode(t *testing.T) {
+	yes, no := true, false
+	pt := func(rate float64, pass *bool, o report.Outcome) *openPoint {
+		return &openPoint{rate: rate, pass: pass, outcome: o, pooled: &scheduler.Result{Name: "get", VerdictReason: "why"}}
+	}
+	for _, c := range []struct {
+		name   string
+		points []*openPoint
+		slo    bool
+		best   float64
+		want   int
+	}{
+		{"found, the failure above is the server's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Violated)}, true, 1000, exitOK},
+		{"found, the failure above could be the generator's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Untrusted)}, true, 1000, exitUntrusted},
+		{"found, one of two failures there is the server's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Untrusted), pt(2000, &no, report.Violated)}, true, 1000, exitOK},
+		{"an untrusted failure far above the bracket does not matter", []*openPoint{pt(1000, &yes, report.Trusted), pt(1500, &no, report.Violated), pt(4000, &no, report.Untrusted)}, true, 1000, exitOK},
+		{"found at the top, nothing failed", []*openPoint{pt(1000, &yes, report.Trusted)}, true, 1000, exitOK},
+		{"none met, the server's", []*openPoint{pt(1000, &no, report.Violated), pt(250, &no, report.Violated)}, true, 0, exitSLO},
+		{"none met, the lowest failure could be the generator's", []*openPoint{pt(1000, &no, report.Violated), pt(250, &no, report.Untrusted)}, true, 0, exitUntrusted},
+		{"target lost", []*openPoint{pt(1000, &no, report.Failed)}, true, 0, exitFailed},
+		{"no slo, all ok", []*openPoint{pt(1000, nil, report.Trusted), pt(2000, nil, report.Trusted)}, false, 0, exitOK},
+		{"no slo, a step behind", []*openPoint{pt(1000, nil, report.Trusted), pt(2000, nil, report.Untrusted)}, false, 0, exitUntrusted},
+	} {
+		var stderr strings.Builder
+		if got := openCode(&stderr, c.points, c.slo, c.best, false); got != c.want {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", c.name, got, c.want, stderr.String())
+		}
+		if c.want == exitUntrusted && !strings.Contains(stderr.String(), "not trustworthy") {
+			t.Errorf("%s: stderr %q does not say why", c.name, stderr.String())
+		}
+	}
+}
+
+// TestSweepShardStepsStartAtPlannedInstants: a sharded sweep's steps are
+// the shard's part of each step's timeline, each from its planned
+// instant: the previous step's start + its settle and duration + --drain +
+// startSlack, which every shard computes alike.
+func TestSweepShardStepsStartAtPlannedInstants(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep.json")
+	code, _, stderr := pacer(t, "sweep", "--embedded", "--rates", "500,1k", "--step-duration", "300ms", "--settle", "100ms",
+		"--drain", "200ms", "-c", "2", "--seed", "3", "--shard", "2/2", "--start-in", "300ms", "--lag-limit", "1s", "-q", "--json", out)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	d := readShardDoc(t, out)
+	if len(d.Tests) != 2 || d.Shard == nil || d.Shard.K != 2 || d.Shard.N != 2 || d.Tests[0].StartedAt != d.StartAt {
+		t.Fatalf("%d tests, shard %+v, start_at %q", len(d.Tests), d.Shard, d.StartAt)
+	}
+	a, err1 := time.Parse(time.RFC3339Nano, d.Tests[0].StartedAt)
+	b, err2 := time.Parse(time.RFC3339Nano, d.Tests[1].StartedAt)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if gap := b.Sub(a); gap != 400*time.Millisecond+200*time.Millisecond+startSlack {
+		t.Fatalf("the second step started %v after the first, want 1.6s", gap)
+	}
+	for i, want := range []float64{250, 500} {
+		tr := d.Tests[i]
+		// Half of the measured 300 ms at the step's rate.
+		if *tr.TargetRate != want || tr.Counts.Scheduled != uint64(want*0.3) || !tr.Counts.Balanced() {
+			t.Errorf("step %d: target %v, counts %+v; want half the timeline", i, *tr.TargetRate, tr.Counts)
+		}
+	}
+}
+
+// TestCompareShard: a sharded compare sends its part of each open
+// timeline and runs its share of the closed loop's clients, each run from
+// its planned instant.
+func TestCompareShard(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "compare.json")
+	code, _, stderr := pacer(t, "compare", "--embedded", "--rate", "1k", "--duration", "300ms", "--drain", "200ms",
+		"-c", "5", "--seed", "3", "--shard", "2/2", "--start-in", "300ms", "-q", "--json", out)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	d := readShardDoc(t, out)
+	if len(d.Tests) != 2 || d.Shard == nil || d.Shard.K != 2 {
+		t.Fatalf("%d tests, shard %+v", len(d.Tests), d.Shard)
+	}
+	closed, open := d.Tests[0], d.Tests[1]
+	if closed.Mode != "closed" || closed.Connections != 2 || open.Mode != "open" || *open.TargetRate != 500 || open.Counts.Scheduled != 150 {
+		t.Fatalf("closed: %s with %d connections; open: %s at %v, counts %+v", closed.Mode, closed.Connections, open.Mode, *open.TargetRate, open.Counts)
+	}
+	a, _ := time.Parse(time.RFC3339Nano, closed.StartedAt)
+	b, _ := time.Parse(time.RFC3339Nano, open.StartedAt)
+	if closed.StartedAt != d.StartAt || b.Sub(a) != 300*time.Millisecond+scheduler.DefaultDrain+startSlack {
+		t.Fatalf("closed started %s (start_at %s), open %v later", closed.StartedAt, d.StartAt, b.Sub(a))
+	}
+}

@@ -1,0 +1,241 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// StepInfo places one test of an open sweep in the sweep (tests[].step).
+type StepInfo struct {
+	// Index counts the sweep's points from 0, in the order they ran.
+	Index      int     `json:"index"`
+	TargetRate float64 `json:"target_rate"`
+	// Pass is the point's verdict against --slo (null without one): the
+	// SLO met, the load delivered, and the step not aborted.
+	Pass *bool `json:"pass"`
+	// Aborted: the step stopped early because its oldest unanswered
+	// request waited longer than --abort-after (it then fails).
+	Aborted     bool   `json:"aborted"`
+	AbortReason string `json:"abort_reason,omitempty"`
+	// Basis is what the verdict rests on: "response" times, or "service"
+	// times when the SLO failed on response times only, so that the
+	// generator's send lag explains the failure (absent without an SLO).
+	Basis string `json:"basis,omitempty"`
+	// JudgedWith lists the earlier steps at the same rate (a search's
+	// second look): Pass is then set when any of them or this one passed
+	// (noise only adds latency), while the test's own figures and slo are
+	// this step's.
+	JudgedWith []int `json:"judged_with,omitempty"`
+	// SettleS is the settle window sent before the measured part.
+	SettleS float64 `json:"settle_s"`
+	// Expired counts connections still awaiting replies after the step's
+	// drain: closed (their requests are timeouts) and redialled.
+	Expired int `json:"expired"`
+}
+
+// Sweep is the document-level summary of `pacer sweep` (sweep).
+type Sweep struct {
+	// Mode is "open" (rates) or "closed" (connections × pipeline).
+	Mode string `json:"mode"`
+	// Search is set for --search.
+	Search bool   `json:"search"`
+	SLO    string `json:"slo,omitempty"`
+	// SustainableRate is the highest target rate whose step met the SLO
+	// (null when none did, or without an SLO).
+	SustainableRate *float64 `json:"sustainable_rate"`
+	// Precision is the search's relative precision (0.05 for 5%).
+	Precision float64 `json:"precision,omitempty"`
+	// Steps counts the points measured; Converged is set when the
+	// search bracketed the sustainable rate within Precision (a plain
+	// sweep that ran every point also converged).
+	Steps     int    `json:"steps"`
+	Converged bool   `json:"converged"`
+	Reason    string `json:"reason"`
+	// Points and Knee describe a closed sweep.
+	Points []ClosedPoint `json:"points,omitempty"`
+	Knee   *ClosedPoint  `json:"knee,omitempty"`
+}
+
+// OpenRow is one line of an open sweep's step table.
+type OpenRow struct {
+	Target, Achieved                  float64
+	P50, P99, P999, Max               float64 // ms; NaN when no sample
+	ErrorsPct                         float64
+	Verdict                           string
+	Pass                              *bool
+	Aborted                           bool
+	OnService                         bool  // met the SLO on service time only: the send lag failed it
+	JudgedWith                        []int // earlier steps at the rate, judged together with it
+	InsufficientP99, InsufficientP999 bool  // the sample cannot support p99, p99.9
+}
+
+// NewOpenRow fills a row from a step's (pooled) result.
+func NewOpenRow(r *scheduler.Result, pass *bool, aborted bool) OpenRow {
+	s := histo.Summarize(r.Response)
+	row := OpenRow{Target: r.TargetRate.PerSecond(), Achieved: r.AchievedRate(), Verdict: r.Verdict, Pass: pass, Aborted: aborted,
+		P50: math.NaN(), P99: math.NaN(), P999: math.NaN(), Max: math.NaN()}
+	if s.Count > 0 {
+		row.P50, row.P99, row.P999, row.Max = s.P50, s.P99, s.P999, s.Max
+		row.InsufficientP99, row.InsufficientP999 = histo.Insufficient(s.Count, 99), histo.Insufficient(s.Count, 99.9)
+	}
+	if r.Counts.Scheduled > 0 {
+		row.ErrorsPct = 100 * float64(r.Counts.Errors+r.Counts.Timeouts) / float64(r.Counts.Scheduled)
+	}
+	return row
+}
+
+// WriteOpenSweep writes an open sweep's step table. A latency marked * has
+// insufficient samples (fewer than 10 beyond it).
+func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %4s %12s %12s %9s %9s %9s %9s %8s %-17s %s\n",
+		"step", "target/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors", "verdict", "slo")
+	weak := false
+	for i, r := range rows {
+		slo := "-"
+		var why []string
+		switch {
+		case r.Aborted:
+			slo = "FAIL"
+			why = append(why, "aborted")
+		case r.Pass == nil:
+		case *r.Pass:
+			slo = "pass"
+			if r.OnService {
+				why = append(why, "service")
+			}
+		default:
+			slo = "FAIL"
+		}
+		if len(r.JudgedWith) > 0 && r.Pass != nil {
+			with := make([]string, len(r.JudgedWith))
+			for k, j := range r.JudgedWith {
+				with[k] = strconv.Itoa(j)
+			}
+			why = append(why, "with "+strings.Join(with, ","))
+		}
+		if len(why) > 0 {
+			slo += " (" + strings.Join(why, ", ") + ")"
+		}
+		p99, p999 := msCell(r.P99, r.InsufficientP99), msCell(r.P999, r.InsufficientP999)
+		weak = weak || r.InsufficientP99 || r.InsufficientP999
+		fmt.Fprintf(&b, "  %4d %12.1f %12.1f %9s %9s %9s %9s %7.3f%% %-17s %s\n",
+			i, r.Target, r.Achieved, msCell(r.P50, false), p99, p999, msCell(r.Max, false), r.ErrorsPct,
+			safetext.Escape(r.Verdict), slo)
+	}
+	if weak {
+		fmt.Fprintf(&b, "  * insufficient samples: fewer than %d beyond the percentile\n", histo.MinTailSamples)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func msCell(v float64, weak bool) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	s := strconv.FormatFloat(v, 'f', 3, 64)
+	if weak {
+		s += "*"
+	}
+	return s
+}
+
+// ClosedPoint is one point of a closed sweep (sweep.points[]).
+type ClosedPoint struct {
+	Index    int `json:"index"`
+	Clients  int `json:"clients"`
+	Pipeline int `json:"pipeline"`
+	// Throughput is completed requests per second; the latencies are the
+	// closed loop's (from the batch's send), in ms.
+	Throughput float64 `json:"throughput"`
+	MeanMs     float64 `json:"mean_ms"`
+	P50Ms      float64 `json:"p50_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	// LittleMs is what Little's law makes of the mean latency if every
+	// request were always in flight: clients × pipeline ÷ throughput.
+	// LittleRatio is LittleMs ÷ MeanMs; LittleMismatch is set when they
+	// differ by more than LittleTolerance: time is spent outside the
+	// server's queue (on the client, or between a reply and the next
+	// send).
+	LittleMs       float64 `json:"little_ms"`
+	LittleRatio    float64 `json:"little_ratio"`
+	LittleMismatch bool    `json:"little_mismatch"`
+	// Knee marks the sweep's knee.
+	Knee bool `json:"knee"`
+}
+
+// LittleTolerance is the relative difference between Little's law and the
+// measured mean latency above which a closed point is flagged.
+const LittleTolerance = 0.10
+
+// Little fills p's Little's-law fields from its clients, pipeline,
+// throughput and mean latency.
+func (p *ClosedPoint) Little() {
+	p.LittleMs, p.LittleRatio, p.LittleMismatch = 0, 0, false
+	if p.Throughput <= 0 || p.MeanMs <= 0 {
+		return
+	}
+	p.LittleMs = float64(p.Clients*p.Pipeline) / p.Throughput * 1000
+	p.LittleRatio = p.LittleMs / p.MeanMs
+	p.LittleMismatch = math.Abs(p.LittleRatio-1) > LittleTolerance
+}
+
+// Knee thresholds: the knee is the first point whose throughput rose by
+// less than KneeThroughputGain over the point before while its p99 grew
+// by more than KneeP99Growth.
+const (
+	KneeThroughputGain = 0.05
+	KneeP99Growth      = 0.20
+)
+
+// FindKnee returns the index in pts of the knee, -1 when there is none.
+// pts are in the order of increasing load.
+func FindKnee(pts []ClosedPoint) int {
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		if a.Throughput <= 0 || a.P99Ms <= 0 {
+			continue
+		}
+		if b.Throughput < a.Throughput*(1+KneeThroughputGain) && b.P99Ms > a.P99Ms*(1+KneeP99Growth) {
+			return i
+		}
+	}
+	return -1
+}
+
+// WriteClosedSweep writes a closed sweep's table and names its knee.
+func WriteClosedSweep(w io.Writer, pts []ClosedPoint, knee int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %7s %8s %12s %9s %9s %9s %10s %7s  %s\n",
+		"clients", "pipeline", "req/s", "mean ms", "p50 ms", "p99 ms", "little ms", "ratio", "")
+	for _, p := range pts {
+		note := ""
+		if p.LittleMismatch {
+			note = "little: mismatch"
+		}
+		if p.Knee {
+			note = strings.TrimSpace("knee " + note)
+		}
+		fmt.Fprintf(&b, "  %7d %8d %12.1f %9.3f %9.3f %9.3f %10.3f %7.3f  %s\n",
+			p.Clients, p.Pipeline, p.Throughput, p.MeanMs, p.P50Ms, p.P99Ms, p.LittleMs, p.LittleRatio, note)
+	}
+	if knee >= 0 {
+		p := pts[knee]
+		fmt.Fprintf(&b, "  knee: -c %d -P %d (throughput %+.1f%%, p99 %+.1f%% over the point before)\n",
+			p.Clients, p.Pipeline, 100*(p.Throughput/pts[knee-1].Throughput-1), 100*(p.P99Ms/pts[knee-1].P99Ms-1))
+	} else {
+		fmt.Fprintf(&b, "  knee: none in this range (no point gained < %.0f%% throughput while p99 grew > %.0f%%)\n",
+			100*KneeThroughputGain, 100*KneeP99Growth)
+	}
+	fmt.Fprintf(&b, "  little ms = clients × pipeline ÷ throughput; ratio = little ÷ mean, flagged beyond ±%.0f%%\n", 100*LittleTolerance)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
