@@ -282,3 +282,17 @@ func TestParseShards(t *testing.T) {
 		t.Fatalf("RESP3: %v %+v", err, top)
 	}
 }
+
+func TestTagCoversEverySlot(t *testing.T) {
+	for s := range uint16(Slots) {
+		tag := Tag(s)
+		if len(tag) == 0 || len(tag) > 3 || Slot(tag) != s {
+			t.Fatalf("Tag(%d) = %q (slot %d)", s, tag, Slot(tag))
+		}
+		key := []byte("key:{tag}:000000000042")
+		PutTag(key[4:9], s)
+		if Slot(key) != s || len(key) != 22 {
+			t.Fatalf("PutTag(%d): %q hashes to %d", s, key, Slot(key))
+		}
+	}
+}
