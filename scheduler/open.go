@@ -84,6 +84,10 @@ type OpenConfig struct {
 	// restart after it: Duration and Requests bound the whole timeline,
 	// warmup included, and the intervals start where it ends. Zero: none.
 	Warmup time.Duration
+	// Cluster, when set, routes each request to its node's connections
+	// (see OpenCluster); the result then holds per-node results. Redial
+	// is unused: Cluster.Dial replaces dead connections.
+	Cluster *OpenCluster
 }
 
 // DefaultMaxBacklog is how late the open loop still sends a request.
@@ -180,18 +184,34 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		lag:      histo.NewRecorder(),
 	}
 	run.tally.codes = map[string]uint64{}
+	if cfg.Cluster != nil {
+		cfg.Redial = nil // the cluster dials its nodes
+		run.cfg.Redial = nil
+	}
 	// Redials end when the run stops or ctx is cancelled, whichever first.
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
 	run.dialing = make(chan struct{}, MaxConcurrentRedials)
 	defer run.stopRedials()
 	run.kinds = newKindStats(cfg.CommandNames, true)
+	if cfg.Cluster != nil {
+		if err := cfg.Cluster.validate(len(conns)); err != nil {
+			return nil, err
+		}
+		run.cl = newClusterRun(ctx, cfg.Cluster, len(conns), len(run.kinds))
+		defer run.cl.stop()
+	}
 	alive := 0
-	for _, c := range conns {
+	for i, c := range conns {
 		h := &replies{run: run, codes: map[string]uint64{}}
 		if run.kinds != nil {
 			h.kinds = make([]kindCount, len(run.kinds))
 		}
 		s := &slot{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
+		if run.cl != nil {
+			h.cl, h.index = run.cl, i
+			h.node = i / cfg.Cluster.PerNode
+			s.node = h.node
+		}
 		s.set(c)
 		if c != nil {
 			c.Start(h)
@@ -199,7 +219,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		}
 		run.slots = append(run.slots, s)
 	}
-	if alive == 0 && cfg.Redial == nil {
+	if alive == 0 && !run.canRedial() {
 		return nil, errors.New("open run without a live connection")
 	}
 
@@ -268,6 +288,10 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		if s.c != nil {
 			run.account(s.c, s, end, t)
 		}
+	}
+	if run.cl != nil {
+		run.cl.stop()
+		p.abandon()
 	}
 	var cnt, warm Counts
 	codes := map[string]uint64{}
@@ -368,10 +392,16 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		WarmupCounts:   warm,
 		Stages:         stageList(cfg.Timeline),
 	}
+	if run.cl != nil {
+		res.Nodes = run.nodeResults(p)
+	}
 	if run.kinds != nil {
-		tallies := make([][]kindCount, len(run.slots))
+		tallies := make([][]kindCount, len(run.slots), len(run.slots)+1)
 		for i, s := range run.slots {
 			tallies[i] = s.h.kinds
+		}
+		if run.cl != nil {
+			tallies = append(tallies, run.cl.kinds)
 		}
 		res.Commands = commandResults(cfg.CommandNames, run.kinds, tallies)
 	}

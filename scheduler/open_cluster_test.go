@@ -1,0 +1,313 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/scenarios"
+)
+
+func enc(args ...string) []byte {
+	var b []byte
+	b = append(b, '*')
+	b = append(b, itoa(len(args))...)
+	b = append(b, "\r\n"...)
+	for _, a := range args {
+		b = append(b, '$')
+		b = append(b, itoa(len(a))...)
+		b = append(b, "\r\n"...)
+		b = append(b, a...)
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
+
+func TestRespArg(t *testing.T) {
+	set := enc("SET", "key:1", "value")
+	for _, c := range []struct {
+		cmd  []byte
+		pos  int
+		want string
+		ok   bool
+	}{
+		{set, 0, "SET", true},
+		{set, 1, "key:1", true},
+		{set, 2, "value", true},
+		{set, 3, "", false},                               // past the last argument
+		{[]byte("PING\r\n"), 1, "", false},                // inline
+		{set[:12], 1, "", false},                          // cut inside the key
+		{[]byte("*2\r\n$3\r\nGET\r\n$x\r\n"), 1, "", false}, // bad length
+		{enc("GET", ""), 1, "", true},                     // empty key
+	} {
+		from, to, ok := respArg(c.cmd, c.pos)
+		if ok != c.ok || ok && string(c.cmd[from:to]) != c.want {
+			t.Errorf("respArg(%q, %d) = %q, %v; want %q, %v", c.cmd, c.pos, c.cmd[from:to], ok, c.want, c.ok)
+		}
+	}
+}
+
+// threeNodes is a slot map of three primaries owning a third each.
+func threeNodes() (*cluster.Topology, []Node) {
+	nodes := []Node{{Addr: "a:1"}, {Addr: "b:1"}, {Addr: "c:1"}}
+	top := cluster.NewTopology([]cluster.Node{{Addr: "a:1"}, {Addr: "b:1"}, {Addr: "c:1"}})
+	top.Assign(0, 5460, 0)
+	top.Assign(5461, 10922, 1)
+	top.Assign(10923, 16383, 2)
+	return top, nodes
+}
+
+func TestRouteBySlotAndTag(t *testing.T) {
+	top, nodes := threeNodes()
+	cl := newClusterRun(context.Background(), &OpenCluster{Nodes: nodes, PerNode: 1, Topology: top,
+		Keys:   []cluster.KeySpec{{First: 1, Last: 1, Step: 1}, {}, {First: 1, Last: -1, Step: 2}},
+		Tagged: []bool{false, false, true}}, 3, 3)
+	defer cl.stop()
+	// By the key's slot.
+	for _, key := range []string{"key:1", "foo", "{user1}:x", "key:000000001234"} {
+		node, slot, hasKey := cl.route(enc("GET", key), 0, 7, true)
+		if !hasKey || slot != cluster.Slot([]byte(key)) || node != top.Owner(slot) {
+			t.Errorf("%s: node %d slot %d (%v), want slot %d on %d", key, node, slot, hasKey, cluster.Slot([]byte(key)), top.Owner(cluster.Slot([]byte(key))))
+		}
+	}
+	// Keyless: round-robin.
+	var got []int
+	for range 4 {
+		n, _, hasKey := cl.route(enc("PING"), 1, 0, true)
+		if hasKey {
+			t.Fatal("PING has a key")
+		}
+		got = append(got, n)
+	}
+	if got[0] != 0 || got[1] != 1 || got[2] != 2 || got[3] != 0 {
+		t.Errorf("keyless round robin: %v", got)
+	}
+	// Tagged: every key gets the tag of the request's slot, spread evenly.
+	counts := make([]int, 3)
+	const n = 30000
+	for i := range uint64(n) {
+		cmd := enc("MSET", "key:{tag}:1", "v", "key:{tag}:2", "v")
+		node, slot, _ := cl.route(cmd, 2, i, true)
+		if bytes.Contains(cmd, []byte("{tag}")) {
+			t.Fatalf("tag not filled: %q", cmd)
+		}
+		from, to, _ := respArg(cmd, 1)
+		from2, to2, _ := respArg(cmd, 3)
+		if cluster.Slot(cmd[from:to]) != slot || cluster.Slot(cmd[from2:to2]) != slot || node != top.Owner(slot) {
+			t.Fatalf("request %d: keys %q %q, slot %d node %d", i, cmd[from:to], cmd[from2:to2], slot, node)
+		}
+		// A resend routes by the filled tag to the same node.
+		if again, _, _ := cl.route(cmd, 2|resendFlag, 0, false); again != node {
+			t.Fatalf("resend of %q went to %d, not %d", cmd, again, node)
+		}
+		counts[node]++
+	}
+	for k, c := range counts {
+		if d := float64(c)/float64(n)*3 - 1; d > 0.05 || d < -0.05 {
+			t.Errorf("node %d took %d of %d tagged requests", k, c, n)
+		}
+	}
+	// A MOVED updates the map the pacer routes by.
+	cl.owner[cluster.Slot([]byte("foo"))] = 2
+	if node, _, _ := cl.route(enc("GET", "foo"), 0, 0, true); node != 2 {
+		t.Errorf("after MOVED foo goes to %d", node)
+	}
+	// A refreshed map of other primaries keeps the owners of unknown ones.
+	other := cluster.NewTopology([]cluster.Node{{Addr: "b:1"}, {Addr: "z:9"}})
+	other.Assign(0, 99, 0)
+	other.Assign(100, 199, 1)
+	cl.apply(other)
+	if cl.owner[5] != 1 || cl.owner[150] != 0 {
+		t.Errorf("after a refresh: slot 5 on %d (want 1), slot 150 on %d (want 0, kept)", cl.owner[5], cl.owner[150])
+	}
+}
+
+func TestCmdStoreKeepsBytesUntilReleased(t *testing.T) {
+	var s cmdStore
+	var want [][]byte
+	for i := range 200 {
+		cmd := enc("SET", "k"+itoa(i), strings.Repeat("v", i%37))
+		s.push(cmd, uint8(i%5))
+		want = append(want, cmd)
+		if i%3 == 2 {
+			s.release(uint64(i - 40)) // lags behind, as the pacer's release does
+		}
+	}
+	for q := s.first; q < s.next; q++ {
+		got, tries := s.get(q)
+		if !bytes.Equal(got, want[q]) || tries != uint8(q%5) {
+			t.Fatalf("seq %d: %q (%d tries), want %q", q, got, tries, want[q])
+		}
+	}
+	if got, _ := s.get(s.first - 1); got != nil {
+		t.Errorf("a released command is still held")
+	}
+	s.release(s.next)
+	if len(s.buf) != 0 {
+		t.Errorf("%d bytes held after releasing everything", len(s.buf))
+	}
+	s.reset()
+	s.push([]byte("x"), 0)
+	if got, _ := s.get(0); string(got) != "x" {
+		t.Errorf("after reset: %q", got)
+	}
+}
+
+func TestWaitQueueIsFIFO(t *testing.T) {
+	var q waitQueue
+	next := 0
+	for i := range 1000 {
+		q.push(waitItem{intended: int64(i)}, []byte(itoa(i)))
+		if i%3 == 0 {
+			it, b := q.front()
+			if it.intended != int64(next) || string(b) != itoa(next) {
+				t.Fatalf("front %d %q, want %d", it.intended, b, next)
+			}
+			q.pop()
+			next++
+		}
+	}
+	for q.len() > 0 {
+		it, b := q.front()
+		if it.intended != int64(next) || string(b) != itoa(next) {
+			t.Fatalf("front %d %q, want %d", it.intended, b, next)
+		}
+		q.pop()
+		next++
+	}
+	if next != 1000 || len(q.buf) != 0 {
+		t.Errorf("popped %d, %d bytes left", next, len(q.buf))
+	}
+}
+
+func TestRedirectQueueHandsOverInOrder(t *testing.T) {
+	var q redirectQueue
+	if q.take() != nil {
+		t.Fatal("empty queue gave redirects")
+	}
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 100 {
+				q.push(redirect{slot: g, seq: uint64(i)})
+			}
+		}()
+	}
+	last := map[int]int{0: -1, 1: -1, 2: -1, 3: -1}
+	total, finished := 0, 0
+	for finished < 4 || q.n.Load() > 0 {
+		select {
+		case <-done:
+			finished++
+		default:
+		}
+		for _, r := range q.take() {
+			if int(r.seq) != last[r.slot]+1 {
+				t.Fatalf("reader %d: seq %d after %d", r.slot, r.seq, last[r.slot])
+			}
+			last[r.slot] = int(r.seq)
+			total++
+		}
+	}
+	if total != 400 {
+		t.Errorf("took %d of 400", total)
+	}
+}
+
+// clusterConns dials per connections to each primary of c.
+func clusterConns(t *testing.T, c *redistest.Cluster, per int) ([]*conn.Conn, *OpenCluster) {
+	t.Helper()
+	ctx := context.Background()
+	top, err := cluster.Discover(ctx, conn.Options{Addr: c.Addr(), Now: Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := &OpenCluster{PerNode: per, Topology: top}
+	var conns []*conn.Conn
+	for i, p := range top.Primaries {
+		oc.Nodes = append(oc.Nodes, Node{Addr: p.Addr, ID: p.ID, Slots: top.SlotsOf(i)})
+		conns = append(conns, dial(t, p.Addr, per, 0)...)
+	}
+	oc.Dial = func(ctx context.Context, addr string) (*conn.Conn, error) {
+		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
+	}
+	oc.Refresh = func(ctx context.Context) (*cluster.Topology, error) {
+		return cluster.Discover(ctx, conn.Options{Addr: c.Addr(), Now: Now})
+	}
+	return conns, oc
+}
+
+// TestClusterRunSurvivesASlotMigration moves slots holding keys during a
+// run: the requests redirected (ASK during the move, MOVED after) are all
+// resent and complete.
+func TestClusterRunSurvivesASlotMigration(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fill the keyspace first, so the slots moved hold keys.
+	conns, oc := clusterConns(t, c, 2)
+	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+	res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 1), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: 20000, Cluster: oc,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Completed != 20000 || len(res.Nodes) != 3 {
+		t.Fatalf("fill: %+v, %d nodes", res.Counts, len(res.Nodes))
+	}
+
+	conns, oc = clusterConns(t, c, 2)
+	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+	var moveErr atomic.Value
+	moved := make(chan struct{})
+	res, err = RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 2), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(5000)}, Duration: 3 * time.Second, Cluster: oc,
+		OnStart: func(*Live) {
+			go func() {
+				defer close(moved)
+				time.Sleep(500 * time.Millisecond)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				if err := c.MoveSlots(ctx, 0, 1, 20); err != nil {
+					moveErr.Store(err)
+				}
+			}()
+		},
+	})
+	<-moved
+	if e := moveErr.Load(); e != nil {
+		t.Fatal(e)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	var redirects, moves, asks, sent, completed uint64
+	for _, n := range res.Nodes {
+		redirects += n.Redirects
+		moves += n.Moved
+		asks += n.Ask
+		sent += n.Counts.Sent
+		completed += n.Counts.Completed
+	}
+	t.Logf("counts %+v; moved %d, ask %d; first error %q", cnt, moves, asks, res.FirstError)
+	if cnt.Completed != cnt.Scheduled || cnt.Errors != 0 || cnt.Unsent != 0 || cnt.Timeouts != 0 {
+		t.Errorf("lost requests in a migration: %+v (%v)", cnt, res.ErrorCodes)
+	}
+	if moves+asks == 0 {
+		t.Errorf("no redirect counted during a migration of 20 slots")
+	}
+	if sent != cnt.Sent || completed != cnt.Completed {
+		t.Errorf("nodes sent %d completed %d, test %d and %d", sent, completed, cnt.Sent, cnt.Completed)
+	}
+}
