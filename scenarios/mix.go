@@ -116,7 +116,7 @@ func (r *Recipe) Build() (*Mix, error) {
 		var t *Template
 		var err error
 		if it.test != nil {
-			t, err = it.test.Compile(r.Opts, false)
+			t, err = it.test.Compile(r.Opts, r.Opts.Cluster)
 		} else {
 			t, err = Compile(it.Name, it.Args, r.Opts)
 		}
@@ -146,7 +146,7 @@ func (r *Recipe) MaxCommandSize() int {
 				n = max(n, len(it.test.inline)+len("\r\n"))
 				continue
 			}
-			args = it.test.expand(r.Opts, false)
+			args = it.test.expand(r.Opts, r.Opts.Cluster)
 		}
 		parsed := make([]arg, len(args))
 		for i, a := range args {

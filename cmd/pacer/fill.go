@@ -36,7 +36,7 @@ func fillCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second, and keep going (without -e the first ends the fill, exit 1)",
 		sloUse:    "`CLAUSES` the fill must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 	})...)
-	flags = append(flags, unsupportedFlags()...)
+	flags = append(flags, clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:         "fill",
 		Usage:        "prefill a keyspace: SET key:000000000000 … key:<N-1> with values of -d bytes",

@@ -49,7 +49,7 @@ func runCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
+	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "run",
 		Usage:     "open model: send on a fixed-rate timeline, measure latency from the intended send time",

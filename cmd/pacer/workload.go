@@ -86,7 +86,10 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 }
 
 func readWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ignoreT bool) (*workload, error) {
-	w := &workload{opts: scenarios.Options{Sizes: sizes}}
+	// bench --cluster inserts redis-benchmark's ":{tag}" into the
+	// catalogue's keys.
+	tags := c.Bool("cluster") && c.Command != nil && c.Command.Name == "bench"
+	w := &workload{opts: scenarios.Options{Sizes: sizes, Cluster: tags}}
 	tSet := c.IsSet("t") && !ignoreT
 	if tSet && strings.Trim(c.String("t"), " ,") == "" {
 		return nil, usageErrorf("-t %q names no test: give one or more, such as -t get,set (leave -t out for the whole suite)", c.String("t"))
