@@ -240,7 +240,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	for _, n := range r.Nodes {
 		t.Nodes = append(t.Nodes, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Connections: n.Connections,
 			Scheduled: n.Counts.Scheduled, Sent: n.Counts.Sent, Completed: n.Counts.Completed, Errors: n.Counts.Errors,
-			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, ResponseMs: summary(n.Response)})
+			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask, ResponseMs: summary(n.Response)})
 	}
 	return t, nil
 }
@@ -248,18 +248,21 @@ func FromResult(r *scheduler.Result) (Test, error) {
 // Node is one cluster primary's share of a test: its counts (as a test's,
 // flat) and its response-time summary.
 type Node struct {
-	Addr        string         `json:"addr"`
-	ID          string         `json:"id"`
-	Slots       int            `json:"slots"`
-	Connections int            `json:"connections"`
-	Scheduled   uint64         `json:"scheduled"`
-	Sent        uint64         `json:"sent"`
-	Completed   uint64         `json:"completed"`
-	Errors      uint64         `json:"errors"`
-	Timeouts    uint64         `json:"timeouts"`
-	Unsent      uint64         `json:"unsent"`
-	Redirects   uint64         `json:"redirects"`
-	ResponseMs  *histo.Summary `json:"response"`
+	Addr        string `json:"addr"`
+	ID          string `json:"id"`
+	Slots       int    `json:"slots"`
+	Connections int    `json:"connections"`
+	Scheduled   uint64 `json:"scheduled"`
+	Sent        uint64 `json:"sent"`
+	Completed   uint64 `json:"completed"`
+	Errors      uint64 `json:"errors"`
+	Timeouts    uint64 `json:"timeouts"`
+	Unsent      uint64 `json:"unsent"`
+	Redirects   uint64 `json:"redirects"`
+	// Moved and Ask split an open run's redirects (resent, not errors).
+	Moved      uint64         `json:"moved"`
+	Ask        uint64         `json:"ask"`
+	ResponseMs *histo.Summary `json:"response"`
 }
 
 // intervals converts an interval series; bytes are kept for a test's

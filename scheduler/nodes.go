@@ -24,9 +24,12 @@ type NodeResult struct {
 	Connections int
 	Counts      Counts
 	// Redirects counts its -MOVED, -ASK, -CLUSTERDOWN and -TRYAGAIN
-	// replies (also counted in Counts.Errors).
+	// replies: in a closed run they are also counted in Counts.Errors; an
+	// open run resends the request instead (see OpenCluster).
 	Redirects uint64
-	Response  *hdrhistogram.Histogram
+	// Moved and Ask count its -MOVED and -ASK replies (open runs).
+	Moved, Ask uint64
+	Response   *hdrhistogram.Histogram
 }
 
 // ClosedCluster runs a closed loop against a Redis Cluster the way
