@@ -157,6 +157,22 @@ func (r *Recipe) MaxCommandSize() int {
 	return n
 }
 
+// Args returns each item's arguments in kind order, as Build compiles
+// them (catalogue tests expanded, with their "{tag}" when Opts.Cluster);
+// nil for a test sent inline.
+func (r *Recipe) Args() [][]string {
+	out := make([][]string, len(r.Items))
+	for i, it := range r.Items {
+		switch {
+		case it.test == nil:
+			out[i] = it.Args
+		case it.test.inline == "":
+			out[i] = it.test.expand(r.Opts, r.Opts.Cluster)
+		}
+	}
+	return out
+}
+
 // Title names the test the recipe makes.
 func (r *Recipe) Title() string {
 	if len(r.Items) == 1 {

@@ -851,3 +851,14 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// KeyAt returns argument pos (0: the command's name) of an encoded RESP
+// command, without copying; ok false for an inline command or one too
+// short.
+func KeyAt(cmd []byte, pos int) ([]byte, bool) {
+	from, to, ok := respArg(cmd, pos)
+	if !ok {
+		return nil, false
+	}
+	return cmd[from:to], true
+}

@@ -40,11 +40,11 @@ func TestRespArg(t *testing.T) {
 		{set, 0, "SET", true},
 		{set, 1, "key:1", true},
 		{set, 2, "value", true},
-		{set, 3, "", false},                               // past the last argument
-		{[]byte("PING\r\n"), 1, "", false},                // inline
-		{set[:12], 1, "", false},                          // cut inside the key
+		{set, 3, "", false},                                 // past the last argument
+		{[]byte("PING\r\n"), 1, "", false},                  // inline
+		{set[:12], 1, "", false},                            // cut inside the key
 		{[]byte("*2\r\n$3\r\nGET\r\n$x\r\n"), 1, "", false}, // bad length
-		{enc("GET", ""), 1, "", true},                     // empty key
+		{enc("GET", ""), 1, "", true},                       // empty key
 	} {
 		from, to, ok := respArg(c.cmd, c.pos)
 		if ok != c.ok || ok && string(c.cmd[from:to]) != c.want {

@@ -35,7 +35,7 @@ type replies struct {
 	index, node         int
 	seq                 uint64
 	moved, ask, retries atomic.Uint64
-	_                         [64]byte // keep neighbouring handlers' counters apart
+	_                   [64]byte // keep neighbouring handlers' counters apart
 }
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
@@ -174,7 +174,7 @@ type openRun struct {
 	// tally (requests lost with a connection, timed out, left unwritten)
 	// and the requests dropped for being too late.
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
-	series    *series // set when the timeline starts
+	series    *series     // set when the timeline starts
 	cl        *clusterRun // nil without cfg.Cluster
 	// liveTL is scheduledBy's own timeline (see forker).
 	liveTLMu sync.Mutex

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
@@ -94,6 +95,8 @@ type runConfig struct {
 	files    resultFiles
 	text     report.TextOptions
 	shard    shardConfig // --shard, --start-at, --start-in
+	// cluster is --cluster: conns connections to each primary.
+	cluster bool
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
@@ -104,6 +107,9 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	}
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
+	}
+	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
+		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
 	cfg.tls = watchTLS(&cfg.target)
 	if err := parseRateOrStages(c, cfg); err != nil {
@@ -313,6 +319,21 @@ func runAction(c *cli.Context) error {
 	identity := !cfg.quiet
 	code := exitOK
 	var runErr error
+	// In a cluster every test's keys must be routable: refused up front.
+	type keys struct {
+		specs  []cluster.KeySpec
+		tagged []bool
+	}
+	var clusterKeysOf []keys
+	if cfg.cluster {
+		for _, j := range cfg.work.tests {
+			specs, tagged, err := clusterKeys(ctx, cfg.target, j.recipe)
+			if err != nil {
+				return err
+			}
+			clusterKeysOf = append(clusterKeysOf, keys{specs, tagged})
+		}
+	}
 	for i, j := range cfg.work.tests {
 		stream, err := cfg.work.stream(j, cfg.shard.streamSeed(cfg.seed+uint64(i)))
 		if err != nil {
@@ -323,8 +344,17 @@ func runAction(c *cli.Context) error {
 			break
 		}
 		cfg.tls.take() // the test's own handshakes only
-		conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
-		if err != nil {
+		var conns []*conn.Conn
+		var oc *scheduler.OpenCluster
+		if cfg.cluster {
+			cl, err := dialCluster(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
+			if err != nil {
+				runErr = err
+				break
+			}
+			conns, oc = cl.conns, cl.cfg
+			oc.Keys, oc.Tagged = clusterKeysOf[i].specs, clusterKeysOf[i].tagged
+		} else if conns, err = dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter); err != nil {
 			runErr = err
 			break
 		}
@@ -362,6 +392,7 @@ func runAction(c *cli.Context) error {
 				return conn.Dial(ctx, cfg.target)
 			},
 			OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
+			Cluster:      oc,
 		})
 		endMetrics()
 		stopProgress()
