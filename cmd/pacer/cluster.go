@@ -26,7 +26,7 @@ func clusterFlags() []cli.Flag {
 
 // clusterPending are the commands whose --cluster is not wired yet: they
 // refuse it (exit 2). Delete a command's entry when it routes by slot.
-var clusterPending = map[string]bool{"compare": true, "sweep": true}
+var clusterPending = map[string]bool{"sweep": true}
 
 // checkClusterPending refuses --cluster in the commands of clusterPending.
 func checkClusterPending(c *cli.Context) error {

@@ -193,3 +193,36 @@ func TestFillCluster(t *testing.T) {
 		t.Errorf("counts %+v, %d nodes", tt.Counts, len(tt.Nodes))
 	}
 }
+
+// TestCompareCluster: compare --cluster runs the closed loop as bench
+// --cluster and the open loop routed by slot; every run has its nodes and
+// no error. A custom key without {tag} is refused: the closed loop could
+// not send it to its primary.
+func TestCompareCluster(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	port := strconv.Itoa(c.Nodes[0].Port)
+	js := filepath.Join(t.TempDir(), "c.json")
+	code, stdout, stderr := pacer(t, "compare", "--cluster", "-p", port, "-t", "set", "-r", "10000", "-c", "6", "-P", "4",
+		"--duration", "1s", "--rate", "5k", "--json", js)
+	if !runOK(code) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	d := readOpenClusterDoc(t, js)
+	if len(d.Tests) < 2 {
+		t.Fatalf("%d runs", len(d.Tests))
+	}
+	for i, tt := range d.Tests {
+		if len(tt.Nodes) != 3 || tt.Counts.Errors != 0 || tt.Counts.Completed == 0 {
+			t.Errorf("run %d: counts %+v, %d nodes", i, tt.Counts, len(tt.Nodes))
+		}
+		for _, n := range tt.Nodes {
+			if n.Completed == 0 {
+				t.Errorf("run %d: node %s completed nothing", i, n.Addr)
+			}
+		}
+	}
+	code, _, stderr = pacer(t, "compare", "--cluster", "-p", port, "--duration", "1s", "-r", "100", "--", "GET", "key:__rand_int__")
+	if code != 2 || !strings.Contains(stderr, "{tag}") {
+		t.Errorf("a key without {tag}: exit %d, %q", code, stderr)
+	}
+}
