@@ -3,13 +3,17 @@ package scheduler
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 )
@@ -309,5 +313,65 @@ func TestClusterRunSurvivesASlotMigration(t *testing.T) {
 	}
 	if sent != cnt.Sent || completed != cnt.Completed {
 		t.Errorf("nodes sent %d completed %d, test %d and %d", sent, completed, cnt.Sent, cnt.Completed)
+	}
+}
+
+// TestClusterHotPathDoesNotAllocate is TestHotPathDoesNotAllocate for a
+// cluster run: three fake primaries, keys routed by slot, and a tagged
+// kind filled per request.
+func TestClusterHotPathDoesNotAllocate(t *testing.T) {
+	top, nodes := threeNodes()
+	nilReply := []byte("$-1\r\n")
+	mallocs := func(requests uint64, tagged bool) uint64 {
+		key := "key:__rand_int__"
+		if tagged {
+			key = "key:{tag}:__rand_int__"
+		}
+		tpl, err := scenarios.Compile("GET", []string{"GET", key}, scenarios.Options{Keyspace: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var conns []*conn.Conn
+		oc := &OpenCluster{PerNode: 2, Topology: cluster.NewTopology(nil), Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}, Tagged: []bool{tagged}}
+		for range nodes {
+			srv := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
+			addr := srv.ln.Addr().String()
+			oc.Nodes = append(oc.Nodes, Node{Addr: addr})
+			oc.Topology.Primaries = append(oc.Topology.Primaries, cluster.Node{Addr: addr})
+			conns = append(conns, srv.dial(t, 2, 0)...)
+		}
+		for s := range uint16(cluster.Slots) {
+			oc.Topology.Assign(s, s, top.Owner(s))
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 1), OpenConfig{
+			Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: requests, Cluster: oc,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if res.Counts.Completed != requests {
+			t.Fatalf("counts %+v", res.Counts)
+		}
+		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag}
+		var p0, p1 runtime.MemStats
+		runtime.ReadMemStats(&p0)
+		for _, h := range hs {
+			if _, err := histo.Pack(h); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&p1)
+		return after.Mallocs - before.Mallocs - (p1.Mallocs - p0.Mallocs)
+	}
+	for _, tagged := range []bool{false, true} {
+		short, long := mallocs(1000, tagged), mallocs(9000, tagged)
+		per := (float64(long) - float64(short)) / 8000
+		t.Logf("tagged %v: %d allocations for 1000 requests, %d for 9000", tagged, short, long)
+		if per > 0.05 {
+			t.Errorf("tagged %v: %.2f allocations per request on the cluster hot path", tagged, per)
+		}
 	}
 }
