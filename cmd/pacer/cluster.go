@@ -92,6 +92,14 @@ func slotsOf(top *cluster.Topology, i int) []uint16 {
 	return out
 }
 
+// nodeOptions are the seed's options for the primary at addr, which the
+// cluster announces as host:port (also when the seed was a unix socket).
+func (bc *benchCluster) nodeOptions(addr string) conn.Options {
+	o := bc.seed
+	o.Network, o.Addr = "tcp", addr
+	return o
+}
+
 // header is redis-benchmark's list of primaries, printed before the tests.
 func (bc *benchCluster) header(w io.Writer) {
 	fmt.Fprintf(w, "Cluster has %d master nodes:\n\n", len(bc.nodes))
@@ -105,8 +113,8 @@ func (bc *benchCluster) header(w io.Writer) {
 func (bc *benchCluster) configs(ctx context.Context) []report.NodeConfig {
 	out := make([]report.NodeConfig, len(bc.nodes))
 	for i, n := range bc.nodes {
-		o := bc.seed
-		o.Addr, o.OnTLSHandshake = n.Addr, nil
+		o := bc.nodeOptions(n.Addr)
+		o.OnTLSHandshake = nil
 		cctx, cancel := context.WithTimeout(ctx, conn.DefaultDialTimeout)
 		ans, err := conn.DoAll(cctx, o, []string{"CONFIG", "GET", "save"}, []string{"CONFIG", "GET", "appendonly"})
 		cancel()
@@ -134,8 +142,7 @@ func (bc *benchCluster) dial(ctx context.Context, clients int, stderr io.Writer)
 		if want == 0 {
 			continue
 		}
-		o := bc.seed
-		o.Addr = node.Addr
+		o := bc.nodeOptions(node.Addr)
 		cs, err := dialBench(ctx, o, want, stderr)
 		if err != nil {
 			for _, l := range per {

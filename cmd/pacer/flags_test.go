@@ -437,17 +437,19 @@ func TestProcsFor(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "")
 	n := runtime.NumCPU()
 	for in, want := range map[string]int{
-		"pacer run --rate 1k":              n + 1,
-		"pacer compare":                    n + 1,
-		"pacer bench -q":                   1,
-		"pacer bench --threads 3":          3,
-		"pacer bench --threads=4":          4,
-		"pacer bench --threads 900":        500,
-		"pacer bench --embedded -t get":    0,
-		"pacer fill -r 10":                 0,
-		"pacer serve":                      0,
-		"pacer":                            0,
-		"pacer bench -- ECHO --threads 30": 1,
+		"pacer run --rate 1k":               n + 1,
+		"pacer compare":                     n + 1,
+		"pacer bench -q":                    1,
+		"pacer bench --threads 3":           3,
+		"pacer bench --cluster -q":          n + 1,
+		"pacer bench --cluster --threads 2": 2,
+		"pacer bench --threads=4":           4,
+		"pacer bench --threads 900":         500,
+		"pacer bench --embedded -t get":     0,
+		"pacer fill -r 10":                  0,
+		"pacer serve":                       0,
+		"pacer":                             0,
+		"pacer bench -- ECHO --threads 30":  1,
 	} {
 		if got := procsFor(strings.Fields(in)); got != want {
 			t.Errorf("procsFor(%q) = %d, want %d", in, got, want)
