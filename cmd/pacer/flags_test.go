@@ -63,8 +63,8 @@ func minimal(cmd string) []string {
 
 // TestEveryLoadCommandSharesTheTargetFlags: -u, -s, -a, --user, --dbnum,
 // -3 and --enable-tracking mean the same in run, bench, compare and fill;
-// --cluster is accepted by bench and refused (exit 2, "not supported yet")
-// by the commands of clusterPending. Before, run said "flag provided but not
+// --cluster is accepted by bench, run, compare and fill and refused (exit
+// 2, "not supported yet") by the commands of clusterPending. Before, run said "flag provided but not
 // defined: -u" and "-tls" was "not defined" everywhere but in bench.
 func TestEveryLoadCommandSharesTheTargetFlags(t *testing.T) {
 	port := closedPort(t)

@@ -137,7 +137,8 @@ func discover(ctx context.Context, seed conn.Options) (*cluster.Topology, error)
 	defer cancel()
 	top, err := cluster.Discover(dctx, seed)
 	if err != nil {
-		return nil, fmt.Errorf("--cluster: %w", err)
+		// bench's words (redis-benchmark's), in every command.
+		return nil, failed(fmt.Errorf("Failed to fetch cluster configuration from %s: %v", seed.Addr, err))
 	}
 	return top, nil
 }
