@@ -270,6 +270,9 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 	if cfg.stages != nil {
 		extra["stages"] = cfg.stageArg
 	}
+	if cfg.cluster {
+		extra["cluster"] = true // conns is per primary
+	}
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
 		extra["command"] = cfg.work.tests[0].title
 	}
