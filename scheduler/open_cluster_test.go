@@ -375,3 +375,118 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterRunFollowsASK: every slot of one primary is being migrated
+// (MIGRATING there, IMPORTING on another) and its keys do not exist yet,
+// so it answers -ASK to every request: each is resent with ASKING to the
+// importing primary and completes there.
+func TestClusterRunFollowsASK(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	src, dst := c.Nodes[0], c.Nodes[1]
+	top, err := cluster.Discover(ctx, conn.Options{Addr: src.Addr, Now: Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcID, dstID := top.Primaries[top.Index(src.Addr)].ID, top.Primaries[top.Index(dst.Addr)].ID
+	var imp, mig [][]string
+	for s := range uint16(cluster.Slots) {
+		if top.Owner(s) == top.Index(src.Addr) {
+			n := itoa(int(s))
+			imp = append(imp, []string{"CLUSTER", "SETSLOT", n, "IMPORTING", srcID})
+			mig = append(mig, []string{"CLUSTER", "SETSLOT", n, "MIGRATING", dstID})
+		}
+	}
+	for _, step := range []struct {
+		addr string
+		cmds [][]string
+	}{{dst.Addr, imp}, {src.Addr, mig}} {
+		ans, err := conn.DoAll(ctx, conn.Options{Addr: step.addr}, step.cmds...)
+		if err != nil || ans[len(ans)-1].Err != nil {
+			t.Fatalf("SETSLOT on %s: %v", step.addr, err)
+		}
+	}
+	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns, oc := clusterConns(t, c, 2)
+	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+	res, err := RunOpen(ctx, conns, scenarios.NewStream(tpl, 3), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 3000, Cluster: oc,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	if cnt.Completed != 3000 || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 || cnt.Sent != 3000 {
+		t.Errorf("counts %+v (%v, %q)", cnt, res.ErrorCodes, res.FirstError)
+	}
+	for _, n := range res.Nodes {
+		switch n.Addr {
+		case src.Addr:
+			if n.Ask == 0 || n.Ask != n.Counts.Sent || n.Counts.Completed != 0 {
+				t.Errorf("migrating node: sent %d, ask %d, completed %d", n.Counts.Sent, n.Ask, n.Counts.Completed)
+			}
+		case dst.Addr:
+			if n.Ask != 0 || n.Counts.Completed <= n.Counts.Sent {
+				t.Errorf("importing node: sent %d, completed %d (its own and the ASKed)", n.Counts.Sent, n.Counts.Completed)
+			}
+		}
+	}
+}
+
+// TestClusterRetriesAreBounded: a node that answers -TRYAGAIN to its first
+// 100 commands sees each such request again after a backoff (10, 20, 40 ms:
+// past the 100th within four sends), and it completes; one that always answers -CLUSTERDOWN gets each request
+// DefaultClusterTries times, then it is an error.
+func TestClusterRetriesAreBounded(t *testing.T) {
+	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tryAgain := []byte("-TRYAGAIN Multiple keys request during rehashing of slot\r\n")
+	down := []byte("-CLUSTERDOWN The cluster is down\r\n")
+	nilReply := []byte("$-1\r\n")
+	for _, c := range []struct {
+		name  string
+		reply func(k int) ([]byte, bool)
+		check func(t *testing.T, res *Result, received int64)
+	}{
+		{"tryagain", func(k int) ([]byte, bool) {
+			if k < 100 {
+				return tryAgain, false
+			}
+			return nilReply, false
+		}, func(t *testing.T, res *Result, received int64) {
+			if res.Counts.Completed != 200 || res.Counts.Errors != 0 || res.Nodes[0].Redirects == 0 {
+				t.Errorf("counts %+v, node %+v", res.Counts, res.Nodes[0])
+			}
+		}},
+		{"clusterdown", func(int) ([]byte, bool) { return down, false }, func(t *testing.T, res *Result, received int64) {
+			if res.Counts.Errors != 200 || res.ErrorCodes["CLUSTERDOWN"] != 200 || received != 200*DefaultClusterTries {
+				t.Errorf("counts %+v, codes %v, %d commands received", res.Counts, res.ErrorCodes, received)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newFakeServer(t, tpl.Len(), c.reply)
+			addr := srv.ln.Addr().String()
+			top := cluster.NewTopology([]cluster.Node{{Addr: addr}})
+			top.Assign(0, cluster.Slots-1, 0)
+			res, err := RunOpen(context.Background(), srv.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+				Timeline: Uniform{Rate: RatePerSecond(2000)}, Requests: 200, Drain: 5 * time.Second,
+				Cluster: &OpenCluster{Nodes: []Node{{Addr: addr}}, PerNode: 1, Topology: top,
+					Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Counts.Balanced() || res.Counts.Sent != 200 {
+				t.Errorf("counts %+v", res.Counts)
+			}
+			c.check(t, res, srv.received.Load())
+		})
+	}
+}
