@@ -68,6 +68,14 @@ const (
 	MaxRetryBackoff = 200 * time.Millisecond
 )
 
+// The command stores of a run hold at most maxStoreBytes between them
+// (each connection at least minStoreBytes): the bytes of the commands in
+// flight, kept for a resend.
+const (
+	maxStoreBytes = 64 << 20
+	minStoreBytes = 256 << 10
+)
+
 // maxWaitItems and maxWaitBytes bound a node's wait queue.
 const (
 	maxWaitItems = 1 << 17
@@ -148,8 +156,10 @@ func (q *redirectQueue) take() []redirect {
 
 // cmdStore keeps the bytes of a connection's commands from their queueing
 // until their reply, by sequence number on the connection, so a redirected
-// one can be resent. Pacer-owned.
+// one can be resent. It holds at most limit bytes: a command queued past
+// that is not kept (its redirect would be an error). Pacer-owned.
 type cmdStore struct {
+	limit       int
 	buf         []byte
 	base        uint64 // absolute offset of buf[0]
 	ends        []uint64
@@ -171,11 +181,18 @@ func (s *cmdStore) push(cmd []byte, tries uint8) {
 		}
 		s.ends, s.tries = ends, tr
 	}
-	s.buf = append(s.buf, cmd...)
+	if s.limit > 0 && len(s.buf)+len(cmd) > s.limit && s.next > s.first {
+		tries = notHeld
+	} else {
+		s.buf = append(s.buf, cmd...)
+	}
 	i := s.next % uint64(len(s.ends))
 	s.ends[i], s.tries[i] = s.base+uint64(len(s.buf)), tries
 	s.next++
 }
+
+// notHeld marks a command the store did not keep.
+const notHeld = 0xFF
 
 // get returns the bytes and tries of sequence number q (nil if not held).
 func (s *cmdStore) get(q uint64) ([]byte, uint8) {
@@ -187,7 +204,11 @@ func (s *cmdStore) get(q uint64) ([]byte, uint8) {
 		from = s.ends[(q-1)%uint64(len(s.ends))]
 	}
 	to := s.ends[q%uint64(len(s.ends))]
-	return s.buf[from-s.base : to-s.base], s.tries[q%uint64(len(s.tries))]
+	tries := s.tries[q%uint64(len(s.tries))]
+	if tries == notHeld {
+		return nil, 0
+	}
+	return s.buf[from-s.base : to-s.base], tries
 }
 
 // release forgets the commands before sequence number q.
@@ -303,12 +324,15 @@ func newClusterRun(ctx context.Context, c *OpenCluster, slots, kinds int) *clust
 	if cl.maxTries <= 0 {
 		cl.maxTries = DefaultClusterTries
 	}
-	cl.maxTries = min(cl.maxTries, 255)
+	cl.maxTries = min(cl.maxTries, notHeld-1)
 	cl.nodeResp = make([]*histo.Recorder, len(c.Nodes))
 	for i := range cl.nodeResp {
 		cl.nodeResp[i] = histo.NewRecorder()
 	}
 	cl.stores = make([]cmdStore, slots)
+	for i := range cl.stores {
+		cl.stores[i].limit = max(minStoreBytes, maxStoreBytes/max(slots, 1))
+	}
 	cl.heads = make([]uint64, slots)
 	cl.waits = make([]waitQueue, len(c.Nodes))
 	cl.nodes = make([]nodeTally, len(c.Nodes))

@@ -490,3 +490,26 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 		})
 	}
 }
+
+func TestCmdStoreIsBounded(t *testing.T) {
+	s := cmdStore{limit: 100}
+	cmd := []byte(strings.Repeat("x", 40))
+	for range 5 {
+		s.push(cmd, 1)
+	}
+	for q := range uint64(5) {
+		got, tries := s.get(q)
+		if held := q < 2; (got != nil) != held || held && tries != 1 {
+			t.Errorf("seq %d: held %v (%d tries), want %v", q, got != nil, tries, held)
+		}
+	}
+	if len(s.buf) > 100 {
+		t.Errorf("%d bytes held, limit 100", len(s.buf))
+	}
+	s.release(5)
+	big := []byte(strings.Repeat("y", 500)) // one command alone is always kept
+	s.push(big, 0)
+	if got, _ := s.get(5); !bytes.Equal(got, big) {
+		t.Errorf("a command above the limit in an empty store was not kept")
+	}
+}
