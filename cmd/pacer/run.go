@@ -415,7 +415,9 @@ func runAction(c *cli.Context) error {
 				return failed(jerr)
 			}
 			t.ID, t.SLO = j.id(), sloRes
-			t.Server = srv.since(before)
+			if !cfg.cluster { // the seed's counters are not the cluster's
+				t.Server = srv.since(before)
+			}
 			doc.Tests = append(doc.Tests, t)
 			doc.Interrupted = res.Interrupted || ctx.Err() != nil
 			if err := cfg.files.checkpoint(doc); err != nil {
