@@ -2,8 +2,8 @@
 // `redis-benchmark --cluster` on a local Redis Cluster of three primaries
 // it starts (redis-server --cluster-enabled yes, joined with redis-cli
 // --cluster create): the same flags (-t set,get -c 50 -n N -r 100000) at
-// each -P, interleaved (redis-benchmark, pacer, redis-benchmark, ...),
-// medians of the throughput of each test, and the median of the paired
+// each -P, interleaved (redis-benchmark then pacer, then pacer then
+// redis-benchmark, ...), medians of the throughput of each test, and the median of the paired
 // ratios (run r of pacer over run r of redis-benchmark, back to back).
 // Every run starts on empty nodes (FLUSHALL): each SET run adds up to -n
 // keys, and a run that met a larger keyspace (dict resizing, memory) would
@@ -44,6 +44,7 @@ func main() {
 	tests := flag.String("t", "set,get", "tests")
 	pipelines := flag.String("P", "1,16", "pipelines")
 	nodes := flag.Int("nodes", 3, "primaries")
+	threads := flag.Int("threads", 0, "pacer bench --threads (0: its default)")
 	flag.Parse()
 
 	cl, err := kit.StartCluster(*nodes)
@@ -61,7 +62,11 @@ func main() {
 	for _, p := range strings.Split(*pipelines, ",") {
 		res := map[string][]sample{}
 		for r := 0; r < *runs; r++ {
-			for _, tool := range tools {
+			order := tools
+			if r%2 == 1 { // who goes first alternates
+				order = []string{tools[1], tools[0]}
+			}
+			for _, tool := range order {
 				args := []string{"--cluster", "-p", seed, "-t", *tests, "-n", strconv.Itoa(*requests), "-P", p,
 					"-c", strconv.Itoa(*conns), "-r", "100000", "--csv"}
 				if err := cl.FlushAll(); err != nil {
@@ -70,6 +75,9 @@ func main() {
 				}
 				var cmd *exec.Cmd
 				if tool == "pacer bench" {
+					if *threads > 0 {
+						args = append(args, "--threads", strconv.Itoa(*threads))
+					}
 					cmd = exec.Command(*bin, append([]string{"bench"}, args...)...)
 				} else {
 					cmd = exec.Command(*rb, args...)
