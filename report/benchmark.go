@@ -29,9 +29,19 @@ type BenchInfo struct {
 	HaveConfig       bool
 	Save, AppendOnly string
 	Threads          int
+	// Cluster, against a Redis Cluster, holds each primary's
+	// configuration, as redis-benchmark --cluster shows it.
+	Cluster []NodeConfig
 	// Percentiles, when not empty, replace p50, p95 and p99 in the
 	// latency summary (--percentiles).
 	Percentiles []float64
+}
+
+// NodeConfig is a cluster primary's save and appendonly, when CONFIG GET
+// answered (HaveConfig).
+type NodeConfig struct {
+	HaveConfig       bool
+	Save, AppendOnly string
 }
 
 // ms converts whole microseconds to milliseconds as redis-benchmark does:
@@ -175,7 +185,19 @@ func BenchFull(w io.Writer, title string, r *scheduler.Result, info BenchInfo, l
 	fmt.Fprintf(&b, "  %d parallel clients\n", info.Clients)
 	fmt.Fprintf(&b, "  %d bytes payload\n", info.DataSize)
 	fmt.Fprintf(&b, "  keep alive: %d\n", info.KeepAlive)
-	if info.HaveConfig {
+	if len(info.Cluster) > 0 {
+		fmt.Fprintf(&b, "  cluster mode: yes (%d masters)\n", len(info.Cluster))
+		for i, n := range info.Cluster {
+			if !n.HaveConfig {
+				continue
+			}
+			save := n.Save
+			if save == "" {
+				save = "NONE"
+			}
+			fmt.Fprintf(&b, "  node [%d] configuration:\n    save: %s\n    appendonly: %s\n", i, save, n.AppendOnly)
+		}
+	} else if info.HaveConfig {
 		fmt.Fprintf(&b, "  host configuration \"save\": %s\n", info.Save)
 		fmt.Fprintf(&b, "  host configuration \"appendonly\": %s\n", info.AppendOnly)
 	}

@@ -89,6 +89,8 @@ type Test struct {
 	PacingQuantumUs *float64 `json:"pacing_quantum_us,omitempty"`
 	// Commands holds, for a mix, each command's counts and latencies.
 	Commands map[string]Command `json:"commands,omitempty"`
+	// Nodes holds, against a Redis Cluster, each primary's share.
+	Nodes []Node `json:"nodes,omitempty"`
 	// SLO is the verdict against --slo, when one was given.
 	SLO *SLOResult `json:"slo,omitempty"`
 	// Connections lost and replaced during an open run, and requests
@@ -253,7 +255,32 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		}
 		t.Commands[c.Name] = cj
 	}
+	for _, n := range r.Nodes {
+		t.Nodes = append(t.Nodes, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Connections: n.Connections,
+			Scheduled: n.Counts.Scheduled, Sent: n.Counts.Sent, Completed: n.Counts.Completed, Errors: n.Counts.Errors,
+			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask, ResponseMs: summary(n.Response)})
+	}
 	return t, nil
+}
+
+// Node is one cluster primary's share of a test: its counts (as a test's,
+// flat) and its response-time summary.
+type Node struct {
+	Addr        string `json:"addr"`
+	ID          string `json:"id"`
+	Slots       int    `json:"slots"`
+	Connections int    `json:"connections"`
+	Scheduled   uint64 `json:"scheduled"`
+	Sent        uint64 `json:"sent"`
+	Completed   uint64 `json:"completed"`
+	Errors      uint64 `json:"errors"`
+	Timeouts    uint64 `json:"timeouts"`
+	Unsent      uint64 `json:"unsent"`
+	Redirects   uint64 `json:"redirects"`
+	// Moved and Ask split an open run's redirects (resent, not errors).
+	Moved      uint64         `json:"moved"`
+	Ask        uint64         `json:"ask"`
+	ResponseMs *histo.Summary `json:"response"`
 }
 
 // intervals converts an interval series; bytes are kept for a test's

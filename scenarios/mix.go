@@ -116,7 +116,7 @@ func (r *Recipe) Build() (*Mix, error) {
 		var t *Template
 		var err error
 		if it.test != nil {
-			t, err = it.test.Compile(r.Opts, false)
+			t, err = it.test.Compile(r.Opts, r.Opts.Cluster)
 		} else {
 			t, err = Compile(it.Name, it.Args, r.Opts)
 		}
@@ -146,7 +146,7 @@ func (r *Recipe) MaxCommandSize() int {
 				n = max(n, len(it.test.inline)+len("\r\n"))
 				continue
 			}
-			args = it.test.expand(r.Opts, false)
+			args = it.test.expand(r.Opts, r.Opts.Cluster)
 		}
 		parsed := make([]arg, len(args))
 		for i, a := range args {
@@ -155,6 +155,22 @@ func (r *Recipe) MaxCommandSize() int {
 		n = max(n, commandLen(parsed, size))
 	}
 	return n
+}
+
+// Args returns each item's arguments in kind order, as Build compiles
+// them (catalogue tests expanded, with their "{tag}" when Opts.Cluster);
+// nil for a test sent inline.
+func (r *Recipe) Args() [][]string {
+	out := make([][]string, len(r.Items))
+	for i, it := range r.Items {
+		switch {
+		case it.test == nil:
+			out[i] = it.Args
+		case it.test.inline == "":
+			out[i] = it.test.expand(r.Opts, r.Opts.Cluster)
+		}
+	}
+	return out
 }
 
 // Title names the test the recipe makes.

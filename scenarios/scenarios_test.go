@@ -208,3 +208,32 @@ func TestIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestRecipeArgsAreWhatBuildCompiles(t *testing.T) {
+	tests, err := Select("mset,ping_inline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range []bool{false, true} {
+		for _, tt := range tests {
+			args := TestRecipe(tt, Options{Cluster: cl, Keyspace: 10}).Args()
+			switch {
+			case tt.inline != "":
+				if args[0] != nil {
+					t.Errorf("%s: inline test with args %q", tt.Title, args[0])
+				}
+			case len(args[0]) != 21 || args[0][0] != "MSET":
+				t.Errorf("%s: %q", tt.Title, args[0])
+			case strings.Contains(args[0][1], TagPlaceholder) != cl:
+				t.Errorf("%s, cluster %v: key %q", tt.Title, cl, args[0][1])
+			}
+		}
+	}
+	r, err := BuildRecipe("", []Custom{{Name: "g", Args: []string{"GET", "k:__rand_int__"}, Weight: 1}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := r.Args(); len(a) != 1 || strings.Join(a[0], " ") != "GET k:__rand_int__" {
+		t.Errorf("custom: %q", a)
+	}
+}

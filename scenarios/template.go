@@ -46,6 +46,9 @@ type Options struct {
 	// slot is 000000000000 (redis-benchmark's -r 0). A Keyspace above zero
 	// implies Random.
 	Random bool
+	// Cluster inserts redis-benchmark's ":{tag}" into the catalogue tests'
+	// keys (bench --cluster), for the sender to fill per node.
+	Cluster bool
 }
 
 func (o Options) random() bool { return o.Random || o.Keyspace > 0 }

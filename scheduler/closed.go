@@ -92,6 +92,9 @@ type ClosedConfig struct {
 	// see Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
 	// with the runtime's timers.
 	LagLimit time.Duration
+	// Cluster, when set, runs against a Redis Cluster (see ClosedCluster);
+	// the result then holds per-node results.
+	Cluster *ClosedCluster
 }
 
 // ErrorReply ends a closed run that does not continue on errors.
@@ -137,6 +140,7 @@ type closedRun struct {
 	closed      bool
 	clockErrors atomic.Uint64
 	series      *series
+	nodes       []nodeStats // per cluster node; nil without Cluster
 }
 
 type closedWorker struct {
@@ -164,11 +168,14 @@ type closedWorker struct {
 	// sendEnd is where this worker's sending reached, from t0: the later
 	// of its last write and the timeline offset just past its last batch
 	// (throttled loops only).
-	sendEnd int64
-	batch   []uint32    // kinds of the batch in flight
-	tally   []kindCount // per command of a mix
-	batchOK []int64     // ok replies of the batch in flight, per command
-	_       [64]byte
+	sendEnd   int64
+	index     int         // its connection's index
+	node      int         // index of its cluster node
+	redirects uint64      // cluster redirect replies
+	batch     []uint32    // kinds of the batch in flight
+	tally     []kindCount // per command of a mix
+	batchOK   []int64     // ok replies of the batch in flight, per command
+	_         [64]byte
 }
 
 // RunClosed runs one closed-loop test over conns (dialed with
@@ -223,8 +230,18 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		run.limiter = ratelimit.New(int(cfg.Rate.milli), ratelimit.Per(time.Duration(cfg.Pipeline)*1000*time.Second))
 	}
 	run.kinds = newKindStats(cfg.CommandNames, !cfg.Rate.IsZero())
+	if cl := cfg.Cluster; cl != nil && (len(cl.Of) != len(conns) || cl.Slot == nil) {
+		return nil, errors.New("cluster run without a node for every connection")
+	}
+	run.nodes = newNodeStats(cfg.Cluster)
 	for i, c := range conns {
 		w := &closedWorker{run: run, c: c, cmds: cfg.NewCommands(i), exited: make(chan struct{})}
+		if cfg.Cluster != nil {
+			w.node = cfg.Cluster.Of[i]
+			if w.node < 0 || w.node >= len(cfg.Cluster.Nodes) {
+				return nil, fmt.Errorf("connection %d on cluster node %d of %d", i, w.node, len(cfg.Cluster.Nodes))
+			}
+		}
 		if run.kinds != nil {
 			w.tally = make([]kindCount, len(run.kinds))
 			w.batchOK = make([]int64, len(run.kinds))
@@ -243,8 +260,9 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		cfg.OnStart(live)
 	}
 	var wg sync.WaitGroup
-	for _, w := range run.workers {
+	for i, w := range run.workers {
 		wg.Add(1)
+		w.index = i
 		go func() {
 			defer wg.Done()
 			defer close(w.exited)
@@ -405,6 +423,9 @@ func (w *closedWorker) loop() {
 			w.buf = append(w.buf, cmd...)
 			w.batch = append(w.batch, kind)
 		}
+		if cl := cfg.Cluster; cl != nil {
+			putTags(w.buf, cl.Slot(w.index))
+		}
 		// Let the other connections whose replies arrived in the same poll
 		// read them first, then write: batches reach the server in bursts,
 		// as from redis-benchmark's event loop (reads, then writes on the
@@ -468,6 +489,13 @@ func (w *closedWorker) loop() {
 				}
 				if cfg.OnErrorReply != nil {
 					cfg.OnErrorReply(w.c.ErrorText())
+				}
+				if cfg.Cluster != nil && redirected(w.c.ErrorText()) {
+					w.redirects++
+					if cfg.Cluster.OnRedirect != nil {
+						cfg.Cluster.OnRedirect(w.c.ErrorText())
+					}
+					continue
 				}
 				if !cfg.ContinueOnError {
 					run.fail(&ErrorReply{Text: string(w.c.ErrorText())})
@@ -550,6 +578,9 @@ func (w *closedWorker) reconnect() bool {
 func (w *closedWorker) record(lat, n int64, kind uint32) {
 	w.run.latency.RecordN(lat, n)
 	w.run.micros.RecordN(lat/1000, n)
+	if w.run.nodes != nil {
+		w.run.nodes[w.node].latency.RecordN(lat, n)
+	}
 	if timed(w.run.kinds) {
 		w.run.kinds[kind].response.RecordN(lat, n)
 	}
@@ -560,6 +591,9 @@ func (w *closedWorker) record(lat, n int64, kind uint32) {
 func (w *closedWorker) recordBatch(lat, ok int64) {
 	w.run.latency.RecordN(lat, ok)
 	w.run.micros.RecordN(lat/1000, ok)
+	if w.run.nodes != nil {
+		w.run.nodes[w.node].latency.RecordN(lat, ok)
+	}
 	for kind, n := range w.batchOK {
 		if n > 0 {
 			if timed(w.run.kinds) {
@@ -693,6 +727,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		res.Lag = run.lag.Snapshot()
 		res.LagLimit = run.cfg.LagLimit
 	}
+	res.Nodes = run.nodeResults()
 	res.FirstError = firstErr
 	if run.failure != nil {
 		res.FirstError = run.failure.Error()

@@ -85,6 +85,10 @@ type OpenConfig struct {
 	// restart after it: Duration and Requests bound the whole timeline,
 	// warmup included, and the intervals start where it ends. Zero: none.
 	Warmup time.Duration
+	// Cluster, when set, routes each request to its node's connections
+	// (see OpenCluster); the result then holds per-node results. Redial
+	// is unused: Cluster.Dial replaces dead connections.
+	Cluster *OpenCluster
 
 	// beforeSleep, for tests, runs on the pacer's thread before each sleep.
 	beforeSleep func()
@@ -177,17 +181,33 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		return nil, errors.New("open run without connections")
 	}
 	cfg = cfg.withDefaults()
+	if cfg.Cluster != nil {
+		cfg.Redial = nil // the cluster dials its nodes
+		if err := cfg.Cluster.validate(len(conns)); err != nil {
+			return nil, err
+		}
+	}
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
+	if cfg.Cluster != nil {
+		run.cl = newClusterRun(ctx, cfg.Cluster, len(conns), len(run.kinds))
+		defer run.cl.stop()
+	}
 	alive := 0
-	for _, c := range conns {
+	for i, c := range conns {
 		s := run.addSlot(c)
+		if run.cl != nil {
+			h := s.h
+			h.cl, h.index = run.cl, i
+			h.node = i / cfg.Cluster.PerNode
+			s.node = h.node
+		}
 		if c != nil {
 			c.Start(s.h)
 			alive++
 		}
 	}
-	if alive == 0 && cfg.Redial == nil {
+	if alive == 0 && !run.canRedial() {
 		return nil, errors.New("open run without a live connection")
 	}
 
@@ -293,6 +313,10 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 			run.account(s.c, s, end, t)
 		}
 	}
+	if run.cl != nil {
+		run.cl.stop()
+		p.abandon()
+	}
 	var cnt, warm Counts
 	codes := map[string]uint64{}
 	firstErr := ""
@@ -393,10 +417,16 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		WarmupCounts:   warm,
 		Stages:         stageList(cfg.Timeline),
 	}
+	if run.cl != nil {
+		res.Nodes = run.nodeResults(p)
+	}
 	if run.kinds != nil {
-		tallies := make([][]kindCount, len(run.slots))
+		tallies := make([][]kindCount, len(run.slots), len(run.slots)+1)
 		for i, s := range run.slots {
 			tallies[i] = s.h.kinds
+		}
+		if run.cl != nil {
+			tallies = append(tallies, run.cl.kinds)
 		}
 		res.Commands = commandResults(cfg.CommandNames, run.kinds, tallies)
 	}

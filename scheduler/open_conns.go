@@ -28,11 +28,25 @@ type replies struct {
 	// warmCompleted and warmErrors count the replies to warmup requests,
 	// which are not measured.
 	warmCompleted, warmErrors atomic.Uint64
-	_                         [64]byte // keep neighbouring handlers' counters apart
+
+	// Cluster runs: the slot's index and node, the sequence number of the
+	// next reply on the current connection, and the redirects seen.
+	cl                  *clusterRun
+	index, node         int
+	seq                 uint64
+	moved, ask, retries atomic.Uint64
+	_                   [64]byte // keep neighbouring handlers' counters apart
 }
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	run := h.run
+	if h.cl != nil {
+		seq := h.seq
+		h.seq++
+		if e.Kind&askingFlag != 0 || h.cl.intercept(h, e, r, seq) {
+			return // ASKING's reply, or a redirect the pacer resends
+		}
+	}
 	if run.warm(e) {
 		h.warmReply(e, r, at)
 		return
@@ -51,7 +65,7 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	} else {
 		good = run.clockOK(e, at)
 	}
-	if good {
+	if good && e.Kind&resendFlag == 0 {
 		run.recordLag(e, ks)
 	}
 	if r.Err {
@@ -72,6 +86,9 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	}
 	if good {
 		run.recordAt(e, at, ks)
+		if h.cl != nil {
+			h.cl.nodeResp[h.node].Record(at - e.Intended)
+		}
 	}
 	if kc != nil {
 		kc.completed++
@@ -115,10 +132,11 @@ func (run *openRun) clockOK(e *conn.Entry, t int64) bool {
 // kindOf returns the per-command stats and h's tally for e's command, or
 // nils in a single-command test.
 func (run *openRun) kindOf(h *replies, e *conn.Entry) (*kindStats, *kindCount) {
-	if run.kinds == nil || int(e.Kind) >= len(run.kinds) {
+	k := e.Kind & kindMask
+	if run.kinds == nil || int(k) >= len(run.kinds) {
 		return nil, nil
 	}
-	return &run.kinds[e.Kind], &h.kinds[e.Kind]
+	return &run.kinds[k], &h.kinds[k]
 }
 
 // recordLag adds e's send lag to the total and to its command's stats.
@@ -156,7 +174,8 @@ type openRun struct {
 	// tally (requests lost with a connection, timed out, left unwritten)
 	// and the requests dropped for being too late.
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
-	series    *series // set when the timeline starts
+	series    *series     // set when the timeline starts
+	cl        *clusterRun // nil without cfg.Cluster
 	// liveTL is scheduledBy's own timeline (see forker).
 	liveTLMu sync.Mutex
 	liveTL   Timeline
@@ -219,6 +238,12 @@ type slot struct {
 	bytesOut   atomic.Uint64 // bytes written by retired conns of this slot
 	bytesIn    atomic.Uint64 // bytes read by retired conns of this slot
 	live       atomic.Pointer[conn.Conn]
+	// Cluster runs: the slot's node; extra counts the entries queued on
+	// the current conn that are no first send (resends, ASKING); left is
+	// what its retired conns left (pacer, then finish).
+	node  int
+	extra atomic.Uint64
+	left  struct{ errors, timeouts, unsent uint64 }
 	// sw, in a run of steps, is the slot's handler for every connection it
 	// ever holds: it hands replies to the current step's h.
 	sw *stepHandler
@@ -280,13 +305,16 @@ func (run *openRun) totals() Totals {
 		t.BytesReceived += s.bytesIn.Load()
 		if c := s.conn(); c != nil {
 			n := s.counts(c)
-			_, measured := splitWritten(n.written, s.warmQueued.Load())
+			_, measured := splitWritten(firstWrites(n.written, s.extra.Load()), s.warmQueued.Load())
 			t.Sent += measured
 			t.BytesSent += n.bytesOut
 			t.BytesReceived += n.bytesIn
 		}
 		t.Completed += s.h.completed.Load()
 		t.ReplyErrors += s.h.errors.Load()
+	}
+	if run.cl != nil {
+		t.ReplyErrors += run.cl.errs.Load()
 	}
 	t.ConnErrors = run.accounted.lost.Load()
 	t.Errors = t.ReplyErrors + t.ConnErrors
@@ -326,7 +354,7 @@ func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
 	for _, s := range run.slots {
 		sent += s.sent.Load() + s.warmSent.Load()
 		if c := s.conn(); c != nil {
-			sent += s.counts(c).written
+			sent += firstWrites(s.counts(c).written, s.extra.Load())
 		}
 		completed += s.h.completed.Load() + s.h.warmCompleted.Load()
 		errs += s.h.errors.Load() + s.h.warmErrors.Load()
@@ -378,7 +406,7 @@ func (run *openRun) redial(s *slot) {
 				return
 			case run.dialing <- struct{}{}:
 			}
-			c, err := run.cfg.Redial(ctx)
+			c, err := run.dial(ctx, s)
 			<-run.dialing
 			run.handoffMu.Lock()
 			switch {
@@ -417,11 +445,16 @@ func (p *pacer) maintain(now int64) {
 			case r := <-s.next:
 				s.dialing = false
 				s.backoff, s.completedAt = r.backoff, s.h.completed.Load()
+				if run.cl != nil {
+					s.h.seq = 0 // before the reader starts
+					run.cl.stores[i].reset()
+					s.extra.Store(0)
+				}
 				r.c.Start(s.handler())
 				s.set(r.c)
 				run.reconnects.Add(1)
 			default:
-				if !s.dialing && run.cfg.Redial != nil && !p.stop.Load() {
+				if !s.dialing && run.canRedial() && !p.stop.Load() {
 					run.redial(s)
 				}
 			}
@@ -450,6 +483,10 @@ func (p *pacer) retire(i int) {
 	}
 	c.Close()
 	run.connsLost.Add(1)
+	if run.cl != nil {
+		// Its reader has exited: every redirect it saw is queued.
+		p.clusterWake(nanotime() - p.t0)
+	}
 	run.account(c, s, nanotime(), &run.tally)
 }
 
@@ -470,9 +507,12 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	}
 	n := s.counts(c)
 	t.unsolicited += n.unsolicited
-	errors0, timeouts0 := t.errors, t.timeouts
+	errors0, timeouts0, unsent0 := t.errors, t.timeouts, t.unsent
 	codeBytes := []byte(code)
 	c.Unanswered(func(e *conn.Entry) {
+		if e.Kind&askingFlag != 0 {
+			return
+		}
 		if run.warm(e) {
 			if timedOut {
 				t.warm.timeouts++
@@ -483,7 +523,7 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 		}
 		ks, kc := run.kindOf(h, e)
 		good := run.clockOK(e, end)
-		if good {
+		if good && e.Kind&resendFlag == 0 {
 			run.recordLag(e, ks)
 		}
 		if !timedOut {
@@ -508,14 +548,43 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 			kc.timeouts++
 		}
 	})
+	// A cluster conn's resends left unwritten were sent once: they are
+	// errors; its ASKINGs are no requests.
+	written, unwritten := n.written, uint64(c.Unwritten())
+	if run.cl != nil {
+		var extraUnsent uint64
+		c.Unsent(func(e *conn.Entry) {
+			if e.Kind&(askingFlag|resendFlag) == 0 {
+				return
+			}
+			extraUnsent++
+			if e.Kind&resendFlag == 0 {
+				return
+			}
+			switch {
+			case run.warm(e):
+				t.warm.errors++
+			default:
+				t.errors++
+				t.codes[codeResendUnsent]++
+				if _, kc := run.kindOf(h, e); kc != nil {
+					kc.errors++
+					kc.noteError([]byte(codeResendUnsent))
+				}
+			}
+		})
+		written = firstWrites(written, s.extra.Load()-min(s.extra.Load(), extraUnsent))
+		unwritten -= extraUnsent
+	}
 	run.accounted.lost.Add(t.errors - errors0)
 	run.accounted.timeouts.Add(t.timeouts - timeouts0)
+	n.written = written
 	run.moveCounts(c, s, n, t)
-	unsent := uint64(c.Unwritten())
+	unsent := unwritten
 	if run.warmEnd != 0 {
 		warmUnsent := uint64(0)
 		c.Unsent(func(e *conn.Entry) {
-			if run.warm(e) {
+			if run.warm(e) && e.Kind&(askingFlag|resendFlag) == 0 {
 				warmUnsent++
 			}
 		})
@@ -526,11 +595,36 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 	run.accounted.unsent.Add(unsent)
 	if run.kinds != nil {
 		c.Unsent(func(e *conn.Entry) {
-			if int(e.Kind) < len(h.kinds) && !run.warm(e) {
+			if int(e.Kind) < len(h.kinds) && !run.warm(e) { // flagged kinds are out of range
 				h.kinds[e.Kind].unsent++
 			}
 		})
 	}
+	s.left.errors += t.errors - errors0
+	s.left.timeouts += t.timeouts - timeouts0
+	s.left.unsent += t.unsent - unsent0
+	s.extra.Store(0)
+}
+
+// firstWrites is the written count of a conn without its extra entries
+// (cluster resends and ASKINGs), clamped at zero for observers that read
+// the two counts at different moments.
+func firstWrites(written, extra uint64) uint64 { return written - min(written, extra) }
+
+// canRedial reports whether dead connections are replaced.
+func (run *openRun) canRedial() bool {
+	if run.cl != nil {
+		return run.cl.cfg.Dial != nil
+	}
+	return run.cfg.Redial != nil
+}
+
+// dial opens a replacement for slot s: to its node in a cluster run.
+func (run *openRun) dial(ctx context.Context, s *slot) (*conn.Conn, error) {
+	if run.cl != nil {
+		return run.cl.cfg.Dial(ctx, run.cl.cfg.Nodes[s.node].Addr)
+	}
+	return run.cfg.Redial(ctx)
 }
 
 // moveCounts adds what connection c of slot s wrote and read (n, split

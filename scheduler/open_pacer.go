@@ -62,6 +62,7 @@ type pacer struct {
 	isDirty      []bool
 	failure      error
 	slice        sliceHolder
+	cl           *clusterRun // nil without a cluster
 }
 
 // sliceHolder keeps a short time slice (clock.ShortSlice) on the OS thread
@@ -118,6 +119,7 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		isDirty: make([]bool, len(run.slots)),
 		quantum: int64(cfg.Pacing.Quantum(cfg.LagLimit)),
 		warmup:  int64(cfg.Warmup),
+		cl:      run.cl,
 	}
 	p.end = math.MaxInt64
 	if cfg.Duration > 0 {
@@ -194,7 +196,12 @@ func (p *pacer) loop() {
 			horizon = min(horizon, el)
 		}
 		p.taken = batchPerConn // each wake starts on the next connection
-		outcome := p.emit(horizon, el)
+		var outcome emitOutcome
+		if p.cl != nil {
+			outcome = p.emitCluster(horizon, el)
+		} else {
+			outcome = p.emit(horizon, el)
+		}
 		p.flush()
 		p.noteBlocked(outcome == emitBlocked, now)
 		if outcome == emitDone {
@@ -218,10 +225,10 @@ func (p *pacer) loop() {
 		default:
 			wake = p.t0 + min(p.tl.Offset(p.next), p.end)
 		}
-		if len(p.dirty) > 0 { // bytes a full socket buffer refused
+		if len(p.dirty) > 0 || p.cl != nil && p.waiting() { // bytes a full socket buffer refused, requests waiting
 			wake = min(wake, now+p.pollInterval())
 		}
-		if p.run.cfg.Timeout > 0 || p.run.cfg.Redial != nil {
+		if p.run.cfg.Timeout > 0 || p.run.canRedial() {
 			wake = min(wake, now+maintainSlice) // keep maintaining
 		}
 		// Yield at a moment of our choosing, before sleeping, at least every
@@ -425,9 +432,17 @@ func (p *pacer) drain(d time.Duration, stopped bool) (interrupted bool) {
 			stopped, interrupted = true, true
 			deadline = min(deadline, nanotime()+int64(p.run.cfg.InterruptDrain))
 		}
+		if p.cl != nil {
+			el := nanotime() - p.t0
+			p.clusterWake(el)
+			for k := range p.cl.taken {
+				p.cl.taken[k] = batchPerConn
+			}
+			p.pump(el, p.t0+el)
+		}
 		p.flush()
 		now := nanotime()
-		outstanding := false
+		outstanding := p.cl != nil && p.waiting()
 		for _, s := range p.run.slots {
 			if c := s.c; c != nil && !c.Dead() && c.InFlight() > 0 {
 				if w, ok := c.OldestWritten(); ok && p.run.cfg.Timeout > 0 && now-w > int64(p.run.cfg.Timeout) {

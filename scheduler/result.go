@@ -238,6 +238,8 @@ type Result struct {
 	Pipeline int
 	// Commands holds, for a mix, each command's own counts and histograms.
 	Commands []CommandResult
+	// Nodes holds, against a Redis Cluster, each primary's share.
+	Nodes []NodeResult
 	// ConnsLost counts connections that died during the run (open loop);
 	// Reconnects counts the replacements that came up.
 	ConnsLost, Reconnects uint64

@@ -61,7 +61,7 @@ func benchCommand() *cli.Command {
 		&cli.IntFlag{Name: "precision", Value: 3, Usage: "`DIGITS`: significant digits of the latency histogram (1 to 4)", Category: catOutput},
 		ciFlag(),
 	)
-	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
+	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "bench",
 		Usage:     "closed loop: a drop-in for redis-benchmark (same flags, tests and output)",
@@ -106,6 +106,9 @@ type benchConfig struct {
 	tls       *handshakes // nil over plain TCP
 	repeat    int         // runs per test (--repeat)
 	ci        bool        // confidence intervals of the percentiles (--ci)
+	// cluster is --cluster; nodes the cluster found when bench started.
+	cluster bool
+	nodes   *benchCluster
 }
 
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
@@ -138,6 +141,16 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		}
 	}
 	cfg.csv, cfg.loop, cfg.idle = c.Bool("csv"), c.Bool("l"), c.Bool("I")
+	if cfg.cluster = c.Bool("cluster"); cfg.cluster {
+		switch {
+		case c.Bool("embedded"):
+			return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
+		case cfg.idle:
+			return nil, usageErrorf("--cluster with -I is not supported")
+		case cfg.keepAlive == 0:
+			return nil, usageErrorf("--cluster with -k 0 is not supported: connections stay open")
+		}
+	}
 	// --precision is HdrHistogram's significant digits: redis-benchmark
 	// takes a negative value as its default 3 and caps it at 4.
 	cfg.precision = c.Int("precision")
@@ -287,9 +300,21 @@ func benchAction(c *cli.Context) error {
 		out = stderr
 	}
 	info := report.BenchInfo{Clients: cfg.clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.text.Percentiles}
+	if cfg.cluster {
+		// redis-benchmark --cluster: the primaries first, on stdout, in
+		// every output format; one thread per primary by default.
+		if cfg.nodes, err = discoverCluster(ctx, cfg.target, stderr, true); err != nil {
+			return err
+		}
+		cfg.nodes.header(out)
+		info.Cluster = cfg.nodes.configs(ctx)
+		if info.Threads == 0 {
+			info.Threads = len(cfg.nodes.nodes)
+		}
+	}
 	srv := askServer(ctx, cfg.target, stderr)
 	info.Save, info.AppendOnly, info.HaveConfig = benchConfigOf(srv.id)
-	if !info.HaveConfig {
+	if !info.HaveConfig && !cfg.cluster {
 		fmt.Fprintln(stderr, "WARNING: Could not fetch server CONFIG")
 	}
 	// redis-benchmark's formats stay as they are: the server's identity
@@ -462,12 +487,26 @@ func (cfg *benchConfig) printSeed(stderr io.Writer) {
 // counted during it.
 func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
 	cfg.tls.take() // the test's own handshakes only
-	conns, err := dialBench(ctx, cfg.target, cfg.clients, stderr)
-	if err != nil {
+	var cl *scheduler.ClosedCluster
+	var conns []*conn.Conn
+	var err error
+	if cfg.nodes != nil {
+		var of []int
+		if conns, of, err = cfg.nodes.dial(ctx, cfg.clients, stderr); err != nil {
+			return nil, nil, err
+		}
+		cl = cfg.nodes.closed(of, cfg.seed+uint64(n)*7_919)
+	} else if conns, err = dialBench(ctx, cfg.target, cfg.clients, stderr); err != nil {
 		return nil, nil, err
 	}
-	before := srv.before()
-	res, err := cfg.runDialed(ctx, conns, j, n, out, stderr, progress, info, errs)
+	var before *serverinfo.Snapshot
+	if cl == nil { // the seed's counters are not the cluster's
+		before = srv.before()
+	}
+	res, err := cfg.runDialed(ctx, conns, cl, j, n, out, stderr, progress, info, errs)
+	if cfg.nodes != nil {
+		cfg.nodes.wait()
+	}
 	if res == nil {
 		return res, nil, err
 	}
@@ -477,11 +516,14 @@ func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stde
 	if line := report.TLSLine(res); line != "" && !cfg.quiet && !cfg.csv && !res.Interrupted {
 		fmt.Fprintf(stderr, "tls: %s\n", line)
 	}
+	if cl != nil {
+		return res, nil, err
+	}
 	return res, srv.since(before), err
 }
 
 // runDialed runs and reports one test on conns.
-func (cfg *benchConfig) runDialed(ctx context.Context, conns []*conn.Conn, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
+func (cfg *benchConfig) runDialed(ctx context.Context, conns []*conn.Conn, cl *scheduler.ClosedCluster, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
 	var err error
 	title := cfg.title(j)
 	var templateErr error
@@ -502,6 +544,7 @@ func (cfg *benchConfig) runDialed(ctx context.Context, conns []*conn.Conn, j wor
 			return s
 		},
 		ContinueOnError: cfg.showErrs,
+		Cluster:         cl,
 	}
 	if cfg.showErrs {
 		ccfg.OnErrorReply = errs.print
@@ -701,6 +744,7 @@ func mergeResult(into, from *scheduler.Result) {
 	into.Service = mergeHist(into.Service, from.Service)
 	into.Lag = mergeHist(into.Lag, from.Lag)
 	into.Micros = mergeHist(into.Micros, from.Micros)
+	into.Nodes = mergeNodes(into.Nodes, from.Nodes)
 	for _, fc := range from.Commands {
 		found := false
 		for k := range into.Commands {
@@ -727,6 +771,28 @@ func mergeResult(into, from *scheduler.Result) {
 			into.Commands = append(into.Commands, fc)
 		}
 	}
+}
+
+// mergeNodes adds the per-node results of another loop, node by address.
+func mergeNodes(into, from []scheduler.NodeResult) []scheduler.NodeResult {
+	for _, fn := range from {
+		found := false
+		for k := range into {
+			in := &into[k]
+			if in.Addr != fn.Addr {
+				continue
+			}
+			found = true
+			in.Counts.Add(fn.Counts)
+			in.Redirects += fn.Redirects
+			in.Connections = max(in.Connections, fn.Connections)
+			in.Response = mergeHist(in.Response, fn.Response)
+		}
+		if !found {
+			into = append(into, fn)
+		}
+	}
+	return into
 }
 
 // appendSeries continues a loop's interval series with the next loop's,

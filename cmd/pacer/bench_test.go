@@ -232,7 +232,8 @@ func TestBenchUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bench", "--cluster"}, "--cluster is not supported yet"},
+		{[]string{"bench", "--cluster", "--embedded"}, "--cluster needs a Redis Cluster"},
+		{[]string{"bench", "--cluster", "-k", "0"}, "--cluster with -k 0"},
 		{[]string{"bench", "--cacert", "x.pem"}, "--cacert needs --tls"},
 		{[]string{"bench", "--tls", "--cacert", "no-such.pem"}, "--cacert no-such.pem: no such file"},
 		{[]string{"bench", "-u", "rediss://h:1", "--tls-ciphers", "NOPE"}, `unknown or unsupported cipher "NOPE"`},

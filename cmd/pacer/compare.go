@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
@@ -54,7 +55,7 @@ func compareCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every open-loop run must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
+	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "compare",
 		Usage:     "run the same workload closed-loop and open-loop and show what the closed loop hides",
@@ -94,6 +95,11 @@ type compareConfig struct {
 	// (closedConns), each run from its planned start.
 	shard       shardConfig
 	closedConns int
+	// cluster is --cluster: the closed loop spreads -c over the primaries
+	// as bench --cluster does, the open loop opens ceil(c/N) to each.
+	cluster bool
+	keys    []cluster.KeySpec
+	tagged  []bool
 }
 
 func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
@@ -178,7 +184,26 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	}
 	cfg.test = cfg.work.tests[0]
 	cfg.title = cfg.test.title
+	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
+		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
+	}
 	return cfg, nil
+}
+
+// clusterCheck reads where the test's keys are; the closed loop sends each
+// connection's requests to one primary, so every key needs redis-benchmark's
+// {tag} (the catalogue's have it).
+func (cfg *compareConfig) clusterCheck(ctx context.Context) error {
+	var err error
+	if cfg.keys, cfg.tagged, err = clusterKeys(ctx, cfg.target, cfg.test.recipe); err != nil {
+		return err
+	}
+	for k, args := range cfg.test.recipe.Args() {
+		if cfg.keys[k].First > 0 && !cfg.tagged[k] {
+			return usageErrorf("compare --cluster: %s has keys without {tag}: the closed loop sends each connection's requests to one primary, as redis-benchmark --cluster does; put {tag} in every key", strings.ToUpper(args[0]))
+		}
+	}
+	return nil
 }
 
 func compareAction(c *cli.Context) error {
@@ -206,6 +231,11 @@ func compareAction(c *cli.Context) error {
 		where = fmt.Sprintf("embedded target (%s)", emb.Faults())
 	}
 	ctx := c.Context
+	if cfg.cluster {
+		if err := cfg.clusterCheck(ctx); err != nil {
+			return err
+		}
+	}
 	srvSide := askServer(ctx, cfg.target, stderr)
 	srvSide.noteConfig()
 	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
@@ -353,6 +383,28 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer, srv *
 		return nil, nil, nil // interrupted while waiting: ctx says so
 	}
 	cfg.tls.take() // the run's own handshakes only
+	if cfg.cluster {
+		bc, err := discoverCluster(ctx, cfg.target, stderr, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		conns, of, err := bc.dial(ctx, cfg.closedConns, stderr)
+		if err != nil {
+			return nil, nil, failed(err)
+		}
+		if err := cfg.shard.sleepUntil(ctx); err != nil {
+			closeAll(conns)
+			return nil, nil, nil
+		}
+		res, err := cfg.runClosedOn(ctx, conns, stderr, bc.closed(of, cfg.seed))
+		bc.wait()
+		cfg.shard.started(res)
+		cfg.shard.next(scheduler.Uniform{}, cfg.duration, 0, scheduler.DefaultDrain)
+		if res != nil {
+			res.TLS = cfg.tls.take()
+		}
+		return res, nil, err // the seed's counters are not the cluster's
+	}
 	conns, err := dialPool(ctx, cfg.target, cfg.closedConns, stderr)
 	if err != nil {
 		return nil, nil, failed(err)
@@ -364,7 +416,7 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer, srv *
 		closeAll(conns)
 		return nil, nil, nil
 	}
-	res, err := cfg.runClosedOn(ctx, liveConns(conns), stderr)
+	res, err := cfg.runClosedOn(ctx, liveConns(conns), stderr, nil)
 	cfg.shard.started(res)
 	cfg.shard.next(scheduler.Uniform{}, cfg.duration, 0, scheduler.DefaultDrain)
 	if res == nil {
@@ -374,7 +426,7 @@ func (cfg *compareConfig) runClosed(ctx context.Context, stderr io.Writer, srv *
 	return res, srv.since(before), err
 }
 
-func (cfg *compareConfig) runClosedOn(ctx context.Context, conns []*conn.Conn, stderr io.Writer) (*scheduler.Result, error) {
+func (cfg *compareConfig) runClosedOn(ctx context.Context, conns []*conn.Conn, stderr io.Writer, cl *scheduler.ClosedCluster) (*scheduler.Result, error) {
 	var tplErr error
 	live := make(chan *scheduler.Live, 1)
 	stop := cfg.progress(stderr, "closed", live)
@@ -391,6 +443,7 @@ func (cfg *compareConfig) runClosedOn(ctx context.Context, conns []*conn.Conn, s
 		},
 		OnStart:      onStart,
 		OnErrorReply: errorsTo(stderr, cfg.output.showErrs),
+		Cluster:      cl,
 	})
 	endMetrics()
 	stop()
@@ -412,12 +465,34 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 		return nil, nil, nil // interrupted while waiting: ctx says so
 	}
 	cfg.tls.take() // the run's own handshakes only
+	if cfg.cluster {
+		top, err := discover(ctx, cfg.target)
+		if err != nil {
+			return nil, nil, failed(err)
+		}
+		n := 0
+		for k := range top.Primaries {
+			if top.SlotsOf(k) > 0 {
+				n++
+			}
+		}
+		cl, err := dialCluster(ctx, cfg.target, (cfg.conns+max(n, 1)-1)/max(n, 1), stderr)
+		if err != nil {
+			return nil, nil, failed(err)
+		}
+		cl.cfg.Keys, cl.cfg.Tagged = cfg.keys, cfg.tagged
+		res, err := cfg.runOpenOn(ctx, cl.conns, stream, rate, i, stderr, cl.cfg)
+		if res != nil {
+			res.TLS = cfg.tls.take()
+		}
+		return res, nil, err
+	}
 	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
 	if err != nil {
 		return nil, nil, failed(err)
 	}
 	before := srv.before()
-	res, err := cfg.runOpenOn(ctx, conns, stream, rate, i, stderr)
+	res, err := cfg.runOpenOn(ctx, conns, stream, rate, i, stderr, nil)
 	if res == nil {
 		return nil, nil, err
 	}
@@ -425,7 +500,7 @@ func (cfg *compareConfig) runOpen(ctx context.Context, rate scheduler.Rate, i in
 	return res, srv.since(before), err
 }
 
-func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, stream scheduler.Commands, rate scheduler.Rate, i int, stderr io.Writer) (*scheduler.Result, error) {
+func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, stream scheduler.Commands, rate scheduler.Rate, i int, stderr io.Writer, oc *scheduler.OpenCluster) (*scheduler.Result, error) {
 	var tl scheduler.Timeline = scheduler.Uniform{Rate: rate}
 	if cfg.arrival == "poisson" {
 		tl = scheduler.NewPoisson(rate, cfg.seed+uint64(i))
@@ -451,6 +526,7 @@ func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, str
 		Redial: func(ctx context.Context) (*conn.Conn, error) {
 			return conn.Dial(ctx, cfg.target)
 		},
+		Cluster: oc,
 	})
 	endMetrics()
 	stop()

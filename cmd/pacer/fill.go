@@ -36,7 +36,7 @@ func fillCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second, and keep going (without -e the first ends the fill, exit 1)",
 		sloUse:    "`CLAUSES` the fill must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 	})...)
-	flags = append(flags, unsupportedFlags()...)
+	flags = append(flags, clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:         "fill",
 		Usage:        "prefill a keyspace: SET key:000000000000 … key:<N-1> with values of -d bytes",
@@ -112,11 +112,19 @@ func fillAction(c *cli.Context) error {
 	if out.jsonPath == "-" {
 		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
+	var plan *fillPlan
+	if c.Bool("cluster") {
+		if plan, err = planFill(c.Context, o, recipe, n, seed); err != nil {
+			return err
+		}
+	}
 	srv := askServer(c.Context, o, c.App.ErrWriter)
 	srv.noteConfig()
-	cs, err := conn.DialAll(c.Context, o, conns)
-	if err != nil {
-		return failed(fmt.Errorf("cannot connect: %w", err))
+	var cs []*conn.Conn
+	if plan == nil {
+		if cs, err = conn.DialAll(c.Context, o, conns); err != nil {
+			return failed(fmt.Errorf("cannot connect: %w", err))
+		}
 	}
 	// stdout starts with the fill's own line (scripts read it); the
 	// identity goes with the progress, on stderr.
@@ -125,25 +133,35 @@ func fillAction(c *cli.Context) error {
 	var buildErr error
 	live := make(chan *scheduler.Live, 1)
 	stopBar := func() {}
-	if !out.quiet {
+	if !out.quiet && plan == nil {
 		stopBar = fillProgress(c.App.ErrWriter, n, live)
 	}
-	onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
-	res, err := scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
-		Name: "fill", Requests: n, Pipeline: pipeline, Interval: out.interval,
-		NewCommands: func(i int) scheduler.Commands {
-			m, err := recipe.Build()
-			if err != nil {
-				buildErr = err
-				return nil
-			}
-			return scenarios.NewMixStream(m, seed+uint64(i), keys)
-		},
-		OnStart:         onStart,
-		ContinueOnError: out.showErrs,
-		OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
-	})
-	endMetrics()
+	var res *scheduler.Result
+	if plan != nil {
+		// Each primary fills its own keys: no one progress bar.
+		res, err = fillCluster(c.Context, o, plan, recipe, n, seed, conns, pipeline, scheduler.ClosedConfig{
+			Name: "fill", Pipeline: pipeline, Interval: out.interval,
+			ContinueOnError: out.showErrs,
+			OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
+		}, c.App.ErrWriter)
+	} else {
+		onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
+		res, err = scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
+			Name: "fill", Requests: n, Pipeline: pipeline, Interval: out.interval,
+			NewCommands: func(i int) scheduler.Commands {
+				m, err := recipe.Build()
+				if err != nil {
+					buildErr = err
+					return nil
+				}
+				return scenarios.NewMixStream(m, seed+uint64(i), keys)
+			},
+			OnStart:         onStart,
+			ContinueOnError: out.showErrs,
+			OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
+		})
+		endMetrics()
+	}
 	stopBar()
 	if res != nil {
 		res.TLS = hs.take()

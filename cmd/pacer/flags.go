@@ -63,33 +63,6 @@ func targetFlags() []cli.Flag {
 	}, tlsFlags()...)
 }
 
-// unsupportedFlags are redis-benchmark's cluster flags: accepted by every
-// load command and refused the same way until support lands.
-var unsupportedNames = []string{"cluster"}
-
-func unsupportedFlags() []cli.Flag {
-	var out []cli.Flag
-	for _, n := range unsupportedNames {
-		switch n {
-		case "cluster":
-			out = append(out, &cli.BoolFlag{Name: n, Usage: "(not supported yet)", Category: catUnsupported})
-		default:
-			out = append(out, &cli.StringFlag{Name: n, Usage: "`X` (not supported yet)", Category: catUnsupported})
-		}
-	}
-	return out
-}
-
-// checkUnsupported refuses the cluster flags, in every command.
-func checkUnsupported(c *cli.Context) error {
-	for _, name := range unsupportedNames {
-		if c.IsSet(name) {
-			return usageErrorf("--%s is not supported yet (cluster mode is planned)", name)
-		}
-	}
-	return nil
-}
-
 // workloadSpec says how a command words and defaults its workload flags.
 type workloadSpec struct {
 	tests    string // default -t ("" lists nothing: run's "whole suite")

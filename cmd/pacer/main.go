@@ -66,7 +66,9 @@ func procsFor(args []string) int {
 //   - run and compare: one more than the CPUs, because the open loop's
 //     pacer holds a scheduler slot while it sleeps in the kernel;
 //   - bench: --threads N, else 1, redis-benchmark's single thread (but not
-//     with --embedded: the target in the same process needs the cores);
+//     with --embedded: the target in the same process needs the cores;
+//     and with --cluster, where redis-benchmark runs a thread per primary,
+//     one more than the CPUs, as for run);
 //   - everything else: the default.
 func procsForEnv(args []string, env string, numCPU int) int {
 	if env != "" || len(args) < 2 {
@@ -94,6 +96,9 @@ func procsForEnv(args []string, env string, numCPU int) int {
 		}
 		if threads > 0 {
 			return min(threads, maxBenchThreads)
+		}
+		if f := fs.Lookup("cluster"); f != nil && f.Value.String() == "true" {
+			return numCPU + 1
 		}
 		return 1
 	}

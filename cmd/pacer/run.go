@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
@@ -51,7 +52,7 @@ func runCommand() *cli.Command {
 		latency:   true,
 	})...)
 	flags = append(flags, ciFlag())
-	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
+	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "run",
 		Usage:     "open model: send on a fixed-rate timeline, measure latency from the intended send time",
@@ -98,6 +99,8 @@ type runConfig struct {
 	shard    shardConfig // --shard, --start-at, --start-in
 	repeat   int         // runs per test (--repeat)
 	ci       bool        // confidence intervals of the percentiles (--ci)
+	// cluster is --cluster: conns connections to each primary.
+	cluster bool
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
@@ -108,6 +111,9 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	}
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
+	}
+	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
+		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
 	cfg.tls = watchTLS(&cfg.target)
 	if err := parseRateOrStages(c, cfg); err != nil {
@@ -272,6 +278,9 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 	if cfg.stages != nil {
 		extra["stages"] = cfg.stageArg
 	}
+	if cfg.cluster {
+		extra["cluster"] = true // conns is per primary
+	}
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
 		extra["command"] = cfg.work.tests[0].title
 	}
@@ -321,6 +330,21 @@ func runAction(c *cli.Context) error {
 	identity := !cfg.quiet
 	code := exitOK
 	var runErr error
+	// In a cluster every test's keys must be routable: refused up front.
+	type keys struct {
+		specs  []cluster.KeySpec
+		tagged []bool
+	}
+	var clusterKeysOf []keys
+	if cfg.cluster {
+		for _, j := range cfg.work.tests {
+			specs, tagged, err := clusterKeys(ctx, cfg.target, j.recipe)
+			if err != nil {
+				return err
+			}
+			clusterKeysOf = append(clusterKeysOf, keys{specs, tagged})
+		}
+	}
 	for i, j := range cfg.work.tests {
 		stream, err := cfg.work.stream(j, cfg.shard.streamSeed(cfg.seed+uint64(i)))
 		if err != nil {
@@ -334,15 +358,24 @@ func runAction(c *cli.Context) error {
 				break
 			}
 			cfg.tls.take() // the run's own handshakes only
-			conns, err := dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
-			if err != nil {
+			var conns []*conn.Conn
+			var oc *scheduler.OpenCluster
+			if cfg.cluster {
+				cl, err := dialCluster(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
+				if err != nil {
+					runErr = err
+					break
+				}
+				conns, oc = cl.conns, cl.cfg
+				oc.Keys, oc.Tagged = clusterKeysOf[i].specs, clusterKeysOf[i].tagged
+			} else if conns, err = dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter); err != nil {
 				runErr = err
 				break
 			}
 			if k == 0 {
 				before = srv.before()
 			}
-			res, err := cfg.runOnce(c, mx, conns, j, runName(j.title, k, cfg.repeat), i, stream)
+			res, err := cfg.runOnce(c, mx, conns, oc, j, runName(j.title, k, cfg.repeat), i, stream)
 			if res != nil {
 				runs = append(runs, res)
 				if cfg.repeat > 1 && !cfg.quiet {
@@ -379,7 +412,9 @@ func runAction(c *cli.Context) error {
 				return failed(jerr)
 			}
 			t.ID, t.SLO = j.id(), sloRes
-			t.Server = srv.since(before)
+			if !cfg.cluster { // the seed's counters are not the cluster's
+				t.Server = srv.since(before)
+			}
 			var reps *report.Repeats
 			if cfg.repeat > 1 {
 				if reps, jerr = repeatsOf(runs, j.id(), cfg.ci, cfg.slo); jerr != nil {
@@ -436,7 +471,7 @@ func runAction(c *cli.Context) error {
 // runOnce runs test j once over conns, named name: one timeline (the
 // shard's part of it), planned to start where the shard says, and plans
 // the next one.
-func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, conns []*conn.Conn, j workTest, name string, i int, stream scheduler.Commands) (*scheduler.Result, error) {
+func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, conns []*conn.Conn, oc *scheduler.OpenCluster, j workTest, name string, i int, stream scheduler.Commands) (*scheduler.Result, error) {
 	ctx := c.Context
 	liveCh, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
 	stopProgress := func() {}
@@ -478,6 +513,7 @@ func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, conns []*conn.Con
 			return conn.Dial(ctx, cfg.target)
 		},
 		OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
+		Cluster:      oc,
 	})
 	endMetrics()
 	stopProgress()

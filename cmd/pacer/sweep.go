@@ -78,7 +78,7 @@ func sweepCommand() *cli.Command {
 		sloUse:    "`CLAUSES` a step must meet, e.g. p99<=1ms,errors<0.1%; required by --search",
 	})...)
 	flags = append(flags, ciFlag())
-	flags = append(append(flags, embeddedFlags()...), unsupportedFlags()...)
+	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "sweep",
 		Usage:     "step the load: open rates (or --search the highest that meets --slo), or closed -c × -P points",

@@ -13,7 +13,8 @@ import (
 )
 
 // target reads the target flags (targetFlags) into connection options:
-// address, password, TLS. It refuses the cluster flags, and reads the
+// address, password, TLS. It refuses --cluster where it is not wired yet
+// (checkClusterPending), and reads the
 // password from the terminal with --askpass.
 func target(c *cli.Context) (conn.Options, error) {
 	o := conn.Options{
@@ -24,7 +25,7 @@ func target(c *cli.Context) (conn.Options, error) {
 		ClientTracking: c.Bool("enable-tracking"),
 		Now:            scheduler.Now,
 	}
-	if err := checkUnsupported(c); err != nil {
+	if err := checkClusterPending(c); err != nil {
 		return o, err
 	}
 	if p := c.Int("p"); p < 1 || p > 65535 {

@@ -86,7 +86,10 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 }
 
 func readWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ignoreT bool) (*workload, error) {
-	w := &workload{opts: scenarios.Options{Sizes: sizes}}
+	// bench, run and compare --cluster insert redis-benchmark's ":{tag}"
+	// into the catalogue's keys (run and compare fill it per request).
+	tags := c.Bool("cluster") && c.Command != nil && (c.Command.Name == "bench" || c.Command.Name == "run" || c.Command.Name == "compare")
+	w := &workload{opts: scenarios.Options{Sizes: sizes, Cluster: tags}}
 	tSet := c.IsSet("t") && !ignoreT
 	if tSet && strings.Trim(c.String("t"), " ,") == "" {
 		return nil, usageErrorf("-t %q names no test: give one or more, such as -t get,set (leave -t out for the whole suite)", c.String("t"))

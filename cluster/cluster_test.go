@@ -1,0 +1,298 @@
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pacer-load/pacer/conn"
+)
+
+func TestCRC16(t *testing.T) {
+	// The check value of CRC16/XMODEM.
+	if got := crc16([]byte("123456789")); got != 0x31C3 {
+		t.Fatalf("crc16(123456789) = %#x, want 0x31c3", got)
+	}
+}
+
+func TestSlot(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		want uint16
+	}{
+		{"foo", 12182},                    // CLUSTER KEYSLOT foo
+		{"bar", 5061},                     // CLUSTER KEYSLOT bar
+		{"hello", 866},                    // CLUSTER KEYSLOT hello
+		{"", 0},                           // empty key
+		{"{foo}bar", 12182},               // tag: only "foo" is hashed
+		{"a{foo}b{bar}", 12182},           // the first tag counts
+		{"{}foo", Slot([]byte("{}foo"))},  // empty tag: whole key
+		{"foo{", Slot([]byte("foo{"))},    // no closing brace: whole key
+		{"{{foo}}", Slot([]byte("{foo"))}, // tag ends at the first '}'
+	} {
+		if got := Slot([]byte(c.key)); got != c.want {
+			t.Errorf("Slot(%q) = %d, want %d", c.key, got, c.want)
+		}
+	}
+	if a, b := Slot([]byte("{user1000}.following")), Slot([]byte("{user1000}.followers")); a != b {
+		t.Errorf("hash tags: %d != %d", a, b)
+	}
+	if Slot([]byte("{}foo")) == Slot([]byte("foo")) {
+		t.Errorf("an empty tag must hash the whole key")
+	}
+}
+
+func TestParseRedirect(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want Redirect
+		ok   bool
+	}{
+		{"MOVED 3999 127.0.0.1:6381", Redirect{Slot: 3999, Addr: "127.0.0.1:6381"}, true},
+		{"ASK 3999 127.0.0.1:6381", Redirect{Ask: true, Slot: 3999, Addr: "127.0.0.1:6381"}, true},
+		{"MOVED 16383 [::1]:7000", Redirect{Slot: 16383, Addr: "[::1]:7000"}, true},
+		{"MOVED 16384 127.0.0.1:6381", Redirect{}, false}, // no such slot
+		{"MOVED x 127.0.0.1:6381", Redirect{}, false},
+		{"MOVED 12", Redirect{}, false},
+		{"ERR wrong number of arguments", Redirect{}, false},
+		{"ASKING", Redirect{}, false},
+	} {
+		got, ok := ParseRedirect([]byte(c.text))
+		if ok != c.ok || got != c.want {
+			t.Errorf("ParseRedirect(%q) = %+v, %v; want %+v, %v", c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	for text, want := range map[string]bool{
+		"CLUSTERDOWN The cluster is down":                         true,
+		"TRYAGAIN Multiple keys request during rehashing of slot": true,
+		"MOVED 1 127.0.0.1:1":                                     false,
+		"ERR unknown command":                                     false,
+	} {
+		if Retryable([]byte(text)) != want {
+			t.Errorf("Retryable(%q) != %v", text, want)
+		}
+	}
+}
+
+func args(s string) [][]byte {
+	var a [][]byte
+	for _, f := range strings.Fields(s) {
+		a = append(a, []byte(f))
+	}
+	return a
+}
+
+func TestCommandSlot(t *testing.T) {
+	for _, c := range []struct {
+		cmd    string
+		slot   uint16
+		hasKey bool
+		err    string
+	}{
+		{"GET foo", 12182, true, ""},
+		{"get foo", 12182, true, ""},
+		{"SET foo bar", 12182, true, ""},
+		{"PING", 0, false, ""},
+		{"MSET {t}a 1 {t}b 2", Slot([]byte("t")), true, ""},
+		{"MSET foo 1 bar 2", 0, false, "MSET keys span slots 12182 and 5061; use a {hash tag}"},
+		{"DEL {x}1 {x}2 {x}3", Slot([]byte("x")), true, ""},
+		{"BLPOP foo {foo}x 0", 12182, true, ""}, // the timeout is no key
+		{"RENAME foo {foo}bar", 12182, true, ""},
+		{"NOSUCHCMD a", 0, false, "NOSUCHCMD: key positions unknown"},
+	} {
+		slot, hasKey, err := CommandSlot(args(c.cmd))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err %v, want %q", c.cmd, err, c.err)
+			}
+			continue
+		}
+		if err != nil || slot != c.slot || hasKey != c.hasKey {
+			t.Errorf("%s: %d, %v, %v; want %d, %v", c.cmd, slot, hasKey, err, c.slot, c.hasKey)
+		}
+	}
+	if _, _, err := CommandSlot(args("FOO x")); !errors.Is(err, ErrUnknownCommand) {
+		t.Errorf("unknown command: %v", err)
+	}
+}
+
+func TestCommandSlotAllocatesNothing(t *testing.T) {
+	a := args("set foo bar")
+	if n := testing.AllocsPerRun(100, func() { _, _, _ = CommandSlot(a) }); n != 0 {
+		t.Fatalf("%v allocations per call", n)
+	}
+}
+
+func TestKeyPositionsCoverTheCatalogue(t *testing.T) {
+	for _, n := range []string{"SET", "GET", "INCR", "LPUSH", "RPUSH", "LPOP", "RPOP", "SADD", "HSET", "SPOP",
+		"ZADD", "ZPOPMIN", "LRANGE", "MSET", "XADD", "PING"} {
+		if _, ok := KeyPositions(n); !ok {
+			t.Errorf("%s missing", n)
+		}
+	}
+	if s, _ := KeyPositions("mset"); s != (KeySpec{1, -1, 2}) {
+		t.Errorf("MSET: %+v", s)
+	}
+}
+
+// value parses a crafted RESP reply.
+func value(t *testing.T, resp string) conn.Value {
+	t.Helper()
+	v, err := conn.NewReader(strings.NewReader(resp), func() int64 { return 0 }).ReadValue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// resp builds RESP2 from a nested description: string, int, []any, nil.
+func resp(v any) string {
+	var b bytes.Buffer
+	var w func(v any)
+	w = func(v any) {
+		switch x := v.(type) {
+		case nil:
+			b.WriteString("$-1\r\n")
+		case int:
+			b.WriteString(":" + itoa(x) + "\r\n")
+		case string:
+			b.WriteString("$" + itoa(len(x)) + "\r\n" + x + "\r\n")
+		case []any:
+			b.WriteString("*" + itoa(len(x)) + "\r\n")
+			for _, e := range x {
+				w(e)
+			}
+		}
+	}
+	w(v)
+	return b.String()
+}
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// TestParseSlots: Redis 6's CLUSTER SLOTS, with a replica, a primary that
+// serves two ranges, and an unknown host ("") that stands for the seed's.
+func TestParseSlots(t *testing.T) {
+	v := value(t, resp([]any{
+		[]any{0, 5460, []any{"10.0.0.1", 7000, "id-a"}, []any{"10.0.0.4", 7003, "id-d"}},
+		[]any{5461, 10922, []any{"", 7001, "id-b"}},
+		[]any{10923, 16000, []any{"10.0.0.3", 7002, "id-c"}},
+		[]any{16001, 16383, []any{"10.0.0.1", 7000, "id-a"}},
+	}))
+	top, err := parseSlots(v, "seed.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Node{
+		{ID: "id-a", Addr: "10.0.0.1:7000", Replicas: []string{"10.0.0.4:7003"}},
+		{ID: "id-b", Addr: "seed.example:7001"},
+		{ID: "id-c", Addr: "10.0.0.3:7002"},
+	}
+	if len(top.Primaries) != len(want) {
+		t.Fatalf("primaries %+v", top.Primaries)
+	}
+	for i := range want {
+		g := top.Primaries[i]
+		if g.ID != want[i].ID || g.Addr != want[i].Addr || strings.Join(g.Replicas, ",") != strings.Join(want[i].Replicas, ",") {
+			t.Errorf("primary %d = %+v, want %+v", i, g, want[i])
+		}
+	}
+	if !top.Covered() {
+		t.Error("not covered")
+	}
+	for slot, owner := range map[uint16]int{0: 0, 5460: 0, 5461: 1, 12182: 2, 16001: 0, 16383: 0} {
+		if top.Owner(slot) != owner {
+			t.Errorf("Owner(%d) = %d, want %d", slot, top.Owner(slot), owner)
+		}
+	}
+	if n := top.SlotsOf(0) + top.SlotsOf(1) + top.SlotsOf(2); n != Slots {
+		t.Errorf("slots add up to %d", n)
+	}
+	if top.Index("10.0.0.3:7002") != 2 || top.Index("10.0.0.4:7003") != -1 {
+		t.Error("Index")
+	}
+}
+
+func TestParseSlotsUncovered(t *testing.T) {
+	top, err := parseSlots(value(t, resp([]any{[]any{0, 100, []any{"h", 1, "x"}}})), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top.Covered() || top.Owner(101) != -1 || top.SlotsOf(0) != 101 {
+		t.Errorf("covered %v, owner %d, slots %d", top.Covered(), top.Owner(101), top.SlotsOf(0))
+	}
+	for _, bad := range []any{
+		[]any{[]any{0, 100}},                   // no node
+		[]any{[]any{0, 16384, []any{"h", 1}}},  // beyond the last slot
+		[]any{[]any{5, 4, []any{"h", 1}}},      // reversed
+		[]any{[]any{0, 1, []any{"h", "port"}}}, // port not an integer
+	} {
+		if _, err := parseSlots(value(t, resp(bad)), "s"); err == nil {
+			t.Errorf("%q accepted", resp(bad))
+		}
+	}
+}
+
+// TestParseShards: Redis 7's CLUSTER SHARDS with a replica, a failed
+// former primary, and a shard without slots.
+func TestParseShards(t *testing.T) {
+	node := func(id, ip string, port int, role, health string) []any {
+		return []any{"id", id, "port", port, "ip", ip, "endpoint", ip, "hostname", "", "role", role,
+			"replication-offset", 1, "health", health}
+	}
+	v := value(t, resp([]any{
+		[]any{"slots", []any{0, 8191}, "nodes", []any{
+			node("a", "127.0.0.1", 7000, "master", "online"),
+			node("d", "127.0.0.1", 7003, "replica", "online"),
+		}},
+		[]any{"slots", []any{8192, 9000, 9001, 16383}, "nodes", []any{
+			node("b", "127.0.0.1", 7001, "master", "online"),
+			node("old", "127.0.0.1", 7009, "master", "fail"),
+		}},
+		[]any{"slots", []any{}, "nodes", []any{node("c", "?", 7002, "master", "online")}},
+	}))
+	top, err := parseShards(v, "127.0.0.1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(top.Primaries) != 3 || top.Primaries[0].Addr != "127.0.0.1:7000" || len(top.Primaries[0].Replicas) != 1 ||
+		top.Primaries[0].Replicas[0] != "127.0.0.1:7003" || top.Primaries[1].ID != "b" || top.Primaries[2].Addr != "127.0.0.1:7002" {
+		t.Fatalf("%+v", top.Primaries)
+	}
+	if !top.Covered() || top.SlotsOf(0) != 8192 || top.SlotsOf(1) != 8192 || top.SlotsOf(2) != 0 || top.Owner(9000) != 1 {
+		t.Errorf("covered %v, slots %d %d %d", top.Covered(), top.SlotsOf(0), top.SlotsOf(1), top.SlotsOf(2))
+	}
+	// RESP3 sends the same as maps.
+	v3 := value(t, "*1\r\n%2\r\n$5\r\nslots\r\n*2\r\n:0\r\n:16383\r\n$5\r\nnodes\r\n*1\r\n"+
+		"%4\r\n$2\r\nid\r\n$1\r\nz\r\n$4\r\nport\r\n:7000\r\n$2\r\nip\r\n$9\r\n127.0.0.1\r\n$4\r\nrole\r\n$6\r\nmaster\r\n")
+	top, err = parseShards(v3, "127.0.0.1", false)
+	if err != nil || len(top.Primaries) != 1 || top.Primaries[0].Addr != "127.0.0.1:7000" || !top.Covered() {
+		t.Fatalf("RESP3: %v %+v", err, top)
+	}
+}
+
+func TestTagCoversEverySlot(t *testing.T) {
+	for s := range uint16(Slots) {
+		tag := Tag(s)
+		if len(tag) == 0 || len(tag) > 3 || Slot(tag) != s {
+			t.Fatalf("Tag(%d) = %q (slot %d)", s, tag, Slot(tag))
+		}
+		key := []byte("key:{tag}:000000000042")
+		PutTag(key[4:9], s)
+		if Slot(key) != s || len(key) != 22 {
+			t.Fatalf("PutTag(%d): %q hashes to %d", s, key, Slot(key))
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/pacer-load/pacer/conn"
+)
+
+// Node is one primary and its replicas' addresses.
+type Node struct {
+	ID       string
+	Addr     string   // host:port as the cluster announces it
+	Replicas []string // host:port
+}
+
+// Topology maps every slot to a primary.
+type Topology struct {
+	Primaries []Node
+	owner     [Slots]int16 // index into Primaries, -1 when unassigned
+}
+
+// NewTopology returns a topology of primaries that owns no slot yet (see
+// Assign): for tests and for callers that learn the map otherwise.
+func NewTopology(primaries []Node) *Topology {
+	t := &Topology{Primaries: primaries}
+	for i := range t.owner {
+		t.owner[i] = -1
+	}
+	return t
+}
+
+// Assign gives the slots lo..hi (inclusive) to primary i (-1: to nobody).
+func (t *Topology) Assign(lo, hi uint16, i int) {
+	for s := int(lo); s <= int(hi) && s < Slots; s++ {
+		t.owner[s] = int16(i)
+	}
+}
+
+// Owner returns the index in Primaries of the slot's primary, -1 when the
+// slot is unassigned.
+func (t *Topology) Owner(slot uint16) int { return int(t.owner[slot&(Slots-1)]) }
+
+// Index returns the index of the primary at addr, -1 if none is.
+func (t *Topology) Index(addr string) int {
+	for i, n := range t.Primaries {
+		if n.Addr == addr {
+			return i
+		}
+	}
+	return -1
+}
+
+// Covered reports whether every slot has an owner.
+func (t *Topology) Covered() bool {
+	for _, o := range t.owner {
+		if o < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// SlotsOf returns how many slots primary i owns.
+func (t *Topology) SlotsOf(i int) int {
+	n := 0
+	for _, o := range t.owner {
+		if int(o) == i {
+			n++
+		}
+	}
+	return n
+}
+
+// Discover asks the seed (o.Addr, with o's auth and TLS) for the topology:
+// CLUSTER SHARDS, falling back to CLUSTER SLOTS when the server does not
+// know SHARDS (Redis < 7). A server that is not in cluster mode gives an
+// error saying so ("127.0.0.1:6379 is not a cluster: ...").
+func Discover(ctx context.Context, o conn.Options) (*Topology, error) {
+	seedHost, _, _ := net.SplitHostPort(o.Addr)
+	answers, err := conn.DoAll(ctx, o, []string{"CLUSTER", "SHARDS"})
+	if err != nil {
+		return nil, fmt.Errorf("cluster topology from %s: %w", o.Addr, err)
+	}
+	if answers[0].Err == nil {
+		t, err := parseShards(answers[0].Value, seedHost, o.TLS != nil)
+		if err != nil {
+			return nil, fmt.Errorf("CLUSTER SHARDS from %s: %w", o.Addr, err)
+		}
+		return t, nil
+	}
+	shardsErr := answers[0].Err
+	answers, err = conn.DoAll(ctx, o, []string{"CLUSTER", "SLOTS"})
+	if err != nil {
+		return nil, fmt.Errorf("cluster topology from %s: %w", o.Addr, err)
+	}
+	if answers[0].Err != nil {
+		if notCluster(shardsErr) || notCluster(answers[0].Err) {
+			return nil, fmt.Errorf("%s is not a cluster: %v", o.Addr, answers[0].Err)
+		}
+		return nil, fmt.Errorf("cluster topology from %s: CLUSTER SLOTS: %v", o.Addr, answers[0].Err)
+	}
+	t, err := parseSlots(answers[0].Value, seedHost)
+	if err != nil {
+		return nil, fmt.Errorf("CLUSTER SLOTS from %s: %w", o.Addr, err)
+	}
+	return t, nil
+}
+
+// notCluster recognises the answers of a server without cluster mode:
+// Redis says "cluster support disabled", others refuse CLUSTER itself.
+func notCluster(err error) bool {
+	var se *conn.ServerError
+	if !errors.As(err, &se) {
+		return false
+	}
+	m := strings.ToLower(se.Msg)
+	return strings.Contains(m, "cluster support disabled") || strings.Contains(m, "unknown command") ||
+		strings.Contains(m, "not enabled") || strings.Contains(m, "cluster mode")
+}
+
+// fields reads a reply that is a map (RESP3) or a flat list of name, value
+// pairs (RESP2).
+func fields(v conn.Value) map[string]conn.Value {
+	m := map[string]conn.Value{}
+	for i := 0; i+1 < len(v.Elems); i += 2 {
+		m[strings.ToLower(v.Elems[i].Str)] = v.Elems[i+1]
+	}
+	return m
+}
+
+// endpoint joins host and port, standing in the seed's host for an unknown
+// one ("", "?"), as clients do.
+func endpoint(host string, port int64, seedHost string) string {
+	if host == "" || host == "?" {
+		host = seedHost
+	}
+	return net.JoinHostPort(host, strconv.FormatInt(port, 10))
+}
+
+func slotRange(lo, hi conn.Value) (uint16, uint16, error) {
+	if lo.Kind != ':' || hi.Kind != ':' || lo.Int < 0 || hi.Int >= Slots || lo.Int > hi.Int {
+		return 0, 0, fmt.Errorf("bad slot range %v-%v", lo.Int, hi.Int)
+	}
+	return uint16(lo.Int), uint16(hi.Int), nil
+}
+
+// parseShards reads CLUSTER SHARDS: per shard a map with "slots" (a flat
+// list of range bounds) and "nodes" (maps with id, endpoint, ip, port,
+// tls-port, role, health).
+func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) {
+	t := NewTopology(nil)
+	for _, sh := range v.Elems {
+		f := fields(sh)
+		var primary *Node
+		var replicas []string
+		for _, nv := range f["nodes"].Elems {
+			n := fields(nv)
+			port := n["port"].Int
+			if p, ok := n["tls-port"]; ok && (useTLS || port == 0) {
+				port = p.Int
+			}
+			host := n["endpoint"].Str
+			if host == "" || host == "?" {
+				host = n["ip"].Str
+			}
+			addr := endpoint(host, port, seedHost)
+			if n["role"].Str == "master" {
+				if primary != nil && n["health"].Str != "online" {
+					continue // a failed former primary beside the new one
+				}
+				primary = &Node{ID: n["id"].Str, Addr: addr}
+			} else {
+				replicas = append(replicas, addr)
+			}
+		}
+		slots := f["slots"].Elems
+		if primary == nil {
+			if len(slots) > 0 {
+				return nil, errors.New("a shard serving slots has no primary")
+			}
+			continue
+		}
+		primary.Replicas = replicas
+		i := len(t.Primaries)
+		t.Primaries = append(t.Primaries, *primary)
+		if len(slots)%2 != 0 {
+			return nil, errors.New("odd number of slot bounds")
+		}
+		for k := 0; k < len(slots); k += 2 {
+			lo, hi, err := slotRange(slots[k], slots[k+1])
+			if err != nil {
+				return nil, err
+			}
+			t.Assign(lo, hi, i)
+		}
+	}
+	if len(t.Primaries) == 0 {
+		return nil, errors.New("no primary")
+	}
+	return t, nil
+}
+
+// parseSlots reads CLUSTER SLOTS: per range [start, end, primary,
+// replicas...], each node [host, port, id, ...].
+func parseSlots(v conn.Value, seedHost string) (*Topology, error) {
+	t := NewTopology(nil)
+	for _, r := range v.Elems {
+		if len(r.Elems) < 3 {
+			return nil, errors.New("a slot range without a node")
+		}
+		lo, hi, err := slotRange(r.Elems[0], r.Elems[1])
+		if err != nil {
+			return nil, err
+		}
+		addrOf := func(n conn.Value) (string, string, error) {
+			if len(n.Elems) < 2 || n.Elems[1].Kind != ':' {
+				return "", "", errors.New("a node without a port")
+			}
+			id := ""
+			if len(n.Elems) > 2 {
+				id = n.Elems[2].Str
+			}
+			return endpoint(n.Elems[0].Str, n.Elems[1].Int, seedHost), id, nil
+		}
+		addr, id, err := addrOf(r.Elems[2])
+		if err != nil {
+			return nil, err
+		}
+		i := t.Index(addr)
+		if i < 0 {
+			i = len(t.Primaries)
+			n := Node{ID: id, Addr: addr}
+			for _, rv := range r.Elems[3:] {
+				ra, _, err := addrOf(rv)
+				if err != nil {
+					return nil, err
+				}
+				n.Replicas = append(n.Replicas, ra)
+			}
+			t.Primaries = append(t.Primaries, n)
+		}
+		t.Assign(lo, hi, i)
+	}
+	if len(t.Primaries) == 0 {
+		return nil, errors.New("no slot is served")
+	}
+	return t, nil
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// fillPlan is fill --cluster's work: each primary writes its own keys
+// (those whose slot it owns), over its own connections, all at once.
+type fillPlan struct {
+	top   *cluster.Topology
+	pos   int      // the key's argument
+	count []uint64 // keys per primary
+}
+
+// planFill finds where each of the n keys goes, by running the fill's own
+// key sequence once.
+func planFill(ctx context.Context, o conn.Options, recipe *scenarios.Recipe, n, seed uint64) (*fillPlan, error) {
+	specs, _, err := clusterKeys(ctx, o, recipe)
+	if err != nil {
+		return nil, err
+	}
+	args := recipe.Args()[0]
+	if specs[0].First <= 0 || specs[0].First >= len(args) {
+		return nil, usageErrorf("fill --cluster: --command %q has no key", strings.Join(args, " "))
+	}
+	if strings.Contains(args[specs[0].First], scenarios.RandPlaceholder) {
+		return nil, usageErrorf("fill --cluster: the key %q holds %s: use %s", args[specs[0].First], scenarios.RandPlaceholder, scenarios.KeyPlaceholder)
+	}
+	top, err := discover(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	p := &fillPlan{top: top, pos: specs[0].First, count: make([]uint64, len(top.Primaries))}
+	m, err := recipe.Build()
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	s := scenarios.NewMixStream(m, seed, scenarios.NewSequential(n))
+	for range n {
+		cmd, _ := s.Next()
+		key, ok := scheduler.KeyAt(cmd, p.pos)
+		if !ok {
+			return nil, fmt.Errorf("fill --cluster: cannot find the key in %q", cmd)
+		}
+		o := top.Owner(cluster.Slot(key))
+		if o < 0 {
+			return nil, fmt.Errorf("fill --cluster: slot %d of %s has no primary", cluster.Slot(key), key)
+		}
+		p.count[o]++
+	}
+	return p, nil
+}
+
+// nodeKeys is a fill stream that keeps the keys of one primary.
+type nodeKeys struct {
+	s    *scenarios.Stream
+	top  *cluster.Topology
+	pos  int
+	node int
+}
+
+func (f *nodeKeys) Next() ([]byte, uint32) {
+	for {
+		cmd, kind := f.s.Next()
+		key, ok := scheduler.KeyAt(cmd, f.pos)
+		if !ok || f.top.Owner(cluster.Slot(key)) == f.node {
+			return cmd, kind
+		}
+	}
+}
+
+// fillCluster fills the keys of plan: per primary, conns connections that
+// write its keys only, every primary at once. The result sums theirs and
+// holds each as a node.
+func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *scenarios.Recipe, n, seed uint64, conns, pipeline int,
+	base scheduler.ClosedConfig, stderr io.Writer) (*scheduler.Result, error) {
+	type part struct {
+		node scheduler.Node
+		k    int
+		res  *scheduler.Result
+		err  error
+	}
+	var parts []*part
+	var dialed [][]*conn.Conn
+	for k, pr := range plan.top.Primaries {
+		if plan.count[k] == 0 {
+			continue
+		}
+		po := o
+		po.Addr = pr.Addr
+		cs, err := conn.DialAll(ctx, po, conns)
+		if err != nil {
+			for _, d := range dialed {
+				for _, c := range d {
+					c.Close()
+				}
+			}
+			return nil, fmt.Errorf("cannot connect to %s: %w", pr.Addr, err)
+		}
+		dialed = append(dialed, cs)
+		parts = append(parts, &part{node: scheduler.Node{Addr: pr.Addr, ID: pr.ID, Slots: plan.top.SlotsOf(k)}, k: k})
+	}
+	var wg sync.WaitGroup
+	for j, p := range parts {
+		k := p.k
+		keys := scenarios.NewSequential(n) // shared by the primary's connections
+		cfg := base
+		cfg.Requests = plan.count[k]
+		var buildErr error
+		var mu sync.Mutex
+		cfg.NewCommands = func(i int) scheduler.Commands {
+			m, err := recipe.Build()
+			if err != nil {
+				mu.Lock()
+				buildErr = err
+				mu.Unlock()
+				return nil
+			}
+			return &nodeKeys{s: scenarios.NewMixStream(m, seed+uint64(k*conns+i), keys), top: plan.top, pos: plan.pos, node: k}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.res, p.err = scheduler.RunClosed(ctx, dialed[j], cfg)
+			mu.Lock()
+			if p.err == nil && buildErr != nil {
+				p.err = buildErr
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res := &scheduler.Result{Name: base.Name, Mode: "closed", Pipeline: pipeline, ErrorCodes: map[string]uint64{},
+		Verdict: scheduler.VerdictOK, VerdictReason: "closed loop: latency counts from the actual send"}
+	var firstErr error
+	var start, end int64
+	for _, p := range parts {
+		r := p.res
+		if p.err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s: %w", p.node.Addr, p.err)
+		}
+		if r == nil {
+			continue
+		}
+		res.Connections += r.Connections
+		res.Counts.Add(r.Counts)
+		res.Response = mergeHisto(res.Response, r.Response)
+		res.Micros = mergeHisto(res.Micros, r.Micros)
+		for c, v := range r.ErrorCodes {
+			res.ErrorCodes[c] += v
+		}
+		if res.FirstError == "" {
+			res.FirstError = r.FirstError
+		}
+		res.Interrupted = res.Interrupted || r.Interrupted
+		res.Clamped += r.Clamped
+		res.Unsolicited += r.Unsolicited
+		res.ClockErrors += r.ClockErrors
+		if start == 0 || r.T0 < start {
+			start = r.T0
+		}
+		end = max(end, r.T0+int64(r.Window))
+		if r.Verdict == scheduler.VerdictTargetLost || res.Verdict == scheduler.VerdictOK && r.Verdict != scheduler.VerdictOK {
+			res.Verdict, res.VerdictReason = r.Verdict, p.node.Addr+": "+r.VerdictReason
+		}
+		res.Nodes = append(res.Nodes, scheduler.NodeResult{Node: p.node, Connections: r.Connections, Counts: r.Counts, Response: r.Response})
+	}
+	if len(res.Nodes) == 0 {
+		return nil, firstErr
+	}
+	res.T0, res.Window = start, time.Duration(end-start)
+	res.Service = res.Response
+	return res, firstErr
+}
+
+// mergeHisto adds b to a copy of a (a nil: a copy of b).
+func mergeHisto(a, b *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		return hdrhistogram.Import(b.Export())
+	}
+	a.Merge(b)
+	return a
+}

@@ -1,0 +1,515 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/scenarios"
+)
+
+func enc(args ...string) []byte {
+	var b []byte
+	b = append(b, '*')
+	b = append(b, itoa(len(args))...)
+	b = append(b, "\r\n"...)
+	for _, a := range args {
+		b = append(b, '$')
+		b = append(b, itoa(len(a))...)
+		b = append(b, "\r\n"...)
+		b = append(b, a...)
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
+
+func TestRespArg(t *testing.T) {
+	set := enc("SET", "key:1", "value")
+	for _, c := range []struct {
+		cmd  []byte
+		pos  int
+		want string
+		ok   bool
+	}{
+		{set, 0, "SET", true},
+		{set, 1, "key:1", true},
+		{set, 2, "value", true},
+		{set, 3, "", false},                                 // past the last argument
+		{[]byte("PING\r\n"), 1, "", false},                  // inline
+		{set[:12], 1, "", false},                            // cut inside the key
+		{[]byte("*2\r\n$3\r\nGET\r\n$x\r\n"), 1, "", false}, // bad length
+		{enc("GET", ""), 1, "", true},                       // empty key
+	} {
+		from, to, ok := respArg(c.cmd, c.pos)
+		if ok != c.ok || ok && string(c.cmd[from:to]) != c.want {
+			t.Errorf("respArg(%q, %d) = %q, %v; want %q, %v", c.cmd, c.pos, c.cmd[from:to], ok, c.want, c.ok)
+		}
+	}
+}
+
+// threeNodes is a slot map of three primaries owning a third each.
+func threeNodes() (*cluster.Topology, []Node) {
+	nodes := []Node{{Addr: "a:1"}, {Addr: "b:1"}, {Addr: "c:1"}}
+	top := cluster.NewTopology([]cluster.Node{{Addr: "a:1"}, {Addr: "b:1"}, {Addr: "c:1"}})
+	top.Assign(0, 5460, 0)
+	top.Assign(5461, 10922, 1)
+	top.Assign(10923, 16383, 2)
+	return top, nodes
+}
+
+func TestRouteBySlotAndTag(t *testing.T) {
+	top, nodes := threeNodes()
+	cl := newClusterRun(context.Background(), &OpenCluster{Nodes: nodes, PerNode: 1, Topology: top,
+		Keys:   []cluster.KeySpec{{First: 1, Last: 1, Step: 1}, {}, {First: 1, Last: -1, Step: 2}},
+		Tagged: []bool{false, false, true}}, 3, 3)
+	defer cl.stop()
+	// By the key's slot.
+	for _, key := range []string{"key:1", "foo", "{user1}:x", "key:000000001234"} {
+		node, slot, hasKey := cl.route(enc("GET", key), 0, 7, true)
+		if !hasKey || slot != cluster.Slot([]byte(key)) || node != top.Owner(slot) {
+			t.Errorf("%s: node %d slot %d (%v), want slot %d on %d", key, node, slot, hasKey, cluster.Slot([]byte(key)), top.Owner(cluster.Slot([]byte(key))))
+		}
+	}
+	// Keyless: round-robin.
+	var got []int
+	for range 4 {
+		n, _, hasKey := cl.route(enc("PING"), 1, 0, true)
+		if hasKey {
+			t.Fatal("PING has a key")
+		}
+		got = append(got, n)
+	}
+	if got[0] != 0 || got[1] != 1 || got[2] != 2 || got[3] != 0 {
+		t.Errorf("keyless round robin: %v", got)
+	}
+	// Tagged: every key gets the tag of the request's slot, spread evenly.
+	counts := make([]int, 3)
+	const n = 30000
+	for i := range uint64(n) {
+		cmd := enc("MSET", "key:{tag}:1", "v", "key:{tag}:2", "v")
+		node, slot, _ := cl.route(cmd, 2, i, true)
+		if bytes.Contains(cmd, []byte("{tag}")) {
+			t.Fatalf("tag not filled: %q", cmd)
+		}
+		from, to, _ := respArg(cmd, 1)
+		from2, to2, _ := respArg(cmd, 3)
+		if cluster.Slot(cmd[from:to]) != slot || cluster.Slot(cmd[from2:to2]) != slot || node != top.Owner(slot) {
+			t.Fatalf("request %d: keys %q %q, slot %d node %d", i, cmd[from:to], cmd[from2:to2], slot, node)
+		}
+		// A resend routes by the filled tag to the same node.
+		if again, _, _ := cl.route(cmd, 2|resendFlag, 0, false); again != node {
+			t.Fatalf("resend of %q went to %d, not %d", cmd, again, node)
+		}
+		counts[node]++
+	}
+	for k, c := range counts {
+		if d := float64(c)/float64(n)*3 - 1; d > 0.05 || d < -0.05 {
+			t.Errorf("node %d took %d of %d tagged requests", k, c, n)
+		}
+	}
+	// A MOVED updates the map the pacer routes by.
+	cl.owner[cluster.Slot([]byte("foo"))] = 2
+	if node, _, _ := cl.route(enc("GET", "foo"), 0, 0, true); node != 2 {
+		t.Errorf("after MOVED foo goes to %d", node)
+	}
+	// A refreshed map of other primaries keeps the owners of unknown ones.
+	other := cluster.NewTopology([]cluster.Node{{Addr: "b:1"}, {Addr: "z:9"}})
+	other.Assign(0, 99, 0)
+	other.Assign(100, 199, 1)
+	cl.apply(other)
+	if cl.owner[5] != 1 || cl.owner[150] != 0 {
+		t.Errorf("after a refresh: slot 5 on %d (want 1), slot 150 on %d (want 0, kept)", cl.owner[5], cl.owner[150])
+	}
+}
+
+func TestCmdStoreKeepsBytesUntilReleased(t *testing.T) {
+	var s cmdStore
+	var want [][]byte
+	for i := range 200 {
+		cmd := enc("SET", "k"+itoa(i), strings.Repeat("v", i%37))
+		s.push(cmd, uint8(i%5))
+		want = append(want, cmd)
+		if i%3 == 2 {
+			s.release(uint64(i - 40)) // lags behind, as the pacer's release does
+		}
+	}
+	for q := s.first; q < s.next; q++ {
+		got, tries := s.get(q)
+		if !bytes.Equal(got, want[q]) || tries != uint8(q%5) {
+			t.Fatalf("seq %d: %q (%d tries), want %q", q, got, tries, want[q])
+		}
+	}
+	if got, _ := s.get(s.first - 1); got != nil {
+		t.Errorf("a released command is still held")
+	}
+	s.release(s.next)
+	if len(s.buf) != 0 {
+		t.Errorf("%d bytes held after releasing everything", len(s.buf))
+	}
+	s.reset()
+	s.push([]byte("x"), 0)
+	if got, _ := s.get(0); string(got) != "x" {
+		t.Errorf("after reset: %q", got)
+	}
+}
+
+func TestWaitQueueIsFIFO(t *testing.T) {
+	var q waitQueue
+	next := 0
+	for i := range 1000 {
+		q.push(waitItem{intended: int64(i)}, []byte(itoa(i)))
+		if i%3 == 0 {
+			it, b := q.front()
+			if it.intended != int64(next) || string(b) != itoa(next) {
+				t.Fatalf("front %d %q, want %d", it.intended, b, next)
+			}
+			q.pop()
+			next++
+		}
+	}
+	for q.len() > 0 {
+		it, b := q.front()
+		if it.intended != int64(next) || string(b) != itoa(next) {
+			t.Fatalf("front %d %q, want %d", it.intended, b, next)
+		}
+		q.pop()
+		next++
+	}
+	if next != 1000 || len(q.buf) != 0 {
+		t.Errorf("popped %d, %d bytes left", next, len(q.buf))
+	}
+}
+
+func TestRedirectQueueHandsOverInOrder(t *testing.T) {
+	var q redirectQueue
+	if q.take() != nil {
+		t.Fatal("empty queue gave redirects")
+	}
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 100 {
+				q.push(redirect{slot: g, seq: uint64(i)})
+			}
+		}()
+	}
+	last := map[int]int{0: -1, 1: -1, 2: -1, 3: -1}
+	total, finished := 0, 0
+	for finished < 4 || q.n.Load() > 0 {
+		select {
+		case <-done:
+			finished++
+		default:
+		}
+		for _, r := range q.take() {
+			if int(r.seq) != last[r.slot]+1 {
+				t.Fatalf("reader %d: seq %d after %d", r.slot, r.seq, last[r.slot])
+			}
+			last[r.slot] = int(r.seq)
+			total++
+		}
+	}
+	if total != 400 {
+		t.Errorf("took %d of 400", total)
+	}
+}
+
+// clusterConns dials per connections to each primary of c.
+func clusterConns(t *testing.T, c *redistest.Cluster, per int) ([]*conn.Conn, *OpenCluster) {
+	t.Helper()
+	ctx := context.Background()
+	top, err := cluster.Discover(ctx, conn.Options{Addr: c.Addr(), Now: Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := &OpenCluster{PerNode: per, Topology: top}
+	var conns []*conn.Conn
+	for i, p := range top.Primaries {
+		oc.Nodes = append(oc.Nodes, Node{Addr: p.Addr, ID: p.ID, Slots: top.SlotsOf(i)})
+		conns = append(conns, dial(t, p.Addr, per, 0)...)
+	}
+	oc.Dial = func(ctx context.Context, addr string) (*conn.Conn, error) {
+		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
+	}
+	oc.Refresh = func(ctx context.Context) (*cluster.Topology, error) {
+		return cluster.Discover(ctx, conn.Options{Addr: c.Addr(), Now: Now})
+	}
+	return conns, oc
+}
+
+// TestClusterRunSurvivesASlotMigration moves slots holding keys during a
+// run: the requests redirected (ASK during the move, MOVED after) are all
+// resent and complete.
+func TestClusterRunSurvivesASlotMigration(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fill the keyspace first, so the slots moved hold keys.
+	conns, oc := clusterConns(t, c, 2)
+	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+	res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 1), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: 20000, Cluster: oc,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Completed != 20000 || len(res.Nodes) != 3 {
+		t.Fatalf("fill: %+v, %d nodes", res.Counts, len(res.Nodes))
+	}
+
+	conns, oc = clusterConns(t, c, 2)
+	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+	var moveErr atomic.Value
+	moved := make(chan struct{})
+	res, err = RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 2), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(5000)}, Duration: 3 * time.Second, Cluster: oc,
+		OnStart: func(*Live) {
+			go func() {
+				defer close(moved)
+				time.Sleep(500 * time.Millisecond)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				if err := c.MoveSlots(ctx, 0, 1, 20); err != nil {
+					moveErr.Store(err)
+				}
+			}()
+		},
+	})
+	<-moved
+	if e := moveErr.Load(); e != nil {
+		t.Fatal(e)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	var redirects, moves, asks, sent, completed uint64
+	for _, n := range res.Nodes {
+		redirects += n.Redirects
+		moves += n.Moved
+		asks += n.Ask
+		sent += n.Counts.Sent
+		completed += n.Counts.Completed
+	}
+	t.Logf("counts %+v; moved %d, ask %d; first error %q", cnt, moves, asks, res.FirstError)
+	if cnt.Completed != cnt.Scheduled || cnt.Errors != 0 || cnt.Unsent != 0 || cnt.Timeouts != 0 {
+		t.Errorf("lost requests in a migration: %+v (%v)", cnt, res.ErrorCodes)
+	}
+	if moves+asks == 0 {
+		t.Errorf("no redirect counted during a migration of 20 slots")
+	}
+	if sent != cnt.Sent || completed != cnt.Completed {
+		t.Errorf("nodes sent %d completed %d, test %d and %d", sent, completed, cnt.Sent, cnt.Completed)
+	}
+}
+
+// TestClusterHotPathDoesNotAllocate is TestHotPathDoesNotAllocate for a
+// cluster run: three fake primaries, keys routed by slot, and a tagged
+// kind filled per request.
+func TestClusterHotPathDoesNotAllocate(t *testing.T) {
+	top, nodes := threeNodes()
+	nilReply := []byte("$-1\r\n")
+	mallocs := func(requests uint64, tagged bool) uint64 {
+		key := "key:__rand_int__"
+		if tagged {
+			key = "key:{tag}:__rand_int__"
+		}
+		tpl, err := scenarios.Compile("GET", []string{"GET", key}, scenarios.Options{Keyspace: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var conns []*conn.Conn
+		oc := &OpenCluster{PerNode: 2, Topology: cluster.NewTopology(nil), Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}, Tagged: []bool{tagged}}
+		for range nodes {
+			srv := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
+			addr := srv.ln.Addr().String()
+			oc.Nodes = append(oc.Nodes, Node{Addr: addr})
+			oc.Topology.Primaries = append(oc.Topology.Primaries, cluster.Node{Addr: addr})
+			conns = append(conns, srv.dial(t, 2, 0)...)
+		}
+		for s := range uint16(cluster.Slots) {
+			oc.Topology.Assign(s, s, top.Owner(s))
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 1), OpenConfig{
+			Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: requests, Cluster: oc,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if res.Counts.Completed != requests {
+			t.Fatalf("counts %+v", res.Counts)
+		}
+		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag}
+		var p0, p1 runtime.MemStats
+		runtime.ReadMemStats(&p0)
+		for _, h := range hs {
+			if _, err := histo.Pack(h); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&p1)
+		return after.Mallocs - before.Mallocs - (p1.Mallocs - p0.Mallocs)
+	}
+	for _, tagged := range []bool{false, true} {
+		short, long := mallocs(1000, tagged), mallocs(9000, tagged)
+		per := (float64(long) - float64(short)) / 8000
+		t.Logf("tagged %v: %d allocations for 1000 requests, %d for 9000", tagged, short, long)
+		if per > 0.05 {
+			t.Errorf("tagged %v: %.2f allocations per request on the cluster hot path", tagged, per)
+		}
+	}
+}
+
+// TestClusterRunFollowsASK: every slot of one primary is being migrated
+// (MIGRATING there, IMPORTING on another) and its keys do not exist yet,
+// so it answers -ASK to every request: each is resent with ASKING to the
+// importing primary and completes there.
+func TestClusterRunFollowsASK(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	src, dst := c.Nodes[0], c.Nodes[1]
+	top, err := cluster.Discover(ctx, conn.Options{Addr: src.Addr, Now: Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcID, dstID := top.Primaries[top.Index(src.Addr)].ID, top.Primaries[top.Index(dst.Addr)].ID
+	var imp, mig [][]string
+	for s := range uint16(cluster.Slots) {
+		if top.Owner(s) == top.Index(src.Addr) {
+			n := itoa(int(s))
+			imp = append(imp, []string{"CLUSTER", "SETSLOT", n, "IMPORTING", srcID})
+			mig = append(mig, []string{"CLUSTER", "SETSLOT", n, "MIGRATING", dstID})
+		}
+	}
+	for _, step := range []struct {
+		addr string
+		cmds [][]string
+	}{{dst.Addr, imp}, {src.Addr, mig}} {
+		ans, err := conn.DoAll(ctx, conn.Options{Addr: step.addr}, step.cmds...)
+		if err != nil || ans[len(ans)-1].Err != nil {
+			t.Fatalf("SETSLOT on %s: %v", step.addr, err)
+		}
+	}
+	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns, oc := clusterConns(t, c, 2)
+	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+	res, err := RunOpen(ctx, conns, scenarios.NewStream(tpl, 3), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 3000, Cluster: oc,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	if cnt.Completed != 3000 || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 || cnt.Sent != 3000 {
+		t.Errorf("counts %+v (%v, %q)", cnt, res.ErrorCodes, res.FirstError)
+	}
+	for _, n := range res.Nodes {
+		switch n.Addr {
+		case src.Addr:
+			if n.Ask == 0 || n.Ask != n.Counts.Sent || n.Counts.Completed != 0 {
+				t.Errorf("migrating node: sent %d, ask %d, completed %d", n.Counts.Sent, n.Ask, n.Counts.Completed)
+			}
+		case dst.Addr:
+			if n.Ask != 0 || n.Counts.Completed <= n.Counts.Sent {
+				t.Errorf("importing node: sent %d, completed %d (its own and the ASKed)", n.Counts.Sent, n.Counts.Completed)
+			}
+		}
+	}
+}
+
+// TestClusterRetriesAreBounded: a node that answers -TRYAGAIN to its first
+// 100 commands sees each such request again after a backoff (10, 20, 40 ms:
+// past the 100th within four sends), and it completes; one that always answers -CLUSTERDOWN gets each request
+// DefaultClusterTries times, then it is an error.
+func TestClusterRetriesAreBounded(t *testing.T) {
+	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tryAgain := []byte("-TRYAGAIN Multiple keys request during rehashing of slot\r\n")
+	down := []byte("-CLUSTERDOWN The cluster is down\r\n")
+	nilReply := []byte("$-1\r\n")
+	for _, c := range []struct {
+		name  string
+		reply func(k int) ([]byte, bool)
+		check func(t *testing.T, res *Result, received int64)
+	}{
+		{"tryagain", func(k int) ([]byte, bool) {
+			if k < 100 {
+				return tryAgain, false
+			}
+			return nilReply, false
+		}, func(t *testing.T, res *Result, received int64) {
+			if res.Counts.Completed != 200 || res.Counts.Errors != 0 || res.Nodes[0].Redirects == 0 {
+				t.Errorf("counts %+v, node %+v", res.Counts, res.Nodes[0])
+			}
+		}},
+		{"clusterdown", func(int) ([]byte, bool) { return down, false }, func(t *testing.T, res *Result, received int64) {
+			if res.Counts.Errors != 200 || res.ErrorCodes["CLUSTERDOWN"] != 200 || received != 200*DefaultClusterTries {
+				t.Errorf("counts %+v, codes %v, %d commands received", res.Counts, res.ErrorCodes, received)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newFakeServer(t, tpl.Len(), c.reply)
+			addr := srv.ln.Addr().String()
+			top := cluster.NewTopology([]cluster.Node{{Addr: addr}})
+			top.Assign(0, cluster.Slots-1, 0)
+			res, err := RunOpen(context.Background(), srv.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+				Timeline: Uniform{Rate: RatePerSecond(2000)}, Requests: 200, Drain: 5 * time.Second,
+				Cluster: &OpenCluster{Nodes: []Node{{Addr: addr}}, PerNode: 1, Topology: top,
+					Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Counts.Balanced() || res.Counts.Sent != 200 {
+				t.Errorf("counts %+v", res.Counts)
+			}
+			c.check(t, res, srv.received.Load())
+		})
+	}
+}
+
+func TestCmdStoreIsBounded(t *testing.T) {
+	s := cmdStore{limit: 100}
+	cmd := []byte(strings.Repeat("x", 40))
+	for range 5 {
+		s.push(cmd, 1)
+	}
+	for q := range uint64(5) {
+		got, tries := s.get(q)
+		if held := q < 2; (got != nil) != held || held && tries != 1 {
+			t.Errorf("seq %d: held %v (%d tries), want %v", q, got != nil, tries, held)
+		}
+	}
+	if len(s.buf) > 100 {
+		t.Errorf("%d bytes held, limit 100", len(s.buf))
+	}
+	s.release(5)
+	big := []byte(strings.Repeat("y", 500)) // one command alone is always kept
+	s.push(big, 0)
+	if got, _ := s.get(5); !bytes.Equal(got, big) {
+		t.Errorf("a command above the limit in an empty store was not kept")
+	}
+}
