@@ -98,7 +98,15 @@ func TestPacerThreadHasAShortSlice(t *testing.T) {
 		if res.Counts.Completed != 20 {
 			t.Fatalf("%s: counts %+v", pacing, res.Counts)
 		}
-		if sleeps == 0 || short != sleeps {
+		// The goroutine may change threads between taking the slice and
+		// sleeping (the next wake takes it again), and a starved machine
+		// may run the whole timeline late without a sleep: most sleeps,
+		// not all, must be on the short slice.
+		if sleeps < 5 {
+			t.Logf("%s: only %d sleeps (a loaded machine): nothing to check", pacing, sleeps)
+			continue
+		}
+		if 2*short <= sleeps {
 			t.Errorf("%s: the pacing thread had the short slice in %d of %d sleeps", pacing, short, sleeps)
 		}
 	}
