@@ -187,7 +187,9 @@ func TestBenchLoopMergesServerStats(t *testing.T) {
 		t.Fatalf("server %+v", st)
 	}
 	calls := st.Commands["incr"].Calls
-	if calls < 3*200 || calls%200 != 0 || calls > doc.Tests[0].Counts.Completed {
+	// The interrupt may land after a loop's line and before the server is
+	// asked about it: that loop is then explained below, not counted.
+	if calls < 2*200 || calls%200 != 0 || calls > doc.Tests[0].Counts.Completed {
 		t.Fatalf("server counted %d INCRs over the loops, pacer completed %d", calls, doc.Tests[0].Counts.Completed)
 	}
 	if calls < doc.Tests[0].Counts.Completed && !strings.Contains(st.Error, "not asked after the test") {
