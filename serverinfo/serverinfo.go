@@ -226,6 +226,9 @@ func (p *Prober) Since(ctx context.Context, before *Snapshot) *Stats {
 		return unavailable("not asked after the test: %v", ctx.Err())
 	}
 	after, keys, err := p.snapshot(ctx, true)
+	if err != "" && ctx.Err() != nil { // interrupted while asking
+		return unavailable("not asked after the test: %v", ctx.Err())
+	}
 	if err != "" {
 		return unavailable("%s", err)
 	}
