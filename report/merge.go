@@ -234,6 +234,7 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	t := Test{
 		ID: f.ID, Name: f.Name, StartedAt: f.StartedAt, Mode: f.Mode, Arrival: f.Arrival, Pacing: f.Pacing,
 		IntervalS: f.IntervalS, Stages: f.Stages, WarmupS: f.WarmupS, Errors: map[string]uint64{},
+		PacingQuantumUs: f.PacingQuantumUs,
 	}
 	var lagLimit float64
 	var warm scheduler.Counts

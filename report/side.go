@@ -119,6 +119,9 @@ func (t Test) Result() (*scheduler.Result, error) {
 	if t.LagLimitMs != nil {
 		r.LagLimit = time.Duration(math.Round(*t.LagLimitMs * 1e6))
 	}
+	if t.PacingQuantumUs != nil {
+		r.PacingQuantum = time.Duration(math.Round(*t.PacingQuantumUs * 1e3))
+	}
 	var err error
 	if r.Response, r.Service, r.Lag, err = t.Histograms.decode(); err != nil {
 		return nil, err

@@ -250,8 +250,11 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 		t.Fatalf("response max %v below send lag max %v", r, time.Duration(res.Lag.Max()))
 	}
 	// The server held the sends back (every FIFO full), not the generator:
-	// that lag is the server's doing, and the verdict says so.
-	if res.Blocked < 50*time.Millisecond || res.HeldSent < 50 || res.Verdict != VerdictOK || !strings.Contains(res.VerdictReason, "the target held sends back") {
+	// that lag is the server's doing, and the verdict says so. How long the
+	// pacer saw itself blocked depends on when it got a CPU (a loaded
+	// machine under -race saw 5 ms of the 100); the requests held are the
+	// measure.
+	if res.Blocked <= 0 || res.HeldSent < 50 || res.Verdict != VerdictOK || !strings.Contains(res.VerdictReason, "the target held sends back") {
 		t.Fatalf("blocked %v (%d held), verdict %s (%s): want ok, the lag left to the server", res.Blocked, res.HeldSent, res.Verdict, res.VerdictReason)
 	}
 }
