@@ -788,20 +788,10 @@ func (p *pacer) emitCluster(horizon, el int64) emitOutcome {
 	p.pump(el, now)
 	n := 0
 	maxLate := int64(p.run.cfg.MaxBacklog)
-	for p.next < p.limit {
-		off := p.tl.Offset(p.next)
-		if off > horizon || off >= p.end {
+	for {
+		off, due := p.nextDue(horizon, el, maxLate)
+		if !due {
 			return emitDone
-		}
-		if el-off > maxLate {
-			if off < p.warmup {
-				p.warmDropped++
-			} else {
-				p.dropped++
-				p.run.accounted.dropped.Add(1)
-			}
-			p.next++
-			continue
 		}
 		cmd, kind := p.cmds.Next()
 		node, _, _ := p.cl.route(cmd, kind, p.next, true)
@@ -811,7 +801,6 @@ func (p *pacer) emitCluster(horizon, el int64) emitOutcome {
 			return emitCapped
 		}
 	}
-	return emitDone
 }
 
 // abandon accounts, at the end, for the requests still waiting or

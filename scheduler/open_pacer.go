@@ -325,20 +325,10 @@ func (p *pacer) sleepUntil(now, wake int64) {
 func (p *pacer) emit(horizon, el int64) emitOutcome {
 	n := 0
 	maxLate := int64(p.run.cfg.MaxBacklog)
-	for p.next < p.limit {
-		off := p.tl.Offset(p.next)
-		if off > horizon || off >= p.end {
+	for {
+		off, due := p.nextDue(horizon, el, maxLate)
+		if !due {
 			return emitDone
-		}
-		if el-off > maxLate {
-			if off < p.warmup {
-				p.warmDropped++
-			} else {
-				p.dropped++
-				p.run.accounted.dropped.Add(1)
-			}
-			p.next++
-			continue
 		}
 		i := p.pick()
 		if i < 0 {
@@ -367,7 +357,29 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			return emitCapped
 		}
 	}
-	return emitDone
+}
+
+// nextDue returns the offset of the next request due by horizon (el is
+// now), first counting as unsent those more than maxLate late; due is
+// false when no request is due yet or the timeline has ended.
+func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
+	for p.next < p.limit {
+		off = p.tl.Offset(p.next)
+		if off > horizon || off >= p.end {
+			return 0, false
+		}
+		if el-off <= maxLate {
+			return off, true
+		}
+		if off < p.warmup {
+			p.warmDropped++
+		} else {
+			p.dropped++
+			p.run.accounted.dropped.Add(1)
+		}
+		p.next++
+	}
+	return 0, false
 }
 
 // usable reports whether slot i can take a command now.

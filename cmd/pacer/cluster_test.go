@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,18 +36,7 @@ type clusterDoc struct {
 	} `json:"tests"`
 }
 
-func readClusterDoc(t *testing.T, path string) clusterDoc {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d clusterDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
+func readClusterDoc(t *testing.T, path string) clusterDoc { return readJSON[clusterDoc](t, path) }
 
 // TestBenchCluster: bench --cluster runs redis-benchmark's tests against a
 // 3-primary cluster with the same names as without, no error, and every

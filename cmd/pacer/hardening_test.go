@@ -263,14 +263,7 @@ type partialDoc struct {
 	} `json:"tests"`
 }
 
-func readDoc(t *testing.T, path string) partialDoc {
-	t.Helper()
-	var doc partialDoc
-	if err := json.Unmarshal(readFile(t, path), &doc); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return doc
-}
+func readDoc(t *testing.T, path string) partialDoc { return readJSON[partialDoc](t, path) }
 
 // TestInterruptSignalsWritePartialResults: SIGINT, SIGTERM and SIGHUP (the
 // terminal went away) each stop the run, write the partial JSON marked

@@ -255,6 +255,17 @@ func TestRunPoissonIsReproducible(t *testing.T) {
 	}
 }
 
+// readJSON decodes the JSON file at path into a T (a document's shape as a
+// test needs it).
+func readJSON[T any](t *testing.T, path string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(readFile(t, path), &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,16 +40,7 @@ type openClusterDoc struct {
 func runOK(code int) bool { return code == exitOK || code == exitUntrusted }
 
 func readOpenClusterDoc(t *testing.T, path string) openClusterDoc {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d openClusterDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return readJSON[openClusterDoc](t, path)
 }
 
 // TestRunCluster: run --cluster at 20k req/s for 5 s against three

@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/tls"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,14 +35,7 @@ type tlsDoc struct {
 	} `json:"tests"`
 }
 
-func readTLSDoc(t *testing.T, path string) tlsDoc {
-	t.Helper()
-	var d tlsDoc
-	if err := json.Unmarshal(readFile(t, path), &d); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
+func readTLSDoc(t *testing.T, path string) tlsDoc { return readJSON[tlsDoc](t, path) }
 
 // oneLine fails t unless stderr is exactly one line holding every want.
 func wantOneLine(t *testing.T, what, stderr string, want ...string) {
