@@ -146,7 +146,8 @@ func balanced(c map[string]uint64) bool {
 // connections and writes a test per step and the sweep; without an SLO it
 // exits 0 and names no sustainable rate.
 func TestSweepPlainOpen(t *testing.T) {
-	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--rates", "500,1k", "--step-duration", "300ms",
+	// A loaded machine may put a step behind (exit 4): the document is what is checked.
+	doc, stdout, _ := sweepJSON(t, []int{exitOK, exitUntrusted}, "sweep", "--embedded", "--rates", "500,1k", "--step-duration", "300ms",
 		"--settle", "100ms", "-c", "2", "--ci")
 	if doc.Mode != "open" || len(doc.Tests) != 2 || doc.Sweep == nil || doc.Sweep.Mode != "open" || doc.Sweep.Steps != 2 || !doc.Sweep.Converged {
 		t.Fatalf("document: mode %s, %d tests, sweep %+v", doc.Mode, len(doc.Tests), doc.Sweep)
