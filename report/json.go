@@ -256,15 +256,23 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.Commands[c.Name] = cj
 	}
 	for _, n := range r.Nodes {
-		t.Nodes = append(t.Nodes, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Connections: n.Connections,
+		nj := Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Connections: n.Connections,
 			Scheduled: n.Counts.Scheduled, Sent: n.Counts.Sent, Completed: n.Counts.Completed, Errors: n.Counts.Errors,
-			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask, ResponseMs: summary(n.Response)})
+			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask, ResponseMs: summary(n.Response)}
+		if n.Response != nil {
+			if nj.Histograms.Response, err = histo.Encode(n.Response); err != nil {
+				return t, err
+			}
+		}
+		t.Nodes = append(t.Nodes, nj)
 	}
 	return t, nil
 }
 
 // Node is one cluster primary's share of a test: its counts (as a test's,
-// flat) and its response-time summary.
+// flat), its response-time summary and the histogram it summarises (so
+// that shards' nodes merge exactly, and pacer report prints the node table
+// as the run did).
 type Node struct {
 	Addr        string `json:"addr"`
 	ID          string `json:"id"`
@@ -281,6 +289,29 @@ type Node struct {
 	Moved      uint64         `json:"moved"`
 	Ask        uint64         `json:"ask"`
 	ResponseMs *histo.Summary `json:"response"`
+	Histograms NodeHistograms `json:"histograms"`
+}
+
+// NodeHistograms hold a node's response-time histogram as Histograms do a
+// test's (base64 HdrHistogram V2 compressed, in ns); Response is empty
+// when the node had no histogram (documents written before nodes carried
+// one).
+type NodeHistograms struct {
+	Response string `json:"response"`
+}
+
+// counts are the node's counts as a test's.
+func (n Node) counts() scheduler.Counts {
+	return scheduler.Counts{Scheduled: n.Scheduled, Sent: n.Sent, Completed: n.Completed,
+		Errors: n.Errors, Timeouts: n.Timeouts, Unsent: n.Unsent}
+}
+
+// response decodes the node's response-time histogram; nil when it has none.
+func (n Node) response() (*hdrhistogram.Histogram, error) {
+	if n.Histograms.Response == "" {
+		return nil, nil
+	}
+	return histo.Decode(n.Histograms.Response)
 }
 
 // intervals converts an interval series; bytes are kept for a test's

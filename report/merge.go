@@ -42,7 +42,7 @@ type MergeInput struct {
 // own embedded target).
 var mergedConfig = []string{
 	"tests", "rate", "stages", "arrival", "seed_str", "duration_s", "requests", "warmup_s",
-	"keyspace", "key_dist", "data_size", "command", "embedded",
+	"keyspace", "key_dist", "data_size", "command", "embedded", "cluster",
 }
 
 // Merge adds the results of the shards of one timeline (--shard K/N, each
@@ -50,9 +50,10 @@ var mergedConfig = []string{
 // counts, bytes and errors are summed, histograms added (so every
 // percentile is that of all requests), intervals with the same start
 // merged, rates taken over the union of the windows, and every summary
-// and verdict computed again from the sums. It refuses (an error wrapping
-// ErrMerge) documents that are not shards of one timeline, and a missing
-// shard unless opt.Partial. The per-shard SLO verdicts and server
+// and verdict computed again from the sums; a cluster's nodes are merged
+// the same way (see mergeNodes). It refuses (an error wrapping ErrMerge)
+// documents that are not shards of one timeline, and a missing shard
+// unless opt.Partial. The per-shard SLO verdicts and server
 // counters are not carried over.
 func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 	if len(in) == 0 {
@@ -289,6 +290,9 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	if t.Intervals, err = mergeIntervals(parts, func(p Test) []Interval { return p.Intervals }); err != nil {
 		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
+	if t.Nodes, err = mergeNodes(parts, in); err != nil {
+		return t, fmt.Errorf("test %s: %w", f.ID, err)
+	}
 	for _, name := range commandNames(f) {
 		c := Command{Errors: map[string]uint64{}}
 		for i, p := range parts {
@@ -322,6 +326,73 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	}
 	t.Verdict, t.VerdictReason = scheduler.Judge(r)
 	return t, nil
+}
+
+// mergeNodes adds the shards' per-node results (a Redis Cluster's
+// primaries): a node of one shard is a node of another when their addr is
+// the same and so is their id, where both have one. Counts, connections
+// and redirects are summed and response histograms added; slots are as
+// the first shard listing the node saw them at its start. A node only
+// some shards list is kept with what they counted, in the order the
+// shards list them. A node with a response summary but no histogram
+// (written before nodes carried one) cannot be merged exactly: refused,
+// an error wrapping ErrMerge.
+func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
+	var out []Node
+	var hs [][]*hdrhistogram.Histogram
+	for i, p := range parts {
+		for _, n := range p.Nodes {
+			if n.ResponseMs != nil && n.Histograms.Response == "" {
+				return nil, fmt.Errorf("%w: %s: node %s has response times but no histogram (written by an older pacer): they cannot be merged exactly",
+					ErrMerge, in[i].Label, strconv.Quote(n.Addr))
+			}
+			h, err := n.response()
+			if err != nil {
+				return nil, fmt.Errorf("%s: node %s: %w", in[i].Label, strconv.Quote(n.Addr), err)
+			}
+			k := slices.IndexFunc(out, func(m Node) bool { return sameNode(m, n) })
+			if k < 0 {
+				out = append(out, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots})
+				hs = append(hs, nil)
+				k = len(out) - 1
+			}
+			m := &out[k]
+			if m.ID == "" {
+				m.ID = n.ID
+			}
+			m.Connections += n.Connections
+			m.Scheduled += n.Scheduled
+			m.Sent += n.Sent
+			m.Completed += n.Completed
+			m.Errors += n.Errors
+			m.Timeouts += n.Timeouts
+			m.Unsent += n.Unsent
+			m.Redirects += n.Redirects
+			m.Moved += n.Moved
+			m.Ask += n.Ask
+			hs[k] = append(hs[k], h)
+		}
+	}
+	for k := range out {
+		h, err := addHistograms(hs[k])
+		if err != nil {
+			return nil, fmt.Errorf("node %s: %w", strconv.Quote(out[k].Addr), err)
+		}
+		if h == nil {
+			continue
+		}
+		out[k].ResponseMs = summary(h)
+		if out[k].Histograms.Response, err = histo.Encode(h); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// sameNode reports whether a and b are one primary: the same addr, and
+// the same id where both have one.
+func sameNode(a, b Node) bool {
+	return a.Addr == b.Addr && (a.ID == "" || b.ID == "" || a.ID == b.ID)
 }
 
 func addCodes(dst, src map[string]uint64) {

@@ -96,7 +96,8 @@ var openLoopRate = regexp.MustCompile(`\(open loop at [0-9.]+ req/s\)$`)
 // Result rebuilds, as far as the JSON keeps it, the scheduler.Result the
 // test was made from, so the text renderers print it as the run did. The
 // commands of a mix come back sorted by name (JSON objects have no
-// order). For closed runs, redis-benchmark's microsecond histogram is
+// order); a cluster's nodes come back in order, each with its histogram
+// (none from a document written before nodes carried one). For closed runs, redis-benchmark's microsecond histogram is
 // rebuilt from the response histogram (each bucket at its lowest value),
 // so a re-rendered p50 may differ from the printed one by a microsecond.
 func (t Test) Result() (*scheduler.Result, error) {
@@ -144,6 +145,14 @@ func (t Test) Result() (*scheduler.Result, error) {
 			return nil, fmt.Errorf("command %q: %w", n, err)
 		}
 		r.Commands = append(r.Commands, cr)
+	}
+	for _, n := range t.Nodes {
+		nr := scheduler.NodeResult{Node: scheduler.Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots},
+			Connections: n.Connections, Counts: n.counts(), Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask}
+		if nr.Response, err = n.response(); err != nil {
+			return nil, fmt.Errorf("node %q: %w", n.Addr, err)
+		}
+		r.Nodes = append(r.Nodes, nr)
 	}
 	return r, nil
 }

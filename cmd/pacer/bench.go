@@ -785,6 +785,8 @@ func mergeNodes(into, from []scheduler.NodeResult) []scheduler.NodeResult {
 			found = true
 			in.Counts.Add(fn.Counts)
 			in.Redirects += fn.Redirects
+			in.Moved += fn.Moved
+			in.Ask += fn.Ask
 			in.Connections = max(in.Connections, fn.Connections)
 			in.Response = mergeHist(in.Response, fn.Response)
 		}

@@ -565,6 +565,17 @@ func TestMergeResult(t *testing.T) {
 		a.Commands[0].Counts.Completed != 15 || a.Commands[0].Response.TotalCount() != 15 || !a.Counts.Balanced() {
 		t.Fatalf("merged %+v", a)
 	}
+	// A cluster's nodes add up too, redirects by kind included (run --repeat --cluster).
+	a, b = mk(10), mk(5)
+	for _, r := range []*scheduler.Result{a, b} {
+		r.Nodes = []scheduler.NodeResult{{Node: scheduler.Node{Addr: "127.0.0.1:7001"}, Connections: 2,
+			Counts: r.Counts, Redirects: 3, Moved: 2, Ask: 1, Response: hdrhistogram.Import(r.Response.Export())}}
+	}
+	mergeResult(a, b)
+	if n := a.Nodes[0]; len(a.Nodes) != 1 || n.Counts.Completed != 15 || n.Redirects != 6 || n.Moved != 4 || n.Ask != 2 ||
+		n.Connections != 2 || n.Response.TotalCount() != 15 {
+		t.Fatalf("merged nodes %+v", a.Nodes)
+	}
 	// A single command shares the total's histogram: merged once.
 	a, b = mk(10), mk(5)
 	mergeResult(a, b)

@@ -17,7 +17,8 @@ func mergeCommand() *cli.Command {
 		Usage:     "add the results of the shards of one timeline (--shard K/N) into one result",
 		ArgsUsage: "SHARD.json... -o OUT.json",
 		Description: "Counts, bytes and errors are summed, histograms added (every percentile is that of all the\n" +
-			"requests), intervals with the same start merged, rates taken over the union of the windows.\n" +
+			"requests), intervals with the same start merged, rates taken over the union of the windows;\n" +
+			"a cluster run's per-node results are merged node by node the same way.\n" +
 			"Results of different workloads, timelines or start times are refused (exit 2), and so is a\n" +
 			"missing shard unless --partial. The merged result is a pacer.result/v1 that pacer report reads.",
 		Flags: []cli.Flag{
