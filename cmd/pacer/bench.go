@@ -785,10 +785,13 @@ func mergeNodes(into, from []scheduler.NodeResult) []scheduler.NodeResult {
 			found = true
 			in.Counts.Add(fn.Counts)
 			in.Redirects += fn.Redirects
+			in.Moved += fn.Moved
+			in.Ask += fn.Ask
 			in.Connections = max(in.Connections, fn.Connections)
 			in.Response = mergeHist(in.Response, fn.Response)
 		}
 		if !found {
+			fn.Response = copyHist(fn.Response) // merges into it leave from's as it was
 			into = append(into, fn)
 		}
 	}
