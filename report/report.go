@@ -321,6 +321,19 @@ func pacingText(r *scheduler.Result) string {
 	return fmt.Sprintf("auto pacing (%d µs quantum)", r.PacingQuantum.Microseconds())
 }
 
+// WriteNodes writes r's per-node table (a cluster run's per-primary
+// counts, redirects and response times), as the full text report shows
+// it after the latency table; nothing without per-node results.
+func WriteNodes(w io.Writer, r *scheduler.Result) error {
+	if len(r.Nodes) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	writeNodes(&b, r)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // writeNodes prints a cluster run's per-primary counts, redirects and
 // response times (p50, p99, p99.9, max).
 func writeNodes(b *strings.Builder, r *scheduler.Result) {

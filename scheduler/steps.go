@@ -99,10 +99,27 @@ func (s *stepHandler) Reply(e *conn.Entry, r conn.Reply, at int64) {
 // step (Step.Expired counts them); without cfg.Redial its slot stays
 // empty. Cancelling ctx ends the current step as an interrupted one and
 // no further step starts.
+//
+// With cfg.Cluster, conns are its pools (PerNode per node, as for
+// RunOpen) and each step routes by slot on its own timeline: its result
+// holds its own per-node results, and the slot map a step learned (MOVED,
+// refreshes) is where the next one starts. Dead and expired connections
+// are dialed again to their node with Cluster.Dial (cfg.Redial is unused).
 func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenConfig,
 	next func(i int, prev *Step) (StepPlan, bool)) ([]*Step, error) {
 	if len(conns) == 0 {
 		return nil, errors.New("open run without connections")
+	}
+	if cfg.Cluster != nil {
+		cfg.Redial = nil // the cluster dials its nodes
+		if err := cfg.Cluster.validate(len(conns)); err != nil {
+			for _, c := range conns {
+				if c != nil {
+					c.Close()
+				}
+			}
+			return nil, err
+		}
 	}
 	cur := append([]*conn.Conn(nil), conns...)
 	sws := make([]*stepHandler, len(cur))
@@ -121,6 +138,7 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 	}()
 	var steps []*Step
 	var prev *Step
+	var cl *clusterRun // the last step's, in a cluster
 	for i := 0; ctx.Err() == nil; i++ {
 		plan, ok := next(i, prev)
 		if !ok {
@@ -136,7 +154,8 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 		if plan.Duration <= 0 || plan.Settle < 0 || plan.AbortAfter < 0 {
 			return steps, errors.New("open step with a non-positive duration or a negative settle or abort bound")
 		}
-		st, err := runStep(ctx, cur, sws, cmds, scfg.withDefaults(), plan)
+		st, stepCl, err := runStep(ctx, cur, sws, cmds, scfg.withDefaults(), plan, cl)
+		cl = stepCl
 		if st != nil {
 			st.Index = i
 			steps = append(steps, st)
@@ -153,13 +172,26 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 }
 
 // runStep runs one step over cur (updated in place with the connections
-// the next step gets).
-func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Commands, cfg OpenConfig, plan StepPlan) (*Step, error) {
+// the next step gets). In a cluster it also returns the step's cluster
+// state, whose slot map the next step (prev) starts from.
+func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Commands, cfg OpenConfig, plan StepPlan, prev *clusterRun) (*Step, *clusterRun, error) {
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
+	if cfg.Cluster != nil {
+		// Each step's own: its per-node results, command stores and wait
+		// queues start empty (no request is in flight between steps).
+		run.cl = newClusterRun(ctx, cfg.Cluster, len(cur), len(run.kinds))
+		defer run.cl.stop()
+		run.cl.carry(prev)
+	}
 	alive := 0
 	for i, c := range cur {
 		s := run.addSlot(c)
+		if run.cl != nil {
+			s.h.cl, s.h.index = run.cl, i
+			s.h.node = i / cfg.Cluster.PerNode
+			s.node = s.h.node
+		}
 		s.sw = sws[i]
 		s.sw.cur.Store(s.h)
 		if c != nil {
@@ -170,8 +202,8 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 			}
 		}
 	}
-	if alive == 0 && cfg.Redial == nil {
-		return nil, errors.New("open run without a live connection")
+	if alive == 0 && !run.canRedial() {
+		return nil, run.cl, errors.New("open run without a live connection")
 	}
 
 	runtimeGC()
@@ -214,6 +246,11 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 			expired++
 		default:
 			n := s.counts(c)
+			if run.cl != nil {
+				// Nothing is left unwritten: its resends and ASKINGs
+				// were all written, and are no requests of their own.
+				n.written = firstWrites(n.written, s.extra.Load())
+			}
 			run.moveCounts(c, s, n, &run.tally)
 			run.tally.unsolicited += n.unsolicited
 			s.c, keep[i] = nil, c
@@ -230,7 +267,7 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 		cur[i] = keep[i]
 	}
 	if res == nil {
-		return nil, err
+		return nil, run.cl, err
 	}
 	st := &Step{Result: res, Settle: plan.Settle, Expired: expired}
 	if aborted.Load() && !interrupted {
@@ -238,12 +275,12 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 		st.AbortReason = fmt.Sprintf("the oldest unanswered request waited %.3f ms, above the abort bound of %.3f ms",
 			histo.Millis(oldestAge.Load()), histo.Millis(int64(plan.AbortAfter)))
 	}
-	if err == nil && !interrupted && cfg.Redial != nil {
+	if err == nil && !interrupted && run.canRedial() {
 		for i := range cur {
 			if cur[i] != nil {
 				continue
 			}
-			c, derr := cfg.Redial(ctx)
+			c, derr := run.dial(ctx, run.slots[i]) // to its node in a cluster
 			if derr != nil {
 				continue // the next step's pacer keeps trying
 			}
@@ -251,7 +288,20 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 			cur[i] = c
 		}
 	}
-	return st, err
+	return st, run.cl, err
+}
+
+// carry starts a step's cluster state from the slot map the previous
+// step (prev, nil for the first) ended with: the owners its MOVED replies
+// taught it and a refresh it fetched but had not applied yet.
+func (cl *clusterRun) carry(prev *clusterRun) {
+	if prev == nil {
+		return
+	}
+	cl.owner = prev.owner
+	if t := prev.fresh.Load(); t != nil {
+		cl.apply(t)
+	}
 }
 
 // watchOldest stops the step (stop and aborted set, age the oldest

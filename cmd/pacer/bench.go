@@ -791,6 +791,7 @@ func mergeNodes(into, from []scheduler.NodeResult) []scheduler.NodeResult {
 			in.Response = mergeHist(in.Response, fn.Response)
 		}
 		if !found {
+			fn.Response = copyHist(fn.Response) // merges into it leave from's as it was
 			into = append(into, fn)
 		}
 	}

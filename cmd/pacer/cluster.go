@@ -21,19 +21,7 @@ import (
 // accepts.
 func clusterFlags() []cli.Flag {
 	return []cli.Flag{&cli.BoolFlag{Name: "cluster", Category: catTarget,
-		Usage: "Redis Cluster: -h/-p is a seed; the slot map decides where each request goes (bench: redis-benchmark's rule, client i on primary i mod N)"}}
-}
-
-// clusterPending are the commands whose --cluster is not wired yet: they
-// refuse it (exit 2). Delete a command's entry when it routes by slot.
-var clusterPending = map[string]bool{"sweep": true}
-
-// checkClusterPending refuses --cluster in the commands of clusterPending.
-func checkClusterPending(c *cli.Context) error {
-	if c.Bool("cluster") && c.Command != nil && clusterPending[c.Command.Name] {
-		return usageErrorf("--cluster is not supported yet by %s (run, bench, compare and fill support it)", c.Command.Name)
-	}
-	return nil
+		Usage: "Redis Cluster: -h/-p is a seed; the slot map decides where each request goes (bench and sweep --closed: redis-benchmark's rule, client i on primary i mod N)"}}
 }
 
 // benchCluster is bench --cluster's view of the cluster: its primaries

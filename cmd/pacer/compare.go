@@ -198,12 +198,7 @@ func (cfg *compareConfig) clusterCheck(ctx context.Context) error {
 	if cfg.keys, cfg.tagged, err = clusterKeys(ctx, cfg.target, cfg.test.recipe); err != nil {
 		return err
 	}
-	for k, args := range cfg.test.recipe.Args() {
-		if cfg.keys[k].First > 0 && !cfg.tagged[k] {
-			return usageErrorf("compare --cluster: %s has keys without {tag}: the closed loop sends each connection's requests to one primary, as redis-benchmark --cluster does; put {tag} in every key", strings.ToUpper(args[0]))
-		}
-	}
-	return nil
+	return needTags(cfg.test.recipe, cfg.keys, cfg.tagged, "compare --cluster")
 }
 
 func compareAction(c *cli.Context) error {

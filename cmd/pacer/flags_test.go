@@ -64,10 +64,10 @@ func minimal(cmd string) []string {
 }
 
 // TestEveryLoadCommandSharesTheTargetFlags: -u, -s, -a, --user, --dbnum,
-// -3 and --enable-tracking mean the same in run, bench, compare and fill;
-// --cluster is accepted by bench, run, compare and fill and refused (exit
-// 2, "not supported yet") by the commands of clusterPending. Before, run said "flag provided but not
-// defined: -u" and "-tls" was "not defined" everywhere but in bench.
+// -3 and --enable-tracking mean the same in every load command, and
+// --cluster makes each of them (a closed sweep too) ask the seed for the
+// slot map. Before, run said "flag provided but not defined: -u", "-tls"
+// was "not defined" everywhere but in bench, and sweep refused --cluster.
 func TestEveryLoadCommandSharesTheTargetFlags(t *testing.T) {
 	port := closedPort(t)
 	for _, cmd := range loadCommands {
@@ -83,16 +83,16 @@ func TestEveryLoadCommandSharesTheTargetFlags(t *testing.T) {
 				t.Errorf("%v: exit %d %q, want 1 (nothing listens there)", args, code, stderr)
 			}
 		}
-		args := append([]string{cmd}, minimal(cmd)...)
-		args = append(args, "--cluster", "-p", port)
-		code, _, stderr := pacer(t, args...)
-		if clusterPending[cmd] {
-			want := "pacer: --cluster is not supported yet by " + cmd
-			if code != exitUsage || !strings.HasPrefix(stderr, want) {
-				t.Errorf("%v: exit %d %q, want 2 and %q", args, code, stderr, want)
+		variants := [][]string{minimal(cmd)}
+		if cmd == "sweep" {
+			variants = append(variants, []string{"--closed", "-c", "1,2", "--step-duration", "100ms", "-q"})
+		}
+		for _, v := range variants {
+			args := append(append([]string{cmd}, v...), "--cluster", "-p", port)
+			code, _, stderr := pacer(t, args...)
+			if code != exitFailed || !strings.Contains(stderr, "Failed to fetch cluster configuration from 127.0.0.1:"+port) {
+				t.Errorf("%v: exit %d %q, want 1 (nothing listens there)", args, code, stderr)
 			}
-		} else if code != exitFailed || !strings.Contains(stderr, "Failed to fetch cluster configuration from 127.0.0.1:"+port) {
-			t.Errorf("%v: exit %d %q, want 1 (nothing listens there)", args, code, stderr)
 		}
 	}
 }

@@ -71,6 +71,10 @@ func cloneResult(r *scheduler.Result) *scheduler.Result {
 	if r.Commands == nil {
 		c.Commands = nil
 	}
+	c.Nodes = slices.Clone(r.Nodes)
+	for i := range c.Nodes {
+		c.Nodes[i].Response = copyHist(r.Nodes[i].Response)
+	}
 	return &c
 }
 

@@ -66,6 +66,20 @@ func clusterKeys(ctx context.Context, seed conn.Options, r *scenarios.Recipe) ([
 	return specs, tagged, nil
 }
 
+// needTags refuses a command of r with a key that does not carry "{tag}"
+// (specs and tagged from clusterKeys), for who: a closed loop with
+// --cluster sends each connection's requests to one primary, as
+// redis-benchmark --cluster does, and only "{tag}" takes that primary's
+// slots.
+func needTags(r *scenarios.Recipe, specs []cluster.KeySpec, tagged []bool, who string) error {
+	for k, args := range r.Args() {
+		if specs[k].First > 0 && !tagged[k] {
+			return usageErrorf("%s: %s has keys without {tag}: the closed loop sends each connection's requests to one primary, as redis-benchmark --cluster does; put {tag} in every key", who, strings.ToUpper(args[0]))
+		}
+	}
+	return nil
+}
+
 // keyArgs returns the arguments of args that spec says are keys.
 func keyArgs(args []string, spec cluster.KeySpec) []string {
 	if spec.First <= 0 || spec.Step <= 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
@@ -130,6 +131,12 @@ type sweepConfig struct {
 	// rates only): each step is the shard's part of the step's timeline,
 	// and with a start each step starts at its planned instant.
 	shard shardConfig
+	// cluster is --cluster: an open sweep opens conns to each primary and
+	// routes by slot (keys and tagged from clusterKeys); a closed sweep
+	// runs bench --cluster's loop at each point.
+	cluster bool
+	keys    []cluster.KeySpec
+	tagged  []bool
 }
 
 func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
@@ -141,6 +148,9 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	cfg.tls = watchTLS(&cfg.target)
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
+	}
+	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
+		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
 	if cfg.stepDur = c.Duration("step-duration"); cfg.stepDur <= 0 {
 		return nil, usageErrorf("--step-duration %s: want a positive duration such as 5s", cfg.stepDur)
@@ -530,6 +540,9 @@ func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any 
 	if t := cfg.work.tests[0]; t.custom || cfg.work.mixed {
 		extra["command"] = t.title
 	}
+	if cfg.cluster {
+		extra["cluster"] = true // an open sweep's connections are per primary
+	}
 	return cc.echo(ctx, extra)
 }
 
@@ -559,6 +572,12 @@ func sweepAction(c *cli.Context) error {
 		mode = "closed"
 	}
 	ctx := c.Context
+	if cfg.cluster {
+		// Every key must be routable, before anything is sent.
+		if err := cfg.clusterCheck(ctx); err != nil {
+			return err
+		}
+	}
 	doc := &report.Document{
 		Schema: report.Schema, Mode: mode, Tool: report.Tool{Name: "pacer", Version: version},
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
@@ -599,6 +618,21 @@ func sweepAction(c *cli.Context) error {
 	return nil
 }
 
+// clusterCheck reads where the test's keys are (clusterKeys refuses keys
+// that may span slots); a closed sweep sends each connection's requests
+// to one primary, as bench --cluster does, so its keys need {tag}.
+func (cfg *sweepConfig) clusterCheck(ctx context.Context) error {
+	j := cfg.work.tests[0]
+	var err error
+	if cfg.keys, cfg.tagged, err = clusterKeys(ctx, cfg.target, j.recipe); err != nil {
+		return err
+	}
+	if cfg.closed {
+		return needTags(j.recipe, cfg.keys, cfg.tagged, "sweep --closed --cluster")
+	}
+	return nil
+}
+
 // sweeper runs one sweep and fills its document.
 type sweeper struct {
 	cfg *sweepConfig
@@ -607,6 +641,8 @@ type sweeper struct {
 	out io.Writer
 	doc *report.Document
 	srv *serverSide
+	// nodes are the primaries of a closed sweep with --cluster.
+	nodes *benchCluster
 }
 
 // openPoint is a rate of an open sweep and the steps (repeats) it ran.
@@ -655,8 +691,16 @@ func (s *sweeper) runOpen() (int, error) {
 		return 0, nil
 	}
 	cfg.tls.take() // the sweep's own handshakes only
-	conns, err := dialPool(ctx, cfg.target, cfg.conns, stderr)
-	if err != nil {
+	var conns []*conn.Conn
+	var oc *scheduler.OpenCluster
+	if cfg.cluster {
+		cl, err := dialCluster(ctx, cfg.target, cfg.conns, stderr)
+		if err != nil {
+			return 0, failed(err)
+		}
+		conns, oc = cl.conns, cl.cfg
+		oc.Keys, oc.Tagged = cfg.keys, cfg.tagged
+	} else if conns, err = dialPool(ctx, cfg.target, cfg.conns, stderr); err != nil {
 		return 0, failed(err)
 	}
 	var search *rateSearch
@@ -730,7 +774,9 @@ func (s *sweeper) runOpen() (int, error) {
 		redactResult(ctx, st.Result)
 		cfg.shard.started(st.Result)
 		cfg.shard.next(stepTL, cfg.settle+cfg.stepDur, 0, cfg.drain)
-		stats[st] = s.srv.since(before)
+		if !cfg.cluster { // the seed's counters are not the cluster's
+			stats[st] = s.srv.since(before)
+		}
 		cur.steps = append(cur.steps, st)
 		if !cfg.quiet {
 			s.stepLine(st)
@@ -764,7 +810,9 @@ func (s *sweeper) runOpen() (int, error) {
 			judgeErr = usageErrorf("--shard: %v", err)
 			return scheduler.StepPlan{}, false
 		}
-		before = s.srv.before()
+		if !cfg.cluster {
+			before = s.srv.before()
+		}
 		liveCh, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
 		stopProgress := func() {}
 		if !cfg.quiet {
@@ -795,6 +843,7 @@ func (s *sweeper) runOpen() (int, error) {
 			return conn.Dial(ctx, cfg.target)
 		},
 		OnErrorReply: errorsTo(stderr, cfg.showErrs),
+		Cluster:      oc,
 	}, next)
 	endStep()
 	// The steps next never saw: the last one, interrupted or failed.
@@ -1002,8 +1051,12 @@ func (s *sweeper) openText(points []*openPoint, search *rateSearch) error {
 	if search != nil {
 		what = "search"
 	}
-	fmt.Fprintf(&b, "====== %s: %s, %d connections, steps of %s after a %s settle ======\n",
-		what, safetext.Escape(j.title), cfg.conns, cfg.stepDur, cfg.settle)
+	conns := fmt.Sprintf("%d connections", cfg.conns)
+	if cfg.cluster {
+		conns += " per primary"
+	}
+	fmt.Fprintf(&b, "====== %s: %s, %s, steps of %s after a %s settle ======\n",
+		what, safetext.Escape(j.title), conns, cfg.stepDur, cfg.settle)
 	rows := make([]report.OpenRow, len(points))
 	for i, p := range points {
 		rows[i] = report.NewOpenRow(p.pooled, p.pass, p.aborted)
@@ -1013,20 +1066,29 @@ func (s *sweeper) openText(points []*openPoint, search *rateSearch) error {
 		return err
 	}
 	for i, p := range points {
-		if !cfg.ci && cfg.repeat == 1 {
-			break
+		// A cluster's per-node table, as run prints it (not with -q).
+		nodes := !cfg.quiet && len(p.pooled.Nodes) > 0
+		if !cfg.ci && cfg.repeat == 1 && !nodes {
+			continue
 		}
 		fmt.Fprintf(&b, "  step %d at %s/s:\n", i, formatRate(p.rate))
-		var rep *report.Repeats
-		if cfg.repeat > 1 {
-			figs := make([]map[string]float64, len(p.steps))
-			for k, st := range p.steps {
-				figs[k] = report.Figures(st.Result)
+		if cfg.ci || cfg.repeat > 1 {
+			var rep *report.Repeats
+			if cfg.repeat > 1 {
+				figs := make([]map[string]float64, len(p.steps))
+				for k, st := range p.steps {
+					figs[k] = report.Figures(st.Result)
+				}
+				rep = report.NewRepeats(figs, nil)
 			}
-			rep = report.NewRepeats(figs, nil)
+			if err := writeNotes(&b, p.pooled, cfg.ci, rep); err != nil {
+				return err
+			}
 		}
-		if err := writeNotes(&b, p.pooled, cfg.ci, rep); err != nil {
-			return err
+		if nodes {
+			if err := report.WriteNodes(&b, p.pooled); err != nil {
+				return err
+			}
 		}
 	}
 	sw := s.doc.Sweep
@@ -1071,6 +1133,14 @@ func (s *sweeper) runClosed() (int, error) {
 		}
 		return x.clients < y.clients
 	})
+	if cfg.cluster {
+		// The primaries, as bench --cluster finds them, once: each point
+		// dials its clients over them by redis-benchmark's rule.
+		var err error
+		if s.nodes, err = discoverCluster(ctx, cfg.target, stderr, true); err != nil {
+			return 0, err
+		}
+	}
 	var runErr error
 	n := 0
 	var done []*closedPoint
@@ -1159,7 +1229,8 @@ points:
 		return 0, failed(err)
 	}
 	for _, pt := range done {
-		if !cfg.ci && cfg.repeat == 1 && pt.slo == nil {
+		nodes := !cfg.quiet && len(pt.pooled.Nodes) > 0
+		if !cfg.ci && cfg.repeat == 1 && pt.slo == nil && !nodes {
 			continue
 		}
 		fmt.Fprintf(&b, "  -c %d -P %d:", pt.clients, pt.pipeline)
@@ -1177,6 +1248,11 @@ points:
 		}
 		if cfg.ci || rep != nil {
 			if err := writeNotes(&b, pt.pooled, cfg.ci, rep); err != nil {
+				return 0, failed(err)
+			}
+		}
+		if nodes {
+			if err := report.WriteNodes(&b, pt.pooled); err != nil {
 				return 0, failed(err)
 			}
 		}
@@ -1205,8 +1281,16 @@ points:
 // closedRun dials and runs the bench loop once for a point.
 func (s *sweeper) closedRun(ctx context.Context, j workTest, name string, clients, pipeline, n int, stderr io.Writer) (*scheduler.Result, error) {
 	cfg := s.cfg
-	conns, err := dialBench(ctx, cfg.target, clients, stderr)
-	if err != nil {
+	var conns []*conn.Conn
+	var cl *scheduler.ClosedCluster // bench --cluster's loop
+	var err error
+	if s.nodes != nil {
+		var of []int
+		if conns, of, err = s.nodes.dial(ctx, clients, stderr); err != nil {
+			return nil, err
+		}
+		cl = s.nodes.closed(of, cfg.seed+uint64(n)*7_919)
+	} else if conns, err = dialBench(ctx, cfg.target, clients, stderr); err != nil {
 		return nil, err
 	}
 	var templateErr error
@@ -1227,6 +1311,7 @@ func (s *sweeper) closedRun(ctx context.Context, j workTest, name string, client
 		},
 		ContinueOnError: true,
 		OnErrorReply:    errorsTo(stderr, cfg.showErrs),
+		Cluster:         cl,
 	}
 	liveCh := make(chan *scheduler.Live, 1)
 	stopProgress := func() {}
@@ -1236,6 +1321,9 @@ func (s *sweeper) closedRun(ctx context.Context, j workTest, name string, client
 	var endMetrics func()
 	ccfg.OnStart, endMetrics = s.mx.hook(j.title, metrics.ModeClosed, func(l *scheduler.Live) { liveCh <- l })
 	res, err := scheduler.RunClosed(ctx, conns, ccfg)
+	if s.nodes != nil {
+		s.nodes.wait() // the slot map refreshes its redirects started
+	}
 	endMetrics()
 	stopProgress()
 	if templateErr != nil {

@@ -13,9 +13,8 @@ import (
 )
 
 // target reads the target flags (targetFlags) into connection options:
-// address, password, TLS. It refuses --cluster where it is not wired yet
-// (checkClusterPending), and reads the
-// password from the terminal with --askpass.
+// address, password, TLS. It reads the password from the terminal with
+// --askpass.
 func target(c *cli.Context) (conn.Options, error) {
 	o := conn.Options{
 		User:           c.String("user"),
@@ -24,9 +23,6 @@ func target(c *cli.Context) (conn.Options, error) {
 		RESP3:          c.Bool("3"),
 		ClientTracking: c.Bool("enable-tracking"),
 		Now:            scheduler.Now,
-	}
-	if err := checkClusterPending(c); err != nil {
-		return o, err
 	}
 	if p := c.Int("p"); p < 1 || p > 65535 {
 		return o, usageErrorf("-p %d: want a port between 1 and 65535", p)

@@ -86,9 +86,10 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 }
 
 func readWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ignoreT bool) (*workload, error) {
-	// bench, run and compare --cluster insert redis-benchmark's ":{tag}"
-	// into the catalogue's keys (run and compare fill it per request).
-	tags := c.Bool("cluster") && c.Command != nil && (c.Command.Name == "bench" || c.Command.Name == "run" || c.Command.Name == "compare")
+	// bench, run, compare and sweep --cluster insert redis-benchmark's
+	// ":{tag}" into the catalogue's keys (open loops fill it per request,
+	// closed loops per batch).
+	tags := c.Bool("cluster") && c.Command != nil && (c.Command.Name == "bench" || c.Command.Name == "run" || c.Command.Name == "compare" || c.Command.Name == "sweep")
 	w := &workload{opts: scenarios.Options{Sizes: sizes, Cluster: tags}}
 	tSet := c.IsSet("t") && !ignoreT
 	if tSet && strings.Trim(c.String("t"), " ,") == "" {

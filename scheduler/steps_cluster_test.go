@@ -1,0 +1,87 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/scenarios"
+)
+
+// TestClusterStepsRouteEveryStep: two steps over the pools of three
+// primaries. Each step routes by slot and holds its own per-node results,
+// which add up to the step's; a connection lost between the steps is
+// dialed again to its own node, through Cluster.Dial.
+func TestClusterStepsRouteEveryStep(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns, oc := clusterConns(t, c, 2)
+	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+	var mu sync.Mutex
+	var dialed []string
+	dial := oc.Dial
+	oc.Dial = func(ctx context.Context, addr string) (*conn.Conn, error) {
+		mu.Lock()
+		dialed = append(dialed, addr)
+		mu.Unlock()
+		return dial(ctx, addr)
+	}
+	rates := []float64{2000, 3000}
+	settle, d := 100*time.Millisecond, 300*time.Millisecond
+	var prevs []*Step
+	plan := plans(rates, settle, d, &prevs)
+	next := func(i int, prev *Step) (StepPlan, bool) {
+		if i == 1 {
+			conns[0].Close() // kept from step 0: step 1 finds it dead
+		}
+		return plan(i, prev)
+	}
+	steps, err := RunOpenSteps(context.Background(), conns, scenarios.NewStream(tpl, 1),
+		OpenConfig{Cluster: oc, Interval: 100 * time.Millisecond}, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != len(rates) {
+		t.Fatalf("%d steps, want %d", len(steps), len(rates))
+	}
+	for i, st := range steps {
+		cnt := st.Counts
+		tl := Uniform{Rate: RatePerSecond(rates[i])}
+		want := Count(tl, int64(settle+d), 1<<62) - Count(tl, int64(settle), 1<<62)
+		if cnt.Scheduled != want || cnt.Completed != want || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 || !cnt.Balanced() {
+			t.Errorf("step %d: counts %+v (%v), want %d completed", i, cnt, st.ErrorCodes, want)
+		}
+		if len(st.Nodes) != 3 {
+			t.Fatalf("step %d: %d nodes", i, len(st.Nodes))
+		}
+		var sent, completed uint64
+		var samples int64
+		for _, n := range st.Nodes {
+			if n.Counts.Completed == 0 || n.Counts.Errors != 0 || n.Connections != 2 || !n.Counts.Balanced() {
+				t.Errorf("step %d: node %s: %+v", i, n.Addr, n.Counts)
+			}
+			sent += n.Counts.Sent
+			completed += n.Counts.Completed
+			samples += n.Response.TotalCount()
+		}
+		if sent != cnt.Sent || completed != cnt.Completed || samples != st.Response.TotalCount() {
+			t.Errorf("step %d: nodes sent %d, completed %d, %d samples; the step %d, %d, %d",
+				i, sent, completed, samples, cnt.Sent, cnt.Completed, st.Response.TotalCount())
+		}
+	}
+	if steps[0].Reconnects != 0 || steps[1].Reconnects != 1 || steps[1].ConnsLost != 1 {
+		t.Errorf("reconnects %d then %d, lost %d", steps[0].Reconnects, steps[1].Reconnects, steps[1].ConnsLost)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dialed) != 1 || dialed[0] != oc.Nodes[0].Addr {
+		t.Errorf("redialed %v, want node 0 (%s) once", dialed, oc.Nodes[0].Addr)
+	}
+}
