@@ -215,3 +215,46 @@ func TestCompareCluster(t *testing.T) {
 		t.Errorf("a key without {tag}: exit %d, %q", code, stderr)
 	}
 }
+
+// TestClusterTLSNodeNames: over TLS each primary's certificate is checked
+// against the host the cluster announces for it, not the seed's: the seed
+// is reached as localhost, its certificate names localhost and 127.0.0.1,
+// the other primaries' name 127.0.0.1 only. run, bench, fill and compare
+// --cluster all reach every primary; --sni localhost checks them all
+// against localhost, and the others' certificates are refused.
+func TestClusterTLSNodeNames(t *testing.T) {
+	c := redistest.StartTLSCluster(t, 3, func(i int) []string {
+		if i == 0 {
+			return []string{"localhost", "127.0.0.1"}
+		}
+		return []string{"127.0.0.1"}
+	})
+	seed := []string{"--cluster", "-h", "localhost", "-p", strconv.Itoa(c.Nodes[0].Port), "--tls", "--cacert", c.CA()}
+	js := filepath.Join(t.TempDir(), "t.json")
+	for _, cmd := range [][]string{
+		{"run", "--rate", "2k", "-n", "2000", "-t", "set", "-r", "1000", "-c", "1", "--json", js},
+		{"bench", "-n", "2000", "-t", "set", "-r", "1000", "-c", "3", "-q"},
+		{"fill", "-r", "1000", "-c", "1", "-q"},
+		{"compare", "-t", "set", "-r", "1000", "-c", "3", "--duration", "1s", "--rate", "1k", "-q"},
+	} {
+		args := append(append([]string{cmd[0]}, seed...), cmd[1:]...)
+		code, stdout, stderr := pacer(t, args...)
+		if !runOK(code) {
+			t.Errorf("%s: exit %d\n%s\n%s", cmd[0], code, stdout, stderr)
+		}
+	}
+	tt := readOpenClusterDoc(t, js).Tests[0]
+	if tt.Counts.Completed != 2000 || tt.Counts.Errors != 0 || len(tt.Nodes) != 3 {
+		t.Errorf("run: counts %+v, %d nodes", tt.Counts, len(tt.Nodes))
+	}
+	for _, n := range tt.Nodes {
+		if n.Completed == 0 {
+			t.Errorf("run: node %s completed nothing", n.Addr)
+		}
+	}
+	args := append(append([]string{"run"}, seed...), "--sni", "localhost", "--rate", "1k", "-n", "100", "-t", "set")
+	code, stdout, stderr := pacer(t, args...)
+	if code != exitFailed || !strings.Contains(stderr, "certificate") || !strings.Contains(stderr, "localhost") {
+		t.Errorf("--sni localhost: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
