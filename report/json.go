@@ -256,7 +256,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.Commands[c.Name] = cj
 	}
 	for _, n := range r.Nodes {
-		t.Nodes = append(t.Nodes, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Connections: n.Connections,
+		t.Nodes = append(t.Nodes, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Joined: n.Joined, Connections: n.Connections,
 			Scheduled: n.Counts.Scheduled, Sent: n.Counts.Sent, Completed: n.Counts.Completed, Errors: n.Counts.Errors,
 			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask, ResponseMs: summary(n.Response)})
 	}
@@ -266,9 +266,12 @@ func FromResult(r *scheduler.Result) (Test, error) {
 // Node is one cluster primary's share of a test: its counts (as a test's,
 // flat) and its response-time summary.
 type Node struct {
-	Addr        string `json:"addr"`
-	ID          string `json:"id"`
-	Slots       int    `json:"slots"`
+	Addr  string `json:"addr"`
+	ID    string `json:"id"`
+	Slots int    `json:"slots"`
+	// Joined marks a primary that was not in the slot map at the start
+	// (the cluster scaled out during an open run).
+	Joined      bool   `json:"joined,omitempty"`
 	Connections int    `json:"connections"`
 	Scheduled   uint64 `json:"scheduled"`
 	Sent        uint64 `json:"sent"`
