@@ -75,6 +75,10 @@ type Options struct {
 	// first command (a failure wraps ErrTLS). It is shared by every
 	// connection dialed with these options and must not change after.
 	TLS *tls.Config
+	// FixedServerName says TLS.ServerName was named for the whole
+	// deployment (--sni) rather than taken from Addr's host: ForAddr keeps
+	// it for the other servers.
+	FixedServerName bool
 	// OnTLSHandshake, when set, is called with every TLS connection's
 	// session once its dial has succeeded; concurrently from the dialing
 	// goroutines (DialSome dials several at once).

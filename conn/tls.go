@@ -32,6 +32,28 @@ func (c *Conn) TLS() (info TLSInfo, ok bool) {
 	return c.tls.info, true
 }
 
+// ForAddr returns o for another server of the same deployment at addr
+// (host:port over TCP), such as a cluster node the seed announced: the
+// same authentication and TLS settings, but the certificate is checked
+// against addr's own host, which TLS.ServerName becomes (an IP address
+// is then verified against the certificate's IP SANs, as crypto/tls
+// does), unless FixedServerName. The TLS configuration is a copy: o's is
+// never changed.
+func (o Options) ForAddr(addr string) Options {
+	o.Network, o.Addr = "tcp", addr
+	if o.TLS == nil || o.FixedServerName {
+		return o
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || host == o.TLS.ServerName {
+		return o
+	}
+	cfg := o.TLS.Clone()
+	cfg.ServerName = host
+	o.TLS = cfg
+	return o
+}
+
 // tlsChunk is the most plaintext encrypted at once: one TLS record's
 // worth. A command is counted as written when the ciphertext of its chunk
 // has gone out whole; the server can read no earlier, as it decrypts whole

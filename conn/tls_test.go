@@ -211,3 +211,67 @@ func TestTLSAgainstRedis(t *testing.T) {
 		}
 	}
 }
+
+// TestForAddrServerName: a node's options keep the seed's auth and TLS
+// settings but check the certificate against the node's own host, unless
+// the server name was given (--sni); the seed's configuration is left
+// alone.
+func TestForAddrServerName(t *testing.T) {
+	seedTLS := &tls.Config{ServerName: "seed.example", MinVersion: tls.VersionTLS12}
+	for _, tc := range []struct {
+		name  string
+		o     Options
+		addr  string
+		want  string // the node's ServerName; "" for no TLS
+		clone bool   // a copy of the seed's configuration
+	}{
+		{"plain TCP", Options{Network: "unix", Addr: "/tmp/seed.sock"}, "10.0.0.2:7000", "", false},
+		{"a DNS name", Options{Addr: "seed.example:7000", TLS: seedTLS}, "node-2.example:7001", "node-2.example", true},
+		{"an IP address", Options{Addr: "seed.example:7000", TLS: seedTLS}, "127.0.0.1:7001", "127.0.0.1", true},
+		{"an IPv6 address", Options{Addr: "seed.example:7000", TLS: seedTLS}, "[::1]:7001", "::1", true},
+		{"the seed's own host", Options{Addr: "seed.example:7000", TLS: seedTLS}, "seed.example:7001", "seed.example", false},
+		{"--sni", Options{Addr: "seed.example:7000", TLS: seedTLS, FixedServerName: true}, "127.0.0.1:7001", "seed.example", false},
+		{"no host", Options{Addr: "seed.example:7000", TLS: seedTLS}, ":7001", "seed.example", false},
+	} {
+		n := tc.o.ForAddr(tc.addr)
+		if n.Network != "tcp" || n.Addr != tc.addr {
+			t.Errorf("%s: dials %s %s", tc.name, n.Network, n.Addr)
+		}
+		switch {
+		case tc.want == "":
+			if n.TLS != nil {
+				t.Errorf("%s: TLS where the seed has none", tc.name)
+			}
+		case n.TLS.ServerName != tc.want:
+			t.Errorf("%s: ServerName %q, want %q", tc.name, n.TLS.ServerName, tc.want)
+		case (n.TLS != seedTLS) != tc.clone:
+			t.Errorf("%s: copied the configuration: %v, want %v", tc.name, n.TLS != seedTLS, tc.clone)
+		case n.TLS.MinVersion != seedTLS.MinVersion:
+			t.Errorf("%s: the copy lost the seed's settings", tc.name)
+		}
+	}
+	if seedTLS.ServerName != "seed.example" {
+		t.Errorf("the seed's configuration changed: ServerName %q", seedTLS.ServerName)
+	}
+}
+
+// TestForAddrVerifiesTheNodesOwnName: a node whose certificate names only
+// its IP address is reached by options made for a seed named otherwise;
+// with the name fixed (--sni), the same certificate is refused.
+func TestForAddrVerifiesTheNodesOwnName(t *testing.T) {
+	srv, cli := tlsPair(t) // a certificate for 127.0.0.1 alone
+	cli.ServerName = "localhost"
+	seed := Options{Addr: "localhost:6379", TLS: cli, SkipProbe: true, DialTimeout: 5 * time.Second}
+	addr := tlsLoopback(t, srv, pongs)
+	c, err := Dial(context.Background(), seed.ForAddr(addr))
+	if err != nil {
+		t.Fatalf("the node's own name: %v", err)
+	}
+	c.Close()
+	fixed := seed
+	fixed.FixedServerName = true
+	addr = tlsLoopback(t, srv, pongs)
+	if _, err := Dial(context.Background(), fixed.ForAddr(addr)); !errors.Is(err, ErrTLS) || !strings.Contains(err.Error(), "localhost") {
+		t.Fatalf("--sni localhost against a certificate for 127.0.0.1: %v", err)
+	}
+}

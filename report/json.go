@@ -256,7 +256,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		t.Commands[c.Name] = cj
 	}
 	for _, n := range r.Nodes {
-		nj := Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Connections: n.Connections,
+		nj := Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Joined: n.Joined, Connections: n.Connections,
 			Scheduled: n.Counts.Scheduled, Sent: n.Counts.Sent, Completed: n.Counts.Completed, Errors: n.Counts.Errors,
 			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask, ResponseMs: summary(n.Response)}
 		if n.Response != nil {
@@ -274,9 +274,12 @@ func FromResult(r *scheduler.Result) (Test, error) {
 // that shards' nodes merge exactly, and pacer report prints the node table
 // as the run did).
 type Node struct {
-	Addr        string `json:"addr"`
-	ID          string `json:"id"`
-	Slots       int    `json:"slots"`
+	Addr  string `json:"addr"`
+	ID    string `json:"id"`
+	Slots int    `json:"slots"`
+	// Joined marks a primary that was not in the slot map at the start
+	// (the cluster scaled out during an open run).
+	Joined      bool   `json:"joined,omitempty"`
 	Connections int    `json:"connections"`
 	Scheduled   uint64 `json:"scheduled"`
 	Sent        uint64 `json:"sent"`

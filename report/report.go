@@ -335,14 +335,19 @@ func WriteNodes(w io.Writer, r *scheduler.Result) error {
 }
 
 // writeNodes prints a cluster run's per-primary counts, redirects and
-// response times (p50, p99, p99.9, max).
+// response times (p50, p99, p99.9, max). A primary that joined during the
+// run says "joined" where the others say how many slots they had.
 func writeNodes(b *strings.Builder, r *scheduler.Result) {
 	fmt.Fprintf(b, "  %-21s %6s %10s %10s %7s %9s %7s %7s %6s %9s %9s %9s %9s\n", "per node", "slots", "sent", "completed",
 		"errors", "timeouts", "unsent", "moved", "ask", "resp p50", "p99", "p99.9", "max")
 	for _, n := range r.Nodes {
 		s := histo.Summarize(n.Response)
 		k := n.Counts
-		fmt.Fprintf(b, "  %-21s %6d %10d %10d %7d %9d %7d %7d %6d %9s %9s %9s %9s\n", safetext.Escape(n.Addr), n.Slots,
+		slots := strconv.Itoa(n.Slots)
+		if n.Joined {
+			slots = "joined"
+		}
+		fmt.Fprintf(b, "  %-21s %6s %10d %10d %7d %9d %7d %7d %6d %9s %9s %9s %9s\n", safetext.Escape(n.Addr), slots,
 			k.Sent, k.Completed, k.Errors, k.Timeouts, k.Unsent, n.Moved, n.Ask,
 			millis(s, s.P50), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max))
 	}

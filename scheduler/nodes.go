@@ -14,6 +14,10 @@ type Node struct {
 	Addr, ID string
 	// Slots is how many hash slots it owned when the run started.
 	Slots int
+	// Joined says it was not in the slot map when the run started: an
+	// open run added it when a redirect or a refreshed map named it (the
+	// cluster scaled out), with Slots 0.
+	Joined bool
 }
 
 // NodeResult is one cluster primary's share of a test. Its counts and

@@ -195,12 +195,12 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	}
 	alive := 0
 	for i, c := range conns {
-		s := run.addSlot(c)
+		var s *slot
 		if run.cl != nil {
-			h := s.h
-			h.cl, h.index = run.cl, i
-			h.node = i / cfg.Cluster.PerNode
-			s.node = h.node
+			k := i / cfg.Cluster.PerNode
+			s = run.addClusterSlot(c, k, cfg.Cluster.Nodes[k].Addr)
+		} else {
+			s = run.addSlot(c)
 		}
 		if c != nil {
 			c.Start(s.h)
@@ -266,7 +266,19 @@ func (run *openRun) addSlot(c *conn.Conn) *slot {
 	s := &slot{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
 	s.set(c)
 	run.slots = append(run.slots, s)
+	shown := run.slots
+	run.view.Store(&shown)
 	return s
+}
+
+// shown returns the slots for observers on other goroutines: the pacer
+// may add slots while they look (a cluster node that joins), so they read
+// the list as of its last addition, never run.slots itself.
+func (run *openRun) shown() []*slot {
+	if v := run.view.Load(); v != nil {
+		return *v
+	}
+	return nil
 }
 
 // started is called when the timeline starts at t0: it marks the end of
@@ -516,8 +528,9 @@ func verdict(r *Result, allGone bool) (string, string) {
 
 // connections counts the live connections, for observers.
 func (run *openRun) connections() Connections {
-	c := Connections{Of: len(run.slots), Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
-	for _, s := range run.slots {
+	shown := run.shown()
+	c := Connections{Of: len(shown), Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
+	for _, s := range shown {
 		if k := s.conn(); k != nil && !k.Dead() {
 			c.Open++
 		}

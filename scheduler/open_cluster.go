@@ -25,6 +25,12 @@ import (
 //	                                  └────► k's wait queue (bounded)
 //	reader: -MOVED/-ASK/-CLUSTERDOWN/-TRYAGAIN ──► redirect queue ──► pacer
 //	        (the pacer resends the stored bytes with the ORIGINAL intended time)
+//
+// A primary that was not in the first slot map (the cluster scaled out
+// during the run) joins when a redirect or a refreshed map names it, up
+// to MaxJoined of them: it gets PerNode connections, dialed in the
+// background (its requests wait in its queue meanwhile), and a result of
+// its own (Node.Joined).
 type OpenCluster struct {
 	// Nodes are the primaries; conns[k*PerNode:(k+1)*PerNode] talk to
 	// Nodes[k].
@@ -40,8 +46,9 @@ type OpenCluster struct {
 	// "{tag}": each request then gets the tag of a slot chosen from its
 	// index (spread evenly over the slots), in every key.
 	Tagged []bool
-	// Dial opens a replacement connection to addr (one of Nodes). Nil: no
-	// redials.
+	// Dial opens a connection to addr: a replacement for one to a node,
+	// or one to a primary that joins. Nil: no redials, and a redirect to
+	// a primary not in the first slot map is an error.
 	Dial func(ctx context.Context, addr string) (*conn.Conn, error)
 	// Refresh fetches the slot map again; called in the background after
 	// a redirect, at most one at a time and one per MinRefresh. Nil: the
@@ -97,7 +104,14 @@ const (
 	CodeRedirectLoop  = "MOVED"
 	codeResendUnsent  = "resend unsent"
 	codeUnknownTarget = "redirect to an unknown node"
+	// CodeJoinFailed: a redirected request waited for a primary that
+	// joined during the run, and none of its connections could be opened.
+	CodeJoinFailed = "new node unreachable"
 )
+
+// MaxJoined bounds the primaries a run adds to those of its first slot
+// map.
+const MaxJoined = 64
 
 // Validate checks the cluster configuration against n connections.
 func (c *OpenCluster) validate(n int) error {
@@ -291,23 +305,47 @@ type nodeTally struct {
 	errors, unsent uint64
 }
 
-// clusterRun is the open run's cluster state.
+// member is a node of the run: a primary of the first slot map, or one
+// that joined. Pacer-owned.
+type member struct {
+	Node
+	// joining: its first connections are being dialed (its requests
+	// wait). down: none of them could be opened; its requests are given
+	// up on until a redial of one of its connections succeeds.
+	joining, down bool
+}
+
+// joined is what the dial of a joining node hands the pacer: its
+// connections (nil where a dial failed) and the first dial error.
+type joined struct {
+	node  int
+	conns []*conn.Conn
+	err   error
+}
+
+// clusterRun is the open run's cluster state. The per-node and
+// per-connection lists grow when a node joins: only the pacer reads
+// them (readers hold their node's recorder, observers read
+// openRun.shown).
 type clusterRun struct {
 	cfg      *OpenCluster
 	maxTries int
 	redirs   redirectQueue
-	nodeResp []*histo.Recorder
+	joined   chan joined // a joining node's connections (capacity MaxJoined)
 
 	// Pacer-owned.
-	owner  [cluster.Slots]int16
-	stores []cmdStore
-	heads  []uint64
-	waits  []waitQueue
-	nodes  []nodeTally
-	kinds  []kindCount // per command: requests the pacer gave up on
-	rr     int         // keyless round robin
-	pickRR []int       // per node: next connection in rotation
-	taken  []int       // per node: commands its current connection took this wake
+	members  []member
+	nodeResp []*histo.Recorder
+	owner    [cluster.Slots]int16
+	stores   []cmdStore
+	heads    []uint64
+	waits    []waitQueue
+	nodes    []nodeTally
+	kinds    []kindCount // per command: requests the pacer gave up on
+	rr       int         // keyless round robin
+	pickRR   []int       // per node: next connection in rotation
+	taken    []int       // per node: commands its current connection took this wake
+	joins    int         // nodes joined
 	// errs mirrors, for observers, the requests the pacer counted as
 	// errors.
 	errs atomic.Uint64
@@ -320,45 +358,73 @@ type clusterRun struct {
 }
 
 func newClusterRun(ctx context.Context, c *OpenCluster, slots, kinds int) *clusterRun {
-	cl := &clusterRun{cfg: c, maxTries: c.MaxTries}
+	cl := &clusterRun{cfg: c, maxTries: c.MaxTries, joined: make(chan joined, MaxJoined)}
 	if cl.maxTries <= 0 {
 		cl.maxTries = DefaultClusterTries
 	}
 	cl.maxTries = min(cl.maxTries, notHeld-1)
-	cl.nodeResp = make([]*histo.Recorder, len(c.Nodes))
-	for i := range cl.nodeResp {
-		cl.nodeResp[i] = histo.NewRecorder()
+	for _, n := range c.Nodes {
+		cl.addNode(n)
 	}
-	cl.stores = make([]cmdStore, slots)
-	for i := range cl.stores {
-		cl.stores[i].limit = max(minStoreBytes, maxStoreBytes/max(slots, 1))
-	}
-	cl.heads = make([]uint64, slots)
-	cl.waits = make([]waitQueue, len(c.Nodes))
-	cl.nodes = make([]nodeTally, len(c.Nodes))
-	cl.pickRR = make([]int, len(c.Nodes))
-	cl.taken = make([]int, len(c.Nodes))
+	cl.growStores(slots)
 	if kinds > 0 {
 		cl.kinds = make([]kindCount, kinds)
 	}
 	for i := range cl.owner {
 		cl.owner[i] = -1
 	}
-	cl.apply(c.Topology)
+	cl.apply(c.Topology, nil)
 	cl.refreshCtx, cl.stopFetch = context.WithCancel(ctx)
 	return cl
 }
 
-// apply takes the owners of t's slots whose primaries are among the nodes.
-func (cl *clusterRun) apply(t *cluster.Topology) {
+// addNode adds n's per-node state and returns its index.
+func (cl *clusterRun) addNode(n Node) int {
+	cl.members = append(cl.members, member{Node: n})
+	cl.nodeResp = append(cl.nodeResp, histo.NewRecorder())
+	cl.waits = append(cl.waits, waitQueue{})
+	cl.nodes = append(cl.nodes, nodeTally{})
+	cl.pickRR = append(cl.pickRR, 0)
+	cl.taken = append(cl.taken, batchPerConn)
+	return len(cl.members) - 1
+}
+
+// growStores gives each of n connections a command store, all of them
+// sharing maxStoreBytes.
+func (cl *clusterRun) growStores(n int) {
+	for len(cl.stores) < n {
+		cl.stores = append(cl.stores, cmdStore{})
+		cl.heads = append(cl.heads, 0)
+	}
+	for i := range cl.stores {
+		cl.stores[i].limit = max(minStoreBytes, maxStoreBytes/max(n, 1))
+	}
+}
+
+// addClusterSlot adds a connection slot holding c (nil: none yet) for
+// node k at addr.
+func (run *openRun) addClusterSlot(c *conn.Conn, k int, addr string) *slot {
+	s := run.addSlot(c)
+	h := s.h
+	h.cl, h.index, h.node, h.nodeResp = run.cl, len(run.slots)-1, k, run.cl.nodeResp[k]
+	s.node, s.addr = k, addr
+	return s
+}
+
+// apply takes the owners of t's slots whose primaries are among the
+// nodes. With join, a primary that owns slots and is not yet a node
+// joins (join returns its index, -1 if it cannot).
+func (cl *clusterRun) apply(t *cluster.Topology, join func(addr, id string) int) {
 	idx := make([]int16, len(t.Primaries))
 	for i, p := range t.Primaries {
-		idx[i] = -1
-		for k, n := range cl.cfg.Nodes {
-			if n.Addr == p.Addr {
-				idx[i] = int16(k)
-			}
+		k := cl.node(p.Addr)
+		if k < 0 && join != nil && t.SlotsOf(i) > 0 {
+			k = join(p.Addr, p.ID)
 		}
+		if k >= 0 && cl.members[k].ID == "" {
+			cl.members[k].ID = p.ID // a node that joined on a redirect
+		}
+		idx[i] = int16(k)
 	}
 	for s := range uint16(cluster.Slots) {
 		if o := t.Owner(s); o >= 0 && idx[o] >= 0 {
@@ -369,12 +435,131 @@ func (cl *clusterRun) apply(t *cluster.Topology) {
 
 // node returns the index of the node at addr, -1 if none.
 func (cl *clusterRun) node(addr string) int {
-	for k, n := range cl.cfg.Nodes {
-		if n.Addr == addr {
+	for k := range cl.members {
+		if cl.members[k].Addr == addr {
 			return k
 		}
 	}
 	return -1
+}
+
+// join makes the primary at addr, which no node is, a node of the run and
+// returns its index: its PerNode connections are dialed in the background
+// (joinDial) and its requests wait in its queue until they arrive. It
+// returns -1, with the code and text of the error of a request redirected
+// there, when the run cannot add it: no Dial, the run is ending, or
+// MaxJoined nodes joined already.
+func (p *pacer) join(addr, id string) (k int, code, why string) {
+	cl, run := p.cl, p.run
+	switch {
+	case cl.cfg.Dial == nil:
+		return -1, codeUnknownTarget, "redirect to " + addr + ", a node not in the slot map"
+	case run.redialCtx.Err() != nil:
+		return -1, codeResendUnsent, "a redirected request could not be resent before the end"
+	case cl.joins >= MaxJoined:
+		return -1, codeUnknownTarget, "redirect to " + addr + ", a node not in the slot map, after " + itoa(MaxJoined) + " joined the run"
+	}
+	cl.joins++
+	k = cl.addNode(Node{Addr: addr, ID: id, Joined: true})
+	cl.members[k].joining = true
+	per := cl.cfg.PerNode
+	for range per {
+		s := run.addClusterSlot(nil, k, addr)
+		s.dialing = true // by joinDial, not maintain
+	}
+	cl.growStores(len(run.slots))
+	p.isDirty = append(p.isDirty, make([]bool, per)...)
+	run.joinDial(k, addr, per)
+	cl.refresh() // the whole map: its other slots, its ID
+	return k, "", ""
+}
+
+// joinDial opens the connections of joining node k in the background and
+// hands them to the pacer (takeJoined), or closes them once the run has
+// finished. A failed first dial ends it: the others would fail alike.
+func (run *openRun) joinDial(k int, addr string, per int) {
+	cl, ctx := run.cl, run.redialCtx
+	go func() {
+		j := joined{node: k, conns: make([]*conn.Conn, per)}
+		for i := range per {
+			select {
+			case <-ctx.Done():
+			case run.dialing <- struct{}{}:
+				c, err := cl.cfg.Dial(ctx, addr)
+				<-run.dialing
+				j.conns[i] = c
+				if err != nil && j.err == nil {
+					j.err = err
+				}
+			}
+			if ctx.Err() != nil && j.err == nil {
+				j.err = ctx.Err()
+			}
+			if j.conns[0] == nil {
+				break
+			}
+		}
+		run.handoffMu.Lock()
+		defer run.handoffMu.Unlock()
+		if !run.closed {
+			cl.joined <- j // never blocks: one delivery per joined node
+			return
+		}
+		for _, c := range j.conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+}
+
+// takeJoined installs the connections of the nodes whose dials ended. A
+// node none of whose connections could be opened is down: its waiting
+// requests are given up on (CodeJoinFailed) and so are its next ones,
+// until maintain's redials (with backoff) reach it.
+func (p *pacer) takeJoined() {
+	cl, run := p.cl, p.run
+	for {
+		var j joined
+		select {
+		case j = <-cl.joined:
+		default:
+			return
+		}
+		m := &cl.members[j.node]
+		m.joining = false
+		base, up := j.node*cl.cfg.PerNode, 0
+		for i, c := range j.conns {
+			s := run.slots[base+i]
+			s.dialing = false // maintain redials those that failed
+			if c == nil {
+				continue
+			}
+			s.completedAt = s.h.completed.Load()
+			c.Start(s.handler())
+			s.set(c)
+			up++
+		}
+		if up > 0 {
+			continue
+		}
+		m.down = true
+		code, text := CodeJoinFailed, "cluster node "+m.Addr+" joined the run and could not be reached: "
+		if j.err != nil {
+			text += j.err.Error()
+		}
+		if run.redialCtx.Err() != nil {
+			code, text = codeResendUnsent, "a redirected request could not be resent before the end"
+		} else if run.tally.firstErr == "" {
+			run.tally.firstErr = text
+		}
+		q := &cl.waits[j.node]
+		for q.len() > 0 {
+			it, _ := q.front()
+			p.dropAs(j.node, it, code, text)
+			q.pop()
+		}
+	}
 }
 
 // refresh fetches the slot map in the background (one fetch at a time, at
@@ -482,9 +667,14 @@ func (cl *clusterRun) route(cmd []byte, kind uint32, idx uint64, fill bool) (nod
 			return int(o), slot, true
 		}
 	}
-	node = cl.rr
-	if cl.rr++; cl.rr == len(cl.cfg.Nodes) {
-		cl.rr = 0
+	for range cl.members { // skipping joined nodes not (yet) reachable
+		node = cl.rr
+		if cl.rr++; cl.rr == len(cl.members) {
+			cl.rr = 0
+		}
+		if m := &cl.members[node]; !m.joining && !m.down {
+			break
+		}
 	}
 	return node, slot, hasKey
 }
@@ -551,12 +741,17 @@ func (cl *clusterRun) intercept(h *replies, e *conn.Entry, r conn.Reply, seq uin
 
 // Pacer side.
 
-// wake applies a refreshed slot map and handles the redirects the readers
-// handed over, then forgets the bytes of the answered commands.
+// wake installs the connections of joined nodes, applies a refreshed slot
+// map and handles the redirects the readers handed over, then forgets the
+// bytes of the answered commands.
 func (p *pacer) clusterWake(el int64) {
 	cl := p.cl
+	p.takeJoined()
 	if t := cl.fresh.Swap(nil); t != nil {
-		cl.apply(t)
+		cl.apply(t, func(addr, id string) int {
+			k, _, _ := p.join(addr, id)
+			return k
+		})
 	}
 	// Read the heads before taking the redirects: a reader hands its
 	// redirect over before it moves its head past it.
@@ -602,9 +797,12 @@ func (p *pacer) takeRedirects(el int64) {
 		case rd.moved || rd.ask:
 			to = cl.node(rd.addr)
 			if to < 0 {
-				p.giveUp(from, rd.intended, rd.kind, codeUnknownTarget, "redirect to "+rd.addr+", a node not in the slot map")
-				cl.refresh()
-				continue
+				var code, why string
+				if to, code, why = p.join(rd.addr, ""); to < 0 {
+					p.giveUp(from, rd.intended, rd.kind, code, why)
+					cl.refresh()
+					continue
+				}
 			}
 			if rd.moved {
 				cl.owner[rd.hslot] = int16(to)
@@ -665,16 +863,31 @@ func (p *pacer) dropUnsent(node int, intended int64, kind uint32) {
 // drop gives up on a waiting request: unsent if it was never written,
 // an error if it was redirected.
 func (p *pacer) drop(node int, it *waitItem) {
+	p.dropAs(node, it, codeResendUnsent, "a redirected request could not be resent in time")
+}
+
+// dropAs is drop with the code and text of the error of a redirected
+// request.
+func (p *pacer) dropAs(node int, it *waitItem, code, text string) {
 	if it.kind&resendFlag != 0 {
-		p.giveUp(node, it.intended, it.kind, codeResendUnsent, "a redirected request could not be resent in time")
+		p.giveUp(node, it.intended, it.kind, code, text)
 		return
 	}
 	p.dropUnsent(node, it.intended, it.kind)
 }
 
 // dispatch queues a request on a connection of node with room, or in the
-// node's wait queue behind the requests already waiting.
+// node's wait queue behind the requests already waiting; a joined node
+// that could not be reached gives it up at once.
 func (p *pacer) dispatch(node int, it waitItem, cmd []byte, el int64) {
+	if p.cl.members[node].down {
+		if it.kind&resendFlag == 0 {
+			p.dropUnsent(node, it.intended, it.kind)
+		} else {
+			p.giveUp(node, it.intended, it.kind, CodeJoinFailed, "cluster node "+p.cl.members[node].Addr+" joined the run and could not be reached")
+		}
+		return
+	}
 	q := &p.cl.waits[node]
 	if q.len() == 0 && it.notBefore == 0 && p.sendTo(node, &it, cmd) {
 		return
@@ -811,6 +1024,19 @@ func (p *pacer) abandon() {
 	for _, rd := range cl.redirs.take() {
 		p.giveUp(p.run.slots[rd.slot].node, rd.intended, rd.kind, codeResendUnsent, "a redirected request could not be resent before the end")
 	}
+	for {
+		select {
+		case j := <-cl.joined: // dialed too late to be used
+			for _, c := range j.conns {
+				if c != nil {
+					c.Close()
+				}
+			}
+			continue
+		default:
+		}
+		break
+	}
 	for k := range cl.waits {
 		q := &cl.waits[k]
 		for q.len() > 0 {
@@ -824,9 +1050,9 @@ func (p *pacer) abandon() {
 // nodeResults sums the connections' and the pacer's counts per node.
 func (run *openRun) nodeResults(p *pacer) []NodeResult {
 	cl := p.cl
-	out := make([]NodeResult, len(cl.cfg.Nodes))
-	for k, n := range cl.cfg.Nodes {
-		out[k].Node = n
+	out := make([]NodeResult, len(cl.members))
+	for k, m := range cl.members {
+		out[k].Node = m.Node
 		out[k].Connections = cl.cfg.PerNode
 		out[k].Response = cl.nodeResp[k].Snapshot()
 		out[k].Counts.Errors = cl.nodes[k].errors

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"bytes"
 	"context"
+	"net"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -126,9 +127,32 @@ func TestRouteBySlotAndTag(t *testing.T) {
 	other := cluster.NewTopology([]cluster.Node{{Addr: "b:1"}, {Addr: "z:9"}})
 	other.Assign(0, 99, 0)
 	other.Assign(100, 199, 1)
-	cl.apply(other)
+	cl.apply(other, nil)
 	if cl.owner[5] != 1 || cl.owner[150] != 0 {
 		t.Errorf("after a refresh: slot 5 on %d (want 1), slot 150 on %d (want 0, kept)", cl.owner[5], cl.owner[150])
+	}
+	// With joins, an unknown primary owning slots joins and takes them;
+	// one without slots does not join.
+	var asked []string
+	other = cluster.NewTopology([]cluster.Node{{Addr: "b:1"}, {Addr: "z:9", ID: "zid"}, {Addr: "y:9"}})
+	other.Assign(0, 99, 0)
+	other.Assign(100, 199, 1)
+	cl.apply(other, func(addr, id string) int {
+		asked = append(asked, addr+" "+id)
+		return cl.addNode(Node{Addr: addr, ID: id, Joined: true})
+	})
+	if len(asked) != 1 || asked[0] != "z:9 zid" || cl.owner[150] != 3 || cl.owner[5] != 1 || cl.node("z:9") != 3 {
+		t.Errorf("joins %q; slot 150 on %d (want 3), slot 5 on %d", asked, cl.owner[150], cl.owner[5])
+	}
+	// Keyless requests skip a joined node that is not reachable yet.
+	cl.members[3].joining = true
+	seen := map[int]bool{}
+	for range 8 {
+		n, _, _ := cl.route(enc("PING"), 1, 0, true)
+		seen[n] = true
+	}
+	if seen[3] || len(seen) != 3 {
+		t.Errorf("keyless requests went to %v", seen)
 	}
 }
 
@@ -511,5 +535,186 @@ func TestCmdStoreIsBounded(t *testing.T) {
 	s.push(big, 0)
 	if got, _ := s.get(5); !bytes.Equal(got, big) {
 		t.Errorf("a command above the limit in an empty store was not kept")
+	}
+}
+
+// TestClusterRunJoinsANewNode: the one primary of the first slot map
+// answers -MOVED to a primary it did not hold (the cluster scaled out):
+// that node joins, with its own connections and result, and every request
+// completes there.
+func TestClusterRunJoinsANewNode(t *testing.T) {
+	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nilReply := []byte("$-1\r\n")
+	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
+	bAddr := b.ln.Addr().String()
+	moved := []byte("-MOVED 0 " + bAddr + "\r\n")
+	a := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	aAddr := a.ln.Addr().String()
+	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
+	top.Assign(0, cluster.Slots-1, 0)
+	var dials atomic.Int64
+	// An observer looks all along, while the pacer adds the connections
+	// (go test -race watches).
+	watching, watched := make(chan struct{}), make(chan struct{})
+	maxOf := 0
+	res, err := RunOpen(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 500,
+		OnStart: func(l *Live) {
+			go func() {
+				defer close(watched)
+				for {
+					select {
+					case <-watching:
+						return
+					default:
+					}
+					c, _ := l.Connections()
+					maxOf = max(maxOf, c.Of)
+					_ = l.Totals()
+					_ = l.Progress()
+					time.Sleep(100 * time.Microsecond)
+				}
+			}()
+		},
+		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 2, Topology: top,
+			Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
+			Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
+				dials.Add(1)
+				return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
+			}},
+	})
+	close(watching)
+	<-watched
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	if maxOf != 4 {
+		t.Errorf("observers saw at most %d connections, want 4", maxOf)
+	}
+	if cnt.Completed != 500 || cnt.Sent != 500 || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
+		t.Errorf("counts %+v (%v, %q)", cnt, res.ErrorCodes, res.FirstError)
+	}
+	if len(res.Nodes) != 2 || res.Connections != 4 || dials.Load() != 2 {
+		t.Fatalf("%d connections (%d dialed), nodes %+v", res.Connections, dials.Load(), res.Nodes)
+	}
+	na, nb := res.Nodes[0], res.Nodes[1]
+	if na.Joined || na.Moved == 0 || na.Counts.Completed != 0 || na.Counts.Sent != 500 {
+		t.Errorf("first node: %+v", na)
+	}
+	if nb.Addr != bAddr || !nb.Joined || nb.Slots != 0 || nb.Connections != 2 || nb.Counts.Completed != 500 ||
+		nb.Response.TotalCount() != 500 || nb.Counts.Sent != 0 {
+		t.Errorf("joined node: %+v", nb)
+	}
+}
+
+// TestClusterRunNodeThatCannotJoin: the primary a -MOVED names cannot be
+// reached: the redirected requests are errors (CodeJoinFailed) saying so,
+// counted on that node, and the run still accounts for every request.
+func TestClusterRunNodeThatCannotJoin(t *testing.T) {
+	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := ln.Addr().String()
+	ln.Close() // nothing listens there: a dial is refused
+	moved := []byte("-MOVED 0 " + gone + "\r\n")
+	a := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	aAddr := a.ln.Addr().String()
+	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
+	top.Assign(0, cluster.Slots-1, 0)
+	res, err := RunOpen(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
+		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr}}, PerNode: 2, Topology: top,
+			Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
+			Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
+				return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
+			}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	if !cnt.Balanced() || cnt.Sent != 300 || cnt.Errors != 300 || res.ErrorCodes[CodeJoinFailed] != 300 {
+		t.Errorf("counts %+v, codes %v", cnt, res.ErrorCodes)
+	}
+	if !strings.Contains(res.FirstError, gone) || !strings.Contains(res.FirstError, "could not be reached") {
+		t.Errorf("first error %q", res.FirstError)
+	}
+	if len(res.Nodes) != 2 || !res.Nodes[1].Joined || res.Nodes[1].Counts.Errors != 300 || res.Nodes[0].Counts.Errors != 0 {
+		t.Errorf("nodes %+v", res.Nodes)
+	}
+}
+
+// TestClusterRunFollowsAScaleOut: a fourth primary joins the cluster
+// (redis-cli --cluster add-node) after the run took its slot map, and
+// slots holding keys move to it during the run: the run opens connections
+// to it, every request completes, and it has a result of its own with the
+// requests it served.
+func TestClusterRunFollowsAScaleOut(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	fourth := c.StartNode(t)
+	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns, oc := clusterConns(t, c, 2)
+	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.Join(ctx, fourth); err != nil { // a primary without slots: the run leaves it alone
+		t.Fatal(err)
+	}
+	var moveErr atomic.Value
+	moved := make(chan struct{})
+	res, err := RunOpen(ctx, conns, scenarios.NewStream(tpl, 4), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(3000)}, Duration: 4 * time.Second, Cluster: oc,
+		OnStart: func(*Live) {
+			go func() {
+				defer close(moved)
+				time.Sleep(300 * time.Millisecond)
+				if err := c.MoveSlots(ctx, 0, 3, 200); err != nil {
+					moveErr.Store(err)
+				}
+			}()
+		},
+	})
+	<-moved
+	if e := moveErr.Load(); e != nil {
+		t.Fatal(e)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	var redirects, completed uint64
+	for _, n := range res.Nodes {
+		redirects += n.Moved + n.Ask
+		completed += n.Counts.Completed
+	}
+	t.Logf("counts %+v; redirects %d; nodes %d; first error %q", cnt, redirects, len(res.Nodes), res.FirstError)
+	if cnt.Completed != cnt.Scheduled || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
+		t.Errorf("requests lost in a scale-out: %+v (%v)", cnt, res.ErrorCodes)
+	}
+	if len(res.Nodes) != 4 || res.Connections != 8 {
+		t.Fatalf("%d connections, %d nodes: %+v", res.Connections, len(res.Nodes), res.Nodes)
+	}
+	n := res.Nodes[3]
+	t.Logf("joined node: %+v", n.Counts)
+	if n.Addr != fourth.Addr || !n.Joined || n.Slots != 0 || n.Connections != 2 || n.Counts.Completed == 0 || len(n.ID) != 40 {
+		t.Errorf("the new primary's result: %+v (id %q)", n, n.ID)
+	}
+	if redirects == 0 || completed != cnt.Completed {
+		t.Errorf("%d redirects counted; nodes completed %d of %d", redirects, completed, cnt.Completed)
+	}
+	if v, err := fourth.Do("DBSIZE"); err != nil || v == "0" {
+		t.Errorf("the new primary holds %s keys (%v)", v, err)
 	}
 }

@@ -29,10 +29,12 @@ type replies struct {
 	// which are not measured.
 	warmCompleted, warmErrors atomic.Uint64
 
-	// Cluster runs: the slot's index and node, the sequence number of the
-	// next reply on the current connection, and the redirects seen.
+	// Cluster runs: the slot's index and node, the node's response-time
+	// recorder, the sequence number of the next reply on the current
+	// connection, and the redirects seen.
 	cl                  *clusterRun
 	index, node         int
+	nodeResp            *histo.Recorder
 	seq                 uint64
 	moved, ask, retries atomic.Uint64
 	_                   [64]byte // keep neighbouring handlers' counters apart
@@ -86,8 +88,8 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
 	}
 	if good {
 		run.recordAt(e, at, ks)
-		if h.cl != nil {
-			h.cl.nodeResp[h.node].Record(at - e.Intended)
+		if h.nodeResp != nil {
+			h.nodeResp.Record(at - e.Intended)
 		}
 	}
 	if kc != nil {
@@ -162,7 +164,8 @@ type openRun struct {
 	cfg                    OpenConfig
 	response, service, lag *histo.Recorder
 	kinds                  []kindStats // per command of a mix; nil for one
-	slots                  []*slot
+	slots                  []*slot     // pacer-owned (observers: shown)
+	view                   atomic.Pointer[[]*slot]
 	tally                  tally // requests of connections already retired
 	redialCtx              context.Context
 	stopRedials            context.CancelFunc
@@ -238,10 +241,12 @@ type slot struct {
 	bytesOut   atomic.Uint64 // bytes written by retired conns of this slot
 	bytesIn    atomic.Uint64 // bytes read by retired conns of this slot
 	live       atomic.Pointer[conn.Conn]
-	// Cluster runs: the slot's node; extra counts the entries queued on
-	// the current conn that are no first send (resends, ASKING); left is
-	// what its retired conns left (pacer, then finish).
+	// Cluster runs: the slot's node and its address (immutable); extra
+	// counts the entries queued on the current conn that are no first
+	// send (resends, ASKING); left is what its retired conns left (pacer,
+	// then finish).
 	node  int
+	addr  string
 	extra atomic.Uint64
 	left  struct{ errors, timeouts, unsent uint64 }
 	// sw, in a run of steps, is the slot's handler for every connection it
@@ -299,7 +304,7 @@ func splitWritten(written, warmQueued uint64) (warm, measured uint64) {
 // Scheduled is left 0 (see scheduledBy).
 func (run *openRun) totals() Totals {
 	var t Totals
-	for _, s := range run.slots {
+	for _, s := range run.shown() {
 		t.Sent += s.sent.Load()
 		t.BytesSent += s.bytesOut.Load()
 		t.BytesReceived += s.bytesIn.Load()
@@ -351,7 +356,7 @@ func (run *openRun) scheduledBy(off int64) uint64 {
 // liveCounts are the progress line's counts: everything on the wire,
 // warmup included.
 func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
-	for _, s := range run.slots {
+	for _, s := range run.shown() {
 		sent += s.sent.Load() + s.warmSent.Load()
 		if c := s.conn(); c != nil {
 			sent += firstWrites(s.counts(c).written, s.extra.Load())
@@ -373,7 +378,7 @@ func (s *slot) set(c *conn.Conn) {
 
 func (run *openRun) oldest() int64 {
 	var o int64
-	for _, s := range run.slots {
+	for _, s := range run.shown() {
 		if c := s.conn(); c != nil {
 			if t, ok := c.OldestPending(); ok && (o == 0 || t < o) {
 				o = t
@@ -449,6 +454,7 @@ func (p *pacer) maintain(now int64) {
 					s.h.seq = 0 // before the reader starts
 					run.cl.stores[i].reset()
 					s.extra.Store(0)
+					run.cl.members[s.node].down = false // a joined node that could not be reached is back
 				}
 				r.c.Start(s.handler())
 				s.set(r.c)
@@ -622,7 +628,7 @@ func (run *openRun) canRedial() bool {
 // dial opens a replacement for slot s: to its node in a cluster run.
 func (run *openRun) dial(ctx context.Context, s *slot) (*conn.Conn, error) {
 	if run.cl != nil {
-		return run.cl.cfg.Dial(ctx, run.cl.cfg.Nodes[s.node].Addr)
+		return run.cl.cfg.Dial(ctx, s.addr)
 	}
 	return run.cfg.Redial(ctx)
 }

@@ -186,11 +186,12 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	}
 	alive := 0
 	for i, c := range cur {
-		s := run.addSlot(c)
+		var s *slot
 		if run.cl != nil {
-			s.h.cl, s.h.index = run.cl, i
-			s.h.node = i / cfg.Cluster.PerNode
-			s.node = s.h.node
+			k := i / cfg.Cluster.PerNode
+			s = run.addClusterSlot(c, k, cfg.Cluster.Nodes[k].Addr)
+		} else {
+			s = run.addSlot(c)
 		}
 		s.sw = sws[i]
 		s.sw.cur.Store(s.h)
@@ -266,6 +267,14 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	for i := range cur {
 		cur[i] = keep[i]
 	}
+	// A primary that joined during the step (the cluster scaled out) has
+	// its connections after cur's: they end with the step, and the next
+	// step joins it again on its first redirect there.
+	for _, c := range keep[len(cur):] {
+		if c != nil {
+			c.Close()
+		}
+	}
 	if res == nil {
 		return nil, run.cl, err
 	}
@@ -298,9 +307,16 @@ func (cl *clusterRun) carry(prev *clusterRun) {
 	if prev == nil {
 		return
 	}
-	cl.owner = prev.owner
+	// The owners among this step's nodes; a slot that moved to a primary
+	// which joined during prev keeps the owner of the first map, whose
+	// MOVED makes the primary join this step too.
+	for s, k := range prev.owner {
+		if int(k) < len(cl.members) {
+			cl.owner[s] = k
+		}
+	}
 	if t := prev.fresh.Load(); t != nil {
-		cl.apply(t)
+		cl.apply(t, nil)
 	}
 }
 

@@ -85,3 +85,65 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 		t.Errorf("redialed %v, want node 0 (%s) once", dialed, oc.Nodes[0].Addr)
 	}
 }
+
+// TestClusterStepsJoinANewNodeEachStep: the first map's one primary
+// answers -MOVED to a primary it did not hold. The node joins in the
+// first step; its connections end with the step, and the next step
+// joins it again on its first redirect, so every request of both steps
+// completes there and each step reports it as joined.
+func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
+	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return []byte("$-1\r\n"), false })
+	bAddr := b.ln.Addr().String()
+	moved := []byte("-MOVED 0 " + bAddr + "\r\n")
+	a := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	aAddr := a.ln.Addr().String()
+	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
+	top.Assign(0, cluster.Slots-1, 0)
+	// The refreshed map gives every slot to the new primary, so the first
+	// step ends with a map whose owners the next step's nodes lack.
+	scaled := cluster.NewTopology([]cluster.Node{{Addr: aAddr}, {Addr: bAddr}})
+	scaled.Assign(0, cluster.Slots-1, 1)
+	var mu sync.Mutex
+	var dialed []string
+	oc := &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 2, Topology: top,
+		Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
+		Refresh: func(context.Context) (*cluster.Topology, error) { return scaled, nil },
+		Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
+			mu.Lock()
+			dialed = append(dialed, addr)
+			mu.Unlock()
+			return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
+		}}
+	rates := []float64{2000, 3000}
+	settle, d := 100*time.Millisecond, 300*time.Millisecond
+	var prevs []*Step
+	steps, err := RunOpenSteps(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1),
+		OpenConfig{Cluster: oc}, plans(rates, settle, d, &prevs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != len(rates) {
+		t.Fatalf("%d steps, want %d", len(steps), len(rates))
+	}
+	for i, st := range steps {
+		cnt := st.Counts
+		if cnt.Completed == 0 || cnt.Completed != cnt.Scheduled || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
+			t.Errorf("step %d: counts %+v (%v, %q)", i, cnt, st.ErrorCodes, st.FirstError)
+		}
+		if len(st.Nodes) != 2 {
+			t.Fatalf("step %d: nodes %+v", i, st.Nodes)
+		}
+		if nb := st.Nodes[1]; nb.Addr != bAddr || !nb.Joined || nb.Counts.Completed != cnt.Completed {
+			t.Errorf("step %d: joined node %+v", i, nb)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dialed) != 4 {
+		t.Errorf("dialed %v, want the new node's 2 connections in each step", dialed)
+	}
+}

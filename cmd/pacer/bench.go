@@ -787,6 +787,7 @@ func mergeNodes(into, from []scheduler.NodeResult) []scheduler.NodeResult {
 			in.Redirects += fn.Redirects
 			in.Moved += fn.Moved
 			in.Ask += fn.Ask
+			in.Joined = in.Joined && fn.Joined // in the slot map at the start of a run
 			in.Connections = max(in.Connections, fn.Connections)
 			in.Response = mergeHist(in.Response, fn.Response)
 		}

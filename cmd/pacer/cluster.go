@@ -81,11 +81,11 @@ func slotsOf(top *cluster.Topology, i int) []uint16 {
 }
 
 // nodeOptions are the seed's options for the primary at addr, which the
-// cluster announces as host:port (also when the seed was a unix socket).
+// cluster announces as host:port (also when the seed was a unix socket):
+// over TLS its certificate is checked against its own host, unless --sni
+// (conn.Options.ForAddr).
 func (bc *benchCluster) nodeOptions(addr string) conn.Options {
-	o := bc.seed
-	o.Network, o.Addr = "tcp", addr
-	return o
+	return bc.seed.ForAddr(addr)
 }
 
 // header is redis-benchmark's list of primaries, printed before the tests.

@@ -98,8 +98,7 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *sc
 		if plan.count[k] == 0 {
 			continue
 		}
-		po := o
-		po.Addr = pr.Addr
+		po := o.ForAddr(pr.Addr) // its own host for TLS, unless --sni
 		cs, err := conn.DialAll(ctx, po, conns)
 		if err != nil {
 			for _, d := range dialed {

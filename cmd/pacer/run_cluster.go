@@ -116,8 +116,7 @@ func dialCluster(ctx context.Context, seed conn.Options, per int, stderr io.Writ
 		if top.SlotsOf(i) == 0 {
 			continue
 		}
-		o := seed
-		o.Addr = p.Addr
+		o := seed.ForAddr(p.Addr) // its own host for TLS, unless --sni
 		cs, err := dialPool(ctx, o, per, stderr)
 		if err != nil {
 			closeAll()
@@ -132,9 +131,10 @@ func dialCluster(ctx context.Context, seed conn.Options, per int, stderr io.Writ
 	if !top.Covered() {
 		fmt.Fprintf(stderr, "pacer: warning: the cluster leaves slots without a primary; their requests fail\n")
 	}
+	// Redials, and the primaries that join the cluster during the run.
 	oc.Dial = func(ctx context.Context, addr string) (*conn.Conn, error) {
-		o := seed
-		o.Addr, o.OnTLSHandshake = addr, nil
+		o := seed.ForAddr(addr)
+		o.OnTLSHandshake = nil
 		return conn.Dial(ctx, o)
 	}
 	oc.Refresh = func(ctx context.Context) (*cluster.Topology, error) {

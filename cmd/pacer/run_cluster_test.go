@@ -22,6 +22,7 @@ type openClusterDoc struct {
 			Addr        string `json:"addr"`
 			ID          string `json:"id"`
 			Slots       int    `json:"slots"`
+			Joined      bool   `json:"joined"`
 			Connections int    `json:"connections"`
 			Sent        uint64 `json:"sent"`
 			Completed   uint64 `json:"completed"`
@@ -132,6 +133,66 @@ func TestRunClusterMigration(t *testing.T) {
 	}
 }
 
+// TestRunClusterScaleOut: a primary added to the cluster after run took
+// its slot map gets slots holding keys during the run: run follows, every
+// request completes, and the new primary has its row ("joined") and its
+// JSON node with the requests it served.
+func TestRunClusterScaleOut(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	fourth := c.StartNode(t)
+	port := strconv.Itoa(c.Nodes[0].Port)
+	if code, o, e := pacer(t, "fill", "--cluster", "-p", port, "-r", "20000", "-q"); code != 0 {
+		t.Fatalf("fill: exit %d\n%s\n%s", code, o, e)
+	}
+	js := filepath.Join(t.TempDir(), "s.json")
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		err := c.Join(ctx, fourth) // meanwhile run starts with three primaries
+		if err == nil {
+			err = c.MoveSlots(ctx, 1, 3, 300)
+		}
+		done <- err
+	}()
+	code, stdout, stderr := pacer(t, "run", "--cluster", "-p", port, "--rate", "3k", "--duration", "6s",
+		"-c", "2", "-r", "20000", "--json", js, "--", "GET", "key:__rand_int__")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !runOK(code) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	joinedRow := false
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		joinedRow = joinedRow || len(f) > 2 && f[0] == fourth.Addr && f[1] == "joined"
+	}
+	if !joinedRow {
+		t.Errorf("the per-node table does not show %s as joined:\n%s", fourth.Addr, stdout)
+	}
+	tt := readOpenClusterDoc(t, js).Tests[0]
+	cnt := tt.Counts
+	var redirects uint64
+	for _, n := range tt.Nodes {
+		redirects += n.Moved + n.Ask
+	}
+	t.Logf("counts %+v, redirects %d, nodes %+v", cnt, redirects, tt.Nodes)
+	if cnt.Completed != cnt.Scheduled || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
+		t.Errorf("requests lost in a scale-out: %+v", cnt)
+	}
+	if len(tt.Nodes) != 4 || tt.Connections != 8 {
+		t.Fatalf("%d connections, nodes %+v", tt.Connections, tt.Nodes)
+	}
+	n := tt.Nodes[3]
+	if n.Addr != fourth.Addr || !n.Joined || n.Slots != 0 || n.Connections != 2 || n.Completed == 0 || len(n.ID) != 40 {
+		t.Errorf("the new primary's node: %+v", n)
+	}
+	if redirects == 0 {
+		t.Errorf("no redirect counted while 300 slots moved to a new primary")
+	}
+}
+
 // TestRunClusterRefusals: a multi-key command whose keys may fall in
 // different slots is refused before anything is sent.
 func TestRunClusterRefusals(t *testing.T) {
@@ -213,5 +274,48 @@ func TestCompareCluster(t *testing.T) {
 	code, _, stderr = pacer(t, "compare", "--cluster", "-p", port, "--duration", "1s", "-r", "100", "--", "GET", "key:__rand_int__")
 	if code != 2 || !strings.Contains(stderr, "{tag}") {
 		t.Errorf("a key without {tag}: exit %d, %q", code, stderr)
+	}
+}
+
+// TestClusterTLSNodeNames: over TLS each primary's certificate is checked
+// against the host the cluster announces for it, not the seed's: the seed
+// is reached as localhost, its certificate names localhost and 127.0.0.1,
+// the other primaries' name 127.0.0.1 only. run, bench, fill and compare
+// --cluster all reach every primary; --sni localhost checks them all
+// against localhost, and the others' certificates are refused.
+func TestClusterTLSNodeNames(t *testing.T) {
+	c := redistest.StartTLSCluster(t, 3, func(i int) []string {
+		if i == 0 {
+			return []string{"localhost", "127.0.0.1"}
+		}
+		return []string{"127.0.0.1"}
+	})
+	seed := []string{"--cluster", "-h", "localhost", "-p", strconv.Itoa(c.Nodes[0].Port), "--tls", "--cacert", c.CA()}
+	js := filepath.Join(t.TempDir(), "t.json")
+	for _, cmd := range [][]string{
+		{"run", "--rate", "2k", "-n", "2000", "-t", "set", "-r", "1000", "-c", "1", "--json", js},
+		{"bench", "-n", "2000", "-t", "set", "-r", "1000", "-c", "3", "-q"},
+		{"fill", "-r", "1000", "-c", "1", "-q"},
+		{"compare", "-t", "set", "-r", "1000", "-c", "3", "--duration", "1s", "--rate", "1k", "-q"},
+	} {
+		args := append(append([]string{cmd[0]}, seed...), cmd[1:]...)
+		code, stdout, stderr := pacer(t, args...)
+		if !runOK(code) {
+			t.Errorf("%s: exit %d\n%s\n%s", cmd[0], code, stdout, stderr)
+		}
+	}
+	tt := readOpenClusterDoc(t, js).Tests[0]
+	if tt.Counts.Completed != 2000 || tt.Counts.Errors != 0 || len(tt.Nodes) != 3 {
+		t.Errorf("run: counts %+v, %d nodes", tt.Counts, len(tt.Nodes))
+	}
+	for _, n := range tt.Nodes {
+		if n.Completed == 0 {
+			t.Errorf("run: node %s completed nothing", n.Addr)
+		}
+	}
+	args := append(append([]string{"run"}, seed...), "--sni", "localhost", "--rate", "1k", "-n", "100", "-t", "set")
+	code, stdout, stderr := pacer(t, args...)
+	if code != exitFailed || !strings.Contains(stderr, "certificate") || !strings.Contains(stderr, "localhost") {
+		t.Errorf("--sni localhost: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -59,6 +59,9 @@ func target(c *cli.Context) (conn.Options, error) {
 	if o.TLS, err = parseTLS(c, host, rediss); err != nil {
 		return o, err
 	}
+	// Cluster nodes other than the seed are checked against their own
+	// host unless --sni names the server (conn.Options.ForAddr).
+	o.FixedServerName = o.TLS != nil && c.IsSet("sni")
 	return o, nil
 }
 

@@ -5,13 +5,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/certs"
 )
 
 // Cluster is a Redis Cluster of primaries started by StartCluster.
@@ -22,6 +25,18 @@ type Cluster struct {
 	// keys have moved and before the slot is handed over: meanwhile the
 	// source answers -ASK for the slot's keys. Tests use it to look.
 	Migrating func(slot int)
+	cli       string // redis-cli
+	server    string // redis-server
+	// tls is set for a cluster of StartTLSCluster: its CA issues each
+	// node's certificate, for hosts(i) (node i).
+	tls *clusterTLS
+}
+
+type clusterTLS struct {
+	ca      *certs.CA
+	caFile  string
+	clients certs.Pair
+	hosts   func(i int) []string
 }
 
 // Addr returns a seed address (the first node's).
@@ -46,16 +61,56 @@ func (c *Cluster) Addrs() []string {
 // PACER_REQUIRE_REDIS=1).
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
+	return startCluster(t, n, nil)
+}
+
+// StartTLSCluster is StartCluster over TLS: every node listens on a TLS
+// port only (see Server.TLS) and talks TLS on the cluster bus
+// (--tls-cluster yes). Node i's certificate, signed by one CA made for
+// the test, is for hosts(i) (nil: 127.0.0.1); Server.Do and Query verify
+// 127.0.0.1, so every node's hosts must hold it. A redis-server built
+// without TLS skips the test (fails it with PACER_REQUIRE_REDIS=1).
+func StartTLSCluster(t testing.TB, n int, hosts func(i int) []string) *Cluster {
+	t.Helper()
+	ca, err := certs.NewCA("pacer test cluster CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := ca.Client("pacer test client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(caFile, ca.PEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if hosts == nil {
+		hosts = func(int) []string { return []string{"127.0.0.1"} }
+	}
+	return startCluster(t, n, &clusterTLS{ca: ca, caFile: caFile, clients: cl, hosts: hosts})
+}
+
+// CA is the PEM file of the CA that signed a TLS cluster's certificates
+// ("" for a plain cluster).
+func (c *Cluster) CA() string {
+	if c.tls == nil {
+		return ""
+	}
+	return c.tls.caFile
+}
+
+func startCluster(t testing.TB, n int, ct *clusterTLS) *Cluster {
+	t.Helper()
 	if n < 3 {
 		t.Fatalf("StartCluster: redis-cli --cluster create needs at least 3 primaries, not %d", n)
 	}
 	bin := Binary(t, "redis-server")
 	cli := Binary(t, "redis-cli")
-	c := &Cluster{}
+	c := &Cluster{cli: cli, server: bin, tls: ct}
 	for range n {
-		c.Nodes = append(c.Nodes, startNode(t, bin))
+		c.Nodes = append(c.Nodes, c.StartNode(t))
 	}
-	args := []string{"--cluster", "create"}
+	args := append(c.cliTLS(), "--cluster", "create")
 	args = append(args, c.Addrs()...)
 	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -70,7 +125,7 @@ func StartCluster(t testing.TB, n int) *Cluster {
 	return c
 }
 
-func startNode(t testing.TB, bin string) *Server {
+func startNode(t testing.TB, bin string, tf *TLSFiles) *Server {
 	t.Helper()
 	var lastErr error
 	for range 5 {
@@ -84,15 +139,115 @@ func startNode(t testing.TB, bin string) *Server {
 		}
 		extra := []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 			"--cluster-port", strconv.Itoa(bus), "--cluster-node-timeout", "5000"}
-		s, err := start(bin, port, t.TempDir(), extra, nil)
+		if tf != nil {
+			// The bus always asks for a client certificate: the server's
+			// is for server authentication only.
+			extra = append(extra, "--tls-cluster", "yes", "--tls-replication", "yes",
+				"--tls-client-cert-file", tf.ClientCert, "--tls-client-key-file", tf.ClientKey)
+		}
+		s, err := start(bin, port, t.TempDir(), extra, tf)
 		if err == nil {
 			t.Cleanup(s.Stop)
 			return s
+		}
+		if tf != nil && strings.Contains(err.Error(), "tls-") {
+			skipNoTLS(t, bin, err)
 		}
 		lastErr = err
 	}
 	t.Fatalf("start redis-server in cluster mode: %v", lastErr)
 	return nil
+}
+
+// StartNode starts one more cluster-enabled redis-server (over TLS for a
+// TLS cluster), in no cluster yet (see Join), and stops it at the end of
+// the test.
+func (c *Cluster) StartNode(t testing.TB) *Server {
+	t.Helper()
+	if c.tls == nil {
+		return startNode(t, c.server, nil)
+	}
+	ct := c.tls
+	srv, err := ct.ca.Server(ct.hosts(len(c.Nodes))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := &TLSFiles{Files: certs.Files{CA: ct.caFile, ServerCert: filepath.Join(dir, "server.crt"), ServerKey: filepath.Join(dir, "server.key"),
+		ClientCert: filepath.Join(dir, "client.crt"), ClientKey: filepath.Join(dir, "client.key")}}
+	for _, w := range []struct {
+		path string
+		data []byte
+	}{{f.ServerCert, srv.CertPEM}, {f.ServerKey, srv.KeyPEM}, {f.ClientCert, ct.clients.CertPEM}, {f.ClientKey, ct.clients.KeyPEM}} {
+		if err := os.WriteFile(w.path, w.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.Client, err = clientConfig(f.Files); err != nil {
+		t.Fatal(err)
+	}
+	return startNode(t, c.server, f)
+}
+
+// cliTLS are redis-cli's arguments to reach the nodes.
+func (c *Cluster) cliTLS() []string {
+	if c.tls == nil {
+		return nil
+	}
+	return []string{"--tls", "--cacert", c.tls.caFile}
+}
+
+// Join adds s, a node of StartNode, to the cluster as a primary without
+// slots (`redis-cli --cluster add-node`), waits until every node agrees,
+// and appends it to Nodes; MoveSlots can then give it slots, as a
+// scale-out does. It returns errors rather than failing the test, so a
+// test may call it from another goroutine during a run (and read Nodes
+// after that goroutine ends).
+func (c *Cluster) Join(ctx context.Context, s *Server) error {
+	args := append(c.cliTLS(), "--cluster", "add-node", s.Addr, c.Addr())
+	out, err := exec.CommandContext(ctx, c.cli, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("redis-cli --cluster add-node %s: %v: %s", s.Addr, err, lastLines(string(out), 5))
+	}
+	c.Nodes = append(c.Nodes, s)
+	// Every node must know every other (CLUSTER SETSLOT names them by ID)
+	// and agree on the slots.
+	for {
+		known, why := c.acquainted()
+		if known {
+			return c.WaitReady(ctx)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("node %s did not join: %s", s.Addr, why)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// acquainted reports whether every node's CLUSTER NODES lists every node
+// of c, and if not why.
+func (c *Cluster) acquainted() (bool, string) {
+	ids := make([]string, len(c.Nodes))
+	for i, s := range c.Nodes {
+		id, err := s.Do("CLUSTER", "MYID")
+		if err != nil {
+			return false, err.Error()
+		}
+		ids[i] = id
+	}
+	for _, s := range c.Nodes {
+		nodes, err := s.Do("CLUSTER", "NODES")
+		if err != nil {
+			return false, err.Error()
+		}
+		for i, id := range ids {
+			if !strings.Contains(nodes, id) {
+				return false, s.Addr + " does not know " + c.Nodes[i].Addr
+			}
+		}
+	}
+	return true, ""
 }
 
 // WaitReady waits until every node says cluster_state:ok and all of them
@@ -160,10 +315,7 @@ func slotMap(v any) string {
 // bulk strings), int64, []any, nil; an error reply is an error. A test
 // helper, not a client.
 func (s *Server) Query(args ...string) (any, error) {
-	var d net.Dialer
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	c, err := d.DialContext(ctx, "tcp", s.Addr)
+	c, err := s.dial()
 	if err != nil {
 		return nil, err
 	}

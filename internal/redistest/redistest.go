@@ -178,16 +178,23 @@ func startWith(t testing.TB, tf *TLSFiles, extra []string) *Server {
 			return s
 		}
 		if tf != nil && strings.Contains(err.Error(), "tls-port") {
-			if os.Getenv("PACER_REQUIRE_REDIS") == "1" {
-				t.Fatalf("redis-server has no TLS but PACER_REQUIRE_REDIS=1: %v", err)
-			}
-			fmt.Fprintf(warnings, "redistest: %s was built without TLS: TLS tests are SKIPPED (%v)\n", bin, err)
-			t.Skip("redis-server without TLS")
+			skipNoTLS(t, bin, err)
 		}
 		lastErr = err
 	}
 	t.Fatalf("start redis-server: %v", lastErr)
 	return nil
+}
+
+// skipNoTLS skips t, as redis-server refused its TLS options (fails it
+// with PACER_REQUIRE_REDIS=1).
+func skipNoTLS(t testing.TB, bin string, err error) {
+	t.Helper()
+	if os.Getenv("PACER_REQUIRE_REDIS") == "1" {
+		t.Fatalf("redis-server has no TLS but PACER_REQUIRE_REDIS=1: %v", err)
+	}
+	fmt.Fprintf(warnings, "redistest: %s was built without TLS: TLS tests are SKIPPED (%v)\n", bin, err)
+	t.Skip("redis-server without TLS")
 }
 
 func freePort() (int, error) {
@@ -310,17 +317,7 @@ func (s *Server) Stop() {
 // Do sends one command and returns the first line of the reply (for bulk
 // replies, the bulk's content). It is a test helper, not a client.
 func (s *Server) Do(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	var d net.Dialer
-	var c net.Conn
-	var err error
-	if s.TLS != nil {
-		td := tls.Dialer{NetDialer: &d, Config: s.TLS.Client}
-		c, err = td.DialContext(ctx, "tcp", s.Addr)
-	} else {
-		c, err = d.DialContext(ctx, "tcp", s.Addr)
-	}
+	c, err := s.dial()
 	if err != nil {
 		return "", err
 	}
@@ -333,6 +330,18 @@ func (s *Server) Do(args ...string) (string, error) {
 		}
 	}
 	return roundTrip(c, r, args...)
+}
+
+// dial connects to the server, over TLS for a TLS server.
+func (s *Server) dial() (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var d net.Dialer
+	if s.TLS != nil {
+		td := tls.Dialer{NetDialer: &d, Config: s.TLS.Client}
+		return td.DialContext(ctx, "tcp", s.Addr)
+	}
+	return d.DialContext(ctx, "tcp", s.Addr)
 }
 
 func roundTrip(c net.Conn, r *bufio.Reader, args ...string) (string, error) {

@@ -2,11 +2,14 @@ package redistest
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBinaryFoundOffPath: a test's PATH may lack the directory the
@@ -78,5 +81,35 @@ func TestStartTLS(t *testing.T) {
 	}
 	if got, err := s.Do("PING"); err != nil || got != "PONG" {
 		t.Fatalf("PING after restart: %q %v", got, err)
+	}
+}
+
+// TestStartTLSCluster: a TLS cluster comes up with each node's own
+// certificate, and a fourth TLS node joins it.
+func TestStartTLSCluster(t *testing.T) {
+	c := StartTLSCluster(t, 3, func(i int) []string { return []string{"127.0.0.1", "node" + strconv.Itoa(i) + ".test"} })
+	for i, s := range c.Nodes {
+		if s.TLS == nil {
+			t.Fatalf("node %d has no TLS", i)
+		}
+		pem, err := os.ReadFile(s.TLS.ServerCert)
+		if err != nil || !strings.Contains(string(pem), "CERTIFICATE") {
+			t.Fatalf("node %d certificate: %v", i, err)
+		}
+	}
+	v, err := c.Nodes[1].Query("CLUSTER", "SLOTS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arr, _ := v.([]any); len(arr) != 3 {
+		t.Fatalf("CLUSTER SLOTS over TLS: %v", v)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.Join(ctx, c.StartNode(t)); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Nodes) != 4 || c.CA() == "" {
+		t.Fatalf("%d nodes, CA %q", len(c.Nodes), c.CA())
 	}
 }
