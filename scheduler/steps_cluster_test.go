@@ -110,7 +110,7 @@ func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
 	var mu sync.Mutex
 	var dialed []string
 	oc := &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 2, Topology: top,
-		Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
+		Keys:    []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
 		Refresh: func(context.Context) (*cluster.Topology, error) { return scaled, nil },
 		Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
 			mu.Lock()
