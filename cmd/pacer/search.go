@@ -98,13 +98,14 @@ func newRateSearch(from, to, precision float64, maxSteps int) *rateSearch {
 		passed: map[float64]bool{}, failed: map[float64]int{}, failedAt: map[float64][]int{}}
 }
 
-// first is the rate of the first step.
+// first is the rate of the first step: from, raised to the lowest rate
+// the steps can judge, capped by to.
 func (s *rateSearch) first() float64 {
-	r := s.from
+	r := max(s.from, s.lowest())
 	if s.to > 0 {
 		r = min(r, s.to)
 	}
-	return max(r, s.lowest())
+	return r
 }
 
 // lowest is the lowest rate the search may measure.
@@ -185,7 +186,7 @@ func (s *rateSearch) plan() (float64, bool) {
 			if s.lo >= s.to {
 				s.finish(false, fmt.Sprintf("every rate up to --to %s/s met the SLO: the sustainable rate is at least that", formatRate(s.to)))
 			} else {
-				s.finish(false, s.cannotJudge()+", up to --to")
+				s.finish(false, fmt.Sprintf("%s, and --to is %s/s", s.cannotJudge(), formatRate(s.to)))
 			}
 			return 0, false
 		}

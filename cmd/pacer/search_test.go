@@ -241,7 +241,7 @@ func TestRateSearchNeverBackToBack(t *testing.T) {
 func TestRateSearchFloor(t *testing.T) {
 	for _, c := range []struct {
 		name      string
-		from      float64
+		from, to  float64
 		floor     float64
 		judge     func(int, float64) stepVerdict
 		wantRates []float64
@@ -255,6 +255,10 @@ func TestRateSearchFloor(t *testing.T) {
 			wantRates: []float64{1000, 367, 1000, 606}},
 		{name: "--from below the floor", from: 100, floor: 366.7, judge: server(5400), converged: true, lo: 5400 / 1.05, hi: 5400,
 			wantRates: []float64{367, 1468}},
+		// --to below the floor: the search measures --to, and can judge
+		// nothing.
+		{name: "--to below the floor", from: 100, to: 200, floor: 366.7, judge: func(int, float64) stepVerdict { return stepUnjudged },
+			wantRates: []float64{200}, reason: "cannot judge p99.9 below 367/s with steps of 30s, and --to is 200/s"},
 		// The caller's floor was too low: a step came out unjudged. The
 		// search grows from it, and does not come back below it.
 		{name: "an unjudged first step", from: 1000, judge: func(i int, r float64) stepVerdict {
@@ -270,7 +274,7 @@ func TestRateSearchFloor(t *testing.T) {
 			return stepFail
 		}, wantRates: []float64{1000, 250}, reason: "no rate down to 1000/s met the SLO; cannot judge p99.9 at 250/s or below with steps of 30s"},
 	} {
-		s := newRateSearch(c.from, 0, 0.05, defaultMaxSteps)
+		s := newRateSearch(c.from, c.to, 0.05, defaultMaxSteps)
 		s.floor, s.floorWhat, s.floorHow = c.floor, "p99.9", "with steps of 30s"
 		rates, _ := runSearch(t, c.name, s, c.judge)
 		got := s.sustainable()
@@ -283,7 +287,7 @@ func TestRateSearchFloor(t *testing.T) {
 			t.Errorf("%s: rates %v, want them to begin with %v", c.name, rates, c.wantRates)
 		}
 		for _, r := range rates {
-			if r < c.floor {
+			if r < c.floor && r != c.to {
 				t.Errorf("%s: measured %v/s, below the floor %v/s", c.name, r, c.floor)
 			}
 		}
