@@ -51,10 +51,11 @@ const (
 // the bracket is within the precision; and earlier, right after a step
 // below it passed (the noise is then likely over), whenever the steps
 // left still cover what a search without noise needs from there (see
-// need): a failure that noise made is then found out before the
-// bisection spends its steps below it. The bracket's failing end, just
-// measured, is not measured again at once: the search bisects once more
-// instead, and comes back to it.
+// need), or whatever they do when the failure came next to one that
+// turned out to be noise (see suspect): a failure that noise made is
+// then found out before the bisection spends its steps below it. The
+// bracket's failing end, just measured, is not measured again at once:
+// the search bisects once more instead, and comes back to it.
 //
 // Some rates cannot be judged at all: a percentile clause needs samples
 // beyond it (histo.MinTailSamples), and a step of bounded length at a low
@@ -227,7 +228,13 @@ func (s *rateSearch) plan() (float64, bool) {
 		mid = searchRound(math.Sqrt(max(s.lo, s.unjudged) * s.hi))
 	}
 	split := mid > s.lo && mid < s.hi && s.judgeable(mid)
-	if s.hi <= s.lo*p || !split {
+	if s.hi > s.lo*p && !split {
+		// Steps came out unjudged between lo and hi (too few samples
+		// although their rates should have had enough).
+		s.finish(false, fmt.Sprintf("%s, between %s/s and %s/s", s.cannotJudge(), formatRate(s.lo), formatRate(s.hi)))
+		return 0, false
+	}
+	if s.hi <= s.lo*p {
 		// Within the precision: measure a failure there again, the
 		// lowest one that was not the latest step.
 		c := 0.0
@@ -244,7 +251,7 @@ func (s *rateSearch) plan() (float64, bool) {
 			// and come back to it.
 			return mid, true
 		case s.hi != s.last:
-			return s.hi, true // too close to split (or to judge): the end itself
+			return s.hi, true // too close to split: the end itself
 		}
 		// Nothing to split and the end just measured: measure lo again,
 		// a step that only separates the two measurements of hi.
