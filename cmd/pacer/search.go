@@ -201,6 +201,14 @@ func (s *rateSearch) plan() (float64, bool) {
 		if !s.judgeable(next) {
 			next = s.lowest()
 			if !s.judgeable(next) || next >= s.hi || s.failed[next] > 0 {
+				if f := s.first(); s.failures(f) == 1 && s.last != f {
+					// Before it gives up, the first rate's failure
+					// repeats: latency need not fall with the rate (idle
+					// connections wake slowly), and a first step failed
+					// by noise would otherwise have sent the search down
+					// for good.
+					return f, true
+				}
 				if s.floor == 0 && s.unjudged == 0 {
 					s.finish(false, fmt.Sprintf("no rate down to %s/s met the SLO", formatRate(s.hi)))
 				} else {

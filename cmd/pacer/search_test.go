@@ -92,8 +92,9 @@ func TestRateSearch(t *testing.T) {
 		// a step below it.
 		{name: "limit below the start", from: 1000, maxSteps: 12, judge: server(180), converged: true, lo: 180 / 1.05, hi: 180, maxRates: 12,
 			wantFirstRates: []float64{1000, 250, 63, 250}},
-		{name: "nothing passes", from: 1000, maxSteps: 12, judge: server(0), converged: false, lo: 0, hi: 0, maxRates: 6,
-			wantFirstRates: []float64{1000, 250, 63, 16, 4, 1}, reason: "no rate down to 1/s met the SLO"},
+		// Before it gives up, the search measures the first rate again.
+		{name: "nothing passes", from: 1000, maxSteps: 12, judge: server(0), converged: false, lo: 0, hi: 0, maxRates: 7,
+			wantFirstRates: []float64{1000, 250, 63, 16, 4, 1, 1000}, reason: "no rate down to 1/s met the SLO"},
 		{name: "everything up to --to passes", from: 1000, to: 50000, maxSteps: 12, judge: server(1e9), converged: false, lo: 50000, hi: 50000, maxRates: 4,
 			wantFirstRates: []float64{1000, 4000, 16000, 50000}, reason: "every rate up to --to 50000/s"},
 		{name: "step budget", from: 1000, maxSteps: 4, judge: server(5400), converged: false, lo: 4000, hi: 4000, maxRates: 4, reason: "--max-steps"},
@@ -250,7 +251,7 @@ func TestRateSearchFloor(t *testing.T) {
 		reason    string
 	}{
 		{name: "limit below the floor", from: 1000, floor: 366.7, judge: server(180),
-			wantRates: []float64{1000, 367}, reason: "no rate down to 367/s met the SLO; cannot judge p99.9 below 367/s with steps of 30s"},
+			wantRates: []float64{1000, 367, 1000}, reason: "no rate down to 367/s met the SLO; cannot judge p99.9 below 367/s with steps of 30s"},
 		{name: "limit above the floor", from: 1000, floor: 366.7, judge: server(500), converged: true, lo: 500 / 1.05, hi: 500,
 			wantRates: []float64{1000, 367, 1000, 606}},
 		{name: "--from below the floor", from: 100, floor: 366.7, judge: server(5400), converged: true, lo: 5400 / 1.05, hi: 5400,
@@ -272,7 +273,18 @@ func TestRateSearchFloor(t *testing.T) {
 				return stepUnjudged
 			}
 			return stepFail
-		}, wantRates: []float64{1000, 250}, reason: "no rate down to 1000/s met the SLO; cannot judge p99.9 at 250/s or below with steps of 30s"},
+		}, wantRates: []float64{1000, 250, 1000}, reason: "no rate down to 1000/s met the SLO; cannot judge p99.9 at 250/s or below with steps of 30s"},
+		// Seen on this VM: the first step failed to noise, and every rate
+		// below it failed too, for latency need not fall with the rate
+		// (50 idle connections wake slowly). Before it gives up at the
+		// floor, the search measures the first rate again, which passes,
+		// and it goes up from there.
+		{name: "a first failure to noise, slow low rates", from: 1000, floor: 36.7, judge: func(i int, r float64) stepVerdict {
+			if i == 0 || r < 1000 {
+				return stepFail
+			}
+			return server(5400)(i, r)
+		}, wantRates: []float64{1000, 250, 63, 37, 1000, 4000, 16000}, lo: 4000, hi: 5400},
 	} {
 		s := newRateSearch(c.from, c.to, 0.05, defaultMaxSteps)
 		s.floor, s.floorWhat, s.floorHow = c.floor, "p99.9", "with steps of 30s"

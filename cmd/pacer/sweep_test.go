@@ -182,16 +182,17 @@ func TestSweepPlainOpen(t *testing.T) {
 }
 
 // TestSweepSearchWithNoPassingRateExits3: an SLO nothing can meet ends the
-// search with no sustainable rate, exit 3. The search turns down by ×¼
-// without measuring a rate twice in a row, and a step whose rate gives
-// the p50 too few samples in --step-duration is measured for longer; the
-// search does not go below the rate that 6 × --step-duration (1.2 s) can
-// judge, 19/s, and says so.
+// search with no sustainable rate, exit 3. The search turns down by ×¼,
+// and a step whose rate gives the p50 too few samples in
+// --step-duration is measured for longer; the search does not go below
+// the rate that 6 × --step-duration (1.2 s) can judge, 19/s, and before it
+// gives up it measures the first rate again (not back to back), and says
+// why it stopped.
 func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
 	doc, stdout, _ := sweepJSON(t, []int{exitSLO}, "sweep", "--embedded", "--search", "--slo", "p50<=1us", "--from", "200",
 		"--step-duration", "200ms", "--settle", "50ms", "-c", "2")
 	s := doc.Sweep
-	if s == nil || !s.Search || s.SustainableRate != nil || s.Steps != 3 || s.Converged || s.Precision != 0.05 || len(doc.Tests) != 3 {
+	if s == nil || !s.Search || s.SustainableRate != nil || s.Steps != 4 || s.Converged || s.Precision != 0.05 || len(doc.Tests) != 4 {
 		t.Fatalf("sweep %+v, %d tests", s, len(doc.Tests))
 	}
 	if want := "no rate down to 19/s met the SLO; cannot judge p50 below 19/s with steps of 1.2s"; s.Reason != want {
@@ -199,7 +200,7 @@ func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
 	}
 	// 200/s for 200 ms has 20 samples beyond the median; 50/s needs 0.44 s
 	// (with a 10% margin), 19/s 1.16 s: to the next 100 ms.
-	for i, want := range []struct{ rate, planned float64 }{{200, 0.2}, {50, 0.5}, {19, 1.2}} {
+	for i, want := range []struct{ rate, planned float64 }{{200, 0.2}, {50, 0.5}, {19, 1.2}, {200, 0.2}} {
 		tt := doc.Tests[i]
 		st := tt.Step
 		if st == nil || st.TargetRate != want.rate || st.Pass == nil || *st.Pass || st.PlannedS != want.planned || len(st.Insufficient) != 0 {
