@@ -17,9 +17,18 @@ type StepInfo struct {
 	// Index counts the sweep's points from 0, in the order they ran.
 	Index      int     `json:"index"`
 	TargetRate float64 `json:"target_rate"`
-	// Pass is the point's verdict against --slo (null without one): the
-	// SLO met, the load delivered, and the step not aborted.
+	// Pass is the point's verdict against --slo (null without one, or
+	// when InsufficientSamples left it unjudged): the SLO met, the load
+	// delivered, and the step not aborted.
 	Pass *bool `json:"pass"`
+	// InsufficientSamples lists the SLO's percentile clauses (p99.9) the
+	// point had too few samples for (fewer than histo.MinTailSamples
+	// beyond the percentile): it is then neither passed nor failed.
+	InsufficientSamples []string `json:"insufficient_samples,omitempty"`
+	// PlannedS is the measured duration planned for each of its steps in
+	// seconds: --step-duration, or longer when a percentile clause needs
+	// the samples (the test's duration_s is what was measured).
+	PlannedS float64 `json:"planned_s"`
 	// Aborted: the step stopped early because its oldest unanswered
 	// request waited longer than --abort-after (it then fails).
 	Aborted     bool   `json:"aborted"`
@@ -74,13 +83,18 @@ type OpenRow struct {
 	OnService                         bool  // met the SLO on service time only: the send lag failed it
 	JudgedWith                        []int // earlier steps at the rate, judged together with it
 	InsufficientP99, InsufficientP999 bool  // the sample cannot support p99, p99.9
+	// Seconds is how long each of its steps was measured (on average);
+	// Unjudged the SLO's percentile clauses its samples could not
+	// support, which left it unjudged (Pass nil).
+	Seconds  float64
+	Unjudged []string
 }
 
 // NewOpenRow fills a row from a step's (pooled) result.
 func NewOpenRow(r *scheduler.Result, pass *bool, aborted bool) OpenRow {
 	s := histo.Summarize(r.Response)
 	row := OpenRow{Target: r.TargetRate.PerSecond(), Achieved: r.AchievedRate(), Verdict: r.Verdict, Pass: pass, Aborted: aborted,
-		P50: math.NaN(), P99: math.NaN(), P999: math.NaN(), Max: math.NaN()}
+		P50: math.NaN(), P99: math.NaN(), P999: math.NaN(), Max: math.NaN(), Seconds: r.Window.Seconds()}
 	if s.Count > 0 {
 		row.P50, row.P99, row.P999, row.Max = s.P50, s.P99, s.P999, s.Max
 		row.InsufficientP99, row.InsufficientP999 = histo.Insufficient(s.Count, 99), histo.Insufficient(s.Count, 99.9)
@@ -92,11 +106,12 @@ func NewOpenRow(r *scheduler.Result, pass *bool, aborted bool) OpenRow {
 }
 
 // WriteOpenSweep writes an open sweep's step table. A latency marked * has
-// insufficient samples (fewer than 10 beyond it).
+// insufficient samples (fewer than 10 beyond it); secs is each step's
+// measured duration.
 func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %4s %12s %12s %9s %9s %9s %9s %8s %-17s %s\n",
-		"step", "target/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors", "verdict", "slo")
+	fmt.Fprintf(&b, "  %4s %12s %6s %12s %9s %9s %9s %9s %8s %-17s %s\n",
+		"step", "target/s", "secs", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors", "verdict", "slo")
 	weak := false
 	for i, r := range rows {
 		slo := "-"
@@ -105,6 +120,9 @@ func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
 		case r.Aborted:
 			slo = "FAIL"
 			why = append(why, "aborted")
+		case r.Pass == nil && len(r.Unjudged) > 0:
+			slo = "unjudged"
+			why = append(why, "too few samples for "+strings.Join(r.Unjudged, ", "))
 		case r.Pass == nil:
 		case *r.Pass:
 			slo = "pass"
@@ -126,8 +144,8 @@ func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
 		}
 		p99, p999 := msCell(r.P99, r.InsufficientP99), msCell(r.P999, r.InsufficientP999)
 		weak = weak || r.InsufficientP99 || r.InsufficientP999
-		fmt.Fprintf(&b, "  %4d %12.1f %12.1f %9s %9s %9s %9s %7.3f%% %-17s %s\n",
-			i, r.Target, r.Achieved, msCell(r.P50, false), p99, p999, msCell(r.Max, false), r.ErrorsPct,
+		fmt.Fprintf(&b, "  %4d %12.1f %6.1f %12.1f %9s %9s %9s %9s %7.3f%% %-17s %s\n",
+			i, r.Target, r.Seconds, r.Achieved, msCell(r.P50, false), p99, p999, msCell(r.Max, false), r.ErrorsPct,
 			safetext.Escape(r.Verdict), slo)
 	}
 	if weak {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // searchGrowth is the factor by which `sweep --search` raises the rate
@@ -15,28 +16,79 @@ const searchGrowth = 4
 // searchFloor is the lowest rate a search tries, in requests per second.
 const searchFloor = 1.0
 
+// stepVerdict is what a search learns from one step.
+type stepVerdict int
+
+const (
+	stepFail stepVerdict = iota
+	stepPass
+	// stepUnjudged: the step had too few samples to judge a percentile
+	// clause of the SLO (neither pass nor fail).
+	stepUnjudged
+)
+
 // rateSearch finds the highest rate that meets an SLO, from the verdicts
 // of the steps it asks for: exponential growth from `from` until a step
 // fails (or shrinking until one passes), then geometric bisection between
-// the highest passing rate lo and the lowest failing rate hi until
-// hi ≤ lo·(1+precision). The failing end of the final bracket must have
-// been measured twice: on a shared machine a neighbour's burst of CPU
-// fails a step that the server would pass, while noise cannot make a
-// step pass that the server fails (it only adds latency). So the caller
-// judges a rate measured again by its best measurement, and a bracket
-// whose upper end passes the second time moves up. It asks for at most
-// maxSteps steps. It is pure: no clock, no I/O.
+// the highest passing rate lo and the lowest failing rate hi above it.
+// It is pure: no clock, no I/O.
+//
+// Noise on a shared machine only adds latency: a neighbour's burst of CPU
+// fails a step that the server would pass, but cannot make a step pass
+// that the server fails. So a rate is judged by its best measurement (one
+// pass and it passes; lo is the highest rate that ever passed), and a
+// failure is believed only when it repeats. Such an episode of noise
+// lasts 10–20 s, longer than a step, so the two failures must not be
+// adjacent in time: a failing rate is measured again only after another
+// step ran, never right after itself. The search converges when a rate
+// that failed twice, non-adjacently, lies within the precision above lo:
+//
+//	rate ──────────────────────────────────────────────────►
+//	        lo (passed once)    c (failed twice, not back to back)
+//	        │◄── c ≤ lo·(1+precision) ──►│
+//
+// When it measures a failure again: the final bracket's failing end once
+// the bracket is within the precision; and earlier, right after a step
+// below it passed (the noise is then likely over), whenever the steps
+// left still cover what a search without noise needs from there (see
+// need), or whatever they do when the failure came next to one that
+// turned out to be noise (see suspect): a failure that noise made is
+// then found out before the bisection spends its steps below it. The
+// bracket's failing end, just measured, is not measured again at once:
+// the search bisects once more instead, and comes back to it.
+//
+// Some rates cannot be judged at all: a percentile clause needs samples
+// beyond it (histo.MinTailSamples), and a step of bounded length at a low
+// rate has too few. floor is the lowest rate the caller can judge; a step
+// that still comes out unjudged (stepUnjudged) raises it above that step's
+// rate. The search never goes below it: where it would, it measures the
+// floor itself, and if that fails it ends saying so ("cannot judge p99.9
+// below 367/s with steps of 30s").
 type rateSearch struct {
 	from, to  float64 // to = 0: no upper bound
 	precision float64
 	maxSteps  int
+	// floor is the lowest rate the steps can judge (0: any); what cannot
+	// be judged below it and with what steps, in words, for the reason:
+	// "p99.9" and "with steps of 30s".
+	floor               float64
+	floorWhat, floorHow string
 
-	steps  int
-	lo, hi float64 // highest passing rate below hi, lowest failing rate (0: none)
-	// verdict is each rate's verdict (on all its measurements), measured
-	// how many times it was measured.
-	verdict   map[float64]bool
-	measured  map[float64]int
+	steps int
+	// last is the rate of the latest step and lastPass its verdict.
+	last     float64
+	lastPass bool
+	// passed holds every rate that passed at least once, failed the
+	// failures of each rate that never passed, unjudged the highest rate
+	// whose step could not be judged.
+	passed   map[float64]bool
+	failed   map[float64]int
+	unjudged float64
+	// failedAt holds the steps at which each rate failed.
+	failedAt map[float64][]int
+	// lo is the highest rate that passed, hi the lowest that failed
+	// above it (0: none).
+	lo, hi    float64
 	done      bool
 	converged bool
 	reason    string
@@ -44,100 +96,212 @@ type rateSearch struct {
 
 func newRateSearch(from, to, precision float64, maxSteps int) *rateSearch {
 	return &rateSearch{from: from, to: to, precision: precision, maxSteps: maxSteps,
-		verdict: map[float64]bool{}, measured: map[float64]int{}}
+		passed: map[float64]bool{}, failed: map[float64]int{}, failedAt: map[float64][]int{}}
 }
 
-// first is the rate of the first step.
+// first is the rate of the first step: from, raised to the lowest rate
+// the steps can judge, capped by to.
 func (s *rateSearch) first() float64 {
+	r := max(s.from, s.lowest())
 	if s.to > 0 {
-		return min(s.from, s.to)
+		r = min(r, s.to)
 	}
-	return s.from
+	return r
 }
 
-// record notes that rate, measured once more, now passes or fails (by its
-// best measurement) and returns the rate of the next step; false when the
-// search is over (see done, converged, reason and sustainable). hi is the
-// lowest failing rate, lo the highest passing one below it. A marginal
-// failure (close to the bound, as noise makes them) measured once is
-// measured again at once.
-func (s *rateSearch) record(rate float64, pass, marginal bool) (float64, bool) {
+// lowest is the lowest rate the search may measure.
+func (s *rateSearch) lowest() float64 {
+	return max(searchFloor, searchCeil(s.floor))
+}
+
+// record notes rate's verdict, measured once more, and returns the rate
+// of the next step; false when the search is over (see done, converged,
+// reason and sustainable).
+func (s *rateSearch) record(rate float64, v stepVerdict) (float64, bool) {
 	s.steps++
-	s.verdict[rate] = pass
-	s.measured[rate]++
+	s.last, s.lastPass = rate, v == stepPass
+	switch v {
+	case stepPass:
+		s.passed[rate] = true
+	case stepFail:
+		s.failed[rate]++
+		s.failedAt[rate] = append(s.failedAt[rate], s.steps-1)
+	default:
+		s.unjudged = max(s.unjudged, rate)
+	}
 	s.lo, s.hi = 0, 0
-	for r, ok := range s.verdict {
-		if !ok && (s.hi == 0 || r < s.hi) {
+	for r := range s.passed {
+		s.lo = max(s.lo, r)
+	}
+	for r := range s.failed {
+		if !s.passed[r] && r > s.lo && (s.hi == 0 || r < s.hi) {
 			s.hi = r
 		}
 	}
-	for r, ok := range s.verdict {
-		if ok && r > s.lo && (s.hi == 0 || r < s.hi) {
-			s.lo = r
-		}
-	}
 	next, ok := s.plan()
-	if ok && marginal && s.measured[rate] < 2 {
-		next = rate
-	}
 	if ok && s.steps >= s.maxSteps {
-		s.finish(s.bracketed(), fmt.Sprintf("stopped after %d steps (--max-steps)", s.steps))
+		s.finish(false, fmt.Sprintf("stopped after %d steps (--max-steps)", s.steps))
 		return 0, false
 	}
 	return next, ok
 }
 
-// bracketed reports whether lo and hi are within the precision.
-func (s *rateSearch) bracketed() bool {
-	return s.lo > 0 && s.hi > 0 && s.hi <= s.lo*(1+s.precision)
+// failures is how many times rate failed (0 once it passed).
+func (s *rateSearch) failures(rate float64) int {
+	if s.passed[rate] {
+		return 0
+	}
+	return s.failed[rate]
 }
 
 func (s *rateSearch) finish(converged bool, reason string) {
 	s.done, s.converged, s.reason = true, converged, reason
 }
 
+// judgeable reports whether a step at r can be judged: at or above the
+// floor and above every rate whose step could not be.
+func (s *rateSearch) judgeable(r float64) bool {
+	return r >= s.lowest() && r > s.unjudged
+}
+
+// cannotJudge words why the search cannot go below where it is: "cannot
+// judge p99.9 below 367/s with steps of 30s".
+func (s *rateSearch) cannotJudge() string {
+	what := s.floorWhat
+	if what == "" {
+		what = "the SLO"
+	}
+	if s.unjudged >= s.lowest() {
+		return strings.TrimSpace(fmt.Sprintf("cannot judge %s at %s/s or below %s", what, formatRate(s.unjudged), s.floorHow))
+	}
+	return strings.TrimSpace(fmt.Sprintf("cannot judge %s below %s/s %s", what, formatRate(s.lowest()), s.floorHow))
+}
+
 // plan picks the next rate, or ends the search.
 func (s *rateSearch) plan() (float64, bool) {
+	p := 1 + s.precision
 	switch {
-	case s.hi == 0: // every step passed
-		if s.to > 0 && s.lo >= s.to {
-			s.finish(false, fmt.Sprintf("every rate up to --to %s/s met the SLO: the sustainable rate is at least that", formatRate(s.to)))
+	case s.hi == 0: // no failure above lo: grow
+		base := max(s.lo, s.unjudged)
+		if s.to > 0 && base >= s.to {
+			if s.lo >= s.to {
+				s.finish(false, fmt.Sprintf("every rate up to --to %s/s met the SLO: the sustainable rate is at least that", formatRate(s.to)))
+			} else {
+				s.finish(false, fmt.Sprintf("%s, and --to is %s/s", s.cannotJudge(), formatRate(s.to)))
+			}
 			return 0, false
 		}
-		next := searchRound(s.lo * searchGrowth)
+		next := searchRound(base * searchGrowth)
 		if s.to > 0 {
 			next = min(next, s.to)
 		}
 		return next, true
-	case s.lo == 0: // every step failed
-		if s.hi == s.first() && s.measured[s.hi] < 2 {
-			return s.hi, true // the first rate's failure must repeat before the search turns down
-		}
+	case s.lo == 0: // every judged step failed: shrink
 		next := searchRound(s.hi / searchGrowth)
-		if next < searchFloor {
-			s.finish(false, fmt.Sprintf("no rate down to %s/s met the SLO", formatRate(s.hi)))
-			return 0, false
+		if !s.judgeable(next) {
+			next = s.lowest()
+			if !s.judgeable(next) || next >= s.hi || s.failed[next] > 0 {
+				if f := s.first(); s.failures(f) == 1 && s.last != f {
+					// Before it gives up, the first rate's failure
+					// repeats: latency need not fall with the rate (idle
+					// connections wake slowly), and a first step failed
+					// by noise would otherwise have sent the search down
+					// for good.
+					return f, true
+				}
+				if s.floor == 0 && s.unjudged == 0 {
+					s.finish(false, fmt.Sprintf("no rate down to %s/s met the SLO", formatRate(s.hi)))
+				} else {
+					s.finish(false, fmt.Sprintf("no rate down to %s/s met the SLO; %s", formatRate(s.hi), s.cannotJudge()))
+				}
+				return 0, false
+			}
 		}
 		return next, true
-	case s.bracketed():
-		return s.confirm()
 	}
-	next := searchRound(math.Sqrt(s.lo * s.hi))
-	if next <= s.lo || next >= s.hi { // too close to split
-		return s.confirm()
+	// A bracket: lo passed, hi failed.
+	confirmed := 0.0
+	for r, n := range s.failed {
+		if n >= 2 && !s.passed[r] && r > s.lo && r <= s.lo*p && (confirmed == 0 || r < confirmed) {
+			confirmed = r
+		}
 	}
-	return next, true
-}
-
-// confirm ends a bracketed search once its failing end was measured
-// twice; otherwise it measures it again.
-func (s *rateSearch) confirm() (float64, bool) {
-	if s.measured[s.hi] < 2 {
+	if confirmed > 0 {
+		s.finish(true, fmt.Sprintf("converged: %s/s passes, %s/s failed twice (within %.1f%%)",
+			formatRate(s.lo), formatRate(confirmed), 100*s.precision))
+		return 0, false
+	}
+	mid := searchRound(math.Sqrt(s.lo * s.hi))
+	if s.unjudged > s.lo {
+		mid = searchRound(math.Sqrt(max(s.lo, s.unjudged) * s.hi))
+	}
+	split := mid > s.lo && mid < s.hi && s.judgeable(mid)
+	if s.hi > s.lo*p && !split {
+		// Steps came out unjudged between lo and hi (too few samples
+		// although their rates should have had enough).
+		s.finish(false, fmt.Sprintf("%s, between %s/s and %s/s", s.cannotJudge(), formatRate(s.lo), formatRate(s.hi)))
+		return 0, false
+	}
+	if s.hi <= s.lo*p {
+		// Within the precision: measure a failure there again, the
+		// lowest one that was not the latest step.
+		c := 0.0
+		for r, n := range s.failed {
+			if n > 0 && !s.passed[r] && r > s.lo && r <= s.lo*p && r != s.last && (c == 0 || r < c) {
+				c = r
+			}
+		}
+		switch {
+		case c > 0:
+			return c, true
+		case split:
+			// The only candidate was just measured: bisect once more
+			// and come back to it.
+			return mid, true
+		case s.hi != s.last:
+			return s.hi, true // too close to split: the end itself
+		}
+		// Nothing to split and the end just measured: measure lo again,
+		// a step that only separates the two measurements of hi.
+		return s.lo, true
+	}
+	// Wider than the precision. Right after a pass below it, a failure
+	// measured once is measured again when the steps allow it.
+	if s.lastPass && s.failures(s.hi) == 1 && s.hi != s.last && (s.steps+1+s.need(s.lo, s.hi) <= s.maxSteps || s.suspect(s.hi)) {
 		return s.hi, true
 	}
-	s.finish(true, fmt.Sprintf("converged: %s/s passes, %s/s failed twice (within %.1f%%)",
-		formatRate(s.lo), formatRate(s.hi), 100*s.precision))
-	return 0, false
+	return mid, true
+}
+
+// suspect reports whether rate failed next to a step whose failure was
+// noise (its rate passed since): a burst spans consecutive steps.
+func (s *rateSearch) suspect(rate float64) bool {
+	for _, i := range s.failedAt[rate] {
+		for r, at := range s.failedAt {
+			if !s.passed[r] {
+				continue
+			}
+			for _, j := range at {
+				if j == i-1 || j == i+1 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// need is the most steps a search without noise takes to converge from
+// the bracket [lo, hi] with hi measured twice: the bisections down to the
+// precision, the second measurement of the final failing end, and one
+// step between that end's two measurements when the last bisection is
+// the one that failed.
+func (s *rateSearch) need(lo, hi float64) int {
+	n := 0
+	for r := hi / lo; r > 1+s.precision; r = math.Sqrt(r) {
+		n++
+	}
+	return n + 2
 }
 
 // sustainable is the highest rate that met the SLO (0: none).
@@ -150,6 +314,14 @@ func searchRound(r float64) float64 {
 		return math.Round(r)
 	}
 	return math.Round(r*1000) / 1000
+}
+
+// searchCeil rounds a rate up to the precision searchRound keeps.
+func searchCeil(r float64) float64 {
+	if r >= 10 {
+		return math.Ceil(r)
+	}
+	return math.Ceil(r*1000) / 1000
 }
 
 // formatRate prints a rate in requests per second without a needless

@@ -424,47 +424,6 @@ func sloLatencyBound(spec string) time.Duration {
 	return bound
 }
 
-// marginalFactor: a failure within this factor of its latency bound is
-// marginal, the kind a burst of noise on the machine produces.
-const marginalFactor = 2
-
-// marginal reports whether a failed, not aborted point (res, judged sr
-// against slo) missed its SLO only marginally: every failing clause an
-// upper latency bound missed by at most marginalFactor on the better of
-// response and service times, and nothing else failing. A search
-// measures such a failure again before it believes it.
-func marginal(slo report.SLO, res *scheduler.Result, sr *report.SLOResult, aborted bool) bool {
-	if aborted || sr == nil || sr.Pass {
-		return false
-	}
-	var onService *report.SLOResult
-	if res.Service != nil && res.Mode != "closed" {
-		alt := *res
-		alt.Response, alt.Intervals, alt.Commands = res.Service, nil, nil
-		// On the whole test (the interval series hold response times):
-		// the spec without --slo-window.
-		if whole, err := report.ParseSLO(slo.Spec); err == nil {
-			onService, _ = whole.Check(&alt)
-		}
-	}
-	for i, c := range sr.Clauses {
-		if c.Pass {
-			continue
-		}
-		if c.Unit != "ms" || !strings.HasPrefix(c.Op, "<") || c.Observed == nil || c.Bound <= 0 {
-			return false
-		}
-		v := *c.Observed
-		if onService != nil && i < len(onService.Clauses) && onService.Clauses[i].Observed != nil {
-			v = min(v, *onService.Clauses[i].Observed)
-		}
-		if v > marginalFactor*c.Bound {
-			return false
-		}
-	}
-	return true
-}
-
 // defaultAbortAfter is --abort-after's default: 10× the SLO's largest
 // latency bound, at least minAbortAfter; 1 s without one.
 func defaultAbortAfter(spec string) time.Duration {
@@ -662,12 +621,19 @@ type openPoint struct {
 	// judgedWith are the earlier points at the same rate whose
 	// measurements its verdict pooled (a search's second look).
 	judgedWith []int
+	// planned is the measured duration planned for each of its steps
+	// (--step-duration, or longer for a percentile's samples: see
+	// sampleRule); short are the SLO's percentile clauses its samples
+	// could not support, which leave it unjudged (pass nil).
+	planned time.Duration
+	short   []string
 }
 
 // judgeAgain judges p, a rate measured before (earlier), by its best
 // measurement: it passes when p or any earlier one passed. Noise on a
 // shared machine only adds latency, so one step that met the SLO shows
-// the server can meet it at this rate; a failure must repeat.
+// the server can meet it at this rate; a failure must repeat (and a step
+// that could not be judged takes an earlier pass).
 func judgeAgain(p *openPoint, earlier []*openPoint, index map[*openPoint]int) {
 	for _, q := range earlier {
 		p.judgedWith = append(p.judgedWith, index[q])
@@ -703,10 +669,18 @@ func (s *sweeper) runOpen() (int, error) {
 	} else if conns, err = dialPool(ctx, cfg.target, cfg.conns, stderr); err != nil {
 		return 0, failed(err)
 	}
+	// Steps long enough for the SLO's percentiles (sampleRule).
+	var rule sampleRule
+	if cfg.sloSet {
+		rule = newSampleRule(cfg.slo, cfg.stepDur)
+	} else {
+		rule = sampleRule{base: cfg.stepDur, cap: cfg.stepDur}
+	}
 	var search *rateSearch
 	rate := 0.0
 	if cfg.search {
 		search = newRateSearch(cfg.from, cfg.to, cfg.precision, cfg.maxSteps)
+		search.floor, search.floorWhat, search.floorHow = rule.floor(), rule.metric, rule.how()
 		rate = search.first()
 	} else {
 		rate = cfg.rates[0]
@@ -746,18 +720,28 @@ func (s *sweeper) runOpen() (int, error) {
 		if p.slo, p.pass, p.onService, p.outcome, err = pointVerdict(cfg.slo, p.pooled, p.aborted); err != nil && judgeErr == nil {
 			judgeErr = err
 		}
+		// Too few samples for a percentile clause: neither pass nor fail.
+		if short := rule.short(p.pooled, p.slo); p.outcome != report.Failed && unjudged(p.slo, short, p.aborted) {
+			p.short, p.pass, p.onService = short, nil, false
+		}
 		index[p] = len(points)
 		points = append(points, p)
 		if !decide {
 			return 0, false
 		}
-		if search != nil && len(byRate[p.rate]) > 0 && p.pass != nil {
+		if search != nil && len(byRate[p.rate]) > 0 && (p.pass != nil || p.short != nil) {
 			judgeAgain(p, byRate[p.rate], index)
 		}
 		byRate[p.rate] = append(byRate[p.rate], p)
 		if search != nil {
-			pass := p.pass != nil && *p.pass
-			return search.record(p.rate, pass, !pass && marginal(cfg.slo, p.pooled, p.slo, p.aborted))
+			v := stepFail
+			switch {
+			case p.pass != nil && *p.pass:
+				v = stepPass
+			case p.pass == nil:
+				v = stepUnjudged
+			}
+			return search.record(p.rate, v)
 		}
 		listIndex++
 		if listIndex < len(cfg.rates) {
@@ -768,12 +752,13 @@ func (s *sweeper) runOpen() (int, error) {
 	// The step under way: its whole timeline (a shard plans the next
 	// step's start from it) and the server's counters before it.
 	var stepTL scheduler.Timeline
+	var stepDur time.Duration
 	var before *serverinfo.Snapshot
 	finishStep := func(st *scheduler.Step) {
 		st.TLS = cfg.tls.take()
 		redactResult(ctx, st.Result)
 		cfg.shard.started(st.Result)
-		cfg.shard.next(stepTL, cfg.settle+cfg.stepDur, 0, cfg.drain)
+		cfg.shard.next(stepTL, cfg.settle+stepDur, 0, cfg.drain)
 		if !cfg.cluster { // the seed's counters are not the cluster's
 			stats[st] = s.srv.since(before)
 		}
@@ -805,6 +790,10 @@ func (s *sweeper) runOpen() (int, error) {
 			tl = scheduler.NewPoisson(r, cfg.seed+uint64(i))
 		}
 		stepTL = tl
+		// Every shard plans the same durations: from the step's whole
+		// rate, not its own share.
+		stepDur = rule.duration(cur.rate)
+		cur.planned = stepDur
 		tl, err := cfg.shard.timeline(tl)
 		if err != nil {
 			judgeErr = usageErrorf("--shard: %v", err)
@@ -827,7 +816,7 @@ func (s *sweeper) runOpen() (int, error) {
 			stopConns()
 			endStep = func() {}
 		}
-		return scheduler.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: cfg.stepDur, Settle: cfg.settle,
+		return scheduler.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: stepDur, Settle: cfg.settle,
 			AbortAfter: cfg.abortAfter, Start: cfg.shard.instant()}, true
 	}
 	steps, runErr := scheduler.RunOpenSteps(ctx, conns, stream, scheduler.OpenConfig{
@@ -998,7 +987,7 @@ func (s *sweeper) openDocument(points []*openPoint, search *rateSearch) error {
 		}
 		t.ID, t.SLO, t.Server = j.id(), p.slo, p.server
 		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.pass, Aborted: p.aborted, SettleS: cfg.settle.Seconds(),
-			Basis: basis(cfg.sloSet, p.onService), JudgedWith: p.judgedWith}
+			Basis: basis(cfg.sloSet, p.onService), JudgedWith: p.judgedWith, InsufficientSamples: p.short, PlannedS: p.planned.Seconds()}
 		for _, st := range p.steps {
 			info.Expired += st.Expired
 			if st.Aborted && info.AbortReason == "" {
@@ -1051,16 +1040,21 @@ func (s *sweeper) openText(points []*openPoint, search *rateSearch) error {
 	if search != nil {
 		what = "search"
 	}
+	steps := cfg.stepDur.String()
+	if rule := newSampleRule(cfg.slo, cfg.stepDur); cfg.sloSet && rule.metric != "" && rule.window == 0 && rule.cap > cfg.stepDur {
+		steps += fmt.Sprintf(" (up to %s where %s needs the samples)", rule.cap, rule.metric)
+	}
 	conns := fmt.Sprintf("%d connections", cfg.conns)
 	if cfg.cluster {
 		conns += " per primary"
 	}
 	fmt.Fprintf(&b, "====== %s: %s, %s, steps of %s after a %s settle ======\n",
-		what, safetext.Escape(j.title), conns, cfg.stepDur, cfg.settle)
+		what, safetext.Escape(j.title), conns, steps, cfg.settle)
 	rows := make([]report.OpenRow, len(points))
 	for i, p := range points {
 		rows[i] = report.NewOpenRow(p.pooled, p.pass, p.aborted)
-		rows[i].OnService, rows[i].JudgedWith = p.onService, p.judgedWith
+		rows[i].OnService, rows[i].JudgedWith, rows[i].Unjudged = p.onService, p.judgedWith, p.short
+		rows[i].Seconds /= float64(max(1, len(p.steps)))
 	}
 	if err := report.WriteOpenSweep(&b, rows); err != nil {
 		return err
