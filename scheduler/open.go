@@ -195,13 +195,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	}
 	alive := 0
 	for i, c := range conns {
-		var s *slot
-		if run.cl != nil {
-			k := i / cfg.Cluster.PerNode
-			s = run.addClusterSlot(c, k, cfg.Cluster.Nodes[k].Addr)
-		} else {
-			s = run.addSlot(c)
-		}
+		s := run.addStartSlot(i, c)
 		if c != nil {
 			c.Start(s.h)
 			alive++

@@ -401,6 +401,16 @@ func (cl *clusterRun) growStores(n int) {
 	}
 }
 
+// addStartSlot adds the slot of the run's i-th starting connection c:
+// in a cluster, on node i / PerNode, whose pool it belongs to.
+func (run *openRun) addStartSlot(i int, c *conn.Conn) *slot {
+	if run.cl == nil {
+		return run.addSlot(c)
+	}
+	k := i / run.cl.cfg.PerNode
+	return run.addClusterSlot(c, k, run.cl.cfg.Nodes[k].Addr)
+}
+
 // addClusterSlot adds a connection slot holding c (nil: none yet) for
 // node k at addr.
 func (run *openRun) addClusterSlot(c *conn.Conn, k int, addr string) *slot {

@@ -186,13 +186,7 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	}
 	alive := 0
 	for i, c := range cur {
-		var s *slot
-		if run.cl != nil {
-			k := i / cfg.Cluster.PerNode
-			s = run.addClusterSlot(c, k, cfg.Cluster.Nodes[k].Addr)
-		} else {
-			s = run.addSlot(c)
-		}
+		s := run.addStartSlot(i, c)
 		s.sw = sws[i]
 		s.sw.cur.Store(s.h)
 		if c != nil {
