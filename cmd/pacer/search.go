@@ -227,6 +227,15 @@ func (s *rateSearch) plan() (float64, bool) {
 		}
 	}
 	if confirmed > 0 {
+		if f := s.first(); f > s.lo && s.failures(f) == 1 && s.last != f {
+			// The answer lies below the first rate, which failed once:
+			// latency need not fall with the rate, so a first step
+			// failed by noise would leave the search far below the
+			// server's limit (a redis-server search on this VM settled
+			// on 37/s). The first rate's failure repeats before the
+			// search believes it.
+			return f, true
+		}
 		s.finish(true, fmt.Sprintf("converged: %s/s passes, %s/s failed twice (within %.1f%%)",
 			formatRate(s.lo), formatRate(confirmed), 100*s.precision))
 		return 0, false

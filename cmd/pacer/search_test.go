@@ -21,6 +21,18 @@ func server(limit float64, noisy ...int) func(step int, rate float64) stepVerdic
 	}
 }
 
+// episodeBelowStart is a server whose limit is 30000/s, measured through
+// an episode of noise that fails every step before step until except
+// those at 37/s or less.
+func episodeBelowStart(until int) func(int, float64) stepVerdict {
+	return func(i int, r float64) stepVerdict {
+		if r <= 37 || (i >= until && r <= 30000) {
+			return stepPass
+		}
+		return stepFail
+	}
+}
+
 // runSearch drives a search with the verdicts of judge and returns the
 // rates it measured and their verdicts. It checks what every search
 // must hold to: no rate measured twice in a row, at most maxSteps steps,
@@ -133,6 +145,16 @@ func TestRateSearch(t *testing.T) {
 		// more it converges.
 		{name: "the issue's burst", from: 1000, maxSteps: 12, judge: server(61000, 4, 5), converged: false, lo: 32000, hi: 61000, maxRates: 12,
 			wantFirstRates: []float64{1000, 4000, 16000, 64000, 32000, 22627, 19027, 22627, 32000, 64000}, reason: "stopped after 12 steps"},
+		// A search against redis-server on this VM: an episode of about
+		// four minutes failed every rate from 1000/s down to 38/s while
+		// 37/s passed. The first rate failed only once, so the search does
+		// not claim to have converged 27 times below it: it measures
+		// 1000/s again first, and with one step more than the episode it
+		// finds the server passing there.
+		{name: "a long episode below the start", from: 1000, maxSteps: 12, judge: episodeBelowStart(12), converged: false, lo: 37, hi: 37, maxRates: 12,
+			wantFirstRates: []float64{1000, 250, 63, 16, 63, 32, 45, 38, 35, 36, 37, 38}, reason: "stopped after 12 steps"},
+		{name: "a long episode below the start, 13 steps", from: 1000, maxSteps: 13, judge: episodeBelowStart(12), converged: false, lo: 1000, hi: 30000, maxRates: 13,
+			wantFirstRates: []float64{1000, 250, 63, 16, 63, 32, 45, 38, 35, 38, 36, 37, 1000}},
 		{name: "the issue's burst, 16 steps", from: 1000, maxSteps: 16, judge: server(61000, 4, 5), converged: true, lo: 61000 / 1.05, hi: 61000, maxRates: 16},
 	} {
 		s := newRateSearch(c.from, c.to, 0.05, c.maxSteps)
