@@ -121,6 +121,22 @@ func (c clause) met(v float64) bool {
 	return v >= c.value
 }
 
+// TightestLatency is the smallest upper bound the SLO puts on a latency
+// (p50 … p99.99, mean, max, min with < or <=); 0 when it has none. The
+// send-lag budget of an open run follows it (see cmd/pacer's lagBudget).
+func (s SLO) TightestLatency() time.Duration {
+	var b time.Duration
+	for _, c := range s.clauses {
+		if !c.latency() || !c.upper() {
+			continue
+		}
+		if d := time.Duration(c.value * float64(time.Millisecond)); d > 0 && (b == 0 || d < b) {
+			b = d
+		}
+	}
+	return b
+}
+
 // upper reports whether the clause bounds its metric from above (<, <=):
 // a larger value is worse.
 func (c clause) upper() bool { return c.op[0] == '<' }

@@ -196,3 +196,24 @@ func crafted(mode string, n int, f func(i int) (serv, lag time.Duration), series
 	}
 	return r
 }
+
+// TightestLatency is the smallest upper latency bound: the send-lag budget
+// of an open run follows it.
+func TestSLOTightestLatency(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want time.Duration
+	}{
+		{"p99<=1ms", time.Millisecond},
+		{"p99<5ms,p50<=800us,max<1s", 800 * time.Microsecond},
+		{"mean<2ms,errors<0.1%", 2 * time.Millisecond},
+		{"errors<0.1%,rate>=9500,unsent<1%", 0},
+		{"min>10us", 0},                               // a lower bound limits nothing
+		{"p50>=1ms,p99<=40ms", 40 * time.Millisecond}, // nor does this one
+		{"p99<=0ms", 0},
+	} {
+		if got := mustSLO(t, c.spec, 0).TightestLatency(); got != c.want {
+			t.Errorf("%q: %v, want %v", c.spec, got, c.want)
+		}
+	}
+}

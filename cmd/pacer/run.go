@@ -35,7 +35,7 @@ func runCommand() *cli.Command {
 		drainFlag(),
 		timeoutFlag(),
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms auto and precise, 2ms coarse", Category: catLoad},
+		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
 		repeatFlag(),
 	)
 	flags = append(flags, shardFlags()...)
@@ -164,6 +164,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		return nil, err
 	}
 	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
+	cfg.lagLimit = lagBudget(cfg.lagLimit, c.IsSet("lag-limit"), cfg.pacing, cfg.slo)
 	cfg.files, cfg.text = out.files, out.text
 	if cfg.repeat, err = parseRepeat(c); err != nil {
 		return nil, err

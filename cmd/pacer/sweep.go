@@ -63,7 +63,7 @@ func sweepCommand() *cli.Command {
 		drainFlag(),
 		timeoutFlag(),
 		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which a step's verdict is generator_behind", DefaultText: "1ms precise, 2ms coarse", Category: catLoad},
+		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which a step's verdict is generator_behind; with --pacing auto it sets the wake quantum", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
@@ -322,7 +322,7 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 	}
 	p, ok := scheduler.ParsePacing(c.String("pacing"))
 	if !ok {
-		return usageErrorf("--pacing %q: want precise or coarse", c.String("pacing"))
+		return usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
 	}
 	cfg.pacing = p
 	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
@@ -334,6 +334,7 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
 		return usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
 	}
+	cfg.lagLimit = lagBudget(cfg.lagLimit, c.IsSet("lag-limit"), cfg.pacing, cfg.slo)
 	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
 		return usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
 	}

@@ -7,12 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -221,6 +223,85 @@ func TestSLOWindowJSON(t *testing.T) {
 		// machine and its last interval holds the rest).
 		if w := c.Window; w == nil || w.LengthS != 0.5 || w.Windows < 1 || w.Windows > 2 || w.Failed != 0 || (w.StartS != 0 && w.StartS != 0.5) {
 			t.Fatalf("%s: window %+v", c.Clause, c.Window)
+		}
+	}
+}
+
+// The send-lag budget of an open run is at most half the tightest latency
+// bound of --slo (lagBudget): with p99<=1ms auto pacing wakes every 100 µs,
+// not every 600 µs, so its own lag cannot fail a healthy server. A given
+// --lag-limit stands.
+func TestLagBudgetFollowsSLO(t *testing.T) {
+	for _, c := range []struct {
+		given   time.Duration
+		set     bool
+		pacing  scheduler.Pacing
+		slo     string
+		limit   time.Duration
+		quantum time.Duration
+	}{
+		{0, false, scheduler.Auto, "", time.Millisecond, 600 * time.Microsecond},
+		{0, false, scheduler.Auto, "errors<0.1%", time.Millisecond, 600 * time.Microsecond},
+		{0, false, scheduler.Auto, "p99<=50ms", time.Millisecond, 600 * time.Microsecond},
+		{0, false, scheduler.Auto, "p99<=1ms", 500 * time.Microsecond, 100 * time.Microsecond},
+		{0, false, scheduler.Auto, "p99<=5ms,p50<=600us", 300 * time.Microsecond, 0},
+		{0, false, scheduler.Coarse, "p99<=2ms", time.Millisecond, scheduler.CoarseQuantum},
+		{0, false, scheduler.Coarse, "", 2 * time.Millisecond, scheduler.CoarseQuantum},
+		{0, false, scheduler.Precise, "p99<=1ms", 500 * time.Microsecond, 0},
+		{time.Millisecond, true, scheduler.Auto, "p99<=1ms", time.Millisecond, 600 * time.Microsecond},
+	} {
+		slo, err := report.ParseSLO(c.slo)
+		if c.slo == "" {
+			slo, err = report.SLO{}, nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := lagBudget(c.given, c.set, c.pacing, slo)
+		if got != c.limit || c.pacing.Quantum(got) != c.quantum {
+			t.Errorf("%v %q (given %v): limit %v quantum %v, want %v and %v", c.pacing, c.slo, c.given, got, c.pacing.Quantum(got), c.limit, c.quantum)
+		}
+	}
+
+	// The commands use it: run, compare's open runs and sweep's steps.
+	dir := t.TempDir()
+	type test struct {
+		LagLimitMs float64  `json:"send_lag_limit_ms"`
+		QuantumUs  *float64 `json:"pacing_quantum_us"`
+		Mode       string   `json:"mode"`
+	}
+	load := []string{"--embedded", "-c", "2", "-t", "get", "-q", "--slo", "p99<=1ms,errors<=100%"}
+	for _, cmd := range [][]string{
+		{"run", "--rate", "1k", "--duration", "300ms"},
+		{"compare", "--rate", "1k", "--duration", "300ms"},
+		{"sweep", "--rates", "1k", "--step-duration", "300ms", "--settle", "0s"},
+		{"run", "--rate", "1k", "--duration", "300ms", "--lag-limit", "1ms"},
+	} {
+		out := filepath.Join(dir, cmd[0]+".json")
+		args := append(append(append([]string{}, cmd...), load...), "--json", out)
+		if code, stdout, stderr := pacer(t, args...); code == exitUsage || code == exitFailed {
+			t.Fatalf("%v: exit %d\nstdout %s\nstderr %s", args, code, stdout, stderr)
+		}
+		var doc struct{ Tests []test }
+		if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		wantLimit, wantQuantum := 0.5, 100.0
+		if slices.Contains(cmd, "--lag-limit") {
+			wantLimit, wantQuantum = 1, 600
+		}
+		open := 0
+		for _, tt := range doc.Tests {
+			if tt.Mode == "closed" {
+				continue
+			}
+			open++
+			if tt.LagLimitMs != wantLimit || tt.QuantumUs == nil || *tt.QuantumUs != wantQuantum {
+				t.Errorf("%s: lag limit %v ms, quantum %v µs, want %v and %v", cmd[0], tt.LagLimitMs, tt.QuantumUs, wantLimit, wantQuantum)
+			}
+		}
+		if open == 0 {
+			t.Errorf("%s: no open test in %s", cmd[0], readFile(t, out))
 		}
 	}
 }
