@@ -249,6 +249,10 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 			if cfg.to, err = rate("to"); err != nil {
 				return err
 			}
+			// A --to below the default --from starts the search at --to.
+			if cfg.to < cfg.from && c.IsSet("from") {
+				return usageErrorf("--to %s is below --from %s", c.String("to"), from)
+			}
 		}
 		if cfg.precision, err = parseShare(c.String("precision")); err != nil {
 			return usageErrorf("--precision %q: want a share such as 5%% or 0.05, above 0 and below 100%%", c.String("precision"))

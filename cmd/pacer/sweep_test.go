@@ -28,6 +28,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"bad rate", []string{"sweep", "--rates", "1k,fast"}, "--rates"},
 		{"from without step", []string{"sweep", "--from", "1k", "--to", "2k"}, "go together"},
 		{"to below from", []string{"sweep", "--from", "2k", "--to", "1k", "--step", "100"}, "below --from"},
+		{"search to below from", []string{"sweep", "--search", "--slo", "p99<1ms", "--from", "10k", "--to", "1k"}, "--to 1k is below --from 10k"},
 		{"too many steps", []string{"sweep", "--from", "1", "--to", "1M", "--step", "1"}, "more than"},
 		{"rates and from", []string{"sweep", "--rates", "1k", "--from", "1k"}, "drop --from"},
 		{"list of connections in an open sweep", []string{"sweep", "--rates", "1k", "-c", "1,2"}, "needs --closed"},
