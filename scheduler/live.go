@@ -43,6 +43,7 @@ type Live struct {
 	TargetRate Rate
 	totals     func() Totals
 	conns      func() Connections
+	joins      func(from int) []NodeJoin
 
 	// Warmup is the leading part of the timeline that is not measured.
 	Warmup time.Duration
@@ -56,6 +57,25 @@ type Connections struct {
 	// Reconnects the replacements that came up.
 	Open, Of         int
 	Lost, Reconnects uint64
+}
+
+// NodeJoin is a Redis Cluster primary that joined an open run (it was not
+// in the slot map the run started with): its address, and how many of its
+// connections opened (Open of Of; none: Err says why).
+type NodeJoin struct {
+	Addr     string
+	Open, Of int
+	Err      string
+}
+
+// Joins returns the primaries that joined the run so far, from the
+// from-th on (in the order their connections were installed); nil
+// without Redis Cluster.
+func (l *Live) Joins(from int) []NodeJoin {
+	if l.joins == nil {
+		return nil
+	}
+	return l.joins(from)
 }
 
 // Connections returns the run's connections now; ok is false for a run

@@ -287,7 +287,7 @@ func (run *openRun) started(t0 int64) {
 	if cfg.OnStart != nil {
 		cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
 			Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
-			Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections,
+			Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince,
 			totals: func() Totals {
 				t := run.totals()
 				t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)

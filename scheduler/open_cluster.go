@@ -550,6 +550,13 @@ func (p *pacer) takeJoined() {
 			s.set(c)
 			up++
 		}
+		ev := NodeJoin{Addr: m.Addr, Open: up, Of: len(j.conns)}
+		if up == 0 && j.err != nil {
+			ev.Err = j.err.Error()
+		}
+		run.joinMu.Lock()
+		run.joinLog = append(run.joinLog, ev)
+		run.joinMu.Unlock()
 		if up > 0 {
 			continue
 		}

@@ -191,6 +191,19 @@ type openRun struct {
 	handoffMu sync.Mutex
 	closed    bool
 	dialErr   error // the first failed redial
+	// joinLog holds the cluster nodes that joined, for observers (Live).
+	joinMu  sync.Mutex
+	joinLog []NodeJoin
+}
+
+// joinsSince returns the nodes that joined, from the from-th on.
+func (run *openRun) joinsSince(from int) []NodeJoin {
+	run.joinMu.Lock()
+	defer run.joinMu.Unlock()
+	if from >= len(run.joinLog) {
+		return nil
+	}
+	return append([]NodeJoin(nil), run.joinLog[max(from, 0):]...)
 }
 
 // Redial backoff: a slot waits MinRedialBackoff before its first redial

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,6 +171,10 @@ func TestRunClusterScaleOut(t *testing.T) {
 	}
 	if !joinedRow {
 		t.Errorf("the per-node table does not show %s as joined:\n%s", fourth.Addr, stdout)
+	}
+	// ... and stderr said so when it happened.
+	if !regexp.MustCompile(`pacer: GET key:__rand_int__: cluster node ` + regexp.QuoteMeta(fourth.Addr) + ` joined the run by \d+\.\d s: 2 of 2 connections open`).MatchString(stderr) {
+		t.Errorf("stderr does not say that %s joined:\n%s", fourth.Addr, stderr)
 	}
 	tt := readOpenClusterDoc(t, js).Tests[0]
 	cnt := tt.Counts
