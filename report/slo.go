@@ -123,7 +123,7 @@ func (c clause) met(v float64) bool {
 
 // TightestLatency is the smallest upper bound the SLO puts on a latency
 // (p50 … p99.99, mean, max, min with < or <=); 0 when it has none. The
-// send-lag budget of an open run follows it (see cmd/pacer's lagBudget).
+// send-lag budget of an open run follows it (see cmd/pacer's sloLagLimit).
 func (s SLO) TightestLatency() time.Duration {
 	var b time.Duration
 	for _, c := range s.clauses {

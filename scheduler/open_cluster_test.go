@@ -296,26 +296,12 @@ func TestClusterRunSurvivesASlotMigration(t *testing.T) {
 
 	conns, oc = clusterConns(t, c, 2)
 	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
-	var moveErr atomic.Value
-	moved := make(chan struct{})
+	onStart, moved := moveSlotsDuring(t, c, 500*time.Millisecond, 0, 1, 20)
 	res, err = RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 2), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Duration: 3 * time.Second, Cluster: oc,
-		OnStart: func(*Live) {
-			go func() {
-				defer close(moved)
-				time.Sleep(500 * time.Millisecond)
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				if err := c.MoveSlots(ctx, 0, 1, 20); err != nil {
-					moveErr.Store(err)
-				}
-			}()
-		},
+		OnStart: onStart,
 	})
-	<-moved
-	if e := moveErr.Load(); e != nil {
-		t.Fatal(e)
-	}
+	moved()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,11 +536,8 @@ func TestClusterRunJoinsANewNode(t *testing.T) {
 	nilReply := []byte("$-1\r\n")
 	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
 	bAddr := b.ln.Addr().String()
-	moved := []byte("-MOVED 0 " + bAddr + "\r\n")
-	a := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	a, top := redirectingPrimary(t, tpl.Len(), bAddr)
 	aAddr := a.ln.Addr().String()
-	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
-	top.Assign(0, cluster.Slots-1, 0)
 	var dials atomic.Int64
 	// An observer looks all along, while the pacer adds the connections
 	// (go test -race watches).
@@ -625,11 +608,8 @@ func TestClusterRunNodeThatCannotJoin(t *testing.T) {
 	}
 	gone := ln.Addr().String()
 	ln.Close() // nothing listens there: a dial is refused
-	moved := []byte("-MOVED 0 " + gone + "\r\n")
-	a := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	a, top := redirectingPrimary(t, tpl.Len(), gone)
 	aAddr := a.ln.Addr().String()
-	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
-	top.Assign(0, cluster.Slots-1, 0)
 	res, err := RunOpen(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
 		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr}}, PerNode: 2, Topology: top,
@@ -672,24 +652,12 @@ func TestClusterRunFollowsAScaleOut(t *testing.T) {
 	if err := c.Join(ctx, fourth); err != nil { // a primary without slots: the run leaves it alone
 		t.Fatal(err)
 	}
-	var moveErr atomic.Value
-	moved := make(chan struct{})
+	onStart, moved := moveSlotsDuring(t, c, 300*time.Millisecond, 0, 3, 200)
 	res, err := RunOpen(ctx, conns, scenarios.NewStream(tpl, 4), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(3000)}, Duration: 4 * time.Second, Cluster: oc,
-		OnStart: func(*Live) {
-			go func() {
-				defer close(moved)
-				time.Sleep(300 * time.Millisecond)
-				if err := c.MoveSlots(ctx, 0, 3, 200); err != nil {
-					moveErr.Store(err)
-				}
-			}()
-		},
+		OnStart: onStart,
 	})
-	<-moved
-	if e := moveErr.Load(); e != nil {
-		t.Fatal(e)
-	}
+	moved()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -717,4 +685,50 @@ func TestClusterRunFollowsAScaleOut(t *testing.T) {
 	if v, err := fourth.Do("DBSIZE"); err != nil || v == "0" {
 		t.Errorf("the new primary holds %s keys (%v)", v, err)
 	}
+}
+
+// moveSlotsDuring returns an OnStart that moves count slots from primary
+// from to primary to of c, delay after the run starts (resharding under
+// load), and a wait that returns once the move is over and fails the test
+// if it failed (at once when the run never started).
+func moveSlotsDuring(t *testing.T, c *redistest.Cluster, delay time.Duration, from, to, count int) (onStart func(*Live), wait func()) {
+	t.Helper()
+	var moveErr atomic.Value
+	var started atomic.Bool
+	moved := make(chan struct{})
+	onStart = func(*Live) {
+		started.Store(true)
+		go func() {
+			defer close(moved)
+			time.Sleep(delay)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := c.MoveSlots(ctx, from, to, count); err != nil {
+				moveErr.Store(err)
+			}
+		}()
+	}
+	wait = func() {
+		t.Helper()
+		if !started.Load() {
+			return // the run never started: its error says why
+		}
+		<-moved
+		if e := moveErr.Load(); e != nil {
+			t.Fatal(e)
+		}
+	}
+	return onStart, wait
+}
+
+// redirectingPrimary starts the one primary of a slot map (top) that
+// answers each of the n commands of a template with -MOVED to addr: a
+// primary the map does not hold, which the run must join.
+func redirectingPrimary(t *testing.T, n int, addr string) (*fakeServer, *cluster.Topology) {
+	t.Helper()
+	moved := []byte("-MOVED 0 " + addr + "\r\n")
+	a := newFakeServer(t, n, func(int) ([]byte, bool) { return moved, false })
+	top := cluster.NewTopology([]cluster.Node{{Addr: a.ln.Addr().String()}})
+	top.Assign(0, cluster.Slots-1, 0)
+	return a, top
 }

@@ -98,11 +98,8 @@ func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
 	}
 	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return []byte("$-1\r\n"), false })
 	bAddr := b.ln.Addr().String()
-	moved := []byte("-MOVED 0 " + bAddr + "\r\n")
-	a := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	a, top := redirectingPrimary(t, tpl.Len(), bAddr)
 	aAddr := a.ln.Addr().String()
-	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
-	top.Assign(0, cluster.Slots-1, 0)
 	// The refreshed map gives every slot to the new primary, so the first
 	// step ends with a map whose owners the next step's nodes lack.
 	scaled := cluster.NewTopology([]cluster.Node{{Addr: aAddr}, {Addr: bAddr}})

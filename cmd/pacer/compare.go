@@ -513,7 +513,7 @@ func (cfg *compareConfig) runOpenOn(ctx context.Context, conns []*conn.Conn, str
 	onStart, endMetrics := cfg.metrics.hook(openRunLabel(cfg.title, rate), metrics.ModeOpen, func(l *scheduler.Live) { live <- l; connCh <- l })
 	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
 		Name: cfg.title, Timeline: tl, Rate: rate, Duration: cfg.duration, Pacing: cfg.pacing, Drain: cfg.drain,
-		LagLimit:     lagBudget(0, false, cfg.pacing, cfg.output.slo),
+		LagLimit:     sloLagLimit(cfg.pacing, cfg.output.slo),
 		Start:        cfg.shard.instant(),
 		CommandNames: cfg.test.names, Interval: cfg.output.interval,
 		Timeout:      cfg.timeout,

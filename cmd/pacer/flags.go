@@ -194,9 +194,9 @@ func pacingFlag() cli.Flag {
 	return &cli.StringFlag{Name: "pacing", Value: "auto", Usage: "`MODE`: auto (a wake quantum of --lag-limit less 400 µs: the least CPU that keeps the send lag within it), precise (a wake at every intended instant, the most CPU) or coarse (0.8 ms wake quantum)", Category: catLoad}
 }
 
-// lagBudget is the send-lag limit of an open run: --lag-limit when it is
-// given (set), else the pacing's default, capped at half the tightest
-// latency bound of --slo. Response time is send lag + service time, so a
+// sloLagLimit is the send-lag limit of an open run whose --lag-limit is
+// not given: the pacing's default, capped at half the tightest latency
+// bound of --slo. Response time is send lag + service time, so a
 // generator allowed a lag near the bound could fail a healthy server on
 // its own while the trust rule still called it punctual: at the default
 // 1 ms budget auto pacing wakes every 600 µs, and against an idle
@@ -206,10 +206,7 @@ func pacingFlag() cli.Flag {
 // to the server, and a violation while the lag exceeds it is judged the
 // generator's when service time meets the bound (exit 4), not the
 // server's.
-func lagBudget(given time.Duration, set bool, p scheduler.Pacing, slo report.SLO) time.Duration {
-	if set {
-		return given
-	}
+func sloLagLimit(p scheduler.Pacing, slo report.SLO) time.Duration {
 	def := scheduler.DefaultLagLimit(p)
 	if b := slo.TightestLatency(); b > 0 {
 		return min(def, b/2)

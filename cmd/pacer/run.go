@@ -164,7 +164,9 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		return nil, err
 	}
 	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
-	cfg.lagLimit = lagBudget(cfg.lagLimit, c.IsSet("lag-limit"), cfg.pacing, cfg.slo)
+	if !c.IsSet("lag-limit") {
+		cfg.lagLimit = sloLagLimit(cfg.pacing, cfg.slo)
+	}
 	cfg.files, cfg.text = out.files, out.text
 	if cfg.repeat, err = parseRepeat(c); err != nil {
 		return nil, err

@@ -338,7 +338,9 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
 		return usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
 	}
-	cfg.lagLimit = lagBudget(cfg.lagLimit, c.IsSet("lag-limit"), cfg.pacing, cfg.slo)
+	if !c.IsSet("lag-limit") {
+		cfg.lagLimit = sloLagLimit(cfg.pacing, cfg.slo)
+	}
 	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
 		return usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
 	}

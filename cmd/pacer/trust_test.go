@@ -228,27 +228,24 @@ func TestSLOWindowJSON(t *testing.T) {
 }
 
 // The send-lag budget of an open run is at most half the tightest latency
-// bound of --slo (lagBudget): with p99<=1ms auto pacing wakes every 100 µs,
-// not every 600 µs, so its own lag cannot fail a healthy server. A given
-// --lag-limit stands.
+// bound of --slo (sloLagLimit): with p99<=1ms auto pacing wakes every 100
+// µs, not every 600 µs, so its own lag cannot fail a healthy server. A
+// given --lag-limit stands.
 func TestLagBudgetFollowsSLO(t *testing.T) {
 	for _, c := range []struct {
-		given   time.Duration
-		set     bool
 		pacing  scheduler.Pacing
 		slo     string
 		limit   time.Duration
 		quantum time.Duration
 	}{
-		{0, false, scheduler.Auto, "", time.Millisecond, 600 * time.Microsecond},
-		{0, false, scheduler.Auto, "errors<0.1%", time.Millisecond, 600 * time.Microsecond},
-		{0, false, scheduler.Auto, "p99<=50ms", time.Millisecond, 600 * time.Microsecond},
-		{0, false, scheduler.Auto, "p99<=1ms", 500 * time.Microsecond, 100 * time.Microsecond},
-		{0, false, scheduler.Auto, "p99<=5ms,p50<=600us", 300 * time.Microsecond, 0},
-		{0, false, scheduler.Coarse, "p99<=2ms", time.Millisecond, scheduler.CoarseQuantum},
-		{0, false, scheduler.Coarse, "", 2 * time.Millisecond, scheduler.CoarseQuantum},
-		{0, false, scheduler.Precise, "p99<=1ms", 500 * time.Microsecond, 0},
-		{time.Millisecond, true, scheduler.Auto, "p99<=1ms", time.Millisecond, 600 * time.Microsecond},
+		{scheduler.Auto, "", time.Millisecond, 600 * time.Microsecond},
+		{scheduler.Auto, "errors<0.1%", time.Millisecond, 600 * time.Microsecond},
+		{scheduler.Auto, "p99<=50ms", time.Millisecond, 600 * time.Microsecond},
+		{scheduler.Auto, "p99<=1ms", 500 * time.Microsecond, 100 * time.Microsecond},
+		{scheduler.Auto, "p99<=5ms,p50<=600us", 300 * time.Microsecond, 0},
+		{scheduler.Coarse, "p99<=2ms", time.Millisecond, scheduler.CoarseQuantum},
+		{scheduler.Coarse, "", 2 * time.Millisecond, scheduler.CoarseQuantum},
+		{scheduler.Precise, "p99<=1ms", 500 * time.Microsecond, 0},
 	} {
 		slo, err := report.ParseSLO(c.slo)
 		if c.slo == "" {
@@ -257,9 +254,9 @@ func TestLagBudgetFollowsSLO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := lagBudget(c.given, c.set, c.pacing, slo)
+		got := sloLagLimit(c.pacing, slo)
 		if got != c.limit || c.pacing.Quantum(got) != c.quantum {
-			t.Errorf("%v %q (given %v): limit %v quantum %v, want %v and %v", c.pacing, c.slo, c.given, got, c.pacing.Quantum(got), c.limit, c.quantum)
+			t.Errorf("%v %q: limit %v quantum %v, want %v and %v", c.pacing, c.slo, got, c.pacing.Quantum(got), c.limit, c.quantum)
 		}
 	}
 
