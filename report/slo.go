@@ -125,16 +125,40 @@ func (c clause) met(v float64) bool {
 // (p50 … p99.99, mean, max, min with < or <=); 0 when it has none. The
 // send-lag budget of an open run follows it (see cmd/pacer's sloLagLimit).
 func (s SLO) TightestLatency() time.Duration {
-	var b time.Duration
+	tightest, _ := s.latencyBounds()
+	return tightest
+}
+
+// LoosestLatency is the largest upper bound the SLO puts on a latency; 0
+// when it has none. A sweep's step is aborted at 10 times it.
+func (s SLO) LoosestLatency() time.Duration {
+	_, loosest := s.latencyBounds()
+	return loosest
+}
+
+func (s SLO) latencyBounds() (tightest, loosest time.Duration) {
 	for _, c := range s.clauses {
 		if !c.latency() || !c.upper() {
 			continue
 		}
-		if d := time.Duration(c.value * float64(time.Millisecond)); d > 0 && (b == 0 || d < b) {
-			b = d
+		if d := time.Duration(c.value * float64(time.Millisecond)); d > 0 {
+			if tightest == 0 || d < tightest {
+				tightest = d
+			}
+			loosest = max(loosest, d)
 		}
 	}
-	return b
+	return tightest, loosest
+}
+
+// Metrics returns the metric of each clause, in order (p99<=1ms, errors<1%
+// → p99, errors).
+func (s SLO) Metrics() []string {
+	out := make([]string, len(s.clauses))
+	for i, c := range s.clauses {
+		out[i] = c.metric
+	}
+	return out
 }
 
 // upper reports whether the clause bounds its metric from above (<, <=):

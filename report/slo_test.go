@@ -217,3 +217,17 @@ func TestSLOTightestLatency(t *testing.T) {
 		}
 	}
 }
+
+// LoosestLatency bounds a sweep's abort; Metrics are the clauses' metrics.
+func TestSLOLoosestLatencyAndMetrics(t *testing.T) {
+	s := mustSLO(t, "P99<5ms, p50>=1ms,max<1s,errors<0.1%", 0)
+	if got := s.LoosestLatency(); got != time.Second {
+		t.Errorf("loosest %v, want 1s", got)
+	}
+	if got := mustSLO(t, "min>10us,errors<1%", 0).LoosestLatency(); got != 0 {
+		t.Errorf("loosest of lower bounds only: %v, want 0", got)
+	}
+	if got, want := strings.Join(s.Metrics(), ","), "p99,p50,max,errors"; got != want {
+		t.Errorf("metrics %s, want %s", got, want)
+	}
+}

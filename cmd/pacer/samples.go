@@ -54,24 +54,12 @@ type sampleRule struct {
 
 func newSampleRule(slo report.SLO, base time.Duration) sampleRule {
 	r := sampleRule{base: base, cap: stepCap(base), window: slo.Window}
-	for _, m := range sloMetrics(slo.Spec) {
+	for _, m := range slo.Metrics() {
 		if p, ok := percentileOf(m); ok && p > r.p {
 			r.metric, r.p = m, p
 		}
 	}
 	return r
-}
-
-// sloMetrics returns the metric of each clause of an SLO spec (p99<=1ms →
-// p99), reading only its syntax, as sloLatencyBound does.
-func sloMetrics(spec string) []string {
-	var out []string
-	for _, clause := range strings.Split(spec, ",") {
-		if i := strings.IndexAny(clause, "<>"); i > 0 {
-			out = append(out, strings.ToLower(strings.TrimSpace(clause[:i])))
-		}
-	}
-	return out
 }
 
 // percentileOf reads a percentile metric (p99.9 → 99.9); false for the

@@ -347,7 +347,7 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 	if cfg.backlog = c.Duration("max-backlog"); cfg.backlog <= 0 {
 		return usageErrorf("--max-backlog %s: want a positive duration", cfg.backlog)
 	}
-	cfg.abortAfter = defaultAbortAfter(c.String("slo"))
+	cfg.abortAfter = defaultAbortAfter(cfg.slo)
 	if c.IsSet("abort-after") {
 		if cfg.abortAfter = c.Duration("abort-after"); cfg.abortAfter < 0 {
 			return usageErrorf("--abort-after %s: must not be negative", cfg.abortAfter)
@@ -413,28 +413,10 @@ func slicesMax(v []int) int {
 	return m
 }
 
-// sloLatencyBound returns the largest latency bound among the clauses of
-// an SLO spec (p99<=1ms → 1ms), 0 when it has none. It reads the text, so
-// that it depends on nothing of report.SLO but its syntax.
-func sloLatencyBound(spec string) time.Duration {
-	var bound time.Duration
-	for _, clause := range strings.Split(spec, ",") {
-		i := strings.IndexAny(clause, "<>")
-		if i < 0 {
-			continue
-		}
-		rest := strings.TrimSpace(strings.TrimPrefix(clause[i+1:], "="))
-		if d, err := time.ParseDuration(rest); err == nil && d > 0 {
-			bound = max(bound, d)
-		}
-	}
-	return bound
-}
-
 // defaultAbortAfter is --abort-after's default: 10× the SLO's largest
 // latency bound, at least minAbortAfter; 1 s without one.
-func defaultAbortAfter(spec string) time.Duration {
-	b := sloLatencyBound(spec)
+func defaultAbortAfter(slo report.SLO) time.Duration {
+	b := slo.LoosestLatency()
 	if b <= 0 {
 		return time.Second
 	}
