@@ -140,9 +140,8 @@ const (
 
 // shrinkFactor: an emptied output buffer whose capacity exceeds
 // shrinkFactor × MaxBuffer is released. Within the budget the buffer never
-// needs more than about 4 × MaxBuffer (half of it may be written bytes not
-// yet compacted away, and append rounds up), so only a burst queued past
-// Free reaches this and the steady state never reallocates.
+// holds more than MaxBuffer and one command (grow), so only a burst queued
+// past Free reaches this and the steady state never reallocates.
 const shrinkFactor = 8
 
 // Conn is a pipelined RESP connection. One goroutine (the writer) calls
@@ -413,10 +412,10 @@ func (c *Conn) Pending() bool { return c.flushed < c.queued }
 // until Flush.
 func (c *Conn) Queue(cmd []byte, intended int64, kind uint32) {
 	if c.outOff > 0 && c.outOff >= len(c.out)/2 {
-		c.compact()
+		c.compact(len(cmd))
 	}
-	if need := len(c.out) + len(cmd); need > cap(c.out) {
-		c.grow(need, len(cmd))
+	if len(c.out)+len(cmd) > cap(c.out) {
+		c.grow(len(cmd))
 	}
 	c.out = append(c.out, cmd...)
 	c.queued += uint64(len(cmd))
@@ -427,24 +426,36 @@ func (c *Conn) Queue(cmd []byte, intended int64, kind uint32) {
 	c.ring.tail.Store(t + 1)
 }
 
-// grow makes room for need bytes in the output buffer. It doubles, as
-// append would, but not past what the budget lets the buffer hold (MaxBuffer
-// and the command that crosses it): append's own growth overshot that by a
-// quarter, in every connection a server no longer reads.
-func (c *Conn) grow(need, cmdLen int) {
-	size := max(need, min(2*cap(c.out), int(c.maxBuffer)+cmdLen))
-	nb := make([]byte, len(c.out), size)
-	copy(nb, c.out)
-	c.out = nb
+// grow makes room for a command of cmdLen bytes in the output buffer. It
+// doubles, as append would, but never past what the budget lets the buffer
+// hold: MaxBuffer and the command that crosses it. append's own growth
+// overshot that by a quarter, and a buffer that grew to keep its written
+// prefix too reached 1.4 × MaxBuffer, in every connection a server no
+// longer reads. Only the unwritten bytes move; at the limit they move to
+// the front of the buffer instead.
+func (c *Conn) grow(cmdLen int) {
+	rest := len(c.out) - c.outOff
+	need, limit := rest+cmdLen, int(c.maxBuffer)+cmdLen
+	if need <= cap(c.out) && (cap(c.out) >= limit || c.outOff >= cap(c.out)/4) {
+		c.compact(cmdLen)
+		return
+	}
+	size := max(need, min(2*cap(c.out), limit))
+	if need > limit { // a burst queued past Free: grow as append would
+		size = max(need, 2*cap(c.out))
+	}
+	nb := make([]byte, rest, size)
+	copy(nb, c.out[c.outOff:])
+	c.out, c.outOff = nb, 0
 }
 
 // compact moves the unwritten bytes to the front of the output buffer, into
-// a smaller one when the buffer grew far beyond MaxBuffer and they fit the
-// budget.
-func (c *Conn) compact() {
+// one of the budget's size when the buffer grew far beyond MaxBuffer (a burst
+// queued past Free) and they fit the budget.
+func (c *Conn) compact(cmdLen int) {
 	rest := c.out[c.outOff:]
 	if uint64(cap(c.out)) > shrinkFactor*c.maxBuffer && uint64(len(rest)) < c.maxBuffer {
-		c.out = append(make([]byte, 0, 2*c.maxBuffer), rest...)
+		c.out = append(make([]byte, 0, int(c.maxBuffer)+cmdLen), rest...)
 	} else {
 		c.out = c.out[:copy(c.out, rest)]
 	}

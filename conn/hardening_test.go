@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net"
 	"runtime"
 	"strings"
@@ -583,5 +584,37 @@ func TestOutputBufferHoldsNoMoreThanTheBudget(t *testing.T) {
 			t.Errorf("budget %d: output buffer of %d bytes, want at most %d (budget and one command)", budget, got, most)
 		}
 		c.Close()
+	}
+}
+
+// TestOutputBufferBoundUnderPartialWrites: whatever the socket takes between
+// commands, the output buffer's capacity stays within the budget and one
+// command. A buffer whose written prefix was not yet compacted away used to
+// grow to hold it too (1.4 MB for a 1 MB budget in a CI run).
+func TestOutputBufferBoundUnderPartialWrites(t *testing.T) {
+	a, b := net.Pipe()
+	defer b.Close()
+	const budget = 64 << 10
+	c := New(a, Options{MaxBuffer: budget, MaxInflight: 1 << 20})
+	defer c.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	cmds := make([][]byte, 64)
+	for i := range cmds {
+		cmds[i] = bigCommand(i * 100)
+	}
+	most := budget + len(cmds[len(cmds)-1])
+	for step := range 100_000 {
+		if c.Free() > 0 {
+			c.Queue(cmds[rng.IntN(len(cmds))], 0, 0)
+		}
+		if got := cap(c.out); got > most {
+			t.Fatalf("step %d: output buffer of %d bytes, want at most %d (budget and one command)", step, got, most)
+		}
+		if w := c.unwritten(); w > 0 && rng.IntN(3) == 0 {
+			c.advance(rng.IntN(w)+1, 1)
+		}
+		for c.InFlight() > 0 && c.ring.head.Load() < c.ring.pub.Load() {
+			c.ring.head.Add(1) // answered
+		}
 	}
 }
