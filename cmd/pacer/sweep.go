@@ -249,7 +249,8 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 			if cfg.to, err = rate("to"); err != nil {
 				return err
 			}
-			// A --to below the default --from starts the search at --to.
+			// --to below a given --from is a mistake; below the default
+			// --from, the search starts at --to.
 			if cfg.to < cfg.from && c.IsSet("from") {
 				return usageErrorf("--to %s is below --from %s", c.String("to"), from)
 			}
