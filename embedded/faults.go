@@ -147,3 +147,21 @@ func (d Delay) draw(u float64) int64 {
 	}
 	return 0
 }
+
+// isSetup reports whether a command sets a connection up or asks the
+// server about itself rather than being part of the load: HELLO, AUTH,
+// SELECT, CLIENT, a PING as the connection's first command (how pacer
+// checks a new connection), and INFO, CONFIG and LATENCY (what pacer asks
+// around each test). --error-rate spares them, so injected errors land on
+// the workload, not on the handshake or the server's statistics.
+func isSetup(args [][]byte, first bool) bool {
+	switch {
+	case is(args[0], "HELLO"), is(args[0], "AUTH"), is(args[0], "SELECT"), is(args[0], "CLIENT"),
+		is(args[0], "INFO"), is(args[0], "CONFIG"), is(args[0], "LATENCY"):
+		return true
+	}
+	return first && is(args[0], "PING")
+}
+
+// errInjected is the reply of a command hit by --error-rate.
+const errInjected = "-ERR injected by pacer (--error-rate)\r\n"

@@ -1,0 +1,119 @@
+package embedded
+
+func cmdSAdd(c *client, a [][]byte) {
+	o, ok := c.create(a[1], 'S')
+	if !ok {
+		return
+	}
+	n := 0
+	for _, m := range a[2:] {
+		if _, there := o.set[string(m)]; !there {
+			o.set[string(m)] = struct{}{}
+			o.bytes += int64(len(m))
+			n++
+		}
+	}
+	c.resized(o)
+	c.integer(int64(n))
+}
+
+func cmdSRem(c *client, a [][]byte) {
+	o, ok := c.lookup(a[1], 'S')
+	if !ok {
+		return
+	}
+	n := 0
+	if o != nil {
+		for _, m := range a[2:] {
+			if _, there := o.set[string(m)]; there {
+				delete(o.set, string(m))
+				o.bytes -= int64(len(m))
+				n++
+			}
+		}
+		c.resized(o)
+		c.dropIfEmpty(a[1], len(o.set))
+	}
+	c.integer(int64(n))
+}
+
+func cmdSCard(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'S'); ok {
+		if o == nil {
+			c.integer(0)
+		} else {
+			c.integer(int64(len(o.set)))
+		}
+	}
+}
+
+func cmdSIsMember(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'S'); ok {
+		there := false
+		if o != nil {
+			_, there = o.set[string(a[2])]
+		}
+		c.boolean(there)
+	}
+}
+
+func cmdSMembers(c *client, a [][]byte) {
+	if o, ok := c.lookup(a[1], 'S'); ok {
+		if o == nil {
+			c.setHeader(0)
+			return
+		}
+		c.setHeader(len(o.set))
+		for m := range o.set {
+			c.bulkString(m)
+		}
+	}
+}
+
+func cmdSPop(c *client, a [][]byte) {
+	if len(a) > 3 {
+		c.errorRaw(errSyntax)
+		return
+	}
+	o, ok := c.lookup(a[1], 'S')
+	if !ok {
+		return
+	}
+	if len(a) == 2 {
+		if o == nil {
+			c.null()
+			return
+		}
+		for m := range o.set {
+			delete(o.set, m)
+			o.bytes -= int64(len(m))
+			c.bulkString(m)
+			break
+		}
+		c.resized(o)
+		c.dropIfEmpty(a[1], len(o.set))
+		return
+	}
+	n64, ok := parseInt(a[2])
+	if !ok || n64 < 0 {
+		c.errorRaw(errNotPositive)
+		return
+	}
+	if o == nil {
+		c.setHeader(0)
+		return
+	}
+	n := int(min(n64, int64(len(o.set))))
+	c.setHeader(n)
+	for m := range o.set {
+		if n == 0 {
+			break
+		}
+		delete(o.set, m)
+		o.bytes -= int64(len(m))
+		c.bulkString(m)
+		n--
+	}
+	c.resized(o)
+	c.dropIfEmpty(a[1], len(o.set))
+}
