@@ -22,7 +22,7 @@ func (s *Server) configValues() map[string]string {
 		"save": "", "appendonly": "no", "io-threads": "1", "databases": strconv.Itoa(len(s.dbs)),
 		"maxmemory":                  strconv.FormatInt(s.cfg.MaxMemory, 10),
 		"maxmemory-policy":           "noeviction",
-		"proto-max-bulk-len":         strconv.Itoa(MaxBulkLen),
+		"proto-max-bulk-len":         strconv.Itoa(maxBulkLen),
 		"client-query-buffer-limit":  strconv.Itoa(s.cfg.MaxQueryBuffer),
 		"client-output-buffer-limit": "normal " + strconv.Itoa(s.cfg.MaxOutputBuffer) + " 0 0",
 		"maxmemory-clients":          strconv.Itoa(s.cfg.MaxClientMemory),

@@ -124,17 +124,6 @@ func (d Delay) String() string {
 	return "0s"
 }
 
-// Mean is the distribution's mean.
-func (d Delay) Mean() time.Duration {
-	switch d.Kind {
-	case DelayFixed, DelayExp:
-		return d.A
-	case DelayUniform:
-		return (d.A + d.B) / 2
-	}
-	return 0
-}
-
 // draw returns one delay in nanoseconds from u, a uniform number in [0, 1).
 func (d Delay) draw(u float64) int64 {
 	switch d.Kind {

@@ -305,7 +305,7 @@ func expectClosed(t *testing.T, s *session) {
 
 // TestQueryBufferLimitRefusesAtOnce: a bulk length that cannot fit the
 // connection's query buffer is refused as soon as it is read, before any
-// of its bytes are buffered; one above MaxBulkLen is Redis's protocol
+// of its bytes are buffered; one above maxBulkLen is Redis's protocol
 // error.
 func TestQueryBufferLimitRefusesAtOnce(t *testing.T) {
 	srv := startLimited(t, Config{MaxQueryBuffer: 1 << 20})
@@ -317,7 +317,7 @@ func TestQueryBufferLimitRefusesAtOnce(t *testing.T) {
 	expectClosed(t, s)
 
 	s = dial(t, srv)
-	s.c.Write([]byte(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n", MaxBulkLen+1)))
+	s.c.Write([]byte(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n", maxBulkLen+1)))
 	if got := s.reply(); got != "-ERR Protocol error: invalid bulk length\r\n" {
 		t.Fatalf("got %q", got)
 	}

@@ -86,7 +86,7 @@ func parseCommand(b []byte, argv [][]byte) (out [][]byte, used, need int, err er
 			return argv, 0, 0, nil
 		}
 		l, ok := atoi(b[pos+1 : pos+e])
-		if !ok || l < 0 || l > MaxBulkLen {
+		if !ok || l < 0 || l > maxBulkLen {
 			return argv, 0, 0, errBulkLen
 		}
 		start := pos + e + 2

@@ -53,10 +53,10 @@ const (
 	DefaultMaxMemory = 2 << 30
 )
 
-// MaxBulkLen is the longest bulk string the protocol accepts, Redis's
+// maxBulkLen is the longest bulk string the protocol accepts, Redis's
 // proto-max-bulk-len default: a longer length is a protocol error, and a
 // string command (APPEND) may not build a longer value.
-const MaxBulkLen = 512 << 20
+const maxBulkLen = 512 << 20
 
 // Config configures a Server. Zero limits take their defaults.
 type Config struct {
@@ -66,8 +66,8 @@ type Config struct {
 	// MaxQueryBuffer bounds the bytes one connection may hold of a command
 	// not yet complete (Redis's client-query-buffer-limit). A command that
 	// needs more is answered with an error and the connection closed; a
-	// bulk length above MaxBulkLen is a protocol error. Default
-	// DefaultMaxQueryBuffer.
+	// bulk length above 512 MiB (Redis's proto-max-bulk-len) is a protocol
+	// error. Default DefaultMaxQueryBuffer.
 	MaxQueryBuffer int
 	// MaxOutputBuffer bounds one connection's replies not yet written
 	// (Redis's client-output-buffer-limit). Replies are written in chunks
@@ -134,7 +134,7 @@ func (c Config) Validate() error {
 type Server struct {
 	cfg   Config
 	ln    net.Listener
-	start int64         // clock.Now at start: the origin of the stall schedule
+	start int64         // clock.Now at start: stalls happen at start + k·Every for k ≥ 1
 	quit  chan struct{} // closed by Close: wakes connections sleeping on the virtual clock
 
 	mu        sync.Mutex // the "single thread": data, virtual clock, RNG, stats
@@ -194,10 +194,6 @@ func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, pcgStrea
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
-
-// Start is the server's start on the clock.Now clock; stalls happen at
-// Start + k·Every for k ≥ 1.
-func (s *Server) Start() int64 { return s.start }
 
 // Faults returns the faults the server injects.
 func (s *Server) Faults() Faults { return s.cfg.Faults }

@@ -220,7 +220,7 @@ func TestStallHoldsEveryReplyUntilItEnds(t *testing.T) {
 	srv := start(t, Faults{Stall: 150 * time.Millisecond, Every: 300 * time.Millisecond})
 	s := dial(t, srv)
 	// Wait until the first stall has begun, then ask.
-	first := srv.StallsBetween(srv.Start(), srv.Start()+int64(time.Second))[0]
+	first := srv.stallsBetween(srv.start, srv.start+int64(time.Second))[0]
 	clock.SleepUntil(first[0] + int64(20*time.Millisecond))
 	sent := clock.Now()
 	if got := s.do("PING"); got != "+PONG\r\n" {
@@ -229,8 +229,8 @@ func TestStallHoldsEveryReplyUntilItEnds(t *testing.T) {
 	if got := clock.Now(); got < first[1] {
 		t.Fatalf("answered %v before the stall's end", time.Duration(first[1]-got))
 	}
-	if w := srv.Wait(sent); w <= 0 || w > 130*time.Millisecond {
-		t.Fatalf("Wait(sent) = %v", w)
+	if w := srv.wait(sent); w <= 0 || w > 130*time.Millisecond {
+		t.Fatalf("wait(sent) = %v", w)
 	}
 	// Outside stalls, answers are immediate.
 	clock.SleepUntil(first[1] + int64(20*time.Millisecond))

@@ -156,7 +156,7 @@ func cmdAppend(c *client, a [][]byte) {
 	if !ok {
 		return
 	}
-	if o != nil && len(o.str)+len(a[2]) > MaxBulkLen {
+	if o != nil && len(o.str)+len(a[2]) > maxBulkLen {
 		c.errorRaw(errTooLong)
 		return
 	}

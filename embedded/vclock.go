@@ -20,9 +20,9 @@ func (s *Server) afterStall(t int64) int64 {
 	return t
 }
 
-// StallsBetween returns the stall windows overlapping [from, to) on the
+// stallsBetween returns the stall windows overlapping [from, to) on the
 // clock.Now clock.
-func (s *Server) StallsBetween(from, to int64) [][2]int64 {
+func (s *Server) stallsBetween(from, to int64) [][2]int64 {
 	f := s.cfg.Faults
 	if f.Every <= 0 {
 		return nil
@@ -88,6 +88,6 @@ func (s *Server) sleepUntil(deadline int64, t **time.Timer) bool {
 	}
 }
 
-// Wait returns how long a request arriving at t would wait for stalls
-// alone, for tests and reports.
-func (s *Server) Wait(t int64) time.Duration { return time.Duration(s.afterStall(t) - t) }
+// wait returns how long a request arriving at t would wait for stalls
+// alone (tests check the schedule with it).
+func (s *Server) wait(t int64) time.Duration { return time.Duration(s.afterStall(t) - t) }
