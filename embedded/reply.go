@@ -40,68 +40,77 @@ func (c *client) errorf(msg string) {
 	c.out = append(c.out, '\r', '\n')
 }
 
-func (c *client) integer(n int64) {
-	c.out = append(c.out, ':')
+// line appends a type byte, the decimal n and CRLF: an integer reply, or
+// the header of a bulk string or an aggregate.
+func (c *client) line(kind byte, n int64) {
+	c.out = append(c.out, kind)
 	c.out = strconv.AppendInt(c.out, n, 10)
 	c.out = append(c.out, '\r', '\n')
 }
+
+func (c *client) integer(n int64) { c.line(':', n) }
+
 func (c *client) bulk(b []byte) {
-	c.out = append(c.out, '$')
-	c.out = strconv.AppendInt(c.out, int64(len(b)), 10)
-	c.out = append(c.out, '\r', '\n')
-	c.out = append(c.out, b...)
-	c.out = append(c.out, '\r', '\n')
+	c.line('$', int64(len(b)))
+	c.out = append(append(c.out, b...), '\r', '\n')
 }
+
 func (c *client) bulkString(s string) {
-	c.out = append(c.out, '$')
-	c.out = strconv.AppendInt(c.out, int64(len(s)), 10)
-	c.out = append(c.out, '\r', '\n')
-	c.out = append(c.out, s...)
-	c.out = append(c.out, '\r', '\n')
+	c.line('$', int64(len(s)))
+	c.out = append(append(c.out, s...), '\r', '\n')
 }
-func (c *client) null() {
+
+// null is a missing value: RESP2's null bulk string.
+func (c *client) null() { c.nullOr("$-1\r\n") }
+
+// nullArray is a missing aggregate: RESP2's null array.
+func (c *client) nullArray() { c.nullOr("*-1\r\n") }
+
+// nullOr appends RESP3's null, or resp2 to a RESP2 client.
+func (c *client) nullOr(resp2 string) {
 	if c.proto == 3 {
-		c.out = append(c.out, "_\r\n"...)
-		return
+		resp2 = "_\r\n"
 	}
-	c.out = append(c.out, "$-1\r\n"...)
+	c.out = append(c.out, resp2...)
 }
-func (c *client) nullArray() {
-	if c.proto == 3 {
-		c.out = append(c.out, "_\r\n"...)
-		return
-	}
-	c.out = append(c.out, "*-1\r\n"...)
-}
-func (c *client) aggregate(kind byte, n int) {
-	c.out = append(c.out, kind)
-	c.out = strconv.AppendInt(c.out, int64(n), 10)
-	c.out = append(c.out, '\r', '\n')
-}
-func (c *client) array(n int) { c.aggregate('*', n) }
+
+func (c *client) array(n int) { c.line('*', int64(n)) }
+
+// mapHeader starts a map of n pairs: RESP2 sends it as an array of 2n.
 func (c *client) mapHeader(n int) {
 	if c.proto == 3 {
-		c.aggregate('%', n)
+		c.line('%', int64(n))
 		return
 	}
 	c.array(2 * n)
 }
+
+// setHeader starts a set of n members: RESP2 sends it as an array.
 func (c *client) setHeader(n int) {
 	if c.proto == 3 {
-		c.aggregate('~', n)
+		c.line('~', int64(n))
 		return
 	}
 	c.array(n)
 }
+
+// float is a double: RESP2 sends it as a bulk string.
 func (c *client) float(f float64) {
-	if c.proto == 3 {
-		c.out = append(c.out, ',')
-		c.out = strconv.AppendFloat(c.out, f, 'g', 17, 64)
-		c.out = append(c.out, '\r', '\n')
+	if c.proto != 3 {
+		c.bulkFloat(f)
 		return
 	}
-	c.bulk(strconv.AppendFloat(nil, f, 'g', 17, 64))
+	c.out = append(c.out, ',')
+	c.out = strconv.AppendFloat(c.out, f, 'g', 17, 64)
+	c.out = append(c.out, '\r', '\n')
 }
+
+// bulkFloat is f as a bulk string, in Redis's %.17g.
+func (c *client) bulkFloat(f float64) {
+	var digits [32]byte // the longest, -1.2345678901234567e-308, takes 24
+	c.bulk(strconv.AppendFloat(digits[:0], f, 'g', 17, 64))
+}
+
 func (c *client) boolean(b bool) {
 	if b {
 		c.integer(1)

@@ -102,7 +102,7 @@ func cmdZPopMin(c *client, a [][]byte) {
 		m, sc := o.zset.popMin()
 		o.bytes -= int64(len(m))
 		c.bulkString(m)
-		c.bulk(strconv.AppendFloat(nil, sc, 'g', 17, 64))
+		c.bulkFloat(sc)
 	}
 	c.resized(o)
 	c.dropIfEmpty(a[1], len(o.zset.score))
