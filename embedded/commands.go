@@ -113,30 +113,30 @@ func init() {
 		{"incrby", 3, w | oom | fast, 1, 1, 1, cmdIncrBy},
 		{"decrby", 3, w | oom | fast, 1, 1, 1, cmdIncrBy},
 		{"append", 3, w | oom | fast, 1, 1, 1, cmdAppend},
-		{"strlen", 2, r | fast, 1, 1, 1, cmdStrlen},
+		{"strlen", 2, r | fast, 1, 1, 1, cmdLen('s')},
 		{"lpush", -3, w | oom | fast, 1, 1, 1, cmdPush},
 		{"rpush", -3, w | oom | fast, 1, 1, 1, cmdPush},
 		{"lpop", -2, w | fast, 1, 1, 1, cmdPop},
 		{"rpop", -2, w | fast, 1, 1, 1, cmdPop},
-		{"llen", 2, r | fast, 1, 1, 1, cmdLLen},
+		{"llen", 2, r | fast, 1, 1, 1, cmdLen('l')},
 		{"lrange", 4, r, 1, 1, 1, cmdLRange},
 		{"sadd", -3, w | oom | fast, 1, 1, 1, cmdSAdd},
 		{"srem", -3, w | fast, 1, 1, 1, cmdSRem},
-		{"scard", 2, r | fast, 1, 1, 1, cmdSCard},
+		{"scard", 2, r | fast, 1, 1, 1, cmdLen('S')},
 		{"sismember", 3, r | fast, 1, 1, 1, cmdSIsMember},
 		{"smembers", 2, r, 1, 1, 1, cmdSMembers},
 		{"spop", -2, w | fast, 1, 1, 1, cmdSPop},
 		{"hset", -4, w | oom | fast, 1, 1, 1, cmdHSet},
 		{"hmset", -4, w | oom | fast, 1, 1, 1, cmdHSet},
 		{"hget", 3, r | fast, 1, 1, 1, cmdHGet},
-		{"hlen", 2, r | fast, 1, 1, 1, cmdHLen},
+		{"hlen", 2, r | fast, 1, 1, 1, cmdLen('h')},
 		{"hgetall", 2, r, 1, 1, 1, cmdHGetAll},
 		{"zadd", -4, w | oom | fast, 1, 1, 1, cmdZAdd},
 		{"zpopmin", -2, w | fast, 1, 1, 1, cmdZPopMin},
-		{"zcard", 2, r | fast, 1, 1, 1, cmdZCard},
+		{"zcard", 2, r | fast, 1, 1, 1, cmdLen('z')},
 		{"zscore", 3, r | fast, 1, 1, 1, cmdZScore},
 		{"xadd", -5, w | oom | fast, 1, 1, 1, cmdXAdd},
-		{"xlen", 2, r | fast, 1, 1, 1, cmdXLen},
+		{"xlen", 2, r | fast, 1, 1, 1, cmdLen('x')},
 	}
 	commandUpper = make([]string, len(commandTable))
 	for i, cmd := range commandTable {
@@ -227,4 +227,15 @@ func parseInt(b []byte) (int64, bool) {
 		return int64(u), true
 	}
 	return 0, false
+}
+
+// countArg reads the optional COUNT of LPOP, RPOP, SPOP and ZPOPMIN: a
+// non-negative integer, or it answers Redis's error and reports false.
+func (c *client) countArg(b []byte) (int64, bool) {
+	n, ok := parseInt(b)
+	if !ok || n < 0 {
+		c.errorRaw(errNotPositive)
+		return 0, false
+	}
+	return n, true
 }

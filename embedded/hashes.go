@@ -44,16 +44,6 @@ func cmdHGet(c *client, a [][]byte) {
 	}
 }
 
-func cmdHLen(c *client, a [][]byte) {
-	if o, ok := c.lookup(a[1], 'h'); ok {
-		if o == nil {
-			c.integer(0)
-		} else {
-			c.integer(int64(len(o.hash)))
-		}
-	}
-}
-
 func cmdHGetAll(c *client, a [][]byte) {
 	if o, ok := c.lookup(a[1], 'h'); ok {
 		if o == nil {

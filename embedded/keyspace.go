@@ -37,6 +37,25 @@ func (o *object) typeName() string {
 	return "stream"
 }
 
+// len is how much the value holds: a string's bytes, a list's elements,
+// the members of a set or a sorted set, a hash's fields, a stream's
+// entries.
+func (o *object) len() int {
+	switch o.kind {
+	case 's':
+		return len(o.str)
+	case 'l':
+		return o.list.len()
+	case 'S':
+		return len(o.set)
+	case 'h':
+		return len(o.hash)
+	case 'z':
+		return len(o.zset.score)
+	}
+	return o.stream.n
+}
+
 func (c *client) keys() map[string]*object { return c.srv.dbs[c.db] }
 
 // lookup returns the key's object if it has kind, reporting WRONGTYPE
@@ -75,9 +94,12 @@ func (c *client) create(key []byte, kind byte) (*object, bool) {
 	return o, true
 }
 
-// dropIfEmpty deletes a collection that has become empty, as Redis does.
-func (c *client) dropIfEmpty(key []byte, n int) {
-	if n == 0 {
+// settle charges the change of a collection's size and deletes its key
+// when it is left empty, as Redis does. Call after every change that may
+// remove elements.
+func (c *client) settle(key []byte, o *object) {
+	c.resized(o)
+	if o.len() == 0 {
 		c.delKey(key)
 	}
 }
@@ -109,6 +131,20 @@ func cmdType(c *client, a [][]byte) {
 		c.simple(o.typeName())
 	} else {
 		c.simple("none")
+	}
+}
+
+// cmdLen is the command that answers how much a key of kind holds, 0 for a
+// missing key: STRLEN, LLEN, SCARD, HLEN, ZCARD and XLEN.
+func cmdLen(kind byte) func(*client, [][]byte) {
+	return func(c *client, a [][]byte) {
+		if o, ok := c.lookup(a[1], kind); ok {
+			n := 0
+			if o != nil {
+				n = o.len()
+			}
+			c.integer(int64(n))
+		}
 	}
 }
 

@@ -1,9 +1,6 @@
 package embedded
 
-import (
-	"math"
-	"strings"
-)
+import "strings"
 
 func cmdPush(c *client, a [][]byte) {
 	o, ok := c.create(a[1], 'l')
@@ -28,14 +25,12 @@ func cmdPop(c *client, a [][]byte) {
 		c.wrongArgs(strings.ToLower(string(a[0])))
 		return
 	}
-	count, withCount := 1, len(a) == 3
+	n, withCount := int64(1), len(a) == 3
 	if withCount {
-		n, ok := parseInt(a[2])
-		if !ok || n < 0 {
-			c.errorRaw(errNotPositive)
+		var ok bool
+		if n, ok = c.countArg(a[2]); !ok {
 			return
 		}
-		count = int(min(n, math.MaxInt32))
 	}
 	o, ok := c.lookup(a[1], 'l')
 	if !ok {
@@ -49,8 +44,12 @@ func cmdPop(c *client, a [][]byte) {
 		}
 		return
 	}
+	if withCount {
+		n = min(n, int64(o.list.len()))
+		c.array(int(n))
+	}
 	left := a[0][0] == 'l' || a[0][0] == 'L'
-	take := func() []byte {
+	for range n {
 		var v []byte
 		if left {
 			v = o.list.popFront()
@@ -58,29 +57,9 @@ func cmdPop(c *client, a [][]byte) {
 			v = o.list.popBack()
 		}
 		o.bytes -= int64(len(v))
-		return v
+		c.bulk(v)
 	}
-	if !withCount {
-		c.bulk(take())
-	} else {
-		n := min(count, o.list.len())
-		c.array(n)
-		for range n {
-			c.bulk(take())
-		}
-	}
-	c.resized(o)
-	c.dropIfEmpty(a[1], o.list.len())
-}
-
-func cmdLLen(c *client, a [][]byte) {
-	if o, ok := c.lookup(a[1], 'l'); ok {
-		if o == nil {
-			c.integer(0)
-		} else {
-			c.integer(int64(o.list.len()))
-		}
-	}
+	c.settle(a[1], o)
 }
 
 func cmdLRange(c *client, a [][]byte) {

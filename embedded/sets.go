@@ -31,20 +31,9 @@ func cmdSRem(c *client, a [][]byte) {
 				n++
 			}
 		}
-		c.resized(o)
-		c.dropIfEmpty(a[1], len(o.set))
+		c.settle(a[1], o)
 	}
 	c.integer(int64(n))
-}
-
-func cmdSCard(c *client, a [][]byte) {
-	if o, ok := c.lookup(a[1], 'S'); ok {
-		if o == nil {
-			c.integer(0)
-		} else {
-			c.integer(int64(len(o.set)))
-		}
-	}
 }
 
 func cmdSIsMember(c *client, a [][]byte) {
@@ -79,32 +68,24 @@ func cmdSPop(c *client, a [][]byte) {
 	if !ok {
 		return
 	}
-	if len(a) == 2 {
-		if o == nil {
-			c.null()
+	n, withCount := int64(1), len(a) == 3
+	if withCount {
+		if n, ok = c.countArg(a[2]); !ok {
 			return
 		}
-		for m := range o.set {
-			delete(o.set, m)
-			o.bytes -= int64(len(m))
-			c.bulkString(m)
-			break
-		}
-		c.resized(o)
-		c.dropIfEmpty(a[1], len(o.set))
-		return
-	}
-	n64, ok := parseInt(a[2])
-	if !ok || n64 < 0 {
-		c.errorRaw(errNotPositive)
-		return
 	}
 	if o == nil {
-		c.setHeader(0)
+		if withCount {
+			c.setHeader(0)
+		} else {
+			c.null()
+		}
 		return
 	}
-	n := int(min(n64, int64(len(o.set))))
-	c.setHeader(n)
+	if withCount {
+		n = min(n, int64(len(o.set)))
+		c.setHeader(int(n))
+	}
 	for m := range o.set {
 		if n == 0 {
 			break
@@ -114,6 +95,5 @@ func cmdSPop(c *client, a [][]byte) {
 		c.bulkString(m)
 		n--
 	}
-	c.resized(o)
-	c.dropIfEmpty(a[1], len(o.set))
+	c.settle(a[1], o)
 }

@@ -32,16 +32,6 @@ func cmdXAdd(c *client, args [][]byte) {
 	c.bulk(id)
 }
 
-func cmdXLen(c *client, a [][]byte) {
-	if o, ok := c.lookup(a[1], 'x'); ok {
-		if o == nil {
-			c.integer(0)
-		} else {
-			c.integer(int64(o.stream.n))
-		}
-	}
-}
-
 // stream counts entries and hands out IDs; the embedded target does not
 // keep entries (no XRANGE/XREAD).
 type stream struct {

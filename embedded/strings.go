@@ -167,13 +167,3 @@ func cmdAppend(c *client, a [][]byte) {
 	c.resized(o)
 	c.integer(int64(len(o.str)))
 }
-
-func cmdStrlen(c *client, a [][]byte) {
-	if o, ok := c.lookup(a[1], 's'); ok {
-		if o == nil {
-			c.integer(0)
-		} else {
-			c.integer(int64(len(o.str)))
-		}
-	}
-}

@@ -65,8 +65,7 @@ options:
 		}
 		o.zset.set(m, sc)
 	}
-	c.resized(o)
-	c.dropIfEmpty(args[1], len(o.zset.score))
+	c.settle(args[1], o)
 	if ch {
 		c.integer(int64(added + changed))
 	} else {
@@ -81,12 +80,10 @@ func cmdZPopMin(c *client, a [][]byte) {
 	}
 	count := int64(1)
 	if len(a) == 3 {
-		n, ok := parseInt(a[2])
-		if !ok || n < 0 {
-			c.errorRaw(errNotPositive)
+		var ok bool
+		if count, ok = c.countArg(a[2]); !ok {
 			return
 		}
-		count = n
 	}
 	o, ok := c.lookup(a[1], 'z')
 	if !ok {
@@ -104,18 +101,7 @@ func cmdZPopMin(c *client, a [][]byte) {
 		c.bulkString(m)
 		c.bulkFloat(sc)
 	}
-	c.resized(o)
-	c.dropIfEmpty(a[1], len(o.zset.score))
-}
-
-func cmdZCard(c *client, a [][]byte) {
-	if o, ok := c.lookup(a[1], 'z'); ok {
-		if o == nil {
-			c.integer(0)
-		} else {
-			c.integer(int64(len(o.zset.score)))
-		}
-	}
+	c.settle(a[1], o)
 }
 
 func cmdZScore(c *client, a [][]byte) {
