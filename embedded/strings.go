@@ -6,12 +6,18 @@ import (
 )
 
 func cmdGet(c *client, a [][]byte) {
-	if o, ok := c.lookup(a[1], 's'); !ok {
-	} else if o == nil {
-		c.null()
-	} else {
-		c.bulk(o.str)
+	if o, ok := c.lookup(a[1], 's'); ok {
+		c.value(o)
 	}
+}
+
+// value answers a string's value, or null for a missing key.
+func (c *client) value(o *object) {
+	if o == nil {
+		c.null()
+		return
+	}
+	c.bulk(o.str)
 }
 
 func cmdSet(c *client, args [][]byte) {
@@ -50,21 +56,17 @@ func cmdSet(c *client, args [][]byte) {
 		c.errorRaw(errWrongType)
 		return
 	}
-	if (nx && old != nil) || (xx && old == nil) {
-		if get && old != nil {
-			c.bulk(old.str)
-		} else {
-			c.null()
-		}
-		return
-	}
+	skip := (nx && old != nil) || (xx && old == nil)
 	switch { // reply first: the old value's storage may be reused below
-	case get && old != nil:
-		c.bulk(old.str)
 	case get:
+		c.value(old)
+	case skip:
 		c.null()
 	default:
 		c.simple("OK")
+	}
+	if skip {
+		return
 	}
 	if old != nil && old.kind == 's' {
 		old.str = append(old.str[:0], args[2]...)
@@ -79,11 +81,7 @@ func cmdGetSet(c *client, a [][]byte) {
 	if !ok {
 		return
 	}
-	if o == nil {
-		c.null()
-	} else {
-		c.bulk(o.str)
-	}
+	c.value(o)
 	c.setKey(a[1], &object{kind: 's', str: clone(a[2])})
 }
 
