@@ -1,5 +1,8 @@
 package embedded
 
+// Commands that ask the server about itself: TIME, CONFIG, INFO, COMMAND
+// (LATENCY is in stats.go).
+
 import (
 	"bytes"
 	"path"

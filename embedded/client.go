@@ -1,5 +1,8 @@
 package embedded
 
+// A connection's state as commands see it, and the commands that set it up:
+// AUTH, HELLO, SELECT, CLIENT, PING.
+
 import "crypto/subtle"
 
 // client is one connection's state as commands see it.

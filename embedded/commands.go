@@ -1,5 +1,9 @@
 package embedded
 
+// The command table and dispatch: each command's name, arity, flags and key
+// positions, found by name without hashing, and run after the checks Redis
+// makes first (arity, AUTH, maxmemory).
+
 import (
 	"math"
 	"strings"

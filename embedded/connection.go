@@ -1,5 +1,9 @@
 package embedded
 
+// One client connection: its buffers and their limits, a batch parsed,
+// executed a chunk at a time under the server lock, and answered when the
+// virtual clock says.
+
 import (
 	"crypto/tls"
 	"errors"

@@ -1,5 +1,7 @@
 package embedded
 
+// Hashes: HSET, HMSET, HGET, HGETALL.
+
 import "strings"
 
 func cmdHSet(c *client, a [][]byte) {

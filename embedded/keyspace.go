@@ -1,5 +1,9 @@
 package embedded
 
+// The keyspace: what a key holds, looking it up and creating it by kind, and
+// the commands on keys whatever they hold (DEL, EXISTS, TYPE, KEYS, SCAN,
+// FLUSHALL and the length commands).
+
 import (
 	"path"
 	"sort"

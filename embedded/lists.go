@@ -1,5 +1,7 @@
 package embedded
 
+// Lists: LPUSH, RPUSH, LPOP, RPOP, LRANGE, over a ring buffer.
+
 import "strings"
 
 func cmdPush(c *client, a [][]byte) {

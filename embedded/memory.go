@@ -1,5 +1,8 @@
 package embedded
 
+// The dataset's memory estimate (INFO used_memory, Config.MaxMemory): every
+// change to a key is charged here.
+
 // The dataset's memory is estimated, as Redis's used_memory would count
 // it, from what Go holds per key and per element: the bytes of the data
 // plus a fixed overhead for headers, map entries and allocation rounding.

@@ -1,5 +1,8 @@
 package embedded
 
+// The reply writer: RESP2 and RESP3 encoders that append to the client's
+// output, and Redis's error replies.
+
 import (
 	"strconv"
 	"strings"

@@ -1,5 +1,7 @@
 package embedded
 
+// Sets: SADD, SREM, SISMEMBER, SMEMBERS, SPOP.
+
 func cmdSAdd(c *client, a [][]byte) {
 	o, ok := c.create(a[1], 'S')
 	if !ok {

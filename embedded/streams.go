@@ -1,5 +1,7 @@
 package embedded
 
+// Streams: XADD hands out IDs and XLEN counts; entries are not kept.
+
 import (
 	"strconv"
 	"time"

@@ -1,5 +1,7 @@
 package embedded
 
+// Strings: GET, SET, GETSET, MSET, MGET, INCR, DECR, INCRBY, DECRBY, APPEND.
+
 import (
 	"math"
 	"strconv"

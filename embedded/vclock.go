@@ -1,5 +1,9 @@
 package embedded
 
+// The virtual execution clock: when a batch finishes, given the stalls and
+// the delays drawn for its commands, and the wait until then that Close
+// cuts short.
+
 import (
 	"time"
 

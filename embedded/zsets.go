@@ -1,5 +1,7 @@
 package embedded
 
+// Sorted sets: ZADD, ZPOPMIN, ZSCORE, over a score map and a min-heap.
+
 import (
 	"container/heap"
 	"math"
