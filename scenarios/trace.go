@@ -241,10 +241,8 @@ func NewTraceReader(rd io.Reader, name string, opt TraceOptions) (*TraceReader, 
 		// Detect now when the start is at hand, so the caller knows the
 		// format before the first record; a start of more blank space than
 		// the buffer holds is detected by Next.
-		b, err := r.br.Peek(4096)
-		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			return nil, r.readErr(err)
-		}
+		// A read error here is Next's to report, at its line.
+		b, _ := r.br.Peek(4096)
 		if f, ok, derr := detect(trimSpace(b), 1); ok {
 			if derr != nil {
 				derr.Name = name

@@ -45,7 +45,10 @@ func (r *TraceReader) parseMonitor(line []byte) (msg string, lua bool) {
 	if p < len(line) && line[p] == '[' {
 		m, lua := r.parseSource(line, p)
 		if m < 0 {
-			return "bad source (want [DB ADDRESS] after the timestamp): " + excerpt(line[p:]), false
+			if line[len(line)-1] == ']' {
+				return "no command after the source: " + excerpt(line[p:]), false
+			}
+			return "bad source or arguments (want [DB ADDRESS] \"ARG\" ...): " + excerpt(line[p:]), false
 		}
 		p = m
 		if lua {
