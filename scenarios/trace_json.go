@@ -511,11 +511,14 @@ func decimalNanos(b []byte) (int64, bool) {
 		}
 		mant *= 10
 	}
+	if neg {
+		if mant > 1<<63 {
+			return 0, false
+		}
+		return int64(-mant), true // -(1<<63) is math.MinInt64 too
+	}
 	if mant > 1<<63-1 {
 		return 0, false
-	}
-	if neg {
-		return -int64(mant), true
 	}
 	return int64(mant), true
 }

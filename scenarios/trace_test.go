@@ -240,7 +240,7 @@ func TestDecimalNanos(t *testing.T) {
 		{"0", 0, true}, {"-0", 0, true}, {"1", 1e9, true}, {"0.000000001", 1, true}, {"1e-9", 1, true},
 		{"1e-10", 0, true}, {"123.456", 123456000000, true}, {"1.5E+2", 150e9, true},
 		{"9223372036.854775807", 1<<63 - 1, true}, {"9223372036.854775808", 0, false},
-		{"-9223372036.854775807", -(1<<63 - 1), true}, {"12345678901234567890123e-20", 123456789012, true},
+		{"-9223372036.854775807", -(1<<63 - 1), true}, {"-9223372036.854775808", -1 << 63, true}, {"-9223372036.854775809", 0, false}, {"12345678901234567890123e-20", 123456789012, true},
 		{"0.00000000000000000000000000001", 0, true}, {"1e99999", 0, false}, {"0e99999", 0, true},
 	} {
 		got, ok := decimalNanos([]byte(c.in))
@@ -549,5 +549,49 @@ func TestAppendMonitorArgMatchesParser(t *testing.T) {
 	got, _, err := readTrace(t, string(line)+"\n", TraceOptions{})
 	if err != nil || len(got) != 1 || got[0].Argv[0] != string(all) {
 		t.Fatalf("%v %+v", err, got)
+	}
+}
+
+// TestMonitorFixture reads a real capture of `redis-cli monitor` (Redis
+// 7.0, made by TestMonitorCaptureOfARealServer with -update) and checks it
+// against its JSON lines, written from the same capture then: the reader
+// of each format and the writer agree, without a server.
+func TestMonitorFixture(t *testing.T) {
+	mon, err := OpenTrace("testdata/trace/monitor-redis7.txt", TraceOptions{KeepLua: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mon.Close()
+	js, err := OpenTrace("testdata/trace/monitor-redis7.jsonl", TraceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer js.Close()
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	n := 0
+	for {
+		a, errA := mon.Next()
+		b, errB := js.Next()
+		if errA == io.EOF && errB == io.EOF {
+			break
+		}
+		if errA != nil || errB != nil {
+			t.Fatalf("%v %v", errA, errB)
+		}
+		ka, kb := keep(a), keep(b)
+		kb.Line = ka.Line
+		if !reflect.DeepEqual(ka, kb) {
+			t.Fatalf("monitor %+v\njson    %+v", ka, kb)
+		}
+		if ka.Argv[0] == "SET" && ka.Argv[1] == "bin" && ka.Argv[2] != string(all) {
+			t.Fatalf("every byte: %q", ka.Argv[2])
+		}
+		n++
+	}
+	if n != 15 || mon.Stats().Records != 15 {
+		t.Fatalf("%d records", n)
 	}
 }
