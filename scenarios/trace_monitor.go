@@ -64,13 +64,14 @@ func (r *TraceReader) parseMonitor(line []byte) (msg string, lua bool) {
 func parseStamp(b []byte) (ns int64, n int, ok bool) {
 	var sec int64
 	for n < len(b) && b[n] >= '0' && b[n] <= '9' {
-		if n >= 11 { // 11 digits of seconds: year 5138; beyond is not a clock
+		if n >= 11 { // no clock has 11 digits of seconds
 			return 0, 0, false
 		}
 		sec = sec*10 + int64(b[n]-'0')
 		n++
 	}
-	if n == 0 || n >= len(b) || b[n] != '.' {
+	// Beyond 9223372035 s (year 2262) nanoseconds overflow an int64.
+	if n == 0 || n >= len(b) || b[n] != '.' || sec > 9223372035 {
 		return 0, 0, false
 	}
 	n++

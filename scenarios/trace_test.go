@@ -103,6 +103,7 @@ func TestMonitorErrors(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{`x.123 [0 a:1] "GET"`, `t.txt:1: bad timestamp (want seconds.microseconds): "x.123 [0 a:1] \"GET\""`},
 		{`1 [0 a:1] "GET"`, `t.txt:1: bad timestamp (want seconds.microseconds): "1 [0 a:1] \"GET\""`},
+		{`9223372036.000000 [0 a:1] "GET"`, `t.txt:1: bad timestamp (want seconds.microseconds): "9223372036.000000 [0 a:1] \"GET\""`},
 		{`1.1234567890 [0 a:1] "GET"`, `t.txt:1: bad timestamp (want seconds.microseconds): "1.1234567890 [0 a:1] \"GET\""`},
 		{`1.5[0 a:1] "GET"`, `t.txt:1: bad timestamp (want seconds.microseconds and a space): "1.5[0 a:1] \"GET\""`},
 		{`1.5 [x a:1] "GET"`, `t.txt:1: bad source or arguments (want [DB ADDRESS] "ARG" ...): "[x a:1] \"GET\""`},
