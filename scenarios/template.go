@@ -1,7 +1,9 @@
 // Package scenarios decides what pacer sends: redis-benchmark's test
 // catalogue, custom command templates compiled once into pre-encoded RESP
 // with placeholder slots, weighted mixes of them, and the distributions
-// of keys and value sizes that fill the slots.
+// of keys and value sizes that fill the slots. It also reads recorded
+// traces (Redis MONITOR output, pacer's JSON lines) for `pacer replay`,
+// checks them against a safety Policy and sums them up (trace*.go).
 //
 // The hot path is Stream.Next: it picks a template of the mix, overwrites
 // its 12-byte number slots in place (or, when value sizes vary, assembles
