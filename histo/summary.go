@@ -77,8 +77,12 @@ func Summarize(h *hdrhistogram.Histogram) Summary {
 func Millis(ns int64) float64 { return float64(ns) / 1e6 }
 
 // Encode returns the base64 text of the standard HdrHistogram V2 compressed
-// encoding of h, readable by the Java, C, Go and Rust implementations.
+// encoding of h, readable by the Java, C, Go and Rust implementations; ""
+// for nil (an absent histogram, as Decode reads it back).
 func Encode(h *hdrhistogram.Histogram) (string, error) {
+	if h == nil {
+		return "", nil
+	}
 	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return "", fmt.Errorf("encode histogram: %w", err)
@@ -99,6 +103,28 @@ func Decode(s string) (*hdrhistogram.Histogram, error) {
 	return h, nil
 }
 
+// Add adds from to into and returns the sum: into itself when it is not
+// nil, otherwise a copy of from, so a sum never shares a histogram it was
+// given. Nil stands for an absent histogram: Add(nil, nil) is nil. It also
+// returns the values of from that did not fit into's range (none when both
+// have pacer's geometry, or into was nil). Every merge of histograms in
+// pacer goes through it.
+func Add(into, from *hdrhistogram.Histogram) (*hdrhistogram.Histogram, int64) {
+	switch {
+	case from == nil:
+		return into, 0
+	case into == nil:
+		return hdrhistogram.Import(from.Export()), 0
+	}
+	return into, into.Merge(from)
+}
+
+// Copy returns a histogram of its own with h's values (nil for nil).
+func Copy(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	c, _ := Add(nil, h)
+	return c
+}
+
 // Merge adds every histogram in hs into a new histogram with pacer's
 // geometry and returns it with the number of values that did not fit (zero
 // unless an input has a wider range than pacer's).
@@ -106,9 +132,9 @@ func Merge(hs ...*hdrhistogram.Histogram) (*hdrhistogram.Histogram, int64) {
 	out := New()
 	var dropped int64
 	for _, h := range hs {
-		if h != nil {
-			dropped += out.Merge(h)
-		}
+		var d int64
+		out, d = Add(out, h)
+		dropped += d
 	}
 	return out, dropped
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
-	"github.com/pacer-load/pacer/scheduler"
 )
 
 // This file prints closed-loop results in redis-benchmark 7's formats, byte
@@ -55,13 +54,14 @@ type benchStats struct {
 	seconds                           float64
 }
 
-func statsOf(r *scheduler.Result) benchStats {
-	h := r.Micros
+func statsOf(t *Test) benchStats {
+	f := t.mustFigures()
+	h := f.micros
 	if h == nil {
 		h = histo.NewRecorderGeometry(10, 3000000, 3).Snapshot()
 	}
-	finished := r.Counts.Completed + r.Counts.Errors
-	secs := float32(r.Window.Seconds())
+	finished := t.Counts.Completed + t.Counts.Errors
+	secs := float32(f.window.Seconds())
 	s := benchStats{
 		rps:      float64(float32(finished) / secs),
 		avg:      float64(float32(histo.CMean(h) / 1000)),
@@ -79,8 +79,8 @@ func statsOf(r *scheduler.Result) benchStats {
 // benchPercentiles are the chosen percentiles of r's latency in
 // milliseconds, computed as the others (the C library's rank, whole
 // microseconds, float arithmetic).
-func benchPercentiles(r *scheduler.Result, ps []float64) []float64 {
-	h := r.Micros
+func benchPercentiles(t *Test, ps []float64) []float64 {
+	h := t.mustFigures().micros
 	if h == nil {
 		h = histo.NewRecorderGeometry(10, 3000000, 3).Snapshot()
 	}
@@ -111,12 +111,9 @@ func cleanLine(last int) string {
 	return fmt.Sprintf("%*s\r", max(last, 1), " ")
 }
 
-// BenchCSVHeader writes the CSV header redis-benchmark prints once.
-func BenchCSVHeader(w io.Writer) error { return BenchCSVHeaderWith(w, TextOptions{}) }
-
-// BenchCSVHeaderWith is BenchCSVHeader with o.Percentiles in place of
-// p50, p95 and p99 ("p99.9_latency_ms").
-func BenchCSVHeaderWith(w io.Writer, o TextOptions) error {
+// BenchCSVHeader writes the CSV header redis-benchmark prints once, with
+// o.Percentiles in place of p50, p95 and p99 ("p99.9_latency_ms").
+func BenchCSVHeader(w io.Writer, o TextOptions) error {
 	if len(o.Percentiles) == 0 {
 		_, err := io.WriteString(w, `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`+"\n")
 		return err
@@ -131,14 +128,9 @@ func BenchCSVHeaderWith(w io.Writer, o TextOptions) error {
 	return err
 }
 
-// BenchCSV writes one CSV row.
-func BenchCSV(w io.Writer, title string, r *scheduler.Result) error {
-	return BenchCSVWith(w, title, r, TextOptions{})
-}
-
-// BenchCSVWith is BenchCSV with o.Percentiles in place of p50, p95 and
-// p99.
-func BenchCSVWith(w io.Writer, title string, r *scheduler.Result, o TextOptions) error {
+// BenchCSV writes one CSV row, with o.Percentiles in place of p50, p95
+// and p99.
+func BenchCSV(w io.Writer, title string, r *Test, o TextOptions) error {
 	s := statsOf(r)
 	cols := []string{cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min)}
 	if len(o.Percentiles) == 0 {
@@ -153,15 +145,10 @@ func BenchCSVWith(w io.Writer, title string, r *scheduler.Result, o TextOptions)
 	return err
 }
 
-// BenchQuiet writes the -q line; last is the length of the progress line
-// printed before (0 for none).
-func BenchQuiet(w io.Writer, title string, r *scheduler.Result, last int) error {
-	return BenchQuietWith(w, title, r, last, TextOptions{})
-}
-
-// BenchQuietWith is BenchQuiet with o.Percentiles in place of p50
-// ("p50=0.111 msec p99=0.223 msec").
-func BenchQuietWith(w io.Writer, title string, r *scheduler.Result, last int, o TextOptions) error {
+// BenchQuiet writes the -q line, with o.Percentiles in place of p50
+// ("p50=0.111 msec p99=0.223 msec"); last is the length of the progress
+// line printed before (0 for none).
+func BenchQuiet(w io.Writer, title string, r *Test, last int, o TextOptions) error {
 	s := statsOf(r)
 	lat := "p50=" + cfloat(3, s.p50) + " msec"
 	if len(o.Percentiles) > 0 {
@@ -176,8 +163,9 @@ func BenchQuietWith(w io.Writer, title string, r *scheduler.Result, last int, o 
 }
 
 // BenchFull writes redis-benchmark's full report.
-func BenchFull(w io.Writer, title string, r *scheduler.Result, info BenchInfo, last int) error {
+func BenchFull(w io.Writer, title string, r *Test, info BenchInfo, last int) error {
 	s := statsOf(r)
+	micros := r.mustFigures().micros
 	var b strings.Builder
 	b.WriteString(cleanLine(last))
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(title))
@@ -208,12 +196,12 @@ func BenchFull(w io.Writer, title string, r *scheduler.Result, info BenchInfo, l
 		b.WriteString("  multi-thread: no\n")
 	}
 	b.WriteString("\nLatency by percentile distribution:\n")
-	if r.Micros != nil {
-		for _, st := range histo.PercentileSteps(r.Micros, 1) {
+	if micros != nil {
+		for _, st := range histo.PercentileSteps(micros, 1) {
 			fmt.Fprintf(&b, "%3.3f%% <= %.3f milliseconds (cumulative count %d)\n", st.Percentile, ms(st.Value), st.Cumulative)
 		}
 		b.WriteString("\nCumulative distribution of latencies:\n")
-		for _, st := range histo.LinearSteps(r.Micros, 100, 2000, 1000) {
+		for _, st := range histo.LinearSteps(micros, 100, 2000, 1000) {
 			fmt.Fprintf(&b, "%3.3f%% <= %.3f milliseconds (cumulative count %d)\n", st.Percentile, ms(st.Value), st.Cumulative)
 		}
 	} else {
@@ -254,26 +242,22 @@ func BenchProgress(w io.Writer, title string, instRPS, rps, instAvgMs, avgMs flo
 
 // BenchCommands writes, after redis-benchmark's report of a mix, each
 // command's share and latency (pacer's addition; redis-benchmark has no
-// mixes). quiet prints one indented line per command.
-func BenchCommands(w io.Writer, r *scheduler.Result, quiet bool) error {
-	return BenchCommandsWith(w, r, quiet, TextOptions{})
-}
-
-// BenchCommandsWith is BenchCommands with o.Percentiles in place of p50
-// and p99.
-func BenchCommandsWith(w io.Writer, r *scheduler.Result, quiet bool, o TextOptions) error {
-	if len(r.Commands) == 0 {
+// mixes), with o.Percentiles in place of p50 and p99. quiet prints one
+// indented line per command.
+func BenchCommands(w io.Writer, t *Test, quiet bool, o TextOptions) error {
+	commands := t.mustFigures().commands
+	if len(commands) == 0 {
 		return nil
 	}
 	var b strings.Builder
 	var total uint64
-	for _, c := range r.Commands {
+	for _, c := range commands {
 		total += c.Counts.Completed + c.Counts.Errors
 	}
 	if !quiet {
 		b.WriteString("Per command:\n")
 	}
-	for _, c := range r.Commands {
+	for _, c := range commands {
 		s := histo.Summarize(c.Response)
 		n := c.Counts.Completed + c.Counts.Errors
 		share := 0.0

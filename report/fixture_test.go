@@ -95,7 +95,7 @@ func craft(t *testing.T, f fixture) Test {
 		AchievedRate: float64(total.counts.Completed) / f.seconds,
 		ResponseMs:   sum(total.resp), ServiceMs: sum(total.serv),
 		Histograms: Histograms{Response: enc(total.resp), Service: enc(total.serv)},
-		Errors:     map[string]uint64{}, Verdict: scheduler.VerdictOK, VerdictReason: "crafted",
+		Errors:     map[string]uint64{}, Verdict: VerdictOK, VerdictReason: "crafted",
 		Connections: 10, IntervalS: f.interval,
 	}
 	if f.mode == "open" {

@@ -17,6 +17,9 @@ import (
 
 // noAuth is what a run against a server with requirepass and no -a gave:
 // every request an error reply, no latency sample, nothing completed.
+// noAuthVerdict is the verdict the renderer tests give noAuth's test.
+var noAuthVerdict = []string{VerdictTargetLost, "nothing completed: 1000 of 1000 requests ended in errors"}
+
 func noAuth() *scheduler.Result {
 	empty := histo.NewRecorder().Snapshot()
 	lag := histo.NewRecorder()
@@ -35,7 +38,6 @@ func noAuth() *scheduler.Result {
 		Commands: []scheduler.CommandResult{{Name: "GET", Counts: scheduler.Counts{Scheduled: 1000, Sent: 1000, Errors: 1000},
 			Response: empty, Service: empty, Lag: lag.Snapshot(), ErrorCodes: map[string]uint64{"NOAUTH": 1000}}},
 	}
-	r.Verdict, r.VerdictReason = scheduler.VerdictTargetLost, "nothing completed: 1000 of 1000 requests ended in errors"
 	return r
 }
 
@@ -58,7 +60,7 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := slo.Check(r)
+	res, err := slo.Check(asTest(t, r, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +69,7 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 		t.Errorf("slo p99<2ms over no samples: %s", res.Line())
 	}
 
-	q := render(t, func(b *bytes.Buffer) error { return Quiet(b, r, res) })
+	q := render(t, func(b *bytes.Buffer) error { return Quiet(b, asTest(t, r, res, noAuthVerdict...), TextOptions{}) })
 	for _, want := range []string{"p50=- msec p99=- msec", "target_lost (nothing completed", ", errors 100.00%", "slo violated"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("-q line lacks %q:\n%s", want, q)
@@ -77,7 +79,7 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 		t.Errorf("-q line shows a latency or ok for a run that measured nothing:\n%s", q)
 	}
 
-	txt := render(t, func(b *bytes.Buffer) error { return Text(b, r, res) })
+	txt := render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, res, noAuthVerdict...), TextOptions{}) })
 	for _, want := range []string{
 		"error share    100.00% of scheduled",
 		"first error    NOAUTH Authentication required.\n",
@@ -95,7 +97,9 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 		t.Errorf("summary shows a latency of 0.000 where there was none:\n%s", txt)
 	}
 
-	bc := render(t, func(b *bytes.Buffer) error { return BenchCommands(b, r, true) })
+	bc := render(t, func(b *bytes.Buffer) error {
+		return BenchCommands(b, asTest(t, r, nil, noAuthVerdict...), true, TextOptions{})
+	})
 	if zeroLatency.MatchString(bc) || !strings.Contains(bc, "p50=- msec") {
 		t.Errorf("per-command line shows a latency where there was none: %s", bc)
 	}
@@ -139,7 +143,7 @@ func TestQuietShowsErrorShare(t *testing.T) {
 		r := sample()
 		r.Counts = scheduler.Counts{Scheduled: c.scheduled, Sent: c.scheduled, Errors: c.errors, Timeouts: c.timeouts,
 			Completed: c.scheduled - c.errors - c.timeouts}
-		q := render(t, func(b *bytes.Buffer) error { return Quiet(b, r, nil) })
+		q := render(t, func(b *bytes.Buffer) error { return Quiet(b, asTest(t, r, nil), TextOptions{}) })
 		if c.want == "" && strings.Contains(q, "errors") || !strings.Contains(q, c.want) {
 			t.Errorf("%d errors + %d timeouts of %d: -q line %q, want %q", c.errors, c.timeouts, c.scheduled, q, c.want)
 		}
@@ -153,11 +157,11 @@ func TestSLOWarnsOfErrorsItDoesNotJudge(t *testing.T) {
 	if !res.Pass {
 		t.Fatalf("%s", res.Line())
 	}
-	txt := render(t, func(b *bytes.Buffer) error { return Text(b, r, res) })
+	txt := render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, res), TextOptions{}) })
 	if !strings.Contains(txt, "slo: pass (p99 9.904 ms < 20.000 ms)\n  slo warning: 4 of 10003 requests (0.040%) ended in errors or timeouts, and the SLO has no errors clause\n") {
 		t.Errorf("no warning after the slo line:\n%s", txt)
 	}
-	if q := render(t, func(b *bytes.Buffer) error { return Quiet(b, r, res) }); !strings.Contains(q, "slo pass with warnings") {
+	if q := render(t, func(b *bytes.Buffer) error { return Quiet(b, asTest(t, r, res), TextOptions{}) }); !strings.Contains(q, "slo pass with warnings") {
 		t.Errorf("-q: %s", q)
 	}
 	b, _ := json.Marshal(res)
@@ -208,17 +212,17 @@ func TestServerTextEscaped(t *testing.T) {
 	r.Name = "GET" + evil
 	r.ErrorCodes = map[string]uint64{"ERR" + evil: 2}
 	r.FirstError = "ERR " + evil + " rest of the text"
-	r.Verdict, r.VerdictReason = scheduler.VerdictTargetLost, "every connection lost: read: "+evil
+	lost := []string{VerdictTargetLost, "every connection lost: read: " + evil}
 	r.Commands = []scheduler.CommandResult{{Name: "SET" + evil, Counts: r.Counts, Response: r.Response, Service: r.Service, Lag: r.Lag}}
 	bench := benchSample()
 	bench.Commands = r.Commands
 	outs := map[string]string{
-		"Text":          render(t, func(b *bytes.Buffer) error { return Text(b, r, nil) }),
-		"Quiet":         render(t, func(b *bytes.Buffer) error { return Quiet(b, r, nil) }),
-		"BenchCommands": render(t, func(b *bytes.Buffer) error { return BenchCommands(b, bench, false) }),
-		"BenchFull":     render(t, func(b *bytes.Buffer) error { return BenchFull(b, "SET"+evil, bench, BenchInfo{}, 0) }),
-		"BenchQuiet":    render(t, func(b *bytes.Buffer) error { return BenchQuiet(b, "SET"+evil, bench, 0) }),
-		"BenchCSV":      render(t, func(b *bytes.Buffer) error { return BenchCSV(b, "SET"+evil, bench) }),
+		"Text":          render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, nil, lost...), TextOptions{}) }),
+		"Quiet":         render(t, func(b *bytes.Buffer) error { return Quiet(b, asTest(t, r, nil, lost...), TextOptions{}) }),
+		"BenchCommands": render(t, func(b *bytes.Buffer) error { return BenchCommands(b, asTest(t, bench, nil), false, TextOptions{}) }),
+		"BenchFull":     render(t, func(b *bytes.Buffer) error { return BenchFull(b, "SET"+evil, asTest(t, bench, nil), BenchInfo{}, 0) }),
+		"BenchQuiet":    render(t, func(b *bytes.Buffer) error { return BenchQuiet(b, "SET"+evil, asTest(t, bench, nil), 0, TextOptions{}) }),
+		"BenchCSV":      render(t, func(b *bytes.Buffer) error { return BenchCSV(b, "SET"+evil, asTest(t, bench, nil), TextOptions{}) }),
 	}
 	for name, out := range outs {
 		// redis-benchmark's own layout uses \r to blank its progress line;
@@ -241,11 +245,11 @@ func TestServerTextEscaped(t *testing.T) {
 
 func TestUnsolicitedReported(t *testing.T) {
 	r := sample()
-	if txt := render(t, func(b *bytes.Buffer) error { return Text(b, r, nil) }); strings.Contains(txt, "unsolicited") {
+	if txt := render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, nil), TextOptions{}) }); strings.Contains(txt, "unsolicited") {
 		t.Errorf("unsolicited line without unsolicited replies:\n%s", txt)
 	}
 	r.Unsolicited = 7
-	if txt := render(t, func(b *bytes.Buffer) error { return Text(b, r, nil) }); !strings.Contains(txt, "  unsolicited replies 7 (never matched to requests)\n") {
+	if txt := render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, nil), TextOptions{}) }); !strings.Contains(txt, "  unsolicited replies 7 (never matched to requests)\n") {
 		t.Errorf("no unsolicited line:\n%s", txt)
 	}
 	tt, err := FromResult(r)
@@ -260,7 +264,7 @@ func TestUnsolicitedReported(t *testing.T) {
 func TestOtherErrorsLast(t *testing.T) {
 	r := sample()
 	r.ErrorCodes = map[string]uint64{"other": 500, "ERR": 3, "WRONGTYPE": 7}
-	txt := render(t, func(b *bytes.Buffer) error { return Text(b, r, nil) })
+	txt := render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, nil), TextOptions{}) })
 	if !strings.Contains(txt, "errors by code WRONGTYPE 7, ERR 3, other 500\n") {
 		t.Errorf("errors by code:\n%s", txt)
 	}

@@ -132,6 +132,15 @@ type Test struct {
 	// WarmupCounts accounts for its requests. Both only with --warmup.
 	WarmupS      float64           `json:"warmup_s,omitempty"`
 	WarmupCounts *scheduler.Counts `json:"warmup_counts,omitempty"`
+	// HeldSent and HeldUnsent count the requests the target held back
+	// (sent late, or never, because no connection could take them): their
+	// lateness is the server's, not the generator's (see Assess). Absent
+	// when none were.
+	HeldSent   uint64 `json:"held_sent,omitempty"`
+	HeldUnsent uint64 `json:"held_unsent,omitempty"`
+
+	// fig holds the test's exact figures (see figures).
+	fig *figures
 }
 
 // Stage is one stage of a --stages profile: over DurationS the rate goes
@@ -183,23 +192,23 @@ type Histograms struct {
 // FromResult converts a result into its JSON form.
 func FromResult(r *scheduler.Result) (Test, error) {
 	t := Test{
-		Name:          r.Name,
-		Mode:          r.Mode,
-		AchievedRate:  round(r.AchievedRate(), 3),
-		DurationS:     r.Window.Seconds(), // exact to the ns: renderers recompute rates from it,
-		Counts:        r.Counts,
-		Errors:        r.ErrorCodes,
-		FirstError:    r.FirstError,
-		Verdict:       r.Verdict,
-		VerdictReason: r.VerdictReason,
-		Arrival:       r.Arrival,
-		Pacing:        r.Pacing,
-		Connections:   r.Connections,
-		Interrupted:   r.Interrupted,
+		Name:         r.Name,
+		Mode:         r.Mode,
+		AchievedRate: round(r.AchievedRate(), 3),
+		DurationS:    r.Window.Seconds(), // exact to the ns: renderers recompute rates from it,
+		Counts:       r.Counts,
+		Errors:       r.ErrorCodes,
+		FirstError:   r.FirstError,
+		Arrival:      r.Arrival,
+		Pacing:       r.Pacing,
+		Connections:  r.Connections,
+		Interrupted:  r.Interrupted,
 	}
 	if t.Errors == nil {
 		t.Errors = map[string]uint64{}
 	}
+	t.fig = figuresOf(r)
+	t.HeldSent, t.HeldUnsent = r.HeldSent, r.HeldUnsent
 	var err error
 	if t.TLS, err = tlsJSON(r.TLS); err != nil {
 		return t, err

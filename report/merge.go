@@ -257,6 +257,8 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 		t.DroppedBacklog += p.DroppedBacklog
 		t.BlockedS = round(t.BlockedS+p.BlockedS, 3)
 		t.Unsolicited += p.Unsolicited
+		t.HeldSent += p.HeldSent
+		t.HeldUnsent += p.HeldUnsent
 		t.BytesSent += p.BytesSent
 		t.BytesReceived += p.BytesReceived
 		if p.LagLimitMs != nil {
@@ -315,16 +317,16 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	// The verdict, from the sums; a shard that lost its target loses the
 	// merged test's.
 	for i, p := range parts {
-		if p.Verdict == scheduler.VerdictTargetLost {
+		if p.Verdict == VerdictTargetLost {
 			t.Verdict, t.VerdictReason = p.Verdict, fmt.Sprintf("%s: %s", in[i].Label, p.VerdictReason)
 			return t, nil
 		}
 	}
-	r, err := t.Result()
-	if err != nil {
+	if _, err := t.figures(); err != nil {
 		return t, err
 	}
-	t.Verdict, t.VerdictReason = scheduler.Judge(r)
+	j := Judge(&t)
+	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
 	return t, nil
 }
 

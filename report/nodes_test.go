@@ -63,7 +63,7 @@ func TestNodesReadBack(t *testing.T) {
 		{Node: scheduler.Node{Addr: "127.0.0.1:7003"}, Response: histo.New()}, // nothing reached it
 	}
 	var live bytes.Buffer
-	if err := Text(&live, r, nil); err != nil {
+	if err := Text(&live, asTest(t, r, nil), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	test, err := FromResult(r)
@@ -71,17 +71,18 @@ func TestNodesReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := input(t, "a.json", craftDoc("open", test)).Doc
-	got, err := back.Tests[0].Result()
+	got := &back.Tests[0]
+	f, err := got.figures()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Nodes) != len(r.Nodes) {
-		t.Fatalf("%d nodes read back, %d written", len(got.Nodes), len(r.Nodes))
+	if len(got.Nodes) != len(r.Nodes) || len(f.nodes) != len(r.Nodes) {
+		t.Fatalf("%d nodes read back (%d histograms), %d written", len(got.Nodes), len(f.nodes), len(r.Nodes))
 	}
 	for i, n := range got.Nodes {
 		w := r.Nodes[i]
-		if n.Node != w.Node || n.Connections != w.Connections || n.Counts != w.Counts ||
-			n.Redirects != w.Redirects || n.Moved != w.Moved || n.Ask != w.Ask || !n.Response.Equals(w.Response) {
+		if n.Addr != w.Addr || n.ID != w.ID || n.Slots != w.Slots || n.Connections != w.Connections || n.counts() != w.Counts ||
+			n.Redirects != w.Redirects || n.Moved != w.Moved || n.Ask != w.Ask || !f.nodes[i].Equals(w.Response) {
 			t.Errorf("node %d read back as %+v, written %+v", i, n, w)
 		}
 	}
@@ -103,9 +104,10 @@ func TestNodesReadBack(t *testing.T) {
 	for i := range old.Nodes {
 		old.Nodes[i].Histograms = NodeHistograms{}
 	}
-	res, err := old.Result()
-	if err != nil || len(res.Nodes) != 3 || res.Nodes[0].Response != nil || res.Nodes[0].Counts != r.Nodes[0].Counts {
-		t.Fatalf("old document: %v %+v", err, res)
+	old.fig = nil
+	of, err := old.figures()
+	if err != nil || len(of.nodes) != 3 || of.nodes[0] != nil || old.Nodes[0].counts() != r.Nodes[0].Counts {
+		t.Fatalf("old document: %v %+v", err, of)
 	}
 	// A node histogram that does not decode is refused on reading.
 	bad := back.Tests[0]

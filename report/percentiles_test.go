@@ -58,10 +58,10 @@ func TestTextWithPercentiles(t *testing.T) {
 	}
 	ps := []float64{50, 99.9, 99.99}
 	var def, b bytes.Buffer
-	if err := Text(&def, r, nil); err != nil {
+	if err := Text(&def, asTest(t, r, nil), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := TextWith(&b, r, nil, TextOptions{Percentiles: ps}); err != nil {
+	if err := Text(&b, asTest(t, r, nil), TextOptions{Percentiles: ps}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -83,7 +83,7 @@ func TestTextWithPercentiles(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := QuietWith(&b, r, nil, TextOptions{Percentiles: []float64{99, 99.9}}); err != nil {
+	if err := Quiet(&b, asTest(t, r, nil), TextOptions{Percentiles: []float64{99, 99.9}}); err != nil {
 		t.Fatal(err)
 	}
 	q := PercentileMillis(r.Response, []float64{99, 99.9})
@@ -96,21 +96,21 @@ func TestBenchWithPercentiles(t *testing.T) {
 	res := benchSample()
 	o := TextOptions{Percentiles: []float64{50, 99.9}}
 	var b bytes.Buffer
-	if err := BenchCSVHeaderWith(&b, o); err != nil {
+	if err := BenchCSVHeader(&b, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchCSVWith(&b, "SET", res, o); err != nil {
+	if err := BenchCSV(&b, "SET", asTest(t, res, nil), o); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuietWith(&b, "SET", res, 0, o); err != nil {
+	if err := BenchQuiet(&b, "SET", asTest(t, res, nil), 0, o); err != nil {
 		t.Fatal(err)
 	}
 	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, Percentiles: o.Percentiles}
-	if err := BenchFull(&b, "SET", res, info, 0); err != nil {
+	if err := BenchFull(&b, "SET", asTest(t, res, nil), info, 0); err != nil {
 		t.Fatal(err)
 	}
-	s := statsOf(res)
-	p := benchPercentiles(res, o.Percentiles)
+	s := statsOf(asTest(t, res, nil))
+	p := benchPercentiles(asTest(t, res, nil), o.Percentiles)
 	if p[0] != s.p50 {
 		t.Errorf("p50 %v differs from the summary's %v", p[0], s.p50)
 	}

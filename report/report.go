@@ -16,7 +16,6 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Text that came from a server (error codes and texts, a verdict's reason
@@ -25,56 +24,49 @@ import (
 // control bytes and invalid UTF-8 print as \xNN, never as escape codes.
 
 // stagesMean says what the target rate of a --stages run is.
-func stagesMean(r *scheduler.Result) string {
-	if len(r.Stages) == 0 {
+func stagesMean(f *figures) string {
+	if len(f.stages) == 0 {
 		return ""
 	}
 	return " (the stages' mean over the measured window)"
 }
 
-// Text writes the human summary of one open-model result, with its SLO
-// verdict when slo is not nil.
-func Text(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
-	return TextWithServer(w, r, slo, nil, TextOptions{})
-}
-
-// TextWith is Text with options: o.Percentiles choose the columns of the
-// latency tables.
-func TextWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) error {
-	return TextWithServer(w, r, slo, nil, o)
-}
-
-// TextWithServer is TextWith with, when srv is not nil, the server's side
-// of the test: its time per call for each command and where the mean
-// response time went.
-func TextWithServer(w io.Writer, r *scheduler.Result, slo *SLOResult, srv *serverinfo.Stats, o TextOptions) error {
+// Text writes the human summary of one open-model test: its figures, its
+// server's side (t.Server) when asked for, its verdict and its SLO's
+// (t.SLO). o.Percentiles choose the columns of the latency tables.
+func Text(w io.Writer, t *Test, o TextOptions) error {
+	f, err := t.figures()
+	if err != nil {
+		return err
+	}
+	r := t
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
-	bound := fmt.Sprintf("%.3f s", r.Window.Seconds())
-	shape := r.TargetRate.String() + " req/s"
-	if len(r.Stages) > 0 {
-		shape = "stages " + scheduler.FormatStages(r.Stages)
+	bound := fmt.Sprintf("%.3f s", f.window.Seconds())
+	shape := f.target.String() + " req/s"
+	if len(f.stages) > 0 {
+		shape = "stages " + scheduler.FormatStages(f.stages)
 	}
 	fmt.Fprintf(&b, "  open model: %s %s timeline, %d connections, %s\n",
-		shape, r.Arrival, r.Connections, pacingText(r))
+		shape, r.Arrival, r.Connections, pacingText(t, f))
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
-	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", r.TargetRate.PerSecond(), stagesMean(r))
-	if r.Warmup > 0 {
-		w := r.WarmupCounts
+	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", f.target.PerSecond(), stagesMean(f))
+	if f.warmup > 0 && t.WarmupCounts != nil {
+		w := *t.WarmupCounts
 		fmt.Fprintf(&b, "  warmup         first %s sent, left out of every figure below: scheduled %d = completed %d + errors %d + timeouts %d + unsent %d\n",
-			r.Warmup, w.Scheduled, w.Completed, w.Errors, w.Timeouts, w.Unsent)
+			f.warmup, w.Scheduled, w.Completed, w.Errors, w.Timeouts, w.Unsent)
 	}
-	fmt.Fprintf(&b, "  achieved rate  %12.2f req/s over %s\n", r.AchievedRate(), bound)
+	fmt.Fprintf(&b, "  achieved rate  %12.2f req/s over %s\n", t.achieved(), bound)
 	c := r.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
-	writeNetwork(&b, r)
-	writeTLS(&b, r)
+	writeNetwork(&b, t)
+	writeTLS(&b, t)
 	if failed := c.Errors + c.Timeouts; failed > 0 {
 		fmt.Fprintf(&b, "  error share    %s of scheduled (errors and timeouts)\n", percent(failed, c.Scheduled))
 	}
-	if len(r.ErrorCodes) > 0 {
-		fmt.Fprintf(&b, "  errors by code %s\n", errorCodes(r.ErrorCodes))
+	if len(r.Errors) > 0 {
+		fmt.Fprintf(&b, "  errors by code %s\n", errorCodes(r.Errors))
 	}
 	if r.FirstError != "" {
 		fmt.Fprintf(&b, "  first error    %s\n", safetext.Escape(r.FirstError))
@@ -82,45 +74,45 @@ func TextWithServer(w io.Writer, r *scheduler.Result, slo *SLOResult, srv *serve
 	if r.Unsolicited > 0 {
 		fmt.Fprintf(&b, "  unsolicited replies %d (never matched to requests)\n", r.Unsolicited)
 	}
-	if r.ConnsLost > 0 || r.DroppedBacklog > 0 || r.Blocked > 0 {
+	if r.ConnectionsLost > 0 || r.DroppedBacklog > 0 || f.blocked > 0 {
 		fmt.Fprintf(&b, "  connections    %d lost, %d reconnected; sends held back %.2f s; %d requests dropped as more than the backlog bound late\n",
-			r.ConnsLost, r.Reconnects, r.Blocked.Seconds(), r.DroppedBacklog)
+			r.ConnectionsLost, r.Reconnects, f.blocked.Seconds(), r.DroppedBacklog)
 	}
 	if r.Interrupted {
 		fmt.Fprintf(&b, "  interrupted    partial result: the timeline stopped early\n")
 	}
 	b.WriteString("\n")
 	rows := []row{
-		{"response", r.Response},
-		{"service", r.Service},
-		{"send lag", r.Lag},
+		{"response", f.response},
+		{"service", f.service},
+		{"send lag", f.lag},
 	}
 	if len(o.Percentiles) > 0 {
 		writeTablePercentiles(&b, rows, o.Percentiles)
 	} else {
 		writeTable(&b, rows)
 	}
-	if len(r.Commands) > 0 {
+	if len(f.commands) > 0 {
 		b.WriteString("\n")
-		writeCommands(&b, r, o.Percentiles)
+		writeCommands(&b, f.commands, o.Percentiles)
 	}
 	if len(r.Nodes) > 0 {
 		b.WriteString("\n")
-		writeNodes(&b, r)
+		writeNodes(&b, t)
 	}
-	if srv != nil {
+	if t.Server != nil {
 		b.WriteString("\n")
-		writeServer(&b, r, srv)
+		writeServer(&b, t, t.Server)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  verdict: %s (%s)\n", r.Verdict, safetext.Escape(r.VerdictReason))
-	if slo != nil {
+	fmt.Fprintf(&b, "  verdict: %s (%s)\n", safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
+	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 	}
 	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 
@@ -167,7 +159,7 @@ func writeTablePercentiles(b *strings.Builder, rows []row, ps []float64) {
 
 // writeCommands prints a mix's per-command counts and response times:
 // p50, p99, p99.9 and max, or the chosen percentiles ps and max.
-func writeCommands(b *strings.Builder, r *scheduler.Result, ps []float64) {
+func writeCommands(b *strings.Builder, commands []scheduler.CommandResult, ps []float64) {
 	labels := []string{"resp p50", "p99", "p99.9"}
 	if len(ps) > 0 {
 		labels = labels[:0]
@@ -185,10 +177,10 @@ func writeCommands(b *strings.Builder, r *scheduler.Result, ps []float64) {
 	}
 	fmt.Fprintf(b, " %9s\n", "max")
 	var total uint64
-	for _, c := range r.Commands {
+	for _, c := range commands {
 		total += c.Counts.Scheduled
 	}
-	for _, c := range r.Commands {
+	for _, c := range commands {
 		s := histo.Summarize(c.Response)
 		share := 0.0
 		if total > 0 {
@@ -265,19 +257,19 @@ func errorCodes(m map[string]uint64) string {
 //
 //	SET: 9999.98 requests per second (target 10000), response p50=0.111 msec p99=0.223 msec, ok
 //
-// A verdict other than ok carries its reason; errors and timeouts add
-// their share of the scheduled requests (", errors 5.00%"); a test with no
-// latency samples prints p50=- and p99=-.
-func Quiet(w io.Writer, r *scheduler.Result, slo *SLOResult) error {
-	return QuietWith(w, r, slo, TextOptions{})
-}
-
-// QuietWith is Quiet with options: o.Percentiles replace p50 and p99
-// ("response p50=0.111 msec p99.9=0.301 msec").
-func QuietWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) error {
-	s := histo.Summarize(r.Response)
-	verdict := r.Verdict
-	if r.Verdict == scheduler.VerdictTargetLost && r.VerdictReason != "" {
+// A target_lost verdict carries its reason; errors and timeouts add their
+// share of the scheduled requests (", errors 5.00%"); a test with no
+// latency samples prints p50=- and p99=-. o.Percentiles replace p50 and
+// p99 ("response p50=0.111 msec p99.9=0.301 msec").
+func Quiet(w io.Writer, t *Test, o TextOptions) error {
+	f, err := t.figures()
+	if err != nil {
+		return err
+	}
+	r, slo := t, t.SLO
+	s := histo.Summarize(f.response)
+	verdict := safetext.Escape(r.Verdict)
+	if r.Verdict == VerdictTargetLost && r.VerdictReason != "" {
 		verdict += " (" + safetext.Escape(r.VerdictReason) + ")"
 	}
 	extra := ""
@@ -300,36 +292,36 @@ func QuietWith(w io.Writer, r *scheduler.Result, slo *SLOResult, o TextOptions) 
 	lat := fmt.Sprintf("p50=%s msec p99=%s msec", millis(s, s.P50), millis(s, s.P99))
 	if len(o.Percentiles) > 0 {
 		parts := make([]string, len(o.Percentiles))
-		for i, v := range PercentileMillis(r.Response, o.Percentiles) {
+		for i, v := range PercentileMillis(f.response, o.Percentiles) {
 			parts[i] = PercentileLabel(o.Percentiles[i]) + "=" + millis(s, v) + " msec"
 		}
 		lat = strings.Join(parts, " ")
 	}
-	_, err := fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response %s, %s%s\n",
-		safetext.Escape(r.Name), r.AchievedRate(), r.TargetRate, lat, verdict, extra)
+	_, err = fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response %s, %s%s\n",
+		safetext.Escape(r.Name), t.achieved(), f.target, lat, verdict, extra)
 	return err
 }
 
 // pacingText names the pacing, and for auto the quantum it chose.
-func pacingText(r *scheduler.Result) string {
+func pacingText(t *Test, f *figures) string {
 	switch {
-	case r.Pacing != "auto":
-		return r.Pacing + " pacing"
-	case r.PacingQuantum == 0:
+	case t.Pacing != "auto":
+		return t.Pacing + " pacing"
+	case f.quantum == 0:
 		return "auto pacing (precise)"
 	}
-	return fmt.Sprintf("auto pacing (%d µs quantum)", r.PacingQuantum.Microseconds())
+	return fmt.Sprintf("auto pacing (%d µs quantum)", f.quantum.Microseconds())
 }
 
-// WriteNodes writes r's per-node table (a cluster run's per-primary
+// WriteNodes writes t's per-node table (a cluster run's per-primary
 // counts, redirects and response times), as the full text report shows
 // it after the latency table; nothing without per-node results.
-func WriteNodes(w io.Writer, r *scheduler.Result) error {
-	if len(r.Nodes) == 0 {
+func WriteNodes(w io.Writer, t *Test) error {
+	if len(t.Nodes) == 0 {
 		return nil
 	}
 	var b strings.Builder
-	writeNodes(&b, r)
+	writeNodes(&b, t)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -337,12 +329,17 @@ func WriteNodes(w io.Writer, r *scheduler.Result) error {
 // writeNodes prints a cluster run's per-primary counts, redirects and
 // response times (p50, p99, p99.9, max). A primary that joined during the
 // run says "joined" where the others say how many slots they had.
-func writeNodes(b *strings.Builder, r *scheduler.Result) {
+func writeNodes(b *strings.Builder, t *Test) {
+	f := t.mustFigures()
 	fmt.Fprintf(b, "  %-21s %6s %10s %10s %7s %9s %7s %7s %6s %9s %9s %9s %9s\n", "per node", "slots", "sent", "completed",
 		"errors", "timeouts", "unsent", "moved", "ask", "resp p50", "p99", "p99.9", "max")
-	for _, n := range r.Nodes {
-		s := histo.Summarize(n.Response)
-		k := n.Counts
+	for i, n := range t.Nodes {
+		var h *hdrhistogram.Histogram
+		if i < len(f.nodes) {
+			h = f.nodes[i]
+		}
+		s := histo.Summarize(h)
+		k := n.counts()
 		slots := strconv.Itoa(n.Slots)
 		if n.Joined {
 			slots = "joined"

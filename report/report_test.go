@@ -54,7 +54,6 @@ func sample() *scheduler.Result {
 		FirstError: "ERR",
 		LagLimit:   time.Millisecond,
 	}
-	r.Verdict, r.VerdictReason = scheduler.VerdictOK, "send lag p99 0.019 ms ≤ 1.000 ms, 99.99% of scheduled sent"
 	return r
 }
 
@@ -63,7 +62,7 @@ func sample() *scheduler.Result {
 
 func TestTextGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Text(&b, sample(), nil); err != nil {
+	if err := Text(&b, asTest(t, sample(), nil), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "text.golden", b.Bytes())
@@ -71,20 +70,17 @@ func TestTextGolden(t *testing.T) {
 
 func TestQuietGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Quiet(&b, sample(), nil); err != nil {
+	if err := Quiet(&b, asTest(t, sample(), nil), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "quiet.golden", b.Bytes())
 }
 
 func TestJSONGolden(t *testing.T) {
-	tt, err := FromResult(sample())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tt := asTest(t, sample(), nil)
 	tt.ID = "set" // the command sets it (FromResult leaves it empty)
 	doc := &Document{Schema: Schema, Mode: "open", Tool: Tool{Name: "pacer", Version: "test"},
-		StartedAt: "2026-01-01T00:00:00Z", Config: map[string]any{"rate": 10000}, Tests: []Test{tt}}
+		StartedAt: "2026-01-01T00:00:00Z", Config: map[string]any{"rate": 10000}, Tests: []Test{*tt}}
 	b, err := doc.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +135,6 @@ func benchSample() *scheduler.Result {
 		Name: "SET", Mode: "closed", Connections: 50,
 		Counts: scheduler.Counts{Scheduled: 2000, Sent: 2000, Completed: 2000},
 		Window: 25 * time.Millisecond, Micros: r.Snapshot(), Response: ns.Snapshot(), Service: ns.Snapshot(),
-		Verdict: scheduler.VerdictOK,
 	}
 }
 
@@ -150,16 +145,16 @@ func benchSample() *scheduler.Result {
 func TestBenchFormatsGolden(t *testing.T) {
 	var b bytes.Buffer
 	res := benchSample()
-	if err := BenchCSVHeader(&b); err != nil {
+	if err := BenchCSVHeader(&b, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchCSV(&b, "SET", res); err != nil {
+	if err := BenchCSV(&b, "SET", asTest(t, res, nil), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuiet(&b, "SET", res, 0); err != nil {
+	if err := BenchQuiet(&b, "SET", asTest(t, res, nil), 0, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuiet(&b, "SET", res, 12); err != nil { // after a 12-byte progress line
+	if err := BenchQuiet(&b, "SET", asTest(t, res, nil), 12, TextOptions{}); err != nil { // after a 12-byte progress line
 		t.Fatal(err)
 	}
 	n, err := BenchProgress(&b, "SET", 80000, 79000.5, 0.2999, 0.31, 0)
@@ -168,11 +163,11 @@ func TestBenchFormatsGolden(t *testing.T) {
 	}
 	b.WriteString("\n")
 	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, HaveConfig: true, Save: "3600 1 300 100 60 10000", AppendOnly: "no"}
-	if err := BenchFull(&b, "SET", res, info, 0); err != nil {
+	if err := BenchFull(&b, "SET", asTest(t, res, nil), info, 0); err != nil {
 		t.Fatal(err)
 	}
 	info.Threads, info.HaveConfig = 4, false
-	if err := BenchFull(&b, "GET", res, info, 0); err != nil {
+	if err := BenchFull(&b, "GET", asTest(t, res, nil), info, 0); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "bench.golden", b.Bytes())
@@ -198,7 +193,7 @@ func TestAutoPacingShowsItsQuantum(t *testing.T) {
 		r := sample()
 		r.Pacing, r.PacingQuantum = "auto", c.quantum
 		var b bytes.Buffer
-		if err := Text(&b, r, nil); err != nil {
+		if err := Text(&b, asTest(t, r, nil), TextOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), "50 connections, "+c.text+"\n") {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
-	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 )
 
@@ -70,7 +69,7 @@ const maxServerRows = 8
 // command it executed during the test, and where the mean response time
 // went: send lag, the server's time, and the rest (network, client, and
 // waiting in the server behind other commands).
-func writeServer(b *strings.Builder, r *scheduler.Result, s *serverinfo.Stats) {
+func writeServer(b *strings.Builder, t *Test, s *serverinfo.Stats) {
 	if s == nil {
 		return
 	}
@@ -101,11 +100,12 @@ func writeServer(b *strings.Builder, r *scheduler.Result, s *serverinfo.Stats) {
 	if total.Calls == 0 {
 		return
 	}
-	if sent := r.Counts.Sent; sent > 0 && math.Abs(float64(total.Calls)-float64(sent)) > 0.1*float64(sent) {
+	if sent := t.Counts.Sent; sent > 0 && math.Abs(float64(total.Calls)-float64(sent)) > 0.1*float64(sent) {
 		fmt.Fprintf(b, "  note           the server counted %d calls, pacer sent %d: other clients were busy too, or the server counts these commands differently\n",
 			total.Calls, sent)
 	}
-	resp, serv, lag := histo.Summarize(r.Response), histo.Summarize(r.Service), histo.Summarize(r.Lag)
+	f := t.mustFigures()
+	resp, serv, lag := histo.Summarize(f.response), histo.Summarize(f.service), histo.Summarize(f.lag)
 	if resp.Count == 0 || serv.Count == 0 {
 		return
 	}
@@ -185,8 +185,8 @@ func usecText(us float64) string {
 // writeNetwork prints the bytes per second that went out and came in, in
 // bytes and in bits (links are sold in bits: 4 KB values at 100k req/s
 // are 3.28 Gbit/s, more than a 1 Gbit/s link carries).
-func writeNetwork(b *strings.Builder, r *scheduler.Result) {
-	if line := NetworkLine(r); line != "" {
+func writeNetwork(b *strings.Builder, t *Test) {
+	if line := NetworkLine(t); line != "" {
 		fmt.Fprintf(b, "  network        %s\n", line)
 	}
 }
@@ -197,8 +197,8 @@ func writeNetwork(b *strings.Builder, r *scheduler.Result) {
 //	out 409.60 MB/s (3.28 Gbit/s), in 1.10 MB/s (8.80 Mbit/s); per request 4.10 kB out, 11 B in — more than a 1 Gbit/s link carries
 //
 // It is empty when nothing was counted.
-func NetworkLine(r *scheduler.Result) string {
-	secs := r.Window.Seconds()
+func NetworkLine(r *Test) string {
+	secs := r.mustFigures().window.Seconds()
 	if r.BytesSent+r.BytesReceived == 0 || secs <= 0 {
 		return ""
 	}

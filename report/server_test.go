@@ -28,7 +28,7 @@ func TestTextWithServerGolden(t *testing.T) {
 	r.BytesSent, r.BytesReceived = 413_500_000, 500_000
 	r.Window = time.Second
 	var b bytes.Buffer
-	if err := TextWithServer(&b, r, nil, serverSample(), TextOptions{}); err != nil {
+	if err := Text(&b, withServer(asTest(t, r, nil), serverSample()), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "text_server.golden", b.Bytes())
@@ -48,10 +48,10 @@ func TestTextWithServerGolden(t *testing.T) {
 	}
 	// Without server stats and bytes, Text is what it was.
 	var plain, with bytes.Buffer
-	if err := Text(&plain, sample(), nil); err != nil {
+	if err := Text(&plain, asTest(t, sample(), nil), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := TextWithServer(&with, sample(), nil, nil, TextOptions{}); err != nil {
+	if err := Text(&with, withServer(asTest(t, sample(), nil), nil), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if plain.String() != with.String() || strings.Contains(plain.String(), "network") || strings.Contains(plain.String(), "server side") {
@@ -61,13 +61,13 @@ func TestTextWithServerGolden(t *testing.T) {
 
 func TestServerUnavailableAndOtherClients(t *testing.T) {
 	var b strings.Builder
-	writeServer(&b, sample(), &serverinfo.Stats{Error: "INFO refused: ERR unknown command 'INFO'"})
+	writeServer(&b, asTest(t, sample(), nil), &serverinfo.Stats{Error: "INFO refused: ERR unknown command 'INFO'"})
 	if got := b.String(); got != "  server side    not available: INFO refused: ERR unknown command 'INFO'\n" {
 		t.Fatalf("unavailable: %q", got)
 	}
 	b.Reset()
 	busy := &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: 50000, Usec: 50000, UsecPerCall: 1}}}
-	writeServer(&b, sample(), busy)
+	writeServer(&b, asTest(t, sample(), nil), busy)
 	if !strings.Contains(b.String(), "the server counted 50000 calls, pacer sent 10002: other clients were busy too") {
 		t.Fatalf("other clients not noted:\n%s", b.String())
 	}
@@ -107,12 +107,12 @@ func TestFourKilobytesAtAHundredThousand(t *testing.T) {
 	// A SET of a 4096-byte value with a 16-byte key is about 4135 bytes.
 	r := &scheduler.Result{Window: 10 * time.Second, BytesSent: 4135 * 1_000_000, BytesReceived: 5 * 1_000_000,
 		Counts: scheduler.Counts{Sent: 1_000_000, Completed: 1_000_000}}
-	got := NetworkLine(r)
+	got := NetworkLine(asTest(t, r, nil))
 	want := "out 413.50 MB/s (3.31 Gbit/s), in 500.00 kB/s (4.00 Mbit/s); per request 4.13 kB out, 5 B in — more than a 1 Gbit/s link carries"
 	if got != want {
 		t.Fatalf("NetworkLine = %q\nwant            %q", got, want)
 	}
-	if got := NetworkLine(&scheduler.Result{Window: time.Second}); got != "" {
+	if got := NetworkLine(asTest(t, &scheduler.Result{Window: time.Second}, nil)); got != "" {
 		t.Fatalf("nothing counted: %q", got)
 	}
 	for _, tc := range []struct {

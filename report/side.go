@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -54,7 +52,7 @@ func ReadInput(label string, data []byte) (Input, error) {
 		}
 	}
 	for i := range d.Tests {
-		if _, err := d.Tests[i].Result(); err != nil {
+		if _, err := d.Tests[i].figures(); err != nil {
 			return Input{}, fmt.Errorf("test %q: %w", d.Tests[i].Name, err)
 		}
 	}
@@ -92,70 +90,6 @@ func (in Input) key(i int) string {
 
 // openLoopRate is the rate in the name of a compare document's open loop.
 var openLoopRate = regexp.MustCompile(`\(open loop at [0-9.]+ req/s\)$`)
-
-// Result rebuilds, as far as the JSON keeps it, the scheduler.Result the
-// test was made from, so the text renderers print it as the run did. The
-// commands of a mix come back sorted by name (JSON objects have no
-// order); a cluster's nodes come back in order, each with its histogram
-// (none from a document written before nodes carried one). For closed runs, redis-benchmark's microsecond histogram is
-// rebuilt from the response histogram (each bucket at its lowest value),
-// so a re-rendered p50 may differ from the printed one by a microsecond.
-func (t Test) Result() (*scheduler.Result, error) {
-	r := &scheduler.Result{
-		Name: t.Name, Mode: t.Mode, Arrival: t.Arrival, Pacing: t.Pacing,
-		Connections: t.Connections, Counts: t.Counts,
-		Window:     time.Duration(math.Round(t.DurationS * 1e9)),
-		ErrorCodes: t.Errors, FirstError: t.FirstError,
-		Verdict: t.Verdict, VerdictReason: t.VerdictReason,
-		Interrupted: t.Interrupted,
-		ConnsLost:   t.ConnectionsLost, Reconnects: t.Reconnects, DroppedBacklog: t.DroppedBacklog,
-		Blocked:     time.Duration(math.Round(t.BlockedS * 1e9)),
-		Unsolicited: t.Unsolicited,
-		BytesSent:   t.BytesSent, BytesReceived: t.BytesReceived,
-		Interval: time.Duration(math.Round(t.IntervalS * 1e9)),
-	}
-	if t.TargetRate != nil {
-		r.TargetRate = scheduler.RatePerSecond(*t.TargetRate)
-	}
-	if t.LagLimitMs != nil {
-		r.LagLimit = time.Duration(math.Round(*t.LagLimitMs * 1e6))
-	}
-	if t.PacingQuantumUs != nil {
-		r.PacingQuantum = time.Duration(math.Round(*t.PacingQuantumUs * 1e3))
-	}
-	var err error
-	if r.Response, r.Service, r.Lag, err = t.Histograms.decode(); err != nil {
-		return nil, err
-	}
-	if r.TLS, err = t.TLS.result(); err != nil {
-		return nil, err
-	}
-	if r.Mode == "closed" && r.Response != nil {
-		r.Micros = micros(r.Response)
-	}
-	names := make([]string, 0, len(t.Commands))
-	for n := range t.Commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		c := t.Commands[n]
-		cr := scheduler.CommandResult{Name: n, Counts: c.Counts, ErrorCodes: c.Errors}
-		if cr.Response, cr.Service, cr.Lag, err = c.Histograms.decode(); err != nil {
-			return nil, fmt.Errorf("command %q: %w", n, err)
-		}
-		r.Commands = append(r.Commands, cr)
-	}
-	for _, n := range t.Nodes {
-		nr := scheduler.NodeResult{Node: scheduler.Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots},
-			Connections: n.Connections, Counts: n.counts(), Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask}
-		if nr.Response, err = n.response(); err != nil {
-			return nil, fmt.Errorf("node %q: %w", n.Addr, err)
-		}
-		r.Nodes = append(r.Nodes, nr)
-	}
-	return r, nil
-}
 
 // decode decodes the histograms; an absent one (a command of a mix too
 // large to time each command) is nil.
@@ -198,16 +132,16 @@ func Render(w io.Writer, d *Document) error {
 	var b strings.Builder
 	var closed []Test
 	open := 0
-	for _, t := range d.Tests {
-		r, err := t.Result()
-		if err != nil {
+	for i := range d.Tests {
+		t := &d.Tests[i]
+		if _, err := t.figures(); err != nil {
 			return err
 		}
 		if t.Mode == "closed" {
-			closed = append(closed, t)
-			s := statsOf(r)
+			closed = append(closed, *t)
+			s := statsOf(t)
 			fmt.Fprintf(&b, "%s: %s requests per second, p50=%s msec\n", safetext.Escape(t.Name), cfloat(2, s.rps), cfloat(3, s.p50))
-			if err := BenchCommands(&b, r, true); err != nil {
+			if err := BenchCommands(&b, t, true, TextOptions{}); err != nil {
 				return err
 			}
 			continue
@@ -216,10 +150,10 @@ func Render(w io.Writer, d *Document) error {
 			fmt.Fprintf(&b, "%s\n\n", ServerLine(d.Server))
 		}
 		open++
-		if err := TextWithServer(&b, r, t.SLO, t.Server, TextOptions{}); err != nil {
+		if err := Text(&b, t, TextOptions{}); err != nil {
 			return err
 		}
-		if err := writeTestNotes(&b, t, r); err != nil {
+		if err := writeTestNotes(&b, t); err != nil {
 			return err
 		}
 	}
@@ -227,8 +161,8 @@ func Render(w io.Writer, d *Document) error {
 		b.WriteString("\n")
 		writeLatencies(&b, closed)
 		for _, t := range closed {
-			if t.Verdict != scheduler.VerdictOK {
-				fmt.Fprintf(&b, "%s: verdict %s (%s)\n", safetext.Escape(t.Name), t.Verdict, safetext.Escape(t.VerdictReason))
+			if t.Verdict != VerdictOK {
+				fmt.Fprintf(&b, "%s: verdict %s (%s)\n", safetext.Escape(t.Name), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
 			}
 			if t.SLO != nil {
 				for _, l := range t.SLO.Lines() {
@@ -317,7 +251,7 @@ func MatchTests(in []Input) []Match {
 func SideBySide(w io.Writer, in []Input) error {
 	var b strings.Builder
 	const first = 22
-	col := len(scheduler.VerdictGeneratorBehind) // the widest cell but a label
+	col := len(VerdictGeneratorBehind) // the widest cell but a label
 	for _, input := range in {
 		col = max(col, len(safetext.Escape(input.Label)))
 	}
@@ -427,7 +361,7 @@ func writeMatch(b *strings.Builder, in []Input, m Match, first, col int) {
 	count("errors", func(c scheduler.Counts) uint64 { return c.Errors })
 	count("timeouts", func(c scheduler.Counts) uint64 { return c.Timeouts })
 	count("unsent", func(c scheduler.Counts) uint64 { return c.Unsent })
-	text("verdict", func(t *Test) string { return t.Verdict })
+	text("verdict", func(t *Test) string { return safetext.Escape(t.Verdict) })
 	if hasSLO(m) {
 		text("slo", func(t *Test) string {
 			switch {
@@ -469,24 +403,13 @@ func diff(base, v float64) string {
 	return s
 }
 
-// writeTestNotes writes what run prints under a test's report: the notes
-// on its percentiles (with their confidence intervals when it recorded
-// them, --ci) and, for repeats, their table. A document written without
-// percentile notes gets none.
-func writeTestNotes(w io.Writer, t Test, r *scheduler.Result) error {
+// writeTestNotes writes what run prints under a test's report (see
+// WriteNotes): the notes on its percentiles (with their confidence
+// intervals when it recorded them, --ci) and, for repeats, their table. A
+// document written without percentile notes gets none.
+func writeTestNotes(w io.Writer, t *Test) error {
 	if len(t.ResponsePercentiles) == 0 {
 		return nil
 	}
-	ci := t.ResponsePercentiles[0].CI95 != nil
-	if err := WritePercentileNotes(w, r.Response, ci); err != nil {
-		return err
-	}
-	if t.Repeats != nil && t.Repeats.N > 1 {
-		if err := WriteRepeats(w, "repeats", t.Repeats); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, "\n")
-		return err
-	}
-	return nil
+	return WriteNotes(w, t, t.ResponsePercentiles[0].CI95 != nil, t.Repeats)
 }

@@ -15,7 +15,7 @@ import (
 func openResult(name string, scale int64) *scheduler.Result {
 	r := &scheduler.Result{
 		Name: name, Mode: "open", TargetRate: scheduler.RatePerSecond(2000), Arrival: "uniform", Pacing: "precise",
-		Connections: 8, Window: 2 * time.Second, Verdict: scheduler.VerdictOK, VerdictReason: "send lag p99 0.1 ms ≤ 1.000 ms",
+		Connections: 8, Window: 2 * time.Second,
 		LagLimit: time.Millisecond, Response: histo.New(), Service: histo.New(), Lag: histo.New(),
 		Counts:     scheduler.Counts{Scheduled: 4000, Sent: 3990, Completed: 3980, Errors: 5, Timeouts: 5, Unsent: 10},
 		ErrorCodes: map[string]uint64{"ERR": 3, "WRONGTYPE": 2}, FirstError: "ERR nope",
@@ -39,15 +39,10 @@ func TestRenderRoundTrip(t *testing.T) {
 	}
 	sr := mustCheck(t, slo, orig)
 	var want bytes.Buffer
-	if err := Text(&want, orig, sr); err != nil {
+	if err := Text(&want, asTest(t, orig, sr), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	test, err := FromResult(orig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	test.SLO = sr
-	in := input(t, "run.json", craftDoc("open", test))
+	in := input(t, "run.json", craftDoc("open", *asTest(t, orig, sr)))
 	var got bytes.Buffer
 	if err := Render(&got, in.Doc); err != nil {
 		t.Fatal(err)
@@ -59,7 +54,7 @@ func TestRenderRoundTrip(t *testing.T) {
 
 func TestRenderClosed(t *testing.T) {
 	test := craft(t, fixture{name: "SET", mode: "closed", rate: 10000, seconds: 1, base: 0.5, interval: 1, seed: 3})
-	test.Verdict, test.VerdictReason = scheduler.VerdictTargetLost, "every connection was lost"
+	test.Verdict, test.VerdictReason = VerdictTargetLost, "every connection was lost"
 	var b bytes.Buffer
 	if err := Render(&b, input(t, "bench.json", craftDoc("closed", test)).Doc); err != nil {
 		t.Fatal(err)

@@ -266,32 +266,36 @@ func (c clause) observe(sc scope, basis histo.Summary) (float64, bool) {
 // timeouts clause judged, are a warning. With s.Window, every window of the interval series is
 // evaluated and each clause reports its worst window. Check is pure; it
 // fails only on an interval series it cannot read or cut.
-func (s SLO) Check(r *scheduler.Result) (*SLOResult, error) {
-	if len(s.clauses) == 0 || r == nil {
+func (s SLO) Check(t *Test) (*SLOResult, error) {
+	if len(s.clauses) == 0 || t == nil {
 		return nil, nil
+	}
+	f, err := t.figures()
+	if err != nil {
+		return nil, err
 	}
 	out := &SLOResult{Spec: s.Spec, Pass: true, Clauses: []ClauseResult{}, Violations: []string{}, Checked: []string{}, Warnings: []string{}}
 	basis := "response"
-	if r.Mode == "closed" {
+	if t.Mode == "closed" {
 		basis = "service"
 	}
 	var scopes []scope
 	if s.Window > 0 {
-		var err error
-		if scopes, err = windows(r, s.Window); err != nil {
+		if scopes, err = windows(t, s.Window); err != nil {
 			return nil, err
 		}
 		out.WindowS = round(s.Window.Seconds(), 6)
 	} else {
-		scopes = []scope{{dur: r.Window, counts: r.Counts, rate: r.AchievedRate(),
-			resp: histo.Summarize(r.Response), serv: histo.Summarize(r.Service), lag: histo.Summarize(r.Lag)}}
+		scopes = []scope{{dur: f.window, counts: t.Counts, rate: t.achieved(),
+			resp: histo.Summarize(f.response), serv: histo.Summarize(f.service), lag: histo.Summarize(f.lag)}}
 	}
+	r := t
 	errorsJudged, timeoutsJudged := false, false
 	for _, c := range s.clauses {
 		cr := evaluate(c, scopes, basis, s.Window)
-		if s.Window == 0 && r.Lag != nil {
+		if s.Window == 0 && f.lag != nil {
 			// The whole test: the send lag the generator answers for.
-			cr.lagP99 = histo.Millis(int64(scheduler.Assess(r).LagP99))
+			cr.lagP99 = histo.Millis(int64(Assess(t).LagP99))
 		}
 		errorsJudged = errorsJudged || c.metric == "errors"
 		timeoutsJudged = timeoutsJudged || c.metric == "errors" || c.metric == "timeouts"
@@ -361,12 +365,17 @@ func evaluate(c clause, scopes []scope, basis string, length time.Duration) Clau
 // belongs to window ⌊start/length⌋. A last window shorter than half the
 // length (the drain's tail) joins the one before it, so a handful of late
 // replies is never judged alone.
-func windows(r *scheduler.Result, length time.Duration) ([]scope, error) {
-	if r.Interval <= 0 || len(r.Intervals) == 0 {
+func windows(t *Test, length time.Duration) ([]scope, error) {
+	series, err := t.series()
+	if err != nil {
+		return nil, err
+	}
+	interval := t.mustFigures().interval
+	if interval <= 0 || len(series) == 0 {
 		return nil, errors.New("--slo-window needs the test's interval series")
 	}
-	if length%r.Interval != 0 {
-		return nil, fmt.Errorf("--slo-window %s is not a multiple of the interval %s", length, r.Interval)
+	if length%interval != 0 {
+		return nil, fmt.Errorf("--slo-window %s is not a multiple of the interval %s", length, interval)
 	}
 	type group struct {
 		start, dur      time.Duration
@@ -374,7 +383,7 @@ func windows(r *scheduler.Result, length time.Duration) ([]scope, error) {
 		resp, serv, lag []histo.Packed
 	}
 	var groups []*group
-	for _, iv := range r.Intervals {
+	for _, iv := range series {
 		k := iv.Start / length
 		if len(groups) == 0 || groups[len(groups)-1].start != k*length {
 			groups = append(groups, &group{start: k * length})

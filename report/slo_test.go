@@ -12,7 +12,7 @@ import (
 
 func mustCheck(t *testing.T, s SLO, r *scheduler.Result) *SLOResult {
 	t.Helper()
-	res, err := s.Check(r)
+	res, err := s.Check(asTest(t, r, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestSLOCheck(t *testing.T) {
 	if got.Pass || len(got.Violations) != 3 || !strings.Contains(got.Line(), "VIOLATED") || !strings.Contains(got.Violations[0], "p99 9.904 ms >= 5.000 ms") {
 		t.Fatalf("%+v", got)
 	}
-	if res, err := (SLO{}).Check(r); res != nil || err != nil {
+	if res, err := (SLO{}).Check(asTest(t, r, nil)); res != nil || err != nil {
 		t.Fatal("no SLO, yet a verdict")
 	}
 }
@@ -112,7 +112,7 @@ func TestSLOWindows(t *testing.T) {
 		t.Errorf("rate per window: %+v", c)
 	}
 	// A window is a whole number of intervals.
-	if _, err := mustSLO(t, "p99<1s", 150*time.Millisecond).Check(r); err == nil {
+	if _, err := mustSLO(t, "p99<1s", 150*time.Millisecond).Check(asTest(t, r, nil)); err == nil {
 		t.Error("a 150 ms window over 100 ms intervals was accepted")
 	}
 }
@@ -187,7 +187,7 @@ func crafted(mode string, n int, f func(i int) (serv, lag time.Duration), series
 		Counts:   scheduler.Counts{Scheduled: uint64(n), Sent: uint64(n), Completed: uint64(n)},
 		Window:   time.Duration(n) * time.Millisecond,
 		Response: resp.Snapshot(), Service: serv.Snapshot(), Lag: lag.Snapshot(),
-		LagLimit: time.Millisecond, Verdict: scheduler.VerdictOK,
+		LagLimit: time.Millisecond,
 		Interval: 100 * time.Millisecond, Intervals: ivs,
 	}
 	if mode == "closed" {

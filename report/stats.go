@@ -126,14 +126,14 @@ type Repeats struct {
 // scheduled).
 var RepeatFigures = []string{"achieved_rate", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max", "errors_pct"}
 
-// Figures returns r's RepeatFigures; the latencies are missing when r has
+// Figures returns t's RepeatFigures; the latencies are missing when t has
 // no sample.
-func Figures(r *scheduler.Result) map[string]float64 {
-	f := map[string]float64{"achieved_rate": r.AchievedRate(), "errors_pct": 0}
-	if r.Counts.Scheduled > 0 {
-		f["errors_pct"] = 100 * float64(r.Counts.Errors+r.Counts.Timeouts) / float64(r.Counts.Scheduled)
+func Figures(t *Test) map[string]float64 {
+	f := map[string]float64{"achieved_rate": t.achieved(), "errors_pct": 0}
+	if t.Counts.Scheduled > 0 {
+		f["errors_pct"] = 100 * float64(t.Counts.Errors+t.Counts.Timeouts) / float64(t.Counts.Scheduled)
 	}
-	s := histo.Summarize(r.Response)
+	s := histo.Summarize(t.mustFigures().response)
 	if s.Count > 0 {
 		for _, name := range RepeatFigures[1:8] {
 			f[name], _ = s.Metric(name)
@@ -190,4 +190,37 @@ func WriteRepeats(w io.Writer, title string, rep *Repeats) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// RepeatsOf summarises the runs of one test: the median, min and max of
+// their figures, and each run as a test of its own, with its own SLO
+// verdict and verdict (the test's own are those of the runs pooled).
+func RepeatsOf(runs []*scheduler.Result, o TestOptions) (*Repeats, error) {
+	figs := make([]map[string]float64, len(runs))
+	tests := make([]Test, len(runs))
+	for i, r := range runs {
+		t, _, err := NewTest(r, o)
+		if err != nil {
+			return nil, err
+		}
+		figs[i], tests[i] = Figures(t), *t
+	}
+	return NewRepeats(figs, tests), nil
+}
+
+// WriteNotes writes the notes under a test's report: what the sample says
+// of each percentile of its response time (with ci, their confidence
+// intervals) and, for several runs (rep), their median and min–max.
+func WriteNotes(w io.Writer, t *Test, ci bool, rep *Repeats) error {
+	if err := WritePercentileNotes(w, t.mustFigures().response, ci); err != nil {
+		return err
+	}
+	if rep != nil && rep.N > 1 {
+		if err := WriteRepeats(w, "repeats", rep); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
-	"github.com/pacer-load/pacer/scheduler"
 )
 
 // StepInfo places one test of an open sweep in the sweep (tests[].step).
@@ -91,10 +90,11 @@ type OpenRow struct {
 }
 
 // NewOpenRow fills a row from a step's (pooled) result.
-func NewOpenRow(r *scheduler.Result, pass *bool, aborted bool) OpenRow {
-	s := histo.Summarize(r.Response)
-	row := OpenRow{Target: r.TargetRate.PerSecond(), Achieved: r.AchievedRate(), Verdict: r.Verdict, Pass: pass, Aborted: aborted,
-		P50: math.NaN(), P99: math.NaN(), P999: math.NaN(), Max: math.NaN(), Seconds: r.Window.Seconds()}
+func NewOpenRow(r *Test, pass *bool, aborted bool) OpenRow {
+	f := r.mustFigures()
+	s := histo.Summarize(f.response)
+	row := OpenRow{Target: f.target.PerSecond(), Achieved: r.achieved(), Verdict: r.Verdict, Pass: pass, Aborted: aborted,
+		P50: math.NaN(), P99: math.NaN(), P999: math.NaN(), Max: math.NaN(), Seconds: f.window.Seconds()}
 	if s.Count > 0 {
 		row.P50, row.P99, row.P999, row.Max = s.P50, s.P99, s.P999, s.Max
 		row.InsufficientP99, row.InsufficientP999 = histo.Insufficient(s.Count, 99), histo.Insufficient(s.Count, 99.9)
@@ -188,72 +188,4 @@ type ClosedPoint struct {
 	LittleMismatch bool    `json:"little_mismatch"`
 	// Knee marks the sweep's knee.
 	Knee bool `json:"knee"`
-}
-
-// LittleTolerance is the relative difference between Little's law and the
-// measured mean latency above which a closed point is flagged.
-const LittleTolerance = 0.10
-
-// Little fills p's Little's-law fields from its clients, pipeline,
-// throughput and mean latency.
-func (p *ClosedPoint) Little() {
-	p.LittleMs, p.LittleRatio, p.LittleMismatch = 0, 0, false
-	if p.Throughput <= 0 || p.MeanMs <= 0 {
-		return
-	}
-	p.LittleMs = float64(p.Clients*p.Pipeline) / p.Throughput * 1000
-	p.LittleRatio = p.LittleMs / p.MeanMs
-	p.LittleMismatch = math.Abs(p.LittleRatio-1) > LittleTolerance
-}
-
-// Knee thresholds: the knee is the first point whose throughput rose by
-// less than KneeThroughputGain over the point before while its p99 grew
-// by more than KneeP99Growth.
-const (
-	KneeThroughputGain = 0.05
-	KneeP99Growth      = 0.20
-)
-
-// FindKnee returns the index in pts of the knee, -1 when there is none.
-// pts are in the order of increasing load.
-func FindKnee(pts []ClosedPoint) int {
-	for i := 1; i < len(pts); i++ {
-		a, b := pts[i-1], pts[i]
-		if a.Throughput <= 0 || a.P99Ms <= 0 {
-			continue
-		}
-		if b.Throughput < a.Throughput*(1+KneeThroughputGain) && b.P99Ms > a.P99Ms*(1+KneeP99Growth) {
-			return i
-		}
-	}
-	return -1
-}
-
-// WriteClosedSweep writes a closed sweep's table and names its knee.
-func WriteClosedSweep(w io.Writer, pts []ClosedPoint, knee int) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "  %7s %8s %12s %9s %9s %9s %10s %7s  %s\n",
-		"clients", "pipeline", "req/s", "mean ms", "p50 ms", "p99 ms", "little ms", "ratio", "")
-	for _, p := range pts {
-		note := ""
-		if p.LittleMismatch {
-			note = "little: mismatch"
-		}
-		if p.Knee {
-			note = strings.TrimSpace("knee " + note)
-		}
-		fmt.Fprintf(&b, "  %7d %8d %12.1f %9.3f %9.3f %9.3f %10.3f %7.3f  %s\n",
-			p.Clients, p.Pipeline, p.Throughput, p.MeanMs, p.P50Ms, p.P99Ms, p.LittleMs, p.LittleRatio, note)
-	}
-	if knee >= 0 {
-		p := pts[knee]
-		fmt.Fprintf(&b, "  knee: -c %d -P %d (throughput %+.1f%%, p99 %+.1f%% over the point before)\n",
-			p.Clients, p.Pipeline, 100*(p.Throughput/pts[knee-1].Throughput-1), 100*(p.P99Ms/pts[knee-1].P99Ms-1))
-	} else {
-		fmt.Fprintf(&b, "  knee: none in this range (no point gained < %.0f%% throughput while p99 grew > %.0f%%)\n",
-			100*KneeThroughputGain, 100*KneeP99Growth)
-	}
-	fmt.Fprintf(&b, "  little ms = clients × pipeline ÷ throughput; ratio = little ÷ mean, flagged beyond ±%.0f%%\n", 100*LittleTolerance)
-	_, err := io.WriteString(w, b.String())
-	return err
 }

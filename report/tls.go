@@ -62,8 +62,8 @@ func (t *TLS) result() (*scheduler.TLSHandshakes, error) {
 // TCP:
 //
 //	TLS 1.3 TLS_AES_128_GCM_SHA256; 50 handshakes, ms: min 0.512 p50 0.734 p99 1.820 max 1.950 (in no latency above)
-func TLSLine(r *scheduler.Result) string {
-	h := r.TLS
+func TLSLine(t *Test) string {
+	h := t.mustFigures().tls
 	if h == nil {
 		return ""
 	}
@@ -82,8 +82,8 @@ func TLSLine(r *scheduler.Result) string {
 	return b.String()
 }
 
-func writeTLS(b *strings.Builder, r *scheduler.Result) {
-	if line := TLSLine(r); line != "" {
+func writeTLS(b *strings.Builder, t *Test) {
+	if line := TLSLine(t); line != "" {
 		fmt.Fprintf(b, "  tls            %s\n", line)
 	}
 }

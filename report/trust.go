@@ -34,13 +34,14 @@ type Judgement struct {
 	Reason  string
 }
 
-// Judge applies the trust rule to a test's result and its SLO verdict
-// (nil without --slo). It is pure: no clock, no I/O. Response time = send
+// Judge applies the trust rule to a test and its SLO verdict (t.SLO, nil
+// without --slo). It is pure: no clock, no I/O. Response time = send
 // lag + service time, both from the intended time, so the generator's
 // lateness can only make latencies look worse:
 //
 //   - target lost (every connection gone for good, or nothing completed
-//     of what was scheduled, unless interrupted first): Failed.
+//     of what was scheduled, unless interrupted first): Failed. A test
+//     read back keeps the target_lost it was given.
 //   - no SLO: Untrusted (generator_behind) when the lag is material — send
 //     lag p99 above the limit and at least 10% of the response p99 — or
 //     less than 99.5% of the requests the generator answered for were sent;
@@ -58,38 +59,32 @@ type Judgement struct {
 // Requests the target held back (see scheduler.Assess) count as the
 // server's doing throughout, except for under-delivery: a pass at less
 // than the target load is no pass.
-func Judge(r *scheduler.Result, slo *SLOResult) Judgement {
-	if r == nil {
-		return Judgement{Outcome: Trusted, Verdict: scheduler.VerdictOK}
+func Judge(t *Test) Judgement {
+	if t == nil {
+		return Judgement{Outcome: Trusted, Verdict: VerdictOK}
 	}
-	if r.Verdict == scheduler.VerdictTargetLost {
-		return Judgement{Failed, scheduler.VerdictTargetLost, r.VerdictReason}
+	slo := t.SLO
+	if lost, why := targetLost(t); lost {
+		return Judgement{Failed, VerdictTargetLost, why}
 	}
-	if c := r.Counts; !r.Interrupted && c.Scheduled > 0 && c.Completed == 0 {
-		why := fmt.Sprintf("none of %d requests completed", c.Scheduled)
-		if r.FirstError != "" {
-			why += " (first error: " + r.FirstError + ")"
-		}
-		return Judgement{Failed, scheduler.VerdictTargetLost, why}
-	}
-	h := scheduler.Assess(r)
-	verdict, why := h.Verdict()
+	h := Assess(t)
+	verdict, why := h.verdict()
 	switch {
-	case slo == nil && verdict == scheduler.VerdictGeneratorBehind:
+	case slo == nil && verdict == VerdictGeneratorBehind:
 		return Judgement{Untrusted, verdict, why}
 	case slo == nil:
 		return Judgement{Trusted, verdict, why}
 	case slo.Pass && h.UnderDelivered:
-		return Judgement{Untrusted, scheduler.VerdictGeneratorBehind, "the SLO passed, but on an under-delivered load: " + shortfall(h) + h.HeldBackNote()}
+		return Judgement{Untrusted, VerdictGeneratorBehind, "the SLO passed, but on an under-delivered load: " + shortfall(h) + h.HeldBackNote()}
 	case slo.Pass && h.LagHigh:
-		return Judgement{Trusted, scheduler.VerdictOK, fmt.Sprintf("the SLO passed on response time, which includes the send lag: a send lag p99 of %.3f ms (above %.3f ms) can only have made it look worse",
+		return Judgement{Trusted, VerdictOK, fmt.Sprintf("the SLO passed on response time, which includes the send lag: a send lag p99 of %.3f ms (above %.3f ms) can only have made it look worse",
 			dms(h.LagP99), dms(h.LagLimit))}
 	case slo.Pass:
-		return Judgement{Trusted, scheduler.VerdictOK, why}
+		return Judgement{Trusted, VerdictOK, why}
 	case !h.Paced:
-		return Judgement{Violated, scheduler.VerdictOK, why + ", so the violation is the server's"}
-	case !h.LagHigh && h.GeneratorSentShare >= scheduler.MinSentFraction:
-		return Judgement{Violated, scheduler.VerdictOK, why + "; the generator kept its timeline, so the violation is the server's"}
+		return Judgement{Violated, VerdictOK, why + ", so the violation is the server's"}
+	case !h.LagHigh && h.GeneratorSentShare >= MinSentFraction:
+		return Judgement{Violated, VerdictOK, why + "; the generator kept its timeline, so the violation is the server's"}
 	}
 	behind := fmt.Sprintf("the generator fell behind (send lag p99 %.3f ms, %.2f%% sent)", dms(h.LagP99), h.GeneratorSentShare*100)
 	var material []string
@@ -97,26 +92,53 @@ func Judge(r *scheduler.Result, slo *SLOResult) Judgement {
 		if c.Pass {
 			continue
 		}
-		because, immaterial := regardless(c, h, r.Counts)
+		because, immaterial := regardless(c, h, t.Counts)
 		if immaterial {
-			return Judgement{Violated, scheduler.VerdictOK, behind + ", but " + c.Clause + " fails regardless: " + because}
+			return Judgement{Violated, VerdictOK, behind + ", but " + c.Clause + " fails regardless: " + because}
 		}
 		material = append(material, c.Clause+" "+because)
 	}
 	if len(material) == 0 { // a failed SLO without a failing clause: nothing to blame the generator for
-		return Judgement{Violated, scheduler.VerdictOK, behind + ", but no failing clause depends on it"}
+		return Judgement{Violated, VerdictOK, behind + ", but no failing clause depends on it"}
 	}
 	why = behind + " and its lateness could explain the violation: " + material[0]
 	if len(material) > 1 {
 		why += fmt.Sprintf(" (and %d more clauses)", len(material)-1)
 	}
-	return Judgement{Untrusted, scheduler.VerdictGeneratorBehind, why + h.HeldBackNote()}
+	return Judgement{Untrusted, VerdictGeneratorBehind, why + h.HeldBackNote()}
+}
+
+// targetLost decides whether a test lost its target: nothing completed of
+// what was scheduled, or every connection gone at the end of the
+// timeline. The reason is one sentence naming the first error. A test
+// read back whose verdict says so keeps it (a merge of shards judges its
+// parts first).
+func targetLost(t *Test) (bool, string) {
+	c := t.Counts
+	f := t.mustFigures()
+	if f.read && t.Verdict == VerdictTargetLost {
+		return true, t.VerdictReason
+	}
+	cause := ""
+	switch {
+	case t.FirstError != "":
+		cause = "; the first error was: " + t.FirstError
+	case c.Timeouts > 0:
+		cause = fmt.Sprintf("; %d requests timed out without a reply", c.Timeouts)
+	}
+	switch {
+	case c.Scheduled > 0 && c.Completed == 0:
+		return true, fmt.Sprintf("none of %d scheduled requests completed%s", c.Scheduled, cause)
+	case f.targetGone:
+		return true, "every connection was lost and none came back by the end of the timeline" + cause
+	}
+	return false, ""
 }
 
 // regardless decides whether failing clause c fails whatever the
 // generator did, and says why (or, when not, how lateness could explain
 // it).
-func regardless(cr ClauseResult, h scheduler.Health, total scheduler.Counts) (string, bool) {
+func regardless(cr ClauseResult, h Health, total scheduler.Counts) (string, bool) {
 	c := cr.c
 	switch {
 	case c.latency() && cr.Observed == nil:
@@ -125,8 +147,8 @@ func regardless(cr ClauseResult, h scheduler.Health, total scheduler.Counts) (st
 		return "lateness only makes latencies higher", true
 	case c.latency() && cr.serviceFails:
 		return "it fails on service time too", true
-	case c.latency() && cr.lagP99 < scheduler.MaterialLag**cr.Observed:
-		return fmt.Sprintf("the send lag p99 (%.3f ms) is under %.0f%% of %s", cr.lagP99, scheduler.MaterialLag*100, formatValue(*cr.Observed, cr.Unit)), true
+	case c.latency() && cr.lagP99 < MaterialLag**cr.Observed:
+		return fmt.Sprintf("the send lag p99 (%.3f ms) is under %.0f%% of %s", cr.lagP99, MaterialLag*100, formatValue(*cr.Observed, cr.Unit)), true
 	case c.latency():
 		return fmt.Sprintf("(%s) meets its bound on service time and the send lag p99 (%.3f ms) is %.0f%% of it",
 			formatValue(*cr.Observed, cr.Unit), cr.lagP99, 100*cr.lagP99/math.Max(*cr.Observed, 1e-9)), false
@@ -153,12 +175,16 @@ func regardless(cr ClauseResult, h scheduler.Health, total scheduler.Counts) (st
 
 // shortfall says how the load fell short: the sent share or the
 // delivered rate.
-func shortfall(h scheduler.Health) string {
-	if h.SentShare < scheduler.MinSentFraction {
-		return fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)", h.SentShare*100, scheduler.MinSentFraction*100)
+func shortfall(h Health) string {
+	if h.SentShare < MinSentFraction {
+		return fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)", h.SentShare*100, MinSentFraction*100)
 	}
 	return fmt.Sprintf("requests were sent at %s req/s, %.1f%% short of the target %s req/s (more than %.1f%%)",
-		strconv.FormatFloat(h.Delivered, 'f', 1, 64), 100*(1-h.Delivered/h.Target), strconv.FormatFloat(h.Target, 'f', -1, 64), scheduler.MaxRateShortfall*100)
+		strconv.FormatFloat(h.Delivered, 'f', 1, 64), 100*(1-h.Delivered/h.Target), strconv.FormatFloat(h.Target, 'f', -1, 64), MaxRateShortfall*100)
 }
 
 func dms(d time.Duration) float64 { return histo.Millis(int64(d)) }
+
+// Worse returns the outcome that matters more when several apply: Failed,
+// then Untrusted, then Violated, then Trusted.
+func Worse(a, b Outcome) Outcome { return max(a, b) }

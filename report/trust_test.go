@@ -60,14 +60,15 @@ func TestJudge(t *testing.T) {
 	}{
 		// The server went away: whatever else, the run failed.
 		{name: "target lost", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) {
-			r.Verdict, r.VerdictReason = scheduler.VerdictTargetLost, "every connection was lost"
+			r.TargetGone = true
 		}}, slo: "p99<1s", want: Failed, verdict: "target_lost", says: "every connection was lost"},
 		// Nothing completed: failed, naming the first error.
 		{name: "nothing completed", f: healthy, adjust: []func(*scheduler.Result){errs(2000), func(r *scheduler.Result) { r.FirstError = "NOAUTH" }},
-			want: Failed, verdict: "target_lost", says: "none of 2000 requests completed (first error: NOAUTH)"},
-		// Interrupted before anything completed: not a failure (130 wins).
+			want: Failed, verdict: "target_lost", says: "none of 2000 scheduled requests completed; the first error was: NOAUTH"},
+		// Interrupted before anything completed: target lost too (the exit
+		// code is 130 all the same: interrupted comes first).
 		{name: "interrupted, nothing completed", f: healthy, adjust: []func(*scheduler.Result){errs(2000), func(r *scheduler.Result) { r.Interrupted = true }},
-			want: Trusted, verdict: "ok"},
+			want: Failed, verdict: "target_lost"},
 
 		// No SLO, a healthy generator.
 		{name: "no slo, healthy", f: healthy, want: Trusted, verdict: "ok", says: "send lag p99 0.050 ms ≤ 1.000 ms"},
@@ -167,20 +168,20 @@ func TestJudge(t *testing.T) {
 			if tc.slo != "" {
 				res = mustCheck(t, mustSLO(t, tc.slo, tc.window), r)
 			}
-			j := Judge(r, res)
+			tt := asTest(t, r, res)
+			j := Judge(tt)
 			t.Logf("%d %s: %s", j.Outcome, j.Verdict, j.Reason)
 			if j.Outcome != tc.want || j.Verdict != tc.verdict || !strings.Contains(j.Reason, tc.says) {
 				t.Errorf("got %d %s (%s)\nwant %d %s with %q", j.Outcome, j.Verdict, j.Reason, tc.want, tc.verdict, tc.says)
 			}
 			// Judging twice gives the same answer (the CLI judges, then
 			// compare and bench -l may judge what it wrote).
-			r.Verdict, r.VerdictReason = j.Verdict, j.Reason
-			if again := Judge(r, res); again != j {
+			if again := Judge(tt); again != j {
 				t.Errorf("judged again: %+v, first %+v", again, j)
 			}
 		})
 	}
-	if j := Judge(nil, nil); j.Outcome != Trusted {
+	if j := Judge(nil); j.Outcome != Trusted {
 		t.Errorf("nil result: %+v", j)
 	}
 }
@@ -213,7 +214,7 @@ func TestMetOnService(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sr, err := slo.Check(res(c.resp, c.serv))
+		sr, err := slo.Check(asTest(t, res(c.resp, c.serv), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,7 +89,7 @@ type ClosedConfig struct {
 	Interval time.Duration
 	// LagLimit is, with Rate, the send-lag p99 above which the throttled
 	// loop counts as behind its schedule (when the lag is also material:
-	// see Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
+	// see report.Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
 	// with the runtime's timers.
 	LagLimit time.Duration
 	// Cluster, when set, runs against a Redis Cluster (see ClosedCluster);
@@ -704,7 +704,6 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		Response:    run.latency.Snapshot(),
 		ErrorCodes:  trimCodes(codes),
 		Interrupted: interrupted,
-		Verdict:     VerdictOK,
 		Micros:      run.micros.Snapshot(),
 		Pipeline:    run.cfg.Pipeline,
 		Clamped:     run.latency.Clamped(),
@@ -712,7 +711,6 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		ClockErrors: run.clockErrors.Load(),
 	}
 	res.Service = res.Response
-	res.VerdictReason = "closed loop: latency counts from the actual send"
 	if run.kinds != nil {
 		tallies := make([][]kindCount, len(run.workers))
 		for i, w := range run.workers {
@@ -731,13 +729,6 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	res.FirstError = firstErr
 	if run.failure != nil {
 		res.FirstError = run.failure.Error()
-	}
-	if lost, why := targetLost(cnt, false, res.FirstError); lost {
-		res.Verdict, res.VerdictReason = VerdictTargetLost, why
-	} else if run.lag != nil {
-		// A throttled loop has a schedule to keep: the same rule as the
-		// open loop's.
-		res.Verdict, res.VerdictReason = Assess(res).Verdict()
 	}
 	total := Totals{Counts: cnt}
 	for _, w := range run.workers {

@@ -1,8 +1,9 @@
 package scheduler
 
 import (
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"sync/atomic"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
 )

@@ -114,10 +114,6 @@ func DefaultLagLimit(p Pacing) time.Duration {
 	return time.Millisecond
 }
 
-// MinSentFraction is the share of scheduled requests that must have been
-// sent by the end of the timeline for the verdict to be ok.
-const MinSentFraction = 0.995
-
 // batchPerConn is how many due commands one connection takes in a wake
 // before the next connection takes over.
 const batchPerConn = 64
@@ -441,7 +437,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 			return res, err
 		}
 	}
-	res.Verdict, res.VerdictReason = verdict(res, allGone)
+	res.TargetGone = allGone
 	if !cnt.Balanced() {
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", cnt)
 	}
@@ -508,16 +504,6 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 		res.Commands[i].Intervals = kinds[i]
 	}
 	return nil
-}
-
-// verdict decides whether the run measured its target (target_lost when
-// not) and, without an SLO, whether the generator kept the timeline (see
-// Assess and Health.Verdict).
-func verdict(r *Result, allGone bool) (string, string) {
-	if lost, why := targetLost(r.Counts, allGone, r.FirstError); lost {
-		return VerdictTargetLost, why
-	}
-	return Assess(r).Verdict()
 }
 
 // connections counts the live connections, for observers.

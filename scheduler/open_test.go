@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -218,8 +217,8 @@ func TestInflightCapDelaysSendsAndCountsTheRestUnsent(t *testing.T) {
 		t.Fatalf("counts %+v, want 20 sent (timeouts) and 180 unsent", c)
 	}
 	// Nothing was answered: the target is lost, whatever the lag.
-	if res.Verdict != VerdictTargetLost {
-		t.Fatalf("verdict %s, want %s", res.Verdict, VerdictTargetLost)
+	if c.Completed != 0 {
+		t.Fatalf("counts %+v: nothing should have completed", c)
 	}
 }
 
@@ -250,12 +249,12 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 		t.Fatalf("response max %v below send lag max %v", r, time.Duration(res.Lag.Max()))
 	}
 	// The server held the sends back (every FIFO full), not the generator:
-	// that lag is the server's doing, and the verdict says so. How long the
-	// pacer saw itself blocked depends on when it got a CPU (a loaded
-	// machine under -race saw 5 ms of the 100); the requests held are the
-	// measure.
-	if res.Blocked <= 0 || res.HeldSent < 50 || res.Verdict != VerdictOK || !strings.Contains(res.VerdictReason, "the target held sends back") {
-		t.Fatalf("blocked %v (%d held), verdict %s (%s): want ok, the lag left to the server", res.Blocked, res.HeldSent, res.Verdict, res.VerdictReason)
+	// the run counts the requests it held, which report.Judge leaves out of
+	// the generator's lag. How long the pacer saw itself blocked depends on
+	// when it got a CPU (a loaded machine under -race saw 5 ms of the 100);
+	// the requests held are the measure.
+	if res.Blocked <= 0 || res.HeldSent < 50 {
+		t.Fatalf("blocked %v (%d held): want the held requests counted", res.Blocked, res.HeldSent)
 	}
 }
 

@@ -42,15 +42,6 @@ func (c Counts) Balanced() bool {
 	return c.Scheduled == c.Completed+c.Errors+c.Timeouts+c.Unsent
 }
 
-// Verdicts.
-const (
-	VerdictOK              = "ok"
-	VerdictGeneratorBehind = "generator_behind"
-	// VerdictTargetLost: the server went away (every connection gone and
-	// none back by the end of the timeline) or nothing completed.
-	VerdictTargetLost = "target_lost"
-)
-
 // CodeConnectionLost is the error code of requests in flight on a
 // connection that died.
 const CodeConnectionLost = "connection lost"
@@ -159,27 +150,9 @@ func errorText(b []byte) string {
 	return string(b[:n])
 }
 
-// targetLost decides whether a run lost its target: nothing completed of
-// what was scheduled, or every connection gone at the end of the timeline
-// (allGone). The reason is one sentence naming the first error.
-func targetLost(c Counts, allGone bool, firstErr string) (bool, string) {
-	cause := ""
-	switch {
-	case firstErr != "":
-		cause = "; the first error was: " + firstErr
-	case c.Timeouts > 0:
-		cause = fmt.Sprintf("; %d requests timed out without a reply", c.Timeouts)
-	}
-	switch {
-	case c.Scheduled > 0 && c.Completed == 0:
-		return true, fmt.Sprintf("none of %d scheduled requests completed%s", c.Scheduled, cause)
-	case allGone:
-		return true, "every connection was lost and none came back by the end of the timeline" + cause
-	}
-	return false, ""
-}
-
-// Result is what one test measured.
+// Result is what one test measured: facts only. Whether they can be
+// trusted, and whether they meet an SLO, is decided in one place from
+// them (report.Judge).
 type Result struct {
 	Name string
 	// Mode is "open" or "closed".
@@ -220,10 +193,9 @@ type Result struct {
 	// FirstError is the full text of the first error reply (at most
 	// MaxErrorText bytes, unescaped) or of the first connection failure.
 	FirstError string
-	// Verdict is VerdictOK, VerdictGeneratorBehind or VerdictTargetLost,
-	// explained by VerdictReason.
-	Verdict       string
-	VerdictReason string
+	// TargetGone is set when every connection was lost and none came back
+	// by the end of the timeline (open runs): the server went away.
+	TargetGone bool
 	// LagLimit is the send-lag p99 above which the generator counts as
 	// behind.
 	LagLimit time.Duration
@@ -250,7 +222,7 @@ type Result struct {
 	// sent, or left unsent, from a moment no connection could take a due
 	// request until everything due was queued again (or the run ended).
 	// Their lateness is the server's doing, not the generator's (see
-	// Assess).
+	// report.Assess).
 	HeldSent, HeldUnsent uint64
 	// DroppedBacklog counts requests unsent because they were more than
 	// MaxBacklog late when their turn came.

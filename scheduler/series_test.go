@@ -333,8 +333,8 @@ func TestStopDuringWarmup(t *testing.T) {
 	if len(res.Intervals) != 1 || res.Intervals[0].Start != 5*time.Second || res.Intervals[0].Duration != 0 || res.BytesSent != 0 {
 		t.Fatalf("intervals %+v, bytes %d", res.Intervals, res.BytesSent)
 	}
-	if res.Window != 0 || res.Verdict == VerdictTargetLost {
-		t.Fatalf("window %v, verdict %s", res.Window, res.Verdict)
+	if res.Window != 0 || res.TargetGone {
+		t.Fatalf("window %v, target gone %v", res.Window, res.TargetGone)
 	}
 }
 

@@ -134,10 +134,3 @@ func shardOf(tl Timeline) uint64 {
 	}
 	return 1
 }
-
-// Judge decides the verdict of a result put together from parts, such as
-// the merged results of a timeline's shards, by the rules of a run: from
-// its counts, send lag, lag limit and time held back. Whether every
-// connection was lost is not known from the parts: the target counts as
-// lost only when nothing completed.
-func Judge(r *Result) (string, string) { return verdict(r, false) }

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
 )
 
 // TLSHandshakes are the TLS handshakes of a test's connections: the pool
@@ -25,12 +27,7 @@ func (t *TLSHandshakes) Merge(o *TLSHandshakes) {
 		return
 	}
 	t.Version, t.CipherSuite = joinDistinct(t.Version, o.Version), joinDistinct(t.CipherSuite, o.CipherSuite)
-	switch {
-	case t.Time == nil && o.Time != nil:
-		t.Time = hdrhistogram.Import(o.Time.Export())
-	case o.Time != nil:
-		t.Time.Merge(o.Time)
-	}
+	t.Time, _ = histo.Add(t.Time, o.Time)
 }
 
 // joinDistinct joins the ", "-separated values of a and b, each once, in

@@ -8,10 +8,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/target"
 	"github.com/urfave/cli/v2"
-
-	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -125,6 +125,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	var ee *exitError
+	var be *target.BenchError
+	switch {
+	case usage.Is(err):
+		fmt.Fprintf(stderr, "pacer: %s\n", oneLine(err.Error()))
+		return exitUsage
+	case errors.As(err, &be):
+		// redis-benchmark's words, without pacer's prefix.
+		fmt.Fprintf(stderr, "%s\n", oneLine(be.Error()))
+		return exitFailed
+	}
 	if errors.As(err, &ee) {
 		switch {
 		case ee.err == nil:
@@ -139,34 +149,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitFailed
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-}
-
-// judge applies the trust rule (report.Judge) to a test's result and its
-// SLO verdict (nil without --slo): it sets the result's verdict and reason
-// and returns the exit code. A failed run (target_lost: the server went
-// away, or nothing completed) says why on stderr and is 1; a result that
-// cannot be trusted says why and is 4 (generator_behind); an SLO the
-// server missed is 3.
-func judge(stderr io.Writer, res *scheduler.Result, slo *report.SLOResult) int {
-	if res == nil {
-		return exitOK
-	}
-	j := report.Judge(res, slo)
-	res.Verdict, res.VerdictReason = j.Verdict, j.Reason
-	switch j.Outcome {
-	case report.Failed:
-		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", res.Name, oneLine(j.Reason))
-		return exitFailed
-	case report.Untrusted:
-		fmt.Fprintf(stderr, "pacer: %s: not trustworthy: %s\n", res.Name, oneLine(j.Reason))
-		return exitUntrusted
-	case report.Violated:
-		return exitSLO
-	}
-	return exitOK
-}
+func oneLine(s string) string { return safetext.OneLine(s) }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{

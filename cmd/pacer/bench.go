@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/metrics"
@@ -23,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/target"
 )
 
 // benchCommand is `pacer bench`: redis-benchmark's closed loop with its
@@ -80,7 +79,6 @@ func benchCommand() *cli.Command {
 // benchConfig is a validated `pacer bench` invocation.
 type benchConfig struct {
 	interval  time.Duration
-	metrics   *liveMetrics
 	target    conn.Options
 	clients   int
 	requests  int
@@ -103,21 +101,20 @@ type benchConfig struct {
 	text      report.TextOptions
 	slo       report.SLO
 	warnings  []string
-	tls       *handshakes // nil over plain TCP
-	repeat    int         // runs per test (--repeat)
-	ci        bool        // confidence intervals of the percentiles (--ci)
-	// cluster is --cluster; nodes the cluster found when bench started.
+	repeat    int  // runs per test (--repeat)
+	ci        bool // confidence intervals of the percentiles (--ci)
+	// cluster is --cluster; nodes the cluster's primaries when bench
+	// started.
 	cluster bool
-	nodes   *benchCluster
+	nodes   *target.Primaries
 }
 
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	cfg := &benchConfig{}
 	var err error
-	if cfg.target, err = target(c); err != nil {
+	if cfg.target, err = targetOptions(c); err != nil {
 		return nil, err
 	}
-	cfg.tls = watchTLS(&cfg.target)
 	if cfg.clients, err = parseConns(c); err != nil {
 		return nil, err
 	}
@@ -279,41 +276,33 @@ func benchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	jobs := cfg.work.tests
-	if cfg.metrics, err = startMetrics(c); err != nil {
-		return err
-	}
-	defer cfg.metrics.close()
-	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, stderr)
+	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster},
+		files: cfg.files, quiet: cfg.quiet || cfg.csv, mode: "closed", banner: true})
 	if err != nil {
 		return err // a usage error's one line: the warnings come after
 	}
-	defer stopEmbedded()
-	cfg.metrics.announce(stderr)
+	defer e.close()
+	stderr := e.stderr
 	for _, w := range cfg.warnings {
 		fmt.Fprintln(stderr, w)
 	}
-	ctx := c.Context
-	out := stdout
-	if cfg.files.stdout() {
-		out = stderr
-	}
+	ctx, out := c.Context, e.out
+	jobs := cfg.work.tests
 	info := report.BenchInfo{Clients: cfg.clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.text.Percentiles}
 	if cfg.cluster {
 		// redis-benchmark --cluster: the primaries first, on stdout, in
 		// every output format; one thread per primary by default.
-		if cfg.nodes, err = discoverCluster(ctx, cfg.target, stderr, true); err != nil {
+		if cfg.nodes, err = e.target.Primaries(ctx, true); err != nil {
 			return err
 		}
-		cfg.nodes.header(out)
-		info.Cluster = cfg.nodes.configs(ctx)
+		io.WriteString(out, cfg.nodes.Header())
+		info.Cluster = cfg.nodes.Configs(ctx)
 		if info.Threads == 0 {
-			info.Threads = len(cfg.nodes.nodes)
+			info.Threads = len(cfg.nodes.Nodes)
 		}
 	}
-	srv := askServer(ctx, cfg.target, stderr)
-	info.Save, info.AppendOnly, info.HaveConfig = benchConfigOf(srv.id)
+	e.askServer()
+	info.Save, info.AppendOnly, info.HaveConfig = benchConfigOf(e.server.ID)
 	if !info.HaveConfig && !cfg.cluster {
 		fmt.Fprintln(stderr, "WARNING: Could not fetch server CONFIG")
 	}
@@ -321,93 +310,88 @@ func benchAction(c *cli.Context) error {
 	// and its side of each test go to stderr, and only with the full
 	// report (not -q, --csv).
 	full := !cfg.quiet && !cfg.csv
-	if full && !cfg.idle && srv.id.Available {
-		fmt.Fprintln(stderr, report.ServerLine(srv.id))
+	if full && !cfg.idle && e.server.ID.Available {
+		fmt.Fprintln(stderr, report.ServerLine(e.server.ID))
 	}
 	if cfg.idle {
-		return benchIdle(ctx, cfg, out)
+		return benchIdle(ctx, cfg, e, out)
 	}
-	doc := &report.Document{
-		Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Config: cfg.echo(ctx, faultsOf(emb)), Tests: []report.Test{},
-		Server: srv.id,
-	}
+	e.doc.Config = cfg.echo(ctx, e.faults())
 	// With -l every loop's result of a test merges into one (histograms
-	// added, counts summed), so memory stays flat however long it loops.
+	// added, counts summed), so memory stays flat however long it loops;
+	// with --repeat, runs keeps each test's runs (merged is their pool).
 	merged := make([]*scheduler.Result, len(jobs))
 	mergedServer := make([]*serverinfo.Stats, len(jobs))
-	// With --repeat each test's runs (merged is then their pool).
 	runs := make([][]*scheduler.Result, len(jobs))
 	writeDoc := func() error {
 		if !cfg.files.any() {
 			return nil
 		}
-		doc.Tests = doc.Tests[:0]
+		e.doc.Tests = e.doc.Tests[:0]
 		for i, res := range merged {
 			if res == nil {
 				continue
 			}
-			t, err := testJSON(res, cfg.ci)
+			o := report.TestOptions{ID: jobs[i].id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci}
+			// A merged result (-l) is judged as one.
+			t, _, err := report.NewTest(res, report.TestOptions{ID: o.ID, SLO: o.SLO, Percentiles: true, CI: o.CI, Server: mergedServer[i]})
 			if err != nil {
 				return err
 			}
-			t.ID, t.Name = jobs[i].id(), cfg.title(jobs[i])
-			if t.SLO, err = cfg.slo.Check(res); err != nil {
-				return err
-			}
+			t.Name = cfg.title(jobs[i])
 			if cfg.repeat > 1 {
-				if t.Repeats, err = repeatsOf(runs[i], jobs[i].id(), cfg.ci, cfg.slo); err != nil {
+				if t.Repeats, err = report.RepeatsOf(runs[i], o); err != nil {
 					return err
 				}
 			}
-			t.Server = mergedServer[i]
-			// A merged result (-l) is judged as one.
-			j := report.Judge(res, t.SLO)
-			t.Verdict, t.VerdictReason = j.Verdict, j.Reason
-			doc.Tests = append(doc.Tests, t)
+			e.doc.Tests = append(e.doc.Tests, *t)
 		}
-		return cfg.files.write(stdout, doc)
+		return e.writeFiles()
 	}
 	if cfg.csv {
-		if err := report.BenchCSVHeaderWith(out, cfg.text); err != nil {
+		if err := report.BenchCSVHeader(out, cfg.text); err != nil {
 			return failed(err)
 		}
 	}
 	errPrinter := newErrorPrinter(redactingWriter(ctx, out))
 	progress := term.IsTerminal(fdOf(out)) && !cfg.csv
+	exp := e.experiment(false)
+	if cfg.showErrs {
+		exp.OnErrorReply = errPrinter.print
+	}
 	code := exitOK
 	for round := 0; ; round++ {
 		for i, j := range jobs {
 			info.DataSize = cfg.payload(j)
 			var reps []*scheduler.Result
 			for k := 0; k < cfg.repeat; k++ {
-				res, st, runErr := cfg.runOne(ctx, j, (round*len(jobs)+i)*cfg.repeat+k, out, stderr, progress, info, errPrinter, srv)
-				redactResult(ctx, res)
+				res, st, runErr := cfg.runOne(ctx, e, exp, j, (round*len(jobs)+i)*cfg.repeat+k, out, progress, info)
 				if st != nil && full && res != nil && !res.Interrupted && runErr == nil {
 					fmt.Fprintln(stderr, report.ServerBrief(st))
 				}
-				var sloRes *report.SLOResult
+				var t *report.Test
+				var jd report.Judgement
 				if res != nil {
 					reps = append(reps, res)
 					if cfg.repeat > 1 {
 						runs[i] = append(runs[i], res)
 					}
 					var err error
-					if sloRes, err = cfg.slo.Check(res); err != nil {
+					if t, jd, err = report.NewTest(res, report.TestOptions{SLO: cfg.slo}); err != nil {
 						return failed(err)
 					}
-					if sloRes != nil {
-						for _, l := range sloRes.Lines() {
+					if t.SLO != nil {
+						for _, l := range t.SLO.Lines() {
 							fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
 						}
 					}
 					if cfg.files.any() {
 						if merged[i] == nil {
 							// A copy: with --repeat the runs stay as they were.
-							merged[i], mergedServer[i] = cloneResult(res), st
+							merged[i], mergedServer[i] = res.Clone(), st
 						} else {
-							mergeResult(merged[i], res)
-							mergedServer[i].Merge(st)
+							merged[i].Merge(res)
+							mergedServer[i] = mergeStats(mergedServer[i], st)
 						}
 					}
 				}
@@ -415,17 +399,21 @@ func benchAction(c *cli.Context) error {
 					if werr := writeDoc(); werr != nil {
 						fmt.Fprintf(stderr, "pacer: %v\n", werr)
 					}
+					if experiment.IsErrorReply(runErr) {
+						// redis-benchmark's words, on stderr, and exit 1.
+						return &exitError{code: exitFailed, err: runErr, raw: true}
+					}
 					return runErr
 				}
 				if ctx.Err() != nil {
-					doc.Interrupted = true
+					e.doc.Interrupted = true
 					if err := writeDoc(); err != nil {
 						return failed(err)
 					}
 					cfg.printSeed(stderr)
 					return exitCode(exitInterrupted)
 				}
-				code = worst(code, judge(stderr, res, sloRes))
+				code = worst(code, judged(stderr, t, jd))
 			}
 			if err := cfg.writeNotes(out, stderr, j, reps); err != nil {
 				return failed(err)
@@ -460,19 +448,20 @@ func (cfg *benchConfig) writeNotes(out, stderr io.Writer, j workTest, reps []*sc
 	if cfg.quiet || cfg.csv {
 		w = stderr
 	}
-	res := pool(reps)
+	t, _, err := report.NewTest(scheduler.Pool(reps), report.TestOptions{})
+	if err != nil {
+		return err
+	}
 	var rep *report.Repeats
 	if cfg.repeat > 1 {
-		figs := make([]map[string]float64, len(reps))
-		for k, r := range reps {
-			figs[k] = report.Figures(r)
+		if rep, err = report.RepeatsOf(reps, report.TestOptions{}); err != nil {
+			return err
 		}
-		rep = report.NewRepeats(figs, nil)
 		if _, err := fmt.Fprintf(w, "%s: %d runs\n", safetext.Escape(cfg.title(j)), len(reps)); err != nil {
 			return err
 		}
 	}
-	return writeNotes(w, res, cfg.ci, rep)
+	return report.WriteNotes(w, t, cfg.ci, rep)
 }
 
 // printSeed ends the full report with the seed, on stderr: stdout keeps
@@ -483,127 +472,68 @@ func (cfg *benchConfig) printSeed(stderr io.Writer) {
 	}
 }
 
-// runOne dials, runs and reports one test, and returns what the server
-// counted during it.
-func (cfg *benchConfig) runOne(ctx context.Context, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter, srv *serverSide) (*scheduler.Result, *serverinfo.Stats, error) {
-	cfg.tls.take() // the test's own handshakes only
-	var cl *scheduler.ClosedCluster
-	var conns []*conn.Conn
-	var err error
-	if cfg.nodes != nil {
-		var of []int
-		if conns, of, err = cfg.nodes.dial(ctx, cfg.clients, stderr); err != nil {
-			return nil, nil, err
+// runOne runs one test once and reports it in redis-benchmark's format,
+// returning what the server counted during it.
+func (cfg *benchConfig) runOne(ctx context.Context, e *runEnv, exp *experiment.Env, j workTest, n int, out io.Writer, progress bool, info report.BenchInfo) (*scheduler.Result, *serverinfo.Stats, error) {
+	title := cfg.title(j)
+	seed := cfg.seed + uint64(n)*1_000_003
+	last := 0
+	// redis-benchmark's progress line on a terminal; pacer's own
+	// progress lines on stderr otherwise (not with -q or --csv).
+	bx := *exp
+	bx.Watch = func(w experiment.Watched) (func(*scheduler.Live), func()) {
+		ch := make(chan *scheduler.Live, 1)
+		stop := func() {}
+		switch {
+		case progress:
+			stop = benchProgress(out, title, ch, &last)
+		case !cfg.quiet && !cfg.csv:
+			stop = newProgress(e.stderr).watch(title, ch)
 		}
-		cl = cfg.nodes.closed(of, cfg.seed+uint64(n)*7_919)
-	} else if conns, err = dialBench(ctx, cfg.target, cfg.clients, stderr); err != nil {
-		return nil, nil, err
+		onStart, end := e.metrics.hook(w.Test, metrics.ModeClosed, func(l *scheduler.Live) { ch <- l })
+		return onStart, func() { end(); stop() }
 	}
-	var before *serverinfo.Snapshot
-	if cl == nil { // the seed's counters are not the cluster's
-		before = srv.before()
+	res, st, err := bx.RunClosed(ctx, experiment.Closed{
+		Test: cfg.work.testOf(j), Name: title, Metric: title, Conns: cfg.clients, Primaries: cfg.nodes,
+		Config: scheduler.ClosedConfig{Requests: uint64(cfg.requests), Pipeline: cfg.pipeline, Latency: cfg.latency,
+			Rate: cfg.rate, Precision: cfg.precision, Interval: cfg.interval, ContinueOnError: cfg.showErrs},
+		StreamSeed:  func(i int) uint64 { return seed + uint64(i) },
+		ClusterSeed: cfg.seed + uint64(n)*7_919,
+		Reconnect:   cfg.keepAlive == 0,
+	})
+	if res == nil || res.Interrupted || err != nil && !experiment.IsErrorReply(err) {
+		return res, st, err
 	}
-	res, err := cfg.runDialed(ctx, conns, cl, j, n, out, stderr, progress, info, errs)
-	if cfg.nodes != nil {
-		cfg.nodes.wait()
-	}
-	if res == nil {
-		return res, nil, err
-	}
-	res.TLS = cfg.tls.take()
 	// redis-benchmark's output stays as it is: the handshakes go to stderr
 	// with the full report, as the server's side does.
-	if line := report.TLSLine(res); line != "" && !cfg.quiet && !cfg.csv && !res.Interrupted {
-		fmt.Fprintf(stderr, "tls: %s\n", line)
+	t, _, terr := report.NewTest(res, report.TestOptions{})
+	if terr != nil {
+		return res, st, failed(terr)
 	}
-	if cl != nil {
-		return res, nil, err
+	if line := report.TLSLine(t); line != "" && !cfg.quiet && !cfg.csv {
+		fmt.Fprintf(e.stderr, "tls: %s\n", line)
 	}
-	return res, srv.since(before), err
-}
-
-// runDialed runs and reports one test on conns.
-func (cfg *benchConfig) runDialed(ctx context.Context, conns []*conn.Conn, cl *scheduler.ClosedCluster, j workTest, n int, out, stderr io.Writer, progress bool, info report.BenchInfo, errs *errorPrinter) (*scheduler.Result, error) {
-	var err error
-	title := cfg.title(j)
-	var templateErr error
-	ccfg := scheduler.ClosedConfig{
-		Name:         title,
-		Requests:     uint64(cfg.requests),
-		Pipeline:     cfg.pipeline,
-		Latency:      cfg.latency,
-		Rate:         cfg.rate,
-		Precision:    cfg.precision,
-		CommandNames: j.names,
-		Interval:     cfg.interval,
-		NewCommands: func(i int) scheduler.Commands {
-			s, err := cfg.work.stream(j, cfg.seed+uint64(n)*1_000_003+uint64(i))
-			if err != nil {
-				templateErr = err
-			}
-			return s
-		},
-		ContinueOnError: cfg.showErrs,
-		Cluster:         cl,
-	}
-	if cfg.showErrs {
-		ccfg.OnErrorReply = errs.print
-	}
-	if cfg.keepAlive == 0 {
-		ccfg.Reconnect = func(ctx context.Context) (*conn.Conn, error) { return conn.Dial(ctx, cfg.target) }
-	}
-	last := 0
-	stopProgress := func() {}
-	if !progress && !cfg.quiet && !cfg.csv {
-		// stdout is not a terminal: pacer's own progress lines on stderr.
-		ch := make(chan *scheduler.Live, 1)
-		ccfg.OnStart = func(l *scheduler.Live) { ch <- l }
-		stopProgress = newProgress(stderr).watch(title, ch)
-	}
-	if progress {
-		ch := make(chan *scheduler.Live, 1)
-		ccfg.OnStart = func(l *scheduler.Live) { ch <- l }
-		stopProgress = benchProgress(out, title, ch, &last)
-	}
-	var endMetrics func()
-	ccfg.OnStart, endMetrics = cfg.metrics.hook(title, metrics.ModeClosed, ccfg.OnStart)
-	res, runErr := scheduler.RunClosed(ctx, conns, ccfg)
-	endMetrics()
-	stopProgress()
-	if templateErr != nil {
-		return nil, usageErrorf("command: %v", templateErr)
-	}
-	if runErr != nil {
-		var er *scheduler.ErrorReply
-		var lost *scheduler.ConnLostError
-		switch {
-		case errors.As(runErr, &er), errors.As(runErr, &lost):
-			// redis-benchmark's words, on stderr, and exit 1.
-			return res, &exitError{code: exitFailed, err: runErr, raw: true}
-		}
-		return res, failed(runErr)
-	}
-	if res.Interrupted {
-		return res, nil
+	if err != nil {
+		return res, st, err
 	}
 	switch {
 	case cfg.csv:
-		err = report.BenchCSVWith(out, title, res, cfg.text)
+		err = report.BenchCSV(out, title, t, cfg.text)
 	case cfg.quiet:
-		err = report.BenchQuietWith(out, title, res, last, cfg.text)
+		err = report.BenchQuiet(out, title, t, last, cfg.text)
 		if err == nil {
-			err = report.BenchCommandsWith(out, res, true, cfg.text)
+			err = report.BenchCommands(out, t, true, cfg.text)
 		}
 	default:
-		err = report.BenchFull(out, title, res, info, last)
+		err = report.BenchFull(out, title, t, info, last)
 		if err == nil {
-			err = report.BenchCommandsWith(out, res, false, cfg.text)
+			err = report.BenchCommands(out, t, false, cfg.text)
 		}
 	}
 	if err != nil {
-		return res, failed(err)
+		return res, st, failed(err)
 	}
-	return res, nil
+	return res, st, nil
 }
 
 // benchProgress prints redis-benchmark's progress line every 250 ms until
@@ -629,35 +559,6 @@ func benchProgress(out io.Writer, title string, live <-chan *scheduler.Live, las
 		}, nil)
 }
 
-// dialBench opens the connections, with redis-benchmark's message when the
-// server cannot be reached.
-func dialBench(ctx context.Context, o conn.Options, n int, stderr io.Writer) ([]*conn.Conn, error) {
-	all, failed, err := conn.DialSome(ctx, o, n)
-	if failed < n {
-		// Some connections will do: go on with them and say so.
-		if failed > 0 {
-			fmt.Fprintf(stderr, "pacer: %d of %d connections to %s could not be opened (%v); going on with %d\n",
-				failed, n, o.Addr, err, n-failed)
-		}
-		return liveConns(all), nil
-	}
-	if errors.Is(err, conn.ErrTLS) {
-		return nil, &exitError{code: exitFailed, raw: true,
-			err: fmt.Errorf("Could not connect to Redis at %s: %v", o.Addr, err)}
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) {
-		where := o.Addr
-		msg := opErr.Err.Error()
-		if se, ok := opErr.Err.(*os.SyscallError); ok {
-			msg = se.Err.Error()
-		}
-		return nil, &exitError{code: exitFailed, raw: true,
-			err: fmt.Errorf("Could not connect to Redis at %s: %s", where, capitalize(msg))}
-	}
-	return nil, &exitError{code: exitFailed, raw: true, err: fmt.Errorf("Node %s replied with error: %v", o.Addr, err)}
-}
-
 // benchConfigOf is what redis-benchmark's header shows of the server's
 // configuration: save and appendonly, when CONFIG GET gave both.
 func benchConfigOf(id *serverinfo.Identity) (save, aof string, ok bool) {
@@ -667,17 +568,13 @@ func benchConfigOf(id *serverinfo.Identity) (save, aof string, ok bool) {
 }
 
 // benchIdle is -I: open the connections and wait until interrupted.
-func benchIdle(ctx context.Context, cfg *benchConfig, out io.Writer) error {
+func benchIdle(ctx context.Context, cfg *benchConfig, e *runEnv, out io.Writer) error {
 	fmt.Fprintf(out, "Creating %d idle connections and waiting forever (Ctrl+C when done)\n", cfg.clients)
-	conns, err := dialBench(ctx, cfg.target, cfg.clients, os.Stderr)
+	conns, err := e.target.BenchPool(ctx, e.target.Options, cfg.clients)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
+	defer target.CloseAll(conns)
 	tty := term.IsTerminal(fdOf(out))
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -707,122 +604,4 @@ func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any 
 		sizes: cfg.sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, requests: uint64(cfg.requests),
 	}.echo(ctx, extra)
-}
-
-// mergeResult adds the result of another loop of the same test to into:
-// counts, windows and error codes summed, histograms merged.
-func mergeResult(into, from *scheduler.Result) {
-	if from.TLS != nil {
-		if into.TLS == nil {
-			into.TLS = &scheduler.TLSHandshakes{}
-		}
-		into.TLS.Merge(from.TLS)
-	}
-	into.Counts.Add(from.Counts)
-	into.Window += from.Window
-	into.Clamped += from.Clamped
-	into.ConnsLost += from.ConnsLost
-	into.Reconnects += from.Reconnects
-	into.Blocked += from.Blocked
-	into.HeldSent += from.HeldSent
-	into.HeldUnsent += from.HeldUnsent
-	into.WarmupCounts.Add(from.WarmupCounts)
-	into.DroppedBacklog += from.DroppedBacklog
-	into.Unsolicited += from.Unsolicited
-	into.BytesSent += from.BytesSent
-	into.BytesReceived += from.BytesReceived
-	into.Intervals = appendSeries(into.Intervals, from.Intervals)
-	into.Interrupted = into.Interrupted || from.Interrupted
-	if into.FirstError == "" {
-		into.FirstError = from.FirstError
-	}
-	if into.Verdict == scheduler.VerdictOK && from.Verdict != scheduler.VerdictOK {
-		into.Verdict, into.VerdictReason = from.Verdict, from.VerdictReason
-	}
-	into.ErrorCodes = scheduler.MergeErrorCodes(into.ErrorCodes, from.ErrorCodes)
-	into.Response = mergeHist(into.Response, from.Response)
-	into.Service = mergeHist(into.Service, from.Service)
-	into.Lag = mergeHist(into.Lag, from.Lag)
-	into.Micros = mergeHist(into.Micros, from.Micros)
-	into.Nodes = mergeNodes(into.Nodes, from.Nodes)
-	for _, fc := range from.Commands {
-		found := false
-		for k := range into.Commands {
-			ic := &into.Commands[k]
-			if ic.Name != fc.Name {
-				continue
-			}
-			found = true
-			ic.Counts.Add(fc.Counts)
-			ic.Intervals = appendSeries(ic.Intervals, fc.Intervals)
-			ic.ErrorCodes = scheduler.MergeErrorCodes(ic.ErrorCodes, fc.ErrorCodes)
-			// A single command shares the total's histograms: merged above.
-			if ic.Response != into.Response {
-				ic.Response = mergeHist(ic.Response, fc.Response)
-			}
-			if ic.Service != into.Service {
-				ic.Service = mergeHist(ic.Service, fc.Service)
-			}
-			if ic.Lag != into.Lag {
-				ic.Lag = mergeHist(ic.Lag, fc.Lag)
-			}
-		}
-		if !found {
-			into.Commands = append(into.Commands, fc)
-		}
-	}
-}
-
-// mergeNodes adds the per-node results of another loop, node by address.
-func mergeNodes(into, from []scheduler.NodeResult) []scheduler.NodeResult {
-	for _, fn := range from {
-		found := false
-		for k := range into {
-			in := &into[k]
-			if in.Addr != fn.Addr {
-				continue
-			}
-			found = true
-			in.Counts.Add(fn.Counts)
-			in.Redirects += fn.Redirects
-			in.Moved += fn.Moved
-			in.Ask += fn.Ask
-			in.Joined = in.Joined && fn.Joined // in the slot map at the start of a run
-			in.Connections = max(in.Connections, fn.Connections)
-			in.Response = mergeHist(in.Response, fn.Response)
-		}
-		if !found {
-			fn.Response = copyHist(fn.Response) // merges into it leave from's as it was
-			into = append(into, fn)
-		}
-	}
-	return into
-}
-
-// appendSeries continues a loop's interval series with the next loop's,
-// shifted to start where the first ends, so the merged test's intervals
-// still add up to it.
-func appendSeries(into, from []scheduler.Interval) []scheduler.Interval {
-	var end time.Duration
-	if n := len(into); n > 0 {
-		end = into[n-1].Start + into[n-1].Duration
-	}
-	for _, iv := range from {
-		iv.Start += end
-		into = append(into, iv)
-	}
-	return into
-}
-
-// mergeHist adds from into into (either may be nil); the histograms share
-// their geometry, so nothing is dropped.
-func mergeHist(into, from *hdrhistogram.Histogram) *hdrhistogram.Histogram {
-	switch {
-	case from == nil:
-		return into
-	case into == nil:
-		return from
-	}
-	into.Merge(from)
-	return into
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/target"
 )
 
 // fillCommand is `pacer fill`: write every key of a keyspace once, with
@@ -53,11 +54,11 @@ func fillCommand() *cli.Command {
 const fillID = "fill"
 
 func fillAction(c *cli.Context) error {
-	o, err := target(c)
+	o, err := targetOptions(c)
 	if err != nil {
 		return err
 	}
-	hs := watchTLS(&o)
+	tgt := &target.Target{Options: o, Cluster: c.Bool("cluster")}
 	if c.Args().Len() > 0 {
 		return usageErrorf("fill takes no arguments, got %q (the command is --command)", c.Args().First())
 	}
@@ -112,14 +113,20 @@ func fillAction(c *cli.Context) error {
 	if out.jsonPath == "-" {
 		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
+	say := func(s string) { fmt.Fprintln(c.App.ErrWriter, secretsFrom(c.Context).redact(s)) }
+	tgt.Say = say
+	tgt.WatchTLS()
+	o = tgt.Options
 	var plan *fillPlan
-	if c.Bool("cluster") {
-		if plan, err = planFill(c.Context, o, recipe, n, seed); err != nil {
+	if tgt.Cluster {
+		if plan, err = planFill(c.Context, tgt, recipe, n, seed); err != nil {
 			return err
 		}
 	}
-	srv := askServer(c.Context, o, c.App.ErrWriter)
-	srv.noteConfig()
+	srv := target.AskServer(c.Context, o, say, secretsFrom(c.Context).redact)
+	if r := srv.ConfigRefused(); r != "" {
+		fmt.Fprintf(c.App.ErrWriter, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", r)
+	}
 	var cs []*conn.Conn
 	if plan == nil {
 		if cs, err = conn.DialAll(c.Context, o, conns); err != nil {
@@ -128,8 +135,8 @@ func fillAction(c *cli.Context) error {
 	}
 	// stdout starts with the fill's own line (scripts read it); the
 	// identity goes with the progress, on stderr.
-	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.id))
-	before := srv.before()
+	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.ID))
+	since := srv.Mark(c.Context)
 	var buildErr error
 	live := make(chan *scheduler.Live, 1)
 	stopBar := func() {}
@@ -164,33 +171,31 @@ func fillAction(c *cli.Context) error {
 	}
 	stopBar()
 	if res != nil {
-		res.TLS = hs.take()
+		res.TLS = tgt.TakeHandshakes()
 	}
 	redactResult(c.Context, res)
 	var st *serverinfo.Stats
 	if res != nil {
-		st = srv.since(before)
+		st = since()
 	}
 	if buildErr != nil {
 		return usageErrorf("%v", buildErr)
 	}
 	code := exitOK
+	var t *report.Test
+	var jd report.Judgement
+	if res != nil {
+		var terr error
+		if t, jd, terr = report.NewTest(res, report.TestOptions{ID: fillID, SLO: out.slo, Server: st}); terr != nil {
+			return failed(terr)
+		}
+	}
 	if res != nil && out.jsonPath != "" {
-		t, jerr := report.FromResult(res)
-		if jerr != nil {
-			return failed(jerr)
-		}
-		t.ID = fillID
-		var serr error
-		if t.SLO, serr = out.slo.Check(res); serr != nil {
-			return failed(serr)
-		}
 		if t.SLO != nil && !t.SLO.Pass {
 			code = exitSLO
 		}
-		t.Server = st
 		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{t}, Server: srv.id,
+			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{*t}, Server: srv.ID,
 			Config: commonConfig{
 				target: o.Addr, conns: conns, dial: o, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
 				seed: seed, tests: []string{fillID}, requests: n,
@@ -211,11 +216,7 @@ func fillAction(c *cli.Context) error {
 		res.Counts.Completed, sizes, res.Window.Seconds(), res.AchievedRate())
 	fmt.Fprintln(stdout, report.ServerBrief(st))
 	printSeed(stdout, seed)
-	s, serr := out.slo.Check(res)
-	if serr != nil {
-		return failed(serr)
-	}
-	if s != nil {
+	if s := t.SLO; s != nil {
 		for _, l := range s.Lines() {
 			fmt.Fprintf(stdout, "fill: %s\n", l)
 		}
@@ -223,7 +224,7 @@ func fillAction(c *cli.Context) error {
 			code = exitSLO
 		}
 	}
-	code = worst(code, judge(c.App.ErrWriter, res, s)) // nothing completed: exit 1
+	code = worst(code, judged(c.App.ErrWriter, t, jd)) // nothing completed: exit 1
 	if code != exitOK {
 		return exitCode(code)
 	}

@@ -8,12 +8,12 @@ import (
 	"sync"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/target"
 )
 
 // fillPlan is fill --cluster's work: each primary writes its own keys
@@ -26,11 +26,12 @@ type fillPlan struct {
 
 // planFill finds where each of the n keys goes, by running the fill's own
 // key sequence once.
-func planFill(ctx context.Context, o conn.Options, recipe *scenarios.Recipe, n, seed uint64) (*fillPlan, error) {
-	specs, _, err := clusterKeys(ctx, o, recipe)
+func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe, n, seed uint64) (*fillPlan, error) {
+	keys, err := target.ClusterKeys(ctx, tgt.Options, recipe)
 	if err != nil {
 		return nil, err
 	}
+	specs := keys.Specs
 	args := recipe.Args()[0]
 	if specs[0].First <= 0 || specs[0].First >= len(args) {
 		return nil, usageErrorf("fill --cluster: --command %q has no key", strings.Join(args, " "))
@@ -38,7 +39,7 @@ func planFill(ctx context.Context, o conn.Options, recipe *scenarios.Recipe, n, 
 	if strings.Contains(args[specs[0].First], scenarios.RandPlaceholder) {
 		return nil, usageErrorf("fill --cluster: the key %q holds %s: use %s", args[specs[0].First], scenarios.RandPlaceholder, scenarios.KeyPlaceholder)
 	}
-	top, err := discover(ctx, o)
+	top, err := tgt.Discover(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +142,7 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *sc
 		}()
 	}
 	wg.Wait()
-	res := &scheduler.Result{Name: base.Name, Mode: "closed", Pipeline: pipeline, ErrorCodes: map[string]uint64{},
-		Verdict: scheduler.VerdictOK, VerdictReason: "closed loop: latency counts from the actual send"}
+	res := &scheduler.Result{Name: base.Name, Mode: "closed", Pipeline: pipeline, ErrorCodes: map[string]uint64{}}
 	var firstErr error
 	var start, end int64
 	for _, p := range parts {
@@ -155,8 +155,8 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *sc
 		}
 		res.Connections += r.Connections
 		res.Counts.Add(r.Counts)
-		res.Response = mergeHisto(res.Response, r.Response)
-		res.Micros = mergeHisto(res.Micros, r.Micros)
+		res.Response, _ = histo.Add(res.Response, r.Response)
+		res.Micros, _ = histo.Add(res.Micros, r.Micros)
 		for c, v := range r.ErrorCodes {
 			res.ErrorCodes[c] += v
 		}
@@ -171,8 +171,13 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *sc
 			start = r.T0
 		}
 		end = max(end, r.T0+int64(r.Window))
-		if r.Verdict == scheduler.VerdictTargetLost || res.Verdict == scheduler.VerdictOK && r.Verdict != scheduler.VerdictOK {
-			res.Verdict, res.VerdictReason = r.Verdict, p.node.Addr+": "+r.VerdictReason
+		// A primary that answered nothing, or lost every connection, loses
+		// the fill's target (the whole fill did not reach its keys).
+		if r.TargetGone || r.Counts.Scheduled > 0 && r.Counts.Completed == 0 {
+			res.TargetGone = true
+			if res.FirstError == "" || !strings.HasPrefix(res.FirstError, p.node.Addr) {
+				res.FirstError = p.node.Addr + ": " + r.FirstError
+			}
 		}
 		res.Nodes = append(res.Nodes, scheduler.NodeResult{Node: p.node, Connections: r.Connections, Counts: r.Counts, Response: r.Response})
 	}
@@ -182,16 +187,4 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *sc
 	res.T0, res.Window = start, time.Duration(end-start)
 	res.Service = res.Response
 	return res, firstErr
-}
-
-// mergeHisto adds b to a copy of a (a nil: a copy of b).
-func mergeHisto(a, b *hdrhistogram.Histogram) *hdrhistogram.Histogram {
-	if b == nil {
-		return a
-	}
-	if a == nil {
-		return hdrhistogram.Import(b.Export())
-	}
-	a.Merge(b)
-	return a
 }

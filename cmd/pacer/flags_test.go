@@ -16,13 +16,12 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/target"
 )
 
 // The commands run in-process here; main sets GOMAXPROCS once for the
@@ -545,45 +544,6 @@ func exitCodeOf(err error) int {
 	return -1
 }
 
-// TestMergeResult: bench -l --json keeps one entry per test, adding the
-// loops up.
-func TestMergeResult(t *testing.T) {
-	mk := func(n int64) *scheduler.Result {
-		h := hdrhistogram.New(1, 3_600_000_000_000, 3)
-		for i := range n {
-			h.RecordValue(1000 + i)
-		}
-		return &scheduler.Result{Verdict: scheduler.VerdictOK, Counts: scheduler.Counts{Scheduled: uint64(n), Sent: uint64(n), Completed: uint64(n)},
-			Response: h, Window: time.Second, ErrorCodes: map[string]uint64{"ERR": 1},
-			Commands: []scheduler.CommandResult{{Name: "get", Counts: scheduler.Counts{Completed: uint64(n)}, Response: h}}}
-	}
-	a, b := mk(10), mk(5)
-	// A mix keeps its own histograms per command.
-	a.Commands[0].Response = hdrhistogram.Import(a.Response.Export())
-	mergeResult(a, b)
-	if a.Counts.Completed != 15 || a.Response.TotalCount() != 15 || a.Window != 2*time.Second || a.ErrorCodes["ERR"] != 2 ||
-		a.Commands[0].Counts.Completed != 15 || a.Commands[0].Response.TotalCount() != 15 || !a.Counts.Balanced() {
-		t.Fatalf("merged %+v", a)
-	}
-	// A cluster's nodes add up too, redirects by kind included (run --repeat --cluster).
-	a, b = mk(10), mk(5)
-	for _, r := range []*scheduler.Result{a, b} {
-		r.Nodes = []scheduler.NodeResult{{Node: scheduler.Node{Addr: "127.0.0.1:7001"}, Connections: 2,
-			Counts: r.Counts, Redirects: 3, Moved: 2, Ask: 1, Response: hdrhistogram.Import(r.Response.Export())}}
-	}
-	mergeResult(a, b)
-	if n := a.Nodes[0]; len(a.Nodes) != 1 || n.Counts.Completed != 15 || n.Redirects != 6 || n.Moved != 4 || n.Ask != 2 ||
-		n.Connections != 2 || n.Response.TotalCount() != 15 {
-		t.Fatalf("merged nodes %+v", a.Nodes)
-	}
-	// A single command shares the total's histogram: merged once.
-	a, b = mk(10), mk(5)
-	mergeResult(a, b)
-	if a.Response.TotalCount() != 15 {
-		t.Fatalf("shared histogram merged twice: %d", a.Response.TotalCount())
-	}
-}
-
 // TestBenchLoopJSONOneEntryPerTest: bench -l --json wrote an entry per
 // loop (memory growing with the run); now one per test, summed.
 func TestBenchLoopJSONOneEntryPerTest(t *testing.T) {
@@ -680,7 +640,7 @@ func TestServerConfigIgnoresHugeReplies(t *testing.T) {
 				}()
 			}
 		}()
-		id := askServer(context.Background(), conn.Options{Network: "tcp", Addr: ln.Addr().String()}, io.Discard).id
+		id := target.AskServer(context.Background(), conn.Options{Network: "tcp", Addr: ln.Addr().String()}, nil, nil).ID
 		save, _, ok := benchConfigOf(id)
 		ln.Close()
 		if want := size <= 1024; ok != want || ok && save != "xx" {

@@ -600,25 +600,26 @@ func TestJudge(t *testing.T) {
 		want int
 		says string
 	}{
-		{"none", nil, nil, exitOK, ""},
-		{"ok", &scheduler.Result{Mode: "closed", Verdict: scheduler.VerdictOK, Counts: counts(10, 10)}, nil, exitOK, ""},
+		{"ok", &scheduler.Result{Mode: "closed", Counts: counts(10, 10)}, nil, exitOK, ""},
 		{"behind", behind, nil, exitUntrusted, "pacer: GET: not trustworthy: only 90.00% of scheduled requests were sent"},
 		{"slo violated", &scheduler.Result{Mode: "closed", Counts: counts(10, 10)}, &report.SLOResult{}, exitSLO, ""},
-		{"lost", &scheduler.Result{Name: "GET", Verdict: scheduler.VerdictTargetLost, VerdictReason: "every connection gone", Counts: counts(10, 4)}, nil,
-			exitFailed, "pacer: GET: target lost: every connection gone"},
-		{"nothing completed", &scheduler.Result{Name: "SET", Verdict: scheduler.VerdictOK, Counts: counts(10, 0), FirstError: "NOAUTH Authentication required."}, nil,
-			exitFailed, "pacer: SET: target lost: none of 10 requests completed (first error: NOAUTH Authentication required.)"},
-		{"closed loop, nothing completed", &scheduler.Result{Name: "GET", Mode: "closed", Verdict: scheduler.VerdictOK, Counts: counts(5, 0)}, nil,
-			exitFailed, "none of 5 requests completed"},
-		{"interrupted before anything completed", &scheduler.Result{Verdict: scheduler.VerdictOK, Counts: counts(3, 0), Interrupted: true}, nil, exitOK, ""},
-		{"nothing scheduled", &scheduler.Result{Verdict: scheduler.VerdictOK}, nil, exitOK, ""},
+		{"lost", &scheduler.Result{Name: "GET", TargetGone: true, Counts: counts(10, 4)}, nil,
+			exitFailed, "pacer: GET: target lost: every connection was lost and none came back"},
+		{"nothing completed", &scheduler.Result{Name: "SET", Counts: counts(10, 0), FirstError: "NOAUTH Authentication required."}, nil,
+			exitFailed, "pacer: SET: target lost: none of 10 scheduled requests completed; the first error was: NOAUTH Authentication required."},
+		{"closed loop, nothing completed", &scheduler.Result{Name: "GET", Mode: "closed", Counts: counts(5, 0)}, nil,
+			exitFailed, "none of 5 scheduled requests completed"},
+		{"nothing scheduled", &scheduler.Result{}, nil, exitOK, ""},
 	} {
 		var stderr syncBuffer
-		if got := judge(&stderr, tc.res, tc.slo); got != tc.want || !strings.Contains(stderr.String(), tc.says) || (tc.says == "") != (stderr.String() == "") {
+		tt, _, err := report.NewTest(tc.res, report.TestOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt.SLO = tc.slo
+		j := report.Judge(tt)
+		if got := judged(&stderr, tt, j); got != tc.want || !strings.Contains(stderr.String(), tc.says) || (tc.says == "") != (stderr.String() == "") {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.name, got, stderr.String(), tc.want, tc.says)
 		}
-	}
-	if behind.Verdict != scheduler.VerdictGeneratorBehind {
-		t.Errorf("judge left the verdict %q", behind.Verdict)
 	}
 }

@@ -98,12 +98,8 @@ func mergeAction(c *cli.Context) error {
 		out = c.App.ErrWriter // stdout carries the JSON
 	}
 	fmt.Fprintf(out, "merged shards %s of %d\n", joinInts(doc.Shard.Merged), doc.Shard.N)
-	for _, t := range doc.Tests {
-		r, err := t.Result()
-		if err != nil {
-			return failed(err)
-		}
-		if err := report.Quiet(out, r, nil); err != nil {
+	for i := range doc.Tests {
+		if err := report.Quiet(out, &doc.Tests[i], report.TextOptions{}); err != nil {
 			return failed(err)
 		}
 	}

@@ -6,17 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
 )
 
 // maxDocumentSize bounds a result document pacer report reads: an hour of
@@ -209,86 +206,8 @@ func renderReport(w io.Writer, in []report.Input) error {
 		return report.SideBySide(w, in)
 	}
 	d := in[0].Doc
-	if runs := compareRuns(d); runs != nil {
-		return renderCompareDoc(w, d, runs)
+	if runs := compare.FromDocument(d); runs != nil {
+		return compare.WriteDocument(w, d, runs)
 	}
 	return report.Render(w, d)
-}
-
-// compareRuns returns the runs of a document pacer compare wrote (a
-// closed loop, then open loops), nil for any other document.
-func compareRuns(d *report.Document) []compareRun {
-	if d.Mode != "mixed" || len(d.Tests) < 2 || d.Tests[0].Mode != "closed" {
-		return nil
-	}
-	var runs []compareRun
-	for i, t := range d.Tests {
-		if (i == 0) != (t.Mode == "closed") {
-			return nil
-		}
-		res, err := t.Result()
-		if err != nil {
-			return nil
-		}
-		// Text from a file reaches the terminal escaped.
-		res.Name, res.VerdictReason = safetext.Escape(res.Name), safetext.Escape(res.VerdictReason)
-		runs = append(runs, compareRun{label: res.Name, res: res, server: t.Server})
-	}
-	// Without --rate the open loops ran at fixed fractions of the closed
-	// loop's throughput: name them when the rates say so.
-	// (roundRate keeps three digits: within 1% of the fraction).
-	if d.Config["rate"] == nil && len(runs)-1 <= len(compareFractions) {
-		closed := runs[0].res.AchievedRate()
-		for i, r := range runs[1:] {
-			f := compareFractions[i]
-			if closed > 0 && math.Abs(r.res.TargetRate.PerSecond()/closed-f) < 0.01*f {
-				runs[i+1].fraction = f
-			}
-		}
-	}
-	return runs
-}
-
-// renderCompareDoc prints a compare document as pacer compare printed it.
-func renderCompareDoc(w io.Writer, d *report.Document, runs []compareRun) error {
-	cfg := func(k string) any { return d.Config[k] }
-	num := func(k string) float64 {
-		v, _ := cfg(k).(float64)
-		return v
-	}
-	title, _ := cfg("test").(string)
-	where, _ := cfg("target").(string)
-	if faults, ok := cfg("embedded").(string); ok {
-		where = fmt.Sprintf("embedded target (%s)", faults)
-	}
-	title, where = safetext.Escape(title), safetext.Escape(where)
-	dur := time.Duration(num("duration_s") * float64(time.Second))
-	var b strings.Builder
-	fmt.Fprintf(&b, "pacer compare: %s, %.0f connections, closed-loop pipeline %.0f, %s per run, %s\n",
-		title, num("connections"), num("pipeline"), dur, where)
-	if d.Server != nil && d.Server.Available {
-		fmt.Fprintln(&b, report.ServerLine(d.Server))
-	}
-	b.WriteString("\n")
-	if err := renderCompare(&b, nil, runs); err != nil {
-		return err
-	}
-	for _, t := range d.Tests {
-		if t.SLO != nil {
-			for _, l := range t.SLO.Lines() {
-				fmt.Fprintf(&b, "%s: %s\n", safetext.Escape(t.Name), safetext.Escape(l))
-			}
-		}
-		if t.Verdict == scheduler.VerdictTargetLost {
-			fmt.Fprintf(&b, "%s: target lost: %s\n", safetext.Escape(t.Name), safetext.Escape(oneLine(t.VerdictReason)))
-		}
-	}
-	if d.Interrupted {
-		b.WriteString("(the run was interrupted: partial result)\n")
-	}
-	if seed := report.Seed(d); seed != "" {
-		fmt.Fprintf(&b, "seed %s (--seed to repeat)\n", seed)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

@@ -10,12 +10,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/metrics"
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/target"
 )
 
 func runCommand() *cli.Command {
@@ -71,7 +72,6 @@ func runCommand() *cli.Command {
 // runConfig is everything `pacer run` was asked to do, validated.
 type runConfig struct {
 	target   conn.Options
-	tls      *handshakes // nil over plain TCP
 	conns    int
 	rate     scheduler.Rate
 	duration time.Duration // the measured part of the timeline (with --stages: all of it)
@@ -96,9 +96,9 @@ type runConfig struct {
 	jsonPath string
 	files    resultFiles
 	text     report.TextOptions
-	shard    shardConfig // --shard, --start-at, --start-in
-	repeat   int         // runs per test (--repeat)
-	ci       bool        // confidence intervals of the percentiles (--ci)
+	shard    *scheduler.Placement // --shard, --start-at, --start-in
+	repeat   int                  // runs per test (--repeat)
+	ci       bool                 // confidence intervals of the percentiles (--ci)
 	// cluster is --cluster: conns connections to each primary.
 	cluster bool
 }
@@ -106,7 +106,7 @@ type runConfig struct {
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	cfg := &runConfig{}
 	var err error
-	if cfg.target, err = target(c); err != nil {
+	if cfg.target, err = targetOptions(c); err != nil {
 		return nil, err
 	}
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
@@ -115,7 +115,6 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
 		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
-	cfg.tls = watchTLS(&cfg.target)
 	if err := parseRateOrStages(c, cfg); err != nil {
 		return nil, err
 	}
@@ -300,95 +299,62 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	mx, err := startMetrics(c)
+	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
+		files: cfg.files, quiet: cfg.quiet, mode: "open", banner: true})
 	if err != nil {
 		return err
 	}
-	defer mx.close()
-	emb, stopEmbedded, err := startEmbedded(c, &cfg.target, c.App.ErrWriter)
-	if err != nil {
-		return err
+	defer e.close()
+	ctx, out := c.Context, e.out
+	e.doc.Config = cfg.echo(ctx, e.faults())
+	e.askServer()
+	e.noteConfig()
+	// In a cluster every test's keys must be routable: refused up front.
+	keys := make([]target.Keys, len(cfg.work.tests))
+	if cfg.cluster {
+		for i, j := range cfg.work.tests {
+			if keys[i], err = target.ClusterKeys(ctx, e.target.Options, j.recipe); err != nil {
+				return err
+			}
+		}
 	}
-	defer stopEmbedded()
-	mx.announce(c.App.ErrWriter)
-	out := c.App.Writer
-	if cfg.files.stdout() {
-		out = c.App.ErrWriter // stdout carries the JSON (or the log, or the spectrum)
-	}
-	doc := &report.Document{
-		Schema:    report.Schema,
-		Mode:      "open",
-		Tool:      report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Config:    cfg.echo(c.Context, faultsOf(emb)),
-		Tests:     []report.Test{},
-	}
-	cfg.shard.document(doc)
-	ctx := c.Context
-	srv := askServer(ctx, cfg.target, c.App.ErrWriter)
-	srv.noteConfig()
-	doc.Server = srv.id
+	exp := e.experiment(cfg.showErrs)
 	// The identity heads the first test's output: a run that cannot
 	// connect says only that.
 	identity := !cfg.quiet
 	code := exitOK
 	var runErr error
-	// In a cluster every test's keys must be routable: refused up front.
-	type keys struct {
-		specs  []cluster.KeySpec
-		tagged []bool
-	}
-	var clusterKeysOf []keys
-	if cfg.cluster {
-		for _, j := range cfg.work.tests {
-			specs, tagged, err := clusterKeys(ctx, cfg.target, j.recipe)
-			if err != nil {
-				return err
-			}
-			clusterKeysOf = append(clusterKeysOf, keys{specs, tagged})
-		}
-	}
 	for i, j := range cfg.work.tests {
-		stream, err := cfg.work.stream(j, cfg.shard.streamSeed(cfg.seed+uint64(i)))
+		test := cfg.work.testOf(j)
+		stream, err := test.Stream(e.place.StreamSeed(cfg.seed + uint64(i)))
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
+		tl := cfg.timeline(i)
+		duration, requests := cfg.bounds(tl)
 		var runs []*scheduler.Result
-		var before *serverinfo.Snapshot
+		var server *serverinfo.Stats
 		for k := 0; k < cfg.repeat; k++ {
-			if err := cfg.shard.wait(ctx, c.App.ErrWriter, cfg.quiet); err != nil {
-				doc.Interrupted = true
+			res, st, err := exp.RunOpen(ctx, experiment.Open{
+				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream,
+				Config: scheduler.OpenConfig{Rate: cfg.rate, Duration: duration, Requests: requests, Warmup: cfg.warmup,
+					Pacing: cfg.pacing, Drain: cfg.drain, LagLimit: cfg.lagLimit, Timeout: cfg.timeout, Interval: cfg.interval,
+					MaxBacklog: cfg.backlog},
+			})
+			if res == nil && err == nil { // interrupted waiting for its start
+				e.doc.Interrupted = true
 				break
 			}
-			cfg.tls.take() // the run's own handshakes only
-			var conns []*conn.Conn
-			var oc *scheduler.OpenCluster
-			if cfg.cluster {
-				cl, err := dialCluster(ctx, cfg.target, cfg.conns, c.App.ErrWriter)
-				if err != nil {
-					runErr = err
-					break
-				}
-				conns, oc = cl.conns, cl.cfg
-				oc.Keys, oc.Tagged = clusterKeysOf[i].specs, clusterKeysOf[i].tagged
-			} else if conns, err = dialPool(ctx, cfg.target, cfg.conns, c.App.ErrWriter); err != nil {
-				runErr = err
-				break
-			}
-			if k == 0 {
-				before = srv.before()
-			}
-			res, err := cfg.runOnce(c, mx, conns, oc, j, runName(j.title, k, cfg.repeat), i, stream)
 			if res != nil {
 				runs = append(runs, res)
+				server = mergeStats(server, st)
 				if cfg.repeat > 1 && !cfg.quiet {
 					// Each run's line; the test's report pools them.
-					sloRun, serr := cfg.slo.Check(res)
-					if serr != nil {
-						return failed(serr)
+					rt, _, terr := report.NewTest(res, report.TestOptions{SLO: cfg.slo})
+					if terr != nil {
+						return failed(terr)
 					}
-					judgeSilently(res, sloRun)
-					if werr := report.QuietWith(out, res, sloRun, cfg.text); werr != nil {
+					if werr := report.Quiet(out, rt, cfg.text); werr != nil {
 						return failed(werr)
 					}
 				}
@@ -398,141 +364,64 @@ func runAction(c *cli.Context) error {
 				break
 			}
 			if res.Interrupted || ctx.Err() != nil {
-				doc.Interrupted = true
+				e.doc.Interrupted = true
 				break
 			}
 		}
 		if len(runs) > 0 {
-			res := pool(runs)
+			res := scheduler.Pool(runs)
 			res.Name = j.title
-			sloRes, serr := cfg.slo.Check(res)
-			if serr != nil {
-				return failed(serr)
-			}
-			verdict := judge(c.App.ErrWriter, res, sloRes)
-			t, jerr := testJSON(res, cfg.ci)
-			if jerr != nil {
-				return failed(jerr)
-			}
-			t.ID, t.SLO = j.id(), sloRes
+			o := report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci}
 			if !cfg.cluster { // the seed's counters are not the cluster's
-				t.Server = srv.since(before)
+				o.Server = server
 			}
-			var reps *report.Repeats
+			t, jd, terr := report.NewTest(res, o)
+			if terr != nil {
+				return failed(terr)
+			}
+			verdict := judged(c.App.ErrWriter, t, jd)
 			if cfg.repeat > 1 {
-				if reps, jerr = repeatsOf(runs, j.id(), cfg.ci, cfg.slo); jerr != nil {
-					return failed(jerr)
+				if t.Repeats, terr = report.RepeatsOf(runs, report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci}); terr != nil {
+					return failed(terr)
 				}
-				t.Repeats = reps
 			}
-			doc.Tests = append(doc.Tests, t)
-			doc.Interrupted = doc.Interrupted || res.Interrupted || ctx.Err() != nil
-			if err := cfg.files.checkpoint(doc); err != nil {
+			e.doc.Tests = append(e.doc.Tests, *t)
+			e.doc.Interrupted = e.doc.Interrupted || res.Interrupted || ctx.Err() != nil
+			if err := cfg.files.checkpoint(e.doc); err != nil {
 				return failed(err)
 			}
 			if identity {
-				fmt.Fprintf(out, "%s\n\n", report.ServerLine(srv.id))
+				fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
 				identity = false
 			}
-			if werr := render(out, res, cfg.quiet, sloRes, t.Server, cfg.text); werr != nil {
+			if werr := render(out, t, cfg.quiet, cfg.text); werr != nil {
 				return failed(werr)
 			}
 			if !cfg.quiet {
-				if werr := writeNotes(out, res, cfg.ci, reps); werr != nil {
+				if werr := report.WriteNotes(out, t, cfg.ci, t.Repeats); werr != nil {
 					return failed(werr)
 				}
 			}
 			code = worst(code, verdict)
 		}
-		if runErr != nil || doc.Interrupted || ctx.Err() != nil {
-			doc.Interrupted = doc.Interrupted || ctx.Err() != nil
+		if runErr != nil || e.doc.Interrupted || ctx.Err() != nil {
+			e.doc.Interrupted = e.doc.Interrupted || ctx.Err() != nil
 			break
 		}
 	}
-	if cfg.files.any() {
-		if err := cfg.files.write(c.App.Writer, doc); err != nil {
-			return failed(err)
-		}
+	if err := e.writeFiles(); err != nil {
+		return failed(err)
 	}
-	if !cfg.quiet && len(doc.Tests) > 0 {
+	if !cfg.quiet && len(e.doc.Tests) > 0 {
 		printSeed(out, cfg.seed)
 	}
-	switch {
-	case doc.Interrupted || ctx.Err() != nil:
-		if runErr != nil {
-			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(runErr.Error()))
-		}
-		return exitCode(exitInterrupted)
-	case runErr != nil:
-		return failed(runErr)
-	case code != exitOK:
-		return exitCode(code)
-	}
-	return nil
+	return e.exit(code, runErr)
 }
 
-// runOnce runs test j once over conns, named name: one timeline (the
-// shard's part of it), planned to start where the shard says, and plans
-// the next one.
-func (cfg *runConfig) runOnce(c *cli.Context, mx *liveMetrics, conns []*conn.Conn, oc *scheduler.OpenCluster, j workTest, name string, i int, stream scheduler.Commands) (*scheduler.Result, error) {
-	ctx := c.Context
-	liveCh, connCh := make(chan *scheduler.Live, 1), make(chan *scheduler.Live, 1)
-	stopProgress := func() {}
-	if !cfg.quiet {
-		stopProgress = newProgress(c.App.ErrWriter).watch(name, liveCh)
-	}
-	tl := cfg.timeline(i)
-	duration, requests := cfg.bounds(tl)
-	whole := tl
-	tl, err := cfg.shard.timeline(tl)
-	if err != nil {
-		stopProgress()
-		for _, cn := range conns {
-			if cn != nil {
-				cn.Close()
-			}
-		}
-		return nil, usageErrorf("--shard: %v", err)
-	}
-	stopConns := watchConnections(c.App.ErrWriter, name, connCh)
-	onStart, endMetrics := mx.hook(j.title, metrics.ModeOpen, func(l *scheduler.Live) { liveCh <- l; connCh <- l })
-	res, err := scheduler.RunOpen(ctx, conns, stream, scheduler.OpenConfig{
-		OnStart:      onStart,
-		CommandNames: j.names,
-		Name:         name,
-		Timeline:     tl,
-		Rate:         cfg.rate,
-		Duration:     duration,
-		Requests:     requests,
-		Warmup:       cfg.warmup,
-		Pacing:       cfg.pacing,
-		Drain:        cfg.drain,
-		LagLimit:     cfg.lagLimit,
-		Timeout:      cfg.timeout,
-		Interval:     cfg.interval,
-		MaxBacklog:   cfg.backlog,
-		Start:        cfg.shard.instant(),
-		Redial: func(ctx context.Context) (*conn.Conn, error) {
-			return conn.Dial(ctx, cfg.target)
-		},
-		OnErrorReply: errorsTo(c.App.ErrWriter, cfg.showErrs),
-		Cluster:      oc,
-	})
-	endMetrics()
-	stopProgress()
-	stopConns()
-	cfg.shard.started(res)
-	cfg.shard.next(whole, duration, requests, cfg.drain)
-	if res != nil {
-		res.TLS = cfg.tls.take()
-		redactResult(ctx, res)
-	}
-	return res, err
-}
-
-func render(w io.Writer, res *scheduler.Result, quiet bool, slo *report.SLOResult, srv *serverinfo.Stats, o report.TextOptions) error {
+// render writes a test's full text report, or with quiet its line.
+func render(w io.Writer, t *report.Test, quiet bool, o report.TextOptions) error {
 	if quiet {
-		return report.QuietWith(w, res, slo, o)
+		return report.Quiet(w, t, o)
 	}
-	return report.TextWithServer(w, res, slo, srv, o)
+	return report.Text(w, t, o)
 }

@@ -191,7 +191,6 @@ func redactResult(ctx context.Context, res *scheduler.Result) {
 	}
 	s := secretsFrom(ctx)
 	res.FirstError = s.redact(res.FirstError)
-	res.VerdictReason = s.redact(res.VerdictReason)
 	res.ErrorCodes = redactCodes(s, res.ErrorCodes)
 	for i := range res.Commands {
 		res.Commands[i].ErrorCodes = redactCodes(s, res.Commands[i].ErrorCodes)

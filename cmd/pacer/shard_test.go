@@ -15,6 +15,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
 )
 
 func TestShardUsageErrors(t *testing.T) {
@@ -248,7 +249,7 @@ func TestMergeUsageErrors(t *testing.T) {
 
 // TestLaterTestsStartAtPlannedInstants: with a fixed start, each test
 // after the first starts where every shard computes it: the previous
-// start + its timeline + --drain + startSlack.
+// start + its timeline + --drain + scheduler.StartSlack.
 func TestLaterTestsStartAtPlannedInstants(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run.json")
 	code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "300ms", "--drain", "200ms", "-t", "get,set",
@@ -265,7 +266,7 @@ func TestLaterTestsStartAtPlannedInstants(t *testing.T) {
 	if err1 != nil || err2 != nil || d.Tests[0].StartedAt != d.StartAt {
 		t.Fatalf("started_at %q and %q, start_at %q", d.Tests[0].StartedAt, d.Tests[1].StartedAt, d.StartAt)
 	}
-	if gap := b.Sub(a); gap != 300*time.Millisecond+200*time.Millisecond+startSlack {
+	if gap := b.Sub(a); gap != 300*time.Millisecond+200*time.Millisecond+scheduler.StartSlack {
 		t.Fatalf("the second test started %v after the first, want 1.5s", gap)
 	}
 	for _, tr := range d.Tests {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
 
 	"github.com/pacer-load/pacer/internal/redistest"
@@ -60,7 +61,7 @@ func TestSweepClosedNamesTheKnee(t *testing.T) {
 			for i, p := range s.Points {
 				pts[i] = report.ClosedPoint{Clients: p.Clients, Pipeline: p.Pipeline, Throughput: p.Throughput, P99Ms: p.P99Ms}
 			}
-			if k := report.FindKnee(pts); tc.little || k >= 0 {
+			if k := sweep.FindKnee(pts); tc.little || k >= 0 {
 				t.Errorf("%s: no knee named (the rule names point %d)", tc.name, k)
 			} else {
 				t.Logf("%s: every point gained 5%% or more: no knee in this range", tc.name)

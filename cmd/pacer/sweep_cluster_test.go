@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
-	"github.com/pacer-load/pacer/scheduler"
 )
 
 // sweepClusterDoc is what the cluster sweep tests read of a document.
@@ -126,32 +124,5 @@ func TestSweepClusterClosed(t *testing.T) {
 		"-r", "100", "--", "GET", "key:__rand_int__")
 	if code != exitUsage || !strings.Contains(stderr, "{tag}") {
 		t.Errorf("a key without {tag}: exit %d, %q", code, stderr)
-	}
-}
-
-// TestPoolAddsNodesAndLeavesRunsAlone: pooling the runs of a cluster
-// test (--repeat, a sweep point) adds their per-node counts, redirects
-// and histograms, and leaves each run's own nodes as they were (the
-// JSON's repeats.runs). Before, the pool added into the first run's nodes
-// and dropped moved and ask.
-func TestPoolAddsNodesAndLeavesRunsAlone(t *testing.T) {
-	run := func(completed uint64, moved, ask uint64, ms ...int64) *scheduler.Result {
-		h := histo.NewRecorder()
-		for _, v := range ms {
-			h.Record(v * 1e6)
-		}
-		node := scheduler.NodeResult{Node: scheduler.Node{Addr: "127.0.0.1:7000"}, Connections: 2,
-			Counts: scheduler.Counts{Scheduled: completed, Sent: completed, Completed: completed}, Moved: moved, Ask: ask,
-			Redirects: moved + ask, Response: h.Snapshot()}
-		return &scheduler.Result{Counts: node.Counts, Response: h.Snapshot(), Nodes: []scheduler.NodeResult{node}}
-	}
-	a, b := run(10, 1, 2, 1, 2), run(5, 3, 4, 3)
-	p := pool([]*scheduler.Result{a, b})
-	n := p.Nodes[0]
-	if n.Counts.Completed != 15 || n.Moved != 4 || n.Ask != 6 || n.Redirects != 10 || n.Response.TotalCount() != 3 {
-		t.Errorf("pooled node %+v, %d samples", n, n.Response.TotalCount())
-	}
-	if a.Nodes[0].Counts.Completed != 10 || a.Nodes[0].Moved != 1 || a.Nodes[0].Response.TotalCount() != 2 {
-		t.Errorf("the first run's node changed: %+v, %d samples", a.Nodes[0], a.Nodes[0].Response.TotalCount())
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -325,51 +324,10 @@ func TestRunAndBenchRepeat(t *testing.T) {
 	}
 }
 
-// TestOpenCode: the exit code of an open sweep reads the trust rule's
-// outcome of the points that bound its result (no clock, crafted points).
-func TestOpenCode(t *testing.T) {
-	yes, no := true, false
-	pt := func(rate float64, pass *bool, o report.Outcome) *openPoint {
-		return &openPoint{rate: rate, pass: pass, outcome: o, pooled: &scheduler.Result{Name: "get", VerdictReason: "why"}}
-	}
-	for _, c := range []struct {
-		name   string
-		points []*openPoint
-		slo    bool
-		best   float64
-		want   int
-	}{
-		{"found, the failure above is the server's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Violated)}, true, 1000, exitOK},
-		{"found, the failure above could be the generator's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Untrusted)}, true, 1000, exitUntrusted},
-		{"found, one of two failures there is the server's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Untrusted), pt(2000, &no, report.Violated)}, true, 1000, exitOK},
-		{"an untrusted failure far above the bracket does not matter", []*openPoint{pt(1000, &yes, report.Trusted), pt(1500, &no, report.Violated), pt(4000, &no, report.Untrusted)}, true, 1000, exitOK},
-		{"found at the top, nothing failed", []*openPoint{pt(1000, &yes, report.Trusted)}, true, 1000, exitOK},
-		{"none met, the server's", []*openPoint{pt(1000, &no, report.Violated), pt(250, &no, report.Violated)}, true, 0, exitSLO},
-		{"none met, the lowest failure could be the generator's", []*openPoint{pt(1000, &no, report.Violated), pt(250, &no, report.Untrusted)}, true, 0, exitUntrusted},
-		{"target lost", []*openPoint{pt(1000, &no, report.Failed)}, true, 0, exitFailed},
-		{"no slo, all ok", []*openPoint{pt(1000, nil, report.Trusted), pt(2000, nil, report.Trusted)}, false, 0, exitOK},
-		// A point with too few samples for a percentile clause is neither
-		// pass nor fail (pass nil): below a sustainable rate it changes
-		// nothing; a search that found none exits 3 as without it.
-		{"unjudged below a sustainable rate", []*openPoint{pt(250, nil, report.Trusted), pt(1000, &yes, report.Trusted), pt(2000, &no, report.Violated)}, true, 1000, exitOK},
-		{"unjudged, none met", []*openPoint{pt(1000, &no, report.Violated), pt(250, nil, report.Trusted)}, true, 0, exitSLO},
-		{"only unjudged", []*openPoint{pt(250, nil, report.Trusted)}, true, 0, exitSLO},
-		{"no slo, a step behind", []*openPoint{pt(1000, nil, report.Trusted), pt(2000, nil, report.Untrusted)}, false, 0, exitUntrusted},
-	} {
-		var stderr strings.Builder
-		if got := openCode(&stderr, c.points, c.slo, c.best, false); got != c.want {
-			t.Errorf("%s: exit %d, want %d (stderr %q)", c.name, got, c.want, stderr.String())
-		}
-		if c.want == exitUntrusted && !strings.Contains(stderr.String(), "not trustworthy") {
-			t.Errorf("%s: stderr %q does not say why", c.name, stderr.String())
-		}
-	}
-}
-
 // TestSweepShardStepsStartAtPlannedInstants: a sharded sweep's steps are
 // the shard's part of each step's timeline, each from its planned
 // instant: the previous step's start + its settle and duration + --drain +
-// startSlack, which every shard computes alike.
+// scheduler.StartSlack, which every shard computes alike.
 func TestSweepShardStepsStartAtPlannedInstants(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sweep.json")
 	code, _, stderr := pacer(t, "sweep", "--embedded", "--rates", "500,1k", "--step-duration", "300ms", "--settle", "100ms",
@@ -386,7 +344,7 @@ func TestSweepShardStepsStartAtPlannedInstants(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	if gap := b.Sub(a); gap != 400*time.Millisecond+200*time.Millisecond+startSlack {
+	if gap := b.Sub(a); gap != 400*time.Millisecond+200*time.Millisecond+scheduler.StartSlack {
 		t.Fatalf("the second step started %v after the first, want 1.6s", gap)
 	}
 	for i, want := range []float64{250, 500} {
@@ -418,7 +376,7 @@ func TestCompareShard(t *testing.T) {
 	}
 	a, _ := time.Parse(time.RFC3339Nano, closed.StartedAt)
 	b, _ := time.Parse(time.RFC3339Nano, open.StartedAt)
-	if closed.StartedAt != d.StartAt || b.Sub(a) != 300*time.Millisecond+scheduler.DefaultDrain+startSlack {
+	if closed.StartedAt != d.StartAt || b.Sub(a) != 300*time.Millisecond+scheduler.DefaultDrain+scheduler.StartSlack {
 		t.Fatalf("closed started %s (start_at %s), open %v later", closed.StartedAt, d.StartAt, b.Sub(a))
 	}
 }

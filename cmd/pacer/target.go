@@ -12,10 +12,10 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// target reads the target flags (targetFlags) into connection options:
+// targetOptions reads the target flags (targetFlags) into connection options:
 // address, password, TLS. It reads the password from the terminal with
 // --askpass.
-func target(c *cli.Context) (conn.Options, error) {
+func targetOptions(c *cli.Context) (conn.Options, error) {
 	o := conn.Options{
 		User:           c.String("user"),
 		Password:       c.String("a"),

@@ -93,3 +93,9 @@ func RedactURI(s string) string {
 		return scheme + Mask + "@"
 	})
 }
+
+// OneLine folds s onto one line: line breaks and runs of white space
+// become single spaces.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

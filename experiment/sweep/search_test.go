@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"fmt"
@@ -187,7 +187,7 @@ func TestRateSearchConverges(t *testing.T) {
 	most := 0
 	for _, limit := range limits(400) {
 		name := fmt.Sprintf("limit %v", limit)
-		s := newRateSearch(1000, 0, 0.05, defaultMaxSteps)
+		s := newRateSearch(1000, 0, 0.05, DefaultMaxSteps)
 		rates, _ := runSearch(t, name, s, server(limit))
 		most = max(most, len(rates))
 		if got := s.sustainable(); !s.converged || got < limit/1.05 || got > limit {
@@ -206,7 +206,7 @@ func TestRateSearchConverges(t *testing.T) {
 // that runs out of steps says so (stopped, not converged) with the best
 // rate it saw pass, and the log counts how many still found the limit.
 func TestRateSearchNoiseEpisode(t *testing.T) {
-	for _, budget := range []int{defaultMaxSteps, 16} {
+	for _, budget := range []int{DefaultMaxSteps, 16} {
 		converged, kept, total := 0, 0, 0
 		for _, limit := range limits(100) {
 			for at := range budget - 1 {
@@ -308,7 +308,7 @@ func TestRateSearchFloor(t *testing.T) {
 			return server(5400)(i, r)
 		}, wantRates: []float64{1000, 250, 63, 37, 1000, 4000, 16000}, lo: 4000, hi: 5400},
 	} {
-		s := newRateSearch(c.from, c.to, 0.05, defaultMaxSteps)
+		s := newRateSearch(c.from, c.to, 0.05, DefaultMaxSteps)
 		s.floor, s.floorWhat, s.floorHow = c.floor, "p99.9", "with steps of 30s"
 		rates, _ := runSearch(t, c.name, s, c.judge)
 		got := s.sustainable()

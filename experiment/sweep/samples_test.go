@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"slices"
@@ -97,7 +97,8 @@ func TestShortAndUnjudged(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := res(c.n, c.ms, 4*time.Second)
-		sr, err := slo.Check(r)
+		tt, _, err := report.NewTest(r, report.TestOptions{SLO: slo})
+		sr := tt.SLO
 		if err != nil {
 			t.Fatal(err)
 		}

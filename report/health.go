@@ -1,24 +1,36 @@
-package scheduler
+package report
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
 )
 
 // The trust rule's facts. Response time = send lag + service time, both
 // measured from the intended time, so a late generator can only make
-// latencies look worse and the load burstier. Health reads a result for
-// what the generator is answerable for; the verdict without an SLO
-// (Health.Verdict) and report.Judge (with one) decide from it.
+// latencies look worse and the load burstier. Assess reads a test for what
+// the generator is answerable for; Judge decides from it.
 //
 // Lateness the target caused is not the generator's. From the moment no
 // connection can take a due request (none open, or every FIFO full) until
 // everything due is queued again, requests wait for the server: the pacer
-// counts them (Result.HeldSent, HeldUnsent). Health leaves them out of the
-// generator's send lag, taking them from the top of the lag distribution
-// (where their wait puts them), and out of its sent share.
+// counts them (scheduler.Result.HeldSent, HeldUnsent). Assess leaves them
+// out of the generator's send lag, taking them from the top of the lag
+// distribution (where their wait puts them), and out of its sent share.
+
+// Verdicts.
+const (
+	VerdictOK              = "ok"
+	VerdictGeneratorBehind = "generator_behind"
+	// VerdictTargetLost: the server went away (every connection gone and
+	// none back by the end of the timeline) or nothing completed.
+	VerdictTargetLost = "target_lost"
+)
+
+// MinSentFraction is the share of scheduled requests that must have been
+// sent by the end of the timeline for the verdict to be ok.
+const MinSentFraction = 0.995
 
 const (
 	// MaterialLag is the share of a latency from which the send lag is
@@ -71,24 +83,28 @@ type Health struct {
 
 // GeneratorUnsent is the number of unsent requests the generator is
 // answerable for: those the target did not hold back.
-func (h Health) GeneratorUnsent(c Counts) uint64 { return c.Unsent - min(c.Unsent, h.HeldBackUnsent) }
+func (h Health) GeneratorUnsent(c scheduler.Counts) uint64 {
+	return c.Unsent - min(c.Unsent, h.HeldBackUnsent)
+}
 
-// Assess reads r (pure: no clock, no I/O).
-func Assess(r *Result) Health {
-	h := Health{LagLimit: r.LagLimit, SentShare: 1, GeneratorSentShare: 1, Target: r.TargetRate.PerSecond(), Blocked: r.Blocked}
-	h.Paced = r.Mode == "open" || h.Target > 0
-	c := r.Counts
-	if r.Response != nil {
-		h.ResponseP99 = time.Duration(r.Response.ValueAtQuantile(99))
+// Assess reads what a test says about the generator (pure: no clock,
+// no I/O).
+func Assess(t *Test) Health {
+	f := t.mustFigures()
+	h := Health{LagLimit: f.lagLimit, SentShare: 1, GeneratorSentShare: 1, Target: f.target.PerSecond(), Blocked: f.blocked}
+	h.Paced = t.Mode == "open" || h.Target > 0
+	c := t.Counts
+	if f.response != nil {
+		h.ResponseP99 = time.Duration(f.response.ValueAtQuantile(99))
 	}
-	h.HeldBackUnsent = min(r.HeldUnsent, c.Unsent)
-	h.HeldBack = r.HeldSent + h.HeldBackUnsent
-	if r.Lag != nil && r.Lag.TotalCount() > 0 {
-		n := r.Lag.TotalCount()
-		h.RawLagP99 = time.Duration(r.Lag.ValueAtQuantile(99))
-		held := int64(min(r.HeldSent, uint64(n)))
+	h.HeldBackUnsent = min(f.heldUnsent, c.Unsent)
+	h.HeldBack = f.heldSent + h.HeldBackUnsent
+	if f.lag != nil && f.lag.TotalCount() > 0 {
+		n := f.lag.TotalCount()
+		h.RawLagP99 = time.Duration(f.lag.ValueAtQuantile(99))
+		held := int64(min(f.heldSent, uint64(n)))
 		if held < n {
-			h.LagP99 = time.Duration(r.Lag.ValueAtQuantile(99 * float64(n-held) / float64(n)))
+			h.LagP99 = time.Duration(f.lag.ValueAtQuantile(99 * float64(n-held) / float64(n)))
 		}
 	}
 	if c.Scheduled > 0 {
@@ -99,12 +115,12 @@ func Assess(r *Result) Health {
 	}
 	switch {
 	case h.Target <= 0:
-	case r.Mode == "open":
+	case t.Mode == "open":
 		h.Delivered = h.SentShare * h.Target
-	case r.SendWindow > 0:
-		h.Delivered = float64(c.Sent) / r.SendWindow.Seconds()
-	case r.Window > 0: // a result read back, which has no send window
-		h.Delivered = float64(c.Sent) / r.Window.Seconds()
+	case f.sendWindow > 0:
+		h.Delivered = float64(c.Sent) / f.sendWindow.Seconds()
+	case f.window > 0: // a test read back, which has no send window
+		h.Delivered = float64(c.Sent) / f.window.Seconds()
 	}
 	if !h.Paced {
 		return h
@@ -117,11 +133,11 @@ func Assess(r *Result) Health {
 	return h
 }
 
-// Verdict is the verdict without an SLO: generator_behind when the
+// verdict is the verdict without an SLO: generator_behind when the
 // generator's lateness is material to the response times or it sent too
 // little of what it was answerable for; ok otherwise. Its reason is one
-// sentence. (target_lost is decided before: see targetLost.)
-func (h Health) Verdict() (string, string) {
+// sentence. (target_lost is decided before: see Judge.)
+func (h Health) verdict() (string, string) {
 	if !h.Paced {
 		return VerdictOK, "closed loop: latency counts from the actual send"
 	}
@@ -136,13 +152,13 @@ func (h Health) Verdict() (string, string) {
 			of = fmt.Sprintf("%.0f%% of the response p99", 100*float64(h.LagP99)/float64(h.ResponseP99))
 		}
 		return VerdictGeneratorBehind, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms and %s (%.3f ms)%s",
-			ms(h.LagP99), ms(h.LagLimit), of, ms(h.ResponseP99), held)
+			dms(h.LagP99), dms(h.LagLimit), of, dms(h.ResponseP99), held)
 	case h.LagHigh:
 		return VerdictOK, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms but under %.0f%% of the response p99 (%.3f ms), so immaterial; %.2f%% of scheduled sent%s",
-			ms(h.LagP99), ms(h.LagLimit), MaterialLag*100, ms(h.ResponseP99), h.SentShare*100, held)
+			dms(h.LagP99), dms(h.LagLimit), MaterialLag*100, dms(h.ResponseP99), h.SentShare*100, held)
 	}
 	return VerdictOK, fmt.Sprintf("send lag p99 %.3f ms ≤ %.3f ms, %.2f%% of scheduled sent%s",
-		ms(h.LagP99), ms(h.LagLimit), h.SentShare*100, held)
+		dms(h.LagP99), dms(h.LagLimit), h.SentShare*100, held)
 }
 
 // HeldBackNote is "" or a clause on how long the target held the timeline
@@ -154,5 +170,3 @@ func (h Health) HeldBackNote() string {
 	return fmt.Sprintf("; the target held sends back for %.3f s (no connection open or every FIFO full), so the lateness of the %d requests due until the backlog cleared is the server's and left out",
 		h.Blocked.Seconds(), h.HeldBack)
 }
-
-func ms(d time.Duration) float64 { return histo.Millis(int64(d)) }

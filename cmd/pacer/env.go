@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/metrics"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/target"
+)
+
+// runEnv is what every load command sets up around its runs, in one
+// place: the metrics endpoint, the embedded target, the target and its
+// TLS handshakes, the server's identity, the shard and the planned start,
+// the result document and its files, and where text goes. The command's
+// own code parses its flags, runs its experiment through exp and picks
+// its output.
+type runEnv struct {
+	c              *cli.Context
+	ctx            context.Context
+	stdout, stderr io.Writer
+	// out is where the human text goes: stderr when stdout carries a
+	// result file.
+	out      io.Writer
+	target   *target.Target
+	server   *target.Server
+	metrics  *liveMetrics
+	embedded *embedded.Server
+	place    *scheduler.Placement
+	files    resultFiles
+	quiet    bool
+	doc      *report.Document
+	stop     []func()
+}
+
+// envConfig is what a command's flags said that the environment needs.
+type envConfig struct {
+	target  *target.Target
+	place   *scheduler.Placement
+	files   resultFiles
+	quiet   bool
+	mode    string // the document's: open, closed or mixed
+	banner  bool   // say where the embedded target listens
+	showErr bool   // --errors: print error replies
+}
+
+// openEnv starts what a load command needs before it sends: the metrics
+// endpoint (a bad address is a usage error), then the embedded target
+// (which the target then points at). close stops them.
+func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
+	e := &runEnv{c: c, ctx: c.Context, stdout: c.App.Writer, stderr: c.App.ErrWriter, target: ec.target,
+		place: ec.place, files: ec.files, quiet: ec.quiet}
+	e.out = e.stdout
+	if e.files.stdout() {
+		e.out = e.stderr // stdout carries the JSON (or the log, or the spectrum)
+	}
+	var err error
+	if e.metrics, err = startMetrics(c); err != nil {
+		return nil, err
+	}
+	e.stop = append(e.stop, e.metrics.close)
+	var banner io.Writer
+	if ec.banner {
+		banner = e.stderr
+	}
+	emb, stopEmbedded, err := startEmbedded(c, &e.target.Options, banner)
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.embedded = emb
+	e.stop = append(e.stop, stopEmbedded)
+	e.metrics.announce(e.stderr)
+	e.target.Say = e.say
+	e.target.WatchTLS()
+	e.doc = &report.Document{
+		Schema:    report.Schema,
+		Mode:      ec.mode,
+		Tool:      report.Tool{Name: "pacer", Version: version},
+		StartedAt: time.Now().UTC().Format(time.RFC3339),
+		Tests:     []report.Test{},
+	}
+	if e.place.Sharded() {
+		e.doc.Shard = &report.Shard{K: e.place.K, N: e.place.N}
+	}
+	if s := e.place.FirstStart(); !s.IsZero() {
+		e.doc.StartAt = s.UTC().Format(time.RFC3339Nano)
+	}
+	return e, nil
+}
+
+// close stops the embedded target and the metrics endpoint.
+func (e *runEnv) close() {
+	for i := len(e.stop) - 1; i >= 0; i-- {
+		e.stop[i]()
+	}
+}
+
+// say prints a note on stderr, passwords masked.
+func (e *runEnv) say(s string) {
+	fmt.Fprintln(e.stderr, secretsFrom(e.ctx).redact(s))
+}
+
+// askServer asks the server who it is (outside any measured window) and
+// records it in the document.
+func (e *runEnv) askServer() {
+	e.server = target.AskServer(e.ctx, e.target.Options, e.say, secretsFrom(e.ctx).redact)
+	e.doc.Server = e.server.ID
+}
+
+// noteConfig says on stderr that the server refused CONFIG GET (bench
+// says it in redis-benchmark's words instead).
+func (e *runEnv) noteConfig() {
+	if r := e.server.ConfigRefused(); r != "" {
+		fmt.Fprintf(e.stderr, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", r)
+	}
+}
+
+// faults describes the embedded target's faults ("" when the target is
+// not embedded).
+func (e *runEnv) faults() string { return faultsOf(e.embedded) }
+
+// experiment is the environment the experiments run in: this command's
+// target, server, placement, live views and redaction.
+func (e *runEnv) experiment(showErrs bool) *experiment.Env {
+	return &experiment.Env{
+		Target: e.target, Server: e.server, Place: e.place,
+		Watch:        e.watch,
+		Redact:       func(r *scheduler.Result) { redactResult(e.ctx, r) },
+		OnErrorReply: errorsTo(e.stderr, showErrs),
+		Say:          e.say,
+		Quiet:        e.quiet,
+	}
+}
+
+// watch shows a run live: progress lines (not with -q), lines about an
+// open run's connections, and the metrics.
+func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
+	var chans []chan *scheduler.Live
+	var stops []func()
+	if !e.quiet {
+		ch := make(chan *scheduler.Live, 1)
+		chans = append(chans, ch)
+		stops = append(stops, newProgress(e.stderr).watch(w.Label, ch))
+	}
+	if w.Mode == "open" {
+		ch := make(chan *scheduler.Live, 1)
+		chans = append(chans, ch)
+		stops = append(stops, watchConnections(e.stderr, w.Name, ch))
+	}
+	mode := map[string]string{"open": metrics.ModeOpen, "closed": metrics.ModeClosed}[w.Mode]
+	onStart, end := e.metrics.hook(w.Test, mode, func(l *scheduler.Live) {
+		for _, ch := range chans {
+			ch <- l
+		}
+	})
+	return onStart, func() {
+		end()
+		for _, s := range stops {
+			s()
+		}
+	}
+}
+
+// writeFiles writes the result files from the document.
+func (e *runEnv) writeFiles() error {
+	if !e.files.any() {
+		return nil
+	}
+	return e.files.write(e.stdout, e.doc)
+}
+
+// outcomeCode is the exit code of a judgement.
+func outcomeCode(o report.Outcome) int {
+	switch o {
+	case report.Failed:
+		return exitFailed
+	case report.Untrusted:
+		return exitUntrusted
+	case report.Violated:
+		return exitSLO
+	}
+	return exitOK
+}
+
+// judged says on stderr why a test's verdict is not ok (a failed run, a
+// result that cannot be trusted) and returns its exit code: 1 for a lost
+// target, 4 for generator_behind, 3 for an SLO the server missed.
+func judged(stderr io.Writer, t *report.Test, j report.Judgement) int {
+	switch j.Outcome {
+	case report.Failed:
+		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", t.Name, oneLine(j.Reason))
+	case report.Untrusted:
+		fmt.Fprintf(stderr, "pacer: %s: not trustworthy: %s\n", t.Name, oneLine(j.Reason))
+	}
+	return outcomeCode(j.Outcome)
+}
+
+// testOf is a workload's test as the experiments take it.
+func (w *workload) testOf(t workTest) experiment.Test {
+	return experiment.Test{ID: t.id(), Title: t.title, Names: t.names, Recipe: t.recipe,
+		Stream: func(seed uint64) (scheduler.Commands, error) {
+			s, err := w.stream(t, seed)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		}}
+}
+
+// exit turns how a command ended into its exit: interrupted (130, with
+// the error that came with it on stderr), failed with runErr, or the
+// verdicts' code.
+func (e *runEnv) exit(code int, runErr error) error {
+	switch {
+	case e.doc.Interrupted || e.ctx.Err() != nil:
+		if runErr != nil {
+			fmt.Fprintf(e.stderr, "pacer: %s\n", oneLine(runErr.Error()))
+		}
+		return exitCode(exitInterrupted)
+	case runErr != nil:
+		return runErr
+	case code != exitOK:
+		return exitCode(code)
+	}
+	return nil
+}
+
+// mergeStats adds a run's server counts to a test's (either may be nil).
+func mergeStats(into, from *serverinfo.Stats) *serverinfo.Stats {
+	if into == nil {
+		return from
+	}
+	into.Merge(from)
+	return into
+}

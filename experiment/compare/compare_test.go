@@ -1,0 +1,59 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// TestCompareReading: the one sentence states the rates compared and
+// concludes only on trustworthy, comparable runs.
+func TestCompareReading(t *testing.T) {
+	result := func(mode string, rate float64, p99 time.Duration, completed uint64, verdict string) Run {
+		h := histo.NewRecorder()
+		for range 100 {
+			h.Record(int64(p99))
+		}
+		r := &scheduler.Result{Mode: mode, Counts: scheduler.Counts{Completed: completed}, Window: time.Second,
+			Response: h.Snapshot()}
+		if rate > 0 {
+			r.TargetRate = scheduler.RatePerSecond(rate)
+		}
+		tt, _, err := report.NewTest(r, report.TestOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt.Verdict, tt.VerdictReason = verdict, "why"
+		return Run{Test: tt}
+	}
+	const ok, behind = report.VerdictOK, report.VerdictGeneratorBehind
+	closed := result("closed", 0, 2*time.Millisecond, 70000, ok)
+	for _, tc := range []struct {
+		name   string
+		closed Run
+		open   Run
+		says   string
+	}{
+		{"coordinated omission at a lighter load", closed, result("open", 20000, 90*time.Millisecond, 20000, ok),
+			"Closed loop at 70000 req/s (its own pace) against open loop at 20000 req/s (29% of it): the closed-loop p99 (2.001 ms) hides 88.0 ms of queueing, the open loop's response p99 is 90.0 ms — coordinated omission."},
+		{"agreement near the closed loop's throughput", closed, result("open", 66500, 2500*time.Microsecond, 66500, ok),
+			"(95% of it): response p99 2.501 ms against the closed loop's 2.001 ms — no hidden queueing at this rate."},
+		{"too far apart to agree", closed, result("open", 20000, 700*time.Microsecond, 20000, ok),
+			"no conclusion, the loads are too far apart to compare"},
+		{"open loop over the closed loop's throughput", closed, result("open", 80000, 90*time.Millisecond, 80000, ok),
+			"no conclusion, the open loop offered more than the closed loop's throughput"},
+		{"open run untrustworthy", closed, result("open", 20000, 90*time.Millisecond, 20000, behind),
+			"no conclusion, the open run is not trustworthy (generator_behind: why)."},
+		{"closed run untrustworthy", result("closed", 0, 2*time.Millisecond, 70000, report.VerdictTargetLost), result("open", 20000, 90*time.Millisecond, 20000, ok),
+			"no conclusion, the closed run is not trustworthy (target_lost: why)."},
+	} {
+		got := Reading(tc.closed, tc.open)
+		if !strings.Contains(got, tc.says) || strings.Count(got, ".") < 1 {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.says)
+		}
+	}
+}

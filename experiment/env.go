@@ -1,0 +1,90 @@
+// Package experiment runs what pacer measures beyond a single driver call,
+// for the commands and for any Go program: a test once (open or closed)
+// with its connections, live view and server's side; repeats pooled into
+// one test. Its subpackages run the sweeps and the capacity search
+// (sweep) and the closed/open comparison (compare).
+//
+// An experiment never prints: it gets its connections from a Target, shows
+// its runs through the Env's hooks, and returns results and report tests.
+package experiment
+
+import (
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/target"
+)
+
+// Env is what an experiment needs from the program around it.
+type Env struct {
+	Target *target.Target
+	// Server asks the server for its side of each test; nil: not asked.
+	Server *target.Server
+	// Place is the shard this process sends and the tests' planned
+	// starts; nil: the whole timeline, each test at once.
+	Place *scheduler.Placement
+	// Watch shows a run live (progress, connection changes, metrics): it
+	// returns the hook to give the driver and what stops showing it. Nil:
+	// nothing is shown.
+	Watch func(Watched) (onStart func(*scheduler.Live), stop func())
+	// Redact cleans what a result carries from the server (error texts may
+	// echo a password) before it is judged or shown; nil: nothing to clean.
+	Redact func(*scheduler.Result)
+	// OnErrorReply sees every error reply's text (--errors); nil: none.
+	OnErrorReply func([]byte)
+	// Say receives notes for the user, one line each; nil drops them.
+	Say func(string)
+	// Quiet leaves out the note that a run waits for its planned start.
+	Quiet bool
+}
+
+// Watched names a run for its live view.
+type Watched struct {
+	// Name is the run's display name ("GET at 1000/s (run 2/3)") as the
+	// lines about its connections say it, Test the name its metrics carry
+	// (the test's title), Mode "open" or "closed".
+	Name, Test, Mode string
+	// Label is what progress lines call it; Name when empty.
+	Label string
+}
+
+// Test is one workload: what it is called and what it sends.
+type Test struct {
+	// ID is the stable identifier (get, mix, custom), Title the display
+	// name.
+	ID, Title string
+	// Names are the commands of a mix, by kind (one: no per-command
+	// results).
+	Names []string
+	// Recipe is what the stream sends, for routing in a Redis Cluster.
+	Recipe *scenarios.Recipe
+	// Stream returns a command stream drawn with seed.
+	Stream func(seed uint64) (scheduler.Commands, error)
+}
+
+// WaitNotes is where Place.Wait says what it waits for.
+func (e *Env) WaitNotes() func(string) {
+	if e.Quiet {
+		return nil
+	}
+	return e.Say
+}
+
+// watch starts the live view of a run (nothing without Watch).
+func (e *Env) watch(w Watched) (func(*scheduler.Live), func()) {
+	if e.Watch == nil {
+		return nil, func() {}
+	}
+	return e.Watch(w)
+}
+
+// finish completes a run's result: the TLS handshakes of its connections,
+// and what came from the server cleaned.
+func (e *Env) finish(res *scheduler.Result) {
+	if res == nil {
+		return
+	}
+	res.TLS = e.Target.TakeHandshakes()
+	if e.Redact != nil {
+		e.Redact(res)
+	}
+}

@@ -1,0 +1,182 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/target"
+)
+
+// closedPoint is one -c × -P point of a closed sweep and its runs.
+type closedPoint struct {
+	clients, pipeline int
+	runs              []*scheduler.Result
+	test              *report.Test
+	pass              *bool
+}
+
+// Closed runs the bench loop at every -c × -P point, in the order of
+// increasing requests in flight (clients × pipeline; fewer clients first
+// among equals), and reads Little's law and the knee from the points.
+func Closed(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) {
+	j := cfg.Test
+	var pts []*closedPoint
+	for _, c := range cfg.Clients {
+		for _, p := range cfg.Pipelines {
+			pts = append(pts, &closedPoint{clients: c, pipeline: p})
+		}
+	}
+	sort.SliceStable(pts, func(a, b int) bool {
+		x, y := pts[a], pts[b]
+		if x.clients*x.pipeline != y.clients*y.pipeline {
+			return x.clients*x.pipeline < y.clients*y.pipeline
+		}
+		return x.clients < y.clients
+	})
+	var primaries *target.Primaries
+	if env.Target.Cluster {
+		// The primaries, as bench --cluster finds them, once: each point
+		// dials its clients over them by redis-benchmark's rule.
+		var err error
+		if primaries, err = env.Target.Primaries(ctx, true); err != nil {
+			return nil, err
+		}
+	}
+	var runErr error
+	n := 0
+	var done []*closedPoint
+points:
+	for _, pt := range pts {
+		for k := 0; k < cfg.Repeat; k++ {
+			name := RunName(fmt.Sprintf("%s -c %d -P %d", j.Title, pt.clients, pt.pipeline), k, cfg.Repeat)
+			seed := cfg.Seed + uint64(n)*1_000_003
+			res, _, err := env.RunClosed(ctx, experiment.Closed{
+				Test: j, Name: name, Conns: pt.clients, Primaries: primaries,
+				Config: scheduler.ClosedConfig{Duration: cfg.StepDuration, Drain: cfg.Drain, Pipeline: pt.pipeline,
+					Latency: scheduler.FirstReply, Interval: cfg.Interval, ContinueOnError: true},
+				StreamSeed:  func(i int) uint64 { return seed + uint64(i) },
+				ClusterSeed: cfg.Seed + uint64(n)*7_919,
+			})
+			n++
+			if res != nil {
+				pt.runs = append(pt.runs, res)
+				sum := histo.Summarize(res.Response)
+				cfg.print(fmt.Sprintf("%s: %.2f requests per second, latency p50=%.3f msec p99=%.3f msec\n",
+					safetext.Escape(res.Name), res.AchievedRate(), sum.P50, sum.P99))
+			}
+			if err != nil {
+				runErr = err
+			}
+			if err != nil || ctx.Err() != nil || (res != nil && res.Interrupted) {
+				if len(pt.runs) > 0 {
+					done = append(done, pt)
+				}
+				break points
+			}
+		}
+		done = append(done, pt)
+	}
+	out := &Result{Interrupted: ctx.Err() != nil}
+	fp := make([]report.ClosedPoint, len(done))
+	anyPass := false
+	for i, pt := range done {
+		pooled := scheduler.Pool(pt.runs)
+		pooled.Name = fmt.Sprintf("%s -c %d -P %d", j.Title, pt.clients, pt.pipeline)
+		t, jd, err := report.NewTest(pooled, report.TestOptions{ID: j.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI})
+		if err != nil {
+			return nil, err
+		}
+		pt.test = t
+		pt.pass, _, _ = judgePoint(t, jd, false)
+		if cfg.Repeat > 1 {
+			if t.Repeats, err = report.RepeatsOf(pt.runs, report.TestOptions{ID: j.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI}); err != nil {
+				return nil, err
+			}
+		}
+		figs := make([]map[string]float64, len(pt.runs))
+		for k, r := range pt.runs {
+			rt, _, err := report.NewTest(r, report.TestOptions{})
+			if err != nil {
+				return nil, err
+			}
+			figs[k] = report.Figures(rt)
+		}
+		med := report.NewRepeats(figs, nil).Median
+		fp[i] = report.ClosedPoint{Index: i, Clients: pt.clients, Pipeline: pt.pipeline,
+			Throughput: round3(med["achieved_rate"]), MeanMs: med["mean"], P50Ms: med["p50"], P99Ms: med["p99"]}
+		little(&fp[i])
+		fp[i].LittleMs, fp[i].LittleRatio = round6(fp[i].LittleMs), round6(fp[i].LittleRatio)
+		out.Tests = append(out.Tests, *t)
+		anyPass = anyPass || (pt.pass != nil && *pt.pass)
+	}
+	knee := -1
+	if ctx.Err() == nil && runErr == nil {
+		knee = FindKnee(fp)
+	}
+	sw := &report.Sweep{Mode: "closed", Steps: len(fp), Points: fp, Converged: len(done) == len(pts)}
+	sw.Reason = fmt.Sprintf("%d of %d points measured", len(done), len(pts))
+	if knee >= 0 {
+		fp[knee].Knee = true
+		k := fp[knee]
+		sw.Knee = &k
+	}
+	if !cfg.SLO.IsZero() {
+		sw.SLO = cfg.SLO.Spec
+	}
+	out.Sweep = sw
+	var b strings.Builder
+	fmt.Fprintf(&b, "====== closed sweep: %s, points of %s (latency from the send) ======\n", safetext.Escape(j.Title), cfg.StepDuration)
+	if err := writeClosedSweep(&b, fp, knee); err != nil {
+		return nil, err
+	}
+	for _, pt := range done {
+		nodes := !cfg.Quiet && len(pt.test.Nodes) > 0
+		if !cfg.CI && cfg.Repeat == 1 && pt.test.SLO == nil && !nodes {
+			continue
+		}
+		fmt.Fprintf(&b, "  -c %d -P %d:", pt.clients, pt.pipeline)
+		if pt.test.SLO != nil {
+			fmt.Fprintf(&b, " %s", pt.test.SLO.Line())
+		}
+		b.WriteString("\n")
+		if cfg.CI || cfg.Repeat > 1 {
+			if err := report.WriteNotes(&b, pt.test, cfg.CI, pt.test.Repeats); err != nil {
+				return nil, err
+			}
+		}
+		if nodes {
+			if err := report.WriteNodes(&b, pt.test); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b.WriteString("\n")
+	out.Text = b.String()
+	if runErr != nil {
+		return out, runErr
+	}
+	for _, pt := range done {
+		for _, r := range pt.runs {
+			rt, jd, err := report.NewTest(r, report.TestOptions{})
+			if err == nil && jd.Outcome == report.Failed {
+				out.Outcome = report.Worse(out.Outcome, report.Failed)
+				out.Notes = append(out.Notes, fmt.Sprintf("pacer: %s: target lost: %s", safetext.Escape(rt.Name), oneLine(jd.Reason)))
+			}
+		}
+	}
+	if !cfg.SLO.IsZero() && !anyPass && !out.Interrupted {
+		out.Outcome = report.Worse(out.Outcome, report.Violated)
+	}
+	return out, nil
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }

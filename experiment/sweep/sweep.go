@@ -1,0 +1,432 @@
+// Package sweep steps a load and reads what the server did at each step:
+// an open sweep over listed rates, a capacity search for the highest rate
+// that meets an SLO (search.go), and a closed sweep over clients ×
+// pipeline with Little's law and the knee (closed.go). It judges each
+// step (judge.go), lengthens steps for the SLO's percentiles (samples.go)
+// and returns a test per point, the sweep's summary and its table; it
+// never prints but through Config.Print, as steps finish.
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/target"
+)
+
+// Limits of a sweep.
+const (
+	// MaxPoints bounds the points of a sweep (rates, or clients ×
+	// pipelines).
+	MaxPoints = 1000
+	// DefaultMaxSteps is --max-steps: the points a search may measure.
+	DefaultMaxSteps = 12
+	// DefaultSearchFrom is where a search starts without --from, in
+	// requests per second.
+	DefaultSearchFrom = 1000
+	// minAbortAfter is the shortest default --abort-after: 10× a tight
+	// latency bound would otherwise cut a step at a single scheduling
+	// hiccup of the machine, which the SLO itself may well survive.
+	minAbortAfter = 100 * time.Millisecond
+)
+
+// Config is a sweep: its test, its points and how each is measured.
+type Config struct {
+	Test experiment.Test
+	// Rates lists an open sweep's rates (req/s); with Search the search
+	// chooses them, from From (raised to what can be judged) up to To (0:
+	// no bound), to Precision, in at most MaxSteps points.
+	Rates                []float64
+	Search               bool
+	From, To, Precision  float64
+	MaxSteps             int
+	StepDuration, Settle time.Duration
+	// AbortAfter stops a step once its oldest unanswered request has
+	// waited that long (0: never); DefaultAbortAfter gives its default.
+	AbortAfter time.Duration
+	Arrival    string // "uniform" or "poisson"
+	Seed       uint64
+	// Open is the open driver's settings (pacing, drain, lag limit,
+	// timeout, interval, backlog); Conns its connections (per primary in
+	// a cluster, routed by Keys).
+	Open  scheduler.OpenConfig
+	Conns int
+	Keys  target.Keys
+	// Clients and Pipelines are a closed sweep's points (Closed); Drain
+	// and Interval its driver's.
+	Clients, Pipelines []int
+	Drain, Interval    time.Duration
+	// SLO is what a step must meet (the zero SLO: none); a search needs
+	// one.
+	SLO report.SLO
+	// Repeat measures each point Repeat times; CI adds the confidence
+	// intervals of its percentiles.
+	Repeat int
+	CI     bool
+	// Quiet leaves out the cluster's per-node tables.
+	Quiet bool
+	// Print receives the lines a sweep shows as it goes (each step's
+	// line); nil: none.
+	Print func(string)
+}
+
+// DefaultAbortAfter is --abort-after's default: 10× the SLO's largest
+// latency bound, at least 100 ms; 1 s without one.
+func DefaultAbortAfter(slo report.SLO) time.Duration {
+	b := slo.LoosestLatency()
+	if b <= 0 {
+		return time.Second
+	}
+	return max(10*b, minAbortAfter)
+}
+
+// Result is what a sweep measured and concluded.
+type Result struct {
+	// Tests holds a test per point, in the order measured.
+	Tests []report.Test
+	Sweep *report.Sweep
+	// Text is the step table with its notes and the conclusion.
+	Text string
+	// Outcome is the sweep's judgement by the trust rule; Notes say why it
+	// is not Trusted, one line each.
+	Outcome report.Outcome
+	Notes   []string
+	// Interrupted is set when the sweep stopped before its end.
+	Interrupted bool
+}
+
+func (c *Config) print(s string) {
+	if c.Print != nil {
+		c.Print(s)
+	}
+}
+
+// RunName labels run k (from 0) of n of a test.
+func RunName(title string, k, n int) string {
+	if n <= 1 {
+		return title
+	}
+	return fmt.Sprintf("%s (run %d/%d)", title, k+1, n)
+}
+
+// openPoint is a rate of an open sweep and the steps (repeats) it ran.
+type openPoint struct {
+	rate   float64
+	steps  []*scheduler.Step
+	pooled *scheduler.Result
+	test   *report.Test
+	pass   *bool
+	// aborted: a step of it was cut by --abort-after.
+	aborted bool
+	// onService: it met the SLO on service time only (see judge);
+	// outcome is its judgement by the trust rule.
+	onService bool
+	outcome   report.Outcome
+	// server is what the server counted during the point's steps.
+	server *serverinfo.Stats
+	// judgedWith are the earlier points at the same rate whose
+	// measurements its verdict pooled (a search's second look).
+	judgedWith []int
+	// planned is the measured duration planned for each of its steps
+	// (--step-duration, or longer for a percentile's samples: see
+	// sampleRule); short are the SLO's percentile clauses its samples
+	// could not support, which leave it unjudged (pass nil).
+	planned time.Duration
+	short   []string
+}
+
+// Open runs an open sweep (or search) over one set of connections.
+func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) {
+	j := cfg.Test
+	stream, err := j.Stream(env.Place.StreamSeed(cfg.Seed))
+	if err != nil {
+		return nil, usage.Errorf("%v", err)
+	}
+	if err := env.Place.Wait(ctx, env.WaitNotes()); err != nil {
+		return &Result{Interrupted: true}, nil
+	}
+	env.Target.TakeHandshakes() // the sweep's own handshakes only
+	var conns []*conn.Conn
+	ocfg := cfg.Open
+	if env.Target.Cluster {
+		conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, cfg.Keys)
+	} else {
+		conns, err = env.Target.Pool(ctx, env.Target.Options, cfg.Conns)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o := &openSweep{cfg: &cfg, env: env, byRate: map[float64][]*openPoint{}, index: map[*openPoint]int{},
+		stats: map[*scheduler.Step]*serverinfo.Stats{}}
+	// Steps long enough for the SLO's percentiles (sampleRule).
+	if !cfg.SLO.IsZero() {
+		o.rule = newSampleRule(cfg.SLO, cfg.StepDuration)
+	} else {
+		o.rule = sampleRule{base: cfg.StepDuration, cap: cfg.StepDuration}
+	}
+	rate := 0.0
+	if cfg.Search {
+		o.search = newRateSearch(cfg.From, cfg.To, cfg.Precision, cfg.MaxSteps)
+		o.search.floor, o.search.floorWhat, o.search.floorHow = o.rule.floor(), o.rule.metric, o.rule.how()
+		rate = o.search.first()
+	} else {
+		rate = cfg.Rates[0]
+	}
+	o.cur = &openPoint{rate: rate}
+	ocfg.CommandNames = j.Names
+	ocfg.Redial = env.Target.Redial
+	ocfg.OnErrorReply = env.OnErrorReply
+	ocfg.OnStart = func(l *scheduler.Live) {
+		if o.onStart != nil {
+			o.onStart(l)
+		}
+	}
+	steps, runErr := scheduler.RunOpenSteps(ctx, conns, stream, ocfg, o.next)
+	if o.endStep != nil {
+		o.endStep()
+	}
+	// The steps next never saw: the last one, interrupted or failed.
+	for _, st := range steps[o.seen:] {
+		o.finishStep(st)
+	}
+	interrupted := ctx.Err() != nil
+	if o.cur != nil && len(o.cur.steps) > 0 {
+		o.closePoint(false) // cut short: measured, not judged by the search
+	}
+	for _, st := range steps {
+		interrupted = interrupted || st.Interrupted
+	}
+	res := &Result{Interrupted: interrupted}
+	if err := o.document(res); err != nil {
+		return nil, err
+	}
+	if err := o.text(res); err != nil {
+		return nil, err
+	}
+	if runErr != nil {
+		return res, runErr
+	}
+	if o.judgeErr != nil {
+		return res, o.judgeErr
+	}
+	best := 0.0
+	if r := res.Sweep.SustainableRate; r != nil {
+		best = *r
+	}
+	res.Outcome, res.Notes = openOutcome(o.points, !cfg.SLO.IsZero(), best, interrupted)
+	return res, nil
+}
+
+// openSweep is an open sweep under way: the points measured, the point
+// whose steps run now, and the search choosing the rates.
+type openSweep struct {
+	cfg    *Config
+	env    *experiment.Env
+	rule   sampleRule
+	search *rateSearch
+	points []*openPoint
+	cur    *openPoint
+	// byRate holds the points measured at each rate; index each point's
+	// place in points.
+	byRate    map[float64][]*openPoint
+	index     map[*openPoint]int
+	stats     map[*scheduler.Step]*serverinfo.Stats
+	listIndex int
+	seen      int // steps handed back by next
+	judgeErr  error
+	// The step under way: its live view, its whole timeline and length
+	// (a shard plans the next step's start from them) and the server's
+	// counters before it.
+	onStart func(*scheduler.Live)
+	endStep func()
+	stepTL  scheduler.Timeline
+	stepDur time.Duration
+	since   func() *serverinfo.Stats
+}
+
+// next is the driver's StepPlanner: it finishes the step that ended and
+// plans the next one, closing a point once its repeats are measured.
+func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool) {
+	cfg, env, j := o.cfg, o.env, o.cfg.Test
+	if o.endStep != nil {
+		o.endStep()
+	}
+	if prev != nil {
+		o.seen++
+		o.finishStep(prev)
+		// An aborted step ends its point, unless shards must keep
+		// running the same steps.
+		if len(o.cur.steps) == cfg.Repeat || prev.Aborted && !env.Place.Sharded() {
+			r, ok := o.closePoint(true)
+			if !ok {
+				o.cur = nil
+				return scheduler.StepPlan{}, false
+			}
+			o.cur = &openPoint{rate: r}
+		}
+	}
+	r := scheduler.RatePerSecond(o.cur.rate)
+	name := RunName(fmt.Sprintf("%s at %s/s", j.Title, formatRate(o.cur.rate)), len(o.cur.steps), cfg.Repeat)
+	var tl scheduler.Timeline = scheduler.Uniform{Rate: r}
+	if cfg.Arrival == "poisson" {
+		tl = scheduler.NewPoisson(r, cfg.Seed+uint64(i))
+	}
+	o.stepTL = tl
+	// Every shard plans the same durations: from the step's whole rate,
+	// not its own share.
+	o.stepDur = o.rule.duration(o.cur.rate)
+	o.cur.planned = o.stepDur
+	tl, err := env.Place.Timeline(tl)
+	if err != nil {
+		o.judgeErr = usage.Errorf("--shard: %v", err)
+		return scheduler.StepPlan{}, false
+	}
+	o.since = func() *serverinfo.Stats { return nil }
+	if !env.Target.Cluster { // the seed's counters are not the cluster's
+		o.since = env.Server.Mark(context.Background())
+	}
+	var stop func()
+	if env.Watch != nil {
+		o.onStart, stop = env.Watch(experiment.Watched{Name: name, Test: j.Title, Mode: "open", Label: name})
+	} else {
+		o.onStart, stop = nil, func() {}
+	}
+	o.endStep = func() {
+		stop()
+		o.endStep = nil
+	}
+	return scheduler.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: o.stepDur, Settle: cfg.Settle,
+		AbortAfter: cfg.AbortAfter, Start: env.Place.Instant()}, true
+}
+
+// finishStep completes a step's result and shows its line.
+func (o *openSweep) finishStep(st *scheduler.Step) {
+	env := o.env
+	st.TLS = env.Target.TakeHandshakes()
+	if env.Redact != nil {
+		env.Redact(st.Result)
+	}
+	env.Place.Started(st.Result)
+	env.Place.Next(o.stepTL, o.cfg.Settle+o.stepDur, 0, o.cfg.Open.Drain)
+	if o.since != nil {
+		o.stats[st] = o.since()
+	}
+	o.cur.steps = append(o.cur.steps, st)
+	o.stepLine(st)
+}
+
+// stepLine shows a finished step's one-line summary. The step is judged
+// alone (its verdict by the trust rule); its point is judged when its
+// steps are pooled.
+func (o *openSweep) stepLine(st *scheduler.Step) {
+	t, _, err := report.NewTest(st.Result, report.TestOptions{SLO: o.cfg.SLO})
+	if err != nil { // said when the point is judged
+		t, _, err = report.NewTest(st.Result, report.TestOptions{})
+		if err != nil {
+			return
+		}
+	}
+	var b strings.Builder
+	_ = report.Quiet(&b, t, report.TextOptions{})
+	if st.Aborted {
+		fmt.Fprintf(&b, "  aborted: %s\n", st.AbortReason)
+	}
+	o.cfg.print(b.String())
+}
+
+// closePoint pools the current point's steps and judges it; with decide,
+// it also picks the next rate (false: the sweep is over).
+func (o *openSweep) closePoint(decide bool) (float64, bool) {
+	cfg, p := o.cfg, o.cur
+	rs := make([]*scheduler.Result, len(p.steps))
+	for k, st := range p.steps {
+		rs[k] = st.Result
+		p.aborted = p.aborted || st.Aborted
+	}
+	p.pooled = scheduler.Pool(rs)
+	for _, st := range p.steps {
+		switch s := o.stats[st]; {
+		case s == nil:
+		case p.server == nil:
+			p.server = s
+		default:
+			p.server.Merge(s)
+		}
+	}
+	p.pooled.Name = fmt.Sprintf("%s at %s/s", cfg.Test.Title, formatRate(p.rate))
+	if err := o.judge(p); err != nil {
+		if o.judgeErr == nil {
+			o.judgeErr = err
+		}
+		// Said when the sweep ends; the point is shown without its SLO.
+		p.test, _, _ = report.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID})
+	}
+	o.index[p] = len(o.points)
+	o.points = append(o.points, p)
+	if !decide {
+		return 0, false
+	}
+	if o.search != nil && len(o.byRate[p.rate]) > 0 && (p.pass != nil || p.short != nil) {
+		judgeAgain(p, o.byRate[p.rate], o.index)
+	}
+	o.byRate[p.rate] = append(o.byRate[p.rate], p)
+	if o.search != nil {
+		v := stepFail
+		switch {
+		case p.pass != nil && *p.pass:
+			v = stepPass
+		case p.pass == nil:
+			v = stepUnjudged
+		}
+		return o.search.record(p.rate, v)
+	}
+	o.listIndex++
+	if o.listIndex < len(cfg.Rates) {
+		return cfg.Rates[o.listIndex], true
+	}
+	return 0, false
+}
+
+// judge judges a point's pooled steps (judgePoint), and leaves it
+// unjudged when its samples cannot support a percentile clause.
+func (o *openSweep) judge(p *openPoint) error {
+	cfg := o.cfg
+	t, j, err := report.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI, Server: p.server})
+	if err != nil {
+		return err
+	}
+	p.test = t
+	p.pass, p.onService, p.outcome = judgePoint(t, j, p.aborted)
+	// Too few samples for a percentile clause: neither pass nor fail.
+	if short := o.rule.short(p.pooled, t.SLO); p.outcome != report.Failed && unjudged(t.SLO, short, p.aborted) {
+		p.short, p.pass, p.onService = short, nil, false
+	}
+	return nil
+}
+
+// sustainable is the highest rate that met the SLO below the lowest that
+// did not, in a plain sweep (0: none).
+func sustainable(points []*openPoint) float64 {
+	lowestFail := math.Inf(1)
+	for _, p := range points {
+		if p.pass != nil && !*p.pass {
+			lowestFail = min(lowestFail, p.rate)
+		}
+	}
+	best := 0.0
+	for _, p := range points {
+		if p.pass != nil && *p.pass && p.rate < lowestFail {
+			best = max(best, p.rate)
+		}
+	}
+	return best
+}

@@ -1,0 +1,253 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
+)
+
+// A Test is the report's unit: what every renderer prints, what the SLO
+// is checked on and what the trust rule judges, whether it was just
+// measured (NewTest) or read back from a document (ReadDocument). Its JSON
+// fields are the document's; its figures (below) are what the JSON keeps
+// rounded, encoded or not at all, taken exactly from the run for a test
+// just measured and rebuilt from the JSON on first use for one read back,
+// so the two print through the same code.
+
+// TestOptions are what a command knows of a test besides its result.
+type TestOptions struct {
+	// ID is the test's stable identifier (get, mix, custom, fill, ...).
+	ID string
+	// SLO is --slo; the zero SLO checks nothing.
+	SLO SLO
+	// Percentiles adds response_percentiles (run, bench, sweep); CI adds
+	// their confidence intervals (--ci).
+	Percentiles, CI bool
+	// Server is what the server counted during the test (nil: not asked).
+	Server *serverinfo.Stats
+}
+
+// NewTest makes a run's result into a report test: its JSON form, its
+// SLO verdict and the trust rule's judgement (Judge), which it records as
+// the test's verdict and returns. It is the one place a verdict is
+// written; nothing writes one back into a scheduler result.
+func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
+	t, err := FromResult(r)
+	if err != nil {
+		return nil, Judgement{}, err
+	}
+	t.ID, t.Server = o.ID, o.Server
+	if o.Percentiles || o.CI {
+		t.ResponsePercentiles = PercentileStats(r.Response, o.CI)
+	}
+	if t.SLO, err = o.SLO.Check(&t); err != nil {
+		return nil, Judgement{}, err
+	}
+	j := Judge(&t)
+	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
+	return &t, j, nil
+}
+
+// figures are a test's exact facts beyond its JSON fields.
+type figures struct {
+	target                      scheduler.Rate
+	window, sendWindow, blocked time.Duration
+	lagLimit, quantum, warmup   time.Duration
+	interval                    time.Duration
+	heldSent, heldUnsent        uint64
+	targetGone                  bool
+	// read: rebuilt from a document's JSON, not taken from a run.
+	read                   bool
+	response, service, lag *hdrhistogram.Histogram
+	// micros is a closed loop's latency as redis-benchmark records it.
+	micros    *hdrhistogram.Histogram
+	tls       *scheduler.TLSHandshakes
+	stages    []scheduler.Stage
+	commands  []scheduler.CommandResult // in the run's order
+	nodes     []*hdrhistogram.Histogram // each node's response time
+	intervals []scheduler.Interval
+}
+
+// figuresOf takes a run's figures as they are.
+func figuresOf(r *scheduler.Result) *figures {
+	nodes := make([]*hdrhistogram.Histogram, len(r.Nodes))
+	for i, n := range r.Nodes {
+		nodes[i] = n.Response
+	}
+	return &figures{
+		target: r.TargetRate, window: r.Window, sendWindow: r.SendWindow, blocked: r.Blocked,
+		lagLimit: r.LagLimit, quantum: r.PacingQuantum, warmup: r.Warmup, interval: r.Interval,
+		heldSent: r.HeldSent, heldUnsent: r.HeldUnsent, targetGone: r.TargetGone,
+		response: r.Response, service: r.Service, lag: r.Lag, micros: r.Micros, tls: r.TLS,
+		stages: r.Stages, commands: r.Commands, nodes: nodes, intervals: r.Intervals,
+	}
+}
+
+// figures returns the test's figures, rebuilding them from the JSON for a
+// test read back (and keeping them). The commands of a mix come back
+// sorted by name (a JSON object has no order); redis-benchmark's
+// microsecond histogram is rebuilt from the response histogram (each
+// bucket at its lowest value), so a re-rendered closed p50 may differ
+// from the printed one by a microsecond.
+func (t *Test) figures() (*figures, error) {
+	if t.fig != nil {
+		return t.fig, nil
+	}
+	f := &figures{
+		window:     exactSeconds(t.DurationS),
+		blocked:    exactSeconds(t.BlockedS),
+		warmup:     exactSeconds(t.WarmupS),
+		interval:   exactSeconds(t.IntervalS),
+		heldSent:   t.HeldSent,
+		heldUnsent: t.HeldUnsent,
+		read:       true,
+	}
+	if t.TargetRate != nil {
+		f.target = scheduler.RatePerSecond(*t.TargetRate)
+	}
+	if t.LagLimitMs != nil {
+		f.lagLimit = time.Duration(math.Round(*t.LagLimitMs * 1e6))
+	}
+	if t.PacingQuantumUs != nil {
+		f.quantum = time.Duration(math.Round(*t.PacingQuantumUs * 1e3))
+	}
+	var err error
+	if f.response, f.service, f.lag, err = t.Histograms.decode(); err != nil {
+		return nil, err
+	}
+	if t.Mode == "closed" && f.response != nil {
+		f.micros = micros(f.response)
+	}
+	if f.tls, err = t.TLS.result(); err != nil {
+		return nil, err
+	}
+	for _, s := range t.Stages {
+		f.stages = append(f.stages, scheduler.Stage{Duration: exactSeconds(s.DurationS), Target: scheduler.RatePerSecond(s.TargetRate)})
+	}
+	names := make([]string, 0, len(t.Commands))
+	for n := range t.Commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := t.Commands[n]
+		cr := scheduler.CommandResult{Name: n, Counts: c.Counts, ErrorCodes: c.Errors}
+		if cr.Response, cr.Service, cr.Lag, err = c.Histograms.decode(); err != nil {
+			return nil, fmt.Errorf("command %q: %w", n, err)
+		}
+		f.commands = append(f.commands, cr)
+	}
+	for _, n := range t.Nodes {
+		h, err := n.response()
+		if err != nil {
+			return nil, fmt.Errorf("node %q: %w", n.Addr, err)
+		}
+		f.nodes = append(f.nodes, h)
+	}
+	f.intervals = nil // decoded only when asked for (series)
+	t.fig = f
+	return f, nil
+}
+
+// exactSeconds turns seconds as the JSON keeps them into a duration,
+// rounded to the nanosecond (the JSON's durations are exact to it).
+func exactSeconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// series returns the interval series the SLO's windows are cut from: the
+// run's, or rebuilt from the JSON (decoding every interval's histograms,
+// so only when asked for).
+func (t *Test) series() ([]scheduler.Interval, error) {
+	f, err := t.figures()
+	if err != nil {
+		return nil, err
+	}
+	if f.intervals != nil || len(t.Intervals) == 0 {
+		return f.intervals, nil
+	}
+	out := make([]scheduler.Interval, 0, len(t.Intervals))
+	for _, iv := range t.Intervals {
+		s := scheduler.Interval{
+			Start: exactSeconds(iv.StartS), Duration: exactSeconds(iv.DurationS),
+			Counts: scheduler.Counts{Scheduled: iv.Scheduled, Sent: iv.Sent, Completed: iv.Completed,
+				Errors: iv.Errors, Timeouts: iv.Timeouts, Unsent: iv.Unsent},
+		}
+		var err error
+		if s.Response, err = packedOf(iv.Histograms.Response); err != nil {
+			return nil, err
+		}
+		if s.Service, err = packedOf(iv.Histograms.Service); err != nil {
+			return nil, err
+		}
+		if iv.Histograms.SendLag != nil {
+			if s.Lag, err = packedOf(*iv.Histograms.SendLag); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, s)
+	}
+	f.intervals = out
+	return out, nil
+}
+
+// packedOf reads an interval's encoded histogram ("" is empty).
+func packedOf(enc string) (histo.Packed, error) {
+	if enc == "" {
+		return histo.Packed{}, nil
+	}
+	h, err := histo.Decode(enc)
+	if err != nil {
+		return histo.Packed{}, err
+	}
+	return histo.Pack(h)
+}
+
+// mustFigures is figures for the renderers, whose tests come from NewTest
+// or from ReadInput, which checked that they decode.
+func (t *Test) mustFigures() *figures {
+	f, err := t.figures()
+	if err != nil {
+		return &figures{}
+	}
+	return f
+}
+
+// achieved is completed requests per second over the measured window,
+// exact (AchievedRate is rounded to 3 digits).
+func (t *Test) achieved() float64 {
+	w := t.mustFigures().window
+	if w <= 0 {
+		return 0
+	}
+	return float64(t.Counts.Completed) / w.Seconds()
+}
+
+// Exact figures of a test, for what reads tests beyond this package (the
+// experiments' tables and conclusions). A test read back gets them from
+// its JSON.
+
+// Achieved is completed requests per second over the measured window,
+// exact (AchievedRate is rounded to 3 digits).
+func (t *Test) Achieved() float64 { return t.achieved() }
+
+// Window is the measured window.
+func (t *Test) Window() time.Duration { return t.mustFigures().window }
+
+// Target is the timeline's rate (zero for an unthrottled closed loop).
+func (t *Test) Target() scheduler.Rate { return t.mustFigures().target }
+
+// Latencies are the response, service and send-lag histograms (nil when
+// absent).
+func (t *Test) Latencies() (response, service, lag *hdrhistogram.Histogram) {
+	f := t.mustFigures()
+	return f.response, f.service, f.lag
+}
+
+// Handshakes are the test's TLS handshakes (nil over plain TCP).
+func (t *Test) Handshakes() *scheduler.TLSHandshakes { return t.mustFigures().tls }
