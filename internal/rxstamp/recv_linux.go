@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -69,11 +70,36 @@ func Enable(sc syscall.Conn) bool {
 }
 
 func enable(raw syscall.RawConn) bool {
+	keepOnce.Do(keepStamping)
 	var serr error
 	err := raw.Control(func(fd uintptr) {
 		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
 	})
 	return err == nil && serr == nil
+}
+
+// Linux stamps received packets only while some socket of the host wants
+// stamps: the first such socket turns stamping on, the last one to close
+// turns it off, each time in a deferred work item (net_enable_timestamp),
+// which on a busy machine runs milliseconds later. Between a run's
+// connections closing and the next run's dialing, stamping would go off,
+// and the next run's first replies come unstamped. keeper is a socket that
+// wants stamps for the life of the process, so stamping, once on, stays on.
+var (
+	keepOnce sync.Once
+	keeper   int
+)
+
+func keepStamping() {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	if syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1) != nil {
+		syscall.Close(fd)
+		return
+	}
+	keeper = fd
 }
 
 // recv makes one recvmsg attempt; false asks the netpoller to wait.
