@@ -256,7 +256,11 @@ func TestArrivalAgainstTheSink(t *testing.T) {
 			t.Fatalf("only %d of %d replies", i, n)
 		}
 	}
+	// The sink records a command just after its reply's write.
 	recs := s.Records()
+	for deadline := time.Now().Add(hangLimit); len(recs) < n && time.Now().Before(deadline); recs = s.Records() {
+		time.Sleep(time.Millisecond)
+	}
 	if len(recs) != n {
 		t.Fatalf("the sink recorded %d commands, want %d", len(recs), n)
 	}

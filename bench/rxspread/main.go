@@ -227,8 +227,13 @@ func measure(rate, nconns int, duration time.Duration) (result, error) {
 	for _, c := range cs {
 		c.Close()
 	}
+	// The sink records a command just after its reply's write.
+	recs := s.Records()
+	for deadline := time.Now().Add(10 * time.Second); len(recs) < n+nconns && time.Now().Before(deadline); recs = s.Records() {
+		time.Sleep(time.Millisecond)
+	}
 	byConn := make([][]sink.Record, nconns)
-	for _, r := range s.Records() {
+	for _, r := range recs {
 		if r.Conn < nconns {
 			byConn[r.Conn] = append(byConn[r.Conn], r)
 		}

@@ -99,8 +99,11 @@ func (s *Sink) Addr() string { return s.ln.Addr().String() }
 func (s *Sink) Dropped() uint64 { return s.dropped.Load() }
 
 // Records returns the commands recorded so far: connection by connection
-// in accept order, each connection's in the order it sent them. Safe while
-// the sink serves; the slice is a copy, the arguments are shared.
+// in accept order, each connection's in the order it sent them. A command
+// is recorded right after the write of its reply began (so that recording
+// never delays a reply): a client that has its reply may have to wait a
+// moment for the record. Safe while the sink serves; the slice is a copy,
+// the arguments are shared.
 func (s *Sink) Records() []Record {
 	s.mu.Lock()
 	conns := append([]*serverConn(nil), s.conns...)
@@ -115,8 +118,10 @@ func (s *Sink) Records() []Record {
 }
 
 // Stall makes the sink stop reading and hold its replies for d from now,
-// on every connection: a command read before or during the stall is
-// answered once it ends. A stall under way is extended, never shortened.
+// on every connection: a read under way when the stall begins completes
+// (a connection's goroutine waits in it), and the replies to what it
+// brought are held, like those to commands read before, until the stall
+// ends. A stall under way is extended, never shortened.
 func (s *Sink) Stall(d time.Duration) {
 	until := clock.Now() + int64(d)
 	for {

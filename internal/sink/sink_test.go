@@ -257,6 +257,7 @@ func TestRecordsAreBounded(t *testing.T) {
 		}
 		readN(t, c, 15*len(":1\r\n"))
 	}
+	waitRecords(t, s, 10) // kept once their replies were written
 	if n, d := len(s.Records()), s.Dropped(); n != 10 || d != 20 {
 		t.Fatalf("%d records kept, %d dropped: want 10 and 20", n, d)
 	}
