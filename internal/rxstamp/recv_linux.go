@@ -185,9 +185,6 @@ func (r *Reader) kernelStamp() int64 {
 		}
 		off += (l + align - 1) &^ (align - 1)
 	}
-	if r.msg.Flags&syscall.MSG_CTRUNC != 0 && stamp == 0 {
-		return 0
-	}
 	return stamp
 }
 
