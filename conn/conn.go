@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/internal/rxstamp"
 )
 
 // Entry is one command on a connection, from the moment it is queued until
@@ -28,11 +29,13 @@ type Entry struct {
 
 // Handler receives replies. Reply is called from the connection's reader
 // goroutine, once per reply, in send order, with the entry it answers and
-// the clock reading taken when the reply's last byte was read (never
-// earlier than e.Written). e is valid only during the call. Replies that
-// answer no request never reach the Handler: see Conn.Unsolicited.
+// the reply's instants: t.Read is the clock reading taken when the reply's
+// last byte was read, t.Arrival when the kernel received it (see Times);
+// neither is earlier than e.Written, and t.Arrival ≤ t.Read. e is valid
+// only during the call. Replies that answer no request never reach the
+// Handler: see Conn.Unsolicited.
 type Handler interface {
-	Reply(e *Entry, r Reply, at int64)
+	Reply(e *Entry, r Reply, t Times)
 }
 
 // Options configure a connection.
@@ -83,6 +86,11 @@ type Options struct {
 	// session once its dial has succeeded; concurrently from the dialing
 	// goroutines (DialSome dials several at once).
 	OnTLSHandshake func(TLSInfo)
+	// ReceiveClock is where a reply's arrival comes from: "" or
+	// ReceiveKernel, the kernel's receive timestamp where the socket gives
+	// one, else the read instant; ReceiveRead, always the read instant
+	// (the behaviour before kernel timestamps, for comparison).
+	ReceiveClock string
 }
 
 // DefaultMaxBuffer is the default cap on a connection's unwritten bytes:
@@ -147,12 +155,16 @@ const shrinkFactor = 8
 // Conn is a pipelined RESP connection. One goroutine (the writer) calls
 // Queue and Flush; the connection's own reader goroutine consumes replies.
 type Conn struct {
-	nc   net.Conn   // the transport (the socket, under TLS too)
-	raw  *rawWriter // nil when the transport has no file descriptor
-	tls  *tlsLink   // nil for a plain connection
-	rd   *Reader
-	ring ring
-	h    Handler
+	nc  net.Conn   // the transport (the socket, under TLS too)
+	raw *rawWriter // nil when the transport has no file descriptor
+	// stamps reads the socket with kernel receive timestamps; nil when
+	// they are off or the socket has none. Under TLS it is what the
+	// tls.Conn reads from.
+	stamps *rxstamp.Reader
+	tls    *tlsLink // nil for a plain connection
+	rd     *Reader
+	ring   ring
+	h      Handler
 
 	// Writer-owned output buffer: out[outOff:] is queued but not written.
 	out       []byte
@@ -199,6 +211,9 @@ func (c *Conn) BytesRead() uint64 { return c.rd.BytesRead() }
 // control bytes escaped.
 func Dial(ctx context.Context, o Options) (*Conn, error) {
 	o = o.withDefaults()
+	if err := checkReceiveClock(o.ReceiveClock); err != nil {
+		return nil, err
+	}
 	c, err := dial(ctx, o)
 	if err != nil {
 		return nil, o.sanitize(err)
@@ -239,7 +254,7 @@ func dial(parent context.Context, o Options) (*Conn, error) {
 }
 
 // New wraps an established transport (a net.Pipe in tests) without a
-// handshake.
+// handshake. An unknown o.ReceiveClock counts as "".
 func New(nc net.Conn, o Options) *Conn {
 	return newConn(nc, o.withDefaults())
 }
@@ -255,7 +270,8 @@ func newConn(nc net.Conn, o Options) *Conn {
 // the server has answered: a storm of refused dials (-c 2000 against
 // maxclients 100) then costs their read buffers only.
 func newUnproven(nc net.Conn, o Options) *Conn {
-	c := &Conn{nc: nc, rd: NewReader(nc, o.Now), done: make(chan struct{}), maxBuffer: uint64(o.MaxBuffer)}
+	c := &Conn{nc: nc, done: make(chan struct{}), maxBuffer: uint64(o.MaxBuffer)}
+	c.rd, c.stamps = stampedReader(nc, o)
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			c.raw = newRawWriter(raw)
@@ -308,17 +324,20 @@ func (c *Conn) readLoop() {
 			c.unsolicited.Add(1)
 			continue
 		}
-		e, at := c.ring.slot(head), c.rd.At()
+		e, t := c.ring.slot(head), c.rd.Times()
 		// A clock that reads 0 is broken, not early: the handler counts
-		// such readings as clock errors and fails the run.
-		if at > 0 && at < e.Written {
+		// such readings as clock errors and fails the run. The rule holds
+		// on the read instant, which a reply's kernel arrival never
+		// passes.
+		if t.Read > 0 && t.Read < e.Written {
 			c.unsolicited.Add(1)
 			continue
 		}
+		t = t.After(e.Written)
 		if r.Err {
 			r.Text = c.rd.ErrorText
 		}
-		c.h.Reply(e, r, at)
+		c.h.Reply(e, r, t)
 		c.ring.head.Store(head + 1)
 	}
 }
@@ -563,38 +582,39 @@ func (c *Conn) Write(b []byte) error {
 	return nil
 }
 
-// ReadReply reads and skips the next reply, returning it and the clock
-// reading taken when its last byte arrived. Only for connections without a
-// reader goroutine (Start not called). It returns every reply, pushes
-// included; ReadReplyAfter applies the reader goroutine's rules.
-func (c *Conn) ReadReply() (Reply, int64, error) {
+// ReadReply reads and skips the next reply, returning it and its instants
+// (see Times). Only for connections without a reader goroutine (Start not
+// called). It returns every reply, pushes included; ReadReplyAfter applies
+// the reader goroutine's rules.
+func (c *Conn) ReadReply() (Reply, Times, error) {
 	r, err := c.rd.Next()
 	if err != nil {
 		c.fail(err)
-		return r, 0, err
+		return r, Times{}, err
 	}
-	return r, c.rd.At(), nil
+	return r, c.rd.Times(), nil
 }
 
 // ReadReplyAfter is ReadReply for a caller that began writing its request
 // at written (a clock reading taken before the write, on the clock of
 // Options.Now): it skips RESP3 pushes, and replies read before written,
 // which cannot answer the request (the server sent them unasked, or twice);
-// those count in Unsolicited. Replies the server sends unasked after the
+// those count in Unsolicited (on the read instant); the arrival returned
+// is never earlier than written. Replies the server sends unasked after the
 // write began cannot be told from the real ones.
-func (c *Conn) ReadReplyAfter(written int64) (Reply, int64, error) {
+func (c *Conn) ReadReplyAfter(written int64) (Reply, Times, error) {
 	for {
-		r, at, err := c.ReadReply()
+		r, t, err := c.ReadReply()
 		switch {
 		case err != nil:
-			return r, at, err
+			return r, t, err
 		case r.Push:
 			continue
-		case at < written:
+		case t.Read < written:
 			c.unsolicited.Add(1)
 			continue
 		}
-		return r, at, nil
+		return r, t.After(written), nil
 	}
 }
 

@@ -29,7 +29,7 @@ type collect struct {
 
 func newCollect() *collect { return &collect{got: make(chan struct{}, 1<<16)} }
 
-func (c *collect) Reply(e *Entry, r Reply, at int64) {
+func (c *collect) Reply(e *Entry, r Reply, _ Times) {
 	c.mu.Lock()
 	c.entries = append(c.entries, *e)
 	if r.Err {
@@ -156,7 +156,7 @@ func TestDefaultClockTimesReplies(t *testing.T) {
 	defer c.Close()
 	var at atomic.Int64
 	got := make(chan struct{}, 1)
-	c.Start(handlerFunc(func(e *Entry, r Reply, t int64) { at.Store(t - e.Written); got <- struct{}{} }))
+	c.Start(handlerFunc(func(e *Entry, r Reply, t Times) { at.Store(t.Arrival - e.Written); got <- struct{}{} }))
 	written := clock.Now()
 	c.Queue(AppendCommand(nil, "PING"), written, 0)
 	if err := c.Flush(written); err != nil {
@@ -172,9 +172,9 @@ func TestDefaultClockTimesReplies(t *testing.T) {
 	}
 }
 
-type handlerFunc func(e *Entry, r Reply, at int64)
+type handlerFunc func(e *Entry, r Reply, t Times)
 
-func (f handlerFunc) Reply(e *Entry, r Reply, at int64) { f(e, r, at) }
+func (f handlerFunc) Reply(e *Entry, r Reply, t Times) { f(e, r, t) }
 
 // TestReadReplyAfterSkipsEarlierReplies: on the synchronous path a doubled
 // reply, read before the next request was written, is not its reply.
@@ -190,8 +190,8 @@ func TestReadReplyAfterSkipsEarlierReplies(t *testing.T) {
 		if err := c.Write(AppendCommand(nil, "PING")); err != nil {
 			t.Fatal(err)
 		}
-		if _, at, err := c.ReadReplyAfter(start); err != nil || at < start {
-			t.Fatalf("request %d: reply at %d for a write at %d, err %v", i, at, start, err)
+		if _, at, err := c.ReadReplyAfter(start); err != nil || at.Read < start || at.Arrival < start || at.Arrival > at.Read {
+			t.Fatalf("request %d: reply at %+v for a write at %d, err %v", i, at, start, err)
 		}
 		// Both replies came in one read: the double is buffered now.
 		if c.rd.r == c.rd.w {
@@ -398,4 +398,4 @@ func TestQueueAndFlushDoNotAllocate(t *testing.T) {
 // countReplies is a Handler that only counts, so it allocates nothing.
 type countReplies struct{ n atomic.Int64 }
 
-func (c *countReplies) Reply(*Entry, Reply, int64) { c.n.Add(1) }
+func (c *countReplies) Reply(*Entry, Reply, Times) { c.n.Add(1) }

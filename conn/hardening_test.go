@@ -460,10 +460,10 @@ func newGate() *gate {
 	return &gate{got: make(chan struct{}, 100), release: make(chan struct{}, 100)}
 }
 
-func (g *gate) Reply(e *Entry, r Reply, at int64) {
+func (g *gate) Reply(e *Entry, r Reply, t Times) {
 	g.mu.Lock()
 	g.entries = append(g.entries, *e)
-	g.ats = append(g.ats, at)
+	g.ats = append(g.ats, t.Arrival)
 	g.mu.Unlock()
 	g.got <- struct{}{}
 	<-g.release

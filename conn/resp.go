@@ -4,10 +4,12 @@
 //
 // A Conn has exactly one reader goroutine, which parses replies without
 // building them and hands each one, with the FIFO entry it answers, to a
-// Handler supplied by the caller. Whoever writes (the open-mode pacer, or a
-// closed-loop driver) queues commands and flushes them; the connection never
-// measures time itself and knows nothing of histograms: the clock is
-// injected and the Handler records.
+// Handler supplied by the caller, with the reply's instants: when the
+// kernel received it (its receive timestamp, where the socket gives one:
+// Linux TCP, TLS included) and when the reader had it. Whoever writes (the
+// open-mode pacer, or a closed-loop driver) queues commands and flushes
+// them; the connection knows nothing of histograms: the clock is injected
+// and the Handler records.
 package conn
 
 import "strconv"

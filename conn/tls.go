@@ -8,6 +8,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/rxstamp"
 )
 
 // ErrTLS is wrapped by the error of every failed TLS handshake.
@@ -94,12 +96,23 @@ type tlsChunkEnd struct{ plain, cipher uint64 }
 // from the reader goroutine) both append, so buf is locked.
 type capture struct {
 	net.Conn
+	// stamps, when set, reads the socket with kernel receive timestamps.
+	stamps *rxstamp.Reader
 	mu     sync.Mutex
 	on     bool
 	buf    []byte // buf[off:] is ciphertext not yet written
 	off    int
 	queued uint64 // ciphertext captured since capture began
 	sent   uint64 // of it, written to the socket
+}
+
+// Read reads the socket: through stamps when the connection keeps kernel
+// receive timestamps, so each TLS record read keeps its stamp.
+func (s *capture) Read(b []byte) (int, error) {
+	if s.stamps != nil {
+		return s.stamps.Read(b)
+	}
+	return s.Conn.Read(b)
 }
 
 func (s *capture) Write(b []byte) (int, error) {
@@ -148,7 +161,7 @@ const maxIdleCipher = 4 << 20
 
 // startTLS runs the TLS handshake over c's socket and switches c to it.
 func (c *Conn) startTLS(ctx context.Context, o Options) error {
-	sock := &capture{Conn: c.nc}
+	sock := &capture{Conn: c.nc, stamps: c.stamps}
 	tc := tls.Client(sock, o.TLS)
 	start := time.Now()
 	if err := tc.HandshakeContext(ctx); err != nil {
@@ -161,6 +174,9 @@ func (c *Conn) startTLS(ctx context.Context, o Options) error {
 	st := tc.ConnectionState()
 	c.tls = &tlsLink{tc: tc, sock: sock, info: TLSInfo{Handshake: took, Version: st.Version, CipherSuite: st.CipherSuite}}
 	c.rd = NewReader(tc, o.Now)
+	// The tls.Conn reads records from the socket through stamps: after
+	// each Read the stamp of its last segment is there to take.
+	c.rd.stamps = c.stamps
 	return nil
 }
 

@@ -459,7 +459,7 @@ func (w *closedWorker) loop() {
 		var firstAt int64
 		var ok int64
 		for j := uint64(0); j < k; {
-			r, at, err := w.c.ReadReply()
+			r, rt, err := w.c.ReadReply()
 			if err != nil {
 				w.lostBatch(k, j, true, start, err)
 				return
@@ -467,12 +467,13 @@ func (w *closedWorker) loop() {
 			if r.Push {
 				continue // out of band (RESP3): answers no command
 			}
-			if at != 0 && at < start {
+			if rt.Read != 0 && rt.Read < start {
 				// Read before this batch was written: it answers none of
 				// its commands.
 				w.unsolicited++
 				continue
 			}
+			at := rt.After(start).Arrival
 			kind := w.batch[j]
 			j++
 			if j == 1 {

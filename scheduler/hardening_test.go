@@ -334,7 +334,7 @@ func connCountsUnsolicited(t *testing.T) bool {
 
 type nopHandler struct{}
 
-func (nopHandler) Reply(*conn.Entry, conn.Reply, int64) {}
+func (nopHandler) Reply(*conn.Entry, conn.Reply, conn.Times) {}
 
 // TestOpenSumsUnsolicitedOverConnections: Result.Unsolicited adds up what
 // every connection of the test counted, the retired ones too.

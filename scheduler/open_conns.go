@@ -40,7 +40,8 @@ type replies struct {
 	_                   [64]byte // keep neighbouring handlers' counters apart
 }
 
-func (h *replies) Reply(e *conn.Entry, r conn.Reply, at int64) {
+func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
+	at := t.Arrival
 	run := h.run
 	if h.cl != nil {
 		seq := h.seq

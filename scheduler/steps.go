@@ -74,9 +74,9 @@ type Step struct {
 // closed), so a reply never crosses from one step into another.
 type stepHandler struct{ cur atomic.Pointer[replies] }
 
-func (s *stepHandler) Reply(e *conn.Entry, r conn.Reply, at int64) {
+func (s *stepHandler) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	if h := s.cur.Load(); h != nil {
-		h.Reply(e, r, at)
+		h.Reply(e, r, t)
 	}
 }
 
