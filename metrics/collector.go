@@ -77,6 +77,8 @@ var (
 		desc("pacer_response_seconds", "Response time: reply received minus intended send time (closed mode: minus the send)."),
 		desc("pacer_service_seconds", "Service time: reply received minus the actual write."),
 		desc("pacer_send_lag_seconds", "Send lag: actual write minus intended send time (open mode only)."),
+		desc("pacer_receive_lag_seconds", "Receive lag: the instant pacer read a reply minus its arrival (the kernel's receive timestamp)."),
+		desc("pacer_host_hiccup_seconds", "Host hiccups: how late a goroutine sleeping a fixed interval woke (the client machine's own noise)."),
 	}
 )
 
@@ -84,6 +86,8 @@ const (
 	histResponse = iota
 	histService
 	histLag
+	histReceive
+	histHiccup
 	numHists
 )
 
@@ -169,7 +173,7 @@ type source interface {
 type liveSource struct{ *scheduler.Live }
 
 func (l liveSource) recorders() [numHists]*histo.Recorder {
-	return [numHists]*histo.Recorder{l.Response, l.Service, l.Lag}
+	return [numHists]*histo.Recorder{l.Response, l.Service, l.Lag, l.Receive, l.Hiccups}
 }
 
 func (l liveSource) target() scheduler.Rate { return l.TargetRate }

@@ -93,9 +93,9 @@ func craft(t *testing.T, f fixture) Test {
 	test := Test{
 		Name: f.name, Mode: f.mode, DurationS: f.seconds, Counts: total.counts,
 		AchievedRate: float64(total.counts.Completed) / f.seconds,
-		ResponseMs:   sum(total.resp), ServiceMs: sum(total.serv),
-		Histograms: Histograms{Response: enc(total.resp), Service: enc(total.serv)},
-		Errors:     map[string]uint64{}, Verdict: VerdictOK, VerdictReason: "crafted",
+		Latencies: Latencies{ResponseMs: sum(total.resp), ServiceMs: sum(total.serv),
+			Histograms: Histograms{Response: enc(total.resp), Service: enc(total.serv)}},
+		Errors: map[string]uint64{}, Verdict: VerdictOK, VerdictReason: "crafted",
 		Connections: 10, IntervalS: f.interval,
 	}
 	if f.mode == "open" {
@@ -110,8 +110,8 @@ func craft(t *testing.T, f fixture) Test {
 		iv := Interval{
 			StartS: float64(k) * f.interval, DurationS: math.Min(f.interval, f.seconds-float64(k)*f.interval),
 			Scheduled: a.counts.Scheduled, Sent: a.counts.Sent, Completed: a.counts.Completed,
-			ResponseMs: sum(a.resp), ServiceMs: sum(a.serv),
-			Histograms: Histograms{Response: enc(a.resp), Service: enc(a.serv)},
+			Latencies: Latencies{ResponseMs: sum(a.resp), ServiceMs: sum(a.serv),
+				Histograms: Histograms{Response: enc(a.resp), Service: enc(a.serv)}},
 		}
 		if f.mode == "open" {
 			iv.SendLagMs = sum(a.lag)

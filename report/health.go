@@ -26,6 +26,10 @@ const (
 	// VerdictTargetLost: the server went away (every connection gone and
 	// none back by the end of the timeline) or nothing completed.
 	VerdictTargetLost = "target_lost"
+	// VerdictInconclusive: the SLO failed, and the client's parts (its
+	// send or receive lag) or its host's noise could explain every failing
+	// clause: whether the server missed cannot be told (exit 4).
+	VerdictInconclusive = "inconclusive"
 )
 
 // MinSentFraction is the share of scheduled requests that must have been

@@ -21,6 +21,8 @@ import (
 //	response            response time (open) or latency from the send (closed)
 //	service             service time (open; the same as response in closed mode)
 //	send_lag            send lag (open tests only)
+//	receive_lag         receive lag: pacer's delay in reading a reply
+//	hiccup              the host hiccup meter's lateness
 //	response.<command>  response time of one command of a mix
 //
 // With several tests (bench runs its tests one after another, compare a
@@ -162,11 +164,17 @@ func HdrLog(d *Document) (histo.Log, error) {
 		if len(d.Tests) > 1 {
 			s.prefix = histo.LogTag(keys[i]) + ":"
 		}
-		whole := Interval{DurationS: t.DurationS, ResponseMs: t.ResponseMs, ServiceMs: t.ServiceMs, SendLagMs: t.SendLagMs, Histograms: t.Histograms}
+		whole := Interval{DurationS: t.DurationS, Latencies: t.Latencies}
 		s.add("response", t.Intervals, whole, seriesResponse)
 		s.add("service", t.Intervals, whole, seriesService)
 		if t.Mode == "open" || t.Histograms.SendLag != nil {
 			s.add("send_lag", t.Intervals, whole, seriesLag)
+		}
+		if t.Histograms.ReceiveLag != nil {
+			s.add("receive_lag", t.Intervals, whole, seriesReceive)
+		}
+		if t.Histograms.Hiccup != nil {
+			s.add("hiccup", t.Intervals, whole, seriesHiccup)
 		}
 		names := make([]string, 0, len(t.Commands))
 		for name := range t.Commands {
@@ -178,7 +186,7 @@ func HdrLog(d *Document) (histo.Log, error) {
 			if c.Histograms.Response == "" && len(c.Intervals) == 0 {
 				continue // a mix too large to time each command
 			}
-			whole := Interval{DurationS: t.DurationS, ResponseMs: c.ResponseMs, Histograms: c.Histograms}
+			whole := Interval{DurationS: t.DurationS, Latencies: Latencies{ResponseMs: c.ResponseMs, Histograms: c.Histograms}}
 			s.add("response."+histo.LogTag(name), c.Intervals, whole, seriesResponse)
 		}
 		// Time order; within an interval, the order of the series above.
@@ -195,6 +203,8 @@ const (
 	seriesResponse series = iota
 	seriesService
 	seriesLag
+	seriesReceive
+	seriesHiccup
 )
 
 // of returns the series' encoded histogram in iv and its summary (nil
@@ -207,10 +217,17 @@ func (s series) of(iv Interval) (enc string, sum *histo.Summary, ok bool) {
 	case seriesService:
 		return iv.Histograms.Service, iv.ServiceMs, true
 	}
-	if iv.Histograms.SendLag == nil {
+	p, sum := iv.Histograms.SendLag, iv.SendLagMs
+	switch s {
+	case seriesReceive:
+		p, sum = iv.Histograms.ReceiveLag, iv.ReceiveLagMs
+	case seriesHiccup:
+		p, sum = iv.Histograms.Hiccup, iv.HiccupMs
+	}
+	if p == nil {
 		return "", nil, false
 	}
-	return *iv.Histograms.SendLag, iv.SendLagMs, true
+	return *p, sum, true
 }
 
 // logSeries collects the log lines of one test.

@@ -69,7 +69,7 @@ func (b docBuilder) test(id, name, mode, startedAt string, n int, commands ...st
 					cmdTotal[c] = histo.New()
 				}
 				cmdTotal[c].Merge(h)
-				cmdIvs[c] = append(cmdIvs[c], Interval{StartS: iv.StartS, DurationS: iv.DurationS, Histograms: Histograms{Response: b.enc(h), Service: b.enc(histo.New())}})
+				cmdIvs[c] = append(cmdIvs[c], Interval{StartS: iv.StartS, DurationS: iv.DurationS, Latencies: Latencies{Histograms: Histograms{Response: b.enc(h), Service: b.enc(histo.New())}}})
 			}
 		}
 		iv.Histograms = Histograms{Response: b.enc(resp), Service: b.enc(serv)}
@@ -95,7 +95,7 @@ func (b docBuilder) test(id, name, mode, startedAt string, n int, commands ...st
 		if t.Commands == nil {
 			t.Commands = map[string]Command{}
 		}
-		t.Commands[c] = Command{Histograms: Histograms{Response: b.enc(cmdTotal[c])}, Intervals: cmdIvs[c]}
+		t.Commands[c] = Command{Latencies: Latencies{Histograms: Histograms{Response: b.enc(cmdTotal[c])}}, Intervals: cmdIvs[c]}
 	}
 	return t
 }
@@ -283,7 +283,7 @@ func TestHdrLogErrors(t *testing.T) {
 	if err := WriteHdrLog(&bytes.Buffer{}, doc); err == nil {
 		t.Error("a bad started_at was accepted")
 	}
-	doc = newDoc(Test{Name: "x", Histograms: Histograms{Response: "not base64"}})
+	doc = newDoc(Test{Name: "x", Latencies: Latencies{Histograms: Histograms{Response: "not base64"}}})
 	if err := WriteHdrLog(&bytes.Buffer{}, doc); err == nil {
 		t.Error("a bad histogram was accepted")
 	}

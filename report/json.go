@@ -62,16 +62,13 @@ type Test struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// StartedAt is the wall-clock start of the test (RFC 3339, ns).
-	StartedAt     string            `json:"started_at,omitempty"`
-	Mode          string            `json:"mode"`
-	TargetRate    *float64          `json:"target_rate"`
-	AchievedRate  float64           `json:"achieved_rate"`
-	DurationS     float64           `json:"duration_s"`
-	Counts        scheduler.Counts  `json:"counts"`
-	ResponseMs    *histo.Summary    `json:"response_ms"`
-	ServiceMs     *histo.Summary    `json:"service_ms"`
-	SendLagMs     *histo.Summary    `json:"send_lag_ms"`
-	Histograms    Histograms        `json:"histograms"`
+	StartedAt    string           `json:"started_at,omitempty"`
+	Mode         string           `json:"mode"`
+	TargetRate   *float64         `json:"target_rate"`
+	AchievedRate float64          `json:"achieved_rate"`
+	DurationS    float64          `json:"duration_s"`
+	Counts       scheduler.Counts `json:"counts"`
+	Latencies
 	Errors        map[string]uint64 `json:"errors"`
 	FirstError    string            `json:"first_error,omitempty"`
 	Verdict       string            `json:"verdict"`
@@ -132,6 +129,14 @@ type Test struct {
 	// WarmupCounts accounts for its requests. Both only with --warmup.
 	WarmupS      float64           `json:"warmup_s,omitempty"`
 	WarmupCounts *scheduler.Counts `json:"warmup_counts,omitempty"`
+	// Host is what the client machine did during the test (absent from
+	// documents written before it was measured).
+	Host *Host `json:"host,omitempty"`
+	// ReceiveClock says what a reply's arrival is: "kernel", the kernel's
+	// receive timestamp of its last bytes, or "read", the instant pacer's
+	// reader had them (where the platform gives no timestamp, or with
+	// --receive-clock read). Absent from documents written before it.
+	ReceiveClock string `json:"receive_clock,omitempty"`
 	// HeldSent and HeldUnsent count the requests the target held back
 	// (sent late, or never, because no connection could take them): their
 	// lateness is the server's, not the generator's (see Assess). Absent
@@ -141,6 +146,19 @@ type Test struct {
 
 	// fig holds the test's exact figures (see figures).
 	fig *figures
+}
+
+// Host is what the client machine did during a test: its CPUs, how busy
+// they were (all processes, and the hypervisor's steal), pacer's own CPU,
+// the hiccup meter's sleep, and whether the target was on this host.
+type Host struct {
+	CPUs       int     `json:"cpus,omitempty"`
+	BusyPct    float64 `json:"busy_pct"`
+	StealPct   float64 `json:"steal_pct"`
+	PacerCores float64 `json:"pacer_cores"`
+	// HiccupIntervalMs is the meter's sleep (0: the meter was off).
+	HiccupIntervalMs float64 `json:"hiccup_interval_ms"`
+	TargetLocal      bool    `json:"target_local"`
 }
 
 // Stage is one stage of a --stages profile: over DurationS the rate goes
@@ -153,40 +171,37 @@ type Stage struct {
 
 // Command is one command's share of a mixed test.
 type Command struct {
-	Counts     scheduler.Counts  `json:"counts"`
-	ResponseMs *histo.Summary    `json:"response_ms"`
-	ServiceMs  *histo.Summary    `json:"service_ms"`
-	SendLagMs  *histo.Summary    `json:"send_lag_ms"`
-	Histograms Histograms        `json:"histograms"`
-	Errors     map[string]uint64 `json:"errors"`
-	Intervals  []Interval        `json:"intervals,omitempty"`
+	Counts scheduler.Counts `json:"counts"`
+	Latencies
+	Errors    map[string]uint64 `json:"errors"`
+	Intervals []Interval        `json:"intervals,omitempty"`
 }
 
 // Interval is one interval of a test or of one command of a mix: its
 // counts, bytes (tests only) and latencies. A test's intervals merge
 // exactly into the test: counts add up, histograms merge to its histograms.
 type Interval struct {
-	StartS        float64        `json:"start_s"`
-	DurationS     float64        `json:"duration_s"`
-	Scheduled     uint64         `json:"scheduled"`
-	Sent          uint64         `json:"sent"`
-	Completed     uint64         `json:"completed"`
-	Errors        uint64         `json:"errors"`
-	Timeouts      uint64         `json:"timeouts"`
-	Unsent        uint64         `json:"unsent"`
-	BytesSent     *uint64        `json:"bytes_sent,omitempty"`
-	BytesReceived *uint64        `json:"bytes_received,omitempty"`
-	ResponseMs    *histo.Summary `json:"response_ms"`
-	ServiceMs     *histo.Summary `json:"service_ms"`
-	SendLagMs     *histo.Summary `json:"send_lag_ms"`
-	Histograms    Histograms     `json:"histograms"`
-}
-
-// Histograms hold base64 HdrHistogram V2 compressed encodings, in ns.
-type Histograms struct {
-	Response string  `json:"response"`
-	Service  string  `json:"service"`
-	SendLag  *string `json:"send_lag"`
+	StartS        float64 `json:"start_s"`
+	DurationS     float64 `json:"duration_s"`
+	Scheduled     uint64  `json:"scheduled"`
+	Sent          uint64  `json:"sent"`
+	Completed     uint64  `json:"completed"`
+	Errors        uint64  `json:"errors"`
+	Timeouts      uint64  `json:"timeouts"`
+	Unsent        uint64  `json:"unsent"`
+	BytesSent     *uint64 `json:"bytes_sent,omitempty"`
+	BytesReceived *uint64 `json:"bytes_received,omitempty"`
+	Latencies
+	// OldestInflightMs is the age of the oldest unanswered request at the
+	// interval's end, OldestInflightMaxMs the largest it reached within
+	// the interval (the larger of that and its largest response time): a
+	// stall shows in the interval where it happens. Absent from documents
+	// written before they were recorded.
+	OldestInflightMs    *float64 `json:"oldest_inflight_ms,omitempty"`
+	OldestInflightMaxMs *float64 `json:"oldest_inflight_max_ms,omitempty"`
+	// InFlight is the requests written and not yet answered at the
+	// interval's end (tests only; absent from older documents).
+	InFlight *uint64 `json:"in_flight,omitempty"`
 }
 
 // FromResult converts a result into its JSON form.
@@ -220,8 +235,15 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		v := r.TargetRate.PerSecond()
 		t.TargetRate = &v
 	}
-	if t.ResponseMs, t.ServiceMs, t.SendLagMs, t.Histograms, err = latencies(r.Response, r.Service, r.Lag); err != nil {
+	if t.Latencies, err = newLatencies(latencySet{response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccup: r.Hiccups}); err != nil {
 		return t, err
+	}
+	t.ReceiveClock = r.ReceiveClock
+	if r.CPU.Available || r.HiccupInterval > 0 || r.TargetLocal {
+		t.Host = &Host{TargetLocal: r.TargetLocal, HiccupIntervalMs: round(histo.Millis(int64(r.HiccupInterval)), 3)}
+		if c := r.CPU; c.Available {
+			t.Host.CPUs, t.Host.BusyPct, t.Host.StealPct, t.Host.PacerCores = c.CPUs, round(100*c.Busy, 2), round(100*c.Steal, 2), round(c.Self, 3)
+		}
 	}
 	if r.Lag != nil && (r.Mode == "open" || r.LagLimit > 0) { // open, or a throttled closed loop
 		limit := histo.Millis(int64(r.LagLimit))
@@ -259,7 +281,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 		if cj.Intervals, err = intervals(c.Intervals, false, r.Mode == "open"); err != nil {
 			return t, err
 		}
-		if cj.ResponseMs, cj.ServiceMs, cj.SendLagMs, cj.Histograms, err = latencies(c.Response, c.Service, c.Lag); err != nil {
+		if cj.Latencies, err = newLatencies(latencySet{response: c.Response, service: c.Service, lag: c.Lag, receive: c.Receive}); err != nil {
 			return t, err
 		}
 		t.Commands[c.Name] = cj
@@ -267,11 +289,16 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	for _, n := range r.Nodes {
 		nj := Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Joined: n.Joined, Connections: n.Connections,
 			Scheduled: n.Counts.Scheduled, Sent: n.Counts.Sent, Completed: n.Counts.Completed, Errors: n.Counts.Errors,
-			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask, ResponseMs: summary(n.Response)}
-		if n.Response != nil {
-			if nj.Histograms.Response, err = histo.Encode(n.Response); err != nil {
-				return t, err
-			}
+			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask,
+			ResponseMs: summary(n.Response), ServiceMs: summary(n.Service), ReceiveLagMs: summary(n.Receive)}
+		if nj.Histograms.Response, err = histo.Encode(n.Response); err != nil {
+			return t, err
+		}
+		if nj.Histograms.Service, err = histo.Encode(n.Service); err != nil {
+			return t, err
+		}
+		if nj.Histograms.ReceiveLag, err = histo.Encode(n.Receive); err != nil {
+			return t, err
 		}
 		t.Nodes = append(t.Nodes, nj)
 	}
@@ -301,7 +328,11 @@ type Node struct {
 	Moved      uint64         `json:"moved"`
 	Ask        uint64         `json:"ask"`
 	ResponseMs *histo.Summary `json:"response"`
-	Histograms NodeHistograms `json:"histograms"`
+	// ServiceMs and ReceiveLagMs are its service time and receive lag
+	// (absent from documents written before nodes carried them).
+	ServiceMs    *histo.Summary `json:"service_ms,omitempty"`
+	ReceiveLagMs *histo.Summary `json:"receive_lag_ms,omitempty"`
+	Histograms   NodeHistograms `json:"histograms"`
 }
 
 // NodeHistograms hold a node's response-time histogram as Histograms do a
@@ -309,7 +340,9 @@ type Node struct {
 // when the node had no histogram (documents written before nodes carried
 // one).
 type NodeHistograms struct {
-	Response string `json:"response"`
+	Response   string `json:"response"`
+	Service    string `json:"service,omitempty"`
+	ReceiveLag string `json:"receive_lag,omitempty"`
 }
 
 // counts are the node's counts as a test's.
@@ -320,10 +353,24 @@ func (n Node) counts() scheduler.Counts {
 
 // response decodes the node's response-time histogram; nil when it has none.
 func (n Node) response() (*hdrhistogram.Histogram, error) {
-	if n.Histograms.Response == "" {
-		return nil, nil
+	h, err := n.decode()
+	return h[0], err
+}
+
+// decode decodes the node's response, service and receive-lag histograms
+// (nil where it has none).
+func (n Node) decode() ([3]*hdrhistogram.Histogram, error) {
+	var out [3]*hdrhistogram.Histogram
+	for i, enc := range []string{n.Histograms.Response, n.Histograms.Service, n.Histograms.ReceiveLag} {
+		if enc == "" {
+			continue
+		}
+		var err error
+		if out[i], err = histo.Decode(enc); err != nil {
+			return out, err
+		}
 	}
-	return histo.Decode(n.Histograms.Response)
+	return out, nil
 }
 
 // intervals converts an interval series; bytes are kept for a test's
@@ -331,8 +378,9 @@ func (n Node) response() (*hdrhistogram.Histogram, error) {
 func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, error) {
 	out := make([]Interval, 0, len(in))
 	for _, iv := range in {
-		var text [3]string
-		for i, p := range [3]histo.Packed{iv.Response, iv.Service, iv.Lag} {
+		ps := [5]histo.Packed{iv.Response, iv.Service, iv.Lag, iv.Receive, iv.Hiccup}
+		var text [5]string
+		for i, p := range ps {
 			var err error
 			if text[i], err = p.Text(); err != nil {
 				return nil, err
@@ -342,9 +390,9 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, er
 			StartS: round(iv.Start.Seconds(), 6), DurationS: round(iv.Duration.Seconds(), 6),
 			Scheduled: iv.Counts.Scheduled, Sent: iv.Counts.Sent, Completed: iv.Counts.Completed,
 			Errors: iv.Counts.Errors, Timeouts: iv.Counts.Timeouts, Unsent: iv.Counts.Unsent,
-			ResponseMs: packedSummary(iv.Response), ServiceMs: packedSummary(iv.Service),
-			Histograms: Histograms{Response: text[0], Service: text[1]},
 		}
+		j.ResponseMs, j.ServiceMs = packedSummary(iv.Response), packedSummary(iv.Service)
+		j.Histograms = Histograms{Response: text[0], Service: text[1]}
 		if withBytes {
 			sent, recv := iv.BytesSent, iv.BytesReceived
 			j.BytesSent, j.BytesReceived = &sent, &recv
@@ -352,6 +400,22 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, er
 		if withLag {
 			j.SendLagMs = packedSummary(iv.Lag)
 			j.Histograms.SendLag = &text[2]
+		}
+		if text[3] != "" {
+			j.ReceiveLagMs, j.Histograms.ReceiveLag = packedSummary(iv.Receive), &text[3]
+		}
+		if text[4] != "" {
+			j.HiccupMs, j.Histograms.Hiccup = packedSummary(iv.Hiccup), &text[4]
+		}
+		if withBytes { // a test's series: the oldest request's age
+			oldest := histo.Millis(int64(iv.OldestInflight))
+			peak := oldest
+			if s := packedSummary(iv.Response); s != nil {
+				peak = max(peak, s.Max)
+			}
+			j.OldestInflightMs, j.OldestInflightMaxMs = &oldest, &peak
+			n := iv.InFlight
+			j.InFlight = &n
 		}
 		out = append(out, j)
 	}
@@ -364,32 +428,6 @@ func packedSummary(p histo.Packed) *histo.Summary {
 	}
 	s := p.Summary
 	return &s
-}
-
-// latencies summarises and encodes a response, service and (optional)
-// send-lag histogram, for a test or one command of a mix. The summary of
-// an empty histogram is nil (JSON null): no samples is no latency, not a
-// latency of zero.
-func latencies(resp, serv, lag *hdrhistogram.Histogram) (respMs, servMs, lagMs *histo.Summary, h Histograms, err error) {
-	respMs, servMs = summary(resp), summary(serv)
-	if resp == nil { // a command of a mix too large to time each command
-		return
-	}
-	if h.Response, err = histo.Encode(resp); err != nil {
-		return
-	}
-	if h.Service, err = histo.Encode(serv); err != nil {
-		return
-	}
-	if lag != nil {
-		lagMs = summary(lag)
-		var enc string
-		if enc, err = histo.Encode(lag); err != nil {
-			return
-		}
-		h.SendLag = &enc
-	}
-	return
 }
 
 // summary is the Summary of h, or nil when h holds no samples.

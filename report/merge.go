@@ -286,7 +286,7 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 		hs[i] = p.Histograms
 	}
 	var err error
-	if t.ResponseMs, t.ServiceMs, t.SendLagMs, t.Histograms, err = mergeLatencies(hs); err != nil {
+	if t.Latencies, err = mergeLatencies(hs); err != nil {
 		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
 	if t.Intervals, err = mergeIntervals(parts, func(p Test) []Interval { return p.Intervals }); err != nil {
@@ -303,7 +303,7 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 			addCodes(c.Errors, pc.Errors)
 			hs[i] = pc.Histograms
 		}
-		if c.ResponseMs, c.ServiceMs, c.SendLagMs, c.Histograms, err = mergeLatencies(hs); err != nil {
+		if c.Latencies, err = mergeLatencies(hs); err != nil {
 			return t, fmt.Errorf("test %s, command %s: %w", f.ID, name, err)
 		}
 		if c.Intervals, err = mergeIntervals(parts, func(p Test) []Interval { return p.Commands[name].Intervals }); err != nil {
@@ -341,21 +341,21 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 // an error wrapping ErrMerge.
 func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
 	var out []Node
-	var hs [][]*hdrhistogram.Histogram
+	var hs [][3][]*hdrhistogram.Histogram // response, service, receive lag
 	for i, p := range parts {
 		for _, n := range p.Nodes {
 			if n.ResponseMs != nil && n.Histograms.Response == "" {
 				return nil, fmt.Errorf("%w: %s: node %s has response times but no histogram (written by an older pacer): they cannot be merged exactly",
 					ErrMerge, in[i].Label, strconv.Quote(n.Addr))
 			}
-			h, err := n.response()
+			h, err := n.decode()
 			if err != nil {
 				return nil, fmt.Errorf("%s: node %s: %w", in[i].Label, strconv.Quote(n.Addr), err)
 			}
 			k := slices.IndexFunc(out, func(m Node) bool { return sameNode(m, n) })
 			if k < 0 {
 				out = append(out, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots})
-				hs = append(hs, nil)
+				hs = append(hs, [3][]*hdrhistogram.Histogram{})
 				k = len(out) - 1
 			}
 			m := &out[k]
@@ -372,20 +372,26 @@ func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
 			m.Redirects += n.Redirects
 			m.Moved += n.Moved
 			m.Ask += n.Ask
-			hs[k] = append(hs[k], h)
+			for j := range h {
+				hs[k][j] = append(hs[k][j], h[j])
+			}
 		}
 	}
 	for k := range out {
-		h, err := addHistograms(hs[k])
-		if err != nil {
-			return nil, fmt.Errorf("node %s: %w", strconv.Quote(out[k].Addr), err)
+		var sum [3]*hdrhistogram.Histogram
+		for j := range sum {
+			var err error
+			if sum[j], err = addHistograms(hs[k][j]); err != nil {
+				return nil, fmt.Errorf("node %s: %w", strconv.Quote(out[k].Addr), err)
+			}
 		}
-		if h == nil {
-			continue
-		}
-		out[k].ResponseMs = summary(h)
-		if out[k].Histograms.Response, err = histo.Encode(h); err != nil {
-			return nil, err
+		n := &out[k]
+		n.ResponseMs, n.ServiceMs, n.ReceiveLagMs = summary(sum[0]), summary(sum[1]), summary(sum[2])
+		for j, enc := range []*string{&n.Histograms.Response, &n.Histograms.Service, &n.Histograms.ReceiveLag} {
+			var err error
+			if *enc, err = histo.Encode(sum[j]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
@@ -435,38 +441,6 @@ func mergedTarget(parts []Test, config map[string]any) *float64 {
 	return &sum
 }
 
-// mergeLatencies adds the shards' histograms and summarises the sums.
-func mergeLatencies(hs []Histograms) (resp, serv, lag *histo.Summary, out Histograms, err error) {
-	var rs, ss, ls []*hdrhistogram.Histogram
-	withLag := false
-	for _, h := range hs {
-		r, s, l, err := h.decode()
-		if err != nil {
-			return nil, nil, nil, out, err
-		}
-		rs, ss, ls = append(rs, r), append(ss, s), append(ls, l)
-		withLag = withLag || h.SendLag != nil
-	}
-	r, err := addHistograms(rs)
-	if err != nil {
-		return nil, nil, nil, out, err
-	}
-	if r == nil { // no shard timed each command of this mix
-		return nil, nil, nil, out, nil
-	}
-	s, err := addHistograms(ss)
-	if err != nil {
-		return nil, nil, nil, out, err
-	}
-	var l *hdrhistogram.Histogram
-	if withLag {
-		if l, err = addHistograms(ls); err != nil {
-			return nil, nil, nil, out, err
-		}
-	}
-	return latencies(r, s, l)
-}
-
 // addHistograms adds hs (nil entries are absent ones); nil when all are.
 func addHistograms(hs []*hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
 	if !slices.ContainsFunc(hs, func(h *hdrhistogram.Histogram) bool { return h != nil }) {
@@ -474,9 +448,15 @@ func addHistograms(hs []*hdrhistogram.Histogram) (*hdrhistogram.Histogram, error
 	}
 	sum, dropped := histo.Merge(hs...)
 	if dropped > 0 {
-		return nil, fmt.Errorf("%d values do not fit pacer's histograms", dropped)
+		return nil, errDoesNotFit(dropped)
 	}
 	return sum, nil
+}
+
+// errDoesNotFit refuses a merge whose histograms have values beyond
+// pacer's range.
+func errDoesNotFit(dropped int64) error {
+	return fmt.Errorf("%d values do not fit pacer's histograms", dropped)
 }
 
 // mergeIntervals merges the shards' interval series: intervals with the
@@ -523,7 +503,7 @@ func mergeIntervals(parts []Test, series func(Test) []Interval) ([]Interval, err
 			m.BytesSent, m.BytesReceived = &sent, &recv
 		}
 		var err error
-		if m.ResponseMs, m.ServiceMs, m.SendLagMs, m.Histograms, err = mergeLatencies(hs); err != nil {
+		if m.Latencies, err = mergeLatencies(hs); err != nil {
 			return nil, fmt.Errorf("interval at %gs: %w", s, err)
 		}
 		out = append(out, m)

@@ -307,14 +307,14 @@ func spectrumXY(h *hdrhistogram.Histogram) plotter.XYs {
 
 // series of a test in the spectrum: the histograms and their names.
 func spectrumSeries(t *Test) ([]string, []*hdrhistogram.Histogram, error) {
-	resp, serv, _, err := t.Histograms.decode()
+	s, err := t.Histograms.decode()
 	if err != nil {
 		return nil, nil, err
 	}
 	if t.Mode == "closed" {
-		return []string{"latency (closed)"}, []*hdrhistogram.Histogram{resp}, nil
+		return []string{"latency (closed)"}, []*hdrhistogram.Histogram{s.response}, nil
 	}
-	return []string{"response", "service"}, []*hdrhistogram.Histogram{resp, serv}, nil
+	return []string{"response", "service"}, []*hdrhistogram.Histogram{s.response, s.service}, nil
 }
 
 func spectrumPlot(in []Input) (*plot.Plot, error) {

@@ -62,6 +62,9 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
 	writeNetwork(&b, t)
 	writeTLS(&b, t)
+	if line := receiveClockLine(t.ReceiveClock); line != "" {
+		fmt.Fprintf(&b, "  receive clock  %s\n", line)
+	}
 	if failed := c.Errors + c.Timeouts; failed > 0 {
 		fmt.Fprintf(&b, "  error share    %s of scheduled (errors and timeouts)\n", percent(failed, c.Scheduled))
 	}
@@ -86,6 +89,12 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 		{"response", f.response},
 		{"service", f.service},
 		{"send lag", f.lag},
+	}
+	if f.receive != nil {
+		rows = append(rows, row{"receive lag", f.receive})
+	}
+	if f.hiccups != nil {
+		rows = append(rows, row{"host hiccups", f.hiccups})
 	}
 	if len(o.Percentiles) > 0 {
 		writeTablePercentiles(&b, rows, o.Percentiles)
@@ -348,4 +357,16 @@ func writeNodes(b *strings.Builder, t *Test) {
 			k.Sent, k.Completed, k.Errors, k.Timeouts, k.Unsent, n.Moved, n.Ask,
 			millis(s, s.P50), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max))
 	}
+}
+
+// receiveClockLine says what a reply's time is ("" for a document that
+// does not say).
+func receiveClockLine(clock string) string {
+	switch clock {
+	case scheduler.ReceiveKernel:
+		return "kernel: a reply counts from when its last bytes reached this machine (the kernel's receive timestamp); receive lag is pacer's own delay in reading it"
+	case scheduler.ReceiveRead:
+		return "read: no kernel receive timestamps, a reply counts from when pacer read it (its own delay in reading is in every latency)"
+	}
+	return ""
 }

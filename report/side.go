@@ -91,27 +91,6 @@ func (in Input) key(i int) string {
 // openLoopRate is the rate in the name of a compare document's open loop.
 var openLoopRate = regexp.MustCompile(`\(open loop at [0-9.]+ req/s\)$`)
 
-// decode decodes the histograms; an absent one (a command of a mix too
-// large to time each command) is nil.
-func (h Histograms) decode() (resp, serv, lag *hdrhistogram.Histogram, err error) {
-	dec := func(s string) (*hdrhistogram.Histogram, error) {
-		if s == "" {
-			return nil, nil
-		}
-		return histo.Decode(s)
-	}
-	if resp, err = dec(h.Response); err != nil {
-		return
-	}
-	if serv, err = dec(h.Service); err != nil {
-		return
-	}
-	if h.SendLag != nil {
-		lag, err = dec(*h.SendLag)
-	}
-	return
-}
-
 // micros re-records a nanosecond histogram in redis-benchmark's geometry
 // (whole microseconds, 10 µs to 3 s).
 func micros(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {

@@ -201,16 +201,43 @@ type ClauseResult struct {
 	// null without.
 	Window *ClauseWindow `json:"window"`
 
+	// Client is, for a latency clause, how much of its bound the client's
+	// parts took at the clause's metric (see ClientShare); null for other
+	// clauses. Owner says whose a failing clause is: "server" (its side
+	// fails too, on a quiet host), "client" (the client's send or receive
+	// lag explains it) or "host" (the client machine was too busy to
+	// tell); empty for a clause that passed.
+	Client *ClientShare `json:"client,omitempty"`
+	Owner  string       `json:"owner,omitempty"`
+
 	// What the trust rule reads (see Judge), over the same scope as
 	// Observed (the whole test or the worst window):
 	// serviceFails: the clause also fails on service time (in some
-	// window); lagP99 the send-lag p99 in ms; scheduled and dur the scope's
+	// window); service the service time at the clause's metric (ms);
+	// lagP99 the send-lag p99 in ms; scheduled and dur the scope's
 	// scheduled requests and length.
 	serviceFails bool
+	service      float64
 	lagP99       float64
 	scheduled    uint64
 	dur          time.Duration
 	c            clause
+}
+
+// ClientShare is what the client's parts amounted to at a latency
+// clause's metric (its p99 for p99<=2ms), in ms and as a share of the
+// clause's bound: the send lag (inside response time), the receive lag
+// (pacer's delay in reading replies, outside it where kernel timestamps
+// are read) and the host's hiccups (the client machine's own noise).
+// Shares are 0..∞ (0.4: 40% of the bound); a part not measured is
+// absent.
+type ClientShare struct {
+	SendLagMs        *float64 `json:"send_lag_ms,omitempty"`
+	SendLagShare     *float64 `json:"send_lag_share,omitempty"`
+	ReceiveLagMs     *float64 `json:"receive_lag_ms,omitempty"`
+	ReceiveLagShare  *float64 `json:"receive_lag_share,omitempty"`
+	HostHiccupsMs    *float64 `json:"host_hiccups_ms,omitempty"`
+	HostHiccupsShare *float64 `json:"host_hiccups_share,omitempty"`
 }
 
 // ClauseWindow locates the worst window of a clause evaluated per window.
@@ -230,6 +257,9 @@ type scope struct {
 	start, dur      time.Duration
 	counts          scheduler.Counts
 	resp, serv, lag histo.Summary
+	// recv and hiccup are the receive lag and the host's hiccups (Count
+	// 0: not measured).
+	recv, hiccup histo.Summary
 	// rate is completed requests per second of the scope.
 	rate float64
 }
@@ -287,7 +317,8 @@ func (s SLO) Check(t *Test) (*SLOResult, error) {
 		out.WindowS = round(s.Window.Seconds(), 6)
 	} else {
 		scopes = []scope{{dur: f.window, counts: t.Counts, rate: t.achieved(),
-			resp: histo.Summarize(f.response), serv: histo.Summarize(f.service), lag: histo.Summarize(f.lag)}}
+			resp: histo.Summarize(f.response), serv: histo.Summarize(f.service), lag: histo.Summarize(f.lag),
+			recv: histo.Summarize(f.receive), hiccup: histo.Summarize(f.hiccups)}}
 	}
 	r := t
 	errorsJudged, timeoutsJudged := false, false
@@ -355,6 +386,10 @@ func evaluate(c clause, scopes []scope, basis string, length time.Duration) Clau
 		cr.Observed = &v
 	}
 	cr.lagP99, cr.scheduled, cr.dur = sc.lag.P99, sc.counts.Scheduled, sc.dur
+	if c.latency() {
+		cr.service, _ = c.observe(sc, sc.serv)
+		cr.Client = clientShare(c, sc)
+	}
 	if length > 0 {
 		cr.Window = &ClauseWindow{LengthS: round(length.Seconds(), 6), StartS: round(sc.start.Seconds(), 6), DurationS: round(sc.dur.Seconds(), 6), Windows: len(scopes), Failed: failed}
 	}
@@ -378,9 +413,9 @@ func windows(t *Test, length time.Duration) ([]scope, error) {
 		return nil, fmt.Errorf("--slo-window %s is not a multiple of the interval %s", length, interval)
 	}
 	type group struct {
-		start, dur      time.Duration
-		counts          scheduler.Counts
-		resp, serv, lag []histo.Packed
+		start, dur                    time.Duration
+		counts                        scheduler.Counts
+		resp, serv, lag, recv, hiccup []histo.Packed
 	}
 	var groups []*group
 	for _, iv := range series {
@@ -392,12 +427,14 @@ func windows(t *Test, length time.Duration) ([]scope, error) {
 		g.dur += iv.Duration
 		g.counts.Add(iv.Counts)
 		g.resp, g.serv, g.lag = append(g.resp, iv.Response), append(g.serv, iv.Service), append(g.lag, iv.Lag)
+		g.recv, g.hiccup = append(g.recv, iv.Receive), append(g.hiccup, iv.Hiccup)
 	}
 	if n := len(groups); n > 1 && groups[n-1].dur < length/2 {
 		last, prev := groups[n-1], groups[n-2]
 		prev.dur += last.dur
 		prev.counts.Add(last.counts)
 		prev.resp, prev.serv, prev.lag = append(prev.resp, last.resp...), append(prev.serv, last.serv...), append(prev.lag, last.lag...)
+		prev.recv, prev.hiccup = append(prev.recv, last.recv...), append(prev.hiccup, last.hiccup...)
 		groups = groups[:n-1]
 	}
 	out := make([]scope, 0, len(groups))
@@ -414,6 +451,12 @@ func windows(t *Test, length time.Duration) ([]scope, error) {
 			return nil, err
 		}
 		if sc.lag, err = mergePacked(g.lag); err != nil {
+			return nil, err
+		}
+		if sc.recv, err = mergePacked(g.recv); err != nil {
+			return nil, err
+		}
+		if sc.hiccup, err = mergePacked(g.hiccup); err != nil {
 			return nil, err
 		}
 		out = append(out, sc)
@@ -485,11 +528,15 @@ func formatValue(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'f', 1, 64) + " req/s"
 }
 
-// Lines are the verdict line and one line per warning, for human output.
+// Lines are the verdict line, one line per warning and a line on how much
+// of each latency bound the client's parts took, for human output.
 func (r *SLOResult) Lines() []string {
 	lines := []string{r.Line()}
 	for _, w := range r.Warnings {
 		lines = append(lines, "slo warning: "+w)
+	}
+	if s := r.clientLine(); s != "" {
+		lines = append(lines, s)
 	}
 	return lines
 }
@@ -525,4 +572,61 @@ func (r *SLOResult) MetOnService() bool {
 		}
 	}
 	return true
+}
+
+// clientShare is what the client's parts amounted to in sc at clause c's
+// metric, as a share of its bound.
+func clientShare(c clause, sc scope) *ClientShare {
+	out := &ClientShare{}
+	part := func(s histo.Summary, ms, share **float64) {
+		if s.Count == 0 {
+			return
+		}
+		v, _ := c.observe(scope{}, s)
+		v = round(v, 6)
+		*ms = &v
+		if c.value > 0 {
+			sh := round(v/c.value, 4)
+			*share = &sh
+		}
+	}
+	part(sc.lag, &out.SendLagMs, &out.SendLagShare)
+	part(sc.recv, &out.ReceiveLagMs, &out.ReceiveLagShare)
+	part(sc.hiccup, &out.HostHiccupsMs, &out.HostHiccupsShare)
+	return out
+}
+
+// clientLine says, for each latency clause, how much of its bound the
+// client's parts took: "slo client share: p99<=2ms: send lag 0.150 ms
+// (8%), receive lag 0.020 ms (1%), host hiccups 1.280 ms (64%)"; "" when
+// no clause has any.
+func (r *SLOResult) clientLine() string {
+	var clauses []string
+	for _, c := range r.Clauses {
+		p := c.Client
+		if p == nil {
+			continue
+		}
+		var parts []string
+		add := func(name string, ms, share *float64) {
+			if ms == nil {
+				return
+			}
+			s := name + " " + formatValue(*ms, "ms")
+			if share != nil {
+				s += fmt.Sprintf(" (%.0f%%)", 100**share)
+			}
+			parts = append(parts, s)
+		}
+		add("send lag", p.SendLagMs, p.SendLagShare)
+		add("receive lag", p.ReceiveLagMs, p.ReceiveLagShare)
+		add("host hiccups", p.HostHiccupsMs, p.HostHiccupsShare)
+		if len(parts) > 0 {
+			clauses = append(clauses, c.Clause+": "+strings.Join(parts, ", "))
+		}
+	}
+	if len(clauses) == 0 {
+		return ""
+	}
+	return "slo client share (of each bound, at its metric): " + strings.Join(clauses, "; ")
 }

@@ -70,7 +70,7 @@ func TestSLOClausesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"clause":"p99\u003c5ms","metric":"p99","op":"\u003c","bound":5,"observed":9.904127,"unit":"ms","pass":false,"basis":"response","window":null},` +
+	want := `[{"clause":"p99\u003c5ms","metric":"p99","op":"\u003c","bound":5,"observed":9.904127,"unit":"ms","pass":false,"basis":"response","window":null,"client":{"send_lag_ms":0.019007,"send_lag_share":0.0038}},` +
 		`{"clause":"timeouts\u003c=0.02%","metric":"timeouts","op":"\u003c=","bound":0.02,"observed":0.019994,"unit":"%","pass":true,"basis":"response","window":null},` +
 		`{"clause":"unsent\u003c1%","metric":"unsent","op":"\u003c","bound":1,"observed":0.009997,"unit":"%","pass":true,"basis":"response","window":null},` +
 		`{"clause":"achieved\u003e=9k","metric":"achieved","op":"\u003e=","bound":9000,"observed":9995.501125,"unit":"req/s","pass":true,"basis":"response","window":null}]`

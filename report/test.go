@@ -52,6 +52,13 @@ func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 	}
 	j := Judge(&t)
 	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
+	if t.SLO != nil {
+		for i := range t.SLO.Clauses {
+			if i < len(j.Owners) {
+				t.SLO.Clauses[i].Owner = j.Owners[i]
+			}
+		}
+	}
 	return &t, j, nil
 }
 
@@ -64,8 +71,13 @@ type figures struct {
 	heldSent, heldUnsent        uint64
 	targetGone                  bool
 	// read: rebuilt from a document's JSON, not taken from a run.
-	read                   bool
+	read bool
+	// cpu and local are what the client host did, and whether the target
+	// was on it.
+	cpu                    scheduler.HostCPU
+	local                  bool
 	response, service, lag *hdrhistogram.Histogram
+	receive, hiccups       *hdrhistogram.Histogram
 	// micros is a closed loop's latency as redis-benchmark records it.
 	micros    *hdrhistogram.Histogram
 	tls       *scheduler.TLSHandshakes
@@ -85,8 +97,9 @@ func figuresOf(r *scheduler.Result) *figures {
 		target: r.TargetRate, window: r.Window, sendWindow: r.SendWindow, blocked: r.Blocked,
 		lagLimit: r.LagLimit, quantum: r.PacingQuantum, warmup: r.Warmup, interval: r.Interval,
 		heldSent: r.HeldSent, heldUnsent: r.HeldUnsent, targetGone: r.TargetGone,
-		response: r.Response, service: r.Service, lag: r.Lag, micros: r.Micros, tls: r.TLS,
+		response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccups: r.Hiccups, micros: r.Micros, tls: r.TLS,
 		stages: r.Stages, commands: r.Commands, nodes: nodes, intervals: r.Intervals,
+		cpu: r.CPU, local: r.TargetLocal,
 	}
 }
 
@@ -109,6 +122,12 @@ func (t *Test) figures() (*figures, error) {
 		heldUnsent: t.HeldUnsent,
 		read:       true,
 	}
+	if h := t.Host; h != nil {
+		f.local = h.TargetLocal
+		if h.CPUs > 0 {
+			f.cpu = scheduler.HostCPU{Available: true, Seconds: t.DurationS, Busy: h.BusyPct / 100, Steal: h.StealPct / 100, Self: h.PacerCores, CPUs: h.CPUs}
+		}
+	}
 	if t.TargetRate != nil {
 		f.target = scheduler.RatePerSecond(*t.TargetRate)
 	}
@@ -118,10 +137,11 @@ func (t *Test) figures() (*figures, error) {
 	if t.PacingQuantumUs != nil {
 		f.quantum = time.Duration(math.Round(*t.PacingQuantumUs * 1e3))
 	}
-	var err error
-	if f.response, f.service, f.lag, err = t.Histograms.decode(); err != nil {
+	set, err := t.Histograms.decode()
+	if err != nil {
 		return nil, err
 	}
+	f.response, f.service, f.lag, f.receive, f.hiccups = set.response, set.service, set.lag, set.receive, set.hiccup
 	if t.Mode == "closed" && f.response != nil {
 		f.micros = micros(f.response)
 	}
@@ -139,9 +159,11 @@ func (t *Test) figures() (*figures, error) {
 	for _, n := range names {
 		c := t.Commands[n]
 		cr := scheduler.CommandResult{Name: n, Counts: c.Counts, ErrorCodes: c.Errors}
-		if cr.Response, cr.Service, cr.Lag, err = c.Histograms.decode(); err != nil {
+		cs, err := c.Histograms.decode()
+		if err != nil {
 			return nil, fmt.Errorf("command %q: %w", n, err)
 		}
+		cr.Response, cr.Service, cr.Lag, cr.Receive = cs.response, cs.service, cs.lag, cs.receive
 		f.commands = append(f.commands, cr)
 	}
 	for _, n := range t.Nodes {
@@ -242,9 +264,9 @@ func (t *Test) Window() time.Duration { return t.mustFigures().window }
 // Target is the timeline's rate (zero for an unthrottled closed loop).
 func (t *Test) Target() scheduler.Rate { return t.mustFigures().target }
 
-// Latencies are the response, service and send-lag histograms (nil when
-// absent).
-func (t *Test) Latencies() (response, service, lag *hdrhistogram.Histogram) {
+// LatencyHistograms are the response, service and send-lag histograms
+// (nil when absent).
+func (t *Test) LatencyHistograms() (response, service, lag *hdrhistogram.Histogram) {
 	f := t.mustFigures()
 	return f.response, f.service, f.lag
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Outcome is what a judged test means: the CLI maps it to an exit code.
@@ -32,6 +34,10 @@ type Judgement struct {
 	Outcome Outcome
 	Verdict string
 	Reason  string
+	// Owners says whose each clause of the SLO is, in order (see
+	// attribute): OwnerServer, OwnerClient or OwnerHost for a failing
+	// clause, "" for one that passed; nil without a failed SLO.
+	Owners []string
 }
 
 // Judge applies the trust rule to a test and its SLO verdict (t.SLO, nil
@@ -65,47 +71,232 @@ func Judge(t *Test) Judgement {
 	}
 	slo := t.SLO
 	if lost, why := targetLost(t); lost {
-		return Judgement{Failed, VerdictTargetLost, why}
+		return Judgement{Outcome: Failed, Verdict: VerdictTargetLost, Reason: why}
 	}
 	h := Assess(t)
 	verdict, why := h.verdict()
 	switch {
 	case slo == nil && verdict == VerdictGeneratorBehind:
-		return Judgement{Untrusted, verdict, why}
+		return Judgement{Outcome: Untrusted, Verdict: verdict, Reason: why + hiccupNote(t, h)}
 	case slo == nil:
-		return Judgement{Trusted, verdict, why}
+		return Judgement{Outcome: Trusted, Verdict: verdict, Reason: why + hiccupNote(t, h)}
 	case slo.Pass && h.UnderDelivered:
-		return Judgement{Untrusted, VerdictGeneratorBehind, "the SLO passed, but on an under-delivered load: " + shortfall(h) + h.HeldBackNote()}
+		return Judgement{Outcome: Untrusted, Verdict: VerdictGeneratorBehind, Reason: "the SLO passed, but on an under-delivered load: " + shortfall(h) + h.HeldBackNote()}
 	case slo.Pass && h.LagHigh:
-		return Judgement{Trusted, VerdictOK, fmt.Sprintf("the SLO passed on response time, which includes the send lag: a send lag p99 of %.3f ms (above %.3f ms) can only have made it look worse",
+		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: fmt.Sprintf("the SLO passed on response time, which includes the send lag: a send lag p99 of %.3f ms (above %.3f ms) can only have made it look worse",
 			dms(h.LagP99), dms(h.LagLimit))}
 	case slo.Pass:
-		return Judgement{Trusted, VerdictOK, why}
-	case !h.Paced:
-		return Judgement{Violated, VerdictOK, why + ", so the violation is the server's"}
-	case !h.LagHigh && h.GeneratorSentShare >= MinSentFraction:
-		return Judgement{Violated, VerdictOK, why + "; the generator kept its timeline, so the violation is the server's"}
+		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: why}
 	}
-	behind := fmt.Sprintf("the generator fell behind (send lag p99 %.3f ms, %.2f%% sent)", dms(h.LagP99), h.GeneratorSentShare*100)
-	var material []string
-	for _, c := range slo.Clauses {
+	// The SLO failed: each failing clause has an owner (attribute).
+	host := hostOf(t)
+	var server, client []string
+	owners := make([]string, len(slo.Clauses))
+	for i, c := range slo.Clauses {
 		if c.Pass {
 			continue
 		}
-		because, immaterial := regardless(c, h, t.Counts)
-		if immaterial {
-			return Judgement{Violated, VerdictOK, behind + ", but " + c.Clause + " fails regardless: " + because}
+		owner, because := attribute(c, h, host, t.Counts)
+		owners[i] = owner
+		if owner == OwnerServer {
+			server = append(server, c.Clause+": "+because)
+		} else {
+			client = append(client, c.Clause+": "+because)
 		}
-		material = append(material, c.Clause+" "+because)
 	}
-	if len(material) == 0 { // a failed SLO without a failing clause: nothing to blame the generator for
-		return Judgement{Violated, VerdictOK, behind + ", but no failing clause depends on it"}
+	if len(server) > 0 || len(client) == 0 {
+		if len(server) == 0 { // a failed SLO without a failing clause
+			server = []string{"the SLO"}
+		}
+		return Judgement{Outcome: Violated, Verdict: VerdictOK, Reason: "the server missed " + andMore(server) + host.evidence(t), Owners: owners}
 	}
-	why = behind + " and its lateness could explain the violation: " + material[0]
-	if len(material) > 1 {
-		why += fmt.Sprintf(" (and %d more clauses)", len(material)-1)
+	return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: andMore(client) + h.HeldBackNote(), Owners: owners}
+}
+
+// hiccupNote is "" or a clause on the host's hiccups, starting with "; ",
+// when their p99 exceeds MaterialLag of the response p99: the client
+// machine's own noise is then a visible part of the latencies.
+func hiccupNote(t *Test, h Health) string {
+	f := t.mustFigures()
+	if f.hiccups == nil || f.hiccups.TotalCount() == 0 || h.ResponseP99 <= 0 {
+		return ""
 	}
-	return Judgement{Untrusted, VerdictGeneratorBehind, why + h.HeldBackNote()}
+	p99 := time.Duration(f.hiccups.ValueAtQuantile(99))
+	if float64(p99) <= MaterialLag*float64(h.ResponseP99) {
+		return ""
+	}
+	return fmt.Sprintf("; host hiccups p99 %.3f ms, %.0f%% of the response p99 (%.3f ms): the client machine's own noise is in these numbers",
+		dms(p99), 100*float64(p99)/float64(h.ResponseP99), dms(h.ResponseP99))
+}
+
+// Owners of a failing clause.
+const (
+	OwnerServer = "server"
+	OwnerClient = "client"
+	OwnerHost   = "host"
+)
+
+// QuietShare is the share of a latency bound under which the client's
+// host counts as quiet: its hiccups and pacer's receive lag at the
+// clause's metric each stay under it (and its CPUs under BusyHost busy,
+// StealHost stolen).
+const (
+	QuietShare = 0.25
+	BusyHost   = 0.90
+	StealHost  = 0.10
+)
+
+// andMore joins the first of list with how many more there are.
+func andMore(list []string) string {
+	if len(list) == 1 {
+		return list[0]
+	}
+	return fmt.Sprintf("%s (and %d more clauses)", list[0], len(list)-1)
+}
+
+// attribute says whose failing clause cr is, and why in a clause of its
+// own. A latency bound from above that the server's side (service time,
+// to the kernel's arrival) meets is the client's: its send lag made the
+// response miss it. One the server's side misses too is the server's on
+// a quiet host (hostFacts.noise), and also on a busy one when the target
+// is elsewhere and the service time misses by more than the host's
+// hiccups at that metric could have added; otherwise the host's: it was
+// too busy to tell. Shares and rates are the server's unless the
+// generator's own unsent requests could account for them (regardless);
+// a bound from below, errors and timeouts are always the server's.
+func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts) (owner, because string) {
+	c := cr.c
+	if !c.latency() || cr.Observed == nil || !c.upper() {
+		because, theirs := regardless(cr, h, total)
+		if theirs {
+			return OwnerServer, because
+		}
+		return OwnerClient, because
+	}
+	bound := formatValue(c.value, cr.Unit)
+	share := func(v *float64) string {
+		if v == nil || c.value <= 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%.0f%% of the bound)", 100**v/c.value)
+	}
+	parts := cr.Client
+	if parts == nil {
+		parts = &ClientShare{}
+	}
+	if !cr.serviceFails {
+		lag := "its send lag"
+		if parts.SendLagMs != nil {
+			lag = fmt.Sprintf("its send lag %s %s%s", c.metric, formatValue(*parts.SendLagMs, "ms"), share(parts.SendLagMs))
+		}
+		return OwnerClient, fmt.Sprintf("the server's side met it (service %s %s), the client's part did not: %s made the response time miss %s",
+			c.metric, formatValue(cr.service, "ms"), lag, bound)
+	}
+	noise := host.noise(c.value, parts)
+	if len(noise) == 0 {
+		return OwnerServer, fmt.Sprintf("service %s %s misses %s too, on a quiet client host%s", c.metric, formatValue(cr.service, "ms"), bound, host.quietNote(c.metric, parts, share))
+	}
+	// A miss larger than the client's measured noise could have added is
+	// the server's, unless the server shares saturated CPUs with pacer
+	// (its own time then grows with them, beyond what the meter sees).
+	if explain, what := host.explains(c.metric, parts); cr.service-explain > c.value && !(host.local && host.saturated()) {
+		return OwnerServer, fmt.Sprintf("service %s %s misses %s by more than the client's noise (%s) could have added",
+			c.metric, formatValue(cr.service, "ms"), bound, what)
+	}
+	why := strings.Join(noise, "; ")
+	if host.local {
+		why += "; the target is on this host: the server and pacer compete for the same cores"
+	}
+	return OwnerHost, fmt.Sprintf("service %s %s misses %s, but the client host was too busy to tell whose it is: %s",
+		c.metric, formatValue(cr.service, "ms"), bound, why)
+}
+
+// hostFacts are what a test says of the client machine.
+type hostFacts struct {
+	cpu      scheduler.HostCPU
+	measured bool // the hiccup meter ran
+	local    bool
+	server   *serverinfo.Stats
+}
+
+func hostOf(t *Test) hostFacts {
+	f := t.mustFigures()
+	return hostFacts{cpu: f.cpu, measured: f.hiccups != nil && f.hiccups.TotalCount() > 0, local: f.local, server: t.Server}
+}
+
+// noise lists what made the host too busy to tell, for a bound of
+// boundMs: hiccups or receive lag a material share of it (QuietShare),
+// CPUs saturated or stolen. Nothing when quiet, or not measured.
+func (h hostFacts) noise(boundMs float64, p *ClientShare) []string {
+	var out []string
+	if v := p.HostHiccupsMs; v != nil && *v >= QuietShare*boundMs {
+		out = append(out, fmt.Sprintf("host hiccups %s on a %s bound", formatValue(*v, "ms"), formatValue(boundMs, "ms")))
+	}
+	if v := p.ReceiveLagMs; v != nil && *v >= QuietShare*boundMs {
+		out = append(out, fmt.Sprintf("pacer's receive lag %s on a %s bound", formatValue(*v, "ms"), formatValue(boundMs, "ms")))
+	}
+	if c := h.cpu; c.Available && (c.Busy >= BusyHost || c.Steal >= StealHost) {
+		out = append(out, fmt.Sprintf("host CPU %.0f%% busy, %.0f%% stolen", 100*c.Busy, 100*c.Steal))
+	}
+	return out
+}
+
+// saturated reports whether the host's CPUs were busy or stolen beyond
+// BusyHost or StealHost.
+func (h hostFacts) saturated() bool {
+	return h.cpu.Available && (h.cpu.Busy >= BusyHost || h.cpu.Steal >= StealHost)
+}
+
+// explains is the most the client's noise could have added to a latency
+// at metric (its hiccups and receive lag there), in ms, and it in words.
+func (h hostFacts) explains(metric string, p *ClientShare) (float64, string) {
+	var ms float64
+	var parts []string
+	if v := p.HostHiccupsMs; v != nil {
+		ms += *v
+		parts = append(parts, fmt.Sprintf("host hiccups %s %s", metric, formatValue(*v, "ms")))
+	}
+	if v := p.ReceiveLagMs; v != nil {
+		ms += *v
+		parts = append(parts, fmt.Sprintf("receive lag %s %s", metric, formatValue(*v, "ms")))
+	}
+	if len(parts) == 0 {
+		return 0, "none measured"
+	}
+	return ms, strings.Join(parts, " + ")
+}
+
+// quietNote says what made the host count as quiet.
+func (h hostFacts) quietNote(metric string, p *ClientShare, share func(*float64) string) string {
+	if p.HostHiccupsMs == nil && !h.cpu.Available {
+		return " (host not measured)"
+	}
+	var parts []string
+	if v := p.HostHiccupsMs; v != nil {
+		parts = append(parts, fmt.Sprintf("hiccups %s %s%s", metric, formatValue(*v, "ms"), share(v)))
+	}
+	if c := h.cpu; c.Available {
+		parts = append(parts, fmt.Sprintf("CPU %.0f%% busy, %.0f%% stolen", 100*c.Busy, 100*c.Steal))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// evidence quotes the server's own account of the test, when it gave one:
+// its LATENCY HISTOGRAM's p99 over every command it ran, or its mean time
+// per call.
+func (h hostFacts) evidence(t *Test) string {
+	s := h.server
+	if s == nil || !s.Available {
+		return ""
+	}
+	total := s.Total()
+	if total.Calls == 0 {
+		return ""
+	}
+	if lh := total.LatencyHistogram; lh != nil && lh.Calls > 0 {
+		return fmt.Sprintf("; the server's own LATENCY HISTOGRAM: p99 ≤ %d µs", lh.Percentile(99))
+	}
+	return fmt.Sprintf("; the server's own commandstats: %.2f µs per call", total.UsecPerCall)
 }
 
 // targetLost decides whether a test lost its target: nothing completed of
@@ -145,13 +336,6 @@ func regardless(cr ClauseResult, h Health, total scheduler.Counts) (string, bool
 		return "nothing was answered", true
 	case c.latency() && !c.upper():
 		return "lateness only makes latencies higher", true
-	case c.latency() && cr.serviceFails:
-		return "it fails on service time too", true
-	case c.latency() && cr.lagP99 < MaterialLag**cr.Observed:
-		return fmt.Sprintf("the send lag p99 (%.3f ms) is under %.0f%% of %s", cr.lagP99, MaterialLag*100, formatValue(*cr.Observed, cr.Unit)), true
-	case c.latency():
-		return fmt.Sprintf("(%s) meets its bound on service time and the send lag p99 (%.3f ms) is %.0f%% of it",
-			formatValue(*cr.Observed, cr.Unit), cr.lagP99, 100*cr.lagP99/math.Max(*cr.Observed, 1e-9)), false
 	case c.metric == "errors" || c.metric == "timeouts":
 		return "errors and timeouts are the server's answers, not the generator's lateness", true
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,21 @@ func TestJudge(t *testing.T) {
 	// k more requests were scheduled and never sent
 	unsent := func(k uint64) func(*scheduler.Result) {
 		return func(r *scheduler.Result) { r.Counts.Scheduled += k; r.Counts.Unsent += k }
+	}
+	// the client host: its CPUs (busy, stolen) and whether the target
+	// was on it; and its hiccups, every one of d
+	hostCPU := func(busy, steal float64, local bool) func(*scheduler.Result) {
+		return func(r *scheduler.Result) {
+			r.CPU = scheduler.HostCPU{Available: true, Seconds: 2, Busy: busy, Steal: steal, CPUs: 2}
+			r.TargetLocal = local
+		}
+	}
+	hiccups := func(d time.Duration) func(*scheduler.Result) {
+		return func(r *scheduler.Result) {
+			h := histo.New()
+			_ = h.RecordValues(int64(d), 2000)
+			r.Hiccups = h
+		}
 	}
 	errs := func(k uint64) func(*scheduler.Result) {
 		return func(r *scheduler.Result) { r.Counts.Completed -= k; r.Counts.Errors += k }
@@ -113,30 +129,32 @@ func TestJudge(t *testing.T) {
 			slo: "p99<=50ms", want: Trusted, verdict: "ok"},
 
 		// SLO failed, the generator kept time: the server's.
-		{name: "fail, healthy", f: stall(50 * us), slo: "p99<5ms", want: Violated, verdict: "ok", says: "the generator kept its timeline"},
+		{name: "fail, healthy", f: stall(50 * us), slo: "p99<5ms", want: Violated, verdict: "ok", says: "the server missed p99<5ms: service p99 90.046 ms misses 5.000 ms too, on a quiet client host"},
 		// SLO failed with a material lag, but the clause fails on service
 		// time as well.
-		{name: "fail, fails on service too", f: stall(5 * ms), slo: "p99<5ms", want: Violated, verdict: "ok", says: "p99<5ms fails regardless: it fails on service time too"},
-		// SLO failed with a high lag under 10% of the failing value.
-		{name: "fail, lag under 10% of it", f: flat(11500*us, 1200*us), slo: "p99<12.5ms", want: Violated, verdict: "ok", says: "is under 10% of 12.7"},
+		{name: "fail, fails on service too", f: stall(5 * ms), slo: "p99<5ms", want: Violated, verdict: "ok", says: "misses 5.000 ms too"},
+		// SLO failed with a lag under 10% of the failing value, while the
+		// server's side met the bound: the client's (it used to be blamed
+		// on the server, as the lag looked small).
+		{name: "fail, lag under 10% of it", f: flat(11500*us, 1200*us), slo: "p99<12.5ms", want: Untrusted, verdict: "inconclusive", says: "the server's side met it (service p99 11.502 ms)"},
 		// SLO failed and the lag could explain it: untrusted.
-		{name: "fail, lateness could explain", f: flat(ms, 5*ms), slo: "p99<3ms", want: Untrusted, verdict: "generator_behind", says: "meets its bound on service time"},
+		{name: "fail, lateness could explain", f: flat(ms, 5*ms), slo: "p99<3ms", want: Untrusted, verdict: "inconclusive", says: "its send lag p99 5.001 ms (167% of the bound) made the response time miss 3.000 ms"},
 		// An errors clause fails whatever the generator's lag.
-		{name: "fail, errors", f: flat(ms, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "p99<3ms,errors<1%", want: Violated, verdict: "ok", says: "errors<1% fails regardless"},
+		{name: "fail, errors", f: flat(ms, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "p99<3ms,errors<1%", want: Violated, verdict: "ok", says: "the server missed errors<1%: errors and timeouts are the server's answers"},
 		// A latency bound from below: lateness only raises latencies.
 		{name: "fail, lower bound", f: flat(ms, 5*ms), slo: "p50>10ms", want: Violated, verdict: "ok", says: "only makes latencies higher"},
 		// The generator left requests unsent: it could explain unsent<0.5%.
-		{name: "fail, unsent by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "unsent<0.5%", want: Untrusted, verdict: "generator_behind", says: "could be the generator's 20 unsent"},
+		{name: "fail, unsent by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "unsent<0.5%", want: Untrusted, verdict: "inconclusive", says: "could be the generator's 20 unsent"},
 		// The target held back those unsent (and the generator lagged
 		// elsewhere): the clause fails regardless.
 		{name: "fail, unsent by the target", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, slo: "unsent<0.5%", want: Violated, verdict: "ok", says: "cannot account for it"},
 		// A rate clause the generator's unsent requests could account for.
-		{name: "fail, rate short by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(40)}, slo: "rate>=1010", want: Untrusted, verdict: "generator_behind"},
+		{name: "fail, rate short by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(40)}, slo: "rate>=1010", want: Untrusted, verdict: "inconclusive"},
 		// A rate clause errors made fail: the server's.
 		{name: "fail, rate short by errors", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "rate>=990", want: Violated, verdict: "ok", says: "cannot account for it"},
 		// A closed loop: latency from the send holds no lateness.
 		{name: "fail, closed loop", mode: "closed", f: flat(10*ms, 0), adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.TargetRate, r.Lag, r.LagLimit = scheduler.Rate{}, nil, 0 }},
-			slo: "p99<5ms", want: Violated, verdict: "ok", says: "closed loop"},
+			slo: "p99<5ms", want: Violated, verdict: "ok", says: "service p99 10.002 ms misses 5.000 ms too"},
 		// A throttled closed loop far behind its schedule, no SLO.
 		{name: "no slo, throttled closed loop behind", mode: "closed", f: flat(ms, 50*ms), want: Untrusted, verdict: "generator_behind", says: "send lag p99"},
 
@@ -146,14 +164,37 @@ func TestJudge(t *testing.T) {
 				return 40 * ms, 3 * ms
 			}
 			return ms, 3 * ms
-		}, slo: "p90<10ms", window: 500 * ms, want: Violated, verdict: "ok", says: "fails on service time too"},
+		}, slo: "p90<10ms", window: 500 * ms, want: Violated, verdict: "ok", says: "service p90 40.010 ms misses 10.000 ms too"},
 		// Per window: one window's lag alone breaks it.
 		{name: "window broken by lag", f: func(i int) (time.Duration, time.Duration) {
 			if i >= 1200 && i < 1300 {
 				return ms, 40 * ms
 			}
 			return ms, 50 * us
-		}, slo: "p90<10ms", window: 500 * ms, want: Untrusted, verdict: "generator_behind", says: "p90<10ms (41.0"},
+		}, slo: "p90<10ms", window: 500 * ms, want: Untrusted, verdict: "inconclusive", says: "its send lag p90 40.010 ms"},
+
+		// Attribution to the client host: the server's side misses the
+		// bound, but the host could not tell.
+		{name: "fail, busy local host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(1.0, 0.04, true)}, slo: "p99<5ms",
+			want: Untrusted, verdict: "inconclusive", says: "too busy to tell whose it is: host CPU 100% busy, 4% stolen; the target is on this host"},
+		{name: "fail, host hiccups", f: flat(3*ms, 50*us), adjust: []func(*scheduler.Result){hiccups(2500 * us)}, slo: "p99<=2ms",
+			want: Untrusted, verdict: "inconclusive", says: "host hiccups 2.501 ms on a 2.000 ms bound"},
+		// A remote target missing by far more than the host's hiccups:
+		// the server's, however noisy the client.
+		{name: "fail, remote target far beyond the hiccups", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(1.0, 0, false), hiccups(3 * ms)}, slo: "p99<5ms",
+			want: Violated, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
+		// The same miss with the target on this host and its CPUs
+		// saturated: the server's own time grows with them, nobody can
+		// tell.
+		{name: "fail, local target, saturated host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms)}, slo: "p99<5ms",
+			want: Untrusted, verdict: "inconclusive", says: "host hiccups 3.000 ms on a 5.000 ms bound; host CPU 95% busy, 0% stolen; the target is on this host"},
+		// On this host but with CPUs to spare: a miss far beyond the
+		// client's noise is the server's.
+		{name: "fail, local target, hiccups, CPUs to spare", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(3 * ms)}, slo: "p99<5ms",
+			want: Violated, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
+		// A quiet host, measured: the server's, with the figures.
+		{name: "fail, quiet host measured", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.3, 0, true), hiccups(100 * us)}, slo: "p99<5ms",
+			want: Violated, verdict: "ok", says: "on a quiet client host (hiccups p99 0.100 ms (2% of the bound), CPU 30% busy, 0% stolen)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mode := tc.mode
@@ -176,7 +217,7 @@ func TestJudge(t *testing.T) {
 			}
 			// Judging twice gives the same answer (the CLI judges, then
 			// compare and bench -l may judge what it wrote).
-			if again := Judge(tt); again != j {
+			if again := Judge(tt); !reflect.DeepEqual(again, j) {
 				t.Errorf("judged again: %+v, first %+v", again, j)
 			}
 		})

@@ -124,6 +124,8 @@ type closedRun struct {
 	latency  *histo.Recorder
 	micros   *histo.Recorder
 	lag      *histo.Recorder
+	receive  *histo.Recorder
+	host     *hostWatch
 	limiter  ratelimit.Limiter
 	timeline Uniform
 	kinds    []kindStats // per command of a mix; nil for one
@@ -154,6 +156,9 @@ type closedWorker struct {
 	completed atomic.Uint64
 	errors    atomic.Uint64
 	since     atomic.Int64 // send time of the batch in flight, 0 when none
+	// stamped counts the replies that carried a kernel receive timestamp
+	// of the replied read.
+	stamped, replied uint64
 	// bytesOut and bytesIn count the bytes of connections replaced by
 	// Reconnect.
 	bytesOut, bytesIn atomic.Uint64
@@ -219,6 +224,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	run := &closedRun{
 		cfg:     cfg,
 		latency: histo.NewRecorder(),
+		receive: histo.NewRecorder(),
 		micros:  histo.NewRecorderGeometry(microsLowest, microsHighest, cfg.Precision),
 	}
 	run.ctx, run.cancel = context.WithCancel(ctx)
@@ -250,15 +256,19 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	}
 	runtimeGC()
 
-	run.t0 = nanotime()
-	live := &Live{start: run.t0, Latency: run.latency, Micros: run.micros, counts: run.liveCounts,
+	// What watches the run is set up before it starts.
+	live := &Live{Latency: run.latency, Micros: run.micros, counts: run.liveCounts,
 		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
-		Response: run.latency, Service: run.latency, TargetRate: cfg.Rate}
+		Response: run.latency, Service: run.latency, Receive: run.receive, Hiccups: run.host.recorder(), TargetRate: cfg.Rate}
 	live.totals = run.totals
-	run.series = newSeries(cfg.Interval, run.t0, 0, run.totals, run.latency, run.latency, run.lag, run.kinds)
+	run.series = newSeries(cfg.Interval, 0, run.totals, run.oldest,
+		seriesRecs{response: run.latency, service: run.latency, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
+	run.t0 = nanotime()
+	live.start.Store(run.t0)
+	run.series.begin(run.t0)
 	var wg sync.WaitGroup
 	for i, w := range run.workers {
 		wg.Add(1)
@@ -473,7 +483,12 @@ func (w *closedWorker) loop() {
 				w.unsolicited++
 				continue
 			}
-			at := rt.After(start).Arrival
+			rt = rt.After(start)
+			at := rt.Arrival
+			w.replied++
+			if at != rt.Read {
+				w.stamped++
+			}
 			kind := w.batch[j]
 			j++
 			if j == 1 {
@@ -504,6 +519,13 @@ func (w *closedWorker) loop() {
 				continue
 			}
 			ok++
+			run.receive.Record(rt.Read - at)
+			if w.run.nodes != nil {
+				w.run.nodes[w.node].receive.Record(rt.Read - at)
+			}
+			if timed(run.kinds) {
+				run.kinds[kind].receive.Record(rt.Read - at)
+			}
 			if w.tally != nil {
 				w.tally[kind].completed++
 				w.batchOK[kind]++
@@ -663,8 +685,9 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	codes := map[string]uint64{}
 	last, sendEnd := int64(0), int64(0)
 	firstErr := ""
-	var unsolicited uint64
+	var unsolicited, stamped, replied uint64
 	for _, w := range run.workers {
+		stamped, replied = stamped+w.stamped, replied+w.replied
 		cnt.Sent += w.sent.Load()
 		cnt.Completed += w.completed.Load()
 		cnt.Errors += w.errors.Load() + w.lost
@@ -694,22 +717,26 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	// write failed.
 	cnt.Unsent = cnt.Scheduled - cnt.Sent
 	res := &Result{
-		Name:        run.cfg.Name,
-		Mode:        "closed",
-		TargetRate:  run.cfg.Rate,
-		Connections: len(run.workers),
-		Counts:      cnt,
-		T0:          run.t0,
-		Window:      time.Duration(end - run.t0),
-		SendWindow:  time.Duration(sendEnd),
-		Response:    run.latency.Snapshot(),
-		ErrorCodes:  trimCodes(codes),
-		Interrupted: interrupted,
-		Micros:      run.micros.Snapshot(),
-		Pipeline:    run.cfg.Pipeline,
-		Clamped:     run.latency.Clamped(),
-		Unsolicited: unsolicited,
-		ClockErrors: run.clockErrors.Load(),
+		Name:         run.cfg.Name,
+		Mode:         "closed",
+		TargetRate:   run.cfg.Rate,
+		Connections:  len(run.workers),
+		Counts:       cnt,
+		T0:           run.t0,
+		Window:       time.Duration(end - run.t0),
+		SendWindow:   time.Duration(sendEnd),
+		Response:     run.latency.Snapshot(),
+		Receive:      run.receive.Snapshot(),
+		ReceiveClock: ReceiveClockOf(stamped, replied),
+		Stamped:      stamped,
+		Replies:      replied,
+		ErrorCodes:   trimCodes(codes),
+		Interrupted:  interrupted,
+		Micros:       run.micros.Snapshot(),
+		Pipeline:     run.cfg.Pipeline,
+		Clamped:      run.latency.Clamped(),
+		Unsolicited:  unsolicited,
+		ClockErrors:  run.clockErrors.Load(),
 	}
 	res.Service = res.Response
 	if run.kinds != nil {

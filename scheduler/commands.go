@@ -17,7 +17,9 @@ type CommandResult struct {
 	Name                   string
 	Counts                 Counts
 	Response, Service, Lag *hdrhistogram.Histogram
-	ErrorCodes             map[string]uint64
+	// Receive is the command's receive lag (see Result.Receive).
+	Receive    *hdrhistogram.Histogram
+	ErrorCodes map[string]uint64
 	// Intervals is the command's own series (no bytes), when the test has
 	// one and the mix is timed per command.
 	Intervals []Interval
@@ -27,7 +29,7 @@ type CommandResult struct {
 // per-command stats are the total's, so nothing is recorded twice. Its
 // recorders are nil when the mix has more than MaxTimedCommands commands.
 type kindStats struct {
-	response, service, lag *histo.Recorder
+	response, service, lag, receive *histo.Recorder
 	// completed and errors (replies) count as they happen, for the
 	// command's interval series; kindCount holds the exact tallies.
 	completed, errors atomic.Uint64
@@ -66,7 +68,7 @@ func newKindStats(names []string, withLag bool) []kindStats {
 		return ks
 	}
 	for i := range ks {
-		ks[i] = kindStats{response: histo.NewRecorder(), service: histo.NewRecorder()}
+		ks[i] = kindStats{response: histo.NewRecorder(), service: histo.NewRecorder(), receive: histo.NewRecorder()}
 		if withLag {
 			ks[i].lag = histo.NewRecorder()
 		}
@@ -83,7 +85,7 @@ func commandResults(names []string, ks []kindStats, tallies [][]kindCount) []Com
 	for i, name := range names {
 		cr := CommandResult{Name: name, ErrorCodes: map[string]uint64{}}
 		if ks[i].response != nil {
-			cr.Response, cr.Service = ks[i].response.Snapshot(), ks[i].service.Snapshot()
+			cr.Response, cr.Service, cr.Receive = ks[i].response.Snapshot(), ks[i].service.Snapshot(), ks[i].receive.Snapshot()
 		}
 		if ks[i].lag != nil {
 			cr.Lag = ks[i].lag.Snapshot()

@@ -26,8 +26,18 @@ type Interval struct {
 	// zero in a command's intervals).
 	BytesSent, BytesReceived uint64
 	// Response, Service and Lag are the interval's histograms (Lag is empty
-	// in closed mode).
-	Response, Service, Lag histo.Packed
+	// in closed mode); Receive its receive lag and Hiccup the host's
+	// hiccups in it (empty without the meter).
+	Response, Service, Lag, Receive, Hiccup histo.Packed
+	// OldestInflight is the age of the oldest unanswered request at the
+	// interval's end, from its intended time (open) or its send (closed):
+	// a stall shows in the interval where it happens, while no reply
+	// lands there. The largest age within the interval is the larger of
+	// it and the interval's largest response time.
+	OldestInflight time.Duration
+	// InFlight is the requests written and not yet answered at the
+	// interval's end (a queue that grows through a step shows here).
+	InFlight uint64
 }
 
 // Totals are a running test's cumulative counts, for live progress and

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
@@ -22,7 +23,7 @@ type Progress struct {
 // Live lets another goroutine watch a running test, for progress lines.
 // All methods are safe to call concurrently with the run.
 type Live struct {
-	start  int64
+	start  atomic.Int64 // the timeline's start (set as it starts)
 	counts func() (sent, completed, errors uint64, inflight int)
 	oldest func() int64 // clock time of the oldest unanswered request, 0 if none
 	// Duration and Requests are the planned length of the test (either
@@ -35,10 +36,11 @@ type Live struct {
 	// Micros is the closed loop's redis-benchmark-compatible histogram
 	// (whole microseconds, 10 µs to 3 s); nil in open mode.
 	Micros *histo.Recorder
-	// Response, Service and Lag are the test's cumulative recorders
-	// (nanoseconds). In closed mode Response and Service are both the
-	// latency from the send, and Lag is nil.
-	Response, Service, Lag *histo.Recorder
+	// Response, Service, Lag and Receive are the test's cumulative
+	// recorders (nanoseconds). In closed mode Response and Service are
+	// both the latency from the send, and Lag is nil. Hiccups records the
+	// host's hiccups (nil without the meter).
+	Response, Service, Lag, Receive, Hiccups *histo.Recorder
 	// TargetRate is the timeline's rate (zero: an unthrottled closed loop).
 	TargetRate Rate
 	totals     func() Totals
@@ -100,7 +102,7 @@ func (l *Live) Totals() Totals {
 func (l *Live) Progress() Progress {
 	now := nanotime()
 	s, c, e, f := l.counts()
-	p := Progress{Elapsed: time.Duration(now - l.start), Sent: s, Completed: c, Errors: e, InFlight: f}
+	p := Progress{Elapsed: time.Duration(now - l.start.Load()), Sent: s, Completed: c, Errors: e, InFlight: f}
 	if l.oldest != nil {
 		if t := l.oldest(); t != 0 && t < now {
 			p.OldestAge = time.Duration(now - t)

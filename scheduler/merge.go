@@ -39,9 +39,16 @@ func (r *Result) Merge(o *Result) {
 	r.Unsolicited += o.Unsolicited
 	r.BytesSent += o.BytesSent
 	r.BytesReceived += o.BytesReceived
+	r.Stamped += o.Stamped
+	r.Replies += o.Replies
+	if o.ReceiveClock != ReceiveKernel {
+		r.ReceiveClock = o.ReceiveClock // kernel only when every run's was
+	}
 	r.Connections = max(r.Connections, o.Connections)
 	r.Interrupted = r.Interrupted || o.Interrupted
 	r.TargetGone = r.TargetGone || o.TargetGone
+	r.TargetLocal = r.TargetLocal || o.TargetLocal
+	r.CPU.add(o.CPU)
 	if r.FirstError == "" {
 		r.FirstError = o.FirstError
 	}
@@ -56,6 +63,8 @@ func (r *Result) Merge(o *Result) {
 	r.Response, _ = histo.Add(r.Response, o.Response)
 	r.Service = mergeUnshared(r.Service, o.Service, shared.service, r.Response)
 	r.Lag, _ = histo.Add(r.Lag, o.Lag)
+	r.Receive, _ = histo.Add(r.Receive, o.Receive)
+	r.Hiccups, _ = histo.Add(r.Hiccups, o.Hiccups)
 	r.Micros, _ = histo.Add(r.Micros, o.Micros)
 	r.Intervals = continueSeries(r.Intervals, o.Intervals)
 	r.mergeCommands(o, shared)
@@ -70,7 +79,7 @@ type sharing struct {
 	commands []commandSharing
 }
 
-type commandSharing struct{ response, service, lag bool }
+type commandSharing struct{ response, service, lag, receive bool }
 
 func (r *Result) shares() sharing {
 	s := sharing{service: r.Service != nil && r.Service == r.Response}
@@ -79,6 +88,7 @@ func (r *Result) shares() sharing {
 			response: c.Response != nil && c.Response == r.Response,
 			service:  c.Service != nil && c.Service == r.Service,
 			lag:      c.Lag != nil && c.Lag == r.Lag,
+			receive:  c.Receive != nil && c.Receive == r.Receive,
 		})
 	}
 	return s
@@ -115,6 +125,7 @@ func (r *Result) mergeCommands(o *Result, shared sharing) {
 		ic.Response = mergeUnshared(ic.Response, fc.Response, sh.response, r.Response)
 		ic.Service = mergeUnshared(ic.Service, fc.Service, sh.service, r.Service)
 		ic.Lag = mergeUnshared(ic.Lag, fc.Lag, sh.lag, r.Lag)
+		ic.Receive = mergeUnshared(ic.Receive, fc.Receive, sh.receive, r.Receive)
 	}
 }
 
@@ -127,7 +138,7 @@ func mergeNodes(into, from []NodeResult) []NodeResult {
 	for _, fn := range from {
 		i, ok := index[fn.Addr]
 		if !ok {
-			fn.Response = histo.Copy(fn.Response)
+			fn = fn.clone()
 			index[fn.Addr] = len(into)
 			into = append(into, fn)
 			continue
@@ -139,9 +150,21 @@ func mergeNodes(into, from []NodeResult) []NodeResult {
 		in.Ask += fn.Ask
 		in.Joined = in.Joined && fn.Joined // in the slot map at the start of a run
 		in.Connections = max(in.Connections, fn.Connections)
+		shared := in.Service != nil && in.Service == in.Response
 		in.Response, _ = histo.Add(in.Response, fn.Response)
+		in.Service = mergeUnshared(in.Service, fn.Service, shared, in.Response)
+		in.Receive, _ = histo.Add(in.Receive, fn.Receive)
 	}
 	return into
+}
+
+// clone copies a node's result: its histograms its own (a service
+// histogram that is its response histogram stays so).
+func (n NodeResult) clone() NodeResult {
+	shared := n.Service != nil && n.Service == n.Response
+	n.Response, n.Receive = histo.Copy(n.Response), histo.Copy(n.Receive)
+	n.Service = cloneUnshared(histo.Copy(n.Service), shared, n.Response)
+	return n
 }
 
 // continueSeries continues a run's interval series with the next run's,
@@ -168,7 +191,8 @@ func (r *Result) Clone() *Result {
 	}
 	shared := r.shares()
 	c := *r
-	c.Response, c.Lag, c.Micros = histo.Copy(r.Response), histo.Copy(r.Lag), histo.Copy(r.Micros)
+	c.Response, c.Lag, c.Receive, c.Micros = histo.Copy(r.Response), histo.Copy(r.Lag), histo.Copy(r.Receive), histo.Copy(r.Micros)
+	c.Hiccups = histo.Copy(r.Hiccups)
 	c.Service = cloneUnshared(r.Service, shared.service, c.Response)
 	c.ErrorCodes = maps.Clone(r.ErrorCodes)
 	if r.TLS != nil {
@@ -184,11 +208,12 @@ func (r *Result) Clone() *Result {
 		cc.Response = cloneUnshared(cc.Response, sh.response, c.Response)
 		cc.Service = cloneUnshared(cc.Service, sh.service, c.Service)
 		cc.Lag = cloneUnshared(cc.Lag, sh.lag, c.Lag)
+		cc.Receive = cloneUnshared(cc.Receive, sh.receive, c.Receive)
 		c.Commands = append(c.Commands, cc)
 	}
 	c.Nodes = slices.Clone(r.Nodes)
 	for i := range c.Nodes {
-		c.Nodes[i].Response = histo.Copy(r.Nodes[i].Response)
+		c.Nodes[i] = r.Nodes[i].clone()
 	}
 	return &c
 }
@@ -204,7 +229,7 @@ func cloneUnshared(h *hdrhistogram.Histogram, shared bool, sharedCopy *hdrhistog
 
 // clone copies a command's result: histograms, codes and series its own.
 func (c CommandResult) clone() CommandResult {
-	c.Response, c.Service, c.Lag = histo.Copy(c.Response), histo.Copy(c.Service), histo.Copy(c.Lag)
+	c.Response, c.Service, c.Lag, c.Receive = histo.Copy(c.Response), histo.Copy(c.Service), histo.Copy(c.Lag), histo.Copy(c.Receive)
 	c.ErrorCodes = maps.Clone(c.ErrorCodes)
 	c.Intervals = slices.Clone(c.Intervals)
 	return c

@@ -26,7 +26,9 @@ var mergeRules = map[string]string{
 	"Interrupted": "or", "TargetGone": "or",
 	"FirstError": "first non-empty",
 	// Distributions: merged.
-	"Response": "histogram", "Service": "histogram", "Lag": "histogram", "Micros": "histogram",
+	"Response": "histogram", "Service": "histogram", "Lag": "histogram", "Receive": "histogram", "Micros": "histogram",
+	"Stamped": "sum", "Replies": "sum", "ReceiveClock": "kernel if every run's",
+	"Hiccups": "histogram", "HiccupInterval": "first", "TargetLocal": "or", "CPU": "weighted by seconds",
 	"TLS": "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
 }
 
@@ -47,7 +49,7 @@ func filled(t *testing.T, base int64, b bool) *Result {
 	for i := 0; i < v.NumField(); i++ {
 		f, name := v.Field(i), v.Type().Field(i).Name
 		switch name {
-		case "Response", "Service", "Lag", "Micros":
+		case "Response", "Service", "Lag", "Receive", "Micros", "Hiccups":
 			f.Set(reflect.ValueOf(hist(base)))
 			continue
 		case "TLS":
@@ -84,7 +86,11 @@ func filled(t *testing.T, base int64, b bool) *Result {
 			f.SetString(name + string(rune('0'+base)))
 		case reflect.Bool:
 			f.SetBool(b)
-		case reflect.Struct: // Counts
+		case reflect.Struct: // Counts, HostCPU
+			if name == "CPU" {
+				f.Set(reflect.ValueOf(HostCPU{Available: true, Seconds: float64(base), Busy: float64(base), Steal: float64(base), Self: float64(base), CPUs: int(base)}))
+				continue
+			}
 			for k := 0; k < f.NumField(); k++ {
 				f.Field(k).SetUint(uint64(base))
 			}
@@ -101,6 +107,7 @@ func filled(t *testing.T, base int64, b bool) *Result {
 func TestMergeCoversEveryField(t *testing.T) {
 	a, b := filled(t, 3, false), filled(t, 5, true)
 	b.FirstError = "second"
+	a.ReceiveClock, b.ReceiveClock = ReceiveKernel, ReceiveRead
 	merged := a.Clone()
 	merged.Merge(b)
 	mv, av, bv := reflect.ValueOf(merged).Elem(), reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
@@ -128,6 +135,15 @@ func TestMergeCoversEveryField(t *testing.T) {
 		case "or":
 			if !got.Bool() {
 				t.Errorf("%s: false, want true when a run has it", name)
+			}
+		case "weighted by seconds":
+			// a: 3 s at 3, b: 5 s at 5: (9 + 25) / 8.
+			if c := merged.CPU; !c.Available || c.Seconds != 8 || c.Busy != 34.0/8 || c.CPUs != 5 {
+				t.Errorf("CPU: %+v, want 8 s, busy 4.25, 5 CPUs", c)
+			}
+		case "kernel if every run's":
+			if got.String() != ReceiveRead {
+				t.Errorf("%s: %q, want %q when a run's was not kernel", name, got.String(), ReceiveRead)
 			}
 		case "first non-empty":
 			if got.String() != x.String() {

@@ -33,7 +33,10 @@ type NodeResult struct {
 	Redirects uint64
 	// Moved and Ask count its -MOVED and -ASK replies (open runs).
 	Moved, Ask uint64
-	Response   *hdrhistogram.Histogram
+	// Response, Service and Receive are its requests' response time,
+	// service time and receive lag (a closed run's Service is its
+	// Response).
+	Response, Service, Receive *hdrhistogram.Histogram
 }
 
 // ClosedCluster runs a closed loop against a Redis Cluster the way
@@ -80,7 +83,7 @@ func redirected(text []byte) bool {
 
 // nodeStats records one node's latencies during a closed run.
 type nodeStats struct {
-	latency *histo.Recorder
+	latency, receive *histo.Recorder
 }
 
 func newNodeStats(c *ClosedCluster) []nodeStats {
@@ -89,7 +92,7 @@ func newNodeStats(c *ClosedCluster) []nodeStats {
 	}
 	ns := make([]nodeStats, len(c.Nodes))
 	for i := range ns {
-		ns[i].latency = histo.NewRecorder()
+		ns[i].latency, ns[i].receive = histo.NewRecorder(), histo.NewRecorder()
 	}
 	return ns
 }
@@ -104,6 +107,7 @@ func (run *closedRun) nodeResults() []NodeResult {
 	for i, n := range c.Nodes {
 		out[i].Node = n
 		out[i].Response = run.nodes[i].latency.Snapshot()
+		out[i].Service, out[i].Receive = out[i].Response, run.nodes[i].receive.Snapshot()
 	}
 	for _, w := range run.workers {
 		r := &out[w.node]

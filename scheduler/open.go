@@ -207,7 +207,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 
 	p := newPacer(run, cmds, &stop)
-	p.onStart = run.started
+	p.onPrepare, p.onStart = run.prepare, run.begin
 	p.loop()
 	run.stopRedials()
 	allGone := p.allGone()
@@ -238,6 +238,7 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 		response: histo.NewRecorder(),
 		service:  histo.NewRecorder(),
 		lag:      histo.NewRecorder(),
+		receive:  histo.NewRecorder(),
 	}
 	run.tally.codes = map[string]uint64{}
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
@@ -271,25 +272,37 @@ func (run *openRun) shown() []*slot {
 	return nil
 }
 
-// started is called when the timeline starts at t0: it marks the end of
-// the warmup (a step's settle window), starts the interval series there
-// and hands observers their view.
-func (run *openRun) started(t0 int64) {
+// prepare sets up what watches the run (the interval series, the live
+// view it hands OnStart) before the timeline's start is chosen, so that
+// none of it delays the first sends: they went out 4–5 ms late, all at
+// once, while it ran after t0.
+func (run *openRun) prepare() {
 	cfg := run.cfg
-	if cfg.Warmup > 0 {
-		run.warmEnd = t0 + int64(cfg.Warmup)
+	run.series = newSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
+		seriesRecs{response: run.response, service: run.service, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
+	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
+		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
+		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
+		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince}
+	l.totals = func() Totals {
+		t := run.totals()
+		t.Scheduled = run.scheduledBy(nanotime() - l.start.Load() + 1)
+		return t
 	}
-	run.series = newSeries(cfg.Interval, t0, cfg.Warmup, run.totals, run.response, run.service, run.lag, run.kinds)
+	run.live = l
 	if cfg.OnStart != nil {
-		cfg.OnStart(&Live{start: t0, counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
-			Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
-			Response: run.response, Service: run.service, Lag: run.lag, TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince,
-			totals: func() Totals {
-				t := run.totals()
-				t.Scheduled = run.scheduledBy(nanotime() - t0 + 1)
-				return t
-			}})
+		cfg.OnStart(l)
 	}
+}
+
+// begin marks the timeline's start at t0: the end of the warmup (a step's
+// settle window), the interval series' origin and the live view's.
+func (run *openRun) begin(t0 int64) {
+	if run.cfg.Warmup > 0 {
+		run.warmEnd = t0 + int64(run.cfg.Warmup)
+	}
+	run.live.start.Store(t0)
+	run.series.begin(t0)
 }
 
 // finish closes the connections and accounts for every request. It never
@@ -320,6 +333,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		p.abandon()
 	}
 	var cnt, warm Counts
+	var stamped, replied uint64
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
@@ -327,6 +341,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	for _, s := range run.slots {
 		h := s.h
 		early += h.early.Load()
+		stamped, replied = stamped+h.stamped, replied+h.replied
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
 		warm.Completed += h.warmCompleted.Load()
@@ -402,11 +417,15 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Response:       run.response.Snapshot(),
 		Service:        run.service.Snapshot(),
 		Lag:            run.lag.Snapshot(),
+		Receive:        run.receive.Snapshot(),
+		ReceiveClock:   ReceiveClockOf(stamped, replied),
+		Stamped:        stamped,
+		Replies:        replied,
 		ErrorCodes:     trimCodes(codes),
 		FirstError:     firstErr,
 		LagLimit:       cfg.LagLimit,
 		Interrupted:    interrupted,
-		Clamped:        run.response.Clamped() + run.service.Clamped() + run.lag.Clamped(),
+		Clamped:        run.response.Clamped() + run.service.Clamped() + run.lag.Clamped() + run.receive.Clamped(),
 		ConnsLost:      run.connsLost.Load(),
 		Reconnects:     run.reconnects.Load(),
 		Blocked:        time.Duration(p.blocked),

@@ -335,7 +335,7 @@ type clusterRun struct {
 
 	// Pacer-owned.
 	members  []member
-	nodeResp []*histo.Recorder
+	nodeResp, nodeServ, nodeRecv []*histo.Recorder
 	owner    [cluster.Slots]int16
 	stores   []cmdStore
 	heads    []uint64
@@ -382,6 +382,8 @@ func newClusterRun(ctx context.Context, c *OpenCluster, slots, kinds int) *clust
 func (cl *clusterRun) addNode(n Node) int {
 	cl.members = append(cl.members, member{Node: n})
 	cl.nodeResp = append(cl.nodeResp, histo.NewRecorder())
+	cl.nodeServ = append(cl.nodeServ, histo.NewRecorder())
+	cl.nodeRecv = append(cl.nodeRecv, histo.NewRecorder())
 	cl.waits = append(cl.waits, waitQueue{})
 	cl.nodes = append(cl.nodes, nodeTally{})
 	cl.pickRR = append(cl.pickRR, 0)
@@ -416,7 +418,8 @@ func (run *openRun) addStartSlot(i int, c *conn.Conn) *slot {
 func (run *openRun) addClusterSlot(c *conn.Conn, k int, addr string) *slot {
 	s := run.addSlot(c)
 	h := s.h
-	h.cl, h.index, h.node, h.nodeResp = run.cl, len(run.slots)-1, k, run.cl.nodeResp[k]
+	h.cl, h.index, h.node = run.cl, len(run.slots)-1, k
+	h.nodeResp, h.nodeServ, h.nodeRecv = run.cl.nodeResp[k], run.cl.nodeServ[k], run.cl.nodeRecv[k]
 	s.node, s.addr = k, addr
 	return s
 }
@@ -1071,7 +1074,7 @@ func (run *openRun) nodeResults(p *pacer) []NodeResult {
 	for k, m := range cl.members {
 		out[k].Node = m.Node
 		out[k].Connections = cl.cfg.PerNode
-		out[k].Response = cl.nodeResp[k].Snapshot()
+		out[k].Response, out[k].Service, out[k].Receive = cl.nodeResp[k].Snapshot(), cl.nodeServ[k].Snapshot(), cl.nodeRecv[k].Snapshot()
 		out[k].Counts.Errors = cl.nodes[k].errors
 		out[k].Counts.Unsent = cl.nodes[k].unsent
 	}

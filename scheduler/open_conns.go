@@ -34,7 +34,11 @@ type replies struct {
 	// connection, and the redirects seen.
 	cl                  *clusterRun
 	index, node         int
-	nodeResp            *histo.Recorder
+	nodeResp, nodeServ  *histo.Recorder
+	nodeRecv            *histo.Recorder
+	// stamped counts the replies that carried a kernel receive timestamp
+	// of the replied read; read after the reader exits.
+	stamped, replied uint64
 	seq                 uint64
 	moved, ask, retries atomic.Uint64
 	_                   [64]byte // keep neighbouring handlers' counters apart
@@ -43,6 +47,10 @@ type replies struct {
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	at := t.Arrival
 	run := h.run
+	h.replied++
+	if at != t.Read {
+		h.stamped++
+	}
 	if h.cl != nil {
 		seq := h.seq
 		h.seq++
@@ -89,8 +97,15 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	}
 	if good {
 		run.recordAt(e, at, ks)
+		recv := t.Read - at
+		run.receive.Record(recv)
+		if ks != nil && ks.receive != nil {
+			ks.receive.Record(recv)
+		}
 		if h.nodeResp != nil {
 			h.nodeResp.Record(at - e.Intended)
+			h.nodeServ.Record(at - e.Written)
+			h.nodeRecv.Record(recv)
 		}
 	}
 	if kc != nil {
@@ -163,7 +178,11 @@ func (run *openRun) recordAt(e *conn.Entry, t int64, ks *kindStats) {
 
 type openRun struct {
 	cfg                    OpenConfig
-	response, service, lag *histo.Recorder
+	response, service, lag, receive *histo.Recorder
+	// host measures the client machine during the run; live is the view
+	// handed to OnStart.
+	host *hostWatch
+	live *Live
 	kinds                  []kindStats // per command of a mix; nil for one
 	slots                  []*slot     // pacer-owned (observers: shown)
 	view                   atomic.Pointer[[]*slot]

@@ -57,7 +57,10 @@ type pacer struct {
 	lastWake     int64
 	lastYield    int64
 	lastMaintain int64
-	onStart      func(t0 int64)
+	// onPrepare runs before the timeline's start is chosen, onStart once
+	// it is (t0).
+	onPrepare func()
+	onStart   func(t0 int64)
 	dirty        []int
 	isDirty      []bool
 	failure      error
@@ -166,6 +169,9 @@ const drainPoll = time.Millisecond
 func (p *pacer) loop() {
 	defer p.slice.release()
 	p.slice.hold()
+	if p.onPrepare != nil {
+		p.onPrepare()
+	}
 	p.t0 = nanotime()
 	if start := p.run.cfg.Start; start != 0 {
 		if p.waitStart(start) {

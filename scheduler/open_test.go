@@ -331,9 +331,9 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		// the end: encoding allocates per distinct value, not per
 		// request, and off the hot path. Take it out by packing the same
 		// histograms again.
-		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag}
+		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive}
 		for _, c := range res.Commands {
-			hs = append(hs, c.Response, c.Service, c.Lag)
+			hs = append(hs, c.Response, c.Service, c.Lag, c.Receive)
 		}
 		var p0, p1 runtime.MemStats
 		runtime.ReadMemStats(&p0)

@@ -181,11 +181,37 @@ type Result struct {
 	// instant just past the last request sent. Replies still arriving after
 	// it are no shortfall of the load. Zero elsewhere.
 	SendWindow time.Duration
-	// Response (reply − intended), Service (reply − written) and Lag
-	// (written − intended), in nanoseconds. Response and Service hold the
-	// completed requests and, at their age when the run gave up on them,
-	// the timeouts; Lag holds every sent request.
+	// Response (arrival − intended), Service (arrival − written) and Lag
+	// (written − intended), in nanoseconds; a reply's arrival is the
+	// kernel's receive timestamp of its last bytes (ReceiveClock
+	// "kernel"), or where none was given the instant the reader had them.
+	// Response and Service hold the completed requests and, at their age
+	// when the run gave up on them, the timeouts; Lag holds every sent
+	// request.
 	Response, Service, Lag *hdrhistogram.Histogram
+	// Receive is the receive lag of every completed request: the instant
+	// the reader had its reply − its arrival, the generator's lateness on
+	// the way in (as Lag is on the way out). Zero where no kernel timestamp
+	// was given.
+	Receive *hdrhistogram.Histogram
+	// ReceiveClock is "kernel" when (at least 99% of) the replies carried
+	// the kernel's receive timestamp, "read" otherwise: arrival was then
+	// the read instant, and Receive says nothing.
+	ReceiveClock string
+	// Stamped counts the replies that carried a kernel receive timestamp
+	// of the Replies read.
+	Stamped, Replies uint64
+	// Hiccups is how late the host hiccup meter's goroutine woke
+	// (nanoseconds), sleeping HiccupInterval at a time, during the run:
+	// the client machine's own noise; nil without the meter.
+	Hiccups        *hdrhistogram.Histogram
+	HiccupInterval time.Duration
+	// CPU is what the host's CPUs and pacer's own did during the run.
+	CPU HostCPU
+	// TargetLocal is set when the target shares this host (loopback, a
+	// unix socket, one of its addresses): the server and pacer then
+	// compete for the same cores. The run's caller sets it.
+	TargetLocal bool
 	// ErrorCodes counts error replies by their first word, plus
 	// CodeConnectionLost and "protocol error": the MaxErrorCodes most
 	// frequent, the rest under OtherErrors.
@@ -252,6 +278,52 @@ type Result struct {
 	// a constant rate); TargetRate is then the stages' mean rate over the
 	// measured window.
 	Stages []Stage
+}
+
+// HostCPU is what the host's CPUs did during a run.
+type HostCPU struct {
+	// Available is false where the CPU time could not be read.
+	Available bool
+	// Seconds is the wall time measured; Busy and Steal the shares of all
+	// CPUs' time not idle, and stolen by the hypervisor (0..1); Self
+	// pacer's own CPU in cores; CPUs the host's count.
+	Seconds, Busy, Steal, Self float64
+	CPUs                       int
+}
+
+// add combines two runs' CPU figures, weighted by their seconds.
+func (c *HostCPU) add(o HostCPU) {
+	switch {
+	case !o.Available:
+		return
+	case !c.Available:
+		*c = o
+		return
+	}
+	w := c.Seconds + o.Seconds
+	if w <= 0 {
+		return
+	}
+	avg := func(a, b float64) float64 { return (a*c.Seconds + b*o.Seconds) / w }
+	c.Busy, c.Steal, c.Self = avg(c.Busy, o.Busy), avg(c.Steal, o.Steal), avg(c.Self, o.Self)
+	c.Seconds, c.CPUs = w, max(c.CPUs, o.CPUs)
+}
+
+// ReceiveClock values.
+const (
+	ReceiveKernel = "kernel"
+	ReceiveRead   = "read"
+)
+
+// ReceiveClockOf says what the arrivals of replies were: "kernel" when at
+// least 99% of them carried the kernel's receive timestamp (the very
+// first replies of a process may come before the kernel turns
+// timestamping on), "read" otherwise (none read: "read").
+func ReceiveClockOf(stamped, replies uint64) string {
+	if replies > 0 && float64(stamped) >= 0.99*float64(replies) {
+		return ReceiveKernel
+	}
+	return ReceiveRead
 }
 
 // AchievedRate is completed requests per second over the measured window.

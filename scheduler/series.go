@@ -29,9 +29,12 @@ type series struct {
 	origin  time.Duration // the warmup: the first interval starts at t0+origin
 	started time.Time     // wall clock at t0
 	totals  func() Totals
-	// recorders of the test: response, service, lag (lag may be nil).
-	recs [3]*histo.Recorder
-	prev [3]*histo.Delta
+	// oldest is the clock instant the oldest unanswered request counts
+	// from (0: none), read at each interval's end.
+	oldest func() int64
+	// recorders of the test (see seriesRecs; absent ones nil).
+	recs [nSeries]*histo.Recorder
+	prev [nSeries]*histo.Delta
 	// kinds are the per-command recorders and counters of a timed mix.
 	kinds []kindSeries
 
@@ -55,19 +58,35 @@ type series struct {
 // kindSeries is one command's part of a series.
 type kindSeries struct {
 	ks   *kindStats
-	prev [3]*histo.Delta
+	prev [nSeries]*histo.Delta
 	out  []Interval
 	cum  Counts
 }
 
-// newSeries starts cutting a test that began at t0, after a warmup of
-// origin, into intervals of d. The mix's commands get their own series
-// when ks is timed.
-func newSeries(d time.Duration, t0 int64, origin time.Duration, totals func() Totals, response, service, lag *histo.Recorder, ks []kindStats) *series {
+// seriesRecs are the recorders a series cuts into intervals, in the
+// order of nSeries' slots (nil: absent, as a closed loop's send lag).
+type seriesRecs struct {
+	response, service, lag, receive, hiccup *histo.Recorder
+}
+
+// nSeries is the number of histograms an interval holds: response,
+// service, send lag, receive lag and host hiccups.
+const nSeries = 5
+
+func (r seriesRecs) list() [nSeries]*histo.Recorder {
+	return [nSeries]*histo.Recorder{r.response, r.service, r.lag, r.receive, r.hiccup}
+}
+
+// newSeries cuts a test that begins at t0, after a warmup of origin,
+// into intervals of d: the recorders of recs, the totals and, at each
+// interval's end, the age of the oldest unanswered request (from
+// oldest). The mix's commands get their own series when ks is timed. It
+// runs from begin.
+func newSeries(d time.Duration, origin time.Duration, totals func() Totals, oldest func() int64, recs seriesRecs, ks []kindStats) *series {
 	if d <= 0 {
 		d = DefaultInterval
 	}
-	s := &series{d: d, t0: t0, origin: max(origin, 0), started: time.Now(), totals: totals, recs: [3]*histo.Recorder{response, service, lag},
+	s := &series{d: d, origin: max(origin, 0), totals: totals, oldest: oldest, recs: recs.list(),
 		stop: make(chan struct{}), done: make(chan struct{}), pack: histo.Pack, based: origin <= 0}
 	if sp, err := histo.NewSpill(); err == nil {
 		s.pack = sp.Pack
@@ -82,15 +101,21 @@ func newSeries(d time.Duration, t0 int64, origin time.Duration, totals func() To
 		for i := range ks {
 			k := &s.kinds[i]
 			k.ks = &ks[i]
-			for j, r := range [3]*histo.Recorder{ks[i].response, ks[i].service, ks[i].lag} {
+			for j, r := range (seriesRecs{response: ks[i].response, service: ks[i].service, lag: ks[i].lag, receive: ks[i].receive}).list() {
 				if r != nil {
 					k.prev[j] = histo.NewDelta(r)
 				}
 			}
 		}
 	}
-	go s.loop()
 	return s
+}
+
+// begin starts cutting at t0, the start of the test's timeline: the set-up
+// above (a spill file, the recorders' deltas) is done before t0 is chosen.
+func (s *series) begin(t0 int64) {
+	s.t0, s.started = t0, time.Now()
+	go s.loop()
 }
 
 func (s *series) loop() {
@@ -161,7 +186,7 @@ func (s *series) measuredBytes(t Totals) Totals {
 func (s *series) take(k int64, now Totals) {
 	start := s.origin + time.Duration(k-1)*s.d
 	s.takeAll()
-	iv := Interval{Start: start, Duration: s.d}
+	iv := Interval{Start: start, Duration: s.d, OldestInflight: s.oldestAge(), InFlight: inFlight(now.Counts)}
 	iv.Counts = sub(now.Counts, s.cum.Counts)
 	iv.BytesSent = now.BytesSent - min(now.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = now.BytesReceived - min(now.BytesReceived, s.cum.BytesReceived)
@@ -203,8 +228,8 @@ func (s *series) takeAll() {
 }
 
 // packInto encodes the differences takeAll read into iv.
-func (s *series) packInto(iv *Interval, prev *[3]*histo.Delta) error {
-	dst := [3]*histo.Packed{&iv.Response, &iv.Service, &iv.Lag}
+func (s *series) packInto(iv *Interval, prev *[nSeries]*histo.Delta) error {
+	dst := [nSeries]*histo.Packed{&iv.Response, &iv.Service, &iv.Lag, &iv.Receive, &iv.Hiccup}
 	for i, d := range prev {
 		if d == nil {
 			continue
@@ -237,7 +262,7 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 	}
 	start := s.origin + time.Duration(len(s.out))*s.d
 	s.takeAll()
-	iv := Interval{Start: start, Duration: max(0, time.Duration(end-s.t0)-start)}
+	iv := Interval{Start: start, Duration: max(0, time.Duration(end-s.t0)-start), OldestInflight: s.oldestAge()}
 	iv.Counts = sub(total.Counts, s.cum.Counts)
 	iv.BytesSent = total.BytesSent - min(total.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = total.BytesReceived - min(total.BytesReceived, s.cum.BytesReceived)
@@ -258,6 +283,25 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 		}
 	}
 	return s.out, kinds, s.err
+}
+
+// inFlight is what cumulative counts leave in flight: written, not yet
+// answered nor given up on.
+func inFlight(c Counts) uint64 {
+	return c.Sent - min(c.Sent, c.Completed+c.Errors+c.Timeouts)
+}
+
+// oldestAge is how long the oldest unanswered request has waited now (0:
+// none).
+func (s *series) oldestAge() time.Duration {
+	if s.oldest == nil {
+		return 0
+	}
+	now := nanotime()
+	if t := s.oldest(); t != 0 && t < now {
+		return time.Duration(now - t)
+	}
+	return 0
 }
 
 // sub returns a − b field by field, 0 where b is larger (a reading taken

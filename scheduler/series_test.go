@@ -204,7 +204,8 @@ func TestSeriesMemoryPerInterval(t *testing.T) {
 		t.Skip("records 36 million values (the race detector makes that minutes; the memory is the same without it)")
 	}
 	resp, serv, lag := histo.NewRecorder(), histo.NewRecorder(), histo.NewRecorder()
-	s := newSeries(time.Hour, nanotime(), 0, func() Totals { return Totals{} }, resp, serv, lag, nil)
+	s := newSeries(time.Hour, 0, func() Totals { return Totals{} }, nil, seriesRecs{response: resp, service: serv, lag: lag}, nil)
+	s.begin(nanotime())
 	defer s.finish(nanotime(), Totals{}, nil)
 	rng := uint64(1)
 	fill := func() {

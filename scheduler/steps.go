@@ -212,7 +212,7 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	}
 
 	p := newPacer(run, cmds, &stop)
-	p.onStart = run.started
+	p.onPrepare, p.onStart = run.prepare, run.begin
 	p.loop()
 	endWatch()
 	run.stopRedials()

@@ -40,12 +40,12 @@ func Write(w io.Writer, runs []Run, ps []float64) error {
 		fmt.Fprintf(&b, "  %*.0f%*s", col, r.Test.Achieved(), col, "")
 	}
 	b.WriteString("\n")
-	closedResp, _, _ := closed.Latencies()
+	closedResp, _, _ := closed.LatencyHistograms()
 	cs := histo.Summarize(closedResp)
 	row := func(name string, pick func(histo.Summary) float64) {
 		fmt.Fprintf(&b, "%-*s%*.3f", first, name, col, pick(cs))
 		for _, r := range open {
-			resp, serv, _ := r.Test.Latencies()
+			resp, serv, _ := r.Test.LatencyHistograms()
 			fmt.Fprintf(&b, "  %*.3f%*.3f", col, pick(histo.Summarize(serv)), col, pick(histo.Summarize(resp)))
 		}
 		b.WriteString("\n")
@@ -55,7 +55,7 @@ func Write(w io.Writer, runs []Run, ps []float64) error {
 		cv := report.PercentileMillis(closedResp, ps)
 		sv, rv := make([][]float64, len(open)), make([][]float64, len(open))
 		for j, r := range open {
-			resp, serv, _ := r.Test.Latencies()
+			resp, serv, _ := r.Test.LatencyHistograms()
 			sv[j], rv[j] = report.PercentileMillis(serv, ps), report.PercentileMillis(resp, ps)
 		}
 		for i, p := range ps {
@@ -184,8 +184,8 @@ const (
 // and comparable (see minShare).
 func Reading(closedRun, openRun Run) string {
 	closed, open := closedRun.Test, openRun.Test
-	cresp, _, _ := closed.Latencies()
-	oresp, _, _ := open.Latencies()
+	cresp, _, _ := closed.LatencyHistograms()
+	oresp, _, _ := open.LatencyHistograms()
 	cp, op := histo.Summarize(cresp).P99, histo.Summarize(oresp).P99
 	cr, or := closed.Achieved(), open.Target().PerSecond()
 	share := 0.0
