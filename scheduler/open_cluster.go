@@ -334,18 +334,18 @@ type clusterRun struct {
 	joined   chan joined // a joining node's connections (capacity MaxJoined)
 
 	// Pacer-owned.
-	members  []member
+	members                      []member
 	nodeResp, nodeServ, nodeRecv []*histo.Recorder
-	owner    [cluster.Slots]int16
-	stores   []cmdStore
-	heads    []uint64
-	waits    []waitQueue
-	nodes    []nodeTally
-	kinds    []kindCount // per command: requests the pacer gave up on
-	rr       int         // keyless round robin
-	pickRR   []int       // per node: next connection in rotation
-	taken    []int       // per node: commands its current connection took this wake
-	joins    int         // nodes joined
+	owner                        [cluster.Slots]int16
+	stores                       []cmdStore
+	heads                        []uint64
+	waits                        []waitQueue
+	nodes                        []nodeTally
+	kinds                        []kindCount // per command: requests the pacer gave up on
+	rr                           int         // keyless round robin
+	pickRR                       []int       // per node: next connection in rotation
+	taken                        []int       // per node: commands its current connection took this wake
+	joins                        int         // nodes joined
 	// errs mirrors, for observers, the requests the pacer counted as
 	// errors.
 	errs atomic.Uint64

@@ -32,13 +32,13 @@ type replies struct {
 	// Cluster runs: the slot's index and node, the node's response-time
 	// recorder, the sequence number of the next reply on the current
 	// connection, and the redirects seen.
-	cl                  *clusterRun
-	index, node         int
-	nodeResp, nodeServ  *histo.Recorder
-	nodeRecv            *histo.Recorder
+	cl                 *clusterRun
+	index, node        int
+	nodeResp, nodeServ *histo.Recorder
+	nodeRecv           *histo.Recorder
 	// stamped counts the replies that carried a kernel receive timestamp
 	// of the replied read; read after the reader exits.
-	stamped, replied uint64
+	stamped, replied    uint64
 	seq                 uint64
 	moved, ask, retries atomic.Uint64
 	_                   [64]byte // keep neighbouring handlers' counters apart
@@ -177,22 +177,22 @@ func (run *openRun) recordAt(e *conn.Entry, t int64, ks *kindStats) {
 }
 
 type openRun struct {
-	cfg                    OpenConfig
+	cfg                             OpenConfig
 	response, service, lag, receive *histo.Recorder
 	// host measures the client machine during the run; live is the view
 	// handed to OnStart.
-	host *hostWatch
-	live *Live
-	kinds                  []kindStats // per command of a mix; nil for one
-	slots                  []*slot     // pacer-owned (observers: shown)
-	view                   atomic.Pointer[[]*slot]
-	tally                  tally // requests of connections already retired
-	redialCtx              context.Context
-	stopRedials            context.CancelFunc
-	dialing                chan struct{} // a token per redial in progress (MaxConcurrentRedials)
-	connsLost              atomic.Uint64
-	reconnects             atomic.Uint64
-	clockErrors            atomic.Uint64
+	host        *hostWatch
+	live        *Live
+	kinds       []kindStats // per command of a mix; nil for one
+	slots       []*slot     // pacer-owned (observers: shown)
+	view        atomic.Pointer[[]*slot]
+	tally       tally // requests of connections already retired
+	redialCtx   context.Context
+	stopRedials context.CancelFunc
+	dialing     chan struct{} // a token per redial in progress (MaxConcurrentRedials)
+	connsLost   atomic.Uint64
+	reconnects  atomic.Uint64
+	clockErrors atomic.Uint64
 	// accounted mirrors, for observers, what retired connections added to
 	// tally (requests lost with a connection, timed out, left unwritten)
 	// and the requests dropped for being too late.

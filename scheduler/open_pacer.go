@@ -61,11 +61,11 @@ type pacer struct {
 	// it is (t0).
 	onPrepare func()
 	onStart   func(t0 int64)
-	dirty        []int
-	isDirty      []bool
-	failure      error
-	slice        sliceHolder
-	cl           *clusterRun // nil without a cluster
+	dirty     []int
+	isDirty   []bool
+	failure   error
+	slice     sliceHolder
+	cl        *clusterRun // nil without a cluster
 }
 
 // sliceHolder keeps a short time slice (clock.ShortSlice) on the OS thread
