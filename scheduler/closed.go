@@ -254,8 +254,6 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		}
 		run.workers = append(run.workers, w)
 	}
-	runtimeGC()
-
 	// What watches the run is set up before it starts.
 	live := &Live{Latency: run.latency, Micros: run.micros, counts: run.liveCounts,
 		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
@@ -266,6 +264,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
+	runtimeGC()
 	run.t0 = nanotime()
 	live.start.Store(run.t0)
 	run.series.begin(run.t0)

@@ -89,6 +89,12 @@ type OpenConfig struct {
 	// (see OpenCluster); the result then holds per-node results. Redial
 	// is unused: Cluster.Dial replaces dead connections.
 	Cluster *OpenCluster
+	// Groups, when set, puts connection i in group Groups[i] (a database,
+	// a replayed trace's client): a stream that is a Grouper then sends
+	// each command on a connection of its group, and RedialGroup replaces
+	// a connection of group g (Redial is unused).
+	Groups      []int
+	RedialGroup func(ctx context.Context, group int) (*conn.Conn, error)
 
 	// beforeSleep, for tests, runs on the pacer's thread before each sleep.
 	beforeSleep func()
@@ -124,6 +130,14 @@ const yieldEvery = int64(4 * time.Millisecond)
 // maxPerWake bounds the commands queued in one wake before they are
 // flushed, so a large backlog starts leaving at once.
 const maxPerWake = 8192
+
+// Grouper is a command stream whose commands must each go to a group of
+// connections (OpenConfig.Groups): Group says the group of the command
+// Next returns next.
+type Grouper interface {
+	Commands
+	Group() int
+}
 
 // Validate checks the configuration.
 func (c *OpenConfig) Validate() error {
@@ -200,8 +214,6 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	if alive == 0 && !run.canRedial() {
 		return nil, errors.New("open run without a live connection")
 	}
-
-	runtimeGC()
 
 	var stop atomic.Bool
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
@@ -293,6 +305,10 @@ func (run *openRun) prepare() {
 	if cfg.OnStart != nil {
 		cfg.OnStart(l)
 	}
+	// Collect the set-up's garbage (rings, recorders, the series' and the
+	// observers' buffers) now: a collection its megabytes trigger just
+	// after the start held the first sends back 5 ms.
+	runtimeGC()
 }
 
 // begin marks the timeline's start at t0: the end of the warmup (a step's

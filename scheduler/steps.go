@@ -201,8 +201,6 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 		return nil, run.cl, errors.New("open run without a live connection")
 	}
 
-	runtimeGC()
-
 	var stop, aborted atomic.Bool
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	var oldestAge atomic.Int64
