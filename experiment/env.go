@@ -77,9 +77,9 @@ func (e *Env) watch(w Watched) (func(*scheduler.Live), func()) {
 	return e.Watch(w)
 }
 
-// finish completes a run's result: the TLS handshakes of its connections,
-// and what came from the server cleaned.
-func (e *Env) finish(res *scheduler.Result) {
+// Finish completes a run's result: the TLS handshakes of its
+// connections, and what came from the server cleaned.
+func (e *Env) Finish(res *scheduler.Result) {
 	if res == nil {
 		return
 	}

@@ -91,7 +91,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	if res == nil {
 		return nil, nil, err
 	}
-	e.finish(res)
+	e.Finish(res)
 	return res, since(), err
 }
 
@@ -190,7 +190,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 	if res == nil {
 		return nil, nil, err
 	}
-	e.finish(res)
+	e.Finish(res)
 	return res, since(), err
 }
 

@@ -35,6 +35,8 @@ type Document struct {
 	// Shard is set on a shard's result (--shard K/N) and on a merged one
 	// (pacer merge), which lists the shards it holds.
 	Shard *Shard `json:"shard,omitempty"`
+	// Trace is, for pacer replay, the trace it sent.
+	Trace *Trace `json:"trace,omitempty"`
 	// StartAt is the wall-clock instant the first test's timeline was set
 	// to start (--start-at, --start-in), RFC 3339 with nanoseconds.
 	StartAt string `json:"start_at,omitempty"`
@@ -454,4 +456,28 @@ func (d *Document) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// Trace describes the trace a `pacer replay` sent (document's trace): the
+// file (name, size and SHA-256 as on disk, format, lines), what it held
+// (records read, commands sent per pass, by command: the most frequent,
+// the rest as "other"), and how it was scaled: speed, loops, the requests
+// and span of the replay.
+type Trace struct {
+	Name        string           `json:"name"`
+	Format      string           `json:"format"`
+	Gzip        bool             `json:"gzip"`
+	Bytes       int64            `json:"bytes"`
+	SHA256      string           `json:"sha256"`
+	Lines       int64            `json:"lines"`
+	Records     int64            `json:"records"`
+	Commands    int64            `json:"commands"`
+	SpanS       float64          `json:"span_s"`
+	Speed       float64          `json:"speed"`
+	Loops       int              `json:"loops"`
+	Requests    uint64           `json:"requests"`
+	ReplaySpanS float64          `json:"replay_span_s"`
+	Lua         int64            `json:"lua_skipped"`
+	Skipped     int64            `json:"skipped"`
+	ByCommand   map[string]int64 `json:"by_command"`
 }

@@ -407,7 +407,11 @@ func (cl *clusterRun) growStores(n int) {
 // in a cluster, on node i / PerNode, whose pool it belongs to.
 func (run *openRun) addStartSlot(i int, c *conn.Conn) *slot {
 	if run.cl == nil {
-		return run.addSlot(c)
+		s := run.addSlot(c)
+		if i < len(run.cfg.Groups) {
+			s.group = run.cfg.Groups[i]
+		}
+		return s
 	}
 	k := i / run.cl.cfg.PerNode
 	return run.addClusterSlot(c, k, run.cl.cfg.Nodes[k].Addr)

@@ -281,6 +281,8 @@ type slot struct {
 	node  int
 	addr  string
 	extra atomic.Uint64
+	// group is the slot's connection group (OpenConfig.Groups).
+	group int
 	left  struct{ errors, timeouts, unsent uint64 }
 	// sw, in a run of steps, is the slot's handler for every connection it
 	// ever holds: it hands replies to the current step's h.
@@ -655,13 +657,16 @@ func (run *openRun) canRedial() bool {
 	if run.cl != nil {
 		return run.cl.cfg.Dial != nil
 	}
-	return run.cfg.Redial != nil
+	return run.cfg.Redial != nil || run.cfg.RedialGroup != nil
 }
 
 // dial opens a replacement for slot s: to its node in a cluster run.
 func (run *openRun) dial(ctx context.Context, s *slot) (*conn.Conn, error) {
-	if run.cl != nil {
+	switch {
+	case run.cl != nil:
 		return run.cl.cfg.Dial(ctx, s.addr)
+	case run.cfg.RedialGroup != nil:
+		return run.cfg.RedialGroup(ctx, s.group)
 	}
 	return run.cfg.Redial(ctx)
 }

@@ -57,6 +57,11 @@ type pacer struct {
 	lastWake     int64
 	lastYield    int64
 	lastMaintain int64
+	// grouper, groups and groupRR route a grouped stream's commands: the
+	// slots of each group and each group's rotation.
+	grouper Grouper
+	groups  [][]int
+	groupRR []int
 	// onPrepare runs before the timeline's start is chosen, onStart once
 	// it is (t0).
 	onPrepare func()
@@ -123,6 +128,16 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		quantum: int64(cfg.Pacing.Quantum(cfg.LagLimit)),
 		warmup:  int64(cfg.Warmup),
 		cl:      run.cl,
+	}
+	if g, ok := cmds.(Grouper); ok && len(cfg.Groups) > 0 {
+		p.grouper = g
+		for i, grp := range cfg.Groups {
+			for grp >= len(p.groups) {
+				p.groups = append(p.groups, nil)
+			}
+			p.groups[grp] = append(p.groups[grp], i)
+		}
+		p.groupRR = make([]int, len(p.groups))
 	}
 	p.end = math.MaxInt64
 	if cfg.Duration > 0 {
@@ -336,7 +351,7 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 		if !due {
 			return emitDone
 		}
-		i := p.pick()
+		i := p.pickFor()
 		if i < 0 {
 			if p.run.cfg.Redial != nil {
 				return emitBlocked // connections will come back
@@ -392,6 +407,38 @@ func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
 func (p *pacer) usable(i int) bool {
 	c := p.run.slots[i].c
 	return c != nil && !c.Dead() && c.Free() > 0
+}
+
+// pickFor returns the connection for the next command: in its group when
+// the stream groups its commands, else any (pick).
+func (p *pacer) pickFor() int {
+	if p.grouper == nil {
+		return p.pick()
+	}
+	g := p.grouper.Group()
+	if g < 0 || g >= len(p.groups) {
+		return -1
+	}
+	in := p.groups[g]
+	if len(in) == 0 {
+		return -1
+	}
+	if p.taken < batchPerConn && p.run.slots[p.cur].group == g && p.usable(p.cur) {
+		p.taken++
+		return p.cur
+	}
+	rr := &p.groupRR[g]
+	for range in {
+		i := in[*rr]
+		if *rr++; *rr == len(in) {
+			*rr = 0
+		}
+		if p.usable(i) {
+			p.cur, p.taken = i, 1
+			return i
+		}
+	}
+	return -1
 }
 
 // pick returns the connection for the next command: the current one while

@@ -1,0 +1,115 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/target"
+)
+
+// Run replays the trace as plan says, with the open driver's settings
+// ocfg (pacing, drain, lag limit, timeout, interval, backlog, warmup, and
+// Duration or Requests to cut it short): connections per group (a
+// database's, or a client's), the trace's timeline (this process's share
+// of it, from its planned start), and the trace's commands.
+func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name string, ocfg scheduler.OpenConfig) (*scheduler.Result, *serverinfo.Stats, error) {
+	if err := env.Place.Wait(ctx, env.WaitNotes()); err != nil {
+		return nil, nil, nil
+	}
+	env.Target.TakeHandshakes()
+	sh := &shared{x: newReader(&cfg, plan)}
+	if env.Place.Sharded() {
+		sh.k, sh.n = uint64(env.Place.K), uint64(env.Place.N)
+	}
+	opened := false
+	whole := scheduler.NewTrace(func() (scheduler.TraceOffsets, error) {
+		if !opened { // the pacer's walk: the reader the commands share
+			opened = true
+			return sh, nil
+		}
+		return offsets{newReader(&cfg, plan)}, nil
+	}, plan.Requests)
+	defer whole.Close()
+	tl, err := env.Place.Timeline(whole)
+	if err != nil {
+		return nil, nil, usage.Errorf("--shard: %v", err)
+	}
+	var conns []*conn.Conn
+	since := func() *serverinfo.Stats { return nil }
+	if env.Target.Cluster {
+		keys := target.Keys{Specs: plan.specsByKind(), Tagged: make([]bool, len(plan.Names))}
+		if conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, keys); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		if conns, ocfg.Groups, err = dialGroups(ctx, env.Target, cfg, plan); err != nil {
+			return nil, nil, err
+		}
+		since = env.Server.Mark(ctx)
+		ocfg.RedialGroup = func(ctx context.Context, g int) (*conn.Conn, error) {
+			o := env.Target.Options
+			o.DB = plan.dbs[g]
+			o.OnTLSHandshake = nil
+			return conn.Dial(ctx, o)
+		}
+	}
+	ocfg.Name, ocfg.Timeline, ocfg.CommandNames = name, tl, plan.Names
+	ocfg.Start = env.Place.Instant()
+	ocfg.OnErrorReply = env.OnErrorReply
+	if env.Watch != nil {
+		var stop func()
+		ocfg.OnStart, stop = env.Watch(experiment.Watched{Name: name, Test: name, Mode: "open", Label: name})
+		defer stop()
+	}
+	res, err := scheduler.RunOpen(ctx, conns, commands{sh}, ocfg)
+	env.Place.Started(res)
+	if terr := whole.Err(); terr != nil && err == nil {
+		err = fmt.Errorf("reading the trace: %w", terr)
+	}
+	if res == nil {
+		return nil, nil, err
+	}
+	env.Finish(res)
+	return res, since(), err
+}
+
+// dialGroups opens the connections of every group: one per client with
+// PerClient, else Conns per database (at least one each), with the
+// group's database selected.
+func dialGroups(ctx context.Context, t *target.Target, cfg Config, plan *Plan) ([]*conn.Conn, []int, error) {
+	per := 1
+	if !cfg.PerClient {
+		per = max(1, cfg.Conns/max(1, len(plan.Groups)))
+	}
+	var conns []*conn.Conn
+	var groups []int
+	for g := range plan.Groups {
+		o := t.Options
+		o.DB = plan.dbs[g]
+		cs, err := t.Pool(ctx, o, per)
+		if err != nil {
+			target.CloseAll(conns)
+			return nil, nil, fmt.Errorf("%s: %w", plan.Groups[g], err)
+		}
+		for _, c := range cs {
+			conns, groups = append(conns, c), append(groups, g)
+		}
+	}
+	return conns, groups, nil
+}
+
+// specsByKind are the key positions of each kind's command, for cluster
+// routing.
+func (p *Plan) specsByKind() []cluster.KeySpec {
+	out := make([]cluster.KeySpec, len(p.Names))
+	for i, n := range p.Names {
+		out[i], _ = cluster.KeyPositions(n)
+	}
+	return out
+}
