@@ -1,6 +1,8 @@
 // Package conn is pacer's transport: RESP encoding and reply skipping, the
 // pipelined connection with its FIFO of in-flight commands, connection
-// handshake (AUTH, SELECT, HELLO) and pools.
+// handshake (AUTH, SELECT, HELLO), pools, and TLS: the session under a
+// connection and its configuration from files and cipher names
+// (TLSFiles, TLSServerFiles).
 //
 // A Conn has exactly one reader goroutine, which parses replies without
 // building them and hands each one, with the FIFO entry it answers, to a

@@ -1,7 +1,8 @@
 // Package experiment runs what pacer measures beyond a single driver call,
 // for the commands and for any Go program: a test once (open or closed)
 // with its connections, live view and server's side; repeats pooled into
-// one test. Its subpackages run the sweeps and the capacity search
+// one test; the prefill of a keyspace (Fill, per primary in a cluster).
+// Its subpackages run the sweeps and the capacity search
 // (sweep) and the closed/open comparison (compare).
 //
 // An experiment never prints: it gets its connections from a Target, shows

@@ -1,5 +1,6 @@
 // Package report renders results: the human summary, the quiet line and the
-// pacer.result/v1 JSON document. It reads scheduler results and histo
+// pacer.result/v1 JSON document, and the lines about a running test
+// (ProgressLine, ConnectionsLine, JoinLine). It reads scheduler results and histo
 // histograms and writes to an io.Writer; it never touches sockets.
 package report
 

@@ -77,7 +77,11 @@ func startEmbedded(c *cli.Context, o *conn.Options, banner io.Writer) (*embedded
 	}
 	// The embedded target serves what the client asks for: TLS with a
 	// certificate the client trusts, and the client's password.
-	serverTLS, err := embeddedTLS(c, o.TLS)
+	files, err := serverTLSFiles(c)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	serverTLS, err := files.Trusted(o.TLS)
 	if err != nil {
 		return nil, func() {}, err
 	}

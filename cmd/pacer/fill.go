@@ -10,12 +10,12 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/target"
 )
 
@@ -97,7 +97,7 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	keys := scenarios.NewSequential(n) // shared: the connections cover 0 … N-1 once between them
+	keys := scenarios.NewSequential(n) // what the fill draws keys from (the fill has its own), for the budget and the config
 	w := &workload{opts: opts, keys: keys, tests: []workTest{{recipe: recipe, title: "fill"}}}
 	if err := checkClosedBudget(w, conns, pipeline); err != nil {
 		return err
@@ -117,69 +117,40 @@ func fillAction(c *cli.Context) error {
 	tgt.Say = say
 	tgt.WatchTLS()
 	o = tgt.Options
-	var plan *fillPlan
-	if tgt.Cluster {
-		if plan, err = planFill(c.Context, tgt, recipe, n, seed); err != nil {
-			return err
-		}
+	env := &experiment.Env{
+		Target: tgt,
+		Watch: func(experiment.Watched) (func(*scheduler.Live), func()) {
+			live := make(chan *scheduler.Live, 1)
+			stopBar := func() {}
+			if !out.quiet {
+				stopBar = fillProgress(c.App.ErrWriter, n, live)
+			}
+			onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
+			return onStart, func() { endMetrics(); stopBar() }
+		},
+		Redact:       func(r *scheduler.Result) { redactResult(c.Context, r) },
+		OnErrorReply: errorsTo(c.App.ErrWriter, out.showErrs),
+		Say:          say,
+	}
+	fill, err := env.PlanFill(c.Context, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: seed, Conns: conns, Pipeline: pipeline,
+		Interval: out.interval, ContinueOnError: out.showErrs})
+	if err != nil {
+		return err
 	}
 	srv := target.AskServer(c.Context, o, say, secretsFrom(c.Context).redact)
+	env.Server = srv
 	if r := srv.ConfigRefused(); r != "" {
 		fmt.Fprintf(c.App.ErrWriter, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", r)
 	}
-	var cs []*conn.Conn
-	if plan == nil {
-		if cs, err = conn.DialAll(c.Context, o, conns); err != nil {
-			return failed(fmt.Errorf("cannot connect: %w", err))
-		}
+	if err := fill.Dial(c.Context); err != nil {
+		return failed(err)
 	}
 	// stdout starts with the fill's own line (scripts read it); the
 	// identity goes with the progress, on stderr.
 	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.ID))
-	since := srv.Mark(c.Context)
-	var buildErr error
-	live := make(chan *scheduler.Live, 1)
-	stopBar := func() {}
-	if !out.quiet && plan == nil {
-		stopBar = fillProgress(c.App.ErrWriter, n, live)
-	}
-	var res *scheduler.Result
-	if plan != nil {
-		// Each primary fills its own keys: no one progress bar.
-		res, err = fillCluster(c.Context, o, plan, recipe, n, seed, conns, pipeline, scheduler.ClosedConfig{
-			Name: "fill", Pipeline: pipeline, Interval: out.interval,
-			ContinueOnError: out.showErrs,
-			OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
-		}, c.App.ErrWriter)
-	} else {
-		onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
-		res, err = scheduler.RunClosed(c.Context, cs, scheduler.ClosedConfig{
-			Name: "fill", Requests: n, Pipeline: pipeline, Interval: out.interval,
-			NewCommands: func(i int) scheduler.Commands {
-				m, err := recipe.Build()
-				if err != nil {
-					buildErr = err
-					return nil
-				}
-				return scenarios.NewMixStream(m, seed+uint64(i), keys)
-			},
-			OnStart:         onStart,
-			ContinueOnError: out.showErrs,
-			OnErrorReply:    errorsTo(c.App.ErrWriter, out.showErrs),
-		})
-		endMetrics()
-	}
-	stopBar()
-	if res != nil {
-		res.TLS = tgt.TakeHandshakes()
-	}
-	redactResult(c.Context, res)
-	var st *serverinfo.Stats
-	if res != nil {
-		st = since()
-	}
-	if buildErr != nil {
-		return usageErrorf("%v", buildErr)
+	res, st, err := fill.Run(c.Context)
+	if usage.Is(err) {
+		return err
 	}
 	code := exitOK
 	var t *report.Test

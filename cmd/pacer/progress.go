@@ -3,14 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/term"
 
-	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -118,7 +117,7 @@ func (p *progress) watch(label string, live <-chan *scheduler.Live) (stop func()
 			now := l.Progress()
 			interval, snap := l.Latency.Interval(prev)
 			prev = snap
-			line := formatProgress(label, l, last, now, interval.ValueAtQuantile(50), interval.ValueAtQuantile(99))
+			line := report.ProgressLine(label, l, last, now, interval.ValueAtQuantile(50), interval.ValueAtQuantile(99))
 			last = now
 			if p.tty {
 				redraw(p.w, line, p.width())
@@ -132,41 +131,4 @@ func (p *progress) watch(label string, live <-chan *scheduler.Live) (stop func()
 				fmt.Fprint(p.w, "\r\x1b[K")
 			}
 		})
-}
-
-func formatProgress(label string, l *scheduler.Live, last, now scheduler.Progress, p50, p99 int64) string {
-	dt := (now.Elapsed - last.Elapsed).Seconds()
-	if dt <= 0 {
-		dt = 1
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %5.1fs", label, now.Elapsed.Seconds())
-	switch {
-	case l.Duration > 0:
-		fmt.Fprintf(&b, "/%.1fs", l.Duration.Seconds())
-	case l.Requests > 0 && l.Requests < 1<<62:
-		fmt.Fprintf(&b, " %3.0f%%", 100*float64(now.Completed+now.Errors)/float64(l.Requests))
-	}
-	if now.Elapsed < l.Warmup {
-		b.WriteString(" warmup")
-	}
-	if l.Stages != nil {
-		fmt.Fprintf(&b, "  target %.0f/s", l.Stages.RateAt(int64(now.Elapsed)))
-	}
-	fmt.Fprintf(&b, "  sent %.0f/s  completed %.0f/s  p50 %.3f ms  p99 %.3f ms  in-flight %d  oldest %s  errors %d",
-		float64(now.Sent-last.Sent)/dt, float64(now.Completed-last.Completed)/dt,
-		histo.Millis(p50), histo.Millis(p99), now.InFlight, age(now.OldestAge), now.Errors)
-	return b.String()
-}
-
-func age(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "-"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.0f µs", float64(d)/1e3)
-	case d < time.Second:
-		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
-	}
-	return fmt.Sprintf("%.2f s", d.Seconds())
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"fmt"
 	"math"
 	"net"
@@ -56,16 +55,13 @@ func serveCommand() *cli.Command {
 			if c.IsSet("user") && c.String("requirepass") == "" {
 				return usageErrorf("--user names the user of --requirepass: give a password too")
 			}
-			var serverTLS *tls.Config
-			switch {
-			case c.IsSet("tls-cert") != c.IsSet("tls-key"):
-				return usageErrorf("--tls-cert and --tls-key go together: give both")
-			case c.IsSet("tls-cert"):
-				pair, err := loadServerPair(c)
-				if err != nil {
-					return err
-				}
-				serverTLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+			files, err := serverTLSFiles(c)
+			if err != nil {
+				return err
+			}
+			serverTLS, err := files.Config()
+			if err != nil {
+				return err
 			}
 			srv, err := embedded.Start(embedded.Config{Addr: net.JoinHostPort(c.String("bind"), strconv.Itoa(port)),
 				Faults: faults, MaxMemory: maxMemory, MaxClientMemory: int(clientMemory), TLS: serverTLS, User: c.String("user"), Password: c.String("requirepass")})

@@ -2,22 +2,10 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/histo"
-	"github.com/pacer-load/pacer/internal/certs"
-	"github.com/pacer-load/pacer/scheduler"
 )
 
 // catTLS groups the TLS flags in help.
@@ -68,340 +56,39 @@ func parseTLS(c *cli.Context, host string, rediss bool) (*tls.Config, error) {
 		}
 		return nil, nil
 	}
-	cfg := &tls.Config{
-		ServerName:         host,
-		InsecureSkipVerify: c.Bool("insecure"),
-		MinVersion:         tls.VersionTLS12,
+	if err := givenValues(c, tlsSubFlags...); err != nil {
+		return nil, err
 	}
-	if c.IsSet("sni") {
-		if cfg.ServerName = c.String("sni"); cfg.ServerName == "" {
-			return nil, usageErrorf("--sni: give a server name")
-		}
-	}
-	if cfg.ServerName == "" && !cfg.InsecureSkipVerify {
-		return nil, usageErrorf("TLS over a unix socket needs --sni NAME (the name its certificate is for) or --insecure")
-	}
-	if c.IsSet("cacert") || c.IsSet("cacertdir") {
-		pool := x509.NewCertPool()
-		if f := c.String("cacert"); c.IsSet("cacert") {
-			n, err := addPEMFile(pool, f)
-			if err != nil {
-				return nil, usageErrorf("--cacert %s: %v", f, err)
-			}
-			if n == 0 {
-				return nil, usageErrorf("--cacert %s: no PEM certificate in it", f)
-			}
-		}
-		if dir := c.String("cacertdir"); c.IsSet("cacertdir") {
-			if err := addPEMDir(pool, dir); err != nil {
-				return nil, usageErrorf("--cacertdir %s: %v", dir, err)
-			}
-		}
-		cfg.RootCAs = pool
-	}
-	certFile, keyFile := c.String("cert"), c.String("key")
-	switch {
-	case c.IsSet("cert") != c.IsSet("key"):
-		return nil, usageErrorf("--cert and --key go together: give both")
-	case c.IsSet("cert"):
-		pair, err := tls.LoadX509KeyPair(certFile, keyFile)
-		if err != nil {
-			return nil, usageErrorf("--cert %s --key %s: %v", certFile, keyFile, err)
-		}
-		cfg.Certificates = []tls.Certificate{pair}
-	}
-	if c.IsSet("tls-ciphers") {
-		ids, err := parseCiphers(c.String("tls-ciphers"))
-		if err != nil {
-			return nil, usageErrorf("--tls-ciphers: %v", err)
-		}
-		cfg.CipherSuites = ids
-	}
-	if c.IsSet("tls-ciphersuites") {
-		allowed, err := parseSuites13(c.String("tls-ciphersuites"))
-		if err != nil {
-			return nil, usageErrorf("--tls-ciphersuites: %v", err)
-		}
-		cfg.VerifyConnection = func(st tls.ConnectionState) error {
-			if st.Version == tls.VersionTLS13 && !allowed[st.CipherSuite] {
-				return fmt.Errorf("the server chose %s, which --tls-ciphersuites leaves out (Go offers every TLS 1.3 suite: restrict them on the server)", tls.CipherSuiteName(st.CipherSuite))
-			}
-			return nil
-		}
-	}
-	return cfg, nil
+	return conn.TLSFiles{
+		CACert: c.String("cacert"), CACertDir: c.String("cacertdir"),
+		Cert: c.String("cert"), Key: c.String("key"),
+		SNI: c.String("sni"), Insecure: c.Bool("insecure"),
+		Ciphers: c.String("tls-ciphers"), Suites13: c.String("tls-ciphersuites"),
+	}.Client(host)
 }
 
-// addPEMFile adds the certificates of a PEM file to pool and returns how
-// many it held.
-func addPEMFile(pool *x509.CertPool, path string) (int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, unwrapPath(err)
-	}
-	n := 0
-	for _, cert := range pemCerts(b) {
-		pool.AddCert(cert)
-		n++
-	}
-	return n, nil
+// emptyValue is what an empty value of a TLS flag says: conn reads an
+// empty setting as one not given.
+var emptyValue = map[string]string{
+	"cacert": "give a file", "cacertdir": "give a directory", "cert": "give a file", "key": "give a file",
+	"sni": "give a server name", "tls-ciphers": "no cipher named", "tls-ciphersuites": "no suite named",
+	"tls-cert": "give a file", "tls-key": "give a file",
 }
 
-// pemCerts parses the CERTIFICATE blocks of a PEM text, skipping others.
-func pemCerts(b []byte) []*x509.Certificate {
-	var out []*x509.Certificate
-	for {
-		var block *pem.Block
-		block, b = pem.Decode(b)
-		if block == nil {
-			return out
+// givenValues refuses a flag of names set to an empty value.
+func givenValues(c *cli.Context, names ...string) error {
+	for _, name := range names {
+		if why, ok := emptyValue[name]; ok && c.IsSet(name) && c.String(name) == "" {
+			return usageErrorf("--%s: %s", name, why)
 		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		if cert, err := x509.ParseCertificate(block.Bytes); err == nil {
-			out = append(out, cert)
-		}
-	}
-}
-
-// addPEMDir adds the certificates of every file of dir (OpenSSL's hashed
-// links included); files that hold none are skipped, but the directory
-// must hold at least one.
-func addPEMDir(pool *x509.CertPool, dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return unwrapPath(err)
-	}
-	n := 0
-	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
-		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		k, err := addPEMFile(pool, path)
-		if err != nil {
-			return fmt.Errorf("%s: %v", e.Name(), err)
-		}
-		n += k
-	}
-	if n == 0 {
-		return fmt.Errorf("no PEM certificate in it")
 	}
 	return nil
 }
 
-// unwrapPath drops the path an *os.PathError repeats (the flag's message
-// names the file already).
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+// serverTLSFiles reads --tls-cert and --tls-key.
+func serverTLSFiles(c *cli.Context) (conn.TLSServerFiles, error) {
+	if err := givenValues(c, "tls-cert", "tls-key"); err != nil {
+		return conn.TLSServerFiles{}, err
 	}
-	return err
-}
-
-// opensslCiphers maps OpenSSL's names of the TLS 1.2 cipher suites Go
-// implements to Go's IDs. IANA names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)
-// are read too.
-var opensslCiphers = map[string]uint16{
-	"ECDHE-ECDSA-AES128-GCM-SHA256": tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-	"ECDHE-RSA-AES128-GCM-SHA256":   tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-	"ECDHE-ECDSA-AES256-GCM-SHA384": tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-	"ECDHE-RSA-AES256-GCM-SHA384":   tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-	"ECDHE-ECDSA-CHACHA20-POLY1305": tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-	"ECDHE-RSA-CHACHA20-POLY1305":   tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-	"ECDHE-ECDSA-AES128-SHA":        tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
-	"ECDHE-RSA-AES128-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
-	"ECDHE-ECDSA-AES256-SHA":        tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
-	"ECDHE-RSA-AES256-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
-	"ECDHE-ECDSA-AES128-SHA256":     tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256,
-	"ECDHE-RSA-AES128-SHA256":       tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256,
-	"AES128-GCM-SHA256":             tls.TLS_RSA_WITH_AES_128_GCM_SHA256,
-	"AES256-GCM-SHA384":             tls.TLS_RSA_WITH_AES_256_GCM_SHA384,
-	"AES128-SHA":                    tls.TLS_RSA_WITH_AES_128_CBC_SHA,
-	"AES256-SHA":                    tls.TLS_RSA_WITH_AES_256_CBC_SHA,
-	"AES128-SHA256":                 tls.TLS_RSA_WITH_AES_128_CBC_SHA256,
-	"ECDHE-RSA-DES-CBC3-SHA":        tls.TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA,
-	"DES-CBC3-SHA":                  tls.TLS_RSA_WITH_3DES_EDE_CBC_SHA,
-	"ECDHE-ECDSA-RC4-SHA":           tls.TLS_ECDHE_ECDSA_WITH_RC4_128_SHA,
-	"ECDHE-RSA-RC4-SHA":             tls.TLS_ECDHE_RSA_WITH_RC4_128_SHA,
-	"RC4-SHA":                       tls.TLS_RSA_WITH_RC4_128_SHA,
-}
-
-// suites13 are the TLS 1.3 suites Go implements, by their (OpenSSL's and
-// IANA's) names.
-var suites13 = map[string]uint16{
-	"TLS_AES_128_GCM_SHA256":       tls.TLS_AES_128_GCM_SHA256,
-	"TLS_AES_256_GCM_SHA384":       tls.TLS_AES_256_GCM_SHA384,
-	"TLS_CHACHA20_POLY1305_SHA256": tls.TLS_CHACHA20_POLY1305_SHA256,
-}
-
-// ianaCiphers maps Go's names of its TLS 1.2 (and older) suites to IDs.
-func ianaCiphers() map[string]uint16 {
-	m := map[string]uint16{}
-	for _, list := range [][]*tls.CipherSuite{tls.CipherSuites(), tls.InsecureCipherSuites()} {
-		for _, s := range list {
-			if _, is13 := suites13[s.Name]; !is13 {
-				m[s.Name] = s.ID
-			}
-		}
-	}
-	return m
-}
-
-// cipherList splits an OpenSSL list: names separated by ':' (or ',',
-// spaces).
-func cipherList(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ',' || r == ' ' })
-}
-
-// parseCiphers reads --tls-ciphers: TLS 1.2 suites by OpenSSL or IANA
-// name, in order of preference. OpenSSL's keywords and operators (HIGH,
-// !aNULL, +RSA) are not read.
-func parseCiphers(s string) ([]uint16, error) {
-	iana := ianaCiphers()
-	var ids []uint16
-	for _, name := range cipherList(s) {
-		id, ok := opensslCiphers[name]
-		if !ok {
-			id, ok = iana[name]
-		}
-		switch {
-		case ok:
-			ids = append(ids, id)
-		case suites13[name] != 0:
-			return nil, fmt.Errorf("%s is a TLS 1.3 suite: give it with --tls-ciphersuites", name)
-		default:
-			return nil, fmt.Errorf("unknown or unsupported cipher %q (Go's crypto/tls implements: %s)", name, strings.Join(knownCiphers(), ":"))
-		}
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("no cipher named")
-	}
-	return ids, nil
-}
-
-// knownCiphers lists the OpenSSL names parseCiphers reads, sorted.
-func knownCiphers() []string {
-	out := make([]string, 0, len(opensslCiphers))
-	for n := range opensslCiphers {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// parseSuites13 reads --tls-ciphersuites: the TLS 1.3 suites a connection
-// may negotiate.
-func parseSuites13(s string) (map[uint16]bool, error) {
-	allowed := map[uint16]bool{}
-	for _, name := range cipherList(s) {
-		id, ok := suites13[name]
-		if !ok {
-			return nil, fmt.Errorf("unknown or unsupported TLS 1.3 suite %q (Go's crypto/tls implements: TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256)", name)
-		}
-		allowed[id] = true
-	}
-	if len(allowed) == 0 {
-		return nil, fmt.Errorf("no suite named")
-	}
-	return allowed, nil
-}
-
-// embeddedTLS returns the embedded target's TLS configuration, nil when it
-// serves plain TCP: the certificate of --tls-cert/--tls-key, or with --tls
-// alone one made at start for 127.0.0.1 and localhost. A client config
-// (non-nil) is made to trust that certificate.
-func embeddedTLS(c *cli.Context, client *tls.Config) (*tls.Config, error) {
-	if client == nil {
-		return nil, nil
-	}
-	var pair tls.Certificate
-	switch {
-	case c.IsSet("tls-cert") != c.IsSet("tls-key"):
-		return nil, usageErrorf("--tls-cert and --tls-key go together: give both")
-	case c.IsSet("tls-cert"):
-		var err error
-		if pair, err = loadServerPair(c); err != nil {
-			return nil, err
-		}
-	default:
-		p, err := certs.SelfSigned("127.0.0.1", "localhost")
-		if err != nil {
-			return nil, failed(fmt.Errorf("make the embedded target's certificate: %w", err))
-		}
-		if pair, err = p.TLS(); err != nil {
-			return nil, failed(err)
-		}
-	}
-	leaf, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		return nil, usageErrorf("--tls-cert %s: %v", c.String("tls-cert"), err)
-	}
-	if client.RootCAs == nil {
-		client.RootCAs = x509.NewCertPool()
-	}
-	client.RootCAs.AddCert(leaf)
-	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
-}
-
-// loadServerPair reads --tls-cert and --tls-key.
-func loadServerPair(c *cli.Context) (tls.Certificate, error) {
-	certFile, keyFile := c.String("tls-cert"), c.String("tls-key")
-	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		return pair, usageErrorf("--tls-cert %s --tls-key %s: %v", certFile, keyFile, err)
-	}
-	return pair, nil
-}
-
-// handshakes gathers the TLS handshakes of a command's connections, for
-// each test in turn (take).
-type handshakes struct {
-	mu       sync.Mutex
-	h        *hdrhistogram.Histogram
-	versions []string
-	suites   []string
-}
-
-// watchTLS makes every TLS connection dialed with o record its handshake,
-// and returns where; nil (which records nothing) over plain TCP.
-func watchTLS(o *conn.Options) *handshakes {
-	if o.TLS == nil {
-		return nil
-	}
-	hs := &handshakes{}
-	o.OnTLSHandshake = hs.record
-	return hs
-}
-
-func (hs *handshakes) record(i conn.TLSInfo) {
-	hs.mu.Lock()
-	defer hs.mu.Unlock()
-	if hs.h == nil {
-		hs.h = histo.New()
-	}
-	_ = hs.h.RecordValue(max(int64(i.Handshake), histo.Lowest)) // beyond an hour: not a handshake
-	if v := tls.VersionName(i.Version); !contains(hs.versions, v) {
-		hs.versions = append(hs.versions, v)
-	}
-	if s := tls.CipherSuiteName(i.CipherSuite); !contains(hs.suites, s) {
-		hs.suites = append(hs.suites, s)
-	}
-}
-
-// take returns the handshakes recorded since the last take (nil over
-// plain TCP), and starts over.
-func (hs *handshakes) take() *scheduler.TLSHandshakes {
-	if hs == nil {
-		return nil
-	}
-	hs.mu.Lock()
-	defer hs.mu.Unlock()
-	t := &scheduler.TLSHandshakes{Version: strings.Join(hs.versions, ", "), CipherSuite: strings.Join(hs.suites, ", "), Time: hs.h}
-	if t.Time == nil {
-		t.Time = histo.New()
-	}
-	hs.h, hs.versions, hs.suites = nil, nil, nil
-	return t
+	return conn.TLSServerFiles{Cert: c.String("tls-cert"), Key: c.String("tls-key")}, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,40 +222,6 @@ func TestTLSCipherChoice(t *testing.T) {
 		h := readTLSDoc(t, out).Tests[0].TLS
 		if got := h.Version + " " + h.CipherSuite; got != tc.want {
 			t.Errorf("%v: negotiated %s, want %s", tc.client, got, tc.want)
-		}
-	}
-}
-
-// TestOpenSSLCipherNames: every OpenSSL name maps to a suite Go knows by
-// the IANA name that OpenSSL's documentation pairs with it.
-func TestOpenSSLCipherNames(t *testing.T) {
-	names := map[uint16]string{}
-	for _, list := range [][]*tls.CipherSuite{tls.CipherSuites(), tls.InsecureCipherSuites()} {
-		for _, s := range list {
-			names[s.ID] = s.Name
-		}
-	}
-	for ossl, id := range opensslCiphers {
-		iana := names[id]
-		if iana == "" {
-			t.Errorf("%s: Go has no suite %#x", ossl, id)
-			continue
-		}
-		// The parts OpenSSL names appear in the IANA name.
-		for _, part := range strings.Split(ossl, "-") {
-			p := map[string]string{"AES128": "AES_128", "AES256": "AES_256", "DES": "3DES", "CBC3": "3DES", "RC4": "RC4_128", "SHA": "SHA"}[part]
-			if p == "" {
-				p = part
-			}
-			if !strings.Contains(iana, p) {
-				t.Errorf("%s -> %s: %q missing", ossl, iana, p)
-			}
-		}
-		if got, err := parseCiphers(ossl); err != nil || len(got) != 1 || got[0] != id {
-			t.Errorf("parseCiphers(%s) = %v, %v", ossl, got, err)
-		}
-		if got, err := parseCiphers(iana); err != nil || len(got) != 1 || got[0] != id {
-			t.Errorf("parseCiphers(%s) = %v, %v", iana, got, err)
 		}
 	}
 }

@@ -1,9 +1,8 @@
-package main
+package experiment
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/target"
@@ -34,10 +34,10 @@ func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe,
 	specs := keys.Specs
 	args := recipe.Args()[0]
 	if specs[0].First <= 0 || specs[0].First >= len(args) {
-		return nil, usageErrorf("fill --cluster: --command %q has no key", strings.Join(args, " "))
+		return nil, usage.Errorf("fill --cluster: --command %q has no key", strings.Join(args, " "))
 	}
 	if strings.Contains(args[specs[0].First], scenarios.RandPlaceholder) {
-		return nil, usageErrorf("fill --cluster: the key %q holds %s: use %s", args[specs[0].First], scenarios.RandPlaceholder, scenarios.KeyPlaceholder)
+		return nil, usage.Errorf("fill --cluster: the key %q holds %s: use %s", args[specs[0].First], scenarios.RandPlaceholder, scenarios.KeyPlaceholder)
 	}
 	top, err := tgt.Discover(ctx)
 	if err != nil {
@@ -46,7 +46,7 @@ func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe,
 	p := &fillPlan{top: top, pos: specs[0].First, count: make([]uint64, len(top.Primaries))}
 	m, err := recipe.Build()
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, usage.Errorf("%v", err)
 	}
 	s := scenarios.NewMixStream(m, seed, scenarios.NewSequential(n))
 	for range n {
@@ -82,11 +82,11 @@ func (f *nodeKeys) Next() ([]byte, uint32) {
 	}
 }
 
-// fillCluster fills the keys of plan: per primary, conns connections that
-// write its keys only, every primary at once. The result sums theirs and
-// holds each as a node.
-func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *scenarios.Recipe, n, seed uint64, conns, pipeline int,
-	base scheduler.ClosedConfig, stderr io.Writer) (*scheduler.Result, error) {
+// fillCluster fills the keys of plan: per primary, cfg.Conns connections
+// that write its keys only, every primary at once, each with base's
+// settings. The result sums theirs and holds each as a node.
+func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, cfg FillConfig, base scheduler.ClosedConfig) (*scheduler.Result, error) {
+	recipe, n, seed, conns := cfg.Recipe, cfg.Keys, cfg.Seed, cfg.Conns
 	type part struct {
 		node scheduler.Node
 		k    int
@@ -116,11 +116,11 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *sc
 	for j, p := range parts {
 		k := p.k
 		keys := scenarios.NewSequential(n) // shared by the primary's connections
-		cfg := base
-		cfg.Requests = plan.count[k]
+		pc := base
+		pc.Requests = plan.count[k]
 		var buildErr error
 		var mu sync.Mutex
-		cfg.NewCommands = func(i int) scheduler.Commands {
+		pc.NewCommands = func(i int) scheduler.Commands {
 			m, err := recipe.Build()
 			if err != nil {
 				mu.Lock()
@@ -133,7 +133,7 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *sc
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.res, p.err = scheduler.RunClosed(ctx, dialed[j], cfg)
+			p.res, p.err = scheduler.RunClosed(ctx, dialed[j], pc)
 			mu.Lock()
 			if p.err == nil && buildErr != nil {
 				p.err = buildErr
@@ -142,7 +142,7 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, recipe *sc
 		}()
 	}
 	wg.Wait()
-	res := &scheduler.Result{Name: base.Name, Mode: "closed", Pipeline: pipeline, ErrorCodes: map[string]uint64{}}
+	res := &scheduler.Result{Name: base.Name, Mode: "closed", Pipeline: base.Pipeline, ErrorCodes: map[string]uint64{}}
 	var firstErr error
 	var start, end int64
 	for _, p := range parts {

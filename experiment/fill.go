@@ -1,0 +1,140 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
+)
+
+// FillConfig is a prefill: every key of 0 … Keys-1 written once, with
+// pipelined commands in a closed loop, so that read workloads hit.
+type FillConfig struct {
+	// Recipe is the one command each key is written with; its key
+	// placeholder runs through 0 … Keys-1, once between all connections.
+	Recipe *scenarios.Recipe
+	Keys   uint64
+	// Seed draws the values (connection i's stream is drawn with Seed+i;
+	// in a cluster, connection i of primary k with Seed+k*Conns+i).
+	Seed uint64
+	// Conns is the connections to open (to each primary in a cluster),
+	// Pipeline the commands each keeps in flight.
+	Conns, Pipeline int
+	// Interval is the results' interval (scheduler.ClosedConfig's).
+	Interval time.Duration
+	// ContinueOnError goes on after an error reply; without it the first
+	// ends the fill.
+	ContinueOnError bool
+}
+
+// Fill is a prefill made ready by PlanFill: planned, then dialed, then run.
+type Fill struct {
+	e     *Env
+	cfg   FillConfig
+	plan  *fillPlan    // a cluster's: which primary writes which keys
+	conns []*conn.Conn // a single server's, once dialed
+}
+
+// fillName is the fill's name in its result, its live view and metrics.
+const fillName = "fill"
+
+// PlanFill readies a fill of Env's target. For a Redis Cluster it finds
+// which primary owns each key by running the fill's own key sequence once
+// (asking the seed for the slot map); a command whose key cannot be
+// routed is a usage error. Nothing is dialed for a single server.
+func (e *Env) PlanFill(ctx context.Context, cfg FillConfig) (*Fill, error) {
+	f := &Fill{e: e, cfg: cfg}
+	if e.Target.Cluster {
+		var err error
+		if f.plan, err = planFill(ctx, e.Target, cfg.Recipe, cfg.Keys, cfg.Seed); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// Dial opens a single server's connections, all of them or none; Run
+// dials if this was not done. A cluster's primaries open theirs when Run
+// starts, so for a cluster it does nothing.
+func (f *Fill) Dial(ctx context.Context) error {
+	if f.plan != nil || f.conns != nil {
+		return nil
+	}
+	cs, err := conn.DialAll(ctx, f.e.Target.Options, f.cfg.Conns)
+	if err != nil {
+		return fmt.Errorf("cannot connect: %w", err)
+	}
+	f.conns = cs
+	return nil
+}
+
+// Run fills and returns the result, with what the server counted
+// meanwhile (Env.Server; nil without it). A cluster's result sums its
+// primaries' and holds each one's in Nodes; each primary writes its own
+// keys, so a cluster's fill is not watched (Env.Watch): there is no one
+// progress to show. An error with a result is the first of a run that
+// stopped (an error reply, a lost connection, a primary lost).
+func (f *Fill) Run(ctx context.Context) (*scheduler.Result, *serverinfo.Stats, error) {
+	e, cfg := f.e, f.cfg
+	since := e.Server.Mark(ctx)
+	var res *scheduler.Result
+	var err, buildErr error
+	if f.plan != nil {
+		res, err = fillCluster(ctx, e.Target.Options, f.plan, cfg, f.closedConfig())
+	} else {
+		if err := f.Dial(ctx); err != nil {
+			return nil, nil, err
+		}
+		keys := scenarios.NewSequential(cfg.Keys) // shared: the connections cover 0 … N-1 once between them
+		closed := f.closedConfig()
+		closed.Requests = cfg.Keys
+		closed.NewCommands = func(i int) scheduler.Commands {
+			m, err := cfg.Recipe.Build()
+			if err != nil {
+				buildErr = err
+				return nil
+			}
+			return scenarios.NewMixStream(m, cfg.Seed+uint64(i), keys)
+		}
+		var stop func()
+		closed.OnStart, stop = e.watch(Watched{Name: fillName, Test: fillName, Mode: "closed", Label: fillName})
+		res, err = scheduler.RunClosed(ctx, f.conns, closed)
+		stop()
+	}
+	e.finish(res)
+	var st *serverinfo.Stats
+	if res != nil {
+		st = since()
+	}
+	if buildErr != nil {
+		return nil, nil, usage.Errorf("%v", buildErr)
+	}
+	return res, st, err
+}
+
+// closedConfig is the driver's settings every part of the fill shares.
+func (f *Fill) closedConfig() scheduler.ClosedConfig {
+	return scheduler.ClosedConfig{
+		Name: fillName, Pipeline: f.cfg.Pipeline, Interval: f.cfg.Interval,
+		ContinueOnError: f.cfg.ContinueOnError,
+		OnErrorReply:    f.e.OnErrorReply,
+	}
+}
+
+// Fill plans, dials and runs a prefill at once (PlanFill, Fill.Dial,
+// Fill.Run).
+func (e *Env) Fill(ctx context.Context, cfg FillConfig) (*scheduler.Result, *serverinfo.Stats, error) {
+	f, err := e.PlanFill(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.Dial(ctx); err != nil {
+		return nil, nil, err
+	}
+	return f.Run(ctx)
+}

@@ -1,0 +1,101 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/target"
+)
+
+// fillRecipe is the fill's one command for n keys.
+func fillRecipe(t *testing.T, command string, n uint64) *scenarios.Recipe {
+	t.Helper()
+	custom, err := scenarios.ParseCustom(command)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := scenarios.BuildRecipe("", []scenarios.Custom{custom}, scenarios.Options{Sizes: scenarios.FixedSize(8), Keyspace: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestFillServer: every key once, over all the connections, watched, with
+// the server's side.
+func TestFillServer(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	tgt := &target.Target{Options: conn.Options{Network: "tcp", Addr: srv.Addr}}
+	watched := 0
+	e := &Env{Target: tgt, Server: target.AskServer(ctx, tgt.Options, nil, nil),
+		Watch: func(w Watched) (func(*scheduler.Live), func()) {
+			if w.Name != "fill" || w.Mode != "closed" {
+				t.Errorf("watched %+v", w)
+			}
+			watched++
+			return nil, func() {}
+		}}
+	const n = 1000
+	res, st, err := e.Fill(ctx, FillConfig{Recipe: fillRecipe(t, "SET key:__key__ __data__", n), Keys: n, Seed: 1, Conns: 3, Pipeline: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Name != "fill" || res.Mode != "closed" || res.Counts.Completed != n || res.Connections != 3 || st == nil || watched != 1 {
+		t.Errorf("result %s %s, %+v, %d connections, stats %v, watched %d", res.Name, res.Mode, res.Counts, res.Connections, st, watched)
+	}
+	if got, err := srv.Do("DBSIZE"); err != nil || got != strconv.Itoa(n) {
+		t.Errorf("DBSIZE %q, %v", got, err)
+	}
+	for _, i := range []int{0, n - 1} {
+		if got, err := srv.Do("STRLEN", fmt.Sprintf("key:%012d", i)); err != nil || got != "8" {
+			t.Errorf("key %d: STRLEN %q, %v", i, got, err)
+		}
+	}
+}
+
+// TestFillCluster: each primary writes the keys of its slots, all of them
+// once; the result sums the primaries' and holds each one's.
+func TestFillCluster(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	ctx := context.Background()
+	e := &Env{Target: &target.Target{Options: conn.Options{Network: "tcp", Addr: c.Addr()}, Cluster: true},
+		Watch: func(Watched) (func(*scheduler.Live), func()) {
+			t.Error("a cluster's fill is watched")
+			return nil, func() {}
+		}}
+	const n = 600
+	res, _, err := e.Fill(ctx, FillConfig{Recipe: fillRecipe(t, "SET key:__key__ __data__", n), Keys: n, Seed: 1, Conns: 2, Pipeline: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Completed != n || len(res.Nodes) != 3 || res.Connections != 6 || res.TargetGone {
+		t.Fatalf("completed %d, %d nodes, %d connections, target gone %v", res.Counts.Completed, len(res.Nodes), res.Connections, res.TargetGone)
+	}
+	var sum uint64
+	for _, node := range res.Nodes {
+		s := c.Nodes[slices.Index(c.Addrs(), node.Addr)]
+		got, err := s.Do("DBSIZE")
+		if err != nil || got != strconv.FormatUint(node.Counts.Completed, 10) {
+			t.Errorf("%s: DBSIZE %q (%v), wrote %d", node.Addr, got, err, node.Counts.Completed)
+		}
+		sum += node.Counts.Completed
+	}
+	if sum != n {
+		t.Errorf("the primaries wrote %d keys, want %d", sum, n)
+	}
+	// A key that is not the fill's sequence cannot be planned.
+	_, err = e.PlanFill(ctx, FillConfig{Recipe: fillRecipe(t, "SET k:__rand_int__ __key__", n), Keys: n, Conns: 1, Pipeline: 1})
+	if !usage.Is(err) || !strings.Contains(err.Error(), "holds __rand_int__") {
+		t.Errorf("__rand_int__ key: %v", err)
+	}
+}
