@@ -106,7 +106,7 @@ func (f *Fill) Run(ctx context.Context) (*scheduler.Result, *serverinfo.Stats, e
 		res, err = scheduler.RunClosed(ctx, f.conns, closed)
 		stop()
 	}
-	e.finish(res)
+	e.Finish(res)
 	var st *serverinfo.Stats
 	if res != nil {
 		st = since()
