@@ -1,36 +1,26 @@
 package host
 
 import (
-	"context"
 	"net"
 	"net/netip"
+	"os"
 	"strings"
-	"time"
 )
 
 // IsLocal reports whether a target at addr (as net.Dial takes it, with or
 // without a port) shares this host, so that the client's load and hiccups
 // are the server's too: a Unix socket; TCP or UDP to a loopback address
 // (127.0.0.0/8, ::1, "localhost"), to an unspecified one ("", 0.0.0.0, ::,
-// which the kernel connects to this host), or to one of this machine's
-// interface addresses. Another name is resolved (the dial would resolve it
-// anyway; at most lookupTimeout) and is local when every address it
-// resolves to is; a name that does not resolve is not local.
+// which the kernel connects to this host), to one of this machine's
+// interface addresses, or to this machine's host name. It looks up no
+// names: any other name counts as not local.
 func IsLocal(network, addr string) bool {
-	return isLocal(network, addr, resolve, interfaceAddrs)
+	return isLocal(network, addr, hostname, interfaceAddrs)
 }
 
-// lookupTimeout bounds IsLocal's name lookup.
-const lookupTimeout = 2 * time.Second
-
-func resolve(host string) []netip.Addr {
-	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
-	defer cancel()
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return nil
-	}
-	return addrs
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }
 
 func interfaceAddrs() []netip.Addr {
@@ -47,9 +37,9 @@ func interfaceAddrs() []netip.Addr {
 	return out
 }
 
-// isLocal is IsLocal with the name lookup and the interface addresses
+// isLocal is IsLocal with the host name and the interface addresses
 // injected, for tests.
-func isLocal(network, addr string, lookup func(string) []netip.Addr, own func() []netip.Addr) bool {
+func isLocal(network, addr string, self func() string, own func() []netip.Addr) bool {
 	switch network {
 	case "unix", "unixgram", "unixpacket":
 		return true
@@ -69,19 +59,12 @@ func isLocal(network, addr string, lookup func(string) []netip.Addr, own func() 
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return localIP(ip, own)
 	}
-	if name := strings.TrimSuffix(strings.ToLower(host), "."); name == "localhost" {
+	name := strings.TrimSuffix(host, ".")
+	if strings.EqualFold(name, "localhost") {
 		return true
 	}
-	ips := lookup(host)
-	if len(ips) == 0 {
-		return false
-	}
-	for _, ip := range ips {
-		if !localIP(ip, own) {
-			return false
-		}
-	}
-	return true
+	me := strings.TrimSuffix(self(), ".")
+	return me != "" && strings.EqualFold(name, me)
 }
 
 func localIP(ip netip.Addr, own func() []netip.Addr) bool {
