@@ -344,3 +344,19 @@ func TestMeterRuns(t *testing.T) {
 		t.Errorf("buckets hold %d values, the total %d", n, r.Total.TotalCount())
 	}
 }
+
+// A wake is recorded without allocating (a bucket change packs, once per
+// bucket).
+func TestMeterRecordAllocatesNothing(t *testing.T) {
+	m, err := newMeter(MeterConfig{Interval: time.Millisecond, Start: 1e9, Bucket: time.Hour}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	woke := int64(1e9)
+	if n := testing.AllocsPerRun(1000, func() {
+		woke += 2 * ms
+		m.record(woke, woke-5*ms) // 5 ms late: 5 values
+	}); n != 0 {
+		t.Errorf("%v allocations per wake", n)
+	}
+}
