@@ -59,6 +59,7 @@ func sweepCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` a step must meet, e.g. p99<=1ms,errors<0.1%; required by --search",
 	})...)
+	flags = append(flags, measureFlags()...)
 	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{

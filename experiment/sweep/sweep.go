@@ -185,6 +185,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	ocfg.CommandNames = j.Names
 	ocfg.Redial = env.Target.Redial
 	ocfg.OnErrorReply = env.OnErrorReply
+	ocfg.HiccupInterval = env.HiccupInterval
 	ocfg.OnStart = func(l *scheduler.Live) {
 		if o.onStart != nil {
 			o.onStart(l)
