@@ -128,10 +128,10 @@ type sweepDoc struct {
 		SustainableInterval []*float64        `json:"sustainable_interval"`
 		Contradictions      []json.RawMessage `json:"contradictions"`
 		Precision           float64           `json:"precision"`
-		Steps           int      `json:"steps"`
-		Converged       bool     `json:"converged"`
-		Reason          string   `json:"reason"`
-		Points          []struct {
+		Steps               int               `json:"steps"`
+		Converged           bool              `json:"converged"`
+		Reason              string            `json:"reason"`
+		Points              []struct {
 			Clients        int     `json:"clients"`
 			Pipeline       int     `json:"pipeline"`
 			Throughput     float64 `json:"throughput"`
