@@ -32,9 +32,10 @@ type StepInfo struct {
 	// request waited longer than --abort-after (it then fails).
 	Aborted     bool   `json:"aborted"`
 	AbortReason string `json:"abort_reason,omitempty"`
-	// Basis is what the verdict rests on: "response" times, or "service"
-	// times when the SLO failed on response times only, so that the
-	// generator's send lag explains the failure (absent without an SLO).
+	// Basis is what the verdict rests on: "response" times (absent
+	// without an SLO). "service", a step passed on service times when
+	// the send lag failed it, is no longer given: the trust rule's
+	// attribution makes such a step inconclusive (see Decision).
 	Basis string `json:"basis,omitempty"`
 	// JudgedWith lists the earlier steps at the same rate (a search's
 	// second look): Pass is then set when any of them or this one passed
@@ -171,9 +172,9 @@ type OpenRow struct {
 	Aborted                           bool
 	JudgedWith                        []int // earlier steps at the rate, judged together with it
 	InsufficientP99, InsufficientP999 bool  // the sample cannot support p99, p99.9
-	// Seconds is how long each of its steps was measured (on average);
-	// Unjudged the SLO's percentile clauses its samples could not
-	// support, which left it unjudged (Pass nil).
+	// Seconds is how long it was measured per --repeat run (a lengthened
+	// step's added steps included); Unjudged the SLO's percentile clauses
+	// its samples could not support, which left it unjudged (Pass nil).
 	Seconds  float64
 	Unjudged []string
 	// Decision is StepInfo.Decision; Interval the percentile interval

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,7 +72,8 @@ type pointFacts struct {
 //   - too few samples for a percentile clause that decides: unjudged;
 //   - Untrusted (every failing clause the client's or the host's, or a
 //     pass on an under-delivered load): inconclusive, neither the
-//     server's failure nor a pass; the search measures it again;
+//     server's failure nor a pass, and why ("the client host was too
+//     busy to tell: …"); the search measures it again;
 //   - a queue that grew through a step (trend.Rising): a failure,
 //     unsustainable, whatever its percentiles;
 //   - Violated: a failure when one clause the server missed is not a
@@ -124,9 +126,12 @@ func judgePoint(t *report.Test, j report.Judgement, f pointFacts) verdict {
 		show(decideUncertain)
 	case j.Outcome == report.Untrusted:
 		v.decision = decideInconclusive
-		if j.Verdict == report.VerdictInconclusive {
+		switch {
+		case slices.Contains(j.Owners, report.OwnerHost):
 			v.why, v.note = "the client host was too busy to tell: "+oneLine(j.Reason), "client host too busy"
-		} else {
+		case j.Verdict == report.VerdictInconclusive:
+			v.why, v.note = "the miss was the client's, not the server's: "+oneLine(j.Reason), "the client's miss"
+		default:
 			v.why, v.note = "not the server's verdict: "+oneLine(j.Reason), "load not delivered"
 		}
 		show(decideUncertain)

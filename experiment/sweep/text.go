@@ -135,8 +135,11 @@ func (o *openSweep) text(res *Result) error {
 	if err := report.WriteOpenSweep(&b, rows); err != nil {
 		return err
 	}
-	if sloSet {
-		fmt.Fprintf(&b, "  slo: [lo, hi] is the 95%% interval of the percentile in ms; a step passes when hi is within the bound, fails when lo is beyond it\n")
+	for _, r := range rows {
+		if r.Interval != nil {
+			fmt.Fprintf(&b, "  slo: [lo, hi] is the 95%% interval of the percentile in ms; a step passes when hi is within the bound, fails when lo is beyond it\n")
+			break
+		}
 	}
 	for i, p := range o.points {
 		if p.why != "" && p.decision != decideUnjudged {
