@@ -8,9 +8,11 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // TestOpenOutcome: the outcome of an open sweep (its exit code) reads the trust rule's
@@ -240,4 +242,60 @@ func fmtPass(p *bool) string {
 		return "nil"
 	}
 	return strconv.FormatBool(*p)
+}
+
+// TestLengthen: an uncertain point runs one more step at its rate,
+// doubling its measured time up to --repeat × the longest step, and is
+// then left uncertain; a decided one is not lengthened, nor one judged
+// per --slo-window window, nor a shard's.
+func TestLengthen(t *testing.T) {
+	const ms, us = time.Millisecond, time.Microsecond
+	// 10 of every 1000 requests slow, exactly 1%: the p99's interval
+	// holds 1 ms however many they are.
+	uncertain := func(i int) (time.Duration, time.Duration) {
+		if i%1000 < 10 {
+			return 3 * ms, 10 * us
+		}
+		return 500 * us, 10 * us
+	}
+	sure := func(int) (time.Duration, time.Duration) { return 500 * us, 10 * us }
+	for _, c := range []struct {
+		name   string
+		f      func(int) (time.Duration, time.Duration)
+		window time.Duration
+		place  *scheduler.Placement
+		want   []time.Duration // the extension after each step, 0: none
+	}{
+		{"uncertain: 1 s, +1, +2, +2, then no more", uncertain, 0, nil, []time.Duration{time.Second, 2 * time.Second, 2 * time.Second, 0}},
+		{"sure", sure, 0, nil, []time.Duration{0}},
+		{"--slo-window", uncertain, time.Second, nil, []time.Duration{0}},
+		{"a shard", uncertain, 0, &scheduler.Placement{K: 1, N: 2}, []time.Duration{0}},
+	} {
+		slo, err := report.ParseSLO("p99<=1ms")
+		if err != nil {
+			t.Fatal(err)
+		}
+		slo.Window = c.window
+		cfg := &Config{Test: experiment.Test{Title: "GET"}, SLO: slo, StepDuration: time.Second, Repeat: 1}
+		o := &openSweep{cfg: cfg, env: &experiment.Env{Place: c.place}, rule: newSampleRule(slo, time.Second),
+			stats: map[*scheduler.Step]*serverinfo.Stats{}, index: map[*openPoint]int{}, byRate: map[float64][]*openPoint{}}
+		o.cur = o.newPoint(2000)
+		step := time.Second
+		for k, want := range c.want {
+			o.cur.steps = append(o.cur.steps, &scheduler.Step{Result: craftedStep(int(2000*step.Seconds()), c.f)})
+			o.cur.measured += step
+			got := o.lengthen()
+			if got != want {
+				t.Errorf("%s: after step %d (%s measured): lengthened by %s, want %s (%s: %s)", c.name, k, o.cur.measured, got, want, o.cur.decision, o.cur.why)
+			}
+			if got > 0 {
+				o.cur.lengthened++
+				step = got
+			}
+		}
+		o.closePoint(false)
+		if c.name == "uncertain: 1 s, +1, +2, +2, then no more" && (o.cur.decision != decideUncertain || !strings.Contains(o.cur.why, "after 6s of steps at this rate")) {
+			t.Errorf("%s: %s: %s", c.name, o.cur.decision, o.cur.why)
+		}
+	}
 }
