@@ -73,7 +73,7 @@ type StepInfo struct {
 	// them all.
 	Lengthened int `json:"lengthened,omitempty"`
 	// Trend is the test for a queue that grows through a step (absent
-	// without an SLO).
+	// without an SLO, or when no step had two measured intervals).
 	Trend *StepTrend `json:"trend,omitempty"`
 }
 

@@ -177,8 +177,8 @@ func stepSeries(r *scheduler.Result) (p50, inFlight []float64, err error) {
 // the step nearest to one (the largest of its two p-values smallest),
 // Rising when any step's two p-values are below trendAlpha divided by the
 // number of steps (Bonferroni: a point of several steps gets no more
-// chances to fail than one of a single step). nil for a point without
-// steps.
+// chances to fail than one of a single step). nil when no step had two
+// measured intervals.
 func pointTrend(steps []*scheduler.Result) (*report.StepTrend, error) {
 	var best *report.StepTrend
 	alpha := trendAlpha / float64(max(1, len(steps)))
@@ -186,6 +186,9 @@ func pointTrend(steps []*scheduler.Result) (*report.StepTrend, error) {
 		p50, inFlight, err := stepSeries(st)
 		if err != nil {
 			return nil, err
+		}
+		if len(inFlight) < 2 {
+			continue // a step shorter than two intervals has no trend
 		}
 		t := &report.StepTrend{Intervals: len(inFlight), Alpha: trendAlpha}
 		t.P50S, t.P50P = mannKendall(p50)

@@ -210,8 +210,12 @@ func TestPointTrend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tr.Rising != c.rising || tr.Intervals != c.n {
+		if tr == nil || tr.Rising != c.rising || tr.Intervals != c.n {
 			t.Errorf("%s: %+v; want rising %v over %d intervals", c.name, tr, c.rising, c.n)
 		}
+	}
+	// A step of one measured interval has no trend.
+	if tr, err := pointTrend([]*scheduler.Result{trendStep(t, up[:1], upIF[:1])}); err != nil || tr != nil {
+		t.Errorf("one interval: %+v, %v", tr, err)
 	}
 }
