@@ -126,11 +126,14 @@ func judgePoint(t *report.Test, j report.Judgement, f pointFacts) verdict {
 		show(decideUncertain)
 	case j.Outcome == report.Untrusted:
 		v.decision = decideInconclusive
+		// The trust rule's reason says whose the miss was ("… but the
+		// client host was too busy to tell whose it is: …").
+		v.why = "inconclusive: " + oneLine(j.Reason)
 		switch {
 		case slices.Contains(j.Owners, report.OwnerHost):
-			v.why, v.note = "the client host was too busy to tell: "+oneLine(j.Reason), "client host too busy"
+			v.note = "client host too busy"
 		case j.Verdict == report.VerdictInconclusive:
-			v.why, v.note = "the miss was the client's, not the server's: "+oneLine(j.Reason), "the client's miss"
+			v.note = "the client's miss"
 		default:
 			v.why, v.note = "not the server's verdict: "+oneLine(j.Reason), "load not delivered"
 		}

@@ -131,13 +131,13 @@ func TestJudgePoint(t *testing.T) {
 		// The issue's `pass (service)`: response p99 6.9 ms on a 5 ms
 		// bound, the server's side 1 ms: the send lag's miss is the
 		// client's, neither a pass nor the server's failure.
-		{name: "the client's miss is no pass", slo: "p99<=5ms", n: 2000, f: flat(ms, 5900*us), decision: decideInconclusive, outcome: report.Untrusted, interval: decideFail, why: "the miss was the client's, not the server's: p99<=5ms: the server's side met it"},
+		{name: "the client's miss is no pass", slo: "p99<=5ms", n: 2000, f: flat(ms, 5900*us), decision: decideInconclusive, outcome: report.Untrusted, interval: decideFail, why: "inconclusive: p99<=5ms: the server's side met it"},
 		// The server's side missed too, but the host's hiccups (1.5 ms
 		// each) could have added all of it: too busy to tell.
 		{name: "a host too busy to tell", slo: "p99<=1ms", n: 2000, f: flat(2*ms, 10*us), adjust: func(r *scheduler.Result) {
 			r.Hiccups = histo.New()
 			_ = r.Hiccups.RecordValues(int64(1500*us), 2000)
-		}, decision: decideInconclusive, outcome: report.Untrusted, interval: decideFail, why: "the client host was too busy to tell: p99<=1ms: service p99 2.00"},
+		}, decision: decideInconclusive, outcome: report.Untrusted, interval: decideFail, why: "inconclusive: p99<=1ms: service p99 2.000 ms misses 1.000 ms, but the client host was too busy to tell whose it is"},
 		// A queue that grows fails a step that meets its percentiles.
 		{name: "unsustainable", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{trend: rising}, decision: decideUnsustainable, pass: ptr(false), outcome: report.Violated, interval: decidePass, why: "Mann–Kendall"},
 		{name: "aborted", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{aborted: true}, decision: decideAborted, pass: ptr(false), outcome: report.Violated, interval: decidePass},

@@ -27,8 +27,8 @@ import (
 // and go), and in-flight counts that grow while the latency stays flat
 // are a burst of arrivals, not a backlog; a queue that grows raises the
 // two together (Little's law at a constant rate). The settle is not
-// measured, and the series' last interval, which holds the drain's tail
-// (replies after the timeline's end, and nothing in flight), is left out.
+// measured, and the drain after the timeline (replies still coming, the
+// queue emptying) is left out.
 //
 // With n intervals the smallest p-value is 1/n! (every value above the
 // one before): 5 intervals reach 0.0083, 4 cannot reach 1%. So a step of
@@ -148,16 +148,20 @@ func exactTrendP(n int, ties []int, s int) float64 {
 }
 
 // stepSeries is a step's measured intervals as the trend test reads them:
-// each full interval's response p50 (in ms; intervals without a reply
-// are left out of this series) and its requests in flight at its end.
-// The last interval, the drain's tail, is left out.
+// each interval's response p50 (in ms; intervals without a reply are left
+// out of this series) and its requests in flight at its end. Only the
+// intervals of the timeline count: full ones that the timeline sent into
+// (at least half the requests its rate plans for an interval); those of
+// the drain after it, where the queue only empties, and the series' last,
+// are left out.
 func stepSeries(r *scheduler.Result) (p50, inFlight []float64, err error) {
 	ivs := r.Intervals
 	if len(ivs) > 0 {
 		ivs = ivs[:len(ivs)-1]
 	}
+	planned := r.TargetRate.PerSecond() * r.Interval.Seconds()
 	for _, iv := range ivs {
-		if r.Interval > 0 && iv.Duration != r.Interval {
+		if r.Interval > 0 && iv.Duration != r.Interval || iv.Counts.Scheduled == 0 || float64(iv.Counts.Scheduled) < planned/2 {
 			continue
 		}
 		inFlight = append(inFlight, float64(iv.InFlight))

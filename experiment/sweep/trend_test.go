@@ -158,13 +158,14 @@ func seq(n int) []float64 {
 	return out
 }
 
-// trendStep is a crafted step: n full intervals of 1 s whose response
-// p50s are p50s[i] ms and whose requests in flight at the end are
-// inFlight[i], and a last interval (the drain's tail) with nothing in
+// trendStep is a crafted step at 100/s: n full intervals of 1 s whose
+// response p50s are p50s[i] ms and whose requests in flight at the end
+// are inFlight[i], then two intervals of the drain (nothing scheduled,
+// the queue emptying) and a last one, the drain's tail, with nothing in
 // flight.
 func trendStep(t *testing.T, p50s []float64, inFlight []uint64) *scheduler.Result {
 	t.Helper()
-	r := &scheduler.Result{Mode: "open", Interval: time.Second}
+	r := &scheduler.Result{Mode: "open", Interval: time.Second, TargetRate: scheduler.RatePerSecond(100)}
 	for i := range p50s {
 		h := histo.New()
 		for range 100 {
@@ -174,9 +175,16 @@ func trendStep(t *testing.T, p50s []float64, inFlight []uint64) *scheduler.Resul
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Intervals = append(r.Intervals, scheduler.Interval{Start: time.Duration(i) * time.Second, Duration: time.Second, Response: pk, InFlight: inFlight[i]})
+		r.Intervals = append(r.Intervals, scheduler.Interval{Start: time.Duration(i) * time.Second, Duration: time.Second, Response: pk,
+			InFlight: inFlight[i], Counts: scheduler.Counts{Scheduled: 100}})
 	}
-	r.Intervals = append(r.Intervals, scheduler.Interval{Start: time.Duration(len(p50s)) * time.Second, Duration: 30 * time.Millisecond})
+	for k, f := range []uint64{inFlight[len(inFlight)-1] / 2, 0} {
+		h := histo.New()
+		_ = h.RecordValues(int64(p50s[len(p50s)-1]*2e6), 100)
+		pk, _ := histo.Pack(h)
+		r.Intervals = append(r.Intervals, scheduler.Interval{Start: time.Duration(len(p50s)+k) * time.Second, Duration: time.Second, Response: pk, InFlight: f})
+	}
+	r.Intervals = append(r.Intervals, scheduler.Interval{Start: time.Duration(len(p50s)+2) * time.Second, Duration: 30 * time.Millisecond})
 	return r
 }
 
