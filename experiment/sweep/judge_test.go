@@ -137,7 +137,7 @@ func TestJudgePoint(t *testing.T) {
 		{name: "a host too busy to tell", slo: "p99<=1ms", n: 2000, f: flat(2*ms, 10*us), adjust: func(r *scheduler.Result) {
 			r.Hiccups = histo.New()
 			_ = r.Hiccups.RecordValues(int64(1500*us), 2000)
-		}, decision: decideInconclusive, outcome: report.Untrusted, interval: decideFail, why: "inconclusive: p99<=1ms: service p99 2.000 ms misses 1.000 ms, but the client host was too busy to tell whose it is"},
+		}, decision: decideInconclusive, outcome: report.Untrusted, interval: decideFail, why: "misses 1.000 ms, but the client host was too busy to tell whose it is: host hiccups 1.500 ms"},
 		// A queue that grows fails a step that meets its percentiles.
 		{name: "unsustainable", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{trend: rising}, decision: decideUnsustainable, pass: ptr(false), outcome: report.Violated, interval: decidePass, why: "Mann–Kendall"},
 		{name: "aborted", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{aborted: true}, decision: decideAborted, pass: ptr(false), outcome: report.Violated, interval: decidePass},
