@@ -38,7 +38,11 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 		return offsets{newReader(&cfg, plan)}, nil
 	}, plan.Requests)
 	defer whole.Close()
-	ocfg.Duration, ocfg.Requests = plan.bounds(whole, ocfg.Duration, ocfg.Requests, ocfg.Warmup)
+	// Counted on a cursor of its own: the pacer's shares its reader with
+	// the commands.
+	counting := scheduler.NewTrace(func() (scheduler.TraceOffsets, error) { return offsets{newReader(&cfg, plan)}, nil }, plan.Requests)
+	ocfg.Duration, ocfg.Requests = plan.bounds(counting, ocfg.Duration, ocfg.Requests, ocfg.Warmup)
+	counting.Close()
 	if ocfg.Rate.IsZero() {
 		ocfg.Rate = scheduler.RatePerSecond(plan.Summary.MeanRate * plan.Speed)
 	}
@@ -88,7 +92,8 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 
 // bounds turns the measured part's bounds (zero: none) into the whole
 // timeline's: the warmup comes first, -n counts the requests after it,
-// and the trace's end bounds both.
+// and the trace's end bounds both (a request count of 0: the trace's
+// own end).
 func (p *Plan) bounds(tl scheduler.Timeline, d time.Duration, n uint64, warmup time.Duration) (time.Duration, uint64) {
 	if d > 0 {
 		d += warmup
@@ -100,8 +105,8 @@ func (p *Plan) bounds(tl scheduler.Timeline, d time.Duration, n uint64, warmup t
 	if n > 0 && warmup > 0 {
 		n += scheduler.Count(tl, int64(warmup), p.Requests)
 	}
-	if n == 0 || n > p.Requests {
-		n = p.Requests
+	if n >= p.Requests {
+		n = 0
 	}
 	return d, n
 }
