@@ -199,9 +199,15 @@ type openRun struct {
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
 	series    *series     // set when the timeline starts
 	cl        *clusterRun // nil without cfg.Cluster
-	// liveTL is scheduledBy's own timeline (see forker).
+	// liveTL is scheduledBy's own timeline (see forker), and liveWarm
+	// its count of the warmup's requests (-1: not counted yet).
 	liveTLMu sync.Mutex
 	liveTL   Timeline
+	liveWarm int64
+	// liveDone is set once the run closed liveTL; liveLast is the last
+	// count, what later calls return.
+	liveDone bool
+	liveLast uint64
 	// warmEnd is the clock time the measured window starts: requests
 	// intended before it are the warmup's (0: no warmup). Set when the
 	// timeline starts, before anything is queued.
@@ -369,8 +375,11 @@ func (run *openRun) totals() Totals {
 func (run *openRun) scheduledBy(off int64) uint64 {
 	run.liveTLMu.Lock()
 	defer run.liveTLMu.Unlock()
+	if run.liveDone {
+		return run.liveLast
+	}
 	if run.liveTL == nil {
-		run.liveTL = forTimeline(run.cfg.Timeline)
+		run.liveTL, run.liveWarm = forTimeline(run.cfg.Timeline), -1
 	}
 	cfg := run.cfg
 	cfg.Timeline = run.liveTL
@@ -381,11 +390,28 @@ func (run *openRun) scheduledBy(off int64) uint64 {
 	if cfg.Requests > 0 {
 		limit = requestLimit(cfg.Timeline, cfg.Requests)
 	}
-	n := countFrom(cfg.Timeline, 0, min(off, end), limit)
-	if cfg.Warmup > 0 {
-		n -= min(n, countFrom(cfg.Timeline, 0, min(int64(cfg.Warmup), end), limit))
+	// The warmup's count first, once: later calls then read forward only
+	// (a trace's cursor walks its file; going back reopens it).
+	if run.liveWarm < 0 {
+		run.liveWarm = 0
+		if cfg.Warmup > 0 {
+			run.liveWarm = int64(countFrom(cfg.Timeline, 0, min(int64(cfg.Warmup), end), limit))
+		}
 	}
-	return n
+	n := countFrom(cfg.Timeline, 0, min(off, end), limit)
+	run.liveLast = n - min(n, uint64(run.liveWarm))
+	return run.liveLast
+}
+
+// closeLive releases scheduledBy's timeline.
+func (run *openRun) closeLive() {
+	run.liveTLMu.Lock()
+	defer run.liveTLMu.Unlock()
+	run.liveDone = true
+	if run.liveTL != nil {
+		closeTimeline(run.liveTL)
+		run.liveTL = nil
+	}
 }
 
 // liveCounts are the progress line's counts: everything on the wire,
