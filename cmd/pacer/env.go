@@ -85,6 +85,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	e.embedded = emb
 	e.stop = append(e.stop, stopEmbedded)
 	e.metrics.announce(e.stderr)
+	e.metrics.scope(e.target.Options, e.place)
 	e.target.Say = e.say
 	e.target.WatchTLS()
 	e.doc = &report.Document{

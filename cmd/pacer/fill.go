@@ -109,6 +109,7 @@ func fillAction(c *cli.Context) error {
 	}
 	defer mx.close()
 	mx.announce(c.App.ErrWriter)
+	mx.scope(tgt.Options, nil)
 	stdout := c.App.Writer
 	if out.jsonPath == "-" {
 		stdout = c.App.ErrWriter // stdout carries the JSON

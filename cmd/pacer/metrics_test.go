@@ -85,6 +85,21 @@ func scrapeWhile(addr, name string, done <-chan struct{}) map[string]bool {
 	}
 }
 
+// saw reports whether one of the label sets seen has every label of want
+// (each written name="value").
+func saw(seen map[string]bool, want ...string) bool {
+next:
+	for labels := range seen {
+		for _, w := range want {
+			if !strings.Contains(labels, w) {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // TestMetricsCompareRuns: compare's closed run and each open run get
 // their own test label, and the server is gone when the command ends.
 func TestMetricsCompareRuns(t *testing.T) {
@@ -103,12 +118,12 @@ func TestMetricsCompareRuns(t *testing.T) {
 	if !strings.Contains(stderr, "metrics on http://"+addr+"/metrics") {
 		t.Errorf("stderr does not say where the metrics are: %q", stderr)
 	}
-	for _, want := range []string{
-		`{mode="closed",test="GET (closed loop)"}`,
-		`{mode="open",test="GET (open loop at 2000 req/s)"}`,
+	for _, want := range [][]string{
+		{`mode="closed"`, `test="GET (closed loop)"`, `shard=""`, `target="127.0.0.1:`},
+		{`mode="open"`, `test="GET (open loop at 2000 req/s)"`, `shard=""`, `target="127.0.0.1:`},
 	} {
-		if !seen[want] {
-			t.Errorf("never scraped pacer_requests_completed_total%s; saw %v", want, seen)
+		if !saw(seen, want...) {
+			t.Errorf("never scraped pacer_requests_completed_total with %v; saw %v", want, seen)
 		}
 	}
 	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
@@ -327,12 +342,12 @@ func TestMetricsBenchAndFill(t *testing.T) {
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("bench: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{
-		`{mode="closed",test="GET [closed loop at 2000 req/s]"}`,
-		`{mode="closed",test="SET [closed loop at 2000 req/s]"}`,
+	for _, want := range [][]string{
+		{`mode="closed"`, `test="GET [closed loop at 2000 req/s]"`},
+		{`mode="closed"`, `test="SET [closed loop at 2000 req/s]"`},
 	} {
-		if !seen[want] {
-			t.Errorf("bench: never scraped pacer_target_requests_per_second%s; saw %v", want, seen)
+		if !saw(seen, want...) {
+			t.Errorf("bench: never scraped pacer_target_requests_per_second with %v; saw %v", want, seen)
 		}
 	}
 
@@ -346,7 +361,226 @@ func TestMetricsBenchAndFill(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("fill: exit %d: %s", code, stderr)
 	}
-	if !seen[`{mode="closed",test="fill"}`] {
-		t.Errorf("fill: never scraped pacer_requests_completed_total{mode=\"closed\",test=\"fill\"}; saw %v", seen)
+	if !saw(seen, `mode="closed"`, `test="fill"`, `target="`+srv.Addr+`"`) {
+		t.Errorf("fill: never scraped pacer_requests_completed_total with mode closed, test fill and target %s; saw %v", srv.Addr, seen)
+	}
+}
+
+func TestMetricsFlagErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--metrics-buckets", "1ms,2ms"}, "--metrics-buckets needs --metrics-addr"},
+		{[]string{"--metrics-linger", "5s"}, "--metrics-linger needs --metrics-addr"},
+		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-buckets", "1,2,5"}, `--metrics-buckets: "1": want a duration with its unit`},
+		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-buckets", "0ms"}, "--metrics-buckets: 0ms: want a bound from"},
+		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-linger", "-1s"}, "--metrics-linger -1s: want a duration of 0 or more"},
+	}
+	for _, tc := range cases {
+		code, stdout, stderr := pacer(t, append([]string{"run", "--embedded", "--rate", "1k", "--duration", "1s"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestMetricsBinaryTestName: a test named after a binary key (not UTF-8)
+// is served under its escaped name, and every scrape answers 200.
+func TestMetricsBinaryTestName(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "200", "--duration", "2s", "-c", "2", "-q",
+			"--metrics-addr", addr, "--", "SET", "k\xff\xfe", "v")
+	}()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	scrapes, named := 0, false
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		case <-time.After(100 * time.Millisecond):
+		}
+		resp, err := client.Get("http://" + addr + "/metrics")
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		scrapes++
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("scrape: %s: %q", resp.Status, body)
+		}
+		named = named || strings.Contains(string(body), `test="SET k\\xff\\xfe v"`)
+	}
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if scrapes == 0 || !named {
+		t.Errorf("%d scrapes, escaped test name seen: %v", scrapes, named)
+	}
+}
+
+// TestMetricsLinger: with --metrics-linger the endpoint outlives the run,
+// serving its final counts with pacer_test_running 0.
+func TestMetricsLinger(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	out := filepath.Join(t.TempDir(), "run.json")
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "-t", "get", "-q",
+			"--json", out, "--metrics-addr", addr, "--metrics-linger", "5s")
+	}()
+	// The JSON is written before the linger: once it is, the endpoint
+	// must still answer, with the final numbers.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("ended before lingering: exit %d: %s", code, stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no JSON after 60 s")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the file is renamed into place whole; let the command reach its linger
+	doc := readDoc(t, out)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	resp, err := client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("no endpoint after the run: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := []string{
+		fmt.Sprintf(`pacer_requests_completed_total{mode="open",shard="",target="127.0.0.1:`),
+		fmt.Sprintf(`,test="GET"} %d`+"\n", doc.Tests[0].Counts["completed"]),
+		`pacer_test_running{mode="open",shard="",target="127.0.0.1:`,
+		`,test="GET"} 0` + "\n",
+	}
+	for _, w := range want {
+		if !strings.Contains(string(body), w) {
+			t.Errorf("lingering endpoint lacks %q:\n%s", w, body)
+		}
+	}
+	<-done
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "pacer: serving the final metrics for 5s (--metrics-linger; Ctrl-C ends it)\n") {
+		t.Errorf("stderr does not say why pacer waits: %q", stderr)
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Errorf("%s still accepts connections after the linger", addr)
+	}
+}
+
+// TestMetricsLingerEndsOnCtrlC: the first Ctrl-C ends the linger at once;
+// the results were complete, so they are not marked interrupted.
+func TestMetricsLingerEndsOnCtrlC(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	cmd, _, stderr := startBinary(t, nil, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "-t", "get", "-q",
+		"--json", out, "--metrics-addr", "127.0.0.1:0", "--metrics-linger", "10m")
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stderr.String(), "serving the final metrics") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no linger after 60 s: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	code, _ := waitFor(t, cmd, 10*time.Second)
+	doc := readDoc(t, out)
+	if doc.Interrupted || len(doc.Tests) != 1 || doc.Tests[0].Counts["completed"] == 0 {
+		t.Errorf("result after a Ctrl-C in the linger: %+v", doc)
+	}
+	// A run that exited 0 stays 0; one that was untrusted (4) reads as
+	// interrupted (130), as app.go ranks a signal over any failure.
+	if code != exitOK && code != exitInterrupted {
+		t.Errorf("exit %d, want 0 (or 130)", code)
+	}
+}
+
+// TestMetricsConnectionFlood: thousands of idle connections to the metrics
+// port, under a descriptor limit the flood alone would exhaust, cost the
+// run none of its own connections: every test dials its 100 and completes
+// every request.
+func TestMetricsConnectionFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary against redis-server for seconds")
+	}
+	srv := redistest.Start(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	out := filepath.Join(t.TempDir(), "run.json")
+	args := append(append([]string{"run"}, hostPort(t, srv.Addr)...), "-t", "get,set,incr", "--rate", "1k", "--duration", "2s", "-c", "100", "-q",
+		"--json", out, "--metrics-addr", addr)
+	// 400 descriptors: the run's 100 connections and the endpoint's 64
+	// fit; the flood's 2,000 do not.
+	cmd := exec.Command("sh", append([]string{"-c", `ulimit -n 400 && exec "$0" "$@"`, pacerBinary(t)}, args...)...)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no metrics endpoint after 30 s: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var flood []net.Conn
+	defer func() {
+		for _, c := range flood {
+			c.Close()
+		}
+	}()
+	for range 2000 {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			flood = append(flood, c)
+		}
+	}
+	code, _ := waitFor(t, cmd, 2*time.Minute)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d under a flood of %d connections: %s", code, len(flood), stderr.String())
+	}
+	doc := readJSON[struct {
+		Tests []struct {
+			Name        string            `json:"name"`
+			Connections int               `json:"connections"`
+			Lost        int               `json:"connections_lost"`
+			Counts      map[string]uint64 `json:"counts"`
+		} `json:"tests"`
+	}](t, out)
+	if len(doc.Tests) != 3 {
+		t.Fatalf("%d tests, want 3", len(doc.Tests))
+	}
+	for _, ts := range doc.Tests {
+		if ts.Connections != 100 || ts.Lost != 0 || ts.Counts["completed"] != ts.Counts["scheduled"] || ts.Counts["scheduled"] == 0 {
+			t.Errorf("%s: %d connections, %d lost, counts %v; want 100, none lost, every request completed", ts.Name, ts.Connections, ts.Lost, ts.Counts)
+		}
 	}
 }
