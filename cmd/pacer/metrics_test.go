@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -267,8 +268,12 @@ func promQuery(t *testing.T, base, query string) map[string]float64 {
 	return out
 }
 
-// TestMetricsPrometheus: a real Prometheus scrapes a run's metrics every
-// second, and its HTTP API then answers with them.
+// TestMetricsPrometheus: a real Prometheus scrapes pacer every second.
+// With --metrics-linger its last scrape has the run's final numbers: the
+// JSON's completed count exactly, pacer_test_running 0, and a p99 from
+// histogram_quantile over the default buckets within 10% of the JSON's
+// (on a run with a 2 ms-scale p99). A second run, sharded and named after
+// a binary key, is scraped with its shard label and its name escaped.
 func TestMetricsPrometheus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Prometheus and runs for seconds")
@@ -276,8 +281,10 @@ func TestMetricsPrometheus(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	base, promDir := startPrometheus(t, addr)
 	dir := t.TempDir()
-	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "--duration", "4s", "-t", "get", "-c", "4", "-q",
-		"--json", filepath.Join(dir, "run.json"), "--metrics-addr", addr)
+	// The embedded target serves one command at a time with exponential
+	// service times of mean 0.5 ms: at 500/s, a p99 of a few ms.
+	code, stdout, stderr := pacer(t, "run", "--embedded", "--delay", "exp:500us", "--rate", "500", "--duration", "5s", "-t", "get", "-c", "4", "-q",
+		"--json", filepath.Join(dir, "run.json"), "--metrics-addr", addr, "--metrics-linger", "3s")
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
@@ -286,6 +293,9 @@ func TestMetricsPrometheus(t *testing.T) {
 			Counts struct {
 				Completed uint64 `json:"completed"`
 			} `json:"counts"`
+			Response struct {
+				P99 float64 `json:"p99"`
+			} `json:"response_ms"`
 		} `json:"tests"`
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "run.json"))
@@ -295,34 +305,49 @@ func TestMetricsPrometheus(t *testing.T) {
 	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Tests) != 1 {
 		t.Fatalf("run.json: %v, %d tests", err, len(doc.Tests))
 	}
-	// The server is gone, so Prometheus has marked the series stale: look
-	// back over the run.
-	sel := `{job="pacer",test="GET",mode="open"}`
-	completed := promQuery(t, base, "max_over_time(pacer_requests_completed_total"+sel+"[5m])")
-	if len(completed) != 1 {
-		log, _ := os.ReadFile(filepath.Join(promDir, "prometheus.log"))
-		t.Fatalf("pacer_requests_completed_total: %v, want one series (prometheus log: %s)", completed, log)
-	}
-	for labels, v := range completed {
-		if v <= 0 || v > float64(doc.Tests[0].Counts.Completed) {
-			t.Errorf("pacer_requests_completed_total %s = %v, want above 0 and at most the run's %d", labels, v, doc.Tests[0].Counts.Completed)
+	want := doc.Tests[0]
+	// The server is gone, so Prometheus has marked the series stale: take
+	// the last sample, the lingering endpoint's.
+	sel := `{job="pacer",test="GET",mode="open",shard=""}`
+	one := func(query string) (string, float64) {
+		t.Helper()
+		got := promQuery(t, base, query)
+		if len(got) != 1 {
+			log, _ := os.ReadFile(filepath.Join(promDir, "prometheus.log"))
+			t.Fatalf("%s: %v, want one series (prometheus log: %s)", query, got, log)
 		}
-	}
-	if n := promQuery(t, base, "count_over_time(pacer_requests_completed_total"+sel+"[5m])"); len(n) != 1 {
-		t.Errorf("samples scraped: %v", n)
-	} else {
-		for _, v := range n {
-			t.Logf("%v scrapes of pacer's metrics; completed %v of %d", v, completed, doc.Tests[0].Counts.Completed)
+		for labels, v := range got {
+			return labels, v
 		}
+		return "", 0
 	}
-	p99 := promQuery(t, base, "histogram_quantile(0.99, max_over_time(pacer_response_seconds_bucket"+sel+"[5m]))")
-	for labels, v := range p99 {
-		if !(v > 0 && v <= 10.48576) {
-			t.Errorf("response p99 from the buckets %s = %v s, want within the buckets", labels, v)
-		}
+	labels, completed := one("last_over_time(pacer_requests_completed_total" + sel + "[5m])")
+	if completed != float64(want.Counts.Completed) {
+		t.Errorf("last scrape: completed %v, want the JSON's %d", completed, want.Counts.Completed)
 	}
-	if len(p99) != 1 {
-		t.Errorf("histogram_quantile over pacer_response_seconds: %v, want one value", p99)
+	if !strings.Contains(labels, "target:127.0.0.1:") {
+		t.Errorf("labels %s: no target", labels)
+	}
+	if _, running := one("last_over_time(pacer_test_running" + sel + "[5m])"); running != 0 {
+		t.Errorf("last scrape: pacer_test_running %v, want 0", running)
+	}
+	_, p99 := one("histogram_quantile(0.99, last_over_time(pacer_response_seconds_bucket" + sel + "[5m]))")
+	p99ms := p99 * 1e3
+	t.Logf("p99: Prometheus %.3f ms, JSON %.3f ms", p99ms, want.Response.P99)
+	if math.Abs(p99ms-want.Response.P99) > 0.1*want.Response.P99 {
+		t.Errorf("histogram_quantile p99 %.3f ms, JSON p99 %.3f ms: more than 10%% apart", p99ms, want.Response.P99)
+	}
+
+	code, stdout, stderr = pacer(t, "run", "--embedded", "--rate", "200", "--duration", "2s", "-c", "2", "-q",
+		"--shard", "2/3", "--seed", "7", "--json", filepath.Join(dir, "shard.json"),
+		"--metrics-addr", addr, "--metrics-linger", "3s", "--", "SET", "k\xff\xfe", "v")
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("sharded run: exit %d: %s %s", code, stdout, stderr)
+	}
+	shard := readDoc(t, filepath.Join(dir, "shard.json"))
+	labels, completed = one(`last_over_time(pacer_requests_completed_total{job="pacer",shard="2/3"}[5m])`)
+	if !strings.Contains(labels, `test:SET k\xff\xfe v`) || completed != float64(shard.Tests[0].Counts["completed"]) {
+		t.Errorf("sharded run: %s = %v, want test SET k\\xff\\xfe v and the JSON's %d", labels, completed, shard.Tests[0].Counts["completed"])
 	}
 }
 
