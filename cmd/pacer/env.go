@@ -145,6 +145,7 @@ func (e *runEnv) experiment(showErrs bool) *experiment.Env {
 		Say:            e.say,
 		Quiet:          e.quiet,
 		HiccupInterval: e.hiccups,
+		InProcess:      e.embedded != nil,
 	}
 }
 
