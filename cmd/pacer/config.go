@@ -94,7 +94,7 @@ func (cc commonConfig) echo(ctx context.Context, extra map[string]any) map[strin
 	s := secretsFrom(ctx)
 	for _, k := range []string{"target", "command", "test"} { // the user's text
 		if str, ok := m[k].(string); ok {
-			m[k] = s.redact(str)
+			m[k] = s.Redact(str)
 		}
 	}
 	return m

@@ -106,13 +106,13 @@ func (e *runEnv) close() {
 
 // say prints a note on stderr, passwords masked.
 func (e *runEnv) say(s string) {
-	fmt.Fprintln(e.stderr, secretsFrom(e.ctx).redact(s))
+	fmt.Fprintln(e.stderr, secretsFrom(e.ctx).Redact(s))
 }
 
 // askServer asks the server who it is (outside any measured window) and
 // records it in the document.
 func (e *runEnv) askServer() {
-	e.server = target.AskServer(e.ctx, e.target.Options, e.say, secretsFrom(e.ctx).redact)
+	e.server = target.AskServer(e.ctx, e.target.Options, e.say, secretsFrom(e.ctx).Redact)
 	e.doc.Server = e.server.ID
 }
 

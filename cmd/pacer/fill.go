@@ -113,7 +113,7 @@ func fillAction(c *cli.Context) error {
 	if out.jsonPath == "-" {
 		stdout = c.App.ErrWriter // stdout carries the JSON
 	}
-	say := func(s string) { fmt.Fprintln(c.App.ErrWriter, secretsFrom(c.Context).redact(s)) }
+	say := func(s string) { fmt.Fprintln(c.App.ErrWriter, secretsFrom(c.Context).Redact(s)) }
 	tgt.Say = say
 	tgt.WatchTLS()
 	o = tgt.Options
@@ -137,7 +137,7 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	srv := target.AskServer(c.Context, o, say, secretsFrom(c.Context).redact)
+	srv := target.AskServer(c.Context, o, say, secretsFrom(c.Context).Redact)
 	env.Server = srv
 	if r := srv.ConfigRefused(); r != "" {
 		fmt.Fprintf(c.App.ErrWriter, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", r)

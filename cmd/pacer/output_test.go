@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -51,7 +52,7 @@ func TestGuardedWriterAbsorbsErrors(t *testing.T) {
 
 func TestGuardedWriterRedactsAndNotesOnce(t *testing.T) {
 	var errb syncBuffer
-	stderr := newGuardedWriter(&errb, "stderr", findSecrets([]string{"pacer", "-a", "hunter2"}, noEnv).redact)
+	stderr := newGuardedWriter(&errb, "stderr", secret.Find([]string{"pacer", "-a", "hunter2"}, func(string) string { return "" }).Redact)
 	stdout := newGuardedWriter(&failingWriter{err: syscall.EPIPE}, "stdout", nil)
 	stdout.Write([]byte("lost\n"))
 	stdout.Write([]byte("lost too\n"))

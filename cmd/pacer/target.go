@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -45,11 +46,11 @@ func targetOptions(c *cli.Context) (conn.Options, error) {
 		}
 	}
 	if c.Bool("askpass") {
-		pw, err := askPassword(c.App.Reader, c.App.ErrWriter)
+		pw, err := secret.AskPassword(c.App.Reader, c.App.ErrWriter)
 		if err != nil {
 			return o, usageErrorf("--askpass: %v", err)
 		}
-		secretsFrom(c.Context).add(pw)
+		secretsFrom(c.Context).Add(pw)
 		o.Password = pw
 	}
 	if o.User != "" && o.Password == "" {

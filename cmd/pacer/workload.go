@@ -77,9 +77,9 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 	s := secretsFrom(c.Context)
 	for i := range w.tests {
 		t := &w.tests[i]
-		t.title = s.redact(t.title)
+		t.title = s.Redact(t.title)
 		for k := range t.names {
-			t.names[k] = s.redact(t.names[k])
+			t.names[k] = s.Redact(t.names[k])
 		}
 	}
 	return w, nil
