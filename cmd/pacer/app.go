@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pacer-load/pacer/internal/guarded"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/internal/usage"
@@ -84,8 +85,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // through it without signalling its own process.
 func mainWith(parent context.Context, stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 	sec := secret.Find(args, os.Getenv)
-	out := newGuardedWriter(stdout, "stdout", nil)
-	errw := newGuardedWriter(stderr, "stderr", sec.Redact)
+	out := guarded.New(stdout, "stdout", nil)
+	errw := guarded.New(stderr, "stderr", sec.Redact)
 	defer noteLostOutput(out, errw)
 	ctx, stop := watchSignals(parent, errw)
 	defer stop()

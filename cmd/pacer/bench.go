@@ -324,7 +324,7 @@ func benchAction(c *cli.Context) error {
 	mergedServer := make([]*serverinfo.Stats, len(jobs))
 	runs := make([][]*scheduler.Result, len(jobs))
 	writeDoc := func() error {
-		if !cfg.files.any() {
+		if !cfg.files.Any() {
 			return nil
 		}
 		e.doc.Tests = e.doc.Tests[:0]
@@ -385,7 +385,7 @@ func benchAction(c *cli.Context) error {
 							fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
 						}
 					}
-					if cfg.files.any() {
+					if cfg.files.Any() {
 						if merged[i] == nil {
 							// A copy: with --repeat the runs stay as they were.
 							merged[i], mergedServer[i] = res.Clone(), st

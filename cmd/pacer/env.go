@@ -59,7 +59,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	e := &runEnv{c: c, ctx: c.Context, stdout: c.App.Writer, stderr: c.App.ErrWriter, target: ec.target,
 		place: ec.place, files: ec.files, quiet: ec.quiet}
 	e.out = e.stdout
-	if e.files.stdout() {
+	if e.files.Stdout() {
 		e.out = e.stderr // stdout carries the JSON (or the log, or the spectrum)
 	}
 	var err error
@@ -172,10 +172,10 @@ func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
 
 // writeFiles writes the result files from the document.
 func (e *runEnv) writeFiles() error {
-	if !e.files.any() {
+	if !e.files.Any() {
 		return nil
 	}
-	return e.files.write(e.stdout, e.doc)
+	return e.files.Write(e.stdout, e.doc)
 }
 
 // outcomeCode is the exit code of a judgement.

@@ -171,7 +171,7 @@ func fillAction(c *cli.Context) error {
 				target: o.Addr, conns: conns, dial: o, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
 				seed: seed, tests: []string{fillID}, requests: n,
 			}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})}
-		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
+		if werr := report.WriteJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
 			return failed(werr)
 		}
 	}

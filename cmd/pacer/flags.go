@@ -162,8 +162,8 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 		}
 		o.slo.Window = w
 	}
-	o.files = resultFiles{json: o.jsonPath, hdrLog: c.String("hdr-log"), hdrSpectrum: c.String("hdr-spectrum")}
-	if err := o.files.check(); err != nil {
+	o.files = resultFiles{JSON: o.jsonPath, HdrLog: c.String("hdr-log"), HdrSpectrum: c.String("hdr-spectrum")}
+	if err := o.files.Check(); err != nil {
 		return o, err
 	}
 	if c.IsSet("percentiles") {

@@ -69,7 +69,7 @@ func mergeAction(c *cli.Context) error {
 	if outPath == "" {
 		return usageErrorf("-o: give a file name, or - for stdout")
 	}
-	if err := checkOutputPath(outPath); err != nil {
+	if err := report.CheckOutputPath(outPath); err != nil {
 		return usageErrorf("-o: %v", err)
 	}
 	inputs, err := readInputs(paths, os.Stdin)
@@ -87,7 +87,7 @@ func mergeAction(c *cli.Context) error {
 	if err != nil {
 		return failed(err)
 	}
-	if err := writeJSON(c.App.Writer, outPath, doc); err != nil {
+	if err := report.WriteJSON(c.App.Writer, outPath, doc); err != nil {
 		return failed(err)
 	}
 	if quiet {

@@ -79,7 +79,7 @@ func reportAction(c *cli.Context) error {
 		if format, err = report.PlotFormat(plotPath); err != nil {
 			return usageErrorf("--plot %v", err)
 		}
-		if err := checkOutputPath(plotPath); err != nil {
+		if err := report.CheckOutputPath(plotPath); err != nil {
 			return usageErrorf("--plot: %v", err)
 		}
 	}
@@ -87,7 +87,7 @@ func reportAction(c *cli.Context) error {
 		if htmlPath == "" {
 			return usageErrorf("--html: give a file name")
 		}
-		if err := checkOutputPath(htmlPath); err != nil {
+		if err := report.CheckOutputPath(htmlPath); err != nil {
 			return usageErrorf("--html: %v", err)
 		}
 	}
@@ -105,7 +105,7 @@ func reportAction(c *cli.Context) error {
 		if err != nil {
 			return failed(err)
 		}
-		if err := writeOutput(c.App.Writer, plotPath, b); err != nil {
+		if err := report.WriteOutputTo(c.App.Writer, plotPath, b); err != nil {
 			return failed(err)
 		}
 	}
@@ -115,7 +115,7 @@ func reportAction(c *cli.Context) error {
 		if err != nil {
 			return failed(err)
 		}
-		if err := writeOutput(c.App.Writer, htmlPath, b); err != nil {
+		if err := report.WriteOutputTo(c.App.Writer, htmlPath, b); err != nil {
 			return failed(err)
 		}
 		if htmlPath == stdoutPath {
