@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/internal/guarded"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/internal/secret"
@@ -117,7 +118,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "pacer: no command: give one of %s (see pacer --help)\n", strings.Join(names, ", "))
 		return exitUsage
 	}
-	args = helpArgs(args)
+	args = clihelp.Args(args)
 	if name := args[1]; !strings.HasPrefix(name, "-") && app.Command(name) == nil {
 		fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		return exitUsage

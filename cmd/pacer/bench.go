@@ -15,6 +15,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
@@ -228,7 +229,7 @@ func readLastArg(stdin io.Reader, clients, pipeline int) (string, error) {
 		if limit >= 1<<20 {
 			limit &^= 1<<20 - 1 // whole MiB, for the message
 		}
-		why = fmt.Sprintf("the most -c %d × -P %d copies may hold in flight (%s): lower -c or -P", clients, pipeline, formatBytes(maxClosedInFlight))
+		why = fmt.Sprintf("the most -c %d × -P %d copies may hold in flight (%s): lower -c or -P", clients, pipeline, bytesize.Format(maxClosedInFlight))
 	}
 	return readLastArgLimit(stdin, limit, why)
 }
@@ -241,7 +242,7 @@ func readLastArgLimit(stdin io.Reader, limit int64, why string) (string, error) 
 		return "", failed(fmt.Errorf("read stdin: %w", err))
 	}
 	if int64(b.Len()) > limit {
-		return "", usageErrorf("-x: stdin holds more than %s, %s", formatBytes(limit), why)
+		return "", usageErrorf("-x: stdin holds more than %s, %s", bytesize.Format(limit), why)
 	}
 	return b.String(), nil
 }

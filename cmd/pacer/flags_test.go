@@ -172,24 +172,6 @@ func TestMemoryBudgets(t *testing.T) {
 	}
 }
 
-func TestParseBytes(t *testing.T) {
-	for in, want := range map[string]int64{
-		"123": 123, "2MiB": 2 << 20, "512KiB": 512 << 10, "4MB": 4000000, "1GiB": 1 << 30, "64k": 64 << 10, "2m": 2 << 20, "10 B": 10,
-	} {
-		if got, err := parseBytes(in); err != nil || got != want {
-			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
-		}
-		if got, _ := parseBytes(formatBytes(want)); got != want {
-			t.Errorf("formatBytes(%d) = %q does not read back", want, formatBytes(want))
-		}
-	}
-	for _, in := range []string{"", "-1", "2XB", "MiB", "1.5MiB", "99999999999999999999"} {
-		if _, err := parseBytes(in); err == nil {
-			t.Errorf("parseBytes(%q) accepted", in)
-		}
-	}
-}
-
 // TestLargestCommand checks the computed size of the largest command
 // against the bytes the stream really sends.
 func TestLargestCommand(t *testing.T) {
@@ -279,26 +261,6 @@ func TestFillWritesJSONAndChecksSLO(t *testing.T) {
 	doc, stdout := runJSON(t, exitOK, "fill", "-p", srv.PortString(), "-r", "500", "-d", "8", "-q", "--slo", "errors<1%")
 	if len(doc.Tests) != 1 || doc.Tests[0].Counts["completed"] != 500 || !strings.Contains(stdout, "slo: pass") {
 		t.Fatalf("fill --json: %+v %q", doc.Tests, stdout)
-	}
-}
-
-// TestHelpArgs: the ways users ask for help.
-func TestHelpArgs(t *testing.T) {
-	for in, want := range map[string]string{
-		"pacer -h":                 "pacer --help",
-		"pacer help":               "pacer --help",
-		"pacer help run":           "pacer run --help",
-		"pacer bench -h":           "pacer bench --help",
-		"pacer run --rate 1k -h":   "pacer run --rate 1k --help",
-		"pacer bench -h 10.0.0.5":  "pacer bench -h 10.0.0.5",
-		"pacer bench -h host -q":   "pacer bench -h host -q",
-		"pacer run -- ECHO -h":     "pacer run -- ECHO -h",
-		"pacer":                    "pacer",
-		"pacer run --rate 1k -t x": "pacer run --rate 1k -t x",
-	} {
-		if got := strings.Join(helpArgs(strings.Fields(in)), " "); got != want {
-			t.Errorf("helpArgs(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

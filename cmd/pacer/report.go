@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/experiment/compare"
+	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -194,7 +195,7 @@ func readLimited(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > maxDocumentSize {
-		return nil, fmt.Errorf("larger than %s: not a result document", formatBytes(maxDocumentSize))
+		return nil, fmt.Errorf("larger than %s: not a result document", bytesize.Format(maxDocumentSize))
 	}
 	return b, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -206,7 +207,7 @@ func readWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, igno
 // terabytes before any later check saw it.
 func checkBuildable(r *scenarios.Recipe) error {
 	if n := int64(r.MaxCommandSize()); n > maxClosedInFlight {
-		return usageErrorf("a command of %s is larger than %s: lower -d or use fewer __data__", formatBytes(n), formatBytes(maxClosedInFlight))
+		return usageErrorf("a command of %s is larger than %s: lower -d or use fewer __data__", bytesize.Format(n), bytesize.Format(maxClosedInFlight))
 	}
 	return nil
 }
@@ -226,7 +227,7 @@ func checkClosedBudget(w *workload, conns, pipeline int) error {
 		}
 		if total := int64(conns) * int64(pipeline) * l; total > maxClosedInFlight {
 			return usageErrorf("-c %d × -P %d × %s (the largest command of %s) = %s in flight; at most %s: lower -c, -P or -d",
-				conns, pipeline, formatBytes(l), t.title, formatBytes(total), formatBytes(maxClosedInFlight))
+				conns, pipeline, bytesize.Format(l), t.title, bytesize.Format(total), bytesize.Format(maxClosedInFlight))
 		}
 	}
 	return nil
@@ -242,7 +243,7 @@ func checkMaxBuffer(w *workload, maxBuffer int) error {
 		}
 		if l > int64(maxBuffer) {
 			return usageErrorf("a command of %s (%s) is larger than --max-buffer %s: raise --max-buffer or lower -d",
-				formatBytes(l), t.title, formatBytes(int64(maxBuffer)))
+				bytesize.Format(l), t.title, bytesize.Format(int64(maxBuffer)))
 		}
 	}
 	return nil
