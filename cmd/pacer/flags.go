@@ -281,6 +281,89 @@ func checkInflightBudget(conns, inflight int) error {
 	return nil
 }
 
+// openLoad is what the open loop's load flags asked for. run, sweep and
+// compare read them with parseOpenLoad.
+type openLoad struct {
+	arrival     string // uniform or poisson
+	pacing      scheduler.Pacing
+	maxInflight int // 0 when the command has no --max-inflight
+	maxBuffer   int
+	drain       time.Duration // never 0: that would mean the default
+	lagLimit    time.Duration // --lag-limit, else sloLagLimit
+	timeout     time.Duration
+	backlog     time.Duration // 0 when the command has no --max-backlog
+}
+
+// parseOpenLoad reads, in this order, those of --arrival, --max-inflight
+// (with the FIFO budget of conns connections), --max-buffer, --pacing,
+// --drain, --lag-limit (default sloLagLimit of slo), --timeout and
+// --max-backlog the command defines.
+func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (openLoad, error) {
+	l := openLoad{arrival: c.String("arrival")}
+	if l.arrival != "uniform" && l.arrival != "poisson" {
+		return l, usageErrorf("--arrival %q: want uniform or poisson", l.arrival)
+	}
+	if defines(c, "max-inflight") {
+		if l.maxInflight = c.Int("max-inflight"); l.maxInflight < 1 || l.maxInflight > maxInflightPerConn {
+			return l, usageErrorf("--max-inflight %d: want 1 to %d", l.maxInflight, maxInflightPerConn)
+		}
+		if err := checkInflightBudget(conns, l.maxInflight); err != nil {
+			return l, err
+		}
+	}
+	var err error
+	if l.maxBuffer, err = parseMaxBuffer(c); err != nil {
+		return l, err
+	}
+	var ok bool
+	if l.pacing, ok = scheduler.ParsePacing(c.String("pacing")); !ok {
+		return l, usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
+	}
+	if l.drain = c.Duration("drain"); l.drain < 0 {
+		return l, usageErrorf("--drain %s: must not be negative", l.drain)
+	}
+	if l.drain == 0 {
+		l.drain = time.Nanosecond // zero would mean the default
+	}
+	l.lagLimit = sloLagLimit(l.pacing, slo)
+	if c.IsSet("lag-limit") {
+		if l.lagLimit = c.Duration("lag-limit"); l.lagLimit <= 0 {
+			return l, usageErrorf("--lag-limit %s: want a positive duration", l.lagLimit)
+		}
+	}
+	if l.timeout = c.Duration("timeout"); l.timeout < 0 || (c.IsSet("timeout") && l.timeout == 0) {
+		return l, usageErrorf("--timeout %s: want a positive duration", l.timeout)
+	}
+	if defines(c, "max-backlog") {
+		if l.backlog = c.Duration("max-backlog"); l.backlog <= 0 {
+			return l, usageErrorf("--max-backlog %s: want a positive duration", l.backlog)
+		}
+	}
+	return l, nil
+}
+
+// open is the scheduler's configuration of these flags, without the
+// timeline's rate and bounds.
+func (l openLoad) open(interval time.Duration) scheduler.OpenConfig {
+	return scheduler.OpenConfig{Pacing: l.pacing, Drain: l.drain, LagLimit: l.lagLimit, Timeout: l.timeout,
+		Interval: interval, MaxBacklog: l.backlog}
+}
+
+// defines reports whether c's command has the flag name.
+func defines(c *cli.Context, name string) bool {
+	if c.Command == nil {
+		return false
+	}
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // exitCodeHelp is the exit-code table every help ends with.
 const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1, 4, 3):
    0    ok
