@@ -103,51 +103,36 @@ func fillAction(c *cli.Context) error {
 		return err
 	}
 	seed := parseSeed(c)
-	mx, err := startMetrics(c)
+	e, err := openEnv(c, envConfig{target: tgt, files: out.files, quiet: out.quiet, mode: "closed"})
 	if err != nil {
 		return err
 	}
-	defer mx.close()
-	mx.announce(c.App.ErrWriter)
-	stdout := c.App.Writer
-	if out.jsonPath == "-" {
-		stdout = c.App.ErrWriter // stdout carries the JSON
+	defer e.close()
+	stdout := e.out
+	exp := e.experiment(out.showErrs)
+	exp.Watch = func(experiment.Watched) (func(*scheduler.Live), func()) {
+		live := make(chan *scheduler.Live, 1)
+		stopBar := func() {}
+		if !out.quiet {
+			stopBar = fillProgress(e.stderr, n, live)
+		}
+		onStart, endMetrics := e.metrics.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
+		return onStart, func() { endMetrics(); stopBar() }
 	}
-	say := func(s string) { fmt.Fprintln(c.App.ErrWriter, secretsFrom(c.Context).Redact(s)) }
-	tgt.Say = say
-	tgt.WatchTLS()
-	o = tgt.Options
-	env := &experiment.Env{
-		Target: tgt,
-		Watch: func(experiment.Watched) (func(*scheduler.Live), func()) {
-			live := make(chan *scheduler.Live, 1)
-			stopBar := func() {}
-			if !out.quiet {
-				stopBar = fillProgress(c.App.ErrWriter, n, live)
-			}
-			onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
-			return onStart, func() { endMetrics(); stopBar() }
-		},
-		Redact:       func(r *scheduler.Result) { redactResult(c.Context, r) },
-		OnErrorReply: errorsTo(c.App.ErrWriter, out.showErrs),
-		Say:          say,
-	}
-	fill, err := env.PlanFill(c.Context, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: seed, Conns: conns, Pipeline: pipeline,
+	fill, err := exp.PlanFill(c.Context, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: seed, Conns: conns, Pipeline: pipeline,
 		Interval: out.interval, ContinueOnError: out.showErrs})
 	if err != nil {
 		return err
 	}
-	srv := target.AskServer(c.Context, o, say, secretsFrom(c.Context).Redact)
-	env.Server = srv
-	if r := srv.ConfigRefused(); r != "" {
-		fmt.Fprintf(c.App.ErrWriter, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", r)
-	}
+	e.askServer()
+	exp.Server = e.server
+	e.noteConfig()
 	if err := fill.Dial(c.Context); err != nil {
 		return failed(err)
 	}
 	// stdout starts with the fill's own line (scripts read it); the
 	// identity goes with the progress, on stderr.
-	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.ID))
+	fmt.Fprintln(e.stderr, report.ServerLine(e.server.ID))
 	res, st, err := fill.Run(c.Context)
 	if usage.Is(err) {
 		return err
@@ -165,13 +150,12 @@ func fillAction(c *cli.Context) error {
 		if t.SLO != nil && !t.SLO.Pass {
 			code = exitSLO
 		}
-		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{*t}, Server: srv.ID,
-			Config: commonConfig{
-				target: o.Addr, conns: conns, dial: o, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
-				seed: seed, tests: []string{fillID}, requests: n,
-			}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})}
-		if werr := report.WriteJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
+		e.doc.Interrupted, e.doc.Tests = res.Interrupted, []report.Test{*t}
+		e.doc.Config = commonConfig{
+			target: e.target.Options.Addr, conns: conns, dial: e.target.Options, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
+			seed: seed, tests: []string{fillID}, requests: n,
+		}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})
+		if werr := e.writeFiles(); werr != nil {
 			return failed(werr)
 		}
 	}
@@ -195,7 +179,7 @@ func fillAction(c *cli.Context) error {
 			code = exitSLO
 		}
 	}
-	code = worst(code, judged(c.App.ErrWriter, t, jd)) // nothing completed: exit 1
+	code = worst(code, judged(e.stderr, t, jd)) // nothing completed: exit 1
 	if code != exitOK {
 		return exitCode(code)
 	}
