@@ -19,6 +19,7 @@ import (
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
@@ -489,7 +490,7 @@ func (cfg *benchConfig) runOne(ctx context.Context, e *runEnv, exp *experiment.E
 		case progress:
 			stop = benchProgress(out, title, ch, &last)
 		case !cfg.quiet && !cfg.csv:
-			stop = newProgress(e.stderr).watch(title, ch)
+			stop = watch.Progress(watch.On(e.stderr), title, ch)
 		}
 		onStart, end := e.metrics.hook(w.Test, metrics.ModeClosed, func(l *scheduler.Live) { ch <- l })
 		return onStart, func() { end(); stop() }
@@ -543,7 +544,7 @@ func benchProgress(out io.Writer, title string, live <-chan *scheduler.Live, las
 	var prevDone uint64
 	var prevAt time.Duration
 	var prevHist *hdrhistogram.Histogram
-	return watchLive(live, 250*time.Millisecond,
+	return watch.Live(live, 250*time.Millisecond,
 		func(l *scheduler.Live) { prevHist = l.Micros.Snapshot() },
 		func(l *scheduler.Live) {
 			p := l.Progress()

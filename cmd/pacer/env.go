@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/target"
@@ -149,7 +150,7 @@ func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
 	if !e.quiet {
 		ch := make(chan *scheduler.Live, 1)
 		chans = append(chans, ch)
-		stops = append(stops, newProgress(e.stderr).watch(w.Label, ch))
+		stops = append(stops, watch.Progress(watch.On(e.stderr), w.Label, ch))
 	}
 	if w.Mode == "open" {
 		ch := make(chan *scheduler.Live, 1)

@@ -2,18 +2,16 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/target"
@@ -114,7 +112,7 @@ func fillAction(c *cli.Context) error {
 		live := make(chan *scheduler.Live, 1)
 		stopBar := func() {}
 		if !out.quiet {
-			stopBar = fillProgress(e.stderr, n, live)
+			stopBar = watch.FillBar(watch.On(e.stderr), n, live)
 		}
 		onStart, endMetrics := e.metrics.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
 		return onStart, func() { endMetrics(); stopBar() }
@@ -184,39 +182,4 @@ func fillAction(c *cli.Context) error {
 		return exitCode(code)
 	}
 	return nil
-}
-
-// fillProgress draws a progress bar on stderr: updated in place on a
-// terminal, a line a second otherwise.
-func fillProgress(w io.Writer, total uint64, live <-chan *scheduler.Live) func() {
-	fd := fdOf(w)
-	tty := term.IsTerminal(fd)
-	every := time.Second
-	if tty {
-		every = 200 * time.Millisecond
-	}
-	draw := func(l *scheduler.Live, final bool) {
-		p := l.Progress()
-		frac := float64(p.Completed) / float64(total)
-		const width = 30
-		bar := strings.Repeat("=", int(frac*width)) + strings.Repeat(" ", width-int(frac*width))
-		line := fmt.Sprintf("filling [%s] %5.1f%%  %d/%d keys  %.0f keys/s", bar, 100*frac, p.Completed, total,
-			float64(p.Completed)/max(p.Elapsed.Seconds(), 1e-9))
-		switch {
-		case tty && final:
-			redraw(w, line, termWidth(fd))
-			fmt.Fprintln(w)
-		case tty:
-			redraw(w, line, termWidth(fd))
-		default:
-			fmt.Fprintln(w, line)
-		}
-	}
-	return watchLive(live, every, nil,
-		func(l *scheduler.Live) { draw(l, false) },
-		func(l *scheduler.Live) {
-			if tty {
-				draw(l, true)
-			}
-		})
 }

@@ -420,32 +420,6 @@ func TestProcsFor(t *testing.T) {
 	}
 }
 
-// TestProgressFitsTheTerminal: on a terminal each redraw is clipped to the
-// width (read at every redraw) and clears the rest of the line, so an
-// 80-column pane never wraps a stale line.
-func TestProgressFitsTheTerminal(t *testing.T) {
-	var buf bytes.Buffer
-	width := 80
-	p := &progress{w: &buf, tty: true, every: time.Second, width: func() int { return width }}
-	line := strings.Repeat("GET   3.0s/5.0s  sent 10000/s  completed 9998/s  oldest 412 µs ", 3)
-	for _, w := range []int{80, 40, 0} {
-		buf.Reset()
-		width = w
-		redraw(p.w, line, p.width())
-		s := buf.String()
-		if !strings.HasPrefix(s, "\r") || !strings.HasSuffix(s, "\x1b[K") {
-			t.Fatalf("width %d: %q is not a redraw", w, s)
-		}
-		text := strings.TrimSuffix(strings.TrimPrefix(s, "\r"), "\x1b[K")
-		if n := len([]rune(text)); w > 0 && n > w-1 || w == 0 && text != line {
-			t.Errorf("width %d: %d characters drawn", w, n)
-		}
-	}
-	if clip("aµb", 2) != "aµ" {
-		t.Errorf("clip cuts inside a character")
-	}
-}
-
 // TestReadLastArgIsBounded: -x reads stdin through a limit, so < /dev/zero
 // ends with a usage error instead of gigabytes.
 func TestReadLastArgIsBounded(t *testing.T) {
