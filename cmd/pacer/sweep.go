@@ -171,71 +171,16 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 		return usageErrorf("-c %q: want 1 to %d connections (a list needs --closed)", c.String("c"), maxConnections)
 	}
 	cfg.Conns = n
-	rate := func(name string) (float64, error) {
-		r, err := scheduler.ParseRate(c.String(name))
-		if err != nil {
-			return 0, usageErrorf("--%s: %v", name, err)
+	given := func(name string) *string {
+		if !c.IsSet(name) {
+			return nil
 		}
-		return r.PerSecond(), nil
+		v := c.String(name)
+		return &v
 	}
-	switch {
-	case cfg.Search:
-		for _, name := range []string{"rates", "step"} {
-			if c.IsSet(name) {
-				return usageErrorf("--search chooses its own rates: drop --%s (--from and --to bound it)", name)
-			}
-		}
-		cfg.From = sweep.DefaultSearchFrom
-		if c.IsSet("from") {
-			if cfg.From, err = rate("from"); err != nil {
-				return err
-			}
-		}
-		if c.IsSet("to") {
-			if cfg.To, err = rate("to"); err != nil {
-				return err
-			}
-			// --to below a given --from is a mistake; below the default
-			// --from, the search starts at --to.
-			if cfg.To < cfg.From && c.IsSet("from") {
-				return usageErrorf("--to %s is below --from %s", c.String("to"), c.String("from"))
-			}
-		}
-		if cfg.Precision, err = sweep.ParseShare(c.String("precision")); err != nil {
-			return usageErrorf("--precision %q: want a share such as 5%% or 0.05, above 0 and below 100%%", c.String("precision"))
-		}
-		cfg.MaxSteps = c.Int("max-steps")
-	case c.IsSet("rates"):
-		for _, name := range []string{"from", "to", "step"} {
-			if c.IsSet(name) {
-				return usageErrorf("--rates lists the rates: drop --%s", name)
-			}
-		}
-		if cfg.Rates, err = sweep.ParseRates(c.String("rates")); err != nil {
-			return usageErrorf("--rates: %v", err)
-		}
-	case c.IsSet("from") || c.IsSet("to") || c.IsSet("step"):
-		if !c.IsSet("from") || !c.IsSet("to") || !c.IsSet("step") {
-			return usageErrorf("--from, --to and --step go together (or list the rates with --rates)")
-		}
-		var from, to, step float64
-		for _, r := range []struct {
-			name string
-			v    *float64
-		}{{"from", &from}, {"to", &to}, {"step", &step}} {
-			if *r.v, err = rate(r.name); err != nil {
-				return err
-			}
-		}
-		if to < from {
-			return usageErrorf("--to %s is below --from %s", c.String("to"), c.String("from"))
-		}
-		var ok bool
-		if cfg.Rates, ok = sweep.RatesBetween(from, to, step); !ok {
-			return usageErrorf("--from %s --to %s --step %s makes more than %d steps", c.String("from"), c.String("to"), c.String("step"), sweep.MaxPoints)
-		}
-	default:
-		return usageErrorf("give the rates (--rates 10k,20k,40k, or --from, --to and --step), --search with --slo, or --closed")
+	if err := cfg.SetRates(sweep.RateFlags{Rates: given("rates"), From: given("from"), To: given("to"), Step: given("step"),
+		Precision: c.String("precision"), MaxSteps: c.Int("max-steps")}); err != nil {
+		return err
 	}
 	if cfg.load, err = parseOpenLoad(c, cfg.Conns, cfg.SLO); err != nil {
 		return err

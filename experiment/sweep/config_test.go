@@ -81,3 +81,41 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestSetRates(t *testing.T) {
+	s := func(v string) *string { return &v }
+	for _, tc := range []struct {
+		search bool
+		f      RateFlags
+		rates  []float64
+		from   float64
+		to     float64
+		want   string // error; "" for none
+	}{
+		{false, RateFlags{Rates: s("1k,2k")}, []float64{1000, 2000}, 0, 0, ""},
+		{false, RateFlags{From: s("1k"), To: s("2k"), Step: s("500")}, []float64{1000, 1500, 2000}, 0, 0, ""},
+		{true, RateFlags{Precision: "5%", MaxSteps: 3}, nil, DefaultSearchFrom, 0, ""},
+		{true, RateFlags{To: s("500"), Precision: "5%", MaxSteps: 3}, nil, DefaultSearchFrom, 500, ""}, // the search starts at --to
+		{true, RateFlags{From: s("2k"), To: s("8k"), Precision: "5%", MaxSteps: 3}, nil, 2000, 8000, ""},
+		{false, RateFlags{}, nil, 0, 0, "give the rates"},
+		{false, RateFlags{Rates: s("1k"), To: s("2k")}, nil, 0, 0, "--rates lists the rates: drop --to"},
+		{false, RateFlags{Rates: s("1k,x")}, nil, 0, 0, "--rates: "},
+		{false, RateFlags{From: s("1k"), Step: s("1")}, nil, 0, 0, "go together"},
+		{false, RateFlags{From: s("2k"), To: s("1k"), Step: s("1")}, nil, 0, 0, "--to 1k is below --from 2k"},
+		{false, RateFlags{From: s("1"), To: s("1M"), Step: s("1")}, nil, 0, 0, "--from 1 --to 1M --step 1 makes more than 1000 steps"},
+		{false, RateFlags{From: s("1"), To: s("2"), Step: s("x")}, nil, 0, 0, "--step: "},
+		{true, RateFlags{Rates: s("1k"), Step: s("1")}, nil, 0, 0, "drop --rates"},
+		{true, RateFlags{Step: s("1")}, nil, 0, 0, "drop --step"},
+		{true, RateFlags{From: s("10k"), To: s("1k")}, nil, 0, 0, "--to 1k is below --from 10k"},
+		{true, RateFlags{Precision: "0%"}, nil, 0, 0, `--precision "0%"`},
+	} {
+		c := Config{Search: tc.search}
+		err := c.SetRates(tc.f)
+		switch {
+		case tc.want == "" && (err != nil || !slices.Equal(c.Rates, tc.rates) || c.From != tc.from || c.To != tc.to):
+			t.Errorf("%+v: %v, rates %v from %v to %v", tc.f, err, c.Rates, c.From, c.To)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !usage.Is(err)):
+			t.Errorf("%+v: %v, want a usage error %q", tc.f, err, tc.want)
+		}
+	}
+}
