@@ -8,10 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/internal/bytesize"
-
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/internal/bytesize"
 )
 
 // serveCommand is `pacer serve`: the embedded target on its own.
@@ -69,8 +67,7 @@ func serveCommand() *cli.Command {
 			if err != nil {
 				return failed(fmt.Errorf("listen: %w", err))
 			}
-			o := conn.Options{User: c.String("user"), Password: c.String("requirepass")}
-			fmt.Fprintf(c.App.Writer, "pacer serve: listening on %s (%s%s); Ctrl-C stops\n", srv.Addr(), faults, embeddedExtras(serverTLS, &o))
+			fmt.Fprintf(c.App.Writer, "pacer serve: listening on %s (%s); Ctrl-C stops\n", srv.Addr(), srv.Describe())
 			<-c.Context.Done()
 			srv.Close()
 			fmt.Fprintf(c.App.Writer, "pacer serve: stopped after %d commands\n", srv.Processed())
