@@ -492,7 +492,7 @@ func (cfg *benchConfig) runOne(ctx context.Context, e *runEnv, exp *experiment.E
 		case !cfg.quiet && !cfg.csv:
 			stop = watch.Progress(watch.On(e.stderr), title, ch)
 		}
-		onStart, end := e.metrics.hook(w.Test, metrics.ModeClosed, func(l *scheduler.Live) { ch <- l })
+		onStart, end := e.metrics.Hook(w.Test, metrics.ModeClosed, func(l *scheduler.Live) { ch <- l })
 		return onStart, func() { end(); stop() }
 	}
 	res, st, err := bx.RunClosed(ctx, experiment.Closed{

@@ -67,7 +67,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	if e.metrics, err = startMetrics(c); err != nil {
 		return nil, err
 	}
-	e.stop = append(e.stop, e.metrics.close)
+	e.stop = append(e.stop, func() { e.metrics.Close() })
 	var banner io.Writer
 	if ec.banner {
 		banner = e.stderr
@@ -79,7 +79,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	}
 	e.embedded = emb
 	e.stop = append(e.stop, stopEmbedded)
-	e.metrics.announce(e.stderr)
+	announceMetrics(e.stderr, e.metrics)
 	e.target.Say = e.say
 	e.target.WatchTLS()
 	e.doc = &report.Document{
@@ -158,7 +158,7 @@ func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
 		stops = append(stops, watchConnections(e.stderr, w.Name, ch))
 	}
 	mode := map[string]string{"open": metrics.ModeOpen, "closed": metrics.ModeClosed}[w.Mode]
-	onStart, end := e.metrics.hook(w.Test, mode, func(l *scheduler.Live) {
+	onStart, end := e.metrics.Hook(w.Test, mode, func(l *scheduler.Live) {
 		for _, ch := range chans {
 			ch <- l
 		}

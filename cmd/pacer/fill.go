@@ -114,7 +114,7 @@ func fillAction(c *cli.Context) error {
 		if !out.quiet {
 			stopBar = watch.FillBar(watch.On(e.stderr), n, live)
 		}
-		onStart, endMetrics := e.metrics.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
+		onStart, endMetrics := e.metrics.Hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
 		return onStart, func() { endMetrics(); stopBar() }
 	}
 	fill, err := exp.PlanFill(c.Context, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: seed, Conns: conns, Pipeline: pipeline,
