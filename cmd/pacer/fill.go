@@ -83,20 +83,14 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	custom, err := scenarios.ParseCustom(c.String("command"))
+	recipe, err := experiment.FillRecipe(c.String("command"), n, sizes)
 	if err != nil {
-		return usageErrorf("--command: %v", err)
+		return err
 	}
-	if !strings.Contains(strings.Join(custom.Args, " "), scenarios.KeyPlaceholder) {
-		return usageErrorf("--command %q has no %s: every key would be the same", c.String("command"), scenarios.KeyPlaceholder)
-	}
-	opts := scenarios.Options{Sizes: sizes, Keyspace: n}
-	recipe, err := scenarios.BuildRecipe("", []scenarios.Custom{custom}, opts)
-	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	keys := scenarios.NewSequential(n) // what the fill draws keys from (the fill has its own), for the budget and the config
-	w := &workload{opts: opts, keys: keys, tests: []workTest{{recipe: recipe, title: "fill"}}}
+	// The keys the fill draws from (it has its own), for the budget and
+	// the config.
+	keys := scenarios.NewSequential(n)
+	w := &workload{opts: scenarios.Options{Sizes: sizes, Keyspace: n}, keys: keys, tests: []workTest{{recipe: recipe, title: "fill"}}}
 	if err := checkClosedBudget(w, conns, pipeline); err != nil {
 		return err
 	}
@@ -145,9 +139,6 @@ func fillAction(c *cli.Context) error {
 		}
 	}
 	if res != nil && out.jsonPath != "" {
-		if t.SLO != nil && !t.SLO.Pass {
-			code = exitSLO
-		}
 		e.doc.Interrupted, e.doc.Tests = res.Interrupted, []report.Test{*t}
 		e.doc.Config = commonConfig{
 			target: e.target.Options.Addr, conns: conns, dial: e.target.Options, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
