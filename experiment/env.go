@@ -10,6 +10,9 @@
 package experiment
 
 import (
+	"time"
+
+	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/target"
@@ -36,6 +39,9 @@ type Env struct {
 	Say func(string)
 	// Quiet leaves out the note that a run waits for its planned start.
 	Quiet bool
+	// HiccupInterval is every run's host hiccup meter interval, as the
+	// scheduler's configurations take it (0: the default, negative: off).
+	HiccupInterval time.Duration
 }
 
 // Watched names a run for its live view.
@@ -85,6 +91,7 @@ func (e *Env) Finish(res *scheduler.Result) {
 		return
 	}
 	res.TLS = e.Target.TakeHandshakes()
+	res.TargetLocal = host.IsLocal(e.Target.Options.Network, e.Target.Options.Addr)
 	if e.Redact != nil {
 		e.Redact(res)
 	}

@@ -76,6 +76,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	cfg.Start = e.Place.Instant()
 	cfg.Redial = e.Target.Redial
 	cfg.OnErrorReply = e.OnErrorReply
+	cfg.HiccupInterval = e.HiccupInterval
 	w := Watched{Name: o.Name, Test: o.Test.Title, Mode: "open", Label: o.Label}
 	if o.Metric != "" {
 		w.Name, w.Test = o.Metric, o.Metric
@@ -167,6 +168,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 		cfg.Reconnect = e.Target.Redial
 	}
 	cfg.OnErrorReply = e.OnErrorReply
+	cfg.HiccupInterval = e.HiccupInterval
 	label, metric := c.Label, c.Metric
 	if label == "" {
 		label = c.Name

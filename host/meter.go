@@ -125,10 +125,18 @@ func newMeter(cfg MeterConfig, now func() int64, sleep func(int64)) (*Meter, err
 
 // Start starts the meter's goroutine; it does nothing for a meter that is
 // off, or after the first call or Stop.
-func (m *Meter) Start() {
+func (m *Meter) Start() { m.StartAt(0) }
+
+// StartAt starts the meter as Start does, with its measured window from
+// the instant at instead of the configuration's Start (0 keeps it): for a
+// run that learns its start only as it begins.
+func (m *Meter) StartAt(at int64) {
 	m.startOnce.Do(func() {
 		if m.cfg.Interval <= 0 {
 			return
+		}
+		if at > 0 {
+			m.cfg.Start = at
 		}
 		if m.cfg.Start == 0 {
 			m.cfg.Start = m.now()

@@ -396,11 +396,19 @@ func evaluate(c clause, scopes []scope, basis string, length time.Duration) Clau
 	return cr
 }
 
-// windows cuts r's interval series into windows of length: interval k
-// belongs to window ⌊start/length⌋. A last window shorter than half the
+// windowGroup is one window of a test's interval series, before its
+// histograms are merged.
+type windowGroup struct {
+	start, dur                    time.Duration
+	counts                        scheduler.Counts
+	resp, serv, lag, recv, hiccup []histo.Packed
+}
+
+// groupWindows cuts t's interval series into windows of length: interval
+// k belongs to window ⌊start/length⌋. A last window shorter than half the
 // length (the drain's tail) joins the one before it, so a handful of late
 // replies is never judged alone.
-func windows(t *Test, length time.Duration) ([]scope, error) {
+func groupWindows(t *Test, length time.Duration) ([]*windowGroup, error) {
 	series, err := t.series()
 	if err != nil {
 		return nil, err
@@ -412,16 +420,11 @@ func windows(t *Test, length time.Duration) ([]scope, error) {
 	if length%interval != 0 {
 		return nil, fmt.Errorf("--slo-window %s is not a multiple of the interval %s", length, interval)
 	}
-	type group struct {
-		start, dur                    time.Duration
-		counts                        scheduler.Counts
-		resp, serv, lag, recv, hiccup []histo.Packed
-	}
-	var groups []*group
+	var groups []*windowGroup
 	for _, iv := range series {
 		k := iv.Start / length
 		if len(groups) == 0 || groups[len(groups)-1].start != k*length {
-			groups = append(groups, &group{start: k * length})
+			groups = append(groups, &windowGroup{start: k * length})
 		}
 		g := groups[len(groups)-1]
 		g.dur += iv.Duration
@@ -436,6 +439,16 @@ func windows(t *Test, length time.Duration) ([]scope, error) {
 		prev.resp, prev.serv, prev.lag = append(prev.resp, last.resp...), append(prev.serv, last.serv...), append(prev.lag, last.lag...)
 		prev.recv, prev.hiccup = append(prev.recv, last.recv...), append(prev.hiccup, last.hiccup...)
 		groups = groups[:n-1]
+	}
+	return groups, nil
+}
+
+// windows cuts t's interval series into the scopes of windows of length
+// (see groupWindows).
+func windows(t *Test, length time.Duration) ([]scope, error) {
+	groups, err := groupWindows(t, length)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]scope, 0, len(groups))
 	for _, g := range groups {
@@ -464,8 +477,36 @@ func windows(t *Test, length time.Duration) ([]scope, error) {
 	return out, nil
 }
 
-// mergePacked merges packed histograms and summarises the sum.
-func mergePacked(ps []histo.Packed) (histo.Summary, error) {
+// Window is one --slo-window window of a test: where it starts (from the
+// test's start) and the latencies its SLO clauses are judged on
+// (response time; a closed loop's latency from the send), nil when none
+// was recorded in it.
+type Window struct {
+	Start, Duration time.Duration
+	Latency         *hdrhistogram.Histogram
+}
+
+// LatencyWindows cuts t into the windows --slo-window length judges it
+// by, as SLO.Check does, with each window's latency histogram: what a
+// confidence interval of a window's percentile is read from.
+func LatencyWindows(t *Test, length time.Duration) ([]Window, error) {
+	groups, err := groupWindows(t, length)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Window, 0, len(groups))
+	for _, g := range groups {
+		h, err := mergeHist(g.resp)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Window{Start: g.start, Duration: g.dur, Latency: h})
+	}
+	return out, nil
+}
+
+// mergeHist merges packed histograms into one (nil: no samples).
+func mergeHist(ps []histo.Packed) (*hdrhistogram.Histogram, error) {
 	var hs []*hdrhistogram.Histogram
 	for _, p := range ps {
 		if p.Empty() {
@@ -473,18 +514,27 @@ func mergePacked(ps []histo.Packed) (histo.Summary, error) {
 		}
 		h, err := p.Histogram()
 		if err != nil {
-			return histo.Summary{}, err
+			return nil, err
 		}
 		hs = append(hs, h)
 	}
 	switch len(hs) {
 	case 0:
-		return histo.Summary{}, nil
+		return nil, nil
 	case 1:
-		return histo.Summarize(hs[0]), nil
+		return hs[0], nil
 	}
 	sum, _ := histo.Merge(hs...)
-	return histo.Summarize(sum), nil
+	return sum, nil
+}
+
+// mergePacked merges packed histograms and summarises the sum.
+func mergePacked(ps []histo.Packed) (histo.Summary, error) {
+	h, err := mergeHist(ps)
+	if err != nil {
+		return histo.Summary{}, err
+	}
+	return histo.Summarize(h), nil
 }
 
 // clauseLine words a clause's result: "p99 1.204 ms < 2.000 ms" when met,

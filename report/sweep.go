@@ -32,9 +32,10 @@ type StepInfo struct {
 	// request waited longer than --abort-after (it then fails).
 	Aborted     bool   `json:"aborted"`
 	AbortReason string `json:"abort_reason,omitempty"`
-	// Basis is what the verdict rests on: "response" times, or "service"
-	// times when the SLO failed on response times only, so that the
-	// generator's send lag explains the failure (absent without an SLO).
+	// Basis is what the verdict rests on: "response" times (absent
+	// without an SLO). "service", a step passed on service times when
+	// the send lag failed it, is no longer given: the trust rule's
+	// attribution makes such a step inconclusive (see Decision).
 	Basis string `json:"basis,omitempty"`
 	// JudgedWith lists the earlier steps at the same rate (a search's
 	// second look): Pass is then set when any of them or this one passed
@@ -46,6 +47,76 @@ type StepInfo struct {
 	// Expired counts connections still awaiting replies after the step's
 	// drain: closed (their requests are timeouts) and redialled.
 	Expired int `json:"expired"`
+
+	// Decision is how the point was judged against the SLO (absent
+	// without one): "pass" (every clause met, and the 95% interval of
+	// every percentile clause within its bound), "fail" (a clause the
+	// server missed beyond doubt: the interval of a percentile clause
+	// wholly above its bound), "unsustainable" (a failure: its latency
+	// and its requests in flight rose through a step, see Trend),
+	// "aborted" (a failure), "uncertain" (an interval straddled its
+	// bound, even after lengthening), "inconclusive" (the miss was the
+	// client's or its host's, or the load was not delivered) or
+	// "unjudged" (too few samples). Pass is set for pass and the
+	// failures, null for the others.
+	Decision string `json:"decision,omitempty"`
+	// Why says in a sentence what made a decision other than a plain
+	// pass or fail.
+	Why string `json:"why,omitempty"`
+	// Intervals holds, for each clause that bounds a latency percentile
+	// from above (p99<=5ms), the 95% confidence interval of that
+	// percentile (order statistics, as --ci computes it) the decision
+	// read.
+	Intervals []StepInterval `json:"percentile_intervals,omitempty"`
+	// Lengthened counts the steps added at its rate, beyond --repeat,
+	// because an interval straddled its bound: the test's figures pool
+	// them all.
+	Lengthened int `json:"lengthened,omitempty"`
+	// Trend is the test for a queue that grows through a step (absent
+	// without an SLO, or when no step had two measured intervals).
+	Trend *StepTrend `json:"trend,omitempty"`
+}
+
+// StepInterval is the 95% confidence interval of a percentile clause's
+// percentile, in ms, at a step (tests[].step.percentile_intervals[]).
+type StepInterval struct {
+	// Clause is the clause as written; Metric its percentile (p99) and
+	// Bound its bound in ms.
+	Clause string  `json:"clause"`
+	Metric string  `json:"metric"`
+	Bound  float64 `json:"bound"`
+	// Lo and Hi bound the percentile with 95% confidence; null where the
+	// sample has no order statistic far enough out on that side.
+	Lo *float64 `json:"lo"`
+	Hi *float64 `json:"hi"`
+	// Decision is "pass" (Hi within the bound), "fail" (Lo beyond it) or
+	// "uncertain" (the bound lies inside the interval).
+	Decision string `json:"decision"`
+	// WindowS is, with --slo-window, the start in seconds of the window
+	// the interval belongs to: the first that failed, or else the first
+	// that was uncertain, or else the one nearest its bound.
+	WindowS *float64 `json:"window_s,omitempty"`
+}
+
+// StepTrend is a one-sided Mann–Kendall test for an increasing trend,
+// at Alpha, on the per-interval response p50 and on the requests in
+// flight at each interval's end, over the measured intervals of each of
+// a point's steps (the settle and the drain's tail left out): the step
+// whose series come closest to a trend in both. A step is unsustainable
+// when both rise (each p-value below Alpha, divided by the point's
+// number of steps).
+type StepTrend struct {
+	// Intervals is how many intervals the test read (fewer than 5 cannot
+	// reach α = 1%).
+	Intervals int `json:"intervals"`
+	// P50S and InFlightS are Kendall's S of the two series, P50P and
+	// InFlightP their one-sided p-values (exact up to 10 intervals).
+	P50S      int     `json:"p50_s"`
+	P50P      float64 `json:"p50_p"`
+	InFlightS int     `json:"in_flight_s"`
+	InFlightP float64 `json:"in_flight_p"`
+	Alpha     float64 `json:"alpha"`
+	Rising    bool    `json:"rising"`
 }
 
 // Sweep is the document-level summary of `pacer sweep` (sweep).
@@ -56,8 +127,16 @@ type Sweep struct {
 	Search bool   `json:"search"`
 	SLO    string `json:"slo,omitempty"`
 	// SustainableRate is the highest target rate whose step met the SLO
-	// (null when none did, or without an SLO).
+	// (null when none did, or without an SLO): SustainableInterval[0].
 	SustainableRate *float64 `json:"sustainable_rate"`
+	// SustainableInterval is [lo, hi] with an SLO: lo the highest rate
+	// that surely passed, hi the lowest above it that surely failed
+	// (null: none).
+	SustainableInterval []*float64 `json:"sustainable_interval,omitempty"`
+	// Contradictions lists lower rates that failed while a higher one
+	// passed (a search measures such a failure again before it claims
+	// to have converged).
+	Contradictions []Contradiction `json:"contradictions,omitempty"`
 	// Precision is the search's relative precision (0.05 for 5%).
 	Precision float64 `json:"precision,omitempty"`
 	// Steps counts the points measured; Converged is set when the
@@ -71,6 +150,18 @@ type Sweep struct {
 	Knee   *ClosedPoint  `json:"knee,omitempty"`
 }
 
+// Contradiction is a rate that failed below one that passed.
+type Contradiction struct {
+	// LowerRate failed at the steps FailedSteps (and never passed);
+	// HigherRate, the lowest rate above it that passed, passed at
+	// PassedSteps. Persisting is set once the lower rate failed twice.
+	LowerRate   float64 `json:"lower_rate"`
+	FailedSteps []int   `json:"failed_steps"`
+	HigherRate  float64 `json:"higher_rate"`
+	PassedSteps []int   `json:"passed_steps"`
+	Persisting  bool    `json:"persisting"`
+}
+
 // OpenRow is one line of an open sweep's step table.
 type OpenRow struct {
 	Target, Achieved                  float64
@@ -79,14 +170,19 @@ type OpenRow struct {
 	Verdict                           string
 	Pass                              *bool
 	Aborted                           bool
-	OnService                         bool  // met the SLO on service time only: the send lag failed it
 	JudgedWith                        []int // earlier steps at the rate, judged together with it
 	InsufficientP99, InsufficientP999 bool  // the sample cannot support p99, p99.9
-	// Seconds is how long each of its steps was measured (on average);
-	// Unjudged the SLO's percentile clauses its samples could not
-	// support, which left it unjudged (Pass nil).
+	// Seconds is how long it was measured per --repeat run (a lengthened
+	// step's added steps included); Unjudged the SLO's percentile clauses
+	// its samples could not support, which left it unjudged (Pass nil).
 	Seconds  float64
 	Unjudged []string
+	// Decision is StepInfo.Decision; Interval the percentile interval
+	// that decided it (nil: none); Notes a few words each on why, shown
+	// in parentheses ("unsustainable", "lengthened ×2").
+	Decision string
+	Interval *StepInterval
+	Notes    []string
 }
 
 // NewOpenRow fills a row from a step's (pooled) result.
@@ -107,41 +203,16 @@ func NewOpenRow(r *Test, pass *bool, aborted bool) OpenRow {
 
 // WriteOpenSweep writes an open sweep's step table. A latency marked * has
 // insufficient samples (fewer than 10 beyond it); secs is each step's
-// measured duration.
+// measured duration. The slo cell says how the step was judged, with the
+// 95% interval of the percentile that decided it in ms: "pass [0.61,
+// 0.88]", "FAIL [1.20, 1.45] (with 3)", "uncertain [0.81, 1.12]".
 func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %4s %12s %6s %12s %9s %9s %9s %9s %8s %-17s %s\n",
 		"step", "target/s", "secs", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors", "verdict", "slo")
 	weak := false
 	for i, r := range rows {
-		slo := "-"
-		var why []string
-		switch {
-		case r.Aborted:
-			slo = "FAIL"
-			why = append(why, "aborted")
-		case r.Pass == nil && len(r.Unjudged) > 0:
-			slo = "unjudged"
-			why = append(why, "too few samples for "+strings.Join(r.Unjudged, ", "))
-		case r.Pass == nil:
-		case *r.Pass:
-			slo = "pass"
-			if r.OnService {
-				why = append(why, "service")
-			}
-		default:
-			slo = "FAIL"
-		}
-		if len(r.JudgedWith) > 0 && r.Pass != nil {
-			with := make([]string, len(r.JudgedWith))
-			for k, j := range r.JudgedWith {
-				with[k] = strconv.Itoa(j)
-			}
-			why = append(why, "with "+strings.Join(with, ","))
-		}
-		if len(why) > 0 {
-			slo += " (" + strings.Join(why, ", ") + ")"
-		}
+		slo := sloCell(r)
 		p99, p999 := msCell(r.P99, r.InsufficientP99), msCell(r.P999, r.InsufficientP999)
 		weak = weak || r.InsufficientP99 || r.InsufficientP999
 		fmt.Fprintf(&b, "  %4d %12.1f %6.1f %12.1f %9s %9s %9s %9s %7.3f%% %-17s %s\n",
@@ -153,6 +224,62 @@ func WriteOpenSweep(w io.Writer, rows []OpenRow) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// sloCell words a row's judgement: a word, the deciding interval, and
+// why in parentheses.
+func sloCell(r OpenRow) string {
+	slo := "-"
+	var why []string
+	switch {
+	case r.Aborted:
+		slo = "FAIL"
+		why = append(why, "aborted")
+	case r.Pass == nil && len(r.Unjudged) > 0:
+		slo = "unjudged"
+		why = append(why, "too few samples for "+strings.Join(r.Unjudged, ", "))
+	case r.Pass == nil && r.Decision != "":
+		slo = r.Decision
+	case r.Pass == nil:
+	case *r.Pass:
+		slo = "pass"
+	default:
+		slo = "FAIL"
+	}
+	if c := r.Interval; c != nil {
+		slo += " [" + boundCell(c.Lo) + ", " + boundCell(c.Hi) + "]"
+	}
+	why = append(why, r.Notes...)
+	if len(r.JudgedWith) > 0 {
+		with := make([]string, len(r.JudgedWith))
+		for k, j := range r.JudgedWith {
+			with[k] = strconv.Itoa(j)
+		}
+		why = append(why, "with "+strings.Join(with, ","))
+	}
+	if len(why) > 0 {
+		slo += " (" + strings.Join(why, ", ") + ")"
+	}
+	return slo
+}
+
+// boundCell prints an end of an interval in ms to three significant
+// digits ("-" for none).
+func boundCell(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return FormatMs(*v)
+}
+
+// FormatMs prints a latency in ms to three significant digits, without an
+// exponent: 0.0612, 0.612, 6.12, 61.2, 612.
+func FormatMs(v float64) string {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	digits := 2 - int(math.Floor(math.Log10(v)))
+	return strconv.FormatFloat(v, 'f', max(0, digits), 64)
 }
 
 func msCell(v float64, weak bool) string {
@@ -188,4 +315,9 @@ type ClosedPoint struct {
 	LittleMismatch bool    `json:"little_mismatch"`
 	// Knee marks the sweep's knee.
 	Knee bool `json:"knee"`
+	// Decision and Intervals are the point's judgement against the SLO
+	// and the 95% intervals of its percentile clauses, as a step's (see
+	// StepInfo); absent without an SLO.
+	Decision  string         `json:"decision,omitempty"`
+	Intervals []StepInterval `json:"percentile_intervals,omitempty"`
 }

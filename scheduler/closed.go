@@ -87,6 +87,10 @@ type ClosedConfig struct {
 	// Interval is the length of the result's intervals. Default
 	// DefaultInterval.
 	Interval time.Duration
+	// HiccupInterval is the host hiccup meter's sleep (Result.Hiccups):
+	// 0 is host.DefaultInterval (1 ms, as jHiccup), a negative one turns
+	// the meter off.
+	HiccupInterval time.Duration
 	// LagLimit is, with Rate, the send-lag p99 above which the throttled
 	// loop counts as behind its schedule (when the lag is also material:
 	// see report.Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
@@ -226,6 +230,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		latency: histo.NewRecorder(),
 		receive: histo.NewRecorder(),
 		micros:  histo.NewRecorderGeometry(microsLowest, microsHighest, cfg.Precision),
+		host:    newHostWatch(cfg.HiccupInterval),
 	}
 	run.ctx, run.cancel = context.WithCancel(ctx)
 	defer run.cancel()
@@ -268,6 +273,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	run.t0 = nanotime()
 	live.start.Store(run.t0)
 	run.series.begin(run.t0)
+	run.host.start(run.t0)
 	var wg sync.WaitGroup
 	for i, w := range run.workers {
 		wg.Add(1)
@@ -767,6 +773,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		}
 	}
 	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
+	run.host.stop(res)
 	ivs, kinds, err := run.series.finish(end, total, res.Commands)
 	if err != nil {
 		run.fail(err)

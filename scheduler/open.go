@@ -78,6 +78,10 @@ type OpenConfig struct {
 	// Interval is the length of the result's intervals. Default
 	// DefaultInterval.
 	Interval time.Duration
+	// HiccupInterval is the host hiccup meter's sleep (Result.Hiccups):
+	// 0 is host.DefaultInterval (1 ms, as jHiccup), a negative one turns
+	// the meter off.
+	HiccupInterval time.Duration
 	// Warmup is the leading part of the timeline whose requests are sent
 	// but not measured: those intended before it count nowhere in the
 	// result's counts, histograms, intervals and per-command results
@@ -251,6 +255,7 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 		service:  histo.NewRecorder(),
 		lag:      histo.NewRecorder(),
 		receive:  histo.NewRecorder(),
+		host:     newHostWatch(cfg.HiccupInterval),
 	}
 	run.tally.codes = map[string]uint64{}
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
@@ -319,6 +324,7 @@ func (run *openRun) begin(t0 int64) {
 	}
 	run.live.start.Store(t0)
 	run.series.begin(t0)
+	run.host.start(t0 + int64(run.cfg.Warmup))
 }
 
 // finish closes the connections and accounts for every request. It never
@@ -467,6 +473,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		}
 		res.Commands = commandResults(cfg.CommandNames, run.kinds, tallies)
 	}
+	run.host.stop(res)
 	if run.series != nil {
 		if err := run.finishSeries(res, p, end); err != nil {
 			return res, err

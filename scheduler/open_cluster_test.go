@@ -365,7 +365,7 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 		if res.Counts.Completed != requests {
 			t.Fatalf("counts %+v", res.Counts)
 		}
-		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive}
+		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive, res.Hiccups}
 		var p0, p1 runtime.MemStats
 		runtime.ReadMemStats(&p0)
 		for _, h := range hs {

@@ -331,7 +331,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		// the end: encoding allocates per distinct value, not per
 		// request, and off the hot path. Take it out by packing the same
 		// histograms again.
-		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive}
+		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive, res.Hiccups}
 		for _, c := range res.Commands {
 			hs = append(hs, c.Response, c.Service, c.Lag, c.Receive)
 		}

@@ -118,12 +118,14 @@ func requestLimit(tl Timeline, n uint64) uint64 {
 
 // requestEnd is the offset where a timeline bounded to n requests ends:
 // that of its request n (for a shard, the whole timeline's request n,
-// whichever shard it is in).
+// whichever shard it is in). It reads a cursor of its own: a trace's
+// timeline read n requests ahead on the pacer's cursor would hold all
+// their commands until they are sent.
 func requestEnd(tl Timeline, n uint64) int64 {
 	if s, ok := tl.(Shard); ok {
-		return s.tl.Offset(n)
+		tl = s.tl
 	}
-	return tl.Offset(n)
+	return forTimeline(tl).Offset(n)
 }
 
 // shardOf returns the number of shards tl is split into (1 when it is

@@ -171,6 +171,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			benchCommand(),
 			sweepCommand(),
 			compareCommand(),
+			replayCommand(),
 			fillCommand(),
 			serveCommand(),
 			reportCommand(),

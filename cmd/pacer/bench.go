@@ -57,6 +57,7 @@ func benchCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,errors<0.1%; verdicts on stderr, a miss exits 3",
 		latency:   true,
 	})...)
+	flags = append(flags, measureFlags()...)
 	flags = append(flags,
 		&cli.BoolFlag{Name: "csv", Usage: "output in CSV format", Category: catOutput},
 		&cli.IntFlag{Name: "precision", Value: 3, Usage: "`DIGITS`: significant digits of the latency histogram (1 to 4)", Category: catOutput},

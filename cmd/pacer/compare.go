@@ -48,6 +48,7 @@ func compareCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every open-loop run must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
+	flags = append(flags, measureFlags()...)
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "compare",

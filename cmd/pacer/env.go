@@ -38,8 +38,11 @@ type runEnv struct {
 	place    *scheduler.Placement
 	files    resultFiles
 	quiet    bool
-	doc      *report.Document
-	stop     []func()
+	// hiccups is the hiccup meter's interval as the scheduler takes it
+	// (0: its default, negative: off).
+	hiccups time.Duration
+	doc     *report.Document
+	stop    []func()
 }
 
 // envConfig is what a command's flags said that the environment needs.
@@ -60,10 +63,13 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	e := &runEnv{c: c, ctx: c.Context, stdout: c.App.Writer, stderr: c.App.ErrWriter, target: ec.target,
 		place: ec.place, files: ec.files, quiet: ec.quiet}
 	e.out = e.stdout
+	var err error
+	if e.target.Options.ReceiveClock, e.hiccups, err = measureOptions(c); err != nil {
+		return nil, err
+	}
 	if e.files.Stdout() {
 		e.out = e.stderr // stdout carries the JSON (or the log, or the spectrum)
 	}
-	var err error
 	if e.metrics, err = startMetrics(c); err != nil {
 		return nil, err
 	}
@@ -134,11 +140,12 @@ func (e *runEnv) faults() string { return faultsOf(e.embedded) }
 func (e *runEnv) experiment(showErrs bool) *experiment.Env {
 	return &experiment.Env{
 		Target: e.target, Server: e.server, Place: e.place,
-		Watch:        e.watch,
-		Redact:       func(r *scheduler.Result) { redactResult(e.ctx, r) },
-		OnErrorReply: errorsTo(e.stderr, showErrs),
-		Say:          e.say,
-		Quiet:        e.quiet,
+		Watch:          e.watch,
+		Redact:         func(r *scheduler.Result) { redactResult(e.ctx, r) },
+		OnErrorReply:   errorsTo(e.stderr, showErrs),
+		Say:            e.say,
+		Quiet:          e.quiet,
+		HiccupInterval: e.hiccups,
 	}
 }
 

@@ -44,7 +44,7 @@ const (
 	catUnsupported = "not supported yet (refused, exit 2)"
 )
 
-var helpCategories = []string{catTarget, catTLS, catServer, catLoad, catWorkload, catOutput, catEmbedded, catUnsupported}
+var helpCategories = []string{catTarget, catTLS, catServer, catLoad, catWorkload, catOutput, catMeasure, catEmbedded, catUnsupported}
 
 // targetFlags are redis-benchmark's connection flags, with its names and
 // defaults, its TLS flags (tlsFlags) and --askpass, shared by every load

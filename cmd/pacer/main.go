@@ -22,13 +22,18 @@ func main() {
 	if n := procsFor(os.Args); n > 0 {
 		runtime.GOMAXPROCS(n)
 	}
-	// PACER_CPUPROFILE=file writes a CPU profile of the whole run, and
-	// PACER_TRACE=file an execution trace, for performance work (go tool
-	// pprof, go tool trace).
+	// PACER_CPUPROFILE=file writes a CPU profile of the whole run,
+	// PACER_MEMPROFILE=file a heap profile at its end (what was allocated,
+	// and what is still in use), and PACER_TRACE=file an execution trace,
+	// for performance work (go tool pprof, go tool trace).
 	stopProfile := startProfile("PACER_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	var heapTo io.Writer
+	stopHeap := startProfile("PACER_MEMPROFILE", func(w io.Writer) error { heapTo = w; return nil },
+		func() { _ = pprof.Lookup("allocs").WriteTo(heapTo, 0) })
 	stopTrace := startProfile("PACER_TRACE", trace.Start, trace.Stop)
 	code := Main(os.Args, os.Stdout, os.Stderr)
 	stopTrace()
+	stopHeap()
 	stopProfile()
 	os.Exit(code)
 }
@@ -63,7 +68,7 @@ func procsFor(args []string) int {
 // procsForEnv is procsFor with the GOMAXPROCS variable (env) and the number
 // of CPUs given:
 //
-//   - run and compare: one more than the CPUs, because the open loop's
+//   - run, compare and replay: one more than the CPUs, because the open loop's
 //     pacer holds a scheduler slot while it sleeps in the kernel;
 //   - bench: --threads N, else 1, redis-benchmark's single thread (but not
 //     with --embedded: the target in the same process needs the cores;
@@ -75,7 +80,7 @@ func procsForEnv(args []string, env string, numCPU int) int {
 		return 0
 	}
 	switch args[1] {
-	case "run", "compare":
+	case "run", "compare", "replay":
 		return numCPU + 1
 	case "bench":
 		// bench's own flag definitions, so every spelling urfave/cli

@@ -4,19 +4,23 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/pacer-load/pacer/internal/redistest"
 )
 
-// readmeExampleLimit is what the README promises of its examples: each
-// finishes in under a minute. It is a contract of the docs, not a speed
+// readmeExampleLimit is what the docs (README.md, CONTRIBUTING.md,
+// docs/*.md) promise of their examples: each finishes in under a minute. It is a contract of the docs, not a speed
 // assertion: an example that needs longer must be rewritten.
 const readmeExampleLimit = 60 * time.Second
 
@@ -24,7 +28,7 @@ const readmeExampleLimit = 60 * time.Second
 // example.
 const readmeShortLimit = 5 * time.Second
 
-// readmeExamples returns every line of a ```sh block of the README that
+// readmeExamples returns every line of a ```sh block of a document that
 // invokes pacer (`pacer ...` or `go run ./cmd/pacer ...`), split into
 // arguments, without the program name. Leading VAR=value assignments
 // (REDISCLI_AUTH=... pacer run ...) are kept in front of the arguments:
@@ -47,7 +51,7 @@ func readmeExamples(t *testing.T, text string) [][]string {
 		}
 		args, err := shellWords(trim)
 		if err != nil {
-			t.Fatalf("README line %q: %v", line, err)
+			t.Fatalf("docs line %q: %v", line, err)
 		}
 		env, args := envOf(args)
 		switch {
@@ -144,9 +148,10 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	}
 	codes := []int{exitOK}
 	switch {
-	case len(out) > 0 && (out[0] == "run" || out[0] == "compare"):
+	case len(out) > 0 && (out[0] == "run" || out[0] == "compare" || out[0] == "sweep"):
 		// Whether the generator kept its send-lag limit depends on the
-		// machine's load, and an SLO on its latency too: documented outcomes.
+		// machine's load, and an SLO on its latency too: documented outcomes
+		// (a sweep exits 4 when its bounding failure could be the client's).
 		codes = append(codes, exitUntrusted, exitSLO)
 	case len(out) > 0 && out[0] == "bench" && hasArg(out, "--rate"):
 		// So does whether a throttled closed loop keeps its rate.
@@ -267,26 +272,202 @@ func estimateSweep(args []string) time.Duration {
 	return time.Duration(points*max(repeat, 1)) * (step + settle)
 }
 
-// TestReadmeExamplesFinishInAMinute runs every pacer example of the README
-// against loopback (a redis-server the test starts, or the embedded
-// target) and checks that each exits as documented within a minute.
-func TestReadmeExamplesFinishInAMinute(t *testing.T) {
-	text, err := os.ReadFile("../../README.md")
+// docFiles are the documents whose examples and links the tests check:
+// the README, CONTRIBUTING.md and every page under docs/, relative to
+// this package's directory.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	examples := readmeExamples(t, string(text))
-	if len(examples) < 10 {
-		t.Fatalf("found %d examples in the README: the extraction is broken", len(examples))
+	if len(pages) == 0 {
+		t.Fatal("no docs/*.md found")
 	}
+	sort.Strings(pages)
+	return append([]string{"../../README.md", "../../CONTRIBUTING.md"}, pages...)
+}
+
+// docExample is one pacer command line of a document's ```sh block.
+type docExample struct {
+	doc  string   // the document's path, as docFiles gives it
+	env  []string // leading VAR=value assignments
+	args []string // the arguments, without the program name
+}
+
+func (e docExample) name() string {
+	return filepath.Base(e.doc) + ": " + strings.Join(append(append([]string{}, e.env...), e.args...), " ")
+}
+
+// docExamples returns the examples of every document, in document order.
+func docExamples(t *testing.T) []docExample {
+	t.Helper()
+	var out []docExample
+	for _, doc := range docFiles(t) {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range readmeExamples(t, string(text)) {
+			env, args := envOf(ex)
+			out = append(out, docExample{doc: doc, env: env, args: args})
+		}
+	}
+	return out
+}
+
+// readmeParallel is how many examples run at once: the machine the tests
+// were written on has two cores, and each example is a load generator.
+const readmeParallel = 2
+
+// fileArgs are the flags whose value is a file an example writes.
+var fileArgs = map[string]bool{"--json": true, "--hdr-log": true, "--hdr-spectrum": true, "--plot": true, "--html": true, "-o": true}
+
+// exampleResources names what an example shares with other examples, so
+// that those run one after another, in document order: the files it
+// writes or reads (per document: each document's examples write into a
+// directory of their own) and any fixed port it listens on.
+func exampleResources(ex docExample) []string {
+	var res []string
+	file := func(name string) {
+		if name != "" && name != "-" {
+			res = append(res, "file "+ex.doc+" "+filepath.Base(name))
+		}
+	}
+	args := ex.args
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		switch {
+		case fileArgs[name] && hasValue:
+			file(value)
+		case fileArgs[a] && i+1 < len(args):
+			file(args[i+1])
+			i++
+		case a == "--metrics-addr" && i+1 < len(args):
+			if _, port, err := net.SplitHostPort(args[i+1]); err == nil && port != "0" {
+				res = append(res, "port "+port)
+			}
+			i++
+		case i > 0 && (args[0] == "report" || args[0] == "merge") && strings.HasSuffix(a, ".json"):
+			file(a)
+		}
+	}
+	return res
+}
+
+// exampleChains groups the examples into chains that may run concurrently:
+// examples that share a resource (exampleResources) are in one chain, in
+// document order. An example identical to an earlier one that shares
+// nothing is left out: it would show nothing new.
+func exampleChains(examples []docExample) [][]docExample {
+	parent := make([]int, len(examples))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
+		}
+		return parent[i]
+	}
+	owner := map[string]int{}
+	seen := map[string]bool{}
+	keep := make([]bool, len(examples))
+	for i, ex := range examples {
+		res := exampleResources(ex)
+		key := strings.Join(append(append([]string{}, ex.env...), ex.args...), "\x00")
+		if len(res) == 0 && seen[key] {
+			continue
+		}
+		seen[key], keep[i] = true, true
+		for _, r := range res {
+			if j, ok := owner[r]; ok {
+				parent[find(i)] = find(j)
+			} else {
+				owner[r] = i
+			}
+		}
+	}
+	index := map[int]int{}
+	var chains [][]docExample
+	for i, ex := range examples {
+		if !keep[i] {
+			continue
+		}
+		root := find(i)
+		k, ok := index[root]
+		if !ok {
+			k = len(chains)
+			index[root] = k
+			chains = append(chains, nil)
+		}
+		chains[k] = append(chains[k], ex)
+	}
+	return chains
+}
+
+// TestReadmeExamplesFinishInAMinute runs every pacer example of the
+// README, CONTRIBUTING.md and docs/*.md against loopback (a redis-server
+// the test starts, or the embedded target) and checks that each exits as
+// documented within a minute. Examples run readmeParallel at a time, each
+// worker with a redis-server of its own; examples that share a file or a
+// port run one after another in one chain.
+func TestReadmeExamplesFinishInAMinute(t *testing.T) {
+	examples := docExamples(t)
+	if len(examples) < 30 {
+		t.Fatalf("found %d examples in the docs: the extraction is broken", len(examples))
+	}
+	chains := exampleChains(examples)
+	// The longest chains first, so that the last to start are short.
+	sort.SliceStable(chains, func(i, j int) bool { return chainEstimate(chains[i]) > chainEstimate(chains[j]) })
 	bin := pacerBinary(t)
-	srv := redistest.Start(t)
 	dir := t.TempDir()
+	servers := make(chan *redistest.Server, readmeParallel)
+	for range readmeParallel {
+		servers <- redistest.Start(t)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, chain := range chains {
+		srv := <-servers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { servers <- srv }()
+			runChain(t, bin, srv, dir, chain)
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d examples in %d chains, %d at a time: %v", len(examples), len(chains), readmeParallel, time.Since(start).Round(100*time.Millisecond))
+}
+
+// chainEstimate is how long a chain's examples take, roughly.
+func chainEstimate(chain []docExample) time.Duration {
+	var d time.Duration
+	for _, ex := range chain {
+		d += estimate(ex.args)
+	}
+	return d
+}
+
+// runChain runs a chain's examples in order against srv (or the embedded
+// target), writing their files into a directory per document under dir.
+// It reports through t.Errorf and t.Logf only: it runs on its own goroutine.
+func runChain(t *testing.T, bin string, srv *redistest.Server, dir string, chain []docExample) {
 	skipped := map[string]bool{} // result files of examples skipped by -short
-	for _, ex := range examples {
-		env, ex := envOf(ex)
-		args, codes := loopbackExample(ex, srv.PortString(), dir)
-		name := strings.Join(append(env, ex...), " ")
+	for _, ex := range chain {
+		docDir := filepath.Join(dir, strings.TrimSuffix(filepath.Base(ex.doc), ".md"))
+		if err := os.MkdirAll(docDir, 0o755); err != nil {
+			t.Error(err)
+			return
+		}
+		args, codes := loopbackExample(ex.args, srv.PortString(), docDir)
+		name := ex.name()
 		if args[0] == "serve" {
 			continue // runs until Ctrl-C: TestServeUntilInterrupted
 		}
@@ -310,20 +491,21 @@ func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 			}
 		}
 		if _, err := srv.Do("FLUSHALL"); err != nil {
-			t.Fatal(err)
+			t.Errorf("%q: FLUSHALL: %v", name, err)
+			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), readmeExampleLimit)
 		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), env...)
+		cmd.Env = append(os.Environ(), ex.env...)
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = nil, &stderr
-		start := time.Now()
+		began := time.Now()
 		err := cmd.Run()
-		took := time.Since(start)
+		took := time.Since(began)
 		timedOut := ctx.Err() != nil
 		cancel()
 		if timedOut {
-			t.Errorf("README example %q did not finish within %v: make it shorter", name, readmeExampleLimit)
+			t.Errorf("example %q did not finish within %v: make it shorter", name, readmeExampleLimit)
 			continue
 		}
 		code := 0
@@ -331,14 +513,11 @@ func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 		if errors.As(err, &ee) {
 			code = ee.ExitCode()
 		} else if err != nil {
-			t.Fatalf("%q: %v", name, err)
+			t.Errorf("%q: %v", name, err)
+			return
 		}
-		ok := false
-		for _, c := range codes {
-			ok = ok || c == code
-		}
-		if !ok {
-			t.Errorf("README example %q (run as %q): exit %d, want one of %v\n%s", name, args, code, codes, tail(stderr.String(), 800))
+		if !slices.Contains(codes, code) {
+			t.Errorf("example %q (run as %q): exit %d, want one of %v\n%s", name, args, code, codes, tail(stderr.String(), 800))
 		}
 		t.Logf("%q: exit %d in %v", name, code, took.Round(100*time.Millisecond))
 	}
@@ -387,5 +566,47 @@ func TestReadmeExampleRewriting(t *testing.T) {
 	args, _ = loopbackExample([]string{"compare", "--embedded", "--stall", "100ms"}, "4242", "/tmp/x")
 	if strings.Contains(strings.Join(args, " "), "4242") {
 		t.Fatalf("an embedded example got a redis target: %q", args)
+	}
+}
+
+// TestExampleChains: examples that share a file run in one chain, in
+// document order; files are per document; a fixed port is shared across
+// documents; a repeated example that shares nothing runs once.
+func TestExampleChains(t *testing.T) {
+	ex := func(doc, line string) docExample {
+		args, err := shellWords(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return docExample{doc: doc, args: args}
+	}
+	examples := []docExample{
+		ex("a.md", "run --embedded --json run.json"),
+		ex("a.md", "compare --embedded --stall 100ms --every 1s"),
+		ex("a.md", "report run.json --plot=out/run.png"),
+		ex("b.md", "run --embedded --json run.json"),
+		ex("b.md", "compare --embedded --stall 100ms --every 1s"),
+		ex("b.md", "run --embedded --metrics-addr 127.0.0.1:9464"),
+		ex("a.md", "bench --embedded --metrics-addr 127.0.0.1:9464 --hdr-log -"),
+		ex("a.md", "merge s-1.json s-2.json -o run.png"),
+		ex("b.md", "run --embedded --metrics-addr 127.0.0.1:0"),
+	}
+	var got []string
+	for _, chain := range exampleChains(examples) {
+		var names []string
+		for _, e := range chain {
+			names = append(names, e.doc+" "+e.args[0])
+		}
+		got = append(got, strings.Join(names, ", "))
+	}
+	want := []string{
+		"a.md run, a.md report, a.md merge", // run.json, then run.png
+		"a.md compare",                      // b.md's is the same: left out
+		"b.md run",                          // its own run.json
+		"b.md run, a.md bench",              // port 9464
+		"b.md run",                          // port 0 is no fixed port
+	}
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("chains:\n got %q\nwant %q", got, want)
 	}
 }

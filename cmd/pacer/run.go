@@ -52,6 +52,7 @@ func runCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
+	flags = append(flags, measureFlags()...)
 	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{

@@ -30,7 +30,7 @@ func sweepCommand() *cli.Command {
 		&cli.DurationFlag{Name: "settle", Value: time.Second, Usage: "open sweep: send each step's rate for `DURATION` before measuring it (sent, not measured)", Category: catLoad},
 		&cli.BoolFlag{Name: "search", Usage: "find the highest rate that meets --slo: grow ×4 from --from until a step fails, then bisect to --precision", Category: catLoad},
 		&cli.StringFlag{Name: "precision", Value: "5%", Usage: "--search stops when the failing rate is within `SHARE` above the passing one", Category: catLoad},
-		&cli.IntFlag{Name: "max-steps", Value: sweep.DefaultMaxSteps, Usage: "--search measures at most `N` points", Category: catLoad},
+		&cli.IntFlag{Name: "max-steps", Value: sweep.DefaultMaxSteps, Usage: "--search measures at most `N` points; one that stops there with a bracket wider than --precision exits 4", Category: catLoad},
 		&cli.DurationFlag{Name: "abort-after", Usage: "stop a step (and fail it) once its oldest unanswered request has waited `DURATION` since its intended time; 0: never", DefaultText: "10× the --slo latency bound, at least 100ms; 1s without one", Category: catLoad},
 		&cli.BoolFlag{Name: "closed", Usage: "closed sweep: the bench loop at each -c × -P point, with Little's law and the knee", Category: catLoad},
 		&cli.StringFlag{Name: "c", Value: "50", Usage: "`N` connections (at most 10000); --closed: a list, 10,50,100,200", Category: catLoad},
@@ -59,6 +59,7 @@ func sweepCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` a step must meet, e.g. p99<=1ms,errors<0.1%; required by --search",
 	})...)
+	flags = append(flags, measureFlags()...)
 	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{

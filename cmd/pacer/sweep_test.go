@@ -87,6 +87,25 @@ type sweepDoc struct {
 			// Insufficient: the SLO's percentile clauses it had too
 			// few samples for (it is then unjudged).
 			Insufficient []string `json:"insufficient_samples"`
+			// Decision, Why, Intervals and Trend: how the step was
+			// judged against the SLO.
+			Decision  string `json:"decision"`
+			Why       string `json:"why"`
+			Intervals []struct {
+				Clause   string   `json:"clause"`
+				Metric   string   `json:"metric"`
+				Bound    float64  `json:"bound"`
+				Lo       *float64 `json:"lo"`
+				Hi       *float64 `json:"hi"`
+				Decision string   `json:"decision"`
+			} `json:"percentile_intervals"`
+			Trend *struct {
+				Intervals int     `json:"intervals"`
+				P50P      float64 `json:"p50_p"`
+				InFlightP float64 `json:"in_flight_p"`
+				Alpha     float64 `json:"alpha"`
+				Rising    bool    `json:"rising"`
+			} `json:"trend"`
 		} `json:"step"`
 		Repeats *struct {
 			N      int                `json:"n"`
@@ -105,11 +124,14 @@ type sweepDoc struct {
 		Mode            string   `json:"mode"`
 		Search          bool     `json:"search"`
 		SustainableRate *float64 `json:"sustainable_rate"`
-		Precision       float64  `json:"precision"`
-		Steps           int      `json:"steps"`
-		Converged       bool     `json:"converged"`
-		Reason          string   `json:"reason"`
-		Points          []struct {
+		// SustainableInterval is [lo, hi]: surely passes, surely fails.
+		SustainableInterval []*float64        `json:"sustainable_interval"`
+		Contradictions      []json.RawMessage `json:"contradictions"`
+		Precision           float64           `json:"precision"`
+		Steps               int               `json:"steps"`
+		Converged           bool              `json:"converged"`
+		Reason              string            `json:"reason"`
+		Points              []struct {
 			Clients        int     `json:"clients"`
 			Pipeline       int     `json:"pipeline"`
 			Throughput     float64 `json:"throughput"`
@@ -206,6 +228,10 @@ func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
 		if st == nil || st.TargetRate != want.rate || st.Pass == nil || *st.Pass || st.PlannedS != want.planned || len(st.Insufficient) != 0 {
 			t.Errorf("step %d: %+v, want a failed step at %v/s planned for %v s", i, st, want.rate, want.planned)
 		}
+		// Failed beyond doubt: the p50's interval lies above 1 µs.
+		if st != nil && (st.Decision != "fail" || len(st.Intervals) != 1 || st.Intervals[0].Decision != "fail" || st.Intervals[0].Lo == nil || *st.Intervals[0].Lo <= 0.001) {
+			t.Errorf("step %d: decision %q, intervals %+v; want a sure failure", i, st.Decision, st.Intervals)
+		}
 		if math.Abs(tt.DurationS-want.planned) > 0.01 {
 			t.Errorf("step %d: measured for %v s, planned %v s", i, tt.DurationS, want.planned)
 		}
@@ -215,6 +241,9 @@ func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
 			so.Clauses[0].Observed == nil || so.Clauses[0].Basis != "response" || tt.Verdict == "" {
 			t.Errorf("step %d: slo %+v, verdict %q", i, so, tt.Verdict)
 		}
+	}
+	if iv := s.SustainableInterval; len(iv) != 2 || iv[0] != nil || iv[1] == nil || *iv[1] != 19 {
+		t.Errorf("sustainable interval %v, want [null, 19]", iv)
 	}
 	if !strings.Contains(stdout, "sustainable rate: none") || !strings.Contains(stdout, "cannot judge p50 below 19/s") ||
 		!strings.Contains(stdout, "steps of 200ms (up to 1.2s where p50 needs the samples)") {
@@ -240,7 +269,7 @@ func TestSweepUnjudgedStep(t *testing.T) {
 	if st := high.Step; st == nil || st.Pass == nil || !*st.Pass || len(st.Insufficient) != 0 || st.PlannedS != 1.1 || math.Abs(high.DurationS-1.1) > 0.01 {
 		t.Errorf("step 1: %+v, measured for %v s; want a pass measured for 1.1 s", st, high.DurationS)
 	}
-	if !strings.Contains(stdout, "unjudged (too few samples for p99)") || !strings.Contains(stdout, "secs") {
+	if !strings.Contains(stdout, "unjudged [") || !strings.Contains(stdout, "(too few samples for p99)") || !strings.Contains(stdout, "secs") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 }
@@ -265,6 +294,43 @@ func TestSweepSearchFindsARate(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "sustainable rate: 400/s") || !strings.Contains(stdout, "2 runs") {
 		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestSweepSearchSaysHowSure: each step of a search carries how it was
+// judged (the 95% interval of the SLO's percentile, its decision, the
+// trend test over its intervals), the sweep the sustainable rate as an
+// interval; a search stopped by --max-steps before it bracketed the rate
+// exits 4 and names the limit.
+func TestSweepSearchSaysHowSure(t *testing.T) {
+	args := []string{"sweep", "--embedded", "--search", "--slo", "p50<=1s", "--from", "200", "--step-duration", "300ms",
+		"--settle", "50ms", "--interval", "50ms", "-c", "2"}
+	doc, stdout, _ := sweepJSON(t, []int{exitOK}, append(args, "--to", "400")...)
+	s := doc.Sweep
+	if s == nil || len(doc.Tests) != 2 || s.SustainableRate == nil || *s.SustainableRate != 400 ||
+		len(s.SustainableInterval) != 2 || s.SustainableInterval[0] == nil || *s.SustainableInterval[0] != 400 || s.SustainableInterval[1] != nil || len(s.Contradictions) != 0 {
+		t.Fatalf("sweep %+v, %d tests", s, len(doc.Tests))
+	}
+	for i, tt := range doc.Tests {
+		st := tt.Step
+		if st == nil || st.Decision != "pass" || len(st.Intervals) != 1 {
+			t.Fatalf("step %d: %+v", i, st)
+		}
+		iv := st.Intervals[0]
+		if iv.Clause != "p50<=1s" || iv.Metric != "p50" || iv.Bound != 1000 || iv.Decision != "pass" || iv.Lo == nil || iv.Hi == nil || *iv.Lo > *iv.Hi || *iv.Hi > 1000 {
+			t.Errorf("step %d: interval %+v", i, iv)
+		}
+		// 300 ms in 50 ms intervals: 6, the last the drain's tail.
+		if tr := st.Trend; tr == nil || tr.Intervals < 4 || tr.Alpha != 0.01 || tr.Rising || tr.P50P <= 0 || tr.InFlightP <= 0 {
+			t.Errorf("step %d: trend %+v", i, tr)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: 400/s surely passes") || !strings.Contains(stdout, "pass [") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	doc, _, stderr := sweepJSON(t, []int{exitUntrusted}, append(args, "--max-steps", "1")...)
+	if s := doc.Sweep; s == nil || s.Converged || !strings.Contains(s.Reason, "stopped after 1 steps") || !strings.Contains(stderr, "stopped at its step limit, --max-steps 1") {
+		t.Errorf("--max-steps 1: sweep %+v; stderr %s", s, stderr)
 	}
 }
 

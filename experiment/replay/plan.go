@@ -258,17 +258,20 @@ func (p *Plan) survey(cfg Config) error {
 	return nil
 }
 
-// groupOf names the connection group of rec: its client with PerClient,
-// else its database.
+// groupOf names the connection group of rec: its database, and with
+// PerClient its client too. A client that switched databases gets a
+// connection per database (the trace's SELECTs are not replayed: a
+// connection selects its group's database as it opens).
 func (p *Plan) groupOf(cfg Config, rec *scenarios.TraceRecord) string {
-	if cfg.PerClient {
-		return rec.Client
-	}
 	db := rec.DB
 	if cfg.DBSet {
 		db = cfg.DB
 	}
-	return "db " + strconv.Itoa(db)
+	g := "db " + strconv.Itoa(db)
+	if cfg.PerClient {
+		g = rec.Client + " " + g
+	}
+	return g
 }
 
 // kindOf is the kind of a command by its name ("other" past MaxKinds).

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
@@ -15,9 +16,10 @@ import (
 
 // Run replays the trace as plan says, with the open driver's settings
 // ocfg (pacing, drain, lag limit, timeout, interval, backlog, warmup, and
-// Duration or Requests to cut it short): connections per group (a
-// database's, or a client's), the trace's timeline (this process's share
-// of it, from its planned start), and the trace's commands.
+// Duration or Requests to cut the measured part short; zero: the whole
+// trace): connections per group (a database's, or a client's), the
+// trace's timeline (this process's share of it, from its planned start),
+// and the trace's commands.
 func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name string, ocfg scheduler.OpenConfig) (*scheduler.Result, *serverinfo.Stats, error) {
 	if err := env.Place.Wait(ctx, env.WaitNotes()); err != nil {
 		return nil, nil, nil
@@ -36,6 +38,14 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 		return offsets{newReader(&cfg, plan)}, nil
 	}, plan.Requests)
 	defer whole.Close()
+	// Counted on a cursor of its own: the pacer's shares its reader with
+	// the commands.
+	counting := scheduler.NewTrace(func() (scheduler.TraceOffsets, error) { return offsets{newReader(&cfg, plan)}, nil }, plan.Requests)
+	ocfg.Duration, ocfg.Requests = plan.bounds(counting, ocfg.Duration, ocfg.Requests, ocfg.Warmup)
+	counting.Close()
+	if ocfg.Rate.IsZero() {
+		ocfg.Rate = scheduler.RatePerSecond(plan.Summary.MeanRate * plan.Speed)
+	}
 	tl, err := env.Place.Timeline(whole)
 	if err != nil {
 		return nil, nil, usage.Errorf("--shard: %v", err)
@@ -62,6 +72,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 	ocfg.Name, ocfg.Timeline, ocfg.CommandNames = name, tl, plan.Names
 	ocfg.Start = env.Place.Instant()
 	ocfg.OnErrorReply = env.OnErrorReply
+	ocfg.HiccupInterval = env.HiccupInterval
 	if env.Watch != nil {
 		var stop func()
 		ocfg.OnStart, stop = env.Watch(experiment.Watched{Name: name, Test: name, Mode: "open", Label: name})
@@ -77,6 +88,27 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 	}
 	env.Finish(res)
 	return res, since(), err
+}
+
+// bounds turns the measured part's bounds (zero: none) into the whole
+// timeline's: the warmup comes first, -n counts the requests after it,
+// and the trace's end bounds both (a request count of 0: the trace's
+// own end).
+func (p *Plan) bounds(tl scheduler.Timeline, d time.Duration, n uint64, warmup time.Duration) (time.Duration, uint64) {
+	if d > 0 {
+		d += warmup
+	} else {
+		// The trace's span and a moment for its last request: the
+		// timeline ends with its requests in any case.
+		d = p.Span + warmup + time.Millisecond
+	}
+	if n > 0 && warmup > 0 {
+		n += scheduler.Count(tl, int64(warmup), p.Requests)
+	}
+	if n >= p.Requests {
+		n = 0
+	}
+	return d, n
 }
 
 // dialGroups opens the connections of every group: one per client with

@@ -141,11 +141,19 @@ func (s *shared) Next() (int64, bool) {
 func (s *shared) Err() error   { return s.x.err }
 func (s *shared) Close() error { s.x.close(); return nil }
 
-// push queues a request read by the timeline, reusing the queue's
-// buffers.
+// push queues a request read by the timeline, reusing the buffers of
+// requests given already. The timeline reads a request or a batch ahead of
+// the stream, so the queue is rarely empty: its given head is moved out of
+// the way once it is most of the queue, which keeps it as small as the
+// look-ahead.
 func (s *shared) push(p pending, cmd []byte) {
-	if s.head > 0 && s.head == len(s.queue) {
-		s.queue, s.head = s.queue[:0], 0
+	if s.head > 0 && (s.head == len(s.queue) || s.head >= 32 && 2*s.head >= len(s.queue)) {
+		// Swap, not copy: every entry keeps a buffer of its own.
+		n := len(s.queue) - s.head
+		for i := range n {
+			s.queue[i], s.queue[s.head+i] = s.queue[s.head+i], s.queue[i]
+		}
+		s.queue, s.head = s.queue[:n], 0
 	}
 	if len(s.queue) < cap(s.queue) {
 		s.queue = s.queue[:len(s.queue)+1]
@@ -199,7 +207,11 @@ func (s *shared) next() ([]byte, uint32) {
 		return ping, 0
 	}
 	s.head++
-	s.cur = *p
+	// The command's bytes move to cur, where they stay until the next
+	// call (the pacer may read ahead on the timeline before it writes
+	// them); the queue entry takes cur's old buffer.
+	p.cmd, s.cur.cmd = s.cur.cmd, p.cmd
+	s.cur.kind, s.cur.group, s.cur.index = p.kind, p.group, p.index
 	return s.cur.cmd, s.cur.kind
 }
 

@@ -20,7 +20,7 @@ type closedPoint struct {
 	clients, pipeline int
 	runs              []*scheduler.Result
 	test              *report.Test
-	pass              *bool
+	verdict
 }
 
 // Closed runs the bench loop at every -c × -P point, in the order of
@@ -95,7 +95,17 @@ points:
 			return nil, err
 		}
 		pt.test = t
-		pt.pass, _, _ = judgePoint(t, jd, false)
+		var f pointFacts
+		if t.SLO != nil {
+			var wins []report.Window
+			if cfg.SLO.Window > 0 {
+				if wins, err = report.LatencyWindows(t, cfg.SLO.Window); err != nil {
+					return nil, err
+				}
+			}
+			f.intervals = percentileIntervals(t.SLO, pooled.Response, wins)
+		}
+		pt.verdict = judgePoint(t, jd, f)
 		if cfg.Repeat > 1 {
 			if t.Repeats, err = report.RepeatsOf(pt.runs, report.TestOptions{ID: j.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI}); err != nil {
 				return nil, err
@@ -112,6 +122,7 @@ points:
 		med := report.NewRepeats(figs, nil).Median
 		fp[i] = report.ClosedPoint{Index: i, Clients: pt.clients, Pipeline: pt.pipeline,
 			Throughput: round3(med["achieved_rate"]), MeanMs: med["mean"], P50Ms: med["p50"], P99Ms: med["p99"]}
+		fp[i].Decision, fp[i].Intervals = pt.decision, pt.intervals
 		little(&fp[i])
 		fp[i].LittleMs, fp[i].LittleRatio = round6(fp[i].LittleMs), round6(fp[i].LittleRatio)
 		out.Tests = append(out.Tests, *t)
@@ -145,6 +156,12 @@ points:
 		fmt.Fprintf(&b, "  -c %d -P %d:", pt.clients, pt.pipeline)
 		if pt.test.SLO != nil {
 			fmt.Fprintf(&b, " %s", pt.test.SLO.Line())
+			if k := pt.shown; k >= 0 {
+				iv := pt.intervals[k]
+				fmt.Fprintf(&b, "; %s 95%% interval [%s, %s] ms: %s", iv.Metric, ciEnd(iv.Lo), ciEnd(iv.Hi), pt.decision)
+			} else if pt.decision != "" && pt.decision != decidePass && pt.decision != decideFail {
+				fmt.Fprintf(&b, "; %s", pt.decision)
+			}
 		}
 		b.WriteString("\n")
 		if cfg.CI || cfg.Repeat > 1 {
@@ -173,7 +190,18 @@ points:
 		}
 	}
 	if !cfg.SLO.IsZero() && !anyPass && !out.Interrupted {
-		out.Outcome = report.Worse(out.Outcome, report.Violated)
+		// No point passed: the server's, unless no point failed either
+		// (each uncertain or inconclusive).
+		failed := false
+		for _, pt := range done {
+			failed = failed || pt.pass != nil && !*pt.pass
+		}
+		if failed || len(done) == 0 {
+			out.Outcome = report.Worse(out.Outcome, report.Violated)
+		} else {
+			out.Outcome = report.Worse(out.Outcome, report.Untrusted)
+			out.Notes = append(out.Notes, "pacer: no point passed or failed the SLO beyond doubt: each was uncertain or inconclusive")
+		}
 	}
 	return out, nil
 }

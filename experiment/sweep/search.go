@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -25,7 +26,19 @@ const (
 	// stepUnjudged: the step had too few samples to judge a percentile
 	// clause of the SLO (neither pass nor fail).
 	stepUnjudged
+	// stepUncertain: a percentile's 95% interval held the bound, even
+	// after the step was lengthened: the server's limit is about here,
+	// and more steps at this rate would not say on which side.
+	stepUncertain
+	// stepInconclusive: the step missed the SLO, but the miss was the
+	// client's or its host's (or the load was not delivered): neither
+	// the server's failure nor a pass. The rate is measured again.
+	stepInconclusive
 )
+
+// maxRemeasure is how many times a search measures an inconclusive rate
+// again before it leaves it unjudged.
+const maxRemeasure = 2
 
 // rateSearch finds the highest rate that meets an SLO, from the verdicts
 // of the steps it asks for: exponential growth from `from` until a step
@@ -57,6 +70,21 @@ const (
 // bracket's failing end, just measured, is not measured again at once:
 // the search bisects once more instead, and comes back to it.
 //
+// Some steps say neither pass nor fail. An inconclusive rate (the miss
+// was the client host's) is measured again after another step, at most
+// maxRemeasure times; an uncertain one (the percentile could not be told
+// from its bound) is not. Until then, and for good once they are left
+// unjudged, such rates are barriers: the search narrows the gap below the
+// lowest of them from lo, and the gap above the highest of them to hi,
+// each to the precision, and then ends; the sustainable rate is then
+// known to lie between lo and hi and no closer.
+//
+//	lo ──── gap ──── barrier ──── gap ──── hi
+//
+// A failure below lo contradicts lo. Before the search claims to have
+// converged it measures the highest such failure again; one that fails
+// twice persists, and the search ends without claiming convergence.
+//
 // Some rates cannot be judged at all: a percentile clause needs samples
 // beyond it (histo.MinTailSamples), and a step of bounded length at a low
 // rate has too few. floor is the lowest rate the caller can judge; a step
@@ -80,23 +108,31 @@ type rateSearch struct {
 	lastPass bool
 	// passed holds every rate that passed at least once, failed the
 	// failures of each rate that never passed, unjudged the highest rate
-	// whose step could not be judged.
-	passed   map[float64]bool
-	failed   map[float64]int
-	unjudged float64
-	// failedAt holds the steps at which each rate failed.
-	failedAt map[float64][]int
+	// whose step could not be judged; uncertain the rates whose steps
+	// were uncertain, inconclusive how many times each rate was.
+	passed       map[float64]bool
+	failed       map[float64]int
+	unjudged     float64
+	uncertain    map[float64]bool
+	inconclusive map[float64]int
+	// passedAt and failedAt hold the steps at which each rate passed and
+	// failed.
+	passedAt, failedAt map[float64][]int
 	// lo is the highest rate that passed, hi the lowest that failed
 	// above it (0: none).
 	lo, hi    float64
 	done      bool
 	converged bool
-	reason    string
+	// limited: the search stopped at maxSteps; toReached: every rate up
+	// to `to` passed.
+	limited, toReached bool
+	reason             string
 }
 
 func newRateSearch(from, to, precision float64, maxSteps int) *rateSearch {
 	return &rateSearch{from: from, to: to, precision: precision, maxSteps: maxSteps,
-		passed: map[float64]bool{}, failed: map[float64]int{}, failedAt: map[float64][]int{}}
+		passed: map[float64]bool{}, failed: map[float64]int{}, uncertain: map[float64]bool{}, inconclusive: map[float64]int{},
+		passedAt: map[float64][]int{}, failedAt: map[float64][]int{}}
 }
 
 // first is the rate of the first step: from, raised to the lowest rate
@@ -123,9 +159,14 @@ func (s *rateSearch) record(rate float64, v stepVerdict) (float64, bool) {
 	switch v {
 	case stepPass:
 		s.passed[rate] = true
+		s.passedAt[rate] = append(s.passedAt[rate], s.steps-1)
 	case stepFail:
 		s.failed[rate]++
 		s.failedAt[rate] = append(s.failedAt[rate], s.steps-1)
+	case stepUncertain:
+		s.uncertain[rate] = true
+	case stepInconclusive:
+		s.inconclusive[rate]++
 	default:
 		s.unjudged = max(s.unjudged, rate)
 	}
@@ -140,6 +181,7 @@ func (s *rateSearch) record(rate float64, v stepVerdict) (float64, bool) {
 	}
 	next, ok := s.plan()
 	if ok && s.steps >= s.maxSteps {
+		s.limited = true
 		s.finish(false, fmt.Sprintf("stopped after %d steps (--max-steps)", s.steps))
 		return 0, false
 	}
@@ -164,6 +206,50 @@ func (s *rateSearch) judgeable(r float64) bool {
 	return r >= s.lowest() && r > s.unjudged
 }
 
+// judged reports whether r passed or failed at least once.
+func (s *rateSearch) judged(r float64) bool { return s.passed[r] || s.failed[r] > 0 }
+
+// pending reports whether r is an inconclusive rate to measure again.
+func (s *rateSearch) pending(r float64) bool {
+	return !s.judged(r) && !s.uncertain[r] && s.inconclusive[r] > 0 && s.inconclusive[r] <= maxRemeasure
+}
+
+// open reports whether r lies between lo and hi (above lo when no rate
+// failed above it), where what it says matters.
+func (s *rateSearch) open(r float64) bool {
+	return r > s.lo && (s.hi == 0 || r < s.hi)
+}
+
+// barriers are the rates between lo and hi that said neither pass nor
+// fail (uncertain, or inconclusive), in increasing order.
+func (s *rateSearch) barriers() []float64 {
+	var out []float64
+	for r := range s.uncertain {
+		if !s.judged(r) && s.open(r) && r > s.unjudged {
+			out = append(out, r)
+		}
+	}
+	for r, n := range s.inconclusive {
+		if n > 0 && !s.judged(r) && !s.uncertain[r] && s.open(r) && r > s.unjudged {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// remeasure is the inconclusive rate to measure again now: the lowest
+// between lo and hi that was not the latest step (0: none).
+func (s *rateSearch) remeasure() float64 {
+	q := 0.0
+	for r := range s.inconclusive {
+		if s.pending(r) && s.open(r) && r != s.last && s.judgeable(r) && (q == 0 || r < q) {
+			q = r
+		}
+	}
+	return q
+}
+
 // cannotJudge words why the search cannot go below where it is: "cannot
 // judge p99.9 below 367/s with steps of 30s".
 func (s *rateSearch) cannotJudge() string {
@@ -179,47 +265,172 @@ func (s *rateSearch) cannotJudge() string {
 
 // plan picks the next rate, or ends the search.
 func (s *rateSearch) plan() (float64, bool) {
-	p := 1 + s.precision
+	if q := s.remeasure(); q > 0 {
+		return q, true
+	}
+	bars := s.barriers()
 	switch {
+	case s.lo == 0 && (s.hi > 0 || len(bars) > 0): // nothing passed: shrink
+		top := s.hi
+		if len(bars) > 0 && (top == 0 || bars[0] < top) {
+			top = bars[0]
+		}
+		return s.shrink(top)
+	case len(bars) > 0:
+		return s.around(bars)
 	case s.hi == 0: // no failure above lo: grow
-		base := max(s.lo, s.unjudged)
-		if s.to > 0 && base >= s.to {
-			if s.lo >= s.to {
-				s.finish(false, fmt.Sprintf("every rate up to --to %s/s met the SLO: the sustainable rate is at least that", formatRate(s.to)))
-			} else {
-				s.finish(false, fmt.Sprintf("%s, and --to is %s/s", s.cannotJudge(), formatRate(s.to)))
+		return s.grow(max(s.lo, s.unjudged))
+	}
+	return s.bracket()
+}
+
+// grow goes up from base: ×searchGrowth, up to `to`.
+func (s *rateSearch) grow(base float64) (float64, bool) {
+	if s.to > 0 && base >= s.to {
+		switch {
+		case s.lo >= s.to:
+			if c := s.contradiction(); c > 0 {
+				return c, true
 			}
-			return 0, false
+			s.toReached = len(s.contradictions(false)) == 0
+			s.finish(false, fmt.Sprintf("every rate up to --to %s/s met the SLO: the sustainable rate is at least that%s", formatRate(s.to), s.contradicted()))
+		case s.unjudged >= base:
+			s.finish(false, fmt.Sprintf("%s, and --to is %s/s", s.cannotJudge(), formatRate(s.to)))
+		default:
+			s.finish(false, fmt.Sprintf("%s, and --to is %s/s", s.untold(), formatRate(s.to)))
 		}
-		next := searchRound(base * searchGrowth)
-		if s.to > 0 {
-			next = min(next, s.to)
-		}
-		return next, true
-	case s.lo == 0: // every judged step failed: shrink
-		next := searchRound(s.hi / searchGrowth)
-		if !s.judgeable(next) {
-			next = s.lowest()
-			if !s.judgeable(next) || next >= s.hi || s.failed[next] > 0 {
-				if f := s.first(); s.failures(f) == 1 && s.last != f {
-					// Before it gives up, the first rate's failure
-					// repeats: latency need not fall with the rate (idle
-					// connections wake slowly), and a first step failed
-					// by noise would otherwise have sent the search down
-					// for good.
-					return f, true
-				}
-				if s.floor == 0 && s.unjudged == 0 {
-					s.finish(false, fmt.Sprintf("no rate down to %s/s met the SLO", formatRate(s.hi)))
-				} else {
-					s.finish(false, fmt.Sprintf("no rate down to %s/s met the SLO; %s", formatRate(s.hi), s.cannotJudge()))
-				}
-				return 0, false
-			}
-		}
+		return 0, false
+	}
+	next := searchRound(base * searchGrowth)
+	if s.to > 0 {
+		next = min(next, s.to)
+	}
+	return next, true
+}
+
+// shrink goes down from top, the lowest rate measured above lo (a
+// failure, or a barrier), while nothing passed.
+func (s *rateSearch) shrink(top float64) (float64, bool) {
+	next := searchRound(top / searchGrowth)
+	if s.judgeable(next) {
 		return next, true
 	}
-	// A bracket: lo passed, hi failed.
+	next = s.lowest()
+	if s.judgeable(next) && next < top && s.failed[next] == 0 && !s.uncertain[next] && s.inconclusive[next] == 0 {
+		return next, true
+	}
+	if f := s.first(); s.failures(f) == 1 && s.last != f {
+		// Before it gives up, the first rate's failure repeats: latency
+		// need not fall with the rate (idle connections wake slowly), and
+		// a first step failed by noise would otherwise have sent the
+		// search down for good.
+		return f, true
+	}
+	what := fmt.Sprintf("no rate down to %s/s met the SLO", formatRate(top))
+	if u := s.untold(); u != "" {
+		what += "; " + u
+	}
+	if s.floor == 0 && s.unjudged == 0 {
+		s.finish(false, what)
+	} else {
+		s.finish(false, what+"; "+s.cannotJudge())
+	}
+	return 0, false
+}
+
+// around plans the next step when barriers lie above lo: the gap below
+// the lowest of them, then the gap above the highest (growing when no
+// rate failed above it), each to the precision.
+func (s *rateSearch) around(bars []float64) (float64, bool) {
+	p := 1 + s.precision
+	low, high := bars[0], bars[len(bars)-1]
+	base := max(s.lo, s.unjudged)
+	if low > base*p {
+		if mid := searchRound(math.Sqrt(base * low)); mid > base && mid < low && s.judgeable(mid) {
+			return mid, true
+		}
+	}
+	top := high
+	high = max(high, s.unjudged)
+	switch {
+	case s.hi == 0 && s.uncertain[top]:
+		// The percentile held its bound: the limit is about here, and a
+		// higher rate fails.
+		return s.grow(high)
+	case s.hi == 0 && s.pending(top):
+		return s.lo, true // a step between two of its measurements
+	case s.hi == 0:
+		// The host was too busy to tell here: more load will not make it
+		// less so.
+		s.finish(false, fmt.Sprintf("%s/s passes, and above it %s", formatRate(s.lo), s.untold()))
+		return 0, false
+	}
+	if s.hi > high*p {
+		if mid := searchRound(math.Sqrt(high * s.hi)); mid > high && mid < s.hi && s.judgeable(mid) {
+			return mid, true
+		}
+	}
+	// Both gaps are within the precision. An inconclusive rate just
+	// measured is measured again after one more step: hi's failure
+	// repeated, or lo's pass.
+	if s.pending(s.last) {
+		if s.hi != s.last && s.failures(s.hi) < 2 {
+			return s.hi, true
+		}
+		return s.lo, true
+	}
+	s.finish(false, fmt.Sprintf("%s/s passes, %s/s failed, and between them %s", formatRate(s.lo), formatRate(s.hi), s.untold()))
+	return 0, false
+}
+
+// untold words the barriers: "p99 could not be told from its bound at
+// 4000/s; the client host was too busy to tell at 2000/s (3 times)"; ""
+// without any.
+func (s *rateSearch) untold() string {
+	var unc, inc []float64
+	for r := range s.uncertain {
+		if !s.judged(r) {
+			unc = append(unc, r)
+		}
+	}
+	for r, n := range s.inconclusive {
+		if n > 0 && !s.judged(r) && !s.uncertain[r] {
+			inc = append(inc, r)
+		}
+	}
+	slices.Sort(unc)
+	slices.Sort(inc)
+	var parts []string
+	if len(unc) > 0 {
+		what := s.floorWhat
+		if what == "" {
+			what = "the SLO's percentile"
+		}
+		parts = append(parts, fmt.Sprintf("%s could not be told from its bound at %s", what, rateList(unc, nil)))
+	}
+	if len(inc) > 0 {
+		parts = append(parts, "the client host was too busy to tell at "+rateList(inc, s.inconclusive))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// rateList words rates: "2000/s, 2828/s", with how many times each was
+// measured when times is given.
+func rateList(rates []float64, times map[float64]int) string {
+	out := make([]string, len(rates))
+	for i, r := range rates {
+		out[i] = formatRate(r) + "/s"
+		if times != nil && times[r] > 1 {
+			out[i] += fmt.Sprintf(" (%d times)", times[r])
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// bracket plans the next step between lo, which passed, and hi, which
+// failed, with nothing unjudged between them.
+func (s *rateSearch) bracket() (float64, bool) {
+	p := 1 + s.precision
 	confirmed := 0.0
 	for r, n := range s.failed {
 		if n >= 2 && !s.passed[r] && r > s.lo && r <= s.lo*p && (confirmed == 0 || r < confirmed) {
@@ -235,6 +446,14 @@ func (s *rateSearch) plan() (float64, bool) {
 			// on 37/s). The first rate's failure repeats before the
 			// search believes it.
 			return f, true
+		}
+		if c := s.contradiction(); c > 0 {
+			return c, true
+		}
+		if len(s.contradictions(false)) > 0 {
+			s.finish(false, fmt.Sprintf("%s/s passes, %s/s failed twice (within %.1f%%)%s",
+				formatRate(s.lo), formatRate(confirmed), 100*s.precision, s.contradicted()))
+			return 0, false
 		}
 		s.finish(true, fmt.Sprintf("converged: %s/s passes, %s/s failed twice (within %.1f%%)",
 			formatRate(s.lo), formatRate(confirmed), 100*s.precision))

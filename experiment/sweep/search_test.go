@@ -76,8 +76,45 @@ func runSearch(t *testing.T, name string, s *rateSearch, judge func(int, float64
 			t.Errorf("%s: %v %v: converged on %v (%s) without a rate within %.0f%% above it that failed twice, non-adjacently",
 				name, rates, verdicts, lo, s.reason, 100*s.precision)
 		}
+		if cs := s.contradictions(false); len(cs) > 0 {
+			t.Errorf("%s: %v %v: converged over contradicting results %+v", name, rates, verdicts, cs)
+		}
+	}
+	// An inconclusive rate is measured at most 1 + maxRemeasure times
+	// before it is left unjudged.
+	for r, n := range s.inconclusive {
+		if n > 1+maxRemeasure {
+			t.Errorf("%s: %v %v: %v/s inconclusive %d times", name, rates, verdicts, r, n)
+		}
 	}
 	return rates, verdicts
+}
+
+// uncertainNear is a server whose percentile lies within its interval of
+// the bound from limit/(1+width) to limit·(1+width): steps there are
+// uncertain, below pass, above fail.
+func uncertainNear(limit, width float64) func(int, float64) stepVerdict {
+	return func(_ int, r float64) stepVerdict {
+		switch {
+		case r < limit/(1+width):
+			return stepPass
+		case r <= limit*(1+width):
+			return stepUncertain
+		}
+		return stepFail
+	}
+}
+
+// busyHost is a server of limit whose steps numbered in busy are the
+// client host's misses (inconclusive), and every step from rate `from`
+// on as well when from > 0.
+func busyHost(limit, from float64, busy ...int) func(int, float64) stepVerdict {
+	return func(i int, r float64) stepVerdict {
+		if slices.Contains(busy, i) || from > 0 && r >= from {
+			return stepInconclusive
+		}
+		return server(limit)(i, r)
+	}
 }
 
 func TestRateSearch(t *testing.T) {
@@ -156,6 +193,36 @@ func TestRateSearch(t *testing.T) {
 		{name: "a long episode below the start, 13 steps", from: 1000, maxSteps: 13, judge: episodeBelowStart(12), converged: false, lo: 1000, hi: 30000, maxRates: 13,
 			wantFirstRates: []float64{1000, 250, 63, 16, 63, 32, 45, 38, 35, 38, 36, 37, 1000}},
 		{name: "the issue's burst, 16 steps", from: 1000, maxSteps: 16, judge: server(61000, 4, 5), converged: true, lo: 61000 / 1.05, hi: 61000, maxRates: 16},
+		// A queue that grows above 5400/s (its steps fail as
+		// unsustainable) while the p99 would meet the bound up to
+		// 8000/s: to the search, failures like any other.
+		{name: "unsustainable below the percentile's limit", from: 1000, maxSteps: 12,
+			judge: func(i int, r float64) stepVerdict {
+				if r > 5400 && r <= 8000 {
+					return stepFail // the trend test's
+				}
+				return server(8000)(i, r)
+			},
+			converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 12},
+		// The client host's miss at 4000/s (step 1) is measured again
+		// after another step, and passes.
+		{name: "a client-attributed step", from: 1000, maxSteps: 12, judge: busyHost(5400, 0, 1), converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 12,
+			wantFirstRates: []float64{1000, 4000, 2000, 4000, 16000}},
+		// Twice the host's, then a pass: measured three times, never
+		// back to back.
+		{name: "a client-attributed rate twice", from: 1000, maxSteps: 14, judge: busyHost(5400, 0, 1, 3), converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 14,
+			wantFirstRates: []float64{1000, 4000, 2000, 4000, 2828, 4000, 16000}},
+		// The host too busy to tell from 3000/s on: the rates there are
+		// left unjudged after three tries, and the search says why.
+		{name: "a host too busy from 3000/s", from: 1000, maxSteps: 12, judge: busyHost(5400, 3000), converged: false, lo: 2000, hi: 3000, maxRates: 12,
+			wantFirstRates: []float64{1000, 4000, 2000, 4000, 2828, 4000}, reason: "stopped after 12 steps"},
+		{name: "a host too busy from 3000/s, 20 steps", from: 1000, maxSteps: 20, judge: busyHost(5400, 3000), converged: false, lo: 2800, hi: 3000, maxRates: 14,
+			reason: "2953/s passes, and above it the client host was too busy to tell at 3084/s (3 times), 3363/s (3 times), 4000/s (3 times)"},
+		// A percentile that cannot be told from its bound between 5243/s
+		// and 5562/s: the search narrows both sides of it and ends
+		// without claiming to converge.
+		{name: "an uncertain band", from: 1000, maxSteps: 16, judge: uncertainNear(5400, 0.03), converged: false, lo: 5000, hi: 5243, maxRates: 16,
+			reason: "could not be told from its bound at"},
 	} {
 		s := newRateSearch(c.from, c.to, 0.05, c.maxSteps)
 		rates, _ := runSearch(t, c.name, s, c.judge)
@@ -250,6 +317,10 @@ func TestRateSearchNeverBackToBack(t *testing.T) {
 			switch x := rng.Float64(); {
 			case x < 0.05:
 				return stepUnjudged
+			case x < 0.10:
+				return stepUncertain
+			case x < 0.20:
+				return stepInconclusive
 			case r > limit || x < noise:
 				return stepFail
 			}
@@ -324,6 +395,103 @@ func TestRateSearchFloor(t *testing.T) {
 			if r < c.floor && r != c.to {
 				t.Errorf("%s: measured %v/s, below the floor %v/s", c.name, r, c.floor)
 			}
+		}
+	}
+}
+
+// TestRateSearchContradictions: a failure below a rate that passed is
+// measured again before the search claims to have converged; when it
+// fails again the contradiction persists: the search says so, lists it,
+// and does not converge.
+func TestRateSearchContradictions(t *testing.T) {
+	// The first four steps fail to noise (an episode); the server's limit
+	// is 5400/s.
+	episode := func(i int, r float64) stepVerdict {
+		if i < 4 {
+			return stepFail
+		}
+		return server(5400)(i, r)
+	}
+	// Rates below 300/s fail for real (idle connections wake slowly),
+	// and the first step fails to noise.
+	slowLow := func(i int, r float64) stepVerdict {
+		if i == 0 || r < 300 {
+			return stepFail
+		}
+		return server(5400)(i, r)
+	}
+	for _, c := range []struct {
+		name       string
+		judge      func(int, float64) stepVerdict
+		maxSteps   int
+		converged  bool
+		persisting []float64 // the lower rates of persisting contradictions
+		left       []float64 // of every contradiction left
+		reason     string
+	}{
+		// 250, 63 and 37/s failed in the episode, below 1000/s that passed
+		// after it: each is measured again, passes, and the search
+		// converges.
+		{"resolved", episode, 20, true, nil, nil, "converged"},
+		// 250/s fails again: the contradiction persists (63 and 37/s,
+		// below it, are not measured again: it would not change the
+		// conclusion).
+		{"persisting", slowLow, 20, false, []float64{250}, []float64{37, 63, 250}, "but 250/s failed twice below 1000/s, which passed: contradicting results (and 2 more)"},
+		// Out of steps before the contradictions were measured again.
+		{"unverified", slowLow, 12, false, nil, []float64{37, 63, 250}, "stopped after 12 steps"},
+	} {
+		s := newRateSearch(1000, 0, 0.05, c.maxSteps)
+		s.floor = 36.7
+		rates, _ := runSearch(t, c.name, s, c.judge)
+		t.Logf("%s: %v -> %v (%s)", c.name, rates, s.sustainable(), s.reason)
+		var persisting, left []float64
+		for _, x := range s.contradictions(false) {
+			left = append(left, x.LowerRate)
+			if x.Persisting {
+				persisting = append(persisting, x.LowerRate)
+			}
+			if x.HigherRate != 1000 {
+				t.Errorf("%s: %+v: the lowest rate above it that passed is 1000/s", c.name, x)
+			}
+		}
+		if s.converged != c.converged || !slices.Equal(persisting, c.persisting) || !slices.Equal(left, c.left) || !strings.Contains(s.reason, c.reason) {
+			t.Errorf("%s: %v: converged %v, persisting %v, left %v (%s); want %v, %v, %v, %q", c.name, rates, s.converged, persisting, left, s.reason,
+				c.converged, c.persisting, c.left, c.reason)
+		}
+		if ok, why := s.trusted(); ok != c.converged || !ok && !strings.Contains(why, "did not converge") {
+			t.Errorf("%s: trusted %v (%s)", c.name, ok, why)
+		}
+	}
+}
+
+// TestRateSearchTrusted: a search's answer stands when it converged, when
+// every rate up to --to passed, or when its bracket is within the
+// precision although it stopped; one that stopped at its step limit with
+// a wider bracket says so, naming the limit.
+func TestRateSearchTrusted(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		to       float64
+		maxSteps int
+		judge    func(int, float64) stepVerdict
+		ok       bool
+		says     string
+	}{
+		{"converged", 0, 12, server(5400), true, ""},
+		{"every rate up to --to", 50000, 12, server(1e9), true, ""},
+		{"no rate passed: left to the points", 0, 12, server(0), true, ""},
+		{"stopped at the limit, wide", 0, 4, server(5400), false, "stopped at its step limit, --max-steps 4; the sustainable rate lies between 4000/s and 8000/s, wider than --precision 5.0%"},
+		// 11 steps end on a bracket within 5% (5301/s passes, 5417/s
+		// failed once): the answer stands though unconfirmed.
+		{"stopped at the limit, within the precision", 0, 11, server(5400), true, ""},
+		{"an uncertain band", 0, 16, uncertainNear(5400, 0.03), false, "could not be told from its bound"},
+		{"a host too busy", 0, 20, busyHost(5400, 3000), false, "no rate above it surely failed"},
+	} {
+		s := newRateSearch(1000, c.to, 0.05, c.maxSteps)
+		rates, _ := runSearch(t, c.name, s, c.judge)
+		ok, why := s.trusted()
+		if ok != c.ok || !strings.Contains(why, c.says) {
+			t.Errorf("%s: %v (%s): trusted %v %q; want %v %q", c.name, rates, s.reason, ok, why, c.ok, c.says)
 		}
 	}
 }

@@ -1,10 +1,13 @@
 // Package sweep steps a load and reads what the server did at each step:
 // an open sweep over listed rates, a capacity search for the highest rate
-// that meets an SLO (search.go), and a closed sweep over clients ×
-// pipeline with Little's law and the knee (closed.go). It judges each
-// step (judge.go), lengthens steps for the SLO's percentiles (samples.go)
-// and returns a test per point, the sweep's summary and its table; it
-// never prints but through Config.Print, as steps finish.
+// that meets an SLO (search.go, and what it may claim: claims.go), and a
+// closed sweep over clients × pipeline with Little's law and the knee
+// (closed.go). It judges each step (judge.go: the 95% interval of each
+// percentile clause, whose a miss was, and whether its queue grew:
+// trend.go), lengthens steps for the SLO's percentiles (samples.go) and
+// uncertain ones (sweep.go), and returns a test per point, the sweep's
+// summary and its table; it never prints but through Config.Print, as
+// steps finish.
 package sweep
 
 import (
@@ -124,13 +127,10 @@ type openPoint struct {
 	steps  []*scheduler.Step
 	pooled *scheduler.Result
 	test   *report.Test
-	pass   *bool
+	// verdict is its judgement against the SLO (see judgePoint).
+	verdict
 	// aborted: a step of it was cut by --abort-after.
 	aborted bool
-	// onService: it met the SLO on service time only (see judge);
-	// outcome is its judgement by the trust rule.
-	onService bool
-	outcome   report.Outcome
 	// server is what the server counted during the point's steps.
 	server *serverinfo.Stats
 	// judgedWith are the earlier points at the same rate whose
@@ -142,6 +142,13 @@ type openPoint struct {
 	// could not support, which leave it unjudged (pass nil).
 	planned time.Duration
 	short   []string
+	// want is how many steps it runs before it is judged: --repeat, and
+	// one more for each lengthening; lengthened counts those, extend is
+	// the measured duration of the next one, measured the measured time
+	// planned for all its steps so far.
+	want             int
+	lengthened       int
+	extend, measured time.Duration
 }
 
 // Open runs an open sweep (or search) over one set of connections.
@@ -181,10 +188,11 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	} else {
 		rate = cfg.Rates[0]
 	}
-	o.cur = &openPoint{rate: rate}
+	o.cur = o.newPoint(rate)
 	ocfg.CommandNames = j.Names
 	ocfg.Redial = env.Target.Redial
 	ocfg.OnErrorReply = env.OnErrorReply
+	ocfg.HiccupInterval = env.HiccupInterval
 	ocfg.OnStart = func(l *scheduler.Live) {
 		if o.onStart != nil {
 			o.onStart(l)
@@ -223,6 +231,12 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 		best = *r
 	}
 	res.Outcome, res.Notes = openOutcome(o.points, !cfg.SLO.IsZero(), best, interrupted)
+	if s := o.search; s != nil && s.done && !interrupted {
+		if ok, why := s.trusted(); !ok {
+			res.Outcome = report.Worse(res.Outcome, report.Untrusted)
+			res.Notes = append(res.Notes, "pacer: "+why)
+		}
+	}
 	return res, nil
 }
 
@@ -265,17 +279,26 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 		o.finishStep(prev)
 		// An aborted step ends its point, unless shards must keep
 		// running the same steps.
-		if len(o.cur.steps) == cfg.Repeat || prev.Aborted && !env.Place.Sharded() {
-			r, ok := o.closePoint(true)
-			if !ok {
-				o.cur = nil
-				return scheduler.StepPlan{}, false
+		if len(o.cur.steps) >= o.cur.want || prev.Aborted && !env.Place.Sharded() {
+			if d := o.lengthen(); d > 0 {
+				o.cur.want++
+				o.cur.lengthened++
+				o.cur.extend = d
+			} else {
+				r, ok := o.closePoint(true)
+				if !ok {
+					o.cur = nil
+					return scheduler.StepPlan{}, false
+				}
+				o.cur = o.newPoint(r)
 			}
-			o.cur = &openPoint{rate: r}
 		}
 	}
 	r := scheduler.RatePerSecond(o.cur.rate)
 	name := RunName(fmt.Sprintf("%s at %s/s", j.Title, formatRate(o.cur.rate)), len(o.cur.steps), cfg.Repeat)
+	if o.cur.lengthened > 0 {
+		name = fmt.Sprintf("%s at %s/s, lengthened (%d)", j.Title, formatRate(o.cur.rate), o.cur.lengthened)
+	}
 	var tl scheduler.Timeline = scheduler.Uniform{Rate: r}
 	if cfg.Arrival == "poisson" {
 		tl = scheduler.NewPoisson(r, cfg.Seed+uint64(i))
@@ -283,8 +306,13 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 	o.stepTL = tl
 	// Every shard plans the same durations: from the step's whole rate,
 	// not its own share.
-	o.stepDur = o.rule.duration(o.cur.rate)
-	o.cur.planned = o.stepDur
+	if o.cur.lengthened > 0 {
+		o.stepDur = o.cur.extend
+	} else {
+		o.stepDur = o.rule.duration(o.cur.rate)
+		o.cur.planned = o.stepDur
+	}
+	o.cur.measured += o.stepDur
 	tl, err := env.Place.Timeline(tl)
 	if err != nil {
 		o.judgeErr = usage.Errorf("--shard: %v", err)
@@ -343,39 +371,60 @@ func (o *openSweep) stepLine(st *scheduler.Step) {
 	o.cfg.print(b.String())
 }
 
-// closePoint pools the current point's steps and judges it; with decide,
-// it also picks the next rate (false: the sweep is over).
+// newPoint starts a point at rate.
+func (o *openSweep) newPoint(rate float64) *openPoint {
+	return &openPoint{rate: rate, want: o.cfg.Repeat, verdict: verdict{shown: -1}}
+}
+
+// lengthen decides whether the current point, its steps measured, runs
+// one more step at its rate, and for how long (0: no). An uncertain
+// point is lengthened (an open sweep with an SLO, not sharded: every
+// shard must plan the same steps), doubling its measured time each time,
+// to at most --repeat × the longest step (stepCap): then it is left
+// uncertain. With --slo-window it is not: a longer step adds windows, not
+// samples to a window.
+func (o *openSweep) lengthen() time.Duration {
+	p := o.cur
+	if o.cfg.SLO.IsZero() || o.env.Place.Sharded() || o.rule.window > 0 || o.rule.metric == "" {
+		return 0
+	}
+	if err := o.assess(p); err != nil || p.decision != decideUncertain {
+		return 0
+	}
+	d := min(p.measured, time.Duration(o.cfg.Repeat)*o.rule.cap-p.measured)
+	d = d.Truncate(100 * time.Millisecond)
+	if d < 100*time.Millisecond {
+		return 0
+	}
+	return d
+}
+
+// closePoint judges the current point; with decide, it also picks the
+// next rate (false: the sweep is over).
 func (o *openSweep) closePoint(decide bool) (float64, bool) {
 	cfg, p := o.cfg, o.cur
-	rs := make([]*scheduler.Result, len(p.steps))
-	for k, st := range p.steps {
-		rs[k] = st.Result
-		p.aborted = p.aborted || st.Aborted
-	}
-	p.pooled = scheduler.Pool(rs)
-	for _, st := range p.steps {
-		switch s := o.stats[st]; {
-		case s == nil:
-		case p.server == nil:
-			p.server = s
-		default:
-			p.server.Merge(s)
-		}
-	}
-	p.pooled.Name = fmt.Sprintf("%s at %s/s", cfg.Test.Title, formatRate(p.rate))
-	if err := o.judge(p); err != nil {
+	if err := o.assess(p); err != nil {
 		if o.judgeErr == nil {
 			o.judgeErr = err
 		}
 		// Said when the sweep ends; the point is shown without its SLO.
+		p.verdict = verdict{shown: -1}
 		p.test, _, _ = report.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID})
+	}
+	if p.decision == decideUncertain && p.why != "" {
+		switch {
+		case o.rule.window > 0:
+			p.why += "; with --slo-window a longer step adds windows, not samples to a window"
+		case p.lengthened > 0:
+			p.why += fmt.Sprintf(", after %s of steps at this rate", p.measured)
+		}
 	}
 	o.index[p] = len(o.points)
 	o.points = append(o.points, p)
 	if !decide {
 		return 0, false
 	}
-	if o.search != nil && len(o.byRate[p.rate]) > 0 && (p.pass != nil || p.short != nil) {
+	if o.search != nil && len(o.byRate[p.rate]) > 0 {
 		judgeAgain(p, o.byRate[p.rate], o.index)
 	}
 	o.byRate[p.rate] = append(o.byRate[p.rate], p)
@@ -384,7 +433,12 @@ func (o *openSweep) closePoint(decide bool) (float64, bool) {
 		switch {
 		case p.pass != nil && *p.pass:
 			v = stepPass
-		case p.pass == nil:
+		case p.pass != nil:
+		case p.decision == decideUncertain:
+			v = stepUncertain
+		case p.decision == decideInconclusive:
+			v = stepInconclusive
+		default:
 			v = stepUnjudged
 		}
 		return o.search.record(p.rate, v)
@@ -396,8 +450,31 @@ func (o *openSweep) closePoint(decide bool) (float64, bool) {
 	return 0, false
 }
 
-// judge judges a point's pooled steps (judgePoint), and leaves it
-// unjudged when its samples cannot support a percentile clause.
+// assess pools a point's steps (and the server's counters over them) and
+// judges it: judge.
+func (o *openSweep) assess(p *openPoint) error {
+	rs := make([]*scheduler.Result, len(p.steps))
+	p.aborted = false
+	for k, st := range p.steps {
+		rs[k] = st.Result
+		p.aborted = p.aborted || st.Aborted
+	}
+	p.pooled = scheduler.Pool(rs)
+	p.server = nil
+	for _, st := range p.steps {
+		if s := o.stats[st]; s != nil {
+			if p.server == nil {
+				p.server = &serverinfo.Stats{}
+			}
+			p.server.Merge(s)
+		}
+	}
+	p.pooled.Name = fmt.Sprintf("%s at %s/s", o.cfg.Test.Title, formatRate(p.rate))
+	return o.judge(p)
+}
+
+// judge judges a point's pooled steps (judgePoint): its SLO, the
+// intervals of its percentile clauses, its samples and its trend.
 func (o *openSweep) judge(p *openPoint) error {
 	cfg := o.cfg
 	t, j, err := report.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI, Server: p.server})
@@ -405,10 +482,28 @@ func (o *openSweep) judge(p *openPoint) error {
 		return err
 	}
 	p.test = t
-	p.pass, p.onService, p.outcome = judgePoint(t, j, p.aborted)
-	// Too few samples for a percentile clause: neither pass nor fail.
-	if short := o.rule.short(p.pooled, t.SLO); p.outcome != report.Failed && unjudged(t.SLO, short, p.aborted) {
-		p.short, p.pass, p.onService = short, nil, false
+	f := pointFacts{aborted: p.aborted}
+	if t.SLO != nil {
+		var wins []report.Window
+		if cfg.SLO.Window > 0 {
+			if wins, err = report.LatencyWindows(t, cfg.SLO.Window); err != nil {
+				return err
+			}
+		}
+		f.intervals = percentileIntervals(t.SLO, p.pooled.Response, wins)
+		f.short = o.rule.short(p.pooled, t.SLO)
+		steps := make([]*scheduler.Result, len(p.steps))
+		for k, st := range p.steps {
+			steps[k] = st.Result
+		}
+		if f.trend, err = pointTrend(steps); err != nil {
+			return err
+		}
+	}
+	p.verdict = judgePoint(t, j, f)
+	p.short = nil
+	if p.decision == decideUnjudged {
+		p.short = f.short
 	}
 	return nil
 }

@@ -17,7 +17,11 @@ func (o *openSweep) document(res *Result) error {
 	for i, p := range o.points {
 		t := *p.test
 		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.pass, Aborted: p.aborted, SettleS: cfg.Settle.Seconds(),
-			Basis: basis(sloSet, p.onService), JudgedWith: p.judgedWith, InsufficientSamples: p.short, PlannedS: p.planned.Seconds()}
+			JudgedWith: p.judgedWith, InsufficientSamples: p.short, PlannedS: p.planned.Seconds(),
+			Decision: p.decision, Why: p.why, Intervals: p.intervals, Lengthened: p.lengthened, Trend: p.trend}
+		if sloSet {
+			info.Basis = "response"
+		}
 		for _, st := range p.steps {
 			info.Expired += st.Expired
 			if st.Aborted && info.AbortReason == "" {
@@ -37,11 +41,11 @@ func (o *openSweep) document(res *Result) error {
 	if sloSet {
 		sw.SLO = cfg.SLO.Spec
 	}
-	var best float64
+	var best, fails float64
 	switch s := o.search; {
 	case s != nil:
 		sw.Precision = cfg.Precision
-		best = s.sustainable()
+		best, fails = s.sustainable(), s.hi
 		sw.Converged = s.converged
 		sw.Reason = s.reason
 		if !s.done {
@@ -52,8 +56,33 @@ func (o *openSweep) document(res *Result) error {
 		sw.Converged = len(o.points) == len(cfg.Rates)
 		sw.Reason = fmt.Sprintf("%d of %d rates measured", len(o.points), len(cfg.Rates))
 	}
-	if sloSet && best > 0 {
-		sw.SustainableRate = &best
+	if sloSet {
+		passedAt, failedAt := map[float64][]int{}, map[float64][]int{}
+		for i, p := range o.points {
+			switch {
+			case p.pass == nil:
+			case *p.pass:
+				passedAt[p.rate] = append(passedAt[p.rate], i)
+			default:
+				failedAt[p.rate] = append(failedAt[p.rate], i)
+			}
+		}
+		if o.search == nil {
+			for r := range failedAt {
+				if len(passedAt[r]) == 0 && r > best && (fails == 0 || r < fails) {
+					fails = r
+				}
+			}
+		}
+		sw.SustainableInterval = []*float64{nil, nil}
+		if best > 0 {
+			sw.SustainableRate = &best
+			sw.SustainableInterval[0] = &best
+		}
+		if fails > 0 {
+			sw.SustainableInterval[1] = &fails
+		}
+		sw.Contradictions = contradictionsOf(passedAt, failedAt, false)
 	}
 	res.Sweep = sw
 	return nil
@@ -89,11 +118,33 @@ func (o *openSweep) text(res *Result) error {
 	rows := make([]report.OpenRow, len(o.points))
 	for i, p := range o.points {
 		rows[i] = report.NewOpenRow(p.test, p.pass, p.aborted)
-		rows[i].OnService, rows[i].JudgedWith, rows[i].Unjudged = p.onService, p.judgedWith, p.short
-		rows[i].Seconds /= float64(max(1, len(p.steps)))
+		rows[i].JudgedWith, rows[i].Unjudged = p.judgedWith, p.short
+		// Seconds per repeat: a lengthened point's are all its steps'.
+		rows[i].Seconds /= float64(max(1, min(len(p.steps), cfg.Repeat)))
+		rows[i].Decision = p.decision
+		if p.shown >= 0 && p.shown < len(p.intervals) {
+			rows[i].Interval = &p.intervals[p.shown]
+		}
+		if p.note != "" {
+			rows[i].Notes = append(rows[i].Notes, p.note)
+		}
+		if p.lengthened > 0 {
+			rows[i].Notes = append(rows[i].Notes, "lengthened")
+		}
 	}
 	if err := report.WriteOpenSweep(&b, rows); err != nil {
 		return err
+	}
+	for _, r := range rows {
+		if r.Interval != nil {
+			fmt.Fprintf(&b, "  slo: [lo, hi] is the 95%% interval of the percentile in ms; a step passes when hi is within the bound, fails when lo is beyond it\n")
+			break
+		}
+	}
+	for i, p := range o.points {
+		if p.why != "" && p.decision != decideUnjudged {
+			fmt.Fprintf(&b, "  step %d at %s/s: %s\n", i, formatRate(p.rate), safetext.Escape(p.why))
+		}
 	}
 	for i, p := range o.points {
 		// A cluster's per-node table, as run prints it (not with -q).
@@ -118,14 +169,74 @@ func (o *openSweep) text(res *Result) error {
 		}
 	}
 	sw := res.Sweep
-	switch {
-	case !sloSet:
-	case sw.SustainableRate != nil:
-		fmt.Fprintf(&b, "  sustainable rate: %s/s meets %s (%s)\n", formatRate(*sw.SustainableRate), cfg.SLO.Spec, sw.Reason)
-	default:
-		fmt.Fprintf(&b, "  sustainable rate: none: no step met %s (%s)\n", cfg.SLO.Spec, sw.Reason)
+	if sloSet {
+		b.WriteString(sustainableLine(sw, cfg.SLO.Spec))
+		if line := contradictionLine(sw.Contradictions); line != "" {
+			b.WriteString(line)
+		}
 	}
 	b.WriteString("\n")
 	res.Text = b.String()
 	return nil
+}
+
+// sustainableLine states the sustainable rate as an interval: "
+// sustainable rate: 1,800/s surely passes, 2,200/s surely fails
+// (p99<=1ms): converged: …".
+func sustainableLine(sw *report.Sweep, spec string) string {
+	var lo, hi float64
+	if iv := sw.SustainableInterval; len(iv) == 2 {
+		if iv[0] != nil {
+			lo = *iv[0]
+		}
+		if iv[1] != nil {
+			hi = *iv[1]
+		}
+	}
+	var s string
+	switch {
+	case lo > 0 && hi > 0:
+		s = fmt.Sprintf("%s/s surely passes, %s/s surely fails (%s)", groupRate(lo), groupRate(hi), spec)
+	case lo > 0:
+		s = fmt.Sprintf("%s/s surely passes, no rate above it surely failed (%s)", groupRate(lo), spec)
+	case hi > 0:
+		s = fmt.Sprintf("none: no step met %s; %s/s surely fails", spec, groupRate(hi))
+	default:
+		s = fmt.Sprintf("none: no step met %s", spec)
+	}
+	return fmt.Sprintf("  sustainable rate: %s: %s\n", s, sw.Reason)
+}
+
+// contradictionLine says in one line which rates failed below one that
+// passed ("" for none).
+func contradictionLine(cs []report.Contradiction) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		times := "once, not measured again"
+		if c.Persisting {
+			times = fmt.Sprintf("%d times", len(c.FailedSteps))
+		}
+		parts[i] = fmt.Sprintf("%s/s failed (%s) below %s/s, which passed", groupRate(c.LowerRate), times, groupRate(c.HigherRate))
+	}
+	return "  contradicting results: " + strings.Join(parts, "; ") + "\n"
+}
+
+// groupRate prints a rate with thousands separators: 1,800; 2.5.
+func groupRate(r float64) string {
+	s := formatRate(r)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if frac != "" {
+		b.WriteString("." + frac)
+	}
+	return b.String()
 }

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment/replay"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/target"
+)
+
+func replayCommand() *cli.Command {
+	flags := targetFlags()
+	flags = append(flags,
+		&cli.StringFlag{Name: "speed", Value: "1", Usage: "play the trace `FACTOR` times as fast: 1, 2, 2x, 0.5 (request i at t0 + (tᵢ − t₀)/FACTOR)", Category: catLoad},
+		&cli.StringFlag{Name: "rate", Usage: "choose the speed that makes the replay's mean `RATE` (2500, 10k; instead of --speed)", Category: catLoad},
+		&cli.IntFlag{Name: "loop", Value: 1, Usage: "send the trace `N` times, each pass shifted by its length", Category: catLoad},
+		&cli.DurationFlag{Name: "duration", Usage: "cut the replay's timeline after `DURATION` (measured part, after --warmup)", DefaultText: "the whole trace", Category: catLoad},
+		&cli.Int64Flag{Name: "n", Usage: "send at most `N` measured requests (with --duration: whichever ends first)", DefaultText: "the whole trace", Category: catLoad},
+		&cli.DurationFlag{Name: "warmup", Usage: "send the first `DURATION` of the replay's timeline but leave it out of the results", Category: catLoad},
+		connsFlag(50),
+		&cli.BoolFlag{Name: "per-client", Usage: "keep each trace client's commands on a connection of its own, in order (transactions, WATCH, blocking commands and Pub/Sub need it); -c is then ignored", Category: catLoad},
+		pacingFlag(),
+		maxInflightFlag(),
+		maxBufferFlag(),
+		drainFlag(),
+		timeoutFlag(),
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catLoad},
+		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high (as for run)", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
+	)
+	flags = append(flags, shardFlags()...)
+	flags = append(flags,
+		&cli.StringFlag{Name: "format", Value: "auto", Usage: "the trace's `FORMAT`: auto (from its first line), monitor (redis-cli monitor output) or json (pacer's JSON lines); gzip is detected", Category: catWorkload},
+		&cli.StringFlag{Name: "allow", Usage: "send these refused `COMMANDS` after all (comma-separated: FLUSHDB,CONFIG SET)", Category: catWorkload},
+		&cli.StringFlag{Name: "skip", Usage: "leave these `COMMANDS` out of the replay (comma-separated: KEYS,INFO)", Category: catWorkload},
+		&cli.StringFlag{Name: "key-prefix", Usage: "put `PREFIX` before every key argument (by the command's key positions), to replay beside other data", Category: catWorkload},
+		&cli.IntFlag{Name: "db", Usage: "send every command to database `N` instead of the trace's", DefaultText: "the trace's", Category: catWorkload},
+		&cli.BoolFlag{Name: "script-commands", Usage: "also send the commands MONITOR shows scripts running (left out by default: their EVAL or FCALL is replayed)", Category: catWorkload},
+		&cli.BoolFlag{Name: "dry-run", Usage: "read and check the trace, say what the replay would do, send nothing", Category: catWorkload},
+	)
+	flags = append(flags, outputFlags(outputSpec{
+		quietUse:  "quiet: one line, no progress",
+		jsonUse:   "write the pacer.result/v1 JSON (with the trace's record) to `FILE` (- for stdout)",
+		errorsUse: "print error replies on stderr, at most one per second",
+		sloUse:    "`CLAUSES` the replay must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
+		latency:   true,
+	})...)
+	flags = append(flags, measureFlags()...)
+	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
+	return withHelp(&cli.Command{
+		Name:      "replay",
+		Usage:     "open model on a recorded trace: send each command at its instant in the trace, scaled by --speed",
+		ArgsUsage: "TRACE",
+		Flags:     flags,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageErrorf("%v", err)
+		},
+		Action: replayAction,
+	},
+		"redis-cli monitor > trace.txt   # for a bounded time: MONITOR slows the server",
+		"pacer replay --dry-run trace.txt",
+		"pacer replay --speed 2 --slo 'p99<2ms' --json replay.json trace.txt",
+	)
+}
+
+// replayConfig is everything `pacer replay` was asked to do, validated.
+type replayConfig struct {
+	target   conn.Options
+	trace    replay.Config
+	duration time.Duration // the measured part of the timeline (0: the whole trace)
+	requests uint64        // measured requests (0: no bound)
+	warmup   time.Duration
+	pacing   scheduler.Pacing
+	drain    time.Duration
+	lagLimit time.Duration
+	timeout  time.Duration
+	backlog  time.Duration
+	out      outputConfig
+	shard    *scheduler.Placement
+	dryRun   bool
+}
+
+func parseReplayConfig(c *cli.Context) (*replayConfig, error) {
+	cfg := &replayConfig{dryRun: c.Bool("dry-run")}
+	switch c.Args().Len() {
+	case 1:
+	case 0:
+		return nil, usageErrorf("replay needs a TRACE file: redis-cli monitor output or pacer's JSON lines")
+	default:
+		return nil, usageErrorf("replay takes one TRACE file, after the flags (pacer replay [flags] TRACE); got %d arguments", c.Args().Len())
+	}
+	tr := &cfg.trace
+	tr.Path = c.Args().First()
+	var err error
+	if cfg.target, err = targetOptions(c); err != nil {
+		return nil, err
+	}
+	if cfg.shard, err = parseReplayShard(c); err != nil {
+		return nil, err
+	}
+	if tr.Cluster = c.Bool("cluster"); tr.Cluster && c.Bool("embedded") {
+		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
+	}
+	if tr.Format, err = scenarios.ParseTraceFormat(c.String("format")); err != nil {
+		return nil, usageErrorf("--format: %v", err)
+	}
+	if tr.Policy, err = scenarios.ParsePolicy(c.String("allow"), c.String("skip")); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	tr.KeepLua, tr.KeyPrefix, tr.PerClient = c.Bool("script-commands"), c.String("key-prefix"), c.Bool("per-client")
+	if c.IsSet("key-prefix") && tr.KeyPrefix == "" {
+		return nil, usageErrorf("--key-prefix: want a non-empty prefix")
+	}
+	if tr.DBSet = c.IsSet("db"); tr.DBSet {
+		if tr.DB = c.Int("db"); tr.DB < 0 {
+			return nil, usageErrorf("--db %d: must not be negative", tr.DB)
+		}
+	}
+	if c.IsSet("speed") && c.IsSet("rate") {
+		return nil, usageErrorf("--rate and --speed both scale the trace: give one")
+	}
+	if c.IsSet("rate") {
+		r, err := scheduler.ParseRate(c.String("rate"))
+		if err != nil {
+			return nil, usageErrorf("--rate: %v", err)
+		}
+		tr.Rate = r.PerSecond()
+	} else if tr.Speed, err = parseSpeed(c.String("speed")); err != nil {
+		return nil, err
+	}
+	tr.Loops = c.Int("loop")
+	if tr.Conns, err = parseConns(c); err != nil {
+		return nil, err
+	}
+	if err := parseReplayBounds(c, cfg); err != nil {
+		return nil, err
+	}
+	if err := parseReplayDriver(c, cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// parseSpeed reads --speed: a positive factor, with or without an x
+// (2, 2x, 0.5, 1.5X).
+func parseSpeed(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "x"), "X"), 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) || v > 1e6 {
+		return 0, usageErrorf("--speed %q: want a positive factor such as 1, 2x or 0.5", s)
+	}
+	return v, nil
+}
+
+// parseReplayShard reads --shard, --start-at and --start-in: a replay has
+// no random draws, so a shard needs no --seed.
+func parseReplayShard(c *cli.Context) (*scheduler.Placement, error) {
+	if c.IsSet("shard") && !c.IsSet("seed") {
+		// parseShard insists on --seed for the drawn timelines; a trace's
+		// is the same for every shard.
+		_ = c.Set("seed", "0")
+	}
+	return parseShard(c, os.LookupEnv, time.Now())
+}
+
+// parseReplayBounds reads --duration, -n and --warmup.
+func parseReplayBounds(c *cli.Context, cfg *replayConfig) error {
+	if cfg.duration = c.Duration("duration"); c.IsSet("duration") && cfg.duration <= 0 {
+		return usageErrorf("--duration %s: want a positive duration such as 10s or 2m", cfg.duration)
+	}
+	if n := c.Int64("n"); c.IsSet("n") {
+		if n <= 0 {
+			return usageErrorf("-n %d: want a positive number of requests", n)
+		}
+		cfg.requests = uint64(n)
+	}
+	if cfg.warmup = c.Duration("warmup"); cfg.warmup < 0 || c.IsSet("warmup") && cfg.warmup == 0 {
+		return usageErrorf("--warmup %s: want a positive duration such as 5s", cfg.warmup)
+	}
+	if cfg.duration > 0 && cfg.warmup > math.MaxInt64-cfg.duration {
+		return usageErrorf("--warmup %s: too long", cfg.warmup)
+	}
+	return nil
+}
+
+// parseReplayDriver reads the open driver's flags and the output's.
+func parseReplayDriver(c *cli.Context, cfg *replayConfig) error {
+	if k := c.Int("max-inflight"); k < 1 || k > maxInflightPerConn {
+		return usageErrorf("--max-inflight %d: want 1 to %d", k, maxInflightPerConn)
+	} else {
+		cfg.target.MaxInflight = k
+	}
+	if err := checkInflightBudget(cfg.trace.Conns, cfg.target.MaxInflight); err != nil {
+		return err
+	}
+	var err error
+	if cfg.target.MaxBuffer, err = parseMaxBuffer(c); err != nil {
+		return err
+	}
+	p, ok := scheduler.ParsePacing(c.String("pacing"))
+	if !ok {
+		return usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
+	}
+	cfg.pacing = p
+	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
+		return usageErrorf("--drain %s: must not be negative", cfg.drain)
+	}
+	if cfg.drain == 0 {
+		cfg.drain = time.Nanosecond // zero would mean the default
+	}
+	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
+		return usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
+	}
+	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
+		return usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
+	}
+	if cfg.backlog = c.Duration("max-backlog"); cfg.backlog <= 0 {
+		return usageErrorf("--max-backlog %s: want a positive duration", cfg.backlog)
+	}
+	if cfg.out, err = parseOutput(c); err != nil {
+		return err
+	}
+	if !c.IsSet("lag-limit") {
+		cfg.lagLimit = sloLagLimit(cfg.pacing, cfg.out.slo)
+	}
+	return nil
+}
+
+func (cfg *replayConfig) echo(ctx context.Context, faults string, plan *replay.Plan) map[string]any {
+	tr := cfg.trace
+	extra := map[string]any{
+		"pacing":       cfg.pacing.String(),
+		"max_inflight": cfg.target.MaxInflight,
+		"max_buffer":   cfg.target.MaxBuffer,
+		"drain_s":      cfg.drain.Seconds(),
+		"warmup_s":     cfg.warmup.Seconds(),
+		"trace":        filepath.Base(tr.Path),
+		"speed":        plan.Speed,
+		"loops":        plan.Loops,
+		"per_client":   tr.PerClient,
+	}
+	if tr.KeyPrefix != "" {
+		extra["key_prefix"] = true // the prefix itself is the user's: not echoed
+	}
+	if tr.DBSet {
+		extra["db"] = tr.DB
+	}
+	if tr.Cluster {
+		extra["cluster"] = true
+	}
+	return commonConfig{
+		target: cfg.target.Addr, embedded: faults, conns: len(plan.Groups), dial: cfg.target,
+		tests: []string{"replay"}, duration: cfg.duration, requests: cfg.requests,
+	}.echo(ctx, extra)
+}
+
+func replayAction(c *cli.Context) error {
+	cfg, err := parseReplayConfig(c)
+	if err != nil {
+		return err
+	}
+	plan, err := replay.Scan(cfg.trace)
+	if err != nil {
+		return err
+	}
+	if cfg.dryRun {
+		_, err := fmt.Fprint(c.App.Writer, plan.Text())
+		return err
+	}
+	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.trace.Cluster}, place: cfg.shard,
+		files: cfg.out.files, quiet: cfg.out.quiet, mode: "open", banner: true})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	ctx, out := c.Context, e.out
+	if !cfg.out.quiet {
+		fmt.Fprint(out, plan.Text())
+	}
+	e.doc.Config = cfg.echo(ctx, e.faults(), plan)
+	e.doc.Trace = plan.Info()
+	e.askServer()
+	e.noteConfig()
+	name := "replay " + filepath.Base(cfg.trace.Path)
+	res, st, runErr := replay.Run(ctx, e.experiment(cfg.out.showErrs), cfg.trace, plan, name, scheduler.OpenConfig{
+		Duration: cfg.duration, Requests: cfg.requests, Warmup: cfg.warmup,
+		Pacing: cfg.pacing, Drain: cfg.drain, LagLimit: cfg.lagLimit, Timeout: cfg.timeout, Interval: cfg.out.interval,
+		MaxBacklog: cfg.backlog,
+	})
+	code := exitOK
+	if res == nil && runErr == nil {
+		e.doc.Interrupted = true // interrupted waiting for its start
+	}
+	if res != nil {
+		o := report.TestOptions{ID: "replay", SLO: cfg.out.slo, Percentiles: true}
+		if !cfg.trace.Cluster {
+			o.Server = st
+		}
+		t, jd, terr := report.NewTest(res, o)
+		if terr != nil {
+			return failed(terr)
+		}
+		code = judged(c.App.ErrWriter, t, jd)
+		e.doc.Tests = append(e.doc.Tests, *t)
+		e.doc.Interrupted = res.Interrupted || ctx.Err() != nil
+		if !cfg.out.quiet {
+			fmt.Fprintf(out, "\n%s\n\n", report.ServerLine(e.server.ID))
+		}
+		if werr := render(out, t, cfg.out.quiet, cfg.out.text); werr != nil {
+			return failed(werr)
+		}
+		if !cfg.out.quiet {
+			if werr := report.WriteNotes(out, t, false, nil); werr != nil {
+				return failed(werr)
+			}
+		}
+	}
+	if err := e.writeFiles(); err != nil {
+		return failed(err)
+	}
+	return e.exit(code, runErr)
+}

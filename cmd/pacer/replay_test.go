@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/sink"
+)
+
+// monitorLine is a line of redis-cli monitor output for argv (each
+// argument already quoted as MONITOR quotes it).
+func monitorLine(ts string, db int, argv ...string) string {
+	return ts + " [" + string(rune('0'+db)) + " 127.0.0.1:50000] " + strings.Join(argv, " ") + "\n"
+}
+
+// TestReplayUsageErrors: every bad trace or flag is one line and exit 2,
+// and nothing reaches the target (a sink that records every command).
+func TestReplayUsageErrors(t *testing.T) {
+	s, err := sink.Start(sink.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	target := hostPort(t, s.Addr())
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := file("good.txt", monitorLine("1339518083.100000", 0, `"SET"`, `"k"`, `"v"`)+monitorLine("1339518083.200000", 0, `"GET"`, `"k"`))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(monitorLine("1339518083.100000", 0, `"SET"`, `"k`))) // cut short inside the gzip
+	zw.Close()
+	tests := []struct {
+		name string
+		args []string
+		want string // in the one-line message
+	}{
+		{"no trace", nil, "needs a TRACE"},
+		{"two traces", []string{good, good}, "one TRACE"},
+		{"flags after the trace", []string{good, "--speed", "2"}, "after the flags"},
+		{"missing file", []string{filepath.Join(dir, "nope.txt")}, "nope.txt"},
+		{"empty", []string{file("empty.txt", "")}, "empty"},
+		{"blank lines only", []string{file("blank.txt", "\n\n  \n")}, "no command"},
+		{"truncated line", []string{file("cut.txt", `1339518083.100000 [0 127.0.0.1:5] "SET" "k`)}, "cut.txt:1:"},
+		{"truncated gzip", []string{file("cut.txt.gz", gz.String())}, "cut.txt.gz"},
+		{"bad escape", []string{file("esc.txt", monitorLine("1339518083.100000", 0, `"SET"`, `"a\q"`, `"b"`))}, "esc.txt:1: argument 2: bad escape"},
+		{"bad hex escape", []string{file("hex.txt", monitorLine("1339518083.100000", 0, `"SET"`, `"a\xZZ"`, `"b"`))}, "hex.txt:1:"},
+		{"no timestamp", []string{file("nots.txt", `[0 127.0.0.1:5] "SET" "a" "b"`+"\n")}, "nots.txt:1:"},
+		{"time goes back", []string{file("back.txt", monitorLine("1339518083.100000", 0, `"SET"`, `"a"`, `"b"`)+
+			monitorLine("1339518080.100000", 0, `"SET"`, `"a"`, `"b"`))}, "back.txt:2: the timestamp goes back 3s"},
+		{"bad json", []string{file("bad.jsonl", `{"t": 0, "argv": ["SET", "a"]}`+"\n"+`{"t": 1, "argv": "SET a"}`+"\n")}, "bad.jsonl:2:"},
+		{"json without argv", []string{file("noargv.jsonl", `{"t": 0}`+"\n")}, "noargv.jsonl:1:"},
+		{"only refused", []string{file("flush.txt", monitorLine("1339518083.100000", 0, `"FLUSHALL"`))}, "no command to replay"},
+		{"a refused command", []string{file("mixed.txt", monitorLine("1339518083.100000", 0, `"SET"`, `"a"`, `"b"`)+
+			monitorLine("1339518083.200000", 0, `"CONFIG"`, `"SET"`, `"maxmemory"`, `"1"`))}, "mixed.txt:2: CONFIG SET is refused"},
+		{"a transaction without --per-client", []string{file("multi.txt", monitorLine("1339518083.100000", 0, `"MULTI"`)+
+			monitorLine("1339518083.100001", 0, `"SET"`, `"a"`, `"b"`)+monitorLine("1339518083.100002", 0, `"EXEC"`))}, "--per-client"},
+		{"blocking without --per-client", []string{file("blpop.txt", monitorLine("1339518083.100000", 0, `"BLPOP"`, `"q"`, `"0"`))}, "a blocking command holds its connection"},
+		{"subscribe without --per-client", []string{file("sub.txt", monitorLine("1339518083.100000", 0, `"SUBSCRIBE"`, `"ch"`))}, "--per-client"},
+		{"speed 0", []string{"--speed", "0", good}, "--speed"},
+		{"speed -1", []string{"--speed", "-1", good}, "--speed"},
+		{"speed garbage", []string{"--speed", "fast", good}, "--speed"},
+		{"speed and rate", []string{"--speed", "2", "--rate", "1k", good}, "give one"},
+		{"rate zero", []string{"--rate", "0", good}, "--rate"},
+		{"loop 0", []string{"--loop", "0", good}, "--loop 0"},
+		{"bad format", []string{"--format", "csv", good}, "--format"},
+		{"wrong format", []string{"--format", "json", good}, "good.txt:1:"},
+		{"bad allow", []string{"--allow", "FLUSH ALL NOW", good}, "allow"},
+		{"db -1", []string{"--db", "-1", good}, "--db -1"},
+		{"empty key prefix", []string{"--key-prefix", "", good}, "--key-prefix"},
+		{"cluster per client", []string{"--cluster", "--per-client", good}, "--per-client"},
+		{"zero duration", []string{"--duration", "0s", good}, "--duration"},
+		{"hiccup interval", []string{"--hiccup-interval", "1ns", good}, "--hiccup-interval"},
+		{"receive clock", []string{"--receive-clock", "wall", good}, "--receive-clock"},
+	}
+	for _, tc := range tests {
+		args := append(append([]string{"replay"}, target...), tc.args...)
+		code, stdout, stderr := pacer(t, args...)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", tc.name, code, exitUsage, stderr)
+			continue
+		}
+		msg := strings.TrimSpace(stderr)
+		if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "pacer: ") || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: message %q, want one line containing %q", tc.name, msg, tc.want)
+		}
+		if stdout != "" {
+			t.Errorf("%s: printed %q", tc.name, stdout)
+		}
+	}
+	if n := len(s.Records()); n != 0 {
+		t.Errorf("bad input sent %d commands", n)
+	}
+}
+
+// TestReplayDryRunSaysWhatItWillDo: the plan, and nothing sent.
+func TestReplayDryRunSaysWhatItWillDo(t *testing.T) {
+	s, err := sink.Start(sink.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var trace strings.Builder
+	for i := range 100 {
+		ts := "1339518083." + strings.Repeat("0", 4) + string(rune('0'+i/10)) + string(rune('0'+i%10))
+		trace.WriteString(monitorLine(ts, i%2, `"SET"`, `"k"`, `"v"`))
+	}
+	trace.WriteString(monitorLine("1339518084.000000", 0, `"KEYS"`, `"*"`))
+	path := filepath.Join(t.TempDir(), "t.txt")
+	if err := os.WriteFile(path, []byte(trace.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := pacer(t, append(append([]string{"replay"}, hostPort(t, s.Addr())...), "--dry-run", "--skip", "KEYS", "--speed", "2x", path)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"100 commands to send", "top commands  SET 100", "databases     db 0 50, db 1 50",
+		"skipped       KEYS × 1 (from line 101): --skip", "replay at 2× speed: 100 requests"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run says\n%s\nwant %q", out, want)
+		}
+	}
+	if n := len(s.Records()); n != 0 {
+		t.Errorf("a dry run sent %d commands", n)
+	}
+}
+
+// TestReplayMonitorCapture records `redis-cli monitor` of a real
+// redis-server while pacer runs a mixed workload and a client writes
+// values with spaces, quotes, binary bytes and unicode, replays the
+// capture to a second redis-server, and checks both hold the same data
+// (DEBUG DIGEST).
+func TestReplayMonitorCapture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two redis-servers and redis-cli")
+	}
+	a, b := redistest.Start(t, "--enable-debug-command", "yes"), redistest.Start(t, "--enable-debug-command", "yes")
+	cli := redistest.Binary(t, "redis-cli")
+	path := filepath.Join(t.TempDir(), "monitor.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	mon := exec.CommandContext(ctx, cli, "-h", "127.0.0.1", "-p", a.PortString(), "monitor")
+	mon.Stdout = f
+	if err := mon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(t, path, "OK\n")
+
+	code, _, stderr := pacer(t, "run", "-p", a.PortString(), "--rate", "2000", "--duration", "2s", "-c", "4", "-q",
+		"--mix", "set:4,incr:1,lpush:1,hset:1,sadd:1,rpush:1", "-r", "300", "-d", "8-64")
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for _, kv := range [][2]string{{"a b", `q"uo\te`}, {"ctl", "nl\nx\r\t\a\b\x00\x7f end"}, {"bin", string(all)},
+		{"u", "héllo ✓ 😀"}, {"", "empty key"}, {"int", "12345"}} {
+		if _, err := a.Do("SET", kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Do("HSET", "h", `f ] "x`, "[0 1.2.3.4:5] \"y\""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Do("PING", "end-marker"); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(t, path, "end-marker")
+	cancel()
+	mon.Wait()
+	f.Close()
+
+	// pacer run's own questions to the server (INFO, CONFIG GET, LATENCY
+	// HISTOGRAM) are in the capture too, and replayed: none is refused.
+	code, out, stderr := pacer(t, "replay", "-p", b.PortString(), "-c", "1", "--speed", "4", "-q",
+		path)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("replay: exit %d: %s%s", code, out, stderr)
+	}
+	da, err := a.Do("DEBUG", "DIGEST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := b.Do("DEBUG", "DIGEST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if da != db || strings.Trim(da, "0") == "" {
+		t.Errorf("digests: source %s, replayed %s", da, db)
+	}
+	t.Logf("%s; digest %s", strings.TrimSpace(out), da)
+}
+
+// waitForFile polls path until it contains s.
+func waitForFile(t *testing.T, path, s string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(s)) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never showed %q", path, s)
+}
