@@ -281,10 +281,10 @@ func checkInflightBudget(conns, inflight int) error {
 	return nil
 }
 
-// openLoad is what the open loop's load flags asked for. run, sweep and
-// compare read them with parseOpenLoad.
+// openLoad is what the open loop's load flags asked for. run, replay,
+// sweep and compare read them with parseOpenLoad.
 type openLoad struct {
-	arrival     string // uniform or poisson
+	arrival     string // uniform or poisson ("" when the command has no --arrival)
 	pacing      scheduler.Pacing
 	maxInflight int // 0 when the command has no --max-inflight
 	maxBuffer   int
@@ -294,14 +294,17 @@ type openLoad struct {
 	backlog     time.Duration // 0 when the command has no --max-backlog
 }
 
-// parseOpenLoad reads, in this order, those of --arrival, --max-inflight
-// (with the FIFO budget of conns connections), --max-buffer, --pacing,
-// --drain, --lag-limit (default sloLagLimit of slo), --timeout and
-// --max-backlog the command defines.
+// parseOpenLoad reads, in this order, --arrival, --max-inflight (with the
+// FIFO budget of conns connections), --max-buffer, --pacing, --drain,
+// --lag-limit (default sloLagLimit of slo), --timeout and --max-backlog;
+// of --arrival, --max-inflight and --max-backlog, those the command
+// defines.
 func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (openLoad, error) {
-	l := openLoad{arrival: c.String("arrival")}
-	if l.arrival != "uniform" && l.arrival != "poisson" {
-		return l, usageErrorf("--arrival %q: want uniform or poisson", l.arrival)
+	var l openLoad
+	if defines(c, "arrival") {
+		if l.arrival = c.String("arrival"); l.arrival != "uniform" && l.arrival != "poisson" {
+			return l, usageErrorf("--arrival %q: want uniform or poisson", l.arrival)
+		}
 	}
 	if defines(c, "max-inflight") {
 		if l.maxInflight = c.Int("max-inflight"); l.maxInflight < 1 || l.maxInflight > maxInflightPerConn {
