@@ -14,7 +14,7 @@ func TestFillRecipe(t *testing.T) {
 		t.Fatalf("FillRecipe = %v, %v", r, err)
 	}
 	for tmpl, want := range map[string]string{
-		"SET k v":         `--command "SET k v" has no __key__`,
+		"SET k v":          `--command "SET k v" has no __key__`,
 		`SET "k:__key__ v`: "--command: ",
 	} {
 		if _, err := FillRecipe(tmpl, 10, scenarios.FixedSize(3)); err == nil || !strings.Contains(err.Error(), want) || !usage.Is(err) {
