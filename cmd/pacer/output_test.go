@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -11,29 +10,15 @@ import (
 	"github.com/pacer-load/pacer/internal/secret"
 )
 
-// failingWriter accepts n writes, then fails every one with err.
-type failingWriter struct {
-	mu     sync.Mutex
-	n      int
-	err    error
-	writes []string
-}
+// brokenPipe is a stdout whose reader went away.
+type brokenPipe struct{}
 
-func (f *failingWriter) Write(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.n == 0 {
-		return 0, f.err
-	}
-	f.n--
-	f.writes = append(f.writes, string(p))
-	return len(p), nil
-}
+func (brokenPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
 
 func TestGuardedWriterRedactsAndNotesOnce(t *testing.T) {
 	var errb syncBuffer
 	stderr := guarded.New(&errb, "stderr", secret.Find([]string{"pacer", "-a", "hunter2"}, func(string) string { return "" }).Redact)
-	stdout := guarded.New(&failingWriter{err: syscall.EPIPE}, "stdout", nil)
+	stdout := guarded.New(brokenPipe{}, "stdout", nil)
 	stdout.Write([]byte("lost\n"))
 	stdout.Write([]byte("lost too\n"))
 	stderr.Write([]byte("AUTH failed: WRONGPASS hunter2\n"))
