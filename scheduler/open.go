@@ -394,13 +394,17 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	run.handoffMu.Unlock()
 	// Requests due but never queued (connections full, dead, or a stop),
 	// and those dropped for being too late. The warmup's are the first
-	// warmN of the timeline.
+	// warmN of the timeline. Counted on a cursor of the counts' own, in
+	// one forward walk for a trace (whose pacer cursor reads commands).
 	queued := p.next
-	scheduled := countFrom(p.tl, queued, p.end, p.limit)
+	counting := forTimeline(p.tl)
 	warmN := uint64(0)
 	if p.warmup > 0 {
-		warmN = min(countFrom(p.tl, 0, p.warmup, p.limit), scheduled)
+		warmN = countFrom(counting, 0, p.warmup, p.limit)
 	}
+	scheduled := countFrom(counting, max(queued, warmN), p.end, p.limit)
+	warmN = min(warmN, scheduled)
+	closeTimeline(counting)
 	warmNeverQueued := warmN - min(queued, warmN)
 	cnt.Scheduled = scheduled - warmN
 	cnt.Unsent += scheduled - queued - warmNeverQueued + p.dropped
@@ -474,6 +478,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		res.Commands = commandResults(cfg.CommandNames, run.kinds, tallies)
 	}
 	run.host.stop(res)
+	run.closeLive()
 	if run.series != nil {
 		if err := run.finishSeries(res, p, end); err != nil {
 			return res, err
@@ -532,13 +537,19 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	}
 	// Scheduled: the requests intended within each interval, the last
 	// holding the rest (the timeline's end may have moved with a stop).
-	var sum uint64
+	// The intervals' bounds increase: one forward walk counts them all.
+	counting := forTimeline(p.tl)
+	defer closeTimeline(counting)
+	var sum, before uint64
 	for k := range ivs[:len(ivs)-1] {
 		iv := &ivs[k]
-		from := min(int64(iv.Start), p.end)
-		to := min(int64(iv.Start+iv.Duration), p.end)
-		iv.Counts.Scheduled = countFrom(p.tl, 0, to, p.limit) - countFrom(p.tl, 0, from, p.limit)
+		if k == 0 {
+			before = countFrom(counting, 0, min(int64(iv.Start), p.end), p.limit)
+		}
+		upTo := countFrom(counting, before, min(int64(iv.Start+iv.Duration), p.end), p.limit)
+		iv.Counts.Scheduled = upTo - before
 		sum += iv.Counts.Scheduled
+		before = upTo
 	}
 	ivs[len(ivs)-1].Counts.Scheduled = res.Counts.Scheduled - min(sum, res.Counts.Scheduled)
 	res.Interval, res.Intervals, res.Started = run.cfg.Interval, ivs, run.series.started

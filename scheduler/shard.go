@@ -91,6 +91,9 @@ func (s Shard) Name() string { return s.tl.Name() }
 // fork implements forker.
 func (s Shard) fork() Timeline { return Shard{tl: forTimeline(s.tl), k: s.k, n: s.n} }
 
+// Close releases what the timeline it shards holds (a trace's reader).
+func (s Shard) Close() { closeTimeline(s.tl) }
+
 // countBefore implements counter, exactly: the shard's requests before
 // end are its share of the timeline's requests before end. The shard's
 // limit-th request is the timeline's (limit−1)·N+K−1, so counting the

@@ -41,6 +41,14 @@ func forTimeline(tl Timeline) Timeline {
 	return tl
 }
 
+// closeTimeline releases what a fork of a timeline holds (a trace's
+// reader).
+func closeTimeline(tl Timeline) {
+	if c, ok := tl.(interface{ Close() }); ok {
+		c.Close()
+	}
+}
+
 // counter is a Timeline that counts its requests before an offset without
 // walking them: in O(1) (Uniform) or in bounded time (Poisson), whatever
 // the rate and the length.

@@ -146,9 +146,14 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	if !embedded && len(out) > 0 && out[0] != "serve" {
 		out = append([]string{out[0], "-h", "127.0.0.1", "-p", redisPort}, out[1:]...)
 	}
+	if len(out) > 1 && out[0] == "replay" {
+		// The trace the docs record with redis-cli monitor: a capture
+		// kept in testdata/docs.
+		out[len(out)-1] = filepath.Join("testdata", "docs", filepath.Base(out[len(out)-1]))
+	}
 	codes := []int{exitOK}
 	switch {
-	case len(out) > 0 && (out[0] == "run" || out[0] == "compare" || out[0] == "sweep"):
+	case len(out) > 0 && (out[0] == "run" || out[0] == "compare" || out[0] == "sweep" || out[0] == "replay"):
 		// Whether the generator kept its send-lag limit depends on the
 		// machine's load, and an SLO on its latency too: documented outcomes
 		// (a sweep exits 4 when its bounding failure could be the client's).
@@ -223,6 +228,12 @@ func estimate(args []string) time.Duration {
 		return estimateSweep(args)
 	case "report", "merge":
 		return time.Second
+	case "replay":
+		// The docs' trace spans 3 s; --dry-run only reads it.
+		if hasArg(args, "--dry-run") {
+			return time.Second
+		}
+		return 4 * time.Second
 	case "run":
 		if hasArg(args, "-n") && !hasArg(args, "--duration") {
 			return readmeShortLimit + time.Second // depends on the rate: call it slow
