@@ -388,7 +388,7 @@ func runAction(c *cli.Context) error {
 			}
 			e.doc.Tests = append(e.doc.Tests, *t)
 			e.doc.Interrupted = e.doc.Interrupted || res.Interrupted || ctx.Err() != nil
-			if err := cfg.files.checkpoint(e.doc); err != nil {
+			if err := cfg.files.Checkpoint(e.doc); err != nil {
 				return failed(err)
 			}
 			if identity {
