@@ -97,7 +97,11 @@ func summarizeCounts(g Geometry, counts []int64) Summary {
 	fTotal := float64(total)
 	for i := first; i <= last; i++ {
 		if c := counts[i]; c != 0 {
-			mean += float64(c) * float64(g.medianEquivalent(g.valueAt(i))) / fTotal
+			// g.medianEquivalent(g.valueAt(i)), from the slot's bucket
+			// without finding it again from the value.
+			b := max(i>>g.subHalfMagnitude-1, 0)
+			median := g.valueAt(i) + int64(1)<<(uint(b)+g.unitMagnitude)>>1
+			mean += float64(c) * float64(median) / fTotal
 		}
 	}
 	var p [len(summaryPercentiles)]int64
