@@ -9,9 +9,9 @@
 // It and its subpackages sit above the drivers (scheduler) and, for the
 // subpackages' judging, the report; they get their connections and the
 // server's side from a target.Target. Only the command (cmd/pacer) is
-// above them. An experiment never prints: it shows
-// its runs through the Env's hooks, and returns results (and, in the
-// subpackages, judged report tests).
+// above them. An experiment never prints: it shows its runs through the
+// Env's hooks, and returns results (and, in the subpackages, judged
+// report tests).
 package experiment
 
 import (

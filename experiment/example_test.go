@@ -25,7 +25,11 @@ func ExampleEnv() {
 	defer srv.Close()
 	ctx := context.Background()
 	tgt := &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}}
-	env := &experiment.Env{Target: tgt, Server: target.AskServer(ctx, tgt.Options, nil, nil)}
+	env := &experiment.Env{
+		Target:    tgt,
+		Server:    target.AskServer(ctx, tgt.Options, nil, nil), // the server's side of each run
+		InProcess: true,                                         // the embedded target shares pacer's process
+	}
 
 	const keys = 1000
 	o := scenarios.Options{Keyspace: keys, Sizes: scenarios.FixedSize(32)}

@@ -47,7 +47,10 @@ func ExampleRun() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	env := &experiment.Env{Target: &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}}}
+	env := &experiment.Env{
+		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},
+		InProcess: true, // the embedded target shares pacer's process: for the verdict's attribution
+	}
 	res, _, err := replay.Run(context.Background(), env, cfg, plan, "monitor.txt", scheduler.OpenConfig{})
 	if err != nil {
 		log.Fatal(err)

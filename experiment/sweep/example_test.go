@@ -40,7 +40,10 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	env := &experiment.Env{Target: &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}}}
+	env := &experiment.Env{
+		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},
+		InProcess: true, // the embedded target shares pacer's process: for the verdict's attribution
+	}
 	get := experiment.Test{ID: "get", Title: "GET", Stream: func(uint64) (scheduler.Commands, error) {
 		return scheduler.Fixed(conn.AppendCommand(nil, "GET", "key")), nil
 	}}
