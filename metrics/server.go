@@ -45,6 +45,8 @@ type Config struct {
 	Buckets []time.Duration
 	// MaxConns caps the connections held at once (0: DefaultMaxConns).
 	MaxConns int
+	// Linger is how long Linger keeps serving after the last test.
+	Linger time.Duration
 }
 
 // Server serves a Collector's metrics, and the Go runtime's and the
@@ -55,6 +57,7 @@ type Config struct {
 type Server struct {
 	// Collector holds the tests being served.
 	Collector *Collector
+	linger    time.Duration
 	ln        *limitListener
 	srv       *http.Server
 	served    chan error
@@ -88,6 +91,7 @@ func Listen(cfg Config) (*Server, error) {
 	mux.Handle(Path, oneLineErrors(promhttpHandler(reg)))
 	s := &Server{
 		Collector: c,
+		linger:    cfg.Linger,
 		ln:        lim,
 		srv: &http.Server{
 			Handler:           lim.tracked(mux),
@@ -127,13 +131,46 @@ func isLoopback(a net.Addr) bool {
 	return ok && t.IP.IsLoopback()
 }
 
+// SetScope sets the labels target and shard of the tests to come (see
+// Collector.SetScope); a nil Server ignores it.
+func (s *Server) SetScope(target, shard string) {
+	if s != nil {
+		s.Collector.SetScope(target, shard)
+	}
+}
+
+// Linger keeps serving after the last test for Config.Linger, so that the
+// last scrape sees the final numbers (and pacer_test_running 0): it
+// returns once that time has passed or ctx is done. It returns at once on
+// a nil Server, without Config.Linger, when ctx is already done (an
+// interrupted run) or when no test was watched; otherwise it first calls
+// note, if not nil, with the time it will wait. Call Close after it.
+func (s *Server) Linger(ctx context.Context, note func(time.Duration)) {
+	if s == nil || s.linger <= 0 || ctx.Err() != nil || !s.Collector.Watched() {
+		return
+	}
+	if note != nil {
+		note(s.linger)
+	}
+	t := time.NewTimer(s.linger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
 // Addr is the address the server listens on (with the real port when 0
 // was asked).
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Close stops the server: a scrape in progress may finish (for at most a
-// second), then every connection is closed.
+// second), then every connection is closed. A nil Server has nothing to
+// stop.
 func (s *Server) Close() error {
+	if s == nil {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	err := s.srv.Shutdown(ctx)

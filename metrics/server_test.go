@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"io"
 	"log"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -259,3 +261,37 @@ func (fakeConn) RemoteAddr() net.Addr             { return nil }
 func (fakeConn) SetDeadline(time.Time) error      { return nil }
 func (fakeConn) SetReadDeadline(time.Time) error  { return nil }
 func (fakeConn) SetWriteDeadline(time.Time) error { return nil }
+
+// TestLinger: Linger waits Config.Linger after a watched test, says so
+// first, and ends early with its context; it does not wait for a nil
+// Server, an interrupted run or an endpoint that served no test.
+func TestLinger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var nilServer *Server
+		nilServer.Linger(context.Background(), func(time.Duration) { t.Error("a nil Server lingers") })
+		nilServer.SetScope("x", "y")
+
+		s := &Server{Collector: NewCollector(nil), linger: time.Minute}
+		s.Linger(context.Background(), func(time.Duration) { t.Error("lingers with no test served") })
+		s.Collector.watch("GET", ModeOpen, newFake(true))()
+
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		s.Linger(cancelled, func(time.Duration) { t.Error("an interrupted run lingers") })
+
+		var noted time.Duration
+		start := time.Now()
+		s.Linger(context.Background(), func(d time.Duration) { noted = d })
+		if noted != time.Minute || time.Since(start) != time.Minute {
+			t.Errorf("noted %v, waited %v; want a minute each", noted, time.Since(start))
+		}
+
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Second, cancel)
+		start = time.Now()
+		s.Linger(ctx, nil)
+		if time.Since(start) != time.Second {
+			t.Errorf("waited %v after the context ended at 1 s", time.Since(start))
+		}
+	})
+}

@@ -9,6 +9,11 @@
 // its 12-byte number slots in place (or, when value sizes vary, assembles
 // the command into a reused buffer) and returns the bytes, with no
 // allocation and no formatting library.
+//
+// It is at the bottom of pacer's layering and imports none of pacer's other
+// packages: a Stream is what the drivers of package scheduler pull from
+// (it satisfies scheduler.Commands), and the trace readers feed package
+// replay.
 package scenarios
 
 import (

@@ -24,21 +24,15 @@ func metricsFlags() []cli.Flag {
 	}
 }
 
-// liveMetrics is the --metrics-addr server of a command; a nil
-// *liveMetrics (the flag not given) does nothing.
-type liveMetrics struct {
-	srv    *metrics.Server
-	linger time.Duration
-	// ctx ends the linger early (the first Ctrl-C cancels it); stderr is
-	// where announce and the linger speak.
-	ctx    context.Context
-	stderr io.Writer
-}
+// liveMetrics is the --metrics-addr server of a command; nil (the flag
+// not given) serves nothing, and its Hook, SetScope, Linger and Close do
+// nothing.
+type liveMetrics = metrics.Server
 
-// startMetrics binds --metrics-addr, before anything else runs; announce
-// says where, once every usage error had its chance (exit 2 prints one
-// line). A bad address, a port in use, a bad bucket list or linger are
-// usage errors.
+// startMetrics binds --metrics-addr, before anything else runs;
+// announceMetrics says where, once every usage error had its chance
+// (exit 2 prints one line). A bad address, a port in use, a bad bucket
+// list or linger are usage errors.
 func startMetrics(c *cli.Context) (*liveMetrics, error) {
 	if !c.IsSet("metrics-addr") {
 		for _, name := range []string{"metrics-buckets", "metrics-linger"} {
@@ -52,17 +46,16 @@ func startMetrics(c *cli.Context) (*liveMetrics, error) {
 	if err := metrics.CheckAddr(addr); err != nil {
 		return nil, usageErrorf("--metrics-addr %q: %v", addr, err)
 	}
-	cfg := metrics.Config{Addr: addr}
+	cfg := metrics.Config{Addr: addr, Linger: c.Duration("metrics-linger")}
+	if cfg.Linger < 0 {
+		return nil, usageErrorf("--metrics-linger %s: want a duration of 0 or more", cfg.Linger)
+	}
 	if c.IsSet("metrics-buckets") {
 		b, err := metrics.ParseBuckets(c.String("metrics-buckets"))
 		if err != nil {
 			return nil, usageErrorf("--metrics-buckets: %v", err)
 		}
 		cfg.Buckets = b
-	}
-	linger := c.Duration("metrics-linger")
-	if linger < 0 {
-		return nil, usageErrorf("--metrics-linger %s: want a duration of 0 or more", linger)
 	}
 	srv, err := metrics.Listen(cfg)
 	switch {
@@ -71,68 +64,38 @@ func startMetrics(c *cli.Context) (*liveMetrics, error) {
 	case err != nil:
 		return nil, usageErrorf("--metrics-addr %s: cannot listen: %v", addr, err)
 	}
-	return &liveMetrics{srv: srv, linger: linger, ctx: c.Context, stderr: c.App.ErrWriter}, nil
+	return srv, nil
 }
 
-// announce says on stderr where the metrics are served, and warns when
-// other machines can reach them; nil-safe.
-func (m *liveMetrics) announce(stderr io.Writer) {
+// announceMetrics says on stderr where the metrics are served, and warns
+// when other machines can reach them (nothing without them).
+func announceMetrics(stderr io.Writer, m *liveMetrics) {
 	if m == nil {
 		return
 	}
-	m.stderr = stderr
-	fmt.Fprintf(stderr, "metrics on http://%s%s\n", m.srv.Addr(), metrics.Path)
-	if !m.srv.Loopback() {
-		fmt.Fprintf(stderr, "pacer: warning: --metrics-addr %s is not a loopback address: other machines can read the metrics (test names, the target's address)\n", m.srv.Addr())
+	fmt.Fprintf(stderr, "metrics on http://%s%s\n", m.Addr(), metrics.Path)
+	if !m.Loopback() {
+		fmt.Fprintf(stderr, "pacer: warning: --metrics-addr %s is not a loopback address: other machines can read the metrics (test names, the target's address)\n", m.Addr())
 	}
 }
 
-// scope labels the tests to come with the target's address (never its
-// password: the address is host:port, a unix socket's path, or a cluster's
-// seed) and the shard; nil-safe.
-func (m *liveMetrics) scope(o conn.Options, p *scheduler.Placement) {
-	if m == nil {
-		return
-	}
+// scopeMetrics labels the tests to come with the target's address (never
+// its password: the address is host:port, a unix socket's path, or a
+// cluster's seed) and the shard (K/N; none unsharded).
+func scopeMetrics(m *liveMetrics, o conn.Options, p *scheduler.Placement) {
 	shard := ""
 	if p.Sharded() {
 		shard = strconv.Itoa(p.K) + "/" + strconv.Itoa(p.N)
 	}
-	m.srv.Collector.SetScope(o.Addr, shard)
+	m.SetScope(o.Addr, shard)
 }
 
-// close stops serving, after --metrics-linger when a test was served and
-// the command was not interrupted; nil-safe.
-func (m *liveMetrics) close() {
-	if m == nil {
-		return
-	}
-	if m.linger > 0 && m.ctx.Err() == nil && m.srv.Collector.Watched() {
-		fmt.Fprintf(m.stderr, "pacer: serving the final metrics for %s (--metrics-linger; Ctrl-C ends it)\n", m.linger)
-		t := time.NewTimer(m.linger)
-		select {
-		case <-t.C:
-		case <-m.ctx.Done():
-			t.Stop()
-		}
-	}
-	m.srv.Close()
-}
-
-// hook exposes a test under the labels test and mode: it returns the
-// OnStart to give the scheduler (which then calls onStart, if any) and the
-// end to call once the run has returned.
-func (m *liveMetrics) hook(test, mode string, onStart func(*scheduler.Live)) (func(*scheduler.Live), func()) {
-	if m == nil {
-		return onStart, func() {}
-	}
-	end := func() {}
-	return func(l *scheduler.Live) {
-			end = m.srv.Collector.Watch(test, mode, l)
-			if onStart != nil {
-				onStart(l)
-			}
-		}, func() {
-			end()
-		}
+// closeMetrics stops serving, after --metrics-linger (saying so on
+// stderr) when a test was served and ctx, the command's, was not
+// interrupted.
+func closeMetrics(ctx context.Context, stderr io.Writer, m *liveMetrics) {
+	m.Linger(ctx, func(d time.Duration) {
+		fmt.Fprintf(stderr, "pacer: serving the final metrics for %s (--metrics-linger; Ctrl-C ends it)\n", d)
+	})
+	m.Close()
 }
