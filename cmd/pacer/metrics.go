@@ -19,7 +19,7 @@ import (
 func metricsFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "metrics-addr", Usage: "serve live Prometheus/OpenMetrics metrics at http://`HOST:PORT`/metrics while the command runs, e.g. 127.0.0.1:9464", DefaultText: "off", Category: catOutput},
-		&cli.StringFlag{Name: "metrics-buckets", Usage: "upper bounds of the metrics' latency histograms: a `LIST` of durations, e.g. 1ms,2ms,5ms,10ms (at most 200)", DefaultText: "10 per decade from 50us to 1s, 1-2-5 around: 49 bounds", Category: catOutput},
+		&cli.StringFlag{Name: "metrics-buckets", Usage: "upper bounds of the metrics' latency histograms: a `LIST` of durations, e.g. 1ms,2ms,5ms,10ms (at most 200)", DefaultText: "49 bounds from 10us to 10s, 10 per decade from 50us to 1s", Category: catOutput},
 		&cli.DurationFlag{Name: "metrics-linger", Usage: "keep serving the metrics for `DURATION` after the last test, so the last scrape sees the final counts (Ctrl-C ends it sooner)", DefaultText: "0: close at the end", Category: catOutput},
 	}
 }
