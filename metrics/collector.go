@@ -207,10 +207,19 @@ func (l liveSource) recorders() [numHists]*histo.Recorder {
 
 func (l liveSource) target() scheduler.Rate { return l.TargetRate }
 
-// commands is nil: scheduler.Live does not expose a mix's per-command
-// counters and recorders (the run keeps them, in kindStats), so the
-// pacer_command_* series stay empty until it does.
-func (l liveSource) commands() []commandSource { return nil }
+// commands are a mix's commands, as the live view shows them.
+func (l liveSource) commands() []commandSource {
+	lc := l.Commands()
+	if len(lc) == 0 {
+		return nil
+	}
+	out := make([]commandSource, len(lc))
+	for i, c := range lc {
+		out[i] = commandSource{name: c.Name, completed: c.Completed, replyErrors: c.ReplyErrors,
+			recs: [numCmdHists]*histo.Recorder{c.Response, c.Service, c.Lag, c.Receive}}
+	}
+	return out
+}
 
 // read takes l's cumulative numbers at bounds (ns); the recorders are
 // read in place.

@@ -628,3 +628,68 @@ func TestMetricsConnectionFlood(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsCommandsOfAMix: a mix's commands have series of their own
+// (pacer_command_*, command= the mix's name for it, as in the JSON's
+// commands), which add up to the test's, and the
+// final scrape (kept by --metrics-linger) holds the run's final counts,
+// scheduled included.
+func TestMetricsCommandsOfAMix(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	out := filepath.Join(t.TempDir(), "run.json")
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "--mix", "get:3,set:1", "-r", "100", "-q",
+			"--json", out, "--metrics-addr", addr, "--metrics-linger", "3s")
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("ended before lingering: exit %d: %s", code, stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no JSON after 60 s")
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	doc := readDoc(t, out)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	resp, err := client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("no endpoint after the run: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	<-done
+	value := func(prefix string) (float64, bool) {
+		for _, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, prefix) {
+				var v float64
+				if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v); err == nil {
+					return v, true
+				}
+			}
+		}
+		return 0, false
+	}
+	total, ok := value(`pacer_requests_completed_total{`)
+	get, okGet := value(`pacer_command_requests_completed_total{command="get"`)
+	set, okSet := value(`pacer_command_requests_completed_total{command="set"`)
+	if !ok || !okGet || !okSet || get+set != total || get == 0 || set == 0 {
+		t.Errorf("completed: test %v, GET %v, SET %v (found %v %v %v)\n%s", total, get, set, ok, okGet, okSet, body)
+	}
+	if n, ok := value(`pacer_requests_scheduled_total{`); !ok || uint64(n) != doc.Tests[0].Counts["scheduled"] {
+		t.Errorf("final scheduled %v, the JSON's %d", n, doc.Tests[0].Counts["scheduled"])
+	}
+	if !strings.Contains(string(body), `pacer_command_response_seconds_bucket{command="get"`) {
+		t.Errorf("no per-command histogram:\n%s", body)
+	}
+}
