@@ -51,7 +51,7 @@ func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe,
 	s := scenarios.NewMixStream(m, seed, scenarios.NewSequential(n))
 	for range n {
 		cmd, _ := s.Next()
-		key, ok := scheduler.KeyAt(cmd, p.pos)
+		key, ok := conn.Arg(cmd, p.pos)
 		if !ok {
 			return nil, fmt.Errorf("fill --cluster: cannot find the key in %q", cmd)
 		}
@@ -75,7 +75,7 @@ type nodeKeys struct {
 func (f *nodeKeys) Next() ([]byte, uint32) {
 	for {
 		cmd, kind := f.s.Next()
-		key, ok := scheduler.KeyAt(cmd, f.pos)
+		key, ok := conn.Arg(cmd, f.pos)
 		if !ok || f.top.Owner(cluster.Slot(key)) == f.node {
 			return cmd, kind
 		}
