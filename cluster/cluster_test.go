@@ -65,6 +65,26 @@ func TestParseRedirect(t *testing.T) {
 	}
 }
 
+func TestRedirectTarget(t *testing.T) {
+	for _, c := range []struct{ addr, from, want string }{
+		{"127.0.0.3:7001", "127.0.0.2:7000", "127.0.0.3:7001"},  // a host of its own
+		{":7001", "127.0.0.2:7000", "127.0.0.2:7001"},           // Redis 7's unknown endpoint: the sender's host
+		{"?:7001", "127.0.0.2:7000", "127.0.0.2:7001"},          // the "?" of CLUSTER SLOTS
+		{":7001", "[::1]:7000", "[::1]:7001"},                   // IPv6
+		{":7001", "node-a.example:7000", "node-a.example:7001"}, // a hostname
+		{"[::1]:7001", "127.0.0.2:7000", "[::1]:7001"},
+		{"nonsense", "127.0.0.2:7000", "nonsense"}, // left as sent: its dial fails and says so
+	} {
+		if got := (Redirect{Addr: c.addr}).Target(c.from); got != c.want {
+			t.Errorf("Target(%q from %q) = %q, want %q", c.addr, c.from, got, c.want)
+		}
+	}
+	r, ok := ParseRedirect([]byte("MOVED 3999 :6381"))
+	if !ok || r.Addr != ":6381" || r.Target("127.0.0.2:6379") != "127.0.0.2:6381" {
+		t.Errorf("MOVED 3999 :6381: %+v %v", r, ok)
+	}
+}
+
 func TestRetryable(t *testing.T) {
 	for text, want := range map[string]bool{
 		"CLUSTERDOWN The cluster is down":                         true,

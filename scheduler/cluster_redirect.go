@@ -98,10 +98,13 @@ func (p *pacer) takeRedirects(el int64) {
 		to := -1
 		switch {
 		case rd.moved || rd.ask:
-			to = cl.node(rd.addr)
+			// "-MOVED 3999 :6381" names a port on the host of the node
+			// that sent it.
+			addr := cluster.Redirect{Addr: rd.addr}.Target(cl.members[from].Addr)
+			to = cl.node(addr)
 			if to < 0 {
 				var code, why string
-				if to, code, why = p.join(rd.addr, ""); to < 0 {
+				if to, code, why = p.join(addr, ""); to < 0 {
 					p.giveUp(from, rd.intended, rd.kind, code, why)
 					cl.refresh()
 					continue

@@ -478,3 +478,61 @@ func redirectingPrimary(t *testing.T, n int, addr string) (*fakeServer, *cluster
 	top.Assign(0, cluster.Slots-1, 0)
 	return a, top
 }
+
+// TestClusterRunMovedToAPortOnly: a primary on a second loopback address
+// (127.0.0.2) answers Redis 7's "-MOVED 0 :port" (an endpoint it does not
+// know: the host the client talks to). The request goes to that port on
+// 127.0.0.2, never to the local machine's (an impostor listens on
+// 127.0.0.1 at the same port when it can).
+func TestClusterRunMovedToAPortOnly(t *testing.T) {
+	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nilReply := []byte("$-1\r\n")
+	b := newFakeServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
+	bAddr := b.ln.Addr().String()
+	_, port, _ := net.SplitHostPort(bAddr)
+	var impostor atomic.Int64
+	if ln, err := net.Listen("tcp", "127.0.0.1:"+port); err == nil {
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				impostor.Add(1)
+				c.Close()
+			}
+		}()
+	} else {
+		t.Logf("no impostor on 127.0.0.1:%s: %v", port, err)
+	}
+	moved := []byte("-MOVED 0 :" + port + "\r\n")
+	a := newFakeServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	aAddr := a.ln.Addr().String()
+	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
+	top.Assign(0, cluster.Slots-1, 0)
+	res, err := RunOpen(context.Background(), a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
+		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
+			Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
+			Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
+				return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
+			}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	if cnt.Completed != 300 || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
+		t.Errorf("counts %+v (%v, %q)", cnt, res.ErrorCodes, res.FirstError)
+	}
+	if len(res.Nodes) != 2 || res.Nodes[1].Addr != bAddr || res.Nodes[1].Counts.Completed != 300 || b.received.Load() != 300 {
+		t.Errorf("nodes %+v; %s received %d", res.Nodes, bAddr, b.received.Load())
+	}
+	if n := impostor.Load(); n != 0 {
+		t.Errorf("%d connections reached 127.0.0.1:%s", n, port)
+	}
+}
