@@ -111,7 +111,7 @@ func (p *pacer) takeRedirects(el int64) {
 				}
 			}
 			if rd.moved {
-				cl.owner[rd.hslot] = int16(to)
+				cl.owner[rd.hslot] = int32(to)
 				cl.refresh()
 			}
 			it.ask = rd.ask

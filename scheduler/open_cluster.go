@@ -146,7 +146,7 @@ type clusterRun struct {
 	// Pacer-owned.
 	members                      []member
 	nodeResp, nodeServ, nodeRecv []*histo.Recorder
-	owner                        [cluster.Slots]int16
+	owner                        [cluster.Slots]int32
 	stores                       []cmdStore
 	heads                        []uint64
 	waits                        []waitQueue
@@ -242,16 +242,22 @@ func (run *openRun) addClusterSlot(c *conn.Conn, k int, addr string) *slot {
 // nodes. With join, a primary that owns slots and is not yet a node
 // joins (join returns its index, -1 if it cannot).
 func (cl *clusterRun) apply(t *cluster.Topology, join func(addr, id string) int) {
-	idx := make([]int16, len(t.Primaries))
+	owns := make([]bool, len(t.Primaries))
+	for s := range uint16(cluster.Slots) {
+		if o := t.Owner(s); o >= 0 {
+			owns[o] = true
+		}
+	}
+	idx := make([]int32, len(t.Primaries))
 	for i, p := range t.Primaries {
 		k := cl.node(p.Addr)
-		if k < 0 && join != nil && t.SlotsOf(i) > 0 {
+		if k < 0 && join != nil && owns[i] {
 			k = join(p.Addr, p.ID)
 		}
 		if k >= 0 && cl.members[k].ID == "" {
 			cl.members[k].ID = p.ID // a node that joined on a redirect
 		}
-		idx[i] = int16(k)
+		idx[i] = int32(k)
 	}
 	for s := range uint16(cluster.Slots) {
 		if o := t.Owner(s); o >= 0 && idx[o] >= 0 {
