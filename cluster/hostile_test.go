@@ -82,9 +82,9 @@ func readCommand(r *bufio.Reader) ([]string, error) {
 	return args, nil
 }
 
-// shardsReply writes a CLUSTER SHARDS reply of n primaries at host:port,
-// each a shard of its own: the first slotless of them without slots, the
-// others sharing the slots evenly.
+// shardsReply writes a CLUSTER SHARDS reply of n primaries at host, on
+// ports from port up, each a shard of its own: the first slotless of them
+// without slots, the others sharing the slots evenly.
 func shardsReply(n, slotless int, host string, port int) func(io.Writer) {
 	return func(w io.Writer) {
 		bw := bufio.NewWriter(w)
@@ -100,7 +100,7 @@ func shardsReply(n, slotless int, host string, port int) func(io.Writer) {
 			}
 			id := strconv.Itoa(i)
 			id = strings.Repeat("0", 40-len(id)) + id
-			bw.WriteString("$5\r\nnodes\r\n*1\r\n*8\r\n$2\r\nid\r\n$40\r\n" + id + "\r\n$4\r\nport\r\n:" + strconv.Itoa(port) +
+			bw.WriteString("$5\r\nnodes\r\n*1\r\n*8\r\n$2\r\nid\r\n$40\r\n" + id + "\r\n$4\r\nport\r\n:" + strconv.Itoa(port+i) +
 				"\r\n$2\r\nip\r\n$" + strconv.Itoa(len(host)) + "\r\n" + host + "\r\n$4\r\nrole\r\n$6\r\nmaster\r\n")
 		}
 		bw.Flush()
@@ -217,5 +217,30 @@ func TestTopologyIndexBeyondInt16(t *testing.T) {
 	top.Assign(0, Slots-1, 65536)
 	if o := top.Owner(0); o != 65536 || top.SlotsOf(65536) != Slots || top.SlotsOf(0) != 0 {
 		t.Errorf("owner %d; slots of 65536: %d, of 0: %d", o, top.SlotsOf(65536), top.SlotsOf(0))
+	}
+}
+
+// TestParseShardsOnePrimaryListedTwice: shards naming one primary are one
+// node serving their slots (4,000 such shards made 4,000 nodes, each with
+// connections and histograms, all talking to one server).
+func TestParseShardsOnePrimaryListedTwice(t *testing.T) {
+	r := &strings.Builder{}
+	shardsReply(4000, 0, "127.0.0.2", 7000)(r)
+	v := value(t, r.String())
+	// Point every shard at one port.
+	for i := range v.Elems {
+		nodes := fields(v.Elems[i])["nodes"].Elems
+		for k := range nodes[0].Elems {
+			if nodes[0].Elems[k].Str == "port" {
+				nodes[0].Elems[k+1].Int = 7000
+			}
+		}
+	}
+	top, err := parseShards(v, "127.0.0.2", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(top.Primaries) != 1 || top.Primaries[0].Addr != "127.0.0.2:7000" || top.SlotsOf(0) != Slots {
+		t.Errorf("%d primaries, the first %+v with %d slots", len(top.Primaries), top.Primaries[0], top.SlotsOf(0))
 	}
 }

@@ -204,6 +204,7 @@ func slotRange(lo, hi conn.Value) (uint16, uint16, error) {
 // tls-port, role, health).
 func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) {
 	t := NewTopology(nil)
+	index := map[string]int{} // a primary's index by address
 	for _, sh := range v.Elems {
 		f := fields(sh)
 		var primary *Node
@@ -235,12 +236,18 @@ func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) 
 			}
 			continue
 		}
-		primary.Replicas = replicas
-		i := len(t.Primaries)
-		if i == MaxPrimaries {
-			return nil, tooMany(countShardPrimaries(v))
+		// A primary listed by two shards (a map no real cluster gives) is
+		// one node serving both shards' slots, not two.
+		i, ok := index[primary.Addr]
+		if !ok {
+			i = len(t.Primaries)
+			if i == MaxPrimaries {
+				return nil, tooMany(countShardPrimaries(v))
+			}
+			index[primary.Addr] = i
+			primary.Replicas = replicas
+			t.Primaries = append(t.Primaries, *primary)
 		}
-		t.Primaries = append(t.Primaries, *primary)
 		if len(slots)%2 != 0 {
 			return nil, errors.New("odd number of slot bounds")
 		}
@@ -259,7 +266,8 @@ func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) 
 }
 
 // countShardPrimaries counts the shards of a CLUSTER SHARDS reply that
-// have a primary, for the error that refuses too many.
+// have a primary, for the error that refuses too many (an estimate: a
+// primary listed twice counts twice).
 func countShardPrimaries(v conn.Value) int {
 	n := 0
 	for _, sh := range v.Elems {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/histo"
 )
 
 // OpenCluster runs an open test against a Redis Cluster: one pool of
@@ -144,18 +143,18 @@ type clusterRun struct {
 	joined   chan joined // a joining node's connections (capacity MaxJoined)
 
 	// Pacer-owned.
-	members                      []member
-	nodeResp, nodeServ, nodeRecv []*histo.Recorder
-	owner                        [cluster.Slots]int32
-	stores                       []cmdStore
-	heads                        []uint64
-	waits                        []waitQueue
-	nodes                        []nodeTally
-	kinds                        []kindCount // per command: requests the pacer gave up on
-	rr                           int         // keyless round robin
-	pickRR                       []int       // per node: next connection in rotation
-	taken                        []int       // per node: commands its current connection took this wake
-	joins                        int         // nodes joined
+	members []member
+	nodeRec []*nodeRecorders
+	owner   [cluster.Slots]int32
+	stores  []cmdStore
+	heads   []uint64
+	waits   []waitQueue
+	nodes   []nodeTally
+	kinds   []kindCount // per command: requests the pacer gave up on
+	rr      int         // keyless round robin
+	pickRR  []int       // per node: next connection in rotation
+	taken   []int       // per node: commands its current connection took this wake
+	joins   int         // nodes joined
 	// errs mirrors, for observers, the requests the pacer counted as
 	// errors.
 	errs atomic.Uint64
@@ -191,9 +190,7 @@ func newClusterRun(ctx context.Context, c *OpenCluster, slots, kinds int) *clust
 // addNode adds n's per-node state and returns its index.
 func (cl *clusterRun) addNode(n Node) int {
 	cl.members = append(cl.members, member{Node: n})
-	cl.nodeResp = append(cl.nodeResp, histo.NewRecorder())
-	cl.nodeServ = append(cl.nodeServ, histo.NewRecorder())
-	cl.nodeRecv = append(cl.nodeRecv, histo.NewRecorder())
+	cl.nodeRec = append(cl.nodeRec, &nodeRecorders{})
 	cl.waits = append(cl.waits, waitQueue{})
 	cl.nodes = append(cl.nodes, nodeTally{})
 	cl.pickRR = append(cl.pickRR, 0)
@@ -233,7 +230,7 @@ func (run *openRun) addClusterSlot(c *conn.Conn, k int, addr string) *slot {
 	s := run.addSlot(c)
 	h := s.h
 	h.cl, h.index, h.node = run.cl, len(run.slots)-1, k
-	h.nodeResp, h.nodeServ, h.nodeRecv = run.cl.nodeResp[k], run.cl.nodeServ[k], run.cl.nodeRecv[k]
+	h.nodeRec = run.cl.nodeRec[k]
 	s.node, s.addr = k, addr
 	return s
 }
