@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -314,5 +315,67 @@ func TestTagCoversEverySlot(t *testing.T) {
 		if Slot(key) != s || len(key) != 22 {
 			t.Fatalf("PutTag(%d): %q hashes to %d", s, key, Slot(key))
 		}
+	}
+}
+
+// TestTagSlot: a key's "{tag}" slot comes from the rest of its name, so
+// it is the same whatever tag the key holds, and the key, once tagged,
+// hashes to it; keys that differ elsewhere spread over the slots.
+func TestTagSlot(t *testing.T) {
+	key := []byte("key:{tag}:000000000042")
+	s := TagSlot(key)
+	if s != crc16([]byte("key::000000000042"))&(Slots-1) {
+		t.Errorf("TagSlot = %d", s)
+	}
+	PutTag(key[4:9], s)
+	if TagSlot(key) != s || Slot(key) != s {
+		t.Errorf("tagged %q: TagSlot %d, Slot %d, want %d", key, TagSlot(key), Slot(key), s)
+	}
+	PutTag(key[4:9], s+1) // another tag: the same TagSlot
+	if TagSlot(key) != s {
+		t.Errorf("TagSlot depends on the tag: %d", TagSlot(key))
+	}
+	for _, k := range []string{"plain", "ends{tag", "{}"} { // no five-byte tag
+		if TagSlot([]byte(k)) != Slot([]byte(k)) {
+			t.Errorf("TagSlot(%q) != Slot", k)
+		}
+	}
+	seen := map[uint16]bool{}
+	for i := range 1000 {
+		seen[TagSlot([]byte("key:{tag}:"+strconv.Itoa(100000000000+i)))] = true
+	}
+	if len(seen) < 900 {
+		t.Errorf("1000 keys on %d slots", len(seen))
+	}
+}
+
+func TestPutKeyTags(t *testing.T) {
+	mset := conn.AppendCommand(nil, "MSET", "a:{tag}:1", "v", "b:{tag}:2", "{tag}", "plain", "w")
+	spec := KeySpec{First: 1, Last: -1, Step: 2}
+	s, ok := EncodedTagSlot(mset, spec)
+	if !ok || s != TagSlot([]byte("a:{tag}:1")) {
+		t.Fatalf("EncodedTagSlot %d %v", s, ok)
+	}
+	PutKeyTags(mset, spec, s)
+	for _, pos := range []int{1, 3} {
+		k, _ := conn.Arg(mset, pos)
+		if Slot(k) != s {
+			t.Errorf("key %q on slot %d, want %d", k, Slot(k), s)
+		}
+	}
+	if v, _ := conn.Arg(mset, 4); string(v) != "{tag}" {
+		t.Errorf("a value was tagged: %q", v)
+	}
+	if k, _ := conn.Arg(mset, 5); string(k) != "plain" {
+		t.Errorf("a key without a tag changed: %q", k)
+	}
+	if _, ok := EncodedSlot(conn.AppendCommand(nil, "PING"), KeySpec{}); ok {
+		t.Error("PING has a key")
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		s, _ := EncodedTagSlot(mset, spec)
+		PutKeyTags(mset, spec, s)
+	}); n != 0 {
+		t.Errorf("%v allocations per command", n)
 	}
 }

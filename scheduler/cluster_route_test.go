@@ -121,3 +121,30 @@ func TestRouteBySlotAndTag(t *testing.T) {
 		t.Errorf("keyless requests went to %v", seen)
 	}
 }
+
+// TestRouteTagByKey: with TagByKey, a tagged key gets the tag of its own
+// name, whatever the request's index: one key, one slot (the key pacer
+// fill --cluster wrote); different keys spread over the nodes.
+func TestRouteTagByKey(t *testing.T) {
+	top, nodes := threeNodes()
+	cl := newClusterRun(context.Background(), &OpenCluster{Nodes: nodes, PerNode: 1, Topology: top,
+		Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}, Tagged: []bool{true}, TagByKey: []bool{true}}, 3, 1)
+	defer cl.stop()
+	counts := make([]int, 3)
+	for i := range uint64(3000) {
+		key := "key:{tag}:" + itoa(100000000000+int(i%1000))
+		cmd := enc("GET", key)
+		node, slot, hasKey := cl.route(cmd, 0, i, true)
+		want := cluster.TagSlot([]byte(key))
+		got, _ := conn.Arg(cmd, 1)
+		if !hasKey || slot != want || cluster.Slot(got) != want || node != top.Owner(want) {
+			t.Fatalf("%s (request %d): %q on slot %d node %d, want slot %d", key, i, got, slot, node, want)
+		}
+		counts[node]++
+	}
+	for k, c := range counts {
+		if c < 800 {
+			t.Errorf("node %d took %d of 3000", k, c)
+		}
+	}
+}

@@ -44,6 +44,12 @@ type OpenCluster struct {
 	// "{tag}": each request then gets the tag of a slot chosen from its
 	// index (spread evenly over the slots), in every key.
 	Tagged []bool
+	// TagByKey says, by tagged kind, that the tag comes from the first
+	// key's own name instead (cluster.TagSlot): its keys hold a number
+	// (__key__, or __rand_int__ with a keyspace), so each key always gets
+	// one tag, and the keys pacer fill --cluster wrote are the keys read.
+	// A constant key keeps the spread by index.
+	TagByKey []bool
 	// Dial opens a connection to addr: a replacement for one to a node,
 	// or one to a primary that joins. Nil: no redials, and a redirect to
 	// a primary not in the first slot map is an error.

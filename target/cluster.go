@@ -37,7 +37,7 @@ func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys) ([]*conn.C
 		return nil, nil, err
 	}
 	seed := t.Options
-	oc := &scheduler.OpenCluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged}
+	oc := &scheduler.OpenCluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged, TagByKey: keys.TagByKey}
 	var conns []*conn.Conn
 	for i, p := range top.Primaries {
 		if top.SlotsOf(i) == 0 {

@@ -28,7 +28,7 @@ func fillCommand() *cli.Command {
 		&cli.IntFlag{Name: "P", Value: 64, Usage: "pipeline `NUMREQ` requests per batch", Category: catLoad},
 		&cli.StringFlag{Name: "r", Usage: "number of keys `N` (required)", Category: catWorkload},
 		&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE`: 32, 32-1024 or 64:8,4096:2 (at most 512 MiB)", Category: catWorkload},
-		&cli.StringFlag{Name: "command", Value: "SET key:__key__ __data__", Usage: "the `TEMPLATE` each key is written with; __key__ runs through 0 … N-1", Category: catWorkload},
+		&cli.StringFlag{Name: "command", Value: experiment.FillCommand, Usage: "the `TEMPLATE` each key is written with; __key__ runs through 0 … N-1 (with --cluster: " + experiment.ClusterFillCommand + ", the keys the tests read)", Category: catWorkload},
 		seedFlag("seeds the value sizes"),
 	)
 	flags = append(flags, outputFlags(outputSpec{
@@ -85,12 +85,13 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	custom, err := scenarios.ParseCustom(c.String("command"))
+	command := experiment.FillTemplate(c.String("command"), c.IsSet("command"), c.Bool("cluster"))
+	custom, err := scenarios.ParseCustom(command)
 	if err != nil {
 		return usageErrorf("--command: %v", err)
 	}
 	if !strings.Contains(strings.Join(custom.Args, " "), scenarios.KeyPlaceholder) {
-		return usageErrorf("--command %q has no %s: every key would be the same", c.String("command"), scenarios.KeyPlaceholder)
+		return usageErrorf("--command %q has no %s: every key would be the same", command, scenarios.KeyPlaceholder)
 	}
 	opts := scenarios.Options{Sizes: sizes, Keyspace: n}
 	recipe, err := scenarios.BuildRecipe("", []scenarios.Custom{custom}, opts)
@@ -170,7 +171,7 @@ func fillAction(c *cli.Context) error {
 			Config: commonConfig{
 				target: o.Addr, conns: conns, dial: o, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
 				seed: seed, tests: []string{fillID}, requests: n,
-			}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})}
+			}.echo(c.Context, map[string]any{"keys": n, "command": command})}
 		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
 			return failed(werr)
 		}
