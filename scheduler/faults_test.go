@@ -22,6 +22,9 @@ func redialTo(addr string) func(context.Context) (*conn.Conn, error) {
 }
 
 func TestFaultKillAndRestartRecovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: kills and restarts a redis-server")
+	}
 	srv := redistest.Start(t)
 	go func() {
 		time.Sleep(time.Second)
@@ -79,6 +82,9 @@ func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
 }
 
 func TestFaultStopContinue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: stops a redis-server for seconds")
+	}
 	srv := redistest.Start(t)
 	pause := func() {
 		time.Sleep(500 * time.Millisecond)
