@@ -67,7 +67,7 @@ func parseTLS(c *cli.Context, host string, rediss bool) (*tls.Config, error) {
 		Cert: c.String("cert"), Key: c.String("key"),
 		SNI: c.String("sni"), Insecure: c.Bool("insecure"),
 		Ciphers: c.String("tls-ciphers"), Suites13: c.String("tls-ciphersuites"),
-	}.Client(host)
+	}.Client(c.Context, host)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func serverTLSFiles(c *cli.Context) (conn.TLSServerFiles, error) {
 	if err := givenValues(c, "tls-cert", "tls-key"); err != nil {
 		return conn.TLSServerFiles{}, err
 	}
-	return conn.TLSServerFiles{Cert: c.String("tls-cert"), Key: c.String("tls-key")}, nil
+	return conn.TLSServerFiles{Cert: c.String("tls-cert"), Key: c.String("tls-key"), Ctx: c.Context}, nil
 }
 
 // insecureWarning is printed once per command with --insecure.

@@ -12,7 +12,6 @@ package input
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -99,10 +98,19 @@ func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%w: it holds more than %s (the limit)", ErrTooLarge, bytesize.Format(limit))
+		return nil, tooLarge(limit)
 	}
 	return b, nil
 }
+
+// tooLarge is ReadFile's error for a file above its limit.
+type tooLarge int64
+
+func (e tooLarge) Error() string {
+	return "the file holds more than " + bytesize.Format(int64(e)) + " (the limit)"
+}
+
+func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
 
 // maxChunk bounds one read of a Reader: the copy its goroutine reads into.
 const maxChunk = 64 << 10
