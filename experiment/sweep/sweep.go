@@ -1,13 +1,16 @@
 // Package sweep steps a load and reads what the server did at each step:
 // an open sweep over listed rates, a capacity search for the highest rate
 // that meets an SLO (search.go, and what it may claim: claims.go), and a
-// closed sweep over clients × pipeline with Little's law and the knee
-// (closed.go). It judges each step (judge.go: the 95% interval of each
+// closed sweep over clients × pipeline (closed.go) with Little's law and
+// the knee (knee.go). It judges each step (judge.go: the 95% interval of each
 // percentile clause, whose a miss was, and whether its queue grew:
 // trend.go), lengthens steps for the SLO's percentiles (samples.go) and
 // uncertain ones (sweep.go), and returns a test per point, the sweep's
 // summary and its table; it never prints but through Config.Print, as
 // steps finish.
+//
+// It runs its steps through an experiment.Env and judges them with
+// package report; only the command (cmd/pacer) is above it.
 package sweep
 
 import (
@@ -174,6 +177,9 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	}
 	o := &openSweep{cfg: &cfg, env: env, byRate: map[float64][]*openPoint{}, index: map[*openPoint]int{},
 		stats: map[*scheduler.Step]*serverinfo.Stats{}}
+	if ocfg.Cluster != nil {
+		o.clusterNodes = ocfg.Cluster.Nodes
+	}
 	// Steps long enough for the SLO's percentiles (sampleRule).
 	if !cfg.SLO.IsZero() {
 		o.rule = newSampleRule(cfg.SLO, cfg.StepDuration)
@@ -265,6 +271,8 @@ type openSweep struct {
 	stepTL  scheduler.Timeline
 	stepDur time.Duration
 	since   func() *serverinfo.Stats
+	// clusterNodes are a cluster's primaries, asked around each step.
+	clusterNodes []scheduler.Node
 }
 
 // next is the driver's StepPlanner: it finishes the step that ended and
@@ -318,8 +326,8 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 		o.judgeErr = usage.Errorf("--shard: %v", err)
 		return scheduler.StepPlan{}, false
 	}
-	o.since = func() *serverinfo.Stats { return nil }
-	if !env.Target.Cluster { // the seed's counters are not the cluster's
+	o.since = env.Server.MarkNodes(context.Background(), o.clusterNodes) // the seed's counters are not the cluster's
+	if !env.Target.Cluster {
 		o.since = env.Server.Mark(context.Background())
 	}
 	var stop func()
