@@ -15,8 +15,8 @@ import (
 // TestFirstCtrlCEndsAWaitForInput: the first Ctrl-C ends a command that
 // waits for its input, at once with exit 130: a FIFO that no one writes
 // (report, merge, --commands, --cacert), one whose writer says nothing,
-// and a stdin pipe that stays open and silent (report -, --askpass). It
-// used to print "stopping" and go on waiting (issue 22).
+// and a stdin pipe that stays open and silent (report -, --askpass,
+// bench -x). It used to print "stopping" and go on waiting (issue 22).
 func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -42,6 +42,9 @@ func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 		}},
 		{name: "--askpass from an open pipe", args: func(string) []string {
 			return []string{"run", "-h", "127.0.0.1", "-p", "1", "--rate", "10", "-n", "1", "-t", "get", "--askpass"}
+		}, stdin: true},
+		{name: "bench -x from an open pipe", args: func(string) []string {
+			return []string{"bench", "-h", "127.0.0.1", "-p", "1", "-n", "1", "-x", "set", "k"}
 		}, stdin: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
