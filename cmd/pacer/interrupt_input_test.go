@@ -81,3 +81,21 @@ func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayRefusesAFIFO: replay reads its trace more than once, so a
+// FIFO is a usage error at once; it used to wait for a writer, deaf to
+// the first Ctrl-C (issue 22).
+func TestReplayRefusesAFIFO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	fifo := filepath.Join(t.TempDir(), "trace")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _, stderr := startBinary(t, nil, "replay", "-h", "127.0.0.1", "-p", "1", fifo)
+	code, _ := waitFor(t, cmd, 15*time.Second)
+	if code != exitUsage || !strings.Contains(stderr.String(), "not a regular file (a FIFO)") {
+		t.Errorf("exit %d, stderr %q; want 2, not a regular file", code, stderr.String())
+	}
+}
