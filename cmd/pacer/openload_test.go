@@ -40,6 +40,7 @@ func openLoadOf(t *testing.T, all bool, conns int, slo string, args ...string) (
 }
 
 func TestParseOpenLoad(t *testing.T) {
+	t.Parallel()
 	l, err := openLoadOf(t, true, 10, "")
 	if err != nil || l.arrival != "uniform" || l.pacing != scheduler.Auto || l.maxInflight < 1 || l.maxBuffer < 1 ||
 		l.drain != scheduler.DefaultDrain || l.lagLimit != scheduler.DefaultLagLimit(scheduler.Auto) || l.timeout != 0 ||
