@@ -21,6 +21,7 @@ func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel()   // it signals the binaries it starts, not the test
 	pacerBinary(t) // built once, before the parallel cases
 	for _, tc := range []struct {
 		name string
@@ -89,6 +90,7 @@ func TestReplayRefusesAFIFO(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "trace")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 // however many connections it makes, that the server's certificate is not
 // verified; verification kept on says nothing (issue 22).
 func TestInsecureWarnsOnce(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range [][]string{
 		{"run", "--embedded", "--rate", "1k", "-n", "100", "-c", "3", "-t", "get", "--lag-limit", "1s", "-q"},
 		{"bench", "--embedded", "-n", "300", "-c", "3", "-t", "get,set", "-q"},
