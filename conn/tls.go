@@ -104,15 +104,27 @@ type capture struct {
 	off    int
 	queued uint64 // ciphertext captured since capture began
 	sent   uint64 // of it, written to the socket
+	// heard counts the bytes read, first is the first of them: whether
+	// the server answered the handshake at all, and in TLS, is what a
+	// handshake that times out is told by (tlsErr). Only the goroutine
+	// that reads touches them: the handshake's, then the reader's.
+	heard int64
+	first byte
 }
 
 // Read reads the socket: through stamps when the connection keeps kernel
 // receive timestamps, so each TLS record read keeps its stamp.
-func (s *capture) Read(b []byte) (int, error) {
+func (s *capture) Read(b []byte) (n int, err error) {
 	if s.stamps != nil {
-		return s.stamps.Read(b)
+		n, err = s.stamps.Read(b)
+	} else {
+		n, err = s.Conn.Read(b)
 	}
-	return s.Conn.Read(b)
+	if n > 0 && s.heard == 0 {
+		s.first = b[0]
+	}
+	s.heard += int64(n)
+	return n, err
 }
 
 func (s *capture) Write(b []byte) (int, error) {
@@ -165,7 +177,7 @@ func (c *Conn) startTLS(ctx context.Context, o Options) error {
 	tc := tls.Client(sock, o.TLS)
 	start := time.Now()
 	if err := tc.HandshakeContext(ctx); err != nil {
-		return tlsErr(ctx, o, err)
+		return tlsErr(ctx, o, err, sock)
 	}
 	took := time.Since(start)
 	sock.mu.Lock()
@@ -181,10 +193,17 @@ func (c *Conn) startTLS(ctx context.Context, o Options) error {
 }
 
 // tlsErr words a failed handshake: why, and a hint when the server seems
-// not to speak TLS at all.
-func tlsErr(ctx context.Context, o Options, err error) error {
+// not to speak TLS at all. A handshake that times out is told apart by
+// what the server sent (sock): nothing (perhaps not a TLS port), TLS
+// records (a TLS port that stalled midway), or bytes that are not TLS (a
+// plain port that answered a little).
+func tlsErr(ctx context.Context, o Options, err error, sock *capture) error {
 	var rh tls.RecordHeaderError
 	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && sock.heard > 0 && tlsRecordType(sock.first):
+		return fmt.Errorf("%w: the handshake timed out after the server answered: no more from it within %v of connecting (the port speaks TLS, then stalled): %w", ErrTLS, o.DialTimeout, ctx.Err())
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && sock.heard > 0:
+		return fmt.Errorf("%w: the server does not speak TLS on %s: it answered %d bytes that are not TLS, then nothing within %v (a plain port? drop --tls): %w", ErrTLS, o.Addr, sock.heard, o.DialTimeout, ctx.Err())
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("%w: no reply within %v (is it a TLS port?): %w", ErrTLS, o.DialTimeout, ctx.Err())
 	case ctx.Err() != nil:
@@ -194,6 +213,10 @@ func tlsErr(ctx context.Context, o Options, err error) error {
 	}
 	return fmt.Errorf("%w: %w", ErrTLS, err)
 }
+
+// tlsRecordType reports whether b begins a TLS record: change_cipher_spec,
+// alert, handshake or application_data (RFC 8446, 5.1).
+func tlsRecordType(b byte) bool { return b >= 20 && b <= 23 }
 
 // writeSome is Flush's write: one non-blocking attempt at the socket. It
 // returns how many bytes of b (the unwritten output) count as written.

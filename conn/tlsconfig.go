@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -11,8 +12,15 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/internal/certs"
+	"github.com/pacer-load/pacer/internal/input"
 	"github.com/pacer-load/pacer/internal/usage"
 )
+
+// MaxTLSFileSize is the most a TLS file (--cacert, --cert, --key, a file of
+// --cacertdir, --tls-cert, --tls-key) may hold: a CA bundle of every
+// public root is about 200 KiB. Files are read up to it plus one byte, so
+// /dev/zero or a huge file is an error, not an endless read.
+const MaxTLSFileSize = 4 << 20
 
 // TLSFiles is a client's TLS settings as the user gives them: files to
 // read and names to look up, redis-benchmark's TLS flags. Client reads
@@ -42,8 +50,9 @@ type TLSFiles struct {
 }
 
 // Client returns the configuration of a TLS client of host (empty for a
-// unix socket, which then needs SNI or Insecure).
-func (f TLSFiles) Client(host string) (*tls.Config, error) {
+// unix socket, which then needs SNI or Insecure). Each file is read up to
+// MaxTLSFileSize; a cancelled ctx ends a read that waits (a FIFO).
+func (f TLSFiles) Client(ctx context.Context, host string) (*tls.Config, error) {
 	cfg := &tls.Config{
 		ServerName:         host,
 		InsecureSkipVerify: f.Insecure,
@@ -58,7 +67,7 @@ func (f TLSFiles) Client(host string) (*tls.Config, error) {
 	if f.CACert != "" || f.CACertDir != "" {
 		pool := x509.NewCertPool()
 		if f.CACert != "" {
-			n, err := addPEMFile(pool, f.CACert)
+			n, err := addPEMFile(ctx, pool, f.CACert)
 			if err != nil {
 				return nil, usage.Errorf("--cacert %s: %v", f.CACert, err)
 			}
@@ -67,7 +76,7 @@ func (f TLSFiles) Client(host string) (*tls.Config, error) {
 			}
 		}
 		if f.CACertDir != "" {
-			if err := addPEMDir(pool, f.CACertDir); err != nil {
+			if err := addPEMDir(ctx, pool, f.CACertDir); err != nil {
 				return nil, usage.Errorf("--cacertdir %s: %v", f.CACertDir, err)
 			}
 		}
@@ -77,9 +86,9 @@ func (f TLSFiles) Client(host string) (*tls.Config, error) {
 	case (f.Cert != "") != (f.Key != ""):
 		return nil, usage.Errorf("--cert and --key go together: give both")
 	case f.Cert != "":
-		pair, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+		pair, err := loadKeyPair(ctx, "--cert", f.Cert, "--key", f.Key)
 		if err != nil {
-			return nil, usage.Errorf("--cert %s --key %s: %v", f.Cert, f.Key, err)
+			return nil, err
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
@@ -110,7 +119,12 @@ func (f TLSFiles) Client(host string) (*tls.Config, error) {
 // TLSServerFiles is a TLS server's certificate and its private key, PEM
 // files (pacer serve's and the embedded target's --tls-cert, --tls-key):
 // both or neither.
-type TLSServerFiles struct{ Cert, Key string }
+type TLSServerFiles struct {
+	Cert, Key string
+	// Ctx, when set, interrupts reading the files (a FIFO that no one
+	// writes): the command's context, cancelled by the first Ctrl-C.
+	Ctx context.Context
+}
 
 // Config returns the server's configuration, nil when no certificate is
 // given.
@@ -168,11 +182,35 @@ func (f TLSServerFiles) Trusted(client *tls.Config) (*tls.Config, error) {
 
 // load reads the certificate and key files.
 func (f TLSServerFiles) load() (tls.Certificate, error) {
-	pair, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+	ctx := f.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return loadKeyPair(ctx, "--tls-cert", f.Cert, "--tls-key", f.Key)
+}
+
+// loadKeyPair is tls.LoadX509KeyPair with each file read up to
+// MaxTLSFileSize; its errors are usage errors that name the flags.
+func loadKeyPair(ctx context.Context, certFlag, cert, keyFlag, key string) (tls.Certificate, error) {
+	certPEM, err := readTLSFile(ctx, cert)
 	if err != nil {
-		return pair, usage.Errorf("--tls-cert %s --tls-key %s: %v", f.Cert, f.Key, err)
+		return tls.Certificate{}, usage.Errorf("%s %s: %v", certFlag, cert, err)
+	}
+	keyPEM, err := readTLSFile(ctx, key)
+	if err != nil {
+		return tls.Certificate{}, usage.Errorf("%s %s: %v", keyFlag, key, err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return pair, usage.Errorf("%s %s %s %s: %v", certFlag, cert, keyFlag, key, err)
 	}
 	return pair, nil
+}
+
+// readTLSFile reads a TLS file of at most MaxTLSFileSize bytes.
+func readTLSFile(ctx context.Context, path string) ([]byte, error) {
+	b, err := input.ReadFile(ctx, path, MaxTLSFileSize)
+	return b, unwrapPath(err)
 }
 
 func serverConfig(pair tls.Certificate) *tls.Config {
@@ -181,10 +219,10 @@ func serverConfig(pair tls.Certificate) *tls.Config {
 
 // addPEMFile adds the certificates of a PEM file to pool and returns how
 // many it held.
-func addPEMFile(pool *x509.CertPool, path string) (int, error) {
-	b, err := os.ReadFile(path)
+func addPEMFile(ctx context.Context, pool *x509.CertPool, path string) (int, error) {
+	b, err := readTLSFile(ctx, path)
 	if err != nil {
-		return 0, unwrapPath(err)
+		return 0, err
 	}
 	n := 0
 	for _, cert := range pemCerts(b) {
@@ -215,7 +253,7 @@ func pemCerts(b []byte) []*x509.Certificate {
 // addPEMDir adds the certificates of every file of dir (OpenSSL's hashed
 // links included); files that hold none are skipped, but the directory
 // must hold at least one.
-func addPEMDir(pool *x509.CertPool, dir string) error {
+func addPEMDir(ctx context.Context, pool *x509.CertPool, dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return unwrapPath(err)
@@ -226,7 +264,7 @@ func addPEMDir(pool *x509.CertPool, dir string) error {
 		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		k, err := addPEMFile(pool, path)
+		k, err := addPEMFile(ctx, pool, path)
 		if err != nil {
 			return fmt.Errorf("%s: %v", e.Name(), err)
 		}

@@ -68,7 +68,7 @@ func TestTLSFilesClient(t *testing.T) {
 	none := filepath.Join(dir, "none.pem")
 
 	cfg, err := TLSFiles{CACert: files.CA, Cert: files.ClientCert, Key: files.ClientKey,
-		Ciphers: "ECDHE-RSA-AES128-GCM-SHA256:TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", Suites13: "TLS_AES_128_GCM_SHA256"}.Client("127.0.0.1")
+		Ciphers: "ECDHE-RSA-AES128-GCM-SHA256:TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", Suites13: "TLS_AES_128_GCM_SHA256"}.Client(t.Context(), "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +83,10 @@ func TestTLSFilesClient(t *testing.T) {
 	if err := cfg.VerifyConnection(tls.ConnectionState{Version: tls.VersionTLS13, CipherSuite: tls.TLS_AES_128_GCM_SHA256}); err != nil {
 		t.Errorf("an allowed suite: %v", err)
 	}
-	if cfg, err := (TLSFiles{CACertDir: caDir, SNI: "redis.example"}).Client(""); err != nil || cfg.ServerName != "redis.example" || cfg.RootCAs == nil {
+	if cfg, err := (TLSFiles{CACertDir: caDir, SNI: "redis.example"}).Client(t.Context(), ""); err != nil || cfg.ServerName != "redis.example" || cfg.RootCAs == nil {
 		t.Errorf("--cacertdir --sni over a unix socket: %+v, %v", cfg, err)
 	}
-	if cfg, err := (TLSFiles{Insecure: true}).Client(""); err != nil || !cfg.InsecureSkipVerify || cfg.RootCAs != nil {
+	if cfg, err := (TLSFiles{Insecure: true}).Client(t.Context(), ""); err != nil || !cfg.InsecureSkipVerify || cfg.RootCAs != nil {
 		t.Errorf("--insecure: %+v, %v", cfg, err)
 	}
 
@@ -108,7 +108,7 @@ func TestTLSFilesClient(t *testing.T) {
 		{TLSFiles{Suites13: "TLS_AES_128_CCM_SHA256"}, "h", `--tls-ciphersuites: unknown or unsupported TLS 1.3 suite "TLS_AES_128_CCM_SHA256"`},
 		{TLSFiles{Suites13: ","}, "h", "--tls-ciphersuites: no suite named"},
 	} {
-		_, err := tc.f.Client(tc.host)
+		_, err := tc.f.Client(t.Context(), tc.host)
 		if err == nil || !usage.Is(err) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%+v: %v (usage %v), want %q", tc.f, err, usage.Is(err), tc.want)
 		}

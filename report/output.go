@@ -205,9 +205,24 @@ func WriteOutput(path string, data []byte) error {
 
 func writeAll(path string, w io.Writer, data []byte) error {
 	if _, err := w.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	return nil
+}
+
+// writeError is the error of a failed step of writing path. A step's
+// *os.PathError names a path again (the same one, or the temporary file
+// beside it): only its operation, when that is not the write itself, and
+// its cause are kept, so the message says "write" and the path once.
+func writeError(path string, err error) error {
+	var pe *os.PathError
+	switch {
+	case !errors.As(err, &pe):
+		return fmt.Errorf("write %s: %w", path, err)
+	case pe.Op == "write":
+		return fmt.Errorf("write %s: %w", path, pe.Err)
+	}
+	return fmt.Errorf("write %s: %s: %w", path, pe.Op, pe.Err)
 }
 
 // writeDirect writes a FIFO, a device or a /proc path in place.
@@ -236,11 +251,11 @@ func writeDirect(path string, out output, data []byte) (err error) {
 		if out.kind == toFIFO && isNoReader(err) {
 			return fmt.Errorf("write %s: the FIFO has no reader (start the reader first)", path)
 		}
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("write %s: %w", path, cerr)
+			err = writeError(path, cerr)
 		}
 	}()
 	return writeAll(path, f, data)
@@ -259,7 +274,7 @@ func writeAtomic(path string, out output, data []byte) (err error) {
 	dir := filepath.Dir(out.path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(out.path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	tmp := f.Name()
 	temps.add(tmp)
@@ -282,20 +297,20 @@ func writeAtomic(path string, out output, data []byte) (err error) {
 		keepOwner(f, out.info)
 	}
 	if err := f.Chmod(mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	if err := syncFile(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	closed = true
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	if err := renameFile(tmp, out.path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	syncDir(dir)
 	return nil

@@ -2,14 +2,15 @@ package report
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/pacer-load/pacer/internal/bytesize"
+	userinput "github.com/pacer-load/pacer/internal/input"
 	"github.com/pacer-load/pacer/internal/usage"
 )
 
@@ -34,8 +35,10 @@ const MaxDocumentSize = 256 << 20
 // ReadInputs reads and checks the documents of paths (pacer report and
 // pacer merge); "-" is stdin, which may be given once. Documents are
 // labelled by their files' base names, or by their paths when two share
-// one. Its errors are usage errors that name the path.
-func ReadInputs(paths []string, stdin io.Reader) ([]Input, error) {
+// one. Its errors are usage errors that name the path. A cancelled ctx
+// (the first Ctrl-C) ends a read that waits, of a FIFO or of stdin, with
+// internal/input's ErrInterrupted.
+func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, error) {
 	base := map[string]int{}
 	for _, p := range paths {
 		base[filepath.Base(p)]++
@@ -54,10 +57,10 @@ func ReadInputs(paths []string, stdin io.Reader) ([]Input, error) {
 			return nil, usage.Errorf("- (stdin) given twice")
 		case p == StdoutPath:
 			stdinRead, label = true, "stdin"
-			data, err = readLimited(stdin)
+			data, err = readLimited(userinput.Reader(ctx, stdin))
 		default:
-			var f *os.File
-			if f, err = os.Open(p); err == nil {
+			var f *userinput.File
+			if f, err = userinput.Open(ctx, p); err == nil {
 				data, err = readLimited(f)
 				f.Close()
 			}

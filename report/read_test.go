@@ -23,7 +23,7 @@ func TestReadInputs(t *testing.T) {
 		return p
 	}
 	a, b, c := write("a.json", doc), write("x/r.json", doc), write("y/r.json", "\n\t "+doc)
-	in, err := ReadInputs([]string{a, b, c, "-"}, strings.NewReader(doc))
+	in, err := ReadInputs(t.Context(), []string{a, b, c, "-"}, strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestReadInputs(t *testing.T) {
 		{[]string{write("bad.json", `{"schema": "other"}`)}, "", "not a pacer result"},
 		{[]string{filepath.Join(dir, "none.json")}, "", "none.json: open"},
 	} {
-		_, err := ReadInputs(tc.paths, strings.NewReader(tc.stdin))
+		_, err := ReadInputs(t.Context(), tc.paths, strings.NewReader(tc.stdin))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !usage.Is(err) {
 			t.Errorf("%q: %v, want a usage error with %q", tc.paths, err, tc.want)
 		}

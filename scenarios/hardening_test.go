@@ -205,7 +205,7 @@ func TestCommandsFileLimits(t *testing.T) {
 func TestLoadCommandsFileEndsOnEndlessInput(t *testing.T) {
 	// /dev/zero: no newline, ever.
 	if _, err := os.Stat("/dev/zero"); err == nil {
-		if _, err := LoadCommandsFile("/dev/zero"); err == nil || !strings.Contains(err.Error(), "line 1: longer than") {
+		if _, err := LoadCommandsFile(t.Context(), "/dev/zero"); err == nil || !strings.Contains(err.Error(), "line 1: longer than") {
 			t.Errorf("/dev/zero: %v", err)
 		}
 	}
@@ -236,15 +236,15 @@ func TestLoadCommandsFileEndsOnEndlessInput(t *testing.T) {
 			}
 		}
 	}()
-	if _, err := LoadCommandsFile(fifo); err == nil || !strings.Contains(err.Error(), "more than 1048576 bytes") || !strings.Contains(err.Error(), fifo) {
+	if _, err := LoadCommandsFile(t.Context(), fifo); err == nil || !strings.Contains(err.Error(), "more than 1048576 bytes") || !strings.Contains(err.Error(), fifo) {
 		t.Errorf("endless FIFO: %v", err)
 	}
-	if _, err := LoadCommandsFile(filepath.Join(dir, "none")); err == nil {
+	if _, err := LoadCommandsFile(t.Context(), filepath.Join(dir, "none")); err == nil {
 		t.Error("a missing file accepted")
 	}
 	good := filepath.Join(dir, "good")
 	os.WriteFile(good, []byte("3 hot=GET k\nSET k v\n"), 0o600)
-	if cs, err := LoadCommandsFile(good); err != nil || len(cs) != 2 || cs[0].Weight != 3 || !cs[0].Named || cs[1].Named {
+	if cs, err := LoadCommandsFile(t.Context(), good); err != nil || len(cs) != 2 || cs[0].Weight != 3 || !cs[0].Named || cs[1].Named {
 		t.Errorf("good file: %+v %v", cs, err)
 	}
 }

@@ -2,16 +2,18 @@ package scenarios
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/pacer-load/pacer/internal/input"
 )
 
 // Mix is a weighted set of templates sent from one timeline as one test.
@@ -341,9 +343,11 @@ func ParseCommandsFile(text string) ([]Custom, error) {
 
 // LoadCommandsFile reads a --commands file with ParseCommandsFile's rules.
 // It reads at most MaxCommandsFileSize bytes (plus one, to tell), so
-// /dev/zero, a FIFO or a huge file ends with an error, not an endless read.
-func LoadCommandsFile(path string) ([]Custom, error) {
-	f, err := os.Open(path)
+// /dev/zero, a FIFO or a huge file ends with an error, not an endless read;
+// a cancelled ctx (the first Ctrl-C) ends a read that waits (a FIFO that
+// no one writes) with internal/input's ErrInterrupted.
+func LoadCommandsFile(ctx context.Context, path string) ([]Custom, error) {
+	f, err := input.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}

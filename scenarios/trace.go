@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -197,11 +198,22 @@ type TraceReader struct {
 
 // OpenTrace opens the trace file at path, gzip-compressed or not (told by
 // its first bytes, not its name), and detects its format unless opt
-// forces one. Close closes the file.
+// forces one. Close closes the file. The trace must be a regular file:
+// a replay reads it more than once (checked, then replayed, once per
+// loop), which a FIFO or a pipe cannot give.
 func OpenTrace(path string, opt TraceOptions) (*TraceReader, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: opening a FIFO that no one writes would wait for a
+	// writer, deaf to Ctrl-C; a regular file's reads ignore the flag.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, &TraceError{Name: path, Msg: "not a regular file (" + fileKind(fi.Mode()) + "): a replay reads its trace more than once"}
 	}
 	r, err := NewTraceReader(f, path, opt)
 	if err != nil {
@@ -515,4 +527,19 @@ func (h *hashReader) Read(p []byte) (int, error) {
 		h.n += int64(n)
 	}
 	return n, err
+}
+
+// fileKind names a file mode that is not a regular file's.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a plain file"
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -66,8 +67,9 @@ type SuiteTest struct {
 	Custom bool
 }
 
-// Build reads the workload into its tests.
-func (w Workload) Build() (*Suite, error) {
+// Build reads the workload into its tests. ctx interrupts reading the
+// --commands file (a FIFO that no one writes).
+func (w Workload) Build(ctx context.Context) (*Suite, error) {
 	s := &Suite{Options: Options{Sizes: w.Sizes, Cluster: w.Cluster}}
 	if w.TestsGiven && strings.Trim(w.Tests, " ,") == "" {
 		return nil, usage.Errorf("-t %q names no test: give one or more, such as -t get,set (leave -t out for the whole suite)", w.Tests)
@@ -114,7 +116,7 @@ func (w Workload) Build() (*Suite, error) {
 		customs[i].Weight = v
 	}
 	if w.CommandsFile != "" {
-		more, err := LoadCommandsFile(w.CommandsFile)
+		more, err := LoadCommandsFile(ctx, w.CommandsFile)
 		if err != nil {
 			return nil, usage.Errorf("--commands: %v", err)
 		}

@@ -23,7 +23,7 @@ func TestWorkloadBuild(t *testing.T) {
 			Keyspace: "10", KeyspaceGiven: true, KeyDist: "zipf:0.9", KeyDistGiven: true}, nil, true, false},
 		{"trailing", Workload{Sizes: d3, Tests: "get", Trailing: []string{"HSET", "h", "f", "__data__"}}, []string{"HSET h f __data__"}, false, true},
 	} {
-		s, err := tc.w.Build()
+		s, err := tc.w.Build(t.Context())
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -62,7 +62,7 @@ func TestWorkloadBuild(t *testing.T) {
 		{Workload{Sizes: FixedSize(1 << 20), Trailing: []string{"SET", "k", "__data__"}, MaxCommand: 1 << 10}, "a command of 1048608 is larger than 1KiB"},
 		{Workload{Sizes: d3, Tests: "nosuch"}, "nosuch"},
 	} {
-		_, err := tc.w.Build()
+		_, err := tc.w.Build(t.Context())
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !usage.Is(err) {
 			t.Errorf("%+v: %v, want a usage error with %q", tc.w, err, tc.want)
 		}

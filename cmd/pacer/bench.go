@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/bytesize"
+	"github.com/pacer-load/pacer/internal/input"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
@@ -194,7 +195,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		if len(trailing) == 0 {
 			return nil, usageErrorf("-x reads the last argument from stdin: give a command")
 		}
-		last, err := readLastArg(stdin, cfg.clients, cfg.pipeline)
+		last, err := readLastArg(input.Reader(c.Context, stdin), cfg.clients, cfg.pipeline)
 		if err != nil {
 			return nil, err
 		}

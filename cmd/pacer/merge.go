@@ -52,7 +52,7 @@ func mergeAction(c *cli.Context) error {
 	if err := report.CheckOutputPath(outPath); err != nil {
 		return usageErrorf("-o: %v", err)
 	}
-	inputs, err := report.ReadInputs(paths, os.Stdin)
+	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
 		return err
 	}

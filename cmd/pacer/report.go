@@ -62,7 +62,7 @@ func reportAction(c *cli.Context) error {
 			return usageErrorf("--html: %v", err)
 		}
 	}
-	inputs, err := report.ReadInputs(paths, os.Stdin)
+	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func targetOptions(c *cli.Context) (conn.Options, error) {
 		}
 	}
 	if c.Bool("askpass") {
-		pw, err := secret.AskPassword(c.App.Reader, c.App.ErrWriter)
+		pw, err := secret.AskPassword(c.Context, c.App.Reader, c.App.ErrWriter)
 		if err != nil {
 			return o, usageErrorf("--askpass: %v", err)
 		}

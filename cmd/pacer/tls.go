@@ -2,6 +2,9 @@ package main
 
 import (
 	"crypto/tls"
+	"fmt"
+	"io"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -59,12 +62,38 @@ func parseTLS(c *cli.Context, host string, rediss bool) (*tls.Config, error) {
 	if err := givenValues(c, tlsSubFlags...); err != nil {
 		return nil, err
 	}
-	return conn.TLSFiles{
+	cfg, err := conn.TLSFiles{
 		CACert: c.String("cacert"), CACertDir: c.String("cacertdir"),
 		Cert: c.String("cert"), Key: c.String("key"),
 		SNI: c.String("sni"), Insecure: c.Bool("insecure"),
 		Ciphers: c.String("tls-ciphers"), Suites13: c.String("tls-ciphersuites"),
-	}.Client(host)
+	}.Client(c.Context, host)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.InsecureSkipVerify {
+		warnInsecure(cfg, c.App.ErrWriter)
+	}
+	return cfg, nil
+}
+
+// warnInsecure makes cfg print insecureWarning on stderr at its first
+// completed handshake. Printed then, not while the flags are read, it
+// follows no usage error (whose contract is one line), and a server never
+// reached is not warned about. crypto/tls calls VerifyConnection on every
+// handshake, verified or not; the clones cluster nodes get
+// (conn.Options.ForAddr) share the Once, so a command warns once however
+// many connections it makes.
+func warnInsecure(cfg *tls.Config, stderr io.Writer) {
+	var once sync.Once
+	verify := cfg.VerifyConnection
+	cfg.VerifyConnection = func(st tls.ConnectionState) error {
+		once.Do(func() { fmt.Fprintln(stderr, insecureWarning) })
+		if verify != nil {
+			return verify(st)
+		}
+		return nil
+	}
 }
 
 // emptyValue is what an empty value of a TLS flag says: conn reads an
@@ -90,5 +119,8 @@ func serverTLSFiles(c *cli.Context) (conn.TLSServerFiles, error) {
 	if err := givenValues(c, "tls-cert", "tls-key"); err != nil {
 		return conn.TLSServerFiles{}, err
 	}
-	return conn.TLSServerFiles{Cert: c.String("tls-cert"), Key: c.String("tls-key")}, nil
+	return conn.TLSServerFiles{Cert: c.String("tls-cert"), Key: c.String("tls-key"), Ctx: c.Context}, nil
 }
+
+// insecureWarning is printed once per command with --insecure.
+const insecureWarning = "pacer: --insecure: the server's certificate is not verified"

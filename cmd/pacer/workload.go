@@ -75,7 +75,7 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 		Keyspace: c.String("r"), KeyspaceGiven: c.IsSet("r"), KeyDist: c.String("key-dist"), KeyDistGiven: c.IsSet("key-dist"),
 		Commands: c.StringSlice("command"), Weights: c.StringSlice("command-weight"), CommandsFile: c.String("commands"),
 		Mix: c.String("mix"), Ratio: c.String("ratio"), RatioGiven: c.IsSet("ratio"), Trailing: trailing,
-		Cluster: tags, MaxCommand: maxClosedInFlight}.Build()
+		Cluster: tags, MaxCommand: maxClosedInFlight}.Build(c.Context)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/pacer-load/pacer/internal/input"
 )
 
 // AskPrompt is redis-cli's --askpass prompt.
@@ -20,8 +23,9 @@ const maxPasswordLen = 4096
 // (the prompt on prompt) when in is one, else the first line of in, read
 // byte by byte so that nothing after it is consumed (bench -x reads the
 // rest). A trailing \r\n or \n is dropped; an empty password is an error.
-// A nil in is os.Stdin.
-func AskPassword(in io.Reader, prompt io.Writer) (string, error) {
+// A nil in is os.Stdin. A cancelled ctx (the first Ctrl-C) ends the wait
+// with internal/input's ErrInterrupted, the terminal's echo restored.
+func AskPassword(ctx context.Context, in io.Reader, prompt io.Writer) (string, error) {
 	if in == nil {
 		in = os.Stdin
 	}
@@ -29,12 +33,13 @@ func AskPassword(in io.Reader, prompt io.Writer) (string, error) {
 	if f, ok := in.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprint(prompt, AskPrompt)
 		var err error
-		pw, err = term.ReadPassword(int(f.Fd()))
+		pw, err = readTerminal(ctx, int(f.Fd()))
 		fmt.Fprintln(prompt)
 		if err != nil {
 			return "", fmt.Errorf("read the password from the terminal: %w", err)
 		}
 	} else {
+		in = input.Reader(ctx, in)
 		var b [1]byte
 		for {
 			n, err := in.Read(b[:])
@@ -60,4 +65,31 @@ func AskPassword(in io.Reader, prompt io.Writer) (string, error) {
 		return "", errors.New("no password given (an empty line, or nothing on stdin)")
 	}
 	return s, nil
+}
+
+// readTerminal is term.ReadPassword that a cancelled ctx ends: the read
+// goes on in a goroutine, left behind blocked until the process exits,
+// and the terminal gets its echo back here, since ReadPassword's own
+// restore runs only when its read returns.
+func readTerminal(ctx context.Context, fd int) ([]byte, error) {
+	state, err := term.GetState(fd)
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		pw  []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		pw, err := term.ReadPassword(fd)
+		ch <- result{pw, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.pw, r.err
+	case <-ctx.Done():
+		term.Restore(fd, state)
+		return nil, input.ErrInterrupted
+	}
 }

@@ -61,22 +61,22 @@ func TestFindSecrets(t *testing.T) {
 
 func TestAskPasswordReadsOneLine(t *testing.T) {
 	in := strings.NewReader("pw1\r\nthe rest")
-	pw, err := AskPassword(in, io.Discard)
+	pw, err := AskPassword(t.Context(), in, io.Discard)
 	if err != nil || pw != "pw1" {
 		t.Fatalf("AskPassword = %q, %v; want pw1", pw, err)
 	}
 	if rest, _ := io.ReadAll(in); string(rest) != "the rest" {
 		t.Errorf("left %q on stdin, want the rest", rest)
 	}
-	if pw, err := AskPassword(strings.NewReader("last"), io.Discard); err != nil || pw != "last" {
+	if pw, err := AskPassword(t.Context(), strings.NewReader("last"), io.Discard); err != nil || pw != "last" {
 		t.Errorf("a line without newline: %q, %v", pw, err)
 	}
 	for _, in := range []string{"", "\n", "\r\n", strings.Repeat("x", maxPasswordLen+1)} {
-		if _, err := AskPassword(strings.NewReader(in), io.Discard); err == nil {
+		if _, err := AskPassword(t.Context(), strings.NewReader(in), io.Discard); err == nil {
 			t.Errorf("%.10q: no error", in)
 		}
 	}
-	if _, err := AskPassword(failingReader{}, io.Discard); err == nil || !strings.Contains(err.Error(), "broken") {
+	if _, err := AskPassword(t.Context(), failingReader{}, io.Discard); err == nil || !strings.Contains(err.Error(), "broken") {
 		t.Errorf("a failing stdin: %v", err)
 	}
 }

@@ -1,0 +1,39 @@
+//go:build unix
+
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/internal/input"
+)
+
+// TestLoadCommandsFileInterrupted: a --commands FIFO that no one writes
+// waits until the context is cancelled, then ends with ErrInterrupted.
+func TestLoadCommandsFileInterrupted(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := LoadCommandsFile(ctx, fifo)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // it waits first (the outcome is the same if not)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, input.ErrInterrupted) {
+			t.Errorf("LoadCommandsFile = %v; want ErrInterrupted", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("LoadCommandsFile still waits after the cancel")
+	}
+}
