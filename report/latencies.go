@@ -85,7 +85,7 @@ func (h Histograms) decode() (latencySet, error) {
 			return nil
 		}
 		var err error
-		*into, err = histo.Decode(*enc)
+		*into, err = decodeHistogram(*enc)
 		return err
 	}
 	for _, o := range []struct {

@@ -286,6 +286,15 @@ func decades(lo, hi float64) (float64, float64) {
 // minMs is the floor of a logarithmic latency axis: 1 ns.
 const minMs = 1e-6
 
+// plotMs is a latency as a logarithmic axis can draw it: clamped to
+// [minMs, maxMs] (what a histogram holds), not drawn when not a number.
+func plotMs(v float64) (float64, bool) {
+	if math.IsNaN(v) {
+		return 0, false
+	}
+	return min(max(v, minMs), maxMs), true
+}
+
 // spectrumXY samples h on the 1/(1−p) axis: 40 points a decade up to the
 // rank of the last sample, then the maximum (one pass over the counts).
 func spectrumXY(h *hdrhistogram.Histogram) plotter.XYs {
@@ -544,7 +553,7 @@ func seriesPlots(in []Input) (lat, thr *plot.Plot) {
 					if iv.ResponseMs == nil {
 						return 0, false
 					}
-					return math.Max(*st.pick(iv), minMs), true
+					return plotMs(*st.pick(iv))
 				}) {
 					l, err := plotter.NewLine(xy)
 					if err != nil {

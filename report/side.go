@@ -31,29 +31,40 @@ type Input struct {
 }
 
 // ReadInput reads a pacer.result/v1 document from data, checks that its
-// histograms decode, and labels it.
+// histograms decode, bounds what it holds (see checkDocument), and labels
+// it.
 func ReadInput(label string, data []byte) (Input, error) {
-	d, err := ReadDocument(bytes.NewReader(data))
-	if err != nil {
-		return Input{}, err
-	}
-	var extra struct {
+	// One pass: the document, with its config object also kept as its
+	// JSON text (a seed above 2^53 keeps every digit).
+	var raw struct {
+		*Document
 		Config json.RawMessage `json:"config"`
 	}
-	if err := json.Unmarshal(data, &extra); err != nil {
+	raw.Document = &Document{}
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return Input{}, fmt.Errorf("not a pacer result: %w", err)
 	}
+	d := raw.Document
+	if d.Schema != Schema {
+		return Input{}, fmt.Errorf("not a pacer result: schema %q, want %q", d.Schema, Schema)
+	}
 	in := Input{Label: label, Doc: d}
-	if len(extra.Config) > 0 && string(extra.Config) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(extra.Config))
+	if len(raw.Config) > 0 && string(raw.Config) != "null" {
+		if err := json.Unmarshal(raw.Config, &d.Config); err != nil {
+			return Input{}, fmt.Errorf("not a pacer result: config: %w", err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw.Config))
 		dec.UseNumber()
 		if err := dec.Decode(&in.config); err != nil {
 			return Input{}, fmt.Errorf("not a pacer result: config: %w", err)
 		}
 	}
+	if err := checkDocument(d); err != nil {
+		return Input{}, err
+	}
 	for i := range d.Tests {
 		if _, err := d.Tests[i].figures(); err != nil {
-			return Input{}, fmt.Errorf("test %q: %w", d.Tests[i].Name, err)
+			return Input{}, fmt.Errorf("test %d: %w", i+1, err)
 		}
 	}
 	return in, nil
@@ -72,7 +83,7 @@ func (in Input) Config() []ConfigItem {
 		if json.Unmarshal(v, &s) == nil {
 			val = s
 		}
-		out = append(out, ConfigItem{Key: k, Value: val})
+		out = append(out, ConfigItem{Key: cutText(k), Value: cutText(val)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
