@@ -1,0 +1,176 @@
+package scheduler
+
+import (
+	"sync/atomic"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
+)
+
+// An open run's replies: each connection's handler matches a reply to its
+// request and records response, service, send lag and receive lag (or the
+// warmup's own accounting), per command too.
+
+// replies is the Handler of one connection slot: it runs on the reader
+// goroutine of the slot's current connection and records into the shared
+// lock-free recorders.
+type replies struct {
+	run       *openRun
+	completed atomic.Uint64
+	errors    atomic.Uint64
+	early     atomic.Uint64     // replies read before their request was written
+	kinds     []kindCount       // per command of a mix; read after the reader exits
+	last      int64             // arrival of the latest reply; read after the reader exits
+	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
+	firstErr  string
+
+	// warmCompleted and warmErrors count the replies to warmup requests,
+	// which are not measured.
+	warmCompleted, warmErrors atomic.Uint64
+
+	// Cluster runs: the slot's index and node, the node's response-time
+	// recorder, the sequence number of the next reply on the current
+	// connection, and the redirects seen.
+	cl                 *clusterRun
+	index, node        int
+	nodeResp, nodeServ *histo.Recorder
+	nodeRecv           *histo.Recorder
+	// stamped counts the replies that carried a kernel receive timestamp
+	// of the replied read; read after the reader exits.
+	stamped, replied    uint64
+	seq                 uint64
+	moved, ask, retries atomic.Uint64
+	_                   [64]byte // keep neighbouring handlers' counters apart
+}
+
+func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
+	at := t.Arrival
+	run := h.run
+	h.replied++
+	if at != t.Read {
+		h.stamped++
+	}
+	if h.cl != nil {
+		seq := h.seq
+		h.seq++
+		if e.Kind&askingFlag != 0 || h.cl.intercept(h, e, r, seq) {
+			return // ASKING's reply, or a redirect the pacer resends
+		}
+	}
+	if run.warm(e) {
+		h.warmReply(e, r, at)
+		return
+	}
+	h.last = at
+	ks, kc := run.kindOf(h, e)
+	good := true
+	if at != 0 && e.Written != 0 && at < e.Written {
+		// Read before its request was written (the write's clock is read
+		// before the write begins): it answers no request, e.g. a
+		// refusal sent on accept. It is counted as unsolicited and, as
+		// the connection matched it, still ends that request; its times
+		// mean nothing and are not recorded.
+		h.early.Add(1)
+		good = false
+	} else {
+		good = run.clockOK(e, at)
+	}
+	if good && e.Kind&resendFlag == 0 {
+		run.recordLag(e, ks)
+	}
+	if r.Err {
+		h.errors.Add(1)
+		addCode(h.codes, r.Code(), 1)
+		if h.firstErr == "" {
+			h.firstErr = errorText(r.Text)
+		}
+		if run.cfg.OnErrorReply != nil {
+			run.cfg.OnErrorReply(r.Text)
+		}
+		if kc != nil {
+			kc.errors++
+			kc.noteError(r.Code())
+			ks.errors.Add(1)
+		}
+		return
+	}
+	if good {
+		run.recordAt(e, at, ks)
+		recv := t.Read - at
+		run.receive.Record(recv)
+		if ks != nil && ks.receive != nil {
+			ks.receive.Record(recv)
+		}
+		if h.nodeResp != nil {
+			h.nodeResp.Record(at - e.Intended)
+			h.nodeServ.Record(at - e.Written)
+			h.nodeRecv.Record(recv)
+		}
+	}
+	if kc != nil {
+		kc.completed++
+		ks.completed.Add(1)
+	}
+	h.completed.Add(1)
+}
+
+// warmReply counts the reply to a warmup request: nothing else of it is
+// kept, but error replies still reach OnErrorReply and a reply read before
+// its request was written still counts as unsolicited.
+func (h *replies) warmReply(e *conn.Entry, r conn.Reply, at int64) {
+	if at != 0 && e.Written != 0 && at < e.Written {
+		h.early.Add(1)
+	}
+	if !r.Err {
+		h.warmCompleted.Add(1)
+		return
+	}
+	h.warmErrors.Add(1)
+	if h.run.cfg.OnErrorReply != nil {
+		h.run.cfg.OnErrorReply(r.Text)
+	}
+}
+
+// warm reports whether e is a warmup request: intended before the
+// measured window.
+func (run *openRun) warm(e *conn.Entry) bool { return e.Intended < run.warmEnd }
+
+// clockOK checks e's readings as of t (its reply, or when the run gave up
+// on it): a zero reading or a negative lag, response or service time is
+// counted in clockErrors and not recorded, and the run fails.
+func (run *openRun) clockOK(e *conn.Entry, t int64) bool {
+	if t == 0 || e.Written == 0 || e.Intended == 0 || e.Written < e.Intended || t < e.Written {
+		run.clockErrors.Add(1)
+		return false
+	}
+	return true
+}
+
+// kindOf returns the per-command stats and h's tally for e's command, or
+// nils in a single-command test.
+func (run *openRun) kindOf(h *replies, e *conn.Entry) (*kindStats, *kindCount) {
+	k := e.Kind & kindMask
+	if run.kinds == nil || int(k) >= len(run.kinds) {
+		return nil, nil
+	}
+	return &run.kinds[k], &h.kinds[k]
+}
+
+// recordLag adds e's send lag to the total and to its command's stats.
+func (run *openRun) recordLag(e *conn.Entry, ks *kindStats) {
+	run.lag.Record(e.Written - e.Intended)
+	if ks != nil && ks.lag != nil {
+		ks.lag.Record(e.Written - e.Intended)
+	}
+}
+
+// recordAt adds e's response and service times as of t (its reply, or the
+// moment it was given up on) to the total and to its command's stats.
+func (run *openRun) recordAt(e *conn.Entry, t int64, ks *kindStats) {
+	run.response.Record(t - e.Intended)
+	run.service.Record(t - e.Written)
+	if ks != nil && ks.response != nil {
+		ks.response.Record(t - e.Intended)
+		ks.service.Record(t - e.Written)
+	}
+}
