@@ -121,9 +121,8 @@ func mergeLatencies(hs []Histograms) (Latencies, error) {
 			if *o.into == nil {
 				*o.into = histo.New() // pacer's geometry, whatever a part's was
 			}
-			var dropped int64
-			if *o.into, dropped = histo.Add(*o.into, o.from); dropped > 0 {
-				return Latencies{}, errDoesNotFit(dropped)
+			if *o.into, err = addChecked(*o.into, o.from); err != nil {
+				return Latencies{}, err
 			}
 		}
 	}
