@@ -317,17 +317,21 @@ type target struct {
 }
 
 // groupTargets groups the shards (in order) by the target they ran
-// against: one group when they shared a server, one per server when each
-// ran its own (--embedded).
+// against: one group when they shared a server (sameConfig checked their
+// target), one per shard when each ran its own (--embedded).
 func groupTargets(in []MergeInput) []target {
 	var out []target
 	index := map[string]int{}
 	for i, s := range in {
 		addr, _ := s.Doc.Config["target"].(string)
-		k, ok := index[addr]
+		key := addr
+		if _, ok := s.Doc.Config["embedded"]; ok {
+			addr, key = "embedded", strconv.Itoa(i)
+		}
+		k, ok := index[key]
 		if !ok {
 			k = len(out)
-			index[addr] = k
+			index[key] = k
 			out = append(out, target{addr: addr})
 		}
 		out[k].shards = append(out[k].shards, i)

@@ -72,6 +72,9 @@ func mergeAction(c *cli.Context) error {
 	if err := checkOutputPath(outPath); err != nil {
 		return usageErrorf("-o: %v", err)
 	}
+	if err := report.CheckOutputsApart(paths, []report.NamedPath{{Flag: "-o", Path: outPath}}); err != nil {
+		return usageErrorf("%v", err)
+	}
 	inputs, err := readInputs(paths, os.Stdin)
 	if err != nil {
 		return err
@@ -90,8 +93,9 @@ func mergeAction(c *cli.Context) error {
 	if err := writeJSON(c.App.Writer, outPath, doc); err != nil {
 		return failed(err)
 	}
+	verdicts := []report.Input{{Label: "merged", Doc: doc}}
 	if quiet {
-		return nil
+		return verdictsExit(c.App.ErrWriter, verdicts)
 	}
 	out := c.App.Writer
 	if outPath == stdoutPath {
@@ -103,7 +107,7 @@ func mergeAction(c *cli.Context) error {
 			return failed(err)
 		}
 	}
-	return nil
+	return verdictsExit(c.App.ErrWriter, verdicts)
 }
 
 func joinInts(v []int) string {

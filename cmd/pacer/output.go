@@ -106,8 +106,15 @@ func checkOutputPath(path string) error {
 // or a link replaced).
 func writeOutput(stdout io.Writer, path string, data []byte) error {
 	if path == stdoutPath {
-		_, err := stdout.Write(data)
-		return err
+		if _, err := stdout.Write(data); err != nil {
+			return err
+		}
+		// The guarded stdout never fails a write: a result lost to a
+		// closed pipe is a failed command all the same.
+		if g, ok := stdout.(interface{ Err() error }); ok && g.Err() != nil {
+			return fmt.Errorf("the result was not written to stdout: %w", g.Err())
+		}
+		return nil
 	}
 	return report.WriteOutput(path, data)
 }

@@ -20,6 +20,10 @@ import (
 // one-second intervals is a few MB.
 const maxDocumentSize = 256 << 20
 
+// maxInputTotal bounds what pacer report and pacer merge read in all (a
+// variable for tests).
+var maxInputTotal int64 = 2 * maxDocumentSize
+
 func reportCommand() *cli.Command {
 	return withHelp(&cli.Command{
 		Name:      "report",
@@ -91,6 +95,9 @@ func reportAction(c *cli.Context) error {
 			return usageErrorf("--html: %v", err)
 		}
 	}
+	if err := report.CheckOutputsApart(paths, []report.NamedPath{{Flag: "--plot", Path: plotPath}, {Flag: "--html", Path: htmlPath}}); err != nil {
+		return usageErrorf("%v", err)
+	}
 	inputs, err := readInputs(paths, os.Stdin)
 	if err != nil {
 		return err
@@ -122,8 +129,27 @@ func reportAction(c *cli.Context) error {
 			out = c.App.ErrWriter // stdout carries the page
 		}
 	}
-	_, err = out.Write(text.Bytes())
-	return err
+	if _, err := out.Write(text.Bytes()); err != nil {
+		return err
+	}
+	return verdictsExit(c.App.ErrWriter, inputs)
+}
+
+// verdictsExit exits with the code of the documents' verdicts (see
+// report.DocumentOutcome), saying on stderr which tests make it.
+func verdictsExit(stderr io.Writer, inputs []report.Input) error {
+	worst := report.Trusted
+	for _, in := range inputs {
+		o, lines := report.DocumentOutcome(in.Doc)
+		worst = report.Worse(worst, o)
+		for _, l := range lines {
+			fmt.Fprintf(stderr, "pacer: %s: %s\n", in.Label, l)
+		}
+	}
+	if code := outcomeCode(worst); code != exitOK {
+		return exitCode(code)
+	}
+	return nil
 }
 
 // readInputs reads and checks every document; "-" is stdin (once). Files
@@ -135,6 +161,7 @@ func readInputs(paths []string, stdin io.Reader) ([]report.Input, error) {
 	}
 	stdinRead := false
 	var out []report.Input
+	left := maxInputTotal
 	for _, p := range paths {
 		var data []byte
 		var err error
@@ -147,17 +174,21 @@ func readInputs(paths []string, stdin io.Reader) ([]report.Input, error) {
 			return nil, usageErrorf("- (stdin) given twice")
 		case p == stdoutPath:
 			stdinRead, label = true, "stdin"
-			data, err = readLimited(stdin)
+			data, err = readLimited(stdin, min(maxDocumentSize, left))
 		default:
 			var f *os.File
 			if f, err = os.Open(p); err == nil {
-				data, err = readLimited(f)
+				data, err = readLimited(f, min(maxDocumentSize, left))
 				f.Close()
 			}
+		}
+		if err != nil && left < maxDocumentSize {
+			err = fmt.Errorf("%v (the files given hold more than %s in all)", err, formatBytes(maxInputTotal))
 		}
 		if err != nil {
 			return nil, usageErrorf("%s: %v", p, err)
 		}
+		left -= int64(len(data))
 		in, err := report.ReadInput(label, data)
 		if err != nil {
 			return nil, usageErrorf("%s: %v", p, err)
@@ -167,10 +198,10 @@ func readInputs(paths []string, stdin io.Reader) ([]report.Input, error) {
 	return out, nil
 }
 
-// readLimited reads a result document of at most maxDocumentSize bytes.
-// What does not begin as a JSON object (after white space) is refused
-// after its first bytes, so /dev/zero or a binary file costs nothing.
-func readLimited(r io.Reader) ([]byte, error) {
+// readLimited reads a result document of at most limit bytes. What does
+// not begin as a JSON object (after white space) is refused after its
+// first bytes, so /dev/zero or a binary file costs nothing.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	br := bufio.NewReader(r)
 	for n := 0; ; n++ {
 		c, err := br.ReadByte()
@@ -180,7 +211,7 @@ func readLimited(r io.Reader) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') && n < maxDocumentSize {
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') && int64(n) < limit {
 			continue
 		}
 		if c != '{' {
@@ -189,12 +220,12 @@ func readLimited(r io.Reader) ([]byte, error) {
 		br.UnreadByte()
 		break
 	}
-	b, err := io.ReadAll(io.LimitReader(br, maxDocumentSize+1))
+	b, err := io.ReadAll(io.LimitReader(br, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxDocumentSize {
-		return nil, fmt.Errorf("larger than %s: not a result document", formatBytes(maxDocumentSize))
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than %s: not a result document", formatBytes(limit))
 	}
 	return b, nil
 }
