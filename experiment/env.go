@@ -39,6 +39,9 @@ type Env struct {
 	Say func(string)
 	// Quiet leaves out the note that a run waits for its planned start.
 	Quiet bool
+	// InProcess says the target is served by this process (the embedded
+	// target), for the verdict's attribution.
+	InProcess bool
 	// HiccupInterval is every run's host hiccup meter interval, as the
 	// scheduler's configurations take it (0: the default, negative: off).
 	HiccupInterval time.Duration
@@ -92,6 +95,7 @@ func (e *Env) Finish(res *scheduler.Result) {
 	}
 	res.TLS = e.Target.TakeHandshakes()
 	res.TargetLocal = host.IsLocal(e.Target.Options.Network, e.Target.Options.Addr)
+	res.TargetInProcess = e.InProcess
 	if e.Redact != nil {
 		e.Redact(res)
 	}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
@@ -30,6 +31,25 @@ type FillConfig struct {
 	// ContinueOnError goes on after an error reply; without it the first
 	// ends the fill.
 	ContinueOnError bool
+}
+
+// FillRecipe is the recipe of a fill that writes keys keys with
+// template (--command), values drawn from sizes: the template must hold
+// the key placeholder, or every key would be the same. Its errors are
+// usage errors.
+func FillRecipe(template string, keys uint64, sizes scenarios.Sizes) (*scenarios.Recipe, error) {
+	custom, err := scenarios.ParseCustom(template)
+	if err != nil {
+		return nil, usage.Errorf("--command: %v", err)
+	}
+	if !strings.Contains(strings.Join(custom.Args, " "), scenarios.KeyPlaceholder) {
+		return nil, usage.Errorf("--command %q has no %s: every key would be the same", template, scenarios.KeyPlaceholder)
+	}
+	r, err := scenarios.BuildRecipe("", []scenarios.Custom{custom}, scenarios.Options{Sizes: sizes, Keyspace: keys})
+	if err != nil {
+		return nil, usage.Errorf("%v", err)
+	}
+	return r, nil
 }
 
 // Fill is a prefill made ready by PlanFill: planned, then dialed, then run.

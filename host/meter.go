@@ -92,6 +92,7 @@ type Meter struct {
 	startOnce sync.Once
 	stopOnce  sync.Once
 	stopAt    atomic.Int64 // the instant Stop was called; 0 while running
+	from      atomic.Int64 // From's instant: wakes before it are not recorded
 	done      chan struct{}
 	started   bool
 	res       Result
@@ -146,6 +147,13 @@ func (m *Meter) StartAt(at int64) {
 	})
 }
 
+// From moves the start of the measured window to at, while the meter
+// runs: wakes before it are slept but not recorded, as before
+// MeterConfig.Start. A run starts the meter while it sets itself up, so
+// that starting it does not delay the run's first requests, and calls
+// From once it knows when its measured window begins.
+func (m *Meter) From(at int64) { m.from.Store(at) }
+
 // Live returns the recorder of the total histogram, for live metrics to
 // read while the meter runs (as scheduler.Live's recorders); nil for a
 // meter that is off.
@@ -191,7 +199,7 @@ func (m *Meter) run() {
 // record adds a wake at woke that was due at due, and the wakes a stall
 // hid (see the package doc).
 func (m *Meter) record(woke, due int64) {
-	if woke < m.cfg.Start {
+	if woke < m.cfg.Start || woke < m.from.Load() {
 		return
 	}
 	if m.bucket != nil {

@@ -82,8 +82,12 @@ func Listen(addr string) (*Server, error) {
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Close stops the server: a scrape in progress may finish (for at most a
-// second), then every connection is closed.
+// second), then every connection is closed. A nil Server has nothing to
+// stop.
 func (s *Server) Close() error {
+	if s == nil {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	err := s.srv.Shutdown(ctx)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -211,5 +213,27 @@ func TestReadKeepsConfigText(t *testing.T) {
 	if !found {
 		js, _ := json.Marshal(in.Config())
 		t.Fatalf("seed lost its digits: %s", js)
+	}
+}
+
+// TestInputsBoundedInAll: what ReadInputs reads (pacer report, pacer
+// merge) is bounded in all, not only per file.
+func TestInputsBoundedInAll(t *testing.T) {
+	b, err := hostileDoc(t).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(v int64) { maxInputTotal = v }(maxInputTotal)
+	maxInputTotal = int64(len(b)) * 3 / 2
+	if _, err := ReadInputs([]string{path}, nil); err != nil {
+		t.Fatalf("one file within the bound: %v", err)
+	}
+	_, err = ReadInputs([]string{path, path}, nil)
+	if err == nil || !strings.Contains(err.Error(), "in all") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("two files beyond the bound: %v", err)
 	}
 }

@@ -179,6 +179,8 @@ type Host struct {
 	// HiccupIntervalMs is the meter's sleep (0: the meter was off).
 	HiccupIntervalMs float64 `json:"hiccup_interval_ms"`
 	TargetLocal      bool    `json:"target_local"`
+	// TargetInProcess: the target is pacer's embedded one, in its process.
+	TargetInProcess bool `json:"target_in_process,omitempty"`
 }
 
 // Stage is one stage of a --stages profile: over DurationS the rate goes
@@ -260,7 +262,7 @@ func FromResult(r *scheduler.Result) (Test, error) {
 	}
 	t.ReceiveClock = r.ReceiveClock
 	if r.CPU.Available || r.HiccupInterval > 0 || r.TargetLocal {
-		t.Host = &Host{TargetLocal: r.TargetLocal, HiccupIntervalMs: round(histo.Millis(int64(r.HiccupInterval)), 3)}
+		t.Host = &Host{TargetLocal: r.TargetLocal, TargetInProcess: r.TargetInProcess, HiccupIntervalMs: round(histo.Millis(int64(r.HiccupInterval)), 3)}
 		if c := r.CPU; c.Available {
 			t.Host.CPUs, t.Host.BusyPct, t.Host.StealPct, t.Host.PacerCores = c.CPUs, round(100*c.Busy, 2), round(100*c.Steal, 2), round(c.Self, 3)
 		}

@@ -1,9 +1,16 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/pacer-load/pacer/internal/bytesize"
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // ReadDocument decodes a pacer.result/v1 document (what --json writes) and
@@ -18,4 +25,92 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		return nil, fmt.Errorf("not a pacer result: schema %q, want %q", d.Schema, Schema)
 	}
 	return &d, nil
+}
+
+// MaxDocumentSize bounds a result document ReadInputs reads: an hour of
+// one-second intervals is a few MB.
+const MaxDocumentSize = 256 << 20
+
+// maxInputTotal bounds what ReadInputs reads in all (a variable for
+// tests).
+var maxInputTotal int64 = 2 * MaxDocumentSize
+
+// ReadInputs reads and checks the documents of paths (pacer report and
+// pacer merge); "-" is stdin, which may be given once. Documents are
+// labelled by their files' base names, or by their paths when two share
+// one. Its errors are usage errors that name the path.
+func ReadInputs(paths []string, stdin io.Reader) ([]Input, error) {
+	base := map[string]int{}
+	for _, p := range paths {
+		base[filepath.Base(p)]++
+	}
+	stdinRead := false
+	var out []Input
+	left := maxInputTotal
+	for _, p := range paths {
+		var data []byte
+		var err error
+		label := filepath.Base(p)
+		if base[label] > 1 {
+			label = p
+		}
+		switch {
+		case p == StdoutPath && stdinRead:
+			return nil, usage.Errorf("- (stdin) given twice")
+		case p == StdoutPath:
+			stdinRead, label = true, "stdin"
+			data, err = readLimited(stdin, min(MaxDocumentSize, left))
+		default:
+			var f *os.File
+			if f, err = os.Open(p); err == nil {
+				data, err = readLimited(f, min(MaxDocumentSize, left))
+				f.Close()
+			}
+		}
+		if err != nil && left < MaxDocumentSize {
+			err = fmt.Errorf("%v (the files given hold more than %s in all)", err, bytesize.Format(maxInputTotal))
+		}
+		if err != nil {
+			return nil, usage.Errorf("%s: %v", p, err)
+		}
+		left -= int64(len(data))
+		in, err := ReadInput(label, data)
+		if err != nil {
+			return nil, usage.Errorf("%s: %v", p, err)
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// readLimited reads a result document of at most limit bytes. What does
+// not begin as a JSON object (after white space) is refused after its
+// first bytes, so /dev/zero or a binary file costs nothing.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	br := bufio.NewReader(r)
+	for n := 0; ; n++ {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return nil, errors.New("empty: not a result document")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') && int64(n) < limit {
+			continue
+		}
+		if c != '{' {
+			return nil, errors.New("not a result document (a JSON object written by --json)")
+		}
+		br.UnreadByte()
+		break
+	}
+	b, err := io.ReadAll(io.LimitReader(br, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than %s: not a result document", bytesize.Format(limit))
+	}
+	return b, nil
 }

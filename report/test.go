@@ -76,6 +76,7 @@ type figures struct {
 	// was on it.
 	cpu                    scheduler.HostCPU
 	local                  bool
+	inProcess              bool
 	response, service, lag *hdrhistogram.Histogram
 	receive, hiccups       *hdrhistogram.Histogram
 	// micros is a closed loop's latency as redis-benchmark records it.
@@ -99,7 +100,7 @@ func figuresOf(r *scheduler.Result) *figures {
 		heldSent: r.HeldSent, heldUnsent: r.HeldUnsent, targetGone: r.TargetGone,
 		response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccups: r.Hiccups, micros: r.Micros, tls: r.TLS,
 		stages: r.Stages, commands: r.Commands, nodes: nodes, intervals: r.Intervals,
-		cpu: r.CPU, local: r.TargetLocal,
+		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess,
 	}
 }
 
@@ -123,7 +124,7 @@ func (t *Test) figures() (*figures, error) {
 		read:       true,
 	}
 	if h := t.Host; h != nil {
-		f.local = h.TargetLocal
+		f.local, f.inProcess = h.TargetLocal, h.TargetInProcess
 		if h.CPUs > 0 {
 			f.cpu = scheduler.HostCPU{Available: true, Seconds: t.DurationS, Busy: h.BusyPct / 100, Steal: h.StealPct / 100, Self: h.PacerCores, CPUs: h.CPUs}
 		}

@@ -201,8 +201,9 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 	}
 	// A miss larger than the client's measured noise could have added is
 	// the server's, unless the server shares saturated CPUs with pacer
-	// (its own time then grows with them, beyond what the meter sees).
-	if explain, what := host.explains(c.metric, parts); cr.service-explain > c.value && !(host.local && host.saturated()) {
+	// from a process of its own (its time then grows with them, beyond
+	// what the meter sees; in pacer's process the meter sees it).
+	if explain, what := host.explains(c.metric, parts); cr.service-explain > c.value && !(host.local && !host.inProcess && host.saturated()) {
 		return OwnerServer, fmt.Sprintf("service %s %s misses %s by more than the client's noise (%s) could have added",
 			c.metric, formatValue(cr.service, "ms"), bound, what)
 	}
@@ -219,12 +220,15 @@ type hostFacts struct {
 	cpu      scheduler.HostCPU
 	measured bool // the hiccup meter ran
 	local    bool
-	server   *serverinfo.Stats
+	// inProcess: the target runs in pacer's process, so the hiccup meter
+	// sees what delays its goroutines.
+	inProcess bool
+	server    *serverinfo.Stats
 }
 
 func hostOf(t *Test) hostFacts {
 	f := t.mustFigures()
-	return hostFacts{cpu: f.cpu, measured: f.hiccups != nil && f.hiccups.TotalCount() > 0, local: f.local, server: t.Server}
+	return hostFacts{cpu: f.cpu, measured: f.hiccups != nil && f.hiccups.TotalCount() > 0, local: f.local, inProcess: f.inProcess, server: t.Server}
 }
 
 // noise lists what made the host too busy to tell, for a bound of

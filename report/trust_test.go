@@ -188,6 +188,12 @@ func TestJudge(t *testing.T) {
 		// tell.
 		{name: "fail, local target, saturated host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms)}, slo: "p99<5ms",
 			want: Untrusted, verdict: "inconclusive", says: "host hiccups 3.000 ms on a 5.000 ms bound; host CPU 95% busy, 0% stolen; the target is on this host"},
+		// The same in pacer's own process (the embedded target): the meter
+		// sees every delay its goroutines see, so a miss far beyond it is
+		// the server's.
+		{name: "fail, in-process target, saturated host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms),
+			func(r *scheduler.Result) { r.TargetInProcess = true }}, slo: "p99<5ms",
+			want: Violated, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
 		// On this host but with CPUs to spare: a miss far beyond the
 		// client's noise is the server's.
 		{name: "fail, local target, hiccups, CPUs to spare", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(3 * ms)}, slo: "p99<5ms",

@@ -230,11 +230,12 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
+	run.host.prepare()
 	runtimeGC()
 	run.t0 = nanotime()
 	live.start.Store(run.t0)
 	run.series.begin(run.t0)
-	run.host.start(run.t0)
+	run.host.begin(run.t0)
 	var wg sync.WaitGroup
 	for i, w := range run.workers {
 		wg.Add(1)

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"math"
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
@@ -50,16 +51,26 @@ func (h *hostWatch) recorder() *histo.Recorder {
 	return h.meter.Live()
 }
 
-// start begins the CPU accounting now and the meter's measured window at
-// from (the end of the warmup).
-func (h *hostWatch) start(from int64) {
+// prepare begins the CPU accounting and starts the meter, recording
+// nothing yet: while the run sets itself up, before it chooses its start,
+// so that none of it delays the first requests.
+func (h *hostWatch) prepare() {
 	if h == nil {
 		return
 	}
 	s, err := host.ReadCPU()
 	h.cpu0, h.cpuOK = s, err == nil
 	if h.meter != nil {
-		h.meter.StartAt(from)
+		h.meter.From(math.MaxInt64)
+		h.meter.Start()
+	}
+}
+
+// begin starts the meter's measured window at from (the end of the
+// warmup).
+func (h *hostWatch) begin(from int64) {
+	if h != nil && h.meter != nil {
+		h.meter.From(from)
 	}
 }
 

@@ -48,6 +48,7 @@ func (r *Result) Merge(o *Result) {
 	r.Interrupted = r.Interrupted || o.Interrupted
 	r.TargetGone = r.TargetGone || o.TargetGone
 	r.TargetLocal = r.TargetLocal || o.TargetLocal
+	r.TargetInProcess = r.TargetInProcess && o.TargetInProcess
 	r.CPU.add(o.CPU)
 	if r.FirstError == "" {
 		r.FirstError = o.FirstError

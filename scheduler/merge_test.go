@@ -28,7 +28,7 @@ var mergeRules = map[string]string{
 	// Distributions: merged.
 	"Response": "histogram", "Service": "histogram", "Lag": "histogram", "Receive": "histogram", "Micros": "histogram",
 	"Stamped": "sum", "Replies": "sum", "ReceiveClock": "kernel if every run's",
-	"Hiccups": "histogram", "HiccupInterval": "first", "TargetLocal": "or", "CPU": "weighted by seconds",
+	"Hiccups": "histogram", "HiccupInterval": "first", "TargetLocal": "or", "TargetInProcess": "and", "CPU": "weighted by seconds",
 	"TLS": "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
 }
 
@@ -135,6 +135,10 @@ func TestMergeCoversEveryField(t *testing.T) {
 		case "or":
 			if !got.Bool() {
 				t.Errorf("%s: false, want true when a run has it", name)
+			}
+		case "and":
+			if got.Bool() {
+				t.Errorf("%s: true, want false when a run has it false", name)
 			}
 		case "weighted by seconds":
 			// a: 3 s at 3, b: 5 s at 5: (9 + 25) / 8.

@@ -310,6 +310,7 @@ func (run *openRun) prepare() {
 	if cfg.OnStart != nil {
 		cfg.OnStart(l)
 	}
+	run.host.prepare()
 	// Collect the set-up's garbage (rings, recorders, the series' and the
 	// observers' buffers) now: a collection its megabytes trigger just
 	// after the start held the first sends back 5 ms.
@@ -324,7 +325,7 @@ func (run *openRun) begin(t0 int64) {
 	}
 	run.live.start.Store(t0)
 	run.series.begin(t0)
-	run.host.start(t0 + int64(run.cfg.Warmup))
+	run.host.begin(t0 + int64(run.cfg.Warmup))
 }
 
 // finish closes the connections and accounts for every request. It never

@@ -212,6 +212,10 @@ type Result struct {
 	// unix socket, one of its addresses): the server and pacer then
 	// compete for the same cores. The run's caller sets it.
 	TargetLocal bool
+	// TargetInProcess is set when the target is served by this very
+	// process (pacer's embedded target): the hiccup meter then sees every
+	// delay the server's goroutines see. The run's caller sets it.
+	TargetInProcess bool
 	// ErrorCodes counts error replies by their first word, plus
 	// CodeConnectionLost and "protocol error": the MaxErrorCodes most
 	// frequent, the rest under OtherErrors.

@@ -8,7 +8,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pacer-load/pacer/internal/clihelp"
+	"github.com/pacer-load/pacer/internal/guarded"
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/target"
 	"github.com/urfave/cli/v2"
@@ -82,15 +85,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // The CLI fuzz target drives serve, bench -l and the interrupt paths
 // through it without signalling its own process.
 func mainWith(parent context.Context, stdin io.Reader, args []string, stdout, stderr io.Writer) int {
-	sec := findSecrets(args, os.Getenv)
-	out := newGuardedWriter(stdout, "stdout", nil)
-	errw := newGuardedWriter(stderr, "stderr", sec.redact)
+	sec := secret.Find(args, os.Getenv)
+	out := guarded.New(stdout, "stdout", nil)
+	errw := guarded.New(stderr, "stderr", sec.Redact)
 	defer noteLostOutput(out, errw)
 	ctx, stop := watchSignals(parent, errw)
 	defer stop()
 	code := run(withSecrets(ctx, sec), args, stdin, out, errw)
 	// After the run, and not for a usage error, whose contract is one line.
-	if sec.onCommandLine && code != exitUsage {
+	if sec.OnCommandLine && code != exitUsage {
 		fmt.Fprintln(errw, passwordWarning)
 	}
 	if ctx.Err() != nil && code != exitOK {
@@ -115,7 +118,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "pacer: no command: give one of %s (see pacer --help)\n", strings.Join(names, ", "))
 		return exitUsage
 	}
-	args = helpArgs(args)
+	args = clihelp.Args(args)
 	if name := args[1]; !strings.HasPrefix(name, "-") && app.Command(name) == nil {
 		fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		return exitUsage

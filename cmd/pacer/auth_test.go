@@ -12,6 +12,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/secret"
 )
 
 // aclPass is alice's password in these tests: distinctive, so that any
@@ -198,7 +199,7 @@ func TestAskpass(t *testing.T) {
 		for {
 			n, err := f.Read(buf)
 			all = append(all, buf[:n]...)
-			if !prompted && bytes.Contains(all, []byte(askPrompt)) {
+			if !prompted && bytes.Contains(all, []byte(secret.AskPrompt)) {
 				prompted = true
 				time.Sleep(100 * time.Millisecond) // the terminal's echo is off by now
 				f.Write([]byte(aclPass + "\r"))
@@ -220,7 +221,7 @@ func TestAskpass(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitOK && code != exitUntrusted {
 		t.Fatalf("terminal: exit %d %q", code, all)
 	}
-	if !bytes.Contains(all, []byte(askPrompt)) || bytes.Contains(all, []byte(aclPass)) {
+	if !bytes.Contains(all, []byte(secret.AskPrompt)) || bytes.Contains(all, []byte(aclPass)) {
 		t.Errorf("terminal: want the prompt and no echo of the password: %q", all)
 	}
 }

@@ -15,9 +15,11 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
@@ -229,7 +231,7 @@ func readLastArg(stdin io.Reader, clients, pipeline int) (string, error) {
 		if limit >= 1<<20 {
 			limit &^= 1<<20 - 1 // whole MiB, for the message
 		}
-		why = fmt.Sprintf("the most -c %d × -P %d copies may hold in flight (%s): lower -c or -P", clients, pipeline, formatBytes(maxClosedInFlight))
+		why = fmt.Sprintf("the most -c %d × -P %d copies may hold in flight (%s): lower -c or -P", clients, pipeline, bytesize.Format(maxClosedInFlight))
 	}
 	return readLastArgLimit(stdin, limit, why)
 }
@@ -242,7 +244,7 @@ func readLastArgLimit(stdin io.Reader, limit int64, why string) (string, error) 
 		return "", failed(fmt.Errorf("read stdin: %w", err))
 	}
 	if int64(b.Len()) > limit {
-		return "", usageErrorf("-x: stdin holds more than %s, %s", formatBytes(limit), why)
+		return "", usageErrorf("-x: stdin holds more than %s, %s", bytesize.Format(limit), why)
 	}
 	return b.String(), nil
 }
@@ -325,7 +327,7 @@ func benchAction(c *cli.Context) error {
 	mergedServer := make([]*serverinfo.Stats, len(jobs))
 	runs := make([][]*scheduler.Result, len(jobs))
 	writeDoc := func() error {
-		if !cfg.files.any() {
+		if !cfg.files.Any() {
 			return nil
 		}
 		e.doc.Tests = e.doc.Tests[:0]
@@ -386,7 +388,7 @@ func benchAction(c *cli.Context) error {
 							fmt.Fprintf(stderr, "%s: %s\n", safetext.Escape(cfg.title(j)), l)
 						}
 					}
-					if cfg.files.any() {
+					if cfg.files.Any() {
 						if merged[i] == nil {
 							// A copy: with --repeat the runs stay as they were.
 							merged[i], mergedServer[i] = res.Clone(), st
@@ -489,9 +491,9 @@ func (cfg *benchConfig) runOne(ctx context.Context, e *runEnv, exp *experiment.E
 		case progress:
 			stop = benchProgress(out, title, ch, &last)
 		case !cfg.quiet && !cfg.csv:
-			stop = newProgress(e.stderr).watch(title, ch)
+			stop = watch.Progress(watch.On(e.stderr), title, ch)
 		}
-		onStart, end := e.metrics.hook(w.Test, metrics.ModeClosed, func(l *scheduler.Live) { ch <- l })
+		onStart, end := e.metrics.Hook(w.Test, metrics.ModeClosed, func(l *scheduler.Live) { ch <- l })
 		return onStart, func() { end(); stop() }
 	}
 	res, st, err := bx.RunClosed(ctx, experiment.Closed{
@@ -543,7 +545,7 @@ func benchProgress(out io.Writer, title string, live <-chan *scheduler.Live, las
 	var prevDone uint64
 	var prevAt time.Duration
 	var prevHist *hdrhistogram.Histogram
-	return watchLive(live, 250*time.Millisecond,
+	return watch.Live(live, 250*time.Millisecond,
 		func(l *scheduler.Live) { prevHist = l.Micros.Snapshot() },
 		func(l *scheduler.Live) {
 			p := l.Progress()

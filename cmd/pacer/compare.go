@@ -126,32 +126,16 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 			return nil, usageErrorf("--rate: %v", err)
 		}
 	}
-	switch cfg.arrival = c.String("arrival"); cfg.arrival {
-	case "uniform", "poisson":
-	default:
-		return nil, usageErrorf("--arrival %q: want uniform or poisson", cfg.arrival)
-	}
-	var ok bool
-	if cfg.pacing, ok = scheduler.ParsePacing(c.String("pacing")); !ok {
-		return nil, usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
-	}
-	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
-		return nil, usageErrorf("--drain %s: must not be negative", cfg.drain)
-	}
-	if cfg.drain == 0 {
-		cfg.drain = time.Nanosecond // zero would mean the default
-	}
-	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
-		return nil, usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
-	}
-	if cfg.target.MaxBuffer, err = parseMaxBuffer(c); err != nil {
-		return nil, err
-	}
 	cfg.seed = parseSeed(c)
 	if cfg.output, err = parseOutput(c); err != nil {
 		return nil, err
 	}
 	cfg.quiet, cfg.jsonPath = cfg.output.quiet, cfg.output.jsonPath
+	l, err := parseOpenLoad(c, cfg.conns, cfg.output.slo)
+	if err != nil {
+		return nil, err
+	}
+	cfg.arrival, cfg.pacing, cfg.drain, cfg.timeout, cfg.target.MaxBuffer = l.arrival, l.pacing, l.drain, l.timeout, l.maxBuffer
 	sizes, err := parseSizes(c, false)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/internal/secret"
 )
 
 // bigSeed is above 2^53: as a JSON number read into a float64 (jq, most
@@ -287,7 +288,7 @@ func asMap(v any) map[string]any {
 // TestConfigNeverHoldsThePassword: a password typed into a template (or
 // anywhere the target text could carry it) is masked in the config.
 func TestConfigNeverHoldsThePassword(t *testing.T) {
-	ctx := withSecrets(context.Background(), findSecrets([]string{"pacer", "run", "-a", "hunter2"}, func(string) string { return "" }))
+	ctx := withSecrets(context.Background(), secret.Find([]string{"pacer", "run", "-a", "hunter2"}, func(string) string { return "" }))
 	cfg := commonConfig{target: "127.0.0.1:6379", seed: 1}.echo(ctx, map[string]any{"command": "AUTH hunter2", "test": "AUTH hunter2"})
 	if b := jsonString(cfg); strings.Contains(b, "hunter2") {
 		t.Fatalf("config %s", b)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -33,5 +34,5 @@ func watchConnections(stderr io.Writer, label string, live <-chan *scheduler.Liv
 		fmt.Fprintln(stderr, report.ConnectionsLine(label, l.Progress().Elapsed, c, c.Lost-seen))
 		seen = c.Lost
 	}
-	return watchLive(live, connsEvery, nil, check, check)
+	return watch.Live(live, connsEvery, nil, check, check)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"fmt"
 	"io"
 	"time"
@@ -91,24 +90,7 @@ func startEmbedded(c *cli.Context, o *conn.Options, banner io.Writer) (*embedded
 	}
 	o.Network, o.Addr = "tcp", srv.Addr()
 	if banner != nil {
-		fmt.Fprintf(banner, "embedded target on %s (%s%s)\n", srv.Addr(), faults, embeddedExtras(serverTLS, o))
+		fmt.Fprintf(banner, "embedded target on %s (%s)\n", srv.Addr(), srv.Describe())
 	}
 	return srv, func() { srv.Close() }, nil
-}
-
-// embeddedExtras describes the embedded target's TLS and password for its
-// banner (never the password itself).
-func embeddedExtras(serverTLS *tls.Config, o *conn.Options) string {
-	var s string
-	if serverTLS != nil {
-		s += "; TLS"
-	}
-	if o.Password != "" {
-		user := o.User
-		if user == "" {
-			user = "default"
-		}
-		s += "; password required of user " + user
-	}
-	return s
 }

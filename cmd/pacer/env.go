@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/target"
@@ -66,13 +67,13 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	if e.target.Options.ReceiveClock, e.hiccups, err = measureOptions(c); err != nil {
 		return nil, err
 	}
-	if e.files.stdout() {
+	if e.files.Stdout() {
 		e.out = e.stderr // stdout carries the JSON (or the log, or the spectrum)
 	}
 	if e.metrics, err = startMetrics(c); err != nil {
 		return nil, err
 	}
-	e.stop = append(e.stop, e.metrics.close)
+	e.stop = append(e.stop, func() { e.metrics.Close() })
 	var banner io.Writer
 	if ec.banner {
 		banner = e.stderr
@@ -84,7 +85,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	}
 	e.embedded = emb
 	e.stop = append(e.stop, stopEmbedded)
-	e.metrics.announce(e.stderr)
+	announceMetrics(e.stderr, e.metrics)
 	e.target.Say = e.say
 	e.target.WatchTLS()
 	e.doc = &report.Document{
@@ -112,13 +113,13 @@ func (e *runEnv) close() {
 
 // say prints a note on stderr, passwords masked.
 func (e *runEnv) say(s string) {
-	fmt.Fprintln(e.stderr, secretsFrom(e.ctx).redact(s))
+	fmt.Fprintln(e.stderr, secretsFrom(e.ctx).Redact(s))
 }
 
 // askServer asks the server who it is (outside any measured window) and
 // records it in the document.
 func (e *runEnv) askServer() {
-	e.server = target.AskServer(e.ctx, e.target.Options, e.say, secretsFrom(e.ctx).redact)
+	e.server = target.AskServer(e.ctx, e.target.Options, e.say, secretsFrom(e.ctx).Redact)
 	e.doc.Server = e.server.ID
 }
 
@@ -145,6 +146,7 @@ func (e *runEnv) experiment(showErrs bool) *experiment.Env {
 		Say:            e.say,
 		Quiet:          e.quiet,
 		HiccupInterval: e.hiccups,
+		InProcess:      e.embedded != nil,
 	}
 }
 
@@ -156,7 +158,7 @@ func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
 	if !e.quiet {
 		ch := make(chan *scheduler.Live, 1)
 		chans = append(chans, ch)
-		stops = append(stops, newProgress(e.stderr).watch(w.Label, ch))
+		stops = append(stops, watch.Progress(watch.On(e.stderr), w.Label, ch))
 	}
 	if w.Mode == "open" {
 		ch := make(chan *scheduler.Live, 1)
@@ -164,7 +166,7 @@ func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
 		stops = append(stops, watchConnections(e.stderr, w.Name, ch))
 	}
 	mode := map[string]string{"open": metrics.ModeOpen, "closed": metrics.ModeClosed}[w.Mode]
-	onStart, end := e.metrics.hook(w.Test, mode, func(l *scheduler.Live) {
+	onStart, end := e.metrics.Hook(w.Test, mode, func(l *scheduler.Live) {
 		for _, ch := range chans {
 			ch <- l
 		}
@@ -179,10 +181,10 @@ func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
 
 // writeFiles writes the result files from the document.
 func (e *runEnv) writeFiles() error {
-	if !e.files.any() {
+	if !e.files.Any() {
 		return nil
 	}
-	return e.files.write(e.stdout, e.doc)
+	return e.files.Write(e.stdout, e.doc)
 }
 
 // outcomeCode is the exit code of a judgement.

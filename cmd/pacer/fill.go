@@ -2,18 +2,16 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/target"
@@ -85,69 +83,48 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	custom, err := scenarios.ParseCustom(c.String("command"))
+	recipe, err := experiment.FillRecipe(c.String("command"), n, sizes)
 	if err != nil {
-		return usageErrorf("--command: %v", err)
+		return err
 	}
-	if !strings.Contains(strings.Join(custom.Args, " "), scenarios.KeyPlaceholder) {
-		return usageErrorf("--command %q has no %s: every key would be the same", c.String("command"), scenarios.KeyPlaceholder)
-	}
-	opts := scenarios.Options{Sizes: sizes, Keyspace: n}
-	recipe, err := scenarios.BuildRecipe("", []scenarios.Custom{custom}, opts)
-	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	keys := scenarios.NewSequential(n) // what the fill draws keys from (the fill has its own), for the budget and the config
-	w := &workload{opts: opts, keys: keys, tests: []workTest{{recipe: recipe, title: "fill"}}}
+	// The keys the fill draws from (it has its own), for the budget and
+	// the config.
+	keys := scenarios.NewSequential(n)
+	w := &workload{opts: scenarios.Options{Sizes: sizes, Keyspace: n}, keys: keys, tests: []workTest{{recipe: recipe, title: "fill"}}}
 	if err := checkClosedBudget(w, conns, pipeline); err != nil {
 		return err
 	}
 	seed := parseSeed(c)
-	mx, err := startMetrics(c)
+	e, err := openEnv(c, envConfig{target: tgt, files: out.files, quiet: out.quiet, mode: "closed"})
 	if err != nil {
 		return err
 	}
-	defer mx.close()
-	mx.announce(c.App.ErrWriter)
-	stdout := c.App.Writer
-	if out.jsonPath == "-" {
-		stdout = c.App.ErrWriter // stdout carries the JSON
+	defer e.close()
+	stdout := e.out
+	exp := e.experiment(out.showErrs)
+	exp.Watch = func(experiment.Watched) (func(*scheduler.Live), func()) {
+		live := make(chan *scheduler.Live, 1)
+		stopBar := func() {}
+		if !out.quiet {
+			stopBar = watch.FillBar(watch.On(e.stderr), n, live)
+		}
+		onStart, endMetrics := e.metrics.Hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
+		return onStart, func() { endMetrics(); stopBar() }
 	}
-	say := func(s string) { fmt.Fprintln(c.App.ErrWriter, secretsFrom(c.Context).redact(s)) }
-	tgt.Say = say
-	tgt.WatchTLS()
-	o = tgt.Options
-	env := &experiment.Env{
-		Target: tgt,
-		Watch: func(experiment.Watched) (func(*scheduler.Live), func()) {
-			live := make(chan *scheduler.Live, 1)
-			stopBar := func() {}
-			if !out.quiet {
-				stopBar = fillProgress(c.App.ErrWriter, n, live)
-			}
-			onStart, endMetrics := mx.hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
-			return onStart, func() { endMetrics(); stopBar() }
-		},
-		Redact:       func(r *scheduler.Result) { redactResult(c.Context, r) },
-		OnErrorReply: errorsTo(c.App.ErrWriter, out.showErrs),
-		Say:          say,
-	}
-	fill, err := env.PlanFill(c.Context, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: seed, Conns: conns, Pipeline: pipeline,
+	fill, err := exp.PlanFill(c.Context, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: seed, Conns: conns, Pipeline: pipeline,
 		Interval: out.interval, ContinueOnError: out.showErrs})
 	if err != nil {
 		return err
 	}
-	srv := target.AskServer(c.Context, o, say, secretsFrom(c.Context).redact)
-	env.Server = srv
-	if r := srv.ConfigRefused(); r != "" {
-		fmt.Fprintf(c.App.ErrWriter, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", r)
-	}
+	e.askServer()
+	exp.Server = e.server
+	e.noteConfig()
 	if err := fill.Dial(c.Context); err != nil {
 		return failed(err)
 	}
 	// stdout starts with the fill's own line (scripts read it); the
 	// identity goes with the progress, on stderr.
-	fmt.Fprintln(c.App.ErrWriter, report.ServerLine(srv.ID))
+	fmt.Fprintln(e.stderr, report.ServerLine(e.server.ID))
 	res, st, err := fill.Run(c.Context)
 	if usage.Is(err) {
 		return err
@@ -162,16 +139,12 @@ func fillAction(c *cli.Context) error {
 		}
 	}
 	if res != nil && out.jsonPath != "" {
-		if t.SLO != nil && !t.SLO.Pass {
-			code = exitSLO
-		}
-		doc := &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: "pacer", Version: version},
-			StartedAt: time.Now().UTC().Format(time.RFC3339), Interrupted: res.Interrupted, Tests: []report.Test{*t}, Server: srv.ID,
-			Config: commonConfig{
-				target: o.Addr, conns: conns, dial: o, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
-				seed: seed, tests: []string{fillID}, requests: n,
-			}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})}
-		if werr := writeJSON(c.App.Writer, out.jsonPath, doc); werr != nil {
+		e.doc.Interrupted, e.doc.Tests = res.Interrupted, []report.Test{*t}
+		e.doc.Config = commonConfig{
+			target: e.target.Options.Addr, conns: conns, dial: e.target.Options, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
+			seed: seed, tests: []string{fillID}, requests: n,
+		}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})
+		if werr := e.writeFiles(); werr != nil {
 			return failed(werr)
 		}
 	}
@@ -195,44 +168,9 @@ func fillAction(c *cli.Context) error {
 			code = exitSLO
 		}
 	}
-	code = worst(code, judged(c.App.ErrWriter, t, jd)) // nothing completed: exit 1
+	code = worst(code, judged(e.stderr, t, jd)) // nothing completed: exit 1
 	if code != exitOK {
 		return exitCode(code)
 	}
 	return nil
-}
-
-// fillProgress draws a progress bar on stderr: updated in place on a
-// terminal, a line a second otherwise.
-func fillProgress(w io.Writer, total uint64, live <-chan *scheduler.Live) func() {
-	fd := fdOf(w)
-	tty := term.IsTerminal(fd)
-	every := time.Second
-	if tty {
-		every = 200 * time.Millisecond
-	}
-	draw := func(l *scheduler.Live, final bool) {
-		p := l.Progress()
-		frac := float64(p.Completed) / float64(total)
-		const width = 30
-		bar := strings.Repeat("=", int(frac*width)) + strings.Repeat(" ", width-int(frac*width))
-		line := fmt.Sprintf("filling [%s] %5.1f%%  %d/%d keys  %.0f keys/s", bar, 100*frac, p.Completed, total,
-			float64(p.Completed)/max(p.Elapsed.Seconds(), 1e-9))
-		switch {
-		case tty && final:
-			redraw(w, line, termWidth(fd))
-			fmt.Fprintln(w)
-		case tty:
-			redraw(w, line, termWidth(fd))
-		default:
-			fmt.Fprintln(w, line)
-		}
-	}
-	return watchLive(live, every, nil,
-		func(l *scheduler.Live) { draw(l, false) },
-		func(l *scheduler.Live) {
-			if tty {
-				draw(l, true)
-			}
-		})
 }

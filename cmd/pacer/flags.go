@@ -3,12 +3,13 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/bytesize"
+	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -57,7 +58,7 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "a", Usage: "`PASSWORD` for AUTH (or REDISCLI_AUTH)", Category: catTarget, EnvVars: []string{"REDISCLI_AUTH"}},
 		&cli.StringFlag{Name: "user", Usage: "`NAME` for ACL AUTH (needs a password)", Category: catTarget},
 		&cli.BoolFlag{Name: "askpass", Usage: "read the password from the terminal, unechoed (from stdin's first line when it is not a terminal); -a and REDISCLI_AUTH are then ignored", Category: catTarget},
-		&cli.IntFlag{Name: "dbnum", Value: 0, Usage: "SELECT database `N` on every connection", Category: catTarget},
+		&cli.IntFlag{Name: "dbnum", Value: 0, DefaultText: "0", Usage: "SELECT database `N` on every connection", Category: catTarget},
 		&cli.BoolFlag{Name: "3", Usage: "RESP3: start every connection with HELLO 3", Category: catTarget},
 		&cli.BoolFlag{Name: "enable-tracking", Usage: "send CLIENT TRACKING on before starting", Category: catTarget},
 	}, tlsFlags()...)
@@ -162,8 +163,8 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 		}
 		o.slo.Window = w
 	}
-	o.files = resultFiles{json: o.jsonPath, hdrLog: c.String("hdr-log"), hdrSpectrum: c.String("hdr-spectrum")}
-	if err := o.files.check(); err != nil {
+	o.files = resultFiles{JSON: o.jsonPath, HdrLog: c.String("hdr-log"), HdrSpectrum: c.String("hdr-spectrum")}
+	if err := o.files.Check(); err != nil {
 		return o, err
 	}
 	if c.IsSet("percentiles") {
@@ -223,7 +224,7 @@ func timeoutFlag() cli.Flag {
 }
 
 func maxBufferFlag() cli.Flag {
-	return &cli.StringFlag{Name: "max-buffer", Value: formatBytes(conn.DefaultMaxBuffer), Usage: "per connection, at most `BYTES` written and not yet sent (2MiB, 512KiB, 4MB, 123); a command larger than it is refused", Category: catLoad}
+	return &cli.StringFlag{Name: "max-buffer", Value: bytesize.Format(conn.DefaultMaxBuffer), Usage: "per connection, at most `BYTES` written and not yet sent (2MiB, 512KiB, 4MB, 123); a command larger than it is refused", Category: catLoad}
 }
 
 func maxInflightFlag() cli.Flag {
@@ -263,9 +264,9 @@ func parseSeed(c *cli.Context) uint64 {
 
 // parseMaxBuffer reads --max-buffer.
 func parseMaxBuffer(c *cli.Context) (int, error) {
-	n, err := parseBytes(c.String("max-buffer"))
+	n, err := bytesize.Parse(c.String("max-buffer"))
 	if err != nil || n < 1 || n > scenarios.MaxValueSize*2 {
-		return 0, usageErrorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", c.String("max-buffer"), formatBytes(scenarios.MaxValueSize*2))
+		return 0, usageErrorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", c.String("max-buffer"), bytesize.Format(scenarios.MaxValueSize*2))
 	}
 	return int(n), nil
 }
@@ -275,79 +276,95 @@ func parseMaxBuffer(c *cli.Context) (int, error) {
 func checkInflightBudget(conns, inflight int) error {
 	if total := int64(conns) * int64(inflight) * fifoEntryBytes; total > maxFIFOBytes {
 		return usageErrorf("-c %d × --max-inflight %d × %d B = %s of in-flight entries; at most %s: lower -c or --max-inflight",
-			conns, inflight, fifoEntryBytes, formatBytes(total), formatBytes(maxFIFOBytes))
+			conns, inflight, fifoEntryBytes, bytesize.Format(total), bytesize.Format(maxFIFOBytes))
 	}
 	return nil
 }
 
-// byteUnits are the suffixes parseBytes reads, longest first.
-var byteUnits = []struct {
-	suffix string
-	mult   int64
-}{
-	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30},
-	{"kb", 1000}, {"mb", 1000 * 1000}, {"gb", 1000 * 1000 * 1000},
-	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1},
+// openLoad is what the open loop's load flags asked for. run, replay,
+// sweep and compare read them with parseOpenLoad.
+type openLoad struct {
+	arrival     string // uniform or poisson ("" when the command has no --arrival)
+	pacing      scheduler.Pacing
+	maxInflight int // 0 when the command has no --max-inflight
+	maxBuffer   int
+	drain       time.Duration // never 0: that would mean the default
+	lagLimit    time.Duration // --lag-limit, else sloLagLimit
+	timeout     time.Duration
+	backlog     time.Duration // 0 when the command has no --max-backlog
 }
 
-// parseBytes reads a size: 123, 4MB (10^6), 2MiB or 2m (2^20), 512KiB.
-func parseBytes(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range byteUnits {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
+// parseOpenLoad reads, in this order, --arrival, --max-inflight (with the
+// FIFO budget of conns connections), --max-buffer, --pacing, --drain,
+// --lag-limit (default sloLagLimit of slo), --timeout and --max-backlog;
+// of --arrival, --max-inflight and --max-backlog, those the command
+// defines.
+func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (openLoad, error) {
+	var l openLoad
+	if defines(c, "arrival") {
+		if l.arrival = c.String("arrival"); l.arrival != "uniform" && l.arrival != "poisson" {
+			return l, usageErrorf("--arrival %q: want uniform or poisson", l.arrival)
 		}
 	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("bad size %q", s)
+	if defines(c, "max-inflight") {
+		if l.maxInflight = c.Int("max-inflight"); l.maxInflight < 1 || l.maxInflight > maxInflightPerConn {
+			return l, usageErrorf("--max-inflight %d: want 1 to %d", l.maxInflight, maxInflightPerConn)
+		}
+		if err := checkInflightBudget(conns, l.maxInflight); err != nil {
+			return l, err
+		}
 	}
-	return n * mult, nil
+	var err error
+	if l.maxBuffer, err = parseMaxBuffer(c); err != nil {
+		return l, err
+	}
+	var ok bool
+	if l.pacing, ok = scheduler.ParsePacing(c.String("pacing")); !ok {
+		return l, usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
+	}
+	if l.drain = c.Duration("drain"); l.drain < 0 {
+		return l, usageErrorf("--drain %s: must not be negative", l.drain)
+	}
+	if l.drain == 0 {
+		l.drain = time.Nanosecond // zero would mean the default
+	}
+	l.lagLimit = sloLagLimit(l.pacing, slo)
+	if c.IsSet("lag-limit") {
+		if l.lagLimit = c.Duration("lag-limit"); l.lagLimit <= 0 {
+			return l, usageErrorf("--lag-limit %s: want a positive duration", l.lagLimit)
+		}
+	}
+	if l.timeout = c.Duration("timeout"); l.timeout < 0 || (c.IsSet("timeout") && l.timeout == 0) {
+		return l, usageErrorf("--timeout %s: want a positive duration", l.timeout)
+	}
+	if defines(c, "max-backlog") {
+		if l.backlog = c.Duration("max-backlog"); l.backlog <= 0 {
+			return l, usageErrorf("--max-backlog %s: want a positive duration", l.backlog)
+		}
+	}
+	return l, nil
 }
 
-// formatBytes prints a size the way parseBytes reads it back.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return strconv.FormatInt(n>>30, 10) + "GiB"
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + "MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + "KiB"
-	}
-	return strconv.FormatInt(n, 10)
+// open is the scheduler's configuration of these flags, without the
+// timeline's rate and bounds.
+func (l openLoad) open(interval time.Duration) scheduler.OpenConfig {
+	return scheduler.OpenConfig{Pacing: l.pacing, Drain: l.drain, LagLimit: l.lagLimit, Timeout: l.timeout,
+		Interval: interval, MaxBacklog: l.backlog}
 }
 
-// helpArgs turns the ways users ask for help into --help, before the
-// flags are parsed: `pacer -h`, `pacer help`, `pacer help CMD`, and a
-// trailing -h with no host after it (`pacer bench -h`). `pacer bench -h
-// HOST` still means the host, as in redis-benchmark.
-func helpArgs(args []string) []string {
-	if len(args) < 2 {
-		return args
+// defines reports whether c's command has the flag name.
+func defines(c *cli.Context, name string) bool {
+	if c.Command == nil {
+		return false
 	}
-	switch args[1] {
-	case "-h", "-help", "help", "--h":
-		if len(args) >= 3 && args[1] == "help" {
-			return []string{args[0], args[2], "--help"}
-		}
-		if len(args) == 2 {
-			return []string{args[0], "--help"}
-		}
-	}
-	last := args[len(args)-1]
-	if len(args) >= 3 && last == "-h" {
-		for _, a := range args[2 : len(args)-1] {
-			if a == "--" {
-				return args // after --, -h is the command's own argument
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
 			}
 		}
-		out := append([]string{}, args[:len(args)-1]...)
-		return append(out, "--help")
 	}
-	return args
+	return false
 }
 
 // exitCodeHelp is the exit-code table every help ends with.
@@ -362,137 +379,14 @@ const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1,
    131  SIGQUIT: every goroutine's stack on stderr
 `
 
-// withHelp sets a command's help: NAME, USAGE, the flags by category in
+// helpPage lays out every command's help: the flags by category in
 // helpCategories' order (target, load, workload, output, ...) with their
-// placeholders and defaults, two examples and the exit codes.
+// placeholders and defaults, the examples and the exit codes.
+var helpPage = clihelp.Page{Program: "pacer", Categories: helpCategories, NamesOnly: catUnsupported, Footer: exitCodeHelp}
+
+// withHelp sets a command's help (helpPage) with its examples.
 func withHelp(cmd *cli.Command, examples ...string) *cli.Command {
-	cmd.CustomHelpTemplate = strings.ReplaceAll(renderHelp(cmd, examples), "{{", `{{"{{"}}`)
-	return cmd
-}
-
-func renderHelp(cmd *cli.Command, examples []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "NAME:\n   pacer %s - %s\n\nUSAGE:\n   pacer %s [flags] %s\n", cmd.Name, cmd.Usage, cmd.Name, cmd.ArgsUsage)
-	if cmd.Description != "" {
-		fmt.Fprintf(&b, "\n%s\n", cmd.Description)
-	}
-	for _, cat := range helpCategories {
-		var rows [][2]string
-		for _, f := range cmd.Flags {
-			df, ok := f.(cli.DocGenerationFlag)
-			if !ok || categoryOf(f) != cat {
-				continue
-			}
-			rows = append(rows, flagRow(df))
-		}
-		if len(rows) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n%s:\n", strings.ToUpper(cat))
-		if cat == catUnsupported {
-			var names []string
-			for _, r := range rows {
-				names = append(names, r[0])
-			}
-			fmt.Fprintf(&b, "   %s\n", strings.Join(names, ", "))
-			continue
-		}
-		width := 0
-		for _, r := range rows {
-			width = max(width, len(r[0]))
-		}
-		for _, r := range rows {
-			fmt.Fprintf(&b, "   %-*s  %s\n", width, r[0], r[1])
-		}
-	}
-	b.WriteString("\n   --help  show this help\n")
-	if len(examples) > 0 {
-		b.WriteString("\nEXAMPLES:\n")
-		for _, e := range examples {
-			fmt.Fprintf(&b, "   %s\n", e)
-		}
-	}
-	b.WriteString("\n" + exitCodeHelp)
-	return b.String()
-}
-
-func categoryOf(f cli.Flag) string {
-	if cf, ok := f.(cli.CategorizableFlag); ok {
-		return cf.GetCategory()
-	}
-	return ""
-}
-
-// flagRow renders a flag as "-n N" / "--rate RATE" and its usage with
-// the default.
-func flagRow(f cli.DocGenerationFlag) [2]string {
-	name := f.Names()[0]
-	dash := "--"
-	if len(name) == 1 {
-		dash = "-"
-	}
-	placeholder, usage := placeholderOf(f.GetUsage())
-	left := dash + name
-	if f.TakesValue() {
-		left += " " + placeholder
-	}
-	if def := defaultOf(f); def != "" {
-		usage += " (default " + def + ")"
-	}
-	return [2]string{left, usage}
-}
-
-// placeholderOf takes the `PLACEHOLDER` out of a usage text, as urfave/cli
-// does; a flag without one shows VALUE (the help test forbids that).
-func placeholderOf(usage string) (string, string) {
-	i := strings.Index(usage, "`")
-	if i < 0 {
-		return "VALUE", usage
-	}
-	j := strings.Index(usage[i+1:], "`")
-	if j < 0 {
-		return "VALUE", usage
-	}
-	name := usage[i+1 : i+1+j]
-	return name, usage[:i] + name + usage[i+1+j+1:]
-}
-
-// defaultOf is the default a flag's help shows ("" for none).
-func defaultOf(f cli.DocGenerationFlag) string {
-	switch v := f.(type) {
-	case *cli.StringFlag:
-		if v.DefaultText != "" {
-			return v.DefaultText
-		}
-		return v.Value
-	case *cli.IntFlag:
-		if v.DefaultText != "" {
-			return v.DefaultText
-		}
-		if v.Name == "dbnum" || v.Value != 0 {
-			return strconv.Itoa(v.Value)
-		}
-	case *cli.Int64Flag:
-		if v.DefaultText != "" {
-			return v.DefaultText
-		}
-	case *cli.Uint64Flag:
-		if v.DefaultText != "" {
-			return v.DefaultText
-		}
-	case *cli.Float64Flag:
-		if v.DefaultText != "" {
-			return v.DefaultText
-		}
-	case *cli.DurationFlag:
-		if v.DefaultText != "" {
-			return v.DefaultText
-		}
-		if v.Value != 0 {
-			return v.Value.String()
-		}
-	}
-	return ""
+	return helpPage.Set(cmd, examples...)
 }
 
 // appHelpTemplate is `pacer --help` (and `pacer -h`, `pacer help`): the

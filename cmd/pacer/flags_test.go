@@ -172,24 +172,6 @@ func TestMemoryBudgets(t *testing.T) {
 	}
 }
 
-func TestParseBytes(t *testing.T) {
-	for in, want := range map[string]int64{
-		"123": 123, "2MiB": 2 << 20, "512KiB": 512 << 10, "4MB": 4000000, "1GiB": 1 << 30, "64k": 64 << 10, "2m": 2 << 20, "10 B": 10,
-	} {
-		if got, err := parseBytes(in); err != nil || got != want {
-			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
-		}
-		if got, _ := parseBytes(formatBytes(want)); got != want {
-			t.Errorf("formatBytes(%d) = %q does not read back", want, formatBytes(want))
-		}
-	}
-	for _, in := range []string{"", "-1", "2XB", "MiB", "1.5MiB", "99999999999999999999"} {
-		if _, err := parseBytes(in); err == nil {
-			t.Errorf("parseBytes(%q) accepted", in)
-		}
-	}
-}
-
 // TestLargestCommand checks the computed size of the largest command
 // against the bytes the stream really sends.
 func TestLargestCommand(t *testing.T) {
@@ -211,11 +193,7 @@ func TestLargestCommand(t *testing.T) {
 						return err
 					}
 					for _, tt := range cfg.work.tests {
-						l, err := cfg.work.largest(tt)
-						if err != nil {
-							return err
-						}
-						got = append(got, l)
+						got = append(got, int64(tt.recipe.MaxCommandSize()))
 						s, err := cfg.work.stream(tt, 1)
 						if err != nil {
 							return err
@@ -279,26 +257,6 @@ func TestFillWritesJSONAndChecksSLO(t *testing.T) {
 	doc, stdout := runJSON(t, exitOK, "fill", "-p", srv.PortString(), "-r", "500", "-d", "8", "-q", "--slo", "errors<1%")
 	if len(doc.Tests) != 1 || doc.Tests[0].Counts["completed"] != 500 || !strings.Contains(stdout, "slo: pass") {
 		t.Fatalf("fill --json: %+v %q", doc.Tests, stdout)
-	}
-}
-
-// TestHelpArgs: the ways users ask for help.
-func TestHelpArgs(t *testing.T) {
-	for in, want := range map[string]string{
-		"pacer -h":                 "pacer --help",
-		"pacer help":               "pacer --help",
-		"pacer help run":           "pacer run --help",
-		"pacer bench -h":           "pacer bench --help",
-		"pacer run --rate 1k -h":   "pacer run --rate 1k --help",
-		"pacer bench -h 10.0.0.5":  "pacer bench -h 10.0.0.5",
-		"pacer bench -h host -q":   "pacer bench -h host -q",
-		"pacer run -- ECHO -h":     "pacer run -- ECHO -h",
-		"pacer":                    "pacer",
-		"pacer run --rate 1k -t x": "pacer run --rate 1k -t x",
-	} {
-		if got := strings.Join(helpArgs(strings.Fields(in)), " "); got != want {
-			t.Errorf("helpArgs(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 
@@ -459,32 +417,6 @@ func TestProcsFor(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "2")
 	if got := procsFor([]string{"pacer", "run"}); got != 0 {
 		t.Errorf("GOMAXPROCS set: procsFor = %d, want 0 (leave it)", got)
-	}
-}
-
-// TestProgressFitsTheTerminal: on a terminal each redraw is clipped to the
-// width (read at every redraw) and clears the rest of the line, so an
-// 80-column pane never wraps a stale line.
-func TestProgressFitsTheTerminal(t *testing.T) {
-	var buf bytes.Buffer
-	width := 80
-	p := &progress{w: &buf, tty: true, every: time.Second, width: func() int { return width }}
-	line := strings.Repeat("GET   3.0s/5.0s  sent 10000/s  completed 9998/s  oldest 412 µs ", 3)
-	for _, w := range []int{80, 40, 0} {
-		buf.Reset()
-		width = w
-		redraw(p.w, line, p.width())
-		s := buf.String()
-		if !strings.HasPrefix(s, "\r") || !strings.HasSuffix(s, "\x1b[K") {
-			t.Fatalf("width %d: %q is not a redraw", w, s)
-		}
-		text := strings.TrimSuffix(strings.TrimPrefix(s, "\r"), "\x1b[K")
-		if n := len([]rune(text)); w > 0 && n > w-1 || w == 0 && text != line {
-			t.Errorf("width %d: %d characters drawn", w, n)
-		}
-	}
-	if clip("aµb", 2) != "aµ" {
-		t.Errorf("clip cuts inside a character")
 	}
 }
 

@@ -20,6 +20,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/internal/bytesize"
+	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -636,7 +638,7 @@ func placeholder(fl cli.Flag) string {
 	if !ok {
 		return ""
 	}
-	ph, _ := placeholderOf(df.GetUsage())
+	ph, _ := clihelp.Placeholder(df.GetUsage())
 	return ph
 }
 
@@ -759,8 +761,8 @@ func (g *gen) clamp(name, v string) string {
 			return strconv.Itoa(maxFuzzInflight)
 		}
 	case "max-buffer":
-		if n, err := parseBytes(v); err == nil && n > maxFuzzBuffer && n <= scenarios.MaxValueSize*2 {
-			return formatBytes(maxFuzzBuffer)
+		if n, err := bytesize.Parse(v); err == nil && n > maxFuzzBuffer && n <= scenarios.MaxValueSize*2 {
+			return bytesize.Format(maxFuzzBuffer)
 		}
 	case "d":
 		if z, err := scenarios.ParseSizes(v); err == nil && z.Max() > maxFuzzSize {

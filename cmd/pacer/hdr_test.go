@@ -134,7 +134,7 @@ func TestRunWritesHdrLogAndSpectrum(t *testing.T) {
 		t.Errorf("log header: %.200s", logData)
 	}
 	merged, _ := readHlog(t, logData)
-	if got := tagList(merged); got != "receive_lag response send_lag service" {
+	if got := tagList(merged); got != "hiccup receive_lag response send_lag service" {
 		t.Fatalf("tags %q", got)
 	}
 	want := decodeHist(t, doc.Tests[0].Histograms.Response)
@@ -176,7 +176,7 @@ func TestBenchHdrOutputsSeveralTests(t *testing.T) {
 		t.Errorf("quiet output with --percentiles 50,99: %q", stdout)
 	}
 	merged, _ := readHlog(t, readFile(t, l))
-	if got := tagList(merged); got != "get:receive_lag get:response get:service set:receive_lag set:response set:service" {
+	if got := tagList(merged); got != "get:hiccup get:receive_lag get:response get:service set:hiccup set:receive_lag set:response set:service" {
 		t.Fatalf("tags %q", got)
 	}
 	for _, tag := range []string{"get:response", "set:response"} {

@@ -38,30 +38,10 @@ func mergeCommand() *cli.Command {
 
 func mergeAction(c *cli.Context) error {
 	outPath, partial, quiet := c.String("o"), c.Bool("partial"), c.Bool("q")
-	// Flags may follow the files (pacer merge a.json b.json -o all.json):
-	// urfave/cli stops at the first argument, so they are picked out here.
-	var paths []string
-	args := c.Args().Slice()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == stdoutPath || !strings.HasPrefix(a, "-"):
-			paths = append(paths, a)
-		case name == "partial" && !hasValue:
-			partial = true
-		case name == "q" && !hasValue:
-			quiet = true
-		case name != "o":
-			return usageErrorf("flag provided but not defined: %s", a)
-		case !hasValue && i+1 >= len(args):
-			return usageErrorf("flag needs an argument: %s", a)
-		case !hasValue:
-			i++
-			outPath = args[i]
-		default:
-			outPath = value
-		}
+	// Flags may follow the files (pacer merge a.json b.json -o all.json).
+	paths, _, err := trailingFlags(c.Args().Slice(), map[string]*string{"o": &outPath}, map[string]*bool{"partial": &partial, "q": &quiet})
+	if err != nil {
+		return err
 	}
 	if len(paths) == 0 {
 		return usageErrorf("merge: give the shards' result files (written with --shard K/N --json FILE)")
@@ -69,13 +49,13 @@ func mergeAction(c *cli.Context) error {
 	if outPath == "" {
 		return usageErrorf("-o: give a file name, or - for stdout")
 	}
-	if err := checkOutputPath(outPath); err != nil {
+	if err := report.CheckOutputPath(outPath); err != nil {
 		return usageErrorf("-o: %v", err)
 	}
 	if err := report.CheckOutputsApart(paths, []report.NamedPath{{Flag: "-o", Path: outPath}}); err != nil {
 		return usageErrorf("%v", err)
 	}
-	inputs, err := readInputs(paths, os.Stdin)
+	inputs, err := report.ReadInputs(paths, os.Stdin)
 	if err != nil {
 		return err
 	}
@@ -90,7 +70,7 @@ func mergeAction(c *cli.Context) error {
 	if err != nil {
 		return failed(err)
 	}
-	if err := writeJSON(c.App.Writer, outPath, doc); err != nil {
+	if err := report.WriteJSON(c.App.Writer, outPath, doc); err != nil {
 		return failed(err)
 	}
 	verdicts := []report.Input{{Label: "merged", Doc: doc}}

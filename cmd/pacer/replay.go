@@ -195,44 +195,16 @@ func parseReplayBounds(c *cli.Context, cfg *replayConfig) error {
 
 // parseReplayDriver reads the open driver's flags and the output's.
 func parseReplayDriver(c *cli.Context, cfg *replayConfig) error {
-	if k := c.Int("max-inflight"); k < 1 || k > maxInflightPerConn {
-		return usageErrorf("--max-inflight %d: want 1 to %d", k, maxInflightPerConn)
-	} else {
-		cfg.target.MaxInflight = k
-	}
-	if err := checkInflightBudget(cfg.trace.Conns, cfg.target.MaxInflight); err != nil {
-		return err
-	}
 	var err error
-	if cfg.target.MaxBuffer, err = parseMaxBuffer(c); err != nil {
-		return err
-	}
-	p, ok := scheduler.ParsePacing(c.String("pacing"))
-	if !ok {
-		return usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
-	}
-	cfg.pacing = p
-	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
-		return usageErrorf("--drain %s: must not be negative", cfg.drain)
-	}
-	if cfg.drain == 0 {
-		cfg.drain = time.Nanosecond // zero would mean the default
-	}
-	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
-		return usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
-	}
-	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
-		return usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
-	}
-	if cfg.backlog = c.Duration("max-backlog"); cfg.backlog <= 0 {
-		return usageErrorf("--max-backlog %s: want a positive duration", cfg.backlog)
-	}
 	if cfg.out, err = parseOutput(c); err != nil {
 		return err
 	}
-	if !c.IsSet("lag-limit") {
-		cfg.lagLimit = sloLagLimit(cfg.pacing, cfg.out.slo)
+	l, err := parseOpenLoad(c, cfg.trace.Conns, cfg.out.slo)
+	if err != nil {
+		return err
 	}
+	cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.pacing, l.drain, l.lagLimit, l.timeout, l.backlog
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.maxInflight, l.maxBuffer
 	return nil
 }
 

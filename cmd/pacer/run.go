@@ -122,51 +122,18 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.conns, err = parseConns(c); err != nil {
 		return nil, err
 	}
-	switch cfg.arrival = c.String("arrival"); cfg.arrival {
-	case "uniform", "poisson":
-	default:
-		return nil, usageErrorf("--arrival %q: want uniform or poisson", cfg.arrival)
-	}
 	cfg.seed = parseSeed(c)
-	if k := c.Int("max-inflight"); k < 1 || k > maxInflightPerConn {
-		return nil, usageErrorf("--max-inflight %d: want 1 to %d", k, maxInflightPerConn)
-	} else {
-		cfg.target.MaxInflight = k
-	}
-	if err := checkInflightBudget(cfg.conns, cfg.target.MaxInflight); err != nil {
-		return nil, err
-	}
-	if cfg.target.MaxBuffer, err = parseMaxBuffer(c); err != nil {
-		return nil, err
-	}
-	p, ok := scheduler.ParsePacing(c.String("pacing"))
-	if !ok {
-		return nil, usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
-	}
-	cfg.pacing = p
-	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
-		return nil, usageErrorf("--drain %s: must not be negative", cfg.drain)
-	}
-	if cfg.drain == 0 {
-		cfg.drain = time.Nanosecond // zero would mean the default
-	}
-	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
-		return nil, usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
-	}
-	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
-		return nil, usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
-	}
-	if cfg.backlog = c.Duration("max-backlog"); cfg.backlog <= 0 {
-		return nil, usageErrorf("--max-backlog %s: want a positive duration", cfg.backlog)
-	}
 	out, err := parseOutput(c)
 	if err != nil {
 		return nil, err
 	}
 	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
-	if !c.IsSet("lag-limit") {
-		cfg.lagLimit = sloLagLimit(cfg.pacing, cfg.slo)
+	l, err := parseOpenLoad(c, cfg.conns, cfg.slo)
+	if err != nil {
+		return nil, err
 	}
+	cfg.arrival, cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.arrival, l.pacing, l.drain, l.lagLimit, l.timeout, l.backlog
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.maxInflight, l.maxBuffer
 	cfg.files, cfg.text = out.files, out.text
 	if cfg.repeat, err = parseRepeat(c); err != nil {
 		return nil, err
@@ -388,7 +355,7 @@ func runAction(c *cli.Context) error {
 			}
 			e.doc.Tests = append(e.doc.Tests, *t)
 			e.doc.Interrupted = e.doc.Interrupted || res.Interrupted || ctx.Err() != nil
-			if err := cfg.files.checkpoint(e.doc); err != nil {
+			if err := cfg.files.Checkpoint(e.doc); err != nil {
 				return failed(err)
 			}
 			if identity {

@@ -8,9 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pacer-load/pacer/conn"
-
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/internal/bytesize"
 )
 
 // serveCommand is `pacer serve`: the embedded target on its own.
@@ -23,7 +22,7 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "`ADDRESS` to listen on", Category: catServer},
 			&cli.Uint64Flag{Name: "seed", Usage: "`N`: seeds delays and injected errors", DefaultText: "from the clock", Category: catServer},
 			&cli.StringFlag{Name: "maxmemory", Value: "2GiB", Usage: "dataset limit in `BYTES` (2GiB, 512MB, 0: none); commands that add data beyond it get -OOM, as Redis's noeviction", Category: catServer},
-			&cli.StringFlag{Name: "maxmemory-clients", Value: formatBytes(embedded.DefaultMaxClientMemory), Usage: "limit in `BYTES` of the buffers of all connections together (Redis's maxmemory-clients); the connection that would pass it is closed", Category: catServer},
+			&cli.StringFlag{Name: "maxmemory-clients", Value: bytesize.Format(embedded.DefaultMaxClientMemory), Usage: "limit in `BYTES` of the buffers of all connections together (Redis's maxmemory-clients); the connection that would pass it is closed", Category: catServer},
 
 			&cli.StringFlag{Name: "requirepass", Usage: "require `PASSWORD` of every connection (AUTH), as redis-server does", Category: catServer},
 			&cli.StringFlag{Name: "user", Usage: "the ACL user `NAME` --requirepass belongs to: clients AUTH NAME PASSWORD", DefaultText: "default", Category: catServer},
@@ -41,14 +40,14 @@ func serveCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			maxMemory, err := parseBytes(c.String("maxmemory"))
+			maxMemory, err := bytesize.Parse(c.String("maxmemory"))
 			if err != nil || maxMemory < 0 {
 				return usageErrorf("--maxmemory %q: want a size such as 2GiB, 512MB or 0 (no limit)", c.String("maxmemory"))
 			}
 			if maxMemory == 0 {
 				maxMemory = -1 // embedded.Config: negative is no limit, 0 the default
 			}
-			clientMemory, err := parseBytes(c.String("maxmemory-clients"))
+			clientMemory, err := bytesize.Parse(c.String("maxmemory-clients"))
 			if err != nil || clientMemory < 1 || clientMemory > math.MaxInt32 {
 				return usageErrorf("--maxmemory-clients %q: want a size from 1 byte to 2GiB, such as 64MiB", c.String("maxmemory-clients"))
 			}
@@ -68,8 +67,7 @@ func serveCommand() *cli.Command {
 			if err != nil {
 				return failed(fmt.Errorf("listen: %w", err))
 			}
-			o := conn.Options{User: c.String("user"), Password: c.String("requirepass")}
-			fmt.Fprintf(c.App.Writer, "pacer serve: listening on %s (%s%s); Ctrl-C stops\n", srv.Addr(), faults, embeddedExtras(serverTLS, &o))
+			fmt.Fprintf(c.App.Writer, "pacer serve: listening on %s (%s); Ctrl-C stops\n", srv.Addr(), srv.Describe())
 			<-c.Context.Done()
 			srv.Close()
 			fmt.Fprintf(c.App.Writer, "pacer serve: stopped after %d commands\n", srv.Processed())

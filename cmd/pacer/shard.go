@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,8 +16,8 @@ import (
 // results into one.
 
 // jobIndexEnv is the variable Kubernetes sets in each pod of an Indexed
-// Job: its completion index, from 0.
-const jobIndexEnv = "JOB_COMPLETION_INDEX"
+// Job, read by --shard auto/N.
+const jobIndexEnv = scheduler.JobIndexEnv
 
 func shardFlags() []cli.Flag {
 	return []cli.Flag{
@@ -35,7 +34,7 @@ func parseShard(c *cli.Context, lookup func(string) (string, bool), now time.Tim
 	var start time.Time
 	if c.IsSet("shard") {
 		var err error
-		if k, n, err = parseShardArg(c.String("shard"), lookup); err != nil {
+		if k, n, err = scheduler.ParseShard(c.String("shard"), lookup); err != nil {
 			return nil, err
 		}
 		if !c.IsSet("seed") {
@@ -63,29 +62,4 @@ func parseShard(c *cli.Context, lookup func(string) (string, bool), now time.Tim
 		start = now.Add(d)
 	}
 	return scheduler.NewPlacement(k, n, start), nil
-}
-
-// parseShardArg reads K/N or auto/N (K from JOB_COMPLETION_INDEX + 1).
-func parseShardArg(v string, lookup func(string) (string, bool)) (k, n int, err error) {
-	ks, ns, ok := strings.Cut(strings.TrimSpace(v), "/")
-	n, nerr := strconv.Atoi(ns)
-	if !ok || nerr != nil || n < 1 || n > scheduler.MaxShards {
-		return 0, 0, usageErrorf("--shard %q: want K/N such as 2/4 (N from 1 to %d), or auto/N", v, scheduler.MaxShards)
-	}
-	if ks == "auto" {
-		idx, set := lookup(jobIndexEnv)
-		if !set {
-			return 0, 0, usageErrorf("--shard %s: %s is not set (a Kubernetes Indexed Job sets it); give K/N", v, jobIndexEnv)
-		}
-		i, err := strconv.Atoi(strings.TrimSpace(idx))
-		if err != nil || i < 0 || i >= n {
-			return 0, 0, usageErrorf("--shard %s: %s=%q is not an index from 0 to %d", v, jobIndexEnv, idx, n-1)
-		}
-		return i + 1, n, nil
-	}
-	k, err = strconv.Atoi(ks)
-	if err != nil || k < 1 || k > n {
-		return 0, 0, usageErrorf("--shard %q: K must be from 1 to %d", v, n)
-	}
-	return k, n, nil
 }

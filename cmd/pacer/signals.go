@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/pacer-load/pacer/internal/guarded"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -38,7 +39,7 @@ var signalName = map[os.Signal]string{syscall.SIGINT: "Ctrl-C", syscall.SIGTERM:
 //   - SIGPIPE is caught, so a write to a closed stdout or stderr fails with
 //     EPIPE (which the guarded writers absorb) instead of killing pacer
 //     before its results are written.
-func watchSignals(parent context.Context, stderr *guardedWriter) (context.Context, func()) {
+func watchSignals(parent context.Context, stderr *guarded.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	intr := make(chan os.Signal, 2)
 	quit := make(chan os.Signal, 1)
@@ -60,7 +61,7 @@ func watchSignals(parent context.Context, stderr *guardedWriter) (context.Contex
 				fmt.Fprintf(stderr, "pacer: interrupted by %s: stopping and writing the results (again to exit now)\n", signalName[sig])
 				cancel()
 			case <-quit:
-				stderr.writeUnredacted(goroutineDump())
+				stderr.WriteUnredacted(goroutineDump())
 				report.RemoveTemps()
 				os.Exit(exitQuit)
 			case <-pipe:

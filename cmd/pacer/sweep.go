@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,37 +77,17 @@ func sweepCommand() *cli.Command {
 	)
 }
 
-// sweepConfig is a validated `pacer sweep`.
+// sweepConfig is a validated `pacer sweep`: the sweep's own settings
+// (sweep.Config: the action adds the test, the keys and the printer) and
+// what the environment needs.
 type sweepConfig struct {
-	target     conn.Options
-	closed     bool
-	conns      int   // open
-	clients    []int // closed
-	pipelines  []int // closed
-	rates      []float64
-	search     bool
-	from, to   float64
-	precision  float64
-	maxSteps   int
-	stepDur    time.Duration
-	settle     time.Duration
-	abortAfter time.Duration
-	arrival    string
-	seed       uint64
-	pacing     scheduler.Pacing
-	drain      time.Duration
-	lagLimit   time.Duration
-	timeout    time.Duration
-	backlog    time.Duration
-	interval   time.Duration
-	showErrs   bool
-	slo        report.SLO
-	sloSet     bool
-	quiet      bool
-	files      resultFiles
-	repeat     int
-	ci         bool
-	work       *workload
+	sweep.Config
+	target   conn.Options
+	closed   bool
+	load     openLoad // an open sweep's
+	showErrs bool
+	files    resultFiles
+	work     *workload
 	// shard is --shard, --start-at and --start-in (open sweeps of listed
 	// rates only): each step is the shard's part of the step's timeline,
 	// and with a start each step starts at its planned instant.
@@ -119,7 +99,8 @@ type sweepConfig struct {
 }
 
 func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
-	cfg := &sweepConfig{closed: c.Bool("closed"), search: c.Bool("search")}
+	cfg := &sweepConfig{closed: c.Bool("closed")}
+	cfg.Search, cfg.StepDuration, cfg.Settle, cfg.CI = c.Bool("search"), c.Duration("step-duration"), c.Duration("settle"), c.Bool("ci")
 	var err error
 	if cfg.target, err = targetOptions(c); err != nil {
 		return nil, err
@@ -130,34 +111,30 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
 		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
-	if cfg.stepDur = c.Duration("step-duration"); cfg.stepDur <= 0 {
-		return nil, usageErrorf("--step-duration %s: want a positive duration such as 5s", cfg.stepDur)
-	}
-	if cfg.settle = c.Duration("settle"); cfg.settle < 0 {
-		return nil, usageErrorf("--settle %s: must not be negative", cfg.settle)
-	}
-	if cfg.repeat, err = parseRepeat(c); err != nil {
+	if cfg.Repeat, err = parseRepeat(c); err != nil {
 		return nil, err
 	}
 	out, err := parseOutput(c)
 	if err != nil {
 		return nil, err
 	}
-	cfg.showErrs, cfg.slo, cfg.quiet, cfg.files, cfg.interval = out.showErrs, out.slo, out.quiet, out.files, out.interval
-	cfg.sloSet, cfg.ci = c.IsSet("slo"), c.Bool("ci")
-	cfg.seed = parseSeed(c)
+	cfg.showErrs, cfg.SLO, cfg.Quiet, cfg.files, cfg.Interval = out.showErrs, out.slo, out.quiet, out.files, out.interval
+	cfg.Seed = parseSeed(c)
 	switch placed := c.IsSet("shard") || c.IsSet("start-at") || c.IsSet("start-in"); {
 	case placed && cfg.closed:
 		// A closed loop has no timeline to share or to start at an instant:
 		// its load is its clients, each waiting for its own replies.
 		return nil, usageErrorf("--shard, --start-at and --start-in shard an open sweep's timeline; a closed sweep has none: run it from one process, or give each machine its own -c")
-	case c.IsSet("shard") && cfg.search:
+	case c.IsSet("shard") && cfg.Search:
 		return nil, usageErrorf("--shard cannot search: each shard would choose its next rate from its own part of the measurements; list the rates (--rates, or --from, --to and --step) and merge the shards' steps")
 	}
 	if cfg.closed {
 		err = cfg.parseClosed(c)
 	} else {
 		err = cfg.parseOpen(c)
+	}
+	if err == nil {
+		err = cfg.Validate()
 	}
 	if err != nil {
 		return nil, err
@@ -176,7 +153,7 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 		return nil, usageErrorf("a sweep runs one workload: -t names %d tests; pick one, or make them one test with --mix", len(cfg.work.tests))
 	}
 	if cfg.closed {
-		err = checkClosedBudget(cfg.work, slicesMax(cfg.clients), slicesMax(cfg.pipelines))
+		err = checkClosedBudget(cfg.work, slices.Max(cfg.Clients), slices.Max(cfg.Pipelines))
 	} else {
 		err = checkMaxBuffer(cfg.work, cfg.target.MaxBuffer)
 	}
@@ -187,150 +164,33 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 }
 
 func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
-	for _, name := range []string{"P"} {
-		if c.IsSet(name) {
-			return usageErrorf("-%s belongs to a closed sweep: add --closed", name)
-		}
+	if c.IsSet("P") {
+		return usageErrorf("-P belongs to a closed sweep: add --closed")
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(c.String("c")))
 	if err != nil || n < 1 || n > maxConnections {
 		return usageErrorf("-c %q: want 1 to %d connections (a list needs --closed)", c.String("c"), maxConnections)
 	}
-	cfg.conns = n
-	rate := func(name string) (float64, error) {
-		r, err := scheduler.ParseRate(c.String(name))
-		if err != nil {
-			return 0, usageErrorf("--%s: %v", name, err)
+	cfg.Conns = n
+	given := func(name string) *string {
+		if !c.IsSet(name) {
+			return nil
 		}
-		return r.PerSecond(), nil
+		v := c.String(name)
+		return &v
 	}
-	switch {
-	case cfg.search:
-		if !cfg.sloSet {
-			return usageErrorf("--search needs --slo: the search finds the highest rate that meets it")
-		}
-		for _, name := range []string{"rates", "step"} {
-			if c.IsSet(name) {
-				return usageErrorf("--search chooses its own rates: drop --%s (--from and --to bound it)", name)
-			}
-		}
-		from := "1k"
-		if c.IsSet("from") {
-			from = c.String("from")
-		}
-		r, err := scheduler.ParseRate(from)
-		if err != nil {
-			return usageErrorf("--from: %v", err)
-		}
-		cfg.from = r.PerSecond()
-		if c.IsSet("to") {
-			if cfg.to, err = rate("to"); err != nil {
-				return err
-			}
-			// --to below a given --from is a mistake; below the default
-			// --from, the search starts at --to.
-			if cfg.to < cfg.from && c.IsSet("from") {
-				return usageErrorf("--to %s is below --from %s", c.String("to"), from)
-			}
-		}
-		if cfg.precision, err = parseShare(c.String("precision")); err != nil {
-			return usageErrorf("--precision %q: want a share such as 5%% or 0.05, above 0 and below 100%%", c.String("precision"))
-		}
-		if cfg.maxSteps = c.Int("max-steps"); cfg.maxSteps < 1 || cfg.maxSteps > sweep.MaxPoints {
-			return usageErrorf("--max-steps %d: want 1 to %d", cfg.maxSteps, sweep.MaxPoints)
-		}
-	case c.IsSet("rates"):
-		for _, name := range []string{"from", "to", "step"} {
-			if c.IsSet(name) {
-				return usageErrorf("--rates lists the rates: drop --%s", name)
-			}
-		}
-		for _, f := range strings.Split(c.String("rates"), ",") {
-			r, err := scheduler.ParseRate(f)
-			if err != nil {
-				return usageErrorf("--rates: %v", err)
-			}
-			cfg.rates = append(cfg.rates, r.PerSecond())
-		}
-	case c.IsSet("from") || c.IsSet("to") || c.IsSet("step"):
-		if !c.IsSet("from") || !c.IsSet("to") || !c.IsSet("step") {
-			return usageErrorf("--from, --to and --step go together (or list the rates with --rates)")
-		}
-		from, err := rate("from")
-		if err != nil {
-			return err
-		}
-		to, err := rate("to")
-		if err != nil {
-			return err
-		}
-		step, err := rate("step")
-		if err != nil {
-			return err
-		}
-		if to < from {
-			return usageErrorf("--to %s is below --from %s", c.String("to"), c.String("from"))
-		}
-		if (to-from)/step >= sweep.MaxPoints {
-			return usageErrorf("--from %s --to %s --step %s makes more than %d steps", c.String("from"), c.String("to"), c.String("step"), sweep.MaxPoints)
-		}
-		for k := 0; ; k++ {
-			r := from + float64(k)*step
-			if r > to*(1+1e-12) {
-				break
-			}
-			cfg.rates = append(cfg.rates, math.Round(r*1000)/1000)
-		}
-	default:
-		return usageErrorf("give the rates (--rates 10k,20k,40k, or --from, --to and --step), --search with --slo, or --closed")
-	}
-	if len(cfg.rates) > sweep.MaxPoints {
-		return usageErrorf("--rates lists %d rates; at most %d", len(cfg.rates), sweep.MaxPoints)
-	}
-	switch cfg.arrival = c.String("arrival"); cfg.arrival {
-	case "uniform", "poisson":
-	default:
-		return usageErrorf("--arrival %q: want uniform or poisson", cfg.arrival)
-	}
-	if k := c.Int("max-inflight"); k < 1 || k > maxInflightPerConn {
-		return usageErrorf("--max-inflight %d: want 1 to %d", k, maxInflightPerConn)
-	} else {
-		cfg.target.MaxInflight = k
-	}
-	if err := checkInflightBudget(cfg.conns, cfg.target.MaxInflight); err != nil {
+	if err := cfg.SetRates(sweep.RateFlags{Rates: given("rates"), From: given("from"), To: given("to"), Step: given("step"),
+		Precision: c.String("precision"), MaxSteps: c.Int("max-steps")}); err != nil {
 		return err
 	}
-	if cfg.target.MaxBuffer, err = parseMaxBuffer(c); err != nil {
+	if cfg.load, err = parseOpenLoad(c, cfg.Conns, cfg.SLO); err != nil {
 		return err
 	}
-	p, ok := scheduler.ParsePacing(c.String("pacing"))
-	if !ok {
-		return usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
-	}
-	cfg.pacing = p
-	if cfg.drain = c.Duration("drain"); cfg.drain < 0 {
-		return usageErrorf("--drain %s: must not be negative", cfg.drain)
-	}
-	if cfg.drain == 0 {
-		cfg.drain = time.Nanosecond // zero would mean the default
-	}
-	if cfg.lagLimit = c.Duration("lag-limit"); c.IsSet("lag-limit") && cfg.lagLimit <= 0 {
-		return usageErrorf("--lag-limit %s: want a positive duration", cfg.lagLimit)
-	}
-	if !c.IsSet("lag-limit") {
-		cfg.lagLimit = sloLagLimit(cfg.pacing, cfg.slo)
-	}
-	if cfg.timeout = c.Duration("timeout"); cfg.timeout < 0 || (c.IsSet("timeout") && cfg.timeout == 0) {
-		return usageErrorf("--timeout %s: want a positive duration", cfg.timeout)
-	}
-	if cfg.backlog = c.Duration("max-backlog"); cfg.backlog <= 0 {
-		return usageErrorf("--max-backlog %s: want a positive duration", cfg.backlog)
-	}
-	cfg.abortAfter = sweep.DefaultAbortAfter(cfg.slo)
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.maxInflight, cfg.load.maxBuffer
+	cfg.Arrival, cfg.Drain, cfg.Open = cfg.load.arrival, cfg.load.drain, cfg.load.open(cfg.Interval)
+	cfg.AbortAfter = sweep.DefaultAbortAfter(cfg.SLO)
 	if c.IsSet("abort-after") {
-		if cfg.abortAfter = c.Duration("abort-after"); cfg.abortAfter < 0 {
-			return usageErrorf("--abort-after %s: must not be negative", cfg.abortAfter)
-		}
+		cfg.AbortAfter = c.Duration("abort-after")
 	}
 	return nil
 }
@@ -342,17 +202,14 @@ func (cfg *sweepConfig) parseClosed(c *cli.Context) error {
 		}
 	}
 	var err error
-	if cfg.clients, err = parseIntList(c.String("c"), 1, maxConnections); err != nil {
+	if cfg.Clients, err = parseIntList(c.String("c"), 1, maxConnections); err != nil {
 		return usageErrorf("-c %q: want a list of 1 to %d connections, such as 10,50,100,200", c.String("c"), maxConnections)
 	}
-	if cfg.pipelines, err = parseIntList(c.String("P"), 1, 1<<20); err != nil {
+	if cfg.Pipelines, err = parseIntList(c.String("P"), 1, 1<<20); err != nil {
 		return usageErrorf("-P %q: want a list of batch sizes, such as 1,16,64", c.String("P"))
 	}
-	if len(cfg.clients)*len(cfg.pipelines) > sweep.MaxPoints {
-		return usageErrorf("-c × -P makes %d points; at most %d", len(cfg.clients)*len(cfg.pipelines), sweep.MaxPoints)
-	}
-	if cfg.drain = c.Duration("drain"); cfg.drain <= 0 {
-		cfg.drain = time.Nanosecond
+	if cfg.Drain = c.Duration("drain"); cfg.Drain <= 0 {
+		cfg.Drain = time.Nanosecond
 	}
 	return nil
 }
@@ -370,49 +227,27 @@ func parseIntList(s string, lo, hi int) ([]int, error) {
 	return out, nil
 }
 
-// parseShare reads 5% or 0.05: a share strictly between 0 and 1.
-func parseShare(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if pct {
-		v /= 100
-	}
-	if err != nil || !(v > 0 && v < 1) {
-		return 0, fmt.Errorf("bad share %q", s)
-	}
-	return v, nil
-}
-
-func slicesMax(v []int) int {
-	m := 0
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
-}
-
 func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any {
 	extra := map[string]any{
 		"sweep":           map[bool]string{false: "open", true: "closed"}[cfg.closed],
-		"step_duration_s": cfg.stepDur.Seconds(),
-		"repeat":          cfg.repeat,
+		"step_duration_s": cfg.StepDuration.Seconds(),
+		"repeat":          cfg.Repeat,
 	}
 	cc := commonConfig{target: cfg.target.Addr, embedded: faults,
 		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
-		seed: cfg.seed, tests: testIDs(cfg.work), duration: cfg.stepDur}
+		seed: cfg.Seed, tests: testIDs(cfg.work), duration: cfg.StepDuration}
 	if cfg.closed {
-		extra["clients"], extra["pipelines"] = cfg.clients, cfg.pipelines
-		cc.conns, cc.pipeline = slicesMax(cfg.clients), slicesMax(cfg.pipelines)
+		extra["clients"], extra["pipelines"] = cfg.Clients, cfg.Pipelines
+		cc.conns, cc.pipeline = slices.Max(cfg.Clients), slices.Max(cfg.Pipelines)
 	} else {
-		cc.conns = cfg.conns
-		extra["arrival"], extra["pacing"], extra["settle_s"] = cfg.arrival, cfg.pacing.String(), cfg.settle.Seconds()
-		extra["abort_after_s"] = cfg.abortAfter.Seconds()
-		extra["max_inflight"], extra["max_buffer"], extra["drain_s"] = cfg.target.MaxInflight, cfg.target.MaxBuffer, cfg.drain.Seconds()
-		if cfg.search {
-			extra["search"] = map[string]any{"from": cfg.from, "to": cfg.to, "precision": cfg.precision, "max_steps": cfg.maxSteps}
+		cc.conns = cfg.Conns
+		extra["arrival"], extra["pacing"], extra["settle_s"] = cfg.Arrival, cfg.load.pacing.String(), cfg.Settle.Seconds()
+		extra["abort_after_s"] = cfg.AbortAfter.Seconds()
+		extra["max_inflight"], extra["max_buffer"], extra["drain_s"] = cfg.target.MaxInflight, cfg.target.MaxBuffer, cfg.Drain.Seconds()
+		if cfg.Search {
+			extra["search"] = map[string]any{"from": cfg.From, "to": cfg.To, "precision": cfg.Precision, "max_steps": cfg.MaxSteps}
 		} else {
-			extra["rates"] = cfg.rates
+			extra["rates"] = cfg.Rates
 		}
 	}
 	if t := cfg.work.tests[0]; t.custom || cfg.work.mixed {
@@ -434,7 +269,7 @@ func sweepAction(c *cli.Context) error {
 		mode = "closed"
 	}
 	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
-		files: cfg.files, quiet: cfg.quiet, mode: mode, banner: true})
+		files: cfg.files, quiet: cfg.Quiet, mode: mode, banner: true})
 	if err != nil {
 		return err
 	}
@@ -458,18 +293,12 @@ func sweepAction(c *cli.Context) error {
 	e.doc.Config = cfg.echo(ctx, e.faults())
 	e.askServer()
 	e.noteConfig()
-	if !cfg.quiet && e.server.ID.Available {
+	if !cfg.Quiet && e.server.ID.Available {
 		fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
 	}
-	sc := sweep.Config{
-		Test: cfg.work.testOf(j), Rates: cfg.rates, Search: cfg.search, From: cfg.from, To: cfg.to, Precision: cfg.precision,
-		MaxSteps: cfg.maxSteps, StepDuration: cfg.stepDur, Settle: cfg.settle, AbortAfter: cfg.abortAfter, Arrival: cfg.arrival,
-		Seed: cfg.seed, Conns: cfg.conns, Keys: keys, Clients: cfg.clients, Pipelines: cfg.pipelines, Drain: cfg.drain,
-		Interval: cfg.interval, SLO: cfg.slo, Repeat: cfg.repeat, CI: cfg.ci, Quiet: cfg.quiet,
-		Open: scheduler.OpenConfig{Pacing: cfg.pacing, Drain: cfg.drain, LagLimit: cfg.lagLimit, Timeout: cfg.timeout,
-			Interval: cfg.interval, MaxBacklog: cfg.backlog},
-	}
-	if !cfg.quiet {
+	sc := cfg.Config
+	sc.Test, sc.Keys = cfg.work.testOf(j), keys
+	if !cfg.Quiet {
 		sc.Print = func(s string) { io.WriteString(out, s) }
 	}
 	run := sweep.Open
@@ -491,8 +320,8 @@ func sweepAction(c *cli.Context) error {
 	if werr := e.writeFiles(); werr != nil {
 		return failed(werr)
 	}
-	if !cfg.quiet && len(e.doc.Tests) > 0 {
-		printSeed(out, cfg.seed)
+	if !cfg.Quiet && len(e.doc.Tests) > 0 {
+		printSeed(out, cfg.Seed)
 	}
 	return e.exit(code, err)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -62,11 +63,19 @@ func parseSizes(c *cli.Context, benchClamp bool) (scenarios.Sizes, error) {
 }
 
 // parseWorkload reads -d (sizes), -r, --key-dist, --mix, --ratio,
-// --command(s), -t and a trailing command into tests. Without -t the
-// flag's default is used ("" is the whole suite); an empty -t is an
-// error. ignoreT drops -t (bench, when a command is given).
+// --command(s), -t and a trailing command into tests (scenarios.Workload).
+// Without -t the flag's default is used ("" is the whole suite); an empty
+// -t is an error. ignoreT drops -t (bench, when a command is given).
 func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ignoreT bool) (*workload, error) {
-	w, err := readWorkload(c, sizes, trailing, ignoreT)
+	// bench, run, compare and sweep --cluster insert redis-benchmark's
+	// ":{tag}" into the catalogue's keys (open loops fill it per request,
+	// closed loops per batch).
+	tags := c.Bool("cluster") && c.Command != nil && (c.Command.Name == "bench" || c.Command.Name == "run" || c.Command.Name == "compare" || c.Command.Name == "sweep")
+	s, err := scenarios.Workload{Sizes: sizes, Tests: c.String("t"), TestsGiven: c.IsSet("t") && !ignoreT,
+		Keyspace: c.String("r"), KeyspaceGiven: c.IsSet("r"), KeyDist: c.String("key-dist"), KeyDistGiven: c.IsSet("key-dist"),
+		Commands: c.StringSlice("command"), Weights: c.StringSlice("command-weight"), CommandsFile: c.String("commands"),
+		Mix: c.String("mix"), Ratio: c.String("ratio"), RatioGiven: c.IsSet("ratio"), Trailing: trailing,
+		Cluster: tags, MaxCommand: maxClosedInFlight}.Build()
 	if err != nil {
 		return nil, err
 	}
@@ -74,159 +83,25 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 	// a template) must not reach the output, the JSON, the .hlog tags or
 	// the progress. The commands sent are compiled from the templates, not
 	// from the titles.
-	s := secretsFrom(c.Context)
-	for i := range w.tests {
-		t := &w.tests[i]
-		t.title = s.redact(t.title)
-		for k := range t.names {
-			t.names[k] = s.redact(t.names[k])
+	sec := secretsFrom(c.Context)
+	w := &workload{opts: s.Options, keys: s.Keys, mixed: s.Mixed}
+	for _, t := range s.Tests {
+		for k := range t.Names {
+			t.Names[k] = sec.Redact(t.Names[k])
 		}
+		w.tests = append(w.tests, workTest{recipe: t.Recipe, title: sec.Redact(t.Title), names: t.Names, custom: t.Custom})
 	}
 	return w, nil
 }
 
-func readWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ignoreT bool) (*workload, error) {
-	// bench, run, compare and sweep --cluster insert redis-benchmark's
-	// ":{tag}" into the catalogue's keys (open loops fill it per request,
-	// closed loops per batch).
-	tags := c.Bool("cluster") && c.Command != nil && (c.Command.Name == "bench" || c.Command.Name == "run" || c.Command.Name == "compare" || c.Command.Name == "sweep")
-	w := &workload{opts: scenarios.Options{Sizes: sizes, Cluster: tags}}
-	tSet := c.IsSet("t") && !ignoreT
-	if tSet && strings.Trim(c.String("t"), " ,") == "" {
-		return nil, usageErrorf("-t %q names no test: give one or more, such as -t get,set (leave -t out for the whole suite)", c.String("t"))
-	}
-	if c.IsSet("r") {
-		n, err := strconv.ParseInt(c.String("r"), 10, 64)
-		if err != nil {
-			return nil, usageErrorf("-r %q: want a keyspace size", c.String("r"))
-		}
-		if n < 0 {
-			return nil, usageErrorf("-r %d: must not be negative", n)
-		}
-		w.opts.Random, w.opts.Keyspace = true, uint64(n)
-	}
-	keys, err := scenarios.ParseKeyDist(c.String("key-dist"), w.opts.Keyspace)
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	if c.IsSet("key-dist") && !w.opts.Random {
-		return nil, usageErrorf("--key-dist needs a keyspace: give -r N")
-	}
-	w.keys = keys
-
-	var customs []scenarios.Custom
-	for _, s := range c.StringSlice("command") {
-		cu, err := scenarios.ParseCustom(s)
-		if err != nil {
-			return nil, usageErrorf("--command: %v", err)
-		}
-		customs = append(customs, cu)
-	}
-	weights := c.StringSlice("command-weight")
-	if len(weights) > len(customs) {
-		return nil, usageErrorf("%d --command-weight for %d --command", len(weights), len(customs))
-	}
-	for i, ws := range weights {
-		v, err := strconv.ParseUint(ws, 10, 32)
-		if err != nil || v == 0 {
-			return nil, usageErrorf("--command-weight %q: want a whole number above 0", ws)
-		}
-		customs[i].Weight = v
-	}
-	if path := c.String("commands"); path != "" {
-		more, err := scenarios.LoadCommandsFile(path)
-		if err != nil {
-			return nil, usageErrorf("--commands: %v", err)
-		}
-		customs = append(customs, more...)
-	}
-	mix := c.String("mix")
-	if c.IsSet("ratio") {
-		if mix != "" {
-			return nil, usageErrorf("--ratio is a --mix of set and get: give one of them")
-		}
-		if mix, err = scenarios.ParseRatio(c.String("ratio")); err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-	}
-	if mix != "" && len(weights) > 0 {
-		return nil, usageErrorf("--mix sets the weights: drop --command-weight")
-	}
-	if mix != "" || len(customs) > 0 {
-		if tSet {
-			return nil, usageErrorf("-t selects catalogue tests; use --mix to combine them with --command")
-		}
-		if len(trailing) > 0 {
-			return nil, usageErrorf("a command after the flags cannot be combined with --mix or --command: use --command")
-		}
-		r, err := scenarios.BuildRecipe(mix, customs, w.opts)
-		if err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-		if err := checkBuildable(r); err != nil {
-			return nil, err
-		}
-		if _, err := r.Build(); err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-		t := workTest{recipe: r, title: r.Title()}
-		if len(r.Items) > 1 {
-			t.names = r.Names()
-		}
-		w.tests, w.mixed = []workTest{t}, true
-		return w, nil
-	}
-	if len(trailing) > 0 {
-		r, err := scenarios.BuildRecipe("", []scenarios.Custom{{Name: strings.ToLower(trailing[0]), Args: trailing, Weight: 1}}, w.opts)
-		if err == nil {
-			if err = checkBuildable(r); err != nil {
-				return nil, err
-			}
-			_, err = r.Build()
-		}
-		if err != nil {
-			return nil, usageErrorf("command: %v", err)
-		}
-		w.tests = []workTest{{recipe: r, title: scenarios.Title(trailing), custom: true}}
-		return w, nil
-	}
-	tests, err := scenarios.Select(c.String("t"))
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	for _, t := range tests {
-		w.tests = append(w.tests, workTest{recipe: scenarios.TestRecipe(t, w.opts), title: t.Title})
-	}
-	return w, nil
-}
-
-// checkBuildable refuses, before anything is compiled, a recipe whose
-// largest command exceeds what any load command accepts: compiling fills
-// fixed-size values, so a line of __data__ at -d 512MiB would allocate
-// terabytes before any later check saw it.
-func checkBuildable(r *scenarios.Recipe) error {
-	if n := int64(r.MaxCommandSize()); n > maxClosedInFlight {
-		return usageErrorf("a command of %s is larger than %s: lower -d or use fewer __data__", formatBytes(n), formatBytes(maxClosedInFlight))
-	}
-	return nil
-}
-
-// largest returns the size in bytes of the largest command the test can
-// send (RESP framing and the largest value size included).
-func (w *workload) largest(t workTest) (int64, error) {
-	return int64(t.recipe.MaxCommandSize()), nil
-}
-
+// checkClosedBudget refuses a closed loop that could hold more in flight
 // than maxClosedInFlight bytes: -c × -P × the largest command.
 func checkClosedBudget(w *workload, conns, pipeline int) error {
 	for _, t := range w.tests {
-		l, err := w.largest(t)
-		if err != nil {
-			return err
-		}
+		l := int64(t.recipe.MaxCommandSize()) // RESP framing and the largest value included
 		if total := int64(conns) * int64(pipeline) * l; total > maxClosedInFlight {
 			return usageErrorf("-c %d × -P %d × %s (the largest command of %s) = %s in flight; at most %s: lower -c, -P or -d",
-				conns, pipeline, formatBytes(l), t.title, formatBytes(total), formatBytes(maxClosedInFlight))
+				conns, pipeline, bytesize.Format(l), t.title, bytesize.Format(total), bytesize.Format(maxClosedInFlight))
 		}
 	}
 	return nil
@@ -236,13 +111,9 @@ func checkClosedBudget(w *workload, conns, pipeline int) error {
 // --max-buffer.
 func checkMaxBuffer(w *workload, maxBuffer int) error {
 	for _, t := range w.tests {
-		l, err := w.largest(t)
-		if err != nil {
-			return err
-		}
-		if l > int64(maxBuffer) {
+		if l := int64(t.recipe.MaxCommandSize()); l > int64(maxBuffer) {
 			return usageErrorf("a command of %s (%s) is larger than --max-buffer %s: raise --max-buffer or lower -d",
-				formatBytes(l), t.title, formatBytes(int64(maxBuffer)))
+				bytesize.Format(l), t.title, bytesize.Format(int64(maxBuffer)))
 		}
 	}
 	return nil
