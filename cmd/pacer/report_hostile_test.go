@@ -154,4 +154,3 @@ func TestLostOutputExits1(t *testing.T) {
 		}
 	}
 }
-
