@@ -174,7 +174,7 @@ func TestPlotClampsAbsurdValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{PNG, SVG} {
-		if _, err := Plot([]Input{in}, f); err != nil {
+		if _, err := Plot([]Input{in}, f, PlotOptions{}); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -186,7 +186,7 @@ func TestPlotClampsAbsurdValues(t *testing.T) {
 	raw.Tests[0].Intervals[0].ResponseMs.Max = math.Inf(1)
 	raw.Tests[0].Intervals[1].ResponseMs.P50 = math.NaN()
 	raw.Tests[0].Intervals[2].ResponseMs.P99 = 1e250
-	if _, err := Plot([]Input{{Label: "raw", Doc: raw}}, SVG); err != nil {
+	if _, err := Plot([]Input{{Label: "raw", Doc: raw}}, SVG, PlotOptions{}); err != nil {
 		t.Error(err)
 	}
 }

@@ -9,18 +9,24 @@ import (
 )
 
 // Page is what the HTML report shows: the documents and the text report
-// of them (as pacer report prints it).
+// of them (as pacer report prints it), under a title (--title; "" names
+// the page after the inputs' labels).
 type Page struct {
 	Inputs []Input
 	Text   string
+	Title  string
 }
+
+// maxPage bounds the page: the texts of the documents are cut when read
+// back (see checkDocument), so only a great many tests reach it.
+const maxPage = 64 << 20
 
 // HTML renders the page: one self-contained document (styles inline, both
 // plots inlined as SVG, nothing fetched) with the runs' configuration, the
 // verdicts and SLOs, the plots and the text report. Every text from the
 // documents is escaped.
 func HTML(p Page) ([]byte, error) {
-	spec, series, err := PlotSVGs(p.Inputs)
+	spec, series, err := PlotSVGs(p.Inputs, PlotOptions{Title: p.Title})
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +34,12 @@ func HTML(p Page) ([]byte, error) {
 	for _, in := range p.Inputs {
 		labels = append(labels, in.Label)
 	}
+	title := "pacer report: " + strings.Join(labels, " vs ")
+	if p.Title != "" {
+		title = p.Title
+	}
 	data := htmlData{
-		Title:    "pacer report: " + strings.Join(labels, " vs "),
+		Title:    title,
 		Text:     p.Text,
 		Spectrum: inlineSVG(spec),
 		Series:   inlineSVG(series),
@@ -37,7 +47,7 @@ func HTML(p Page) ([]byte, error) {
 	for _, in := range p.Inputs {
 		d := in.Doc
 		doc := htmlDoc{Label: in.Label, Tool: d.Tool.Name + " " + d.Tool.Version, Started: d.StartedAt,
-			Mode: d.Mode, Interrupted: d.Interrupted, Config: in.Config()}
+			Mode: d.Mode, Interrupted: d.Interrupted, Config: setConfig(in.Config())}
 		for _, t := range d.Tests {
 			row := htmlTest{Doc: in.Label, Name: t.Name, Mode: t.Mode, Verdict: t.Verdict, Reason: t.VerdictReason,
 				OK: t.Verdict == "ok", Throughput: strconv.FormatFloat(t.AchievedRate, 'f', 2, 64), Target: "-", P99: "-", Max: "-"}
@@ -61,7 +71,24 @@ func HTML(p Page) ([]byte, error) {
 	if err := pageTemplate.Execute(&b, data); err != nil {
 		return nil, fmt.Errorf("html: %w", err)
 	}
+	if b.Len() > maxPage {
+		return nil, fmt.Errorf("html: the page would take %d MB (at most %d): too many tests for one page", b.Len()>>20, maxPage>>20)
+	}
 	return b.Bytes(), nil
+}
+
+// setConfig leaves out the settings a run left unset (null, "", an
+// empty list or object): a page lists what was set, not every flag.
+func setConfig(items []ConfigItem) []ConfigItem {
+	var out []ConfigItem
+	for _, c := range items {
+		switch strings.TrimSpace(c.Value) {
+		case "", "null", "[]", "{}":
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 type htmlData struct {
@@ -116,7 +143,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .ok { color: #1a7f37; font-weight: bold; }
 .bad { color: #b3261e; font-weight: bold; }
 .muted { color: #666; }
-pre { background: #f8f8f8; border: 1px solid #e4e4e4; padding: 0.8em; overflow-x: auto; font-size: 0.8em; line-height: 1.3; }
+pre { background: #f8f8f8; border: 1px solid #e4e4e4; padding: 0.8em; overflow-x: auto; font-size: 0.8em; line-height: 1.3; white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 1em 0; }
 figure svg { width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }

@@ -154,3 +154,38 @@ func TestLostOutputExits1(t *testing.T) {
 		}
 	}
 }
+
+// TestReportTitleAndLabels: --title names the plots and the page,
+// --label FILE=NAME names a file's column, legend entries and title
+// (before or after the files, repeated).
+func TestReportTitleAndLabels(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := savedRun(t, dir, "a.json", "run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--lag-limit", "1s", "-q")
+	b, _ := savedRun(t, dir, "b.json", "run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--lag-limit", "1s", "-q")
+	svg, page := filepath.Join(dir, "p.svg"), filepath.Join(dir, "p.html")
+	code, out, stderr := pacer(t, "report", "--label", "a.json=before", a, b, "--label", b+"=after", "--title", "Freeze demo", "--plot", svg, "--html", page)
+	if !runOK(code) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "[1] before:") || !strings.Contains(out, "[2] after:") || strings.Contains(out, "a.json") {
+		t.Errorf("the text does not use the labels:\n%s", out)
+	}
+	for _, f := range []string{svg, page} {
+		s := string(readFile(t, f))
+		if !strings.Contains(s, "Freeze demo") || !strings.Contains(s, "before") || !strings.Contains(s, "after") {
+			t.Errorf("%s lacks the title or the labels", f)
+		}
+	}
+	if !strings.Contains(string(readFile(t, page)), "<title>Freeze demo</title>") {
+		t.Error("the page is not titled")
+	}
+	for _, args := range [][]string{
+		{"report", a, "--label", "c.json=x"},
+		{"report", a, "--label", "a.json"},
+		{"report", a, "--label"},
+	} {
+		if code, _, stderr := pacer(t, args...); code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q", args[2:], code, stderr)
+		}
+	}
+}
