@@ -47,16 +47,24 @@ func HTML(p Page) ([]byte, error) {
 	for _, in := range p.Inputs {
 		d := in.Doc
 		doc := htmlDoc{Label: in.Label, Tool: d.Tool.Name + " " + d.Tool.Version, Started: d.StartedAt,
-			Mode: d.Mode, Interrupted: d.Interrupted, Config: setConfig(in.Config())}
+			Mode: d.Mode + " mode", Interrupted: d.Interrupted, Config: setConfig(in.Config())}
+		if in.Format != FormatPacer {
+			doc.Tool, doc.Mode, doc.Lacks = in.Format, "closed loop (latency from the send)", strings.Join(in.Lacks, ", ")
+		}
 		for _, t := range d.Tests {
 			row := htmlTest{Doc: in.Label, Name: t.Name, Mode: t.Mode, Verdict: t.Verdict, Reason: t.VerdictReason,
 				OK: t.Verdict == "ok", Throughput: strconv.FormatFloat(t.AchievedRate, 'f', 2, 64), Target: "-", P99: "-", Max: "-"}
 			if t.TargetRate != nil {
 				row.Target = strconv.FormatFloat(*t.TargetRate, 'f', -1, 64)
 			}
-			if t.ResponseMs != nil {
+			if t.ResponseMs != nil && !t.Lacking("p99") {
 				row.P99 = strconv.FormatFloat(t.ResponseMs.P99, 'f', 3, 64)
+			}
+			if t.ResponseMs != nil && !t.Lacking("max") {
 				row.Max = strconv.FormatFloat(t.ResponseMs.Max, 'f', 3, 64)
+			}
+			if in.Format != FormatPacer && t.Verdict == "" {
+				row.Verdict, row.OK, row.Foreign = "n/a", true, true
 			}
 			if t.SLO != nil {
 				row.SLO = t.SLO.Lines()
@@ -101,14 +109,14 @@ type htmlData struct {
 }
 
 type htmlDoc struct {
-	Label, Tool, Started, Mode string
-	Interrupted                bool
-	Config                     []ConfigItem
+	Label, Tool, Started, Mode, Lacks string
+	Interrupted                       bool
+	Config                            []ConfigItem
 }
 
 type htmlTest struct {
 	Doc, Name, Mode, Verdict, Reason string
-	OK                               bool
+	OK, Foreign                      bool
 	Target, Throughput, P99, Max     string
 	SLO                              []string
 	SLOPass                          bool
@@ -151,13 +159,13 @@ figcaption { color: #555; font-size: 0.9em; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p class="muted">{{range $i, $d := .Docs}}{{if $i}}; {{end}}{{$d.Label}}: {{$d.Tool}}, {{$d.Mode}} mode, started {{$d.Started}}{{if $d.Interrupted}} (interrupted: partial result){{end}}{{end}}</p>
+<p class="muted">{{range $i, $d := .Docs}}{{if $i}}; {{end}}{{$d.Label}}: {{$d.Tool}}, {{$d.Mode}}{{if $d.Started}}, started {{$d.Started}}{{end}}{{if $d.Interrupted}} (interrupted: partial result){{end}}{{if $d.Lacks}} (its format lacks {{$d.Lacks}}){{end}}{{end}}</p>
 
 <h2>Verdicts</h2>
 <table>
 <tr><th>document</th><th>test</th><th>mode</th><th>target (req/s)</th><th>throughput (req/s)</th><th>p99 (ms)</th><th>max (ms)</th><th>verdict</th>{{if .HaveSLO}}<th>SLO</th>{{end}}</tr>
 {{range .Tests}}<tr><td>{{.Doc}}</td><td>{{.Name}}</td><td>{{.Mode}}</td><td class="num">{{.Target}}</td><td class="num">{{.Throughput}}</td><td class="num">{{.P99}}</td><td class="num">{{.Max}}</td>
-<td><span class="{{if .OK}}ok{{else}}bad{{end}}">{{.Verdict}}</span><br><span class="muted">{{.Reason}}</span></td>{{if $.HaveSLO}}<td>{{if .SLO}}<span class="{{if .SLOPass}}ok{{else}}bad{{end}}">{{if .SLOPass}}pass{{else}}violated{{end}}</span>{{range .SLO}}<br><span class="muted">{{.}}</span>{{end}}{{else}}-{{end}}</td>{{end}}</tr>
+<td><span class="{{if .Foreign}}muted{{else if .OK}}ok{{else}}bad{{end}}">{{.Verdict}}</span><br><span class="muted">{{.Reason}}</span></td>{{if $.HaveSLO}}<td>{{if .SLO}}<span class="{{if .SLOPass}}ok{{else}}bad{{end}}">{{if .SLOPass}}pass{{else}}violated{{end}}</span>{{range .SLO}}<br><span class="muted">{{.}}</span>{{end}}{{else}}-{{end}}</td>{{end}}</tr>
 {{end}}</table>
 <p class="muted">p99 and max are of the response time (open tests, from the intended send) or of the latency from the send (closed tests).</p>
 

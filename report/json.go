@@ -157,6 +157,9 @@ type Test struct {
 
 	// fig holds the test's exact figures (see figures).
 	fig *figures
+	// lacks holds, for a test read from another tool's result, the
+	// figures its format does not carry (see Lacking).
+	lacks map[string]bool
 }
 
 // TargetServer is one target's server side in a merged result (see

@@ -74,7 +74,11 @@ func responseStat(pick func(s *Interval) float64) func(iv *Interval) (float64, b
 		if iv.ResponseMs == nil {
 			return 0, false
 		}
-		return plotMs(pick(iv))
+		v := pick(iv)
+		if v <= 0 { // not printed (another tool's series)
+			return 0, false
+		}
+		return plotMs(v)
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pacer-load/pacer/histo"
 )
 
 // percentileTicks label the 1/(1−p) axis with percentiles.
@@ -55,6 +58,29 @@ func spectrumXY(h *hdrhistogram.Histogram) plotter.XYs {
 	return append(xy, plotter.XY{X: math.Max(n, 1), Y: math.Max(float64(h.Max())/1e6, minMs)})
 }
 
+// summaryPoints are the percentiles a test read from another tool has
+// (no histogram), on the 1/(1−p) axis.
+func summaryPoints(t *Test) plotter.XYs {
+	var xy plotter.XYs
+	for _, p := range histo.Percentiles {
+		m := percentileMetric(p)
+		if t.Lacking(m) {
+			continue
+		}
+		v, _ := t.ResponseMs.Metric(m)
+		if y, ok := plotMs(v); ok && v > 0 {
+			xy = append(xy, plotter.XY{X: 1 / (1 - p/100), Y: y})
+		}
+	}
+	return xy
+}
+
+// glyph tells the documents' points apart: circle, square, triangle, …
+func glyph(f int) draw.GlyphDrawer {
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}}
+	return shapes[f%len(shapes)]
+}
+
 // series of a test in the spectrum: the histograms and their names.
 func spectrumSeries(t *Test) ([]string, []*hdrhistogram.Histogram, error) {
 	s, err := t.Histograms.decode()
@@ -92,6 +118,30 @@ func spectrumPlot(in []Input, o PlotOptions) (*panel, error) {
 			style := dash(f)
 			if len(in) == 1 {
 				style = dash(mi)
+			}
+			if t.Histograms.Response == "" && t.ResponseMs != nil {
+				// Another tool's result: the percentiles it printed.
+				key := m.Name + "\x00points"
+				ci, ok := colours[key]
+				if !ok {
+					ci = len(colours)
+					colours[key] = ci
+				}
+				xy := summaryPoints(t)
+				if len(xy) == 0 {
+					continue
+				}
+				sc, err := plotter.NewScatter(xy)
+				if err != nil {
+					continue
+				}
+				sc.GlyphStyle = draw.GlyphStyle{Color: colour(ci), Radius: vg.Points(3.5), Shape: glyph(f)}
+				pn.p.Add(sc)
+				leg.addThumb(legendName(in, f, t.Name+" — latency (closed), printed percentiles"), sc)
+				for _, v := range xy {
+					lo, hi = math.Min(lo, v.Y), math.Max(hi, v.Y)
+				}
+				continue
 			}
 			for k, h := range hs {
 				if h == nil || h.TotalCount() == 0 {

@@ -99,8 +99,8 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') && int64(n) < limit {
 			continue
 		}
-		if c != '{' {
-			return nil, errors.New("not a result document (a JSON object written by --json)")
+		if c != '{' && c != '"' { // a JSON object, or redis-benchmark --csv
+			return nil, errors.New("not a result document (a JSON object written by --json, or redis-benchmark --csv)")
 		}
 		br.UnreadByte()
 		break

@@ -256,12 +256,24 @@ func decodeHistogram(enc string) (*hdrhistogram.Histogram, error) {
 // errGeometry refuses a histogram of another geometry.
 var errGeometry = errors.New("decode histogram: not pacer's geometry")
 
-// checkGeometry reads the header of a base64 HdrHistogram V2 compressed
+// checkGeometry refuses an encoded histogram of any geometry but the one
+// given (see readGeometry).
+func checkGeometry(enc string, lowest, highest int64, sigFigs int) error {
+	low, high, sig, err := readGeometry(enc)
+	if err != nil {
+		return err
+	}
+	if low != lowest || high != highest || sig != sigFigs {
+		return fmt.Errorf("%w (%d to %d, %d digits; pacer writes %d to %d, %d digits)", errGeometry, low, high, sig, lowest, highest, sigFigs)
+	}
+	return nil
+}
+
+// readGeometry reads the header of a base64 HdrHistogram V2 compressed
 // encoding (cookie and length, then the deflated payload's first 40
 // bytes: cookie, payload length, normalizing offset, significant digits,
-// lowest and highest trackable values) and refuses any geometry but the
-// one given.
-func checkGeometry(enc string, lowest, highest int64, sigFigs int) error {
+// lowest and highest trackable values), without decoding its counts.
+func readGeometry(enc string) (lowest, highest int64, sigFigs int, err error) {
 	// 8 bytes of header and at most a few hundred of deflate stream are
 	// needed for the payload's header: decode no more than that.
 	const prefix = 4096
@@ -271,25 +283,20 @@ func checkGeometry(enc string, lowest, highest int64, sigFigs int) error {
 	}
 	raw, err := base64.StdEncoding.DecodeString(s) // prefix is a multiple of 4
 	if err != nil {
-		return fmt.Errorf("decode histogram: %w", err)
+		return 0, 0, 0, fmt.Errorf("decode histogram: %w", err)
 	}
 	if len(raw) < 8 {
-		return errors.New("decode histogram: too short")
+		return 0, 0, 0, errors.New("decode histogram: too short")
 	}
 	z, err := zlib.NewReader(bytes.NewReader(raw[8:]))
 	if err != nil {
-		return fmt.Errorf("decode histogram: %w", err)
+		return 0, 0, 0, fmt.Errorf("decode histogram: %w", err)
 	}
 	defer z.Close()
 	var hdr [40]byte
 	if _, err := io.ReadFull(z, hdr[:]); err != nil {
-		return fmt.Errorf("decode histogram: header: %w", err)
+		return 0, 0, 0, fmt.Errorf("decode histogram: header: %w", err)
 	}
 	sig := int32(binary.BigEndian.Uint32(hdr[12:16]))
-	low := int64(binary.BigEndian.Uint64(hdr[16:24]))
-	high := int64(binary.BigEndian.Uint64(hdr[24:32]))
-	if low != lowest || high != highest || int(sig) != sigFigs {
-		return fmt.Errorf("%w (%d to %d, %d digits; pacer writes %d to %d, %d digits)", errGeometry, low, high, sig, lowest, highest, sigFigs)
-	}
-	return nil
+	return int64(binary.BigEndian.Uint64(hdr[16:24])), int64(binary.BigEndian.Uint64(hdr[24:32])), int(sig), nil
 }

@@ -132,9 +132,9 @@ func verdictsExit(stderr io.Writer, inputs []report.Input) error {
 }
 
 // renderReport writes the text report: one document as its run printed
-// it, several side by side.
+// it, several (or another tool's result) side by side.
 func renderReport(w io.Writer, in []report.Input) error {
-	if len(in) > 1 {
+	if len(in) > 1 || in[0].Format != report.FormatPacer {
 		return report.SideBySide(w, in)
 	}
 	d := in[0].Doc
