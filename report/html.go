@@ -176,7 +176,7 @@ figcaption { color: #555; font-size: 0.9em; }
 </figure>
 <figure>
 {{.Series}}
-<figcaption>Per interval: p50, p99 and max latency (ms, log scale) and the completed requests per second, against time; tests are laid end to end. A stall shows as a jump of p99 and max, and a dip of throughput, where it happened. A last interval shorter than half an interval (the end of the window) is left out of the throughput.</figcaption>
+<figcaption>Per interval: p50, p99 and max latency (ms, log scale), the age of the oldest unanswered request at the interval's end, and the completed requests per second, against time; tests are laid end to end. A freeze shows where it happens: while nothing completes the latency lines break and the oldest request's age climbs; the replies it held back then raise p99 and max, and throughput dips. A last interval shorter than half an interval (the end of the window) is left out of the throughput.</figcaption>
 </figure>
 
 <h2>Results</h2>
