@@ -32,8 +32,8 @@ func (p Packed) Text() (string, error) {
 // Pack summarises and encodes h (nil: an empty histogram).
 func Pack(h *hdrhistogram.Histogram) (Packed, error) {
 	if h == nil || h.TotalCount() == 0 && GeometryOf(h) == pacerGeometry {
-		// The library's encoder allocates about 1 MB per call; intervals
-		// without samples are common (a closed mix's unused recorders).
+		// Intervals without samples are common (a closed mix's unused
+		// recorders): they share one encoding.
 		return emptyPacked()
 	}
 	enc, err := Encode(h)
@@ -44,6 +44,32 @@ func Pack(h *hdrhistogram.Histogram) (Packed, error) {
 }
 
 var pacerGeometry = NewGeometry(Lowest, Highest, SigFigs)
+
+// Pack packs what the last Take read: the same Packed as
+// Pack(d.Histogram()), summarised and encoded from the Delta's own counts,
+// without building the histogram (hdrhistogram.Import allocates a counts
+// array of 270 KB at pacer's geometry, and the encoding would copy it
+// again): for interval series, which pack every recorder at every interval.
+func (d *Delta) Pack() (Packed, error) {
+	s := summarizeCounts(d.r.g, d.diff)
+	if s.Count == 0 && d.r.g == pacerGeometry {
+		return emptyPacked()
+	}
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	b, err := d.encode(e)
+	if err != nil {
+		return Packed{}, err
+	}
+	return Packed{Summary: s, Encoded: string(b)}, nil
+}
+
+// encode encodes what the last Take read into e's buffer (see
+// encoder.encode).
+func (d *Delta) encode(e *encoder) ([]byte, error) {
+	g := d.r.g
+	return e.encode(g.lowest, g.highest, int64(g.sigFigs), 1, d.diff)
+}
 
 var emptyPacked = sync.OnceValues(func() (Packed, error) {
 	enc, err := Encode(New())

@@ -38,12 +38,41 @@ func NewSpill() (*Spill, error) {
 // Pack summarises h and writes its encoding to the spill file.
 func (s *Spill) Pack(h *hdrhistogram.Histogram) (Packed, error) {
 	p, err := Pack(h)
-	if err != nil || p.Empty() {
-		return p, err // an empty histogram's encoding is shared, in memory
+	if err != nil {
+		return p, err
 	}
+	return s.keep(p)
+}
+
+// PackDelta packs what d's last Take read (Delta.Pack) and writes its
+// encoding to the spill file, straight from the encoder's buffer.
+func (s *Spill) PackDelta(d *Delta) (Packed, error) {
+	sum := summarizeCounts(d.r.g, d.diff)
+	if sum.Count == 0 {
+		return d.Pack() // an empty histogram's encoding stays in memory
+	}
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	b, err := d.encode(e)
+	if err != nil {
+		return Packed{}, err
+	}
+	return s.write(Packed{Summary: sum}, b)
+}
+
+// keep moves p's encoding to the spill file.
+func (s *Spill) keep(p Packed) (Packed, error) {
+	if p.Empty() {
+		return p, nil // an empty histogram's encoding is shared, in memory
+	}
+	return s.write(p, []byte(p.Encoded))
+}
+
+// write appends the encoding enc of p to the file and points p at it.
+func (s *Spill) write(p Packed, enc []byte) (Packed, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n, err := s.f.WriteAt([]byte(p.Encoded), s.size)
+	n, err := s.f.WriteAt(enc, s.size)
 	if err != nil {
 		return Packed{}, fmt.Errorf("interval series: %w", err)
 	}

@@ -1,8 +1,6 @@
 package histo
 
 import (
-	"errors"
-	"fmt"
 	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -76,31 +74,77 @@ func Summarize(h *hdrhistogram.Histogram) Summary {
 // Millis converts nanoseconds to milliseconds.
 func Millis(ns int64) float64 { return float64(ns) / 1e6 }
 
-// Encode returns the base64 text of the standard HdrHistogram V2 compressed
-// encoding of h, readable by the Java, C, Go and Rust implementations; ""
-// for nil (an absent histogram, as Decode reads it back).
-func Encode(h *hdrhistogram.Histogram) (string, error) {
-	if h == nil {
-		return "", nil
+// summarizeCounts is Summarize of a histogram with geometry g and counts,
+// without building it: the library's arithmetic step for step (its Min,
+// Max, Mean and ValueAtPercentiles walk the counts in index order), so the
+// result is Summarize's to the last bit (TestSummarizeCountsIsSummarize).
+func summarizeCounts(g Geometry, counts []int64) Summary {
+	var total int64
+	first, last := -1, -1
+	for i, c := range counts {
+		if c != 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+			total += c
+		}
 	}
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return "", fmt.Errorf("encode histogram: %w", err)
+	if total == 0 {
+		return Summary{}
 	}
-	return string(b), nil
+	var mean float64
+	fTotal := float64(total)
+	for i := first; i <= last; i++ {
+		if c := counts[i]; c != 0 {
+			// g.medianEquivalent(g.valueAt(i)), from the slot's bucket
+			// without finding it again from the value.
+			b := max(i>>g.subHalfMagnitude-1, 0)
+			median := g.valueAt(i) + int64(1)<<(uint(b)+g.unitMagnitude)>>1
+			mean += float64(c) * float64(median) / fTotal
+		}
+	}
+	var p [len(summaryPercentiles)]int64
+	k, next := 0, percentileRank(summaryPercentiles[0], total)
+	var cum int64
+	for i := first; i <= last && k < len(p); i++ {
+		cum += counts[i]
+		for cum >= next {
+			p[k] = g.highestEquivalent(g.valueAt(i))
+			if k++; k == len(p) {
+				break
+			}
+			next = percentileRank(summaryPercentiles[k], total)
+		}
+	}
+	return Summary{
+		Count: total,
+		Min:   Millis(g.lowestEquivalent(g.highestEquivalent(g.valueAt(first)))),
+		Mean:  math.Round(mean) / 1e6,
+		P50:   Millis(p[0]),
+		P90:   Millis(p[1]),
+		P95:   Millis(p[2]),
+		P99:   Millis(p[3]),
+		P999:  Millis(p[4]),
+		P9999: Millis(p[5]),
+		Max:   Millis(g.highestEquivalent(g.highestEquivalent(g.valueAt(last)))),
+	}
 }
 
-// Decode reads a histogram written by Encode (or by any HdrHistogram
-// implementation's V2 compressed encoding).
-func Decode(s string) (*hdrhistogram.Histogram, error) {
-	if s == "" {
-		return nil, errors.New("decode histogram: empty string")
+// summaryPercentiles are the percentiles of a Summary's fields, in order.
+var summaryPercentiles = [...]float64{50, 90, 95, 99, 99.9, 99.99}
+
+// percentileRank is the library's: the count at or past which a
+// percentile's value lies, in [1, total].
+func percentileRank(p float64, total int64) int64 {
+	rank := min(p, 100)/100*float64(total) + 0.5
+	if !(rank >= 1) {
+		return 1
 	}
-	h, err := hdrhistogram.Decode([]byte(s))
-	if err != nil {
-		return nil, fmt.Errorf("decode histogram: %w", err)
+	if rank >= float64(total) {
+		return total
 	}
-	return h, nil
+	return int64(rank)
 }
 
 // Add adds from to into and returns the sum: into itself when it is not

@@ -4,8 +4,6 @@ import (
 	"sync"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -39,7 +37,7 @@ type series struct {
 	kinds []kindSeries
 
 	// pack packs a histogram: into spill when there is one, else in memory.
-	pack func(*hdrhistogram.Histogram) (histo.Packed, error)
+	pack func(*histo.Delta) (histo.Packed, error)
 
 	stop chan struct{}
 	done chan struct{}
@@ -87,9 +85,9 @@ func newSeries(d time.Duration, origin time.Duration, totals func() Totals, olde
 		d = DefaultInterval
 	}
 	s := &series{d: d, origin: max(origin, 0), totals: totals, oldest: oldest, recs: recs.list(),
-		stop: make(chan struct{}), done: make(chan struct{}), pack: histo.Pack, based: origin <= 0}
+		stop: make(chan struct{}), done: make(chan struct{}), pack: (*histo.Delta).Pack, based: origin <= 0}
 	if sp, err := histo.NewSpill(); err == nil {
-		s.pack = sp.Pack
+		s.pack = sp.PackDelta
 	} // else: a temporary directory that cannot be written; keep them in memory
 	for i, r := range s.recs {
 		if r != nil {
@@ -234,7 +232,7 @@ func (s *series) packInto(iv *Interval, prev *[nSeries]*histo.Delta) error {
 		if d == nil {
 			continue
 		}
-		p, err := s.pack(d.Histogram())
+		p, err := s.pack(d)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@
 //	go run ./bench/pacing -bin /tmp/pacer -runs 3 -duration 10s
 //	go run ./bench/pacing -bin /tmp/pacer -points 10k:precise:poisson,10k:auto:uniform:250us
 //	go run ./bench/pacing -points 10k:precise:poisson -variants 'before=BIN=/tmp/pacer-old;after=BIN=/tmp/pacer'
+//	go run ./bench/pacing -bin /tmp/pacer -points 10k:auto -variants 'meter=;no meter=ARGS=--hiccup-interval 0'
 //
 // A point is rate:pacing[:arrival[:lag-limit]]; arrival defaults to
 // uniform, the lag limit to pacer's default.
@@ -73,7 +74,7 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "duration of each run")
 	conns := flag.Int("c", 50, "connections")
 	points := flag.String("points", defaultPoints, "rate:pacing[:arrival[:lag-limit]] list")
-	variants := flag.String("variants", "", "compare variants, interleaved: label=K=V,K=V;label2=... (empty: one plain variant); BIN=path runs another binary")
+	variants := flag.String("variants", "", "compare variants, interleaved: label=K=V,K=V;label2=... (empty: one plain variant); BIN=path runs another binary, ARGS='...' adds flags")
 	flag.Parse()
 	type variant struct{ label, env string }
 	vs := []variant{{"", ""}}
@@ -194,11 +195,15 @@ func targetFor(p point) string {
 }
 
 func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) (sample, error) {
-	var vars []string
+	var vars, extra []string
 	if env != "" {
 		for _, kv := range strings.Split(env, ",") {
 			if path, ok := strings.CutPrefix(kv, "BIN="); ok {
 				bin = path // a before/after comparison of two builds
+				continue
+			}
+			if a, ok := strings.CutPrefix(kv, "ARGS="); ok {
+				extra = append(extra, strings.Fields(a)...) // e.g. the hiccup meter off
 				continue
 			}
 			vars = append(vars, kv)
@@ -212,6 +217,7 @@ func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) 
 	if p.lagLimit != "" {
 		args = append(args, "--lag-limit", p.lagLimit)
 	}
+	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), vars...)
 	cmd.Stderr = os.Stderr

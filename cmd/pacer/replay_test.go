@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -221,4 +222,108 @@ func waitForFile(t *testing.T, path, s string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("%s never showed %q", path, s)
+}
+
+// TestReplayCluster: replay --cluster routes every command by its key's
+// slot to the primary that owns it (each key is then read back from its
+// owner), and a multi-key command whose keys are in different slots is
+// an error, counted as such.
+func TestReplayCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	c := redistest.StartCluster(t, 3)
+	var trace strings.Builder
+	const n = 300
+	for i := range n {
+		ts := "1339518083." + strings.Repeat("0", 3) + strconv.Itoa(100+i)
+		trace.WriteString(monitorLine(ts, 0, `"SET"`, `"key:`+strconv.Itoa(i)+`"`, `"v`+strconv.Itoa(i)+`"`))
+	}
+	trace.WriteString(monitorLine("1339518083.500000", 0, `"MSET"`, `"a"`, `"1"`, `"b"`, `"2"`)) // a and b: different slots
+	path := filepath.Join(t.TempDir(), "t.txt")
+	if err := os.WriteFile(path, []byte(trace.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := pacer(t, "replay", "--cluster", "-p", strconv.Itoa(c.Nodes[0].Port), "--speed", "2", "-c", "2", "-q", "--json", js, path)
+	if !runOK(code) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	doc := readOpenClusterDoc(t, js)
+	if len(doc.Tests) != 1 {
+		t.Fatalf("%d tests", len(doc.Tests))
+	}
+	cnt := doc.Tests[0].Counts
+	if cnt.Scheduled != n+1 || cnt.Completed != n || cnt.Errors != 1 {
+		t.Errorf("counts %+v: want %d completed and the cross-slot MSET an error", cnt, n)
+	}
+	used := 0
+	for _, node := range doc.Tests[0].Nodes {
+		if node.Completed > 0 {
+			used++
+		}
+	}
+	if used != 3 {
+		t.Errorf("%d primaries answered: %+v", used, doc.Tests[0].Nodes)
+	}
+	// Every key is on the primary that owns its slot: a plain GET there
+	// finds it (a wrong node would answer MOVED).
+	for i := 0; i < n; i += 37 {
+		k := "key:" + strconv.Itoa(i)
+		found := false
+		for _, node := range c.Nodes {
+			if v, err := node.Do("GET", k); err == nil && v == "v"+strconv.Itoa(i) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s is on no primary", k)
+		}
+	}
+}
+
+// TestReplayPerClientTransactions: with --per-client each client's
+// transaction (MULTI … EXEC, WATCH) and blocking pop run on its own
+// connection, in order, against a real redis-server: the counters end as
+// the trace's transactions left them, and the blocked pop is served by
+// another client's push.
+func TestReplayPerClientTransactions(t *testing.T) {
+	srv := redistest.Start(t)
+	var trace strings.Builder
+	line := func(ms int, client string, argv ...string) {
+		q := make([]string, len(argv))
+		for i, a := range argv {
+			q[i] = `"` + a + `"`
+		}
+		trace.WriteString("1339518083." + strconv.Itoa(100000+ms*1000) + " [0 " + client + "] " + strings.Join(q, " ") + "\n")
+	}
+	for k := range 20 {
+		c := "127.0.0.1:" + strconv.Itoa(40000+k%4)
+		line(k*10, c, "MULTI")
+		line(k*10+1, c, "INCR", "tx:"+strconv.Itoa(k%4))
+		line(k*10+2, c, "INCRBY", "total", "2")
+		line(k*10+3, c, "EXEC")
+	}
+	line(250, "127.0.0.1:41000", "WATCH", "total")
+	line(251, "127.0.0.1:41000", "MULTI")
+	line(252, "127.0.0.1:41000", "SET", "watched", "yes")
+	line(253, "127.0.0.1:41000", "EXEC")
+	line(300, "127.0.0.1:42000", "BLPOP", "queue", "5")
+	line(400, "127.0.0.1:43000", "RPUSH", "queue", "job")
+	path := filepath.Join(t.TempDir(), "tx.txt")
+	if err := os.WriteFile(path, []byte(trace.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := pacer(t, "replay", "-p", srv.PortString(), "--per-client", "-q", path)
+	if !runOK(code) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for key, want := range map[string]string{"tx:0": "5", "tx:3": "5", "total": "40", "watched": "yes"} {
+		if got, err := srv.Do("GET", key); err != nil || got != want {
+			t.Errorf("%s = %q (%v), want %q", key, got, err, want)
+		}
+	}
+	if n, err := srv.Do("LLEN", "queue"); err != nil || n != "0" {
+		t.Errorf("queue length %q (%v): the blocked pop did not take the job", n, err)
+	}
 }

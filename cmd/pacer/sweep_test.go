@@ -211,10 +211,12 @@ func TestSweepPlainOpen(t *testing.T) {
 // gives up it measures the first rate again (not back to back), and says
 // why it stopped.
 func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
-	// A server 4 ms slow at every request against a 1 ms bound: its miss
-	// is beyond any noise of the client host.
-	doc, stdout, _ := sweepJSON(t, []int{exitSLO}, "sweep", "--embedded", "--delay", "4ms", "--search", "--slo", "p50<=1ms", "--from", "200",
-		"--step-duration", "200ms", "--settle", "50ms", "-c", "2")
+	// A server 2 ms slow at every request against a 1 ms bound: its miss
+	// is beyond any noise of the client host. No step is cut short (the
+	// default, 100 ms of waiting, is within what a busy machine's own
+	// stall can cause).
+	doc, stdout, _ := sweepJSON(t, []int{exitSLO}, "sweep", "--embedded", "--delay", "2ms", "--search", "--slo", "p50<=1ms", "--from", "200",
+		"--step-duration", "200ms", "--settle", "50ms", "-c", "2", "--abort-after", "5s")
 	s := doc.Sweep
 	if s == nil || !s.Search || s.SustainableRate != nil || s.Steps != 4 || s.Converged || s.Precision != 0.05 || len(doc.Tests) != 4 {
 		t.Fatalf("sweep %+v, %d tests", s, len(doc.Tests))
@@ -234,7 +236,9 @@ func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
 		if st != nil && (st.Decision != "fail" || len(st.Intervals) != 1 || st.Intervals[0].Decision != "fail" || st.Intervals[0].Lo == nil || *st.Intervals[0].Lo <= 1) {
 			t.Errorf("step %d: decision %q, intervals %+v; want a sure failure", i, st.Decision, st.Intervals)
 		}
-		if math.Abs(tt.DurationS-want.planned) > 0.01 {
+		// The window runs to the last reply: 2 ms after the timeline at
+		// least, more on a busy machine.
+		if tt.DurationS < want.planned-0.01 || tt.DurationS > want.planned+1 {
 			t.Errorf("step %d: measured for %v s, planned %v s", i, tt.DurationS, want.planned)
 		}
 		// Each step's SLO in numbers, judged by the trust rule.
