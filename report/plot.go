@@ -88,7 +88,8 @@ func (pn *panel) add(l *plotter.Line) {
 
 // Plot draws the spectrum above the time series in one image, as PNG or
 // SVG.
-func Plot(in []Input, format string, o PlotOptions) ([]byte, error) {
+func Plot(in []Input, format string, o PlotOptions) (b []byte, err error) {
+	defer plotPanic(&err)
 	spec, err := spectrumPlot(in, o)
 	if err != nil {
 		return nil, err
@@ -107,6 +108,7 @@ func Plot(in []Input, format string, o PlotOptions) ([]byte, error) {
 
 // PlotSVGs draws the spectrum and the time series as two SVG images.
 func PlotSVGs(in []Input, o PlotOptions) (spectrum, series []byte, err error) {
+	defer plotPanic(&err)
 	spec, err := spectrumPlot(in, o)
 	if err != nil {
 		return nil, nil, err
@@ -127,6 +129,15 @@ func PlotSVGs(in []Input, o PlotOptions) (spectrum, series []byte, err error) {
 	drawSeries(lat, thr, pad(draw.New(c)))
 	series, err = write()
 	return spectrum, series, err
+}
+
+// plotPanic turns a panic of the plotting library (it panics on values a
+// log scale cannot draw, which plotMs keeps out) into an error of one
+// line, so a file no one foresaw fails a report instead of crashing it.
+func plotPanic(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("plot: %v", r)
+	}
 }
 
 // newCanvas returns a canvas of the format and the function that encodes
