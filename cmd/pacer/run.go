@@ -339,10 +339,7 @@ func runAction(c *cli.Context) error {
 		if len(runs) > 0 {
 			res := scheduler.Pool(runs)
 			res.Name = j.title
-			o := report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci}
-			if !cfg.cluster { // the seed's counters are not the cluster's
-				o.Server = server
-			}
+			o := report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci, Server: server} // a cluster's: its primaries' sum
 			t, jd, terr := report.NewTest(res, o)
 			if terr != nil {
 				return failed(terr)
