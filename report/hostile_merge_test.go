@@ -228,3 +228,32 @@ func TestMergeKeepsOldestInflight(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeKeepsNodeServerOnce: shards of one cluster each asked every
+// primary for its counts, which count every shard's clients, so a merged
+// node keeps one shard's reading, not their sum (nor none).
+func TestMergeKeepsNodeServerOnce(t *testing.T) {
+	stats := func(calls uint64) *serverinfo.Stats {
+		return &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: calls, Usec: calls, UsecPerCall: 1}}}
+	}
+	in := shardInputs(t, 3)
+	for k := range in {
+		in[k].Doc.Config["cluster"] = true
+		a := craftNode(t, "127.0.0.1:7000", "a", 8192, 10, 100)
+		b := craftNode(t, "127.0.0.1:7001", "b", 8192, 10, 100)
+		a.Server, b.Server = stats(900+uint64(k)), stats(500+uint64(k))
+		if k == 0 {
+			b.Server = nil // shard 1 did not read node b
+		}
+		in[k].Doc.Tests[0].Nodes = []Node{a, b}
+	}
+	doc, err := Merge(in, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Tests[0].Nodes
+	if len(got) != 2 || got[0].Server == nil || got[0].Server.Commands["get"].Calls != 900 ||
+		got[1].Server == nil || got[1].Server.Commands["get"].Calls != 501 {
+		t.Fatalf("merged nodes' server side: %+v", got)
+	}
+}

@@ -150,6 +150,11 @@ func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
 			if m.ID == "" {
 				m.ID = n.ID
 			}
+			// A primary's own counts include every shard's clients: one
+			// shard's reading is the node's, a sum would count it N times.
+			if m.Server == nil {
+				m.Server = n.Server
+			}
 			what := "node " + strconv.Quote(n.Addr)
 			sum.int(&m.Connections, n.Connections, what+": connections")
 			for _, f := range []struct {
