@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,10 +106,18 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 		br.UnreadByte()
 		break
 	}
-	b, err := io.ReadAll(io.LimitReader(br, limit+1))
-	if err != nil {
+	// A file's size sizes the buffer once: io.ReadAll's doublings would
+	// leave as much again in garbage, for a file that may be hundreds of MB.
+	var buf bytes.Buffer
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			buf.Grow(int(min(fi.Size(), limit+1)) + bytes.MinRead)
+		}
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(br, limit+1)); err != nil {
 		return nil, err
 	}
+	b := buf.Bytes()
 	if int64(len(b)) > limit {
 		return nil, fmt.Errorf("larger than %s: not a result document", bytesize.Format(limit))
 	}
