@@ -377,18 +377,18 @@ func memtierTest(name string, c memtierCommand, runtimeMs float64) (Test, bool, 
 			return t, false, err
 		}
 	}
-	hasHist := false
+	hasHist, hist := false, histo.Summary{}
 	for k, raw := range c.Percentiles {
 		if k == "Histogram log format" {
 			var h struct {
 				Compressed string `json:"Compressed Histogram"`
 			}
 			if json.Unmarshal(raw, &h) == nil && h.Compressed != "" {
-				enc, err := memtierHistogram(h.Compressed)
+				enc, sum, err := memtierHistogram(h.Compressed)
 				if err != nil {
 					return t, false, err
 				}
-				t.Histograms.Response, hasHist = enc, true
+				t.Histograms.Response, hist, hasHist = enc, sum, true
 			}
 			continue
 		}
@@ -406,9 +406,18 @@ func memtierTest(name string, c memtierCommand, runtimeMs float64) (Test, bool, 
 			}
 		}
 	}
-	if hasHist { // every percentile, from the histogram
+	if hasHist { // every percentile: what memtier did not print, from the histogram
 		for _, m := range summaryMetrics {
+			if !have[m] {
+				*summaryField(&s, m) = *summaryField(&hist, m)
+			}
 			have[m] = true
+		}
+		// A bucket's highest equivalent value can pass the exact max
+		// memtier printed (13.312 over 13.311 ms): held within it.
+		for _, m := range summaryMetrics[2:8] {
+			v := summaryField(&s, m)
+			*v = min(max(*v, s.Min), s.Max)
 		}
 	}
 	if len(have) > 0 {
@@ -438,17 +447,17 @@ func percentileMetric(p float64) string {
 // equivalent value, so pacer's percentiles are memtier's. A geometry
 // whose counts would take more than half a MB is refused before it is
 // decoded.
-func memtierHistogram(enc string) (string, error) {
+func memtierHistogram(enc string) (string, histo.Summary, error) {
 	low, high, sig, err := readGeometry(enc)
 	if err != nil {
-		return "", err
+		return "", histo.Summary{}, err
 	}
 	if low < 1 || high > 1e11 || high <= low || sig < 1 || sig > 3 {
-		return "", fmt.Errorf("%w: a histogram of %d to %d µs, %d digits: not memtier's", errGeometry, low, high, sig)
+		return "", histo.Summary{}, fmt.Errorf("%w: a histogram of %d to %d µs, %d digits: not memtier's", errGeometry, low, high, sig)
 	}
 	h, err := histo.Decode(enc)
 	if err != nil {
-		return "", err
+		return "", histo.Summary{}, err
 	}
 	rec := histo.NewRecorder()
 	for _, b := range h.Distribution() {
@@ -456,7 +465,9 @@ func memtierHistogram(enc string) (string, error) {
 			rec.RecordN(min(b.To, histo.Highest/1000)*1000, b.Count)
 		}
 	}
-	return histo.Encode(rec.Snapshot())
+	ns := rec.Snapshot()
+	out, err := histo.Encode(ns)
+	return out, histo.Summarize(ns), err
 }
 
 // memtierSeries turns memtier's per-second "Time-Serie" (keyed by the

@@ -101,6 +101,18 @@ func TestReadMemtierJSON(t *testing.T) {
 	if p99 := histo.Millis(h.ValueAtQuantile(99)); p99 < 0.838 || p99 > 0.841 || h.TotalCount() != 40000 {
 		t.Errorf("p99 from the histogram %.4f ms (memtier printed 0.839), %d samples", p99, h.TotalCount())
 	}
+	// The figures memtier did not print come from the histogram: none
+	// is left at zero, and they rise with the percentile.
+	for _, x := range in.Doc.Tests[:2] {
+		r := x.ResponseMs
+		prev := 0.0
+		for i, v := range []float64{r.Min, r.P50, r.P90, r.P95, r.P99, r.P999, r.P9999, r.Max} {
+			if v <= 0 || v < prev {
+				t.Fatalf("%s's summary, figure %d: %+v", x.Name, i, *r)
+			}
+			prev = v
+		}
+	}
 	if len(get.Intervals) != 4 || get.Intervals[1].ResponseMs == nil || get.Intervals[1].ResponseMs.P999 == 0 || get.Intervals[1].Completed != 10000 {
 		t.Fatalf("intervals %+v", get.Intervals)
 	}
