@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,6 +99,9 @@ func TestClusterShardsMerge(t *testing.T) {
 				if want.ID == "" {
 					want.ID, want.Slots = n.ID, n.Slots
 				}
+				if want.Server == nil { // a primary's own counts: one shard's, not a sum
+					want.Server = n.Server
+				}
 				want.Connections += n.Connections
 				want.Scheduled += n.Scheduled
 				want.Sent += n.Sent
@@ -126,6 +130,10 @@ func TestClusterShardsMerge(t *testing.T) {
 		}
 		// (service and receive lag: added by the same merge as response)
 		m.ResponseMs, m.ServiceMs, m.ReceiveLagMs, m.Histograms = nil, nil, nil, report.NodeHistograms{}
+		if !reflect.DeepEqual(m.Server, want.Server) {
+			t.Errorf("%s: server side %+v, want the first shard's %+v", m.Addr, m.Server, want.Server)
+		}
+		m.Server, want.Server = nil, nil
 		if m != want {
 			t.Errorf("merged node\n%+v, want the shards' sums\n%+v", m, want)
 		}
