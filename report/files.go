@@ -29,8 +29,15 @@ func CheckOutputPath(path string) error {
 // replaced).
 func WriteOutputTo(stdout io.Writer, path string, data []byte) error {
 	if path == StdoutPath {
-		_, err := stdout.Write(data)
-		return err
+		if _, err := stdout.Write(data); err != nil {
+			return err
+		}
+		// A guarded stdout never fails a write: a result lost to a closed
+		// pipe is a failed command all the same.
+		if g, ok := stdout.(interface{ Err() error }); ok && g.Err() != nil {
+			return fmt.Errorf("the result was not written to stdout: %w", g.Err())
+		}
+		return nil
 	}
 	return WriteOutput(path, data)
 }

@@ -9,18 +9,24 @@ import (
 )
 
 // Page is what the HTML report shows: the documents and the text report
-// of them (as pacer report prints it).
+// of them (as pacer report prints it), under a title (--title; "" names
+// the page after the inputs' labels).
 type Page struct {
 	Inputs []Input
 	Text   string
+	Title  string
 }
+
+// maxPage bounds the page: the texts of the documents are cut when read
+// back (see checkDocument), so only a great many tests reach it.
+const maxPage = 64 << 20
 
 // HTML renders the page: one self-contained document (styles inline, both
 // plots inlined as SVG, nothing fetched) with the runs' configuration, the
 // verdicts and SLOs, the plots and the text report. Every text from the
 // documents is escaped.
 func HTML(p Page) ([]byte, error) {
-	spec, series, err := PlotSVGs(p.Inputs)
+	spec, series, err := PlotSVGs(p.Inputs, PlotOptions{Title: p.Title})
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +34,12 @@ func HTML(p Page) ([]byte, error) {
 	for _, in := range p.Inputs {
 		labels = append(labels, in.Label)
 	}
+	title := "pacer report: " + strings.Join(labels, " vs ")
+	if p.Title != "" {
+		title = p.Title
+	}
 	data := htmlData{
-		Title:    "pacer report: " + strings.Join(labels, " vs "),
+		Title:    title,
 		Text:     p.Text,
 		Spectrum: inlineSVG(spec),
 		Series:   inlineSVG(series),
@@ -37,16 +47,24 @@ func HTML(p Page) ([]byte, error) {
 	for _, in := range p.Inputs {
 		d := in.Doc
 		doc := htmlDoc{Label: in.Label, Tool: d.Tool.Name + " " + d.Tool.Version, Started: d.StartedAt,
-			Mode: d.Mode, Interrupted: d.Interrupted, Config: in.Config()}
+			Mode: d.Mode + " mode", Interrupted: d.Interrupted, Config: setConfig(in.Config())}
+		if in.Format != FormatPacer {
+			doc.Tool, doc.Mode, doc.Lacks = in.Format, "closed loop (latency from the send)", strings.Join(in.Lacks, ", ")
+		}
 		for _, t := range d.Tests {
 			row := htmlTest{Doc: in.Label, Name: t.Name, Mode: t.Mode, Verdict: t.Verdict, Reason: t.VerdictReason,
 				OK: t.Verdict == "ok", Throughput: strconv.FormatFloat(t.AchievedRate, 'f', 2, 64), Target: "-", P99: "-", Max: "-"}
 			if t.TargetRate != nil {
 				row.Target = strconv.FormatFloat(*t.TargetRate, 'f', -1, 64)
 			}
-			if t.ResponseMs != nil {
+			if t.ResponseMs != nil && !t.Lacking("p99") {
 				row.P99 = strconv.FormatFloat(t.ResponseMs.P99, 'f', 3, 64)
+			}
+			if t.ResponseMs != nil && !t.Lacking("max") {
 				row.Max = strconv.FormatFloat(t.ResponseMs.Max, 'f', 3, 64)
+			}
+			if in.Format != FormatPacer && t.Verdict == "" {
+				row.Verdict, row.OK, row.Foreign = "n/a", true, true
 			}
 			if t.SLO != nil {
 				row.SLO = t.SLO.Lines()
@@ -61,7 +79,24 @@ func HTML(p Page) ([]byte, error) {
 	if err := pageTemplate.Execute(&b, data); err != nil {
 		return nil, fmt.Errorf("html: %w", err)
 	}
+	if b.Len() > maxPage {
+		return nil, fmt.Errorf("html: the page would take %d MB (at most %d): too many tests for one page", b.Len()>>20, maxPage>>20)
+	}
 	return b.Bytes(), nil
+}
+
+// setConfig leaves out the settings a run left unset (null, "", an
+// empty list or object): a page lists what was set, not every flag.
+func setConfig(items []ConfigItem) []ConfigItem {
+	var out []ConfigItem
+	for _, c := range items {
+		switch strings.TrimSpace(c.Value) {
+		case "", "null", "[]", "{}":
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 type htmlData struct {
@@ -74,14 +109,14 @@ type htmlData struct {
 }
 
 type htmlDoc struct {
-	Label, Tool, Started, Mode string
-	Interrupted                bool
-	Config                     []ConfigItem
+	Label, Tool, Started, Mode, Lacks string
+	Interrupted                       bool
+	Config                            []ConfigItem
 }
 
 type htmlTest struct {
 	Doc, Name, Mode, Verdict, Reason string
-	OK                               bool
+	OK, Foreign                      bool
 	Target, Throughput, P99, Max     string
 	SLO                              []string
 	SLOPass                          bool
@@ -116,7 +151,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .ok { color: #1a7f37; font-weight: bold; }
 .bad { color: #b3261e; font-weight: bold; }
 .muted { color: #666; }
-pre { background: #f8f8f8; border: 1px solid #e4e4e4; padding: 0.8em; overflow-x: auto; font-size: 0.8em; line-height: 1.3; }
+pre { background: #f8f8f8; border: 1px solid #e4e4e4; padding: 0.8em; overflow-x: auto; font-size: 0.8em; line-height: 1.3; white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 1em 0; }
 figure svg { width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
@@ -124,13 +159,13 @@ figcaption { color: #555; font-size: 0.9em; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p class="muted">{{range $i, $d := .Docs}}{{if $i}}; {{end}}{{$d.Label}}: {{$d.Tool}}, {{$d.Mode}} mode, started {{$d.Started}}{{if $d.Interrupted}} (interrupted: partial result){{end}}{{end}}</p>
+<p class="muted">{{range $i, $d := .Docs}}{{if $i}}; {{end}}{{$d.Label}}: {{$d.Tool}}, {{$d.Mode}}{{if $d.Started}}, started {{$d.Started}}{{end}}{{if $d.Interrupted}} (interrupted: partial result){{end}}{{if $d.Lacks}} (its format lacks {{$d.Lacks}}){{end}}{{end}}</p>
 
 <h2>Verdicts</h2>
 <table>
 <tr><th>document</th><th>test</th><th>mode</th><th>target (req/s)</th><th>throughput (req/s)</th><th>p99 (ms)</th><th>max (ms)</th><th>verdict</th>{{if .HaveSLO}}<th>SLO</th>{{end}}</tr>
 {{range .Tests}}<tr><td>{{.Doc}}</td><td>{{.Name}}</td><td>{{.Mode}}</td><td class="num">{{.Target}}</td><td class="num">{{.Throughput}}</td><td class="num">{{.P99}}</td><td class="num">{{.Max}}</td>
-<td><span class="{{if .OK}}ok{{else}}bad{{end}}">{{.Verdict}}</span><br><span class="muted">{{.Reason}}</span></td>{{if $.HaveSLO}}<td>{{if .SLO}}<span class="{{if .SLOPass}}ok{{else}}bad{{end}}">{{if .SLOPass}}pass{{else}}violated{{end}}</span>{{range .SLO}}<br><span class="muted">{{.}}</span>{{end}}{{else}}-{{end}}</td>{{end}}</tr>
+<td><span class="{{if .Foreign}}muted{{else if .OK}}ok{{else}}bad{{end}}">{{.Verdict}}</span><br><span class="muted">{{.Reason}}</span></td>{{if $.HaveSLO}}<td>{{if .SLO}}<span class="{{if .SLOPass}}ok{{else}}bad{{end}}">{{if .SLOPass}}pass{{else}}violated{{end}}</span>{{range .SLO}}<br><span class="muted">{{.}}</span>{{end}}{{else}}-{{end}}</td>{{end}}</tr>
 {{end}}</table>
 <p class="muted">p99 and max are of the response time (open tests, from the intended send) or of the latency from the send (closed tests).</p>
 
@@ -141,7 +176,7 @@ figcaption { color: #555; font-size: 0.9em; }
 </figure>
 <figure>
 {{.Series}}
-<figcaption>Per interval: p50, p99 and max latency (ms, log scale) and the completed requests per second, against time; tests are laid end to end. A stall shows as a jump of p99 and max, and a dip of throughput, where it happened. A last interval shorter than half an interval (the end of the window) is left out of the throughput.</figcaption>
+<figcaption>Per interval: p50, p99 and max latency (ms, log scale), the age of the oldest unanswered request at the interval's end, and the completed requests per second, against time; tests are laid end to end. A freeze shows where it happens: while nothing completes the latency lines break and the oldest request's age climbs; the replies it held back then raise p99 and max, and throughput dips. A last interval shorter than half an interval (the end of the window) is left out of the throughput.</figcaption>
 </figure>
 
 <h2>Results</h2>

@@ -122,6 +122,15 @@ type Test struct {
 	// Server is what the server counted during the test: its time per
 	// call for each command.
 	Server *serverinfo.Stats `json:"server,omitempty"`
+	// Servers holds, for a merged result whose shards ran against
+	// different targets (each its own embedded server), each target's
+	// server side; Server is then absent. Shards of one target keep it
+	// once, in Server: each shard's counts every client of the server.
+	Servers []TargetServer `json:"servers,omitempty"`
+	// ShardConnections are, for a merged result, each shard's
+	// connections in the order of the document's shard.merged:
+	// Connections is their sum (-c is per process).
+	ShardConnections []int `json:"shard_connections,omitempty"`
 	// Stages is the rate profile of a --stages run, in order; TargetRate
 	// is then the stages' mean rate over the measured window, and each
 	// interval's scheduled count is what the profile intended in it.
@@ -148,6 +157,18 @@ type Test struct {
 
 	// fig holds the test's exact figures (see figures).
 	fig *figures
+	// lacks holds, for a test read from another tool's result, the
+	// figures its format does not carry (see Lacking).
+	lacks map[string]bool
+}
+
+// TargetServer is one target's server side in a merged result (see
+// Test.Servers): its address, the shards that ran against it, and what it
+// counted during the test (the first of those shards' reading).
+type TargetServer struct {
+	Target string            `json:"target"`
+	Shards []int             `json:"shards"`
+	Server *serverinfo.Stats `json:"server"`
 }
 
 // Host is what the client machine did during a test: its CPUs, how busy
@@ -375,7 +396,7 @@ func (n Node) decode() ([3]*hdrhistogram.Histogram, error) {
 			continue
 		}
 		var err error
-		if out[i], err = histo.Decode(enc); err != nil {
+		if out[i], err = decodeHistogram(enc); err != nil {
 			return out, err
 		}
 	}

@@ -85,7 +85,7 @@ func (h Histograms) decode() (latencySet, error) {
 			return nil
 		}
 		var err error
-		*into, err = histo.Decode(*enc)
+		*into, err = decodeHistogram(*enc)
 		return err
 	}
 	for _, o := range []struct {
@@ -121,9 +121,8 @@ func mergeLatencies(hs []Histograms) (Latencies, error) {
 			if *o.into == nil {
 				*o.into = histo.New() // pacer's geometry, whatever a part's was
 			}
-			var dropped int64
-			if *o.into, dropped = histo.Add(*o.into, o.from); dropped > 0 {
-				return Latencies{}, errDoesNotFit(dropped)
+			if *o.into, err = addChecked(*o.into, o.from); err != nil {
+				return Latencies{}, err
 			}
 		}
 	}

@@ -11,9 +11,6 @@ import (
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -52,9 +49,12 @@ var mergedConfig = []string{
 // merged, rates taken over the union of the windows, and every summary
 // and verdict computed again from the sums; a cluster's nodes are merged
 // the same way (see mergeNodes). It refuses (an error wrapping ErrMerge)
-// documents that are not shards of one timeline, and a missing shard
-// unless opt.Partial. The per-shard SLO verdicts and server
-// counters are not carried over.
+// documents that are not shards of one timeline (K and N as --shard
+// takes them), a missing shard unless opt.Partial, and sums that overflow
+// a 64-bit count. The per-shard SLO verdicts are not carried over; the
+// server's side is kept once when the shards shared a target, once per
+// target when they did not (see mergeServers), and the connections are
+// summed with each shard's kept (Test.ShardConnections).
 func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("%w: no documents", ErrMerge)
@@ -63,12 +63,19 @@ func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	// In the order of the shards' K, as Shard.Merged lists them.
+	in = slices.Clone(in)
+	slices.SortStableFunc(in, func(a, b MergeInput) int { return a.Doc.Shard.K - b.Doc.Shard.K })
 	first := in[0].Doc
+	targets := groupTargets(in)
 	out := &Document{
 		Schema: Schema, Mode: first.Mode, Tool: opt.Tool,
 		StartedAt: first.StartedAt, Config: map[string]any{},
-		Server: first.Server, StartAt: first.StartAt,
-		Shard: &Shard{N: first.Shard.N, Merged: ks},
+		StartAt: first.StartAt,
+		Shard:   &Shard{N: first.Shard.N, Merged: ks},
+	}
+	if len(targets) == 1 { // one server: what it said of itself, once
+		out.Server = first.Server
 	}
 	conns := 0.0
 	for _, s := range in {
@@ -95,6 +102,7 @@ func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 		if err != nil {
 			return nil, err
 		}
+		mergeServers(&t, parts, in, targets)
 		out.Tests = append(out.Tests, t)
 	}
 	if out.Tests == nil {
@@ -118,6 +126,11 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 			return nil, refuse("%s is not a shard's result (run with --shard K/N)", s.Label)
 		case d.Shard.K == 0:
 			return nil, refuse("%s is already a merged result", s.Label)
+		case d.Shard.N < 1 || d.Shard.N > scheduler.MaxShards:
+			// As --shard reads them: nothing is sized by an N beyond it.
+			return nil, refuse("%s is shard %d/%d: N from 1 to %d", s.Label, d.Shard.K, d.Shard.N, scheduler.MaxShards)
+		case d.Shard.K < 1 || d.Shard.K > d.Shard.N:
+			return nil, refuse("%s is shard %d/%d: K from 1 to %d", s.Label, d.Shard.K, d.Shard.N, d.Shard.N)
 		case d.Mode != "open":
 			return nil, refuse("%s: only open-model results (pacer run) are split into shards", s.Label)
 		}
@@ -147,13 +160,19 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 	}
 	sort.Ints(ks)
 	if n := first.Doc.Shard.N; len(ks) < n && !partial {
+		// The first few by number: N may be a million.
+		const shown = 8
 		var missing []string
-		for k := 1; k <= n; k++ {
+		for k := 1; k <= n && len(missing) < shown; k++ {
 			if seen[k] == "" {
 				missing = append(missing, strconv.Itoa(k))
 			}
 		}
-		return nil, refuse("shard %s of %d missing (--partial merges the shards given)", strings.Join(missing, ", "), n)
+		list := strings.Join(missing, ", ")
+		if all := n - len(ks); all > len(missing) {
+			list += fmt.Sprintf(", … (%d in all)", all)
+		}
+		return nil, refuse("shard %s of %d missing (--partial merges the shards given)", list, n)
 	}
 	return ks, nil
 }
@@ -240,34 +259,39 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	var lagLimit float64
 	var warm scheduler.Counts
 	hasWarm := false
+	var sum sums
 	for _, p := range parts {
 		if p.StartedAt != "" && (t.StartedAt == "" || p.StartedAt < t.StartedAt) {
 			t.StartedAt = p.StartedAt
 		}
 		t.DurationS = math.Max(t.DurationS, p.DurationS)
-		t.Counts.Add(p.Counts)
-		addCodes(t.Errors, p.Errors)
+		sum.counts(&t.Counts, p.Counts, "counts")
+		sum.codes(t.Errors, p.Errors)
 		if t.FirstError == "" {
 			t.FirstError = p.FirstError
 		}
-		t.Connections += p.Connections
+		sum.int(&t.Connections, p.Connections, "connections")
+		t.ShardConnections = append(t.ShardConnections, p.Connections)
 		t.Interrupted = t.Interrupted || p.Interrupted
-		t.ConnectionsLost += p.ConnectionsLost
-		t.Reconnects += p.Reconnects
-		t.DroppedBacklog += p.DroppedBacklog
+		sum.add(&t.ConnectionsLost, p.ConnectionsLost, "connections_lost")
+		sum.add(&t.Reconnects, p.Reconnects, "reconnects")
+		sum.add(&t.DroppedBacklog, p.DroppedBacklog, "dropped_backlog")
 		t.BlockedS = round(t.BlockedS+p.BlockedS, 3)
-		t.Unsolicited += p.Unsolicited
-		t.HeldSent += p.HeldSent
-		t.HeldUnsent += p.HeldUnsent
-		t.BytesSent += p.BytesSent
-		t.BytesReceived += p.BytesReceived
+		sum.add(&t.Unsolicited, p.Unsolicited, "unsolicited")
+		sum.add(&t.HeldSent, p.HeldSent, "held_sent")
+		sum.add(&t.HeldUnsent, p.HeldUnsent, "held_unsent")
+		sum.add(&t.BytesSent, p.BytesSent, "bytes_sent")
+		sum.add(&t.BytesReceived, p.BytesReceived, "bytes_received")
 		if p.LagLimitMs != nil {
 			lagLimit = math.Max(lagLimit, *p.LagLimitMs)
 		}
 		if p.WarmupCounts != nil {
-			warm.Add(*p.WarmupCounts)
+			sum.counts(&warm, *p.WarmupCounts, "warmup_counts")
 			hasWarm = true
 		}
+	}
+	if err := sum.err(); err != nil {
+		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
 	if hasWarm {
 		t.WarmupCounts = &warm
@@ -299,9 +323,12 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 		c := Command{Errors: map[string]uint64{}}
 		for i, p := range parts {
 			pc := p.Commands[name]
-			c.Counts.Add(pc.Counts)
-			addCodes(c.Errors, pc.Errors)
+			sum.counts(&c.Counts, pc.Counts, "command "+name)
+			sum.codes(c.Errors, pc.Errors)
 			hs[i] = pc.Histograms
+		}
+		if err := sum.err(); err != nil {
+			return t, fmt.Errorf("test %s: %w", f.ID, err)
 		}
 		if c.Latencies, err = mergeLatencies(hs); err != nil {
 			return t, fmt.Errorf("test %s, command %s: %w", f.ID, name, err)
@@ -328,85 +355,6 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	j := Judge(&t)
 	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
 	return t, nil
-}
-
-// mergeNodes adds the shards' per-node results (a Redis Cluster's
-// primaries): a node of one shard is a node of another when their addr is
-// the same and so is their id, where both have one. Counts, connections
-// and redirects are summed and response histograms added; slots are as
-// the first shard listing the node saw them at its start. A node only
-// some shards list is kept with what they counted, in the order the
-// shards list them. A node with a response summary but no histogram
-// (written before nodes carried one) cannot be merged exactly: refused,
-// an error wrapping ErrMerge.
-func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
-	var out []Node
-	var hs [][3][]*hdrhistogram.Histogram // response, service, receive lag
-	for i, p := range parts {
-		for _, n := range p.Nodes {
-			if n.ResponseMs != nil && n.Histograms.Response == "" {
-				return nil, fmt.Errorf("%w: %s: node %s has response times but no histogram (written by an older pacer): they cannot be merged exactly",
-					ErrMerge, in[i].Label, strconv.Quote(n.Addr))
-			}
-			h, err := n.decode()
-			if err != nil {
-				return nil, fmt.Errorf("%s: node %s: %w", in[i].Label, strconv.Quote(n.Addr), err)
-			}
-			k := slices.IndexFunc(out, func(m Node) bool { return sameNode(m, n) })
-			if k < 0 {
-				out = append(out, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots})
-				hs = append(hs, [3][]*hdrhistogram.Histogram{})
-				k = len(out) - 1
-			}
-			m := &out[k]
-			if m.ID == "" {
-				m.ID = n.ID
-			}
-			m.Connections += n.Connections
-			m.Scheduled += n.Scheduled
-			m.Sent += n.Sent
-			m.Completed += n.Completed
-			m.Errors += n.Errors
-			m.Timeouts += n.Timeouts
-			m.Unsent += n.Unsent
-			m.Redirects += n.Redirects
-			m.Moved += n.Moved
-			m.Ask += n.Ask
-			for j := range h {
-				hs[k][j] = append(hs[k][j], h[j])
-			}
-		}
-	}
-	for k := range out {
-		var sum [3]*hdrhistogram.Histogram
-		for j := range sum {
-			var err error
-			if sum[j], err = addHistograms(hs[k][j]); err != nil {
-				return nil, fmt.Errorf("node %s: %w", strconv.Quote(out[k].Addr), err)
-			}
-		}
-		n := &out[k]
-		n.ResponseMs, n.ServiceMs, n.ReceiveLagMs = summary(sum[0]), summary(sum[1]), summary(sum[2])
-		for j, enc := range []*string{&n.Histograms.Response, &n.Histograms.Service, &n.Histograms.ReceiveLag} {
-			var err error
-			if *enc, err = histo.Encode(sum[j]); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
-}
-
-// sameNode reports whether a and b are one primary: the same addr, and
-// the same id where both have one.
-func sameNode(a, b Node) bool {
-	return a.Addr == b.Addr && (a.ID == "" || b.ID == "" || a.ID == b.ID)
-}
-
-func addCodes(dst, src map[string]uint64) {
-	for k, v := range src {
-		dst[k] += v
-	}
 }
 
 // mergedTarget is the whole timeline's target rate: --rate, or the
@@ -439,74 +387,4 @@ func mergedTarget(parts []Test, config map[string]any) *float64 {
 	}
 	sum = round(sum, 3)
 	return &sum
-}
-
-// addHistograms adds hs (nil entries are absent ones); nil when all are.
-func addHistograms(hs []*hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
-	if !slices.ContainsFunc(hs, func(h *hdrhistogram.Histogram) bool { return h != nil }) {
-		return nil, nil
-	}
-	sum, dropped := histo.Merge(hs...)
-	if dropped > 0 {
-		return nil, errDoesNotFit(dropped)
-	}
-	return sum, nil
-}
-
-// errDoesNotFit refuses a merge whose histograms have values beyond
-// pacer's range.
-func errDoesNotFit(dropped int64) error {
-	return fmt.Errorf("%d values do not fit pacer's histograms", dropped)
-}
-
-// mergeIntervals merges the shards' interval series: intervals with the
-// same start (on the shared timeline's clock) are added.
-func mergeIntervals(parts []Test, series func(Test) []Interval) ([]Interval, error) {
-	byStart := map[float64][]Interval{}
-	var starts []float64
-	for _, p := range parts {
-		for _, iv := range series(p) {
-			if _, ok := byStart[iv.StartS]; !ok {
-				starts = append(starts, iv.StartS)
-			}
-			byStart[iv.StartS] = append(byStart[iv.StartS], iv)
-		}
-	}
-	if len(starts) == 0 {
-		return nil, nil
-	}
-	sort.Float64s(starts)
-	out := make([]Interval, 0, len(starts))
-	for _, s := range starts {
-		ivs := byStart[s]
-		m := Interval{StartS: s}
-		hs := make([]Histograms, len(ivs))
-		var sent, recv uint64
-		withBytes := false
-		for i, iv := range ivs {
-			m.DurationS = math.Max(m.DurationS, iv.DurationS)
-			m.Scheduled += iv.Scheduled
-			m.Sent += iv.Sent
-			m.Completed += iv.Completed
-			m.Errors += iv.Errors
-			m.Timeouts += iv.Timeouts
-			m.Unsent += iv.Unsent
-			if iv.BytesSent != nil {
-				sent, withBytes = sent+*iv.BytesSent, true
-			}
-			if iv.BytesReceived != nil {
-				recv, withBytes = recv+*iv.BytesReceived, true
-			}
-			hs[i] = iv.Histograms
-		}
-		if withBytes {
-			m.BytesSent, m.BytesReceived = &sent, &recv
-		}
-		var err error
-		if m.Latencies, err = mergeLatencies(hs); err != nil {
-			return nil, fmt.Errorf("interval at %gs: %w", s, err)
-		}
-		out = append(out, m)
-	}
-	return out, nil
 }

@@ -50,7 +50,7 @@ func TestPlotFormat(t *testing.T) {
 
 func TestPlotPNGAndSVG(t *testing.T) {
 	in := []Input{input(t, "compare.json", compareFixture(t))}
-	b, err := Plot(in, PNG)
+	b, err := Plot(in, PNG, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +64,12 @@ func TestPlotPNGAndSVG(t *testing.T) {
 	}
 	notBlank(t, img)
 
-	s, err := Plot(in, SVG)
+	s, err := Plot(in, SVG, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	keepPlots(t, "compare.svg", s)
-	checkSVG(t, s, "Latency by percentile", "Latency per interval", "99.9", "GET (open loop at 4000 req/s): response", "throughput (req/s)")
+	checkSVG(t, s, "Latency by percentile", "Latency per interval", "99.9", "GET (open loop at 4000 req/s) — response", "throughput (req/s)")
 }
 
 // checkSVG fails unless b is well-formed XML holding every text.
@@ -105,7 +105,7 @@ func TestPlotSeveralFiles(t *testing.T) {
 		craft(t, fixture{name: "GET", mode: "open", rate: 5000, seconds: 4, base: 0.1, stallMs: 50, stallEvery: 2, interval: 0.5, seed: 6}),
 		craft(t, fixture{name: "INCR", mode: "open", rate: 5000, seconds: 2, base: 0.1, interval: 0.5, seed: 7}))
 	in := []Input{input(t, "before.json", a), input(t, "after.json", b)}
-	png1, err := Plot(in, PNG)
+	png1, err := Plot(in, PNG, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,12 +115,12 @@ func TestPlotSeveralFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	notBlank(t, img)
-	spec, series, err := PlotSVGs(in)
+	spec, series, err := PlotSVGs(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSVG(t, spec, "GET: response", "GET: service", "INCR: response", "before.json", "after.json")
-	checkSVG(t, series, "p99", "max", "GET", "SET", "INCR", "before.json", "after.json: completed per second")
+	checkSVG(t, spec, "GET — response", "GET — service", "INCR — response", "before.json", "after.json")
+	checkSVG(t, series, "p99", "max", "GET", "SET", "INCR", "before.json", "after.json — completed per second")
 }
 
 // A document written before pacer kept intervals still plots: the
@@ -129,13 +129,13 @@ func TestPlotWithoutIntervals(t *testing.T) {
 	test := craft(t, fixture{name: "GET", mode: "open", rate: 1000, seconds: 1, base: 0.1, interval: 1, seed: 8})
 	test.Intervals, test.IntervalS = nil, 0
 	in := []Input{input(t, "old.json", craftDoc("open", test))}
-	spec, series, err := PlotSVGs(in)
+	spec, series, err := PlotSVGs(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSVG(t, spec, "GET: response")
+	checkSVG(t, spec, "GET — response")
 	checkSVG(t, series, "no interval series in these files")
-	if _, err := Plot(in, PNG); err != nil {
+	if _, err := Plot(in, PNG, PlotOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -144,7 +144,7 @@ func TestPlotWithoutIntervals(t *testing.T) {
 // escaped in the SVG.
 func TestPlotEscapesNames(t *testing.T) {
 	test := craft(t, fixture{name: `<script>alert("x")</script> & co`, mode: "closed", rate: 1000, seconds: 1, base: 0.1, interval: 0.5, seed: 9})
-	spec, series, err := PlotSVGs([]Input{input(t, "x.json", craftDoc("closed", test))})
+	spec, series, err := PlotSVGs([]Input{input(t, "x.json", craftDoc("closed", test))}, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,5 +153,5 @@ func TestPlotEscapesNames(t *testing.T) {
 			t.Fatal("a test name reached the svg unescaped")
 		}
 	}
-	checkSVG(t, spec, `<script>alert("x")</script> & co: latency (closed)`)
+	checkSVG(t, spec, `<script>alert("x")</script> & co — latency (closed)`)
 }

@@ -2,11 +2,13 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/pacer-load/pacer/internal/bytesize"
@@ -32,6 +34,10 @@ func ReadDocument(r io.Reader) (*Document, error) {
 // one-second intervals is a few MB.
 const MaxDocumentSize = 256 << 20
 
+// maxInputTotal bounds what ReadInputs reads in all (a variable for
+// tests).
+var maxInputTotal int64 = 2 * MaxDocumentSize
+
 // ReadInputs reads and checks the documents of paths (pacer report and
 // pacer merge); "-" is stdin, which may be given once. Documents are
 // labelled by their files' base names, or by their paths when two share
@@ -45,6 +51,7 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 	}
 	stdinRead := false
 	var out []Input
+	left := maxInputTotal
 	for _, p := range paths {
 		var data []byte
 		var err error
@@ -57,17 +64,21 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 			return nil, usage.Errorf("- (stdin) given twice")
 		case p == StdoutPath:
 			stdinRead, label = true, "stdin"
-			data, err = readLimited(userinput.Reader(ctx, stdin))
+			data, err = readLimited(userinput.Reader(ctx, stdin), min(MaxDocumentSize, left))
 		default:
 			var f *userinput.File
 			if f, err = userinput.Open(ctx, p); err == nil {
-				data, err = readLimited(f)
+				data, err = readLimited(f, min(MaxDocumentSize, left))
 				f.Close()
 			}
+		}
+		if err != nil && left < MaxDocumentSize {
+			err = fmt.Errorf("%v (the files given hold more than %s in all)", err, bytesize.Format(maxInputTotal))
 		}
 		if err != nil {
 			return nil, usage.Errorf("%s: %v", p, err)
 		}
+		left -= int64(len(data))
 		in, err := ReadInput(label, data)
 		if err != nil {
 			return nil, usage.Errorf("%s: %v", p, err)
@@ -77,10 +88,10 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 	return out, nil
 }
 
-// readLimited reads a result document of at most MaxDocumentSize bytes.
-// What does not begin as a JSON object (after white space) is refused
-// after its first bytes, so /dev/zero or a binary file costs nothing.
-func readLimited(r io.Reader) ([]byte, error) {
+// readLimited reads a result document of at most limit bytes. What does
+// not begin as a JSON object (after white space) is refused after its
+// first bytes, so /dev/zero or a binary file costs nothing.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	br := bufio.NewReader(r)
 	for n := 0; ; n++ {
 		c, err := br.ReadByte()
@@ -90,21 +101,29 @@ func readLimited(r io.Reader) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') && n < MaxDocumentSize {
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') && int64(n) < limit {
 			continue
 		}
-		if c != '{' {
-			return nil, errors.New("not a result document (a JSON object written by --json)")
+		if c != '{' && c != '"' { // a JSON object, or redis-benchmark --csv
+			return nil, errors.New("not a result document (a JSON object written by --json, or redis-benchmark --csv)")
 		}
 		br.UnreadByte()
 		break
 	}
-	b, err := io.ReadAll(io.LimitReader(br, MaxDocumentSize+1))
-	if err != nil {
+	// A file's size sizes the buffer once: io.ReadAll's doublings would
+	// leave as much again in garbage, for a file that may be hundreds of MB.
+	var buf bytes.Buffer
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			buf.Grow(int(min(fi.Size(), limit+1)) + bytes.MinRead)
+		}
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(br, limit+1)); err != nil {
 		return nil, err
 	}
-	if len(b) > MaxDocumentSize {
-		return nil, fmt.Errorf("larger than %s: not a result document", bytesize.Format(MaxDocumentSize))
+	b := buf.Bytes()
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than %s: not a result document", bytesize.Format(limit))
 	}
 	return b, nil
 }

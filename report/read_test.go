@@ -41,7 +41,7 @@ func TestReadInputs(t *testing.T) {
 	}{
 		{[]string{"-", "-"}, doc, "- (stdin) given twice"},
 		{[]string{"-"}, "", "-: empty: not a result document"},
-		{[]string{"-"}, "  [1]", "-: not a result document (a JSON object written by --json)"},
+		{[]string{"-"}, "  [1]", "-: not a result document (a JSON object written by --json, or redis-benchmark --csv)"},
 		{[]string{write("bad.json", `{"schema": "other"}`)}, "", "not a pacer result"},
 		{[]string{filepath.Join(dir, "none.json")}, "", "none.json: open"},
 	} {

@@ -48,8 +48,8 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 	if len(f.stages) > 0 {
 		shape = "stages " + scheduler.FormatStages(f.stages)
 	}
-	fmt.Fprintf(&b, "  open model: %s %s timeline, %d connections, %s\n",
-		shape, r.Arrival, r.Connections, pacingText(t, f))
+	fmt.Fprintf(&b, "  open model: %s %s timeline, %s, %s\n",
+		shape, r.Arrival, connectionsText(t), pacingText(t, f))
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
 	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", f.target.PerSecond(), stagesMean(f))
 	if f.warmup > 0 && t.WarmupCounts != nil {
@@ -114,6 +114,10 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 		b.WriteString("\n")
 		writeServer(&b, t, t.Server)
 	}
+	for _, ts := range t.Servers {
+		fmt.Fprintf(&b, "\n  server side of %s (%s):\n", shardsText(ts.Shards), safetext.Escape(ts.Target))
+		writeServer(&b, t, ts.Server)
+	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  verdict: %s (%s)\n", safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
 	if slo := t.SLO; slo != nil {
@@ -124,6 +128,37 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 	b.WriteString("\n")
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// connectionsText is "50 connections", or for a merged result the sum
+// and its parts: "150 connections (50 + 50 + 50 over 3 shards)" (-c is
+// per process).
+func connectionsText(t *Test) string {
+	s := fmt.Sprintf("%d connections", t.Connections)
+	switch n := len(t.ShardConnections); {
+	case n == 0:
+	case n <= 4:
+		parts := make([]string, n)
+		for i, c := range t.ShardConnections {
+			parts[i] = strconv.Itoa(c)
+		}
+		s += fmt.Sprintf(" (%s over %d shards)", strings.Join(parts, " + "), n)
+	default:
+		s += fmt.Sprintf(" (the sum over %d shards)", n)
+	}
+	return s
+}
+
+// shardsText names shards: "shard 2", "shards 1, 3".
+func shardsText(ks []int) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = strconv.Itoa(k)
+	}
+	if len(ks) == 1 {
+		return "shard " + parts[0]
+	}
+	return "shards " + strings.Join(parts, ", ")
 }
 
 type row struct {

@@ -25,35 +25,59 @@ import (
 type Input struct {
 	Label string
 	Doc   *Document
+	// Format is what the input was read from: FormatPacer (a pacer
+	// result document), FormatRedisBenchmarkCSV or FormatMemtierJSON.
+	Format string
+	// Lacks lists, for another tool's result, the figures its format does
+	// not carry ("p99.9", "counts", "histograms", …).
+	Lacks []string
 	// config holds the config object's values as their JSON text, so a
 	// seed above 2^53 shows every digit.
 	config map[string]json.RawMessage
 }
 
 // ReadInput reads a pacer.result/v1 document from data, checks that its
-// histograms decode, and labels it.
+// histograms decode, bounds what it holds (see checkDocument), and labels
+// it.
+//
+// Results of other tools (redis-benchmark --csv, memtier_benchmark
+// --json-out-file) are read too, as closed-loop tests with the figures
+// they have (see foreign.go).
 func ReadInput(label string, data []byte) (Input, error) {
-	d, err := ReadDocument(bytes.NewReader(data))
-	if err != nil {
-		return Input{}, err
+	if in, ok, err := readForeign(label, data); ok {
+		return in, err
 	}
-	var extra struct {
+	// One pass: the document, with its config object also kept as its
+	// JSON text (a seed above 2^53 keeps every digit).
+	var raw struct {
+		*Document
 		Config json.RawMessage `json:"config"`
 	}
-	if err := json.Unmarshal(data, &extra); err != nil {
+	raw.Document = &Document{}
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return Input{}, fmt.Errorf("not a pacer result: %w", err)
 	}
+	d := raw.Document
+	if d.Schema != Schema {
+		return Input{}, fmt.Errorf("not a pacer result: schema %q, want %q", d.Schema, Schema)
+	}
 	in := Input{Label: label, Doc: d}
-	if len(extra.Config) > 0 && string(extra.Config) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(extra.Config))
+	if len(raw.Config) > 0 && string(raw.Config) != "null" {
+		if err := json.Unmarshal(raw.Config, &d.Config); err != nil {
+			return Input{}, fmt.Errorf("not a pacer result: config: %w", err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw.Config))
 		dec.UseNumber()
 		if err := dec.Decode(&in.config); err != nil {
 			return Input{}, fmt.Errorf("not a pacer result: config: %w", err)
 		}
 	}
+	if err := checkDocument(d); err != nil {
+		return Input{}, err
+	}
 	for i := range d.Tests {
 		if _, err := d.Tests[i].figures(); err != nil {
-			return Input{}, fmt.Errorf("test %q: %w", d.Tests[i].Name, err)
+			return Input{}, fmt.Errorf("test %d: %w", i+1, err)
 		}
 	}
 	return in, nil
@@ -72,7 +96,7 @@ func (in Input) Config() []ConfigItem {
 		if json.Unmarshal(v, &s) == nil {
 			val = s
 		}
-		out = append(out, ConfigItem{Key: k, Value: val})
+		out = append(out, ConfigItem{Key: cutText(k), Value: cutText(val)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
@@ -240,6 +264,11 @@ func SideBySide(w io.Writer, in []Input) error {
 		if len(d.Tests) == 1 {
 			tests = "test"
 		}
+		if input.Format != FormatPacer {
+			fmt.Fprintf(&b, "[%d] %s: %s, closed loop (latency from the send), %d %s; it lacks %s\n", i+1, safetext.Escape(input.Label),
+				input.Format, len(d.Tests), tests, strings.Join(input.Lacks, ", "))
+			continue
+		}
 		fmt.Fprintf(&b, "[%d] %s: %s, %s mode, %d %s, started %s\n", i+1, safetext.Escape(input.Label),
 			safetext.Escape(d.Tool.Name+" "+d.Tool.Version), safetext.Escape(d.Mode), len(d.Tests), tests, safetext.Escape(d.StartedAt))
 	}
@@ -267,6 +296,12 @@ func SideBySide(w io.Writer, in []Input) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("Latency: response time from the intended send (open tests), latency from the actual send (closed tests).\n")
+	for _, input := range in {
+		if input.Format != FormatPacer {
+			b.WriteString("n/a: a figure the file's format does not carry; other tools time each request from its send, as a closed loop.\n")
+			break
+		}
+	}
 	b.WriteString("Differences are of single runs: they say nothing about the run-to-run spread.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -298,6 +333,7 @@ func writeMatch(b *strings.Builder, in []Input, m Match, first, col int) {
 		}
 		b.WriteString("\n")
 	}
+	const lacking = "n/a" // a figure the test's format does not carry
 	text("mode", func(t *Test) string { return t.Mode })
 	text("target (req/s)", func(t *Test) string {
 		if t.TargetRate == nil {
@@ -307,13 +343,16 @@ func writeMatch(b *strings.Builder, in []Input, m Match, first, col int) {
 	})
 	text("throughput (req/s)", func(t *Test) string { return strconv.FormatFloat(t.AchievedRate, 'f', 2, 64) })
 	b.WriteString("latency (ms)\n")
-	for _, p := range []string{"p50", "p90", "p99", "p99.9", "p99.99", "max"} {
+	for _, p := range []string{"p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"} {
 		fmt.Fprintf(b, "%-*s", first, "  "+p)
 		vals := make([]float64, len(m.Tests))
 		have := make([]bool, len(m.Tests))
 		for f, t := range m.Tests {
 			cell := "-"
-			if t != nil && t.ResponseMs != nil {
+			switch {
+			case t != nil && t.Lacking(p):
+				cell = lacking
+			case t != nil && t.ResponseMs != nil:
 				vals[f], _ = t.ResponseMs.Metric(p)
 				have[f] = true
 				cell = strconv.FormatFloat(vals[f], 'f', 3, 64)
@@ -333,14 +372,24 @@ func writeMatch(b *strings.Builder, in []Input, m Match, first, col int) {
 		b.WriteString("\n")
 	}
 	count := func(name string, n func(c scheduler.Counts) uint64) {
-		text(name, func(t *Test) string { return strconv.FormatUint(n(t.Counts), 10) })
+		text(name, func(t *Test) string {
+			if t.Lacking("counts") {
+				return lacking
+			}
+			return strconv.FormatUint(n(t.Counts), 10)
+		})
 	}
 	count("scheduled", func(c scheduler.Counts) uint64 { return c.Scheduled })
 	count("completed", func(c scheduler.Counts) uint64 { return c.Completed })
 	count("errors", func(c scheduler.Counts) uint64 { return c.Errors })
 	count("timeouts", func(c scheduler.Counts) uint64 { return c.Timeouts })
 	count("unsent", func(c scheduler.Counts) uint64 { return c.Unsent })
-	text("verdict", func(t *Test) string { return safetext.Escape(t.Verdict) })
+	text("verdict", func(t *Test) string {
+		if t.Verdict == "" && t.lacks != nil {
+			return lacking
+		}
+		return safetext.Escape(t.Verdict)
+	})
 	if hasSLO(m) {
 		text("slo", func(t *Test) string {
 			switch {

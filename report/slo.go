@@ -588,6 +588,8 @@ func (r *SLOResult) Lines() []string {
 	if s := r.clientLine(); s != "" {
 		lines = append(lines, s)
 	}
+	// A result read back may say anything: no terminal escape gets out.
+	escapeAll(lines)
 	return lines
 }
 

@@ -41,7 +41,7 @@ func decodeOrEmpty(enc string) (*hdrhistogram.Histogram, error) {
 	if enc == "" {
 		return histo.New(), nil
 	}
-	return histo.Decode(enc)
+	return decodeHistogram(enc)
 }
 
 // SpectrumOutputs returns what --hdr-spectrum PATH writes for d:

@@ -229,7 +229,7 @@ func packedOf(enc string) (histo.Packed, error) {
 	if enc == "" {
 		return histo.Packed{}, nil
 	}
-	h, err := histo.Decode(enc)
+	h, err := decodeHistogram(enc)
 	if err != nil {
 		return histo.Packed{}, err
 	}

@@ -52,6 +52,9 @@ func mergeAction(c *cli.Context) error {
 	if err := report.CheckOutputPath(outPath); err != nil {
 		return usageErrorf("-o: %v", err)
 	}
+	if err := report.CheckOutputsApart(paths, []report.NamedPath{{Flag: "-o", Path: outPath}}); err != nil {
+		return usageErrorf("%v", err)
+	}
 	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
 		return err
@@ -70,8 +73,9 @@ func mergeAction(c *cli.Context) error {
 	if err := report.WriteJSON(c.App.Writer, outPath, doc); err != nil {
 		return failed(err)
 	}
+	verdicts := []report.Input{{Label: "merged", Doc: doc}}
 	if quiet {
-		return nil
+		return verdictsExit(c.App.ErrWriter, verdicts)
 	}
 	out := c.App.Writer
 	if outPath == stdoutPath {
@@ -83,7 +87,7 @@ func mergeAction(c *cli.Context) error {
 			return failed(err)
 		}
 	}
-	return nil
+	return verdictsExit(c.App.ErrWriter, verdicts)
 }
 
 func joinInts(v []int) string {

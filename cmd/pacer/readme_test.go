@@ -118,7 +118,9 @@ func shellWords(s string) ([]string, error) {
 // dir. It returns the arguments and the exit codes the docs allow.
 func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	if len(args) > 0 && (args[0] == "report" || args[0] == "merge") { // files only
-		return reportExample(args, dir), []int{exitOK}
+		// They exit with the verdicts they read: those of runs whose
+		// send lag depends on the machine's load.
+		return reportExample(args, dir), []int{exitOK, exitUntrusted, exitSLO}
 	}
 	var out []string
 	embedded := false
@@ -566,14 +568,14 @@ func TestReadmeExampleRewriting(t *testing.T) {
 		t.Fatalf("rewritten to %q", got)
 	}
 	args, codes = loopbackExample([]string{"report", "a.json", "out/b.json", "--plot", "p.png", "--html=h/p.html"}, "4242", "/tmp/x")
-	if got := strings.Join(args, " "); got != "report /tmp/x/a.json /tmp/x/b.json --plot /tmp/x/p.png --html=/tmp/x/p.html" || len(codes) != 1 {
+	if got := strings.Join(args, " "); got != "report /tmp/x/a.json /tmp/x/b.json --plot /tmp/x/p.png --html=/tmp/x/p.html" || len(codes) != 3 {
 		t.Fatalf("rewritten to %q %v", got, codes)
 	}
 	if in := reportInputs(args); strings.Join(in, " ") != "/tmp/x/a.json /tmp/x/b.json" {
 		t.Fatalf("report inputs %q", in)
 	}
 	args, codes = loopbackExample([]string{"merge", "s-1.json", "s-2.json", "-o", "out/m.json"}, "4242", "/tmp/x")
-	if got := strings.Join(args, " "); got != "merge /tmp/x/s-1.json /tmp/x/s-2.json -o /tmp/x/m.json" || len(codes) != 1 {
+	if got := strings.Join(args, " "); got != "merge /tmp/x/s-1.json /tmp/x/s-2.json -o /tmp/x/m.json" || len(codes) != 3 {
 		t.Fatalf("rewritten to %q %v", got, codes)
 	}
 	args, _ = loopbackExample([]string{"compare", "--embedded", "--stall", "100ms"}, "4242", "/tmp/x")

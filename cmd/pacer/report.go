@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -22,6 +23,8 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plot", Usage: "draw the percentile spectrum and the interval series to `OUT.png` or OUT.svg", Category: catOutput},
 			&cli.StringFlag{Name: "html", Usage: "write one self-contained page (configuration, tables, plots, verdicts) to `OUT.html`", Category: catOutput},
+			&cli.StringFlag{Name: "title", Usage: "title the plots and the page `TEXT`", DefaultText: "the files' names", Category: catOutput},
+			&cli.StringSliceFlag{Name: "label", Usage: "call the file FILE by NAME in the text, the plots and the page (`FILE=NAME`, repeatable)", DefaultText: "its file name", Category: catOutput},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrorf("%v", err)
@@ -31,16 +34,22 @@ func reportCommand() *cli.Command {
 		"pacer report run.json",
 		"pacer report before.json after.json",
 		"pacer report compare.json --plot compare.png --html compare.html",
+		"pacer report a.json b.json --label a.json=before --label b.json=after --title 'Freeze demo' --plot demo.png",
 	)
 }
 
 func reportAction(c *cli.Context) error {
-	plotPath, htmlPath := c.String("plot"), c.String("html")
+	plotPath, htmlPath, title := c.String("plot"), c.String("html"), c.String("title")
 	plotSet, htmlSet := c.IsSet("plot"), c.IsSet("html")
-	paths, set, err := trailingFlags(c.Args().Slice(), map[string]*string{"plot": &plotPath, "html": &htmlPath}, nil)
+	args, labels, err := repeatedFlag(c.Args().Slice(), "label")
 	if err != nil {
 		return err
 	}
+	paths, set, err := trailingFlags(args, map[string]*string{"plot": &plotPath, "html": &htmlPath, "title": &title}, nil)
+	if err != nil {
+		return err
+	}
+	labels = append(c.StringSlice("label"), labels...)
 	plotSet, htmlSet = plotSet || set["plot"], htmlSet || set["html"]
 	if len(paths) == 0 {
 		return usageErrorf("report: give one or more result files (written with --json)")
@@ -62,9 +71,15 @@ func reportAction(c *cli.Context) error {
 			return usageErrorf("--html: %v", err)
 		}
 	}
+	if err := report.CheckOutputsApart(paths, []report.NamedPath{{Flag: "--plot", Path: plotPath}, {Flag: "--html", Path: htmlPath}}); err != nil {
+		return usageErrorf("%v", err)
+	}
 	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
 		return err
+	}
+	if err := report.Relabel(inputs, paths, labels); err != nil {
+		return usageErrorf("%v", err)
 	}
 	var text bytes.Buffer
 	if err := renderReport(&text, inputs); err != nil {
@@ -72,7 +87,7 @@ func reportAction(c *cli.Context) error {
 	}
 	// Files before stdout, as the load commands write theirs.
 	if format != "" {
-		b, err := report.Plot(inputs, format)
+		b, err := report.Plot(inputs, format, report.PlotOptions{Title: title})
 		if err != nil {
 			return failed(err)
 		}
@@ -82,7 +97,7 @@ func reportAction(c *cli.Context) error {
 	}
 	out := c.App.Writer
 	if htmlPath != "" {
-		b, err := report.HTML(report.Page{Inputs: inputs, Text: text.String()})
+		b, err := report.HTML(report.Page{Inputs: inputs, Text: text.String(), Title: title})
 		if err != nil {
 			return failed(err)
 		}
@@ -93,14 +108,33 @@ func reportAction(c *cli.Context) error {
 			out = c.App.ErrWriter // stdout carries the page
 		}
 	}
-	_, err = out.Write(text.Bytes())
-	return err
+	if _, err := out.Write(text.Bytes()); err != nil {
+		return err
+	}
+	return verdictsExit(c.App.ErrWriter, inputs)
+}
+
+// verdictsExit exits with the code of the documents' verdicts (see
+// report.DocumentOutcome), saying on stderr which tests make it.
+func verdictsExit(stderr io.Writer, inputs []report.Input) error {
+	worst := report.Trusted
+	for _, in := range inputs {
+		o, lines := report.DocumentOutcome(in.Doc)
+		worst = report.Worse(worst, o)
+		for _, l := range lines {
+			fmt.Fprintf(stderr, "pacer: %s: %s\n", in.Label, l)
+		}
+	}
+	if code := outcomeCode(worst); code != exitOK {
+		return exitCode(code)
+	}
+	return nil
 }
 
 // renderReport writes the text report: one document as its run printed
-// it, several side by side.
+// it, several (or another tool's result) side by side.
 func renderReport(w io.Writer, in []report.Input) error {
-	if len(in) > 1 {
+	if len(in) > 1 || in[0].Format != report.FormatPacer {
 		return report.SideBySide(w, in)
 	}
 	d := in[0].Doc
@@ -108,6 +142,28 @@ func renderReport(w io.Writer, in []report.Input) error {
 		return compare.WriteDocument(w, d, runs)
 	}
 	return report.Render(w, d)
+}
+
+// repeatedFlag takes a flag that may be repeated (--label A --label=B)
+// out of the arguments after the files, and returns the rest and its
+// values.
+func repeatedFlag(args []string, name string) (rest, values []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		n, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case a == stdoutPath || !strings.HasPrefix(a, "-") || n != name:
+			rest = append(rest, a)
+			continue
+		case !hasValue && i+1 >= len(args):
+			return nil, nil, usageErrorf("flag needs an argument: %s", a)
+		case !hasValue:
+			i++
+			value = args[i]
+		}
+		values = append(values, value)
+	}
+	return rest, values, nil
 }
 
 // trailingFlags picks flags out of the arguments after the files (pacer

@@ -76,6 +76,9 @@ func (f *File) interrupted(err error) error {
 	return err
 }
 
+// Stat returns the file's FileInfo (a reader sizes its buffer from it).
+func (f *File) Stat() (os.FileInfo, error) { return f.f.Stat() }
+
 // Close closes the file.
 func (f *File) Close() error {
 	if f.stop != nil {

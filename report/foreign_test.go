@@ -1,0 +1,210 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
+)
+
+// A redis-benchmark 7 --csv output, as it prints it.
+const benchmarkCSV = `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+"PING_INLINE","48780.49","0.560","0.096","0.495","0.695","2.871","3.351"
+"SET","52631.58","0.511","0.104","0.487","0.695","1.103","1.423"
+"GET","48780.49","0.537","0.296","0.495","0.847","1.423","1.775"
+"LPUSH (needed to benchmark LRANGE)","50000.00","0.553","0.144","0.495","1.031","1.359","1.671"
+`
+
+// TestReadRedisBenchmarkCSV: each line is a closed test named and
+// identified as pacer's own (so it matches pacer's GET), with the figures
+// the format has; those it lacks are said.
+func TestReadRedisBenchmarkCSV(t *testing.T) {
+	in, err := ReadInput("bench.csv", []byte(benchmarkCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Format != FormatRedisBenchmarkCSV || len(in.Doc.Tests) != 4 {
+		t.Fatalf("format %q, %d tests", in.Format, len(in.Doc.Tests))
+	}
+	get := in.Doc.Tests[2]
+	if get.ID != "get" || get.Name != "GET" || get.Mode != "closed" || get.AchievedRate != 48780.49 ||
+		get.ResponseMs.P50 != 0.495 || get.ResponseMs.P95 != 0.847 || get.ResponseMs.P99 != 1.423 || get.ResponseMs.Max != 1.775 || get.ResponseMs.Mean != 0.537 {
+		t.Fatalf("GET %+v %+v", get, get.ResponseMs)
+	}
+	if in.Doc.Tests[3].ID != "lpush_for_lrange" {
+		t.Errorf("the LPUSH that fills the list: id %q", in.Doc.Tests[3].ID)
+	}
+	for _, m := range []string{"p90", "p99.9", "p99.99", "counts"} {
+		if !get.Lacking(m) {
+			t.Errorf("GET does not lack %s", m)
+		}
+	}
+	if get.Lacking("p99") || get.Lacking("max") {
+		t.Error("GET lacks what it has")
+	}
+	if lacks := strings.Join(in.Lacks, ", "); !strings.HasPrefix(lacks, "p90, p99.9, p99.99, counts, histograms") {
+		t.Errorf("lacks %q", lacks)
+	}
+	// Before Redis 6.2: test and rps only, no header.
+	old, err := ReadInput("old.csv", []byte("\"PING_INLINE\",\"116279.07\"\n\"GET\",\"120481.93\"\n"))
+	if err != nil || len(old.Doc.Tests) != 2 || old.Doc.Tests[1].AchievedRate != 120481.93 || old.Doc.Tests[1].ResponseMs != nil ||
+		!old.Doc.Tests[1].Lacking("p50") {
+		t.Fatalf("an old csv: %v %+v", err, old.Doc)
+	}
+	for name, bad := range map[string]string{
+		"a short line":   benchmarkCSV + "\"GET\",\"1\"\n",
+		"not a number":   strings.Replace(benchmarkCSV, "48780.49", "lots", 1),
+		"a negative":     strings.Replace(benchmarkCSV, "0.495", "-1", 1),
+		"not csv":        "\"unterminated\n",
+		"an absurd rate": strings.Replace(benchmarkCSV, "48780.49", "1e300", 1),
+	} {
+		if _, err := ReadInput("bad.csv", []byte(bad)); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line", name, err)
+		}
+	}
+}
+
+// TestReadMemtierJSON reads a memtier_benchmark --json-out-file written
+// from memtier's JSON writer (run_stats.cpp, result_print_to_json): a
+// test per command that ran, its percentiles from its histogram (so every
+// one), its per-second series as intervals, and its configuration
+// without the password.
+func TestReadMemtierJSON(t *testing.T) {
+	data, err := os.ReadFile("testdata/memtier.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := ReadInput("memtier.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, x := range in.Doc.Tests {
+		names = append(names, x.ID+"/"+x.Name)
+	}
+	if in.Format != FormatMemtierJSON || strings.Join(names, " ") != "get/GET set/SET /Totals (memtier)" {
+		t.Fatalf("format %q, tests %q", in.Format, names)
+	}
+	get := in.Doc.Tests[0]
+	if get.AchievedRate != 10000 || get.Counts.Completed != 40000 || get.ResponseMs.P99 != 0.839 || get.Lacking("p99.99") || get.Lacking("counts") {
+		t.Fatalf("GET %+v %+v", get, get.ResponseMs)
+	}
+	// Its histogram, re-recorded in ns, gives memtier's percentiles.
+	h, err := histo.Decode(get.Histograms.Response)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p99 := histo.Millis(h.ValueAtQuantile(99)); p99 < 0.838 || p99 > 0.841 || h.TotalCount() != 40000 {
+		t.Errorf("p99 from the histogram %.4f ms (memtier printed 0.839), %d samples", p99, h.TotalCount())
+	}
+	// The figures memtier did not print come from the histogram: none
+	// is left at zero, and they rise with the percentile.
+	for _, x := range in.Doc.Tests[:2] {
+		r := x.ResponseMs
+		prev := 0.0
+		for i, v := range []float64{r.Min, r.P50, r.P90, r.P95, r.P99, r.P999, r.P9999, r.Max} {
+			if v <= 0 || v < prev {
+				t.Fatalf("%s's summary, figure %d: %+v", x.Name, i, *r)
+			}
+			prev = v
+		}
+	}
+	if len(get.Intervals) != 4 || get.Intervals[1].ResponseMs == nil || get.Intervals[1].ResponseMs.P999 == 0 || get.Intervals[1].Completed != 10000 {
+		t.Fatalf("intervals %+v", get.Intervals)
+	}
+	for _, c := range in.Config() {
+		if strings.Contains(c.Value, "hunter2") {
+			t.Errorf("the configuration shows the password: %s=%s", c.Key, c.Value)
+		}
+	}
+	// A geometry memtier never writes is refused before it is decoded.
+	wide, err := hdrhistogram.New(1, 1<<62, 5).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(string(data), get0(t, data), string(wide), 1)
+	if _, err := ReadInput("wide.json", []byte(doc)); err == nil || !strings.Contains(err.Error(), "geometry") {
+		t.Errorf("a wide histogram in a memtier file: %v", err)
+	}
+}
+
+// get0 is the first compressed histogram of a memtier file.
+func get0(t *testing.T, data []byte) string {
+	t.Helper()
+	const key = `"Compressed Histogram": "`
+	s := string(data)
+	i := strings.Index(s, key)
+	if i < 0 {
+		t.Fatal("no histogram in the fixture")
+	}
+	s = s[i+len(key):]
+	return s[:strings.Index(s, `"`)]
+}
+
+// TestForeignSideBySide: pacer's run, redis-benchmark's CSV and
+// memtier's JSON side by side: GET matched across the three, the figures
+// a format lacks shown as n/a, the lacks said in the header.
+func TestForeignSideBySide(t *testing.T) {
+	run := craftDoc("closed", craft(t, fixture{name: "GET", mode: "closed", rate: 5000, seconds: 2, base: 0.4, interval: 0.5, seed: 3}))
+	run.Tests[0].ID = "get"
+	csv, err := ReadInput("bench.csv", []byte(benchmarkCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("testdata/memtier.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := ReadInput("memtier.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []Input{input(t, "run.json", run), csv, mt}
+	var b bytes.Buffer
+	if err := SideBySide(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{
+		"[2] bench.csv: redis-benchmark --csv, closed loop (latency from the send), 4 tests; it lacks p90, p99.9, p99.99, counts",
+		"[3] memtier.json: memtier_benchmark --json-out-file",
+		"====== GET ======",
+		"n/a: a figure the file's format does not carry",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%s", want, s)
+		}
+	}
+	get := s[strings.Index(s, "====== GET ======"):]
+	get = get[:strings.Index(get, "\n\n")]
+	for _, row := range []string{"  p99.9 ", "scheduled "} {
+		line := get[strings.Index(get, row):]
+		line = line[:strings.Index(line, "\n")]
+		if f := strings.Fields(line); len(f) < 4 || f[2] != "n/a" || f[1] == "n/a" || f[1] == "-" {
+			t.Errorf("row %q: %q, want pacer's figure then n/a for the csv", row, line)
+		}
+	}
+	if !strings.Contains(get, "1.423") || !strings.Contains(get, "0.839") {
+		t.Errorf("the GET table lacks the tools' p99s:\n%s", get)
+	}
+	for _, f := range []string{PNG, SVG} {
+		b, err := Plot(in, f, PlotOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		keepPlots(t, "foreign."+f, b)
+	}
+	page, err := HTML(Page{Inputs: in, Text: s})
+	if err != nil || !bytes.Contains(page, []byte("its format lacks p90")) || bytes.Contains(page, []byte("hunter2")) {
+		t.Fatalf("html: %v", err)
+	}
+	spec, _, err := PlotSVGs(in, PlotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, spec, "bench.csv — GET — latency (closed), printed percentiles", "memtier.json", "run.json")
+}

@@ -1,0 +1,272 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
+)
+
+// hostileDoc is a small open run to be made hostile.
+func hostileDoc(t *testing.T) *Document {
+	t.Helper()
+	return craftDoc("open", craft(t, fixture{name: "GET", mode: "open", rate: 2000, seconds: 1, base: 0.2, interval: 0.25, seed: 4}))
+}
+
+// readBack marshals doc and reads it as pacer report does.
+func readBack(t *testing.T, doc *Document) (Input, error) {
+	t.Helper()
+	b, err := doc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ReadInput("hostile.json", b)
+}
+
+func encodeHist(t *testing.T, h *hdrhistogram.Histogram) string {
+	t.Helper()
+	s, err := histo.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestReadRefusesOtherGeometries: a valid histogram of a wide geometry
+// (1 to 2^62, 5 digits) costs tens of MB to decode; it is refused on its
+// header, before its counts are allocated.
+func TestReadRefusesOtherGeometries(t *testing.T) {
+	doc := hostileDoc(t)
+	wide := encodeHist(t, hdrhistogram.New(1, 1<<62, 5))
+	doc.Tests[0].Histograms.Response = wide
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := readBack(t, doc)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "geometry") {
+		t.Fatalf("a wide geometry read back: %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("refusing it allocated %d MB", grew>>20)
+	}
+	// In an interval, where merge and the SLO windows decode them.
+	doc = hostileDoc(t)
+	doc.Tests[0].Intervals[1].Histograms.Response = wide
+	in, err := readBack(t, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Doc.Tests[0].series(); err == nil || !strings.Contains(err.Error(), "geometry") {
+		t.Fatalf("a wide interval histogram: %v", err)
+	}
+}
+
+// TestReadBoundsDurations: a duration no run could have (1e308 s) is
+// refused in one line rather than printed as a negative duration.
+func TestReadBoundsDurations(t *testing.T) {
+	for name, change := range map[string]func(d *Document){
+		"test duration":     func(d *Document) { d.Tests[0].DurationS = 1e308 },
+		"config duration":   func(d *Document) { d.Config["duration_s"] = 1e308 },
+		"interval start":    func(d *Document) { d.Tests[0].Intervals[0].StartS = 1e300 },
+		"negative interval": func(d *Document) { d.Tests[0].IntervalS = -1 },
+		"rate":              func(d *Document) { r := 1e300; d.Tests[0].TargetRate = &r },
+	} {
+		doc := hostileDoc(t)
+		change(doc)
+		_, err := readBack(t, doc)
+		if err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line", name, err)
+		}
+	}
+}
+
+// TestReadCutsLongTexts: a first error of a megabyte of "<" is cut to a
+// few KB, so neither the text nor the HTML page grows with it.
+func TestReadCutsLongTexts(t *testing.T) {
+	doc := hostileDoc(t)
+	doc.Tests[0].FirstError = strings.Repeat("<", 1<<20)
+	doc.Tests[0].Errors = map[string]uint64{strings.Repeat("E", 1<<16): 1}
+	doc.Config["user"] = strings.Repeat("u", 1<<16)
+	in, err := readBack(t, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(in.Doc.Tests[0].FirstError); n > maxText+64 {
+		t.Fatalf("first error kept at %d bytes", n)
+	}
+	for k := range in.Doc.Tests[0].Errors {
+		if len(k) > maxText+64 {
+			t.Fatalf("an error code kept at %d bytes", len(k))
+		}
+	}
+	var text bytes.Buffer
+	if err := Render(&text, in.Doc); err != nil {
+		t.Fatal(err)
+	}
+	page, err := HTML(Page{Inputs: []Input{in}, Text: text.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text.Len() > 64<<10 || len(page) > 2<<20 {
+		t.Fatalf("text %d bytes, page %d bytes", text.Len(), len(page))
+	}
+}
+
+// TestReportEscapesVerdictAndSLO: the verdict and the SLO's lines of a
+// document are printed escaped, like everything else it holds.
+func TestReportEscapesVerdictAndSLO(t *testing.T) {
+	const esc = "\x1b]0;owned\x07\x1b[2J"
+	doc := hostileDoc(t)
+	closed := craft(t, fixture{name: "SET", mode: "closed", rate: 2000, seconds: 1, base: 0.2, interval: 0.25, seed: 5})
+	doc.Tests = append(doc.Tests, closed)
+	doc.Mode = "mixed"
+	for i := range doc.Tests {
+		doc.Tests[i].Verdict = "ok" + esc
+		doc.Tests[i].VerdictReason = "why" + esc
+		doc.Tests[i].SLO = &SLOResult{Spec: "p99<1ms", Pass: false, Violations: []string{"p99 " + esc}, Warnings: []string{"warn " + esc}, Checked: []string{"p99<1ms" + esc}}
+	}
+	in, err := readBack(t, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one, two bytes.Buffer
+	if err := Render(&one, in.Doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := SideBySide(&two, []Input{in, in}); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]string{"render": one.String(), "side by side": two.String()} {
+		if strings.ContainsAny(s, "\x1b\x07") {
+			t.Errorf("%s prints a raw escape:\n%q", name, s)
+		}
+	}
+	// Built in memory (a run's own result), the SLO's lines are escaped too.
+	s := SLOResult{Violations: []string{esc}, Warnings: []string{esc}}
+	for _, l := range s.Lines() {
+		if strings.ContainsAny(l, "\x1b\x07") {
+			t.Errorf("SLO line %q", l)
+		}
+	}
+}
+
+// TestPlotClampsAbsurdValues: an interval max of 1e250 ms (or any figure
+// beyond what a histogram holds) draws, clamped, instead of panicking.
+func TestPlotClampsAbsurdValues(t *testing.T) {
+	doc := hostileDoc(t)
+	for i := range doc.Tests[0].Intervals {
+		iv := &doc.Tests[0].Intervals[i]
+		iv.ResponseMs.Max, iv.ResponseMs.P99 = 1e250, 1e250
+		big := 1e300
+		iv.OldestInflightMs, iv.OldestInflightMaxMs = &big, &big
+	}
+	in, err := readBack(t, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{PNG, SVG} {
+		if _, err := Plot([]Input{in}, f, PlotOptions{}); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := HTML(Page{Inputs: []Input{in}}); err != nil {
+		t.Error(err)
+	}
+	// Not read back: a document built in memory is clamped when drawn.
+	raw := hostileDoc(t)
+	raw.Tests[0].Intervals[0].ResponseMs.Max = math.Inf(1)
+	raw.Tests[0].Intervals[1].ResponseMs.P50 = math.NaN()
+	raw.Tests[0].Intervals[2].ResponseMs.P99 = 1e250
+	if _, err := Plot([]Input{{Label: "raw", Doc: raw}}, SVG, PlotOptions{}); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestReadDecodesOnce: the config object is kept as its JSON text, so a
+// seed above 2^53 keeps its digits.
+func TestReadKeepsConfigText(t *testing.T) {
+	doc := hostileDoc(t)
+	b, err := doc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"seed": 7`), []byte(`"seed": 18446744073709551615`), 1)
+	in, err := ReadInput("x", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, c := range in.Config() {
+		if c.Key == "seed" {
+			found = c.Value == "18446744073709551615"
+		}
+	}
+	if !found {
+		js, _ := json.Marshal(in.Config())
+		t.Fatalf("seed lost its digits: %s", js)
+	}
+}
+
+// TestInputsBoundedInAll: what ReadInputs reads (pacer report, pacer
+// merge) is bounded in all, not only per file.
+func TestInputsBoundedInAll(t *testing.T) {
+	b, err := hostileDoc(t).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(v int64) { maxInputTotal = v }(maxInputTotal)
+	maxInputTotal = int64(len(b)) * 3 / 2
+	if _, err := ReadInputs(context.Background(), []string{path}, nil); err != nil {
+		t.Fatalf("one file within the bound: %v", err)
+	}
+	_, err = ReadInputs(context.Background(), []string{path, path}, nil)
+	if err == nil || !strings.Contains(err.Error(), "in all") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("two files beyond the bound: %v", err)
+	}
+}
+
+// TestReadSizesItsBufferOnce: a large file is read into one buffer of its
+// size (with io.ReadAll's doublings, reading 250 MB of first_error took
+// 836 MB of memory; 519 MB with one buffer).
+func TestReadSizesItsBufferOnce(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("writes and reads a 32 MB file; the race detector allocates beside it")
+	}
+	const size = 32 << 20
+	path := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(path, append([]byte(`{"x":"`), bytes.Repeat([]byte("<"), size)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b, err := readLimited(f, MaxDocumentSize)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(b) != size+6 {
+		t.Fatalf("read %d bytes: %v", len(b), err)
+	}
+	grew := after.TotalAlloc - before.TotalAlloc
+	t.Logf("reading %d MB allocated %d MB", size>>20, grew>>20)
+	if grew > size*5/4 {
+		t.Errorf("reading %d MB allocated %d MB", size>>20, grew>>20)
+	}
+}

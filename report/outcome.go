@@ -1,0 +1,59 @@
+package report
+
+import (
+	"github.com/pacer-load/pacer/internal/safetext"
+)
+
+// Outcomes of documents read back (pacer report) or merged (pacer merge):
+// what they mean for an exit code, from the verdicts they carry, so that a
+// workflow can gate on a report or a merge as on the run itself.
+
+// OutcomeOf is a test's outcome from the verdict and SLO it carries:
+// target_lost is Failed, generator_behind and inconclusive Untrusted, a
+// violated SLO (the server's) Violated, anything else Trusted.
+func OutcomeOf(t *Test) Outcome {
+	switch t.Verdict {
+	case VerdictTargetLost:
+		return Failed
+	case VerdictGeneratorBehind, VerdictInconclusive:
+		return Untrusted
+	}
+	if t.SLO != nil && !t.SLO.Pass {
+		return Violated
+	}
+	return Trusted
+}
+
+// DocumentOutcome is the worst outcome of a document's tests, with one
+// line for each test that makes it ("GET: target lost: why", escaped). A
+// sweep's steps beyond the sustainable rate fail by design: a sweep is
+// Failed when a step (not stopped by --abort-after) lost its target,
+// Untrusted when it did not converge, Trusted otherwise.
+func DocumentOutcome(d *Document) (Outcome, []string) {
+	out := Trusted
+	var lines []string
+	note := func(t *Test, o Outcome, what, why string) {
+		out = Worse(out, o)
+		lines = append(lines, safetext.Escape(t.Name)+": "+what+": "+safetext.Escape(why))
+	}
+	for i := range d.Tests {
+		t := &d.Tests[i]
+		o := OutcomeOf(t)
+		if d.Sweep != nil && o != Failed || t.Step != nil && t.Step.Aborted {
+			continue
+		}
+		switch o {
+		case Failed:
+			note(t, o, "target lost", t.VerdictReason)
+		case Untrusted:
+			note(t, o, "not trustworthy", t.VerdictReason)
+		case Violated:
+			note(t, o, "SLO violated", t.SLO.Line())
+		}
+	}
+	if s := d.Sweep; s != nil && !s.Converged {
+		out = Worse(out, Untrusted)
+		lines = append(lines, "sweep: not converged: "+safetext.Escape(s.Reason))
+	}
+	return out, lines
+}
