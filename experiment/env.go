@@ -1,9 +1,10 @@
 // Package experiment runs what pacer measures beyond a single driver call,
 // for the commands and for any Go program: a test once (open or closed)
 // with its connections, live view and server's side; repeats pooled into
-// one test; the prefill of a keyspace (Fill, per primary in a cluster).
-// Its subpackages run the sweeps and the capacity search
-// (sweep) and the closed/open comparison (compare).
+// one test (Runs); the prefill of a keyspace (Fill, per primary in a
+// cluster). Its subpackages run the sweeps and the capacity search
+// (sweep), the closed/open comparison (compare), redis-benchmark's list
+// of tests (bench) and the replay of a trace (replay).
 //
 // An experiment never prints: it gets its connections from a Target, shows
 // its runs through the Env's hooks, and returns results and report tests.
