@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -135,7 +136,7 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.arrival, cfg.pacing, cfg.drain, cfg.timeout, cfg.target.MaxBuffer = l.arrival, l.pacing, l.drain, l.timeout, l.maxBuffer
+	cfg.arrival, cfg.pacing, cfg.drain, cfg.timeout, cfg.target.MaxBuffer = l.Arrival, l.Pacing, l.Drain, l.Timeout, l.MaxBuffer
 	sizes, err := parseSizes(c, false)
 	if err != nil {
 		return nil, err
@@ -202,7 +203,7 @@ func compareAction(c *cli.Context) error {
 	e.doc.Config = cfg.echo(ctx, e.faults())
 	runs, runErr := compare.Measure(ctx, e.experiment(cfg.output.showErrs), compare.Config{
 		Test: cfg.work.testOf(cfg.test), Rate: cfg.rate, Duration: cfg.duration, Conns: cfg.conns, ClosedConns: cfg.closedConns,
-		Pipeline: cfg.pipeline, Arrival: cfg.arrival, Pacing: cfg.pacing, LagLimit: sloLagLimit(cfg.pacing, cfg.output.slo),
+		Pipeline: cfg.pipeline, Arrival: cfg.arrival, Pacing: cfg.pacing, LagLimit: experiment.SLOLagLimit(cfg.pacing, cfg.output.slo),
 		Drain: cfg.drain, Timeout: cfg.timeout, Interval: cfg.output.interval, Seed: cfg.seed, SLO: cfg.output.slo, Keys: keys,
 	})
 	for _, r := range runs {

@@ -8,10 +8,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -24,13 +24,6 @@ const (
 	// loop (bench, compare's closed run, fill): the loop holds whole
 	// batches.
 	maxClosedInFlight = 1 << 30
-	// fifoEntryBytes is the size of one in-flight entry of a connection's
-	// FIFO (intended, written, kind), and maxFIFOBytes the budget of all
-	// FIFOs together: -c × --max-inflight × 32 B.
-	fifoEntryBytes = 32
-	maxFIFOBytes   = 4 << 30
-	// maxInflightPerConn bounds --max-inflight on one connection.
-	maxInflightPerConn = 1 << 24
 )
 
 // Flag categories, in the order help lists them.
@@ -195,26 +188,6 @@ func pacingFlag() cli.Flag {
 	return &cli.StringFlag{Name: "pacing", Value: "auto", Usage: "`MODE`: auto (a wake quantum of --lag-limit less 400 µs: the least CPU that keeps the send lag within it), precise (a wake at every intended instant, the most CPU) or coarse (0.8 ms wake quantum)", Category: catLoad}
 }
 
-// sloLagLimit is the send-lag limit of an open run whose --lag-limit is
-// not given: the pacing's default, capped at half the tightest latency
-// bound of --slo. Response time is send lag + service time, so a
-// generator allowed a lag near the bound could fail a healthy server on
-// its own while the trust rule still called it punctual: at the default
-// 1 ms budget auto pacing wakes every 600 µs, and against an idle
-// redis-server `--slo p99<=1ms` failed (exit 3) on a response p99 of
-// 1.1 ms made of a 0.65 ms lag and a 0.35 ms service p99. Half the
-// bound (500 µs, a 100 µs quantum, for p99<=1ms) leaves the other half
-// to the server, and a violation while the lag exceeds it is judged the
-// generator's when service time meets the bound (exit 4), not the
-// server's.
-func sloLagLimit(p scheduler.Pacing, slo report.SLO) time.Duration {
-	def := scheduler.DefaultLagLimit(p)
-	if b := slo.TightestLatency(); b > 0 {
-		return min(def, b/2)
-	}
-	return def
-}
-
 func drainFlag() cli.Flag {
 	return &cli.DurationFlag{Name: "drain", Value: scheduler.DefaultDrain, Usage: "wait `DURATION` for replies after the timeline ends; the rest are timeouts", Category: catLoad}
 }
@@ -262,94 +235,25 @@ func parseSeed(c *cli.Context) uint64 {
 	return seed
 }
 
-// parseMaxBuffer reads --max-buffer.
-func parseMaxBuffer(c *cli.Context) (int, error) {
-	n, err := bytesize.Parse(c.String("max-buffer"))
-	if err != nil || n < 1 || n > scenarios.MaxValueSize*2 {
-		return 0, usageErrorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", c.String("max-buffer"), bytesize.Format(scenarios.MaxValueSize*2))
-	}
-	return int(n), nil
-}
-
-// checkInflightBudget refuses FIFOs that together could exceed
-// maxFIFOBytes.
-func checkInflightBudget(conns, inflight int) error {
-	if total := int64(conns) * int64(inflight) * fifoEntryBytes; total > maxFIFOBytes {
-		return usageErrorf("-c %d × --max-inflight %d × %d B = %s of in-flight entries; at most %s: lower -c or --max-inflight",
-			conns, inflight, fifoEntryBytes, bytesize.Format(total), bytesize.Format(maxFIFOBytes))
-	}
-	return nil
-}
-
-// openLoad is what the open loop's load flags asked for. run, replay,
-// sweep and compare read them with parseOpenLoad.
-type openLoad struct {
-	arrival     string // uniform or poisson ("" when the command has no --arrival)
-	pacing      scheduler.Pacing
-	maxInflight int // 0 when the command has no --max-inflight
-	maxBuffer   int
-	drain       time.Duration // never 0: that would mean the default
-	lagLimit    time.Duration // --lag-limit, else sloLagLimit
-	timeout     time.Duration
-	backlog     time.Duration // 0 when the command has no --max-backlog
-}
-
-// parseOpenLoad reads, in this order, --arrival, --max-inflight (with the
-// FIFO budget of conns connections), --max-buffer, --pacing, --drain,
-// --lag-limit (default sloLagLimit of slo), --timeout and --max-backlog;
-// of --arrival, --max-inflight and --max-backlog, those the command
-// defines.
-func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (openLoad, error) {
-	var l openLoad
+// parseOpenLoad reads the open loop's load flags (run, replay, sweep and
+// compare): of --arrival, --max-inflight and --max-backlog, those the
+// command defines.
+func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (experiment.OpenLoad, error) {
+	f := experiment.OpenLoadFlags{MaxBuffer: c.String("max-buffer"), Pacing: c.String("pacing"), Drain: c.Duration("drain"),
+		Timeout: c.Duration("timeout"), TimeoutSet: c.IsSet("timeout"), Conns: conns, SLO: slo}
 	if defines(c, "arrival") {
-		if l.arrival = c.String("arrival"); l.arrival != "uniform" && l.arrival != "poisson" {
-			return l, usageErrorf("--arrival %q: want uniform or poisson", l.arrival)
-		}
+		f.Arrival = new(c.String("arrival"))
 	}
 	if defines(c, "max-inflight") {
-		if l.maxInflight = c.Int("max-inflight"); l.maxInflight < 1 || l.maxInflight > maxInflightPerConn {
-			return l, usageErrorf("--max-inflight %d: want 1 to %d", l.maxInflight, maxInflightPerConn)
-		}
-		if err := checkInflightBudget(conns, l.maxInflight); err != nil {
-			return l, err
-		}
+		f.MaxInflight = new(c.Int("max-inflight"))
 	}
-	var err error
-	if l.maxBuffer, err = parseMaxBuffer(c); err != nil {
-		return l, err
-	}
-	var ok bool
-	if l.pacing, ok = scheduler.ParsePacing(c.String("pacing")); !ok {
-		return l, usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
-	}
-	if l.drain = c.Duration("drain"); l.drain < 0 {
-		return l, usageErrorf("--drain %s: must not be negative", l.drain)
-	}
-	if l.drain == 0 {
-		l.drain = time.Nanosecond // zero would mean the default
-	}
-	l.lagLimit = sloLagLimit(l.pacing, slo)
 	if c.IsSet("lag-limit") {
-		if l.lagLimit = c.Duration("lag-limit"); l.lagLimit <= 0 {
-			return l, usageErrorf("--lag-limit %s: want a positive duration", l.lagLimit)
-		}
-	}
-	if l.timeout = c.Duration("timeout"); l.timeout < 0 || (c.IsSet("timeout") && l.timeout == 0) {
-		return l, usageErrorf("--timeout %s: want a positive duration", l.timeout)
+		f.LagLimit = new(c.Duration("lag-limit"))
 	}
 	if defines(c, "max-backlog") {
-		if l.backlog = c.Duration("max-backlog"); l.backlog <= 0 {
-			return l, usageErrorf("--max-backlog %s: want a positive duration", l.backlog)
-		}
+		f.Backlog = new(c.Duration("max-backlog"))
 	}
-	return l, nil
-}
-
-// open is the scheduler's configuration of these flags, without the
-// timeline's rate and bounds.
-func (l openLoad) open(interval time.Duration) scheduler.OpenConfig {
-	return scheduler.OpenConfig{Pacing: l.pacing, Drain: l.drain, LagLimit: l.lagLimit, Timeout: l.timeout,
-		Interval: interval, MaxBacklog: l.backlog}
+	return f.Parse()
 }
 
 // defines reports whether c's command has the flag name.

@@ -203,8 +203,8 @@ func parseReplayDriver(c *cli.Context, cfg *replayConfig) error {
 	if err != nil {
 		return err
 	}
-	cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.pacing, l.drain, l.lagLimit, l.timeout, l.backlog
-	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.maxInflight, l.maxBuffer
+	cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.Pacing, l.Drain, l.LagLimit, l.Timeout, l.Backlog
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.MaxInflight, l.MaxBuffer
 	return nil
 }
 

@@ -132,8 +132,8 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.arrival, cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.arrival, l.pacing, l.drain, l.lagLimit, l.timeout, l.backlog
-	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.maxInflight, l.maxBuffer
+	cfg.arrival, cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.Arrival, l.Pacing, l.Drain, l.LagLimit, l.Timeout, l.Backlog
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.MaxInflight, l.MaxBuffer
 	cfg.files, cfg.text = out.files, out.text
 	if cfg.repeat, err = parseRepeat(c); err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -84,7 +85,7 @@ type sweepConfig struct {
 	sweep.Config
 	target   conn.Options
 	closed   bool
-	load     openLoad // an open sweep's
+	load     experiment.OpenLoad // an open sweep's
 	showErrs bool
 	files    resultFiles
 	work     *workload
@@ -186,8 +187,8 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 	if cfg.load, err = parseOpenLoad(c, cfg.Conns, cfg.SLO); err != nil {
 		return err
 	}
-	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.maxInflight, cfg.load.maxBuffer
-	cfg.Arrival, cfg.Drain, cfg.Open = cfg.load.arrival, cfg.load.drain, cfg.load.open(cfg.Interval)
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
+	cfg.Arrival, cfg.Drain, cfg.Open = cfg.load.Arrival, cfg.load.Drain, cfg.load.Open(cfg.Interval)
 	cfg.AbortAfter = sweep.DefaultAbortAfter(cfg.SLO)
 	if c.IsSet("abort-after") {
 		cfg.AbortAfter = c.Duration("abort-after")
@@ -241,7 +242,7 @@ func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any 
 		cc.conns, cc.pipeline = slices.Max(cfg.Clients), slices.Max(cfg.Pipelines)
 	} else {
 		cc.conns = cfg.Conns
-		extra["arrival"], extra["pacing"], extra["settle_s"] = cfg.Arrival, cfg.load.pacing.String(), cfg.Settle.Seconds()
+		extra["arrival"], extra["pacing"], extra["settle_s"] = cfg.Arrival, cfg.load.Pacing.String(), cfg.Settle.Seconds()
 		extra["abort_after_s"] = cfg.AbortAfter.Seconds()
 		extra["max_inflight"], extra["max_buffer"], extra["drain_s"] = cfg.target.MaxInflight, cfg.target.MaxBuffer, cfg.Drain.Seconds()
 		if cfg.Search {
