@@ -14,7 +14,6 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/target"
 )
 
@@ -241,13 +240,4 @@ func (e *runEnv) exit(code int, runErr error) error {
 		return exitCode(code)
 	}
 	return nil
-}
-
-// mergeStats adds a run's server counts to a test's (either may be nil).
-func mergeStats(into, from *serverinfo.Stats) *serverinfo.Stats {
-	if into == nil {
-		return from
-	}
-	into.Merge(from)
-	return into
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/target"
 )
 
@@ -72,29 +70,16 @@ func runCommand() *cli.Command {
 
 // runConfig is everything `pacer run` was asked to do, validated.
 type runConfig struct {
+	experiment.Shape
 	target   conn.Options
 	conns    int
-	rate     scheduler.Rate
-	duration time.Duration // the measured part of the timeline (with --stages: all of it)
-	requests uint64        // measured requests (0: no bound)
-	// stages is the rate profile (nil: the constant rate); warmup the
-	// leading part of the timeline not measured.
-	stages   *scheduler.Stages
-	stageArg string
-	warmup   time.Duration
-	arrival  string
 	seed     uint64
-	pacing   scheduler.Pacing
-	drain    time.Duration
-	lagLimit time.Duration
-	timeout  time.Duration
+	load     experiment.OpenLoad
 	interval time.Duration
-	backlog  time.Duration
 	showErrs bool
 	slo      report.SLO
 	work     *workload
 	quiet    bool
-	jsonPath string
 	files    resultFiles
 	text     report.TextOptions
 	shard    *scheduler.Placement // --shard, --start-at, --start-in
@@ -116,7 +101,18 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
 		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
-	if err := parseRateOrStages(c, cfg); err != nil {
+	shape := experiment.ShapeFlags{Duration: c.Duration("duration"), DurationSet: c.IsSet("duration"),
+		Warmup: c.Duration("warmup"), WarmupSet: c.IsSet("warmup")}
+	if c.IsSet("rate") {
+		shape.Rate = new(c.String("rate"))
+	}
+	if c.IsSet("stages") {
+		shape.Stages = new(c.String("stages"))
+	}
+	if c.IsSet("n") {
+		shape.Requests = new(c.Int64("n"))
+	}
+	if cfg.Shape, err = shape.Parse(); err != nil {
 		return nil, err
 	}
 	if cfg.conns, err = parseConns(c); err != nil {
@@ -127,13 +123,11 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
-	l, err := parseOpenLoad(c, cfg.conns, cfg.slo)
-	if err != nil {
+	cfg.showErrs, cfg.slo, cfg.quiet, cfg.interval = out.showErrs, out.slo, out.quiet, out.interval
+	if cfg.load, err = parseOpenLoad(c, cfg.conns, cfg.slo); err != nil {
 		return nil, err
 	}
-	cfg.arrival, cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.Arrival, l.Pacing, l.Drain, l.LagLimit, l.Timeout, l.Backlog
-	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.MaxInflight, l.MaxBuffer
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
 	cfg.files, cfg.text = out.files, out.text
 	if cfg.repeat, err = parseRepeat(c); err != nil {
 		return nil, err
@@ -155,98 +149,17 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	return cfg, nil
 }
 
-// parseRateOrStages reads the timeline's shape: --rate with --duration
-// and/or -n, or --stages (with -n if wanted), and --warmup.
-func parseRateOrStages(c *cli.Context, cfg *runConfig) error {
-	if c.IsSet("stages") {
-		for _, f := range []string{"rate", "duration"} {
-			if c.IsSet(f) {
-				return usageErrorf("--stages replaces --rate and --duration: give one or the other")
-			}
-		}
-		cfg.stageArg = c.String("stages")
-		list, err := scheduler.ParseStages(cfg.stageArg)
-		if err == nil {
-			cfg.stages, err = scheduler.NewStages(list)
-		}
-		if err != nil {
-			return usageErrorf("--stages: %v", err)
-		}
-		cfg.duration = cfg.stages.Duration()
-	} else {
-		if !c.IsSet("rate") {
-			return usageErrorf("--rate is required (for example --rate 10k), or --stages")
-		}
-		var err error
-		if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
-			return usageErrorf("--rate: %v", err)
-		}
-		cfg.duration = c.Duration("duration")
-	}
-	if n := c.Int64("n"); c.IsSet("n") {
-		if n <= 0 {
-			return usageErrorf("-n %d: want a positive number of requests", n)
-		}
-		cfg.requests = uint64(n)
-		if !c.IsSet("duration") && cfg.stages == nil {
-			cfg.duration = 0 // -n alone bounds the run
-		}
-	}
-	if c.IsSet("duration") && cfg.duration <= 0 || cfg.requests == 0 && cfg.duration <= 0 {
-		return usageErrorf("--duration %s: want a positive duration such as 10s or 2m", c.Duration("duration"))
-	}
-	cfg.warmup = c.Duration("warmup")
-	switch {
-	case cfg.warmup < 0 || c.IsSet("warmup") && cfg.warmup == 0:
-		return usageErrorf("--warmup %s: want a positive duration such as 5s", cfg.warmup)
-	case cfg.stages != nil && cfg.warmup >= cfg.duration:
-		return usageErrorf("--warmup %s: the stages last %s; the warmup must end before them", cfg.warmup, cfg.duration)
-	case cfg.duration > 0 && cfg.warmup > math.MaxInt64-cfg.duration:
-		return usageErrorf("--warmup %s: too long", cfg.warmup)
-	}
-	return nil
-}
-
-func (cfg *runConfig) timeline(i int) scheduler.Timeline {
-	switch {
-	case cfg.stages != nil && cfg.arrival == "poisson":
-		return scheduler.NewStagedPoisson(cfg.stages, cfg.seed+uint64(i))
-	case cfg.stages != nil:
-		return cfg.stages
-	case cfg.arrival == "poisson":
-		return scheduler.NewPoisson(cfg.rate, cfg.seed+uint64(i))
-	}
-	return scheduler.Uniform{Rate: cfg.rate}
-}
-
-// bounds returns the whole timeline's length and request bound for tl:
-// with --rate the warmup comes before --duration and -n's requests; with
-// --stages it is their first part, and -n counts the measured requests.
-func (cfg *runConfig) bounds(tl scheduler.Timeline) (time.Duration, uint64) {
-	d, n := cfg.duration, cfg.requests
-	if cfg.warmup == 0 {
-		return d, n
-	}
-	if d > 0 && cfg.stages == nil {
-		d += cfg.warmup
-	}
-	if n > 0 {
-		n += scheduler.Count(tl, int64(cfg.warmup), math.MaxUint64)
-	}
-	return d, n
-}
-
 func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 	extra := map[string]any{
-		"arrival":      cfg.arrival,
-		"pacing":       cfg.pacing.String(),
+		"arrival":      cfg.load.Arrival,
+		"pacing":       cfg.load.Pacing.String(),
 		"max_inflight": cfg.target.MaxInflight,
 		"max_buffer":   cfg.target.MaxBuffer,
-		"drain_s":      cfg.drain.Seconds(),
-		"warmup_s":     cfg.warmup.Seconds(),
+		"drain_s":      cfg.load.Drain.Seconds(),
+		"warmup_s":     cfg.Warmup.Seconds(),
 	}
-	if cfg.stages != nil {
-		extra["stages"] = cfg.stageArg
+	if cfg.Stages != nil {
+		extra["stages"] = cfg.StageArg
 	}
 	if cfg.cluster {
 		extra["cluster"] = true // conns is per primary
@@ -258,7 +171,7 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, dial: cfg.target,
 		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
 		seed: cfg.seed, tests: testIDs(cfg.work),
-		rate: cfg.rate, duration: cfg.duration, requests: cfg.requests,
+		rate: cfg.Rate, duration: cfg.Duration, requests: cfg.Requests,
 	}.echo(ctx, extra)
 }
 
@@ -298,24 +211,21 @@ func runAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		tl := cfg.timeline(i)
-		duration, requests := cfg.bounds(tl)
-		var runs []*scheduler.Result
-		var server *serverinfo.Stats
+		tl := cfg.Timeline(cfg.load.Arrival, cfg.seed+uint64(i))
+		oc := cfg.load.Open(cfg.interval)
+		oc.Rate, oc.Warmup = cfg.Rate, cfg.Warmup
+		oc.Duration, oc.Requests = cfg.Bounds(tl)
+		runs := experiment.Runs{Keep: cfg.repeat > 1}
 		for k := 0; k < cfg.repeat; k++ {
 			res, st, err := exp.RunOpen(ctx, experiment.Open{
-				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream,
-				Config: scheduler.OpenConfig{Rate: cfg.rate, Duration: duration, Requests: requests, Warmup: cfg.warmup,
-					Pacing: cfg.pacing, Drain: cfg.drain, LagLimit: cfg.lagLimit, Timeout: cfg.timeout, Interval: cfg.interval,
-					MaxBacklog: cfg.backlog},
+				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
 			})
 			if res == nil && err == nil { // interrupted waiting for its start
 				e.doc.Interrupted = true
 				break
 			}
 			if res != nil {
-				runs = append(runs, res)
-				server = mergeStats(server, st)
+				runs.Add(res, st)
 				if cfg.repeat > 1 && !cfg.quiet {
 					// Each run's line; the test's report pools them.
 					rt, _, terr := report.NewTest(res, report.TestOptions{SLO: cfg.slo})
@@ -336,25 +246,16 @@ func runAction(c *cli.Context) error {
 				break
 			}
 		}
-		if len(runs) > 0 {
-			res := scheduler.Pool(runs)
-			res.Name = j.title
-			o := report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci}
-			if !cfg.cluster { // the seed's counters are not the cluster's
-				o.Server = server
-			}
-			t, jd, terr := report.NewTest(res, o)
+		if runs.Len() > 0 {
+			// The test pools its runs (the seed's counters are not a
+			// cluster's: a cluster's runs have none).
+			t, jd, terr := runs.Test(j.title, report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci})
 			if terr != nil {
 				return failed(terr)
 			}
 			verdict := judged(c.App.ErrWriter, t, jd)
-			if cfg.repeat > 1 {
-				if t.Repeats, terr = report.RepeatsOf(runs, report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci}); terr != nil {
-					return failed(terr)
-				}
-			}
 			e.doc.Tests = append(e.doc.Tests, *t)
-			e.doc.Interrupted = e.doc.Interrupted || res.Interrupted || ctx.Err() != nil
+			e.doc.Interrupted = e.doc.Interrupted || t.Interrupted || ctx.Err() != nil
 			if err := cfg.files.Checkpoint(e.doc); err != nil {
 				return failed(err)
 			}
