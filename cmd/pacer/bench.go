@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/experiment/bench"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/target"
@@ -253,7 +254,7 @@ func benchAction(c *cli.Context) error {
 	}
 	exp := e.experiment(false)
 	if cfg.ContinueOnError {
-		exp.OnErrorReply = newErrorPrinter(redactingWriter(ctx, out)).print
+		exp.OnErrorReply = watch.Errors(redactingWriter(ctx, out))
 	}
 	code := exitOK
 	res, err := bench.Run(ctx, exp, cfg.Config, bench.Output{Out: out, Err: stderr, Terminal: tty,

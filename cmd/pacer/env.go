@@ -137,16 +137,19 @@ func (e *runEnv) faults() string { return faultsOf(e.embedded) }
 // experiment is the environment the experiments run in: this command's
 // target, server, placement, live views and redaction.
 func (e *runEnv) experiment(showErrs bool) *experiment.Env {
-	return &experiment.Env{
+	x := &experiment.Env{
 		Target: e.target, Server: e.server, Place: e.place,
 		Watch:          e.watch,
 		Redact:         func(r *scheduler.Result) { redactResult(e.ctx, r) },
-		OnErrorReply:   errorsTo(e.stderr, showErrs),
 		Say:            e.say,
 		Quiet:          e.quiet,
 		HiccupInterval: e.hiccups,
 		InProcess:      e.embedded != nil,
 	}
+	if showErrs {
+		x.OnErrorReply = watch.Errors(e.stderr)
+	}
+	return x
 }
 
 // watch shows a run live: progress lines (not with -q), lines about an
@@ -162,7 +165,7 @@ func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
 	if w.Mode == "open" {
 		ch := make(chan *scheduler.Live, 1)
 		chans = append(chans, ch)
-		stops = append(stops, watchConnections(e.stderr, w.Name, ch))
+		stops = append(stops, watch.Connections(e.stderr, w.Name, ch))
 	}
 	mode := map[string]string{"open": metrics.ModeOpen, "closed": metrics.ModeClosed}[w.Mode]
 	onStart, end := e.metrics.Hook(w.Test, mode, func(l *scheduler.Live) {
