@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -39,7 +40,7 @@ func mergeCommand() *cli.Command {
 func mergeAction(c *cli.Context) error {
 	outPath, partial, quiet := c.String("o"), c.Bool("partial"), c.Bool("q")
 	// Flags may follow the files (pacer merge a.json b.json -o all.json).
-	paths, _, err := trailingFlags(c.Args().Slice(), map[string]*string{"o": &outPath}, map[string]*bool{"partial": &partial, "q": &quiet})
+	paths, _, err := clihelp.Trailing(c.Args().Slice(), map[string]*string{"o": &outPath}, map[string]*bool{"partial": &partial, "q": &quiet})
 	if err != nil {
 		return err
 	}

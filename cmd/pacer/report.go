@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/experiment/compare"
+	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -37,7 +37,7 @@ func reportCommand() *cli.Command {
 func reportAction(c *cli.Context) error {
 	plotPath, htmlPath := c.String("plot"), c.String("html")
 	plotSet, htmlSet := c.IsSet("plot"), c.IsSet("html")
-	paths, set, err := trailingFlags(c.Args().Slice(), map[string]*string{"plot": &plotPath, "html": &htmlPath}, nil)
+	paths, set, err := clihelp.Trailing(c.Args().Slice(), map[string]*string{"plot": &plotPath, "html": &htmlPath}, nil)
 	if err != nil {
 		return err
 	}
@@ -108,33 +108,4 @@ func renderReport(w io.Writer, in []report.Input) error {
 		return compare.WriteDocument(w, d, runs)
 	}
 	return report.Render(w, d)
-}
-
-// trailingFlags picks flags out of the arguments after the files (pacer
-// report a.json --plot a.png): urfave/cli stops at the first argument.
-// values are the flags that take a value, bools those that do not; the
-// rest are paths ("-" among them). set says which values were given.
-func trailingFlags(args []string, values map[string]*string, bools map[string]*bool) (paths []string, set map[string]bool, err error) {
-	set = map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == stdoutPath || !strings.HasPrefix(a, "-"):
-			paths = append(paths, a)
-			continue
-		case bools[name] != nil && !hasValue:
-			*bools[name] = true
-			continue
-		case values[name] == nil:
-			return nil, nil, usageErrorf("flag provided but not defined: %s", a)
-		case !hasValue && i+1 >= len(args):
-			return nil, nil, usageErrorf("flag needs an argument: %s", a)
-		case !hasValue:
-			i++
-			value = args[i]
-		}
-		*values[name], set[name] = value, true
-	}
-	return paths, set, nil
 }
