@@ -313,9 +313,9 @@ func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any 
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
 		extra["command"] = cfg.work.tests[0].title
 	}
-	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.Clients, pipeline: cfg.Pipeline, dial: cfg.target,
-		sizes: cfg.sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
-		seed: cfg.Seed, tests: testIDs(cfg.work), rate: cfg.Rate, requests: uint64(cfg.Requests),
-	}.echo(ctx, extra)
+	return echoConfig(ctx, report.RunConfig{
+		Target: cfg.target.Addr, Embedded: faults, Conns: cfg.Clients, Pipeline: cfg.Pipeline, Dial: cfg.target,
+		Sizes: cfg.sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
+		Seed: cfg.Seed, Tests: testIDs(cfg.work), Rate: cfg.Rate, Requests: uint64(cfg.Requests),
+	}, extra)
 }

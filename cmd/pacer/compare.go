@@ -250,9 +250,9 @@ func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]an
 	if cfg.work.mixed || cfg.test.custom {
 		extra["command"] = cfg.title
 	}
-	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, pipeline: cfg.pipeline, dial: cfg.target,
-		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
-		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, duration: cfg.duration,
-	}.echo(ctx, extra)
+	return echoConfig(ctx, report.RunConfig{
+		Target: cfg.target.Addr, Embedded: faults, Conns: cfg.conns, Pipeline: cfg.pipeline, Dial: cfg.target,
+		Sizes: cfg.work.opts.Sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
+		Seed: cfg.seed, Tests: testIDs(cfg.work), Rate: cfg.rate, Duration: cfg.duration,
+	}, extra)
 }

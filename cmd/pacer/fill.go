@@ -140,10 +140,10 @@ func fillAction(c *cli.Context) error {
 	}
 	if res != nil && out.jsonPath != "" {
 		e.doc.Interrupted, e.doc.Tests = res.Interrupted, []report.Test{*t}
-		e.doc.Config = commonConfig{
-			target: e.target.Options.Addr, conns: conns, dial: e.target.Options, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
-			seed: seed, tests: []string{fillID}, requests: n,
-		}.echo(c.Context, map[string]any{"keys": n, "command": c.String("command")})
+		e.doc.Config = echoConfig(c.Context, report.RunConfig{
+			Target: e.target.Options.Addr, Conns: conns, Dial: e.target.Options, Pipeline: pipeline, Sizes: sizes, Keyspace: n, KeyDist: keys,
+			Seed: seed, Tests: []string{fillID}, Requests: n,
+		}, map[string]any{"keys": n, "command": c.String("command")})
 		if werr := e.writeFiles(); werr != nil {
 			return failed(werr)
 		}

@@ -141,10 +141,10 @@ func (cfg *replayConfig) echo(ctx context.Context, faults string, plan *replay.P
 	if cfg.Cluster {
 		extra["cluster"] = true
 	}
-	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: len(plan.Groups), dial: cfg.target,
-		tests: []string{"replay"}, duration: cfg.Duration, requests: cfg.Requests,
-	}.echo(ctx, extra)
+	return echoConfig(ctx, report.RunConfig{
+		Target: cfg.target.Addr, Embedded: faults, Conns: len(plan.Groups), Dial: cfg.target,
+		Tests: []string{"replay"}, Duration: cfg.Duration, Requests: cfg.Requests,
+	}, extra)
 }
 
 func replayAction(c *cli.Context) error {

@@ -167,12 +167,12 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
 		extra["command"] = cfg.work.tests[0].title
 	}
-	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, dial: cfg.target,
-		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
-		seed: cfg.seed, tests: testIDs(cfg.work),
-		rate: cfg.Rate, duration: cfg.Duration, requests: cfg.Requests,
-	}.echo(ctx, extra)
+	return echoConfig(ctx, report.RunConfig{
+		Target: cfg.target.Addr, Embedded: faults, Conns: cfg.conns, Dial: cfg.target,
+		Sizes: cfg.work.opts.Sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
+		Seed: cfg.seed, Tests: testIDs(cfg.work),
+		Rate: cfg.Rate, Duration: cfg.Duration, Requests: cfg.Requests,
+	}, extra)
 }
 
 func runAction(c *cli.Context) error {

@@ -234,14 +234,14 @@ func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any 
 		"step_duration_s": cfg.StepDuration.Seconds(),
 		"repeat":          cfg.Repeat,
 	}
-	cc := commonConfig{target: cfg.target.Addr, embedded: faults,
-		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
-		seed: cfg.Seed, tests: testIDs(cfg.work), duration: cfg.StepDuration}
+	rc := report.RunConfig{Target: cfg.target.Addr, Embedded: faults,
+		Sizes: cfg.work.opts.Sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
+		Seed: cfg.Seed, Tests: testIDs(cfg.work), Duration: cfg.StepDuration}
 	if cfg.closed {
 		extra["clients"], extra["pipelines"] = cfg.Clients, cfg.Pipelines
-		cc.conns, cc.pipeline = slices.Max(cfg.Clients), slices.Max(cfg.Pipelines)
+		rc.Conns, rc.Pipeline = slices.Max(cfg.Clients), slices.Max(cfg.Pipelines)
 	} else {
-		cc.conns = cfg.Conns
+		rc.Conns = cfg.Conns
 		extra["arrival"], extra["pacing"], extra["settle_s"] = cfg.Arrival, cfg.load.Pacing.String(), cfg.Settle.Seconds()
 		extra["abort_after_s"] = cfg.AbortAfter.Seconds()
 		extra["max_inflight"], extra["max_buffer"], extra["drain_s"] = cfg.target.MaxInflight, cfg.target.MaxBuffer, cfg.Drain.Seconds()
@@ -257,7 +257,7 @@ func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any 
 	if cfg.cluster {
 		extra["cluster"] = true // an open sweep's connections are per primary
 	}
-	return cc.echo(ctx, extra)
+	return echoConfig(ctx, rc, extra)
 }
 
 func sweepAction(c *cli.Context) error {
