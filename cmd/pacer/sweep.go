@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -130,7 +128,7 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 		return nil, usageErrorf("--shard cannot search: each shard would choose its next rate from its own part of the measurements; list the rates (--rates, or --from, --to and --step) and merge the shards' steps")
 	}
 	if cfg.closed {
-		err = cfg.parseClosed(c)
+		err = cfg.SetClosed(c.String("c"), c.String("P"), c.Duration("drain"), c.IsSet, maxConnections)
 	} else {
 		err = cfg.parseOpen(c)
 	}
@@ -165,25 +163,20 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 }
 
 func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
-	if c.IsSet("P") {
-		return usageErrorf("-P belongs to a closed sweep: add --closed")
+	if err := cfg.SetConns(c.String("c"), c.IsSet("P"), maxConnections); err != nil {
+		return err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(c.String("c")))
-	if err != nil || n < 1 || n > maxConnections {
-		return usageErrorf("-c %q: want 1 to %d connections (a list needs --closed)", c.String("c"), maxConnections)
-	}
-	cfg.Conns = n
 	given := func(name string) *string {
 		if !c.IsSet(name) {
 			return nil
 		}
-		v := c.String(name)
-		return &v
+		return new(c.String(name))
 	}
 	if err := cfg.SetRates(sweep.RateFlags{Rates: given("rates"), From: given("from"), To: given("to"), Step: given("step"),
 		Precision: c.String("precision"), MaxSteps: c.Int("max-steps")}); err != nil {
 		return err
 	}
+	var err error
 	if cfg.load, err = parseOpenLoad(c, cfg.Conns, cfg.SLO); err != nil {
 		return err
 	}
@@ -196,60 +189,16 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 	return nil
 }
 
-func (cfg *sweepConfig) parseClosed(c *cli.Context) error {
-	for _, name := range []string{"rates", "from", "to", "step", "search", "settle", "abort-after", "max-steps", "precision", "arrival", "pacing", "max-inflight", "max-backlog", "lag-limit", "timeout"} {
-		if c.IsSet(name) {
-			return usageErrorf("--%s belongs to an open sweep: drop it or --closed", name)
-		}
-	}
-	var err error
-	if cfg.Clients, err = parseIntList(c.String("c"), 1, maxConnections); err != nil {
-		return usageErrorf("-c %q: want a list of 1 to %d connections, such as 10,50,100,200", c.String("c"), maxConnections)
-	}
-	if cfg.Pipelines, err = parseIntList(c.String("P"), 1, 1<<20); err != nil {
-		return usageErrorf("-P %q: want a list of batch sizes, such as 1,16,64", c.String("P"))
-	}
-	if cfg.Drain = c.Duration("drain"); cfg.Drain <= 0 {
-		cfg.Drain = time.Nanosecond
-	}
-	return nil
-}
-
-// parseIntList reads "10,50,100" with every value in [lo, hi].
-func parseIntList(s string, lo, hi int) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < lo || n > hi {
-			return nil, fmt.Errorf("bad value %q", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any {
-	extra := map[string]any{
-		"sweep":           map[bool]string{false: "open", true: "closed"}[cfg.closed],
-		"step_duration_s": cfg.StepDuration.Seconds(),
-		"repeat":          cfg.Repeat,
-	}
+	extra := cfg.Echo(cfg.closed)
 	rc := report.RunConfig{Target: cfg.target.Addr, Embedded: faults,
 		Sizes: cfg.work.opts.Sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
 		Seed: cfg.Seed, Tests: testIDs(cfg.work), Duration: cfg.StepDuration}
 	if cfg.closed {
-		extra["clients"], extra["pipelines"] = cfg.Clients, cfg.Pipelines
 		rc.Conns, rc.Pipeline = slices.Max(cfg.Clients), slices.Max(cfg.Pipelines)
 	} else {
 		rc.Conns = cfg.Conns
-		extra["arrival"], extra["pacing"], extra["settle_s"] = cfg.Arrival, cfg.load.Pacing.String(), cfg.Settle.Seconds()
-		extra["abort_after_s"] = cfg.AbortAfter.Seconds()
-		extra["max_inflight"], extra["max_buffer"], extra["drain_s"] = cfg.target.MaxInflight, cfg.target.MaxBuffer, cfg.Drain.Seconds()
-		if cfg.Search {
-			extra["search"] = map[string]any{"from": cfg.From, "to": cfg.To, "precision": cfg.Precision, "max_steps": cfg.MaxSteps}
-		} else {
-			extra["rates"] = cfg.Rates
-		}
+		extra["max_inflight"], extra["max_buffer"] = cfg.target.MaxInflight, cfg.target.MaxBuffer
 	}
 	if t := cfg.work.tests[0]; t.custom || cfg.work.mixed {
 		extra["command"] = t.title
