@@ -1,8 +1,15 @@
 // Package conn is pacer's transport: RESP encoding and reply skipping, the
 // pipelined connection with its FIFO of in-flight commands, connection
-// handshake (AUTH, SELECT, HELLO), pools, and TLS: the session under a
-// connection and its configuration from files and cipher names
-// (TLSFiles, TLSServerFiles).
+// handshake (AUTH, SELECT, HELLO, CLIENT TRACKING), pools (DialAll,
+// DialSome), and TLS: the session under a connection and its
+// configuration from files and cipher names (TLSFiles, TLSServerFiles).
+// For the control plane only (INFO, CONFIG GET, CLUSTER SHARDS), Do and
+// DoAll send a command on a connection of their own and build its reply
+// as a Value; the load path never builds one.
+//
+// It is the bottom of pacer's layering, beside scenarios and histo: the
+// drivers (package scheduler) queue commands on its connections, and it
+// imports neither the scheduler nor histo.
 //
 // A Conn has exactly one reader goroutine, which parses replies without
 // building them and hands each one, with the FIFO entry it answers, to a

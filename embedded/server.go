@@ -1,9 +1,10 @@
 // Package embedded is pacer's built-in target: a small in-process RESP
-// server that answers every command of redis-benchmark's suite (and the
-// handful a client needs around them), so pacer can be tried with nothing
-// installed, and that injects faults on purpose — stalls, extra service
-// time, error replies — so the difference between open and closed loops
-// can be shown on demand.
+// server that answers every command of redis-benchmark's suite, and those
+// a client, pacer's own queries and a prefill need around them (AUTH,
+// HELLO, SELECT, INFO, CONFIG, LATENCY, COMMAND, SCAN…), so pacer can be
+// tried with nothing installed, and that injects faults on purpose —
+// stalls, extra service time, error replies — so the difference between
+// open and closed loops can be shown on demand.
 //
 // It models Redis's single thread: commands execute one at a time under
 // one lock, a connection's pipelined batch is read, executed and answered
@@ -15,6 +16,11 @@
 // Its memory is bounded as Redis's is by configuration: per connection
 // (unfinished input, unwritten replies), for all connections together,
 // and for the dataset (see Config).
+//
+// It stands beside pacer's layers, not in them: it imports none of them,
+// and nothing that measures imports it. The command starts it for
+// --embedded and `pacer serve`, and Go tests and examples use it as a
+// target on a free loopback port (Start, then Server.Addr).
 package embedded
 
 import (

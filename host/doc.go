@@ -2,6 +2,8 @@
 // that a verdict can tell the server's latency from the client's: a hiccup
 // meter (jHiccup's method), the host's and the process's CPU time, and
 // whether a target shares this host. It never prints and never exits.
+// It sits below the drivers, over histo alone: the scheduler runs a Meter
+// and reads the CPU around every test, and report judges what they found.
 //
 // # Hiccups
 //

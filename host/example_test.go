@@ -19,9 +19,9 @@ func ExampleMeter() {
 	time.Sleep(20 * time.Millisecond) // the test
 	r := m.Stop()
 
+	// r.Total.ValueAtQuantile(99) is the p99 of the host's hiccups, in ns.
 	fmt.Println("slept", r.Interval, "between wakes")
 	fmt.Println("every wake recorded:", r.Total.TotalCount() >= int64(r.Wakes))
-	// r.Total.ValueAtQuantile(99) is the p99 of the host's hiccups, in ns.
 	// Output:
 	// slept 1ms between wakes
 	// every wake recorded: true

@@ -62,7 +62,7 @@ type Judgement struct {
 //     cannot account for); Untrusted only when its lateness could explain
 //     every failing clause.
 //
-// Requests the target held back (see scheduler.Assess) count as the
+// Requests the target held back (see Assess) count as the
 // server's doing throughout, except for under-delivery: a pass at less
 // than the target load is no pass.
 func Judge(t *Test) Judgement {

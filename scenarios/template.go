@@ -9,6 +9,11 @@
 // its 12-byte number slots in place (or, when value sizes vary, assembles
 // the command into a reused buffer) and returns the bytes, with no
 // allocation and no formatting library.
+//
+// It is at the bottom of pacer's layering and imports none of pacer's other
+// packages: a Stream is what the drivers of package scheduler pull from
+// (it satisfies scheduler.Commands), and the trace readers feed package
+// replay.
 package scenarios
 
 import (
@@ -471,8 +476,8 @@ type Gen struct {
 	drawn []int
 }
 
-// NewGen returns a generator seeded with seed, drawing keys from keys (nil:
-// uniform over the templates' keyspace).
+// NewGen returns a generator seeded with seed, drawing keys from keys
+// (not nil: NewMixStream chooses for a mix).
 func NewGen(seed uint64, keys KeyDist) *Gen { return &Gen{rng: NewRand(seed), keys: keys} }
 
 func (g *Gen) key() uint64 { return g.keys.Draw(g.rng) }
@@ -497,8 +502,16 @@ func NewStream(t *Template, seed uint64) *Stream {
 	return &Stream{mix: Single(t), gen: NewGen(seed, Uniform{N: t.keys})}
 }
 
-// NewMixStream returns a stream over a mix, with keys from keys.
+// NewMixStream returns a stream over a mix, with keys from keys (nil:
+// uniform over the largest keyspace of the mix's templates).
 func NewMixStream(m *Mix, seed uint64, keys KeyDist) *Stream {
+	if keys == nil {
+		var n uint64
+		for _, e := range m.entries {
+			n = max(n, e.t.keys)
+		}
+		keys = Uniform{N: n}
+	}
 	return &Stream{mix: m, gen: NewGen(seed, keys)}
 }
 

@@ -353,3 +353,25 @@ func FuzzTemplates(f *testing.F) {
 		}
 	})
 }
+
+// TestMixStreamNilKeysIsUniform: a mix stream without a key distribution
+// draws keys uniformly over the templates' keyspace (it panicked).
+func TestMixStreamNilKeysIsUniform(t *testing.T) {
+	r, err := BuildRecipe("", []Custom{{Name: "get", Args: []string{"GET", "__key__"}, Weight: 1}}, Options{Keyspace: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewMixStream(m, 1, nil)
+	seen := map[string]bool{}
+	for range 1000 {
+		cmd, _ := s.Next()
+		seen[string(cmd)] = true
+	}
+	if len(seen) != 10 {
+		t.Errorf("%d distinct commands over a keyspace of 10", len(seen))
+	}
+}

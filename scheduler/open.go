@@ -479,7 +479,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		res.Commands = commandResults(cfg.CommandNames, run.kinds, tallies)
 	}
 	run.host.stop(res)
-	run.closeLive()
+	run.closeLive(cnt.Scheduled)
 	if run.series != nil {
 		if err := run.finishSeries(res, p, end); err != nil {
 			return res, err

@@ -210,11 +210,12 @@ func (run *openRun) scheduledBy(off int64) uint64 {
 	return run.liveLast
 }
 
-// closeLive releases scheduledBy's timeline.
-func (run *openRun) closeLive() {
+// closeLive releases scheduledBy's timeline; later calls return final,
+// the run's measured scheduled count.
+func (run *openRun) closeLive(final uint64) {
 	run.liveTLMu.Lock()
 	defer run.liveTLMu.Unlock()
-	run.liveDone = true
+	run.liveDone, run.liveLast = true, final
 	if run.liveTL != nil {
 		closeTimeline(run.liveTL)
 		run.liveTL = nil

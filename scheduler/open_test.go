@@ -228,10 +228,20 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 	// due meanwhile wait for FIFO room.
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 	srv.noRead.Store(true)
-	go func() { time.Sleep(100 * time.Millisecond); srv.noRead.Store(false) }()
+	// The 100 ms count from the timeline's start, not from before the
+	// run's set-up (slow under the race detector).
+	onStart := func(l *Live) {
+		go func() {
+			for l.start.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			srv.noRead.Store(false)
+		}()
+	}
 	rate := RatePerSecond(1000)
 	res, err := RunOpen(context.Background(), srv.dial(t, 1, 5), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 300,
+		Timeline: Uniform{Rate: rate}, Requests: 300, OnStart: onStart,
 	})
 	if err != nil {
 		t.Fatal(err)

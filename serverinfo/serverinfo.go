@@ -5,10 +5,17 @@
 // HISTOGRAM), so that a report can say how much of the latency was the
 // server's own time. Never MONITOR.
 //
-// Every query goes over its own short-lived connection, outside the
-// measurement, and is bounded in time. A server that refuses INFO or
-// CONFIG (managed services rename them) is noted once and not asked
-// again; nothing here fails a run.
+// Each round of queries (a Prober's Identify, Before or Since) goes over
+// its own short-lived connection, outside the measurement, and is bounded
+// in time. Managed services often rename or refuse commands: a refused
+// INFO is said once (Prober.Notice) and, like a refused LATENCY
+// HISTOGRAM, not asked again; a refused CONFIG GET is noted in the
+// Identity; after rounds that fail in a row the server is not asked at
+// all. Nothing here fails a run.
+//
+// It sits beside the drivers, over package conn: package target asks it
+// around each test, and report prints what it returns (Identity is the
+// result document's "server", Stats each test's).
 package serverinfo
 
 import (

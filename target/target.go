@@ -4,6 +4,10 @@
 // the server says about itself around each test (package serverinfo). It
 // dials and asks; it never prints: what the user should know goes to
 // Target.Say, one line at a time.
+//
+// It sits just below the experiments (package experiment and the command
+// use it to set up each run) and above the drivers and the transport:
+// scheduler, cluster, conn and serverinfo.
 package target
 
 import (

@@ -1,9 +1,13 @@
 // Package compare runs one workload closed-loop (the redis-benchmark way)
-// and then open-loop at shares of the throughput the closed loop reached,
-// and reads the gap between them: how much queueing the closed loop's
-// percentiles hide (coordinated omission). It returns the runs as judged
-// report tests, draws their side-by-side table (live or from a saved
-// document) and words the conclusion; it never prints.
+// and then open-loop, at a given rate or at shares of the throughput the
+// closed loop reached, and reads the gap between them: how much queueing
+// the closed loop's percentiles hide (coordinated omission). It returns
+// the runs as judged report tests, draws their side-by-side table (live
+// or from a saved document) to an io.Writer and words the conclusion; it
+// never prints.
+//
+// It runs through an experiment.Env and judges with package report; only
+// the command (cmd/pacer) is above it.
 package compare
 
 import (

@@ -4,6 +4,10 @@
 // trace twice: once to check it and say what the replay will do (Scan), and
 // once while sending (Run), streaming, so a trace of any length replays in
 // bounded memory.
+//
+// It reads traces with package scenarios and sends them with the open
+// driver (scheduler.RunOpen on a scheduler.Trace timeline) over an
+// experiment.Env's target; only the command (cmd/pacer) is above it.
 package replay
 
 import (

@@ -204,7 +204,15 @@ func TestReplayKeepsTheTrace(t *testing.T) {
 				t.Errorf("arrival − intended p99 %.3f ms is above the send-lag p99 %.3f ms + 0.2 ms + the host's hiccup p99 %.3f ms",
 					float64(p99)/1e6, float64(lag)/1e6, float64(hiccups)/1e6)
 			}
-			if corr < 0.99 {
+			// The counts can only match where the sends were on time: a
+			// busy machine that holds pacer back by milliseconds moves
+			// requests into later 10 ms bins, and pacer says so in its
+			// own send lag. Judged when that lag stayed within 1 ms
+			// (bench/replay measures it on a quiet machine).
+			switch {
+			case lag > int64(time.Millisecond):
+				t.Logf("send lag p99 %.3f ms: the host held the replay back, the counts' correlation (%.4f) is not judged", float64(lag)/1e6, corr)
+			case corr < 0.99:
 				t.Errorf("per-10 ms counts correlate at %.4f with the trace's, want ≥ 0.99", corr)
 			}
 		})

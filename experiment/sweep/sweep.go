@@ -1,13 +1,16 @@
 // Package sweep steps a load and reads what the server did at each step:
 // an open sweep over listed rates, a capacity search for the highest rate
 // that meets an SLO (search.go, and what it may claim: claims.go), and a
-// closed sweep over clients × pipeline with Little's law and the knee
-// (closed.go). It judges each step (judge.go: the 95% interval of each
+// closed sweep over clients × pipeline (closed.go) with Little's law and
+// the knee (knee.go). It judges each step (judge.go: the 95% interval of each
 // percentile clause, whose a miss was, and whether its queue grew:
 // trend.go), lengthens steps for the SLO's percentiles (samples.go) and
 // uncertain ones (sweep.go), and returns a test per point, the sweep's
 // summary and its table; it never prints but through Config.Print, as
 // steps finish.
+//
+// It runs its steps through an experiment.Env and judges them with
+// package report; only the command (cmd/pacer) is above it.
 package sweep
 
 import (
