@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,6 +63,26 @@ func TestParseRedirect(t *testing.T) {
 		if ok != c.ok || got != c.want {
 			t.Errorf("ParseRedirect(%q) = %+v, %v; want %+v, %v", c.text, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+func TestRedirectTarget(t *testing.T) {
+	for _, c := range []struct{ addr, from, want string }{
+		{"127.0.0.3:7001", "127.0.0.2:7000", "127.0.0.3:7001"},  // a host of its own
+		{":7001", "127.0.0.2:7000", "127.0.0.2:7001"},           // Redis 7's unknown endpoint: the sender's host
+		{"?:7001", "127.0.0.2:7000", "127.0.0.2:7001"},          // the "?" of CLUSTER SLOTS
+		{":7001", "[::1]:7000", "[::1]:7001"},                   // IPv6
+		{":7001", "node-a.example:7000", "node-a.example:7001"}, // a hostname
+		{"[::1]:7001", "127.0.0.2:7000", "[::1]:7001"},
+		{"nonsense", "127.0.0.2:7000", "nonsense"}, // left as sent: its dial fails and says so
+	} {
+		if got := (Redirect{Addr: c.addr}).Target(c.from); got != c.want {
+			t.Errorf("Target(%q from %q) = %q, want %q", c.addr, c.from, got, c.want)
+		}
+	}
+	r, ok := ParseRedirect([]byte("MOVED 3999 :6381"))
+	if !ok || r.Addr != ":6381" || r.Target("127.0.0.2:6379") != "127.0.0.2:6381" {
+		t.Errorf("MOVED 3999 :6381: %+v %v", r, ok)
 	}
 }
 
@@ -294,5 +315,67 @@ func TestTagCoversEverySlot(t *testing.T) {
 		if Slot(key) != s || len(key) != 22 {
 			t.Fatalf("PutTag(%d): %q hashes to %d", s, key, Slot(key))
 		}
+	}
+}
+
+// TestTagSlot: a key's "{tag}" slot comes from the rest of its name, so
+// it is the same whatever tag the key holds, and the key, once tagged,
+// hashes to it; keys that differ elsewhere spread over the slots.
+func TestTagSlot(t *testing.T) {
+	key := []byte("key:{tag}:000000000042")
+	s := TagSlot(key)
+	if s != crc16([]byte("key::000000000042"))&(Slots-1) {
+		t.Errorf("TagSlot = %d", s)
+	}
+	PutTag(key[4:9], s)
+	if TagSlot(key) != s || Slot(key) != s {
+		t.Errorf("tagged %q: TagSlot %d, Slot %d, want %d", key, TagSlot(key), Slot(key), s)
+	}
+	PutTag(key[4:9], s+1) // another tag: the same TagSlot
+	if TagSlot(key) != s {
+		t.Errorf("TagSlot depends on the tag: %d", TagSlot(key))
+	}
+	for _, k := range []string{"plain", "ends{tag", "{}"} { // no five-byte tag
+		if TagSlot([]byte(k)) != Slot([]byte(k)) {
+			t.Errorf("TagSlot(%q) != Slot", k)
+		}
+	}
+	seen := map[uint16]bool{}
+	for i := range 1000 {
+		seen[TagSlot([]byte("key:{tag}:"+strconv.Itoa(100000000000+i)))] = true
+	}
+	if len(seen) < 900 {
+		t.Errorf("1000 keys on %d slots", len(seen))
+	}
+}
+
+func TestPutKeyTags(t *testing.T) {
+	mset := conn.AppendCommand(nil, "MSET", "a:{tag}:1", "v", "b:{tag}:2", "{tag}", "plain", "w")
+	spec := KeySpec{First: 1, Last: -1, Step: 2}
+	s, ok := EncodedTagSlot(mset, spec)
+	if !ok || s != TagSlot([]byte("a:{tag}:1")) {
+		t.Fatalf("EncodedTagSlot %d %v", s, ok)
+	}
+	PutKeyTags(mset, spec, s)
+	for _, pos := range []int{1, 3} {
+		k, _ := conn.Arg(mset, pos)
+		if Slot(k) != s {
+			t.Errorf("key %q on slot %d, want %d", k, Slot(k), s)
+		}
+	}
+	if v, _ := conn.Arg(mset, 4); string(v) != "{tag}" {
+		t.Errorf("a value was tagged: %q", v)
+	}
+	if k, _ := conn.Arg(mset, 5); string(k) != "plain" {
+		t.Errorf("a key without a tag changed: %q", k)
+	}
+	if _, ok := EncodedSlot(conn.AppendCommand(nil, "PING"), KeySpec{}); ok {
+		t.Error("PING has a key")
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		s, _ := EncodedTagSlot(mset, spec)
+		PutKeyTags(mset, spec, s)
+	}); n != 0 {
+		t.Errorf("%v allocations per command", n)
 	}
 }

@@ -65,3 +65,22 @@ func ExampleParseRedirect() {
 	// true 3999 127.0.0.1:6382
 	// not a redirect: ERR unknown command
 }
+
+// TagSlot gives a key's "{tag}" the slot the rest of its name hashes to:
+// one key always gets one tag, whoever writes or reads it (pacer fill
+// --cluster and run --cluster alike).
+func ExampleTagSlot() {
+	key := []byte("key:{tag}:000000000042")
+	slot := cluster.TagSlot(key)
+	cluster.PutTag(key[4:9], slot)
+	fmt.Println(string(key), slot, cluster.Slot(key))
+	// Output: key:{0hu}:000000000042 10516 10516
+}
+
+// Redis 7 answers "-MOVED 3999 :6381" when it does not know the endpoint
+// to name: that port is on the host of the node that answered.
+func ExampleRedirect_Target() {
+	r, _ := cluster.ParseRedirect([]byte("MOVED 3999 :6381"))
+	fmt.Println(r.Addr, r.Target("127.0.0.2:6379"))
+	// Output: :6381 127.0.0.2:6381
+}

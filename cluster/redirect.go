@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"net"
 	"strconv"
 )
 
@@ -36,9 +37,27 @@ func ParseRedirect(text []byte) (r Redirect, ok bool) {
 	}
 	r.Slot = uint16(n)
 	// Redis 7 may announce an unknown endpoint as ":port", meaning the
-	// host the client already talks to: Addr keeps it as sent.
+	// host the client already talks to: Addr keeps it as sent (see
+	// Target).
 	r.Addr = string(addr)
 	return r, true
+}
+
+// Target is the address the redirect sends to, given from, the address of
+// the node that sent it: Addr, or, when Addr names no host (Redis 7's
+// ":port" for an endpoint it does not know, or "?:port"), that port on
+// from's host. Dialled as it stands, ":port" would reach the local machine,
+// not the node's.
+func (r Redirect) Target(from string) string {
+	host, port, err := net.SplitHostPort(r.Addr)
+	if err != nil || host != "" && host != "?" {
+		return r.Addr
+	}
+	fromHost, _, err := net.SplitHostPort(from)
+	if err != nil {
+		return r.Addr
+	}
+	return net.JoinHostPort(fromHost, port)
 }
 
 // Retryable reports CLUSTERDOWN and TRYAGAIN errors: the request may

@@ -25,8 +25,10 @@ var crcTable = func() (t [256]uint16) {
 }()
 
 // crc16 is CRC16/XMODEM of b.
-func crc16(b []byte) uint16 {
-	var c uint16
+func crc16(b []byte) uint16 { return crc16More(0, b) }
+
+// crc16More continues CRC16/XMODEM c over b.
+func crc16More(c uint16, b []byte) uint16 {
 	for _, x := range b {
 		c = c<<8 ^ crcTable[byte(c>>8)^x]
 	}

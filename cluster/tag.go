@@ -1,6 +1,9 @@
 package cluster
 
-import "sync"
+import (
+	"bytes"
+	"sync"
+)
 
 // tagChars are the bytes of the tags Tag returns: letters and digits, so a
 // tag never holds a brace or anything a terminal or a shell minds.
@@ -62,4 +65,23 @@ func PutTag(dst []byte, slot uint16) {
 	for i := 1 + n; i < 5; i++ {
 		dst[i] = '}'
 	}
+}
+
+// tagLen is the length of redis-benchmark's "{tag}" and of the tags PutTag
+// writes over it.
+const tagLen = 5
+
+// TagSlot is the slot to give the "{tag}" of a key that holds one (five
+// bytes at its first '{', as PutTag writes them): the CRC16 of the key
+// without those five bytes, so a key gets its tag from its own name. The
+// same key then always lands on the same slot, whether pacer fill
+// --cluster writes it or a test reads it ("key:{tag}:000000000042" is one
+// key, not one per slot). A key without a '{' five bytes from its end
+// gets its own Slot.
+func TagSlot(key []byte) uint16 {
+	i := bytes.IndexByte(key, '{')
+	if i < 0 || i+tagLen > len(key) {
+		return Slot(key)
+	}
+	return crc16More(crc16(key[:i]), key[i+tagLen:]) & (Slots - 1)
 }

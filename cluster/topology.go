@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,10 +19,19 @@ type Node struct {
 	Replicas []string // host:port
 }
 
+// MaxPrimaries bounds the primaries a slot map may list: Redis Cluster is
+// meant for at most about 1,000 nodes, and each primary a run talks to
+// costs it connections and histograms. A map listing more is refused.
+const MaxPrimaries = 1000
+
 // Topology maps every slot to a primary.
 type Topology struct {
 	Primaries []Node
-	owner     [Slots]int16 // index into Primaries, -1 when unassigned
+	// owner is the index into Primaries of each slot's primary, -1 when
+	// unassigned: an int32, as an int16 would wrap past 32,767 primaries
+	// (a map that lists tens of thousands of primaries without slots before
+	// the ones that serve them).
+	owner [Slots]int32
 }
 
 // NewTopology returns a topology of primaries that owns no slot yet (see
@@ -37,7 +47,7 @@ func NewTopology(primaries []Node) *Topology {
 // Assign gives the slots lo..hi (inclusive) to primary i (-1: to nobody).
 func (t *Topology) Assign(lo, hi uint16, i int) {
 	for s := int(lo); s <= int(hi) && s < Slots; s++ {
-		t.owner[s] = int16(i)
+		t.owner[s] = int32(i)
 	}
 }
 
@@ -91,6 +101,7 @@ func Discover(ctx context.Context, o conn.Options) (*Topology, error) {
 		if err != nil {
 			return nil, fmt.Errorf("CLUSTER SHARDS from %s: %w", o.Addr, err)
 		}
+		t.bySlot()
 		return t, nil
 	}
 	shardsErr := answers[0].Err
@@ -108,7 +119,46 @@ func Discover(ctx context.Context, o conn.Options) (*Topology, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CLUSTER SLOTS from %s: %w", o.Addr, err)
 	}
+	t.bySlot()
 	return t, nil
+}
+
+// bySlot orders the primaries by the first slot each serves (those
+// without slots last, in the order announced), so every listing of them
+// (a run's nodes, the per-node table, redis-benchmark's header) comes in
+// one order whichever seed was asked.
+func (t *Topology) bySlot() {
+	first := make([]int, len(t.Primaries))
+	for i := range first {
+		first[i] = Slots
+	}
+	for s := Slots - 1; s >= 0; s-- {
+		if o := t.owner[s]; o >= 0 {
+			first[o] = s
+		}
+	}
+	order := make([]int, len(t.Primaries)) // new index -> old
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return first[a] - first[b] })
+	moved := make([]int32, len(order)) // old index -> new
+	primaries := make([]Node, len(order))
+	for k, i := range order {
+		moved[i] = int32(k)
+		primaries[k] = t.Primaries[i]
+	}
+	t.Primaries = primaries
+	for s, o := range t.owner {
+		if o >= 0 {
+			t.owner[s] = moved[o]
+		}
+	}
+}
+
+// tooMany refuses a map of more than MaxPrimaries primaries.
+func tooMany(n int) error {
+	return fmt.Errorf("the cluster lists %d primaries, more than the %d pacer supports", n, MaxPrimaries)
 }
 
 // notCluster recognises the answers of a server without cluster mode:
@@ -154,6 +204,7 @@ func slotRange(lo, hi conn.Value) (uint16, uint16, error) {
 // tls-port, role, health).
 func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) {
 	t := NewTopology(nil)
+	index := map[string]int{} // a primary's index by address
 	for _, sh := range v.Elems {
 		f := fields(sh)
 		var primary *Node
@@ -185,9 +236,18 @@ func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) 
 			}
 			continue
 		}
-		primary.Replicas = replicas
-		i := len(t.Primaries)
-		t.Primaries = append(t.Primaries, *primary)
+		// A primary listed by two shards (a map no real cluster gives) is
+		// one node serving both shards' slots, not two.
+		i, ok := index[primary.Addr]
+		if !ok {
+			i = len(t.Primaries)
+			if i == MaxPrimaries {
+				return nil, tooMany(countShardPrimaries(v))
+			}
+			index[primary.Addr] = i
+			primary.Replicas = replicas
+			t.Primaries = append(t.Primaries, *primary)
+		}
 		if len(slots)%2 != 0 {
 			return nil, errors.New("odd number of slot bounds")
 		}
@@ -205,10 +265,27 @@ func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) 
 	return t, nil
 }
 
+// countShardPrimaries counts the shards of a CLUSTER SHARDS reply that
+// have a primary, for the error that refuses too many (an estimate: a
+// primary listed twice counts twice).
+func countShardPrimaries(v conn.Value) int {
+	n := 0
+	for _, sh := range v.Elems {
+		for _, nv := range fields(sh)["nodes"].Elems {
+			if fields(nv)["role"].Str == "master" {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
 // parseSlots reads CLUSTER SLOTS: per range [start, end, primary,
 // replicas...], each node [host, port, id, ...].
 func parseSlots(v conn.Value, seedHost string) (*Topology, error) {
 	t := NewTopology(nil)
+	index := map[string]int{} // a primary's index by address
 	for _, r := range v.Elems {
 		if len(r.Elems) < 3 {
 			return nil, errors.New("a slot range without a node")
@@ -231,9 +308,13 @@ func parseSlots(v conn.Value, seedHost string) (*Topology, error) {
 		if err != nil {
 			return nil, err
 		}
-		i := t.Index(addr)
-		if i < 0 {
+		i, ok := index[addr]
+		if !ok {
 			i = len(t.Primaries)
+			if i == MaxPrimaries {
+				return nil, fmt.Errorf("the cluster lists more than the %d primaries pacer supports", MaxPrimaries)
+			}
+			index[addr] = i
 			n := Node{ID: id, Addr: addr}
 			for _, rv := range r.Elems[3:] {
 				ra, _, err := addrOf(rv)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"unsafe"
 )
 
 // Value is a materialised reply, for the control plane only (CONFIG GET,
@@ -22,8 +23,14 @@ type ServerError struct{ Msg string }
 
 func (e *ServerError) Error() string { return e.Msg }
 
-// maxValueBytes bounds what ReadValue will materialise.
+// maxValueBytes bounds what ReadValue will materialise: the bytes of its
+// strings and valueCost for each element, so a reply of millions of nulls
+// or empty arrays is refused as early as one long string is.
 const maxValueBytes = 64 << 20
+
+// valueCost is what an element of an aggregate costs against
+// maxValueBytes: the Value it is built into.
+const valueCost = int64(unsafe.Sizeof(Value{}))
 
 // ReadValue reads one reply and builds it. Error replies are returned as a
 // *ServerError.
@@ -115,9 +122,14 @@ func (p *Reader) value2(line []byte, depth int, budget *int64) (Value, error) {
 		if line[0] == '%' {
 			n *= 2
 		}
-		if n > *budget {
+		// The elements are paid for when announced, and their slice
+		// allocated once at that size: growing it would allocate several
+		// times what it holds.
+		if n > *budget/valueCost {
 			return v, protoErr("aggregate of %d elements is too large to keep", n)
 		}
+		*budget -= n * valueCost
+		v.Elems = make([]Value, 0, n)
 		for i := int64(0); i < n; i++ {
 			l, err := p.line()
 			if err != nil {

@@ -33,6 +33,28 @@ type FillConfig struct {
 	ContinueOnError bool
 }
 
+// FillCommand is the template a fill writes its keys with by default;
+// ClusterFillCommand is the default with --cluster: the keys of the
+// catalogue's tests in a cluster ("key:{tag}:000000000042", the tag taken
+// from the key's name as an open run takes it), so a filled cluster is
+// read back.
+const (
+	FillCommand        = "SET key:__key__ __data__"
+	ClusterFillCommand = "SET key:{tag}:__key__ __data__"
+)
+
+// FillTemplate is the template a fill uses: the one given (set), or the
+// default for a cluster or a server.
+func FillTemplate(given string, set, cluster bool) string {
+	switch {
+	case set:
+		return given
+	case cluster:
+		return ClusterFillCommand
+	}
+	return FillCommand
+}
+
 // FillRecipe is the recipe of a fill that writes keys keys with
 // template (--command), values drawn from sizes: the template must hold
 // the key placeholder, or every key would be the same. Its errors are
@@ -95,13 +117,20 @@ func (f *Fill) Dial(ctx context.Context) error {
 
 // Run fills and returns the result, with what the server counted
 // meanwhile (Env.Server; nil without it). A cluster's result sums its
-// primaries' and holds each one's in Nodes; each primary writes its own
-// keys, so a cluster's fill is not watched (Env.Watch): there is no one
-// progress to show. An error with a result is the first of a run that
-// stopped (an error reply, a lost connection, a primary lost).
+// primaries' and holds each one's in Nodes, and so do the server's
+// counts (every primary's keys, not the seed's: Server.MarkNodes). Each
+// primary writes its own keys, so a cluster's fill is not watched
+// (Env.Watch): there is no one progress to show. An error with a result
+// is the first of a run that stopped (an error reply, a lost connection,
+// a primary lost).
 func (f *Fill) Run(ctx context.Context) (*scheduler.Result, *serverinfo.Stats, error) {
 	e, cfg := f.e, f.cfg
-	since := e.Server.Mark(ctx)
+	var since func() *serverinfo.Stats
+	if f.plan != nil {
+		since = e.Server.MarkNodes(ctx, f.plan.nodes()) // what every primary holds, not the seed
+	} else {
+		since = e.Server.Mark(ctx)
+	}
 	var res *scheduler.Result
 	var err, buildErr error
 	if f.plan != nil {

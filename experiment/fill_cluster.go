@@ -19,9 +19,35 @@ import (
 // fillPlan is fill --cluster's work: each primary writes its own keys
 // (those whose slot it owns), over its own connections, all at once.
 type fillPlan struct {
-	top   *cluster.Topology
-	pos   int      // the key's argument
-	count []uint64 // keys per primary
+	top  *cluster.Topology
+	spec cluster.KeySpec // where the command's keys are
+	// tagged: the keys hold "{tag}", given the tag of each key's own name
+	// (cluster.TagSlot), as an open run's tests give theirs: the keys
+	// written are the keys the tests read.
+	tagged bool
+	count  []uint64 // keys per primary
+}
+
+// slot returns the slot of cmd's keys, first writing their tag when they
+// have one; ok is false when cmd has no key where the plan expects it.
+func (p *fillPlan) slot(cmd []byte) (uint16, bool) {
+	if !p.tagged {
+		return cluster.EncodedSlot(cmd, p.spec)
+	}
+	slot, ok := cluster.EncodedTagSlot(cmd, p.spec)
+	if ok {
+		cluster.PutKeyTags(cmd, p.spec, slot)
+	}
+	return slot, ok
+}
+
+// nodes are the primaries of the plan's slot map, as a run's nodes.
+func (p *fillPlan) nodes() []scheduler.Node {
+	out := make([]scheduler.Node, len(p.top.Primaries))
+	for k, pr := range p.top.Primaries {
+		out[k] = scheduler.Node{Addr: pr.Addr, ID: pr.ID, Slots: p.top.SlotsOf(k)}
+	}
+	return out
 }
 
 // planFill finds where each of the n keys goes, by running the fill's own
@@ -43,7 +69,7 @@ func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe,
 	if err != nil {
 		return nil, err
 	}
-	p := &fillPlan{top: top, pos: specs[0].First, count: make([]uint64, len(top.Primaries))}
+	p := &fillPlan{top: top, spec: specs[0], tagged: keys.Tagged[0], count: make([]uint64, len(top.Primaries))}
 	m, err := recipe.Build()
 	if err != nil {
 		return nil, usage.Errorf("%v", err)
@@ -51,13 +77,14 @@ func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe,
 	s := scenarios.NewMixStream(m, seed, scenarios.NewSequential(n))
 	for range n {
 		cmd, _ := s.Next()
-		key, ok := scheduler.KeyAt(cmd, p.pos)
+		slot, ok := p.slot(cmd)
 		if !ok {
 			return nil, fmt.Errorf("fill --cluster: cannot find the key in %q", cmd)
 		}
-		o := top.Owner(cluster.Slot(key))
+		o := top.Owner(slot)
 		if o < 0 {
-			return nil, fmt.Errorf("fill --cluster: slot %d of %s has no primary", cluster.Slot(key), key)
+			key, _ := conn.Arg(cmd, p.spec.First)
+			return nil, fmt.Errorf("fill --cluster: slot %d of %s has no primary", slot, key)
 		}
 		p.count[o]++
 	}
@@ -67,16 +94,15 @@ func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe,
 // nodeKeys is a fill stream that keeps the keys of one primary.
 type nodeKeys struct {
 	s    *scenarios.Stream
-	top  *cluster.Topology
-	pos  int
+	plan *fillPlan
 	node int
 }
 
 func (f *nodeKeys) Next() ([]byte, uint32) {
 	for {
 		cmd, kind := f.s.Next()
-		key, ok := scheduler.KeyAt(cmd, f.pos)
-		if !ok || f.top.Owner(cluster.Slot(key)) == f.node {
+		slot, ok := f.plan.slot(cmd)
+		if !ok || f.plan.top.Owner(slot) == f.node {
 			return cmd, kind
 		}
 	}
@@ -128,7 +154,7 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, cfg FillCo
 				mu.Unlock()
 				return nil
 			}
-			return &nodeKeys{s: scenarios.NewMixStream(m, seed+uint64(k*conns+i), keys), top: plan.top, pos: plan.pos, node: k}
+			return &nodeKeys{s: scenarios.NewMixStream(m, seed+uint64(k*conns+i), keys), plan: plan, node: k}
 		}
 		wg.Add(1)
 		go func() {

@@ -38,8 +38,8 @@ type Open struct {
 // RunOpen dials, runs and finishes one open run: it waits for the planned
 // start, opens the connections (to each primary of a cluster), runs the
 // timeline's share of this process, and returns the result with what the
-// server counted meanwhile (nil for a cluster, whose seed's counters are
-// not the cluster's). Interrupted while waiting, it returns nothing.
+// server counted meanwhile (for a cluster, its primaries' sum, each one's
+// in Stats.Nodes). Interrupted while waiting, it returns nothing.
 func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverinfo.Stats, error) {
 	stream := o.Stream
 	if stream == nil {
@@ -60,6 +60,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys); err != nil {
 			return nil, nil, err
 		}
+		since = e.Server.MarkNodes(ctx, cfg.Cluster.Nodes)
 	} else {
 		if conns, err = e.Target.Pool(ctx, e.Target.Options, o.Conns); err != nil {
 			return nil, nil, err
@@ -123,7 +124,8 @@ type Closed struct {
 }
 
 // RunClosed dials, runs and finishes one closed-loop run, returning the
-// result with what the server counted meanwhile (nil for a cluster).
+// result with what the server counted meanwhile (for a cluster, as
+// RunOpen's).
 // Interrupted while waiting for its start, it returns nothing.
 func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serverinfo.Stats, error) {
 	if c.Placed {
@@ -142,6 +144,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 			return nil, nil, err
 		}
 		cfg.Cluster = c.Primaries.Closed(of, c.ClusterSeed)
+		since = e.Server.MarkNodes(ctx, c.Primaries.Nodes)
 	} else {
 		if conns, err = e.Target.BenchPool(ctx, e.Target.Options, c.Conns); err != nil {
 			return nil, nil, err

@@ -5,9 +5,12 @@
 // path. Server is the HTTP listener that serves /metrics.
 //
 // Every series carries the labels test (the test's name, as in the JSON
-// result) and mode (open or closed). A test that ends keeps its final
-// values, and a test that runs again under the same labels (bench -l) adds
-// to them, so counters and histograms never go down.
+// result), mode (open or closed), target (the server's address: a cluster's
+// seed, a unix socket's path; never a password) and shard (K/N, empty when
+// the run is not sharded). A mix's commands have series of their own,
+// pacer_command_*, with a label command beside those. A test that ends
+// keeps its final values, and a test that runs again under the same labels
+// (bench -l) adds to them, so counters and histograms never go down.
 package metrics
 
 import (
@@ -20,39 +23,13 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// Bucket bounds of the latency histograms: 10 µs × 2^k for k = 0 … 20,
-// that is 10 µs, 20 µs, 40 µs, … 5.24288 s, 10.48576 s (and +Inf). Each
-// bound is where a slot of pacer's HdrHistogram recorders (3 significant
-// digits) starts, so the bucket counts are exact, not interpolated.
-const (
-	firstBucket = 10 * time.Microsecond
-	numBuckets  = 21
-)
-
-// BucketBounds returns the latency histograms' upper bounds in seconds.
-func BucketBounds() []float64 {
-	out := make([]float64, numBuckets)
-	for i, b := range boundsNS {
-		out[i] = float64(b) / 1e9
-	}
-	return out
-}
-
-var boundsNS = func() []int64 {
-	b := make([]int64, numBuckets)
-	for k := range b {
-		b[k] = int64(firstBucket) << k
-	}
-	return b
-}()
-
 // Label values of mode.
 const (
 	ModeOpen   = "open"
 	ModeClosed = "closed"
 )
 
-var labels = []string{"test", "mode"}
+var labels = []string{"test", "mode", "target", "shard"}
 
 func desc(name, help string, extra ...string) *prometheus.Desc {
 	return prometheus.NewDesc(name, help, append(append([]string{}, labels...), extra...), nil)
@@ -97,6 +74,12 @@ type Collector struct {
 	mu     sync.Mutex
 	series []*series
 	byKey  map[key]*series
+	// target and shard label the tests watched from now on (SetScope).
+	target, shard string
+	// bounds are the histograms' bucket bounds in nanoseconds, le their
+	// label values in seconds.
+	bounds []int64
+	le     []float64
 	// now and every are the clock and tick of the achieved-rate sampler
 	// (tests replace them).
 	now   func() time.Time
@@ -105,11 +88,41 @@ type Collector struct {
 
 var _ prometheus.Collector = (*Collector)(nil)
 
-type key struct{ test, mode string }
+// key is a test's label values.
+type key struct{ test, mode, target, shard string }
 
-// NewCollector returns a Collector with no tests.
-func NewCollector() *Collector {
-	return &Collector{byKey: map[key]*series{}, now: time.Now, every: 200 * time.Millisecond}
+func (k key) values() []string { return []string{k.test, k.mode, k.target, k.shard} }
+
+// NewCollector returns a Collector with no tests, whose histograms have the
+// upper bounds buckets (nil: DefaultBuckets; see ParseBuckets for what is
+// valid).
+func NewCollector(buckets []time.Duration) *Collector {
+	if buckets == nil {
+		buckets = DefaultBuckets()
+	}
+	c := &Collector{byKey: map[key]*series{}, now: time.Now, every: 200 * time.Millisecond}
+	for _, b := range buckets {
+		c.bounds = append(c.bounds, int64(b))
+		c.le = append(c.le, b.Seconds())
+	}
+	return c
+}
+
+// SetScope sets the labels target and shard of the tests watched from
+// now on: target is the server's address as pacer dials it (host:port, a
+// cluster's seed, or a unix socket's path), shard is K/N or empty.
+func (c *Collector) SetScope(target, shard string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.target, c.shard = labelValue(target), labelValue(shard)
+}
+
+// Watched reports whether a test was ever watched: whether the endpoint
+// has had anything of pacer's to serve.
+func (c *Collector) Watched() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.series) > 0
 }
 
 // series is one test's label set: what its ended runs added up to (base)
@@ -125,15 +138,16 @@ type series struct {
 
 // snapshot is a test's cumulative numbers at one moment.
 type snapshot struct {
-	totals scheduler.Totals
-	hists  [numHists]hist
+	totals   scheduler.Totals
+	hists    [numHists]hist
+	commands []commandSnap // a mix's, in the order first seen
 }
 
 // hist is a histogram's cumulative buckets; ok is false until a run
 // recorded into it (closed mode has no send lag).
 type hist struct {
 	ok    bool
-	below [numBuckets]uint64
+	below []uint64 // per bound: the values below it
 	count uint64
 	sum   float64 // nanoseconds
 }
@@ -142,12 +156,25 @@ func (h *hist) add(o hist) {
 	if !o.ok {
 		return
 	}
-	h.ok = true
+	if !h.ok {
+		*h = hist{ok: true, below: make([]uint64, len(o.below))}
+	}
 	for i := range h.below {
 		h.below[i] += o.below[i]
 	}
 	h.count += o.count
 	h.sum += o.sum
+}
+
+// readHist reads recorder r's cumulative buckets at bounds (ns); nil
+// reads as no histogram.
+func readHist(r *histo.Recorder, bounds []int64) hist {
+	if r == nil {
+		return hist{}
+	}
+	h := hist{ok: true, below: make([]uint64, len(bounds))}
+	h.count, h.sum = r.Cumulative(bounds, h.below)
+	return h
 }
 
 func (s *snapshot) add(o snapshot) {
@@ -159,6 +186,7 @@ func (s *snapshot) add(o snapshot) {
 	for i := range s.hists {
 		s.hists[i].add(o.hists[i])
 	}
+	s.addCommands(o.commands)
 }
 
 // source is what the collector reads of a running test: a
@@ -168,6 +196,7 @@ type source interface {
 	Progress() scheduler.Progress
 	recorders() [numHists]*histo.Recorder
 	target() scheduler.Rate
+	commands() []commandSource
 }
 
 type liveSource struct{ *scheduler.Live }
@@ -178,42 +207,55 @@ func (l liveSource) recorders() [numHists]*histo.Recorder {
 
 func (l liveSource) target() scheduler.Rate { return l.TargetRate }
 
-// read takes l's cumulative numbers; the recorders are read in place.
-func read(l source) snapshot {
+// commands are a mix's commands, as the live view shows them.
+func (l liveSource) commands() []commandSource {
+	lc := l.Commands()
+	if len(lc) == 0 {
+		return nil
+	}
+	out := make([]commandSource, len(lc))
+	for i, c := range lc {
+		out[i] = commandSource{name: c.Name, completed: c.Completed, replyErrors: c.ReplyErrors,
+			recs: [numCmdHists]*histo.Recorder{c.Response, c.Service, c.Lag, c.Receive}}
+	}
+	return out
+}
+
+// read takes l's cumulative numbers at bounds (ns); the recorders are
+// read in place.
+func read(l source, bounds []int64) snapshot {
 	s := snapshot{totals: l.Totals()}
 	for i, r := range l.recorders() {
-		if r == nil {
-			continue
-		}
-		h := &s.hists[i]
-		h.ok = true
-		h.count, h.sum = r.Cumulative(boundsNS, h.below[:])
+		s.hists[i] = readHist(r, bounds)
 	}
+	s.commands = readCommands(l.commands(), bounds)
 	return s
 }
 
 // Watch starts exposing l, a test that has just started, under the labels
-// test and mode (ModeOpen or ModeClosed). Call the returned end once the
-// run has returned: the test's final numbers are kept and l is released.
-// Watch is cheap enough for a scheduler's OnStart.
+// test and mode (ModeOpen or ModeClosed), and the target and shard of
+// SetScope. Call the returned end once the run has returned: the test's
+// final numbers are kept and l is released. Watch is cheap enough for a
+// scheduler's OnStart.
 func (c *Collector) Watch(test, mode string, l *scheduler.Live) (end func()) {
 	return c.watch(test, mode, liveSource{l})
 }
 
 func (c *Collector) watch(test, mode string, l source) (end func()) {
-	k := key{test, mode}
 	c.mu.Lock()
+	k := key{labelValue(test), mode, c.target, c.shard}
 	s := c.byKey[k]
 	if s == nil {
 		s = &series{key: k}
 		c.byKey[k] = s
 		c.series = append(c.series, s)
 	}
+	bounds := c.bounds
 	c.mu.Unlock()
 
 	s.mu.Lock()
 	if s.live != nil { // the same labels twice at once: fold the first
-		s.endLocked()
+		s.endLocked(bounds)
 	}
 	s.live = l
 	s.window = newWindow(c.now(), 0)
@@ -225,7 +267,7 @@ func (c *Collector) watch(test, mode string, l source) (end func()) {
 		once.Do(func() {
 			s.mu.Lock()
 			if s.live == l {
-				s.endLocked()
+				s.endLocked(bounds)
 			}
 			s.mu.Unlock()
 		})
@@ -233,19 +275,23 @@ func (c *Collector) watch(test, mode string, l source) (end func()) {
 }
 
 // endLocked folds the run in progress into base.
-func (s *series) endLocked() {
+func (s *series) endLocked(bounds []int64) {
 	s.stopWin()
-	s.base.add(read(s.live))
+	s.base.add(read(s.live, bounds))
 	s.live, s.window, s.stopWin = nil, nil, nil
 }
 
 // Describe sends the descriptors of every metric the collector makes.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descScheduled, descSent, descCompleted, descErrors, descTimeouts, descUnsent,
-		descBytesOut, descBytesIn, descRunning, descTarget, descAchieved, descInFlight, descOldest} {
+		descBytesOut, descBytesIn, descRunning, descTarget, descAchieved, descInFlight, descOldest,
+		descCmdCompleted, descCmdErrors} {
 		ch <- d
 	}
 	for _, d := range descHist {
+		ch <- d
+	}
+	for _, d := range descCmdHist {
 		ch <- d
 	}
 }
@@ -257,20 +303,22 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	all := append([]*series{}, c.series...)
 	c.mu.Unlock()
 	for _, s := range all {
-		s.collect(ch, c.now)
+		s.collect(ch, c)
 	}
 }
 
-func (s *series) collect(ch chan<- prometheus.Metric, now func() time.Time) {
+func (s *series) collect(ch chan<- prometheus.Metric, c *Collector) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	snap := s.base
 	running := 0.0
 	if s.live != nil {
 		running = 1
-		snap.add(read(s.live))
+		snap = snapshot{}
+		snap.add(s.base)
+		snap.add(read(s.live, c.bounds))
 	}
-	lv := []string{s.test, s.mode}
+	lv := s.values()
 	counter := func(d *prometheus.Desc, v uint64, extra ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), append(lv, extra...)...)
 	}
@@ -293,18 +341,24 @@ func (s *series) collect(ch chan<- prometheus.Metric, now func() time.Time) {
 			gauge(descTarget, r.PerSecond())
 		}
 		p := s.live.Progress()
-		gauge(descAchieved, s.window.rate(now(), snap.totals.Completed-s.base.totals.Completed))
+		gauge(descAchieved, s.window.rate(c.now(), snap.totals.Completed-s.base.totals.Completed))
 		gauge(descInFlight, float64(p.InFlight))
 		gauge(descOldest, p.OldestAge.Seconds())
 	}
 	for i, h := range snap.hists {
-		if !h.ok {
-			continue
+		if h.ok {
+			ch <- constHistogram(descHist[i], h, c.le, lv)
 		}
-		buckets := make(map[float64]uint64, numBuckets)
-		for j, b := range boundsNS {
-			buckets[float64(b)/1e9] = h.below[j]
-		}
-		ch <- prometheus.MustNewConstHistogram(descHist[i], h.count, h.sum/1e9, buckets, lv...)
 	}
+	collectCommands(ch, snap.commands, c.le, lv)
+}
+
+// constHistogram is h as a Prometheus histogram with the upper bounds le
+// (seconds).
+func constHistogram(d *prometheus.Desc, h hist, le []float64, lv []string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(le))
+	for j, b := range le {
+		buckets[b] = h.below[j]
+	}
+	return prometheus.MustNewConstHistogram(d, h.count, h.sum/1e9, buckets, lv...)
 }

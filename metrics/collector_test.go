@@ -2,11 +2,13 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +34,7 @@ type fake struct {
 	progress scheduler.Progress
 	hists    [numHists]*histo.Recorder
 	rate     scheduler.Rate
+	cmds     []commandSource
 }
 
 func (f *fake) Totals() scheduler.Totals {
@@ -48,6 +51,7 @@ func (f *fake) Progress() scheduler.Progress {
 
 func (f *fake) recorders() [numHists]*histo.Recorder { return f.hists }
 func (f *fake) target() scheduler.Rate               { return f.rate }
+func (f *fake) commands() []commandSource            { return f.cmds }
 
 func newFake(open bool) *fake {
 	f := &fake{rate: scheduler.RatePerSecond(5000)}
@@ -136,11 +140,13 @@ const (
 func TestCollectorExposition(t *testing.T) {
 	for _, accept := range []string{acceptText, acceptOM} {
 		t.Run(strings.Fields(strings.ReplaceAll(accept, ";", " "))[0], func(t *testing.T) {
-			c := NewCollector()
+			c := NewCollector(nil)
 			reg := prometheus.NewPedanticRegistry()
 			reg.MustRegister(c)
 			f := newFake(true)
-			values := []int64{5_000, 9_999, 10_000, 10_001, 150_000, 1_000_000, 3_000_000_000, 20_000_000_000}
+			// 1 ms is inside a recorder slot (999,936 to 1,000,447 ns):
+			// 1,000,100 counts within it, the rest of its slot too.
+			values := []int64{5_000, 9_999, 10_000, 10_001, 150_000, 999_000, 1_000_000, 1_000_100, 1_000_500, 3_000_000_000, 20_000_000_000}
 			for _, v := range values {
 				f.hists[histResponse].Record(v)
 			}
@@ -200,7 +206,7 @@ func TestCollectorExposition(t *testing.T) {
 			if math.Abs(h.GetSampleSum()-sum)/sum > 1e-3 {
 				t.Errorf("sum %v, want %v within 0.1%%", h.GetSampleSum(), sum)
 			}
-			bounds := BucketBounds()
+			bounds := DefaultBuckets()
 			buckets := h.GetBucket()
 			if n := len(buckets); n == len(bounds)+1 && math.IsInf(buckets[n-1].GetUpperBound(), 1) {
 				if buckets[n-1].GetCumulativeCount() != h.GetSampleCount() {
@@ -212,12 +218,14 @@ func TestCollectorExposition(t *testing.T) {
 				t.Fatalf("%d buckets, want %d", len(buckets), len(bounds))
 			}
 			for i, b := range buckets {
-				if b.GetUpperBound() != bounds[i] {
-					t.Errorf("bucket %d: le=%v, want %v", i, b.GetUpperBound(), bounds[i])
+				if b.GetUpperBound() != bounds[i].Seconds() {
+					t.Errorf("bucket %d: le=%v, want %v", i, b.GetUpperBound(), bounds[i].Seconds())
 				}
+				// A value counts below a bound when its recorder slot
+				// starts below it (histo.Recorder.Cumulative).
 				var want uint64
 				for _, v := range values {
-					if v < boundsNS[i] {
+					if f.hists[histResponse].LowestEquivalent(v) < int64(bounds[i]) {
 						want++
 					}
 				}
@@ -256,7 +264,7 @@ func TestCollectorExposition(t *testing.T) {
 // test that runs again under the same labels adds to what it had (bench
 // -l), so counters never go down; closed mode has no send lag.
 func TestCollectorTestsAndRepeats(t *testing.T) {
-	c := NewCollector()
+	c := NewCollector(nil)
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 	get, set := newFake(false), newFake(false)
@@ -298,7 +306,7 @@ func TestCollectorTestsAndRepeats(t *testing.T) {
 }
 
 func TestCollectorLint(t *testing.T) {
-	c := NewCollector()
+	c := NewCollector(nil)
 	f := newFake(true)
 	f.hists[histResponse].Record(123456)
 	defer c.watch("GET", ModeOpen, f)()
@@ -311,21 +319,79 @@ func TestCollectorLint(t *testing.T) {
 	}
 }
 
-func TestBucketBoundsStartSlots(t *testing.T) {
-	r := histo.NewRecorder()
-	want := []float64{1e-5, 2e-5, 4e-5, 8e-5, 0.00016, 0.00032, 0.00064, 0.00128, 0.00256, 0.00512, 0.01024,
-		0.02048, 0.04096, 0.08192, 0.16384, 0.32768, 0.65536, 1.31072, 2.62144, 5.24288, 10.48576}
-	got := BucketBounds()
-	if len(got) != len(want) {
-		t.Fatalf("%d bounds, want %d", len(got), len(want))
+// TestDefaultBuckets: the bounds the docs list, with every common SLO
+// bound among them, ascending, and each bucket at most a third wider
+// than the one below it from 50 µs to 1 s (what keeps histogram_quantile
+// close to the recorders' percentiles).
+func TestDefaultBuckets(t *testing.T) {
+	got := DefaultBuckets()
+	var want []time.Duration
+	for _, us := range []float64{10, 20, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 600, 800,
+		1e3, 1.2e3, 1.5e3, 2e3, 2.5e3, 3e3, 4e3, 5e3, 6e3, 8e3, 1e4, 1.2e4, 1.5e4, 2e4, 2.5e4, 3e4, 4e4, 5e4, 6e4, 8e4,
+		1e5, 1.2e5, 1.5e5, 2e5, 2.5e5, 3e5, 4e5, 5e5, 6e5, 8e5, 1e6, 2e6, 5e6, 1e7} {
+		want = append(want, time.Duration(us*1e3))
 	}
-	for i, b := range boundsNS {
-		if r.LowestEquivalent(b) != b {
-			t.Errorf("bound %d ns does not start a slot: counts would be approximate", b)
+	if !slices.Equal(got, want) {
+		t.Fatalf("DefaultBuckets:\n%v\nwant (the docs' list)\n%v", got, want)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i-1] >= 50*time.Microsecond && got[i] <= time.Second && float64(got[i]) > float64(got[i-1])*4/3+1 {
+			t.Errorf("%v after %v: more than a third wider", got[i], got[i-1])
 		}
-		if math.Abs(got[i]-want[i]) > 1e-15 {
-			t.Errorf("bound %d: %v s, want %v (the README's table)", i, got[i], want[i])
+	}
+}
+
+func TestParseBuckets(t *testing.T) {
+	good := map[string][]time.Duration{
+		"1ms,2ms,5ms":         {time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond},
+		" 5ms, 1ms ,2ms,1ms ": {time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond},
+		"1us,1h":              {time.Microsecond, time.Hour},
+		"1.5ms,250µs":         {250 * time.Microsecond, 1500 * time.Microsecond},
+	}
+	for in, want := range good {
+		got, err := ParseBuckets(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseBuckets(%q) = %v, %v; want %v", in, got, err, want)
 		}
+	}
+	bad := map[string]string{
+		"":                                  "want durations",
+		"1,2,5":                             `"1": want a duration with its unit`,
+		"1ms,,2ms":                          `"": want a duration`,
+		"999ns":                             "want a bound from 1µs to 1h0m0s",
+		"2h":                                "want a bound from",
+		"-1ms":                              "want a bound from",
+		strings.Repeat("1ms,", 200) + "1ms": "201 bounds: at most 200",
+		"1ms," + strings.Repeat("x", 100):   `"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…"`,
+	}
+	for in, want := range bad {
+		if _, err := ParseBuckets(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseBuckets(%.40q): %v, want an error with %q", in, err, want)
+		}
+	}
+}
+
+// TestCollectorBuckets: the histograms have the bounds asked for.
+func TestCollectorBuckets(t *testing.T) {
+	bounds := []time.Duration{time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond}
+	c := NewCollector(bounds)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	f := newFake(true)
+	for _, v := range []int64{500_000, 1_500_000, 1_900_000, 4_000_000, 7_000_000} {
+		f.hists[histResponse].Record(v)
+	}
+	defer c.watch("GET", ModeOpen, f)()
+	m := find(t, scrape(t, reg, acceptText), "pacer_response_seconds", map[string]string{"test": "GET"})
+	if m == nil {
+		t.Fatal("no pacer_response_seconds")
+	}
+	var got []string
+	for _, b := range m.GetHistogram().GetBucket() {
+		got = append(got, fmt.Sprintf("%v:%d", b.GetUpperBound(), b.GetCumulativeCount()))
+	}
+	if want := "0.001:1 0.002:3 0.005:4"; strings.Join(got, " ") != want && strings.Join(got, " ") != want+" +Inf:5" {
+		t.Errorf("buckets %v, want %s", got, want)
 	}
 }
 
@@ -358,11 +424,11 @@ func TestWindowRate(t *testing.T) {
 
 func TestListen(t *testing.T) {
 	for _, bad := range []string{"9464", "127.0.0.1", "127.0.0.1:http", "127.0.0.1:70000", "127.0.0.1:-1", "[::1:9464"} {
-		if _, err := Listen(bad); err == nil || CheckAddr(bad) == nil {
+		if _, err := Listen(Config{Addr: bad}); err == nil || CheckAddr(bad) == nil {
 			t.Errorf("Listen(%q) accepted", bad)
 		}
 	}
-	s, err := Listen("127.0.0.1:0")
+	s, err := Listen(Config{Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +437,7 @@ func TestListen(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	if _, err := Listen(s.Addr()); !errors.Is(err, ErrAddrInUse) {
+	if _, err := Listen(Config{Addr: s.Addr()}); !errors.Is(err, ErrAddrInUse) {
 		t.Errorf("second Listen on %s: %v, want ErrAddrInUse", s.Addr(), err)
 	}
 	f := newFake(true)
@@ -384,7 +450,7 @@ func TestListen(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`pacer_requests_completed_total{mode="open",test="GET"} 970`, "process_cpu_seconds_total", "go_goroutines"} {
+	for _, want := range []string{`pacer_requests_completed_total{mode="open",shard="",target="",test="GET"} 970`, "process_cpu_seconds_total", "go_goroutines"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}

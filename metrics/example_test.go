@@ -29,7 +29,7 @@ func ExampleCollector() {
 		log.Fatal(err)
 	}
 
-	c := metrics.NewCollector()
+	c := metrics.NewCollector(nil)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(c)
 	end := func() {}
@@ -52,8 +52,11 @@ func ExampleCollector() {
 		case "pacer_requests_sent_total", "pacer_requests_completed_total", "pacer_test_running":
 			for _, m := range f.GetMetric() {
 				v := m.GetCounter().GetValue() + m.GetGauge().GetValue() // whichever it is
-				fmt.Printf("%s{%s=%q,%s=%q} %v\n", f.GetName(),
-					m.GetLabel()[0].GetName(), m.GetLabel()[0].GetValue(), m.GetLabel()[1].GetName(), m.GetLabel()[1].GetValue(), v)
+				labels := map[string]string{}
+				for _, lp := range m.GetLabel() {
+					labels[lp.GetName()] = lp.GetValue()
+				}
+				fmt.Printf("%s{mode=%q,test=%q} %v\n", f.GetName(), labels["mode"], labels["test"], v)
 			}
 		case "pacer_response_seconds":
 			fmt.Println(f.GetName()+"_count", f.GetMetric()[0].GetHistogram().GetSampleCount())

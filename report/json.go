@@ -337,6 +337,11 @@ type Node struct {
 	ServiceMs    *histo.Summary `json:"service_ms,omitempty"`
 	ReceiveLagMs *histo.Summary `json:"receive_lag_ms,omitempty"`
 	Histograms   NodeHistograms `json:"histograms"`
+	// Server is what the primary itself counted during the test (INFO
+	// commandstats and LATENCY HISTOGRAM, keys after), as "server" is for
+	// the whole test, which is then the primaries' sum; absent when it was
+	// not asked.
+	Server *serverinfo.Stats `json:"server,omitempty"`
 }
 
 // NodeHistograms hold a node's response-time histogram as Histograms do a

@@ -323,43 +323,6 @@ func pacingText(t *Test, f *figures) string {
 	return fmt.Sprintf("auto pacing (%d µs quantum)", f.quantum.Microseconds())
 }
 
-// WriteNodes writes t's per-node table (a cluster run's per-primary
-// counts, redirects and response times), as the full text report shows
-// it after the latency table; nothing without per-node results.
-func WriteNodes(w io.Writer, t *Test) error {
-	if len(t.Nodes) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	writeNodes(&b, t)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// writeNodes prints a cluster run's per-primary counts, redirects and
-// response times (p50, p99, p99.9, max). A primary that joined during the
-// run says "joined" where the others say how many slots they had.
-func writeNodes(b *strings.Builder, t *Test) {
-	f := t.mustFigures()
-	fmt.Fprintf(b, "  %-21s %6s %10s %10s %7s %9s %7s %7s %6s %9s %9s %9s %9s\n", "per node", "slots", "sent", "completed",
-		"errors", "timeouts", "unsent", "moved", "ask", "resp p50", "p99", "p99.9", "max")
-	for i, n := range t.Nodes {
-		var h *hdrhistogram.Histogram
-		if i < len(f.nodes) {
-			h = f.nodes[i]
-		}
-		s := histo.Summarize(h)
-		k := n.counts()
-		slots := strconv.Itoa(n.Slots)
-		if n.Joined {
-			slots = "joined"
-		}
-		fmt.Fprintf(b, "  %-21s %6s %10d %10d %7d %9d %7d %7d %6d %9s %9s %9s %9s\n", safetext.Escape(n.Addr), slots,
-			k.Sent, k.Completed, k.Errors, k.Timeouts, k.Unsent, n.Moved, n.Ask,
-			millis(s, s.P50), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max))
-	}
-}
-
 // receiveClockLine says what a reply's time is ("" for a document that
 // does not say).
 func receiveClockLine(clock string) string {

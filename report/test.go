@@ -44,6 +44,11 @@ func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 		return nil, Judgement{}, err
 	}
 	t.ID, t.Server = o.ID, o.Server
+	if o.Server != nil {
+		for k := range t.Nodes { // a cluster's primaries, each asked on its own
+			t.Nodes[k].Server = o.Server.Nodes[t.Nodes[k].Addr]
+		}
+	}
 	if o.Percentiles || o.CI {
 		t.ResponsePercentiles = PercentileStats(r.Response, o.CI)
 	}

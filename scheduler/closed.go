@@ -221,7 +221,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		run.workers = append(run.workers, w)
 	}
 	// What watches the run is set up before it starts.
-	live := &Live{Latency: run.latency, Micros: run.micros, counts: run.liveCounts,
+	live := &Live{Latency: run.latency, Micros: run.micros, counts: run.liveCounts, commands: liveCommands(cfg.CommandNames, run.kinds, true),
 		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
 		Response: run.latency, Service: run.latency, Receive: run.receive, Hiccups: run.host.recorder(), TargetRate: cfg.Rate}
 	live.totals = run.totals

@@ -49,6 +49,8 @@ type Live struct {
 
 	// Warmup is the leading part of the timeline that is not measured.
 	Warmup time.Duration
+	// commands are a mix's commands (nil for one command).
+	commands []LiveCommand
 	// Stages is the rate the timeline follows, nil for a constant rate.
 	Stages *Stages
 }
@@ -109,4 +111,37 @@ func (l *Live) Progress() Progress {
 		}
 	}
 	return p
+}
+
+// LiveCommand is one command of a mix in a running test, for live
+// metrics: its counters as replies arrive and its cumulative recorders
+// (nanoseconds). The recorders are nil in a mix too large to be timed per
+// command (MaxTimedCommands); Lag is nil in an unthrottled closed loop,
+// and a closed loop's Service is its Response (one latency, from the
+// send).
+type LiveCommand struct {
+	Name                            string
+	Completed, ReplyErrors          func() uint64
+	Response, Service, Lag, Receive *histo.Recorder
+}
+
+// Commands returns the commands of a mix, in kind order; nil for a test
+// of one command (its figures are the test's).
+func (l *Live) Commands() []LiveCommand { return l.commands }
+
+// liveCommands describes a run's per-command stats for its live view.
+func liveCommands(names []string, ks []kindStats, closed bool) []LiveCommand {
+	if len(ks) == 0 {
+		return nil
+	}
+	out := make([]LiveCommand, len(ks))
+	for i := range ks {
+		k := &ks[i]
+		out[i] = LiveCommand{Name: names[i], Completed: k.completed.Load, ReplyErrors: k.errors.Load,
+			Response: k.response, Service: k.service, Lag: k.lag, Receive: k.receive}
+		if closed {
+			out[i].Service = k.response
+		}
+	}
+	return out
 }

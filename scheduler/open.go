@@ -297,7 +297,7 @@ func (run *openRun) prepare() {
 	cfg := run.cfg
 	run.series = newSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
 		seriesRecs{response: run.response, service: run.service, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
-	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response,
+	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
 		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
 		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince}

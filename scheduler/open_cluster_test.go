@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"runtime"
@@ -18,236 +17,6 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 )
-
-func enc(args ...string) []byte {
-	var b []byte
-	b = append(b, '*')
-	b = append(b, itoa(len(args))...)
-	b = append(b, "\r\n"...)
-	for _, a := range args {
-		b = append(b, '$')
-		b = append(b, itoa(len(a))...)
-		b = append(b, "\r\n"...)
-		b = append(b, a...)
-		b = append(b, "\r\n"...)
-	}
-	return b
-}
-
-func TestRespArg(t *testing.T) {
-	set := enc("SET", "key:1", "value")
-	for _, c := range []struct {
-		cmd  []byte
-		pos  int
-		want string
-		ok   bool
-	}{
-		{set, 0, "SET", true},
-		{set, 1, "key:1", true},
-		{set, 2, "value", true},
-		{set, 3, "", false},                                 // past the last argument
-		{[]byte("PING\r\n"), 1, "", false},                  // inline
-		{set[:12], 1, "", false},                            // cut inside the key
-		{[]byte("*2\r\n$3\r\nGET\r\n$x\r\n"), 1, "", false}, // bad length
-		{enc("GET", ""), 1, "", true},                       // empty key
-	} {
-		from, to, ok := respArg(c.cmd, c.pos)
-		if ok != c.ok || ok && string(c.cmd[from:to]) != c.want {
-			t.Errorf("respArg(%q, %d) = %q, %v; want %q, %v", c.cmd, c.pos, c.cmd[from:to], ok, c.want, c.ok)
-		}
-	}
-}
-
-// threeNodes is a slot map of three primaries owning a third each.
-func threeNodes() (*cluster.Topology, []Node) {
-	nodes := []Node{{Addr: "a:1"}, {Addr: "b:1"}, {Addr: "c:1"}}
-	top := cluster.NewTopology([]cluster.Node{{Addr: "a:1"}, {Addr: "b:1"}, {Addr: "c:1"}})
-	top.Assign(0, 5460, 0)
-	top.Assign(5461, 10922, 1)
-	top.Assign(10923, 16383, 2)
-	return top, nodes
-}
-
-func TestRouteBySlotAndTag(t *testing.T) {
-	top, nodes := threeNodes()
-	cl := newClusterRun(context.Background(), &OpenCluster{Nodes: nodes, PerNode: 1, Topology: top,
-		Keys:   []cluster.KeySpec{{First: 1, Last: 1, Step: 1}, {}, {First: 1, Last: -1, Step: 2}},
-		Tagged: []bool{false, false, true}}, 3, 3)
-	defer cl.stop()
-	// By the key's slot.
-	for _, key := range []string{"key:1", "foo", "{user1}:x", "key:000000001234"} {
-		node, slot, hasKey := cl.route(enc("GET", key), 0, 7, true)
-		if !hasKey || slot != cluster.Slot([]byte(key)) || node != top.Owner(slot) {
-			t.Errorf("%s: node %d slot %d (%v), want slot %d on %d", key, node, slot, hasKey, cluster.Slot([]byte(key)), top.Owner(cluster.Slot([]byte(key))))
-		}
-	}
-	// Keyless: round-robin.
-	var got []int
-	for range 4 {
-		n, _, hasKey := cl.route(enc("PING"), 1, 0, true)
-		if hasKey {
-			t.Fatal("PING has a key")
-		}
-		got = append(got, n)
-	}
-	if got[0] != 0 || got[1] != 1 || got[2] != 2 || got[3] != 0 {
-		t.Errorf("keyless round robin: %v", got)
-	}
-	// Tagged: every key gets the tag of the request's slot, spread evenly.
-	counts := make([]int, 3)
-	const n = 30000
-	for i := range uint64(n) {
-		cmd := enc("MSET", "key:{tag}:1", "v", "key:{tag}:2", "v")
-		node, slot, _ := cl.route(cmd, 2, i, true)
-		if bytes.Contains(cmd, []byte("{tag}")) {
-			t.Fatalf("tag not filled: %q", cmd)
-		}
-		from, to, _ := respArg(cmd, 1)
-		from2, to2, _ := respArg(cmd, 3)
-		if cluster.Slot(cmd[from:to]) != slot || cluster.Slot(cmd[from2:to2]) != slot || node != top.Owner(slot) {
-			t.Fatalf("request %d: keys %q %q, slot %d node %d", i, cmd[from:to], cmd[from2:to2], slot, node)
-		}
-		// A resend routes by the filled tag to the same node.
-		if again, _, _ := cl.route(cmd, 2|resendFlag, 0, false); again != node {
-			t.Fatalf("resend of %q went to %d, not %d", cmd, again, node)
-		}
-		counts[node]++
-	}
-	for k, c := range counts {
-		if d := float64(c)/float64(n)*3 - 1; d > 0.05 || d < -0.05 {
-			t.Errorf("node %d took %d of %d tagged requests", k, c, n)
-		}
-	}
-	// A MOVED updates the map the pacer routes by.
-	cl.owner[cluster.Slot([]byte("foo"))] = 2
-	if node, _, _ := cl.route(enc("GET", "foo"), 0, 0, true); node != 2 {
-		t.Errorf("after MOVED foo goes to %d", node)
-	}
-	// A refreshed map of other primaries keeps the owners of unknown ones.
-	other := cluster.NewTopology([]cluster.Node{{Addr: "b:1"}, {Addr: "z:9"}})
-	other.Assign(0, 99, 0)
-	other.Assign(100, 199, 1)
-	cl.apply(other, nil)
-	if cl.owner[5] != 1 || cl.owner[150] != 0 {
-		t.Errorf("after a refresh: slot 5 on %d (want 1), slot 150 on %d (want 0, kept)", cl.owner[5], cl.owner[150])
-	}
-	// With joins, an unknown primary owning slots joins and takes them;
-	// one without slots does not join.
-	var asked []string
-	other = cluster.NewTopology([]cluster.Node{{Addr: "b:1"}, {Addr: "z:9", ID: "zid"}, {Addr: "y:9"}})
-	other.Assign(0, 99, 0)
-	other.Assign(100, 199, 1)
-	cl.apply(other, func(addr, id string) int {
-		asked = append(asked, addr+" "+id)
-		return cl.addNode(Node{Addr: addr, ID: id, Joined: true})
-	})
-	if len(asked) != 1 || asked[0] != "z:9 zid" || cl.owner[150] != 3 || cl.owner[5] != 1 || cl.node("z:9") != 3 {
-		t.Errorf("joins %q; slot 150 on %d (want 3), slot 5 on %d", asked, cl.owner[150], cl.owner[5])
-	}
-	// Keyless requests skip a joined node that is not reachable yet.
-	cl.members[3].joining = true
-	seen := map[int]bool{}
-	for range 8 {
-		n, _, _ := cl.route(enc("PING"), 1, 0, true)
-		seen[n] = true
-	}
-	if seen[3] || len(seen) != 3 {
-		t.Errorf("keyless requests went to %v", seen)
-	}
-}
-
-func TestCmdStoreKeepsBytesUntilReleased(t *testing.T) {
-	var s cmdStore
-	var want [][]byte
-	for i := range 200 {
-		cmd := enc("SET", "k"+itoa(i), strings.Repeat("v", i%37))
-		s.push(cmd, uint8(i%5))
-		want = append(want, cmd)
-		if i%3 == 2 {
-			s.release(uint64(i - 40)) // lags behind, as the pacer's release does
-		}
-	}
-	for q := s.first; q < s.next; q++ {
-		got, tries := s.get(q)
-		if !bytes.Equal(got, want[q]) || tries != uint8(q%5) {
-			t.Fatalf("seq %d: %q (%d tries), want %q", q, got, tries, want[q])
-		}
-	}
-	if got, _ := s.get(s.first - 1); got != nil {
-		t.Errorf("a released command is still held")
-	}
-	s.release(s.next)
-	if len(s.buf) != 0 {
-		t.Errorf("%d bytes held after releasing everything", len(s.buf))
-	}
-	s.reset()
-	s.push([]byte("x"), 0)
-	if got, _ := s.get(0); string(got) != "x" {
-		t.Errorf("after reset: %q", got)
-	}
-}
-
-func TestWaitQueueIsFIFO(t *testing.T) {
-	var q waitQueue
-	next := 0
-	for i := range 1000 {
-		q.push(waitItem{intended: int64(i)}, []byte(itoa(i)))
-		if i%3 == 0 {
-			it, b := q.front()
-			if it.intended != int64(next) || string(b) != itoa(next) {
-				t.Fatalf("front %d %q, want %d", it.intended, b, next)
-			}
-			q.pop()
-			next++
-		}
-	}
-	for q.len() > 0 {
-		it, b := q.front()
-		if it.intended != int64(next) || string(b) != itoa(next) {
-			t.Fatalf("front %d %q, want %d", it.intended, b, next)
-		}
-		q.pop()
-		next++
-	}
-	if next != 1000 || len(q.buf) != 0 {
-		t.Errorf("popped %d, %d bytes left", next, len(q.buf))
-	}
-}
-
-func TestRedirectQueueHandsOverInOrder(t *testing.T) {
-	var q redirectQueue
-	if q.take() != nil {
-		t.Fatal("empty queue gave redirects")
-	}
-	done := make(chan struct{})
-	for g := range 4 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for i := range 100 {
-				q.push(redirect{slot: g, seq: uint64(i)})
-			}
-		}()
-	}
-	last := map[int]int{0: -1, 1: -1, 2: -1, 3: -1}
-	total, finished := 0, 0
-	for finished < 4 || q.n.Load() > 0 {
-		select {
-		case <-done:
-			finished++
-		default:
-		}
-		for _, r := range q.take() {
-			if int(r.seq) != last[r.slot]+1 {
-				t.Fatalf("reader %d: seq %d after %d", r.slot, r.seq, last[r.slot])
-			}
-			last[r.slot] = int(r.seq)
-			total++
-		}
-	}
-	if total != 400 {
-		t.Errorf("took %d of 400", total)
-	}
-}
 
 // clusterConns dials per connections to each primary of c.
 func clusterConns(t *testing.T, c *redistest.Cluster, per int) ([]*conn.Conn, *OpenCluster) {
@@ -501,29 +270,6 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 	}
 }
 
-func TestCmdStoreIsBounded(t *testing.T) {
-	s := cmdStore{limit: 100}
-	cmd := []byte(strings.Repeat("x", 40))
-	for range 5 {
-		s.push(cmd, 1)
-	}
-	for q := range uint64(5) {
-		got, tries := s.get(q)
-		if held := q < 2; (got != nil) != held || held && tries != 1 {
-			t.Errorf("seq %d: held %v (%d tries), want %v", q, got != nil, tries, held)
-		}
-	}
-	if len(s.buf) > 100 {
-		t.Errorf("%d bytes held, limit 100", len(s.buf))
-	}
-	s.release(5)
-	big := []byte(strings.Repeat("y", 500)) // one command alone is always kept
-	s.push(big, 0)
-	if got, _ := s.get(5); !bytes.Equal(got, big) {
-		t.Errorf("a command above the limit in an empty store was not kept")
-	}
-}
-
 // TestClusterRunJoinsANewNode: the one primary of the first slot map
 // answers -MOVED to a primary it did not hold (the cluster scaled out):
 // that node joins, with its own connections and result, and every request
@@ -731,4 +477,62 @@ func redirectingPrimary(t *testing.T, n int, addr string) (*fakeServer, *cluster
 	top := cluster.NewTopology([]cluster.Node{{Addr: a.ln.Addr().String()}})
 	top.Assign(0, cluster.Slots-1, 0)
 	return a, top
+}
+
+// TestClusterRunMovedToAPortOnly: a primary on a second loopback address
+// (127.0.0.2) answers Redis 7's "-MOVED 0 :port" (an endpoint it does not
+// know: the host the client talks to). The request goes to that port on
+// 127.0.0.2, never to the local machine's (an impostor listens on
+// 127.0.0.1 at the same port when it can).
+func TestClusterRunMovedToAPortOnly(t *testing.T) {
+	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nilReply := []byte("$-1\r\n")
+	b := newFakeServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
+	bAddr := b.ln.Addr().String()
+	_, port, _ := net.SplitHostPort(bAddr)
+	var impostor atomic.Int64
+	if ln, err := net.Listen("tcp", "127.0.0.1:"+port); err == nil {
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				impostor.Add(1)
+				c.Close()
+			}
+		}()
+	} else {
+		t.Logf("no impostor on 127.0.0.1:%s: %v", port, err)
+	}
+	moved := []byte("-MOVED 0 :" + port + "\r\n")
+	a := newFakeServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	aAddr := a.ln.Addr().String()
+	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
+	top.Assign(0, cluster.Slots-1, 0)
+	res, err := RunOpen(context.Background(), a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
+		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
+			Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
+			Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
+				return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
+			}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := res.Counts
+	if cnt.Completed != 300 || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
+		t.Errorf("counts %+v (%v, %q)", cnt, res.ErrorCodes, res.FirstError)
+	}
+	if len(res.Nodes) != 2 || res.Nodes[1].Addr != bAddr || res.Nodes[1].Counts.Completed != 300 || b.received.Load() != 300 {
+		t.Errorf("nodes %+v; %s received %d", res.Nodes, bAddr, b.received.Load())
+	}
+	if n := impostor.Load(); n != 0 {
+		t.Errorf("%d connections reached 127.0.0.1:%s", n, port)
+	}
 }

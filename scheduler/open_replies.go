@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/histo"
 )
 
 // An open run's replies: each connection's handler matches a reply to its
@@ -31,10 +30,9 @@ type replies struct {
 	// Cluster runs: the slot's index and node, the node's response-time
 	// recorder, the sequence number of the next reply on the current
 	// connection, and the redirects seen.
-	cl                 *clusterRun
-	index, node        int
-	nodeResp, nodeServ *histo.Recorder
-	nodeRecv           *histo.Recorder
+	cl          *clusterRun
+	index, node int
+	nodeRec     *nodeRecorders
 	// stamped counts the replies that carried a kernel receive timestamp
 	// of the replied read; read after the reader exits.
 	stamped, replied    uint64
@@ -101,10 +99,11 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 		if ks != nil && ks.receive != nil {
 			ks.receive.Record(recv)
 		}
-		if h.nodeResp != nil {
-			h.nodeResp.Record(at - e.Intended)
-			h.nodeServ.Record(at - e.Written)
-			h.nodeRecv.Record(recv)
+		if h.nodeRec != nil {
+			nh := h.nodeRec.get()
+			nh.resp.Record(at - e.Intended)
+			nh.serv.Record(at - e.Written)
+			nh.recv.Record(recv)
 		}
 	}
 	if kc != nil {

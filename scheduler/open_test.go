@@ -33,7 +33,13 @@ type fakeServer struct {
 
 func newFakeServer(t *testing.T, cmdLen int, reply func(k int) ([]byte, bool)) *fakeServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return newFakeServerOn(t, "127.0.0.1:0", cmdLen, reply)
+}
+
+// newFakeServerOn is newFakeServer listening on addr.
+func newFakeServerOn(t *testing.T, addr string, cmdLen int, reply func(k int) ([]byte, bool)) *fakeServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

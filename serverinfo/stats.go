@@ -66,6 +66,10 @@ type Stats struct {
 	// Keys is the sum of INFO keyspace's keys after the test; nil when
 	// the server did not say.
 	Keys *uint64 `json:"keys"`
+	// Nodes holds, for a Redis Cluster, each primary's own Stats by
+	// address; the fields above are then their sum. The report puts each
+	// on its node ("tests[i].nodes[k].server"), so it is not written here.
+	Nodes map[string]*Stats `json:"-"`
 }
 
 // Command is one command's server-side time during a test.
@@ -260,6 +264,17 @@ func (s *Stats) Merge(o *Stats) {
 	if o.Keys != nil {
 		k := *o.Keys
 		s.Keys = &k
+	}
+	for addr, on := range o.Nodes {
+		if s.Nodes == nil {
+			s.Nodes = map[string]*Stats{}
+		}
+		n := s.Nodes[addr]
+		if n == nil {
+			n = &Stats{}
+			s.Nodes[addr] = n
+		}
+		n.Merge(on)
 	}
 }
 

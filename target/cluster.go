@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,7 +37,7 @@ func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys) ([]*conn.C
 		return nil, nil, err
 	}
 	seed := t.Options
-	oc := &scheduler.OpenCluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged}
+	oc := &scheduler.OpenCluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged, TagByKey: keys.TagByKey}
 	var conns []*conn.Conn
 	for i, p := range top.Primaries {
 		if top.SlotsOf(i) == 0 {
@@ -120,11 +121,13 @@ func slotsOf(top *cluster.Topology, i int) []uint16 {
 
 // Header is redis-benchmark's list of primaries, printed before the tests.
 func (p *Primaries) Header() string {
-	s := fmt.Sprintf("Cluster has %d master nodes:\n\n", len(p.Nodes))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Cluster has %d master nodes:\n\n", len(p.Nodes))
 	for i, n := range p.Nodes {
-		s += fmt.Sprintf("Master %d: %s %s\n", i, n.ID, n.Addr)
+		fmt.Fprintf(&b, "Master %d: %s %s\n", i, n.ID, n.Addr)
 	}
-	return s + "\n"
+	b.WriteString("\n")
+	return b.String()
 }
 
 // Configs fetches each primary's save and appendonly for the full report.

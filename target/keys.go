@@ -15,6 +15,10 @@ import (
 type Keys struct {
 	Specs  []cluster.KeySpec
 	Tagged []bool
+	// TagByKey says, per tagged command, that its key holds a number (a
+	// key placeholder that runs through a keyspace), so its "{tag}" is
+	// taken from the key's name (scheduler.OpenCluster.TagByKey).
+	TagByKey []bool
 }
 
 // ClusterKeys finds the keys of every command of r (asking the seed, with
@@ -32,7 +36,8 @@ func ClusterKeys(ctx context.Context, seed conn.Options, r *scenarios.Recipe) (K
 	if err := cluster.Learn(ctx, seed, names); err != nil {
 		return Keys{}, usage.Errorf("--cluster: %v", err)
 	}
-	k := Keys{Specs: make([]cluster.KeySpec, len(all)), Tagged: make([]bool, len(all))}
+	k := Keys{Specs: make([]cluster.KeySpec, len(all)), Tagged: make([]bool, len(all)), TagByKey: make([]bool, len(all))}
+	random := r.Opts.Random || r.Opts.Keyspace > 0 // else __rand_int__ is sent as it stands
 	for i, args := range all {
 		if len(args) == 0 {
 			continue // inline: PING
@@ -46,6 +51,9 @@ func ClusterKeys(ctx context.Context, seed conn.Options, r *scenarios.Recipe) (K
 		for _, key := range keys {
 			if strings.Contains(key, scenarios.TagPlaceholder) {
 				k.Tagged[i] = true
+				if strings.Contains(key, scenarios.KeyPlaceholder) || random && strings.Contains(key, scenarios.RandPlaceholder) {
+					k.TagByKey[i] = true
+				}
 			}
 		}
 		if len(keys) < 2 {

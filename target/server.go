@@ -16,6 +16,11 @@ type Server struct {
 	redact func(string) string
 	// ID is what the server said before the run.
 	ID *serverinfo.Identity
+
+	// o reaches the server; a cluster's primaries are reached with it
+	// (ForAddr), each by a prober of its own kept in nodes (MarkNodes).
+	o     conn.Options
+	nodes map[string]*serverinfo.Prober
 }
 
 // AskServer identifies the server o connects to; say receives the
@@ -28,7 +33,7 @@ func AskServer(ctx context.Context, o conn.Options, say func(string), redact fun
 	if say == nil {
 		say = func(string) {}
 	}
-	s := &Server{p: serverinfo.New(o), say: say, redact: redact}
+	s := &Server{p: serverinfo.New(o), say: say, redact: redact, o: o}
 	s.ID = s.p.Identify(ctx)
 	s.ID.Error = redact(s.ID.Error)
 	s.notices()

@@ -48,7 +48,8 @@ func TestClusterReportRoundTrip(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	live := nodeTable(stdout)
-	if strings.Count(live, "\n") != 4 {
+	// Per primary: its line, its service times and what it counted.
+	if strings.Count(live, "\n") != 10 || strings.Count(live, "\n    service (ms) ") != 3 || strings.Count(live, "\n    server ") != 3 {
 		t.Fatalf("the run printed no table of 3 nodes:\n%s", stdout)
 	}
 	code, out, stderr := pacer(t, "report", js)

@@ -72,7 +72,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	if e.metrics, err = startMetrics(c); err != nil {
 		return nil, err
 	}
-	e.stop = append(e.stop, func() { e.metrics.Close() })
+	e.stop = append(e.stop, func() { closeMetrics(e.ctx, e.stderr, e.metrics) })
 	var banner io.Writer
 	if ec.banner {
 		banner = e.stderr
@@ -85,6 +85,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	e.embedded = emb
 	e.stop = append(e.stop, stopEmbedded)
 	announceMetrics(e.stderr, e.metrics)
+	scopeMetrics(e.metrics, e.target.Options, e.place)
 	e.target.Say = e.say
 	e.target.WatchTLS()
 	e.doc = &report.Document{

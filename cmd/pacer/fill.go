@@ -26,7 +26,7 @@ func fillCommand() *cli.Command {
 		&cli.IntFlag{Name: "P", Value: 64, Usage: "pipeline `NUMREQ` requests per batch", Category: catLoad},
 		&cli.StringFlag{Name: "r", Usage: "number of keys `N` (required)", Category: catWorkload},
 		&cli.StringFlag{Name: "d", Value: "3", Usage: "value `SIZE`: 32, 32-1024 or 64:8,4096:2 (at most 512 MiB)", Category: catWorkload},
-		&cli.StringFlag{Name: "command", Value: "SET key:__key__ __data__", Usage: "the `TEMPLATE` each key is written with; __key__ runs through 0 … N-1", Category: catWorkload},
+		&cli.StringFlag{Name: "command", Value: experiment.FillCommand, Usage: "the `TEMPLATE` each key is written with; __key__ runs through 0 … N-1 (with --cluster: " + experiment.ClusterFillCommand + ", the keys the tests read)", Category: catWorkload},
 		seedFlag("seeds the value sizes"),
 	)
 	flags = append(flags, outputFlags(outputSpec{
@@ -83,7 +83,8 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	recipe, err := experiment.FillRecipe(c.String("command"), n, sizes)
+	command := experiment.FillTemplate(c.String("command"), c.IsSet("command"), c.Bool("cluster"))
+	recipe, err := experiment.FillRecipe(command, n, sizes)
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func fillAction(c *cli.Context) error {
 		e.doc.Config = echoConfig(c.Context, report.RunConfig{
 			Target: e.target.Options.Addr, Conns: conns, Dial: e.target.Options, Pipeline: pipeline, Sizes: sizes, Keyspace: n, KeyDist: keys,
 			Seed: seed, Tests: []string{fillID}, Requests: n,
-		}, map[string]any{"keys": n, "command": c.String("command")})
+		}, map[string]any{"keys": n, "command": command})
 		if werr := e.writeFiles(); werr != nil {
 			return failed(werr)
 		}

@@ -96,7 +96,7 @@ type outputSpec struct {
 }
 
 // outputFlags are -q, --json, -e, --slo, --slo-window, --interval and
-// --metrics-addr, and with spec.latency --hdr-log, --hdr-spectrum and
+// the metrics flags, and with spec.latency --hdr-log, --hdr-spectrum and
 // --percentiles.
 func outputFlags(s outputSpec) []cli.Flag {
 	fl := []cli.Flag{
@@ -106,8 +106,8 @@ func outputFlags(s outputSpec) []cli.Flag {
 		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
 		&cli.DurationFlag{Name: "slo-window", Usage: "require every window of `DURATION` (a multiple of --interval) to meet --slo, not just the whole test; each clause reports its worst window", Category: catOutput},
 		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each test into intervals of `DURATION` (at least %s) with their own counts and histograms (JSON intervals)", minInterval), Category: catOutput},
-		metricsFlag(),
 	}
+	fl = append(fl, metricsFlags()...)
 	if s.latency {
 		fl = append(fl,
 			&cli.StringFlag{Name: "hdr-log", Usage: "write the HdrHistogram interval log (.hlog, a histogram per interval and tag) to `FILE` (- for stdout)", Category: catOutput},

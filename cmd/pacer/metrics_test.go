@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/metrics"
 )
 
 func freeLoopbackPort(t *testing.T) int {
@@ -85,6 +87,21 @@ func scrapeWhile(addr, name string, done <-chan struct{}) map[string]bool {
 	}
 }
 
+// saw reports whether one of the label sets seen has every label of want
+// (each written name="value").
+func saw(seen map[string]bool, want ...string) bool {
+next:
+	for labels := range seen {
+		for _, w := range want {
+			if !strings.Contains(labels, w) {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // TestMetricsCompareRuns: compare's closed run and each open run get
 // their own test label, and the server is gone when the command ends.
 func TestMetricsCompareRuns(t *testing.T) {
@@ -103,12 +120,12 @@ func TestMetricsCompareRuns(t *testing.T) {
 	if !strings.Contains(stderr, "metrics on http://"+addr+"/metrics") {
 		t.Errorf("stderr does not say where the metrics are: %q", stderr)
 	}
-	for _, want := range []string{
-		`{mode="closed",test="GET (closed loop)"}`,
-		`{mode="open",test="GET (open loop at 2000 req/s)"}`,
+	for _, want := range [][]string{
+		{`mode="closed"`, `test="GET (closed loop)"`, `shard=""`, `target="127.0.0.1:`},
+		{`mode="open"`, `test="GET (open loop at 2000 req/s)"`, `shard=""`, `target="127.0.0.1:`},
 	} {
-		if !seen[want] {
-			t.Errorf("never scraped pacer_requests_completed_total%s; saw %v", want, seen)
+		if !saw(seen, want...) {
+			t.Errorf("never scraped pacer_requests_completed_total with %v; saw %v", want, seen)
 		}
 	}
 	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
@@ -252,8 +269,12 @@ func promQuery(t *testing.T, base, query string) map[string]float64 {
 	return out
 }
 
-// TestMetricsPrometheus: a real Prometheus scrapes a run's metrics every
-// second, and its HTTP API then answers with them.
+// TestMetricsPrometheus: a real Prometheus scrapes pacer every second.
+// With --metrics-linger its last scrape has the run's final numbers: the
+// JSON's completed count exactly, pacer_test_running 0, and a p99 from
+// histogram_quantile over the default buckets within 10% of the JSON's
+// (on a run with a 2 ms-scale p99). A second run, sharded and named after
+// a binary key, is scraped with its shard label and its name escaped.
 func TestMetricsPrometheus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Prometheus and runs for seconds")
@@ -261,8 +282,10 @@ func TestMetricsPrometheus(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	base, promDir := startPrometheus(t, addr)
 	dir := t.TempDir()
-	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "--duration", "4s", "-t", "get", "-c", "4", "-q",
-		"--json", filepath.Join(dir, "run.json"), "--metrics-addr", addr)
+	// The embedded target serves one command at a time with exponential
+	// service times of mean 0.5 ms: at 500/s, a p99 of a few ms.
+	code, stdout, stderr := pacer(t, "run", "--embedded", "--delay", "exp:500us", "--rate", "500", "--duration", "5s", "-t", "get", "-c", "4", "-q",
+		"--json", filepath.Join(dir, "run.json"), "--metrics-addr", addr, "--metrics-linger", "3s")
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
@@ -271,6 +294,9 @@ func TestMetricsPrometheus(t *testing.T) {
 			Counts struct {
 				Completed uint64 `json:"completed"`
 			} `json:"counts"`
+			Response struct {
+				P99 float64 `json:"p99"`
+			} `json:"response_ms"`
 		} `json:"tests"`
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "run.json"))
@@ -280,34 +306,67 @@ func TestMetricsPrometheus(t *testing.T) {
 	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Tests) != 1 {
 		t.Fatalf("run.json: %v, %d tests", err, len(doc.Tests))
 	}
-	// The server is gone, so Prometheus has marked the series stale: look
-	// back over the run.
-	sel := `{job="pacer",test="GET",mode="open"}`
-	completed := promQuery(t, base, "max_over_time(pacer_requests_completed_total"+sel+"[5m])")
-	if len(completed) != 1 {
-		log, _ := os.ReadFile(filepath.Join(promDir, "prometheus.log"))
-		t.Fatalf("pacer_requests_completed_total: %v, want one series (prometheus log: %s)", completed, log)
-	}
-	for labels, v := range completed {
-		if v <= 0 || v > float64(doc.Tests[0].Counts.Completed) {
-			t.Errorf("pacer_requests_completed_total %s = %v, want above 0 and at most the run's %d", labels, v, doc.Tests[0].Counts.Completed)
+	want := doc.Tests[0]
+	// The server is gone, so Prometheus has marked the series stale: take
+	// the last sample, the lingering endpoint's.
+	sel := `{job="pacer",test="GET",mode="open",shard=""}`
+	one := func(query string) (string, float64) {
+		t.Helper()
+		got := promQuery(t, base, query)
+		if len(got) != 1 {
+			log, _ := os.ReadFile(filepath.Join(promDir, "prometheus.log"))
+			t.Fatalf("%s: %v, want one series (prometheus log: %s)", query, got, log)
 		}
+		for labels, v := range got {
+			return labels, v
+		}
+		return "", 0
 	}
-	if n := promQuery(t, base, "count_over_time(pacer_requests_completed_total"+sel+"[5m])"); len(n) != 1 {
-		t.Errorf("samples scraped: %v", n)
+	labels, completed := one("last_over_time(pacer_requests_completed_total" + sel + "[5m])")
+	if completed != float64(want.Counts.Completed) {
+		t.Errorf("last scrape: completed %v, want the JSON's %d", completed, want.Counts.Completed)
+	}
+	if !strings.Contains(labels, "target:127.0.0.1:") {
+		t.Errorf("labels %s: no target", labels)
+	}
+	if _, running := one("last_over_time(pacer_test_running" + sel + "[5m])"); running != 0 {
+		t.Errorf("last scrape: pacer_test_running %v, want 0", running)
+	}
+	_, p99 := one("histogram_quantile(0.99, last_over_time(pacer_response_seconds_bucket" + sel + "[5m]))")
+	p99ms := p99 * 1e3
+	t.Logf("p99: Prometheus %.3f ms, JSON %.3f ms", p99ms, want.Response.P99)
+	// The default buckets are fine (ten per decade) from 50 µs to 1 s;
+	// outside, a machine so loaded that the p99 left them is held to the
+	// bucket that holds the JSON's p99.
+	if jp := time.Duration(want.Response.P99 * 1e6); jp >= 50*time.Microsecond && jp <= time.Second {
+		if math.Abs(p99ms-want.Response.P99) > 0.1*want.Response.P99 {
+			t.Errorf("histogram_quantile p99 %.3f ms, JSON p99 %.3f ms: more than 10%% apart", p99ms, want.Response.P99)
+		}
 	} else {
-		for _, v := range n {
-			t.Logf("%v scrapes of pacer's metrics; completed %v of %d", v, completed, doc.Tests[0].Counts.Completed)
+		lo, hi := 0.0, math.Inf(1)
+		for _, b := range metrics.DefaultBuckets() {
+			if ms := float64(b) / 1e6; ms < want.Response.P99 {
+				lo = ms
+			} else if math.IsInf(hi, 1) {
+				hi = ms
+			}
+		}
+		t.Logf("the JSON's p99 is outside the fine buckets (50 µs to 1 s): checking it within its bucket (%v, %v] ms", lo, hi)
+		if p99ms < lo*0.999 || p99ms > hi*1.001 {
+			t.Errorf("histogram_quantile p99 %.3f ms is outside the bucket (%v, %v] ms of the JSON's p99 %.3f ms", p99ms, lo, hi, want.Response.P99)
 		}
 	}
-	p99 := promQuery(t, base, "histogram_quantile(0.99, max_over_time(pacer_response_seconds_bucket"+sel+"[5m]))")
-	for labels, v := range p99 {
-		if !(v > 0 && v <= 10.48576) {
-			t.Errorf("response p99 from the buckets %s = %v s, want within the buckets", labels, v)
-		}
+
+	code, stdout, stderr = pacer(t, "run", "--embedded", "--rate", "200", "--duration", "2s", "-c", "2", "-q",
+		"--shard", "2/3", "--seed", "7", "--json", filepath.Join(dir, "shard.json"),
+		"--metrics-addr", addr, "--metrics-linger", "3s", "--", "SET", "k\xff\xfe", "v")
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("sharded run: exit %d: %s %s", code, stdout, stderr)
 	}
-	if len(p99) != 1 {
-		t.Errorf("histogram_quantile over pacer_response_seconds: %v, want one value", p99)
+	shard := readDoc(t, filepath.Join(dir, "shard.json"))
+	labels, completed = one(`last_over_time(pacer_requests_completed_total{job="pacer",shard="2/3"}[5m])`)
+	if !strings.Contains(labels, `test:SET k\xff\xfe v`) || completed != float64(shard.Tests[0].Counts["completed"]) {
+		t.Errorf("sharded run: %s = %v, want test SET k\\xff\\xfe v and the JSON's %d", labels, completed, shard.Tests[0].Counts["completed"])
 	}
 }
 
@@ -327,12 +386,12 @@ func TestMetricsBenchAndFill(t *testing.T) {
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("bench: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{
-		`{mode="closed",test="GET [closed loop at 2000 req/s]"}`,
-		`{mode="closed",test="SET [closed loop at 2000 req/s]"}`,
+	for _, want := range [][]string{
+		{`mode="closed"`, `test="GET [closed loop at 2000 req/s]"`},
+		{`mode="closed"`, `test="SET [closed loop at 2000 req/s]"`},
 	} {
-		if !seen[want] {
-			t.Errorf("bench: never scraped pacer_target_requests_per_second%s; saw %v", want, seen)
+		if !saw(seen, want...) {
+			t.Errorf("bench: never scraped pacer_target_requests_per_second with %v; saw %v", want, seen)
 		}
 	}
 
@@ -346,7 +405,291 @@ func TestMetricsBenchAndFill(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("fill: exit %d: %s", code, stderr)
 	}
-	if !seen[`{mode="closed",test="fill"}`] {
-		t.Errorf("fill: never scraped pacer_requests_completed_total{mode=\"closed\",test=\"fill\"}; saw %v", seen)
+	if !saw(seen, `mode="closed"`, `test="fill"`, `target="`+srv.Addr+`"`) {
+		t.Errorf("fill: never scraped pacer_requests_completed_total with mode closed, test fill and target %s; saw %v", srv.Addr, seen)
+	}
+}
+
+func TestMetricsFlagErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--metrics-buckets", "1ms,2ms"}, "--metrics-buckets needs --metrics-addr"},
+		{[]string{"--metrics-linger", "5s"}, "--metrics-linger needs --metrics-addr"},
+		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-buckets", "1,2,5"}, `--metrics-buckets: "1": want a duration with its unit`},
+		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-buckets", "0ms"}, "--metrics-buckets: 0ms: want a bound from"},
+		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-linger", "-1s"}, "--metrics-linger -1s: want a duration of 0 or more"},
+	}
+	for _, tc := range cases {
+		code, stdout, stderr := pacer(t, append([]string{"run", "--embedded", "--rate", "1k", "--duration", "1s"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestMetricsBinaryTestName: a test named after a binary key (not UTF-8)
+// is served under its escaped name, and every scrape answers 200.
+func TestMetricsBinaryTestName(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "200", "--duration", "2s", "-c", "2", "-q",
+			"--metrics-addr", addr, "--", "SET", "k\xff\xfe", "v")
+	}()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	scrapes, named := 0, false
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		case <-time.After(100 * time.Millisecond):
+		}
+		resp, err := client.Get("http://" + addr + "/metrics")
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		scrapes++
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("scrape: %s: %q", resp.Status, body)
+		}
+		named = named || strings.Contains(string(body), `test="SET k\\xff\\xfe v"`)
+	}
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if scrapes == 0 || !named {
+		t.Errorf("%d scrapes, escaped test name seen: %v", scrapes, named)
+	}
+}
+
+// TestMetricsLinger: with --metrics-linger the endpoint outlives the run,
+// serving its final counts with pacer_test_running 0.
+func TestMetricsLinger(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	out := filepath.Join(t.TempDir(), "run.json")
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "-t", "get", "-q",
+			"--json", out, "--metrics-addr", addr, "--metrics-linger", "5s")
+	}()
+	// The JSON is written before the linger: once it is, the endpoint
+	// must still answer, with the final numbers.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("ended before lingering: exit %d: %s", code, stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no JSON after 60 s")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the file is renamed into place whole; let the command reach its linger
+	doc := readDoc(t, out)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	resp, err := client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("no endpoint after the run: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := []string{
+		fmt.Sprintf(`pacer_requests_completed_total{mode="open",shard="",target="127.0.0.1:`),
+		fmt.Sprintf(`,test="GET"} %d`+"\n", doc.Tests[0].Counts["completed"]),
+		`pacer_test_running{mode="open",shard="",target="127.0.0.1:`,
+		`,test="GET"} 0` + "\n",
+	}
+	for _, w := range want {
+		if !strings.Contains(string(body), w) {
+			t.Errorf("lingering endpoint lacks %q:\n%s", w, body)
+		}
+	}
+	<-done
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "pacer: serving the final metrics for 5s (--metrics-linger; Ctrl-C ends it)\n") {
+		t.Errorf("stderr does not say why pacer waits: %q", stderr)
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Errorf("%s still accepts connections after the linger", addr)
+	}
+}
+
+// TestMetricsLingerEndsOnCtrlC: the first Ctrl-C ends the linger at once;
+// the results were complete, so they are not marked interrupted.
+func TestMetricsLingerEndsOnCtrlC(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	cmd, _, stderr := startBinary(t, nil, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "-t", "get", "-q",
+		"--json", out, "--metrics-addr", "127.0.0.1:0", "--metrics-linger", "10m")
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stderr.String(), "serving the final metrics") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no linger after 60 s: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	code, _ := waitFor(t, cmd, 10*time.Second)
+	doc := readDoc(t, out)
+	if doc.Interrupted || len(doc.Tests) != 1 || doc.Tests[0].Counts["completed"] == 0 {
+		t.Errorf("result after a Ctrl-C in the linger: %+v", doc)
+	}
+	// A run that exited 0 stays 0; one that was untrusted (4) reads as
+	// interrupted (130), as app.go ranks a signal over any failure.
+	if code != exitOK && code != exitInterrupted {
+		t.Errorf("exit %d, want 0 (or 130)", code)
+	}
+}
+
+// TestMetricsConnectionFlood: thousands of idle connections to the metrics
+// port, under a descriptor limit the flood alone would exhaust, cost the
+// run none of its own connections: every test dials its 100 and completes
+// every request.
+func TestMetricsConnectionFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary against redis-server for seconds")
+	}
+	srv := redistest.Start(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	out := filepath.Join(t.TempDir(), "run.json")
+	args := append(append([]string{"run"}, hostPort(t, srv.Addr)...), "-t", "get,set,incr", "--rate", "1k", "--duration", "2s", "-c", "100", "-q",
+		"--json", out, "--metrics-addr", addr)
+	// 400 descriptors: the run's 100 connections and the endpoint's 64
+	// fit; the flood's 2,000 do not.
+	cmd := exec.Command("sh", append([]string{"-c", `ulimit -n 400 && exec "$0" "$@"`, pacerBinary(t)}, args...)...)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no metrics endpoint after 30 s: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var flood []net.Conn
+	defer func() {
+		for _, c := range flood {
+			c.Close()
+		}
+	}()
+	for range 2000 {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			flood = append(flood, c)
+		}
+	}
+	code, _ := waitFor(t, cmd, 2*time.Minute)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d under a flood of %d connections: %s", code, len(flood), stderr.String())
+	}
+	doc := readJSON[struct {
+		Tests []struct {
+			Name        string            `json:"name"`
+			Connections int               `json:"connections"`
+			Lost        int               `json:"connections_lost"`
+			Counts      map[string]uint64 `json:"counts"`
+		} `json:"tests"`
+	}](t, out)
+	if len(doc.Tests) != 3 {
+		t.Fatalf("%d tests, want 3", len(doc.Tests))
+	}
+	for _, ts := range doc.Tests {
+		if ts.Connections != 100 || ts.Lost != 0 || ts.Counts["completed"] != ts.Counts["scheduled"] || ts.Counts["scheduled"] == 0 {
+			t.Errorf("%s: %d connections, %d lost, counts %v; want 100, none lost, every request completed", ts.Name, ts.Connections, ts.Lost, ts.Counts)
+		}
+	}
+}
+
+// TestMetricsCommandsOfAMix: a mix's commands have series of their own
+// (pacer_command_*, command= the mix's name for it, as in the JSON's
+// commands), which add up to the test's, and the
+// final scrape (kept by --metrics-linger) holds the run's final counts,
+// scheduled included.
+func TestMetricsCommandsOfAMix(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	out := filepath.Join(t.TempDir(), "run.json")
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "--mix", "get:3,set:1", "-r", "100", "-q",
+			"--json", out, "--metrics-addr", addr, "--metrics-linger", "3s")
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("ended before lingering: exit %d: %s", code, stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no JSON after 60 s")
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	doc := readDoc(t, out)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	resp, err := client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("no endpoint after the run: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	<-done
+	value := func(prefix string) (float64, bool) {
+		for _, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, prefix) {
+				var v float64
+				if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v); err == nil {
+					return v, true
+				}
+			}
+		}
+		return 0, false
+	}
+	total, ok := value(`pacer_requests_completed_total{`)
+	get, okGet := value(`pacer_command_requests_completed_total{command="get"`)
+	set, okSet := value(`pacer_command_requests_completed_total{command="set"`)
+	if !ok || !okGet || !okSet || get+set != total || get == 0 || set == 0 {
+		t.Errorf("completed: test %v, GET %v, SET %v (found %v %v %v)\n%s", total, get, set, ok, okGet, okSet, body)
+	}
+	if n, ok := value(`pacer_requests_scheduled_total{`); !ok || uint64(n) != doc.Tests[0].Counts["scheduled"] {
+		t.Errorf("final scheduled %v, the JSON's %d", n, doc.Tests[0].Counts["scheduled"])
+	}
+	if !strings.Contains(string(body), `pacer_command_response_seconds_bucket{command="get"`) {
+		t.Errorf("no per-command histogram:\n%s", body)
 	}
 }

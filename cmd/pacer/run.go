@@ -247,8 +247,8 @@ func runAction(c *cli.Context) error {
 			}
 		}
 		if runs.Len() > 0 {
-			// The test pools its runs (the seed's counters are not a
-			// cluster's: a cluster's runs have none).
+			// The test pools its runs and the server's counts (a
+			// cluster's: its primaries' sum).
 			t, jd, terr := runs.Test(j.title, report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci})
 			if terr != nil {
 				return failed(terr)

@@ -177,6 +177,9 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	}
 	o := &openSweep{cfg: &cfg, env: env, byRate: map[float64][]*openPoint{}, index: map[*openPoint]int{},
 		stats: map[*scheduler.Step]*serverinfo.Stats{}}
+	if ocfg.Cluster != nil {
+		o.clusterNodes = ocfg.Cluster.Nodes
+	}
 	// Steps long enough for the SLO's percentiles (sampleRule).
 	if !cfg.SLO.IsZero() {
 		o.rule = newSampleRule(cfg.SLO, cfg.StepDuration)
@@ -268,6 +271,8 @@ type openSweep struct {
 	stepTL  scheduler.Timeline
 	stepDur time.Duration
 	since   func() *serverinfo.Stats
+	// clusterNodes are a cluster's primaries, asked around each step.
+	clusterNodes []scheduler.Node
 }
 
 // next is the driver's StepPlanner: it finishes the step that ended and
@@ -321,8 +326,8 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 		o.judgeErr = usage.Errorf("--shard: %v", err)
 		return scheduler.StepPlan{}, false
 	}
-	o.since = func() *serverinfo.Stats { return nil }
-	if !env.Target.Cluster { // the seed's counters are not the cluster's
+	o.since = env.Server.MarkNodes(context.Background(), o.clusterNodes) // the seed's counters are not the cluster's
+	if !env.Target.Cluster {
 		o.since = env.Server.Mark(context.Background())
 	}
 	var stop func()
