@@ -37,7 +37,7 @@ func benchCommand() *cli.Command {
 		repeatFlag(),
 	)
 	flags = append(flags, workloadFlags(workloadSpec{
-		testsUse: "only run the comma-separated list of `TESTS` (default the whole suite)",
+		testsUse: "only run the comma-separated list of `TESTS` (default the whole suite: all)",
 		dataUse:  "data `SIZE` of SET/GET values in bytes (pacer also takes 32-1024 and 64:8,4096:2; at most 512 MiB)",
 		keysUse:  "use random keys: __rand_int__ becomes a 12-digit number below `KEYSPACELEN`",
 		pipeline: 1,
@@ -69,7 +69,7 @@ func benchCommand() *cli.Command {
 		Action: benchAction,
 	},
 		"pacer bench --embedded -t set,get -n 100000 -P 16 -q",
-		"pacer bench -h 10.0.0.5 -t get -c 50 -n 1000000 --csv",
+		"pacer bench -h HOST -t get -c 50 -n 1000000 --csv",
 	)
 }
 

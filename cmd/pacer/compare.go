@@ -28,7 +28,6 @@ func compareCommand() *cli.Command {
 		connsFlag(50),
 		arrivalFlag(),
 		seedFlag("seeds random keys, arrivals and faults"),
-		pacingFlag(),
 		maxBufferFlag(),
 		drainFlag(),
 		timeoutFlag(),
@@ -49,7 +48,7 @@ func compareCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every open-loop run must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, measureFlags()...)
+	flags = append(flags, append([]cli.Flag{pacingFlag()}, measureFlags()...)...)
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "compare",
@@ -62,7 +61,7 @@ func compareCommand() *cli.Command {
 		Action: compareAction,
 	},
 		"pacer compare --embedded --stall 100ms --every 1s",
-		"pacer compare -h 10.0.0.5 -t set -d 100 --rate 20k --duration 30s --json compare.json",
+		"pacer compare -h HOST -t set -d 100 --rate 20k --duration 30s --json compare.json",
 	)
 }
 

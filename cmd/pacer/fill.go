@@ -44,7 +44,7 @@ func fillCommand() *cli.Command {
 		Action:       fillAction,
 	},
 		"pacer fill --embedded -r 100000 -d 64:8,4096:2",
-		"pacer fill -h 10.0.0.5 -r 1000000 -d 100 -c 32 -P 128",
+		"pacer fill -h HOST -r 1000000 -d 100 -c 32 -P 128",
 	)
 }
 

@@ -26,18 +26,22 @@ const (
 	maxClosedInFlight = 1 << 30
 )
 
-// Flag categories, in the order help lists them.
+// Flag categories, in the order help lists them: where to send, how much,
+// across machines, what, what to hold it to and how pacer measures itself,
+// what to write, the knobs few need, the embedded target; TLS last.
 const (
-	catTarget      = "target"
-	catServer      = "server"
-	catLoad        = "load"
-	catWorkload    = "workload"
-	catOutput      = "output"
-	catEmbedded    = "embedded target"
-	catUnsupported = "not supported yet (refused, exit 2)"
+	catTarget   = "target"
+	catServer   = "server"
+	catLoad     = "load"
+	catShard    = "shard"
+	catWorkload = "workload"
+	catTrust    = "slo and trust"
+	catOutput   = "output"
+	catTuning   = "tuning"
+	catEmbedded = "embedded target"
 )
 
-var helpCategories = []string{catTarget, catTLS, catServer, catLoad, catWorkload, catOutput, catMeasure, catEmbedded, catUnsupported}
+var helpCategories = []string{catTarget, catServer, catLoad, catShard, catWorkload, catTrust, catOutput, catTuning, catEmbedded, catTLS}
 
 // targetFlags are redis-benchmark's connection flags, with its names and
 // defaults, its TLS flags (tlsFlags) and --askpass, shared by every load
@@ -103,8 +107,8 @@ func outputFlags(s outputSpec) []cli.Flag {
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
 		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
-		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
-		&cli.DurationFlag{Name: "slo-window", Usage: "require every window of `DURATION` (a multiple of --interval) to meet --slo, not just the whole test; each clause reports its worst window", Category: catOutput},
+		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catTrust},
+		&cli.DurationFlag{Name: "slo-window", Usage: "require every window of `DURATION` (a multiple of --interval) to meet --slo, not just the whole test; each clause reports its worst window", Category: catTrust},
 		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each test into intervals of `DURATION` (at least %s) with their own counts and histograms (JSON intervals)", minInterval), Category: catOutput},
 	}
 	fl = append(fl, metricsFlags()...)
@@ -185,7 +189,11 @@ func arrivalFlag() cli.Flag {
 }
 
 func pacingFlag() cli.Flag {
-	return &cli.StringFlag{Name: "pacing", Value: "auto", Usage: "`MODE`: auto (a wake quantum of --lag-limit less 400 µs: the least CPU that keeps the send lag within it), precise (a wake at every intended instant, the most CPU) or coarse (0.8 ms wake quantum)", Category: catLoad}
+	return &cli.StringFlag{Name: "pacing", Value: "auto", Usage: "`MODE`: auto (a wake quantum of --lag-limit less 400 µs: the least CPU that keeps the send lag within it), precise (a wake at every intended instant, the most CPU) or coarse (0.8 ms wake quantum)", Category: catTrust}
+}
+
+func lagLimitFlag(use string) cli.Flag {
+	return &cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which " + use, DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catTrust}
 }
 
 func drainFlag() cli.Flag {
@@ -197,11 +205,11 @@ func timeoutFlag() cli.Flag {
 }
 
 func maxBufferFlag() cli.Flag {
-	return &cli.StringFlag{Name: "max-buffer", Value: bytesize.Format(conn.DefaultMaxBuffer), Usage: "per connection, at most `BYTES` written and not yet sent (2MiB, 512KiB, 4MB, 123); a command larger than it is refused", Category: catLoad}
+	return &cli.StringFlag{Name: "max-buffer", Value: bytesize.Format(conn.DefaultMaxBuffer), Usage: "per connection, at most `BYTES` written and not yet sent (2MiB, 512KiB, 4MB, 123); a command larger than it is refused", Category: catTuning}
 }
 
 func maxInflightFlag() cli.Flag {
-	return &cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap of `N` commands in flight per connection; a send it delays still counts from its intended time", Category: catLoad}
+	return &cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap of `N` commands in flight per connection; a send it delays still counts from its intended time", Category: catTuning}
 }
 
 // parseConns reads -c.
@@ -286,7 +294,7 @@ const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1,
 // helpPage lays out every command's help: the flags by category in
 // helpCategories' order (target, load, workload, output, ...) with their
 // placeholders and defaults, the examples and the exit codes.
-var helpPage = clihelp.Page{Program: "pacer", Categories: helpCategories, NamesOnly: catUnsupported, Footer: exitCodeHelp}
+var helpPage = clihelp.Page{Program: "pacer", Categories: helpCategories, Footer: exitCodeHelp}
 
 // withHelp sets a command's help (helpPage) with its examples.
 func withHelp(cmd *cli.Command, examples ...string) *cli.Command {
@@ -307,7 +315,7 @@ COMMANDS:{{range .VisibleCommands}}
 
 EXAMPLES:
    pacer compare --embedded --stall 100ms --every 1s
-   pacer run -h 10.0.0.5 --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms'
+   pacer run -h HOST --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms'
 
 VERSION:
    {{.Version}}

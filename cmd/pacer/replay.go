@@ -28,13 +28,11 @@ func replayCommand() *cli.Command {
 		&cli.DurationFlag{Name: "warmup", Usage: "send the first `DURATION` of the replay's timeline but leave it out of the results", Category: catLoad},
 		connsFlag(50),
 		&cli.BoolFlag{Name: "per-client", Usage: "keep each trace client's commands on a connection of its own, in order (transactions, WATCH, blocking commands and Pub/Sub need it); -c is then ignored", Category: catLoad},
-		pacingFlag(),
 		maxInflightFlag(),
 		maxBufferFlag(),
 		drainFlag(),
 		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high (as for run)", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catTuning},
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags,
@@ -53,7 +51,7 @@ func replayCommand() *cli.Command {
 		sloUse:    "`CLAUSES` the replay must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, measureFlags()...)
+	flags = append(flags, append([]cli.Flag{lagLimitFlag("the lag is high (as for run)"), pacingFlag()}, measureFlags()...)...)
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "replay",

@@ -28,18 +28,17 @@ func runCommand() *cli.Command {
 		connsFlag(50),
 		arrivalFlag(),
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
-		pacingFlag(),
 		maxInflightFlag(),
 		maxBufferFlag(),
 		drainFlag(),
 		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catTuning},
 		repeatFlag(),
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
-		testsUse: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...; default the whole suite)",
+		tests:    "get",
+		testsUse: "run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...), or all: the whole suite",
 		dataUse:  "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2 (at most 512 MiB)",
 		keysUse:  "random keys: __rand_int__ and __key__ become 12-digit numbers below `N`",
 	})...)
@@ -50,21 +49,23 @@ func runCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, measureFlags()...)
+	flags = append(flags, append([]cli.Flag{lagLimitFlag("the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation"), pacingFlag()}, measureFlags()...)...)
 	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "run",
 		Usage:     "open model: send on a fixed-rate timeline, measure latency from the intended send time",
 		ArgsUsage: "[-- COMMAND ARGS...]",
-		Flags:     flags,
+		Description: "Without -t or a command, run sends GET, as sweep does; -t all runs redis-benchmark's whole\n" +
+			"suite, one test after another.",
+		Flags: flags,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrorf("%v", err)
 		},
 		Action: runAction,
 	},
 		"pacer run --embedded --rate 5k --duration 5s -t get,set -r 1000",
-		"pacer run -h 10.0.0.5 --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms,errors<0.1%' --json run.json",
+		"pacer run -h HOST --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms,errors<0.1%' --json run.json",
 	)
 }
 

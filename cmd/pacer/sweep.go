@@ -37,13 +37,11 @@ func sweepCommand() *cli.Command {
 		repeatFlag(),
 		arrivalFlag(),
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
-		pacingFlag(),
 		maxInflightFlag(),
 		maxBufferFlag(),
 		drainFlag(),
 		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which a step's verdict is generator_behind; with --pacing auto it sets the wake quantum", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catTuning},
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
@@ -58,7 +56,7 @@ func sweepCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` a step must meet, e.g. p99<=1ms,errors<0.1%; required by --search",
 	})...)
-	flags = append(flags, measureFlags()...)
+	flags = append(flags, append([]cli.Flag{lagLimitFlag("a step's verdict is generator_behind; with --pacing auto it sets the wake quantum"), pacingFlag()}, measureFlags()...)...)
 	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
@@ -72,7 +70,7 @@ func sweepCommand() *cli.Command {
 		Action: sweepAction,
 	},
 		"pacer sweep --embedded --delay exp:100us --search --slo 'p99<=1ms' --step-duration 1s --settle 250ms",
-		"pacer sweep -h 10.0.0.5 --closed -c 1,5,10,50,200 --step-duration 5s -t get",
+		"pacer sweep -h HOST --closed -c 1,5,10,50,200 --step-duration 5s -t get",
 	)
 }
 
