@@ -167,9 +167,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		// Keep urfave/cli from calling os.Exit: Main maps errors to codes.
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
+		OnUsageError:   onUsageError,
 		Commands: []*cli.Command{
 			runCommand(),
 			benchCommand(),
@@ -181,7 +179,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			reportCommand(),
 			mergeCommand(),
 			withHelp(&cli.Command{Name: "version", Usage: "print pacer's version (as pacer --version does)",
-				OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
 				Action: func(c *cli.Context) error {
 					if c.Args().Len() > 0 {
 						return usageErrorf("version takes no arguments, got %q", c.Args().First())

@@ -55,10 +55,7 @@ func compareCommand() *cli.Command {
 		Usage:     "run the same workload closed-loop and open-loop and show what the closed loop hides",
 		ArgsUsage: "[-- COMMAND ARGS...]",
 		Flags:     flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
-		Action: compareAction,
+		Action:    compareAction,
 	},
 		"pacer compare --embedded --stall 100ms --every 1s",
 		"pacer compare -h HOST -t set -d 100 --rate 20k --duration 30s --json compare.json",

@@ -37,11 +37,10 @@ func fillCommand() *cli.Command {
 	})...)
 	flags = append(flags, clusterFlags()...)
 	return withHelp(&cli.Command{
-		Name:         "fill",
-		Usage:        "prefill a keyspace: SET key:000000000000 … key:<N-1> with values of -d bytes",
-		Flags:        flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
-		Action:       fillAction,
+		Name:   "fill",
+		Usage:  "prefill a keyspace: SET key:000000000000 … key:<N-1> with values of -d bytes",
+		Flags:  flags,
+		Action: fillAction,
 	},
 		"pacer fill --embedded -r 100000 -d 64:8,4096:2",
 		"pacer fill -h HOST -r 1000000 -d 100 -c 32 -P 128",

@@ -296,9 +296,18 @@ const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1,
 // placeholders and defaults, the examples and the exit codes.
 var helpPage = clihelp.Page{Program: "pacer", Categories: helpCategories, Footer: exitCodeHelp}
 
-// withHelp sets a command's help (helpPage) with its examples.
+// withHelp sets a command's help (helpPage) with its examples, and makes
+// a flag urfave/cli cannot parse a usage error (exit 2).
 func withHelp(cmd *cli.Command, examples ...string) *cli.Command {
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = onUsageError
+	}
 	return helpPage.Set(cmd, examples...)
+}
+
+// onUsageError makes urfave/cli's parse errors usage errors.
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageErrorf("%v", err)
 }
 
 // appHelpTemplate is `pacer --help` (and `pacer -h`, `pacer help`): the

@@ -27,9 +27,6 @@ func mergeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "partial", Usage: "merge the shards given when some are missing (the result says which it holds)", Category: catOutput},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: print nothing but errors", Category: catOutput},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
 		Action: mergeAction,
 	},
 		"pacer merge shard-1.json shard-2.json shard-3.json -o all.json",

@@ -58,10 +58,7 @@ func replayCommand() *cli.Command {
 		Usage:     "open model on a recorded trace: send each command at its instant in the trace, scaled by --speed",
 		ArgsUsage: "TRACE",
 		Flags:     flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
-		Action: replayAction,
+		Action:    replayAction,
 	},
 		"redis-cli monitor > trace.txt   # for a bounded time: MONITOR slows the server",
 		"pacer replay --dry-run trace.txt",

@@ -23,9 +23,6 @@ func reportCommand() *cli.Command {
 			&cli.StringFlag{Name: "plot", Usage: "draw the percentile spectrum and the interval series to `OUT.png` or OUT.svg", Category: catOutput},
 			&cli.StringFlag{Name: "html", Usage: "write one self-contained page (configuration, tables, plots, verdicts) to `OUT.html`", Category: catOutput},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
 		Action: reportAction,
 	},
 		"pacer report run.json",

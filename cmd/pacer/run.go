@@ -58,10 +58,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "[-- COMMAND ARGS...]",
 		Description: "Without -t or a command, run sends GET, as sweep does; -t all runs redis-benchmark's whole\n" +
 			"suite, one test after another.",
-		Flags: flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
+		Flags:  flags,
 		Action: runAction,
 	},
 		"pacer run --embedded --rate 5k --duration 5s -t get,set -r 1000",

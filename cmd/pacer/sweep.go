@@ -64,10 +64,7 @@ func sweepCommand() *cli.Command {
 		Usage:     "step the load: open rates (or --search the highest that meets --slo), or closed -c × -P points",
 		ArgsUsage: "[-- COMMAND ARGS...]",
 		Flags:     flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
-		Action: sweepAction,
+		Action:    sweepAction,
 	},
 		"pacer sweep --embedded --delay exp:100us --search --slo 'p99<=1ms' --step-duration 1s --settle 250ms",
 		"pacer sweep -h HOST --closed -c 1,5,10,50,200 --step-duration 5s -t get",
