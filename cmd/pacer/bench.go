@@ -63,10 +63,7 @@ func benchCommand() *cli.Command {
 		Usage:     "closed loop: a drop-in for redis-benchmark (same flags, tests and output)",
 		ArgsUsage: "[COMMAND ARGS...]",
 		Flags:     flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
-		Action: benchAction,
+		Action:    benchAction,
 	},
 		"pacer bench --embedded -t set,get -n 100000 -P 16 -q",
 		"pacer bench -h HOST -t get -c 50 -n 1000000 --csv",
@@ -100,19 +97,25 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	if cfg.Clients, err = parseConns(c); err != nil {
 		return nil, err
 	}
-	if cfg.Requests = c.Int("n"); cfg.Requests < 1 {
-		return nil, usageErrorf("-n %d: want at least one request", cfg.Requests)
+	repeat, err := parseRepeat(c)
+	if err != nil {
+		return nil, err
 	}
-	// redis-benchmark clamps -d to at least 1 byte and -P to at least 1.
+	f := bench.Flags{Requests: c.Int("n"), Pipeline: c.Int("P"), KeepAlive: c.Int("k"), Precision: c.Int("precision"),
+		Threads: c.Int("threads"), Repeat: repeat, Latency: c.String("latency"),
+		Loop: c.Bool("l"), Idle: c.Bool("I"), Cluster: c.Bool("cluster"), Embedded: c.Bool("embedded")}
+	if c.IsSet("rate") {
+		f.Rate = new(c.String("rate"))
+	}
+	s, err := f.Parse(&cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	cfg.keepAlive, cfg.threads, cfg.warnings, cfg.idle, cfg.cluster = s.KeepAlive, s.Threads, s.Warnings, f.Idle, f.Cluster
+	// redis-benchmark clamps -d to at least 1 byte.
 	if cfg.sizes, err = parseSizes(c, true); err != nil {
 		return nil, err
 	}
-	cfg.Pipeline = max(c.Int("P"), 1)
-	cfg.keepAlive = c.Int("k")
-	if cfg.keepAlive != 0 {
-		cfg.keepAlive = 1
-	}
-	cfg.Reconnect = cfg.keepAlive == 0
 	if c.IsSet("r") {
 		if n, err := strconv.ParseInt(c.String("r"), 10, 64); err == nil && n < 0 {
 			if err := c.Set("r", "0"); err != nil { // redis-benchmark: negative means 0
@@ -120,54 +123,14 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 			}
 		}
 	}
-	cfg.CSV, cfg.Loop, cfg.idle = c.Bool("csv"), c.Bool("l"), c.Bool("I")
-	if cfg.cluster = c.Bool("cluster"); cfg.cluster {
-		switch {
-		case c.Bool("embedded"):
-			return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
-		case cfg.idle:
-			return nil, usageErrorf("--cluster with -I is not supported")
-		case cfg.keepAlive == 0:
-			return nil, usageErrorf("--cluster with -k 0 is not supported: connections stay open")
-		}
-	}
-	// --precision is HdrHistogram's significant digits: redis-benchmark
-	// takes a negative value as its default 3 and caps it at 4.
-	cfg.Precision = c.Int("precision")
-	if cfg.Precision < 0 {
-		cfg.Precision = 3
-	}
-	cfg.Precision = min(max(cfg.Precision, 1), 4)
+	cfg.CSV = c.Bool("csv")
 	cfg.Seed = parseSeed(c)
-	cfg.threads = min(max(c.Int("threads"), 0), maxBenchThreads)
-	if c.Int("threads") > maxBenchThreads {
-		cfg.warnings = append(cfg.warnings, "WARNING: Too many threads, limiting threads to 500.")
-	}
-	if c.IsSet("rate") {
-		if cfg.Rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
-			return nil, usageErrorf("--rate: %v", err)
-		}
-	}
-	switch c.String("latency") {
-	case "first-reply":
-		cfg.Latency = scheduler.FirstReply
-	case "per-reply":
-		cfg.Latency = scheduler.PerReply
-	default:
-		return nil, usageErrorf("--latency %q: want first-reply or per-reply", c.String("latency"))
-	}
 	out, err := parseOutput(c)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Quiet, cfg.ContinueOnError, cfg.SLO, cfg.Interval = out.quiet, out.showErrs, out.slo, out.interval
 	cfg.files, cfg.Text = out.files, out.text
-	if cfg.Repeat, err = parseRepeat(c); err != nil {
-		return nil, err
-	}
-	if cfg.Repeat > 1 && cfg.Loop {
-		return nil, usageErrorf("--repeat %d cannot be combined with -l: -l already repeats the tests", cfg.Repeat)
-	}
 	cfg.CI = c.Bool("ci")
 	trailing := c.Args().Slice()
 	if c.Bool("x") {
@@ -191,10 +154,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		return nil, err
 	}
 	if cfg.keepAlive == 0 {
-		cfg.warnings = append(cfg.warnings, "WARNING: Keepalive disabled. You probably need "+
-			"'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux and "+
-			"'sudo sysctl -w net.inet.tcp.msl=1000' for Mac OS X in order "+
-			"to use a lot of clients/requests")
+		cfg.warnings = append(cfg.warnings, bench.KeepAliveWarning)
 	}
 	return cfg, nil
 }
