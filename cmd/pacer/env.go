@@ -88,19 +88,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	scopeMetrics(e.metrics, e.target.Options, e.place)
 	e.target.Say = e.say
 	e.target.WatchTLS()
-	e.doc = &report.Document{
-		Schema:    report.Schema,
-		Mode:      ec.mode,
-		Tool:      report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Tests:     []report.Test{},
-	}
-	if e.place.Sharded() {
-		e.doc.Shard = &report.Shard{K: e.place.K, N: e.place.N}
-	}
-	if s := e.place.FirstStart(); !s.IsZero() {
-		e.doc.StartAt = s.UTC().Format(time.RFC3339Nano)
-	}
+	e.doc = report.NewDocument(ec.mode, version, e.place)
 	return e, nil
 }
 
