@@ -128,7 +128,9 @@ func (e *runEnv) faults() string { return faultsOf(e.embedded) }
 func (e *runEnv) experiment(showErrs bool) *experiment.Env {
 	x := &experiment.Env{
 		Target: e.target, Server: e.server, Place: e.place,
-		Watch:          e.watch,
+		Watch: experiment.Watchers(e.stderr, e.quiet, func(w experiment.Watched, also func(*scheduler.Live)) (func(*scheduler.Live), func()) {
+			return e.metrics.Hook(w.Test, map[string]string{"open": metrics.ModeOpen, "closed": metrics.ModeClosed}[w.Mode], also)
+		}),
 		Redact:         func(r *scheduler.Result) { redactResult(e.ctx, r) },
 		Say:            e.say,
 		Quiet:          e.quiet,
@@ -139,35 +141,6 @@ func (e *runEnv) experiment(showErrs bool) *experiment.Env {
 		x.OnErrorReply = watch.Errors(e.stderr)
 	}
 	return x
-}
-
-// watch shows a run live: progress lines (not with -q), lines about an
-// open run's connections, and the metrics.
-func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
-	var chans []chan *scheduler.Live
-	var stops []func()
-	if !e.quiet {
-		ch := make(chan *scheduler.Live, 1)
-		chans = append(chans, ch)
-		stops = append(stops, watch.Progress(watch.On(e.stderr), w.Label, ch))
-	}
-	if w.Mode == "open" {
-		ch := make(chan *scheduler.Live, 1)
-		chans = append(chans, ch)
-		stops = append(stops, watch.Connections(e.stderr, w.Name, ch))
-	}
-	mode := map[string]string{"open": metrics.ModeOpen, "closed": metrics.ModeClosed}[w.Mode]
-	onStart, end := e.metrics.Hook(w.Test, mode, func(l *scheduler.Live) {
-		for _, ch := range chans {
-			ch <- l
-		}
-	})
-	return onStart, func() {
-		end()
-		for _, s := range stops {
-			s()
-		}
-	}
 }
 
 // writeFiles writes the result files from the document.
