@@ -62,28 +62,19 @@ func compareCommand() *cli.Command {
 	)
 }
 
+// compareConfig is a validated `pacer compare`: the comparison's own
+// settings (compare.Config: the action adds the test and the keys) and
+// what the environment needs.
 type compareConfig struct {
-	target   conn.Options
-	conns    int
-	pipeline int
-	duration time.Duration
-	rate     scheduler.Rate
-	arrival  string
-	pacing   scheduler.Pacing
-	drain    time.Duration
-	seed     uint64
-	timeout  time.Duration
-	output   outputConfig
-	work     *workload
-	test     workTest
-	title    string
-	quiet    bool
-	jsonPath string
+	compare.Config
+	target conn.Options
+	output outputConfig
+	work   *workload
+	test   workTest
 	// shard is --shard, --start-at and --start-in: the open runs send the
 	// shard's part of the timeline, the closed run its share of -c
-	// (closedConns), each run from its planned start.
-	shard       *scheduler.Placement
-	closedConns int
+	// (ClosedConns), each run from its planned start.
+	shard *scheduler.Placement
 	// cluster is --cluster: the closed loop spreads -c over the primaries
 	// as bench --cluster does, the open loop opens ceil(c/N) to each.
 	cluster bool
@@ -98,41 +89,42 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
 	}
-	if cfg.conns, err = parseConns(c); err != nil {
+	if cfg.Conns, err = parseConns(c); err != nil {
 		return nil, err
 	}
-	cfg.closedConns = cfg.conns
+	cfg.ClosedConns = cfg.Conns
 	if cfg.shard.Sharded() {
 		if !c.IsSet("rate") {
 			return nil, usageErrorf("--shard needs --rate: without it each shard would take its open rates from its own closed loop's throughput, and the shards would send different timelines")
 		}
 		// The closed loop has no timeline to share: its load is its
 		// clients, so the shards split -c (shard K takes every N-th).
-		if cfg.closedConns = compare.ShareOf(cfg.conns, cfg.shard.K, cfg.shard.N); cfg.closedConns == 0 {
-			return nil, usageErrorf("--shard %d/%d: -c %d leaves this shard no closed-loop client; give at least -c %d", cfg.shard.K, cfg.shard.N, cfg.conns, cfg.shard.N)
+		if cfg.ClosedConns = compare.ShareOf(cfg.Conns, cfg.shard.K, cfg.shard.N); cfg.ClosedConns == 0 {
+			return nil, usageErrorf("--shard %d/%d: -c %d leaves this shard no closed-loop client; give at least -c %d", cfg.shard.K, cfg.shard.N, cfg.Conns, cfg.shard.N)
 		}
 	}
-	if cfg.pipeline, err = parsePipeline(c); err != nil {
+	if cfg.Pipeline, err = parsePipeline(c); err != nil {
 		return nil, err
 	}
-	if cfg.duration = c.Duration("duration"); cfg.duration <= 0 {
-		return nil, usageErrorf("--duration %s: want a positive duration", cfg.duration)
+	if cfg.Duration = c.Duration("duration"); cfg.Duration <= 0 {
+		return nil, usageErrorf("--duration %s: want a positive duration", cfg.Duration)
 	}
 	if c.IsSet("rate") {
-		if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
+		if cfg.Rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
 			return nil, usageErrorf("--rate: %v", err)
 		}
 	}
-	cfg.seed = parseSeed(c)
+	cfg.Seed = parseSeed(c)
 	if cfg.output, err = parseOutput(c); err != nil {
 		return nil, err
 	}
-	cfg.quiet, cfg.jsonPath = cfg.output.quiet, cfg.output.jsonPath
-	l, err := parseOpenLoad(c, cfg.conns, cfg.output.slo)
+	cfg.SLO, cfg.Interval = cfg.output.slo, cfg.output.interval
+	l, err := parseOpenLoad(c, cfg.Conns, cfg.output.slo)
 	if err != nil {
 		return nil, err
 	}
-	cfg.arrival, cfg.pacing, cfg.drain, cfg.timeout, cfg.target.MaxBuffer = l.Arrival, l.Pacing, l.Drain, l.Timeout, l.MaxBuffer
+	cfg.Arrival, cfg.Pacing, cfg.Drain, cfg.Timeout, cfg.target.MaxBuffer = l.Arrival, l.Pacing, l.Drain, l.Timeout, l.MaxBuffer
+	cfg.LagLimit = experiment.SLOLagLimit(cfg.Pacing, cfg.SLO)
 	sizes, err := parseSizes(c, false)
 	if err != nil {
 		return nil, err
@@ -149,11 +141,10 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
 		return nil, err
 	}
-	if err := checkClosedBudget(cfg.work, cfg.conns, cfg.pipeline); err != nil {
+	if err := checkClosedBudget(cfg.work, cfg.Conns, cfg.Pipeline); err != nil {
 		return nil, err
 	}
 	cfg.test = cfg.work.tests[0]
-	cfg.title = cfg.test.title
 	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
 		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
@@ -166,7 +157,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
-		files: cfg.output.files, quiet: cfg.quiet, mode: "mixed"})
+		files: cfg.output.files, quiet: cfg.output.quiet, mode: "mixed"})
 	if err != nil {
 		return err
 	}
@@ -191,17 +182,15 @@ func compareAction(c *cli.Context) error {
 	e.askServer()
 	e.noteConfig()
 	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
-		cfg.title, cfg.conns, cfg.pipeline, cfg.duration, where)
+		cfg.test.title, cfg.Conns, cfg.Pipeline, cfg.Duration, where)
 	if e.server.ID.Available {
 		fmt.Fprintln(out, report.ServerLine(e.server.ID))
 	}
 	fmt.Fprintln(out)
 	e.doc.Config = cfg.echo(ctx, e.faults())
-	runs, runErr := compare.Measure(ctx, e.experiment(cfg.output.showErrs), compare.Config{
-		Test: cfg.work.testOf(cfg.test), Rate: cfg.rate, Duration: cfg.duration, Conns: cfg.conns, ClosedConns: cfg.closedConns,
-		Pipeline: cfg.pipeline, Arrival: cfg.arrival, Pacing: cfg.pacing, LagLimit: experiment.SLOLagLimit(cfg.pacing, cfg.output.slo),
-		Drain: cfg.drain, Timeout: cfg.timeout, Interval: cfg.output.interval, Seed: cfg.seed, SLO: cfg.output.slo, Keys: keys,
-	})
+	cc := cfg.Config
+	cc.Test, cc.Keys = cfg.work.testOf(cfg.test), keys
+	runs, runErr := compare.Measure(ctx, e.experiment(cfg.output.showErrs), cc)
 	for _, r := range runs {
 		e.doc.Tests = append(e.doc.Tests, *r.Test)
 	}
@@ -223,7 +212,7 @@ func compareAction(c *cli.Context) error {
 		}
 	}
 	if len(runs) > 0 {
-		printSeed(out, cfg.seed)
+		printSeed(out, cfg.Seed)
 	}
 	switch {
 	case runErr != nil:
@@ -242,13 +231,7 @@ func compareAction(c *cli.Context) error {
 }
 
 func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]any {
-	extra := map[string]any{"arrival": cfg.arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.pacing.String(), "test": cfg.title}
-	if cfg.work.mixed || cfg.test.custom {
-		extra["command"] = cfg.title
-	}
-	return echoConfig(ctx, report.RunConfig{
-		Target: cfg.target.Addr, Embedded: faults, Conns: cfg.conns, Pipeline: cfg.pipeline, Dial: cfg.target,
-		Sizes: cfg.work.opts.Sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
-		Seed: cfg.seed, Tests: testIDs(cfg.work), Rate: cfg.rate, Duration: cfg.duration,
-	}, extra)
+	extra := map[string]any{"arrival": cfg.Arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.Pacing.String(), "test": cfg.test.title}
+	return echoWork(ctx, report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Conns: cfg.Conns, Pipeline: cfg.Pipeline,
+		Dial: cfg.target, Seed: cfg.Seed, Rate: cfg.Rate, Duration: cfg.Duration}, cfg.work, extra)
 }
