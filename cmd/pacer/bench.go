@@ -270,12 +270,6 @@ func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any 
 		"precision": cfg.Precision, "threads": cfg.threads,
 		"latency": map[scheduler.LatencyMode]string{scheduler.FirstReply: "first-reply", scheduler.PerReply: "per-reply"}[cfg.Latency],
 	}
-	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
-		extra["command"] = cfg.work.tests[0].title
-	}
-	return echoConfig(ctx, report.RunConfig{
-		Target: cfg.target.Addr, Embedded: faults, Conns: cfg.Clients, Pipeline: cfg.Pipeline, Dial: cfg.target,
-		Sizes: cfg.sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
-		Seed: cfg.Seed, Tests: testIDs(cfg.work), Rate: cfg.Rate, Requests: uint64(cfg.Requests),
-	}, extra)
+	return echoWork(ctx, report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Conns: cfg.Clients, Pipeline: cfg.Pipeline,
+		Dial: cfg.target, Seed: cfg.Seed, Rate: cfg.Rate, Requests: uint64(cfg.Requests)}, cfg.work, extra)
 }

@@ -17,13 +17,18 @@ func echoConfig(ctx context.Context, rc report.RunConfig, extra map[string]any) 
 	return rc.Echo(extra, secretsFrom(ctx).Redact)
 }
 
-// testIDs lists the IDs of a workload's tests.
-func testIDs(w *workload) []string {
-	ids := make([]string, len(w.tests))
-	for i, t := range w.tests {
-		ids[i] = t.id()
+// echoWork is echoConfig of a command that sends a workload: rc with the
+// workload's sizes, keyspace, key distribution and tests, and for a lone
+// custom command or mix its title as "command".
+func echoWork(ctx context.Context, rc report.RunConfig, w *workload, extra map[string]any) map[string]any {
+	rc.Sizes, rc.Keyspace, rc.KeyDist = w.opts.Sizes, w.opts.Keyspace, w.keys
+	for _, t := range w.tests {
+		rc.Tests = append(rc.Tests, t.id())
 	}
-	return ids
+	if len(w.tests) == 1 && (w.tests[0].custom || w.mixed) {
+		extra["command"] = w.tests[0].title
+	}
+	return echoConfig(ctx, rc, extra)
 }
 
 // faultsOf describes the embedded target's faults for the config ("" when

@@ -192,13 +192,8 @@ func replayAction(c *cli.Context) error {
 		if !cfg.out.quiet {
 			fmt.Fprintf(out, "\n%s\n\n", report.ServerLine(e.server.ID))
 		}
-		if werr := render(out, t, cfg.out.quiet, cfg.out.text); werr != nil {
+		if werr := render(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
 			return failed(werr)
-		}
-		if !cfg.out.quiet {
-			if werr := report.WriteNotes(out, t, false, nil); werr != nil {
-				return failed(werr)
-			}
 		}
 	}
 	if err := e.writeFiles(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/target"
 )
 
@@ -162,15 +163,8 @@ func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
 	if cfg.cluster {
 		extra["cluster"] = true // conns is per primary
 	}
-	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
-		extra["command"] = cfg.work.tests[0].title
-	}
-	return echoConfig(ctx, report.RunConfig{
-		Target: cfg.target.Addr, Embedded: faults, Conns: cfg.conns, Dial: cfg.target,
-		Sizes: cfg.work.opts.Sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
-		Seed: cfg.seed, Tests: testIDs(cfg.work),
-		Rate: cfg.Rate, Duration: cfg.Duration, Requests: cfg.Requests,
-	}, extra)
+	return echoWork(ctx, report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Conns: cfg.conns, Dial: cfg.target,
+		Seed: cfg.seed, Rate: cfg.Rate, Duration: cfg.Duration, Requests: cfg.Requests}, cfg.work, extra)
 }
 
 func runAction(c *cli.Context) error {
@@ -213,37 +207,25 @@ func runAction(c *cli.Context) error {
 		oc := cfg.load.Open(cfg.interval)
 		oc.Rate, oc.Warmup = cfg.Rate, cfg.Warmup
 		oc.Duration, oc.Requests = cfg.Bounds(tl)
-		runs := experiment.Runs{Keep: cfg.repeat > 1}
-		for k := 0; k < cfg.repeat; k++ {
-			res, st, err := exp.RunOpen(ctx, experiment.Open{
+		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
+			return exp.RunOpen(ctx, experiment.Open{
 				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
 			})
-			if res == nil && err == nil { // interrupted waiting for its start
-				e.doc.Interrupted = true
-				break
+		}, func(res *scheduler.Result) error {
+			if cfg.repeat == 1 || cfg.quiet {
+				return nil
 			}
-			if res != nil {
-				runs.Add(res, st)
-				if cfg.repeat > 1 && !cfg.quiet {
-					// Each run's line; the test's report pools them.
-					rt, _, terr := report.NewTest(res, report.TestOptions{SLO: cfg.slo})
-					if terr != nil {
-						return failed(terr)
-					}
-					if werr := report.Quiet(out, rt, cfg.text); werr != nil {
-						return failed(werr)
-					}
-				}
+			// Each run's line; the test's report pools them.
+			rt, _, err := report.NewTest(res, report.TestOptions{SLO: cfg.slo})
+			if err == nil {
+				err = report.Quiet(out, rt, cfg.text)
 			}
-			if err != nil {
-				runErr = err
-				break
-			}
-			if res.Interrupted || ctx.Err() != nil {
-				e.doc.Interrupted = true
-				break
-			}
+			return err
+		})
+		if err != nil {
+			return failed(err)
 		}
+		runErr, e.doc.Interrupted = runs.Err, e.doc.Interrupted || runs.Interrupted
 		if runs.Len() > 0 {
 			// The test pools its runs and the server's counts (a
 			// cluster's: its primaries' sum).
@@ -261,13 +243,8 @@ func runAction(c *cli.Context) error {
 				fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
 				identity = false
 			}
-			if werr := render(out, t, cfg.quiet, cfg.text); werr != nil {
+			if werr := render(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
 				return failed(werr)
-			}
-			if !cfg.quiet {
-				if werr := report.WriteNotes(out, t, cfg.ci, t.Repeats); werr != nil {
-					return failed(werr)
-				}
 			}
 			code = worst(code, verdict)
 		}
@@ -285,10 +262,14 @@ func runAction(c *cli.Context) error {
 	return e.exit(code, runErr)
 }
 
-// render writes a test's full text report, or with quiet its line.
-func render(w io.Writer, t *report.Test, quiet bool, o report.TextOptions) error {
+// render writes a test's full text report and its notes (with ci, the
+// percentiles' confidence intervals), or with quiet its line.
+func render(w io.Writer, t *report.Test, quiet, ci bool, o report.TextOptions) error {
 	if quiet {
 		return report.Quiet(w, t, o)
 	}
-	return report.Text(w, t, o)
+	if err := report.Text(w, t, o); err != nil {
+		return err
+	}
+	return report.WriteNotes(w, t, ci, t.Repeats)
 }

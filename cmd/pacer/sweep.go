@@ -186,22 +186,17 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 
 func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any {
 	extra := cfg.Echo(cfg.closed)
-	rc := report.RunConfig{Target: cfg.target.Addr, Embedded: faults,
-		Sizes: cfg.work.opts.Sizes, Keyspace: cfg.work.opts.Keyspace, KeyDist: cfg.work.keys,
-		Seed: cfg.Seed, Tests: testIDs(cfg.work), Duration: cfg.StepDuration}
+	rc := report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Seed: cfg.Seed, Duration: cfg.StepDuration}
 	if cfg.closed {
 		rc.Conns, rc.Pipeline = slices.Max(cfg.Clients), slices.Max(cfg.Pipelines)
 	} else {
 		rc.Conns = cfg.Conns
 		extra["max_inflight"], extra["max_buffer"] = cfg.target.MaxInflight, cfg.target.MaxBuffer
 	}
-	if t := cfg.work.tests[0]; t.custom || cfg.work.mixed {
-		extra["command"] = t.title
-	}
 	if cfg.cluster {
 		extra["cluster"] = true // an open sweep's connections are per primary
 	}
-	return echoConfig(ctx, rc, extra)
+	return echoWork(ctx, rc, cfg.work, extra)
 }
 
 func sweepAction(c *cli.Context) error {
