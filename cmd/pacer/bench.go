@@ -103,10 +103,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	}
 	f := bench.Flags{Requests: c.Int("n"), Pipeline: c.Int("P"), KeepAlive: c.Int("k"), Precision: c.Int("precision"),
 		Threads: c.Int("threads"), Repeat: repeat, Latency: c.String("latency"),
-		Loop: c.Bool("l"), Idle: c.Bool("I"), Cluster: c.Bool("cluster"), Embedded: c.Bool("embedded")}
-	if c.IsSet("rate") {
-		f.Rate = new(c.String("rate"))
-	}
+		Loop: c.Bool("l"), Idle: c.Bool("I"), Cluster: c.Bool("cluster"), Embedded: c.Bool("embedded"), Rate: given(c, "rate")}
 	s, err := f.Parse(&cfg.Config)
 	if err != nil {
 		return nil, err

@@ -125,14 +125,7 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	}
 	cfg.Arrival, cfg.Pacing, cfg.Drain, cfg.Timeout, cfg.target.MaxBuffer = l.Arrival, l.Pacing, l.Drain, l.Timeout, l.MaxBuffer
 	cfg.LagLimit = experiment.SLOLagLimit(cfg.Pacing, cfg.SLO)
-	sizes, err := parseSizes(c, false)
-	if err != nil {
-		return nil, err
-	}
-	if c.IsSet("t") && c.Args().Len() > 0 {
-		return nil, usageErrorf("-t selects a catalogue test; it cannot be combined with a custom command")
-	}
-	if cfg.work, err = parseWorkload(c, sizes, c.Args().Slice(), false); err != nil {
+	if cfg.work, err = parseOpenWorkload(c, "a catalogue test"); err != nil {
 		return nil, err
 	}
 	if len(cfg.work.tests) != 1 {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -29,15 +28,6 @@ func echoWork(ctx context.Context, rc report.RunConfig, w *workload, extra map[s
 		extra["command"] = w.tests[0].title
 	}
 	return echoConfig(ctx, rc, extra)
-}
-
-// faultsOf describes the embedded target's faults for the config ("" when
-// srv is nil: the target is not embedded).
-func faultsOf(srv *embedded.Server) string {
-	if srv == nil {
-		return ""
-	}
-	return srv.Faults().String()
 }
 
 // printSeed ends a human summary with the seed, so the run can be

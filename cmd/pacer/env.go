@@ -121,7 +121,12 @@ func (e *runEnv) noteConfig() {
 
 // faults describes the embedded target's faults ("" when the target is
 // not embedded).
-func (e *runEnv) faults() string { return faultsOf(e.embedded) }
+func (e *runEnv) faults() string {
+	if e.embedded == nil {
+		return ""
+	}
+	return e.embedded.Faults().String()
+}
 
 // experiment is the environment the experiments run in: this command's
 // target, server, placement, live views and redaction.

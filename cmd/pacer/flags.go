@@ -264,6 +264,15 @@ func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (experiment.OpenLo
 	return f.Parse()
 }
 
+// given is a string flag's value, nil when it was not given: a package's
+// Flags take an optional flag so.
+func given(c *cli.Context, name string) *string {
+	if !c.IsSet(name) {
+		return nil
+	}
+	return new(c.String(name))
+}
+
 // defines reports whether c's command has the flag name.
 func defines(c *cli.Context, name string) bool {
 	if c.Command == nil {

@@ -101,13 +101,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
 	shape := experiment.ShapeFlags{Duration: c.Duration("duration"), DurationSet: c.IsSet("duration"),
-		Warmup: c.Duration("warmup"), WarmupSet: c.IsSet("warmup")}
-	if c.IsSet("rate") {
-		shape.Rate = new(c.String("rate"))
-	}
-	if c.IsSet("stages") {
-		shape.Stages = new(c.String("stages"))
-	}
+		Warmup: c.Duration("warmup"), WarmupSet: c.IsSet("warmup"), Rate: given(c, "rate"), Stages: given(c, "stages")}
 	if c.IsSet("n") {
 		shape.Requests = new(c.Int64("n"))
 	}
@@ -132,14 +126,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		return nil, err
 	}
 	cfg.ci = c.Bool("ci")
-	sizes, err := parseSizes(c, false)
-	if err != nil {
-		return nil, err
-	}
-	if c.IsSet("t") && c.Args().Len() > 0 {
-		return nil, usageErrorf("-t selects catalogue tests; it cannot be combined with a custom command")
-	}
-	if cfg.work, err = parseWorkload(c, sizes, c.Args().Slice(), false); err != nil {
+	if cfg.work, err = parseOpenWorkload(c, "catalogue tests"); err != nil {
 		return nil, err
 	}
 	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {

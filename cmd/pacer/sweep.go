@@ -133,14 +133,7 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	sizes, err := parseSizes(c, false)
-	if err != nil {
-		return nil, err
-	}
-	if c.IsSet("t") && c.Args().Len() > 0 {
-		return nil, usageErrorf("-t selects a catalogue test; it cannot be combined with a custom command")
-	}
-	if cfg.work, err = parseWorkload(c, sizes, c.Args().Slice(), false); err != nil {
+	if cfg.work, err = parseOpenWorkload(c, "a catalogue test"); err != nil {
 		return nil, err
 	}
 	if len(cfg.work.tests) != 1 {
@@ -161,13 +154,7 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 	if err := cfg.SetConns(c.String("c"), c.IsSet("P"), maxConnections); err != nil {
 		return err
 	}
-	given := func(name string) *string {
-		if !c.IsSet(name) {
-			return nil
-		}
-		return new(c.String(name))
-	}
-	if err := cfg.SetRates(sweep.RateFlags{Rates: given("rates"), From: given("from"), To: given("to"), Step: given("step"),
+	if err := cfg.SetRates(sweep.RateFlags{Rates: given(c, "rates"), From: given(c, "from"), To: given(c, "to"), Step: given(c, "step"),
 		Precision: c.String("precision"), MaxSteps: c.Int("max-steps")}); err != nil {
 		return err
 	}

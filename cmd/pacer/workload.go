@@ -104,6 +104,20 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 	return w, nil
 }
 
+// parseOpenWorkload reads -d and the workload of run, sweep and compare,
+// whose -t (which selects what tests does) and a command after the flags
+// exclude each other.
+func parseOpenWorkload(c *cli.Context, tests string) (*workload, error) {
+	sizes, err := parseSizes(c, false)
+	if err != nil {
+		return nil, err
+	}
+	if c.IsSet("t") && c.Args().Len() > 0 {
+		return nil, usageErrorf("-t selects %s; it cannot be combined with a custom command", tests)
+	}
+	return parseWorkload(c, sizes, c.Args().Slice(), false)
+}
+
 // checkClosedBudget refuses a closed loop that could hold more in flight
 // than maxClosedInFlight bytes: -c × -P × the largest command.
 func checkClosedBudget(w *workload, conns, pipeline int) error {
