@@ -34,7 +34,9 @@ func TestRepeat(t *testing.T) {
 	if r.Len() != 0 || !r.Interrupted {
 		t.Errorf("interrupted before the start: %+v", r)
 	}
-	r, _ = Repeat(ctx, 3, func(int) (*scheduler.Result, *serverinfo.Stats, error) { return &scheduler.Result{Interrupted: true}, nil, nil }, nil)
+	r, _ = Repeat(ctx, 3, func(int) (*scheduler.Result, *serverinfo.Stats, error) {
+		return &scheduler.Result{Interrupted: true}, nil, nil
+	}, nil)
 	if r.Len() != 1 || !r.Interrupted {
 		t.Errorf("an interrupted run: %d runs, %v", r.Len(), r.Interrupted)
 	}

@@ -197,30 +197,20 @@ func compareAction(c *cli.Context) error {
 			return failed(err)
 		}
 	}
-	for _, r := range runs {
-		if r.Test.SLO != nil {
-			for _, l := range r.Test.SLO.Lines() {
-				fmt.Fprintf(out, "%s: %s\n", r.Test.Name, l)
-			}
-		}
+	if err := compare.WriteSLOs(out, runs); err != nil {
+		return failed(err)
 	}
 	if len(runs) > 0 {
 		printSeed(out, cfg.Seed)
 	}
-	switch {
-	case runErr != nil:
-		return runErr
-	case ctx.Err() != nil:
-		return exitCode(exitInterrupted)
+	if runErr != nil || ctx.Err() != nil {
+		return e.exit(exitOK, runErr) // no verdicts: the runs were cut short
 	}
 	code := exitOK
 	for _, r := range runs {
 		code = worst(code, judged(e.stderr, r.Test, r.Judgement))
 	}
-	if code != exitOK {
-		return exitCode(code)
-	}
-	return nil
+	return e.exit(code, nil)
 }
 
 func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]any {
