@@ -116,17 +116,8 @@ func parseReplayShard(c *cli.Context) (*scheduler.Placement, error) {
 }
 
 func (cfg *replayConfig) echo(ctx context.Context, faults string, plan *replay.Plan) map[string]any {
-	extra := map[string]any{
-		"pacing":       cfg.load.Pacing.String(),
-		"max_inflight": cfg.target.MaxInflight,
-		"max_buffer":   cfg.target.MaxBuffer,
-		"drain_s":      cfg.load.Drain.Seconds(),
-		"warmup_s":     cfg.Warmup.Seconds(),
-		"trace":        filepath.Base(cfg.Path),
-		"speed":        plan.Speed,
-		"loops":        plan.Loops,
-		"per_client":   cfg.PerClient,
-	}
+	extra := cfg.load.Echo(cfg.Warmup)
+	extra["trace"], extra["speed"], extra["loops"], extra["per_client"] = filepath.Base(cfg.Path), plan.Speed, plan.Loops, cfg.PerClient
 	if cfg.KeyPrefix != "" {
 		extra["key_prefix"] = true // the prefix itself is the user's: not echoed
 	}

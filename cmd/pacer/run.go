@@ -136,14 +136,8 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 }
 
 func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
-	extra := map[string]any{
-		"arrival":      cfg.load.Arrival,
-		"pacing":       cfg.load.Pacing.String(),
-		"max_inflight": cfg.target.MaxInflight,
-		"max_buffer":   cfg.target.MaxBuffer,
-		"drain_s":      cfg.load.Drain.Seconds(),
-		"warmup_s":     cfg.Warmup.Seconds(),
-	}
+	extra := cfg.load.Echo(cfg.Warmup)
+	extra["arrival"] = cfg.load.Arrival
 	if cfg.Stages != nil {
 		extra["stages"] = cfg.StageArg
 	}

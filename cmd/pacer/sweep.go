@@ -191,9 +191,9 @@ func sweepAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	mode := "open"
+	run, mode := sweep.Open, "open"
 	if cfg.closed {
-		mode = "closed"
+		run, mode = sweep.Closed, "closed"
 	}
 	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
 		files: cfg.files, quiet: cfg.Quiet, mode: mode, banner: true})
@@ -227,10 +227,6 @@ func sweepAction(c *cli.Context) error {
 	sc.Test, sc.Keys = cfg.work.testOf(j), keys
 	if !cfg.Quiet {
 		sc.Print = func(s string) { io.WriteString(out, s) }
-	}
-	run := sweep.Open
-	if cfg.closed {
-		run = sweep.Closed
 	}
 	res, err := run(ctx, e.experiment(cfg.showErrs), sc)
 	code := exitOK
