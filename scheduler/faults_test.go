@@ -22,6 +22,9 @@ func redialTo(addr string) func(context.Context) (*conn.Conn, error) {
 }
 
 func TestFaultKillAndRestartRecovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: kills and restarts a redis-server")
+	}
 	srv := redistest.Start(t)
 	go func() {
 		time.Sleep(time.Second)
@@ -79,6 +82,9 @@ func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
 }
 
 func TestFaultStopContinue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: stops a redis-server for seconds")
+	}
 	srv := redistest.Start(t)
 	pause := func() {
 		time.Sleep(500 * time.Millisecond)
@@ -259,8 +265,9 @@ func TestFaultMemoryStaysBoundedWhileStopped(t *testing.T) {
 // heap, from what its structures cost: per connection a FIFO of
 // maxInflight entries (rounded up to a power of two, 32 bytes each), a
 // read buffer, and at most maxInflight queued commands of a GET's size;
-// for the run three recorders and their three snapshots; plus 2 MiB for
-// the runtime (goroutine stacks, timers) and the test's own sampling.
+// for the run its five recorders (response, service, send lag, receive
+// lag, the host meter's hiccups) and what is built from them; plus 2 MiB
+// for the runtime (goroutine stacks, timers) and the test's own sampling.
 func memoryBound(t *testing.T, conns, maxInflight int) int64 {
 	const entryBytes, readBuffer, slack = 32, 64 << 10, 2 << 20
 	ring := 1
@@ -277,8 +284,9 @@ func memoryBound(t *testing.T, conns, maxInflight int) int64 {
 	runtime.KeepAlive(r)
 	recorder := int64(b.TotalAlloc - a.TotalAlloc)
 	perConn := int64(ring*entryBytes + readBuffer + 2*maxInflight*len(c)) // the output buffer may double as it grows
-	// Three recorders and their snapshots at the end; the interval
+	// Five recorders and their snapshots at the end; the interval
 	// series keeps two arrays per recorder (last counts, scratch) and
 	// builds one histogram at a time.
-	return int64(conns)*perConn + (6+7)*recorder + slack
+	const recorders = 5
+	return int64(conns)*perConn + (2*recorders+2*recorders+1)*recorder + slack
 }

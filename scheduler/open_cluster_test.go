@@ -45,6 +45,9 @@ func clusterConns(t *testing.T, c *redistest.Cluster, per int) ([]*conn.Conn, *O
 // run: the requests redirected (ASK during the move, MOVED after) are all
 // resent and complete.
 func TestClusterRunSurvivesASlotMigration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: migrates slots of a Redis Cluster mid-run")
+	}
 	c := redistest.StartCluster(t, 3)
 	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 20000})
 	if err != nil {
@@ -160,6 +163,9 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 // so it answers -ASK to every request: each is resent with ASKING to the
 // importing primary and completes there.
 func TestClusterRunFollowsASK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: migrates a slot of a Redis Cluster mid-run")
+	}
 	c := redistest.StartCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -385,6 +391,9 @@ func TestClusterRunNodeThatCannotJoin(t *testing.T) {
 // to it, every request completes, and it has a result of its own with the
 // requests it served.
 func TestClusterRunFollowsAScaleOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: adds a node to a Redis Cluster mid-run")
+	}
 	c := redistest.StartCluster(t, 3)
 	fourth := c.StartNode(t)
 	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 20000})

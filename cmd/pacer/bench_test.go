@@ -96,6 +96,7 @@ func without(list []string, drop string) []string {
 // pacer bench with the same flags against the same server and compares
 // the test names, the CSV columns and the keys each leaves behind.
 func TestBenchParityWithRedisBenchmark(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	target := []string{"-h", "127.0.0.1", "-p", srv.PortString()}
 	for _, extra := range [][]string{{}, {"-r", "50"}, {"-r", "50", "-P", "4", "-d", "10"}} {
@@ -162,6 +163,7 @@ func shape(s string) string {
 }
 
 func TestBenchOutputShapesMatchRedisBenchmark(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	target := []string{"-h", "127.0.0.1", "-p", srv.PortString()}
 	for _, extra := range [][]string{
@@ -186,6 +188,7 @@ func TestBenchOutputShapesMatchRedisBenchmark(t *testing.T) {
 var benchQuietLine = regexp.MustCompile(`^ \r([^:]+): [0-9]+\.[0-9]{2} requests per second, p50=[0-9]+\.[0-9]{3} msec$`)
 
 func TestBenchQuietLineBytes(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	code, out, stderr := pacer(t, "bench", "-p", srv.PortString(), "-n", "500", "-q", "-t", "set")
 	if code != 0 {
@@ -198,6 +201,7 @@ func TestBenchQuietLineBytes(t *testing.T) {
 }
 
 func TestBenchErrorsAndExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	if _, err := srv.Do("SET", "str", "x"); err != nil {
 		t.Fatal(err)
@@ -228,6 +232,7 @@ func TestBenchErrorsAndExitCodes(t *testing.T) {
 }
 
 func TestBenchUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -254,6 +259,7 @@ func TestBenchUsage(t *testing.T) {
 }
 
 func TestBenchJSONAndRate(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	dir := t.TempDir()
 	for _, rate := range []string{"", "2k"} {
@@ -306,6 +312,7 @@ func TestBenchJSONAndRate(t *testing.T) {
 }
 
 func TestBenchURIAndDB(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t, "--requirepass", "pw")
 	code, _, stderr := pacer(t, "bench", "-u", "redis://:pw@127.0.0.1:"+srv.PortString()+"/2", "-n", "50", "-q", "-t", "set")
 	if code != 0 {
@@ -349,6 +356,7 @@ func TestBenchIdleUntilInterrupted(t *testing.T) {
 }
 
 func TestUnixSocketRESP3AndTracking(t *testing.T) {
+	t.Parallel()
 	sock := filepath.Join(t.TempDir(), "redis.sock")
 	srv := redistest.Start(t, "--unixsocket", sock)
 	code, out, stderr := pacer(t, "bench", "-s", sock, "-n", "2000", "-q", "-t", "set,get", "-3", "--enable-tracking")

@@ -40,6 +40,10 @@ func readSavedDoc(t *testing.T, path string) *report.Document {
 // TestClusterReportRoundTrip: pacer report prints a cluster run's per-node
 // table exactly as the run printed it.
 func TestClusterReportRoundTrip(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
+	}
 	c := redistest.StartCluster(t, 3)
 	js := filepath.Join(t.TempDir(), "a.json")
 	code, stdout, stderr := pacer(t, "run", "--cluster", "-p", strconv.Itoa(c.Nodes[0].Port), "--rate", "2k", "--duration", "1s",
@@ -65,6 +69,10 @@ func TestClusterReportRoundTrip(t *testing.T) {
 // nodes whose counts are the shards' sums and whose percentiles are those
 // of the shards' node histograms added; pacer report prints them.
 func TestClusterShardsMerge(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
+	}
 	c := redistest.StartCluster(t, 3)
 	dir := t.TempDir()
 	files := make([]string, 2)

@@ -42,6 +42,7 @@ func readClusterDoc(t *testing.T, path string) clusterDoc { return readJSON[clus
 // 3-primary cluster with the same names as without, no error, and every
 // primary takes its share; the report lists the primaries first.
 func TestBenchCluster(t *testing.T) {
+	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	dir := t.TempDir()
 	js := filepath.Join(dir, "c.json")
@@ -105,6 +106,10 @@ func TestBenchCluster(t *testing.T) {
 // every new key. Those replies count as errors and redirects of its node,
 // never end the run, and make bench fetch the slot map again.
 func TestBenchClusterRedirects(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestBenchCluster covers -short)")
+	}
 	c := redistest.StartCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -94,6 +94,7 @@ func testsOf(doc map[string]any) []map[string]any {
 // checks the keys every config shares, the seed written exactly as a
 // string, the printed seed, and the tests' IDs.
 func TestConfigKeysAreTheSameInEveryCommand(t *testing.T) {
+	t.Parallel()
 	// The table above covers exactly what the helper writes.
 	var keys []string
 	for k := range echoConfig(context.Background(), report.RunConfig{}, nil) {
@@ -203,6 +204,7 @@ func jsonString(v any) string {
 // giving it back with --seed repeats the run, the embedded target's
 // injected errors included.
 func TestSeedFromTheClockRepeats(t *testing.T) {
+	t.Parallel()
 	args := []string{"bench", "--embedded", "--error-rate", "0.5", "-e", "-n", "300", "-c", "1", "-t", "get"}
 	doc, _, stderr := anyDoc(t, anyVerdict, args...)
 	cfg := doc["config"].(map[string]any)
@@ -227,6 +229,7 @@ func TestSeedFromTheClockRepeats(t *testing.T) {
 // latency summary that has no samples is null, in every command: the
 // test's, each command's of a mix and each interval's.
 func TestLatencyWithoutSamplesIsNull(t *testing.T) {
+	t.Parallel()
 	fill := startFillTarget(t, embedded.Faults{ErrorRate: 1})
 	for _, c := range []struct {
 		code int
@@ -289,6 +292,7 @@ func asMap(v any) map[string]any {
 // TestConfigNeverHoldsThePassword: a password typed into a template (or
 // anywhere the target text could carry it) is masked in the config.
 func TestConfigNeverHoldsThePassword(t *testing.T) {
+	t.Parallel()
 	ctx := withSecrets(context.Background(), secret.Find([]string{"pacer", "run", "-a", "hunter2"}, func(string) string { return "" }))
 	cfg := echoConfig(ctx, report.RunConfig{Target: "127.0.0.1:6379", Seed: 1}, map[string]any{"command": "AUTH hunter2", "test": "AUTH hunter2"})
 	if b := jsonString(cfg); strings.Contains(b, "hunter2") {

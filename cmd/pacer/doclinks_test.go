@@ -117,6 +117,7 @@ func docLinks(text string) (targets []string, numbers []int) {
 // docs/*.md: the file it names exists, and an #anchor is a heading of the
 // Markdown file it points into. External links are not fetched.
 func TestDocLinks(t *testing.T) {
+	t.Parallel()
 	texts := map[string]string{}
 	read := func(path string) (string, bool) {
 		if s, ok := texts[path]; ok {
@@ -180,6 +181,7 @@ func TestDocLinks(t *testing.T) {
 // TestDocLinkParsing pins the parts of the checker: GitHub's slugs of the
 // headings these docs use, links outside code only, repeated headings.
 func TestDocLinkParsing(t *testing.T) {
+	t.Parallel()
 	for heading, want := range map[string]string{
 		"`pacer run` — the open model":                                            "pacer-run--the-open-model",
 		"Output files (`--json`, `--hdr-log`, `--hdr-spectrum`)":                  "output-files---json---hdr-log---hdr-spectrum",
@@ -212,6 +214,7 @@ func TestDocLinkParsing(t *testing.T) {
 // TestReadmeIsAFrontPage keeps the README short: what pacer is, how to
 // install it, the first commands and links; the rest belongs in docs/.
 func TestReadmeIsAFrontPage(t *testing.T) {
+	t.Parallel()
 	text, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

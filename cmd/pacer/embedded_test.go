@@ -53,6 +53,7 @@ func runJSON(t *testing.T, wantCode int, args ...string) (resultDoc, string) {
 }
 
 func TestEmbeddedNeedsNoServer(t *testing.T) {
+	t.Parallel()
 	// Nothing listens on 6379 in the test environment that pacer could use;
 	// --embedded must not try.
 	doc, _ := runJSON(t, 0, "run", "--embedded", "--rate", "2k", "-n", "1000", "-c", "4", "-t", "set,get", "-r", "100", "-q", "--lag-limit", "1s")
@@ -127,6 +128,9 @@ func TestEmbeddedFaults(t *testing.T) {
 // slowest 1% wait at least 100 × (1 − 0.01/0.1) = 90 ms. The run covers
 // whole periods, so that holds whatever the phase of the stalls.
 func TestCompareShowsCoordinatedOmission(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs compare for seconds")
+	}
 	doc, stdout := runJSON(t, anyVerdict, "compare", "--embedded", "--stall", "100ms", "--every", "1s",
 		"--rate", "5k", "--duration", "5s", "-c", "20", "-q")
 	if len(doc.Tests) != 2 || doc.Tests[0].Mode != "closed" || doc.Tests[1].Mode != "open" {
@@ -247,6 +251,9 @@ func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
 // TestProgressUpdatesOneLineOnATerminal runs the binary under a
 // pseudo-terminal: the progress line is rewritten in place with \r.
 func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs for seconds on a pseudo-terminal")
+	}
 	bin := filepath.Join(t.TempDir(), "pacer")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

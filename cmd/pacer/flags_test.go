@@ -68,6 +68,7 @@ func minimal(cmd string) []string {
 // slot map. Before, run said "flag provided but not defined: -u", "-tls"
 // was "not defined" everywhere but in bench, and sweep refused --cluster.
 func TestEveryLoadCommandSharesTheTargetFlags(t *testing.T) {
+	t.Parallel()
 	port := closedPort(t)
 	for _, cmd := range loadCommands {
 		for _, f := range []string{"-u", "--enable-tracking"} {
@@ -100,6 +101,7 @@ func TestEveryLoadCommandSharesTheTargetFlags(t *testing.T) {
 // (silently clamped by fill and compare) and -c above maxConnections are
 // usage errors.
 func TestUsageErrorsInEveryCommand(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -175,6 +177,7 @@ func TestMemoryBudgets(t *testing.T) {
 // TestLargestCommand checks the computed size of the largest command
 // against the bytes the stream really sends.
 func TestLargestCommand(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "--rate", "1k", "-t", "set,get,mset,xadd,ping_inline,hset", "-d", "77", "-r", "10"},
 		{"run", "--rate", "1k", "-t", "set", "-d", "9"},
@@ -221,6 +224,7 @@ func TestLargestCommand(t *testing.T) {
 // TestRatioIsAMixOfSetAndGet: memtier's --ratio SET:GET is the same test
 // as --mix set:SET,get:GET.
 func TestRatioIsAMixOfSetAndGet(t *testing.T) {
+	t.Parallel()
 	doc, _ := runJSON(t, anyVerdict, "run", "--embedded", "--rate", "2k", "-n", "400", "-c", "2", "-r", "100", "--ratio", "1:3", "-q", "--lag-limit", "1s", "--seed", "3")
 	if len(doc.Tests) != 1 || doc.Tests[0].Name != "MIX set:1,get:3" {
 		t.Fatalf("--ratio 1:3 ran %+v, want the test MIX set:1,get:3", doc.Tests)
@@ -265,6 +269,7 @@ func TestFillWritesJSONAndChecksSLO(t *testing.T) {
 // Before, pacer -h said "flag: help requested" (exit 2) and pacer help run
 // "unknown command".
 func TestHelpWaysReachMain(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string // in stdout
@@ -287,6 +292,7 @@ func TestHelpWaysReachMain(t *testing.T) {
 // (and nothing on stderr), bench printed its warnings, and every load
 // command the --metrics-addr banner, before a usage error found after them.
 func TestUsageErrorsPrintOneLine(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{},
 		{"bench", "-p", closedPort(t), "--threads", "900", "-k", "0", "--stall", "1ms"},
@@ -306,6 +312,7 @@ func TestUsageErrorsPrintOneLine(t *testing.T) {
 // the order target, load, workload, output, with a placeholder for every
 // value (never "value"), and ends with two examples and the exit codes.
 func TestCommandHelp(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range append(loadCommands, "serve") {
 		code, out, stderr := pacer(t, cmd, "--help")
 		if code != exitOK {
@@ -492,6 +499,7 @@ func TestBenchLoopJSONOneEntryPerTest(t *testing.T) {
 // TestServerConfigIgnoresHugeReplies: the header's CONFIG GET values are
 // a few bytes; a server answering with a megabyte is shown as no CONFIG.
 func TestServerConfigIgnoresHugeReplies(t *testing.T) {
+	t.Parallel()
 	for _, size := range []int{2, 1 << 20} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -535,6 +543,7 @@ func TestServerConfigIgnoresHugeReplies(t *testing.T) {
 // TestURIErrorsNeverEchoThePassword: a bad -u is one line that does not
 // repeat the password it holds.
 func TestURIErrorsNeverEchoThePassword(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"rediss://bob:s3cret@h:1/x", "redis://bob:s3cret@h:99999", "redis://:s3cret@h/x", "http://:s3cret@h", "redis://bob:s3cret@[::1"} {
 		code, _, stderr := pacer(t, "run", "--rate", "1k", "-u", u)
 		if code != exitUsage || strings.Contains(stderr, "s3cret") || !strings.HasPrefix(stderr, "pacer: -u") {
@@ -545,6 +554,7 @@ func TestURIErrorsNeverEchoThePassword(t *testing.T) {
 
 // TestAppHelpTemplate renders the overview app.go shows for pacer --help.
 func TestAppHelpTemplate(t *testing.T) {
+	t.Parallel()
 	app := newApp(io.Discard, io.Discard)
 	var b bytes.Buffer
 	cli.HelpPrinter(&b, appHelpTemplate, app)

@@ -23,6 +23,7 @@ import (
 // TestBadInvocations: every bad input is one line on stderr and exit 2,
 // never a stack trace, for every command.
 func TestBadInvocations(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// A regular file as the directory: unwritable even for root.
 	notDir := filepath.Join(dir, "file")
@@ -199,6 +200,9 @@ func TestFirstCtrlCDrainsAndWritesPartialResults(t *testing.T) {
 // TestSecondCtrlCExitsAtOnce: with the server frozen, the drain would wait
 // its 2 s; a second SIGINT ends the process at once.
 func TestSecondCtrlCExitsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: interrupts runs for seconds (TestFirstCtrlCDrainsAndWritesPartialResults covers -short)")
+	}
 	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--stall", "9s", "--every", "10s", "--rate", "1k", "--duration", "60s", "-c", "2", "-t", "get", "-q")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -383,6 +387,7 @@ var noAuth = hostile.Answer("-NOAUTH Authentication required.\r\n")
 // (exit 1, the reason on stderr), in run, bench and compare, whether the
 // server refused every command or dropped every connection.
 func TestNothingCompletedExits1(t *testing.T) {
+	t.Parallel()
 	refuse := hostile.Start(t, noAuth)
 	drop := hostile.Start(t, hostile.AcceptClose)
 	redis := redistest.Start(t, "--requirepass", "right-password")
@@ -472,6 +477,9 @@ func TestProcsForCommandLines(t *testing.T) {
 // (a server that never answers) and during the drain. The margin is
 // generous (a loaded CI VM); the times are logged.
 func TestCtrlCWithinTwoSecondsInEveryState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: interrupts runs in every state for seconds")
+	}
 	const contract, margin = 2 * time.Second, 1500 * time.Millisecond
 	// States whose fix lives in another package: measured and logged, then
 	// skipped until the fix lands (delete the entry then).
@@ -528,6 +536,7 @@ func TestCtrlCWithinTwoSecondsInEveryState(t *testing.T) {
 // TestOutputPathsCheckedBeforeTheRun: a directory, a path under a file or a
 // missing directory is a usage error (exit 2) before any connection.
 func TestOutputPathsCheckedBeforeTheRun(t *testing.T) {
+	t.Parallel()
 	srv := hostile.Start(t, hostile.OK)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
@@ -590,6 +599,7 @@ func TestTargetLostMidRunExits1(t *testing.T) {
 // stderr when the run failed or cannot be trusted (the rule itself is
 // tested on crafted results in package report).
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	counts := func(scheduled, completed uint64) scheduler.Counts {
 		return scheduler.Counts{Scheduled: scheduled, Sent: scheduled, Completed: completed, Errors: scheduled - completed}
 	}

@@ -20,6 +20,7 @@ import (
 // TestHdrFlagsUsageErrors: bad --percentiles, two outputs on stdout, an
 // unwritable or shared path: exit 2 with one line, before any connection.
 func TestHdrFlagsUsageErrors(t *testing.T) {
+	t.Parallel()
 	srv := hostile.Start(t, hostile.OK)
 	dir := t.TempDir()
 	same := filepath.Join(dir, "same")
@@ -118,6 +119,7 @@ func decodeHist(t *testing.T, enc string) *hdrhistogram.Histogram {
 // into the JSON's response histogram, the spectrum is that histogram's,
 // and --percentiles sets the quiet line.
 func TestRunWritesHdrLogAndSpectrum(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, l, s := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.hlog"), filepath.Join(dir, "run.hgrm")
 	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "--duration", "1s", "-c", "4", "-t", "get", "-q",
@@ -151,6 +153,7 @@ func TestRunWritesHdrLogAndSpectrum(t *testing.T) {
 // TestHdrLogToStdout: with --hdr-log -, stdout carries the log alone and
 // the text goes to stderr.
 func TestHdrLogToStdout(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "-n", "300", "-c", "2", "-t", "set", "-q", "--lag-limit", "1s", "--hdr-log", "-")
 	if code != exitOK || !strings.HasPrefix(stdout, "#[Logged with pacer ") || strings.Contains(stdout, "requests per second") ||
 		!strings.Contains(stderr, "SET: ") {
@@ -165,6 +168,7 @@ func TestHdrLogToStdout(t *testing.T) {
 // TestBenchHdrOutputsSeveralTests: bench's tests each get their tags and
 // their own spectrum file; --percentiles sets the quiet line.
 func TestBenchHdrOutputsSeveralTests(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, s := filepath.Join(dir, "b.hlog"), filepath.Join(dir, "b.hgrm")
 	code, stdout, stderr := pacer(t, "bench", "--embedded", "-t", "set,get", "-n", "2000", "-c", "4", "-q",
@@ -193,6 +197,7 @@ func TestBenchHdrOutputsSeveralTests(t *testing.T) {
 // TestComparePercentilesAndHdrLog: compare's table shows the chosen
 // percentiles, and its log tags the closed and the open run apart.
 func TestComparePercentilesAndHdrLog(t *testing.T) {
+	t.Parallel()
 	l := filepath.Join(t.TempDir(), "c.hlog")
 	code, stdout, stderr := pacer(t, "compare", "--embedded", "--rate", "2k", "--duration", "500ms", "-c", "4", "-q",
 		"--percentiles", "50,99.99", "--hdr-log", l)

@@ -18,6 +18,11 @@ import (
 )
 
 // pacer runs the CLI in-process and returns exit code, stdout and stderr.
+//
+// Tests call t.Parallel unless they signal the process, set its
+// environment, working directory or runtime settings, or judge timing
+// (verdicts, lag, progress pacing): go test runs those first, one at a
+// time, and the parallel ones after, side by side.
 func pacer(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -34,6 +39,7 @@ func hostPort(t *testing.T, addr string) []string {
 }
 
 func TestRunUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name string
@@ -81,6 +87,7 @@ func TestRunUsageErrors(t *testing.T) {
 }
 
 func TestRunNoServerExits1(t *testing.T) {
+	t.Parallel()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
@@ -93,6 +100,7 @@ func TestRunNoServerExits1(t *testing.T) {
 var quietLine = regexp.MustCompile(`^(\S[^:]*): ([0-9.]+) requests per second \(target ([0-9.]+)\), response p50=([0-9.]+) msec p99=([0-9.]+) msec, (ok|generator_behind)$`)
 
 func TestRunQuietAndJSON(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	args := append([]string{"run"}, hostPort(t, srv.Addr)...)
@@ -175,6 +183,7 @@ func TestRunQuietAndJSON(t *testing.T) {
 }
 
 func TestRunCustomCommandAndJSONToStdout(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	args := append([]string{"run"}, hostPort(t, srv.Addr)...)
 	args = append(args, "--rate", "5k", "-n", "500", "-c", "2", "-r", "50", "-d", "7", "--json", "-", "--lag-limit", "1s",
@@ -231,6 +240,7 @@ func checkHashValue(srv *redistest.Server, key string, n int) error {
 }
 
 func TestRunPoissonIsReproducible(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	counts := make([]string, 2)
 	for i := range counts {

@@ -33,6 +33,7 @@ func freeLoopbackPort(t *testing.T) int {
 }
 
 func TestMetricsAddrErrors(t *testing.T) {
+	t.Parallel()
 	held, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -373,6 +374,10 @@ func TestMetricsPrometheus(t *testing.T) {
 // TestMetricsBenchAndFill: bench's consecutive tests get their own test
 // label (with the target of a throttled loop), and fill is served too.
 func TestMetricsBenchAndFill(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: runs bench and fill for seconds with metrics")
+	}
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	done := make(chan struct{})
 	var code int
@@ -411,6 +416,7 @@ func TestMetricsBenchAndFill(t *testing.T) {
 }
 
 func TestMetricsFlagErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -432,6 +438,7 @@ func TestMetricsFlagErrors(t *testing.T) {
 // TestMetricsBinaryTestName: a test named after a binary key (not UTF-8)
 // is served under its escaped name, and every scrape answers 200.
 func TestMetricsBinaryTestName(t *testing.T) {
+	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	done := make(chan struct{})
 	var code int
@@ -472,6 +479,7 @@ func TestMetricsBinaryTestName(t *testing.T) {
 // TestMetricsLinger: with --metrics-linger the endpoint outlives the run,
 // serving its final counts with pacer_test_running 0.
 func TestMetricsLinger(t *testing.T) {
+	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	out := filepath.Join(t.TempDir(), "run.json")
 	done := make(chan struct{})
@@ -562,6 +570,7 @@ func TestMetricsLingerEndsOnCtrlC(t *testing.T) {
 // run none of its own connections: every test dials its 100 and completes
 // every request.
 func TestMetricsConnectionFlood(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the binary against redis-server for seconds")
 	}
@@ -635,6 +644,7 @@ func TestMetricsConnectionFlood(t *testing.T) {
 // final scrape (kept by --metrics-linger) holds the run's final counts,
 // scheduled included.
 func TestMetricsCommandsOfAMix(t *testing.T) {
+	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	out := filepath.Join(t.TempDir(), "run.json")
 	done := make(chan struct{})

@@ -42,6 +42,7 @@ func openLoadOf(t *testing.T, all bool, conns int, slo string, args ...string) (
 }
 
 func TestParseOpenLoad(t *testing.T) {
+	t.Parallel()
 	l, err := openLoadOf(t, true, 10, "")
 	if err != nil || l.Arrival != "uniform" || l.Pacing != scheduler.Auto || l.MaxInflight < 1 || l.MaxBuffer < 1 ||
 		l.Drain != scheduler.DefaultDrain || l.LagLimit != scheduler.DefaultLagLimit(scheduler.Auto) || l.Timeout != 0 ||

@@ -16,6 +16,7 @@ type brokenPipe struct{}
 func (brokenPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
 
 func TestGuardedWriterRedactsAndNotesOnce(t *testing.T) {
+	t.Parallel()
 	var errb syncBuffer
 	stderr := guarded.New(&errb, "stderr", secret.Find([]string{"pacer", "-a", "hunter2"}, func(string) string { return "" }).Redact)
 	stdout := guarded.New(brokenPipe{}, "stdout", nil)

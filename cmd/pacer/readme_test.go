@@ -429,6 +429,7 @@ func exampleChains(examples []docExample) [][]docExample {
 // worker with a redis-server of its own; examples that share a file or a
 // port run one after another in one chain.
 func TestReadmeExamplesFinishInAMinute(t *testing.T) {
+	t.Parallel()
 	examples := docExamples(t)
 	if len(examples) < 30 {
 		t.Fatalf("found %d examples in the docs: the extraction is broken", len(examples))
@@ -542,6 +543,7 @@ func tail(s string, n int) string {
 }
 
 func TestReadmeExampleRewriting(t *testing.T) {
+	t.Parallel()
 	if w, _ := shellWords(`pacer run --slo 'p99<2ms,errors<0.1%' -h 10.0.0.5   # a comment`); strings.Join(w, "|") != "pacer|run|--slo|p99<2ms,errors<0.1%|-h|10.0.0.5" {
 		t.Fatalf("shellWords: %q", w)
 	}
@@ -584,6 +586,7 @@ func TestReadmeExampleRewriting(t *testing.T) {
 // document order; files are per document; a fixed port is shared across
 // documents; a repeated example that shares nothing runs once.
 func TestExampleChains(t *testing.T) {
+	t.Parallel()
 	ex := func(doc, line string) docExample {
 		args, err := shellWords(line)
 		if err != nil {

@@ -25,6 +25,7 @@ func monitorLine(ts string, db int, argv ...string) string {
 // TestReplayUsageErrors: every bad trace or flag is one line and exit 2,
 // and nothing reaches the target (a sink that records every command).
 func TestReplayUsageErrors(t *testing.T) {
+	t.Parallel()
 	s, err := sink.Start(sink.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +110,7 @@ func TestReplayUsageErrors(t *testing.T) {
 
 // TestReplayDryRunSaysWhatItWillDo: the plan, and nothing sent.
 func TestReplayDryRunSaysWhatItWillDo(t *testing.T) {
+	t.Parallel()
 	s, err := sink.Start(sink.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +147,7 @@ func TestReplayDryRunSaysWhatItWillDo(t *testing.T) {
 // capture to a second redis-server, and checks both hold the same data
 // (DEBUG DIGEST).
 func TestReplayMonitorCapture(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts two redis-servers and redis-cli")
 	}
@@ -229,6 +232,7 @@ func waitForFile(t *testing.T, path, s string) {
 // owner), and a multi-key command whose keys are in different slots is
 // an error, counted as such.
 func TestReplayCluster(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}
@@ -288,6 +292,7 @@ func TestReplayCluster(t *testing.T) {
 // the trace's transactions left them, and the blocked pop is served by
 // another client's push.
 func TestReplayPerClientTransactions(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	var trace strings.Builder
 	line := func(ms int, client string, argv ...string) {

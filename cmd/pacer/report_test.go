@@ -24,6 +24,7 @@ func savedRun(t *testing.T, dir, name string, args ...string) (string, string) {
 
 // pacer report prints a saved run as the run printed it.
 func TestReportReRendersAsPrinted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run, runOut := savedRun(t, dir, "run.json", "run", "--embedded", "--rate", "1k", "--duration", "300ms", "-c", "4", "-t", "get,set", "--slo", "p99<1s")
 	code, out, stderr := pacer(t, "report", run)
@@ -43,6 +44,7 @@ func TestReportReRendersAsPrinted(t *testing.T) {
 }
 
 func TestReportSideBySideAndOutputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, _ := savedRun(t, dir, "a.json", "run", "--embedded", "--rate", "1k", "--duration", "300ms", "-c", "4", "-t", "get,set", "-q")
 	b, _ := savedRun(t, dir, "b.json", "run", "--embedded", "--rate", "2k", "--duration", "300ms", "-c", "4", "-t", "get,incr", "-q")
@@ -78,6 +80,7 @@ func TestReportSideBySideAndOutputs(t *testing.T) {
 }
 
 func TestReportUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good, _ := savedRun(t, dir, "good.json", "run", "--embedded", "--rate", "1k", "--duration", "100ms", "-c", "2", "-t", "get", "-q")
 	bad := filepath.Join(dir, "bad.json")
@@ -114,6 +117,7 @@ func TestReportUsageErrors(t *testing.T) {
 
 // - reads a document from stdin.
 func TestReportStdin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	doc, runOut := savedRun(t, dir, "run.json", "run", "--embedded", "--rate", "1k", "--duration", "100ms", "-c", "2", "-t", "get")
 	data, err := os.ReadFile(doc)

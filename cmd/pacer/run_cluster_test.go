@@ -49,6 +49,7 @@ func readOpenClusterDoc(t *testing.T, path string) openClusterDoc {
 // primaries: no error, the requests spread evenly over the primaries (each
 // within 5% of a third), per-node results in the text and the JSON.
 func TestRunCluster(t *testing.T) {
+	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	js := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := pacer(t, "run", "--cluster", "-p", strconv.Itoa(c.Nodes[2].Port), "--rate", "20k", "--duration", "5s",
@@ -98,6 +99,10 @@ func TestRunCluster(t *testing.T) {
 // the middle of a run; every request completes (none lost, no error) and
 // the redirects are counted.
 func TestRunClusterMigration(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: migrates slots of a Redis Cluster mid-run")
+	}
 	c := redistest.StartCluster(t, 3)
 	port := strconv.Itoa(c.Nodes[0].Port)
 	if code, o, e := pacer(t, "fill", "--cluster", "-p", port, "-r", "50000", "-q"); code != 0 {
@@ -139,6 +144,10 @@ func TestRunClusterMigration(t *testing.T) {
 // request completes, and the new primary has its row ("joined") and its
 // JSON node with the requests it served.
 func TestRunClusterScaleOut(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: adds a node to a Redis Cluster mid-run")
+	}
 	c := redistest.StartCluster(t, 3)
 	fourth := c.StartNode(t)
 	port := strconv.Itoa(c.Nodes[0].Port)
@@ -201,6 +210,10 @@ func TestRunClusterScaleOut(t *testing.T) {
 // TestRunClusterRefusals: a multi-key command whose keys may fall in
 // different slots is refused before anything is sent.
 func TestRunClusterRefusals(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
+	}
 	c := redistest.StartCluster(t, 3)
 	port := strconv.Itoa(c.Nodes[0].Port)
 	code, _, stderr := pacer(t, "run", "--cluster", "-p", port, "--rate", "1k", "--duration", "1s", "-r", "100",
@@ -222,6 +235,10 @@ func TestRunClusterRefusals(t *testing.T) {
 // no error (a key sent elsewhere would be -MOVED), and the primaries'
 // keys add up to N.
 func TestFillCluster(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
+	}
 	c := redistest.StartCluster(t, 3)
 	js := filepath.Join(t.TempDir(), "f.json")
 	code, stdout, stderr := pacer(t, "fill", "--cluster", "-p", strconv.Itoa(c.Nodes[1].Port), "-r", "30000", "-c", "2", "-P", "16", "--json", js)
@@ -254,6 +271,10 @@ func TestFillCluster(t *testing.T) {
 // no error. A custom key without {tag} is refused: the closed loop could
 // not send it to its primary.
 func TestCompareCluster(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
+	}
 	c := redistest.StartCluster(t, 3)
 	port := strconv.Itoa(c.Nodes[0].Port)
 	js := filepath.Join(t.TempDir(), "c.json")
@@ -289,6 +310,10 @@ func TestCompareCluster(t *testing.T) {
 // --cluster all reach every primary; --sni localhost checks them all
 // against localhost, and the others' certificates are refused.
 func TestClusterTLSNodeNames(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a TLS Redis Cluster")
+	}
 	c := redistest.StartTLSCluster(t, 3, func(i int) []string {
 		if i == 0 {
 			return []string{"localhost", "127.0.0.1"}

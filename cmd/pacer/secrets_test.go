@@ -26,6 +26,7 @@ func noSecret(t *testing.T, what string, texts ...string) {
 // (exit 2) without the password, in one line: the command-line warning
 // waits for a run (a usage error's contract is one line on stderr).
 func TestBadURINeverPrintsThePassword(t *testing.T) {
+	t.Parallel()
 	for _, uri := range []string{
 		"redis://alice:SECRETPASS@127.0.0.1:notaport/0", // bad port: url.Parse fails
 		"redis://alice:SECRETPASS@127.0.0.1:6379/x",     // bad database
@@ -75,6 +76,7 @@ func TestPasswordWarning(t *testing.T) {
 // argument in its error text, at the handshake or in later error replies,
 // never gets the password printed or written, in any command or format.
 func TestServerEchoingThePasswordIsRedacted(t *testing.T) {
+	t.Parallel()
 	echoAuth := hostile.Start(t, hostile.EchoAuthError)
 	// Accepts AUTH, then quotes the password back in every error reply,
 	// as the first word too.
@@ -127,6 +129,7 @@ func TestServerEchoingThePasswordIsRedacted(t *testing.T) {
 
 // TestWrongPasswordAgainstRedis: a real redis-server with requirepass.
 func TestWrongPasswordAgainstRedis(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t, "--requirepass", "right-password")
 	for _, cmd := range [][]string{
 		{"run", "--rate", "1k", "-n", "10", "-c", "2", "-t", "get"},

@@ -15,6 +15,7 @@ import (
 // server's identity and, under each test, its time per call; the JSON
 // keeps both.
 func TestRunShowsTheServerSide(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "run.json")
 	code, out, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "-n", "400", "-c", "4", "-t", "set,get", "-r", "100", "--json", path)
 	if code != exitOK && code != exitUntrusted {
@@ -63,6 +64,7 @@ func refusingINFO(t *testing.T) *hostile.Server {
 // TestRefusedInfoIsSaidOnce: run, bench and compare against a server that
 // refuses INFO and CONFIG say so once on stderr and go on.
 func TestRefusedInfoIsSaidOnce(t *testing.T) {
+	t.Parallel()
 	srv := refusingINFO(t)
 	target := hostPort(t, srv.Addr)
 	path := filepath.Join(t.TempDir(), "run.json")
@@ -137,6 +139,7 @@ func TestSilentInfoCostsAFewTimeouts(t *testing.T) {
 // TestBenchKeepsRedisBenchmarkFormats: the server's side goes to stderr
 // with the full report, nowhere with -q or --csv; the JSON has it.
 func TestBenchKeepsRedisBenchmarkFormats(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "bench.json")
 	code, out, stderr := pacer(t, "bench", "--embedded", "-n", "300", "-c", "3", "-t", "get", "--json", path)
 	if code != exitOK {
@@ -201,6 +204,7 @@ func TestBenchLoopMergesServerStats(t *testing.T) {
 // stderr and, after its own line, the server's side and how many keys it
 // holds.
 func TestFillSaysWhatTheServerHolds(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	code, out, stderr := pacer(t, "fill", "-p", srv.PortString(), "-r", "500", "-q")
 	if code != exitOK {

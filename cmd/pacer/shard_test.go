@@ -218,6 +218,7 @@ func TestShardsMergeIntoOneTimeline(t *testing.T) {
 }
 
 func TestMergeUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte("{}"), 0o644); err != nil {

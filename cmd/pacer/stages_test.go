@@ -11,6 +11,7 @@ import (
 )
 
 func TestStagesAndWarmupUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string

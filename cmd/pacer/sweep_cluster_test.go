@@ -45,6 +45,10 @@ type sweepClusterDoc struct {
 // error, every primary served requests in every step, and each step's
 // JSON test and text carry the per-node results.
 func TestSweepClusterOpen(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
+	}
 	c := redistest.StartCluster(t, 3)
 	js := filepath.Join(t.TempDir(), "s.json")
 	code, stdout, stderr := pacer(t, "sweep", "--cluster", "-p", strconv.Itoa(c.Nodes[1].Port), "--rates", "2k,4k",
@@ -91,6 +95,10 @@ func TestSweepClusterOpen(t *testing.T) {
 // points measured, every primary in each, no error. A custom key without
 // {tag} is refused up front: its connection's primary could not take it.
 func TestSweepClusterClosed(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestBenchCluster covers -short)")
+	}
 	c := redistest.StartCluster(t, 3)
 	port := strconv.Itoa(c.Nodes[0].Port)
 	js := filepath.Join(t.TempDir(), "s.json")

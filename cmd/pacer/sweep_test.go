@@ -13,6 +13,7 @@ import (
 )
 
 func TestSweepUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -174,6 +175,7 @@ func balanced(c map[string]uint64) bool {
 // connections and writes a test per step and the sweep; without an SLO it
 // exits 0 and names no sustainable rate.
 func TestSweepPlainOpen(t *testing.T) {
+	t.Parallel()
 	// A loaded machine may put a step behind (exit 4): the document is what is checked.
 	doc, stdout, _ := sweepJSON(t, []int{exitOK, exitUntrusted}, "sweep", "--embedded", "--rates", "500,1k", "--step-duration", "300ms",
 		"--settle", "100ms", "-c", "2", "--ci")
@@ -343,6 +345,7 @@ func TestSweepSearchSaysHowSure(t *testing.T) {
 // TestSweepClosed: every -c × -P point in the order of requests in
 // flight, with Little's law filled in.
 func TestSweepClosed(t *testing.T) {
+	t.Parallel()
 	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--closed", "-c", "4,1", "-P", "1,4", "--step-duration", "200ms")
 	s := doc.Sweep
 	if doc.Mode != "closed" || s == nil || s.Mode != "closed" || len(s.Points) != 4 || len(doc.Tests) != 4 || !s.Converged {
@@ -432,6 +435,7 @@ func TestSweepShardStepsStartAtPlannedInstants(t *testing.T) {
 // timeline and runs its share of the closed loop's clients, each run from
 // its planned instant.
 func TestCompareShard(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "compare.json")
 	code, _, stderr := pacer(t, "compare", "--embedded", "--rate", "1k", "--duration", "300ms", "--drain", "200ms",
 		"-c", "5", "--seed", "3", "--shard", "2/2", "--start-in", "300ms", "-q", "--json", out)

@@ -54,6 +54,7 @@ func wantOneLine(t *testing.T, what, stderr string, want ...string) {
 // completes, and its JSON holds one handshake per connection, out of the
 // latencies.
 func TestEveryCommandOverTLS(t *testing.T) {
+	t.Parallel()
 	srv := redistest.StartTLS(t, redistest.TLSOptions{})
 	dir := t.TempDir()
 	hp := hostPort(t, srv.Addr)
@@ -118,6 +119,7 @@ func TestEveryCommandOverTLS(t *testing.T) {
 // TestMutualTLS: a server that requires client certificates refuses a
 // client without one (exit 1, one line) and serves one with --cert/--key.
 func TestMutualTLS(t *testing.T) {
+	t.Parallel()
 	srv := redistest.StartTLS(t, redistest.TLSOptions{AuthClients: true})
 	base := append([]string{"run", "--rate", "1k", "-n", "100", "-c", "2", "-t", "get", "--lag-limit", "1s", "-q", "--tls", "--cacert", srv.TLS.CA}, hostPort(t, srv.Addr)...)
 	code, _, stderr := pacer(t, base...)
@@ -134,6 +136,7 @@ func TestMutualTLS(t *testing.T) {
 // TestTLSFailures: bad files are usage errors before anything runs;
 // handshakes that fail are a failed run with one line saying why.
 func TestTLSFailures(t *testing.T) {
+	t.Parallel()
 	srv := redistest.StartTLS(t, redistest.TLSOptions{})
 	plain := redistest.Start(t)
 	dir := t.TempDir()
@@ -203,6 +206,7 @@ func TestTLSFailures(t *testing.T) {
 // names) of a server limited to TLS 1.2, --tls-ciphersuites one of TLS 1.3
 // the server prefers, and the JSON says which was negotiated.
 func TestTLSCipherChoice(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		server []string
 		client []string
@@ -230,6 +234,7 @@ func TestTLSCipherChoice(t *testing.T) {
 // start that the client trusts (verification stays on), and
 // --tls-cert/--tls-key serve a given one.
 func TestEmbeddedTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files, err := certs.Write(dir, "127.0.0.1")
 	if err != nil {

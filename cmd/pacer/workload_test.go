@@ -37,6 +37,7 @@ func target4(srv *redistest.Server) []string {
 // TestMixRatioAgainstRedis: a 9:1 mix at 20k req/s lands within 1% of the
 // requested ratio, counted by the server.
 func TestMixRatioAgainstRedis(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	out := filepath.Join(t.TempDir(), "mix.json")
 	args := append([]string{"run"}, target4(srv)...)
@@ -89,6 +90,7 @@ func harmonic(n int, s float64) float64 {
 // receive the share the distribution predicts, counted by INCR on the
 // server.
 func TestZipfHotKeysAgainstRedis(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	const n = 200000
 	args := append([]string{"bench"}, target4(srv)...)
@@ -111,6 +113,7 @@ func TestZipfHotKeysAgainstRedis(t *testing.T) {
 }
 
 func TestFillThenGetsHit(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	code, out, stderr := pacer(t, append(append([]string{"fill"}, target4(srv)...), "-r", "5000", "-d", "100", "-q")...)
 	if code != 0 || !strings.HasPrefix(out, "filled 5000 keys (100 bytes each)") {
@@ -134,6 +137,7 @@ func TestFillThenGetsHit(t *testing.T) {
 }
 
 func TestValueSizesAgainstRedis(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	for _, tc := range []struct {
 		d      string
@@ -169,6 +173,7 @@ func TestValueSizesAgainstRedis(t *testing.T) {
 }
 
 func TestCommandsFileAndWeights(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	file := filepath.Join(t.TempDir(), "mix.txt")
 	os.WriteFile(file, []byte("# three commands\n3 hot=INCR hot:__key__\n1 SADD s:__key__ m\n"), 0o644)
@@ -191,6 +196,7 @@ func TestCommandsFileAndWeights(t *testing.T) {
 }
 
 func TestWorkloadUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
