@@ -40,6 +40,7 @@ func helpSections(t *testing.T, cmd string) (map[string]string, []string) {
 // --slo was under OUTPUT, --pacing, the tuning and the shard flags under
 // LOAD, the measurement flags in a group of their own, and TLS second.
 func TestHelpGroups(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{
 		"-h": "TARGET", "--cluster": "TARGET", "-c": "LOAD", "--rate": "LOAD", "--duration": "LOAD", "-n": "LOAD",
 		"-t": "WORKLOAD", "-d": "WORKLOAD", "-r": "WORKLOAD",
@@ -67,6 +68,7 @@ func TestHelpGroups(t *testing.T) {
 // starts with - is a mistake, in every command that takes -h, not the
 // host "--rate"; -h HOST and a trailing -h (help) are unchanged.
 func TestHostThenFlagIsAUsageError(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "-h", "--rate", "1k"},
 		{"run", "--rate", "1k", "-h", "-q"},
@@ -92,6 +94,7 @@ func TestHostThenFlagIsAUsageError(t *testing.T) {
 // TestRunSendsGetWithoutTests (issue 22): run without -t or a command
 // runs what sweep runs by default (GET), and -t all the whole suite.
 func TestRunSendsGetWithoutTests(t *testing.T) {
+	t.Parallel()
 	doc, _ := runJSON(t, anyVerdict, "run", "--embedded", "--rate", "20k", "-n", "20", "-c", "2", "-q", "--lag-limit", "1s")
 	if len(doc.Tests) != 1 || doc.Tests[0].Name != "GET" {
 		t.Errorf("run without -t: %d tests, want GET alone", len(doc.Tests))
@@ -111,6 +114,7 @@ func TestRunSendsGetWithoutTests(t *testing.T) {
 // TestVersionCommand (issue 22): pacer version prints what --version
 // prints.
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := pacer(t, "version")
 	_, want, _ := pacer(t, "--version")
 	if code != exitOK || out != want || stderr != "" || !strings.Contains(out, version) {
@@ -125,6 +129,7 @@ func TestVersionCommand(t *testing.T) {
 // loopback or a placeholder (-h HOST), never a private address a reader
 // might copy.
 func TestHelpExamplesUseNoPrivateAddress(t *testing.T) {
+	t.Parallel()
 	private := regexp.MustCompile(`\b(10\.\d+|192\.168|172\.(1[6-9]|2\d|3[01]))\.\d+`)
 	pages := [][]string{{"--help"}}
 	for _, c := range newAppCommands() {
