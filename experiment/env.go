@@ -1,10 +1,12 @@
 // Package experiment runs what pacer measures beyond a single driver call,
 // for the commands and for any Go program: a test once, open or closed
 // (Env.RunOpen, Env.RunClosed), with its connections, its share of a
-// sharded timeline, its live view and the server's side; and the prefill
-// of a keyspace (Env.Fill, per primary in a cluster). Its subpackages run
-// the sweeps and the capacity search (sweep), the closed/open comparison
-// (compare) and the replay of a recorded trace (replay).
+// sharded timeline, its live view and the server's side; the runs of a
+// test pooled into one (Runs); the prefill of a keyspace (Env.Fill, per
+// primary in a cluster); and what the load flags of an open run ask for
+// (OpenLoad, Shape). Its subpackages run the sweeps and the capacity
+// search (sweep), the closed/open comparison (compare), redis-benchmark's
+// list of tests (bench) and the replay of a recorded trace (replay).
 //
 // It and its subpackages sit above the drivers (scheduler) and, for the
 // subpackages' judging, the report; they get their connections and the

@@ -123,6 +123,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		return exitUsage
 	}
+	if cmd := app.Command(args[1]); cmd != nil && clihelp.HostTakesFlag(cmd.Flags, args[2:]) {
+		fmt.Fprintln(stderr, "pacer: -h takes a host; help is --help")
+		return exitUsage
+	}
 	err := app.RunContext(ctx, args)
 	if err == nil {
 		return exitOK
@@ -163,9 +167,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		// Keep urfave/cli from calling os.Exit: Main maps errors to codes.
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
+		OnUsageError:   onUsageError,
 		Commands: []*cli.Command{
 			runCommand(),
 			benchCommand(),
@@ -176,6 +178,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			serveCommand(),
 			reportCommand(),
 			mergeCommand(),
+			withHelp(&cli.Command{Name: "version", Usage: "print pacer's version (as pacer --version does)",
+				Action: func(c *cli.Context) error {
+					if c.Args().Len() > 0 {
+						return usageErrorf("version takes no arguments, got %q", c.Args().First())
+					}
+					cli.ShowVersion(c)
+					return nil
+				}}, "pacer version"),
 		},
 		HideHelpCommand:       true,
 		CustomAppHelpTemplate: appHelpTemplate,

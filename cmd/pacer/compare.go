@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -27,7 +28,6 @@ func compareCommand() *cli.Command {
 		connsFlag(50),
 		arrivalFlag(),
 		seedFlag("seeds random keys, arrivals and faults"),
-		pacingFlag(),
 		maxBufferFlag(),
 		drainFlag(),
 		timeoutFlag(),
@@ -48,45 +48,33 @@ func compareCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every open-loop run must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, measureFlags()...)
+	flags = append(flags, append([]cli.Flag{pacingFlag()}, measureFlags()...)...)
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "compare",
 		Usage:     "run the same workload closed-loop and open-loop and show what the closed loop hides",
 		ArgsUsage: "[-- COMMAND ARGS...]",
 		Flags:     flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
-		Action: compareAction,
+		Action:    compareAction,
 	},
 		"pacer compare --embedded --stall 100ms --every 1s",
-		"pacer compare -h 10.0.0.5 -t set -d 100 --rate 20k --duration 30s --json compare.json",
+		"pacer compare -h HOST -t set -d 100 --rate 20k --duration 30s --json compare.json",
 	)
 }
 
+// compareConfig is a validated `pacer compare`: the comparison's own
+// settings (compare.Config: the action adds the test and the keys) and
+// what the environment needs.
 type compareConfig struct {
-	target   conn.Options
-	conns    int
-	pipeline int
-	duration time.Duration
-	rate     scheduler.Rate
-	arrival  string
-	pacing   scheduler.Pacing
-	drain    time.Duration
-	seed     uint64
-	timeout  time.Duration
-	output   outputConfig
-	work     *workload
-	test     workTest
-	title    string
-	quiet    bool
-	jsonPath string
+	compare.Config
+	target conn.Options
+	output outputConfig
+	work   *workload
+	test   workTest
 	// shard is --shard, --start-at and --start-in: the open runs send the
 	// shard's part of the timeline, the closed run its share of -c
-	// (closedConns), each run from its planned start.
-	shard       *scheduler.Placement
-	closedConns int
+	// (ClosedConns), each run from its planned start.
+	shard *scheduler.Placement
 	// cluster is --cluster: the closed loop spreads -c over the primaries
 	// as bench --cluster does, the open loop opens ceil(c/N) to each.
 	cluster bool
@@ -101,49 +89,43 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
 	}
-	if cfg.conns, err = parseConns(c); err != nil {
+	if cfg.Conns, err = parseConns(c); err != nil {
 		return nil, err
 	}
-	cfg.closedConns = cfg.conns
+	cfg.ClosedConns = cfg.Conns
 	if cfg.shard.Sharded() {
 		if !c.IsSet("rate") {
 			return nil, usageErrorf("--shard needs --rate: without it each shard would take its open rates from its own closed loop's throughput, and the shards would send different timelines")
 		}
 		// The closed loop has no timeline to share: its load is its
 		// clients, so the shards split -c (shard K takes every N-th).
-		if cfg.closedConns = compare.ShareOf(cfg.conns, cfg.shard.K, cfg.shard.N); cfg.closedConns == 0 {
-			return nil, usageErrorf("--shard %d/%d: -c %d leaves this shard no closed-loop client; give at least -c %d", cfg.shard.K, cfg.shard.N, cfg.conns, cfg.shard.N)
+		if cfg.ClosedConns = compare.ShareOf(cfg.Conns, cfg.shard.K, cfg.shard.N); cfg.ClosedConns == 0 {
+			return nil, usageErrorf("--shard %d/%d: -c %d leaves this shard no closed-loop client; give at least -c %d", cfg.shard.K, cfg.shard.N, cfg.Conns, cfg.shard.N)
 		}
 	}
-	if cfg.pipeline, err = parsePipeline(c); err != nil {
+	if cfg.Pipeline, err = parsePipeline(c); err != nil {
 		return nil, err
 	}
-	if cfg.duration = c.Duration("duration"); cfg.duration <= 0 {
-		return nil, usageErrorf("--duration %s: want a positive duration", cfg.duration)
+	if cfg.Duration = c.Duration("duration"); cfg.Duration <= 0 {
+		return nil, usageErrorf("--duration %s: want a positive duration", cfg.Duration)
 	}
 	if c.IsSet("rate") {
-		if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
+		if cfg.Rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
 			return nil, usageErrorf("--rate: %v", err)
 		}
 	}
-	cfg.seed = parseSeed(c)
+	cfg.Seed = parseSeed(c)
 	if cfg.output, err = parseOutput(c); err != nil {
 		return nil, err
 	}
-	cfg.quiet, cfg.jsonPath = cfg.output.quiet, cfg.output.jsonPath
-	l, err := parseOpenLoad(c, cfg.conns, cfg.output.slo)
+	cfg.SLO, cfg.Interval = cfg.output.slo, cfg.output.interval
+	l, err := parseOpenLoad(c, cfg.Conns, cfg.output.slo)
 	if err != nil {
 		return nil, err
 	}
-	cfg.arrival, cfg.pacing, cfg.drain, cfg.timeout, cfg.target.MaxBuffer = l.arrival, l.pacing, l.drain, l.timeout, l.maxBuffer
-	sizes, err := parseSizes(c, false)
-	if err != nil {
-		return nil, err
-	}
-	if c.IsSet("t") && c.Args().Len() > 0 {
-		return nil, usageErrorf("-t selects a catalogue test; it cannot be combined with a custom command")
-	}
-	if cfg.work, err = parseWorkload(c, sizes, c.Args().Slice(), false); err != nil {
+	cfg.Arrival, cfg.Pacing, cfg.Drain, cfg.Timeout, cfg.target.MaxBuffer = l.Arrival, l.Pacing, l.Drain, l.Timeout, l.MaxBuffer
+	cfg.LagLimit = experiment.SLOLagLimit(cfg.Pacing, cfg.SLO)
+	if cfg.work, err = parseOpenWorkload(c, "a catalogue test"); err != nil {
 		return nil, err
 	}
 	if len(cfg.work.tests) != 1 {
@@ -152,11 +134,10 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
 		return nil, err
 	}
-	if err := checkClosedBudget(cfg.work, cfg.conns, cfg.pipeline); err != nil {
+	if err := checkClosedBudget(cfg.work, cfg.Conns, cfg.Pipeline); err != nil {
 		return nil, err
 	}
 	cfg.test = cfg.work.tests[0]
-	cfg.title = cfg.test.title
 	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
 		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
@@ -169,7 +150,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
-		files: cfg.output.files, quiet: cfg.quiet, mode: "mixed"})
+		files: cfg.output.files, quiet: cfg.output.quiet, mode: "mixed"})
 	if err != nil {
 		return err
 	}
@@ -194,17 +175,15 @@ func compareAction(c *cli.Context) error {
 	e.askServer()
 	e.noteConfig()
 	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
-		cfg.title, cfg.conns, cfg.pipeline, cfg.duration, where)
+		cfg.test.title, cfg.Conns, cfg.Pipeline, cfg.Duration, where)
 	if e.server.ID.Available {
 		fmt.Fprintln(out, report.ServerLine(e.server.ID))
 	}
 	fmt.Fprintln(out)
 	e.doc.Config = cfg.echo(ctx, e.faults())
-	runs, runErr := compare.Measure(ctx, e.experiment(cfg.output.showErrs), compare.Config{
-		Test: cfg.work.testOf(cfg.test), Rate: cfg.rate, Duration: cfg.duration, Conns: cfg.conns, ClosedConns: cfg.closedConns,
-		Pipeline: cfg.pipeline, Arrival: cfg.arrival, Pacing: cfg.pacing, LagLimit: sloLagLimit(cfg.pacing, cfg.output.slo),
-		Drain: cfg.drain, Timeout: cfg.timeout, Interval: cfg.output.interval, Seed: cfg.seed, SLO: cfg.output.slo, Keys: keys,
-	})
+	cc := cfg.Config
+	cc.Test, cc.Keys = cfg.work.testOf(cfg.test), keys
+	runs, runErr := compare.Measure(ctx, e.experiment(cfg.output.showErrs), cc)
 	for _, r := range runs {
 		e.doc.Tests = append(e.doc.Tests, *r.Test)
 	}
@@ -218,40 +197,24 @@ func compareAction(c *cli.Context) error {
 			return failed(err)
 		}
 	}
-	for _, r := range runs {
-		if r.Test.SLO != nil {
-			for _, l := range r.Test.SLO.Lines() {
-				fmt.Fprintf(out, "%s: %s\n", r.Test.Name, l)
-			}
-		}
+	if err := compare.WriteSLOs(out, runs); err != nil {
+		return failed(err)
 	}
 	if len(runs) > 0 {
-		printSeed(out, cfg.seed)
+		printSeed(out, cfg.Seed)
 	}
-	switch {
-	case runErr != nil:
-		return runErr
-	case ctx.Err() != nil:
-		return exitCode(exitInterrupted)
+	if runErr != nil || ctx.Err() != nil {
+		return e.exit(exitOK, runErr) // no verdicts: the runs were cut short
 	}
 	code := exitOK
 	for _, r := range runs {
 		code = worst(code, judged(e.stderr, r.Test, r.Judgement))
 	}
-	if code != exitOK {
-		return exitCode(code)
-	}
-	return nil
+	return e.exit(code, nil)
 }
 
 func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]any {
-	extra := map[string]any{"arrival": cfg.arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.pacing.String(), "test": cfg.title}
-	if cfg.work.mixed || cfg.test.custom {
-		extra["command"] = cfg.title
-	}
-	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, pipeline: cfg.pipeline, dial: cfg.target,
-		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
-		seed: cfg.seed, tests: testIDs(cfg.work), rate: cfg.rate, duration: cfg.duration,
-	}.echo(ctx, extra)
+	extra := map[string]any{"arrival": cfg.Arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.Pacing.String(), "test": cfg.test.title}
+	return echoWork(ctx, report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Conns: cfg.Conns, Pipeline: cfg.Pipeline,
+		Dial: cfg.target, Seed: cfg.Seed, Rate: cfg.Rate, Duration: cfg.Duration}, cfg.work, extra)
 }

@@ -4,56 +4,30 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
-	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/scheduler"
 )
 
-// commonConfig holds the settings every load command writes in its JSON
-// config under the same keys (report.RunConfig, which defines them);
-// what only one command has goes in its extra keys.
-type commonConfig struct {
-	target, embedded string
-	dial             conn.Options
-	conns, pipeline  int
-	sizes            scenarios.Sizes
-	keyspace         uint64
-	keyDist          scenarios.KeyDist
-	seed             uint64
-	tests            []string
-	rate             scheduler.Rate
-	duration         time.Duration
-	requests         uint64
+// echoConfig is the JSON config of a command: the keys every load
+// command writes the same way (report.RunConfig, which defines them) over
+// the command's own extra keys, with the user's text (target, command,
+// test) redacted.
+func echoConfig(ctx context.Context, rc report.RunConfig, extra map[string]any) map[string]any {
+	return rc.Echo(extra, secretsFrom(ctx).Redact)
 }
 
-// echo returns the config: the common keys over the command's extra keys,
-// with the user's text (target, command, test) redacted.
-func (cc commonConfig) echo(ctx context.Context, extra map[string]any) map[string]any {
-	return report.RunConfig{Target: cc.target, Embedded: cc.embedded, Dial: cc.dial, Conns: cc.conns, Pipeline: cc.pipeline,
-		Sizes: cc.sizes, Keyspace: cc.keyspace, KeyDist: cc.keyDist, Seed: cc.seed, Tests: cc.tests, Rate: cc.rate,
-		Duration: cc.duration, Requests: cc.requests}.Echo(extra, secretsFrom(ctx).Redact)
-}
-
-// testIDs lists the IDs of a workload's tests.
-func testIDs(w *workload) []string {
-	ids := make([]string, len(w.tests))
-	for i, t := range w.tests {
-		ids[i] = t.id()
+// echoWork is echoConfig of a command that sends a workload: rc with the
+// workload's sizes, keyspace, key distribution and tests, and for a lone
+// custom command or mix its title as "command".
+func echoWork(ctx context.Context, rc report.RunConfig, w *workload, extra map[string]any) map[string]any {
+	rc.Sizes, rc.Keyspace, rc.KeyDist = w.opts.Sizes, w.opts.Keyspace, w.keys
+	for _, t := range w.tests {
+		rc.Tests = append(rc.Tests, t.id())
 	}
-	return ids
-}
-
-// faultsOf describes the embedded target's faults for the config ("" when
-// srv is nil: the target is not embedded).
-func faultsOf(srv *embedded.Server) string {
-	if srv == nil {
-		return ""
+	if len(w.tests) == 1 && (w.tests[0].custom || w.mixed) {
+		extra["command"] = w.tests[0].title
 	}
-	return srv.Faults().String()
+	return echoConfig(ctx, rc, extra)
 }
 
 // printSeed ends a human summary with the seed, so the run can be

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/internal/secret"
+	"github.com/pacer-load/pacer/report"
 )
 
 // bigSeed is above 2^53: as a JSON number read into a float64 (jq, most
@@ -52,7 +53,7 @@ func startFillTarget(t *testing.T, f embedded.Faults) []string {
 	return hostPort(t, srv.Addr())
 }
 
-// commonKinds is the JSON type of each key commonConfig writes.
+// commonKinds is the JSON type of each key report.RunConfig writes.
 var commonKinds = map[string]string{
 	"target": "string", "connections": "number", "data_size": "string", "keyspace": "number",
 	"key_dist": "string", "seed": "number", "seed_str": "string", "tests": "strings",
@@ -96,14 +97,14 @@ func TestConfigKeysAreTheSameInEveryCommand(t *testing.T) {
 	t.Parallel()
 	// The table above covers exactly what the helper writes.
 	var keys []string
-	for k := range (commonConfig{}).echo(context.Background(), nil) {
+	for k := range echoConfig(context.Background(), report.RunConfig{}, nil) {
 		keys = append(keys, k)
 		if commonKinds[k] == "" {
 			t.Errorf("config key %q has no expected type in commonKinds", k)
 		}
 	}
 	if len(keys) != len(commonKinds) {
-		t.Errorf("commonConfig writes %v, the table has %d keys", keys, len(commonKinds))
+		t.Errorf("report.RunConfig writes %v, the table has %d keys", keys, len(commonKinds))
 	}
 	fill := startFillTarget(t, embedded.Faults{})
 	seedLine := "seed " + bigSeed + " (--seed to repeat)\n"
@@ -293,7 +294,7 @@ func asMap(v any) map[string]any {
 func TestConfigNeverHoldsThePassword(t *testing.T) {
 	t.Parallel()
 	ctx := withSecrets(context.Background(), secret.Find([]string{"pacer", "run", "-a", "hunter2"}, func(string) string { return "" }))
-	cfg := commonConfig{target: "127.0.0.1:6379", seed: 1}.echo(ctx, map[string]any{"command": "AUTH hunter2", "test": "AUTH hunter2"})
+	cfg := echoConfig(ctx, report.RunConfig{Target: "127.0.0.1:6379", Seed: 1}, map[string]any{"command": "AUTH hunter2", "test": "AUTH hunter2"})
 	if b := jsonString(cfg); strings.Contains(b, "hunter2") {
 		t.Fatalf("config %s", b)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/target"
 )
 
@@ -89,19 +88,7 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	scopeMetrics(e.metrics, e.target.Options, e.place)
 	e.target.Say = e.say
 	e.target.WatchTLS()
-	e.doc = &report.Document{
-		Schema:    report.Schema,
-		Mode:      ec.mode,
-		Tool:      report.Tool{Name: "pacer", Version: version},
-		StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Tests:     []report.Test{},
-	}
-	if e.place.Sharded() {
-		e.doc.Shard = &report.Shard{K: e.place.K, N: e.place.N}
-	}
-	if s := e.place.FirstStart(); !s.IsZero() {
-		e.doc.StartAt = s.UTC().Format(time.RFC3339Nano)
-	}
+	e.doc = report.NewDocument(ec.mode, version, e.place)
 	return e, nil
 }
 
@@ -134,50 +121,31 @@ func (e *runEnv) noteConfig() {
 
 // faults describes the embedded target's faults ("" when the target is
 // not embedded).
-func (e *runEnv) faults() string { return faultsOf(e.embedded) }
+func (e *runEnv) faults() string {
+	if e.embedded == nil {
+		return ""
+	}
+	return e.embedded.Faults().String()
+}
 
 // experiment is the environment the experiments run in: this command's
 // target, server, placement, live views and redaction.
 func (e *runEnv) experiment(showErrs bool) *experiment.Env {
-	return &experiment.Env{
+	x := &experiment.Env{
 		Target: e.target, Server: e.server, Place: e.place,
-		Watch:          e.watch,
+		Watch: experiment.Watchers(e.stderr, e.quiet, func(w experiment.Watched, also func(*scheduler.Live)) (func(*scheduler.Live), func()) {
+			return e.metrics.Hook(w.Test, map[string]string{"open": metrics.ModeOpen, "closed": metrics.ModeClosed}[w.Mode], also)
+		}),
 		Redact:         func(r *scheduler.Result) { redactResult(e.ctx, r) },
-		OnErrorReply:   errorsTo(e.stderr, showErrs),
 		Say:            e.say,
 		Quiet:          e.quiet,
 		HiccupInterval: e.hiccups,
 		InProcess:      e.embedded != nil,
 	}
-}
-
-// watch shows a run live: progress lines (not with -q), lines about an
-// open run's connections, and the metrics.
-func (e *runEnv) watch(w experiment.Watched) (func(*scheduler.Live), func()) {
-	var chans []chan *scheduler.Live
-	var stops []func()
-	if !e.quiet {
-		ch := make(chan *scheduler.Live, 1)
-		chans = append(chans, ch)
-		stops = append(stops, watch.Progress(watch.On(e.stderr), w.Label, ch))
+	if showErrs {
+		x.OnErrorReply = watch.Errors(e.stderr)
 	}
-	if w.Mode == "open" {
-		ch := make(chan *scheduler.Live, 1)
-		chans = append(chans, ch)
-		stops = append(stops, watchConnections(e.stderr, w.Name, ch))
-	}
-	mode := map[string]string{"open": metrics.ModeOpen, "closed": metrics.ModeClosed}[w.Mode]
-	onStart, end := e.metrics.Hook(w.Test, mode, func(l *scheduler.Live) {
-		for _, ch := range chans {
-			ch <- l
-		}
-	})
-	return onStart, func() {
-		end()
-		for _, s := range stops {
-			s()
-		}
-	}
+	return x
 }
 
 // writeFiles writes the result files from the document.
@@ -242,13 +210,4 @@ func (e *runEnv) exit(code int, runErr error) error {
 		return exitCode(code)
 	}
 	return nil
-}
-
-// mergeStats adds a run's server counts to a test's (either may be nil).
-func mergeStats(into, from *serverinfo.Stats) *serverinfo.Stats {
-	if into == nil {
-		return from
-	}
-	into.Merge(from)
-	return into
 }

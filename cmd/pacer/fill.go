@@ -37,14 +37,13 @@ func fillCommand() *cli.Command {
 	})...)
 	flags = append(flags, clusterFlags()...)
 	return withHelp(&cli.Command{
-		Name:         "fill",
-		Usage:        "prefill a keyspace: SET key:000000000000 … key:<N-1> with values of -d bytes",
-		Flags:        flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
-		Action:       fillAction,
+		Name:   "fill",
+		Usage:  "prefill a keyspace: SET key:000000000000 … key:<N-1> with values of -d bytes",
+		Flags:  flags,
+		Action: fillAction,
 	},
 		"pacer fill --embedded -r 100000 -d 64:8,4096:2",
-		"pacer fill -h 10.0.0.5 -r 1000000 -d 100 -c 32 -P 128",
+		"pacer fill -h HOST -r 1000000 -d 100 -c 32 -P 128",
 	)
 }
 
@@ -141,10 +140,10 @@ func fillAction(c *cli.Context) error {
 	}
 	if res != nil && out.jsonPath != "" {
 		e.doc.Interrupted, e.doc.Tests = res.Interrupted, []report.Test{*t}
-		e.doc.Config = commonConfig{
-			target: e.target.Options.Addr, conns: conns, dial: e.target.Options, pipeline: pipeline, sizes: sizes, keyspace: n, keyDist: keys,
-			seed: seed, tests: []string{fillID}, requests: n,
-		}.echo(c.Context, map[string]any{"keys": n, "command": command})
+		e.doc.Config = echoConfig(c.Context, report.RunConfig{
+			Target: e.target.Options.Addr, Conns: conns, Dial: e.target.Options, Pipeline: pipeline, Sizes: sizes, Keyspace: n, KeyDist: keys,
+			Seed: seed, Tests: []string{fillID}, Requests: n,
+		}, map[string]any{"keys": n, "command": command})
 		if werr := e.writeFiles(); werr != nil {
 			return failed(werr)
 		}

@@ -8,10 +8,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -24,27 +24,24 @@ const (
 	// loop (bench, compare's closed run, fill): the loop holds whole
 	// batches.
 	maxClosedInFlight = 1 << 30
-	// fifoEntryBytes is the size of one in-flight entry of a connection's
-	// FIFO (intended, written, kind), and maxFIFOBytes the budget of all
-	// FIFOs together: -c × --max-inflight × 32 B.
-	fifoEntryBytes = 32
-	maxFIFOBytes   = 4 << 30
-	// maxInflightPerConn bounds --max-inflight on one connection.
-	maxInflightPerConn = 1 << 24
 )
 
-// Flag categories, in the order help lists them.
+// Flag categories, in the order help lists them: where to send, how much,
+// across machines, what, what to hold it to and how pacer measures itself,
+// what to write, the knobs few need, the embedded target; TLS last.
 const (
-	catTarget      = "target"
-	catServer      = "server"
-	catLoad        = "load"
-	catWorkload    = "workload"
-	catOutput      = "output"
-	catEmbedded    = "embedded target"
-	catUnsupported = "not supported yet (refused, exit 2)"
+	catTarget   = "target"
+	catServer   = "server"
+	catLoad     = "load"
+	catShard    = "shard"
+	catWorkload = "workload"
+	catTrust    = "slo and trust"
+	catOutput   = "output"
+	catTuning   = "tuning"
+	catEmbedded = "embedded target"
 )
 
-var helpCategories = []string{catTarget, catTLS, catServer, catLoad, catWorkload, catOutput, catMeasure, catEmbedded, catUnsupported}
+var helpCategories = []string{catTarget, catServer, catLoad, catShard, catWorkload, catTrust, catOutput, catTuning, catEmbedded, catTLS}
 
 // targetFlags are redis-benchmark's connection flags, with its names and
 // defaults, its TLS flags (tlsFlags) and --askpass, shared by every load
@@ -110,8 +107,8 @@ func outputFlags(s outputSpec) []cli.Flag {
 		&cli.BoolFlag{Name: "q", Usage: s.quietUse, Category: catOutput},
 		&cli.StringFlag{Name: "json", Usage: s.jsonUse, Category: catOutput},
 		&cli.BoolFlag{Name: "e", Usage: s.errorsUse, Category: catOutput},
-		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catOutput},
-		&cli.DurationFlag{Name: "slo-window", Usage: "require every window of `DURATION` (a multiple of --interval) to meet --slo, not just the whole test; each clause reports its worst window", Category: catOutput},
+		&cli.StringFlag{Name: "slo", Usage: s.sloUse, Category: catTrust},
+		&cli.DurationFlag{Name: "slo-window", Usage: "require every window of `DURATION` (a multiple of --interval) to meet --slo, not just the whole test; each clause reports its worst window", Category: catTrust},
 		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each test into intervals of `DURATION` (at least %s) with their own counts and histograms (JSON intervals)", minInterval), Category: catOutput},
 	}
 	fl = append(fl, metricsFlags()...)
@@ -192,27 +189,11 @@ func arrivalFlag() cli.Flag {
 }
 
 func pacingFlag() cli.Flag {
-	return &cli.StringFlag{Name: "pacing", Value: "auto", Usage: "`MODE`: auto (a wake quantum of --lag-limit less 400 µs: the least CPU that keeps the send lag within it), precise (a wake at every intended instant, the most CPU) or coarse (0.8 ms wake quantum)", Category: catLoad}
+	return &cli.StringFlag{Name: "pacing", Value: "auto", Usage: "`MODE`: auto (a wake quantum of --lag-limit less 400 µs: the least CPU that keeps the send lag within it), precise (a wake at every intended instant, the most CPU) or coarse (0.8 ms wake quantum)", Category: catTrust}
 }
 
-// sloLagLimit is the send-lag limit of an open run whose --lag-limit is
-// not given: the pacing's default, capped at half the tightest latency
-// bound of --slo. Response time is send lag + service time, so a
-// generator allowed a lag near the bound could fail a healthy server on
-// its own while the trust rule still called it punctual: at the default
-// 1 ms budget auto pacing wakes every 600 µs, and against an idle
-// redis-server `--slo p99<=1ms` failed (exit 3) on a response p99 of
-// 1.1 ms made of a 0.65 ms lag and a 0.35 ms service p99. Half the
-// bound (500 µs, a 100 µs quantum, for p99<=1ms) leaves the other half
-// to the server, and a violation while the lag exceeds it is judged the
-// generator's when service time meets the bound (exit 4), not the
-// server's.
-func sloLagLimit(p scheduler.Pacing, slo report.SLO) time.Duration {
-	def := scheduler.DefaultLagLimit(p)
-	if b := slo.TightestLatency(); b > 0 {
-		return min(def, b/2)
-	}
-	return def
+func lagLimitFlag(use string) cli.Flag {
+	return &cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which " + use, DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catTrust}
 }
 
 func drainFlag() cli.Flag {
@@ -224,11 +205,11 @@ func timeoutFlag() cli.Flag {
 }
 
 func maxBufferFlag() cli.Flag {
-	return &cli.StringFlag{Name: "max-buffer", Value: bytesize.Format(conn.DefaultMaxBuffer), Usage: "per connection, at most `BYTES` written and not yet sent (2MiB, 512KiB, 4MB, 123); a command larger than it is refused", Category: catLoad}
+	return &cli.StringFlag{Name: "max-buffer", Value: bytesize.Format(conn.DefaultMaxBuffer), Usage: "per connection, at most `BYTES` written and not yet sent (2MiB, 512KiB, 4MB, 123); a command larger than it is refused", Category: catTuning}
 }
 
 func maxInflightFlag() cli.Flag {
-	return &cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap of `N` commands in flight per connection; a send it delays still counts from its intended time", Category: catLoad}
+	return &cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap of `N` commands in flight per connection; a send it delays still counts from its intended time", Category: catTuning}
 }
 
 // parseConns reads -c.
@@ -262,94 +243,34 @@ func parseSeed(c *cli.Context) uint64 {
 	return seed
 }
 
-// parseMaxBuffer reads --max-buffer.
-func parseMaxBuffer(c *cli.Context) (int, error) {
-	n, err := bytesize.Parse(c.String("max-buffer"))
-	if err != nil || n < 1 || n > scenarios.MaxValueSize*2 {
-		return 0, usageErrorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", c.String("max-buffer"), bytesize.Format(scenarios.MaxValueSize*2))
-	}
-	return int(n), nil
-}
-
-// checkInflightBudget refuses FIFOs that together could exceed
-// maxFIFOBytes.
-func checkInflightBudget(conns, inflight int) error {
-	if total := int64(conns) * int64(inflight) * fifoEntryBytes; total > maxFIFOBytes {
-		return usageErrorf("-c %d × --max-inflight %d × %d B = %s of in-flight entries; at most %s: lower -c or --max-inflight",
-			conns, inflight, fifoEntryBytes, bytesize.Format(total), bytesize.Format(maxFIFOBytes))
-	}
-	return nil
-}
-
-// openLoad is what the open loop's load flags asked for. run, replay,
-// sweep and compare read them with parseOpenLoad.
-type openLoad struct {
-	arrival     string // uniform or poisson ("" when the command has no --arrival)
-	pacing      scheduler.Pacing
-	maxInflight int // 0 when the command has no --max-inflight
-	maxBuffer   int
-	drain       time.Duration // never 0: that would mean the default
-	lagLimit    time.Duration // --lag-limit, else sloLagLimit
-	timeout     time.Duration
-	backlog     time.Duration // 0 when the command has no --max-backlog
-}
-
-// parseOpenLoad reads, in this order, --arrival, --max-inflight (with the
-// FIFO budget of conns connections), --max-buffer, --pacing, --drain,
-// --lag-limit (default sloLagLimit of slo), --timeout and --max-backlog;
-// of --arrival, --max-inflight and --max-backlog, those the command
-// defines.
-func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (openLoad, error) {
-	var l openLoad
+// parseOpenLoad reads the open loop's load flags (run, replay, sweep and
+// compare): of --arrival, --max-inflight and --max-backlog, those the
+// command defines.
+func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (experiment.OpenLoad, error) {
+	f := experiment.OpenLoadFlags{MaxBuffer: c.String("max-buffer"), Pacing: c.String("pacing"), Drain: c.Duration("drain"),
+		Timeout: c.Duration("timeout"), TimeoutSet: c.IsSet("timeout"), Conns: conns, SLO: slo}
 	if defines(c, "arrival") {
-		if l.arrival = c.String("arrival"); l.arrival != "uniform" && l.arrival != "poisson" {
-			return l, usageErrorf("--arrival %q: want uniform or poisson", l.arrival)
-		}
+		f.Arrival = new(c.String("arrival"))
 	}
 	if defines(c, "max-inflight") {
-		if l.maxInflight = c.Int("max-inflight"); l.maxInflight < 1 || l.maxInflight > maxInflightPerConn {
-			return l, usageErrorf("--max-inflight %d: want 1 to %d", l.maxInflight, maxInflightPerConn)
-		}
-		if err := checkInflightBudget(conns, l.maxInflight); err != nil {
-			return l, err
-		}
+		f.MaxInflight = new(c.Int("max-inflight"))
 	}
-	var err error
-	if l.maxBuffer, err = parseMaxBuffer(c); err != nil {
-		return l, err
-	}
-	var ok bool
-	if l.pacing, ok = scheduler.ParsePacing(c.String("pacing")); !ok {
-		return l, usageErrorf("--pacing %q: want auto, precise or coarse", c.String("pacing"))
-	}
-	if l.drain = c.Duration("drain"); l.drain < 0 {
-		return l, usageErrorf("--drain %s: must not be negative", l.drain)
-	}
-	if l.drain == 0 {
-		l.drain = time.Nanosecond // zero would mean the default
-	}
-	l.lagLimit = sloLagLimit(l.pacing, slo)
 	if c.IsSet("lag-limit") {
-		if l.lagLimit = c.Duration("lag-limit"); l.lagLimit <= 0 {
-			return l, usageErrorf("--lag-limit %s: want a positive duration", l.lagLimit)
-		}
-	}
-	if l.timeout = c.Duration("timeout"); l.timeout < 0 || (c.IsSet("timeout") && l.timeout == 0) {
-		return l, usageErrorf("--timeout %s: want a positive duration", l.timeout)
+		f.LagLimit = new(c.Duration("lag-limit"))
 	}
 	if defines(c, "max-backlog") {
-		if l.backlog = c.Duration("max-backlog"); l.backlog <= 0 {
-			return l, usageErrorf("--max-backlog %s: want a positive duration", l.backlog)
-		}
+		f.Backlog = new(c.Duration("max-backlog"))
 	}
-	return l, nil
+	return f.Parse()
 }
 
-// open is the scheduler's configuration of these flags, without the
-// timeline's rate and bounds.
-func (l openLoad) open(interval time.Duration) scheduler.OpenConfig {
-	return scheduler.OpenConfig{Pacing: l.pacing, Drain: l.drain, LagLimit: l.lagLimit, Timeout: l.timeout,
-		Interval: interval, MaxBacklog: l.backlog}
+// given is a string flag's value, nil when it was not given: a package's
+// Flags take an optional flag so.
+func given(c *cli.Context, name string) *string {
+	if !c.IsSet(name) {
+		return nil
+	}
+	return new(c.String(name))
 }
 
 // defines reports whether c's command has the flag name.
@@ -382,11 +303,20 @@ const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1,
 // helpPage lays out every command's help: the flags by category in
 // helpCategories' order (target, load, workload, output, ...) with their
 // placeholders and defaults, the examples and the exit codes.
-var helpPage = clihelp.Page{Program: "pacer", Categories: helpCategories, NamesOnly: catUnsupported, Footer: exitCodeHelp}
+var helpPage = clihelp.Page{Program: "pacer", Categories: helpCategories, Footer: exitCodeHelp}
 
-// withHelp sets a command's help (helpPage) with its examples.
+// withHelp sets a command's help (helpPage) with its examples, and makes
+// a flag urfave/cli cannot parse a usage error (exit 2).
 func withHelp(cmd *cli.Command, examples ...string) *cli.Command {
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = onUsageError
+	}
 	return helpPage.Set(cmd, examples...)
+}
+
+// onUsageError makes urfave/cli's parse errors usage errors.
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageErrorf("%v", err)
 }
 
 // appHelpTemplate is `pacer --help` (and `pacer -h`, `pacer help`): the
@@ -403,7 +333,7 @@ COMMANDS:{{range .VisibleCommands}}
 
 EXAMPLES:
    pacer compare --embedded --stall 100ms --every 1s
-   pacer run -h 10.0.0.5 --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms'
+   pacer run -h HOST --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms'
 
 VERSION:
    {{.Version}}

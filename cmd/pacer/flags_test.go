@@ -19,8 +19,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment/bench"
 	"github.com/pacer-load/pacer/internal/redistest"
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/target"
 )
 
@@ -427,57 +427,6 @@ func TestProcsFor(t *testing.T) {
 	}
 }
 
-// TestReadLastArgIsBounded: -x reads stdin through a limit, so < /dev/zero
-// ends with a usage error instead of gigabytes.
-func TestReadLastArgIsBounded(t *testing.T) {
-	t.Parallel()
-	if scenarios.MaxValueSize != 512<<20 {
-		t.Fatal("values are capped at 512 MiB")
-	}
-	s, err := readLastArgLimit(strings.NewReader("hello"), 10, "")
-	if err != nil || s != "hello" {
-		t.Fatalf("%q %v", s, err)
-	}
-	_, err = readLastArgLimit(zeros{}, 1<<20, "")
-	if code := exitCodeOf(err); code != exitUsage || !strings.Contains(err.Error(), "-x") {
-		t.Fatalf("endless stdin: %v (exit %d)", err, code)
-	}
-}
-
-// TestReadLastArgStopsAtTheInFlightBudget: bench -x < /dev/zero read 512 MiB
-// (1.2 GB resident, bench/bounds) although -c 50 copies of more than
-// 1 GiB / 50 are refused anyway: the read stops at what -c × -P may hold.
-func TestReadLastArgStopsAtTheInFlightBudget(t *testing.T) {
-	t.Parallel()
-	r := &countingZeros{}
-	_, err := readLastArg(r, 50, 1)
-	if code := exitCodeOf(err); code != exitUsage || !strings.Contains(err.Error(), "-c 50 × -P 1") {
-		t.Fatalf("-c 50: %v (exit %d)", err, code)
-	}
-	if want := int64(maxClosedInFlight/50) + 1; r.n > want+32<<10 {
-		t.Fatalf("-c 50: read %d bytes of stdin, want about %d", r.n, want)
-	}
-	r = &countingZeros{}
-	if _, err := readLastArg(io.LimitReader(r, 1000), 50, 16); err != nil {
-		t.Fatalf("a small value: %v", err)
-	}
-}
-
-type countingZeros struct{ n int64 }
-
-func (c *countingZeros) Read(p []byte) (int, error) {
-	clear(p)
-	c.n += int64(len(p))
-	return len(p), nil
-}
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
-
 func exitCodeOf(err error) int {
 	if ee, ok := err.(*exitError); ok {
 		return ee.code
@@ -583,7 +532,7 @@ func TestServerConfigIgnoresHugeReplies(t *testing.T) {
 			}
 		}()
 		id := target.AskServer(context.Background(), conn.Options{Network: "tcp", Addr: ln.Addr().String()}, nil, nil).ID
-		save, _, ok := benchConfigOf(id)
+		save, _, ok := bench.ServerConfig(id)
 		ln.Close()
 		if want := size <= 1024; ok != want || ok && save != "xx" {
 			t.Errorf("a %d-byte value: ok %v save %d bytes", size, ok, len(save))

@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/scenarios"
@@ -757,7 +758,7 @@ func (g *gen) clamp(name, v string) string {
 			return strconv.Itoa(maxFuzzPipeline)
 		}
 	case "max-inflight":
-		if n, ok := parseInt(); ok && n > maxFuzzInflight && n <= maxInflightPerConn {
+		if n, ok := parseInt(); ok && n > maxFuzzInflight && n <= experiment.MaxInflightPerConn {
 			return strconv.Itoa(maxFuzzInflight)
 		}
 	case "max-buffer":

@@ -11,10 +11,12 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
+
+	"github.com/pacer-load/pacer/experiment/bench"
 )
 
 // maxBenchThreads caps bench --threads, as redis-benchmark does.
-const maxBenchThreads = 500
+const maxBenchThreads = bench.MaxThreads
 
 func main() {
 	// Process-wide runtime settings are made here, once, before any command

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -26,9 +27,6 @@ func mergeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "partial", Usage: "merge the shards given when some are missing (the result says which it holds)", Category: catOutput},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: print nothing but errors", Category: catOutput},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
 		Action: mergeAction,
 	},
 		"pacer merge shard-1.json shard-2.json shard-3.json -o all.json",
@@ -39,7 +37,7 @@ func mergeCommand() *cli.Command {
 func mergeAction(c *cli.Context) error {
 	outPath, partial, quiet := c.String("o"), c.Bool("partial"), c.Bool("q")
 	// Flags may follow the files (pacer merge a.json b.json -o all.json).
-	paths, _, err := trailingFlags(c.Args().Slice(), map[string]*string{"o": &outPath}, map[string]*bool{"partial": &partial, "q": &quiet})
+	paths, _, err := clihelp.Trailing(c.Args().Slice(), map[string]*string{"o": &outPath}, map[string]*bool{"partial": &partial, "q": &quiet})
 	if err != nil {
 		return err
 	}

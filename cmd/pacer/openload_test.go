@@ -7,6 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -14,7 +16,7 @@ import (
 // openLoadOf parses args with the open loop's load flags (all of them, or
 // without --arrival, --max-inflight and --max-backlog, as compare and
 // replay have them).
-func openLoadOf(t *testing.T, all bool, conns int, slo string, args ...string) (openLoad, error) {
+func openLoadOf(t *testing.T, all bool, conns int, slo string, args ...string) (experiment.OpenLoad, error) {
 	t.Helper()
 	flags := []cli.Flag{pacingFlag(), maxBufferFlag(), drainFlag(), timeoutFlag(), &cli.DurationFlag{Name: "lag-limit"}}
 	if all {
@@ -27,7 +29,7 @@ func openLoadOf(t *testing.T, all bool, conns int, slo string, args ...string) (
 			t.Fatal(err)
 		}
 	}
-	var l openLoad
+	var l experiment.OpenLoad
 	var perr error
 	app := &cli.App{Commands: []*cli.Command{{Name: "x", Flags: flags, Action: func(c *cli.Context) error {
 		l, perr = parseOpenLoad(c, conns, s)
@@ -42,19 +44,19 @@ func openLoadOf(t *testing.T, all bool, conns int, slo string, args ...string) (
 func TestParseOpenLoad(t *testing.T) {
 	t.Parallel()
 	l, err := openLoadOf(t, true, 10, "")
-	if err != nil || l.arrival != "uniform" || l.pacing != scheduler.Auto || l.maxInflight < 1 || l.maxBuffer < 1 ||
-		l.drain != scheduler.DefaultDrain || l.lagLimit != scheduler.DefaultLagLimit(scheduler.Auto) || l.timeout != 0 ||
-		l.backlog != scheduler.DefaultMaxBacklog {
+	if err != nil || l.Arrival != "uniform" || l.Pacing != scheduler.Auto || l.MaxInflight < 1 || l.MaxBuffer < 1 ||
+		l.Drain != scheduler.DefaultDrain || l.LagLimit != scheduler.DefaultLagLimit(scheduler.Auto) || l.Timeout != 0 ||
+		l.Backlog != scheduler.DefaultMaxBacklog {
 		t.Errorf("defaults: %+v, %v", l, err)
 	}
-	if l, err = openLoadOf(t, false, 10, "p99<=1ms", "--drain", "0s"); err != nil || l.arrival != "" || l.maxInflight != 0 ||
-		l.backlog != 0 || l.drain != time.Nanosecond || l.lagLimit != 500*time.Microsecond {
+	if l, err = openLoadOf(t, false, 10, "p99<=1ms", "--drain", "0s"); err != nil || l.Arrival != "" || l.MaxInflight != 0 ||
+		l.Backlog != 0 || l.Drain != time.Nanosecond || l.LagLimit != 500*time.Microsecond {
 		t.Errorf("without arrival, max-inflight and max-backlog, a zero drain and an SLO: %+v, %v", l, err)
 	}
-	if l, err = openLoadOf(t, true, 10, "p99<=1ms", "--lag-limit", "3ms", "--pacing", "coarse"); err != nil || l.lagLimit != 3*time.Millisecond {
+	if l, err = openLoadOf(t, true, 10, "p99<=1ms", "--lag-limit", "3ms", "--pacing", "coarse"); err != nil || l.LagLimit != 3*time.Millisecond {
 		t.Errorf("--lag-limit given: %+v, %v", l, err)
 	}
-	if o := l.open(time.Second); o.Pacing != scheduler.Coarse || o.LagLimit != 3*time.Millisecond || o.Interval != time.Second || o.MaxBacklog != l.backlog {
+	if o := l.Open(time.Second); o.Pacing != scheduler.Coarse || o.LagLimit != 3*time.Millisecond || o.Interval != time.Second || o.MaxBacklog != l.Backlog {
 		t.Errorf("open: %+v", o)
 	}
 	for _, tc := range []struct {
@@ -70,7 +72,7 @@ func TestParseOpenLoad(t *testing.T) {
 		{[]string{"--timeout", "0s"}, "--timeout 0s"},
 		{[]string{"--max-backlog", "0s"}, "--max-backlog 0s"},
 	} {
-		if _, err := openLoadOf(t, true, 10, "", tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) || exitCodeOf(err) != exitUsage {
+		if _, err := openLoadOf(t, true, 10, "", tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) || !usage.Is(err) {
 			t.Errorf("%q: %v, want a usage error with %q", tc.args, err, tc.want)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/pacer-load/pacer/internal/guarded"
 	"github.com/pacer-load/pacer/report"
@@ -31,4 +32,13 @@ func noteLostOutput(stdout, stderr *guarded.Writer) {
 	if err := stdout.Err(); err != nil {
 		fmt.Fprintf(stderr, "pacer: %s could not be written (%v); the output after that point was dropped\n", stdout.Name(), err)
 	}
+}
+
+// fdOf returns the file descriptor behind w, or -1: a terminal is drawn
+// on, a file or a pipe is not.
+func fdOf(w io.Writer) int {
+	if f, ok := w.(interface{ Fd() uintptr }); ok { // *os.File, and the guarded stdout
+		return int(f.Fd())
+	}
+	return -1
 }

@@ -3,19 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/replay"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/target"
 )
@@ -31,13 +28,11 @@ func replayCommand() *cli.Command {
 		&cli.DurationFlag{Name: "warmup", Usage: "send the first `DURATION` of the replay's timeline but leave it out of the results", Category: catLoad},
 		connsFlag(50),
 		&cli.BoolFlag{Name: "per-client", Usage: "keep each trace client's commands on a connection of its own, in order (transactions, WATCH, blocking commands and Pub/Sub need it); -c is then ignored", Category: catLoad},
-		pacingFlag(),
 		maxInflightFlag(),
 		maxBufferFlag(),
 		drainFlag(),
 		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high (as for run)", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catTuning},
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags,
@@ -56,17 +51,14 @@ func replayCommand() *cli.Command {
 		sloUse:    "`CLAUSES` the replay must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, measureFlags()...)
+	flags = append(flags, append([]cli.Flag{lagLimitFlag("the lag is high (as for run)"), pacingFlag()}, measureFlags()...)...)
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "replay",
 		Usage:     "open model on a recorded trace: send each command at its instant in the trace, scaled by --speed",
 		ArgsUsage: "TRACE",
 		Flags:     flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
-		Action: replayAction,
+		Action:    replayAction,
 	},
 		"redis-cli monitor > trace.txt   # for a bounded time: MONITOR slows the server",
 		"pacer replay --dry-run trace.txt",
@@ -76,90 +68,40 @@ func replayCommand() *cli.Command {
 
 // replayConfig is everything `pacer replay` was asked to do, validated.
 type replayConfig struct {
-	target   conn.Options
-	trace    replay.Config
-	duration time.Duration // the measured part of the timeline (0: the whole trace)
-	requests uint64        // measured requests (0: no bound)
-	warmup   time.Duration
-	pacing   scheduler.Pacing
-	drain    time.Duration
-	lagLimit time.Duration
-	timeout  time.Duration
-	backlog  time.Duration
-	out      outputConfig
-	shard    *scheduler.Placement
-	dryRun   bool
+	replay.Options
+	target conn.Options
+	load   experiment.OpenLoad
+	out    outputConfig
+	shard  *scheduler.Placement
+	dryRun bool
 }
 
 func parseReplayConfig(c *cli.Context) (*replayConfig, error) {
-	cfg := &replayConfig{dryRun: c.Bool("dry-run")}
-	switch c.Args().Len() {
-	case 1:
-	case 0:
-		return nil, usageErrorf("replay needs a TRACE file: redis-cli monitor output or pacer's JSON lines")
-	default:
-		return nil, usageErrorf("replay takes one TRACE file, after the flags (pacer replay [flags] TRACE); got %d arguments", c.Args().Len())
+	o, err := replay.Flags{Args: c.Args().Slice(), Format: c.String("format"), Allow: c.String("allow"), Skip: c.String("skip"),
+		KeyPrefix: c.String("key-prefix"), Speed: c.String("speed"), Rate: c.String("rate"), DB: c.Int("db"), Loop: c.Int("loop"),
+		ScriptCommands: c.Bool("script-commands"), PerClient: c.Bool("per-client"), Cluster: c.Bool("cluster"), Embedded: c.Bool("embedded"),
+		Duration: c.Duration("duration"), Warmup: c.Duration("warmup"), Requests: c.Int64("n"), Set: c.IsSet}.Parse()
+	if err != nil {
+		return nil, err
 	}
-	tr := &cfg.trace
-	tr.Path = c.Args().First()
-	var err error
+	cfg := &replayConfig{Options: o, dryRun: c.Bool("dry-run")}
 	if cfg.target, err = targetOptions(c); err != nil {
 		return nil, err
 	}
 	if cfg.shard, err = parseReplayShard(c); err != nil {
 		return nil, err
 	}
-	if tr.Cluster = c.Bool("cluster"); tr.Cluster && c.Bool("embedded") {
-		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
-	}
-	if tr.Format, err = scenarios.ParseTraceFormat(c.String("format")); err != nil {
-		return nil, usageErrorf("--format: %v", err)
-	}
-	if tr.Policy, err = scenarios.ParsePolicy(c.String("allow"), c.String("skip")); err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	tr.KeepLua, tr.KeyPrefix, tr.PerClient = c.Bool("script-commands"), c.String("key-prefix"), c.Bool("per-client")
-	if c.IsSet("key-prefix") && tr.KeyPrefix == "" {
-		return nil, usageErrorf("--key-prefix: want a non-empty prefix")
-	}
-	if tr.DBSet = c.IsSet("db"); tr.DBSet {
-		if tr.DB = c.Int("db"); tr.DB < 0 {
-			return nil, usageErrorf("--db %d: must not be negative", tr.DB)
-		}
-	}
-	if c.IsSet("speed") && c.IsSet("rate") {
-		return nil, usageErrorf("--rate and --speed both scale the trace: give one")
-	}
-	if c.IsSet("rate") {
-		r, err := scheduler.ParseRate(c.String("rate"))
-		if err != nil {
-			return nil, usageErrorf("--rate: %v", err)
-		}
-		tr.Rate = r.PerSecond()
-	} else if tr.Speed, err = parseSpeed(c.String("speed")); err != nil {
+	if cfg.Conns, err = parseConns(c); err != nil {
 		return nil, err
 	}
-	tr.Loops = c.Int("loop")
-	if tr.Conns, err = parseConns(c); err != nil {
+	if cfg.out, err = parseOutput(c); err != nil {
 		return nil, err
 	}
-	if err := parseReplayBounds(c, cfg); err != nil {
+	if cfg.load, err = parseOpenLoad(c, cfg.Conns, cfg.out.slo); err != nil {
 		return nil, err
 	}
-	if err := parseReplayDriver(c, cfg); err != nil {
-		return nil, err
-	}
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
 	return cfg, nil
-}
-
-// parseSpeed reads --speed: a positive factor, with or without an x
-// (2, 2x, 0.5, 1.5X).
-func parseSpeed(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "x"), "X"), 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) || v > 1e6 {
-		return 0, usageErrorf("--speed %q: want a positive factor such as 1, 2x or 0.5", s)
-	}
-	return v, nil
 }
 
 // parseReplayShard reads --shard, --start-at and --start-in: a replay has
@@ -173,67 +115,22 @@ func parseReplayShard(c *cli.Context) (*scheduler.Placement, error) {
 	return parseShard(c, os.LookupEnv, time.Now())
 }
 
-// parseReplayBounds reads --duration, -n and --warmup.
-func parseReplayBounds(c *cli.Context, cfg *replayConfig) error {
-	if cfg.duration = c.Duration("duration"); c.IsSet("duration") && cfg.duration <= 0 {
-		return usageErrorf("--duration %s: want a positive duration such as 10s or 2m", cfg.duration)
-	}
-	if n := c.Int64("n"); c.IsSet("n") {
-		if n <= 0 {
-			return usageErrorf("-n %d: want a positive number of requests", n)
-		}
-		cfg.requests = uint64(n)
-	}
-	if cfg.warmup = c.Duration("warmup"); cfg.warmup < 0 || c.IsSet("warmup") && cfg.warmup == 0 {
-		return usageErrorf("--warmup %s: want a positive duration such as 5s", cfg.warmup)
-	}
-	if cfg.duration > 0 && cfg.warmup > math.MaxInt64-cfg.duration {
-		return usageErrorf("--warmup %s: too long", cfg.warmup)
-	}
-	return nil
-}
-
-// parseReplayDriver reads the open driver's flags and the output's.
-func parseReplayDriver(c *cli.Context, cfg *replayConfig) error {
-	var err error
-	if cfg.out, err = parseOutput(c); err != nil {
-		return err
-	}
-	l, err := parseOpenLoad(c, cfg.trace.Conns, cfg.out.slo)
-	if err != nil {
-		return err
-	}
-	cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.pacing, l.drain, l.lagLimit, l.timeout, l.backlog
-	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.maxInflight, l.maxBuffer
-	return nil
-}
-
 func (cfg *replayConfig) echo(ctx context.Context, faults string, plan *replay.Plan) map[string]any {
-	tr := cfg.trace
-	extra := map[string]any{
-		"pacing":       cfg.pacing.String(),
-		"max_inflight": cfg.target.MaxInflight,
-		"max_buffer":   cfg.target.MaxBuffer,
-		"drain_s":      cfg.drain.Seconds(),
-		"warmup_s":     cfg.warmup.Seconds(),
-		"trace":        filepath.Base(tr.Path),
-		"speed":        plan.Speed,
-		"loops":        plan.Loops,
-		"per_client":   tr.PerClient,
-	}
-	if tr.KeyPrefix != "" {
+	extra := cfg.load.Echo(cfg.Warmup)
+	extra["trace"], extra["speed"], extra["loops"], extra["per_client"] = filepath.Base(cfg.Path), plan.Speed, plan.Loops, cfg.PerClient
+	if cfg.KeyPrefix != "" {
 		extra["key_prefix"] = true // the prefix itself is the user's: not echoed
 	}
-	if tr.DBSet {
-		extra["db"] = tr.DB
+	if cfg.DBSet {
+		extra["db"] = cfg.DB
 	}
-	if tr.Cluster {
+	if cfg.Cluster {
 		extra["cluster"] = true
 	}
-	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: len(plan.Groups), dial: cfg.target,
-		tests: []string{"replay"}, duration: cfg.duration, requests: cfg.requests,
-	}.echo(ctx, extra)
+	return echoConfig(ctx, report.RunConfig{
+		Target: cfg.target.Addr, Embedded: faults, Conns: len(plan.Groups), Dial: cfg.target,
+		Tests: []string{"replay"}, Duration: cfg.Duration, Requests: cfg.Requests,
+	}, extra)
 }
 
 func replayAction(c *cli.Context) error {
@@ -241,7 +138,7 @@ func replayAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := replay.Scan(cfg.trace)
+	plan, err := replay.Scan(cfg.Config)
 	if err != nil {
 		return err
 	}
@@ -249,7 +146,7 @@ func replayAction(c *cli.Context) error {
 		_, err := fmt.Fprint(c.App.Writer, plan.Text())
 		return err
 	}
-	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.trace.Cluster}, place: cfg.shard,
+	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.Cluster}, place: cfg.shard,
 		files: cfg.out.files, quiet: cfg.out.quiet, mode: "open", banner: true})
 	if err != nil {
 		return err
@@ -263,19 +160,17 @@ func replayAction(c *cli.Context) error {
 	e.doc.Trace = plan.Info()
 	e.askServer()
 	e.noteConfig()
-	name := "replay " + filepath.Base(cfg.trace.Path)
-	res, st, runErr := replay.Run(ctx, e.experiment(cfg.out.showErrs), cfg.trace, plan, name, scheduler.OpenConfig{
-		Duration: cfg.duration, Requests: cfg.requests, Warmup: cfg.warmup,
-		Pacing: cfg.pacing, Drain: cfg.drain, LagLimit: cfg.lagLimit, Timeout: cfg.timeout, Interval: cfg.out.interval,
-		MaxBacklog: cfg.backlog,
-	})
+	oc := cfg.load.Open(cfg.out.interval)
+	oc.Duration, oc.Requests, oc.Warmup = cfg.Duration, cfg.Requests, cfg.Warmup
+	name := "replay " + filepath.Base(cfg.Path)
+	res, st, runErr := replay.Run(ctx, e.experiment(cfg.out.showErrs), cfg.Config, plan, name, oc)
 	code := exitOK
 	if res == nil && runErr == nil {
 		e.doc.Interrupted = true // interrupted waiting for its start
 	}
 	if res != nil {
 		o := report.TestOptions{ID: "replay", SLO: cfg.out.slo, Percentiles: true}
-		if !cfg.trace.Cluster {
+		if !cfg.Cluster {
 			o.Server = st
 		}
 		t, jd, terr := report.NewTest(res, o)
@@ -288,13 +183,8 @@ func replayAction(c *cli.Context) error {
 		if !cfg.out.quiet {
 			fmt.Fprintf(out, "\n%s\n\n", report.ServerLine(e.server.ID))
 		}
-		if werr := render(out, t, cfg.out.quiet, cfg.out.text); werr != nil {
+		if werr := render(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
 			return failed(werr)
-		}
-		if !cfg.out.quiet {
-			if werr := report.WriteNotes(out, t, false, nil); werr != nil {
-				return failed(werr)
-			}
 		}
 	}
 	if err := e.writeFiles(); err != nil {

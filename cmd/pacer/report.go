@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/experiment/compare"
+	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -26,9 +26,6 @@ func reportCommand() *cli.Command {
 			&cli.StringFlag{Name: "title", Usage: "title the plots and the page `TEXT`", DefaultText: "the files' names", Category: catOutput},
 			&cli.StringSliceFlag{Name: "label", Usage: "call the file FILE by NAME in the text, the plots and the page (`FILE=NAME`, repeatable)", DefaultText: "its file name", Category: catOutput},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
 		Action: reportAction,
 	},
 		"pacer report run.json",
@@ -41,11 +38,11 @@ func reportCommand() *cli.Command {
 func reportAction(c *cli.Context) error {
 	plotPath, htmlPath, title := c.String("plot"), c.String("html"), c.String("title")
 	plotSet, htmlSet := c.IsSet("plot"), c.IsSet("html")
-	args, labels, err := repeatedFlag(c.Args().Slice(), "label")
+	args, labels, err := clihelp.TrailingRepeated(c.Args().Slice(), "label")
 	if err != nil {
 		return err
 	}
-	paths, set, err := trailingFlags(args, map[string]*string{"plot": &plotPath, "html": &htmlPath, "title": &title}, nil)
+	paths, set, err := clihelp.Trailing(args, map[string]*string{"plot": &plotPath, "html": &htmlPath, "title": &title}, nil)
 	if err != nil {
 		return err
 	}
@@ -142,55 +139,4 @@ func renderReport(w io.Writer, in []report.Input) error {
 		return compare.WriteDocument(w, d, runs)
 	}
 	return report.Render(w, d)
-}
-
-// repeatedFlag takes a flag that may be repeated (--label A --label=B)
-// out of the arguments after the files, and returns the rest and its
-// values.
-func repeatedFlag(args []string, name string) (rest, values []string, err error) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		n, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == stdoutPath || !strings.HasPrefix(a, "-") || n != name:
-			rest = append(rest, a)
-			continue
-		case !hasValue && i+1 >= len(args):
-			return nil, nil, usageErrorf("flag needs an argument: %s", a)
-		case !hasValue:
-			i++
-			value = args[i]
-		}
-		values = append(values, value)
-	}
-	return rest, values, nil
-}
-
-// trailingFlags picks flags out of the arguments after the files (pacer
-// report a.json --plot a.png): urfave/cli stops at the first argument.
-// values are the flags that take a value, bools those that do not; the
-// rest are paths ("-" among them). set says which values were given.
-func trailingFlags(args []string, values map[string]*string, bools map[string]*bool) (paths []string, set map[string]bool, err error) {
-	set = map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == stdoutPath || !strings.HasPrefix(a, "-"):
-			paths = append(paths, a)
-			continue
-		case bools[name] != nil && !hasValue:
-			*bools[name] = true
-			continue
-		case values[name] == nil:
-			return nil, nil, usageErrorf("flag provided but not defined: %s", a)
-		case !hasValue && i+1 >= len(args):
-			return nil, nil, usageErrorf("flag needs an argument: %s", a)
-		case !hasValue:
-			i++
-			value = args[i]
-		}
-		*values[name], set[name] = value, true
-	}
-	return paths, set, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -30,18 +29,17 @@ func runCommand() *cli.Command {
 		connsFlag(50),
 		arrivalFlag(),
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
-		pacingFlag(),
 		maxInflightFlag(),
 		maxBufferFlag(),
 		drainFlag(),
 		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catTuning},
 		repeatFlag(),
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
-		testsUse: "only run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...; default the whole suite)",
+		tests:    "get",
+		testsUse: "run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...), or all: the whole suite",
 		dataUse:  "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2 (at most 512 MiB)",
 		keysUse:  "random keys: __rand_int__ and __key__ become 12-digit numbers below `N`",
 	})...)
@@ -52,49 +50,35 @@ func runCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, measureFlags()...)
+	flags = append(flags, append([]cli.Flag{lagLimitFlag("the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation"), pacingFlag()}, measureFlags()...)...)
 	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
 		Name:      "run",
 		Usage:     "open model: send on a fixed-rate timeline, measure latency from the intended send time",
 		ArgsUsage: "[-- COMMAND ARGS...]",
-		Flags:     flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
+		Description: "Without -t or a command, run sends GET, as sweep does; -t all runs redis-benchmark's whole\n" +
+			"suite, one test after another.",
+		Flags:  flags,
 		Action: runAction,
 	},
 		"pacer run --embedded --rate 5k --duration 5s -t get,set -r 1000",
-		"pacer run -h 10.0.0.5 --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms,errors<0.1%' --json run.json",
+		"pacer run -h HOST --rate 20k --duration 30s -t get -r 100000 --slo 'p99<2ms,errors<0.1%' --json run.json",
 	)
 }
 
 // runConfig is everything `pacer run` was asked to do, validated.
 type runConfig struct {
+	experiment.Shape
 	target   conn.Options
 	conns    int
-	rate     scheduler.Rate
-	duration time.Duration // the measured part of the timeline (with --stages: all of it)
-	requests uint64        // measured requests (0: no bound)
-	// stages is the rate profile (nil: the constant rate); warmup the
-	// leading part of the timeline not measured.
-	stages   *scheduler.Stages
-	stageArg string
-	warmup   time.Duration
-	arrival  string
 	seed     uint64
-	pacing   scheduler.Pacing
-	drain    time.Duration
-	lagLimit time.Duration
-	timeout  time.Duration
+	load     experiment.OpenLoad
 	interval time.Duration
-	backlog  time.Duration
 	showErrs bool
 	slo      report.SLO
 	work     *workload
 	quiet    bool
-	jsonPath string
 	files    resultFiles
 	text     report.TextOptions
 	shard    *scheduler.Placement // --shard, --start-at, --start-in
@@ -116,7 +100,12 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
 		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
 	}
-	if err := parseRateOrStages(c, cfg); err != nil {
+	shape := experiment.ShapeFlags{Duration: c.Duration("duration"), DurationSet: c.IsSet("duration"),
+		Warmup: c.Duration("warmup"), WarmupSet: c.IsSet("warmup"), Rate: given(c, "rate"), Stages: given(c, "stages")}
+	if c.IsSet("n") {
+		shape.Requests = new(c.Int64("n"))
+	}
+	if cfg.Shape, err = shape.Parse(); err != nil {
 		return nil, err
 	}
 	if cfg.conns, err = parseConns(c); err != nil {
@@ -127,26 +116,17 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.showErrs, cfg.slo, cfg.quiet, cfg.jsonPath, cfg.interval = out.showErrs, out.slo, out.quiet, out.jsonPath, out.interval
-	l, err := parseOpenLoad(c, cfg.conns, cfg.slo)
-	if err != nil {
+	cfg.showErrs, cfg.slo, cfg.quiet, cfg.interval = out.showErrs, out.slo, out.quiet, out.interval
+	if cfg.load, err = parseOpenLoad(c, cfg.conns, cfg.slo); err != nil {
 		return nil, err
 	}
-	cfg.arrival, cfg.pacing, cfg.drain, cfg.lagLimit, cfg.timeout, cfg.backlog = l.arrival, l.pacing, l.drain, l.lagLimit, l.timeout, l.backlog
-	cfg.target.MaxInflight, cfg.target.MaxBuffer = l.maxInflight, l.maxBuffer
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
 	cfg.files, cfg.text = out.files, out.text
 	if cfg.repeat, err = parseRepeat(c); err != nil {
 		return nil, err
 	}
 	cfg.ci = c.Bool("ci")
-	sizes, err := parseSizes(c, false)
-	if err != nil {
-		return nil, err
-	}
-	if c.IsSet("t") && c.Args().Len() > 0 {
-		return nil, usageErrorf("-t selects catalogue tests; it cannot be combined with a custom command")
-	}
-	if cfg.work, err = parseWorkload(c, sizes, c.Args().Slice(), false); err != nil {
+	if cfg.work, err = parseOpenWorkload(c, "catalogue tests"); err != nil {
 		return nil, err
 	}
 	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
@@ -155,111 +135,17 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	return cfg, nil
 }
 
-// parseRateOrStages reads the timeline's shape: --rate with --duration
-// and/or -n, or --stages (with -n if wanted), and --warmup.
-func parseRateOrStages(c *cli.Context, cfg *runConfig) error {
-	if c.IsSet("stages") {
-		for _, f := range []string{"rate", "duration"} {
-			if c.IsSet(f) {
-				return usageErrorf("--stages replaces --rate and --duration: give one or the other")
-			}
-		}
-		cfg.stageArg = c.String("stages")
-		list, err := scheduler.ParseStages(cfg.stageArg)
-		if err == nil {
-			cfg.stages, err = scheduler.NewStages(list)
-		}
-		if err != nil {
-			return usageErrorf("--stages: %v", err)
-		}
-		cfg.duration = cfg.stages.Duration()
-	} else {
-		if !c.IsSet("rate") {
-			return usageErrorf("--rate is required (for example --rate 10k), or --stages")
-		}
-		var err error
-		if cfg.rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
-			return usageErrorf("--rate: %v", err)
-		}
-		cfg.duration = c.Duration("duration")
-	}
-	if n := c.Int64("n"); c.IsSet("n") {
-		if n <= 0 {
-			return usageErrorf("-n %d: want a positive number of requests", n)
-		}
-		cfg.requests = uint64(n)
-		if !c.IsSet("duration") && cfg.stages == nil {
-			cfg.duration = 0 // -n alone bounds the run
-		}
-	}
-	if c.IsSet("duration") && cfg.duration <= 0 || cfg.requests == 0 && cfg.duration <= 0 {
-		return usageErrorf("--duration %s: want a positive duration such as 10s or 2m", c.Duration("duration"))
-	}
-	cfg.warmup = c.Duration("warmup")
-	switch {
-	case cfg.warmup < 0 || c.IsSet("warmup") && cfg.warmup == 0:
-		return usageErrorf("--warmup %s: want a positive duration such as 5s", cfg.warmup)
-	case cfg.stages != nil && cfg.warmup >= cfg.duration:
-		return usageErrorf("--warmup %s: the stages last %s; the warmup must end before them", cfg.warmup, cfg.duration)
-	case cfg.duration > 0 && cfg.warmup > math.MaxInt64-cfg.duration:
-		return usageErrorf("--warmup %s: too long", cfg.warmup)
-	}
-	return nil
-}
-
-func (cfg *runConfig) timeline(i int) scheduler.Timeline {
-	switch {
-	case cfg.stages != nil && cfg.arrival == "poisson":
-		return scheduler.NewStagedPoisson(cfg.stages, cfg.seed+uint64(i))
-	case cfg.stages != nil:
-		return cfg.stages
-	case cfg.arrival == "poisson":
-		return scheduler.NewPoisson(cfg.rate, cfg.seed+uint64(i))
-	}
-	return scheduler.Uniform{Rate: cfg.rate}
-}
-
-// bounds returns the whole timeline's length and request bound for tl:
-// with --rate the warmup comes before --duration and -n's requests; with
-// --stages it is their first part, and -n counts the measured requests.
-func (cfg *runConfig) bounds(tl scheduler.Timeline) (time.Duration, uint64) {
-	d, n := cfg.duration, cfg.requests
-	if cfg.warmup == 0 {
-		return d, n
-	}
-	if d > 0 && cfg.stages == nil {
-		d += cfg.warmup
-	}
-	if n > 0 {
-		n += scheduler.Count(tl, int64(cfg.warmup), math.MaxUint64)
-	}
-	return d, n
-}
-
 func (cfg *runConfig) echo(ctx context.Context, faults string) map[string]any {
-	extra := map[string]any{
-		"arrival":      cfg.arrival,
-		"pacing":       cfg.pacing.String(),
-		"max_inflight": cfg.target.MaxInflight,
-		"max_buffer":   cfg.target.MaxBuffer,
-		"drain_s":      cfg.drain.Seconds(),
-		"warmup_s":     cfg.warmup.Seconds(),
-	}
-	if cfg.stages != nil {
-		extra["stages"] = cfg.stageArg
+	extra := cfg.load.Echo(cfg.Warmup)
+	extra["arrival"] = cfg.load.Arrival
+	if cfg.Stages != nil {
+		extra["stages"] = cfg.StageArg
 	}
 	if cfg.cluster {
 		extra["cluster"] = true // conns is per primary
 	}
-	if len(cfg.work.tests) == 1 && (cfg.work.tests[0].custom || cfg.work.mixed) {
-		extra["command"] = cfg.work.tests[0].title
-	}
-	return commonConfig{
-		target: cfg.target.Addr, embedded: faults, conns: cfg.conns, dial: cfg.target,
-		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
-		seed: cfg.seed, tests: testIDs(cfg.work),
-		rate: cfg.rate, duration: cfg.duration, requests: cfg.requests,
-	}.echo(ctx, extra)
+	return echoWork(ctx, report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Conns: cfg.conns, Dial: cfg.target,
+		Seed: cfg.seed, Rate: cfg.Rate, Duration: cfg.Duration, Requests: cfg.Requests}, cfg.work, extra)
 }
 
 func runAction(c *cli.Context) error {
@@ -298,60 +184,39 @@ func runAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		tl := cfg.timeline(i)
-		duration, requests := cfg.bounds(tl)
-		var runs []*scheduler.Result
-		var server *serverinfo.Stats
-		for k := 0; k < cfg.repeat; k++ {
-			res, st, err := exp.RunOpen(ctx, experiment.Open{
-				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream,
-				Config: scheduler.OpenConfig{Rate: cfg.rate, Duration: duration, Requests: requests, Warmup: cfg.warmup,
-					Pacing: cfg.pacing, Drain: cfg.drain, LagLimit: cfg.lagLimit, Timeout: cfg.timeout, Interval: cfg.interval,
-					MaxBacklog: cfg.backlog},
+		tl := cfg.Timeline(cfg.load.Arrival, cfg.seed+uint64(i))
+		oc := cfg.load.Open(cfg.interval)
+		oc.Rate, oc.Warmup = cfg.Rate, cfg.Warmup
+		oc.Duration, oc.Requests = cfg.Bounds(tl)
+		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
+			return exp.RunOpen(ctx, experiment.Open{
+				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
 			})
-			if res == nil && err == nil { // interrupted waiting for its start
-				e.doc.Interrupted = true
-				break
+		}, func(res *scheduler.Result) error {
+			if cfg.repeat == 1 || cfg.quiet {
+				return nil
 			}
-			if res != nil {
-				runs = append(runs, res)
-				server = mergeStats(server, st)
-				if cfg.repeat > 1 && !cfg.quiet {
-					// Each run's line; the test's report pools them.
-					rt, _, terr := report.NewTest(res, report.TestOptions{SLO: cfg.slo})
-					if terr != nil {
-						return failed(terr)
-					}
-					if werr := report.Quiet(out, rt, cfg.text); werr != nil {
-						return failed(werr)
-					}
-				}
+			// Each run's line; the test's report pools them.
+			rt, _, err := report.NewTest(res, report.TestOptions{SLO: cfg.slo})
+			if err == nil {
+				err = report.Quiet(out, rt, cfg.text)
 			}
-			if err != nil {
-				runErr = err
-				break
-			}
-			if res.Interrupted || ctx.Err() != nil {
-				e.doc.Interrupted = true
-				break
-			}
+			return err
+		})
+		if err != nil {
+			return failed(err)
 		}
-		if len(runs) > 0 {
-			res := scheduler.Pool(runs)
-			res.Name = j.title
-			o := report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci, Server: server} // a cluster's: its primaries' sum
-			t, jd, terr := report.NewTest(res, o)
+		runErr, e.doc.Interrupted = runs.Err, e.doc.Interrupted || runs.Interrupted
+		if runs.Len() > 0 {
+			// The test pools its runs and the server's counts (a
+			// cluster's: its primaries' sum).
+			t, jd, terr := runs.Test(j.title, report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci})
 			if terr != nil {
 				return failed(terr)
 			}
 			verdict := judged(c.App.ErrWriter, t, jd)
-			if cfg.repeat > 1 {
-				if t.Repeats, terr = report.RepeatsOf(runs, report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci}); terr != nil {
-					return failed(terr)
-				}
-			}
 			e.doc.Tests = append(e.doc.Tests, *t)
-			e.doc.Interrupted = e.doc.Interrupted || res.Interrupted || ctx.Err() != nil
+			e.doc.Interrupted = e.doc.Interrupted || t.Interrupted || ctx.Err() != nil
 			if err := cfg.files.Checkpoint(e.doc); err != nil {
 				return failed(err)
 			}
@@ -359,13 +224,8 @@ func runAction(c *cli.Context) error {
 				fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
 				identity = false
 			}
-			if werr := render(out, t, cfg.quiet, cfg.text); werr != nil {
+			if werr := render(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
 				return failed(werr)
-			}
-			if !cfg.quiet {
-				if werr := report.WriteNotes(out, t, cfg.ci, t.Repeats); werr != nil {
-					return failed(werr)
-				}
 			}
 			code = worst(code, verdict)
 		}
@@ -383,10 +243,14 @@ func runAction(c *cli.Context) error {
 	return e.exit(code, runErr)
 }
 
-// render writes a test's full text report, or with quiet its line.
-func render(w io.Writer, t *report.Test, quiet bool, o report.TextOptions) error {
+// render writes a test's full text report and its notes (with ci, the
+// percentiles' confidence intervals), or with quiet its line.
+func render(w io.Writer, t *report.Test, quiet, ci bool, o report.TextOptions) error {
 	if quiet {
 		return report.Quiet(w, t, o)
 	}
-	return report.Text(w, t, o)
+	if err := report.Text(w, t, o); err != nil {
+		return err
+	}
+	return report.WriteNotes(w, t, ci, t.Repeats)
 }

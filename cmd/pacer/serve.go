@@ -27,7 +27,6 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "requirepass", Usage: "require `PASSWORD` of every connection (AUTH), as redis-server does", Category: catServer},
 			&cli.StringFlag{Name: "user", Usage: "the ACL user `NAME` --requirepass belongs to: clients AUTH NAME PASSWORD", DefaultText: "default", Category: catServer},
 		}, append(faultFlags(), embeddedTLSFlags(catServer)...)...),
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageErrorf("%v", err) },
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
 				return usageErrorf("serve takes no arguments, got %q", c.Args().First())

@@ -21,9 +21,9 @@ const jobIndexEnv = scheduler.JobIndexEnv
 
 func shardFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "shard", Usage: "send shard `K/N` of the timeline: the requests i with i mod N = K-1, at their global intended times (auto/N: K = $" + jobIndexEnv + "+1, as in a Kubernetes Indexed Job); needs --seed; add the shards' JSON with pacer merge", Category: catLoad},
-		&cli.StringFlag{Name: "start-at", Usage: "start the timeline at the wall-clock `TIME` (RFC 3339, e.g. 2030-01-02T15:04:05Z): shards given the same time start together", Category: catLoad},
-		&cli.DurationFlag{Name: "start-in", Usage: "start the timeline `DURATION` from now (e.g. 30s)", Category: catLoad},
+		&cli.StringFlag{Name: "shard", Usage: "send shard `K/N` of the timeline: the requests i with i mod N = K-1, at their global intended times (auto/N: K = $" + jobIndexEnv + "+1, as in a Kubernetes Indexed Job); needs --seed; add the shards' JSON with pacer merge", Category: catShard},
+		&cli.StringFlag{Name: "start-at", Usage: "start the timeline at the wall-clock `TIME` (RFC 3339, e.g. 2030-01-02T15:04:05Z): shards given the same time start together", Category: catShard},
+		&cli.DurationFlag{Name: "start-in", Usage: "start the timeline `DURATION` from now (e.g. 30s)", Category: catShard},
 	}
 }
 

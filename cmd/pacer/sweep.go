@@ -6,13 +6,12 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -38,13 +37,11 @@ func sweepCommand() *cli.Command {
 		repeatFlag(),
 		arrivalFlag(),
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
-		pacingFlag(),
 		maxInflightFlag(),
 		maxBufferFlag(),
 		drainFlag(),
 		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catLoad},
-		&cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which a step's verdict is generator_behind; with --pacing auto it sets the wake quantum", DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catLoad},
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catTuning},
 	)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
@@ -59,7 +56,7 @@ func sweepCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` a step must meet, e.g. p99<=1ms,errors<0.1%; required by --search",
 	})...)
-	flags = append(flags, measureFlags()...)
+	flags = append(flags, append([]cli.Flag{lagLimitFlag("a step's verdict is generator_behind; with --pacing auto it sets the wake quantum"), pacingFlag()}, measureFlags()...)...)
 	flags = append(flags, ciFlag())
 	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
 	return withHelp(&cli.Command{
@@ -67,13 +64,10 @@ func sweepCommand() *cli.Command {
 		Usage:     "step the load: open rates (or --search the highest that meets --slo), or closed -c × -P points",
 		ArgsUsage: "[-- COMMAND ARGS...]",
 		Flags:     flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v", err)
-		},
-		Action: sweepAction,
+		Action:    sweepAction,
 	},
 		"pacer sweep --embedded --delay exp:100us --search --slo 'p99<=1ms' --step-duration 1s --settle 250ms",
-		"pacer sweep -h 10.0.0.5 --closed -c 1,5,10,50,200 --step-duration 5s -t get",
+		"pacer sweep -h HOST --closed -c 1,5,10,50,200 --step-duration 5s -t get",
 	)
 }
 
@@ -84,7 +78,7 @@ type sweepConfig struct {
 	sweep.Config
 	target   conn.Options
 	closed   bool
-	load     openLoad // an open sweep's
+	load     experiment.OpenLoad // an open sweep's
 	showErrs bool
 	files    resultFiles
 	work     *workload
@@ -129,7 +123,7 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 		return nil, usageErrorf("--shard cannot search: each shard would choose its next rate from its own part of the measurements; list the rates (--rates, or --from, --to and --step) and merge the shards' steps")
 	}
 	if cfg.closed {
-		err = cfg.parseClosed(c)
+		err = cfg.SetClosed(c.String("c"), c.String("P"), c.Duration("drain"), c.IsSet, maxConnections)
 	} else {
 		err = cfg.parseOpen(c)
 	}
@@ -139,14 +133,7 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	sizes, err := parseSizes(c, false)
-	if err != nil {
-		return nil, err
-	}
-	if c.IsSet("t") && c.Args().Len() > 0 {
-		return nil, usageErrorf("-t selects a catalogue test; it cannot be combined with a custom command")
-	}
-	if cfg.work, err = parseWorkload(c, sizes, c.Args().Slice(), false); err != nil {
+	if cfg.work, err = parseOpenWorkload(c, "a catalogue test"); err != nil {
 		return nil, err
 	}
 	if len(cfg.work.tests) != 1 {
@@ -164,30 +151,19 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 }
 
 func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
-	if c.IsSet("P") {
-		return usageErrorf("-P belongs to a closed sweep: add --closed")
+	if err := cfg.SetConns(c.String("c"), c.IsSet("P"), maxConnections); err != nil {
+		return err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(c.String("c")))
-	if err != nil || n < 1 || n > maxConnections {
-		return usageErrorf("-c %q: want 1 to %d connections (a list needs --closed)", c.String("c"), maxConnections)
-	}
-	cfg.Conns = n
-	given := func(name string) *string {
-		if !c.IsSet(name) {
-			return nil
-		}
-		v := c.String(name)
-		return &v
-	}
-	if err := cfg.SetRates(sweep.RateFlags{Rates: given("rates"), From: given("from"), To: given("to"), Step: given("step"),
+	if err := cfg.SetRates(sweep.RateFlags{Rates: given(c, "rates"), From: given(c, "from"), To: given(c, "to"), Step: given(c, "step"),
 		Precision: c.String("precision"), MaxSteps: c.Int("max-steps")}); err != nil {
 		return err
 	}
+	var err error
 	if cfg.load, err = parseOpenLoad(c, cfg.Conns, cfg.SLO); err != nil {
 		return err
 	}
-	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.maxInflight, cfg.load.maxBuffer
-	cfg.Arrival, cfg.Drain, cfg.Open = cfg.load.arrival, cfg.load.drain, cfg.load.open(cfg.Interval)
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
+	cfg.Arrival, cfg.Drain, cfg.Open = cfg.load.Arrival, cfg.load.Drain, cfg.load.Open(cfg.Interval)
 	cfg.AbortAfter = sweep.DefaultAbortAfter(cfg.SLO)
 	if c.IsSet("abort-after") {
 		cfg.AbortAfter = c.Duration("abort-after")
@@ -195,68 +171,19 @@ func (cfg *sweepConfig) parseOpen(c *cli.Context) error {
 	return nil
 }
 
-func (cfg *sweepConfig) parseClosed(c *cli.Context) error {
-	for _, name := range []string{"rates", "from", "to", "step", "search", "settle", "abort-after", "max-steps", "precision", "arrival", "pacing", "max-inflight", "max-backlog", "lag-limit", "timeout"} {
-		if c.IsSet(name) {
-			return usageErrorf("--%s belongs to an open sweep: drop it or --closed", name)
-		}
-	}
-	var err error
-	if cfg.Clients, err = parseIntList(c.String("c"), 1, maxConnections); err != nil {
-		return usageErrorf("-c %q: want a list of 1 to %d connections, such as 10,50,100,200", c.String("c"), maxConnections)
-	}
-	if cfg.Pipelines, err = parseIntList(c.String("P"), 1, 1<<20); err != nil {
-		return usageErrorf("-P %q: want a list of batch sizes, such as 1,16,64", c.String("P"))
-	}
-	if cfg.Drain = c.Duration("drain"); cfg.Drain <= 0 {
-		cfg.Drain = time.Nanosecond
-	}
-	return nil
-}
-
-// parseIntList reads "10,50,100" with every value in [lo, hi].
-func parseIntList(s string, lo, hi int) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < lo || n > hi {
-			return nil, fmt.Errorf("bad value %q", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any {
-	extra := map[string]any{
-		"sweep":           map[bool]string{false: "open", true: "closed"}[cfg.closed],
-		"step_duration_s": cfg.StepDuration.Seconds(),
-		"repeat":          cfg.Repeat,
-	}
-	cc := commonConfig{target: cfg.target.Addr, embedded: faults,
-		sizes: cfg.work.opts.Sizes, keyspace: cfg.work.opts.Keyspace, keyDist: cfg.work.keys,
-		seed: cfg.Seed, tests: testIDs(cfg.work), duration: cfg.StepDuration}
+	extra := cfg.Echo(cfg.closed)
+	rc := report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Seed: cfg.Seed, Duration: cfg.StepDuration}
 	if cfg.closed {
-		extra["clients"], extra["pipelines"] = cfg.Clients, cfg.Pipelines
-		cc.conns, cc.pipeline = slices.Max(cfg.Clients), slices.Max(cfg.Pipelines)
+		rc.Conns, rc.Pipeline = slices.Max(cfg.Clients), slices.Max(cfg.Pipelines)
 	} else {
-		cc.conns = cfg.Conns
-		extra["arrival"], extra["pacing"], extra["settle_s"] = cfg.Arrival, cfg.load.pacing.String(), cfg.Settle.Seconds()
-		extra["abort_after_s"] = cfg.AbortAfter.Seconds()
-		extra["max_inflight"], extra["max_buffer"], extra["drain_s"] = cfg.target.MaxInflight, cfg.target.MaxBuffer, cfg.Drain.Seconds()
-		if cfg.Search {
-			extra["search"] = map[string]any{"from": cfg.From, "to": cfg.To, "precision": cfg.Precision, "max_steps": cfg.MaxSteps}
-		} else {
-			extra["rates"] = cfg.Rates
-		}
-	}
-	if t := cfg.work.tests[0]; t.custom || cfg.work.mixed {
-		extra["command"] = t.title
+		rc.Conns = cfg.Conns
+		extra["max_inflight"], extra["max_buffer"] = cfg.target.MaxInflight, cfg.target.MaxBuffer
 	}
 	if cfg.cluster {
 		extra["cluster"] = true // an open sweep's connections are per primary
 	}
-	return cc.echo(ctx, extra)
+	return echoWork(ctx, rc, cfg.work, extra)
 }
 
 func sweepAction(c *cli.Context) error {
@@ -264,9 +191,9 @@ func sweepAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	mode := "open"
+	run, mode := sweep.Open, "open"
 	if cfg.closed {
-		mode = "closed"
+		run, mode = sweep.Closed, "closed"
 	}
 	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
 		files: cfg.files, quiet: cfg.Quiet, mode: mode, banner: true})
@@ -300,10 +227,6 @@ func sweepAction(c *cli.Context) error {
 	sc.Test, sc.Keys = cfg.work.testOf(j), keys
 	if !cfg.Quiet {
 		sc.Print = func(s string) { io.WriteString(out, s) }
-	}
-	run := sweep.Open
-	if cfg.closed {
-		run = sweep.Closed
 	}
 	res, err := run(ctx, e.experiment(cfg.showErrs), sc)
 	code := exitOK

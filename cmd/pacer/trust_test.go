@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -195,7 +196,7 @@ func TestSLOWindowJSON(t *testing.T) {
 }
 
 // The send-lag budget of an open run is at most half the tightest latency
-// bound of --slo (sloLagLimit): with p99<=1ms auto pacing wakes every 100
+// bound of --slo (experiment.SLOLagLimit): with p99<=1ms auto pacing wakes every 100
 // µs, not every 600 µs, so its own lag cannot fail a healthy server. A
 // given --lag-limit stands.
 func TestLagBudgetFollowsSLO(t *testing.T) {
@@ -221,7 +222,7 @@ func TestLagBudgetFollowsSLO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := sloLagLimit(c.pacing, slo)
+		got := experiment.SLOLagLimit(c.pacing, slo)
 		if got != c.limit || c.pacing.Quantum(got) != c.quantum {
 			t.Errorf("%v %q: limit %v quantum %v, want %v and %v", c.pacing, c.slo, got, c.pacing.Quantum(got), c.limit, c.quantum)
 		}

@@ -64,14 +64,24 @@ func parseSizes(c *cli.Context, benchClamp bool) (scenarios.Sizes, error) {
 
 // parseWorkload reads -d (sizes), -r, --key-dist, --mix, --ratio,
 // --command(s), -t and a trailing command into tests (scenarios.Workload).
-// Without -t the flag's default is used ("" is the whole suite); an empty
-// -t is an error. ignoreT drops -t (bench, when a command is given).
+// Without -t the flag's default is used ("" is the whole suite, as -t
+// all); an empty -t is an error. ignoreT drops -t (bench, when a command
+// is given).
 func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ignoreT bool) (*workload, error) {
+	tests, given := c.String("t"), c.IsSet("t") && !ignoreT
+	switch strings.ToLower(strings.Trim(tests, " ,")) {
+	case "":
+		if given {
+			return nil, usageErrorf("-t %q names no test: give one or more, such as -t get,set, or -t all for the whole suite", tests)
+		}
+	case "all":
+		tests = strings.Join(scenarios.TestNames(), ",")
+	}
 	// bench, run, compare and sweep --cluster insert redis-benchmark's
 	// ":{tag}" into the catalogue's keys (open loops fill it per request,
 	// closed loops per batch).
 	tags := c.Bool("cluster") && c.Command != nil && (c.Command.Name == "bench" || c.Command.Name == "run" || c.Command.Name == "compare" || c.Command.Name == "sweep")
-	s, err := scenarios.Workload{Sizes: sizes, Tests: c.String("t"), TestsGiven: c.IsSet("t") && !ignoreT,
+	s, err := scenarios.Workload{Sizes: sizes, Tests: tests, TestsGiven: given,
 		Keyspace: c.String("r"), KeyspaceGiven: c.IsSet("r"), KeyDist: c.String("key-dist"), KeyDistGiven: c.IsSet("key-dist"),
 		Commands: c.StringSlice("command"), Weights: c.StringSlice("command-weight"), CommandsFile: c.String("commands"),
 		Mix: c.String("mix"), Ratio: c.String("ratio"), RatioGiven: c.IsSet("ratio"), Trailing: trailing,
@@ -92,6 +102,20 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 		w.tests = append(w.tests, workTest{recipe: t.Recipe, title: sec.Redact(t.Title), names: t.Names, custom: t.Custom})
 	}
 	return w, nil
+}
+
+// parseOpenWorkload reads -d and the workload of run, sweep and compare,
+// whose -t (which selects what tests does) and a command after the flags
+// exclude each other.
+func parseOpenWorkload(c *cli.Context, tests string) (*workload, error) {
+	sizes, err := parseSizes(c, false)
+	if err != nil {
+		return nil, err
+	}
+	if c.IsSet("t") && c.Args().Len() > 0 {
+		return nil, usageErrorf("-t selects %s; it cannot be combined with a custom command", tests)
+	}
+	return parseWorkload(c, sizes, c.Args().Slice(), false)
 }
 
 // checkClosedBudget refuses a closed loop that could hold more in flight

@@ -1,0 +1,159 @@
+package experiment
+
+import (
+	"time"
+
+	"github.com/pacer-load/pacer/internal/bytesize"
+	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// Limits of the open loop's load flags.
+const (
+	// FIFOEntryBytes is the size of one in-flight entry of a connection's
+	// FIFO (intended, written, kind), and MaxFIFOBytes the budget of all
+	// FIFOs together: connections × --max-inflight × 32 B.
+	FIFOEntryBytes = 32
+	MaxFIFOBytes   = 4 << 30
+	// MaxInflightPerConn bounds --max-inflight on one connection.
+	MaxInflightPerConn = 1 << 24
+)
+
+// OpenLoad is what the open loop's load flags ask for (run, replay,
+// sweep and compare have them), validated by OpenLoadFlags.Parse.
+type OpenLoad struct {
+	// Arrival is uniform or poisson ("" when the command has no
+	// --arrival).
+	Arrival string
+	Pacing  scheduler.Pacing
+	// MaxInflight is 0 when the command has no --max-inflight.
+	MaxInflight int
+	MaxBuffer   int
+	// Drain is never 0: that would mean the default.
+	Drain time.Duration
+	// LagLimit is --lag-limit, else SLOLagLimit.
+	LagLimit time.Duration
+	Timeout  time.Duration
+	// Backlog is 0 when the command has no --max-backlog.
+	Backlog time.Duration
+}
+
+// OpenLoadFlags are the open loop's load flags as given. A nil pointer is
+// a flag the command does not have (Arrival, MaxInflight, Backlog) or, for
+// LagLimit, one not given.
+type OpenLoadFlags struct {
+	Arrival     *string
+	MaxInflight *int
+	MaxBuffer   string
+	Pacing      string
+	Drain       time.Duration
+	LagLimit    *time.Duration
+	// Timeout is --timeout; TimeoutSet says it was given (0 is then
+	// refused, not "off").
+	Timeout    time.Duration
+	TimeoutSet bool
+	Backlog    *time.Duration
+	// Conns is the connections the FIFO budget counts; SLO is --slo, which
+	// bounds the default lag limit.
+	Conns int
+	SLO   report.SLO
+}
+
+// Parse checks, in this order, --arrival, --max-inflight (with the FIFO
+// budget of Conns connections), --max-buffer, --pacing, --drain,
+// --lag-limit, --timeout and --max-backlog; a bad one is a usage error in
+// the flag's words.
+func (f OpenLoadFlags) Parse() (OpenLoad, error) {
+	var l OpenLoad
+	if f.Arrival != nil {
+		if l.Arrival = *f.Arrival; l.Arrival != "uniform" && l.Arrival != "poisson" {
+			return l, usage.Errorf("--arrival %q: want uniform or poisson", l.Arrival)
+		}
+	}
+	if f.MaxInflight != nil {
+		if l.MaxInflight = *f.MaxInflight; l.MaxInflight < 1 || l.MaxInflight > MaxInflightPerConn {
+			return l, usage.Errorf("--max-inflight %d: want 1 to %d", l.MaxInflight, MaxInflightPerConn)
+		}
+		if err := CheckInflightBudget(f.Conns, l.MaxInflight); err != nil {
+			return l, err
+		}
+	}
+	var err error
+	if l.MaxBuffer, err = ParseMaxBuffer(f.MaxBuffer); err != nil {
+		return l, err
+	}
+	var ok bool
+	if l.Pacing, ok = scheduler.ParsePacing(f.Pacing); !ok {
+		return l, usage.Errorf("--pacing %q: want auto, precise or coarse", f.Pacing)
+	}
+	if l.Drain = f.Drain; l.Drain < 0 {
+		return l, usage.Errorf("--drain %s: must not be negative", l.Drain)
+	}
+	if l.Drain == 0 {
+		l.Drain = time.Nanosecond // zero would mean the default
+	}
+	l.LagLimit = SLOLagLimit(l.Pacing, f.SLO)
+	if f.LagLimit != nil {
+		if l.LagLimit = *f.LagLimit; l.LagLimit <= 0 {
+			return l, usage.Errorf("--lag-limit %s: want a positive duration", l.LagLimit)
+		}
+	}
+	if l.Timeout = f.Timeout; l.Timeout < 0 || (f.TimeoutSet && l.Timeout == 0) {
+		return l, usage.Errorf("--timeout %s: want a positive duration", l.Timeout)
+	}
+	if f.Backlog != nil {
+		if l.Backlog = *f.Backlog; l.Backlog <= 0 {
+			return l, usage.Errorf("--max-backlog %s: want a positive duration", l.Backlog)
+		}
+	}
+	return l, nil
+}
+
+// Open is the scheduler's configuration of these flags, without the
+// timeline's rate and bounds.
+func (l OpenLoad) Open(interval time.Duration) scheduler.OpenConfig {
+	return scheduler.OpenConfig{Pacing: l.Pacing, Drain: l.Drain, LagLimit: l.LagLimit, Timeout: l.Timeout,
+		Interval: interval, MaxBacklog: l.Backlog}
+}
+
+// ParseMaxBuffer reads --max-buffer: from 1 byte to twice the largest
+// value.
+func ParseMaxBuffer(s string) (int, error) {
+	n, err := bytesize.Parse(s)
+	if err != nil || n < 1 || n > scenarios.MaxValueSize*2 {
+		return 0, usage.Errorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", s, bytesize.Format(scenarios.MaxValueSize*2))
+	}
+	return int(n), nil
+}
+
+// CheckInflightBudget refuses FIFOs that together could exceed
+// MaxFIFOBytes.
+func CheckInflightBudget(conns, inflight int) error {
+	if total := int64(conns) * int64(inflight) * FIFOEntryBytes; total > MaxFIFOBytes {
+		return usage.Errorf("-c %d × --max-inflight %d × %d B = %s of in-flight entries; at most %s: lower -c or --max-inflight",
+			conns, inflight, FIFOEntryBytes, bytesize.Format(total), bytesize.Format(MaxFIFOBytes))
+	}
+	return nil
+}
+
+// SLOLagLimit is the send-lag limit of an open run whose --lag-limit is
+// not given: the pacing's default, capped at half the tightest latency
+// bound of slo. Response time is send lag + service time, so a
+// generator allowed a lag near the bound could fail a healthy server on
+// its own while the trust rule still called it punctual: at the default
+// 1 ms budget auto pacing wakes every 600 µs, and against an idle
+// redis-server `--slo p99<=1ms` failed (exit 3) on a response p99 of
+// 1.1 ms made of a 0.65 ms lag and a 0.35 ms service p99. Half the
+// bound (500 µs, a 100 µs quantum, for p99<=1ms) leaves the other half
+// to the server, and a violation while the lag exceeds it is judged the
+// generator's when service time meets the bound (exit 4), not the
+// server's.
+func SLOLagLimit(p scheduler.Pacing, slo report.SLO) time.Duration {
+	def := scheduler.DefaultLagLimit(p)
+	if b := slo.TightestLatency(); b > 0 {
+		return min(def, b/2)
+	}
+	return def
+}

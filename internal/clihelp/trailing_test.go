@@ -1,0 +1,38 @@
+package clihelp
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pacer-load/pacer/internal/usage"
+)
+
+// TestTrailing: flags after the files, with and without =, booleans,
+// "-" as a path, and the usage errors.
+func TestTrailing(t *testing.T) {
+	var o string
+	var q bool
+	paths, set, err := Trailing([]string{"a.json", "-", "--o", "x.json", "-q", "b.json"}, map[string]*string{"o": &o}, map[string]*bool{"q": &q})
+	if err != nil || !reflect.DeepEqual(paths, []string{"a.json", "-", "b.json"}) || o != "x.json" || !q || !set["o"] {
+		t.Fatalf("%q %v %q %v %v", paths, set, o, q, err)
+	}
+	if _, set, err = Trailing([]string{"a.json", "-o=y.json"}, map[string]*string{"o": &o}, nil); err != nil || o != "y.json" || !set["o"] {
+		t.Fatalf("-o=: %q %v %v", o, set, err)
+	}
+	for _, args := range [][]string{{"a.json", "--nope"}, {"a.json", "-o"}} {
+		if _, _, err := Trailing(args, map[string]*string{"o": &o}, nil); !usage.Is(err) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+}
+
+func TestTrailingRepeated(t *testing.T) {
+	rest, values, err := TrailingRepeated([]string{"a.json", "--label", "a.json=A", "-", "--label=b.json=B", "--plot", "x.png"}, "label")
+	if err != nil || strings.Join(rest, " ") != "a.json - --plot x.png" || strings.Join(values, " ") != "a.json=A b.json=B" {
+		t.Fatalf("rest %q values %q err %v", rest, values, err)
+	}
+	if _, _, err := TrailingRepeated([]string{"a.json", "--label"}, "label"); err == nil || !strings.Contains(err.Error(), "needs an argument") {
+		t.Fatalf("a --label without its value: %v", err)
+	}
+}
