@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -66,7 +67,20 @@ func init() {
 	// redis-benchmark uses -h for the host, so help is --help only. urfave/cli
 	// keeps this in a package variable: it is set here, once, before any app
 	// is built, and never by a command.
-	cli.HelpFlag = &cli.BoolFlag{Name: "help", Usage: "show help"}
+	cli.HelpFlag = sharedFlag{&cli.BoolFlag{Name: "help", Usage: "show help"}}
+	cli.VersionFlag = sharedFlag{cli.VersionFlag.(*cli.BoolFlag)}
+}
+
+// sharedFlag is a package-wide flag of urfave/cli (HelpFlag, VersionFlag)
+// that every app and command adds: its Apply works on a copy, because
+// BoolFlag.Apply records its default in the flag itself, and commands run
+// side by side in one process (the tests) would write it at once.
+type sharedFlag struct{ *cli.BoolFlag }
+
+// Apply defines the flag in set from a copy of it.
+func (f sharedFlag) Apply(set *flag.FlagSet) error {
+	c := *f.BoolFlag
+	return c.Apply(set)
 }
 
 // Main runs the CLI with args (args[0] is the program name) and returns the
