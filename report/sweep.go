@@ -306,10 +306,11 @@ type ClosedPoint struct {
 	P99Ms      float64 `json:"p99_ms"`
 	// LittleMs is what Little's law makes of the mean latency if every
 	// request were always in flight: clients × pipeline ÷ throughput.
-	// LittleRatio is LittleMs ÷ MeanMs; LittleMismatch is set when they
-	// differ by more than LittleTolerance: time is spent outside the
-	// server's queue (on the client, or between a reply and the next
-	// send).
+	// LittleRatio is LittleMs ÷ (MeanMs + the mean receive lag: for
+	// Little's law a request is in flight until pacer reads its reply);
+	// LittleMismatch is set when they differ by more than
+	// LittleTolerance: time is spent outside the server's queue (on the
+	// client, between a reply's read and the next send).
 	LittleMs       float64 `json:"little_ms"`
 	LittleRatio    float64 `json:"little_ratio"`
 	LittleMismatch bool    `json:"little_mismatch"`

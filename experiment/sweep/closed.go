@@ -112,18 +112,26 @@ points:
 			}
 		}
 		figs := make([]map[string]float64, len(pt.runs))
+		rxLag := make([]float64, 0, len(pt.runs))
 		for k, r := range pt.runs {
 			rt, _, err := report.NewTest(r, report.TestOptions{})
 			if err != nil {
 				return nil, err
 			}
 			figs[k] = report.Figures(rt)
+			if r.Receive != nil && r.Receive.TotalCount() > 0 {
+				rxLag = append(rxLag, r.Receive.Mean()/1e6)
+			}
 		}
 		med := report.NewRepeats(figs, nil).Median
 		fp[i] = report.ClosedPoint{Index: i, Clients: pt.clients, Pipeline: pt.pipeline,
 			Throughput: round3(med["achieved_rate"]), MeanMs: med["mean"], P50Ms: med["p50"], P99Ms: med["p99"]}
 		fp[i].Decision, fp[i].Intervals = pt.decision, pt.intervals
-		little(&fp[i])
+		var rxLagMean float64
+		if len(rxLag) > 0 {
+			rxLagMean = histo.Median(rxLag)
+		}
+		little(&fp[i], rxLagMean)
 		fp[i].LittleMs, fp[i].LittleRatio = round6(fp[i].LittleMs), round6(fp[i].LittleRatio)
 		out.Tests = append(out.Tests, *t)
 		anyPass = anyPass || (pt.pass != nil && *pt.pass)

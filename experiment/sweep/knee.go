@@ -17,14 +17,17 @@ import (
 const LittleTolerance = 0.10
 
 // little fills p's Little's-law fields from its clients, pipeline,
-// throughput and mean latency.
-func little(p *report.ClosedPoint) {
+// throughput and mean latency. For Little's law a request is in flight
+// from its send until pacer reads its reply, so the ratio is taken
+// against the mean latency (to the kernel's receive timestamp) plus
+// rxLagMs, the mean receive lag (zero under the read clock).
+func little(p *report.ClosedPoint, rxLagMs float64) {
 	p.LittleMs, p.LittleRatio, p.LittleMismatch = 0, 0, false
 	if p.Throughput <= 0 || p.MeanMs <= 0 {
 		return
 	}
 	p.LittleMs = float64(p.Clients*p.Pipeline) / p.Throughput * 1000
-	p.LittleRatio = p.LittleMs / p.MeanMs
+	p.LittleRatio = p.LittleMs / (p.MeanMs + rxLagMs)
 	p.LittleMismatch = math.Abs(p.LittleRatio-1) > LittleTolerance
 }
 
@@ -75,7 +78,7 @@ func writeClosedSweep(w io.Writer, pts []report.ClosedPoint, knee int) error {
 		fmt.Fprintf(&b, "  knee: none in this range (no point gained < %.0f%% throughput while p99 grew > %.0f%%)\n",
 			100*KneeThroughputGain, 100*KneeP99Growth)
 	}
-	fmt.Fprintf(&b, "  little ms = clients × pipeline ÷ throughput; ratio = little ÷ mean, flagged beyond ±%.0f%%\n", 100*LittleTolerance)
+	fmt.Fprintf(&b, "  little ms = clients × pipeline ÷ throughput; ratio = little ÷ (mean + receive lag), flagged beyond ±%.0f%%\n", 100*LittleTolerance)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

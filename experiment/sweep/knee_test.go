@@ -13,18 +13,23 @@ func TestLittle(t *testing.T) {
 		throughput, meanMs float64
 		littleMs, ratio    float64
 		mismatch           bool
+		rxLagMs            float64
 	}{
 		// 10 clients, 10k req/s: each request spends 1 ms in flight.
-		{"server-bound", 10, 1, 10000, 1.0, 1.0, 1.0, false},
-		{"within 10%", 10, 1, 10000, 0.92, 1.0, 1.0 / 0.92, false},
+		{"server-bound", 10, 1, 10000, 1.0, 1.0, 1.0, false, 0},
+		{"within 10%", 10, 1, 10000, 0.92, 1.0, 1.0 / 0.92, false, 0},
 		// Half the time is spent between a reply and the next send.
-		{"client-bound", 10, 1, 5000, 1.0, 2.0, 2.0, true},
+		{"client-bound", 10, 1, 5000, 1.0, 2.0, 2.0, true, 0},
 		// 4 × 16 = 64 in flight at 64k req/s: 1 ms.
-		{"pipelined", 4, 16, 64000, 1.0, 1.0, 1.0, false},
-		{"nothing completed", 10, 1, 0, 1.0, 0, 0, false},
+		{"pipelined", 4, 16, 64000, 1.0, 1.0, 1.0, false, 0},
+		{"nothing completed", 10, 1, 0, 1.0, 0, 0, false, 0},
+		// Replies waited 0.5 ms in the socket for pacer to read them
+		// (receive lag): in flight for Little's law, not the server's.
+		{"receive lag", 10, 1, 10000, 0.5, 1.0, 1.0, false, 0.5},
+		{"receive lag not counted", 10, 1, 10000, 0.5, 1.0, 2.0, true, 0},
 	} {
 		p := report.ClosedPoint{Clients: c.clients, Pipeline: c.pipeline, Throughput: c.throughput, MeanMs: c.meanMs}
-		little(&p)
+		little(&p, c.rxLagMs)
 		if !near(p.LittleMs, c.littleMs) || !near(p.LittleRatio, c.ratio) || p.LittleMismatch != c.mismatch {
 			t.Errorf("%s: little %.4f ms, ratio %.4f, mismatch %v; want %.4f, %.4f, %v",
 				c.name, p.LittleMs, p.LittleRatio, p.LittleMismatch, c.littleMs, c.ratio, c.mismatch)
