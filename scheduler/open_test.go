@@ -311,6 +311,35 @@ func TestAllConnectionsLostEndsTheRun(t *testing.T) {
 	}
 }
 
+// runOpenMallocs runs RunOpen and counts its allocations, less those of
+// packing its histograms: the run fits in one interval, whose histograms
+// are packed at the end, and encoding allocates per distinct value, not
+// per request, and off the hot path. They are taken out by packing the
+// same histograms again.
+func runOpenMallocs(t *testing.T, conns []*conn.Conn, cmds Commands, cfg OpenConfig) (*Result, uint64) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := RunOpen(context.Background(), conns, cmds, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive, res.Hiccups}
+	for _, c := range res.Commands {
+		hs = append(hs, c.Response, c.Service, c.Lag, c.Receive)
+	}
+	var p0, p1 runtime.MemStats
+	runtime.ReadMemStats(&p0)
+	for _, h := range hs {
+		if _, err := histo.Pack(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&p1)
+	return res, after.Mallocs - before.Mallocs - (p1.Mallocs - p0.Mallocs)
+}
+
 // TestHotPathDoesNotAllocate compares whole runs of different lengths: the
 // allocations of setup are the same, so any difference is per request.
 func TestHotPathDoesNotAllocate(t *testing.T) {
@@ -334,32 +363,10 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 		conns := srv.dial(t, 2, 0)
 		rate := RatePerSecond(20000)
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		res, err := RunOpen(context.Background(), conns, cmds, OpenConfig{
+		_, m := runOpenMallocs(t, conns, cmds, OpenConfig{
 			Timeline: Uniform{Rate: rate}, Requests: requests, CommandNames: names,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		// The run fits in one interval, whose histograms are packed at
-		// the end: encoding allocates per distinct value, not per
-		// request, and off the hot path. Take it out by packing the same
-		// histograms again.
-		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive, res.Hiccups}
-		for _, c := range res.Commands {
-			hs = append(hs, c.Response, c.Service, c.Lag, c.Receive)
-		}
-		var p0, p1 runtime.MemStats
-		runtime.ReadMemStats(&p0)
-		for _, h := range hs {
-			if _, err := histo.Pack(h); err != nil {
-				t.Fatal(err)
-			}
-		}
-		runtime.ReadMemStats(&p1)
-		return after.Mallocs - before.Mallocs - (p1.Mallocs - p0.Mallocs)
+		return m
 	}
 	short, long := mallocs(1000, false), mallocs(9000, false)
 	perRequest := (float64(long) - float64(short)) / 8000
