@@ -65,19 +65,16 @@ func TestClusterRunSurvivesASlotMigration(t *testing.T) {
 	tpl := compileKeyed(t, 20000, "SET", "key:__rand_int__", "v")
 	// Fill the keyspace first, so the slots moved hold keys.
 	conns, oc := clusterConns(t, c, 2)
-	res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 1), OpenConfig{
+	res := runOpen(t, conns, scenarios.NewStream(tpl, 1), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: 20000, Cluster: oc,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Counts.Completed != 20000 || len(res.Nodes) != 3 {
 		t.Fatalf("fill: %+v, %d nodes", res.Counts, len(res.Nodes))
 	}
 
 	conns, oc = clusterConns(t, c, 2)
 	onStart, moved := moveSlotsDuring(t, c, 500*time.Millisecond, 0, 1, 20)
-	res, err = RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 2), OpenConfig{
+	res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 2), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Duration: 3 * time.Second, Cluster: oc,
 		OnStart: onStart,
 	})
@@ -240,14 +237,11 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 			addr := srv.ln.Addr().String()
 			top := cluster.NewTopology([]cluster.Node{{Addr: addr}})
 			top.Assign(0, cluster.Slots-1, 0)
-			res, err := RunOpen(context.Background(), srv.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+			res := runOpen(t, srv.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
 				Timeline: Uniform{Rate: RatePerSecond(2000)}, Requests: 200, Drain: 5 * time.Second,
 				Cluster: &OpenCluster{Nodes: []Node{{Addr: addr}}, PerNode: 1, Topology: top,
 					Keys: oneKey},
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			if !res.Counts.Balanced() || res.Counts.Sent != 200 {
 				t.Errorf("counts %+v", res.Counts)
 			}
@@ -336,15 +330,12 @@ func TestClusterRunNodeThatCannotJoin(t *testing.T) {
 	ln.Close() // nothing listens there: a dial is refused
 	a, top := redirectingPrimary(t, tpl.Len(), gone)
 	aAddr := a.ln.Addr().String()
-	res, err := RunOpen(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+	res := runOpen(t, a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
 		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr}}, PerNode: 2, Topology: top,
 			Keys: oneKey,
 			Dial: dialNode},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cnt := res.Counts
 	if !cnt.Balanced() || cnt.Sent != 300 || cnt.Errors != 300 || res.ErrorCodes[CodeJoinFailed] != 300 {
 		t.Errorf("counts %+v, codes %v", cnt, res.ErrorCodes)
@@ -485,15 +476,12 @@ func TestClusterRunMovedToAPortOnly(t *testing.T) {
 	aAddr := a.ln.Addr().String()
 	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
 	top.Assign(0, cluster.Slots-1, 0)
-	res, err := RunOpen(context.Background(), a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+	res := runOpen(t, a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
 		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
 			Keys: oneKey,
 			Dial: dialNode},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cnt := res.Counts
 	if cnt.Completed != 300 || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
 		t.Errorf("counts %+v (%v, %q)", cnt, res.ErrorCodes, res.FirstError)

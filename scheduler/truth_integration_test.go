@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"context"
 	"os"
 	"slices"
 	"testing"
@@ -44,12 +43,9 @@ func TestResponseTracksTheTruth(t *testing.T) {
 	}
 	rate := RatePerSecond(10000)
 	tl := Uniform{Rate: rate}
-	res, err := RunOpen(context.Background(), dial(t, s.Addr(), 10, 0), &indexed{}, OpenConfig{
+	res := runOpen(t, dial(t, s.Addr(), 10, 0), &indexed{}, OpenConfig{
 		Timeline: tl, Rate: rate, Duration: 2 * time.Second, Pacing: Precise,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := int(res.Counts.Scheduled)
 	if res.Counts.Completed != uint64(n) {
 		t.Fatalf("counts %+v", res.Counts)
