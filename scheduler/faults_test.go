@@ -15,6 +15,7 @@ import (
 // (RunOpen itself fails with an internal error otherwise) and the run must
 // report.
 
+// redialTo dials addr with a short timeout, honouring ctx.
 func redialTo(addr string) func(context.Context) (*conn.Conn, error) {
 	return func(ctx context.Context) (*conn.Conn, error) {
 		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now, DialTimeout: time.Second})

@@ -17,13 +17,6 @@ import (
 // Regression tests of the second hardening round (issue 9): each names
 // the reproduction it guards.
 
-// redialAddr dials addr with a short timeout, honouring ctx.
-func redialAddr(addr string) func(context.Context) (*conn.Conn, error) {
-	return func(ctx context.Context) (*conn.Conn, error) {
-		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now, DialTimeout: time.Second})
-	}
-}
-
 // TestRedialBacksOffWhenReplacementsNeverServe: a server that accepts and
 // at once closes (or refuses with maxclients, with no handshake to notice
 // it) gave 28,485 reconnects in 5 s. Every redial waits the slot's
@@ -36,7 +29,7 @@ func TestRedialBacksOffWhenReplacementsNeverServe(t *testing.T) {
 			rate := RatePerSecond(1000)
 			const conns = 4
 			res := runOpen(t, dial(t, srv.Addr, conns, 0), stream(t, "ping_inline", 1), OpenConfig{
-				Timeline: Uniform{Rate: rate}, Duration: 2 * time.Second, Redial: redialAddr(srv.Addr),
+				Timeline: Uniform{Rate: rate}, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
 				Drain: 100 * time.Millisecond,
 			})
 			t.Logf("%d reconnects, %d accepted, counts %+v, first error %q", res.Reconnects, srv.Accepted(), res.Counts, res.FirstError)
