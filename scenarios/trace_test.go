@@ -87,15 +87,22 @@ func TestMonitorLines(t *testing.T) {
 			rec{T: 1500000000, Client: "a:1", Argv: argv("SET", `] "x`, "[0 b:2]")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, _, err := readTrace(t, "OK\n"+c.line+"\n", TraceOptions{KeepLua: c.lua})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.want.Line = 2
-			if len(got) != 1 || !reflect.DeepEqual(got[0], c.want) {
-				t.Fatalf("got %+v\nwant %+v", got, c.want)
-			}
+			wantSecondLine(t, "OK\n"+c.line+"\n", TraceOptions{KeepLua: c.lua}, c.want)
 		})
+	}
+}
+
+// wantSecondLine reads text, a trace whose one record is on its second
+// line, and wants that record.
+func wantSecondLine(t *testing.T, text string, o TraceOptions, want rec) {
+	t.Helper()
+	got, _, err := readTrace(t, text, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Line = 2
+	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
 }
 
@@ -118,14 +125,21 @@ func TestMonitorErrors(t *testing.T) {
 		{`1.5 [0 a:1] "a" x`, `t.txt:1: argument 2: want a quoted string at byte 17, got "x"`},
 		{`1.5 [0 a:1] "a" `, ``}, // a trailing blank is trimmed
 	} {
-		_, _, err := readTrace(t, c.line+"\n", TraceOptions{Format: TraceMonitor})
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
-			t.Errorf("%s:\n got %s\nwant %s", c.line, got, c.want)
-		}
+		wantLineError(t, c.line, TraceMonitor, c.want)
+	}
+}
+
+// wantLineError reads line, a trace of one line in format, and wants the
+// error want ("": none).
+func wantLineError(t *testing.T, line string, format TraceFormat, want string) {
+	t.Helper()
+	_, _, err := readTrace(t, line+"\n", TraceOptions{Format: format})
+	got := ""
+	if err != nil {
+		got = err.Error()
+	}
+	if got != want {
+		t.Errorf("%s:\n got %s\nwant %s", line, got, want)
 	}
 }
 
@@ -183,14 +197,7 @@ func TestJSONLines(t *testing.T) {
 		{"blanks", " \t{ \"t\" : 1 , \"argv\" : [ \"A\" ] } \r", rec{T: 1e9, Argv: argv("A")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, _, err := readTrace(t, "\n"+c.line+"\n", TraceOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.want.Line = 2
-			if len(got) != 1 || !reflect.DeepEqual(got[0], c.want) {
-				t.Fatalf("got %+v\nwant %+v", got, c.want)
-			}
+			wantSecondLine(t, "\n"+c.line+"\n", TraceOptions{}, c.want)
 		})
 	}
 }
@@ -221,14 +228,7 @@ func TestJSONErrors(t *testing.T) {
 		{`{"t": 1, "argv": ["a",]}`, `t.txt:1: "argv"[1]: want a string or {"b64": "..."}, got "]}"`},
 		{`[1]`, `t.txt:1: bad JSON: want an object {...} at byte 1, got "[1]"`},
 	} {
-		_, _, err := readTrace(t, c.line+"\n", TraceOptions{Format: TraceJSON})
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
-			t.Errorf("%s:\n got %s\nwant %s", c.line, got, c.want)
-		}
+		wantLineError(t, c.line, TraceJSON, c.want)
 	}
 }
 
