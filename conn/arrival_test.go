@@ -99,16 +99,25 @@ func checkTimes(t *testing.T, c *Conn, got []stamp) {
 }
 
 func TestKernelArrivalOverTCP(t *testing.T) {
-	addr := loopback(t, pongs)
-	c, err := Dial(context.Background(), Options{Addr: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkKernelArrival(t, "loopback TCP", Options{Addr: loopback(t, pongs)})
+}
+
+func TestKernelArrivalOverTLS(t *testing.T) {
+	srv, cli := tlsPair(t)
+	checkKernelArrival(t, "TLS", Options{Addr: tlsLoopback(t, srv, pongs), TLS: cli})
+}
+
+// checkKernelArrival pings a server that answers PONG over o until the
+// connection reads a kernel timestamp (or 50 times), checks the replies'
+// instants and, where the kernel stamps (Linux), that it did.
+func checkKernelArrival(t *testing.T, over string, o Options) {
+	t.Helper()
+	c := mustDial(t, o)
 	defer c.Close()
 	got := pingUntilKernel(t, c, 50)
 	checkTimes(t, c, got)
 	if kernelStamps && c.ReceiveClock() != ReceiveKernel {
-		t.Fatalf("ReceiveClock %q over loopback TCP on Linux", c.ReceiveClock())
+		t.Fatalf("ReceiveClock %q over %s on Linux", c.ReceiveClock(), over)
 	}
 }
 
@@ -129,27 +138,9 @@ func TestArrivalOverUnixSocket(t *testing.T) {
 		}
 	}()
 	defer func() { ln.Close(); <-done }()
-	c, err := Dial(context.Background(), Options{Network: "unix", Addr: path})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Network: "unix", Addr: path})
 	defer c.Close()
 	checkTimes(t, c, pingEach(t, c, 20))
-}
-
-func TestKernelArrivalOverTLS(t *testing.T) {
-	srv, cli := tlsPair(t)
-	addr := tlsLoopback(t, srv, pongs)
-	c, err := Dial(context.Background(), Options{Addr: addr, TLS: cli})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	got := pingUntilKernel(t, c, 50)
-	checkTimes(t, c, got)
-	if kernelStamps && c.ReceiveClock() != ReceiveKernel {
-		t.Fatalf("ReceiveClock %q over TLS on Linux", c.ReceiveClock())
-	}
 }
 
 // TestPipeArrivalIsTheReadInstant: a transport without a socket has no
@@ -173,10 +164,7 @@ func TestPipeArrivalIsTheReadInstant(t *testing.T) {
 // keeps the old behaviour on a socket that has timestamps.
 func TestReceiveClockReadForcesTheReadInstant(t *testing.T) {
 	addr := loopback(t, pongs)
-	c, err := Dial(context.Background(), Options{Addr: addr, ReceiveClock: ReceiveRead})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: addr, ReceiveClock: ReceiveRead})
 	defer c.Close()
 	got := pingEach(t, c, 20)
 	if c.ReceiveClock() != ReceiveRead {
@@ -195,10 +183,7 @@ func TestReceiveClockOptionIsChecked(t *testing.T) {
 // instants too.
 func TestReadReplyCarriesKernelArrival(t *testing.T) {
 	addr := loopback(t, pongs)
-	c, err := Dial(context.Background(), Options{Addr: addr, SkipProbe: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: addr, SkipProbe: true})
 	defer c.Close()
 	deadline := time.Now().Add(hangLimit) // see pingUntilKernel
 	for i := 0; i < 10 || kernelStamps && c.ReceiveClock() != ReceiveKernel && time.Now().Before(deadline); i++ {
@@ -230,10 +215,7 @@ func TestArrivalAgainstTheSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	c, err := Dial(context.Background(), Options{Addr: s.Addr(), SkipProbe: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: s.Addr(), SkipProbe: true})
 	defer c.Close()
 	const n = 2000
 	const period = int64(500 * time.Microsecond)
@@ -290,10 +272,7 @@ func TestArrivalAgainstTheSink(t *testing.T) {
 func TestStampedReadsDoNotAllocate(t *testing.T) {
 	cmd := AppendCommand(nil, "PING")
 	addr := loopback(t, pongServer(len(cmd)))
-	c, err := Dial(context.Background(), Options{Addr: addr, SkipProbe: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: addr, SkipProbe: true})
 	defer c.Close()
 	h := &countReplies{}
 	c.Start(h)

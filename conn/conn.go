@@ -490,33 +490,29 @@ func (c *Conn) compact(cmdLen int) {
 // now must be read before the call, on the clock of Options.Now: the reader
 // takes a reply read earlier than its request's write time for one the
 // server sent unasked.
-func (c *Conn) Flush(now int64) error {
-	if c.flushed == c.queued {
-		return nil
-	}
-	if c.dead.Load() {
-		return c.deadErr()
-	}
-	n, err := c.writeSome(c.out[c.outOff:])
-	c.advance(n, now)
-	if err != nil {
-		c.fail(err)
-		return err
-	}
-	return nil
-}
+func (c *Conn) Flush(now int64) error { return c.flush(now, false) }
 
 // FlushBlocking writes all queued bytes, waiting for the socket as needed;
 // like Flush it stamps and publishes the commands written and releases a
 // buffer that a burst grew far beyond MaxBuffer.
-func (c *Conn) FlushBlocking(now int64) error {
+func (c *Conn) FlushBlocking(now int64) error { return c.flush(now, true) }
+
+// flush is Flush, or FlushBlocking with all: they differ only in the
+// write.
+func (c *Conn) flush(now int64, all bool) error {
 	if c.flushed == c.queued {
 		return nil
 	}
 	if c.dead.Load() {
 		return c.deadErr()
 	}
-	n, err := c.writeAll(c.out[c.outOff:])
+	var n int
+	var err error
+	if all {
+		n, err = c.writeAll(c.out[c.outOff:])
+	} else {
+		n, err = c.writeSome(c.out[c.outOff:])
+	}
 	c.advance(n, now)
 	if err != nil {
 		c.fail(err)

@@ -17,6 +17,16 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 )
 
+// mustDial dials o for a test that cannot go on without the connection.
+func mustDial(t *testing.T, o Options) *Conn {
+	t.Helper()
+	c, err := Dial(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // collect is a Handler that remembers what it saw.
@@ -91,10 +101,7 @@ func TestFIFOOrderAndWriteStamps(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	})
 	clock := int64(1000)
-	c, err := Dial(context.Background(), Options{Addr: addr, Now: func() int64 { return clock }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: addr, Now: func() int64 { return clock }})
 	defer c.Close()
 	h := newCollect()
 	c.Start(h)
@@ -127,10 +134,7 @@ func TestFIFOOrderAndWriteStamps(t *testing.T) {
 // request gets its own reply.
 func TestUnsolicitedReplyIsCountedNotMatched(t *testing.T) {
 	srv := hostile.Start(t, hostile.UnsolicitedFirst)
-	c, err := Dial(context.Background(), Options{Addr: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: srv.Addr})
 	defer c.Close()
 	h := newCollect()
 	c.Start(h)
@@ -149,10 +153,7 @@ func TestUnsolicitedReplyIsCountedNotMatched(t *testing.T) {
 // stamps replies on the monotonic clock, never 0.
 func TestDefaultClockTimesReplies(t *testing.T) {
 	srv := hostile.Start(t, hostile.OK)
-	c, err := Dial(context.Background(), Options{Addr: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: srv.Addr})
 	defer c.Close()
 	var at atomic.Int64
 	got := make(chan struct{}, 1)
@@ -180,10 +181,7 @@ func (f handlerFunc) Reply(e *Entry, r Reply, t Times) { f(e, r, t) }
 // reply, read before the next request was written, is not its reply.
 func TestReadReplyAfterSkipsEarlierReplies(t *testing.T) {
 	srv := hostile.Start(t, hostile.DoubleReply)
-	c, err := Dial(context.Background(), Options{Addr: srv.Addr, SkipProbe: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: srv.Addr, SkipProbe: true})
 	defer c.Close()
 	for i := range 3 {
 		start := clock.Now()
@@ -215,10 +213,7 @@ func TestPartialWritePublishesWholeCommands(t *testing.T) {
 		<-read
 		pongServer(len(cmd))(s)
 	})
-	c, err := Dial(context.Background(), Options{Addr: addr, SkipProbe: true, MaxBuffer: n * len(cmd)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: addr, SkipProbe: true, MaxBuffer: n * len(cmd)})
 	defer c.Close()
 	h := newCollect()
 	c.Start(h)
@@ -372,10 +367,7 @@ func TestQueueAndFlushDoNotAllocate(t *testing.T) {
 			c.Write(out)
 		}
 	})
-	c, err := Dial(context.Background(), Options{Addr: addr, Now: func() int64 { return 1 }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: addr, Now: func() int64 { return 1 }})
 	defer c.Close()
 	h := &countReplies{}
 	c.Start(h)

@@ -21,10 +21,7 @@ func ExampleAppendCommand() {
 // Do is for the control plane: one command on a connection of its own,
 // its reply built as a Value.
 func ExampleDo() {
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	o := conn.Options{Addr: srv.Addr()}
 	ctx := context.Background()
@@ -68,10 +65,7 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 // together by Flush, and their replies reach a Handler on the reader
 // goroutine. The clock is the caller's.
 func ExampleConn() {
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) } // monotonic ns

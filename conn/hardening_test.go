@@ -39,10 +39,7 @@ func bigCommand(n int) []byte {
 func TestFreeStopsAtMaxBuffer(t *testing.T) {
 	srv := hostile.Start(t, hostile.NeverRead)
 	const budget = 64 << 10
-	c, err := Dial(context.Background(), Options{Addr: srv.Addr, MaxBuffer: budget, SkipProbe: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: srv.Addr, MaxBuffer: budget, SkipProbe: true})
 	defer c.Close()
 	cmd := bigCommand(16 << 10)
 	// The kernel's socket buffers take some megabytes first; 4000 commands
@@ -484,10 +481,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // they are read or the next request was written after they arrived.
 func TestDoubledRepliesAreNotMatched(t *testing.T) {
 	srv := hostile.Start(t, hostile.DoubleReply)
-	c, err := Dial(context.Background(), Options{Addr: srv.Addr, SkipProbe: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: srv.Addr, SkipProbe: true})
 	defer c.Close()
 	g := newGate()
 	c.Start(g)
@@ -548,10 +542,7 @@ func TestRefusedDialCostsNoFIFO(t *testing.T) {
 	}
 	// A dial that succeeds has its FIFO.
 	ok := hostile.Start(t, hostile.OK)
-	c, err := Dial(context.Background(), Options{Addr: ok.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustDial(t, Options{Addr: ok.Addr})
 	defer c.Close()
 	if c.ring.dir == nil || c.ring.limit != DefaultMaxInflight {
 		t.Fatal("a proven connection has no FIFO")

@@ -27,14 +27,13 @@ func ExampleStart() {
 
 // Faults make the target misbehave on purpose: here every command is
 // answered with an error reply (the connection's own set-up is spared).
+// MustStart panics on a Config that does not validate, instead of
+// returning the error as Start does.
 func ExampleFaults() {
-	srv, err := embedded.Start(embedded.Config{Faults: embedded.Faults{ErrorRate: 1}})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{Faults: embedded.Faults{ErrorRate: 1}})
 	defer srv.Close()
 	fmt.Println(srv.Faults())
-	_, err = conn.Do(context.Background(), conn.Options{Addr: srv.Addr()}, "GET", "key")
+	_, err := conn.Do(context.Background(), conn.Options{Addr: srv.Addr()}, "GET", "key")
 	fmt.Println(err)
 	// Output:
 	// error rate 1

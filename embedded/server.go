@@ -162,6 +162,17 @@ type Server struct {
 // Start listens and serves until Close.
 func Start(cfg Config) (*Server, error) { return startAt(cfg, clock.Now()) }
 
+// MustStart is Start for tests and examples, where a target that cannot
+// start (an invalid Config, no free loopback port) ends the program: like
+// httptest.NewServer, it panics instead of returning the error.
+func MustStart(cfg Config) *Server {
+	s, err := Start(cfg)
+	if err != nil {
+		panic("embedded: " + err.Error())
+	}
+	return s
+}
+
 // startAt starts a server whose stall schedule begins at origin (tests
 // move it to reach a stall without waiting).
 func startAt(cfg Config, origin int64) (*Server, error) {

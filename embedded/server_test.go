@@ -26,6 +26,20 @@ func start(t *testing.T, f Faults) *Server {
 	return s
 }
 
+// MustStart returns what Start returns, and panics with Start's error
+// where Start would fail.
+func TestMustStart(t *testing.T) {
+	s := MustStart(Config{})
+	s.Close()
+	defer func() {
+		r := recover()
+		if msg, _ := r.(string); !strings.Contains(msg, "--error-rate 2") {
+			t.Fatalf("MustStart with an invalid Config panicked with %v, want Validate's error", r)
+		}
+	}()
+	MustStart(Config{Faults: Faults{ErrorRate: 2}})
+}
+
 // session is a raw client that sends encoded commands and reads reply
 // lines exactly as the server wrote them.
 type session struct {

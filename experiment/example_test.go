@@ -18,10 +18,7 @@ import (
 // 1,000 keys, then an open run of GETs over them at 1,000/s for 100 ms,
 // each with what the server counted meanwhile.
 func ExampleEnv() {
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	ctx := context.Background()
 	tgt := &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}}

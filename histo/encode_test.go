@@ -7,8 +7,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -377,32 +375,14 @@ func TestDeltaPackReadByJava(t *testing.T) {
 		l.Entries = append(l.Entries, LogEntry{Tag: c.tag, Start: start, Duration: time.Second, Encoded: p.Encoded})
 		want[c.tag] = c.r.Snapshot()
 	}
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "delta.hlog")
-	var b bytes.Buffer
-	if err := WriteLog(&b, l); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(logPath, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for tag, h := range want {
-		out := filepath.Join(dir, tag)
-		runJava(t, append(append([]string{}, proc...), "-i", logPath, "-tag", tag, "-o", out)...)
-		java, err := os.ReadFile(out + ".hgrm")
-		if err != nil {
-			t.Fatal(err)
-		}
-		i := bytes.Index(java, []byte("       Value"))
-		if i < 0 {
-			t.Fatalf("%s: no distribution in the Java output:\n%s", tag, java)
-		}
+		java := javaSpectrum(t, proc, l, tag)
 		var ours bytes.Buffer
 		if err := WriteSpectrum(&ours, h, SpectrumTicks, 1e6); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(java[i:], ours.Bytes()) {
-			t.Errorf("%s: the spectrum differs from Java's:\n--- java\n%.3000s\n--- ours\n%.3000s", tag, java[i:], ours.Bytes())
+		if !bytes.Equal(java, ours.Bytes()) {
+			t.Errorf("%s: the spectrum differs from Java's:\n--- java\n%.3000s\n--- ours\n%.3000s", tag, java, ours.Bytes())
 		}
 	}
 }

@@ -322,8 +322,28 @@ func TestWriteSpectrumMatchesJava(t *testing.T) {
 			l.Entries = append(l.Entries, LogEntry{Tag: tag, Start: start.Add(time.Duration(k) * time.Second), Duration: time.Second, Encoded: encode(t, h)})
 		}
 	}
+	for tag, hs := range cases {
+		java := javaSpectrum(t, proc, l, tag)
+		merged, _ := Merge(hs...)
+		var ours bytes.Buffer
+		if err := WriteSpectrum(&ours, merged, SpectrumTicks, 1e6); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(java, ours.Bytes()) {
+			t.Errorf("%s: the spectrum differs from Java's:\n--- java\n%s\n--- ours\n%s", tag, java, ours.Bytes())
+		} else {
+			t.Logf("%s: %d lines identical to the Java HistogramLogProcessor's", tag, bytes.Count(java, []byte("\n")))
+		}
+	}
+}
+
+// javaSpectrum writes l as a log file and has the Java
+// HistogramLogProcessor (proc) write tag's percentile distribution
+// (.hgrm); it returns the distribution's table, from its header on.
+func javaSpectrum(t *testing.T, proc []string, l Log, tag string) []byte {
+	t.Helper()
 	dir := t.TempDir()
-	logPath := filepath.Join(dir, "cases.hlog")
+	logPath := filepath.Join(dir, "in.hlog")
 	var b bytes.Buffer
 	if err := WriteLog(&b, l); err != nil {
 		t.Fatal(err)
@@ -331,27 +351,16 @@ func TestWriteSpectrumMatchesJava(t *testing.T) {
 	if err := os.WriteFile(logPath, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for tag, hs := range cases {
-		out := filepath.Join(dir, tag)
-		runJava(t, append(append([]string{}, proc...), "-i", logPath, "-tag", tag, "-o", out)...)
-		java, err := os.ReadFile(out + ".hgrm")
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The processor starts with two comment lines of its own.
-		i := bytes.Index(java, []byte("       Value"))
-		if i < 0 {
-			t.Fatalf("%s: no distribution in the Java output:\n%s", tag, java)
-		}
-		merged, _ := Merge(hs...)
-		var ours bytes.Buffer
-		if err := WriteSpectrum(&ours, merged, SpectrumTicks, 1e6); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(java[i:], ours.Bytes()) {
-			t.Errorf("%s: the spectrum differs from Java's:\n--- java\n%s\n--- ours\n%s", tag, java[i:], ours.Bytes())
-		} else {
-			t.Logf("%s: %d lines identical to the Java HistogramLogProcessor's", tag, bytes.Count(java[i:], []byte("\n")))
-		}
+	out := filepath.Join(dir, tag)
+	runJava(t, append(append([]string{}, proc...), "-i", logPath, "-tag", tag, "-o", out)...)
+	java, err := os.ReadFile(out + ".hgrm")
+	if err != nil {
+		t.Fatal(err)
 	}
+	// The processor starts with two comment lines of its own.
+	i := bytes.Index(java, []byte("       Value"))
+	if i < 0 {
+		t.Fatalf("%s: no distribution in the Java output:\n%s", tag, java)
+	}
+	return java[i:]
 }

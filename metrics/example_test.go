@@ -18,10 +18,7 @@ import (
 // numbers stay. Server (Listen) serves them at /metrics; here a registry
 // gathers them directly.
 func ExampleCollector() {
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	ctx := context.Background()
 	conns, err := conn.DialAll(ctx, conn.Options{Addr: srv.Addr(), Now: scheduler.Now}, 2)

@@ -3,6 +3,8 @@ package metrics
 import (
 	"sync"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/clock"
 )
 
 // rateSpan is how far back the achieved rate looks.
@@ -63,23 +65,8 @@ func (w *window) rate(now time.Time, n uint64) float64 {
 // sample adds read()'s value every tick until the returned stop is called
 // (stop waits for the sampler to finish).
 func (w *window) sample(every time.Duration, now func() time.Time, read func() uint64) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				w.add(now(), read())
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
+	return clock.Every(every, func() bool {
+		w.add(now(), read())
+		return true
+	})
 }

@@ -109,21 +109,17 @@ func FuzzJSONLine(f *testing.F) {
 		if !strings.ContainsAny(line, "\n") {
 			compareWithEncodingJSON(t, line, recs[0])
 		}
-		var b bytes.Buffer
-		w := NewTraceWriter(&b)
-		for _, x := range recs {
-			tr := TraceRecord{T: x.T, DB: x.DB, Client: x.Client}
+		trs := make([]TraceRecord, len(recs))
+		for i, x := range recs {
+			trs[i] = TraceRecord{T: x.T, DB: x.DB, Client: x.Client}
 			for _, a := range x.Argv {
-				tr.Argv = append(tr.Argv, []byte(a))
-			}
-			if err := w.Write(&tr); err != nil {
-				t.Fatal(err)
+				trs[i].Argv = append(trs[i].Argv, []byte(a))
 			}
 		}
-		w.Flush()
-		again, err := readAllRecs(t, b.Bytes(), TraceOptions{MaxBackstep: -1})
+		b := jsonTrace(t, trs)
+		again, err := readAllRecs(t, b, TraceOptions{MaxBackstep: -1})
 		if err != nil || len(again) != len(recs) {
-			t.Fatalf("%q: %v", b.String(), err)
+			t.Fatalf("%q: %v", b, err)
 		}
 		for i := range recs {
 			again[i].Line = recs[i].Line

@@ -37,6 +37,41 @@ func (j *jsonCursor) ws() {
 
 func (j *jsonCursor) at(c byte) bool { return j.i < len(j.b) && j.b[j.i] == c }
 
+// key reads an object member's key, appended to dst, and the ':' after it,
+// leaving the cursor at the value.
+func (j *jsonCursor) key(dst []byte) ([]byte, string) {
+	if !j.at('"') {
+		return dst, j.want("a key in quotes")
+	}
+	dst, msg := j.str(dst)
+	if msg != "" {
+		return dst, msg
+	}
+	j.ws()
+	if !j.at(':') {
+		return dst, j.want(`":" after the key`)
+	}
+	j.i++
+	j.ws()
+	return dst, ""
+}
+
+// next passes what follows a member or an element: a ',' (more is true,
+// the cursor at the next one) or the closing byte of the object or array.
+func (j *jsonCursor) next(closing byte) (more bool, msg string) {
+	j.ws()
+	if j.at(',') {
+		j.i++
+		j.ws()
+		return true, ""
+	}
+	if j.at(closing) {
+		j.i++
+		return false, ""
+	}
+	return false, j.want(`"," or "` + string(closing) + `"`)
+}
+
 // want is the error for a missing token at the cursor.
 func (j *jsonCursor) want(what string) string {
 	if j.i >= len(j.b) {
@@ -59,21 +94,11 @@ func (r *TraceReader) parseJSON(line []byte) string {
 	if j.at('}') {
 		j.i++
 	} else {
-		for {
-			if !j.at('"') {
-				return j.want("a key in quotes")
-			}
+		for more := true; more; {
 			var msg string
-			r.key, msg = j.str(r.key[:0])
-			if msg != "" {
+			if r.key, msg = j.key(r.key[:0]); msg != "" {
 				return msg
 			}
-			j.ws()
-			if !j.at(':') {
-				return j.want(`":" after the key`)
-			}
-			j.i++
-			j.ws()
 			switch string(r.key) {
 			case "t":
 				if msg = r.jsonTime(&j); msg != "" {
@@ -98,17 +123,9 @@ func (r *TraceReader) parseJSON(line []byte) string {
 					return msg
 				}
 			}
-			j.ws()
-			if j.at(',') {
-				j.i++
-				j.ws()
-				continue
+			if more, msg = j.next('}'); msg != "" {
+				return msg
 			}
-			if j.at('}') {
-				j.i++
-				break
-			}
-			return j.want(`"," or "}"`)
 		}
 	}
 	j.ws()
@@ -217,17 +234,11 @@ func (r *TraceReader) jsonArgv(j *jsonCursor) string {
 			return `"argv"[` + itoa(k) + `]: want a string or {"b64": "..."}, got ` + excerpt(j.b[j.i:])
 		}
 		r.argv = append(r.argv, r.args[a:len(r.args):len(r.args)])
-		j.ws()
-		if j.at(',') {
-			j.i++
-			j.ws()
-			continue
-		}
-		if j.at(']') {
-			j.i++
+		if more, msg := j.next(']'); msg != "" {
+			return `"argv": ` + msg
+		} else if !more {
 			return ""
 		}
-		return `"argv": ` + j.want(`"," or "]"`)
 	}
 }
 
@@ -237,23 +248,16 @@ func (r *TraceReader) jsonBytes(j *jsonCursor) string {
 	j.ws()
 	start := len(r.args)
 	have := false
-	for !j.at('}') {
-		if !j.at('"') {
-			return j.want("a key in quotes")
+	for more := true; more; {
+		if j.at('}') { // {} or a ',' before the '}'
+			j.i++
+			break
 		}
 		var msg string
-		r.key, msg = j.str(r.key[:0])
-		if msg != "" {
+		if r.key, msg = j.key(r.key[:0]); msg != "" {
 			return msg
 		}
-		isB64 := string(r.key) == "b64"
-		j.ws()
-		if !j.at(':') {
-			return j.want(`":" after the key`)
-		}
-		j.i++
-		j.ws()
-		if isB64 {
+		if string(r.key) == "b64" {
 			if !j.at('"') {
 				return `"b64": want a string of standard base64, got ` + excerpt(j.b[j.i:])
 			}
@@ -273,17 +277,10 @@ func (r *TraceReader) jsonBytes(j *jsonCursor) string {
 		} else if msg := r.skipValue(j, 1); msg != "" {
 			return msg
 		}
-		j.ws()
-		if j.at(',') {
-			j.i++
-			j.ws()
-			continue
-		}
-		if !j.at('}') {
-			return j.want(`"," or "}"`)
+		if more, msg = j.next('}'); msg != "" {
+			return msg
 		}
 	}
-	j.i++
 	if !have {
 		return `want a string or {"b64": "..."}, got an object without "b64"`
 	}
@@ -404,37 +401,38 @@ func (j *jsonCursor) number() (int, bool) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = digitsEnd(b, i)
 	default:
 		return j.i, false
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := digitsEnd(b, i+1)
+		if d == i+1 { // a fraction needs a digit
 			return j.i, false
 		}
+		i = d
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := digitsEnd(b, i)
+		if d == i { // so does an exponent
 			return j.i, false
 		}
+		i = d
 	}
 	j.i = i
 	return i, true
+}
+
+// digitsEnd is the end of the run of decimal digits at b[i:].
+func digitsEnd(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // decimalNanos converts a valid JSON number of seconds to nanoseconds
@@ -545,33 +543,16 @@ func (r *TraceReader) skipValue(j *jsonCursor, depth int) string {
 		}
 		for {
 			if c == '{' {
-				if !j.at('"') {
-					return j.want("a key in quotes")
-				}
-				if _, msg := j.str(r.key[:0]); msg != "" {
+				if _, msg := j.key(r.key[:0]); msg != "" {
 					return msg
 				}
-				j.ws()
-				if !j.at(':') {
-					return j.want(`":" after the key`)
-				}
-				j.i++
-				j.ws()
 			}
 			if msg := r.skipValue(j, depth+1); msg != "" {
 				return msg
 			}
-			j.ws()
-			if j.at(',') {
-				j.i++
-				j.ws()
-				continue
+			if more, msg := j.next(closing); !more {
+				return msg
 			}
-			if j.at(closing) {
-				j.i++
-				return ""
-			}
-			return j.want(`"," or "` + string(closing) + `"`)
 		}
 	case c == '-' || c >= '0' && c <= '9':
 		if _, ok := j.number(); !ok {

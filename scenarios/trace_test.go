@@ -87,15 +87,22 @@ func TestMonitorLines(t *testing.T) {
 			rec{T: 1500000000, Client: "a:1", Argv: argv("SET", `] "x`, "[0 b:2]")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, _, err := readTrace(t, "OK\n"+c.line+"\n", TraceOptions{KeepLua: c.lua})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.want.Line = 2
-			if len(got) != 1 || !reflect.DeepEqual(got[0], c.want) {
-				t.Fatalf("got %+v\nwant %+v", got, c.want)
-			}
+			wantSecondLine(t, "OK\n"+c.line+"\n", TraceOptions{KeepLua: c.lua}, c.want)
 		})
+	}
+}
+
+// wantSecondLine reads text, a trace whose one record is on its second
+// line, and wants that record.
+func wantSecondLine(t *testing.T, text string, o TraceOptions, want rec) {
+	t.Helper()
+	got, _, err := readTrace(t, text, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Line = 2
+	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
 }
 
@@ -118,14 +125,21 @@ func TestMonitorErrors(t *testing.T) {
 		{`1.5 [0 a:1] "a" x`, `t.txt:1: argument 2: want a quoted string at byte 17, got "x"`},
 		{`1.5 [0 a:1] "a" `, ``}, // a trailing blank is trimmed
 	} {
-		_, _, err := readTrace(t, c.line+"\n", TraceOptions{Format: TraceMonitor})
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
-			t.Errorf("%s:\n got %s\nwant %s", c.line, got, c.want)
-		}
+		wantLineError(t, c.line, TraceMonitor, c.want)
+	}
+}
+
+// wantLineError reads line, a trace of one line in format, and wants the
+// error want ("": none).
+func wantLineError(t *testing.T, line string, format TraceFormat, want string) {
+	t.Helper()
+	_, _, err := readTrace(t, line+"\n", TraceOptions{Format: format})
+	got := ""
+	if err != nil {
+		got = err.Error()
+	}
+	if got != want {
+		t.Errorf("%s:\n got %s\nwant %s", line, got, want)
 	}
 }
 
@@ -183,14 +197,7 @@ func TestJSONLines(t *testing.T) {
 		{"blanks", " \t{ \"t\" : 1 , \"argv\" : [ \"A\" ] } \r", rec{T: 1e9, Argv: argv("A")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, _, err := readTrace(t, "\n"+c.line+"\n", TraceOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.want.Line = 2
-			if len(got) != 1 || !reflect.DeepEqual(got[0], c.want) {
-				t.Fatalf("got %+v\nwant %+v", got, c.want)
-			}
+			wantSecondLine(t, "\n"+c.line+"\n", TraceOptions{}, c.want)
 		})
 	}
 }
@@ -221,14 +228,7 @@ func TestJSONErrors(t *testing.T) {
 		{`{"t": 1, "argv": ["a",]}`, `t.txt:1: "argv"[1]: want a string or {"b64": "..."}, got "]}"`},
 		{`[1]`, `t.txt:1: bad JSON: want an object {...} at byte 1, got "[1]"`},
 	} {
-		_, _, err := readTrace(t, c.line+"\n", TraceOptions{Format: TraceJSON})
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
-			t.Errorf("%s:\n got %s\nwant %s", c.line, got, c.want)
-		}
+		wantLineError(t, c.line, TraceJSON, c.want)
 	}
 }
 
@@ -508,18 +508,11 @@ func TestWriterRoundTrip(t *testing.T) {
 		{T: 1796335844896912123, Client: "[::1]:6379", Argv: [][]byte{[]byte("SET"), []byte(""), all}},
 		{T: -5, Argv: [][]byte{{0xc3}}},
 	}
-	var b bytes.Buffer
-	w := NewTraceWriter(&b)
-	for i := range in {
-		if err := w.Write(&in[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Flush()
-	if first, _, _ := strings.Cut(b.String(), "\n"); first != `{"t": 0, "db": 0, "argv": ["PING"]}` {
+	b := jsonTrace(t, in)
+	if first, _, _ := bytes.Cut(b, []byte("\n")); string(first) != `{"t": 0, "db": 0, "argv": ["PING"]}` {
 		t.Errorf("first line %s", first)
 	}
-	got, _, err := readTrace(t, b.String(), TraceOptions{MaxBackstep: -1})
+	got, _, err := readTrace(t, string(b), TraceOptions{MaxBackstep: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -533,6 +526,7 @@ func TestWriterRoundTrip(t *testing.T) {
 			t.Errorf("record %d: got %+v\nwant %+v", i, got[i], want)
 		}
 	}
+	w := NewTraceWriter(io.Discard)
 	if err := w.Write(&TraceRecord{}); err == nil {
 		t.Error("empty argv written")
 	}

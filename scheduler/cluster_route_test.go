@@ -128,7 +128,7 @@ func TestRouteBySlotAndTag(t *testing.T) {
 func TestRouteTagByKey(t *testing.T) {
 	top, nodes := threeNodes()
 	cl := newClusterRun(context.Background(), &OpenCluster{Nodes: nodes, PerNode: 1, Topology: top,
-		Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}, Tagged: []bool{true}, TagByKey: []bool{true}}, 3, 1)
+		Keys: oneKey, Tagged: []bool{true}, TagByKey: []bool{true}}, 3, 1)
 	defer cl.stop()
 	counts := make([]int, 3)
 	for i := range uint64(3000) {

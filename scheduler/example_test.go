@@ -15,10 +15,7 @@ import (
 // An open-model load from a Go test: GETs at 1,000/s for 200 ms against
 // the embedded target, latency counted from each request's intended time.
 func ExampleRunOpen() {
-	srv, err := embedded.Start(embedded.Config{}) // a free loopback port
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{}) // a free loopback port
 	defer srv.Close()
 	ctx := context.Background()
 	conns, err := conn.DialAll(ctx, conn.Options{Addr: srv.Addr(), Now: scheduler.Now}, 4)

@@ -15,6 +15,7 @@ import (
 // (RunOpen itself fails with an internal error otherwise) and the run must
 // report.
 
+// redialTo dials addr with a short timeout, honouring ctx.
 func redialTo(addr string) func(context.Context) (*conn.Conn, error) {
 	return func(ctx context.Context) (*conn.Conn, error) {
 		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now, DialTimeout: time.Second})
@@ -35,12 +36,9 @@ func TestFaultKillAndRestartRecovers(t *testing.T) {
 		}
 	}()
 	rate := RatePerSecond(5000)
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 8, 0), stream(t, "get", 100), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 8, 0), stream(t, "get", 100), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 4 * time.Second, Redial: redialTo(srv.Addr),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	t.Logf("counts %+v, lost %d conns, %d reconnects, errors %v, response max %.0f ms",
 		c, res.ConnsLost, res.Reconnects, res.ErrorCodes, float64(res.Response.Max())/1e6)
@@ -64,13 +62,10 @@ func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
 		srv.Restart()
 	}()
 	rate := RatePerSecond(2000)
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 3 * time.Second, Redial: redialTo(srv.Addr),
 		MaxBacklog: 300 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// About 1.2 s of the 1.5 s outage is more than 300 ms late by the time
 	// a connection exists again: ~2400 requests dropped.
 	if !res.Counts.Balanced() || res.DroppedBacklog < 1500 || res.Counts.Unsent < res.DroppedBacklog {
@@ -94,25 +89,19 @@ func TestFaultStopContinue(t *testing.T) {
 	}
 	rate := RatePerSecond(3000)
 	go pause()
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Without --timeout nothing is lost: every request completes late.
 	if c := res.Counts; !c.Balanced() || c.Completed != c.Scheduled || res.Response.ValueAtQuantile(99.9) < int64(800*time.Millisecond) {
 		t.Fatalf("counts %+v, p99.9 %v", c, time.Duration(res.Response.ValueAtQuantile(99.9)))
 	}
 
 	go pause()
-	res, err = RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
+	res = runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
 		Timeout: 200 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	t.Logf("with --timeout: counts %+v, %d reconnects", c, res.Reconnects)
 	if !c.Balanced() || c.Timeouts == 0 || res.Reconnects == 0 || c.Completed < c.Scheduled/2 {
@@ -130,13 +119,10 @@ func TestFaultSomeConnectionsRefused(t *testing.T) {
 		t.Fatalf("%d of 10 failed (%v): want some", failed, first)
 	}
 	rate := RatePerSecond(2000)
-	res, err := RunOpen(context.Background(), conns, stream(t, "get", 100), OpenConfig{
+	res := runOpen(t, conns, stream(t, "get", 100), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 2000,
 		Redial: func(ctx context.Context) (*conn.Conn, error) { return conn.Dial(ctx, o) },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if c := res.Counts; !c.Balanced() || c.Completed != 2000 {
 		t.Fatalf("counts %+v: the live connections should carry the run", c)
 	}
@@ -152,12 +138,9 @@ func TestFaultGarbageServer(t *testing.T) {
 		return pong, false
 	})
 	rate := RatePerSecond(2000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 2, 0), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	if !c.Balanced() || res.ConnsLost == 0 || res.ErrorCodes["protocol error"] == 0 {
 		t.Fatalf("counts %+v, lost %d, errors %v: garbage should end connections as protocol errors", c, res.ConnsLost, res.ErrorCodes)
@@ -173,12 +156,9 @@ func TestFaultServerClosesAfterNReplies(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 100 })
 	rate := RatePerSecond(4000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 4, 0), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 4, 0), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	t.Logf("counts %+v, lost %d, reconnects %d", c, res.ConnsLost, res.Reconnects)
 	if !c.Balanced() || res.Reconnects < 4 || c.Completed < c.Scheduled*8/10 {
@@ -190,13 +170,10 @@ func TestFaultServerNeverAnswersWithTimeout(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
 	rate := RatePerSecond(1000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 2, 0), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
 		Timeout: 100 * time.Millisecond, Drain: 300 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	if !c.Balanced() || c.Timeouts != c.Sent || c.Completed != 0 || res.Reconnects == 0 {
 		t.Fatalf("counts %+v, %d reconnects: every request should time out, connections replaced", c, res.Reconnects)

@@ -17,13 +17,6 @@ import (
 // Regression tests of the second hardening round (issue 9): each names
 // the reproduction it guards.
 
-// redialAddr dials addr with a short timeout, honouring ctx.
-func redialAddr(addr string) func(context.Context) (*conn.Conn, error) {
-	return func(ctx context.Context) (*conn.Conn, error) {
-		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now, DialTimeout: time.Second})
-	}
-}
-
 // TestRedialBacksOffWhenReplacementsNeverServe: a server that accepts and
 // at once closes (or refuses with maxclients, with no handshake to notice
 // it) gave 28,485 reconnects in 5 s. Every redial waits the slot's
@@ -38,13 +31,10 @@ func TestRedialBacksOffWhenReplacementsNeverServe(t *testing.T) {
 			srv := hostile.Start(t, b)
 			rate := RatePerSecond(1000)
 			const conns = 4
-			res, err := RunOpen(context.Background(), dial(t, srv.Addr, conns, 0), stream(t, "ping_inline", 1), OpenConfig{
-				Timeline: Uniform{Rate: rate}, Duration: 2 * time.Second, Redial: redialAddr(srv.Addr),
+			res := runOpen(t, dial(t, srv.Addr, conns, 0), stream(t, "ping_inline", 1), OpenConfig{
+				Timeline: Uniform{Rate: rate}, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
 				Drain: 100 * time.Millisecond,
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			t.Logf("%d reconnects, %d accepted, counts %+v, first error %q", res.Reconnects, srv.Accepted(), res.Counts, res.FirstError)
 			if limit := uint64(conns * 10); res.Reconnects > limit {
 				t.Fatalf("%d reconnects in 2 s over %d connections, want at most %d with backoff", res.Reconnects, conns, limit)
@@ -81,12 +71,9 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 	const text = "ERR unknown command 'PING', with args beginning with: "
 	srv := hostile.Start(t, hostile.Answer("-"+text+"\r\n"))
 	rate := RatePerSecond(1000)
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 100,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Counts.Errors != 100 || res.Counts.Completed != 0 {
 		t.Fatalf("open: counts %+v: want 100 errors, nothing completed", res.Counts)
 	}
@@ -95,7 +82,7 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 		t.Fatalf("first error %q, want %q", res.FirstError, text)
 	}
 	cmds, _ := pingCommands(t)
-	res, err = RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
+	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
 		Requests: 100, NewCommands: cmds, ContinueOnError: true,
 	})
 	if err != nil {
@@ -107,12 +94,9 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 
 	// A server that never answers: every request a timeout.
 	silent := hostile.Start(t, hostile.Silent)
-	res, err = RunOpen(context.Background(), dial(t, silent.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+	res = runOpen(t, dial(t, silent.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 50, Drain: 100 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Counts.Timeouts != 50 || res.Counts.Completed != 0 {
 		t.Fatalf("silent: counts %+v: want 50 timeouts", res.Counts)
 	}
@@ -124,13 +108,10 @@ func TestEveryConnectionGoneAtTheEndIsTargetLost(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 20 })
 	rate := RatePerSecond(1000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 2, 0), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Duration: 500 * time.Millisecond,
 		Redial: func(context.Context) (*conn.Conn, error) { return nil, errors.New("connection refused") },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Counts.Completed == 0 || !res.TargetGone {
 		t.Fatalf("counts %+v, target gone %v: want some completed, then every connection gone", res.Counts, res.TargetGone)
 	}
@@ -250,16 +231,13 @@ func TestErrorCodesAreBounded(t *testing.T) {
 		}
 	}
 	rate := RatePerSecond(5000)
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 500, CommandNames: []string{"PING", "unused"},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	check("open", res.ErrorCodes, res.Counts.Errors)
 	check("open, per command", res.Commands[0].ErrorCodes, res.Commands[0].Counts.Errors)
 	cmds, _ := pingCommands(t)
-	res, err = RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
+	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
 		Requests: 500, NewCommands: cmds, ContinueOnError: true,
 	})
 	if err != nil {
@@ -323,12 +301,9 @@ func TestClosedCountsRepliesFromBeforeTheirBatch(t *testing.T) {
 func TestOpenSumsUnsolicitedOverConnections(t *testing.T) {
 	srv := hostile.Start(t, hostile.UnsolicitedFirst)
 	rate := RatePerSecond(1000)
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 100,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Unsolicited != 3 || res.Counts.Completed != 100 {
 		t.Fatalf("unsolicited %d, counts %+v: want one per connection, all completed", res.Unsolicited, res.Counts)
 	}
@@ -420,13 +395,10 @@ func TestInterruptDuringTheDrainCutsIt(t *testing.T) {
 func TestLastProgressMatchesResult(t *testing.T) {
 	srv := hostile.Start(t, hostile.OK)
 	var live *Live
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(2000)}, Requests: 200,
 		OnStart: func(l *Live) { live = l },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := live.Progress()
 	if p.Sent != res.Counts.Sent || p.Completed != res.Counts.Completed || p.InFlight != 0 {
 		t.Fatalf("last progress sent %d completed %d in flight %d; result %+v", p.Sent, p.Completed, p.InFlight, res.Counts)

@@ -3,22 +3,34 @@ package scheduler
 import (
 	"context"
 	"net"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
-// clusterConns dials per connections to each primary of c.
+// oneKey is the key positions of a command whose one key is its first
+// argument (GET, SET).
+var oneKey = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
+
+// compileKeyed compiles args, a command whose name is args[0], with its
+// placeholders over keyspace keys.
+func compileKeyed(t *testing.T, keyspace uint64, args ...string) *scenarios.Template {
+	t.Helper()
+	tpl, err := scenarios.Compile(args[0], args, scenarios.Options{Keyspace: keyspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl
+}
+
+// clusterConns dials per connections to each primary of c, for a run of
+// commands whose one key is the first argument.
 func clusterConns(t *testing.T, c *redistest.Cluster, per int) ([]*conn.Conn, *OpenCluster) {
 	t.Helper()
 	ctx := context.Background()
@@ -26,19 +38,23 @@ func clusterConns(t *testing.T, c *redistest.Cluster, per int) ([]*conn.Conn, *O
 	if err != nil {
 		t.Fatal(err)
 	}
-	oc := &OpenCluster{PerNode: per, Topology: top}
+	oc := &OpenCluster{PerNode: per, Topology: top, Keys: oneKey}
 	var conns []*conn.Conn
 	for i, p := range top.Primaries {
 		oc.Nodes = append(oc.Nodes, Node{Addr: p.Addr, ID: p.ID, Slots: top.SlotsOf(i)})
 		conns = append(conns, dial(t, p.Addr, per, 0)...)
 	}
-	oc.Dial = func(ctx context.Context, addr string) (*conn.Conn, error) {
-		return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
-	}
+	oc.Dial = dialNode
 	oc.Refresh = func(ctx context.Context) (*cluster.Topology, error) {
 		return cluster.Discover(ctx, conn.Options{Addr: c.Addr(), Now: Now})
 	}
 	return conns, oc
+}
+
+// dialNode is OpenCluster.Dial for the tests' runs: a connection to a
+// node, without the probe a run's first connections make.
+func dialNode(ctx context.Context, addr string) (*conn.Conn, error) {
+	return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
 }
 
 // TestClusterRunSurvivesASlotMigration moves slots holding keys during a
@@ -49,27 +65,19 @@ func TestClusterRunSurvivesASlotMigration(t *testing.T) {
 		t.Skip("-short: migrates slots of a Redis Cluster mid-run")
 	}
 	c := redistest.StartCluster(t, 3)
-	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 20000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 20000, "SET", "key:__rand_int__", "v")
 	// Fill the keyspace first, so the slots moved hold keys.
 	conns, oc := clusterConns(t, c, 2)
-	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
-	res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 1), OpenConfig{
+	res := runOpen(t, conns, scenarios.NewStream(tpl, 1), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: 20000, Cluster: oc,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Counts.Completed != 20000 || len(res.Nodes) != 3 {
 		t.Fatalf("fill: %+v, %d nodes", res.Counts, len(res.Nodes))
 	}
 
 	conns, oc = clusterConns(t, c, 2)
-	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
 	onStart, moved := moveSlotsDuring(t, c, 500*time.Millisecond, 0, 1, 20)
-	res, err = RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 2), OpenConfig{
+	res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 2), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Duration: 3 * time.Second, Cluster: oc,
 		OnStart: onStart,
 	})
@@ -109,12 +117,9 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 		if tagged {
 			key = "key:{tag}:__rand_int__"
 		}
-		tpl, err := scenarios.Compile("GET", []string{"GET", key}, scenarios.Options{Keyspace: 1000})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tpl := compileKeyed(t, 1000, "GET", key)
 		var conns []*conn.Conn
-		oc := &OpenCluster{PerNode: 2, Topology: cluster.NewTopology(nil), Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}, Tagged: []bool{tagged}}
+		oc := &OpenCluster{PerNode: 2, Topology: cluster.NewTopology(nil), Keys: oneKey, Tagged: []bool{tagged}}
 		for range nodes {
 			srv := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
 			addr := srv.ln.Addr().String()
@@ -125,28 +130,13 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 		for s := range uint16(cluster.Slots) {
 			oc.Topology.Assign(s, s, top.Owner(s))
 		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 1), OpenConfig{
+		res, m := runOpenMallocs(t, conns, scenarios.NewStream(tpl, 1), OpenConfig{
 			Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: requests, Cluster: oc,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
 		if res.Counts.Completed != requests {
 			t.Fatalf("counts %+v", res.Counts)
 		}
-		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive, res.Hiccups}
-		var p0, p1 runtime.MemStats
-		runtime.ReadMemStats(&p0)
-		for _, h := range hs {
-			if _, err := histo.Pack(h); err != nil {
-				t.Fatal(err)
-			}
-		}
-		runtime.ReadMemStats(&p1)
-		return after.Mallocs - before.Mallocs - (p1.Mallocs - p0.Mallocs)
+		return m
 	}
 	for _, tagged := range []bool{false, true} {
 		short, long := mallocs(1000, tagged), mallocs(9000, tagged)
@@ -192,12 +182,8 @@ func TestClusterRunFollowsASK(t *testing.T) {
 			t.Fatalf("SETSLOT on %s: %v", step.addr, err)
 		}
 	}
-	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 100000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 100000, "SET", "key:__rand_int__", "v")
 	conns, oc := clusterConns(t, c, 2)
-	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
 	res, err := RunOpen(ctx, conns, scenarios.NewStream(tpl, 3), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 3000, Cluster: oc,
 	})
@@ -227,10 +213,7 @@ func TestClusterRunFollowsASK(t *testing.T) {
 // past the 100th within four sends), and it completes; one that always answers -CLUSTERDOWN gets each request
 // DefaultClusterTries times, then it is an error.
 func TestClusterRetriesAreBounded(t *testing.T) {
-	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	tryAgain := []byte("-TRYAGAIN Multiple keys request during rehashing of slot\r\n")
 	down := []byte("-CLUSTERDOWN The cluster is down\r\n")
 	nilReply := []byte("$-1\r\n")
@@ -260,14 +243,11 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 			addr := srv.ln.Addr().String()
 			top := cluster.NewTopology([]cluster.Node{{Addr: addr}})
 			top.Assign(0, cluster.Slots-1, 0)
-			res, err := RunOpen(context.Background(), srv.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+			res := runOpen(t, srv.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
 				Timeline: Uniform{Rate: RatePerSecond(2000)}, Requests: 200, Drain: 5 * time.Second,
 				Cluster: &OpenCluster{Nodes: []Node{{Addr: addr}}, PerNode: 1, Topology: top,
-					Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}},
+					Keys: oneKey},
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			if !res.Counts.Balanced() || res.Counts.Sent != 200 {
 				t.Errorf("counts %+v", res.Counts)
 			}
@@ -281,10 +261,7 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 // that node joins, with its own connections and result, and every request
 // completes there.
 func TestClusterRunJoinsANewNode(t *testing.T) {
-	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	nilReply := []byte("$-1\r\n")
 	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
 	bAddr := b.ln.Addr().String()
@@ -315,10 +292,10 @@ func TestClusterRunJoinsANewNode(t *testing.T) {
 			}()
 		},
 		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 2, Topology: top,
-			Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
+			Keys: oneKey,
 			Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
 				dials.Add(1)
-				return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
+				return dialNode(ctx, addr)
 			}},
 	})
 	close(watching)
@@ -350,10 +327,7 @@ func TestClusterRunJoinsANewNode(t *testing.T) {
 // reached: the redirected requests are errors (CodeJoinFailed) saying so,
 // counted on that node, and the run still accounts for every request.
 func TestClusterRunNodeThatCannotJoin(t *testing.T) {
-	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -362,17 +336,12 @@ func TestClusterRunNodeThatCannotJoin(t *testing.T) {
 	ln.Close() // nothing listens there: a dial is refused
 	a, top := redirectingPrimary(t, tpl.Len(), gone)
 	aAddr := a.ln.Addr().String()
-	res, err := RunOpen(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+	res := runOpen(t, a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
 		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr}}, PerNode: 2, Topology: top,
-			Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
-			Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
-				return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
-			}},
+			Keys: oneKey,
+			Dial: dialNode},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cnt := res.Counts
 	if !cnt.Balanced() || cnt.Sent != 300 || cnt.Errors != 300 || res.ErrorCodes[CodeJoinFailed] != 300 {
 		t.Errorf("counts %+v, codes %v", cnt, res.ErrorCodes)
@@ -396,12 +365,8 @@ func TestClusterRunFollowsAScaleOut(t *testing.T) {
 	}
 	c := redistest.StartCluster(t, 3)
 	fourth := c.StartNode(t)
-	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 20000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 20000, "SET", "key:__rand_int__", "v")
 	conns, oc := clusterConns(t, c, 2)
-	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := c.Join(ctx, fourth); err != nil { // a primary without slots: the run leaves it alone
@@ -494,10 +459,7 @@ func redirectingPrimary(t *testing.T, n int, addr string) (*fakeServer, *cluster
 // 127.0.0.2, never to the local machine's (an impostor listens on
 // 127.0.0.1 at the same port when it can).
 func TestClusterRunMovedToAPortOnly(t *testing.T) {
-	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	nilReply := []byte("$-1\r\n")
 	b := newFakeServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
 	bAddr := b.ln.Addr().String()
@@ -523,17 +485,12 @@ func TestClusterRunMovedToAPortOnly(t *testing.T) {
 	aAddr := a.ln.Addr().String()
 	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
 	top.Assign(0, cluster.Slots-1, 0)
-	res, err := RunOpen(context.Background(), a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+	res := runOpen(t, a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
 		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
 		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
-			Keys: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
-			Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
-				return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
-			}},
+			Keys: oneKey,
+			Dial: dialNode},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cnt := res.Counts
 	if cnt.Completed != 300 || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
 		t.Errorf("counts %+v (%v, %q)", cnt, res.ErrorCodes, res.FirstError)

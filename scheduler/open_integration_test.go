@@ -59,12 +59,9 @@ func TestOpenCountsMatchServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			rate := RatePerSecond(2000)
-			res, err := RunOpen(context.Background(), dial(t, srv.Addr, 8, 0), stream(t, "set", 1000), OpenConfig{
+			res := runOpen(t, dial(t, srv.Addr, 8, 0), stream(t, "set", 1000), OpenConfig{
 				Name: "SET", Timeline: Uniform{Rate: rate}, Rate: rate, Requests: 3000, Pacing: pacing,
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			c := res.Counts
 			if c.Scheduled != 3000 || c.Completed != 3000 || c.Sent != 3000 || !c.Balanced() {
 				t.Fatalf("counts %+v, want 3000 scheduled, sent and completed", c)

@@ -130,12 +130,9 @@ func TestNeverAnsweredRequestsAreTimeoutsWithTheirAge(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
 	rate := RatePerSecond(1000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 4, 0), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 4, 0), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 200, Drain: 300 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	if c.Scheduled != 200 || c.Timeouts != 200 || c.Completed != 0 || !c.Balanced() {
 		t.Fatalf("counts %+v, want 200 timeouts", c)
@@ -162,12 +159,9 @@ func TestErrorRepliesCountedByCode(t *testing.T) {
 		return pong, false
 	})
 	rate := RatePerSecond(4000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 1, 0), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 1, 0), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 400,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	if c.Completed != 200 || c.Errors != 200 || !c.Balanced() {
 		t.Fatalf("counts %+v, want 200 completed and 200 errors", c)
@@ -192,12 +186,9 @@ func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
 		return pong, false
 	})
 	rate := RatePerSecond(2000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 4, 0), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 4, 0), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 1000,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	if !c.Balanced() || c.Completed < 900 || c.Errors == 0 {
 		t.Fatalf("counts %+v: want most completed, some errors, all accounted", c)
@@ -211,12 +202,9 @@ func TestInflightCapDelaysSendsAndCountsTheRestUnsent(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false }) // never answers
 	rate := RatePerSecond(2000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 2, 10), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 2, 10), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 200, Drain: 50 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	// 2 connections × 10 in flight: 20 sent, the rest could not be.
 	if c.Sent != 20 || c.Timeouts != 20 || c.Unsent != 180 || !c.Balanced() {
@@ -246,12 +234,9 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 		}()
 	}
 	rate := RatePerSecond(1000)
-	res, err := RunOpen(context.Background(), srv.dial(t, 1, 5), cmds, OpenConfig{
+	res := runOpen(t, srv.dial(t, 1, 5), cmds, OpenConfig{
 		Timeline: Uniform{Rate: rate}, Requests: 300, OnStart: onStart,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Counts
 	if c.Completed != 300 || !c.Balanced() {
 		t.Fatalf("counts %+v, want all 300 completed", c)
@@ -311,6 +296,42 @@ func TestAllConnectionsLostEndsTheRun(t *testing.T) {
 	}
 }
 
+// runOpen runs RunOpen where the run must not fail.
+func runOpen(t *testing.T, conns []*conn.Conn, cmds Commands, cfg OpenConfig) *Result {
+	t.Helper()
+	res, err := RunOpen(context.Background(), conns, cmds, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// runOpenMallocs runs RunOpen and counts its allocations, less those of
+// packing its histograms: the run fits in one interval, whose histograms
+// are packed at the end, and encoding allocates per distinct value, not
+// per request, and off the hot path. They are taken out by packing the
+// same histograms again.
+func runOpenMallocs(t *testing.T, conns []*conn.Conn, cmds Commands, cfg OpenConfig) (*Result, uint64) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := runOpen(t, conns, cmds, cfg)
+	runtime.ReadMemStats(&after)
+	hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive, res.Hiccups}
+	for _, c := range res.Commands {
+		hs = append(hs, c.Response, c.Service, c.Lag, c.Receive)
+	}
+	var p0, p1 runtime.MemStats
+	runtime.ReadMemStats(&p0)
+	for _, h := range hs {
+		if _, err := histo.Pack(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&p1)
+	return res, after.Mallocs - before.Mallocs - (p1.Mallocs - p0.Mallocs)
+}
+
 // TestHotPathDoesNotAllocate compares whole runs of different lengths: the
 // allocations of setup are the same, so any difference is per request.
 func TestHotPathDoesNotAllocate(t *testing.T) {
@@ -334,32 +355,10 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 		conns := srv.dial(t, 2, 0)
 		rate := RatePerSecond(20000)
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		res, err := RunOpen(context.Background(), conns, cmds, OpenConfig{
+		_, m := runOpenMallocs(t, conns, cmds, OpenConfig{
 			Timeline: Uniform{Rate: rate}, Requests: requests, CommandNames: names,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		// The run fits in one interval, whose histograms are packed at
-		// the end: encoding allocates per distinct value, not per
-		// request, and off the hot path. Take it out by packing the same
-		// histograms again.
-		hs := []*hdrhistogram.Histogram{res.Response, res.Service, res.Lag, res.Receive, res.Hiccups}
-		for _, c := range res.Commands {
-			hs = append(hs, c.Response, c.Service, c.Lag, c.Receive)
-		}
-		var p0, p1 runtime.MemStats
-		runtime.ReadMemStats(&p0)
-		for _, h := range hs {
-			if _, err := histo.Pack(h); err != nil {
-				t.Fatal(err)
-			}
-		}
-		runtime.ReadMemStats(&p1)
-		return after.Mallocs - before.Mallocs - (p1.Mallocs - p0.Mallocs)
+		return m
 	}
 	short, long := mallocs(1000, false), mallocs(9000, false)
 	perRequest := (float64(long) - float64(short)) / 8000

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"context"
 	"runtime"
 	"testing"
 	"time"
@@ -83,7 +82,7 @@ func TestPacerThreadHasAShortSlice(t *testing.T) {
 		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 		rate := RatePerSecond(2000)
 		sleeps, short := 0, 0
-		res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
+		res := runOpen(t, srv.dial(t, 2, 0), cmds, OpenConfig{
 			Timeline: NewPoisson(rate, 1), Rate: rate, Requests: 20, Pacing: pacing,
 			beforeSleep: func() {
 				sleeps++
@@ -92,9 +91,6 @@ func TestPacerThreadHasAShortSlice(t *testing.T) {
 				}
 			},
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if res.Counts.Completed != 20 {
 			t.Fatalf("%s: counts %+v", pacing, res.Counts)
 		}

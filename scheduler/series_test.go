@@ -97,13 +97,10 @@ func TestOpenIntervalsAddUpToTheTest(t *testing.T) {
 	cmds, names := mixNames(t)
 	const d = 100 * time.Millisecond
 	rate := RatePerSecond(5000)
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), cmds(1), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 4, 0), cmds(1), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 1200 * time.Millisecond, Interval: d, CommandNames: names,
 		OnStart: pause,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Interval != d || len(res.Intervals) < 12 {
 		t.Fatalf("interval %v, %d intervals for a 1.2 s run", res.Interval, len(res.Intervals))
 	}
@@ -256,7 +253,7 @@ func TestWarmupIsSentButNotMeasured(t *testing.T) {
 	const warmup = 500 * time.Millisecond
 	rate := RatePerSecond(4000)
 	tl := Uniform{Rate: rate}
-	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 4, 0), cmds(1), OpenConfig{
+	res := runOpen(t, dial(t, srv.Addr, 4, 0), cmds(1), OpenConfig{
 		Timeline: tl, Rate: rate, Duration: 1200 * time.Millisecond, Interval: d, CommandNames: names,
 		Warmup: warmup,
 		OnStart: func(*Live) {
@@ -266,9 +263,6 @@ func TestWarmupIsSentButNotMeasured(t *testing.T) {
 			time.AfterFunc(400*time.Millisecond, func() { _ = srv.Resume() })
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	w, c := res.WarmupCounts, res.Counts
 	if res.Warmup != warmup || w.Scheduled != 2000 || w.Completed != 2000 || w.Sent != 2000 || !w.Balanced() {
 		t.Fatalf("warmup %v, its counts %+v; want 2000 scheduled, sent and completed", res.Warmup, w)

@@ -9,46 +9,37 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/clock"
 	"github.com/pacer-load/pacer/internal/redistest"
 )
 
 // pauseWindow is when the server was stopped, on the Now clock.
 type pauseWindow struct{ start, end int64 }
 
-// pauseEvery stops srv for d every period, starting one period in, until
-// ctx ends, and returns the windows it made.
-func pauseEvery(ctx context.Context, t *testing.T, srv *redistest.Server, d, period time.Duration) func() []pauseWindow {
+// pauseEvery stops srv for d every period, starting one period in; the
+// function it returns ends that and returns the windows it made.
+func pauseEvery(t *testing.T, srv *redistest.Server, d, period time.Duration) func() []pauseWindow {
 	var mu sync.Mutex
 	var windows []pauseWindow
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(period)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			w := pauseWindow{start: Now()}
-			if err := srv.Pause(); err != nil {
-				t.Error(err)
-				return
-			}
-			time.Sleep(d)
-			w.end = Now()
-			if err := srv.Resume(); err != nil {
-				t.Error(err)
-				return
-			}
-			mu.Lock()
-			windows = append(windows, w)
-			mu.Unlock()
+	stop := clock.Every(period, func() bool {
+		w := pauseWindow{start: Now()}
+		if err := srv.Pause(); err != nil {
+			t.Error(err)
+			return false
 		}
-	}()
+		time.Sleep(d)
+		w.end = Now()
+		if err := srv.Resume(); err != nil {
+			t.Error(err)
+			return false
+		}
+		mu.Lock()
+		windows = append(windows, w)
+		mu.Unlock()
+		return true
+	})
 	return func() []pauseWindow {
-		<-done
+		stop()
 		mu.Lock()
 		defer mu.Unlock()
 		return windows
@@ -82,14 +73,12 @@ func TestOpenStallTruth(t *testing.T) {
 		t.Skip("takes 8 s")
 	}
 	srv := redistest.Start(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	windowsOf := pauseEvery(ctx, t, srv, 200*time.Millisecond, 2*time.Second)
+	windowsOf := pauseEvery(t, srv, 200*time.Millisecond, 2*time.Second)
 
 	rate := RatePerSecond(10000)
 	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 50, 0), stream(t, "get", 1000), OpenConfig{
 		Name: "GET", Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 8 * time.Second, Pacing: Precise,
 	})
-	cancel()
 	windows := windowsOf()
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/clock"
 )
 
 // StepPlan is one step of RunOpenSteps: its own timeline, measured for
@@ -317,31 +318,16 @@ func (cl *clusterRun) carry(prev *clusterRun) {
 // than limit since its intended time. It looks every limit/10, between
 // 1 and 10 ms; the returned function ends the watch.
 func watchOldest(run *openRun, limit time.Duration, stop, aborted *atomic.Bool, age *atomic.Int64) func() {
-	done := make(chan struct{})
-	finished := make(chan struct{})
 	poll := min(max(limit/10, time.Millisecond), 10*time.Millisecond)
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(poll)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			if o := run.oldest(); o != 0 {
-				if a := nanotime() - o; a > int64(limit) {
-					age.Store(a)
-					aborted.Store(true)
-					stop.Store(true)
-					return
-				}
+	return clock.Every(poll, func() bool {
+		if o := run.oldest(); o != 0 {
+			if a := nanotime() - o; a > int64(limit) {
+				age.Store(a)
+				aborted.Store(true)
+				stop.Store(true)
+				return false
 			}
 		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
+		return true
+	})
 }

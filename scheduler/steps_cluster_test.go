@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -18,21 +19,10 @@ import (
 // dialed again to its own node, through Cluster.Dial.
 func TestClusterStepsRouteEveryStep(t *testing.T) {
 	c := redistest.StartCluster(t, 3)
-	tpl, err := scenarios.Compile("SET", []string{"SET", "key:__rand_int__", "v"}, scenarios.Options{Keyspace: 10000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 10000, "SET", "key:__rand_int__", "v")
 	conns, oc := clusterConns(t, c, 2)
-	oc.Keys = []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}
-	var mu sync.Mutex
-	var dialed []string
-	dial := oc.Dial
-	oc.Dial = func(ctx context.Context, addr string) (*conn.Conn, error) {
-		mu.Lock()
-		dialed = append(dialed, addr)
-		mu.Unlock()
-		return dial(ctx, addr)
-	}
+	var dials dialLog
+	oc.Dial = dials.wrap(oc.Dial)
 	rates := []float64{2000, 3000}
 	settle, d := 100*time.Millisecond, 300*time.Millisecond
 	var prevs []*Step
@@ -43,14 +33,7 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 		}
 		return plan(i, prev)
 	}
-	steps, err := RunOpenSteps(context.Background(), conns, scenarios.NewStream(tpl, 1),
-		OpenConfig{Cluster: oc, Interval: 100 * time.Millisecond}, next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(steps) != len(rates) {
-		t.Fatalf("%d steps, want %d", len(steps), len(rates))
-	}
+	steps := runSteps(t, conns, scenarios.NewStream(tpl, 1), OpenConfig{Cluster: oc, Interval: 100 * time.Millisecond}, next, len(rates))
 	for i, st := range steps {
 		cnt := st.Counts
 		tl := Uniform{Rate: RatePerSecond(rates[i])}
@@ -79,9 +62,7 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 	if steps[0].Reconnects != 0 || steps[1].Reconnects != 1 || steps[1].ConnsLost != 1 {
 		t.Errorf("reconnects %d then %d, lost %d", steps[0].Reconnects, steps[1].Reconnects, steps[1].ConnsLost)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(dialed) != 1 || dialed[0] != oc.Nodes[0].Addr {
+	if dialed := dials.addrs(); len(dialed) != 1 || dialed[0] != oc.Nodes[0].Addr {
 		t.Errorf("redialed %v, want node 0 (%s) once", dialed, oc.Nodes[0].Addr)
 	}
 }
@@ -92,10 +73,7 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 // joins it again on its first redirect, so every request of both steps
 // completes there and each step reports it as joined.
 func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
-	tpl, err := scenarios.Compile("GET", []string{"GET", "key:__rand_int__"}, scenarios.Options{Keyspace: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return []byte("$-1\r\n"), false })
 	bAddr := b.ln.Addr().String()
 	a, top := redirectingPrimary(t, tpl.Len(), bAddr)
@@ -104,28 +82,15 @@ func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
 	// step ends with a map whose owners the next step's nodes lack.
 	scaled := cluster.NewTopology([]cluster.Node{{Addr: aAddr}, {Addr: bAddr}})
 	scaled.Assign(0, cluster.Slots-1, 1)
-	var mu sync.Mutex
-	var dialed []string
+	var dials dialLog
 	oc := &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 2, Topology: top,
-		Keys:    []cluster.KeySpec{{First: 1, Last: 1, Step: 1}},
+		Keys:    oneKey,
 		Refresh: func(context.Context) (*cluster.Topology, error) { return scaled, nil },
-		Dial: func(ctx context.Context, addr string) (*conn.Conn, error) {
-			mu.Lock()
-			dialed = append(dialed, addr)
-			mu.Unlock()
-			return conn.Dial(ctx, conn.Options{Addr: addr, SkipProbe: true, Now: Now})
-		}}
+		Dial:    dials.wrap(dialNode)}
 	rates := []float64{2000, 3000}
 	settle, d := 100*time.Millisecond, 300*time.Millisecond
 	var prevs []*Step
-	steps, err := RunOpenSteps(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1),
-		OpenConfig{Cluster: oc}, plans(rates, settle, d, &prevs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(steps) != len(rates) {
-		t.Fatalf("%d steps, want %d", len(steps), len(rates))
-	}
+	steps := runSteps(t, a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{Cluster: oc}, plans(rates, settle, d, &prevs), len(rates))
 	for i, st := range steps {
 		cnt := st.Counts
 		if cnt.Completed == 0 || cnt.Completed != cnt.Scheduled || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
@@ -138,9 +103,31 @@ func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
 			t.Errorf("step %d: joined node %+v", i, nb)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(dialed) != 4 {
+	if dialed := dials.addrs(); len(dialed) != 4 {
 		t.Errorf("dialed %v, want the new node's 2 connections in each step", dialed)
 	}
+}
+
+// dialLog notes the addresses a run's OpenCluster.Dial dials, from any
+// goroutine.
+type dialLog struct {
+	mu     sync.Mutex
+	dialed []string
+}
+
+// wrap returns dial noting each address it is given.
+func (l *dialLog) wrap(dial func(context.Context, string) (*conn.Conn, error)) func(context.Context, string) (*conn.Conn, error) {
+	return func(ctx context.Context, addr string) (*conn.Conn, error) {
+		l.mu.Lock()
+		l.dialed = append(l.dialed, addr)
+		l.mu.Unlock()
+		return dial(ctx, addr)
+	}
+}
+
+// addrs returns the addresses dialed so far.
+func (l *dialLog) addrs() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.dialed)
 }

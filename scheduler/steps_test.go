@@ -8,7 +8,22 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/pacer-load/pacer/conn"
 )
+
+// runSteps runs RunOpenSteps and wants one step for each of its n
+// plans.
+func runSteps(t *testing.T, conns []*conn.Conn, cmds Commands, cfg OpenConfig, next func(int, *Step) (StepPlan, bool), n int) []*Step {
+	t.Helper()
+	steps, err := RunOpenSteps(context.Background(), conns, cmds, cfg, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != n {
+		t.Fatalf("%d steps, want %d", len(steps), n)
+	}
+	return steps
+}
 
 // plans returns a next function for RunOpenSteps that runs the given rates
 // with the same settle and duration, recording the prev it was given.
@@ -34,14 +49,7 @@ func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 	rates := []float64{1000, 2000, 3000}
 	settle, d := 100*time.Millisecond, 200*time.Millisecond
 	var prevs []*Step
-	steps, err := RunOpenSteps(context.Background(), conns, cmds, OpenConfig{Interval: 50 * time.Millisecond},
-		plans(rates, settle, d, &prevs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(steps) != len(rates) {
-		t.Fatalf("%d steps, want %d", len(steps), len(rates))
-	}
+	steps := runSteps(t, conns, cmds, OpenConfig{Interval: 50 * time.Millisecond}, plans(rates, settle, d, &prevs), len(rates))
 	var all uint64
 	for i, st := range steps {
 		tl := Uniform{Rate: RatePerSecond(rates[i])}

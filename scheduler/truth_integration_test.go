@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"context"
 	"os"
 	"slices"
 	"testing"
@@ -10,19 +9,6 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/sink"
 )
-
-// indexed sends request i as the sink's indexed command i, so the sink
-// knows which request each command is.
-type indexed struct {
-	next uint64
-	buf  []byte
-}
-
-func (c *indexed) Next() ([]byte, uint32) {
-	c.buf = sink.IndexedCommand(c.buf[:0], c.next)
-	c.next++
-	return c.buf, 0
-}
 
 // TestResponseTracksTheTruth runs an open timeline against the
 // timestamping sink (in a process of its own) and compares what pacer measured with what the sink
@@ -44,12 +30,9 @@ func TestResponseTracksTheTruth(t *testing.T) {
 	}
 	rate := RatePerSecond(10000)
 	tl := Uniform{Rate: rate}
-	res, err := RunOpen(context.Background(), dial(t, s.Addr(), 10, 0), &indexed{}, OpenConfig{
+	res := runOpen(t, dial(t, s.Addr(), 10, 0), &sink.Indexed{}, OpenConfig{
 		Timeline: tl, Rate: rate, Duration: 2 * time.Second, Pacing: Precise,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := int(res.Counts.Scheduled)
 	if res.Counts.Completed != uint64(n) {
 		t.Fatalf("counts %+v", res.Counts)

@@ -14,10 +14,7 @@ import (
 // around each test, on connections of its own and outside the measured
 // window.
 func ExampleProber() {
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	o := conn.Options{Addr: srv.Addr()}
 	ctx := context.Background()

@@ -15,10 +15,7 @@ import (
 // its Server asks the server about itself around each test; what the user
 // should hear goes to Say.
 func ExampleTarget() {
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	ctx := context.Background()
 	t := &target.Target{

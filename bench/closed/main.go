@@ -11,8 +11,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"net"
@@ -52,11 +50,7 @@ func main() {
 		n, _ := strconv.Atoi(f[2])
 		pts = append(pts, point{test: f[0], pipeline: pp, requests: n})
 	}
-	srv, err := kit.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	srv := kit.Must(kit.Start())
 	defer srv.Stop()
 	port := srv.Port
 
@@ -121,15 +115,9 @@ func benchArgs(port string, p point, clients int) []string {
 }
 
 func runOnce(cmd *exec.Cmd, p point) (sample, error) {
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	rows, err := kit.RunCSV(cmd, 5)
+	if err != nil {
 		return sample{}, err
-	}
-	rows, err := csv.NewReader(&out).ReadAll()
-	if err != nil || len(rows) < 2 || len(rows[1]) < 5 {
-		return sample{}, fmt.Errorf("unexpected CSV %q: %v", out.String(), err)
 	}
 	rps, _ := strconv.ParseFloat(rows[1][1], 64)
 	p50, _ := strconv.ParseFloat(rows[1][4], 64)

@@ -18,8 +18,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"os"
@@ -47,11 +45,7 @@ func main() {
 	threads := flag.Int("threads", 0, "pacer bench --threads (0: its default)")
 	flag.Parse()
 
-	cl, err := kit.StartCluster(*nodes)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	cl := kit.Must(kit.StartCluster(*nodes))
 	defer cl.Stop()
 	seed := cl.Nodes[0].Port
 	fmt.Printf("Redis Cluster of %d primaries on loopback; -t %s -c %d -n %d -r 100000; %d interleaved runs each; medians\n",
@@ -69,10 +63,7 @@ func main() {
 			for _, tool := range order {
 				args := []string{"--cluster", "-p", seed, "-t", *tests, "-n", strconv.Itoa(*requests), "-P", p,
 					"-c", strconv.Itoa(*conns), "-r", "100000", "--csv"}
-				if err := cl.FlushAll(); err != nil {
-					fmt.Fprintln(os.Stderr, "bench:", err)
-					os.Exit(1)
-				}
+				kit.Check(cl.FlushAll())
 				var cmd *exec.Cmd
 				if tool == "pacer bench" {
 					if *threads > 0 {
@@ -120,24 +111,12 @@ func main() {
 	}
 }
 
-// run runs one tool and reads its CSV rows: in cluster mode both print the
-// primaries first, so only the lines that start with a quote are CSV.
+// run runs one tool and reads the requests per second of each test from
+// its CSV rows.
 func run(cmd *exec.Cmd, total int) (sample, error) {
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	rows, err := kit.RunCSV(cmd, 0)
+	if err != nil {
 		return sample{}, err
-	}
-	var csvText strings.Builder
-	for _, l := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(l, `"`) {
-			csvText.WriteString(l + "\n")
-		}
-	}
-	rows, err := csv.NewReader(strings.NewReader(csvText.String())).ReadAll()
-	if err != nil || len(rows) < 2 {
-		return sample{}, fmt.Errorf("unexpected output %q: %v", out.String(), err)
 	}
 	s := sample{rps: map[string]float64{}}
 	for _, r := range rows[1:] {

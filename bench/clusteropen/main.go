@@ -56,23 +56,11 @@ func main() {
 	duration := flag.String("duration", "5s", "length of each run")
 	flag.Parse()
 
-	single, err := kit.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	single := kit.Must(kit.Start())
 	defer single.Stop()
-	cl, err := kit.StartCluster(3)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	cl := kit.Must(kit.StartCluster(3))
 	defer cl.Stop()
-	dir, err := os.MkdirTemp("", "pacer-bench-clusteropen")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	dir := kit.Must(os.MkdirTemp("", "pacer-bench-clusteropen"))
 	defer os.RemoveAll(dir)
 
 	fmt.Printf("open model, -t set -r 100000, %s per run; 1 redis-server (-c %d) vs 3-primary cluster (--cluster -c %d per primary); %d interleaved runs; medians\n",

@@ -103,11 +103,7 @@ func main() {
 		p.target = targetFor(p)
 		pts = append(pts, p)
 	}
-	srv, err := kit.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	srv := kit.Must(kit.Start())
 	defer srv.Stop()
 	addr := srv.Addr
 

@@ -100,22 +100,14 @@ func main() {
 			if srv != nil {
 				continue
 			}
-			var err error
-			if srv, err = kit.Start(); err != nil {
-				fmt.Fprintln(os.Stderr, "bench:", err)
-				os.Exit(1)
-			}
+			srv = kit.Must(kit.Start())
 			defer srv.Stop()
 		default:
 			fmt.Fprintf(os.Stderr, "bench: -targets: unknown target %q (want embedded or redis)\n", n)
 			os.Exit(2)
 		}
 	}
-	dir, err := os.MkdirTemp("", "pacer-bench-search")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	dir := kit.Must(os.MkdirTemp("", "pacer-bench-search"))
 	defer os.RemoveAll(dir)
 
 	args := []string{"sweep", "--search", "--slo", *slo, "-t", "get", "-q"}

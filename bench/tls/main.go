@@ -19,8 +19,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -61,11 +59,7 @@ func main() {
 	parts := flag.String("parts", "open,closed", "what to measure: open, closed")
 	flag.Parse()
 
-	srv, err := kit.StartTLS()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	srv := kit.Must(kit.StartTLS())
 	defer srv.Stop()
 	fmt.Printf("redis-server with a plain port and a TLS port (TLS 1.3, certificates for 127.0.0.1); %d interleaved runs each; medians\n", *runs)
 	if strings.Contains(*parts, "open") {
@@ -232,15 +226,9 @@ func measureClosed(bin, rb string, srv *kit.Server, tests []string, pipeline, n,
 }
 
 func runClosed(cmd *exec.Cmd, n int) (closedSample, error) {
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	rows, err := kit.RunCSV(cmd, 2)
+	if err != nil {
 		return closedSample{}, err
-	}
-	rows, err := csv.NewReader(&out).ReadAll()
-	if err != nil || len(rows) < 2 || len(rows[1]) < 2 {
-		return closedSample{}, fmt.Errorf("unexpected CSV %q: %v", out.String(), err)
 	}
 	rps, _ := strconv.ParseFloat(rows[1][1], 64)
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()

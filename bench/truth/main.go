@@ -40,18 +40,6 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// indexed sends request i as the sink's indexed command i.
-type indexed struct {
-	next uint64
-	buf  []byte
-}
-
-func (c *indexed) Next() ([]byte, uint32) {
-	c.buf = sink.IndexedCommand(c.buf[:0], c.next)
-	c.next++
-	return c.buf, 0
-}
-
 // tcase is one configuration measured.
 type tcase struct {
 	name         string
@@ -127,7 +115,7 @@ func measure(c tcase, d time.Duration, n int, clock string) (measured, error) {
 	}
 	rate := scheduler.RatePerSecond(c.rate)
 	tl := scheduler.Uniform{Rate: rate}
-	res, err := scheduler.RunOpen(ctx, conns, &indexed{}, scheduler.OpenConfig{Timeline: tl, Rate: rate, Duration: d})
+	res, err := scheduler.RunOpen(ctx, conns, &sink.Indexed{}, scheduler.OpenConfig{Timeline: tl, Rate: rate, Duration: d})
 	records, cerr := s.Close()
 	if err != nil {
 		return measured{}, err

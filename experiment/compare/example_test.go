@@ -19,10 +19,7 @@ import (
 // reading of the gap (how much queueing the closed loop's percentiles
 // hide).
 func ExampleMeasure() {
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	env := &experiment.Env{
 		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},

@@ -42,10 +42,7 @@ func ExampleRun() {
 	// plan.Text() is the plan in words, as --dry-run prints it.
 	fmt.Println(plan.Requests, "requests over", plan.Span, "at speed", plan.Speed, plan.Names)
 
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	env := &experiment.Env{
 		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},

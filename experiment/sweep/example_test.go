@@ -35,10 +35,7 @@ func ExampleFindKnee() {
 // step: here the embedded target at 500 and 1,000 GETs a second, 100 ms
 // a step.
 func ExampleOpen() {
-	srv, err := embedded.Start(embedded.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	env := &experiment.Env{
 		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},

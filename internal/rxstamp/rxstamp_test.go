@@ -53,14 +53,18 @@ func TestToMonoTakesTheTightestPair(t *testing.T) {
 	}
 }
 
-func tcpPair(t *testing.T) (client, server net.Conn) {
+func tcpPair(t testing.TB) (client, server net.Conn) { return connPair(t, "tcp", "127.0.0.1:0") }
+
+// connPair returns both ends of a connection over a listener on network
+// and addr, closed when t ends.
+func connPair(t testing.TB, network, addr string) (client, server net.Conn) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	client, err = net.Dial("tcp", ln.Addr().String())
+	client, err = net.Dial(network, ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,22 +151,7 @@ func TestReadErrorsAreNetErrors(t *testing.T) {
 // TestUnixStreamReads: Linux stamps no AF_UNIX stream data; reads work
 // and say so with a zero Arrival.
 func TestUnixStreamReads(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
+	client, server := connPair(t, "unix", filepath.Join(t.TempDir(), "s"))
 	r := New(client, clock.Now)
 	supported(t, r)
 	server.Write([]byte("+OK\r\n"))
@@ -241,21 +230,7 @@ func BenchmarkRead(b *testing.B) {
 			name = "recvmsg-stamped"
 		}
 		b.Run(name, func(b *testing.B) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ln.Close()
-			client, err := net.Dial("tcp", ln.Addr().String())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer client.Close()
-			server, err := ln.Accept()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer server.Close()
+			client, server := tcpPair(b)
 			var rd io.Reader = client
 			if stamped {
 				r := New(client, clock.Now)

@@ -28,6 +28,21 @@ func IndexedCommand(dst []byte, i uint64) []byte {
 	return append(dst, "\r\n"...)
 }
 
+// Indexed is a stream of commands (scheduler.Commands) that sends request
+// i as IndexedCommand i, so that the sink knows which request each
+// command is. It reuses one buffer: a command is valid until the next.
+type Indexed struct {
+	next uint64
+	buf  []byte
+}
+
+// Next returns the next request's command, and 0 for its kind.
+func (c *Indexed) Next() ([]byte, uint32) {
+	c.buf = IndexedCommand(c.buf[:0], c.next)
+	c.next++
+	return c.buf, 0
+}
+
 // Index reads the request index of a record of an IndexedCommand; false
 // for any other command.
 func (r Record) Index() (uint64, bool) {
