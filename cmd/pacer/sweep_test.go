@@ -120,6 +120,9 @@ type sweepDoc struct {
 			Insufficient bool       `json:"insufficient_samples"`
 			CI95         []*float64 `json:"ci95"`
 		} `json:"response_percentiles"`
+		ReceiveLagMs *struct {
+			Mean float64 `json:"mean"`
+		} `json:"receive_lag_ms"`
 	} `json:"tests"`
 	Sweep *struct {
 		Mode            string   `json:"mode"`
