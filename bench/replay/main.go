@@ -164,7 +164,7 @@ func writeTrace(path string, lines int, span time.Duration, zip bool) (int64, er
 		line = append(line, fmt.Sprintf("%06d", us)...)
 		line = append(line, " ["...)
 		line = strconv.AppendInt(line, int64(db), 10)
-		line = append(line, " 10.0.0."...)
+		line = append(line, " 127.0.0."...)
 		line = strconv.AppendInt(line, int64(client), 10)
 		line = append(line, ":5"...)
 		line = strconv.AppendInt(line, int64(1000+client), 10)
