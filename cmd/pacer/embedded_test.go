@@ -170,6 +170,9 @@ func TestCompareShowsCoordinatedOmission(t *testing.T) {
 }
 
 func TestCompareWithoutRateTriesThreeFractions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs compare three times")
+	}
 	doc, stdout := runJSON(t, anyVerdict, "compare", "--embedded", "--duration", "1s", "-c", "10", "-q", "--pacing", "coarse")
 	if len(doc.Tests) != 4 || doc.Mode != "mixed" {
 		t.Fatalf("%d tests, mode %q", len(doc.Tests), doc.Mode)
@@ -223,6 +226,9 @@ func TestServeUntilInterrupted(t *testing.T) {
 var progressLine = regexp.MustCompile(`^GET +[0-9.]+s/3\.0s  sent [0-9]+/s  completed [0-9]+/s  p50 [0-9.]+ ms  p99 [0-9.]+ ms  in-flight [0-9]+  oldest (-|[0-9.]+ (µs|ms|s))  errors [0-9]+$`)
 
 func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs for seconds (TestProgressFitsANarrowTerminal covers -short)")
+	}
 	code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

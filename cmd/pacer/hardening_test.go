@@ -110,6 +110,7 @@ func TestBadInvocations(t *testing.T) {
 }
 
 func TestSLOExitCodes(t *testing.T) {
+	t.Parallel()
 	base := []string{"run", "--embedded", "--rate", "1k", "-n", "500", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s"}
 	code, out, stderr := pacer(t, append(base, "--slo", "p99<1s,errors<1%")...)
 	if code != exitOK || !strings.Contains(out, "slo pass") {
@@ -275,6 +276,9 @@ func readDoc(t *testing.T, path string) partialDoc { return readJSON[partialDoc]
 // terminal went away) each stop the run, write the partial JSON marked
 // interrupted and exit 130. SIGHUP used to kill pacer with no JSON.
 func TestInterruptSignalsWritePartialResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: signals runs for seconds (TestFirstCtrlCDrainsAndWritesPartialResults covers -short)")
+	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "partial.json")
@@ -309,6 +313,7 @@ func TestSIGQUITDumpsGoroutinesAndExits131(t *testing.T) {
 // terminal that hung up), the results still reach the file and the exit
 // code is the run's.
 func TestClosedStdoutAndStderr(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "result.json")
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -331,6 +336,7 @@ const exitQuitCode = 131
 // The reader goes away after one byte; pacer must still write f and exit
 // with the run's own code, for every command that writes results.
 func TestClosedStdoutKeepsResultsAndExitCode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -566,6 +572,7 @@ const targetLostPending = ""
 // connection goes and none comes back: the verdict is target_lost and the
 // run failed (exit 1), though some requests completed.
 func TestTargetLostMidRunExits1(t *testing.T) {
+	t.Parallel()
 	var srv *hostile.Server
 	var once sync.Once
 	srv = hostile.Start(t, func(c *hostile.Client) {

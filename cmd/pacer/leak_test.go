@@ -1,7 +1,9 @@
 package main
 
 import (
+	"flag"
 	"os"
+	"strconv"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -15,5 +17,19 @@ func TestMain(m *testing.M) {
 		hog()
 		return
 	}
+	flag.Parse()
+	parallelByDefault(4)
 	goleak.VerifyTestMain(m)
+}
+
+// parallelByDefault runs n parallel tests at once unless -parallel was
+// given: most tests here wait on timed runs of a few hundred requests
+// a second, so GOMAXPROCS (go test's default) would leave a 2-core
+// machine idle. Tests that judge timing do not call t.Parallel.
+func parallelByDefault(n int) {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }

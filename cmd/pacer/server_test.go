@@ -111,6 +111,9 @@ func TestRefusedInfoIsSaidOnce(t *testing.T) {
 // serves the load) delays the run by a bounded number of timeouts, said
 // once.
 func TestSilentInfoCostsAFewTimeouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out INFO timeouts for seconds")
+	}
 	srv := hostile.Start(t, hostile.Serve(func(args []string) string {
 		switch strings.ToUpper(args[0]) {
 		case "INFO", "CONFIG", "LATENCY":

@@ -119,6 +119,7 @@ func TestStagesRampAgainstRedis(t *testing.T) {
 // (and -n), with --stages it is their first part; the JSON says so, and
 // the warmup's requests are counted apart.
 func TestWarmupInRunAndStages(t *testing.T) {
+	t.Parallel()
 	doc := stagesRun(t, "run", "--embedded", "--rate", "2k", "--duration", "500ms", "--warmup", "250ms", "-t", "ping_inline", "-c", "4", "--interval", "100ms", "--lag-limit", "1s")
 	tr := doc.Tests[0]
 	if tr.WarmupS != 0.25 || tr.WarmupCounts == nil || (*tr.WarmupCounts)["scheduled"] != 500 || (*tr.WarmupCounts)["completed"] != 500 {
