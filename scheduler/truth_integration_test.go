@@ -18,8 +18,9 @@ import (
 // bench/truth on a quiet machine; this test holds what noise cannot
 // flip: no response is below the truth (a reply arrives after it is
 // written), the median is within a millisecond of it, and the first
-// requests of the run leave on time (they went out 4–5 ms late, all at
-// once, while the run set itself up after choosing its start).
+// requests of the run leave on time (issue 19: the first 100 requests'
+// send lag is no worse than the run's p99, give or take a millisecond of
+// noise; the defect it guards against sent them 4–5 ms late at once).
 func TestResponseTracksTheTruth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 2 s run against the sink")
@@ -32,6 +33,7 @@ func TestResponseTracksTheTruth(t *testing.T) {
 	tl := Uniform{Rate: rate}
 	res := runOpen(t, dial(t, s.Addr(), 10, 0), &sink.Indexed{}, OpenConfig{
 		Timeline: tl, Rate: rate, Duration: 2 * time.Second, Pacing: Precise,
+		Interval: 10 * time.Millisecond, // the first interval: the first 100 requests
 	})
 	n := int(res.Counts.Scheduled)
 	if res.Counts.Completed != uint64(n) {
@@ -60,14 +62,22 @@ func TestResponseTracksTheTruth(t *testing.T) {
 	if d := got - want; d < -int64(time.Microsecond) || d > int64(time.Millisecond) {
 		t.Errorf("response p50 %d ns against the truth's %d ns", got, want)
 	}
-	// The first 100 requests reach the sink no later than the run's p99.
+	// The first 100 requests leave on time: their send lag (the first
+	// interval's) against the run's p99.
+	first, runP99 := res.Intervals[0].Lag.Summary, float64(res.Lag.ValueAtQuantile(99))/1e6
+	t.Logf("first 100 requests: send lag p90 %.3f ms, max %.3f ms; the run's p99 %.3f ms", first.P90, first.Max, runP99)
+	if res.Intervals[0].Counts.Sent == 0 || first.P90 > runP99+1 {
+		t.Errorf("the first interval sent %d requests with a send lag p90 of %.3f ms: the run's p99 is %.3f ms",
+			res.Intervals[0].Counts.Sent, first.P90, runP99)
+	}
+	// At the sink, the first reads of a connection can be late (the sink
+	// is a child process that just accepted it) and take several commands
+	// at once, stamped with the last one's arrival: logged, not judged.
 	all := slices.Clone(atSink)
 	slices.Sort(all)
 	p99 := all[len(all)*99/100]
-	first := slices.Clone(atSink[:100])
-	slices.Sort(first)
-	if p90 := first[90]; p90 > max(p99, int64(time.Millisecond)) {
-		t.Logf("the first 100 requests reached the sink late: p90 %.3f ms after their intended time, the run's p99 %.3f ms",
-			float64(p90)/1e6, float64(p99)/1e6)
-	}
+	firstAtSink := slices.Clone(atSink[:100])
+	slices.Sort(firstAtSink)
+	t.Logf("at the sink: the first 100 requests p90 %.3f ms after their intended time, the run's p99 %.3f ms",
+		float64(firstAtSink[90])/1e6, float64(p99)/1e6)
 }
