@@ -359,10 +359,3 @@ func RemoveTemps() {
 	}
 }
 
-// WriteFileAtomic writes data to path; it is WriteOutput, kept for its
-// callers.
-func WriteFileAtomic(path string, data []byte) error { return WriteOutput(path, data) }
-
-// CheckWritable verifies that path can be written; it is CheckOutput,
-// kept for its callers.
-func CheckWritable(path string) error { return CheckOutput(path) }

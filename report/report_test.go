@@ -97,13 +97,13 @@ func TestJSONGolden(t *testing.T) {
 	}
 }
 
-func TestWriteFileAtomic(t *testing.T) {
+func TestWriteOutputAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.json")
-	if err := WriteFileAtomic(path, []byte("one")); err != nil {
+	if err := WriteOutput(path, []byte("one")); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFileAtomic(path, []byte("two")); err != nil {
+	if err := WriteOutput(path, []byte("two")); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -111,14 +111,14 @@ func TestWriteFileAtomic(t *testing.T) {
 	if string(b) != "two" || len(entries) != 1 {
 		t.Fatalf("content %q, %d files in the directory (no temp file may remain)", b, len(entries))
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x.json"), nil); err == nil {
+	if err := WriteOutput(filepath.Join(dir, "missing", "x.json"), nil); err == nil {
 		t.Fatal("writing into a missing directory succeeded")
 	}
-	if err := CheckWritable(filepath.Join(dir, "new.json")); err != nil {
+	if err := CheckOutput(filepath.Join(dir, "new.json")); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Fatal("CheckWritable left a file behind")
+		t.Fatal("CheckOutput left a file behind")
 	}
 }
 

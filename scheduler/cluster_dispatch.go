@@ -45,9 +45,9 @@ func (p *pacer) sendTo(node int, it *waitItem, cmd []byte) bool {
 	return true
 }
 
-// queueOn queues cmd on connection slot i and keeps its bytes.
+// queueOn queues cmd on lane i and keeps its bytes.
 func (p *pacer) queueOn(i int, cmd []byte, intended int64, kind uint32, tries uint8) {
-	s := p.run.slots[i]
+	s := p.run.lanes[i]
 	s.c.Queue(cmd, intended, kind)
 	p.cl.stores[i].push(cmd, tries)
 	if kind&(askingFlag|resendFlag) != 0 {
@@ -70,7 +70,7 @@ func (p *pacer) pickIn(node, need int) int {
 	cur := &p.cl.pickRR[node]
 	for range per + 1 {
 		i := base + *cur
-		c := p.run.slots[i].c
+		c := p.run.lanes[i].c
 		if c != nil && !c.Dead() && c.Free() >= need && p.cl.taken[node] < batchPerConn {
 			p.cl.taken[node]++
 			return i
@@ -150,7 +150,7 @@ func (p *pacer) emitCluster(horizon, el int64) emitOutcome {
 func (p *pacer) abandon() {
 	cl := p.cl
 	for _, rd := range cl.redirs.take() {
-		p.giveUp(p.run.slots[rd.slot].node, rd.intended, rd.kind, codeResendUnsent, "a redirected request could not be resent before the end")
+		p.giveUp(p.run.lanes[rd.lane].node, rd.intended, rd.kind, codeResendUnsent, "a redirected request could not be resent before the end")
 	}
 	for {
 		select {

@@ -34,10 +34,10 @@ func (p *pacer) join(addr, id string) (k int, code, why string) {
 	cl.members[k].joining = true
 	per := cl.cfg.PerNode
 	for range per {
-		s := run.addClusterSlot(nil, k, addr)
+		s := run.addClusterLane(nil, k, addr)
 		s.dialing = true // by joinDial, not maintain
 	}
-	cl.growStores(len(run.slots))
+	cl.growStores(len(run.lanes))
 	p.isDirty = append(p.isDirty, make([]bool, per)...)
 	run.joinDial(k, addr, per)
 	cl.refresh() // the whole map: its other slots, its ID
@@ -100,7 +100,7 @@ func (p *pacer) takeJoined() {
 		m.joining = false
 		base, up := j.node*cl.cfg.PerNode, 0
 		for i, c := range j.conns {
-			s := run.slots[base+i]
+			s := run.lanes[base+i]
 			s.dialing = false // maintain redials those that failed
 			if c == nil {
 				continue

@@ -55,7 +55,7 @@ func (run *openRun) nodeResults(p *pacer) []NodeResult {
 		out[k].Counts.Errors = cl.nodes[k].errors
 		out[k].Counts.Unsent = cl.nodes[k].unsent
 	}
-	for _, s := range run.slots {
+	for _, s := range run.lanes {
 		r := &out[s.node]
 		h := s.h
 		r.Counts.Sent += s.sent.Load()

@@ -10,10 +10,10 @@ import (
 // resend), and each node's queue of requests waiting for room.
 
 // redirect is a reply handed from a reader to the pacer: the request
-// (connection slot, its entry's sequence number on that connection) and
+// (lane, its entry's sequence number on that connection) and
 // what the cluster said.
 type redirect struct {
-	slot     int
+	lane     int
 	seq      uint64
 	intended int64
 	kind     uint32

@@ -74,7 +74,7 @@ func TestRedirectQueueHandsOverInOrder(t *testing.T) {
 		go func() {
 			defer func() { done <- struct{}{} }()
 			for i := range 100 {
-				q.push(redirect{slot: g, seq: uint64(i)})
+				q.push(redirect{lane: g, seq: uint64(i)})
 			}
 		}()
 	}
@@ -87,10 +87,10 @@ func TestRedirectQueueHandsOverInOrder(t *testing.T) {
 		default:
 		}
 		for _, r := range q.take() {
-			if int(r.seq) != last[r.slot]+1 {
-				t.Fatalf("reader %d: seq %d after %d", r.slot, r.seq, last[r.slot])
+			if int(r.seq) != last[r.lane]+1 {
+				t.Fatalf("reader %d: seq %d after %d", r.lane, r.seq, last[r.lane])
 			}
-			last[r.slot] = int(r.seq)
+			last[r.lane] = int(r.seq)
 			total++
 		}
 	}

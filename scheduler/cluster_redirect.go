@@ -17,7 +17,7 @@ func (cl *clusterRun) intercept(h *replies, e *conn.Entry, r conn.Reply, seq uin
 	if !r.Err {
 		return false
 	}
-	rd := redirect{slot: h.index, seq: seq, intended: e.Intended, kind: e.Kind}
+	rd := redirect{lane: h.index, seq: seq, intended: e.Intended, kind: e.Kind}
 	if red, ok := cluster.ParseRedirect(r.Text); ok {
 		rd.hslot, rd.addr = red.Slot, red.Addr
 		if red.Ask {
@@ -58,13 +58,13 @@ func (p *pacer) clusterWake(el int64) {
 	}
 	// Read the heads before taking the redirects: a reader hands its
 	// redirect over before it moves its head past it.
-	for i, s := range p.run.slots {
+	for i, s := range p.run.lanes {
 		if s.c != nil {
 			cl.heads[i] = cl.stores[i].next - uint64(s.c.InFlight())
 		}
 	}
 	p.takeRedirects(el)
-	for i, s := range p.run.slots {
+	for i, s := range p.run.lanes {
 		if s.c != nil {
 			cl.stores[i].release(cl.heads[i])
 		}
@@ -75,8 +75,8 @@ func (p *pacer) clusterWake(el int64) {
 func (p *pacer) takeRedirects(el int64) {
 	cl := p.cl
 	for _, rd := range cl.redirs.take() {
-		cmd, tries := cl.stores[rd.slot].get(rd.seq)
-		from := p.run.slots[rd.slot].node
+		cmd, tries := cl.stores[rd.lane].get(rd.seq)
+		from := p.run.lanes[rd.lane].node
 		if cmd == nil {
 			p.giveUp(from, rd.intended, rd.kind, codeResendUnsent, "a redirected command was no longer held")
 			continue

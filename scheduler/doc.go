@@ -35,15 +35,15 @@
 //	connection's FIFO {intended, written, kind} ──► its reader: reply
 //	    ──► response = arrival − intended, service = arrival − written
 //
-// # Slots
+// # Lanes
 //
-// Each connection of an open run sits in a slot: a place in the run that
+// Each connection of an open run runs in a lane: a place in the run that
 // outlives the connection. When a connection dies (or one could not be
 // opened) its requests in flight are accounted for, and with
-// OpenConfig.Redial a replacement takes the slot in the background, with
+// OpenConfig.Redial a replacement takes the lane in the background, with
 // bounded backoff, while the timeline goes on. (A Redis Cluster's hash
-// slots are package cluster's; they only route requests to a node's
-// connections, see OpenCluster.)
+// slots are package cluster's; they only route requests to the lanes of
+// a node, see OpenCluster.)
 //
 // # Results
 //

@@ -58,7 +58,7 @@ type OpenConfig struct {
 	// one, the result also holds per-command results.
 	CommandNames []string
 	// Redial, when set, opens a replacement connection; dead connections
-	// are then replaced while the timeline goes on, each slot waiting
+	// are then replaced while the timeline goes on, each lane waiting
 	// MinRedialBackoff before its first redial and twice as long after
 	// each replacement that dies (or fails to dial) without completing a
 	// request, up to MaxRedialBackoff. ctx is cancelled when the run stops:
@@ -209,7 +209,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	}
 	alive := 0
 	for i, c := range conns {
-		s := run.addStartSlot(i, c)
+		s := run.addStartLane(i, c)
 		if c != nil {
 			c.Start(s.h)
 			alive++
@@ -246,7 +246,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 }
 
 // newOpenRun prepares a run of cfg (with its defaults) without
-// connections: addSlot adds them. Redials end when the run stops or ctx is
+// connections: addLane adds them. Redials end when the run stops or ctx is
 // cancelled, whichever first.
 func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 	run := &openRun{
@@ -264,25 +264,25 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 	return run
 }
 
-// addSlot adds a connection slot holding c (nil: none yet) with its reply
+// addLane adds a lane holding c (nil: none yet) with its reply
 // handler; the caller starts c.
-func (run *openRun) addSlot(c *conn.Conn) *slot {
+func (run *openRun) addLane(c *conn.Conn) *lane {
 	h := &replies{run: run, codes: map[string]uint64{}}
 	if run.kinds != nil {
 		h.kinds = make([]kindCount, len(run.kinds))
 	}
-	s := &slot{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
+	s := &lane{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
 	s.set(c)
-	run.slots = append(run.slots, s)
-	shown := run.slots
+	run.lanes = append(run.lanes, s)
+	shown := run.lanes
 	run.view.Store(&shown)
 	return s
 }
 
-// shown returns the slots for observers on other goroutines: the pacer
-// may add slots while they look (a cluster node that joins), so they read
-// the list as of its last addition, never run.slots itself.
-func (run *openRun) shown() []*slot {
+// shown returns the lanes for observers on other goroutines: the pacer
+// may add lanes while they look (a cluster node that joins), so they read
+// the list as of its last addition, never run.lanes itself.
+func (run *openRun) shown() []*lane {
 	if v := run.view.Load(); v != nil {
 		return *v
 	}
@@ -334,7 +334,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	run.handoffMu.Lock()
 	run.closed = true
 	run.handoffMu.Unlock()
-	for _, s := range run.slots {
+	for _, s := range run.lanes {
 		select {
 		case r := <-s.next: // dialed too late to be used
 			r.c.Close()
@@ -346,7 +346,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	}
 	end := nanotime()
 	t := &run.tally
-	for _, s := range run.slots {
+	for _, s := range run.lanes {
 		if s.c != nil {
 			run.account(s.c, s, end, t)
 		}
@@ -361,7 +361,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	firstErr := ""
 	last := int64(0)
 	early := uint64(0)
-	for _, s := range run.slots {
+	for _, s := range run.lanes {
 		h := s.h
 		early += h.early.Load()
 		stamped, replied = stamped+h.stamped, replied+h.replied
@@ -437,7 +437,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
 		PacingQuantum:  cfg.Pacing.Quantum(cfg.LagLimit),
-		Connections:    len(run.slots),
+		Connections:    len(run.lanes),
 		Counts:         cnt,
 		T0:             p.t0,
 		Window:         time.Duration(window),
@@ -469,8 +469,8 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		res.Nodes = run.nodeResults(p)
 	}
 	if run.kinds != nil {
-		tallies := make([][]kindCount, len(run.slots), len(run.slots)+1)
-		for i, s := range run.slots {
+		tallies := make([][]kindCount, len(run.lanes), len(run.lanes)+1)
+		for i, s := range run.lanes {
 			tallies[i] = s.h.kinds
 		}
 		if run.cl != nil {
@@ -526,7 +526,7 @@ func stageList(tl Timeline) []Stage {
 // requests over the intervals by their intended times.
 func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	total := Totals{Counts: res.Counts}
-	for _, s := range run.slots {
+	for _, s := range run.lanes {
 		total.BytesSent += s.bytesOut.Load()
 		total.BytesReceived += s.bytesIn.Load()
 	}

@@ -172,7 +172,7 @@ type clusterRun struct {
 	wg         sync.WaitGroup
 }
 
-func newClusterRun(ctx context.Context, c *OpenCluster, slots, kinds int) *clusterRun {
+func newClusterRun(ctx context.Context, c *OpenCluster, lanes, kinds int) *clusterRun {
 	cl := &clusterRun{cfg: c, maxTries: c.MaxTries, joined: make(chan joined, MaxJoined)}
 	if cl.maxTries <= 0 {
 		cl.maxTries = DefaultClusterTries
@@ -181,7 +181,7 @@ func newClusterRun(ctx context.Context, c *OpenCluster, slots, kinds int) *clust
 	for _, n := range c.Nodes {
 		cl.addNode(n)
 	}
-	cl.growStores(slots)
+	cl.growStores(lanes)
 	if kinds > 0 {
 		cl.kinds = make([]kindCount, kinds)
 	}
@@ -216,26 +216,26 @@ func (cl *clusterRun) growStores(n int) {
 	}
 }
 
-// addStartSlot adds the slot of the run's i-th starting connection c:
+// addStartLane adds the lane of the run's i-th starting connection c:
 // in a cluster, on node i / PerNode, whose pool it belongs to.
-func (run *openRun) addStartSlot(i int, c *conn.Conn) *slot {
+func (run *openRun) addStartLane(i int, c *conn.Conn) *lane {
 	if run.cl == nil {
-		s := run.addSlot(c)
+		s := run.addLane(c)
 		if i < len(run.cfg.Groups) {
 			s.group = run.cfg.Groups[i]
 		}
 		return s
 	}
 	k := i / run.cl.cfg.PerNode
-	return run.addClusterSlot(c, k, run.cl.cfg.Nodes[k].Addr)
+	return run.addClusterLane(c, k, run.cl.cfg.Nodes[k].Addr)
 }
 
-// addClusterSlot adds a connection slot holding c (nil: none yet) for
+// addClusterLane adds a lane holding c (nil: none yet) for
 // node k at addr.
-func (run *openRun) addClusterSlot(c *conn.Conn, k int, addr string) *slot {
-	s := run.addSlot(c)
+func (run *openRun) addClusterLane(c *conn.Conn, k int, addr string) *lane {
+	s := run.addLane(c)
 	h := s.h
-	h.cl, h.index, h.node = run.cl, len(run.slots)-1, k
+	h.cl, h.index, h.node = run.cl, len(run.lanes)-1, k
 	h.nodeRec = run.cl.nodeRec[k]
 	s.node, s.addr = k, addr
 	return s

@@ -20,8 +20,8 @@ type openRun struct {
 	host        *hostWatch
 	live        *Live
 	kinds       []kindStats // per command of a mix; nil for one
-	slots       []*slot     // pacer-owned (observers: shown)
-	view        atomic.Pointer[[]*slot]
+	lanes       []*lane     // pacer-owned (observers: shown)
+	view        atomic.Pointer[[]*lane]
 	tally       tally // requests of connections already retired
 	redialCtx   context.Context
 	stopRedials context.CancelFunc
@@ -68,36 +68,36 @@ func (run *openRun) joinsSince(from int) []NodeJoin {
 	return append([]NodeJoin(nil), run.joinLog[max(from, 0):]...)
 }
 
-// slot is one of the run's connections: the live conn (nil while one is
+// lane is one of the run's connections: the live conn (nil while one is
 // being dialed) and the reply handler that outlives conns.
-type slot struct {
+type lane struct {
 	c       *conn.Conn
 	h       *replies
 	next    chan redialed // a redial delivers here
 	dialing bool          // pacer-owned
-	// backoff is the wait before the slot's next redial; completedAt is
+	// backoff is the wait before the lane's next redial; completedAt is
 	// h.completed when c was installed (both pacer-owned).
 	backoff     time.Duration
 	completedAt uint64
-	sent        atomic.Uint64 // measured requests written by retired conns of this slot
-	warmSent    atomic.Uint64 // warmup requests written by retired conns of this slot
+	sent        atomic.Uint64 // measured requests written by retired conns of this lane
+	warmSent    atomic.Uint64 // warmup requests written by retired conns of this lane
 	// warmQueued counts the warmup requests queued on the current conn:
 	// its first warmQueued entries, as a conn's FIFO is in timeline order.
 	warmQueued atomic.Uint64
-	bytesOut   atomic.Uint64 // bytes written by retired conns of this slot
-	bytesIn    atomic.Uint64 // bytes read by retired conns of this slot
+	bytesOut   atomic.Uint64 // bytes written by retired conns of this lane
+	bytesIn    atomic.Uint64 // bytes read by retired conns of this lane
 	live       atomic.Pointer[conn.Conn]
-	// Cluster runs: the slot's node and its address (immutable); extra
+	// Cluster runs: the lane's node and its address (immutable); extra
 	// counts the entries queued on the current conn that are no first
 	// send (resends, ASKING); left is what its retired conns left (pacer,
 	// then finish).
 	node  int
 	addr  string
 	extra atomic.Uint64
-	// group is the slot's connection group (OpenConfig.Groups).
+	// group is the lane's connection group (OpenConfig.Groups).
 	group int
 	left  struct{ errors, timeouts, unsent uint64 }
-	// sw, in a run of steps, is the slot's handler for every connection it
+	// sw, in a run of steps, is the lane's handler for every connection it
 	// ever holds: it hands replies to the current step's h.
 	sw *stepHandler
 	// carried is a connection that served earlier steps, and base its
@@ -111,7 +111,7 @@ type connCounts struct{ written, bytesOut, bytesIn, unsolicited uint64 }
 
 // counts returns c's counters within this run: since the run began for a
 // connection carried over from an earlier step.
-func (s *slot) counts(c *conn.Conn) connCounts {
+func (s *lane) counts(c *conn.Conn) connCounts {
 	n := connCounts{c.Written(), c.BytesWritten(), c.BytesRead(), c.Unsolicited()}
 	if c == s.carried {
 		b := s.base
@@ -121,8 +121,8 @@ func (s *slot) counts(c *conn.Conn) connCounts {
 	return n
 }
 
-// handler is what the slot's connections are started with.
-func (s *slot) handler() conn.Handler {
+// handler is what the lane's connections are started with.
+func (s *lane) handler() conn.Handler {
 	if s.sw != nil {
 		return s.sw
 	}
@@ -236,11 +236,11 @@ func (run *openRun) liveCounts() (sent, completed, errs uint64, inflight int) {
 	return sent, completed, errs, int(sent - min(sent, completed+errs))
 }
 
-// conn returns the slot's connection for observers on other goroutines.
-func (s *slot) conn() *conn.Conn { return s.live.Load() }
+// conn returns the lane's connection for observers on other goroutines.
+func (s *lane) conn() *conn.Conn { return s.live.Load() }
 
 // set installs c (nil: none) for the pacer and for observers.
-func (s *slot) set(c *conn.Conn) {
+func (s *lane) set(c *conn.Conn) {
 	s.c = c
 	s.live.Store(c)
 }
@@ -261,7 +261,7 @@ func (run *openRun) oldest() int64 {
 // errors ("connection lost", or "protocol error"), or timeouts when the
 // connection expired or the run gave up on them at end; unwritten ones are
 // unsent. It also counts what the connection wrote.
-func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
+func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	h := s.h
 	err := c.Err()
 	code := CodeConnectionLost
@@ -378,12 +378,12 @@ func (run *openRun) account(c *conn.Conn, s *slot, end int64, t *tally) {
 // the two counts at different moments.
 func firstWrites(written, extra uint64) uint64 { return written - min(written, extra) }
 
-// moveCounts adds what connection c of slot s wrote and read (n, split
-// into the warmup's and the measured writes) to t and to the slot's
-// retired counts. Observers (liveCounts) count a slot's live connection's
+// moveCounts adds what connection c of lane s wrote and read (n, split
+// into the warmup's and the measured writes) to t and to the lane's
+// retired counts. Observers (liveCounts) count a lane's live connection's
 // writes and the retired ones' in s.sent: they move over in one step, so
 // the last progress line neither loses nor doubles them.
-func (run *openRun) moveCounts(c *conn.Conn, s *slot, n connCounts, t *tally) {
+func (run *openRun) moveCounts(c *conn.Conn, s *lane, n connCounts, t *tally) {
 	warmSent, sent := splitWritten(n.written, s.warmQueued.Load())
 	t.sent += sent
 	s.live.CompareAndSwap(c, nil)

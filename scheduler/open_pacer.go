@@ -58,7 +58,7 @@ type pacer struct {
 	lastYield    int64
 	lastMaintain int64
 	// grouper, groups and groupRR route a grouped stream's commands: the
-	// slots of each group and each group's rotation.
+	// lanes of each group and each group's rotation.
 	grouper Grouper
 	groups  [][]int
 	groupRR []int
@@ -124,7 +124,7 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		tl:      cfg.Timeline,
 		stop:    stop,
 		limit:   math.MaxUint64,
-		isDirty: make([]bool, len(run.slots)),
+		isDirty: make([]bool, len(run.lanes)),
 		quantum: int64(cfg.Pacing.Quantum(cfg.LagLimit)),
 		warmup:  int64(cfg.Warmup),
 		cl:      run.cl,
@@ -356,7 +356,7 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			if p.run.cfg.Redial != nil {
 				return emitBlocked // connections will come back
 			}
-			for _, s := range p.run.slots {
+			for _, s := range p.run.lanes {
 				if s.c != nil && !s.c.Dead() {
 					return emitBlocked
 				}
@@ -364,7 +364,7 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			return emitNoConns
 		}
 		cmd, kind := p.cmds.Next()
-		s := p.run.slots[i]
+		s := p.run.lanes[i]
 		if off < p.warmup {
 			s.warmQueued.Add(1)
 		}
@@ -403,9 +403,9 @@ func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
 	return 0, false
 }
 
-// usable reports whether slot i can take a command now.
+// usable reports whether lane i can take a command now.
 func (p *pacer) usable(i int) bool {
-	c := p.run.slots[i].c
+	c := p.run.lanes[i].c
 	return c != nil && !c.Dead() && c.Free() > 0
 }
 
@@ -423,7 +423,7 @@ func (p *pacer) pickFor() int {
 	if len(in) == 0 {
 		return -1
 	}
-	if p.taken < batchPerConn && p.run.slots[p.cur].group == g && p.usable(p.cur) {
+	if p.taken < batchPerConn && p.run.lanes[p.cur].group == g && p.usable(p.cur) {
 		p.taken++
 		return p.cur
 	}
@@ -447,7 +447,7 @@ func (p *pacer) pickFor() int {
 // Keeping a wake's commands together makes them one write and, later, one
 // read of replies, instead of one per command.
 func (p *pacer) pick() int {
-	n := len(p.run.slots)
+	n := len(p.run.lanes)
 	if p.taken < batchPerConn && p.usable(p.cur) {
 		p.taken++
 		return p.cur
@@ -470,7 +470,7 @@ func (p *pacer) pick() int {
 func (p *pacer) flush() {
 	keep := p.dirty[:0]
 	for _, i := range p.dirty {
-		c := p.run.slots[i].c
+		c := p.run.lanes[i].c
 		if c == nil {
 			p.isDirty[i] = false
 			continue
@@ -508,7 +508,7 @@ func (p *pacer) drain(d time.Duration, stopped bool) (interrupted bool) {
 		p.flush()
 		now := nanotime()
 		outstanding := p.cl != nil && p.waiting()
-		for _, s := range p.run.slots {
+		for _, s := range p.run.lanes {
 			if c := s.c; c != nil && !c.Dead() && c.InFlight() > 0 {
 				if w, ok := c.OldestWritten(); ok && p.run.cfg.Timeout > 0 && now-w > int64(p.run.cfg.Timeout) {
 					c.Expire()
@@ -524,10 +524,10 @@ func (p *pacer) drain(d time.Duration, stopped bool) (interrupted bool) {
 	}
 }
 
-// allGone reports whether no slot has a live connection: the target is
+// allGone reports whether no lane has a live connection: the target is
 // lost if that is still so at the end of the timeline.
 func (p *pacer) allGone() bool {
-	for _, s := range p.run.slots {
+	for _, s := range p.run.lanes {
 		if s.c != nil && !s.c.Dead() {
 			return false
 		}

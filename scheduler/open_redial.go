@@ -8,22 +8,22 @@ import (
 )
 
 // Replacing an open run's dead connections while its timeline goes on:
-// the pacer retires a dead slot and a bounded number of redials, with
+// the pacer retires a dead lane and a bounded number of redials, with
 // backoff, bring connections back.
 
-// Redial backoff: a slot waits MinRedialBackoff before its first redial
+// Redial backoff: a lane waits MinRedialBackoff before its first redial
 // and doubles the wait after every dial that fails and every replacement
 // that dies without completing a request, up to MaxRedialBackoff. Only a
 // replacement that completes a request resets it, so a server that
 // accepts and at once closes (or refuses with maxclients) is retried a few
-// times a second per slot, not thousands.
+// times a second per lane, not thousands.
 const (
 	MinRedialBackoff = 10 * time.Millisecond
 	MaxRedialBackoff = time.Second
 )
 
 // MaxConcurrentRedials bounds the redials of a run in progress at once, as
-// conn.DialSome bounds the first dials: 1900 slots refused by maxclients
+// conn.DialSome bounds the first dials: 1900 lanes refused by maxclients
 // redialed together, each dial holding its buffers, and the run peaked at
 // 413 MB (bench/bounds maxclients-100-c2000). The others wait their turn.
 const MaxConcurrentRedials = 32
@@ -34,17 +34,17 @@ func nextBackoff(d time.Duration) time.Duration {
 	return min(max(2*d, MinRedialBackoff), MaxRedialBackoff)
 }
 
-// redialed is a replacement connection and the slot's backoff after it.
+// redialed is a replacement connection and the lane's backoff after it.
 type redialed struct {
 	c       *conn.Conn
 	backoff time.Duration
 }
 
-// redial replaces slot s's connection in the background: it waits the
-// slot's backoff, dials, and on failure doubles the wait and tries again,
+// redial replaces lane s's connection in the background: it waits the
+// lane's backoff, dials, and on failure doubles the wait and tries again,
 // until it delivers a connection or the run stops. Called by the pacer
 // only; nothing waits for it.
-func (run *openRun) redial(s *slot) {
+func (run *openRun) redial(s *lane) {
 	s.dialing = true
 	wait := s.backoff
 	ctx := run.redialCtx
@@ -68,7 +68,7 @@ func (run *openRun) redial(s *slot) {
 			run.handoffMu.Lock()
 			switch {
 			case err == nil && !run.closed:
-				s.next <- redialed{c, wait} // never blocks: one redial per slot at a time
+				s.next <- redialed{c, wait} // never blocks: one redial per lane at a time
 			case err == nil:
 				c.Close()
 			case run.dialErr == nil && ctx.Err() == nil:
@@ -88,7 +88,7 @@ func (run *openRun) redial(s *slot) {
 // about once a millisecond.
 func (p *pacer) maintain(now int64) {
 	run := p.run
-	for i, s := range run.slots {
+	for i, s := range run.lanes {
 		if s.c != nil && run.cfg.Timeout > 0 {
 			if w, ok := s.c.OldestWritten(); ok && now-w > int64(run.cfg.Timeout) {
 				s.c.Expire()
@@ -120,10 +120,10 @@ func (p *pacer) maintain(now int64) {
 	}
 }
 
-// retire closes slot i's dead connection and accounts for what it left.
+// retire closes lane i's dead connection and accounts for what it left.
 func (p *pacer) retire(i int) {
 	run := p.run
-	s := run.slots[i]
+	s := run.lanes[i]
 	c := s.c
 	s.c = nil // observers keep seeing it until account moves its counts
 	if s.h.completed.Load() > s.completedAt {
@@ -156,8 +156,8 @@ func (run *openRun) canRedial() bool {
 	return run.cfg.Redial != nil || run.cfg.RedialGroup != nil
 }
 
-// dial opens a replacement for slot s: to its node in a cluster run.
-func (run *openRun) dial(ctx context.Context, s *slot) (*conn.Conn, error) {
+// dial opens a replacement for lane s: to its node in a cluster run.
+func (run *openRun) dial(ctx context.Context, s *lane) (*conn.Conn, error) {
 	switch {
 	case run.cl != nil:
 		return run.cl.cfg.Dial(ctx, s.addr)

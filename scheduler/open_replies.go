@@ -10,8 +10,8 @@ import (
 // request and records response, service, send lag and receive lag (or the
 // warmup's own accounting), per command too.
 
-// replies is the Handler of one connection slot: it runs on the reader
-// goroutine of the slot's current connection and records into the shared
+// replies is the Handler of one lane: it runs on the reader
+// goroutine of the lane's current connection and records into the shared
 // lock-free recorders.
 type replies struct {
 	run       *openRun
@@ -27,7 +27,7 @@ type replies struct {
 	// which are not measured.
 	warmCompleted, warmErrors atomic.Uint64
 
-	// Cluster runs: the slot's index and node, the node's response-time
+	// Cluster runs: the lane's index and node, the node's response-time
 	// recorder, the sequence number of the next reply on the current
 	// connection, and the redirects seen.
 	cl          *clusterRun

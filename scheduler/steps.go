@@ -97,7 +97,7 @@ func (s *stepHandler) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 // (at most abortDrain × AbortAfter after an aborted step). A connection still
 // awaiting replies then is closed, its unanswered requests count as the
 // step's timeouts, and it is dialed again with cfg.Redial for the next
-// step (Step.Expired counts them); without cfg.Redial its slot stays
+// step (Step.Expired counts them); without cfg.Redial its lane stays
 // empty. Cancelling ctx ends the current step as an interrupted one and
 // no further step starts.
 //
@@ -187,7 +187,7 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	}
 	alive := 0
 	for i, c := range cur {
-		s := run.addStartSlot(i, c)
+		s := run.addStartLane(i, c)
 		s.sw = sws[i]
 		s.sw.cur.Store(s.h)
 		if c != nil {
@@ -229,9 +229,9 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	}
 	// Keep the connections that answered everything; expire the others,
 	// so that finish accounts for their requests as timeouts.
-	keep := make([]*conn.Conn, len(run.slots))
+	keep := make([]*conn.Conn, len(run.lanes))
 	expired := 0
-	for i, s := range run.slots {
+	for i, s := range run.lanes {
 		c := s.c
 		switch {
 		case c == nil || c.Dead():
@@ -282,7 +282,7 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 			if cur[i] != nil {
 				continue
 			}
-			c, derr := run.dial(ctx, run.slots[i]) // to its node in a cluster
+			c, derr := run.dial(ctx, run.lanes[i]) // to its node in a cluster
 			if derr != nil {
 				continue // the next step's pacer keeps trying
 			}
