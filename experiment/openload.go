@@ -76,12 +76,12 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 		if l.MaxInflight = *f.MaxInflight; l.MaxInflight < 1 || l.MaxInflight > MaxInflightPerConn {
 			return l, usage.Errorf("--max-inflight %d: want 1 to %d", l.MaxInflight, MaxInflightPerConn)
 		}
-		if err := CheckInflightBudget(f.Conns, l.MaxInflight); err != nil {
+		if err := checkInflightBudget(f.Conns, l.MaxInflight); err != nil {
 			return l, err
 		}
 	}
 	var err error
-	if l.MaxBuffer, err = ParseMaxBuffer(f.MaxBuffer); err != nil {
+	if l.MaxBuffer, err = parseMaxBuffer(f.MaxBuffer); err != nil {
 		return l, err
 	}
 	var ok bool
@@ -118,9 +118,9 @@ func (l OpenLoad) Open(interval time.Duration) scheduler.OpenConfig {
 		Interval: interval, MaxBacklog: l.Backlog}
 }
 
-// ParseMaxBuffer reads --max-buffer: from 1 byte to twice the largest
+// parseMaxBuffer reads --max-buffer: from 1 byte to twice the largest
 // value.
-func ParseMaxBuffer(s string) (int, error) {
+func parseMaxBuffer(s string) (int, error) {
 	n, err := bytesize.Parse(s)
 	if err != nil || n < 1 || n > scenarios.MaxValueSize*2 {
 		return 0, usage.Errorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", s, bytesize.Format(scenarios.MaxValueSize*2))
@@ -128,9 +128,9 @@ func ParseMaxBuffer(s string) (int, error) {
 	return int(n), nil
 }
 
-// CheckInflightBudget refuses FIFOs that together could exceed
+// checkInflightBudget refuses FIFOs that together could exceed
 // MaxFIFOBytes.
-func CheckInflightBudget(conns, inflight int) error {
+func checkInflightBudget(conns, inflight int) error {
 	if total := int64(conns) * int64(inflight) * FIFOEntryBytes; total > MaxFIFOBytes {
 		return usage.Errorf("-c %d × --max-inflight %d × %d B = %s of in-flight entries; at most %s: lower -c or --max-inflight",
 			conns, inflight, FIFOEntryBytes, bytesize.Format(total), bytesize.Format(MaxFIFOBytes))

@@ -27,7 +27,7 @@ type Runs struct {
 // itself stays as it was.
 func (r *Runs) Add(res *scheduler.Result, st *serverinfo.Stats) {
 	r.n++
-	r.server = MergeStats(r.server, st)
+	r.server = mergeStats(r.server, st)
 	switch {
 	case r.Keep:
 		r.list = append(r.list, res)
@@ -75,9 +75,9 @@ func (r *Runs) Test(name string, o report.TestOptions) (*report.Test, report.Jud
 	return t, j, nil
 }
 
-// MergeStats adds a run's server counts to a test's: either may be nil,
+// mergeStats adds a run's server counts to a test's: either may be nil,
 // and into is returned, or from when into is nil.
-func MergeStats(into, from *serverinfo.Stats) *serverinfo.Stats {
+func mergeStats(into, from *serverinfo.Stats) *serverinfo.Stats {
 	if into == nil {
 		return from
 	}

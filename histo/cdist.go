@@ -34,7 +34,7 @@ type citer struct {
 }
 
 func newCIter(h *hdrhistogram.Histogram) *citer {
-	it := &citer{g: GeometryOf(h), counts: h.Export().Counts, idx: -1}
+	it := &citer{g: geometryOf(h), counts: h.Export().Counts, idx: -1}
 	for _, c := range it.counts {
 		it.total += c
 	}

@@ -98,7 +98,7 @@ func TestSummaryFunctionsLikeC(t *testing.T) {
 
 func TestGeometriesMatchLibrary(t *testing.T) {
 	for _, g := range []struct{ lo, hi, sig int64 }{{10, 3000000, 1}, {10, 3000000, 2}, {10, 3000000, 3}, {10, 3000000, 4}, {1000, 3600e9, 3}} {
-		geo := NewGeometry(g.lo, g.hi, int(g.sig))
+		geo := newGeometry(g.lo, g.hi, int(g.sig))
 		lib := hdrhistogram.New(g.lo, g.hi, int(g.sig))
 		if geo.countsLen != len(lib.Export().Counts) {
 			t.Fatalf("%v: counts length %d, library %d", g, geo.countsLen, len(lib.Export().Counts))

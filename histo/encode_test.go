@@ -116,7 +116,7 @@ func TestEncodeOtherGeometries(t *testing.T) {
 		}
 		checkEncode(t, "random", h)
 	}
-	checkEncode(t, "everySlot 1..1e6, 2 digits", everySlot(NewGeometry(1, 1e6, 2)))
+	checkEncode(t, "everySlot 1..1e6, 2 digits", everySlot(newGeometry(1, 1e6, 2)))
 }
 
 // TestEncodeRandomHistograms is a property test: any counts, any density.
@@ -268,7 +268,7 @@ func TestDeltaPackIsPack(t *testing.T) {
 // to the last bit, whatever the shape and geometry.
 func TestSummarizeCountsIsSummarize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 30))
-	geometries := []Geometry{pacerGeometry, NewGeometry(10, 3_000_000, 3), NewGeometry(1024, 1e12, 2), NewGeometry(1, 1e6, 1)}
+	geometries := []Geometry{pacerGeometry, newGeometry(10, 3_000_000, 3), newGeometry(1024, 1e12, 2), newGeometry(1, 1e6, 1)}
 	for round := range 300 {
 		g := geometries[round%len(geometries)]
 		counts := make([]int64, g.countsLen)

@@ -23,9 +23,9 @@ type Geometry struct {
 	countsLen        int
 }
 
-// NewGeometry computes the layout for the given range and precision
+// newGeometry computes the layout for the given range and precision
 // (significant digits clamped to 1..5, lowest to at least 1).
-func NewGeometry(lowest, highest int64, sigFigs int) Geometry {
+func newGeometry(lowest, highest int64, sigFigs int) Geometry {
 	sigFigs = min(max(sigFigs, 1), 5)
 	lowest = max(lowest, 1)
 	subCountMagnitude := int(math.Ceil(math.Log2(2 * math.Pow10(sigFigs))))
@@ -49,9 +49,9 @@ func NewGeometry(lowest, highest int64, sigFigs int) Geometry {
 	return g
 }
 
-// GeometryOf returns the layout of an existing histogram.
-func GeometryOf(h *hdrhistogram.Histogram) Geometry {
-	return NewGeometry(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+// geometryOf returns the layout of an existing histogram.
+func geometryOf(h *hdrhistogram.Histogram) Geometry {
+	return newGeometry(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
 }
 
 func (g Geometry) bucketIndex(v int64) int {

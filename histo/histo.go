@@ -58,7 +58,7 @@ func NewRecorder() *Recorder { return NewRecorderGeometry(Lowest, Highest, SigFi
 // NewRecorderGeometry returns an empty Recorder with another geometry, for
 // example redis-benchmark's (10 to 3,000,000 µs).
 func NewRecorderGeometry(lowest, highest int64, sigFigs int) *Recorder {
-	g := NewGeometry(lowest, highest, sigFigs)
+	g := newGeometry(lowest, highest, sigFigs)
 	return &Recorder{g: g, counts: make([]int64, g.countsLen)}
 }
 

@@ -36,7 +36,7 @@ func TestIndexMatchesLibrary(t *testing.T) {
 		if v < 0 || v > Highest {
 			continue
 		}
-		if got, want := NewGeometry(Lowest, Highest, SigFigs).index(v), libraryIndex(t, v); got != want {
+		if got, want := newGeometry(Lowest, Highest, SigFigs).index(v), libraryIndex(t, v); got != want {
 			t.Errorf("index(%d) = %d, library uses %d", v, got, want)
 		}
 	}

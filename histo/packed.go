@@ -31,7 +31,7 @@ func (p Packed) Text() (string, error) {
 
 // Pack summarises and encodes h (nil: an empty histogram).
 func Pack(h *hdrhistogram.Histogram) (Packed, error) {
-	if h == nil || h.TotalCount() == 0 && GeometryOf(h) == pacerGeometry {
+	if h == nil || h.TotalCount() == 0 && geometryOf(h) == pacerGeometry {
 		// Intervals without samples are common (a closed mix's unused
 		// recorders): they share one encoding.
 		return emptyPacked()
@@ -43,7 +43,7 @@ func Pack(h *hdrhistogram.Histogram) (Packed, error) {
 	return Packed{Summary: Summarize(h), Encoded: enc}, nil
 }
 
-var pacerGeometry = NewGeometry(Lowest, Highest, SigFigs)
+var pacerGeometry = newGeometry(Lowest, Highest, SigFigs)
 
 // Pack packs what the last Take read: the same Packed as
 // Pack(d.Histogram()), summarised and encoded from the Delta's own counts,

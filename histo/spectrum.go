@@ -45,7 +45,7 @@ func WriteSpectrum(w io.Writer, h *hdrhistogram.Histogram, ticks int, unitRatio 
 	if ticks < 1 {
 		return fmt.Errorf("percentile distribution: %d ticks per half distance, want at least 1", ticks)
 	}
-	g := GeometryOf(h)
+	g := geometryOf(h)
 	digits := int(h.SignificantFigures())
 	counts := h.Export().Counts
 	total := h.TotalCount()

@@ -120,11 +120,11 @@ func normalQuantile(p float64) float64 {
 	return (lo + hi) / 2
 }
 
-// ValueAtRank returns the r-th smallest recorded value of h (1-based): the
+// valueAtRank returns the r-th smallest recorded value of h (1-based): the
 // lowest value equivalent to it when low is set, the highest otherwise
 // (HdrHistogram keeps values only to their bucket, so a confidence bound
 // takes the outer edge). It returns 0 for a rank outside [1, count].
-func ValueAtRank(h *hdrhistogram.Histogram, r int64, low bool) int64 {
+func valueAtRank(h *hdrhistogram.Histogram, r int64, low bool) int64 {
 	if h == nil || r < 1 || r > h.TotalCount() {
 		return 0
 	}
@@ -151,10 +151,10 @@ func PercentileCI(h *hdrhistogram.Histogram, p float64) (lo, hi int64, okLo, okH
 	n := h.TotalCount()
 	j, k := RankCI(n, p/100, 0.95)
 	if j >= 1 {
-		lo, okLo = ValueAtRank(h, j, true), true
+		lo, okLo = valueAtRank(h, j, true), true
 	}
 	if k <= n {
-		hi, okHi = ValueAtRank(h, k, false), true
+		hi, okHi = valueAtRank(h, k, false), true
 	}
 	return lo, hi, okLo, okHi
 }

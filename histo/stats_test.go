@@ -118,13 +118,13 @@ func TestValueAtRankAndPercentileCI(t *testing.T) {
 		{0, false, 0},
 		{1001, false, 0},
 	} {
-		got := ValueAtRank(h, c.r, c.low)
+		got := valueAtRank(h, c.r, c.low)
 		if c.want == 0 && got != 0 || c.want != 0 && !h.ValuesAreEquivalent(got, c.want) {
-			t.Errorf("ValueAtRank(%d, low=%v) = %d, want %d", c.r, c.low, got, c.want)
+			t.Errorf("valueAtRank(%d, low=%v) = %d, want %d", c.r, c.low, got, c.want)
 		}
 	}
 	// The low and high edges of the 500th value's bucket enclose it.
-	if lo, hi := ValueAtRank(h, 500, true), ValueAtRank(h, 500, false); lo > 500000 || hi < 500000 {
+	if lo, hi := valueAtRank(h, 500, true), valueAtRank(h, 500, false); lo > 500000 || hi < 500000 {
 		t.Errorf("the 500th value's bucket is [%d, %d]", lo, hi)
 	}
 	lo, hi, okLo, okHi := PercentileCI(h, 99)

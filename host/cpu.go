@@ -84,10 +84,10 @@ func delta(a, b uint64) uint64 {
 	return b - a
 }
 
-// ParseStat reads the aggregate "cpu" line of /proc/stat's text and counts
+// parseStat reads the aggregate "cpu" line of /proc/stat's text and counts
 // its per-CPU lines ("cpu0", "cpu1", …). Kernels before 2.6.11 have fewer
 // fields: the missing ones are zero.
-func ParseStat(text []byte) (Ticks, int, error) {
+func parseStat(text []byte) (Ticks, int, error) {
 	var t Ticks
 	found, cpus := false, 0
 	for line := range bytes.Lines(text) {

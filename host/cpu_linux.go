@@ -25,7 +25,7 @@ func ReadCPU() (CPUSample, error) {
 		return CPUSample{}, fmt.Errorf("%w: getrusage: %w", ErrUnavailable, err)
 	}
 	at := clock.Now()
-	t, cpus, err := ParseStat(text)
+	t, cpus, err := parseStat(text)
 	if err != nil {
 		return CPUSample{}, err
 	}

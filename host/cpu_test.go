@@ -51,7 +51,7 @@ func TestParseStat(t *testing.T) {
 		{name: "two aggregate lines", text: "cpu 1 2 3 4\ncpu 1 2 3 4\n", err: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, cpus, err := ParseStat([]byte(c.text))
+			got, cpus, err := parseStat([]byte(c.text))
 			if (err != nil) != c.err {
 				t.Fatalf("error %v, want error=%v", err, c.err)
 			}

@@ -15,17 +15,17 @@ const StdoutPath = "-"
 
 // CheckOutputPath verifies before anything runs that an output can be
 // written: "" means none and "-" standard output, anything else follows
-// CheckOutput's rules (a directory is an error, a missing or read-only
+// checkOutput's rules (a directory is an error, a missing or read-only
 // directory too).
 func CheckOutputPath(path string) error {
 	if path == "" || path == StdoutPath {
 		return nil
 	}
-	return CheckOutput(path)
+	return checkOutput(path)
 }
 
 // WriteOutputTo writes data to path: "-" is stdout, anything else a file
-// written through WriteOutput (never half a file, never a device or a link
+// written through writeOutput (never half a file, never a device or a link
 // replaced).
 func WriteOutputTo(stdout io.Writer, path string, data []byte) error {
 	if path == StdoutPath {
@@ -39,7 +39,7 @@ func WriteOutputTo(stdout io.Writer, path string, data []byte) error {
 		}
 		return nil
 	}
-	return WriteOutput(path, data)
+	return writeOutput(path, data)
 }
 
 // WriteJSON writes the result document to path ("-": stdout).
@@ -120,7 +120,7 @@ func (f Files) Write(stdout io.Writer, doc *Document) error {
 	}
 	if f.HdrLog != "" {
 		var b bytes.Buffer
-		if err := WriteHdrLog(&b, doc); err != nil {
+		if err := writeHdrLog(&b, doc); err != nil {
 			return err
 		}
 		if err := WriteOutputTo(stdout, f.HdrLog, b.Bytes()); err != nil {
@@ -128,7 +128,7 @@ func (f Files) Write(stdout io.Writer, doc *Document) error {
 		}
 	}
 	if f.HdrSpectrum != "" {
-		outs, err := SpectrumOutputs(f.HdrSpectrum, doc)
+		outs, err := spectrumOutputs(f.HdrSpectrum, doc)
 		if err != nil {
 			return fmt.Errorf("--hdr-spectrum: %w", err)
 		}

@@ -27,7 +27,7 @@ type fixture struct {
 
 // craft builds the test a run of f would have written, with its interval
 // series: samples recorded into histo.New() histograms and encoded with
-// histo.Encode, the way FromResult does.
+// histo.Encode, the way fromResult does.
 func craft(t *testing.T, f fixture) Test {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(f.seed, 1))

@@ -202,7 +202,7 @@ func TestForeignSideBySide(t *testing.T) {
 	if err != nil || !bytes.Contains(page, []byte("its format lacks p90")) || bytes.Contains(page, []byte("hunter2")) {
 		t.Fatalf("html: %v", err)
 	}
-	spec, _, err := PlotSVGs(in, PlotOptions{})
+	spec, _, err := plotSVGs(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 		t.Errorf("per-command line shows a latency where there was none: %s", bc)
 	}
 
-	tt, err := FromResult(r)
+	tt, err := fromResult(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestUnsolicitedReported(t *testing.T) {
 	if txt := render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, nil), TextOptions{}) }); !strings.Contains(txt, "  unsolicited replies 7 (never matched to requests)\n") {
 		t.Errorf("no unsolicited line:\n%s", txt)
 	}
-	tt, err := FromResult(r)
+	tt, err := fromResult(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // for renderer tests, the verdict and reason given.
 func asTest(t testing.TB, r *scheduler.Result, slo *SLOResult, verdict ...string) *Test {
 	t.Helper()
-	tt, err := FromResult(r)
+	tt, err := fromResult(r)
 	if err != nil {
 		t.Fatal(err)
 	}

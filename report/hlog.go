@@ -256,8 +256,8 @@ func (s *logSeries) add(tag string, ivs []Interval, whole Interval, which series
 	}
 }
 
-// WriteHdrLog writes the interval log of d to w (see HdrLog).
-func WriteHdrLog(w io.Writer, d *Document) error {
+// writeHdrLog writes the interval log of d to w (see HdrLog).
+func writeHdrLog(w io.Writer, d *Document) error {
 	l, err := HdrLog(d)
 	if err != nil {
 		return fmt.Errorf("interval log: %w", err)

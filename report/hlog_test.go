@@ -155,7 +155,7 @@ func TestHdrLogReadBack(t *testing.T) {
 	test := b.test("mix", "MIX", "open", "2025-03-04T05:06:08.250Z", 6, "get", "set")
 	doc := newDoc(test)
 	var out bytes.Buffer
-	if err := WriteHdrLog(&out, doc); err != nil {
+	if err := writeHdrLog(&out, doc); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "#[StartTime: 1741064768.250 (seconds since epoch), 2025-03-04T05:06:08.250Z]\n#[BaseTime: 1741064768.250 (seconds since epoch)]\n") {
@@ -219,7 +219,7 @@ func TestHdrLogSeveralTests(t *testing.T) {
 		b.test("get", "GET (open loop at 8k req/s)", "open", "2025-03-04T05:06:20Z", 2),
 	)
 	var out bytes.Buffer
-	if err := WriteHdrLog(&out, doc); err != nil {
+	if err := writeHdrLog(&out, doc); err != nil {
 		t.Fatal(err)
 	}
 	merged, lines := readLog(t, out.Bytes())
@@ -255,7 +255,7 @@ func TestHdrLogWithoutIntervals(t *testing.T) {
 	a, c := b.test("", "SET", "open", "", 2), b.test("", "GET", "open", "", 3)
 	a.Intervals, c.Intervals = nil, nil
 	var out bytes.Buffer
-	if err := WriteHdrLog(&out, newDoc(a, c)); err != nil {
+	if err := writeHdrLog(&out, newDoc(a, c)); err != nil {
 		t.Fatal(err)
 	}
 	merged, lines := readLog(t, out.Bytes())
@@ -280,16 +280,16 @@ func TestHdrLogWithoutIntervals(t *testing.T) {
 func TestHdrLogErrors(t *testing.T) {
 	doc := newDoc()
 	doc.StartedAt = "yesterday"
-	if err := WriteHdrLog(&bytes.Buffer{}, doc); err == nil {
+	if err := writeHdrLog(&bytes.Buffer{}, doc); err == nil {
 		t.Error("a bad started_at was accepted")
 	}
 	doc = newDoc(Test{Name: "x", Latencies: Latencies{Histograms: Histograms{Response: "not base64"}}})
-	if err := WriteHdrLog(&bytes.Buffer{}, doc); err == nil {
+	if err := writeHdrLog(&bytes.Buffer{}, doc); err == nil {
 		t.Error("a bad histogram was accepted")
 	}
 	// No tests: a valid log with no lines.
 	var out bytes.Buffer
-	if err := WriteHdrLog(&out, newDoc()); err != nil || !strings.Contains(out.String(), "#[StartTime: 1741064767.000") {
+	if err := writeHdrLog(&out, newDoc()); err != nil || !strings.Contains(out.String(), "#[StartTime: 1741064767.000") {
 		t.Errorf("empty document: %v\n%s", err, out.String())
 	}
 }
@@ -315,7 +315,7 @@ func TestTestKeys(t *testing.T) {
 func TestSpectrumOutputs(t *testing.T) {
 	b := docBuilder{t, rand.New(rand.NewPCG(7, 8))}
 	one := newDoc(b.test("get", "GET", "open", "", 2))
-	outs, err := SpectrumOutputs("x/run.hgrm", one)
+	outs, err := spectrumOutputs("x/run.hgrm", one)
 	if err != nil || len(outs) != 1 || outs[0].Path != "x/run.hgrm" || !bytes.HasPrefix(outs[0].Data, []byte("       Value     Percentile")) {
 		t.Fatalf("one test: %v %v", outs, err)
 	}
@@ -325,18 +325,18 @@ func TestSpectrumOutputs(t *testing.T) {
 	}
 	dir := t.TempDir()
 	several := newDoc(b.test("get", "GET (closed loop)", "closed", "", 2), b.test("get", "GET (open loop at 5k req/s)", "open", "", 2))
-	outs, err = SpectrumOutputs(filepath.Join(dir, "cmp.hgrm"), several)
+	outs, err = spectrumOutputs(filepath.Join(dir, "cmp.hgrm"), several)
 	if err != nil || len(outs) != 2 || outs[0].Path != filepath.Join(dir, "cmp.hgrm") || outs[1].Path != filepath.Join(dir, "cmp.get_open_loop_at_5k_req_s.hgrm") {
 		t.Fatalf("several tests: %v", err)
 	}
 	for _, path := range []string{"-", os.DevNull} {
-		outs, err = SpectrumOutputs(path, several)
+		outs, err = spectrumOutputs(path, several)
 		if err != nil || len(outs) != 1 || !bytes.HasPrefix(outs[0].Data, []byte("#[Test get_closed_loop: GET (closed loop)]\n       Value")) ||
 			!bytes.Contains(outs[0].Data, []byte("#[Test get_open_loop_at_5k_req_s: GET (open loop at 5k req/s)]\n       Value")) {
 			t.Errorf("%s: one stream with a comment per test: %v", path, err)
 		}
 	}
-	outs, err = SpectrumOutputs("e.hgrm", newDoc())
+	outs, err = spectrumOutputs("e.hgrm", newDoc())
 	if err != nil || len(outs) != 1 || !bytes.Contains(outs[0].Data, []byte("Total count    =            0")) {
 		t.Errorf("no tests: an empty distribution: %v", err)
 	}
@@ -386,7 +386,7 @@ func TestHdrLogJavaReader(t *testing.T) {
 		b.test("get", "GET (open loop at 5k req/s)", "open", "2025-03-04T05:06:12.300Z", 5, "get", "set"),
 	)
 	var out bytes.Buffer
-	if err := WriteHdrLog(&out, doc); err != nil {
+	if err := writeHdrLog(&out, doc); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -394,7 +394,7 @@ func TestHdrLogJavaReader(t *testing.T) {
 	if err := os.WriteFile(logPath, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spectra, err := SpectrumOutputs(filepath.Join(dir, "s.hgrm"), doc)
+	spectra, err := spectrumOutputs(filepath.Join(dir, "s.hgrm"), doc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ const maxPage = 64 << 20
 // verdicts and SLOs, the plots and the text report. Every text from the
 // documents is escaped.
 func HTML(p Page) ([]byte, error) {
-	spec, series, err := PlotSVGs(p.Inputs, PlotOptions{Title: p.Title})
+	spec, series, err := plotSVGs(p.Inputs, PlotOptions{Title: p.Title})
 	if err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	bin := chromiumBinary(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	if err := WriteOutput(page, htmlFixture(t)); err != nil {
+	if err := writeOutput(page, htmlFixture(t)); err != nil {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(dir, "shot.png")

@@ -229,8 +229,8 @@ type Interval struct {
 	InFlight *uint64 `json:"in_flight,omitempty"`
 }
 
-// FromResult converts a result into its JSON form.
-func FromResult(r *scheduler.Result) (Test, error) {
+// fromResult converts a result into its JSON form.
+func fromResult(r *scheduler.Result) (Test, error) {
 	t := Test{
 		Name:         r.Name,
 		Mode:         r.Mode,

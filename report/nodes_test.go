@@ -22,7 +22,7 @@ func nodeHist(n int, baseUs int64) *hdrhistogram.Histogram {
 	return h
 }
 
-// craftNode is one primary's entry as FromResult writes it: counts, the
+// craftNode is one primary's entry as fromResult writes it: counts, the
 // summary and the encoded histogram of n responses from baseUs.
 func craftNode(t *testing.T, addr, id string, slots, n int, baseUs int64) Node {
 	t.Helper()
@@ -67,7 +67,7 @@ func TestNodesReadBack(t *testing.T) {
 	if err := Text(&live, asTest(t, r, nil), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	test, err := FromResult(r)
+	test, err := fromResult(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestNoSamplesIsNull(t *testing.T) {
 			r.Lag = histo.New()
 			r.Commands[0].Lag = histo.New()
 		}
-		tt, err := FromResult(r)
+		tt, err := fromResult(r)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,10 +8,10 @@ import (
 // what they mean for an exit code, from the verdicts they carry, so that a
 // workflow can gate on a report or a merge as on the run itself.
 
-// OutcomeOf is a test's outcome from the verdict and SLO it carries:
+// outcomeOf is a test's outcome from the verdict and SLO it carries:
 // target_lost is Failed, generator_behind and inconclusive Untrusted, a
 // violated SLO (the server's) Violated, anything else Trusted.
-func OutcomeOf(t *Test) Outcome {
+func outcomeOf(t *Test) Outcome {
 	switch t.Verdict {
 	case VerdictTargetLost:
 		return Failed
@@ -38,7 +38,7 @@ func DocumentOutcome(d *Document) (Outcome, []string) {
 	}
 	for i := range d.Tests {
 		t := &d.Tests[i]
-		o := OutcomeOf(t)
+		o := outcomeOf(t)
 		if d.Sweep != nil && o != Failed || t.Step != nil && t.Step.Aborted {
 			continue
 		}

@@ -30,7 +30,7 @@ import (
 //	                              non-blocking, so pacer never hangs on it
 //	a directory, a socket         an error
 //
-// CheckOutput applies the same rules before a run without creating,
+// checkOutput applies the same rules before a run without creating,
 // opening or truncating anything.
 
 // newFileMode is the permission of a result file pacer creates (an
@@ -151,12 +151,12 @@ func describe(path, target string) string {
 	return path + " (" + target + ")"
 }
 
-// CheckOutput verifies, before a run starts, that WriteOutput(path) can
+// checkOutput verifies, before a run starts, that writeOutput(path) can
 // succeed: the path resolves to something pacer writes (not a directory
 // or a socket), and the directory or the file is writable. It creates,
 // opens and truncates nothing: a FIFO's reader sees no end of file, a
 // dangling link's target is not created.
-func CheckOutput(path string) error {
+func checkOutput(path string) error {
 	out, err := resolveOutput(path)
 	if err != nil {
 		return err
@@ -183,13 +183,13 @@ func checkAccess(path, name string, dir bool) error {
 	return nil
 }
 
-// WriteOutput writes data to path by the rules above: a regular file (or
+// writeOutput writes data to path by the rules above: a regular file (or
 // a new path, or the target of a symbolic link) atomically, so readers
 // never see half a file and a crash leaves the old file; a device, FIFO or
 // /proc path directly; "-" to standard output. A directory or a socket is
 // an error. No temporary file remains on any error path; RemoveTemps
 // clears those of writes in progress when the process must exit at once.
-func WriteOutput(path string, data []byte) error {
+func writeOutput(path string, data []byte) error {
 	out, err := resolveOutput(path)
 	if err != nil {
 		return err
@@ -358,4 +358,3 @@ func RemoveTemps() {
 		delete(temps.names, name)
 	}
 }
-

@@ -18,9 +18,9 @@ func TestOutputErrorSaysWriteOnce(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
-	err := WriteOutput("/dev/full", []byte("x"))
+	err := writeOutput("/dev/full", []byte("x"))
 	if err == nil || err.Error() != "write /dev/full: no space left on device" {
-		t.Errorf("WriteOutput(/dev/full) = %v; want write /dev/full: no space left on device", err)
+		t.Errorf("writeOutput(/dev/full) = %v; want write /dev/full: no space left on device", err)
 	}
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("%v: the errno is lost", err)
@@ -33,8 +33,8 @@ func TestOutputAtomicErrorNamesNoTemp(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.json")
 	defer func(f func(*os.File) error) { syncFile = f }(syncFile)
 	syncFile = func(f *os.File) error { return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO} }
-	err := WriteOutput(path, []byte("x"))
+	err := writeOutput(path, []byte("x"))
 	if err == nil || strings.Contains(err.Error(), ".tmp-") || strings.Count(err.Error(), path) != 1 || !errors.Is(err, syscall.EIO) {
-		t.Errorf("WriteOutput = %v; want the path once, no temporary name, EIO", err)
+		t.Errorf("writeOutput = %v; want the path once, no temporary name, EIO", err)
 	}
 }

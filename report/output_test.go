@@ -16,7 +16,7 @@ import (
 )
 
 // These tests hold the output-file rules (see output.go): what each kind
-// of path becomes after WriteOutput, and that CheckOutput leaves it as it
+// of path becomes after writeOutput, and that checkOutput leaves it as it
 // was.
 
 // entries lists a directory's names, to catch temporary files left behind.
@@ -57,11 +57,11 @@ func wantLink(t *testing.T, path, target string) {
 
 func write(t *testing.T, path, content string) {
 	t.Helper()
-	if err := CheckOutput(path); err != nil {
-		t.Fatalf("CheckOutput(%s): %v", path, err)
+	if err := checkOutput(path); err != nil {
+		t.Fatalf("checkOutput(%s): %v", path, err)
 	}
-	if err := WriteOutput(path, []byte(content)); err != nil {
-		t.Fatalf("WriteOutput(%s): %v", path, err)
+	if err := writeOutput(path, []byte(content)); err != nil {
+		t.Fatalf("writeOutput(%s): %v", path, err)
 	}
 }
 
@@ -88,10 +88,10 @@ func TestOutputNewAndRegular(t *testing.T) {
 
 func TestOutputMissingDirectory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing", "x.json")
-	if err := CheckOutput(path); err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Errorf("CheckOutput: %v", err)
+	if err := checkOutput(path); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("checkOutput: %v", err)
 	}
-	if err := WriteOutput(path, nil); err == nil {
+	if err := writeOutput(path, nil); err == nil {
 		t.Error("writing into a missing directory succeeded")
 	}
 }
@@ -123,11 +123,11 @@ func TestOutputDanglingSymlinkCreatesTarget(t *testing.T) {
 	if err := os.Symlink("results/run1.json", link); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckOutput(link); err != nil {
+	if err := checkOutput(link); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "results", "run1.json")); err == nil {
-		t.Fatal("CheckOutput created the link's target")
+		t.Fatal("checkOutput created the link's target")
 	}
 	write(t, link, "data")
 	wantLink(t, link, "results/run1.json")
@@ -137,8 +137,8 @@ func TestOutputDanglingSymlinkCreatesTarget(t *testing.T) {
 	if err := os.Symlink("nowhere/x.json", bad); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckOutput(bad); err == nil {
-		t.Error("CheckOutput accepted a link into a missing directory")
+	if err := checkOutput(bad); err == nil {
+		t.Error("checkOutput accepted a link into a missing directory")
 	}
 }
 
@@ -176,11 +176,11 @@ func TestOutputSymlinkChain(t *testing.T) {
 	if err := os.Symlink("loop", loop); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckOutput(loop); err == nil || !strings.Contains(err.Error(), "symbolic links") {
-		t.Errorf("CheckOutput(loop): %v", err)
+	if err := checkOutput(loop); err == nil || !strings.Contains(err.Error(), "symbolic links") {
+		t.Errorf("checkOutput(loop): %v", err)
 	}
-	if err := WriteOutput(loop, nil); err == nil {
-		t.Error("WriteOutput(loop) succeeded")
+	if err := writeOutput(loop, nil); err == nil {
+		t.Error("writeOutput(loop) succeeded")
 	}
 }
 
@@ -195,11 +195,11 @@ func TestOutputDirectoryRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{sub, link, sub + "/", dir + "/new/"} {
-		if err := CheckOutput(p); err == nil || !strings.Contains(err.Error(), "directory") {
-			t.Errorf("CheckOutput(%s): %v, want a directory error", p, err)
+		if err := checkOutput(p); err == nil || !strings.Contains(err.Error(), "directory") {
+			t.Errorf("checkOutput(%s): %v, want a directory error", p, err)
 		}
-		if err := WriteOutput(p, []byte("x")); err == nil || !strings.Contains(err.Error(), "directory") {
-			t.Errorf("WriteOutput(%s): %v, want a directory error", p, err)
+		if err := writeOutput(p, []byte("x")); err == nil || !strings.Contains(err.Error(), "directory") {
+			t.Errorf("writeOutput(%s): %v, want a directory error", p, err)
 		}
 	}
 	if got := entries(t, dir); len(got) != 2 {
@@ -210,11 +210,11 @@ func TestOutputDirectoryRefused(t *testing.T) {
 	}
 	// The message names the path as given, and a link's target.
 	t.Chdir(dir)
-	if err := CheckOutput("sub"); err == nil || err.Error() != "cannot write sub: it is a directory" {
-		t.Errorf("CheckOutput(sub): %v", err)
+	if err := checkOutput("sub"); err == nil || err.Error() != "cannot write sub: it is a directory" {
+		t.Errorf("checkOutput(sub): %v", err)
 	}
-	if err := CheckOutput("link"); err == nil || err.Error() != "cannot write link ("+sub+"): it is a directory" {
-		t.Errorf("CheckOutput(link): %v", err)
+	if err := checkOutput("link"); err == nil || err.Error() != "cannot write link ("+sub+"): it is a directory" {
+		t.Errorf("checkOutput(link): %v", err)
 	}
 }
 
@@ -241,12 +241,12 @@ func wantType(t *testing.T, path string, typ fs.FileMode) {
 func TestOutputFIFOWithoutReader(t *testing.T) {
 	path := mkfifo(t)
 	// Checking opens nothing: a reader would see end of file.
-	if err := CheckOutput(path); err != nil {
+	if err := checkOutput(path); err != nil {
 		t.Fatal(err)
 	}
-	err := WriteOutput(path, []byte("x"))
+	err := writeOutput(path, []byte("x"))
 	if err == nil || !strings.Contains(err.Error(), "no reader") {
-		t.Errorf("WriteOutput to a FIFO nobody reads: %v, want a no-reader error", err)
+		t.Errorf("writeOutput to a FIFO nobody reads: %v, want a no-reader error", err)
 	}
 	wantType(t, path, fs.ModeNamedPipe)
 	if got := entries(t, filepath.Dir(path)); len(got) != 1 {
@@ -271,11 +271,11 @@ func TestOutputFIFOWithReader(t *testing.T) {
 		n, _ := io.ReadFull(r, b)
 		got <- b[:n]
 	}()
-	err = WriteOutput(path, data)
+	err = writeOutput(path, data)
 	if st, _ := os.Lstat(path); err != nil || st.Mode().Type() != fs.ModeNamedPipe {
 		r.Close() // ends the reader: nothing will come
 		<-got
-		t.Fatalf("WriteOutput: %v; the FIFO is now %v", err, st.Mode().Type())
+		t.Fatalf("writeOutput: %v; the FIFO is now %v", err, st.Mode().Type())
 	}
 	if b := <-got; !bytes.Equal(b, data) {
 		t.Errorf("reader got %d bytes, want %d", len(b), len(data))
@@ -283,16 +283,16 @@ func TestOutputFIFOWithReader(t *testing.T) {
 }
 
 func TestOutputDevNull(t *testing.T) {
-	if err := CheckOutput("/dev/null"); err != nil {
+	if err := checkOutput("/dev/null"); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteOutput("/dev/null", []byte("x")); err != nil {
+	if err := writeOutput("/dev/null", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	wantType(t, "/dev/null", fs.ModeDevice|fs.ModeCharDevice)
 	// A device that fails the write reports it.
 	if _, err := os.Stat("/dev/full"); err == nil {
-		if err := WriteOutput("/dev/full", []byte("x")); err == nil {
+		if err := writeOutput("/dev/full", []byte("x")); err == nil {
 			t.Error("writing /dev/full succeeded")
 		}
 		wantType(t, "/dev/full", fs.ModeDevice|fs.ModeCharDevice)
@@ -311,10 +311,10 @@ func TestOutputMknodCharDevice(t *testing.T) {
 	if err := syscall.Mknod(path, syscall.S_IFCHR|0o666, memMajor<<8|nullMinor); err != nil {
 		t.Skipf("mknod needs CAP_MKNOD here: %v", err)
 	}
-	if err := CheckOutput(path); err != nil {
+	if err := checkOutput(path); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteOutput(path, []byte("x")); err != nil {
+	if err := writeOutput(path, []byte("x")); err != nil {
 		// Some containers allow mknod but not opening the node.
 		if os.IsPermission(err) {
 			t.Skipf("the device cgroup refuses the node: %v", err)
@@ -338,10 +338,10 @@ func TestOutputProcFD(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	path := fmt.Sprintf("/dev/fd/%d", w.Fd())
-	if err := CheckOutput(path); err != nil {
+	if err := checkOutput(path); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteOutput(path, []byte("through the pipe")); err != nil {
+	if err := writeOutput(path, []byte("through the pipe")); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -365,10 +365,10 @@ func TestOutputStdoutFile(t *testing.T) {
 	if _, err := f.WriteString("text summary\n"); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteOutput(fmt.Sprintf("/dev/fd/%d", f.Fd()), []byte("{}\n")); err != nil {
+	if err := writeOutput(fmt.Sprintf("/dev/fd/%d", f.Fd()), []byte("{}\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteOutput("-", []byte("[]\n")); err != nil {
+	if err := writeOutput("-", []byte("[]\n")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(f.Name()); string(b) != "text summary\n{}\n[]\n" {
@@ -387,11 +387,11 @@ func TestOutputSocketRefused(t *testing.T) {
 	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
 		t.Skip(err)
 	}
-	if err := CheckOutput(path); err == nil || !strings.Contains(err.Error(), "socket") {
-		t.Errorf("CheckOutput: %v", err)
+	if err := checkOutput(path); err == nil || !strings.Contains(err.Error(), "socket") {
+		t.Errorf("checkOutput: %v", err)
 	}
-	if err := WriteOutput(path, []byte("x")); err == nil {
-		t.Error("WriteOutput to a socket succeeded")
+	if err := writeOutput(path, []byte("x")); err == nil {
+		t.Error("writeOutput to a socket succeeded")
 	}
 	wantType(t, path, fs.ModeSocket)
 	if got := entries(t, dir); len(got) != 1 {
@@ -416,13 +416,13 @@ func TestCheckOutputTouchesNothing(t *testing.T) {
 		}
 	}
 	for _, p := range []string{path, filepath.Join(dir, "new.json")} {
-		if err := CheckOutput(p); err != nil {
+		if err := checkOutput(p); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, p := range []string{path, dir} {
 		if st, _ := os.Stat(p); !st.ModTime().Equal(old) {
-			t.Errorf("%s was modified by CheckOutput", p)
+			t.Errorf("%s was modified by checkOutput", p)
 		}
 	}
 	if got := entries(t, dir); len(got) != 1 {
@@ -440,15 +440,15 @@ func TestCheckOutputReadOnly(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckOutput(path); err == nil {
-		t.Error("CheckOutput accepted a read-only file")
+	if err := checkOutput(path); err == nil {
+		t.Error("checkOutput accepted a read-only file")
 	}
 	if err := os.Chmod(dir, 0o555); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Chmod(dir, 0o755)
-	if err := CheckOutput(filepath.Join(dir, "new.json")); err == nil {
-		t.Error("CheckOutput accepted a read-only directory")
+	if err := checkOutput(filepath.Join(dir, "new.json")); err == nil {
+		t.Error("checkOutput accepted a read-only directory")
 	}
 }
 
@@ -474,7 +474,7 @@ func TestOutputNoTempOnFailure(t *testing.T) {
 			}
 			inject()
 			defer func() { syncFile, renameFile = (*os.File).Sync, os.Rename }()
-			if err := WriteOutput(path, []byte("new")); err == nil {
+			if err := writeOutput(path, []byte("new")); err == nil {
 				t.Fatal("the write succeeded")
 			}
 			if got := entries(t, dir); len(got) != 1 {

@@ -106,8 +106,8 @@ func Plot(in []Input, format string, o PlotOptions) (b []byte, err error) {
 	return write()
 }
 
-// PlotSVGs draws the spectrum and the time series as two SVG images.
-func PlotSVGs(in []Input, o PlotOptions) (spectrum, series []byte, err error) {
+// plotSVGs draws the spectrum and the time series as two SVG images.
+func plotSVGs(in []Input, o PlotOptions) (spectrum, series []byte, err error) {
 	defer plotPanic(&err)
 	spec, err := spectrumPlot(in, o)
 	if err != nil {

@@ -122,7 +122,7 @@ func stepXY(ivs []Interval, off float64, value func(iv *Interval) (float64, bool
 
 // seriesPlots draws the latency and throughput panels.
 func seriesPlots(in []Input, o PlotOptions) (latPanel, thrPanel *panel) {
-	ms := MatchTests(in)
+	ms := matchTests(in)
 	sl := slots(ms)
 	lat := newPlot(plotTitle("Latency per interval", in, o), "", "latency (ms)")
 	xlabel := "time (s)"

@@ -106,7 +106,7 @@ func spectrumPlot(in []Input, o PlotOptions) (*panel, error) {
 	colours := map[string]int{}
 	leg := newLegend()
 	pn := &panel{p: p, leg: leg}
-	for mi, m := range MatchTests(in) {
+	for mi, m := range matchTests(in) {
 		for f, t := range m.Tests {
 			if t == nil {
 				continue

@@ -21,7 +21,7 @@ func dataMax(p *panel) float64 {
 // TestPlotTitle: --title names both plots instead of the files.
 func TestPlotTitle(t *testing.T) {
 	in := []Input{input(t, "compare.json", compareFixture(t))}
-	spec, series, err := PlotSVGs(in, PlotOptions{Title: "Freeze demo <1>"})
+	spec, series, err := plotSVGs(in, PlotOptions{Title: "Freeze demo <1>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestPlotTitle(t *testing.T) {
 // colon sits under the T.
 func TestLegendSeparator(t *testing.T) {
 	in := []Input{input(t, "a.json", compareFixture(t)), input(t, "b.json", compareFixture(t))}
-	spec, series, err := PlotSVGs(in, PlotOptions{})
+	spec, series, err := plotSVGs(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestIntervalPlotShowsTheFreeze(t *testing.T) {
 	if !found {
 		t.Error("no line draws the frozen interval's oldest request")
 	}
-	_, series, err := PlotSVGs(in, PlotOptions{})
+	_, series, err := plotSVGs(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func TestPlotSeveralFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	notBlank(t, img)
-	spec, series, err := PlotSVGs(in, PlotOptions{})
+	spec, series, err := plotSVGs(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestPlotWithoutIntervals(t *testing.T) {
 	test := craft(t, fixture{name: "GET", mode: "open", rate: 1000, seconds: 1, base: 0.1, interval: 1, seed: 8})
 	test.Intervals, test.IntervalS = nil, 0
 	in := []Input{input(t, "old.json", craftDoc("open", test))}
-	spec, series, err := PlotSVGs(in, PlotOptions{})
+	spec, series, err := plotSVGs(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestPlotWithoutIntervals(t *testing.T) {
 // escaped in the SVG.
 func TestPlotEscapesNames(t *testing.T) {
 	test := craft(t, fixture{name: `<script>alert("x")</script> & co`, mode: "closed", rate: 1000, seconds: 1, base: 0.1, interval: 0.5, seed: 9})
-	spec, series, err := PlotSVGs([]Input{input(t, "x.json", craftDoc("closed", test))}, PlotOptions{})
+	spec, series, err := plotSVGs([]Input{input(t, "x.json", craftDoc("closed", test))}, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

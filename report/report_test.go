@@ -78,7 +78,7 @@ func TestQuietGolden(t *testing.T) {
 
 func TestJSONGolden(t *testing.T) {
 	tt := asTest(t, sample(), nil)
-	tt.ID = "set" // the command sets it (FromResult leaves it empty)
+	tt.ID = "set" // the command sets it (fromResult leaves it empty)
 	doc := &Document{Schema: Schema, Mode: "open", Tool: Tool{Name: "pacer", Version: "test"},
 		StartedAt: "2026-01-01T00:00:00Z", Config: map[string]any{"rate": 10000}, Tests: []Test{*tt}}
 	b, err := doc.Marshal()
@@ -100,10 +100,10 @@ func TestJSONGolden(t *testing.T) {
 func TestWriteOutputAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.json")
-	if err := WriteOutput(path, []byte("one")); err != nil {
+	if err := writeOutput(path, []byte("one")); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteOutput(path, []byte("two")); err != nil {
+	if err := writeOutput(path, []byte("two")); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -111,14 +111,14 @@ func TestWriteOutputAtomic(t *testing.T) {
 	if string(b) != "two" || len(entries) != 1 {
 		t.Fatalf("content %q, %d files in the directory (no temp file may remain)", b, len(entries))
 	}
-	if err := WriteOutput(filepath.Join(dir, "missing", "x.json"), nil); err == nil {
+	if err := writeOutput(filepath.Join(dir, "missing", "x.json"), nil); err == nil {
 		t.Fatal("writing into a missing directory succeeded")
 	}
-	if err := CheckOutput(filepath.Join(dir, "new.json")); err != nil {
+	if err := checkOutput(filepath.Join(dir, "new.json")); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Fatal("CheckOutput left a file behind")
+		t.Fatal("checkOutput left a file behind")
 	}
 }
 
@@ -199,7 +199,7 @@ func TestAutoPacingShowsItsQuantum(t *testing.T) {
 		if !strings.Contains(b.String(), "50 connections, "+c.text+"\n") {
 			t.Errorf("text lacks %q:\n%s", c.text, b.String())
 		}
-		tt, err := FromResult(r)
+		tt, err := fromResult(r)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -186,18 +186,18 @@ func usecText(us float64) string {
 // bytes and in bits (links are sold in bits: 4 KB values at 100k req/s
 // are 3.28 Gbit/s, more than a 1 Gbit/s link carries).
 func writeNetwork(b *strings.Builder, t *Test) {
-	if line := NetworkLine(t); line != "" {
+	if line := networkLine(t); line != "" {
 		fmt.Fprintf(b, "  network        %s\n", line)
 	}
 }
 
-// NetworkLine says what went over the network per second of the test's
+// networkLine says what went over the network per second of the test's
 // window, and per request:
 //
 //	out 409.60 MB/s (3.28 Gbit/s), in 1.10 MB/s (8.80 Mbit/s); per request 4.10 kB out, 11 B in — more than a 1 Gbit/s link carries
 //
 // It is empty when nothing was counted.
-func NetworkLine(r *Test) string {
+func networkLine(r *Test) string {
 	secs := r.mustFigures().window.Seconds()
 	if r.BytesSent+r.BytesReceived == 0 || secs <= 0 {
 		return ""

@@ -107,12 +107,12 @@ func TestFourKilobytesAtAHundredThousand(t *testing.T) {
 	// A SET of a 4096-byte value with a 16-byte key is about 4135 bytes.
 	r := &scheduler.Result{Window: 10 * time.Second, BytesSent: 4135 * 1_000_000, BytesReceived: 5 * 1_000_000,
 		Counts: scheduler.Counts{Sent: 1_000_000, Completed: 1_000_000}}
-	got := NetworkLine(asTest(t, r, nil))
+	got := networkLine(asTest(t, r, nil))
 	want := "out 413.50 MB/s (3.31 Gbit/s), in 500.00 kB/s (4.00 Mbit/s); per request 4.13 kB out, 5 B in — more than a 1 Gbit/s link carries"
 	if got != want {
-		t.Fatalf("NetworkLine = %q\nwant            %q", got, want)
+		t.Fatalf("networkLine = %q\nwant            %q", got, want)
 	}
-	if got := NetworkLine(asTest(t, &scheduler.Result{Window: time.Second}, nil)); got != "" {
+	if got := networkLine(asTest(t, &scheduler.Result{Window: time.Second}, nil)); got != "" {
 		t.Fatalf("nothing counted: %q", got)
 	}
 	for _, tc := range []struct {

@@ -44,7 +44,7 @@ func decodeOrEmpty(enc string) (*hdrhistogram.Histogram, error) {
 	return decodeHistogram(enc)
 }
 
-// SpectrumOutputs returns what --hdr-spectrum PATH writes for d:
+// spectrumOutputs returns what --hdr-spectrum PATH writes for d:
 //
 //   - one test (or none: an empty distribution): PATH holds its spectrum;
 //   - several tests: PATH holds the first test's (compare: the closed
@@ -54,7 +54,7 @@ func decodeOrEmpty(enc string) (*hdrhistogram.Histogram, error) {
 //   - several tests to "-" or to a path that is written in place (a
 //     device, a FIFO, /dev/stdout): one stream, each test's spectrum
 //     preceded by a comment line "#[Test <key>: <name>]".
-func SpectrumOutputs(path string, d *Document) ([]OutputFile, error) {
+func spectrumOutputs(path string, d *Document) ([]OutputFile, error) {
 	if len(d.Tests) <= 1 {
 		t := Test{}
 		if len(d.Tests) == 1 {

@@ -33,9 +33,9 @@ type Percentile struct {
 // percentileNames pairs histo.Percentiles with their names.
 var percentileNames = []string{"p50", "p90", "p95", "p99", "p99.9", "p99.99"}
 
-// PercentileStats describes the percentiles of h (nanoseconds); nil for
+// percentileStats describes the percentiles of h (nanoseconds); nil for
 // an empty histogram. With ci, each gets its 95% confidence interval.
-func PercentileStats(h *hdrhistogram.Histogram, ci bool) []Percentile {
+func percentileStats(h *hdrhistogram.Histogram, ci bool) []Percentile {
 	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}
@@ -65,11 +65,11 @@ func PercentileStats(h *hdrhistogram.Histogram, ci bool) []Percentile {
 	return out
 }
 
-// WritePercentileNotes writes, under a test's summary, which percentiles
+// writePercentileNotes writes, under a test's summary, which percentiles
 // of h its sample cannot support and, with ci, their 95% confidence
 // intervals. It writes nothing when there is nothing to say.
-func WritePercentileNotes(w io.Writer, h *hdrhistogram.Histogram, ci bool) error {
-	stats := PercentileStats(h, ci)
+func writePercentileNotes(w io.Writer, h *hdrhistogram.Histogram, ci bool) error {
+	stats := percentileStats(h, ci)
 	if len(stats) == 0 {
 		return nil
 	}
@@ -167,8 +167,8 @@ func NewRepeats(figs []map[string]float64, runs []Test) *Repeats {
 	return rep
 }
 
-// WriteRepeats writes the median and min–max of every figure of rep.
-func WriteRepeats(w io.Writer, title string, rep *Repeats) error {
+// writeRepeats writes the median and min–max of every figure of rep.
+func writeRepeats(w io.Writer, title string, rep *Repeats) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %s: %d runs          %12s %12s %12s\n", title, rep.N, "median", "min", "max")
 	for _, name := range RepeatFigures {
@@ -212,11 +212,11 @@ func RepeatsOf(runs []*scheduler.Result, o TestOptions) (*Repeats, error) {
 // of each percentile of its response time (with ci, their confidence
 // intervals) and, for several runs (rep), their median and min–max.
 func WriteNotes(w io.Writer, t *Test, ci bool, rep *Repeats) error {
-	if err := WritePercentileNotes(w, t.mustFigures().response, ci); err != nil {
+	if err := writePercentileNotes(w, t.mustFigures().response, ci); err != nil {
 		return err
 	}
 	if rep != nil && rep.N > 1 {
-		if err := WriteRepeats(w, "repeats", rep); err != nil {
+		if err := writeRepeats(w, "repeats", rep); err != nil {
 			return err
 		}
 		_, err := io.WriteString(w, "\n")

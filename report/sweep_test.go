@@ -38,7 +38,7 @@ func TestPercentileStats(t *testing.T) {
 	for v := int64(1); v <= 1000; v++ {
 		_ = h.RecordValue(v * 1000)
 	}
-	stats := PercentileStats(h, true)
+	stats := percentileStats(h, true)
 	want := map[string]bool{"p50": false, "p90": false, "p95": false, "p99": false, "p99.9": true, "p99.99": true}
 	for _, s := range stats {
 		if s.InsufficientSamples != want[s.P] {
@@ -56,13 +56,13 @@ func TestPercentileStats(t *testing.T) {
 		t.Error("p99.99 of 1000 samples got an upper bound")
 	}
 	var b bytes.Buffer
-	if err := WritePercentileNotes(&b, h, true); err != nil {
+	if err := writePercentileNotes(&b, h, true); err != nil {
 		t.Fatal(err)
 	}
 	if out := b.String(); !strings.Contains(out, "insufficient samples: p99.9, p99.99 (1000 samples") || !strings.Contains(out, "p99.99 [") || !strings.Contains(out, ", …]") {
 		t.Errorf("notes:\n%s", out)
 	}
-	if PercentileStats(histo.New(), true) != nil {
+	if percentileStats(histo.New(), true) != nil {
 		t.Error("stats of an empty histogram")
 	}
 }

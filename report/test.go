@@ -39,7 +39,7 @@ type TestOptions struct {
 // the test's verdict and returns. It is the one place a verdict is
 // written; nothing writes one back into a scheduler result.
 func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
-	t, err := FromResult(r)
+	t, err := fromResult(r)
 	if err != nil {
 		return nil, Judgement{}, err
 	}
@@ -50,7 +50,7 @@ func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 		}
 	}
 	if o.Percentiles || o.CI {
-		t.ResponsePercentiles = PercentileStats(r.Response, o.CI)
+		t.ResponsePercentiles = percentileStats(r.Response, o.CI)
 	}
 	if t.SLO, err = o.SLO.Check(&t); err != nil {
 		return nil, Judgement{}, err

@@ -23,7 +23,7 @@ func TestLoadCommandsFileInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := LoadCommandsFile(ctx, fifo)
+		_, err := loadCommandsFile(ctx, fifo)
 		done <- err
 	}()
 	time.Sleep(20 * time.Millisecond) // it waits first (the outcome is the same if not)
@@ -31,9 +31,9 @@ func TestLoadCommandsFileInterrupted(t *testing.T) {
 	select {
 	case err := <-done:
 		if !errors.Is(err, input.ErrInterrupted) {
-			t.Errorf("LoadCommandsFile = %v; want ErrInterrupted", err)
+			t.Errorf("loadCommandsFile = %v; want ErrInterrupted", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("LoadCommandsFile still waits after the cancel")
+		t.Fatal("loadCommandsFile still waits after the cancel")
 	}
 }

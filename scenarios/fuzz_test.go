@@ -18,7 +18,7 @@ func FuzzCommandsFile(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		cs, err := ParseCommandsFile(text)
+		cs, err := parseCommandsFile(text)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error of more than one line: %q", err)
@@ -71,7 +71,7 @@ func FuzzKeyDist(f *testing.F) {
 		f.Add(s, uint64(1))
 	}
 	f.Fuzz(func(t *testing.T, spec string, n uint64) {
-		d, err := ParseKeyDist(spec, n)
+		d, err := parseKeyDist(spec, n)
 		if err != nil {
 			return
 		}

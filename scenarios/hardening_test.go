@@ -73,16 +73,16 @@ func TestHostileKeyDistsRefusedOrBounded(t *testing.T) {
 		{"sequential", math.MaxUint64, false},
 	}
 	for _, tc := range tests {
-		d, err := ParseKeyDist(tc.spec, tc.keys)
+		d, err := parseKeyDist(tc.spec, tc.keys)
 		if tc.refused {
 			if err == nil {
-				t.Errorf("ParseKeyDist(%q, %d) accepted", tc.spec, tc.keys)
+				t.Errorf("parseKeyDist(%q, %d) accepted", tc.spec, tc.keys)
 				drawsFinish(t, tc.spec, d, tc.keys, 1000)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("ParseKeyDist(%q, %d): %v", tc.spec, tc.keys, err)
+			t.Errorf("parseKeyDist(%q, %d): %v", tc.spec, tc.keys, err)
 			continue
 		}
 		drawsFinish(t, fmt.Sprintf("%s over %d", tc.spec, tc.keys), d, tc.keys, 200000)
@@ -97,13 +97,13 @@ func TestCommandsFileWeights(t *testing.T) {
 		"+3 GET k",
 		"0 GET k",
 	} {
-		if cs, err := ParseCommandsFile(bad); err == nil {
+		if cs, err := parseCommandsFile(bad); err == nil {
 			t.Errorf("%q accepted as %+v", bad, cs)
 		} else if !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("%q: error %q does not name the line", bad, err)
 		}
 	}
-	cs, err := ParseCommandsFile("4294967295 GET k\n")
+	cs, err := parseCommandsFile("4294967295 GET k\n")
 	if err != nil || cs[0].Weight != 4294967295 {
 		t.Fatalf("largest weight: %+v %v", cs, err)
 	}
@@ -190,7 +190,7 @@ func TestCommandsFileLimits(t *testing.T) {
 		{"file one byte too big", "PING\n" + comments(MaxCommandsFileSize-len("PING\n")+1), "more than 1048576 bytes"},
 	}
 	for _, tc := range tests {
-		_, err := ParseCommandsFile(tc.text)
+		_, err := parseCommandsFile(tc.text)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
@@ -205,7 +205,7 @@ func TestCommandsFileLimits(t *testing.T) {
 func TestLoadCommandsFileEndsOnEndlessInput(t *testing.T) {
 	// /dev/zero: no newline, ever.
 	if _, err := os.Stat("/dev/zero"); err == nil {
-		if _, err := LoadCommandsFile(t.Context(), "/dev/zero"); err == nil || !strings.Contains(err.Error(), "line 1: longer than") {
+		if _, err := loadCommandsFile(t.Context(), "/dev/zero"); err == nil || !strings.Contains(err.Error(), "line 1: longer than") {
 			t.Errorf("/dev/zero: %v", err)
 		}
 	}
@@ -236,15 +236,15 @@ func TestLoadCommandsFileEndsOnEndlessInput(t *testing.T) {
 			}
 		}
 	}()
-	if _, err := LoadCommandsFile(t.Context(), fifo); err == nil || !strings.Contains(err.Error(), "more than 1048576 bytes") || !strings.Contains(err.Error(), fifo) {
+	if _, err := loadCommandsFile(t.Context(), fifo); err == nil || !strings.Contains(err.Error(), "more than 1048576 bytes") || !strings.Contains(err.Error(), fifo) {
 		t.Errorf("endless FIFO: %v", err)
 	}
-	if _, err := LoadCommandsFile(t.Context(), filepath.Join(dir, "none")); err == nil {
+	if _, err := loadCommandsFile(t.Context(), filepath.Join(dir, "none")); err == nil {
 		t.Error("a missing file accepted")
 	}
 	good := filepath.Join(dir, "good")
 	os.WriteFile(good, []byte("3 hot=GET k\nSET k v\n"), 0o600)
-	if cs, err := LoadCommandsFile(t.Context(), good); err != nil || len(cs) != 2 || cs[0].Weight != 3 || !cs[0].Named || cs[1].Named {
+	if cs, err := loadCommandsFile(t.Context(), good); err != nil || len(cs) != 2 || cs[0].Weight != 3 || !cs[0].Named || cs[1].Named {
 		t.Errorf("good file: %+v %v", cs, err)
 	}
 }
@@ -263,7 +263,7 @@ func TestTemplateMemoryIsItsSize(t *testing.T) {
 	valuePattern(size) // shared by every template, made once
 	var encoded int
 	got := allocated(func() {
-		cs, err := ParseCommandsFile(text)
+		cs, err := parseCommandsFile(text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +335,7 @@ func TestLenIsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := NewGen(1, Uniform{})
+		g := newGen(1, Uniform{})
 		longest := 0
 		for range 200 {
 			longest = max(longest, len(tpl.Fill(g)))
@@ -357,7 +357,7 @@ func TestGaussianMatchesTruncatedNormal(t *testing.T) {
 		{10, 0, 0.4},     // a spike at the first key
 		{1000, 500, 1e5}, // far wider than the keyspace: nearly uniform
 	} {
-		g, err := NewGaussian(tc.n, tc.mean, tc.sd)
+		g, err := newGaussian(tc.n, tc.mean, tc.sd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,17 +442,17 @@ func TestValueSizeLimit(t *testing.T) {
 
 func TestParseRatio(t *testing.T) {
 	for in, want := range map[string]string{"1:10": "set:1,get:10", "0:1": "get:1", "3:0": "set:3", " 2:5 ": "set:2,get:5"} {
-		if got, err := ParseRatio(in); err != nil || got != want {
-			t.Errorf("ParseRatio(%q) = %q, %v; want %q", in, got, err, want)
+		if got, err := parseRatio(in); err != nil || got != want {
+			t.Errorf("parseRatio(%q) = %q, %v; want %q", in, got, err, want)
 		}
-		mix, _ := ParseRatio(in)
+		mix, _ := parseRatio(in)
 		if _, err := BuildRecipe(mix, nil, Options{}); err != nil {
 			t.Errorf("--mix %s from --ratio %s: %v", mix, in, err)
 		}
 	}
 	for _, in := range []string{"0:0", "1", "1:", ":1", "a:b", "-1:2", "1:10:3", "1.5:2", "4294967296:1", ""} {
-		if got, err := ParseRatio(in); err == nil {
-			t.Errorf("ParseRatio(%q) = %q", in, got)
+		if got, err := parseRatio(in); err == nil {
+			t.Errorf("parseRatio(%q) = %q", in, got)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 type KeyDist interface {
 	// Draw returns the next key number.
 	Draw(r *Rand) uint64
-	// String prints the distribution as ParseKeyDist reads it.
+	// String prints the distribution as parseKeyDist reads it.
 	String() string
 }
 
@@ -24,10 +24,10 @@ var (
 	_ KeyDist = (*Gaussian)(nil)
 )
 
-// ParseKeyDist reads --key-dist over n keys: uniform, sequential,
+// parseKeyDist reads --key-dist over n keys: uniform, sequential,
 // zipf:S (exponent 0 < S <= 10, e.g. 0.99) or gaussian:MEAN,SD (in keys;
 // MEAN may be a share of n written with %, e.g. gaussian:50%,1000).
-func ParseKeyDist(s string, n uint64) (KeyDist, error) {
+func parseKeyDist(s string, n uint64) (KeyDist, error) {
 	kind, arg, _ := strings.Cut(s, ":")
 	switch kind {
 	case "uniform":
@@ -46,7 +46,7 @@ func ParseKeyDist(s string, n uint64) (KeyDist, error) {
 		if n == 0 {
 			return nil, fmt.Errorf("--key-dist %q needs a keyspace (-r N)", s)
 		}
-		return NewZipf(n, e), nil
+		return newZipf(n, e), nil
 	case "gaussian":
 		bad := fmt.Errorf("--key-dist %q: want gaussian:MEAN,SD with finite numbers and SD above 0, such as gaussian:50000,1000 or gaussian:50%%,1000", s)
 		ms, sds, ok := strings.Cut(arg, ",")
@@ -70,7 +70,7 @@ func ParseKeyDist(s string, n uint64) (KeyDist, error) {
 		if n == 0 {
 			return nil, fmt.Errorf("--key-dist %q needs a keyspace (-r N)", s)
 		}
-		g, err := NewGaussian(n, mean, sd)
+		g, err := newGaussian(n, mean, sd)
 		if err != nil {
 			return nil, fmt.Errorf("--key-dist %q: %w", s, err)
 		}
@@ -126,8 +126,8 @@ type Zipf struct {
 	oneMinusS          float64
 }
 
-// NewZipf returns a Zipf distribution over n keys with exponent s > 0.
-func NewZipf(n uint64, s float64) *Zipf {
+// newZipf returns a Zipf distribution over n keys with exponent s > 0.
+func newZipf(n uint64, s float64) *Zipf {
 	z := &Zipf{N: n, S: s, oneMinusS: 1 - s}
 	z.hX1 = z.hIntegral(1.5) - 1
 	z.hN = z.hIntegral(float64(n) + 0.5)
@@ -224,10 +224,10 @@ type Gaussian struct {
 	top       float64 // N as a float64
 }
 
-// NewGaussian returns a Gaussian over n keys, or an error when the
+// newGaussian returns a Gaussian over n keys, or an error when the
 // parameters are not finite, SD is not above 0, the mean lies outside
 // [0, n), or the keyspace holds less than MinGaussianShare of the bell.
-func NewGaussian(n uint64, mean, sd float64) (*Gaussian, error) {
+func newGaussian(n uint64, mean, sd float64) (*Gaussian, error) {
 	switch {
 	case n == 0:
 		return nil, errors.New("a gaussian needs a keyspace of at least 1 key")

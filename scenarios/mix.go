@@ -252,7 +252,7 @@ func ParseCustom(s string) (Custom, error) {
 	} else {
 		name = ""
 	}
-	args, err := SplitArgs(s)
+	args, err := splitArgs(s)
 	if err != nil {
 		return Custom{}, err
 	}
@@ -278,10 +278,10 @@ func validName(s string) bool {
 	return true
 }
 
-// SplitArgs splits a command line into arguments: spaces separate, single
+// splitArgs splits a command line into arguments: spaces separate, single
 // and double quotes group, and a backslash escapes the next character
 // (outside single quotes).
-func SplitArgs(s string) ([]string, error) {
+func splitArgs(s string) ([]string, error) {
 	var args []string
 	var cur strings.Builder
 	inArg, quote := false, rune(0)
@@ -327,7 +327,7 @@ func SplitArgs(s string) ([]string, error) {
 	return args, nil
 }
 
-// ParseCommandsFile reads --commands: one template per line, an optional
+// parseCommandsFile reads --commands: one template per line, an optional
 // leading weight, "#" comments and blank lines ignored:
 //
 //	9 hot=GET key:__key__
@@ -337,16 +337,16 @@ func SplitArgs(s string) ([]string, error) {
 // whole number from 1 to MaxWeight. The text may hold at most
 // MaxCommandsFileSize bytes, MaxCommandLine bytes a line and MaxTemplates
 // templates; errors name the line.
-func ParseCommandsFile(text string) ([]Custom, error) {
+func parseCommandsFile(text string) ([]Custom, error) {
 	return readCommands(strings.NewReader(text))
 }
 
-// LoadCommandsFile reads a --commands file with ParseCommandsFile's rules.
+// loadCommandsFile reads a --commands file with parseCommandsFile's rules.
 // It reads at most MaxCommandsFileSize bytes (plus one, to tell), so
 // /dev/zero, a FIFO or a huge file ends with an error, not an endless read;
 // a cancelled ctx (the first Ctrl-C) ends a read that waits (a FIFO that
 // no one writes) with internal/input's ErrInterrupted.
-func LoadCommandsFile(ctx context.Context, path string) ([]Custom, error) {
+func loadCommandsFile(ctx context.Context, path string) ([]Custom, error) {
 	f, err := input.Open(ctx, path)
 	if err != nil {
 		return nil, err
@@ -424,13 +424,13 @@ func weightLike(f string) bool {
 	return f != "" && f[0] >= '0' && f[0] <= '9'
 }
 
-// ParseRatio turns memtier_benchmark's --ratio SET:GET (e.g. 1:10) into the
+// parseRatio turns memtier_benchmark's --ratio SET:GET (e.g. 1:10) into the
 // equivalent --mix spec ("set:1,get:10"): catalogue SET and GET in those
 // proportions. A zero side is left out ("0:1" is "get:1"); both zero is an
 // error. memtier sends each connection's share as a fixed cycle (its SETs,
 // then its GETs); a mix draws each command at random with those weights,
 // so the proportions match over a run, not within every cycle.
-func ParseRatio(s string) (mix string, err error) {
+func parseRatio(s string) (mix string, err error) {
 	bad := fmt.Errorf("--ratio %q: want SET:GET, whole numbers from 0 to %d not both 0, such as 1:10", s, uint64(MaxWeight))
 	a, b, ok := strings.Cut(strings.TrimSpace(s), ":")
 	sets, err1 := strconv.ParseUint(a, 10, 32)
@@ -448,8 +448,8 @@ func ParseRatio(s string) (mix string, err error) {
 	return strings.Join(parts, ","), nil
 }
 
-// MixTests lists the catalogue names a --mix accepts: one per test.
-func MixTests() []string {
+// mixTests lists the catalogue names a --mix accepts: one per test.
+func mixTests() []string {
 	var names []string
 	for _, t := range Catalogue {
 		if t.mix != "" {
@@ -519,7 +519,7 @@ func BuildRecipe(spec string, customs []Custom, o Options) (*Recipe, error) {
 		}
 		t := testByMixName(strings.ToLower(name))
 		if t == nil {
-			return nil, fmt.Errorf("--mix: unknown command %q (catalogue: %s; or name a --command)", name, strings.Join(MixTests(), ", "))
+			return nil, fmt.Errorf("--mix: unknown command %q (catalogue: %s; or name a --command)", name, strings.Join(mixTests(), ", "))
 		}
 		r.Items = append(r.Items, RecipeItem{Name: strings.ToLower(name), Weight: weight, test: t})
 	}

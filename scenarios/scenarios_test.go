@@ -11,7 +11,7 @@ func TestCompileAndFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := NewGen(1, Uniform{N: 1000})
+	rng := newGen(1, Uniform{N: 1000})
 	before := tpl.Len()
 	for range 1000 {
 		b := string(tpl.Fill(rng))
@@ -30,7 +30,7 @@ func TestCompileAndFill(t *testing.T) {
 func TestNoKeyspaceLeavesPlaceholder(t *testing.T) {
 	// redis-benchmark without -r sends __rand_int__ literally.
 	tpl, _ := Compile("GET", []string{"GET", "key:__rand_int__"}, Options{Sizes: FixedSize(3)})
-	if got := string(tpl.Fill(NewGen(1, Uniform{}))); !strings.Contains(got, "key:__rand_int__") {
+	if got := string(tpl.Fill(newGen(1, Uniform{}))); !strings.Contains(got, "key:__rand_int__") {
 		t.Fatalf("placeholder replaced without -r: %q", got)
 	}
 	if tpl.Slots() != 0 {
@@ -43,7 +43,7 @@ func TestEverySlotGetsItsOwnNumber(t *testing.T) {
 	if tpl.Name() != "MSET (10 keys)" || tpl.Slots() != 10 {
 		t.Fatalf("%s has %d slots", tpl.Name(), tpl.Slots())
 	}
-	b := string(tpl.Fill(NewGen(7, Uniform{N: 1 << 40})))
+	b := string(tpl.Fill(newGen(7, Uniform{N: 1 << 40})))
 	seen := map[string]bool{}
 	for _, part := range strings.Split(b, "key:")[1:] {
 		seen[part[:12]] = true
@@ -163,7 +163,7 @@ func BenchmarkFill(b *testing.B) {
 func TestRandomWithZeroKeyspaceFillsZeros(t *testing.T) {
 	// redis-benchmark -r 0: placeholders become twelve zeros.
 	tpl, _ := Compile("GET", []string{"GET", "key:__rand_int__"}, Options{Random: true})
-	if got := string(tpl.Fill(NewGen(1, Uniform{}))); !strings.Contains(got, "key:000000000000") {
+	if got := string(tpl.Fill(newGen(1, Uniform{}))); !strings.Contains(got, "key:000000000000") {
 		t.Fatalf("got %q", got)
 	}
 }

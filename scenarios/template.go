@@ -476,9 +476,9 @@ type Gen struct {
 	drawn []int
 }
 
-// NewGen returns a generator seeded with seed, drawing keys from keys
+// newGen returns a generator seeded with seed, drawing keys from keys
 // (not nil: NewMixStream chooses for a mix).
-func NewGen(seed uint64, keys KeyDist) *Gen { return &Gen{rng: NewRand(seed), keys: keys} }
+func newGen(seed uint64, keys KeyDist) *Gen { return &Gen{rng: NewRand(seed), keys: keys} }
 
 func (g *Gen) key() uint64 { return g.keys.Draw(g.rng) }
 
@@ -499,7 +499,7 @@ type Stream struct {
 // NewStream returns a stream of one template seeded with seed; keys are
 // uniform over the template's keyspace (redis-benchmark's -r).
 func NewStream(t *Template, seed uint64) *Stream {
-	return &Stream{mix: Single(t), gen: NewGen(seed, Uniform{N: t.keys})}
+	return &Stream{mix: Single(t), gen: newGen(seed, Uniform{N: t.keys})}
 }
 
 // NewMixStream returns a stream over a mix, with keys from keys (nil:
@@ -512,7 +512,7 @@ func NewMixStream(m *Mix, seed uint64, keys KeyDist) *Stream {
 		}
 		keys = Uniform{N: n}
 	}
-	return &Stream{mix: m, gen: NewGen(seed, keys)}
+	return &Stream{mix: m, gen: newGen(seed, keys)}
 }
 
 // Next returns the next command and its kind (its index in the mix). The

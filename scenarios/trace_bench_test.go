@@ -38,10 +38,10 @@ func writeMonitorTrace(b *testing.B, path string, n int, zip bool) {
 		switch i % 4 {
 		case 0, 1:
 			line = append(line, `"GET" `...)
-			line = AppendMonitorArg(line, key)
+			line = appendMonitorArg(line, key)
 		case 2:
 			line = append(line, `"SET" `...)
-			line = AppendMonitorArg(line, key)
+			line = appendMonitorArg(line, key)
 			line = append(line, ` "value \"quoted\" \x00\xff\xc3\xa9 and some more text"`...)
 		case 3:
 			line = append(line, `"HINCRBY" "h:`...)

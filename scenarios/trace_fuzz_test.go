@@ -73,7 +73,7 @@ func FuzzMonitorLine(f *testing.F) {
 				if i > 0 {
 					line = append(line, ' ')
 				}
-				line = AppendMonitorArg(line, []byte(a))
+				line = appendMonitorArg(line, []byte(a))
 			}
 			again, err := readAllRecs(t, line, TraceOptions{Format: TraceMonitor})
 			if err != nil {

@@ -230,10 +230,10 @@ func unhex(c byte) (byte, bool) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// AppendMonitorArg appends arg quoted as MONITOR prints it (sds.c's
+// appendMonitorArg appends arg quoted as MONITOR prints it (sds.c's
 // sdscatrepr): for writing MONITOR-format fixtures and checking the
 // parser against the server.
-func AppendMonitorArg(dst, arg []byte) []byte {
+func appendMonitorArg(dst, arg []byte) []byte {
 	const hexdigits = "0123456789abcdef"
 	dst = append(dst, '"')
 	for _, c := range arg {

@@ -254,12 +254,12 @@ type Policy struct {
 	skip  map[string]bool
 }
 
-// NewPolicy builds a policy from the names to allow (un-refuse, or send
+// newPolicy builds a policy from the names to allow (un-refuse, or send
 // although skipped by default) and to skip (drop, refused or not). A name
 // is a command ("KEYS") or a container command and its subcommand
 // ("CONFIG SET"), in any case; a container's name alone covers all its
 // subcommands. Skipping wins over allowing.
-func NewPolicy(allow, skip []string) (*Policy, error) {
+func newPolicy(allow, skip []string) (*Policy, error) {
 	p := &Policy{}
 	var err error
 	if p.allow, err = nameSet("allow", allow); err != nil {
@@ -271,10 +271,10 @@ func NewPolicy(allow, skip []string) (*Policy, error) {
 	return p, nil
 }
 
-// ParsePolicy is NewPolicy for comma-separated lists, as --allow and
+// ParsePolicy is newPolicy for comma-separated lists, as --allow and
 // --skip take them: "KEYS,CONFIG SET".
 func ParsePolicy(allow, skip string) (*Policy, error) {
-	return NewPolicy(splitNames(allow), splitNames(skip))
+	return newPolicy(splitNames(allow), splitNames(skip))
 }
 
 func splitNames(s string) []string {
@@ -344,8 +344,8 @@ func (p *Policy) Classify(argv [][]byte) (Action, string) {
 	return Replay, ""
 }
 
-// RefusedByDefault lists the names the default policy refuses, sorted.
-func RefusedByDefault() []string {
+// refusedByDefault lists the names the default policy refuses, sorted.
+func refusedByDefault() []string {
 	var l []string
 	for n, c := range commands {
 		if c.refuse != "" {

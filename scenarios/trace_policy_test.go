@@ -15,7 +15,7 @@ func args(s string) [][]byte {
 }
 
 func TestPolicy(t *testing.T) {
-	dflt, _ := NewPolicy(nil, nil)
+	dflt, _ := newPolicy(nil, nil)
 	allowKeys, _ := ParsePolicy("keys, config set", "")
 	allowConfig, _ := ParsePolicy("CONFIG", "")
 	skipping, _ := ParsePolicy("", "FLUSHALL,get,client setname")
@@ -101,7 +101,7 @@ func TestRefusedByDefault(t *testing.T) {
 			t.Errorf("%s: %v", cmd, a)
 		}
 	}
-	if l := RefusedByDefault(); len(l) < 50 || l[0] != "ACL DELUSER" {
+	if l := refusedByDefault(); len(l) < 50 || l[0] != "ACL DELUSER" {
 		t.Errorf("%d: %v", len(l), l)
 	}
 }

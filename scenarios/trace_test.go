@@ -540,7 +540,7 @@ func TestAppendMonitorArgMatchesParser(t *testing.T) {
 	for i := range all {
 		all[i] = byte(i)
 	}
-	line := AppendMonitorArg([]byte(`1.5 [0 a:1] `), all)
+	line := appendMonitorArg([]byte(`1.5 [0 a:1] `), all)
 	got, _, err := readTrace(t, string(line)+"\n", TraceOptions{})
 	if err != nil || len(got) != 1 || got[0].Argv[0] != string(all) {
 		t.Fatalf("%v %+v", err, got)

@@ -88,7 +88,7 @@ func (w Workload) Build(ctx context.Context) (*Suite, error) {
 	if dist == "" && !w.KeyDistGiven {
 		dist = "uniform"
 	}
-	keys, err := ParseKeyDist(dist, s.Options.Keyspace)
+	keys, err := parseKeyDist(dist, s.Options.Keyspace)
 	if err != nil {
 		return nil, usage.Errorf("%v", err)
 	}
@@ -116,7 +116,7 @@ func (w Workload) Build(ctx context.Context) (*Suite, error) {
 		customs[i].Weight = v
 	}
 	if w.CommandsFile != "" {
-		more, err := LoadCommandsFile(ctx, w.CommandsFile)
+		more, err := loadCommandsFile(ctx, w.CommandsFile)
 		if err != nil {
 			return nil, usage.Errorf("--commands: %v", err)
 		}
@@ -127,7 +127,7 @@ func (w Workload) Build(ctx context.Context) (*Suite, error) {
 		if mix != "" {
 			return nil, usage.Errorf("--ratio is a --mix of set and get: give one of them")
 		}
-		if mix, err = ParseRatio(w.Ratio); err != nil {
+		if mix, err = parseRatio(w.Ratio); err != nil {
 			return nil, usage.Errorf("%v", err)
 		}
 	}

@@ -19,7 +19,7 @@ func harmonic(n int, s float64) float64 {
 func TestZipfMatchesItsDistribution(t *testing.T) {
 	for _, s := range []float64{0.5, 0.99, 1, 1.2} {
 		const n, draws = 10000, 400000
-		z := NewZipf(n, s)
+		z := newZipf(n, s)
 		r := NewRand(11)
 		counts := make([]int, n)
 		for range draws {
@@ -59,7 +59,7 @@ func TestKeyDistributions(t *testing.T) {
 	if strings.Join(got, ",") != "0,1,2,3,4,0,1" {
 		t.Errorf("sequential: %v", got)
 	}
-	g, err := NewGaussian(100000, 50000, 1000)
+	g, err := newGaussian(100000, 50000, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +90,14 @@ func TestKeyDistributions(t *testing.T) {
 func TestParseKeyDist(t *testing.T) {
 	good := map[string]string{"uniform": "uniform", "sequential": "sequential", "zipf:0.99": "zipf:0.99", "gaussian:500,10": "gaussian:500,10", "gaussian:50%,10": "gaussian:500,10"}
 	for in, want := range good {
-		d, err := ParseKeyDist(in, 1000)
+		d, err := parseKeyDist(in, 1000)
 		if err != nil || d.String() != want {
-			t.Errorf("ParseKeyDist(%q) = %v, %v", in, d, err)
+			t.Errorf("parseKeyDist(%q) = %v, %v", in, d, err)
 		}
 	}
 	for _, in := range []string{"zipf", "zipf:0", "zipf:-1", "zipf:x", "gaussian:1", "gaussian:5000,10", "gaussian:5,0", "pareto:1", "uniform:3", ""} {
-		if _, err := ParseKeyDist(in, 1000); err == nil {
-			t.Errorf("ParseKeyDist(%q) accepted", in)
+		if _, err := parseKeyDist(in, 1000); err == nil {
+			t.Errorf("parseKeyDist(%q) accepted", in)
 		}
 	}
 }
@@ -178,7 +178,7 @@ func TestVariableSizesEncodeCorrectly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := NewGen(3, Uniform{N: 50})
+	g := newGen(3, Uniform{N: 50})
 	seen := map[int]bool{}
 	for range 2000 {
 		args := decode(t, tpl.Fill(g))
@@ -202,7 +202,7 @@ func TestVariableSizesEncodeCorrectly(t *testing.T) {
 
 func TestKeyIsSharedRandIntIsNot(t *testing.T) {
 	tpl, _ := Compile("x", []string{"HSET", "h:__key__", "f:__rand_int__", "k:__key__", "g:__rand_int__"}, Options{Keyspace: 1 << 40})
-	g := NewGen(9, Uniform{N: 1 << 40})
+	g := newGen(9, Uniform{N: 1 << 40})
 	for range 100 {
 		a := decode(t, tpl.Fill(g))
 		if a[1][2:] != a[3][2:] {
@@ -273,16 +273,16 @@ func TestRecipesAndCustomCommands(t *testing.T) {
 	if _, err := r.Build(); err == nil {
 		t.Fatal("__key__ without a keyspace accepted")
 	}
-	if _, err := SplitArgs(`SET "unterminated`); err == nil {
+	if _, err := splitArgs(`SET "unterminated`); err == nil {
 		t.Fatal("unterminated quote accepted")
 	}
-	if args, _ := SplitArgs(`SET k 'a b' "c\"d" e\ f`); strings.Join(args, "|") != `SET|k|a b|c"d|e f` {
+	if args, _ := splitArgs(`SET k 'a b' "c\"d" e\ f`); strings.Join(args, "|") != `SET|k|a b|c"d|e f` {
 		t.Fatalf("split %q", args)
 	}
 }
 
 func TestParseCommandsFile(t *testing.T) {
-	cs, err := ParseCommandsFile("# a mix\n9 hot=GET key:__key__\n\n1 SET key:__key__ __data__\nINCR c:__key__\n")
+	cs, err := parseCommandsFile("# a mix\n9 hot=GET key:__key__\n\n1 SET key:__key__ __data__\nINCR c:__key__\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestParseCommandsFile(t *testing.T) {
 		t.Fatalf("%+v", cs)
 	}
 	for _, bad := range []string{"", "# only\n", "0 GET k", `GET "k`} {
-		if _, err := ParseCommandsFile(bad); err == nil {
+		if _, err := parseCommandsFile(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -298,7 +298,7 @@ func TestParseCommandsFile(t *testing.T) {
 
 func BenchmarkFillKeyFixedSize(b *testing.B) {
 	tpl, _ := Compile("SET", []string{"SET", "key:__key__", "__data__"}, Options{Sizes: FixedSize(64), Keyspace: 1000000})
-	g := NewGen(1, NewZipf(1000000, 0.99))
+	g := newGen(1, newZipf(1000000, 0.99))
 	b.ReportAllocs()
 	for b.Loop() {
 		tpl.Fill(g)
@@ -308,7 +308,7 @@ func BenchmarkFillKeyFixedSize(b *testing.B) {
 func BenchmarkFillVariableSize(b *testing.B) {
 	sizes, _ := ParseSizes("32-1024")
 	tpl, _ := Compile("SET", []string{"SET", "key:__key__", "__data__"}, Options{Sizes: sizes, Keyspace: 1000000})
-	g := NewGen(1, Uniform{N: 1000000})
+	g := newGen(1, Uniform{N: 1000000})
 	b.ReportAllocs()
 	for b.Loop() {
 		tpl.Fill(g)
@@ -333,7 +333,7 @@ func FuzzTemplates(f *testing.F) {
 		f.Add(s, "1-40")
 	}
 	f.Fuzz(func(t *testing.T, line, sizes string) {
-		args, err := SplitArgs(line)
+		args, err := splitArgs(line)
 		if err != nil || len(args) == 0 || len(args) > 64 {
 			return
 		}
@@ -345,7 +345,7 @@ func FuzzTemplates(f *testing.F) {
 		if err != nil {
 			return
 		}
-		g := NewGen(1, Uniform{N: 1000})
+		g := newGen(1, Uniform{N: 1000})
 		for range 3 {
 			if got := decode(t, tpl.Fill(g)); len(got) != len(args) {
 				t.Fatalf("%q encoded as %d arguments", args, len(got))

@@ -430,7 +430,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		SendWindow:   time.Duration(sendEnd),
 		Response:     run.latency.Snapshot(),
 		Receive:      run.receive.Snapshot(),
-		ReceiveClock: ReceiveClockOf(stamped, replied),
+		ReceiveClock: receiveClockOf(stamped, replied),
 		Stamped:      stamped,
 		Replies:      replied,
 		ErrorCodes:   trimCodes(codes),

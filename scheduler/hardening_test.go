@@ -414,7 +414,7 @@ func TestMergeErrorCodesStaysTrimmed(t *testing.T) {
 		for i := range MaxErrorCodes {
 			m[fmt.Sprintf("E%d-%d", loop, i)] = 1
 		}
-		sum = MergeErrorCodes(sum, m)
+		sum = mergeErrorCodes(sum, m)
 	}
 	total := uint64(0)
 	for _, v := range sum {

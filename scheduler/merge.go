@@ -59,7 +59,7 @@ func (r *Result) Merge(o *Result) {
 		}
 		r.TLS.Merge(o.TLS)
 	}
-	r.ErrorCodes = MergeErrorCodes(r.ErrorCodes, o.ErrorCodes)
+	r.ErrorCodes = mergeErrorCodes(r.ErrorCodes, o.ErrorCodes)
 	shared := r.shares()
 	r.Response, _ = histo.Add(r.Response, o.Response)
 	r.Service = mergeUnshared(r.Service, o.Service, shared.service, r.Response)
@@ -121,7 +121,7 @@ func (r *Result) mergeCommands(o *Result, shared sharing) {
 		ic := &r.Commands[i]
 		sh := shared.commands[i]
 		ic.Counts.Add(fc.Counts)
-		ic.ErrorCodes = MergeErrorCodes(ic.ErrorCodes, fc.ErrorCodes)
+		ic.ErrorCodes = mergeErrorCodes(ic.ErrorCodes, fc.ErrorCodes)
 		ic.Intervals = continueSeries(ic.Intervals, fc.Intervals)
 		ic.Response = mergeUnshared(ic.Response, fc.Response, sh.response, r.Response)
 		ic.Service = mergeUnshared(ic.Service, fc.Service, sh.service, r.Service)

@@ -298,7 +298,7 @@ func (run *openRun) prepare() {
 	run.series = newSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
 		seriesRecs{response: run.response, service: run.service, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
 	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
-		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: StagesOf(cfg.Timeline),
+		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: stagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
 		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince}
 	l.totals = func() Totals {
@@ -445,7 +445,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Service:        run.service.Snapshot(),
 		Lag:            run.lag.Snapshot(),
 		Receive:        run.receive.Snapshot(),
-		ReceiveClock:   ReceiveClockOf(stamped, replied),
+		ReceiveClock:   receiveClockOf(stamped, replied),
 		Stamped:        stamped,
 		Replies:        replied,
 		ErrorCodes:     trimCodes(codes),
@@ -499,7 +499,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 // and the timeline follows stages, their mean over the measured window;
 // a shard's is its share of that rate, 1/N of it.
 func targetRate(cfg OpenConfig) Rate {
-	st := StagesOf(cfg.Timeline)
+	st := stagesOf(cfg.Timeline)
 	n := shardOf(cfg.Timeline)
 	if !cfg.Rate.IsZero() || st == nil {
 		if n > 1 {
@@ -516,7 +516,7 @@ func targetRate(cfg OpenConfig) Rate {
 
 // stageList is the stages tl follows, nil for a constant rate.
 func stageList(tl Timeline) []Stage {
-	if st := StagesOf(tl); st != nil {
+	if st := stagesOf(tl); st != nil {
 		return st.List()
 	}
 	return nil

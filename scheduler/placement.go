@@ -132,13 +132,13 @@ func (p *Placement) Started(res *Result) {
 // to spare.
 func (p *Placement) Next(tl Timeline, duration time.Duration, requests uint64, drain time.Duration) {
 	if p != nil && !p.start.IsZero() {
-		p.start = p.start.Add(TimelineLength(tl, duration, requests) + drain + StartSlack)
+		p.start = p.start.Add(timelineLength(tl, duration, requests) + drain + StartSlack)
 	}
 }
 
-// TimelineLength is how long a timeline bounded by duration and requests
+// timelineLength is how long a timeline bounded by duration and requests
 // lasts (the offset of its end).
-func TimelineLength(tl Timeline, duration time.Duration, requests uint64) time.Duration {
+func timelineLength(tl Timeline, duration time.Duration, requests uint64) time.Duration {
 	end := duration
 	if requests > 0 {
 		if off := time.Duration(tl.Offset(requests)); end <= 0 || off < end {

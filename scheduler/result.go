@@ -84,10 +84,10 @@ func addCode(m map[string]uint64, code []byte, n uint64) {
 	m[OtherErrors] += n
 }
 
-// MergeErrorCodes adds from's counts to into (either may be nil) and
+// mergeErrorCodes adds from's counts to into (either may be nil) and
 // trims the sum as a test's codes are: the MaxErrorCodes most frequent
 // plus OtherErrors. For results merged across tests or loops.
-func MergeErrorCodes(into, from map[string]uint64) map[string]uint64 {
+func mergeErrorCodes(into, from map[string]uint64) map[string]uint64 {
 	if len(from) == 0 {
 		return into
 	}
@@ -319,11 +319,11 @@ const (
 	ReceiveRead   = "read"
 )
 
-// ReceiveClockOf says what the arrivals of replies were: "kernel" when at
+// receiveClockOf says what the arrivals of replies were: "kernel" when at
 // least 99% of them carried the kernel's receive timestamp (the very
 // first replies of a process may come before the kernel turns
 // timestamping on), "read" otherwise (none read: "read").
-func ReceiveClockOf(stamped, replies uint64) string {
+func receiveClockOf(stamped, replies uint64) string {
 	if replies > 0 && float64(stamped) >= 0.99*float64(replies) {
 		return ReceiveKernel
 	}

@@ -214,8 +214,8 @@ func TestShardReportsItsShare(t *testing.T) {
 	list, _ := ParseStages("1s:6k")
 	st, _ := NewStages(list)
 	ssh, _ := NewShard(NewStagedPoisson(st, 1), 1, 2)
-	if StagesOf(ssh) != st {
-		t.Error("StagesOf does not see through the shard")
+	if stagesOf(ssh) != st {
+		t.Error("stagesOf does not see through the shard")
 	}
 	if r := targetRate(OpenConfig{Timeline: ssh, Duration: time.Second}); r.PerSecond() != 1500 {
 		t.Errorf("staged target rate %v, want 1500 (half the mean 3000)", r.PerSecond())

@@ -432,15 +432,15 @@ func (p *StagedPoisson) countBefore(end int64, limit uint64) uint64 {
 	return p.unit.countBefore(int64(m), limit)
 }
 
-// StagesOf returns the stages a timeline follows, nil for a constant rate.
-func StagesOf(tl Timeline) *Stages {
+// stagesOf returns the stages a timeline follows, nil for a constant rate.
+func stagesOf(tl Timeline) *Stages {
 	switch t := tl.(type) {
 	case *Stages:
 		return t
 	case *StagedPoisson:
 		return t.st
 	case Shard:
-		return StagesOf(t.tl)
+		return stagesOf(t.tl)
 	}
 	return nil
 }

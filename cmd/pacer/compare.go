@@ -48,8 +48,7 @@ func compareCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every open-loop run must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, append([]cli.Flag{pacingFlag()}, measureFlags()...)...)
-	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
+	flags = append(flags, openTailFlags("", false)...)
 	return withHelp(&cli.Command{
 		Name:      "compare",
 		Usage:     "run the same workload closed-loop and open-loop and show what the closed loop hides",

@@ -188,6 +188,21 @@ func arrivalFlag() cli.Flag {
 	return &cli.StringFlag{Name: "arrival", Value: "uniform", Usage: "`PROCESS` of the open loop's arrivals: uniform or poisson", Category: catLoad}
 }
 
+// openTailFlags are the flags an open-load command ends with: --lag-limit
+// (its effect in lagUse; none without), --pacing, the measurement flags,
+// --ci (with ci), the embedded target's and --cluster.
+func openTailFlags(lagUse string, ci bool) []cli.Flag {
+	var f []cli.Flag
+	if lagUse != "" {
+		f = append(f, lagLimitFlag(lagUse))
+	}
+	f = append(append(f, pacingFlag()), measureFlags()...)
+	if ci {
+		f = append(f, ciFlag())
+	}
+	return append(append(f, embeddedFlags()...), clusterFlags()...)
+}
+
 func pacingFlag() cli.Flag {
 	return &cli.StringFlag{Name: "pacing", Value: "auto", Usage: "`MODE`: auto (a wake quantum of --lag-limit less 400 µs: the least CPU that keeps the send lag within it), precise (a wake at every intended instant, the most CPU) or coarse (0.8 ms wake quantum)", Category: catTrust}
 }

@@ -51,8 +51,7 @@ func replayCommand() *cli.Command {
 		sloUse:    "`CLAUSES` the replay must meet, e.g. p99<5ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, append([]cli.Flag{lagLimitFlag("the lag is high (as for run)"), pacingFlag()}, measureFlags()...)...)
-	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
+	flags = append(flags, openTailFlags("the lag is high (as for run)", false)...)
 	return withHelp(&cli.Command{
 		Name:      "replay",
 		Usage:     "open model on a recorded trace: send each command at its instant in the trace, scaled by --speed",

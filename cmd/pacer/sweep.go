@@ -56,9 +56,7 @@ func sweepCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` a step must meet, e.g. p99<=1ms,errors<0.1%; required by --search",
 	})...)
-	flags = append(flags, append([]cli.Flag{lagLimitFlag("a step's verdict is generator_behind; with --pacing auto it sets the wake quantum"), pacingFlag()}, measureFlags()...)...)
-	flags = append(flags, ciFlag())
-	flags = append(append(flags, embeddedFlags()...), clusterFlags()...)
+	flags = append(flags, openTailFlags("a step's verdict is generator_behind; with --pacing auto it sets the wake quantum", true)...)
 	return withHelp(&cli.Command{
 		Name:      "sweep",
 		Usage:     "step the load: open rates (or --search the highest that meets --slo), or closed -c × -P points",

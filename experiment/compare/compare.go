@@ -63,12 +63,12 @@ type Run struct {
 	Fraction float64
 }
 
-// ClosedLabel and OpenLabel name compare's runs, in the JSON and the
+// closedLabel and openLabel name compare's runs, in the JSON and the
 // metrics.
-func ClosedLabel(title string) string { return title + " (closed loop)" }
+func closedLabel(title string) string { return title + " (closed loop)" }
 
-// OpenLabel names the open loop at rate.
-func OpenLabel(title string, rate scheduler.Rate) string {
+// openLabel names the open loop at rate.
+func openLabel(title string, rate scheduler.Rate) string {
 	return fmt.Sprintf("%s (open loop at %s req/s)", title, rate)
 }
 
@@ -92,7 +92,7 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 		closedConns = cfg.Conns
 	}
 	c := experiment.Closed{
-		Test: cfg.Test, Name: cfg.Test.Title, Label: "closed", Metric: ClosedLabel(cfg.Test.Title), Conns: closedConns,
+		Test: cfg.Test, Name: cfg.Test.Title, Label: "closed", Metric: closedLabel(cfg.Test.Title), Conns: closedConns,
 		Config:     scheduler.ClosedConfig{Duration: cfg.Duration, Pipeline: cfg.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
 		StreamSeed: func(i int) uint64 { return cfg.Seed + uint64(i) }, ClusterSeed: cfg.Seed, Placed: true,
 	}
@@ -105,7 +105,7 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 	}
 	closed, st, err := env.RunClosed(ctx, c)
 	if closed != nil {
-		if aerr := add(ClosedLabel(cfg.Test.Title), closed, st, report.SLO{}, 0); aerr != nil {
+		if aerr := add(closedLabel(cfg.Test.Title), closed, st, report.SLO{}, 0); aerr != nil {
 			return runs, aerr
 		}
 	}
@@ -143,7 +143,7 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 		if cfg.Arrival == "poisson" {
 			tl = scheduler.NewPoisson(rate, cfg.Seed+uint64(i))
 		}
-		label := OpenLabel(cfg.Test.Title, rate)
+		label := openLabel(cfg.Test.Title, rate)
 		res, st, err := env.RunOpen(ctx, experiment.Open{
 			Test: cfg.Test, Name: cfg.Test.Title, Label: fmt.Sprintf("open %s/s", rate), Timeline: tl,
 			Conns: perNode, Keys: cfg.Keys, Seed: cfg.Seed + uint64(1000+i),

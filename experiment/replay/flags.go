@@ -77,7 +77,7 @@ func (f Flags) Parse() (Options, error) {
 			return o, usage.Errorf("--rate: %v", err)
 		}
 		o.Rate = r.PerSecond()
-	} else if o.Speed, err = ParseSpeed(f.Speed); err != nil {
+	} else if o.Speed, err = parseSpeed(f.Speed); err != nil {
 		return o, err
 	}
 	o.Loops = f.Loop
@@ -104,9 +104,9 @@ func (f Flags) bounds(o *Options) error {
 	return nil
 }
 
-// ParseSpeed reads --speed: a positive factor, with or without an x (2,
+// parseSpeed reads --speed: a positive factor, with or without an x (2,
 // 2x, 0.5, 1.5X), at most a million.
-func ParseSpeed(s string) (float64, error) {
+func parseSpeed(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "x"), "X"), 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) || v > 1e6 {
 		return 0, usage.Errorf("--speed %q: want a positive factor such as 1, 2x or 0.5", s)

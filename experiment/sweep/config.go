@@ -40,7 +40,7 @@ func (c *Config) Validate() error {
 // not given).
 type RateFlags struct {
 	Rates, From, To, Step *string
-	// Precision and MaxSteps are a search's --precision (ParseShare) and
+	// Precision and MaxSteps are a search's --precision (parseShare) and
 	// --max-steps.
 	Precision string
 	MaxSteps  int
@@ -80,7 +80,7 @@ func (c *Config) SetRates(f RateFlags) error {
 				return usage.Errorf("--to %s is below --from %s", *f.To, *f.From)
 			}
 		}
-		if c.Precision, err = ParseShare(f.Precision); err != nil {
+		if c.Precision, err = parseShare(f.Precision); err != nil {
 			return usage.Errorf("--precision %q: want a share such as 5%% or 0.05, above 0 and below 100%%", f.Precision)
 		}
 		c.MaxSteps = f.MaxSteps
@@ -88,7 +88,7 @@ func (c *Config) SetRates(f RateFlags) error {
 		if name := given(flag{"from", f.From}, flag{"to", f.To}, flag{"step", f.Step}); name != "" {
 			return usage.Errorf("--rates lists the rates: drop --%s", name)
 		}
-		if c.Rates, err = ParseRates(*f.Rates); err != nil {
+		if c.Rates, err = parseRates(*f.Rates); err != nil {
 			return usage.Errorf("--rates: %v", err)
 		}
 	case f.From != nil || f.To != nil || f.Step != nil:
@@ -109,7 +109,7 @@ func (c *Config) SetRates(f RateFlags) error {
 			return usage.Errorf("--to %s is below --from %s", *f.To, *f.From)
 		}
 		var ok bool
-		if c.Rates, ok = RatesBetween(from, to, step); !ok {
+		if c.Rates, ok = ratesBetween(from, to, step); !ok {
 			return usage.Errorf("--from %s --to %s --step %s makes more than %d steps", *f.From, *f.To, *f.Step, MaxPoints)
 		}
 	default:
@@ -134,8 +134,8 @@ func given(flags ...flag) string {
 	return ""
 }
 
-// ParseRates reads a list of rates, comma-separated: 10k,20k,40k.
-func ParseRates(list string) ([]float64, error) {
+// parseRates reads a list of rates, comma-separated: 10k,20k,40k.
+func parseRates(list string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(list, ",") {
 		r, err := scheduler.ParseRate(f)
@@ -147,11 +147,11 @@ func ParseRates(list string) ([]float64, error) {
 	return out, nil
 }
 
-// RatesBetween lists the rates from from to to (included, within
+// ratesBetween lists the rates from from to to (included, within
 // rounding) by step, each rounded to a thousandth of a request per
 // second. It refuses (ok false) a step that is not positive and a list
 // of more than MaxPoints.
-func RatesBetween(from, to, step float64) (rates []float64, ok bool) {
+func ratesBetween(from, to, step float64) (rates []float64, ok bool) {
 	if !(step > 0) || (to-from)/step >= MaxPoints {
 		return nil, false
 	}
@@ -164,9 +164,9 @@ func RatesBetween(from, to, step float64) (rates []float64, ok bool) {
 	}
 }
 
-// ParseShare reads 5% or 0.05: a share strictly between 0 and 1 (a
+// parseShare reads 5% or 0.05: a share strictly between 0 and 1 (a
 // search's precision).
-func ParseShare(s string) (float64, error) {
+func parseShare(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)

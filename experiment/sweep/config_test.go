@@ -20,32 +20,32 @@ func TestRatesBetween(t *testing.T) {
 		{0.1, 0.3, 0.1, []float64{0.1, 0.2, 0.3}}, // to is included despite rounding
 		{1000, 2200, 500, []float64{1000, 1500, 2000}},
 	} {
-		if got, ok := RatesBetween(tc.from, tc.to, tc.step); !ok || !slices.Equal(got, tc.want) {
-			t.Errorf("RatesBetween(%v, %v, %v) = %v, %v; want %v", tc.from, tc.to, tc.step, got, ok, tc.want)
+		if got, ok := ratesBetween(tc.from, tc.to, tc.step); !ok || !slices.Equal(got, tc.want) {
+			t.Errorf("ratesBetween(%v, %v, %v) = %v, %v; want %v", tc.from, tc.to, tc.step, got, ok, tc.want)
 		}
 	}
 	for _, bad := range [][3]float64{{1, 1e6, 1}, {1, 2, 0}, {1, 1, 0}, {1, 2, -1}} {
-		if got, ok := RatesBetween(bad[0], bad[1], bad[2]); ok {
-			t.Errorf("RatesBetween%v = %v: want refused", bad, got)
+		if got, ok := ratesBetween(bad[0], bad[1], bad[2]); ok {
+			t.Errorf("ratesBetween%v = %v: want refused", bad, got)
 		}
 	}
 }
 
 func TestParseRatesAndShare(t *testing.T) {
-	if got, err := ParseRates("10k, 20k,1.5M"); err != nil || !slices.Equal(got, []float64{10000, 20000, 1500000}) {
-		t.Errorf("ParseRates = %v, %v", got, err)
+	if got, err := parseRates("10k, 20k,1.5M"); err != nil || !slices.Equal(got, []float64{10000, 20000, 1500000}) {
+		t.Errorf("parseRates = %v, %v", got, err)
 	}
-	if _, err := ParseRates("1k,fast"); err == nil {
-		t.Error("ParseRates accepted fast")
+	if _, err := parseRates("1k,fast"); err == nil {
+		t.Error("parseRates accepted fast")
 	}
 	for in, want := range map[string]float64{"5%": 0.05, " 0.05 ": 0.05, "99%": 0.99} {
-		if got, err := ParseShare(in); err != nil || got != want {
-			t.Errorf("ParseShare(%q) = %v, %v; want %v", in, got, err, want)
+		if got, err := parseShare(in); err != nil || got != want {
+			t.Errorf("parseShare(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"0%", "0", "1", "100%", "1.5", "-5%", "x", ""} {
-		if _, err := ParseShare(in); err == nil {
-			t.Errorf("ParseShare(%q) accepted", in)
+		if _, err := parseShare(in); err == nil {
+			t.Errorf("parseShare(%q) accepted", in)
 		}
 	}
 }

@@ -36,10 +36,10 @@ func (c *Config) SetClosed(clients, pipelines string, drain time.Duration, set f
 		}
 	}
 	var err error
-	if c.Clients, err = ParseInts(clients, 1, most); err != nil {
+	if c.Clients, err = parseInts(clients, 1, most); err != nil {
 		return usage.Errorf("-c %q: want a list of 1 to %d connections, such as 10,50,100,200", clients, most)
 	}
-	if c.Pipelines, err = ParseInts(pipelines, 1, 1<<20); err != nil {
+	if c.Pipelines, err = parseInts(pipelines, 1, 1<<20); err != nil {
 		return usage.Errorf("-P %q: want a list of batch sizes, such as 1,16,64", pipelines)
 	}
 	if c.Drain = drain; c.Drain <= 0 {
@@ -48,8 +48,8 @@ func (c *Config) SetClosed(clients, pipelines string, drain time.Duration, set f
 	return nil
 }
 
-// ParseInts reads "10,50,100" with every value in [lo, hi].
-func ParseInts(s string, lo, hi int) ([]int, error) {
+// parseInts reads "10,50,100" with every value in [lo, hi].
+func parseInts(s string, lo, hi int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))

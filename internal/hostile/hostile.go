@@ -314,8 +314,8 @@ func DistinctErrors() Behaviour {
 	})
 }
 
-// Stall answers like OK but only after d per command, as a slow server.
-func Stall(d time.Duration) Behaviour {
+// stall answers like OK but only after d per command, as a slow server.
+func stall(d time.Duration) Behaviour {
 	return Serve(func(args []string) string {
 		time.Sleep(d)
 		return "+OK\r\n"

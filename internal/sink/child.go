@@ -16,7 +16,7 @@ import (
 // referees (its garbage collections, its goroutines) delays the sink. A
 // program that may run as one calls RunChild first thing when IsChild (a
 // test binary does it in TestMain); StartChild runs it and takes back the
-// records of its indexed commands (IndexedCommand). The instants are the
+// records of its indexed commands (indexedCommand). The instants are the
 // monotonic clock of both processes.
 
 const (

@@ -5,19 +5,19 @@ import (
 )
 
 // The latency truth. A load generator that sends command i with its index
-// (IndexedCommand) to a sink tells it which request each command is; the
+// (indexedCommand) to a sink tells it which request each command is; the
 // sink's own instants then say, for request i intended at intended(i),
 // when it really arrived (Read) and when its reply was written (Replied):
 // Replied − intended(i) is request i's true response time on loopback,
 // independent of what the generator measured.
 
-// indexDigits is the width of an IndexedCommand's index.
+// indexDigits is the width of an indexedCommand's index.
 const indexDigits = 12
 
-// IndexedCommand appends to dst the RESP command ECHO with request i's
+// indexedCommand appends to dst the RESP command ECHO with request i's
 // index as its argument (12 digits: every command has the same length),
 // which the sink answers at once.
-func IndexedCommand(dst []byte, i uint64) []byte {
+func indexedCommand(dst []byte, i uint64) []byte {
 	dst = append(dst, "*2\r\n$4\r\nECHO\r\n$12\r\n"...)
 	var digits [indexDigits]byte
 	for k := indexDigits - 1; k >= 0; k-- {
@@ -29,7 +29,7 @@ func IndexedCommand(dst []byte, i uint64) []byte {
 }
 
 // Indexed is a stream of commands (scheduler.Commands) that sends request
-// i as IndexedCommand i, so that the sink knows which request each
+// i as indexedCommand i, so that the sink knows which request each
 // command is. It reuses one buffer: a command is valid until the next.
 type Indexed struct {
 	next uint64
@@ -38,12 +38,12 @@ type Indexed struct {
 
 // Next returns the next request's command, and 0 for its kind.
 func (c *Indexed) Next() ([]byte, uint32) {
-	c.buf = IndexedCommand(c.buf[:0], c.next)
+	c.buf = indexedCommand(c.buf[:0], c.next)
 	c.next++
 	return c.buf, 0
 }
 
-// Index reads the request index of a record of an IndexedCommand; false
+// Index reads the request index of a record of an indexedCommand; false
 // for any other command.
 func (r Record) Index() (uint64, bool) {
 	if len(r.Argv) != 2 || string(r.Argv[0]) != "ECHO" || len(r.Argv[1]) != indexDigits {
