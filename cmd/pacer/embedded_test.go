@@ -74,6 +74,9 @@ func TestEmbeddedFaults(t *testing.T) {
 		}
 	})
 	t.Run("exp delay", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("-short: 4 s of exponential delays (delay covers the fault)")
+		}
 		// Mean 1 ms at 100/s: the server is 10% busy, so service time is
 		// about the drawn delay: its median near ln 2 ms, p99 near 4.6 ms.
 		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "exp:1ms", "--seed", "3", "--rate", "100", "-n", "400", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s")

@@ -16,6 +16,9 @@ import (
 // 150 ms or more into the freeze (the freeze's phase against the
 // intervals is the server's).
 func TestFreezeShowsInItsIntervals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a 5 s run with freezes")
+	}
 	if raceEnabled {
 		t.Skip("the race detector slows the generator: its requests may not be out when a freeze begins")
 	}

@@ -65,7 +65,10 @@ import (
 //	go test ./cmd/pacer -run '^$' -fuzz FuzzCLI -fuzztime 10m -parallel 2
 func FuzzCLI(f *testing.F) {
 	env := newFuzzEnv(f)
-	for _, seed := range fuzzSeeds() {
+	for i, seed := range fuzzSeeds() {
+		if testing.Short() && i%3 != 0 {
+			continue // -short: a third of the seed corpus; CI runs it all
+		}
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

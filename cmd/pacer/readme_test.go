@@ -26,7 +26,7 @@ const readmeExampleLimit = 60 * time.Second
 
 // readmeShortLimit is the estimated length above which -short skips an
 // example.
-const readmeShortLimit = 5 * time.Second
+const readmeShortLimit = 3 * time.Second
 
 // readmeExamples returns every line of a ```sh block of a document that
 // invokes pacer (`pacer ...` or `go run ./cmd/pacer ...`), split into
