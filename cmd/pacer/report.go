@@ -38,11 +38,9 @@ func reportCommand() *cli.Command {
 func reportAction(c *cli.Context) error {
 	plotPath, htmlPath, title := c.String("plot"), c.String("html"), c.String("title")
 	plotSet, htmlSet := c.IsSet("plot"), c.IsSet("html")
-	args, labels, err := clihelp.TrailingRepeated(c.Args().Slice(), "label")
-	if err != nil {
-		return err
-	}
-	paths, set, err := clihelp.Trailing(args, map[string]*string{"plot": &plotPath, "html": &htmlPath, "title": &title}, nil)
+	var labels []string
+	paths, set, err := clihelp.TrailingLists(c.Args().Slice(), map[string]*string{"plot": &plotPath, "html": &htmlPath, "title": &title}, nil,
+		map[string]*[]string{"label": &labels})
 	if err != nil {
 		return err
 	}

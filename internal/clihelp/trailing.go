@@ -13,6 +13,12 @@ import (
 // says which values were given. An unknown flag, or one without its value,
 // is a usage error in urfave/cli's words.
 func Trailing(args []string, values map[string]*string, bools map[string]*bool) (paths []string, set map[string]bool, err error) {
+	return TrailingLists(args, values, bools, nil)
+}
+
+// TrailingLists is Trailing with flags that may be repeated (--label A
+// --label=B): lists collects their values in order.
+func TrailingLists(args []string, values map[string]*string, bools map[string]*bool, lists map[string]*[]string) (paths []string, set map[string]bool, err error) {
 	set = map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -24,7 +30,7 @@ func Trailing(args []string, values map[string]*string, bools map[string]*bool) 
 		case bools[name] != nil && !hasValue:
 			*bools[name] = true
 			continue
-		case values[name] == nil:
+		case values[name] == nil && lists[name] == nil:
 			return nil, nil, usage.Errorf("flag provided but not defined: %s", a)
 		case !hasValue && i+1 >= len(args):
 			return nil, nil, usage.Errorf("flag needs an argument: %s", a)
@@ -32,29 +38,12 @@ func Trailing(args []string, values map[string]*string, bools map[string]*bool) 
 			i++
 			value = args[i]
 		}
-		*values[name], set[name] = value, true
+		if l := lists[name]; l != nil {
+			*l = append(*l, value)
+		} else {
+			*values[name] = value
+		}
+		set[name] = true
 	}
 	return paths, set, nil
-}
-
-// TrailingRepeated takes a flag that may be repeated (--label A --label=B)
-// out of the arguments after the files, and returns the rest and its
-// values.
-func TrailingRepeated(args []string, name string) (rest, values []string, err error) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		n, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == "-" || !strings.HasPrefix(a, "-") || n != name:
-			rest = append(rest, a)
-			continue
-		case !hasValue && i+1 >= len(args):
-			return nil, nil, usage.Errorf("flag needs an argument: %s", a)
-		case !hasValue:
-			i++
-			value = args[i]
-		}
-		values = append(values, value)
-	}
-	return rest, values, nil
 }

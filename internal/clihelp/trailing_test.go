@@ -27,12 +27,15 @@ func TestTrailing(t *testing.T) {
 	}
 }
 
-func TestTrailingRepeated(t *testing.T) {
-	rest, values, err := TrailingRepeated([]string{"a.json", "--label", "a.json=A", "-", "--label=b.json=B", "--plot", "x.png"}, "label")
-	if err != nil || strings.Join(rest, " ") != "a.json - --plot x.png" || strings.Join(values, " ") != "a.json=A b.json=B" {
-		t.Fatalf("rest %q values %q err %v", rest, values, err)
+func TestTrailingLists(t *testing.T) {
+	var labels []string
+	var plot string
+	paths, set, err := TrailingLists([]string{"a.json", "--label", "a.json=A", "-", "--label=b.json=B", "--plot", "x.png"},
+		map[string]*string{"plot": &plot}, nil, map[string]*[]string{"label": &labels})
+	if err != nil || strings.Join(paths, " ") != "a.json -" || strings.Join(labels, " ") != "a.json=A b.json=B" || plot != "x.png" || !set["label"] {
+		t.Fatalf("paths %q labels %q plot %q err %v", paths, labels, plot, err)
 	}
-	if _, _, err := TrailingRepeated([]string{"a.json", "--label"}, "label"); err == nil || !strings.Contains(err.Error(), "needs an argument") {
+	if _, _, err := TrailingLists([]string{"a.json", "--label"}, nil, nil, map[string]*[]string{"label": &labels}); err == nil || !strings.Contains(err.Error(), "needs an argument") {
 		t.Fatalf("a --label without its value: %v", err)
 	}
 }
