@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,14 +53,7 @@ func TestReportBesideOtherTools(t *testing.T) {
 	if strings.Contains(out, "No counterpart:\n  GET") || strings.Contains(out, "GET: only in") {
 		t.Errorf("GET is not matched across the three:\n%s", out)
 	}
-	f, err := os.Open(plot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := png.Decode(f); err != nil {
-		t.Errorf("--plot: %v", err)
-	}
+	checkPNG(t, plot, "--plot")
 	html := string(readFile(t, page))
 	for _, want := range []string{"bench.csv", "memtier.json", "its format lacks", "<svg"} {
 		if !strings.Contains(html, want) {

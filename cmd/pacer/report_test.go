@@ -60,14 +60,7 @@ func TestReportSideBySideAndOutputs(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
-	f, err := os.Open(plotPNG)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := png.Decode(f); err != nil {
-		t.Errorf("--plot png: %v", err)
-	}
+	checkPNG(t, plotPNG, "--plot png")
 	html, err := os.ReadFile(page)
 	if err != nil || !bytes.Contains(html, []byte("<title>pacer report: a.json vs b.json</title>")) {
 		t.Errorf("--html: %v, %.200q", err, html)
@@ -134,5 +127,19 @@ func TestReportStdin(t *testing.T) {
 	}
 	if err != nil || string(out) != runOut {
 		t.Fatalf("report -: %v\n%s\nwant\n%s", err, out, runOut)
+	}
+}
+
+// checkPNG reports (as what) when the file at path is not a PNG that Go's
+// decoder reads.
+func checkPNG(t *testing.T, path, what string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("%s: %v", what, err)
 	}
 }
