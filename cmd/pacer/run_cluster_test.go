@@ -49,7 +49,6 @@ func readOpenClusterDoc(t *testing.T, path string) openClusterDoc {
 // primaries: no error, the requests spread evenly over the primaries (each
 // within 5% of a third), per-node results in the text and the JSON.
 func TestRunCluster(t *testing.T) {
-	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	js := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := pacer(t, "run", "--cluster", "-p", strconv.Itoa(c.Nodes[2].Port), "--rate", "20k", "--duration", "5s",
