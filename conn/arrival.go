@@ -19,6 +19,12 @@ type Times struct {
 	// Read: when the reader had the bytes (the clock reading right after
 	// the read returned).
 	Read int64
+	// Last: nothing follows this reply in the reader's buffer, so the
+	// next reply comes from another read. Replies of one read share their
+	// instants: a handler that adds a per-read figure (receive lag) once
+	// per read, weighted by its replies, adds it on Last (see ReadEnder
+	// for a read that ends inside a reply).
+	Last bool
 }
 
 // After returns t with Arrival no earlier than written, the clock reading

@@ -38,6 +38,15 @@ type Handler interface {
 	Reply(e *Entry, r Reply, t Times)
 }
 
+// A ReadEnder is a Handler that keeps a per-read figure pending across
+// the replies of one read (see Times.Last). ReadEnded is called on the
+// reader goroutine before the reader waits on the socket with replies
+// handled since the last Times.Last (its buffer ended inside a reply), and
+// when the reader exits: nothing stays pending while the reader waits.
+type ReadEnder interface {
+	ReadEnded()
+}
+
 // Options configure a connection.
 type Options struct {
 	// Network is "tcp" or "unix".
@@ -290,6 +299,10 @@ func (c *Conn) Start(h Handler) {
 
 func (c *Conn) readLoop() {
 	defer close(c.done)
+	if re, ok := c.h.(ReadEnder); ok {
+		c.rd.beforeFill = re.ReadEnded
+		defer re.ReadEnded()
+	}
 	for {
 		r, err := c.rd.Next()
 		if err != nil {
@@ -334,6 +347,7 @@ func (c *Conn) readLoop() {
 			continue
 		}
 		t = t.After(e.Written)
+		t.Last = c.rd.Buffered() == 0
 		if r.Err {
 			r.Text = c.rd.ErrorText
 		}

@@ -75,6 +75,9 @@ type Reader struct {
 	stamped bool
 	// read counts the bytes read from rd (for observers: atomic).
 	read atomic.Uint64
+	// beforeFill, when set, is called before each read from rd (the
+	// connection's ReadEnder).
+	beforeFill func()
 	// ErrorText holds the text of the most recent top-level error reply (up
 	// to 256 bytes); it is reused, so copy it to keep it.
 	ErrorText []byte
@@ -102,8 +105,15 @@ func (p *Reader) At() int64 { return p.at }
 // the socket gave one (else the read instant again).
 func (p *Reader) Times() Times { return Times{Arrival: p.arr, Read: p.at} }
 
+// Buffered returns how many bytes the reader holds beyond the replies it
+// returned.
+func (p *Reader) Buffered() int { return p.w - p.r }
+
 // fill reads more bytes, keeping buf[p.r:p.w].
 func (p *Reader) fill() error {
+	if p.beforeFill != nil {
+		p.beforeFill()
+	}
 	if p.r > 0 {
 		p.w = copy(p.buf, p.buf[p.r:p.w])
 		p.r = 0

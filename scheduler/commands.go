@@ -46,6 +46,7 @@ const MaxTimedCommands = 32
 // (or worker) goroutine and read after it exits.
 type kindCount struct {
 	completed, errors, timeouts, lost, unsent uint64
+	recv                                      int64 // replies whose receive lag is pending (replies.recv)
 	codes                                     map[string]uint64
 }
 

@@ -38,7 +38,11 @@ type replies struct {
 	stamped, replied    uint64
 	seq                 uint64
 	moved, ask, retries atomic.Uint64
-	_                   [64]byte // keep neighbouring handlers' counters apart
+	// recv holds the receive lag of the replies handled since the last
+	// flush: every reply of one read has the same (conn.Times.Last), so it
+	// is recorded once per read with its count; touched by the reader only.
+	recv pendingLag
+	_    [64]byte // keep neighbouring handlers' counters apart
 }
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
@@ -94,23 +98,67 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	}
 	if good {
 		run.recordAt(e, at, ks)
-		recv := t.Read - at
-		run.receive.Record(recv)
-		if ks != nil && ks.receive != nil {
-			ks.receive.Record(recv)
-		}
+		h.addReceive(t.Read-at, kc)
 		if h.nodeRec != nil {
 			nh := h.nodeRec.get()
 			nh.resp.Record(at - e.Intended)
 			nh.serv.Record(at - e.Written)
-			nh.recv.Record(recv)
 		}
+	}
+	if t.Last {
+		h.ReadEnded() // before the reply counts: a count seen is recorded
 	}
 	if kc != nil {
 		kc.completed++
 		ks.completed.Add(1)
 	}
 	h.completed.Add(1)
+}
+
+// pendingLag is a receive lag awaiting its recording: the value, how many
+// replies had it, and how many of them per command of a mix.
+type pendingLag struct {
+	lag, n int64
+	kinds  bool // some kindCount.recv is not 0
+}
+
+// addReceive notes a reply's receive lag. A lag other than the pending
+// one (a reply whose arrival After raised) flushes the pending one first.
+func (h *replies) addReceive(lag int64, kc *kindCount) {
+	if h.recv.n > 0 && h.recv.lag != lag {
+		h.ReadEnded()
+	}
+	h.recv.lag = lag
+	h.recv.n++
+	if kc != nil {
+		kc.recv++
+		h.recv.kinds = true
+	}
+}
+
+// ReadEnded records the pending receive lag (conn.ReadEnder).
+func (h *replies) ReadEnded() {
+	p := &h.recv
+	if p.n == 0 {
+		return
+	}
+	run := h.run
+	run.receive.RecordN(p.lag, p.n)
+	if p.kinds {
+		for k := range h.kinds {
+			if n := h.kinds[k].recv; n > 0 {
+				if r := run.kinds[k].receive; r != nil {
+					r.RecordN(p.lag, n)
+				}
+				h.kinds[k].recv = 0
+			}
+		}
+		p.kinds = false
+	}
+	if h.nodeRec != nil {
+		h.nodeRec.get().recv.RecordN(p.lag, p.n)
+	}
+	p.n = 0
 }
 
 // warmReply counts the reply to a warmup request: nothing else of it is

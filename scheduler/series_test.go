@@ -277,6 +277,16 @@ func TestWarmupIsSentButNotMeasured(t *testing.T) {
 	if n := res.Response.TotalCount(); n != int64(c.Completed) || res.Lag.TotalCount() != int64(c.Sent) {
 		t.Fatalf("histograms hold %d responses and %d lags for %d completed", n, res.Lag.TotalCount(), c.Completed)
 	}
+	// Receive lag is recorded once per read with its count: every reply
+	// has one, in the test's and in its command's histogram.
+	if n := res.Receive.TotalCount(); n != int64(c.Completed) {
+		t.Fatalf("receive lag holds %d replies for %d completed", n, c.Completed)
+	}
+	for _, cr := range res.Commands {
+		if n := cr.Receive.TotalCount(); n != int64(cr.Counts.Completed) {
+			t.Fatalf("%s: receive lag holds %d replies for %d completed", cr.Name, n, cr.Counts.Completed)
+		}
+	}
 	// The warmup's requests waited for the pause (up to 400 ms); none of
 	// that reaches the measured histogram.
 	if m := time.Duration(res.Response.Max()); m > 200*time.Millisecond {

@@ -73,11 +73,29 @@ type Step struct {
 // every reply to the handler of the step under way. A step starts only
 // once every kept connection has answered all its requests (or is
 // closed), so a reply never crosses from one step into another.
-type stepHandler struct{ cur atomic.Pointer[replies] }
+type stepHandler struct {
+	cur atomic.Pointer[replies]
+	// last is the step handler the reader gave a reply to last, whose
+	// pending receive lag a ReadEnded flushes (the reader's alone).
+	last *replies
+}
 
 func (s *stepHandler) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
-	if h := s.cur.Load(); h != nil {
+	h := s.cur.Load()
+	if h != s.last && s.last != nil {
+		s.last.ReadEnded()
+	}
+	s.last = h
+	if h != nil {
 		h.Reply(e, r, t)
+	}
+}
+
+// ReadEnded flushes the pending receive lag of the step that had the last
+// reply (conn.ReadEnder).
+func (s *stepHandler) ReadEnded() {
+	if s.last != nil {
+		s.last.ReadEnded()
 	}
 }
 

@@ -45,7 +45,7 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 			t.Fatalf("step %d: %d nodes", i, len(st.Nodes))
 		}
 		var sent, completed uint64
-		var samples int64
+		var samples, received int64
 		for _, n := range st.Nodes {
 			if n.Counts.Completed == 0 || n.Counts.Errors != 0 || n.Connections != 2 || !n.Counts.Balanced() {
 				t.Errorf("step %d: node %s: %+v", i, n.Addr, n.Counts)
@@ -53,10 +53,16 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 			sent += n.Counts.Sent
 			completed += n.Counts.Completed
 			samples += n.Response.TotalCount()
+			received += n.Receive.TotalCount()
 		}
 		if sent != cnt.Sent || completed != cnt.Completed || samples != st.Response.TotalCount() {
 			t.Errorf("step %d: nodes sent %d, completed %d, %d samples; the step %d, %d, %d",
 				i, sent, completed, samples, cnt.Sent, cnt.Completed, st.Response.TotalCount())
+		}
+		// Receive lags are recorded per read, flushed before a step's
+		// replies count: each step holds its own, per node too.
+		if received != samples || st.Receive.TotalCount() != samples {
+			t.Errorf("step %d: receive lags %d on the nodes, %d in the step, for %d responses", i, received, st.Receive.TotalCount(), samples)
 		}
 	}
 	if steps[0].Reconnects != 0 || steps[1].Reconnects != 1 || steps[1].ConnsLost != 1 {
