@@ -159,6 +159,7 @@ func TestWrongPasswordNamesTheUser(t *testing.T) {
 // it is not a terminal, and from the terminal, unechoed, when it is; -a
 // and REDISCLI_AUTH are then ignored, and the password shows nowhere.
 func TestAskpass(t *testing.T) {
+	t.Parallel()
 	srv := startACL(t)
 	bin := pacerBinary(t)
 	hp := hostPort(t, srv.Addr)

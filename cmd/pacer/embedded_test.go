@@ -173,6 +173,7 @@ func TestCompareShowsCoordinatedOmission(t *testing.T) {
 }
 
 func TestCompareWithoutRateTriesThreeFractions(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: runs compare three times")
 	}

@@ -140,6 +140,7 @@ func TestUsageErrorsInEveryCommand(t *testing.T) {
 // TestMemoryBudgets: the limits of contracts.md are usage errors that
 // name the numbers, in every command they apply to.
 func TestMemoryBudgets(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want []string
@@ -234,6 +235,7 @@ func TestRatioIsAMixOfSetAndGet(t *testing.T) {
 // TestCompareHasSLOErrorsAndTimeout: compare takes --slo (judging the open
 // runs, exit 3 on a miss), -e and --timeout like run.
 func TestCompareHasSLOErrorsAndTimeout(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "c.json")
 	code, stdout, stderr := pacer(t, "compare", "--embedded", "--error-rate", "0.2", "--rate", "500", "--duration", "300ms", "-c", "2",
 		"-q", "-e", "--timeout", "5s", "--slo", "errors<1%", "--json", out, "--seed", "1")

@@ -16,6 +16,7 @@ import (
 // JSON (a fixture written from memtier's JSON writer) side by side in
 // text, PNG and HTML.
 func TestReportBesideOtherTools(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	rb := redistest.Binary(t, "redis-benchmark")
 	dir := t.TempDir()

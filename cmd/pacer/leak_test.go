@@ -18,7 +18,11 @@ func TestMain(m *testing.M) {
 		return
 	}
 	flag.Parse()
-	parallelByDefault(4)
+	if testing.Short() {
+		parallelByDefault(8) // no race detector, no long runs: mostly waiting
+	} else {
+		parallelByDefault(4)
+	}
 	goleak.VerifyTestMain(m)
 }
 

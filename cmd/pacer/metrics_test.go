@@ -106,6 +106,7 @@ next:
 // TestMetricsCompareRuns: compare's closed run and each open run get
 // their own test label, and the server is gone when the command ends.
 func TestMetricsCompareRuns(t *testing.T) {
+	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	done := make(chan struct{})
 	var code int
@@ -277,6 +278,7 @@ func promQuery(t *testing.T, base, query string) map[string]float64 {
 // (on a run with a 2 ms-scale p99). A second run, sharded and named after
 // a binary key, is scraped with its shard label and its name escaped.
 func TestMetricsPrometheus(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Prometheus and runs for seconds")
 	}

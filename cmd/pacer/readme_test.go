@@ -208,8 +208,84 @@ func hasArg(args []string, name string) bool {
 	return false
 }
 
-// estimate is roughly how long an example runs, to skip the slow ones
-// under -short.
+// Caps of shortened: each example runs every flag as written, for
+// about a second instead of the seconds its reader would wait.
+const (
+	shortDuration = time.Second            // --duration
+	shortStep     = 500 * time.Millisecond // --step-duration, each --stages stage
+	shortSettle   = 200 * time.Millisecond // --settle, --warmup
+	shortRequests = 2000                   // -n of run and bench
+	shortKeys     = 10000                  // -r of fill, which writes every key
+)
+
+// shortened returns an example's arguments with its lengths capped (see
+// the short* constants): the walk checks that each example works as
+// written, and estimate checks what its reader waits for, without
+// waiting for it.
+func shortened(args []string) []string {
+	out := slices.Clone(args)
+	// Left to its default length, a run or compare lasts seconds and a
+	// throttled bench 100,000 requests: the caps are given.
+	switch {
+	case (out[0] == "run" || out[0] == "compare") && !hasArg(out, "--duration") && !hasArg(out, "-n") && !hasArg(out, "--stages"):
+		out = slices.Insert(out, 1, "--duration", shortDuration.String())
+	case out[0] == "bench" && hasArg(out, "--rate") && !hasArg(out, "-n"):
+		out = slices.Insert(out, 1, "-n", strconv.Itoa(shortRequests))
+	}
+	capDuration := func(v string, limit time.Duration) string {
+		if d, err := time.ParseDuration(v); err == nil && d > limit {
+			return limit.String()
+		}
+		return v
+	}
+	capInt := func(v string, limit int) string {
+		if n, err := strconv.Atoi(v); err == nil && n > limit {
+			return strconv.Itoa(limit)
+		}
+		return v
+	}
+	for i := 1; i < len(out); i++ {
+		name, value, inline := strings.Cut(out[i], "=")
+		if !inline {
+			if i+1 >= len(out) || out[i] == "--" {
+				break
+			}
+			value = out[i+1]
+		}
+		switch {
+		case name == "--duration":
+			value = capDuration(value, shortDuration)
+		case name == "--step-duration":
+			value = capDuration(value, shortStep)
+		case name == "--settle" || name == "--warmup":
+			value = capDuration(value, shortSettle)
+		case name == "--stages":
+			stages := strings.Split(value, ",")
+			for k, st := range stages {
+				if d, rate, ok := strings.Cut(st, ":"); ok {
+					stages[k] = capDuration(d, shortStep) + ":" + rate
+				}
+			}
+			value = strings.Join(stages, ",")
+		case name == "-n" && (out[0] == "run" || out[0] == "bench"):
+			value = capInt(value, shortRequests)
+		case name == "-r" && out[0] == "fill":
+			value = capInt(value, shortKeys)
+		default:
+			continue
+		}
+		if inline {
+			out[i] = name + "=" + value
+		} else {
+			out[i+1] = value
+			i++
+		}
+	}
+	return out
+}
+
+// estimate is roughly how long an example runs: as written, to keep the
+// docs' promise; shortened, to skip the slow ones under -short.
 func estimate(args []string) time.Duration {
 	if len(args) == 0 {
 		return 0
@@ -485,6 +561,10 @@ func runChain(t *testing.T, bin string, srv *redistest.Server, dir string, chain
 		if args[0] == "serve" {
 			continue // runs until Ctrl-C: TestServeUntilInterrupted
 		}
+		if d := estimate(args); d > readmeExampleLimit {
+			t.Errorf("example %q runs for about %v as written: the docs promise under %v, make it shorter", name, d, readmeExampleLimit)
+		}
+		args = shortened(args)
 		if testing.Short() && estimate(args) > readmeShortLimit {
 			t.Logf("-short: skipping %q", name)
 			for i, a := range args {
@@ -546,6 +626,19 @@ func tail(s string, n int) string {
 
 func TestReadmeExampleRewriting(t *testing.T) {
 	t.Parallel()
+	for in, want := range map[string]string{
+		"run --rate 10k --duration 5s --warmup 1s -n 100000 -t get -r 100000": "run --rate 10k --duration 1s --warmup 200ms -n 2000 -t get -r 100000",
+		"sweep --step-duration=2s --settle 500ms --stages 2s:10k,300ms:0":     "sweep --step-duration=500ms --settle 200ms --stages 500ms:10k,300ms:0",
+		"fill -r 100000 -d 64:8 -n 7":                                         "fill -r 10000 -d 64:8 -n 7",
+		"bench -n 1000000 -P 16 -q":                                           "bench -n 2000 -P 16 -q",
+		"run --duration 500ms -- SET k --duration 9s":                         "run --duration 500ms -- SET k --duration 9s",
+		"compare --embedded --stall 100ms":                                    "compare --duration 1s --embedded --stall 100ms",
+		"bench -t get --rate 20k":                                             "bench -n 2000 -t get --rate 20k",
+	} {
+		if got := strings.Join(shortened(strings.Fields(in)), " "); got != want {
+			t.Errorf("shortened(%q) = %q, want %q", in, got, want)
+		}
+	}
 	if w, _ := shellWords(`pacer run --slo 'p99<2ms,errors<0.1%' -h 10.0.0.5   # a comment`); strings.Join(w, "|") != "pacer|run|--slo|p99<2ms,errors<0.1%|-h|10.0.0.5" {
 		t.Fatalf("shellWords: %q", w)
 	}

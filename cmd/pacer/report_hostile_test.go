@@ -44,6 +44,7 @@ func twoShards(t *testing.T, dir string) (string, string) {
 // with the code of the verdicts they read or compute (a merged
 // target_lost exits 1), saying why on stderr.
 func TestReportAndMergeExitWithTheVerdict(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run, _ := savedRun(t, dir, "run.json", "run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--lag-limit", "1s", "-q")
 	for _, tc := range []struct {
@@ -138,6 +139,7 @@ func (closedPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
 // TestLostOutputExits1: a result written to a closed stdout (--json -,
 // merge -o -, report --html -) is lost: exit 1, not 0.
 func TestLostOutputExits1(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run, _ := savedRun(t, dir, "run.json", "run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--lag-limit", "1s", "-q")
 	a, b := twoShards(t, dir)
@@ -159,6 +161,7 @@ func TestLostOutputExits1(t *testing.T) {
 // --label FILE=NAME names a file's column, legend entries and title
 // (before or after the files, repeated).
 func TestReportTitleAndLabels(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, _ := savedRun(t, dir, "a.json", "run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--lag-limit", "1s", "-q")
 	b, _ := savedRun(t, dir, "b.json", "run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--lag-limit", "1s", "-q")

@@ -111,6 +111,7 @@ func TestRefusedInfoIsSaidOnce(t *testing.T) {
 // serves the load) delays the run by a bounded number of timeouts, said
 // once.
 func TestSilentInfoCostsAFewTimeouts(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: waits out INFO timeouts for seconds")
 	}

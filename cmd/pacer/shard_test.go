@@ -108,6 +108,7 @@ func TestShardAutoTakesTheJobIndex(t *testing.T) {
 // merged result. A Poisson process following stages is the hardest
 // timeline to split.
 func TestShardsMergeIntoOneTimeline(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	target := hostPort(t, srv.Addr)
 	bin := pacerBinary(t)

@@ -380,6 +380,7 @@ func TestSweepClosed(t *testing.T) {
 
 // TestRunAndBenchRepeat: --repeat keeps every run and summarises them.
 func TestRunAndBenchRepeat(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "--embedded", "--rate", "1k", "--duration", "200ms", "-c", "2", "-t", "get", "--repeat", "3", "--ci"},
 		{"bench", "--embedded", "-n", "2000", "-c", "2", "-t", "get", "--repeat", "3", "--ci"},
