@@ -370,7 +370,11 @@ func TestClientMemoryLimitClosesTheConnectionThatWouldExceedIt(t *testing.T) {
 	srv := startLimited(t, Config{MaxClientMemory: 3 << 20})
 	first := dial(t, srv)
 	first.c.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2500000\r\n" + strings.Repeat("x", 2<<20)))
-	for deadline := time.Now().Add(5 * time.Second); srv.clientMem.Load() < 1<<20; time.Sleep(time.Millisecond) {
+	// Wait for the whole first command: its buffer's last growth (2 MiB
+	// to the 2.5 MB it announced) would otherwise race the second's, and
+	// which of the two exceeds the limit first would be the scheduler's
+	// choice (CI saw the first closed and the second waiting for its end).
+	for deadline := time.Now().Add(5 * time.Second); srv.clientMem.Load() < 2<<20+200<<10; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the first command was never buffered")
 		}
