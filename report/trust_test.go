@@ -13,6 +13,9 @@ import (
 // TestJudge walks every path of the trust rule on crafted results: 2000
 // requests at 1000/s in 100 ms intervals, lag limit 1 ms (see crafted).
 func TestJudge(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (7 s); .ci/run runs it without -race")
+	}
 	const ms, us = time.Millisecond, time.Microsecond
 	healthy := func(int) (time.Duration, time.Duration) { return ms, 50 * us }
 	// constant service time s and send lag l for every request
