@@ -20,6 +20,9 @@ func dataMax(p *panel) float64 {
 
 // TestPlotTitle: --title names both plots instead of the files.
 func TestPlotTitle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
+	}
 	in := []Input{input(t, "compare.json", compareFixture(t))}
 	spec, series, err := plotSVGs(in, PlotOptions{Title: "Freeze demo <1>"})
 	if err != nil {
@@ -36,6 +39,9 @@ func TestPlotTitle(t *testing.T) {
 // dash, not a colon: Liberation Sans kerns "T:" (GET: response) so the
 // colon sits under the T.
 func TestLegendSeparator(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
+	}
 	in := []Input{input(t, "a.json", compareFixture(t)), input(t, "b.json", compareFixture(t))}
 	spec, series, err := plotSVGs(in, PlotOptions{})
 	if err != nil {
@@ -53,6 +59,9 @@ func TestLegendSeparator(t *testing.T) {
 // TestLatencyAxisEndsNearTheData: the latency axes end near the largest
 // value drawn (legends sit beside the data, not on it).
 func TestLatencyAxisEndsNearTheData(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
+	}
 	in := []Input{input(t, "compare.json", compareFixture(t))}
 	spec, err := spectrumPlot(in, PlotOptions{})
 	if err != nil {
@@ -74,6 +83,9 @@ func TestLatencyAxisEndsNearTheData(t *testing.T) {
 // loop and two open loops, response and service) has its own colour and
 // dash pattern, in the plot and in its legend.
 func TestSpectrumSeriesDistinct(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
+	}
 	in := []Input{input(t, "compare.json", compareFixture(t))}
 	spec, err := spectrumPlot(in, PlotOptions{})
 	if err != nil {
