@@ -80,6 +80,21 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	if good && e.Kind&resendFlag == 0 {
 		run.recordLag(e, ks)
 	}
+	if good && !r.Err {
+		run.recordAt(e, at, ks)
+		h.addReceive(t.Read-at, kc)
+		if h.nodeRec != nil {
+			nh := h.nodeRec.get()
+			nh.resp.Record(at - e.Intended)
+			nh.serv.Record(at - e.Written)
+		}
+	}
+	if t.Last {
+		// The read's replies are all handled: their receive lag is
+		// recorded before this one counts, error or not, so a count seen
+		// at the end of a step or run has its lag recorded.
+		h.ReadEnded()
+	}
 	if r.Err {
 		h.errors.Add(1)
 		addCode(h.codes, r.Code(), 1)
@@ -96,18 +111,6 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 		}
 		return
 	}
-	if good {
-		run.recordAt(e, at, ks)
-		h.addReceive(t.Read-at, kc)
-		if h.nodeRec != nil {
-			nh := h.nodeRec.get()
-			nh.resp.Record(at - e.Intended)
-			nh.serv.Record(at - e.Written)
-		}
-	}
-	if t.Last {
-		h.ReadEnded() // before the reply counts: a count seen is recorded
-	}
 	if kc != nil {
 		kc.completed++
 		ks.completed.Add(1)
@@ -115,12 +118,9 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	h.completed.Add(1)
 }
 
-// pendingLag is a receive lag awaiting its recording: the value, how many
-// replies had it, and how many of them per command of a mix.
-type pendingLag struct {
-	lag, n int64
-	kinds  bool // some kindCount.recv is not 0
-}
+// pendingLag is a receive lag awaiting its recording: the value and how
+// many replies had it (per command of a mix: kindCount.recv).
+type pendingLag struct{ lag, n int64 }
 
 // addReceive notes a reply's receive lag. A lag other than the pending
 // one (a reply whose arrival After raised) flushes the pending one first.
@@ -132,7 +132,6 @@ func (h *replies) addReceive(lag int64, kc *kindCount) {
 	h.recv.n++
 	if kc != nil {
 		kc.recv++
-		h.recv.kinds = true
 	}
 }
 
@@ -144,16 +143,13 @@ func (h *replies) ReadEnded() {
 	}
 	run := h.run
 	run.receive.RecordN(p.lag, p.n)
-	if p.kinds {
-		for k := range h.kinds {
-			if n := h.kinds[k].recv; n > 0 {
-				if r := run.kinds[k].receive; r != nil {
-					r.RecordN(p.lag, n)
-				}
-				h.kinds[k].recv = 0
+	for k := range h.kinds { // none in a single-command test
+		if n := h.kinds[k].recv; n > 0 {
+			if r := run.kinds[k].receive; r != nil {
+				r.RecordN(p.lag, n)
 			}
+			h.kinds[k].recv = 0
 		}
-		p.kinds = false
 	}
 	if h.nodeRec != nil {
 		h.nodeRec.get().recv.RecordN(p.lag, p.n)
