@@ -54,6 +54,7 @@ func TestFaultKillAndRestartRecovers(t *testing.T) {
 }
 
 func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	go func() {
 		time.Sleep(500 * time.Millisecond)
@@ -110,6 +111,7 @@ func TestFaultStopContinue(t *testing.T) {
 }
 
 func TestFaultSomeConnectionsRefused(t *testing.T) {
+	t.Parallel()
 	// maxclients 5: of 10 connections (SELECT makes the refusal visible in
 	// the handshake), some are turned away.
 	srv := redistest.Start(t, "--maxclients", "5")
@@ -129,6 +131,7 @@ func TestFaultSomeConnectionsRefused(t *testing.T) {
 }
 
 func TestFaultGarbageServer(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	garbage := []byte("?garbage\r\n")
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
@@ -153,6 +156,7 @@ func TestFaultGarbageServer(t *testing.T) {
 }
 
 func TestFaultServerClosesAfterNReplies(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 100 })
 	rate := RatePerSecond(4000)
@@ -167,6 +171,7 @@ func TestFaultServerClosesAfterNReplies(t *testing.T) {
 }
 
 func TestFaultServerNeverAnswersWithTimeout(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
 	rate := RatePerSecond(1000)

@@ -68,6 +68,7 @@ func TestNextBackoff(t *testing.T) {
 // TestNothingCompletedIsTargetLost: 100% of requests failing (error
 // replies, timeouts) exited 0 with verdict ok.
 func TestNothingCompletedIsTargetLost(t *testing.T) {
+	t.Parallel()
 	const text = "ERR unknown command 'PING', with args beginning with: "
 	srv := hostile.Start(t, hostile.Answer("-"+text+"\r\n"))
 	rate := RatePerSecond(1000)
@@ -105,6 +106,7 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 // TestEveryConnectionGoneAtTheEndIsTargetLost: requests completed early,
 // then every connection died and none came back.
 func TestEveryConnectionGoneAtTheEndIsTargetLost(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 20 })
 	rate := RatePerSecond(1000)
@@ -191,6 +193,7 @@ func TestClosedInterruptWithAStuckReconnect(t *testing.T) {
 // --duration when no reply came. It ends at Duration + Drain, the
 // requests in flight counted as timeouts at their age.
 func TestClosedDurationEndsWhenRepliesNeverCome(t *testing.T) {
+	t.Parallel()
 	srv := hostile.Start(t, hostile.Silent)
 	cmds, _ := pingCommands(t)
 	const duration, drain = 200 * time.Millisecond, 300 * time.Millisecond
@@ -219,6 +222,7 @@ func TestClosedDurationEndsWhenRepliesNeverCome(t *testing.T) {
 // TestErrorCodesAreBounded: 600k distinct codes gave 157 MB RSS and an
 // 18 MB JSON. A test keeps the top MaxErrorCodes and OtherErrors.
 func TestErrorCodesAreBounded(t *testing.T) {
+	t.Parallel()
 	srv := hostile.Start(t, hostile.DistinctErrors())
 	check := func(mode string, codes map[string]uint64, errs uint64) {
 		t.Helper()
@@ -429,6 +433,7 @@ func TestMergeErrorCodesStaysTrimmed(t *testing.T) {
 // redialing at once (413 MB peak, bench/bounds): at most
 // MaxConcurrentRedials redials are in progress at any moment.
 func TestRedialsAreBounded(t *testing.T) {
+	t.Parallel()
 	srv := hostile.Start(t, hostile.OK)
 	var now, peak, calls atomic.Int64
 	refused := func(ctx context.Context) (*conn.Conn, error) {

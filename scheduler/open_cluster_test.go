@@ -213,6 +213,7 @@ func TestClusterRunFollowsASK(t *testing.T) {
 // past the 100th within four sends), and it completes; one that always answers -CLUSTERDOWN gets each request
 // DefaultClusterTries times, then it is an error.
 func TestClusterRetriesAreBounded(t *testing.T) {
+	t.Parallel()
 	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	tryAgain := []byte("-TRYAGAIN Multiple keys request during rehashing of slot\r\n")
 	down := []byte("-CLUSTERDOWN The cluster is down\r\n")
@@ -261,6 +262,7 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 // that node joins, with its own connections and result, and every request
 // completes there.
 func TestClusterRunJoinsANewNode(t *testing.T) {
+	t.Parallel()
 	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	nilReply := []byte("$-1\r\n")
 	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })

@@ -127,6 +127,7 @@ func pingStream(t *testing.T) (*scenarios.Stream, int) {
 }
 
 func TestNeverAnsweredRequestsAreTimeoutsWithTheirAge(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
 	rate := RatePerSecond(1000)
@@ -176,6 +177,7 @@ func TestErrorRepliesCountedByCode(t *testing.T) {
 }
 
 func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	// The first connection to send a 20th command is closed on it.
 	var closed atomic.Bool

@@ -145,6 +145,7 @@ func TestOpenIntervalsAddUpToTheTest(t *testing.T) {
 // TestClosedIntervalsAddUpToTheTest: the same for the closed loop, with a
 // mix, against a server that answers everything.
 func TestClosedIntervalsAddUpToTheTest(t *testing.T) {
+	t.Parallel()
 	srv := hostile.Start(t, hostile.OK)
 	cmds, names := mixNames(t)
 	const d = 50 * time.Millisecond
@@ -351,6 +352,7 @@ func TestStopDuringWarmup(t *testing.T) {
 // their own fork of a Poisson timeline, so reading them while the pacer
 // walks its own is no data race (go test -race).
 func TestLiveTotalsDuringPoisson(t *testing.T) {
+	t.Parallel()
 	srv := hostile.Start(t, hostile.OK)
 	rate := RatePerSecond(5000)
 	done := make(chan struct{})

@@ -238,6 +238,7 @@ func TestShardReportsItsShare(t *testing.T) {
 // at once from one start instant, schedule and complete exactly the
 // timeline's requests, each at its global intended time.
 func TestShardedRunsAddUp(t *testing.T) {
+	t.Parallel()
 	cmds := make([]Commands, 3)
 	var n int
 	for i := range cmds {

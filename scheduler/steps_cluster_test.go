@@ -18,6 +18,7 @@ import (
 // which add up to the step's; a connection lost between the steps is
 // dialed again to its own node, through Cluster.Dial.
 func TestClusterStepsRouteEveryStep(t *testing.T) {
+	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	tpl := compileKeyed(t, 10000, "SET", "key:__rand_int__", "v")
 	conns, oc := clusterConns(t, c, 2)
@@ -79,6 +80,7 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 // joins it again on its first redirect, so every request of both steps
 // completes there and each step reports it as joined.
 func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
+	t.Parallel()
 	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return []byte("$-1\r\n"), false })
 	bAddr := b.ln.Addr().String()

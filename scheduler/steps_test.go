@@ -43,6 +43,7 @@ func plans(rates []float64, settle, d time.Duration, prevs *[]*Step) func(int, *
 // the requests intended after its settle window, and the server received
 // the settle windows' requests too.
 func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 	conns := srv.dial(t, 4, 0)
@@ -92,6 +93,7 @@ func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 // step shows no error, and the next step on the same connection starts
 // clean.
 func TestStepSettleRequestsAreNotMeasured(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	rate := RatePerSecond(2000)
 	settle, d := 100*time.Millisecond, 100*time.Millisecond
@@ -121,6 +123,7 @@ func TestStepSettleRequestsAreNotMeasured(t *testing.T) {
 // accounted for (timeouts), its connections are replaced, and the next
 // step runs on the new ones.
 func TestStepAbortsWhenTheOldestRequestWaitsTooLong(t *testing.T) {
+	t.Parallel()
 	cmds, n := pingStream(t)
 	var silent atomic.Bool
 	silent.Store(true)

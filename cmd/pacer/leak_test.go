@@ -3,10 +3,11 @@ package main
 import (
 	"flag"
 	"os"
-	"strconv"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // Every command runs in-process in these tests: none may leave goroutines.
@@ -19,21 +20,9 @@ func TestMain(m *testing.M) {
 	}
 	flag.Parse()
 	if testing.Short() {
-		parallelByDefault(8) // no race detector, no long runs: mostly waiting
+		testrun.ParallelByDefault(8) // no race detector, no long runs: mostly waiting
 	} else {
-		parallelByDefault(4)
+		testrun.ParallelByDefault(4)
 	}
 	goleak.VerifyTestMain(m)
-}
-
-// parallelByDefault runs n parallel tests at once unless -parallel was
-// given: most tests here wait on timed runs of a few hundred requests
-// a second, so GOMAXPROCS (go test's default) would leave a 2-core
-// machine idle. Tests that judge timing do not call t.Parallel.
-func parallelByDefault(n int) {
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(n))
-	}
 }
