@@ -67,6 +67,7 @@ func TestEmbeddedNeedsNoServer(t *testing.T) {
 }
 
 func TestEmbeddedFaults(t *testing.T) {
+	t.Parallel()
 	t.Run("delay", func(t *testing.T) {
 		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "2ms", "--rate", "100", "-n", "100", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s")
 		if p50 := doc.Tests[0].Service.P50; p50 < 2 || p50 > 20 {
@@ -230,6 +231,7 @@ func TestServeUntilInterrupted(t *testing.T) {
 var progressLine = regexp.MustCompile(`^GET +[0-9.]+s/3\.0s  sent [0-9]+/s  completed [0-9]+/s  p50 [0-9.]+ ms  p99 [0-9.]+ ms  in-flight [0-9]+  oldest (-|[0-9.]+ (µs|ms|s))  errors [0-9]+$`)
 
 func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: runs for seconds (TestProgressFitsANarrowTerminal covers -short)")
 	}
@@ -261,14 +263,11 @@ func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
 // TestProgressUpdatesOneLineOnATerminal runs the binary under a
 // pseudo-terminal: the progress line is rewritten in place with \r.
 func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: runs for seconds on a pseudo-terminal")
 	}
-	bin := filepath.Join(t.TempDir(), "pacer")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
+	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
 	f, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
@@ -304,6 +303,7 @@ func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
 // pseudo-terminal: every redraw fits in 59 columns, so the terminal never
 // wraps it and leaves a stale copy above the next one.
 func TestProgressFitsANarrowTerminal(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 60, Rows: 24})
 	if err != nil {

@@ -217,6 +217,7 @@ func TestComparePercentilesAndHdrLog(t *testing.T) {
 // TestCtrlCWritesHdrFiles: the first Ctrl-C writes the interval log and
 // the spectrum of the partial result too.
 func TestCtrlCWritesHdrFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, s := filepath.Join(dir, "p.hlog"), filepath.Join(dir, "p.hgrm")
 	cmd, _, stderr := startBinary(t, nil, "run", "--embedded", "--rate", "2k", "--duration", "60s", "-c", "4", "-t", "get", "-q",

@@ -544,6 +544,7 @@ func TestMetricsLinger(t *testing.T) {
 // TestMetricsLingerEndsOnCtrlC: the first Ctrl-C ends the linger at once;
 // the results were complete, so they are not marked interrupted.
 func TestMetricsLingerEndsOnCtrlC(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run.json")
 	cmd, _, stderr := startBinary(t, nil, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "-t", "get", "-q",
 		"--json", out, "--metrics-addr", "127.0.0.1:0", "--metrics-linger", "10m")

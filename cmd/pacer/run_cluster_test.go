@@ -50,6 +50,7 @@ func readOpenClusterDoc(t *testing.T, path string) openClusterDoc {
 // primaries: no error, the requests spread evenly over the primaries (each
 // within 5% of a third), per-node results in the text and the JSON.
 func TestRunCluster(t *testing.T) {
+	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	js := filepath.Join(t.TempDir(), "r.json")
 	secs := 5

@@ -268,6 +268,7 @@ func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
 // (1000/s for 1.1 s, 11 beyond). A sustainable rate above the unjudged
 // step stands: exit 0.
 func TestSweepUnjudgedStep(t *testing.T) {
+	t.Parallel()
 	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--rates", "50,1k", "--slo", "p99<=1s",
 		"--step-duration", "200ms", "--settle", "50ms", "-c", "2")
 	if len(doc.Tests) != 2 || doc.Sweep == nil || doc.Sweep.SustainableRate == nil || *doc.Sweep.SustainableRate != 1000 {
@@ -288,6 +289,7 @@ func TestSweepUnjudgedStep(t *testing.T) {
 // TestSweepSearchFindsARate: a generous SLO is met up to --to: exit 0 and
 // a sustainable rate, with repeats kept per point.
 func TestSweepSearchFindsARate(t *testing.T) {
+	t.Parallel()
 	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--search", "--slo", "p50<=10s", "--from", "100",
 		"--to", "400", "--step-duration", "200ms", "--settle", "50ms", "-c", "2", "--repeat", "2")
 	s := doc.Sweep

@@ -155,6 +155,7 @@ func TestTrustUnderCPUCompetition(t *testing.T) {
 // TestSLOWindowJSON: --slo-window evaluates each window of the interval
 // series; the JSON says which window was worst and how many failed.
 func TestSLOWindowJSON(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "w.json")
 	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "--duration", "1s", "-c", "2", "-t", "get", "-q",
 		"--interval", "100ms", "--slo", "errors<=100%,unsent<=100%", "--slo-window", "500ms", "--lag-limit", "1s", "--json", out)
@@ -200,6 +201,7 @@ func TestSLOWindowJSON(t *testing.T) {
 // µs, not every 600 µs, so its own lag cannot fail a healthy server. A
 // given --lag-limit stands.
 func TestLagBudgetFollowsSLO(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		pacing  scheduler.Pacing
 		slo     string
