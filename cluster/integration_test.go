@@ -13,6 +13,7 @@ import (
 )
 
 func TestClusterDiscover(t *testing.T) {
+	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -61,6 +62,7 @@ func TestClusterDiscoverNotACluster(t *testing.T) {
 // TestClusterMoveSlots: a key of a slot being moved gets -ASK (to the
 // target) from its old owner, and -MOVED once the move is done.
 func TestClusterMoveSlots(t *testing.T) {
+	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

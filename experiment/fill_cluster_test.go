@@ -40,6 +40,7 @@ func infoField(t *testing.T, s *redistest.Server, section, field string) uint64 
 // what every primary holds (their sum, each one's in Nodes), not the
 // seed's share.
 func TestFillClusterIsReadBack(t *testing.T) {
+	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

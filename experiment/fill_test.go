@@ -66,6 +66,7 @@ func TestFillServer(t *testing.T) {
 // TestFillCluster: each primary writes the keys of its slots, all of them
 // once; the result sums the primaries' and holds each one's.
 func TestFillCluster(t *testing.T) {
+	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	ctx := context.Background()
 	e := &Env{Target: &target.Target{Options: conn.Options{Network: "tcp", Addr: c.Addr()}, Cluster: true},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestLowestEquivalentMatchesLibrary(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (5 s); .ci/run runs it without -race")
 	}
@@ -34,6 +35,7 @@ func TestLowestEquivalentMatchesLibrary(t *testing.T) {
 // themselves, at bounds that start a slot (exact) — 10 µs × 2^k, the
 // Prometheus buckets — and at the slot starts around them.
 func TestCumulativeCountsBelowSlotStarts(t *testing.T) {
+	t.Parallel()
 	r := NewRecorder()
 	rng := rand.New(rand.NewPCG(7, 8))
 	var values []int64

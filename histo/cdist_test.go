@@ -29,6 +29,7 @@ func render(steps []Step) string {
 }
 
 func TestPercentileStepsLikeC(t *testing.T) {
+	t.Parallel()
 	got := render(PercentileSteps(cdistSample(), 1))
 	want := `0.000% <= 0.103 milliseconds (cumulative count 28)
 50.000% <= 1.351 milliseconds (cumulative count 500)
@@ -49,6 +50,7 @@ func TestPercentileStepsLikeC(t *testing.T) {
 }
 
 func TestLinearStepsLikeC(t *testing.T) {
+	t.Parallel()
 	got := render(LinearSteps(cdistSample(), 100, 2000, 1000))
 	want := `2.800% <= 0.103 milliseconds (cumulative count 28)
 14.600% <= 0.207 milliseconds (cumulative count 146)
@@ -81,6 +83,7 @@ func TestLinearStepsLikeC(t *testing.T) {
 }
 
 func TestSummaryFunctionsLikeC(t *testing.T) {
+	t.Parallel()
 	h := cdistSample()
 	f := func(v int64) string { return fmt.Sprintf("%.3f", float64(float32(v)/1000)) }
 	got := strings.Join([]string{
@@ -97,6 +100,7 @@ func TestSummaryFunctionsLikeC(t *testing.T) {
 }
 
 func TestGeometriesMatchLibrary(t *testing.T) {
+	t.Parallel()
 	for _, g := range []struct{ lo, hi, sig int64 }{{10, 3000000, 1}, {10, 3000000, 2}, {10, 3000000, 3}, {10, 3000000, 4}, {1000, 3600e9, 3}} {
 		geo := newGeometry(g.lo, g.hi, int(g.sig))
 		lib := hdrhistogram.New(g.lo, g.hi, int(g.sig))

@@ -23,6 +23,7 @@ func libraryIndex(t *testing.T, v int64) int {
 }
 
 func TestIndexMatchesLibrary(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (9 s); .ci/run runs it without -race")
 	}
@@ -46,6 +47,7 @@ func TestIndexMatchesLibrary(t *testing.T) {
 }
 
 func TestSnapshotEqualsLibraryHistogram(t *testing.T) {
+	t.Parallel()
 	r := NewRecorder()
 	want := New()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -64,6 +66,7 @@ func TestSnapshotEqualsLibraryHistogram(t *testing.T) {
 }
 
 func TestRecordOutOfRange(t *testing.T) {
+	t.Parallel()
 	r := NewRecorder()
 	r.Record(-5)
 	r.Record(Highest * 3)
@@ -77,6 +80,7 @@ func TestRecordOutOfRange(t *testing.T) {
 }
 
 func TestConcurrentRecordLosesNothing(t *testing.T) {
+	t.Parallel()
 	r := NewRecorder()
 	var wg sync.WaitGroup
 	const writers, each = 8, 5000
@@ -96,6 +100,7 @@ func TestConcurrentRecordLosesNothing(t *testing.T) {
 }
 
 func TestIntervalsAddUpToTotal(t *testing.T) {
+	t.Parallel()
 	r := NewRecorder()
 	var prev = r.Snapshot()
 	var sum int64
@@ -116,6 +121,7 @@ func TestIntervalsAddUpToTotal(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
+	t.Parallel()
 	h := New()
 	// 1..10000 microseconds, one each: percentiles are known.
 	for v := int64(1); v <= 10000; v++ {
@@ -148,6 +154,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestEncodeDecodeMerge(t *testing.T) {
+	t.Parallel()
 	a, b := NewRecorder(), NewRecorder()
 	for i := int64(1); i <= 1000; i++ {
 		a.Record(i * 1000)

@@ -66,6 +66,7 @@ func testLog(t *testing.T) (Log, map[string]*hdrhistogram.Histogram) {
 }
 
 func TestWriteLogHeader(t *testing.T) {
+	t.Parallel()
 	l, _ := testLog(t)
 	var b bytes.Buffer
 	if err := WriteLog(&b, l); err != nil {
@@ -96,6 +97,7 @@ func TestWriteLogHeader(t *testing.T) {
 // line comes back with its tag and times, and each tag's intervals merge
 // into exactly what was written.
 func TestWriteLogReadBack(t *testing.T) {
+	t.Parallel()
 	l, merged := testLog(t)
 	var b bytes.Buffer
 	if err := WriteLog(&b, l); err != nil {
@@ -141,6 +143,7 @@ func TestWriteLogReadBack(t *testing.T) {
 // what hdrhistogram-go's own OutputIntervalHistogram writes for the
 // decoded histogram, whether the max is given or read from the histogram.
 func TestWriteLogLinesAreTheLibrarys(t *testing.T) {
+	t.Parallel()
 	l, _ := testLog(t)
 	for i := range l.Entries {
 		if i%2 == 0 && l.Entries[i].Encoded != "" {
@@ -183,6 +186,7 @@ func TestWriteLogLinesAreTheLibrarys(t *testing.T) {
 }
 
 func TestWriteLogRefusesBadTags(t *testing.T) {
+	t.Parallel()
 	for _, tag := range []string{"a,b", "a b", "a\nb", " x", "x,"} {
 		l := Log{Start: time.Unix(0, 0), Entries: []LogEntry{{Tag: tag, Start: time.Unix(0, 0), Duration: time.Second}}}
 		if err := WriteLog(io.Discard, l); err == nil {
@@ -195,6 +199,7 @@ func TestWriteLogRefusesBadTags(t *testing.T) {
 }
 
 func TestJavaFixed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		v    float64
 		prec int
@@ -225,6 +230,7 @@ func TestJavaFixed(t *testing.T) {
 }
 
 func TestWriteSpectrumLayout(t *testing.T) {
+	t.Parallel()
 	h := New()
 	for v := int64(1); v <= 1000; v++ {
 		if err := h.RecordValue(v * 1000); err != nil {
@@ -303,6 +309,7 @@ func runJava(t *testing.T, args ...string) {
 // distribution (.hgrm), and compares it byte for byte with WriteSpectrum
 // of the same merged histogram.
 func TestWriteSpectrumMatchesJava(t *testing.T) {
+	t.Parallel()
 	proc := javaProcessor(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestInsufficient(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int64
 		p    float64
@@ -44,6 +45,7 @@ func binomCDF(n int64, q float64, x int64) float64 {
 }
 
 func TestRankCI(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n      int64
 		q      float64
@@ -67,6 +69,7 @@ func TestRankCI(t *testing.T) {
 // direct summation: coverage at least 95%, and neither end can move inward
 // under the rule (F(j−1) ≤ α/2 < F(j), F(k−2) < 1−α/2 ≤ F(k−1)).
 func TestRankCIIsTheTightestWithCoverage(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int64{20, 57, 200, 1000, 3000} {
 		for _, q := range []float64{0.5, 0.9, 0.95, 0.99, 0.999} {
 			lo, hi := RankCI(n, q, 0.95)
@@ -88,6 +91,7 @@ func TestRankCIIsTheTightestWithCoverage(t *testing.T) {
 // TestRankCINormalApproximation: for a huge n the Normal approximation
 // agrees with what the exact rule gives at the edge of the exact range.
 func TestRankCINormalApproximation(t *testing.T) {
+	t.Parallel()
 	n := int64(1e12)
 	lo, hi := RankCI(n, 0.5, 0.95)
 	sd := math.Sqrt(float64(n) / 4)
@@ -100,6 +104,7 @@ func TestRankCINormalApproximation(t *testing.T) {
 }
 
 func TestValueAtRankAndPercentileCI(t *testing.T) {
+	t.Parallel()
 	h := New()
 	for v := int64(1); v <= 1000; v++ {
 		if err := h.RecordValue(v * 1000); err != nil { // 1 µs .. 1 ms
@@ -137,6 +142,7 @@ func TestValueAtRankAndPercentileCI(t *testing.T) {
 }
 
 func TestMedian(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   []float64
 		want float64

@@ -138,6 +138,7 @@ const (
 )
 
 func TestCollectorExposition(t *testing.T) {
+	t.Parallel()
 	for _, accept := range []string{acceptText, acceptOM} {
 		t.Run(strings.Fields(strings.ReplaceAll(accept, ";", " "))[0], func(t *testing.T) {
 			c := NewCollector(nil)

@@ -22,6 +22,7 @@ import (
 // escaped instead of failing every scrape; a long name is cut, and two
 // long names stay two label sets.
 func TestLabelsScopeAndBinaryNames(t *testing.T) {
+	t.Parallel()
 	c := NewCollector(nil)
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)

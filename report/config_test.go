@@ -10,6 +10,7 @@ import (
 )
 
 func TestRunConfigEcho(t *testing.T) {
+	t.Parallel()
 	mask := func(s string) string { return strings.ReplaceAll(s, "pw", "***") }
 	m := RunConfig{Target: "redis://u:pw@h:1", Sizes: scenarios.FixedSize(3), Seed: 1 << 60}.Echo(
 		map[string]any{"command": "AUTH pw", "target": "overwritten", "mine": 1}, mask)

@@ -9,6 +9,7 @@ import (
 // TestNewDocument: a new document carries the schema, the mode, the
 // tool, no tests (an empty list, not null) and, for a shard, its K/N.
 func TestNewDocument(t *testing.T) {
+	t.Parallel()
 	d := NewDocument("open", "1.2.3", nil)
 	if d.Schema != Schema || d.Mode != "open" || d.Tool.Version != "1.2.3" || d.Tests == nil || d.Shard != nil || d.StartAt != "" || d.StartedAt == "" {
 		t.Errorf("one process: %+v", d)

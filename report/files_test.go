@@ -11,6 +11,7 @@ import (
 )
 
 func TestOutputPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, path := range []string{"", StdoutPath, filepath.Join(dir, "ok.json")} {
 		if err := CheckOutputPath(path); err != nil {
@@ -40,6 +41,7 @@ func TestOutputPaths(t *testing.T) {
 }
 
 func TestFilesCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	for _, tc := range []struct {

@@ -23,6 +23,7 @@ const benchmarkCSV = `"test","rps","avg_latency_ms","min_latency_ms","p50_latenc
 // identified as pacer's own (so it matches pacer's GET), with the figures
 // the format has; those it lacks are said.
 func TestReadRedisBenchmarkCSV(t *testing.T) {
+	t.Parallel()
 	in, err := ReadInput("bench.csv", []byte(benchmarkCSV))
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +75,7 @@ func TestReadRedisBenchmarkCSV(t *testing.T) {
 // one), its per-second series as intervals, and its configuration
 // without the password.
 func TestReadMemtierJSON(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/memtier.json")
 	if err != nil {
 		t.Fatal(err)
@@ -149,6 +151,7 @@ func get0(t *testing.T, data []byte) string {
 // memtier's JSON side by side: GET matched across the three, the figures
 // a format lacks shown as n/a, the lacks said in the header.
 func TestForeignSideBySide(t *testing.T) {
+	t.Parallel()
 	run := craftDoc("closed", craft(t, fixture{name: "GET", mode: "closed", rate: 5000, seconds: 2, base: 0.4, interval: 0.5, seed: 3}))
 	run.Tests[0].ID = "get"
 	csv, err := ReadInput("bench.csv", []byte(benchmarkCSV))

@@ -55,6 +55,7 @@ func render(t *testing.T, f func(*bytes.Buffer) error) string {
 }
 
 func TestNoAuthRunIsNotOK(t *testing.T) {
+	t.Parallel()
 	r := noAuth()
 	slo, err := ParseSLO("p99<2ms")
 	if err != nil {
@@ -131,6 +132,7 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 }
 
 func TestQuietShowsErrorShare(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		errors, timeouts, scheduled uint64
 		want                        string
@@ -151,6 +153,7 @@ func TestQuietShowsErrorShare(t *testing.T) {
 }
 
 func TestSLOWarnsOfErrorsItDoesNotJudge(t *testing.T) {
+	t.Parallel()
 	r := sample() // 2 errors + 2 timeouts of 10003
 	slo, _ := ParseSLO("p99<20ms")
 	res := mustCheck(t, slo, r)
@@ -196,6 +199,7 @@ func sloWarnings(t *testing.T, res *SLOResult) string {
 }
 
 func TestParseSLORejectsNonFiniteAndNegative(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"errors<NaN%", "errors<NaN", "errors<nan%", "unsent<NaN%", "errors<Inf%", "errors<+Inf", "errors<-Inf%",
 		"errors<-1%", "unsent<-0.5", "p99<NaNms", "p99<-5ms", "p99<Infms", "rate>NaN", "rate>-5", "rate>Inf",
@@ -207,6 +211,7 @@ func TestParseSLORejectsNonFiniteAndNegative(t *testing.T) {
 }
 
 func TestServerTextEscaped(t *testing.T) {
+	t.Parallel()
 	const evil = "\x1b]0;owned\x07\x1b[2J\r"
 	r := sample()
 	r.Name = "GET" + evil
@@ -244,6 +249,7 @@ func TestServerTextEscaped(t *testing.T) {
 }
 
 func TestUnsolicitedReported(t *testing.T) {
+	t.Parallel()
 	r := sample()
 	if txt := render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, nil), TextOptions{}) }); strings.Contains(txt, "unsolicited") {
 		t.Errorf("unsolicited line without unsolicited replies:\n%s", txt)
@@ -262,6 +268,7 @@ func TestUnsolicitedReported(t *testing.T) {
 }
 
 func TestOtherErrorsLast(t *testing.T) {
+	t.Parallel()
 	r := sample()
 	r.ErrorCodes = map[string]uint64{"other": 500, "ERR": 3, "WRONGTYPE": 7}
 	txt := render(t, func(b *bytes.Buffer) error { return Text(b, asTest(t, r, nil), TextOptions{}) })

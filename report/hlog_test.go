@@ -151,6 +151,7 @@ func tags(m map[string]*hdrhistogram.Histogram) string {
 // order, and each tag's intervals merge into the test's histogram (same
 // count, same p99.9, same counts in every bucket).
 func TestHdrLogReadBack(t *testing.T) {
+	t.Parallel()
 	b := docBuilder{t, rand.New(rand.NewPCG(1, 2))}
 	test := b.test("mix", "MIX", "open", "2025-03-04T05:06:08.250Z", 6, "get", "set")
 	doc := newDoc(test)
@@ -212,6 +213,7 @@ func TestHdrLogReadBack(t *testing.T) {
 // tests have no send_lag, and a test without started_at follows the one
 // before it.
 func TestHdrLogSeveralTests(t *testing.T) {
+	t.Parallel()
 	b := docBuilder{t, rand.New(rand.NewPCG(3, 4))}
 	doc := newDoc(
 		b.test("get", "GET (closed loop)", "closed", "2025-03-04T05:06:07.100Z", 3),
@@ -251,6 +253,7 @@ func TestHdrLogSeveralTests(t *testing.T) {
 // TestHdrLogWithoutIntervals: a result written before intervals existed
 // gets one line per tag spanning each test's window.
 func TestHdrLogWithoutIntervals(t *testing.T) {
+	t.Parallel()
 	b := docBuilder{t, rand.New(rand.NewPCG(5, 6))}
 	a, c := b.test("", "SET", "open", "", 2), b.test("", "GET", "open", "", 3)
 	a.Intervals, c.Intervals = nil, nil
@@ -278,6 +281,7 @@ func TestHdrLogWithoutIntervals(t *testing.T) {
 }
 
 func TestHdrLogErrors(t *testing.T) {
+	t.Parallel()
 	doc := newDoc()
 	doc.StartedAt = "yesterday"
 	if err := writeHdrLog(&bytes.Buffer{}, doc); err == nil {
@@ -295,6 +299,7 @@ func TestHdrLogErrors(t *testing.T) {
 }
 
 func TestTestKeys(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		tests []Test
 		want  string
@@ -313,6 +318,7 @@ func TestTestKeys(t *testing.T) {
 }
 
 func TestSpectrumOutputs(t *testing.T) {
+	t.Parallel()
 	b := docBuilder{t, rand.New(rand.NewPCG(7, 8))}
 	one := newDoc(b.test("get", "GET", "open", "", 2))
 	outs, err := spectrumOutputs("x/run.hgrm", one)
@@ -379,6 +385,7 @@ func javaProcessor(t *testing.T) []string {
 // equal the test's histogram as Go reads it; and its percentile
 // distribution must be byte for byte what --hdr-spectrum writes.
 func TestHdrLogJavaReader(t *testing.T) {
+	t.Parallel()
 	proc := javaProcessor(t)
 	b := docBuilder{t, rand.New(rand.NewPCG(9, 10))}
 	doc := newDoc(

@@ -18,6 +18,7 @@ import (
 // them (1 ≤ k ≤ n ≤ scheduler.MaxShards) before anything is sized by
 // them, and every message stays short.
 func TestMergeValidatesShardNumbers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		k, n int
@@ -55,6 +56,7 @@ func TestMergeValidatesShardNumbers(t *testing.T) {
 // TestMergeRefusesOverflow: counts whose sum does not fit (uint64
 // counts, histograms of 3 × 2^62 samples) are refused, not wrapped.
 func TestMergeRefusesOverflow(t *testing.T) {
+	t.Parallel()
 	in := shardInputs(t, 3)
 	for i := range in {
 		in[i].Doc.Tests[0].Counts.Scheduled = 1 << 63
@@ -87,6 +89,7 @@ func TestMergeRefusesOverflow(t *testing.T) {
 // and without ids) merge exactly. BenchmarkMergeNodes measures the
 // matching.
 func TestMergeManyNodes(t *testing.T) {
+	t.Parallel()
 	const nodes = 300
 	in := shardInputs(t, 3)
 	n := craftNode(t, "x", "", 5, 10, 100)
@@ -164,6 +167,7 @@ func BenchmarkMergeIntervals(b *testing.B) {
 // (each shard measured every client, so a sum would count it N times);
 // shards of different targets keep each target's.
 func TestMergeServerSide(t *testing.T) {
+	t.Parallel()
 	stats := func(calls uint64) *serverinfo.Stats {
 		return &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: calls, Usec: calls, UsecPerCall: 1}}}
 	}
@@ -210,6 +214,7 @@ func TestMergeServerSide(t *testing.T) {
 // TestMergeKeepsOldestInflight: the merged interval's oldest request is
 // the oldest of any shard's, its requests in flight the sum.
 func TestMergeKeepsOldestInflight(t *testing.T) {
+	t.Parallel()
 	in := shardInputs(t, 3)
 	for k := range in {
 		for i := range in[k].Doc.Tests[0].Intervals {
@@ -233,6 +238,7 @@ func TestMergeKeepsOldestInflight(t *testing.T) {
 // primary for its counts, which count every shard's clients, so a merged
 // node keeps one shard's reading, not their sum (nor none).
 func TestMergeKeepsNodeServerOnce(t *testing.T) {
+	t.Parallel()
 	stats := func(calls uint64) *serverinfo.Stats {
 		return &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: calls, Usec: calls, UsecPerCall: 1}}}
 	}

@@ -45,6 +45,7 @@ func encodeHist(t *testing.T, h *hdrhistogram.Histogram) string {
 // (1 to 2^62, 5 digits) costs tens of MB to decode; it is refused on its
 // header, before its counts are allocated.
 func TestReadRefusesOtherGeometries(t *testing.T) {
+	t.Parallel()
 	doc := hostileDoc(t)
 	wide := encodeHist(t, hdrhistogram.New(1, 1<<62, 5))
 	doc.Tests[0].Histograms.Response = wide
@@ -74,6 +75,7 @@ func TestReadRefusesOtherGeometries(t *testing.T) {
 // TestReadBoundsDurations: a duration no run could have (1e308 s) is
 // refused in one line rather than printed as a negative duration.
 func TestReadBoundsDurations(t *testing.T) {
+	t.Parallel()
 	for name, change := range map[string]func(d *Document){
 		"test duration":     func(d *Document) { d.Tests[0].DurationS = 1e308 },
 		"config duration":   func(d *Document) { d.Config["duration_s"] = 1e308 },
@@ -93,6 +95,7 @@ func TestReadBoundsDurations(t *testing.T) {
 // TestReadCutsLongTexts: a first error of a megabyte of "<" is cut to a
 // few KB, so neither the text nor the HTML page grows with it.
 func TestReadCutsLongTexts(t *testing.T) {
+	t.Parallel()
 	doc := hostileDoc(t)
 	doc.Tests[0].FirstError = strings.Repeat("<", 1<<20)
 	doc.Tests[0].Errors = map[string]uint64{strings.Repeat("E", 1<<16): 1}
@@ -125,6 +128,7 @@ func TestReadCutsLongTexts(t *testing.T) {
 // TestReportEscapesVerdictAndSLO: the verdict and the SLO's lines of a
 // document are printed escaped, like everything else it holds.
 func TestReportEscapesVerdictAndSLO(t *testing.T) {
+	t.Parallel()
 	const esc = "\x1b]0;owned\x07\x1b[2J"
 	doc := hostileDoc(t)
 	closed := craft(t, fixture{name: "SET", mode: "closed", rate: 2000, seconds: 1, base: 0.2, interval: 0.25, seed: 5})
@@ -163,6 +167,7 @@ func TestReportEscapesVerdictAndSLO(t *testing.T) {
 // TestPlotClampsAbsurdValues: an interval max of 1e250 ms (or any figure
 // beyond what a histogram holds) draws, clamped, instead of panicking.
 func TestPlotClampsAbsurdValues(t *testing.T) {
+	t.Parallel()
 	doc := hostileDoc(t)
 	for i := range doc.Tests[0].Intervals {
 		iv := &doc.Tests[0].Intervals[i]
@@ -195,6 +200,7 @@ func TestPlotClampsAbsurdValues(t *testing.T) {
 // TestReadDecodesOnce: the config object is kept as its JSON text, so a
 // seed above 2^53 keeps its digits.
 func TestReadKeepsConfigText(t *testing.T) {
+	t.Parallel()
 	doc := hostileDoc(t)
 	b, err := doc.Marshal()
 	if err != nil {
@@ -220,6 +226,7 @@ func TestReadKeepsConfigText(t *testing.T) {
 // TestInputsBoundedInAll: what ReadInputs reads (pacer report, pacer
 // merge) is bounded in all, not only per file.
 func TestInputsBoundedInAll(t *testing.T) {
+	t.Parallel()
 	b, err := hostileDoc(t).Marshal()
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,7 @@ func htmlFixture(t *testing.T) []byte {
 }
 
 func TestHTMLSelfContainedAndEscaped(t *testing.T) {
+	t.Parallel()
 	b := htmlFixture(t)
 	keepPlots(t, "page.html", b)
 	s := string(b)
@@ -76,6 +77,7 @@ func chromiumBinary(t *testing.T) string {
 // TestHTMLInBrowser renders the page in headless chromium: the screenshot
 // is not blank and the DOM holds the title.
 func TestHTMLInBrowser(t *testing.T) {
+	t.Parallel()
 	bin := chromiumBinary(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")

@@ -55,6 +55,7 @@ func decodeAll(t *testing.T, texts ...string) []*hdrhistogram.Histogram {
 // intervals with one start are added, and the result reads back as a
 // normal document that renders.
 func TestMergeIsExact(t *testing.T) {
+	t.Parallel()
 	in := shardInputs(t, 3)
 	doc, err := Merge(in, MergeOptions{Tool: Tool{Name: "pacer", Version: "test"}})
 	if err != nil {
@@ -123,6 +124,7 @@ func TestMergeIsExact(t *testing.T) {
 
 // TestMergeRefuses: documents that are not the shards of one timeline.
 func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		change  func(in []MergeInput) []MergeInput

@@ -53,6 +53,7 @@ func nodeTable(text string) string {
 // counts, redirects and histograms, and the text of the read-back result
 // prints the node table the run printed.
 func TestNodesReadBack(t *testing.T) {
+	t.Parallel()
 	r := sample()
 	r.Nodes = []scheduler.NodeResult{
 		{Node: scheduler.Node{Addr: "127.0.0.1:7001", ID: strings.Repeat("a", 40), Slots: 5461}, Connections: 2,
@@ -146,6 +147,7 @@ func clusterShards(t *testing.T) []MergeInput {
 // percentiles are those of all its requests; a node only one shard saw
 // is kept with its counts; the merged nodes read back and print.
 func TestMergeNodes(t *testing.T) {
+	t.Parallel()
 	in := clusterShards(t)
 	doc, err := Merge(in, MergeOptions{})
 	if err != nil {
@@ -217,6 +219,7 @@ func TestMergeNodes(t *testing.T) {
 // TestMergeNodesApart: the same address under two ids is two primaries
 // (one was replaced between the shards' starts).
 func TestMergeNodesApart(t *testing.T) {
+	t.Parallel()
 	in := clusterShards(t)
 	in[2].Doc.Tests[0].Nodes[1].ID = strings.Repeat("d", 40)
 	doc, err := Merge(in, MergeOptions{})
@@ -233,6 +236,7 @@ func TestMergeNodesApart(t *testing.T) {
 // TestMergeNodesRefuses: what cannot be merged exactly is refused (exit
 // 2 in pacer merge), in one line.
 func TestMergeNodesRefuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(in []MergeInput)
@@ -265,6 +269,7 @@ func TestMergeNodesRefuses(t *testing.T) {
 // response times, and what the primary counted (its own server side) below
 // them; both survive the JSON, and the read-back table is the run's.
 func TestNodesServiceAndServer(t *testing.T) {
+	t.Parallel()
 	r := sample()
 	keys := uint64(33372)
 	node := &serverinfo.Stats{Available: true, Keys: &keys, Commands: map[string]serverinfo.Command{

@@ -14,6 +14,7 @@ import (
 // latency samples have null summaries in the JSON, not zeros; an interval
 // with samples has them.
 func TestNoSamplesIsNull(t *testing.T) {
+	t.Parallel()
 	empty, err := histo.Pack(nil)
 	if err != nil {
 		t.Fatal(err)

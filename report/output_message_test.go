@@ -15,6 +15,7 @@ import (
 // once per layer ("write /dev/full: write /dev/full: no space left on
 // device", issue 22).
 func TestOutputErrorSaysWriteOnce(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
@@ -30,6 +31,7 @@ func TestOutputErrorSaysWriteOnce(t *testing.T) {
 // TestOutputAtomicErrorNamesNoTemp: a regular file's failed write names
 // the path given, not the temporary file beside it.
 func TestOutputAtomicErrorNamesNoTemp(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "out.json")
 	defer func(f func(*os.File) error) { syncFile = f }(syncFile)
 	syncFile = func(f *os.File) error { return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO} }

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParsePercentiles(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"50,90,99,99.9,99.99": "[50 90 99 99.9 99.99]",
 		"99, 50,99.9,50,p90":  "[50 90 99 99.9]",
@@ -33,6 +34,7 @@ func TestParsePercentiles(t *testing.T) {
 
 // The chosen percentiles are computed as the Summary computes its own.
 func TestPercentileMillisAgreesWithSummary(t *testing.T) {
+	t.Parallel()
 	h := sample().Response
 	s := histo.Summarize(h)
 	got := PercentileMillis(h, []float64{50, 90, 95, 99, 99.9, 99.99})
@@ -46,6 +48,7 @@ func TestPercentileMillisAgreesWithSummary(t *testing.T) {
 }
 
 func TestTextWithPercentiles(t *testing.T) {
+	t.Parallel()
 	r := sample()
 	get, set := histo.NewRecorder(), histo.NewRecorder()
 	for i := int64(1); i <= 1000; i++ {
@@ -93,6 +96,7 @@ func TestTextWithPercentiles(t *testing.T) {
 }
 
 func TestBenchWithPercentiles(t *testing.T) {
+	t.Parallel()
 	res := benchSample()
 	o := TextOptions{Percentiles: []float64{50, 99.9}}
 	var b bytes.Buffer

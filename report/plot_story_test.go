@@ -20,6 +20,7 @@ func dataMax(p *panel) float64 {
 
 // TestPlotTitle: --title names both plots instead of the files.
 func TestPlotTitle(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
 	}
@@ -39,6 +40,7 @@ func TestPlotTitle(t *testing.T) {
 // dash, not a colon: Liberation Sans kerns "T:" (GET: response) so the
 // colon sits under the T.
 func TestLegendSeparator(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
 	}
@@ -59,6 +61,7 @@ func TestLegendSeparator(t *testing.T) {
 // TestLatencyAxisEndsNearTheData: the latency axes end near the largest
 // value drawn (legends sit beside the data, not on it).
 func TestLatencyAxisEndsNearTheData(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
 	}
@@ -83,6 +86,7 @@ func TestLatencyAxisEndsNearTheData(t *testing.T) {
 // loop and two open loops, response and service) has its own colour and
 // dash pattern, in the plot and in its legend.
 func TestSpectrumSeriesDistinct(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
 	}
@@ -111,6 +115,7 @@ func TestSpectrumSeriesDistinct(t *testing.T) {
 // oldest unanswered request at each interval's end, so a freeze shows in
 // the intervals it covers, where no reply completes.
 func TestIntervalPlotShowsTheFreeze(t *testing.T) {
+	t.Parallel()
 	doc := hostileDoc(t)
 	ivs := doc.Tests[0].Intervals
 	for i := range ivs {
@@ -144,6 +149,7 @@ func TestIntervalPlotShowsTheFreeze(t *testing.T) {
 // TestRelabel: --label FILE=NAME renames an input by its path or base
 // name; a file that was not given, or no name, is an error.
 func TestRelabel(t *testing.T) {
+	t.Parallel()
 	in := []Input{{Label: "a.json"}, {Label: "b.json"}, {Label: "c=1.json"}}
 	paths := []string{"runs/a.json", "b.json", "c=1.json"}
 	if err := Relabel(in, paths, []string{"a.json=before", "runs/../b.json=after the fix", "c=1.json=x=y"}); err != nil {
@@ -163,6 +169,7 @@ func TestRelabel(t *testing.T) {
 // are not listed; the text report wraps instead of running off the page;
 // --title titles the page.
 func TestHTMLLeavesOutUnsetSettings(t *testing.T) {
+	t.Parallel()
 	doc := hostileDoc(t)
 	doc.Config = map[string]any{"connections": 50, "password": nil, "rate": nil, "tls": nil, "user": "", "tests": []any{}}
 	in := input(t, "run.json", doc)

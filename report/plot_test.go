@@ -38,6 +38,7 @@ func notBlank(t *testing.T, img image.Image) {
 }
 
 func TestPlotFormat(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ path, want string }{
 		{"out.png", PNG}, {"a/b/OUT.PNG", PNG}, {"x.svg", SVG}, {"x.pdf", ""}, {"x", ""}, {"png", ""},
 	} {
@@ -49,6 +50,7 @@ func TestPlotFormat(t *testing.T) {
 }
 
 func TestPlotPNGAndSVG(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
 	}
@@ -101,6 +103,7 @@ func checkSVG(t *testing.T, b []byte, texts ...string) {
 }
 
 func TestPlotSeveralFiles(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
 	}
@@ -132,6 +135,7 @@ func TestPlotSeveralFiles(t *testing.T) {
 // A document written before pacer kept intervals still plots: the
 // spectrum, and a series panel that says it has nothing to show.
 func TestPlotWithoutIntervals(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
 	}
@@ -152,6 +156,7 @@ func TestPlotWithoutIntervals(t *testing.T) {
 // Text from the documents (test names come from command templates) is
 // escaped in the SVG.
 func TestPlotEscapesNames(t *testing.T) {
+	t.Parallel()
 	test := craft(t, fixture{name: `<script>alert("x")</script> & co`, mode: "closed", rate: 1000, seconds: 1, base: 0.1, interval: 0.5, seed: 9})
 	spec, series, err := plotSVGs([]Input{input(t, "x.json", craftDoc("closed", test))}, PlotOptions{})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 // TestProgressLine: what a progress line says about a test of a planned
 // duration, of a planned number of requests, in warmup, following stages.
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	stages, err := scheduler.NewStages([]scheduler.Stage{{Duration: 10 * time.Second, Target: scheduler.RatePerSecond(1000)}})
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +50,7 @@ func TestProgressLine(t *testing.T) {
 
 // TestConnectionLines: the lines about an open run's connections.
 func TestConnectionLines(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ got, want string }{
 		{ConnectionsLine("GET", 1500*time.Millisecond, scheduler.Connections{Open: 48, Of: 50, Lost: 2, Reconnects: 2}, 2),
 			"pacer: GET: 2 connections lost by 1.5 s; 48 of 50 open, 2 replaced so far"},

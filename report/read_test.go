@@ -10,6 +10,7 @@ import (
 )
 
 func TestReadInputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	doc := `{"schema": "` + Schema + `", "tests": []}`
 	write := func(name, text string) string {

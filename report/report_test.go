@@ -61,6 +61,7 @@ func sample() *scheduler.Result {
 // output, not independent checks: see testdata/README.md.
 
 func TestTextGolden(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := Text(&b, asTest(t, sample(), nil), TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -69,6 +70,7 @@ func TestTextGolden(t *testing.T) {
 }
 
 func TestQuietGolden(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := Quiet(&b, asTest(t, sample(), nil), TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -77,6 +79,7 @@ func TestQuietGolden(t *testing.T) {
 }
 
 func TestJSONGolden(t *testing.T) {
+	t.Parallel()
 	tt := asTest(t, sample(), nil)
 	tt.ID = "set" // the command sets it (fromResult leaves it empty)
 	doc := &Document{Schema: Schema, Mode: "open", Tool: Tool{Name: "pacer", Version: "test"},
@@ -98,6 +101,7 @@ func TestJSONGolden(t *testing.T) {
 }
 
 func TestWriteOutputAtomic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.json")
 	if err := writeOutput(path, []byte("one")); err != nil {
@@ -143,6 +147,7 @@ func benchSample() *scheduler.Result {
 // comparison with the real redis-benchmark is
 // cmd/pacer's TestBenchParityWithRedisBenchmark.
 func TestBenchFormatsGolden(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	res := benchSample()
 	if err := BenchCSVHeader(&b, TextOptions{}); err != nil {
@@ -174,6 +179,7 @@ func TestBenchFormatsGolden(t *testing.T) {
 }
 
 func TestCFloatPrintsLikeC(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[float64]string{math.NaN(): "-nan", math.Inf(1): "inf", 0.1234: "0.123"} {
 		if got := cfloat(3, in); got != want {
 			t.Errorf("cfloat(%v) = %q, want %q", in, got, want)
@@ -182,6 +188,7 @@ func TestCFloatPrintsLikeC(t *testing.T) {
 }
 
 func TestAutoPacingShowsItsQuantum(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		quantum  time.Duration
 		text     string

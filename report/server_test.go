@@ -24,6 +24,7 @@ func serverSample() *serverinfo.Stats {
 // TestTextWithServerGolden pins the server's table, the time split and the
 // network line under a test.
 func TestTextWithServerGolden(t *testing.T) {
+	t.Parallel()
 	r := sample()
 	r.BytesSent, r.BytesReceived = 413_500_000, 500_000
 	r.Window = time.Second
@@ -60,6 +61,7 @@ func TestTextWithServerGolden(t *testing.T) {
 }
 
 func TestServerUnavailableAndOtherClients(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	writeServer(&b, asTest(t, sample(), nil), &serverinfo.Stats{Error: "INFO refused: ERR unknown command 'INFO'"})
 	if got := b.String(); got != "  server side    not available: INFO refused: ERR unknown command 'INFO'\n" {
@@ -80,6 +82,7 @@ func TestServerUnavailableAndOtherClients(t *testing.T) {
 }
 
 func TestServerLine(t *testing.T) {
+	t.Parallel()
 	keys := uint64(1234)
 	for _, tc := range []struct {
 		id   *serverinfo.Identity
@@ -104,6 +107,7 @@ func TestServerLine(t *testing.T) {
 // TestFourKilobytesAtAHundredThousand: the arithmetic of the issue, 4 KB
 // values at 100k req/s, reads as about 3.3 Gbit/s.
 func TestFourKilobytesAtAHundredThousand(t *testing.T) {
+	t.Parallel()
 	// A SET of a 4096-byte value with a 16-byte key is about 4135 bytes.
 	r := &scheduler.Result{Window: 10 * time.Second, BytesSent: 4135 * 1_000_000, BytesReceived: 5 * 1_000_000,
 		Counts: scheduler.Counts{Sent: 1_000_000, Completed: 1_000_000}}
@@ -127,6 +131,7 @@ func TestFourKilobytesAtAHundredThousand(t *testing.T) {
 
 // TestJSONServerFields: the names README documents.
 func TestJSONServerFields(t *testing.T) {
+	t.Parallel()
 	keys := uint64(3)
 	doc := &Document{Schema: Schema, Tests: []Test{{Name: "SET", Server: serverSample()}},
 		Server: &serverinfo.Identity{Available: true, Name: "redis", Version: "7.0.15", RedisVersion: "7.0.15", Keys: &keys,

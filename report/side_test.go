@@ -32,6 +32,7 @@ func openResult(name string, scale int64) *scheduler.Result {
 // A document read back prints as the run printed it: the text of the
 // result rebuilt from the JSON is the text of the original result.
 func TestRenderRoundTrip(t *testing.T) {
+	t.Parallel()
 	orig := openResult("GET", 1)
 	slo, err := ParseSLO("p99<1ms,errors<1%")
 	if err != nil {
@@ -53,6 +54,7 @@ func TestRenderRoundTrip(t *testing.T) {
 }
 
 func TestRenderClosed(t *testing.T) {
+	t.Parallel()
 	test := craft(t, fixture{name: "SET", mode: "closed", rate: 10000, seconds: 1, base: 0.5, interval: 1, seed: 3})
 	test.Verdict, test.VerdictReason = VerdictTargetLost, "every connection was lost"
 	var b bytes.Buffer
@@ -75,6 +77,7 @@ func TestRenderClosed(t *testing.T) {
 }
 
 func TestReadInput(t *testing.T) {
+	t.Parallel()
 	good, err := craftDoc("open", craft(t, fixture{name: "GET", mode: "open", rate: 100, seconds: 1, base: 0.1, interval: 1, seed: 1})).Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +112,7 @@ func TestReadInput(t *testing.T) {
 }
 
 func TestMatchTests(t *testing.T) {
+	t.Parallel()
 	mk := func(names ...string) *Document {
 		d := craftDoc("open")
 		for _, n := range names {
@@ -166,6 +170,7 @@ func TestMatchTests(t *testing.T) {
 }
 
 func TestSideBySide(t *testing.T) {
+	t.Parallel()
 	a := craftDoc("open",
 		craft(t, fixture{name: "GET", mode: "open", rate: 1000, seconds: 1, base: 0.1, interval: 1, seed: 1}),
 		craft(t, fixture{name: "SET", mode: "open", rate: 1000, seconds: 1, base: 0.1, interval: 1, seed: 2}))
@@ -194,6 +199,7 @@ func TestSideBySide(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		base, v float64
 		want    string

@@ -30,6 +30,7 @@ func mustSLO(t *testing.T, spec string, window time.Duration) SLO {
 }
 
 func TestParseSLO(t *testing.T) {
+	t.Parallel()
 	good := []string{"p99<5ms", "p99.9<=20ms, errors<0.1%", "max<1s,mean<500us", "errors<=0.001", "unsent<1%", "rate>=9500", "rate>10k", "P50<1ms",
 		"timeouts<0.01%", "achieved>=9.5k", "min>10us"}
 	for _, s := range good {
@@ -47,6 +48,7 @@ func TestParseSLO(t *testing.T) {
 }
 
 func TestSLOCheck(t *testing.T) {
+	t.Parallel()
 	r := sample() // response 1..10 ms uniform; 2 errors + 2 timeouts of 10003
 	pass := mustSLO(t, "p50<6ms,p99<=10ms,errors<0.1%,rate>=9000", 0)
 	if got := mustCheck(t, pass, r); !got.Pass || len(got.Checked) != 4 || len(got.Clauses) != 4 {
@@ -64,6 +66,7 @@ func TestSLOCheck(t *testing.T) {
 
 // TestSLOClausesJSON: the numbers scripts read, one object per clause.
 func TestSLOClausesJSON(t *testing.T) {
+	t.Parallel()
 	r := sample() // response 1..10 ms, service half; 2 errors + 2 timeouts + 1 unsent of 10003
 	got := mustCheck(t, mustSLO(t, "p99<5ms,timeouts<=0.02%,unsent<1%,achieved>=9k", 0), r)
 	b, err := json.Marshal(got.Clauses)
@@ -86,6 +89,7 @@ func TestSLOClausesJSON(t *testing.T) {
 
 // TestSLOWindows: every window must pass; each clause names its worst.
 func TestSLOWindows(t *testing.T) {
+	t.Parallel()
 	// 2 s at 1000/s in 100 ms intervals; requests 1200-1299 (the window
 	// from 1.0 s) take 40 ms, the rest 1 ms.
 	r := crafted("open", 2000, func(i int) (time.Duration, time.Duration) {
@@ -120,6 +124,7 @@ func TestSLOWindows(t *testing.T) {
 // TestSLOWindowTail: a last window shorter than half the length joins the
 // one before it.
 func TestSLOWindowTail(t *testing.T) {
+	t.Parallel()
 	r := crafted("open", 1000, func(int) (time.Duration, time.Duration) { return time.Millisecond, 0 }, true)
 	// A 30 ms drain tail holding one slow reply.
 	tail := histo.NewRecorder()
@@ -200,6 +205,7 @@ func crafted(mode string, n int, f func(i int) (serv, lag time.Duration), series
 // TightestLatency is the smallest upper latency bound: the send-lag budget
 // of an open run follows it.
 func TestSLOTightestLatency(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		spec string
 		want time.Duration
@@ -220,6 +226,7 @@ func TestSLOTightestLatency(t *testing.T) {
 
 // LoosestLatency bounds a sweep's abort; Metrics are the clauses' metrics.
 func TestSLOLoosestLatencyAndMetrics(t *testing.T) {
+	t.Parallel()
 	s := mustSLO(t, "P99<5ms, p50>=1ms,max<1s,errors<0.1%", 0)
 	if got := s.LoosestLatency(); got != time.Second {
 		t.Errorf("loosest %v, want 1s", got)

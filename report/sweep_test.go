@@ -9,6 +9,7 @@ import (
 )
 
 func TestNewRepeats(t *testing.T) {
+	t.Parallel()
 	figs := []map[string]float64{
 		{"achieved_rate": 113000, "p50": 0.2, "p99": 1.0, "errors_pct": 0},
 		{"achieved_rate": 125000, "p50": 0.3, "p99": 0.8, "errors_pct": 0},
@@ -34,6 +35,7 @@ func TestNewRepeats(t *testing.T) {
 }
 
 func TestPercentileStats(t *testing.T) {
+	t.Parallel()
 	h := histo.New()
 	for v := int64(1); v <= 1000; v++ {
 		_ = h.RecordValue(v * 1000)

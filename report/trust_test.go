@@ -13,6 +13,7 @@ import (
 // TestJudge walks every path of the trust rule on crafted results: 2000
 // requests at 1000/s in 100 ms intervals, lag limit 1 ms (see crafted).
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (7 s); .ci/run runs it without -race")
 	}
@@ -240,6 +241,7 @@ func TestJudge(t *testing.T) {
 // the send lag's; one that service time also fails, or a failing clause
 // that is not a latency, is not.
 func TestMetOnService(t *testing.T) {
+	t.Parallel()
 	res := func(respMs, servMs float64) *scheduler.Result {
 		r := &scheduler.Result{Mode: "open", Response: histo.New(), Service: histo.New(), Lag: histo.New(),
 			Counts: scheduler.Counts{Scheduled: 100, Sent: 100, Completed: 100}, Window: time.Second}
