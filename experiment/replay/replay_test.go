@@ -108,8 +108,8 @@ func replayTo(t *testing.T, addr string, cfg Config) (*scheduler.Result, *Plan) 
 // connection's order) and checks that every command arrives once, with
 // the trace's bytes, in the trace's order, at the trace's instant scaled
 // by the speed: arrival − intended p99 within the run's own send-lag p99
-// + 0.2 ms (and the host's hiccups: bench/replay measures the bound on a
-// quiet machine), and the counts per 10 ms at the sink correlated with the
+// + 0.2 ms (and the host's longest hiccup: bench/replay measures the
+// bound on a quiet machine), and the counts per 10 ms at the sink correlated with the
 // trace's at ≥ 0.99. TestReplayGroups checks the bytes of commands with
 // every kind of argument.
 func TestReplayKeepsTheTrace(t *testing.T) {
@@ -188,20 +188,23 @@ func TestReplayKeepsTheTrace(t *testing.T) {
 			p99 := late[n*99/100]
 			lag := res.Lag.ValueAtQuantile(99)
 			corr := pearson(binsTrace, binsSink)
-			t.Logf("arrival − intended p50 %.3f ms, p99 %.3f ms; send lag p99 %.3f ms; host hiccups p99 %.3f ms; per-10 ms counts correlate at %.4f",
-				float64(late[n/2])/1e6, float64(p99)/1e6, float64(lag)/1e6, float64(res.Hiccups.ValueAtQuantile(99))/1e6, corr)
+			t.Logf("arrival − intended p50 %.3f ms, p99 %.3f ms; send lag p99 %.3f ms; host hiccups p99 %.3f ms, max %.3f ms; per-10 ms counts correlate at %.4f",
+				float64(late[n/2])/1e6, float64(p99)/1e6, float64(lag)/1e6, float64(res.Hiccups.ValueAtQuantile(99))/1e6, float64(res.Hiccups.Max())/1e6, corr)
 			if late[0] < -int64(50*time.Microsecond) {
 				t.Errorf("a command arrived %.3f ms before its instant", float64(-late[0])/1e6)
 			}
 			// A write stamped on time can still be held in the kernel by
 			// the host (a preempted syscall): the bound allows the run's
-			// own hiccup p99 on top, which a quiet host keeps near zero.
+			// longest hiccup on top, which a quiet host keeps near a
+			// millisecond. Not its p99: at speed 3 the run lasts a third
+			// of a second, so one 5 ms stall holds back more than 1% of
+			// the commands but is one sample in 330 of the meter's.
 			hiccups := int64(0)
 			if res.Hiccups != nil {
-				hiccups = res.Hiccups.ValueAtQuantile(99)
+				hiccups = res.Hiccups.Max()
 			}
 			if p99 > lag+int64(200*time.Microsecond)+hiccups {
-				t.Errorf("arrival − intended p99 %.3f ms is above the send-lag p99 %.3f ms + 0.2 ms + the host's hiccup p99 %.3f ms",
+				t.Errorf("arrival − intended p99 %.3f ms is above the send-lag p99 %.3f ms + 0.2 ms + the host's longest hiccup %.3f ms",
 					float64(p99)/1e6, float64(lag)/1e6, float64(hiccups)/1e6)
 			}
 			// The counts can only match where the sends were on time: a
