@@ -262,7 +262,6 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 // that node joins, with its own connections and result, and every request
 // completes there.
 func TestClusterRunJoinsANewNode(t *testing.T) {
-	t.Parallel()
 	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	nilReply := []byte("$-1\r\n")
 	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })

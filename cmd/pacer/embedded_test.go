@@ -67,7 +67,6 @@ func TestEmbeddedNeedsNoServer(t *testing.T) {
 }
 
 func TestEmbeddedFaults(t *testing.T) {
-	t.Parallel()
 	t.Run("delay", func(t *testing.T) {
 		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "2ms", "--rate", "100", "-n", "100", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s")
 		if p50 := doc.Tests[0].Service.P50; p50 < 2 || p50 > 20 {
@@ -268,22 +267,7 @@ func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
 		t.Skip("-short: runs for seconds on a pseudo-terminal")
 	}
 	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
-	f, err := pty.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var all []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := f.Read(buf)
-		all = append(all, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
-	cmd.Wait()
-	s := string(all)
+	s := runOnTerminal(t, cmd, 80)
 	updates := strings.Count(s, "\rGET ")
 	if updates < 2 || !strings.Contains(s, "\x1b[K") {
 		t.Fatalf("want the progress line rewritten in place (\\r ... ESC[K) each second, got %d updates in %q", updates, s)
@@ -305,7 +289,28 @@ func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
 func TestProgressFitsANarrowTerminal(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 60, Rows: 24})
+	all := runOnTerminal(t, cmd, 60)
+	draws := 0
+	for _, seg := range strings.Split(all, "\r") {
+		text, _, found := strings.Cut(seg, "\x1b[K")
+		if !found || !strings.HasPrefix(text, "GET ") {
+			continue
+		}
+		draws++
+		if n := utf8.RuneCountInString(text); n > 59 {
+			t.Errorf("a redraw of %d columns on a 60-column terminal: %q", n, text)
+		}
+	}
+	if draws < 2 {
+		t.Fatalf("%d redraws in %q", draws, all)
+	}
+}
+
+// runOnTerminal runs cmd on a pseudo-terminal of cols columns and returns
+// all it wrote there.
+func runOnTerminal(t *testing.T, cmd *exec.Cmd, cols uint16) string {
+	t.Helper()
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: cols, Rows: 24})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,18 +325,5 @@ func TestProgressFitsANarrowTerminal(t *testing.T) {
 		}
 	}
 	cmd.Wait()
-	draws := 0
-	for _, seg := range strings.Split(string(all), "\r") {
-		text, _, found := strings.Cut(seg, "\x1b[K")
-		if !found || !strings.HasPrefix(text, "GET ") {
-			continue
-		}
-		draws++
-		if n := utf8.RuneCountInString(text); n > 59 {
-			t.Errorf("a redraw of %d columns on a 60-column terminal: %q", n, text)
-		}
-	}
-	if draws < 2 {
-		t.Fatalf("%d redraws in %q", draws, all)
-	}
+	return string(all)
 }

@@ -268,7 +268,6 @@ func TestSweepSearchWithNoPassingRateExits3(t *testing.T) {
 // (1000/s for 1.1 s, 11 beyond). A sustainable rate above the unjudged
 // step stands: exit 0.
 func TestSweepUnjudgedStep(t *testing.T) {
-	t.Parallel()
 	doc, stdout, _ := sweepJSON(t, []int{exitOK}, "sweep", "--embedded", "--rates", "50,1k", "--slo", "p99<=1s",
 		"--step-duration", "200ms", "--settle", "50ms", "-c", "2")
 	if len(doc.Tests) != 2 || doc.Sweep == nil || doc.Sweep.SustainableRate == nil || *doc.Sweep.SustainableRate != 1000 {
