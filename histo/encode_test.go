@@ -12,6 +12,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/internal/reference"
 )
 
 // libraryEncode is hdrhistogram-go's own encoding of h, the reference.
@@ -352,7 +354,7 @@ func TestPackAllocations(t *testing.T) {
 // counts that take nine varint bytes) and compares its percentile
 // distribution with WriteSpectrum's of the same histogram.
 func TestDeltaPackReadByJava(t *testing.T) {
-	proc := javaProcessor(t)
+	proc := reference.JavaLogProcessor(t)
 	start := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 	r, huge := NewRecorder(), NewRecorder()
 	dr, dhuge := NewDelta(r), NewDelta(huge)

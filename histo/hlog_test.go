@@ -13,6 +13,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/internal/reference"
 )
 
 // randomHistogram records n values: mostly exponential around scale ns, a
@@ -265,32 +267,6 @@ func TestWriteSpectrumLayout(t *testing.T) {
 	}
 }
 
-// JavaProcessor returns the command line that runs HdrHistogram's Java
-// HistogramLogProcessor, or skips the test loudly when java or the jar
-// (Debian's libhdrhistogram-java) is missing. PACER_REQUIRE_JAVA=1 (set
-// by .ci/run) turns the skip into a failure.
-func javaProcessor(t *testing.T) []string {
-	t.Helper()
-	jar := os.Getenv("PACER_HDRHISTOGRAM_JAR")
-	if jar == "" {
-		jar = "/usr/share/java/hdrhistogram.jar"
-	}
-	java, err := exec.LookPath("java")
-	if err == nil {
-		_, err = os.Stat(jar)
-	}
-	if err != nil {
-		msg := "SKIPPED: the Java HdrHistogram reference is not installed (java and " + jar +
-			", Debian packages default-jre-headless libhdrhistogram-java; .ci/run installs them): " + err.Error()
-		if os.Getenv("PACER_REQUIRE_JAVA") == "1" {
-			t.Fatal(msg)
-		}
-		t.Log(msg)
-		t.Skip(msg)
-	}
-	return []string{java, "-cp", jar, "org.HdrHistogram.HistogramLogProcessor"}
-}
-
 func runJava(t *testing.T, args ...string) {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
@@ -310,7 +286,7 @@ func runJava(t *testing.T, args ...string) {
 // of the same merged histogram.
 func TestWriteSpectrumMatchesJava(t *testing.T) {
 	t.Parallel()
-	proc := javaProcessor(t)
+	proc := reference.JavaLogProcessor(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	cases := map[string][]*hdrhistogram.Histogram{

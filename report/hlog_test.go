@@ -16,6 +16,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reference"
 )
 
 // docBuilder builds result documents by hand: each test's intervals hold
@@ -353,32 +354,6 @@ func TestSpectrumOutputs(t *testing.T) {
 	}
 }
 
-// javaProcessor returns the command that runs HdrHistogram's Java
-// HistogramLogProcessor, or skips the test loudly when java or the jar
-// (Debian's libhdrhistogram-java) is missing; PACER_REQUIRE_JAVA=1 (set
-// by .ci/run) turns the skip into a failure.
-func javaProcessor(t *testing.T) []string {
-	t.Helper()
-	jar := os.Getenv("PACER_HDRHISTOGRAM_JAR")
-	if jar == "" {
-		jar = "/usr/share/java/hdrhistogram.jar"
-	}
-	java, err := exec.LookPath("java")
-	if err == nil {
-		_, err = os.Stat(jar)
-	}
-	if err != nil {
-		msg := "SKIPPED: the Java HdrHistogram reference is not installed (java and " + jar +
-			"; Debian: default-jre-headless libhdrhistogram-java, which .ci/run installs): " + err.Error()
-		if os.Getenv("PACER_REQUIRE_JAVA") == "1" {
-			t.Fatal(msg)
-		}
-		t.Log(msg)
-		t.Skip(msg)
-	}
-	return []string{java, "-cp", jar, "org.HdrHistogram.HistogramLogProcessor"}
-}
-
 // TestHdrLogJavaReader has the Java reference implementation read the log
 // of a two-test document: for the second test's response, its CSV interval output
 // ends with the total count and p99.9 of the merged intervals, which must
@@ -386,7 +361,7 @@ func javaProcessor(t *testing.T) []string {
 // distribution must be byte for byte what --hdr-spectrum writes.
 func TestHdrLogJavaReader(t *testing.T) {
 	t.Parallel()
-	proc := javaProcessor(t)
+	proc := reference.JavaLogProcessor(t)
 	b := docBuilder{t, rand.New(rand.NewPCG(9, 10))}
 	doc := newDoc(
 		b.test("get", "GET (closed loop)", "closed", "2025-03-04T05:06:07.100Z", 4),

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/reference"
 )
 
 func htmlFixture(t *testing.T) []byte {
@@ -58,27 +60,11 @@ func TestHTMLSelfContainedAndEscaped(t *testing.T) {
 	}
 }
 
-// chromiumBinary finds Debian's chromium; the test that needs it is
-// skipped with a loud message where it is absent, unless
-// PACER_REQUIRE_CHROMIUM=1 (CI) makes that a failure.
-func chromiumBinary(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("PACER_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal("chromium is not installed and PACER_REQUIRE_CHROMIUM=1")
-	}
-	t.Skip("SKIPPED: chromium is not installed: the HTML report was not rendered in a browser (apt-get install chromium)")
-	return ""
-}
-
 // TestHTMLInBrowser renders the page in headless chromium: the screenshot
 // is not blank and the DOM holds the title.
 func TestHTMLInBrowser(t *testing.T) {
 	t.Parallel()
-	bin := chromiumBinary(t)
+	bin := reference.Chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	if err := writeOutput(page, htmlFixture(t)); err != nil {

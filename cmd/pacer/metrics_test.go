@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/metrics"
 )
 
@@ -136,34 +137,13 @@ func TestMetricsCompareRuns(t *testing.T) {
 	}
 }
 
-// prometheusBinary finds Prometheus (PATH, /usr/bin, or
-// PACER_PROMETHEUS); without it the test is skipped, loudly, unless
-// PACER_REQUIRE_PROMETHEUS=1 (.ci/run) makes that a failure.
-func prometheusBinary(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("PACER_PROMETHEUS"), "prometheus", "/usr/bin/prometheus", "/usr/local/bin/prometheus"} {
-		if p == "" {
-			continue
-		}
-		if full, err := exec.LookPath(p); err == nil {
-			return full
-		}
-	}
-	if os.Getenv("PACER_REQUIRE_PROMETHEUS") == "1" {
-		t.Fatal("prometheus not found but PACER_REQUIRE_PROMETHEUS=1")
-	}
-	fmt.Fprintln(os.Stderr, "metrics test: prometheus not found (PATH, /usr/bin, $PACER_PROMETHEUS): the Prometheus scrape test is SKIPPED; apt-get install prometheus to run it")
-	t.Skip("prometheus not installed")
-	return ""
-}
-
 // startPrometheus runs Prometheus on a free loopback port, scraping
 // target every second, with its storage in a temporary directory; it is
 // stopped when the test ends. It returns Prometheus's base URL and its
 // directory (prometheus.log is there).
 func startPrometheus(t *testing.T, target string) (string, string) {
 	t.Helper()
-	bin := prometheusBinary(t)
+	bin := reference.Prometheus(t)
 	dir := t.TempDir()
 	config := fmt.Sprintf(`global:
   scrape_interval: 1s
@@ -483,40 +463,8 @@ func TestMetricsBinaryTestName(t *testing.T) {
 func TestMetricsLinger(t *testing.T) {
 	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
-	out := filepath.Join(t.TempDir(), "run.json")
-	done := make(chan struct{})
-	var code int
-	var stderr string
-	go func() {
-		defer close(done)
-		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "-t", "get", "-q",
-			"--json", out, "--metrics-addr", addr, "--metrics-linger", "5s")
-	}()
-	// The JSON is written before the linger: once it is, the endpoint
-	// must still answer, with the final numbers.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if _, err := os.Stat(out); err == nil {
-			break
-		}
-		select {
-		case <-done:
-			t.Fatalf("ended before lingering: exit %d: %s", code, stderr)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no JSON after 60 s")
-		}
-	}
-	time.Sleep(200 * time.Millisecond) // the file is renamed into place whole; let the command reach its linger
-	doc := readDoc(t, out)
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
-	resp, err := client.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatalf("no endpoint after the run: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	doc, body, wait := scrapeLingering(t, addr, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "-t", "get", "-q",
+		"--metrics-addr", addr, "--metrics-linger", "5s")
 	want := []string{
 		fmt.Sprintf(`pacer_requests_completed_total{mode="open",shard="",target="127.0.0.1:`),
 		fmt.Sprintf(`,test="GET"} %d`+"\n", doc.Tests[0].Counts["completed"]),
@@ -524,11 +472,11 @@ func TestMetricsLinger(t *testing.T) {
 		`,test="GET"} 0` + "\n",
 	}
 	for _, w := range want {
-		if !strings.Contains(string(body), w) {
+		if !strings.Contains(body, w) {
 			t.Errorf("lingering endpoint lacks %q:\n%s", w, body)
 		}
 	}
-	<-done
+	code, stderr := wait()
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -649,41 +597,11 @@ func TestMetricsConnectionFlood(t *testing.T) {
 func TestMetricsCommandsOfAMix(t *testing.T) {
 	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
-	out := filepath.Join(t.TempDir(), "run.json")
-	done := make(chan struct{})
-	var code int
-	var stderr string
-	go func() {
-		defer close(done)
-		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "--mix", "get:3,set:1", "-r", "100", "-q",
-			"--json", out, "--metrics-addr", addr, "--metrics-linger", "3s")
-	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if _, err := os.Stat(out); err == nil {
-			break
-		}
-		select {
-		case <-done:
-			t.Fatalf("ended before lingering: exit %d: %s", code, stderr)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no JSON after 60 s")
-		}
-	}
-	time.Sleep(200 * time.Millisecond)
-	doc := readDoc(t, out)
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
-	resp, err := client.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatalf("no endpoint after the run: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	<-done
+	doc, body, wait := scrapeLingering(t, addr, "run", "--embedded", "--rate", "500", "--duration", "1s", "-c", "2", "--mix", "get:3,set:1", "-r", "100", "-q",
+		"--metrics-addr", addr, "--metrics-linger", "3s")
+	wait()
 	value := func(prefix string) (float64, bool) {
-		for _, line := range strings.Split(string(body), "\n") {
+		for _, line := range strings.Split(body, "\n") {
 			if strings.HasPrefix(line, prefix) {
 				var v float64
 				if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v); err == nil {
@@ -702,7 +620,48 @@ func TestMetricsCommandsOfAMix(t *testing.T) {
 	if n, ok := value(`pacer_requests_scheduled_total{`); !ok || uint64(n) != doc.Tests[0].Counts["scheduled"] {
 		t.Errorf("final scheduled %v, the JSON's %d", n, doc.Tests[0].Counts["scheduled"])
 	}
-	if !strings.Contains(string(body), `pacer_command_response_seconds_bucket{command="get"`) {
+	if !strings.Contains(body, `pacer_command_response_seconds_bucket{command="get"`) {
 		t.Errorf("no per-command histogram:\n%s", body)
 	}
+}
+
+// scrapeLingering runs pacer with args (a run serving metrics at addr with
+// --metrics-linger) and a --json output, waits for the JSON, which is
+// written before the linger, and scrapes the endpoint that must still
+// answer with the final numbers. wait waits for the command to end.
+func scrapeLingering(t *testing.T, addr string, args ...string) (doc partialDoc, body string, wait func() (code int, stderr string)) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "run.json")
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = pacer(t, append(args, "--json", out)...)
+	}()
+	wait = func() (int, string) { <-done; return code, stderr }
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("ended before lingering: exit %d: %s", code, stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no JSON after 60 s")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the file is renamed into place whole; let the command reach its linger
+	doc = readDoc(t, out)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
+	resp, err := client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("no endpoint after the run: %v", err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return doc, string(raw), wait
 }

@@ -1,0 +1,73 @@
+// Package reference finds, for tests, the real programs that read or serve
+// pacer's formats: HdrHistogram's Java log processor, headless Chromium
+// and Prometheus. Where one is missing the test is skipped loudly, or
+// failed where CI requires it (PACER_REQUIRE_JAVA, PACER_REQUIRE_CHROMIUM,
+// PACER_REQUIRE_PROMETHEUS, which .ci/run sets after installing them).
+package reference
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// JavaLogProcessor returns the command line that runs HdrHistogram's
+// Java HistogramLogProcessor (the jar from PACER_HDRHISTOGRAM_JAR, or
+// Debian's libhdrhistogram-java).
+func JavaLogProcessor(t testing.TB) []string {
+	t.Helper()
+	jar := os.Getenv("PACER_HDRHISTOGRAM_JAR")
+	if jar == "" {
+		jar = "/usr/share/java/hdrhistogram.jar"
+	}
+	java, err := exec.LookPath("java")
+	if err == nil {
+		_, err = os.Stat(jar)
+	}
+	if err != nil {
+		missing(t, "PACER_REQUIRE_JAVA", "the Java HdrHistogram reference is not installed (java and "+jar+
+			"; Debian: default-jre-headless libhdrhistogram-java, which .ci/run installs): "+err.Error())
+	}
+	return []string{java, "-cp", jar, "org.HdrHistogram.HistogramLogProcessor"}
+}
+
+// Chromium returns the path of Debian's chromium.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	missing(t, "PACER_REQUIRE_CHROMIUM", "chromium is not installed: the HTML report was not rendered in a browser (apt-get install chromium)")
+	return ""
+}
+
+// Prometheus returns the path of Prometheus: PACER_PROMETHEUS, PATH,
+// /usr/bin or /usr/local/bin.
+func Prometheus(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("PACER_PROMETHEUS"), "prometheus", "/usr/bin/prometheus", "/usr/local/bin/prometheus"} {
+		if p == "" {
+			continue
+		}
+		if full, err := exec.LookPath(p); err == nil {
+			return full
+		}
+	}
+	missing(t, "PACER_REQUIRE_PROMETHEUS", "prometheus not found (PATH, /usr/bin, $PACER_PROMETHEUS): the Prometheus scrape test did not run (apt-get install prometheus)")
+	return ""
+}
+
+// missing fails t when the environment variable require is 1, and
+// otherwise skips it, saying so on stderr too, where go test without -v
+// still shows it.
+func missing(t testing.TB, require, why string) {
+	t.Helper()
+	if os.Getenv(require) == "1" {
+		t.Fatalf("%s, and %s=1", why, require)
+	}
+	fmt.Fprintln(os.Stderr, "SKIPPED: "+why)
+	t.Skip("SKIPPED: " + why)
+}
