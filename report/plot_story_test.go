@@ -21,9 +21,7 @@ func dataMax(p *panel) float64 {
 // TestPlotTitle: --title names both plots instead of the files.
 func TestPlotTitle(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
-	}
+	skipDrawingUnderRace(t)
 	in := []Input{input(t, "compare.json", compareFixture(t))}
 	spec, series, err := plotSVGs(in, PlotOptions{Title: "Freeze demo <1>"})
 	if err != nil {
@@ -41,9 +39,7 @@ func TestPlotTitle(t *testing.T) {
 // colon sits under the T.
 func TestLegendSeparator(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
-	}
+	skipDrawingUnderRace(t)
 	in := []Input{input(t, "a.json", compareFixture(t)), input(t, "b.json", compareFixture(t))}
 	spec, series, err := plotSVGs(in, PlotOptions{})
 	if err != nil {
@@ -62,9 +58,7 @@ func TestLegendSeparator(t *testing.T) {
 // value drawn (legends sit beside the data, not on it).
 func TestLatencyAxisEndsNearTheData(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
-	}
+	skipDrawingUnderRace(t)
 	in := []Input{input(t, "compare.json", compareFixture(t))}
 	spec, err := spectrumPlot(in, PlotOptions{})
 	if err != nil {
@@ -87,9 +81,7 @@ func TestLatencyAxisEndsNearTheData(t *testing.T) {
 // dash pattern, in the plot and in its legend.
 func TestSpectrumSeriesDistinct(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
-	}
+	skipDrawingUnderRace(t)
 	in := []Input{input(t, "compare.json", compareFixture(t))}
 	spec, err := spectrumPlot(in, PlotOptions{})
 	if err != nil {
@@ -187,5 +179,15 @@ func TestHTMLLeavesOutUnsetSettings(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("the page has no %q", want)
 		}
+	}
+}
+
+// skipDrawingUnderRace skips a test that draws a plot on one goroutine
+// under the race detector, which only slows it several times over;
+// .ci/run runs it again without -race.
+func skipDrawingUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
 	}
 }

@@ -51,9 +51,7 @@ func TestPlotFormat(t *testing.T) {
 
 func TestPlotPNGAndSVG(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
-	}
+	skipDrawingUnderRace(t)
 	in := []Input{input(t, "compare.json", compareFixture(t))}
 	b, err := Plot(in, PNG, PlotOptions{})
 	if err != nil {
@@ -104,9 +102,7 @@ func checkSVG(t *testing.T, b []byte, texts ...string) {
 
 func TestPlotSeveralFiles(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
-	}
+	skipDrawingUnderRace(t)
 	a := craftDoc("open",
 		craft(t, fixture{name: "GET", mode: "open", rate: 5000, seconds: 4, base: 0.1, interval: 1, seed: 4}),
 		craft(t, fixture{name: "SET", mode: "open", rate: 5000, seconds: 4, base: 0.12, interval: 1, seed: 5}))
@@ -136,9 +132,7 @@ func TestPlotSeveralFiles(t *testing.T) {
 // spectrum, and a series panel that says it has nothing to show.
 func TestPlotWithoutIntervals(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
-	}
+	skipDrawingUnderRace(t)
 	test := craft(t, fixture{name: "GET", mode: "open", rate: 1000, seconds: 1, base: 0.1, interval: 1, seed: 8})
 	test.Intervals, test.IntervalS = nil, 0
 	in := []Input{input(t, "old.json", craftDoc("open", test))}

@@ -3,13 +3,11 @@ package scenarios_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -70,20 +68,6 @@ func skipReply(r *bufio.Reader) error {
 	return nil
 }
 
-// waitFor polls path until it contains s.
-func waitFor(t *testing.T, path, s string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(s)) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	b, _ := os.ReadFile(path)
-	t.Fatalf("%s never showed %q: %q", path, s, b)
-}
-
 // TestMonitorCaptureOfARealServer records `redis-cli monitor` while a
 // client sends values with every byte, quotes, backslashes, newlines and
 // unicode, and checks the reader gets back the exact arguments, databases
@@ -99,21 +83,7 @@ func TestMonitorCaptureOfARealServer(t *testing.T) {
 	defer os.RemoveAll(sockDir)
 	sock := filepath.Join(sockDir, "r.sock")
 	srv := redistest.Start(t, "--unixsocket", sock, "--unixsocketperm", "700")
-	cli := redistest.Binary(t, "redis-cli")
-
-	out := filepath.Join(t.TempDir(), "monitor.txt")
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	mon := exec.CommandContext(ctx, cli, "-h", "127.0.0.1", "-p", srv.PortString(), "monitor")
-	mon.Stdout = f
-	if err := mon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, out, "OK\n")
+	capture := srv.Monitor(t)
 
 	c, err := net.DialTimeout("tcp", srv.Addr, 5*time.Second)
 	if err != nil {
@@ -156,13 +126,11 @@ func TestMonitorCaptureOfARealServer(t *testing.T) {
 	want = append(want, sent{argv: []string{"INCRBY", "n", "5"}, client: "unix:" + sock})
 
 	send(2, "PING", "end-marker")
-	waitFor(t, out, "end-marker")
-	cancel()
-	mon.Wait()
-	f.Close()
+	capture.WaitFor(t, "end-marker")
+	capture.Stop()
 
 	for _, keepLua := range []bool{false, true} {
-		tr, err := scenarios.OpenTrace(out, scenarios.TraceOptions{KeepLua: keepLua})
+		tr, err := scenarios.OpenTrace(capture.Path, scenarios.TraceOptions{KeepLua: keepLua})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +167,7 @@ func TestMonitorCaptureOfARealServer(t *testing.T) {
 		// The capture becomes the fixture that TestMonitorFixture reads
 		// without a server; the temporary socket path is replaced by a
 		// usual one.
-		b, err := os.ReadFile(out)
+		b, err := os.ReadFile(capture.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -160,27 +160,8 @@ func TestClusterRunFollowsASK(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	src, dst := c.Nodes[0], c.Nodes[1]
-	top, err := cluster.Discover(ctx, conn.Options{Addr: src.Addr, Now: Now})
-	if err != nil {
+	if err := c.MarkMigrating(0, 1); err != nil {
 		t.Fatal(err)
-	}
-	srcID, dstID := top.Primaries[top.Index(src.Addr)].ID, top.Primaries[top.Index(dst.Addr)].ID
-	var imp, mig [][]string
-	for s := range uint16(cluster.Slots) {
-		if top.Owner(s) == top.Index(src.Addr) {
-			n := itoa(int(s))
-			imp = append(imp, []string{"CLUSTER", "SETSLOT", n, "IMPORTING", srcID})
-			mig = append(mig, []string{"CLUSTER", "SETSLOT", n, "MIGRATING", dstID})
-		}
-	}
-	for _, step := range []struct {
-		addr string
-		cmds [][]string
-	}{{dst.Addr, imp}, {src.Addr, mig}} {
-		ans, err := conn.DoAll(ctx, conn.Options{Addr: step.addr}, step.cmds...)
-		if err != nil || ans[len(ans)-1].Err != nil {
-			t.Fatalf("SETSLOT on %s: %v", step.addr, err)
-		}
 	}
 	tpl := compileKeyed(t, 100000, "SET", "key:__rand_int__", "v")
 	conns, oc := clusterConns(t, c, 2)

@@ -251,10 +251,7 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "-r", "many"}, "-r"},
 	}
 	for _, tc := range tests {
-		code, _, stderr := pacer(t, tc.args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-			t.Errorf("%v: exit %d, stderr %q, want 2 and one line with %q", tc.args, code, stderr, tc.want)
-		}
+		wantUsageError(t, tc.want, tc.args...)
 	}
 }
 

@@ -14,8 +14,9 @@ import (
 
 // TestRaceSkippedTestsRunInCI: .ci/run runs every test under the race
 // detector, so a test that skips (or stops asserting) under it, by reading
-// raceEnabled, would never run in CI; .ci/run's second pass, without
-// -race, must name each of them in the right package.
+// raceEnabled (itself or through a helper of its package), would never run
+// in CI; .ci/run's second pass, without -race, must name each of them in
+// the right package.
 func TestRaceSkippedTestsRunInCI(t *testing.T) {
 	root := filepath.Join("..", "..")
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
@@ -28,7 +29,12 @@ func TestRaceSkippedTestsRunInCI(t *testing.T) {
 	for _, m := range pass.FindAllStringSubmatch(string(ci), -1) {
 		listed[strings.TrimPrefix(m[2], "./")] = regexp.MustCompile(m[1])
 	}
-	found := 0
+	// A test reads raceEnabled itself or through a helper of its package
+	// (a function, not a test, whose body reads it).
+	type testFunc struct{ path, pkg, name string }
+	var tests []testFunc
+	calls := map[testFunc]*ast.BlockStmt{}
+	helpers := map[string]map[string]bool{} // per package
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -44,20 +50,42 @@ func TestRaceSkippedTestsRunInCI(t *testing.T) {
 			return err
 		}
 		pkg, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg = filepath.ToSlash(pkg)
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "Test") || !mentions(fn.Body, "raceEnabled") {
+			if !ok || fn.Body == nil {
 				continue
 			}
-			found++
-			if re := listed[filepath.ToSlash(pkg)]; re == nil || !re.MatchString(fn.Name.Name) {
-				t.Errorf("%s: %s reads raceEnabled, but .ci/run's pass without -race does not run it in ./%s", path, fn.Name.Name, pkg)
+			if strings.HasPrefix(fn.Name.Name, "Test") {
+				tf := testFunc{path, pkg, fn.Name.Name}
+				tests = append(tests, tf)
+				calls[tf] = fn.Body
+			} else if mentions(fn.Body, "raceEnabled") {
+				if helpers[pkg] == nil {
+					helpers[pkg] = map[string]bool{}
+				}
+				helpers[pkg][fn.Name.Name] = true
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	found := 0
+	for _, tf := range tests {
+		body := calls[tf]
+		reads := mentions(body, "raceEnabled")
+		for h := range helpers[tf.pkg] {
+			reads = reads || mentions(body, h)
+		}
+		if !reads {
+			continue
+		}
+		found++
+		if re := listed[tf.pkg]; re == nil || !re.MatchString(tf.name) {
+			t.Errorf("%s: %s reads raceEnabled, but .ci/run's pass without -race does not run it in ./%s", tf.path, tf.name, tf.pkg)
+		}
 	}
 	if found == 0 {
 		t.Fatal("no test reads raceEnabled: is this test looking in the right place?")

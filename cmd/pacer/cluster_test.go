@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/pacer-load/pacer/cluster"
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/redistest"
 )
 
@@ -111,30 +107,9 @@ func TestBenchClusterRedirects(t *testing.T) {
 		t.Skip("-short: starts a Redis Cluster (TestBenchCluster covers -short)")
 	}
 	c := redistest.StartCluster(t, 3)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	src, dst := c.Nodes[0], c.Nodes[1]
-	top, err := cluster.Discover(ctx, conn.Options{Addr: src.Addr})
-	if err != nil {
+	if err := c.MarkMigrating(0, 1); err != nil {
 		t.Fatal(err)
-	}
-	srcID, dstID := top.Primaries[top.Index(src.Addr)].ID, top.Primaries[top.Index(dst.Addr)].ID
-	var imp, mig [][]string
-	for s := range uint16(cluster.Slots) {
-		if top.Owner(s) == top.Index(src.Addr) {
-			n := strconv.Itoa(int(s))
-			imp = append(imp, []string{"CLUSTER", "SETSLOT", n, "IMPORTING", srcID})
-			mig = append(mig, []string{"CLUSTER", "SETSLOT", n, "MIGRATING", dstID})
-		}
-	}
-	for _, step := range []struct {
-		addr string
-		cmds [][]string
-	}{{dst.Addr, imp}, {src.Addr, mig}} {
-		ans, err := conn.DoAll(ctx, conn.Options{Addr: step.addr}, step.cmds...)
-		if err != nil || ans[len(ans)-1].Err != nil {
-			t.Fatalf("SETSLOT on %s: %v %v", step.addr, err, ans[len(ans)-1].Err)
-		}
 	}
 	js := filepath.Join(t.TempDir(), "m.json")
 	code, stdout, stderr := pacer(t, "bench", "--cluster", "-p", strconv.Itoa(dst.Port), "-t", "set", "-n", "3000",

@@ -130,10 +130,7 @@ func TestUsageErrorsInEveryCommand(t *testing.T) {
 		{[]string{"fill", "-r", "10", "--slo", "nope"}, "nope"},
 	}
 	for _, tc := range cases {
-		code, _, stderr := pacer(t, tc.args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-			t.Errorf("%q: exit %d, stderr %q: want 2 and one line with %q", tc.args, code, stderr, tc.want)
-		}
+		wantUsageError(t, tc.want, tc.args...)
 	}
 }
 

@@ -207,7 +207,6 @@ func TestFirstCtrlCDrainsAndWritesPartialResults(t *testing.T) {
 // TestSecondCtrlCExitsAtOnce: with the server frozen, the drain would wait
 // its 2 s; a second SIGINT ends the process at once.
 func TestSecondCtrlCExitsAtOnce(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: interrupts runs for seconds (TestFirstCtrlCDrainsAndWritesPartialResults covers -short)")
 	}

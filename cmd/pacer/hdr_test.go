@@ -44,11 +44,7 @@ func TestHdrFlagsUsageErrors(t *testing.T) {
 			{"bench", "-n", "10", "-t", "get"},
 			{"compare", "--rate", "1k", "--duration", "100ms"},
 		} {
-			code, _, stderr := pacer(t, append(append(args, hostPort(t, srv.Addr)...), extra.args...)...)
-			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if code != exitUsage || len(lines) != 1 || !strings.Contains(lines[0], extra.want) {
-				t.Errorf("%s %q: exit %d, stderr %q; want 2 and one line with %q", args[0], extra.args, code, stderr, extra.want)
-			}
+			wantUsageError(t, extra.want, append(append(args, hostPort(t, srv.Addr)...), extra.args...)...)
 		}
 	}
 	if n := srv.Accepted(); n != 0 {

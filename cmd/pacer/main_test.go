@@ -30,6 +30,17 @@ func pacer(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// wantUsageError runs pacer with args and fails t unless it exits 2 with
+// one line on stderr, "pacer: …", holding want, and nothing on stdout.
+func wantUsageError(t *testing.T, want string, args ...string) {
+	t.Helper()
+	code, stdout, stderr := pacer(t, args...)
+	msg := strings.TrimSuffix(stderr, "\n")
+	if code != exitUsage || stdout != "" || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "pacer: ") || !strings.Contains(msg, want) {
+		t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and one line \"pacer: …\" with %q", args, code, stdout, stderr, want)
+	}
+}
+
 func hostPort(t *testing.T, addr string) []string {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {

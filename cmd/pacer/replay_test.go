@@ -3,14 +3,11 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/sink"
@@ -152,20 +149,7 @@ func TestReplayMonitorCapture(t *testing.T) {
 		t.Skip("starts two redis-servers and redis-cli")
 	}
 	a, b := redistest.Start(t, "--enable-debug-command", "yes"), redistest.Start(t, "--enable-debug-command", "yes")
-	cli := redistest.Binary(t, "redis-cli")
-	path := filepath.Join(t.TempDir(), "monitor.txt")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	mon := exec.CommandContext(ctx, cli, "-h", "127.0.0.1", "-p", a.PortString(), "monitor")
-	mon.Stdout = f
-	if err := mon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitForFile(t, path, "OK\n")
+	capture := a.Monitor(t)
 
 	code, _, stderr := pacer(t, "run", "-p", a.PortString(), "--rate", "2000", "--duration", "2s", "-c", "4", "-q",
 		"--mix", "set:4,incr:1,lpush:1,hset:1,sadd:1,rpush:1", "-r", "300", "-d", "8-64")
@@ -188,15 +172,13 @@ func TestReplayMonitorCapture(t *testing.T) {
 	if _, err := a.Do("PING", "end-marker"); err != nil {
 		t.Fatal(err)
 	}
-	waitForFile(t, path, "end-marker")
-	cancel()
-	mon.Wait()
-	f.Close()
+	capture.WaitFor(t, "end-marker")
+	capture.Stop()
 
 	// pacer run's own questions to the server (INFO, CONFIG GET, LATENCY
 	// HISTOGRAM) are in the capture too, and replayed: none is refused.
 	code, out, stderr := pacer(t, "replay", "-p", b.PortString(), "-c", "1", "--speed", "4", "-q",
-		path)
+		capture.Path)
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("replay: exit %d: %s%s", code, out, stderr)
 	}
@@ -212,19 +194,6 @@ func TestReplayMonitorCapture(t *testing.T) {
 		t.Errorf("digests: source %s, replayed %s", da, db)
 	}
 	t.Logf("%s; digest %s", strings.TrimSpace(out), da)
-}
-
-// waitForFile polls path until it contains s.
-func waitForFile(t *testing.T, path, s string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(s)) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("%s never showed %q", path, s)
 }
 
 // TestReplayCluster: replay --cluster routes every command by its key's

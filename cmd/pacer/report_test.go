@@ -98,11 +98,7 @@ func TestReportUsageErrors(t *testing.T) {
 		{"html is a dir", []string{"report", good, "--html", dir}, "--html"},
 		{"unknown flag", []string{"report", good, "--bogus"}, "bogus"},
 	} {
-		code, _, stderr := pacer(t, tc.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitUsage || len(lines) != 1 || !strings.Contains(lines[0], tc.want) || !strings.HasPrefix(lines[0], "pacer: ") {
-			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line with %q", tc.name, code, stderr, tc.want)
-		}
+		wantUsageError(t, tc.want, tc.args...)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.pdf")); err == nil {
 		t.Error("a refused plot was written")

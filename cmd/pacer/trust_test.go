@@ -155,7 +155,6 @@ func TestTrustUnderCPUCompetition(t *testing.T) {
 // TestSLOWindowJSON: --slo-window evaluates each window of the interval
 // series; the JSON says which window was worst and how many failed.
 func TestSLOWindowJSON(t *testing.T) {
-	t.Parallel()
 	out := filepath.Join(t.TempDir(), "w.json")
 	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "2k", "--duration", "1s", "-c", "2", "-t", "get", "-q",
 		"--interval", "100ms", "--slo", "errors<=100%,unsent<=100%", "--slo-window", "500ms", "--lag-limit", "1s", "--json", out)

@@ -338,6 +338,46 @@ func (s *Server) Query(args ...string) (any, error) {
 	return readAny(r)
 }
 
+// Pipeline sends cmds on one connection, writing them all before it
+// reads a reply, and returns the first error, an error reply included.
+func (s *Server) Pipeline(cmds ...[]string) error {
+	c, err := s.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(c)
+	if s.password != "" {
+		if _, err := roundTrip(c, r, "AUTH", s.password); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	for _, args := range cmds {
+		fmt.Fprintf(&b, "*%d\r\n", len(args))
+		for _, a := range args {
+			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+		}
+	}
+	written := make(chan error, 1)
+	go func() { // replies are read meanwhile: neither side's buffer fills
+		_, err := io.WriteString(c, b.String())
+		written <- err
+	}()
+	var first error
+	for range cmds {
+		if _, first = readAny(r); first != nil {
+			c.Close() // the writer may wait on a server that stopped reading
+			break
+		}
+	}
+	if err := <-written; err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
 func readAny(r *bufio.Reader) (any, error) {
 	line, err := r.ReadString('\n')
 	if err != nil {
@@ -483,4 +523,37 @@ func (c *Cluster) others(a, b int) []*Server {
 		}
 	}
 	return o
+}
+
+// MarkMigrating marks every slot node from owns as being migrated to node
+// to (IMPORTING there, MIGRATING on from) and moves no key, so from
+// answers -ASK to every command on a key it does not hold, for as long as
+// the cluster runs.
+func (c *Cluster) MarkMigrating(from, to int) error {
+	src, dst := c.Nodes[from], c.Nodes[to]
+	srcID, err := src.Do("CLUSTER", "MYID")
+	if err != nil {
+		return err
+	}
+	dstID, err := dst.Do("CLUSTER", "MYID")
+	if err != nil {
+		return err
+	}
+	slots, err := c.owned(from)
+	if err != nil {
+		return err
+	}
+	var imp, mig [][]string
+	for _, s := range slots {
+		n := strconv.Itoa(s)
+		imp = append(imp, []string{"CLUSTER", "SETSLOT", n, "IMPORTING", srcID})
+		mig = append(mig, []string{"CLUSTER", "SETSLOT", n, "MIGRATING", dstID})
+	}
+	if err := dst.Pipeline(imp...); err != nil {
+		return fmt.Errorf("SETSLOT IMPORTING on %s: %w", dst.Addr, err)
+	}
+	if err := src.Pipeline(mig...); err != nil {
+		return fmt.Errorf("SETSLOT MIGRATING on %s: %w", src.Addr, err)
+	}
+	return nil
 }

@@ -506,6 +506,9 @@ func exampleChains(examples []docExample) [][]docExample {
 // documented within a minute. Examples run readmeParallel at a time, each
 // worker with a redis-server of its own; examples that share a file or a
 // port run one after another in one chain.
+//
+// It is the package's longest test: its file's name sorts it among the
+// first parallel tests go test releases, so it does not start last.
 func TestReadmeExamplesFinishInAMinute(t *testing.T) {
 	t.Parallel()
 	examples := docExamples(t)
