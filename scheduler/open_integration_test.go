@@ -52,7 +52,6 @@ func commandCalls(t *testing.T, s *redistest.Server, cmd string) int {
 }
 
 func TestOpenCountsMatchServer(t *testing.T) {
-	t.Parallel()
 	srv := redistest.Start(t)
 	for _, pacing := range []Pacing{Precise, Coarse, Auto} {
 		t.Run(pacing.String(), func(t *testing.T) {

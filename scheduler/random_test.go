@@ -47,6 +47,7 @@ func chiSquare(counts map[uint64]float64, n float64, lo, hi uint64, pmf func(k u
 // (popcount and BTRS) against their exact probabilities, with a fixed seed.
 // A correct sampler gives a statistic near df; the bound is df + 6√(2df).
 func TestSamplersMatchTheirDistributions(t *testing.T) {
+	t.Parallel()
 	const draws = 200_000
 	r := rand.New(rand.NewPCG(11, 12))
 	check := func(name string, sample func() uint64, mean, sd float64, pmf func(k uint64) float64) {

@@ -229,6 +229,7 @@ func TestPoissonReproducible(t *testing.T) {
 // inversion and PTRS for block counts, popcount and BTRS for splits, and
 // windows that cross blocks.
 func TestPoissonIsAPoissonProcess(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (9 s); .ci/run runs it without -race")
 	}
