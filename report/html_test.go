@@ -64,6 +64,9 @@ func TestHTMLSelfContainedAndEscaped(t *testing.T) {
 // is not blank and the DOM holds the title.
 func TestHTMLInBrowser(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts Chromium, which takes seconds on its own; .ci/run runs it")
+	}
 	bin := reference.Chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")

@@ -52,12 +52,13 @@ func commandCalls(t *testing.T, s *redistest.Server, cmd string) int {
 }
 
 func TestOpenCountsMatchServer(t *testing.T) {
-	srv := redistest.Start(t)
+	// The three pacings run side by side, a server each: 6,000 requests a
+	// second in all leave a 2-core machine mostly idle, so each still
+	// achieves its rate; no other test runs beside them.
 	for _, pacing := range []Pacing{Precise, Coarse, Auto} {
 		t.Run(pacing.String(), func(t *testing.T) {
-			if _, err := srv.Do("CONFIG", "RESETSTAT"); err != nil {
-				t.Fatal(err)
-			}
+			t.Parallel()
+			srv := redistest.Start(t)
 			rate := RatePerSecond(2000)
 			res := runOpen(t, dial(t, srv.Addr, 8, 0), stream(t, "set", 1000), OpenConfig{
 				Name: "SET", Timeline: Uniform{Rate: rate}, Rate: rate, Requests: 3000, Pacing: pacing,

@@ -207,14 +207,16 @@ func TestReplayKeepsTheTrace(t *testing.T) {
 				t.Errorf("arrival − intended p99 %.3f ms is above the send-lag p99 %.3f ms + 0.2 ms + the host's longest hiccup %.3f ms",
 					float64(p99)/1e6, float64(lag)/1e6, float64(hiccups)/1e6)
 			}
-			// The counts can only match where the sends were on time: a
-			// busy machine that holds pacer back by milliseconds moves
-			// requests into later 10 ms bins, and pacer says so in its
-			// own send lag. Judged when that lag stayed within 1 ms
-			// (bench/replay measures it on a quiet machine).
+			// The counts can only match where the commands arrived on
+			// time: a busy machine that holds pacer back by milliseconds,
+			// before its write (send lag) or inside it (a preempted
+			// syscall, bounded above by the hiccups), moves requests into
+			// later 10 ms bins. Judged when both stayed within 1 ms at
+			// p99 (bench/replay measures them on a quiet machine).
 			switch {
-			case lag > int64(time.Millisecond):
-				t.Logf("send lag p99 %.3f ms: the host held the replay back, the counts' correlation (%.4f) is not judged", float64(lag)/1e6, corr)
+			case lag > int64(time.Millisecond) || p99 > int64(time.Millisecond):
+				t.Logf("send lag p99 %.3f ms, arrival − intended p99 %.3f ms: the host held the replay back, the counts' correlation (%.4f) is not judged",
+					float64(lag)/1e6, float64(p99)/1e6, corr)
 			case corr < 0.99:
 				t.Errorf("per-10 ms counts correlate at %.4f with the trace's, want ≥ 0.99", corr)
 			}
