@@ -54,7 +54,6 @@ func TestFaultKillAndRestartRecovers(t *testing.T) {
 }
 
 func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
-	t.Parallel()
 	srv := redistest.Start(t)
 	go func() {
 		time.Sleep(500 * time.Millisecond)
@@ -131,7 +130,6 @@ func TestFaultSomeConnectionsRefused(t *testing.T) {
 }
 
 func TestFaultGarbageServer(t *testing.T) {
-	t.Parallel()
 	cmds, n := pingStream(t)
 	garbage := []byte("?garbage\r\n")
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
@@ -156,7 +154,6 @@ func TestFaultGarbageServer(t *testing.T) {
 }
 
 func TestFaultServerClosesAfterNReplies(t *testing.T) {
-	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 100 })
 	rate := RatePerSecond(4000)

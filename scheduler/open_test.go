@@ -177,7 +177,6 @@ func TestErrorRepliesCountedByCode(t *testing.T) {
 }
 
 func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
-	t.Parallel()
 	cmds, n := pingStream(t)
 	// The first connection to send a 20th command is closed on it.
 	var closed atomic.Bool
