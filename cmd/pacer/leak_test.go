@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	}
 	flag.Parse()
 	if testing.Short() {
-		testrun.ParallelByDefault(8) // no race detector, no long runs: mostly waiting
+		testrun.ParallelByDefault(6) // no race detector, no long runs: mostly waiting
 	} else {
 		testrun.ParallelByDefault(4)
 	}
