@@ -482,29 +482,9 @@ func (c *Cluster) MoveSlots(ctx context.Context, from, to, count int) error {
 		return fmt.Errorf("MoveSlots: bad nodes %d -> %d", from, to)
 	}
 	src, dst := c.Nodes[from], c.Nodes[to]
-	srcID, err := src.Do("CLUSTER", "MYID")
+	moving, dstID, err := c.markMigrating(from, to, count)
 	if err != nil {
 		return err
-	}
-	dstID, err := dst.Do("CLUSTER", "MYID")
-	if err != nil {
-		return err
-	}
-	slots, err := c.owned(from)
-	if err != nil {
-		return err
-	}
-	if len(slots) < count {
-		return fmt.Errorf("MoveSlots: node %d owns %d slots, not %d", from, len(slots), count)
-	}
-	moving := slots[:count]
-	// Every moving slot is marked first, in one pipeline a node: from here
-	// on the source answers -ASK for a moving slot's missing keys.
-	if err := dst.Pipeline(setSlots(moving, "IMPORTING", srcID)...); err != nil {
-		return fmt.Errorf("SETSLOT IMPORTING on %s: %w", dst.Addr, err)
-	}
-	if err := src.Pipeline(setSlots(moving, "MIGRATING", dstID)...); err != nil {
-		return fmt.Errorf("SETSLOT MIGRATING on %s: %w", src.Addr, err)
 	}
 	// The keys move slot by slot, over one connection.
 	q, err := src.open()
@@ -563,26 +543,39 @@ func (c *Cluster) others(a, b int) []*Server {
 // answers -ASK to every command on a key it does not hold, for as long as
 // the cluster runs.
 func (c *Cluster) MarkMigrating(from, to int) error {
+	_, _, err := c.markMigrating(from, to, -1)
+	return err
+}
+
+// markMigrating marks the first count slots node from owns (all of them
+// when count < 0) as being migrated to node to, in one pipeline a node:
+// from then on from answers -ASK for their keys it does not hold. It
+// returns the slots and the target's node ID.
+func (c *Cluster) markMigrating(from, to, count int) (slots []int, dstID string, err error) {
 	src, dst := c.Nodes[from], c.Nodes[to]
 	srcID, err := src.Do("CLUSTER", "MYID")
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	dstID, err := dst.Do("CLUSTER", "MYID")
-	if err != nil {
-		return err
+	if dstID, err = dst.Do("CLUSTER", "MYID"); err != nil {
+		return nil, "", err
 	}
-	slots, err := c.owned(from)
-	if err != nil {
-		return err
+	if slots, err = c.owned(from); err != nil {
+		return nil, "", err
+	}
+	if count >= 0 {
+		if len(slots) < count {
+			return nil, "", fmt.Errorf("MoveSlots: node %d owns %d slots, not %d", from, len(slots), count)
+		}
+		slots = slots[:count]
 	}
 	if err := dst.Pipeline(setSlots(slots, "IMPORTING", srcID)...); err != nil {
-		return fmt.Errorf("SETSLOT IMPORTING on %s: %w", dst.Addr, err)
+		return nil, "", fmt.Errorf("SETSLOT IMPORTING on %s: %w", dst.Addr, err)
 	}
 	if err := src.Pipeline(setSlots(slots, "MIGRATING", dstID)...); err != nil {
-		return fmt.Errorf("SETSLOT MIGRATING on %s: %w", src.Addr, err)
+		return nil, "", fmt.Errorf("SETSLOT MIGRATING on %s: %w", src.Addr, err)
 	}
-	return nil
+	return slots, dstID, nil
 }
 
 // setSlots is CLUSTER SETSLOT slot state node for each slot.
