@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -27,12 +28,31 @@ func shardDoc(t *testing.T, k, n int) *Document {
 	return d
 }
 
+// shardJSON holds each crafted shard's document as pacer wrote it, by
+// [k, n]: crafting allocates a histogram per interval, which the race
+// detector makes the bulk of this package's test time, and every test
+// wants the same shards.
+var shardJSON sync.Map
+
 func shardInputs(t *testing.T, n int) []MergeInput {
+	t.Helper()
 	var in []MergeInput
 	for k := 1; k <= n; k++ {
-		// Through JSON, as pacer merge reads them.
-		doc := input(t, "x", shardDoc(t, k, n)).Doc
-		in = append(in, MergeInput{Label: "shard-" + string(rune('0'+k)) + ".json", Doc: doc})
+		b, ok := shardJSON.Load([2]int{k, n})
+		if !ok {
+			text, err := shardDoc(t, k, n).Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ = shardJSON.LoadOrStore([2]int{k, n}, text)
+		}
+		// Read anew each time, as pacer merge reads them: the tests change
+		// their copies.
+		got, err := ReadInput("x", b.([]byte))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, MergeInput{Label: "shard-" + string(rune('0'+k)) + ".json", Doc: got.Doc})
 	}
 	return in
 }

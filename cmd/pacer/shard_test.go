@@ -114,7 +114,8 @@ func TestShardsMergeIntoOneTimeline(t *testing.T) {
 	}
 	for ci, shape := range cases {
 		if testing.Short() && ci > 0 {
-			t.Skip("-short: one case")
+			t.Log("-short: the first case only")
+			break
 		}
 		dir := t.TempDir()
 		common := append(append([]string{"run", "-c", "4", "--seed", "11", "--lag-limit", "1s", "--drain", "2s", "-q"}, target...), shape...)

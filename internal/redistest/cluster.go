@@ -128,12 +128,7 @@ func startCluster(t testing.TB, n int, ct *clusterTLS) *Cluster {
 
 func startNode(t testing.TB, bin string, tf *TLSFiles) *Server {
 	t.Helper()
-	var lastErr error
-	for range 5 {
-		port, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
+	return startOnFreePort(t, bin, tf, "redis-server in cluster mode", func() []string {
 		bus, err := freePort()
 		if err != nil {
 			t.Fatal(err)
@@ -146,18 +141,8 @@ func startNode(t testing.TB, bin string, tf *TLSFiles) *Server {
 			extra = append(extra, "--tls-cluster", "yes", "--tls-replication", "yes",
 				"--tls-client-cert-file", tf.ClientCert, "--tls-client-key-file", tf.ClientKey)
 		}
-		s, err := start(bin, port, t.TempDir(), extra, tf)
-		if err == nil {
-			t.Cleanup(s.Stop)
-			return s
-		}
-		if tf != nil && strings.Contains(err.Error(), "tls-") {
-			skipNoTLS(t, bin, err)
-		}
-		lastErr = err
-	}
-	t.Fatalf("start redis-server in cluster mode: %v", lastErr)
-	return nil
+		return extra
+	})
 }
 
 // StartNode starts one more cluster-enabled redis-server (over TLS for a

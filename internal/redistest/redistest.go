@@ -165,24 +165,31 @@ func clientConfig(f certs.Files) (*tls.Config, error) {
 
 func startWith(t testing.TB, tf *TLSFiles, extra []string) *Server {
 	t.Helper()
-	bin := Binary(t, "redis-server")
+	return startOnFreePort(t, Binary(t, "redis-server"), tf, "redis-server", func() []string { return extra })
+}
+
+// startOnFreePort starts bin on a free port with the arguments extra
+// returns, trying five ports: another process may take one between
+// freePort and the server's bind.
+func startOnFreePort(t testing.TB, bin string, tf *TLSFiles, what string, extra func() []string) *Server {
+	t.Helper()
 	var lastErr error
-	for attempt := 0; attempt < 5; attempt++ {
+	for range 5 {
 		port, err := freePort()
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := start(bin, port, t.TempDir(), extra, tf)
+		s, err := start(bin, port, t.TempDir(), extra(), tf)
 		if err == nil {
 			t.Cleanup(s.Stop)
 			return s
 		}
-		if tf != nil && strings.Contains(err.Error(), "tls-port") {
+		if tf != nil && strings.Contains(err.Error(), "tls-") {
 			skipNoTLS(t, bin, err)
 		}
 		lastErr = err
 	}
-	t.Fatalf("start redis-server: %v", lastErr)
+	t.Fatalf("start %s: %v", what, lastErr)
 	return nil
 }
 
