@@ -11,7 +11,6 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
-	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -42,12 +41,9 @@ func readSavedDoc(t *testing.T, path string) *report.Document {
 // table exactly as the run printed it.
 func TestClusterReportRoundTrip(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
-	}
-	c := redistest.StartCluster(t, 3)
+	_, port := longCluster(t, "starts a Redis Cluster (TestRunCluster covers -short)")
 	js := filepath.Join(t.TempDir(), "a.json")
-	code, stdout, stderr := pacer(t, "run", "--cluster", "-p", strconv.Itoa(c.Nodes[0].Port), "--rate", "2k", "--duration", "1s",
+	code, stdout, stderr := pacer(t, "run", "--cluster", "-p", port, "--rate", "2k", "--duration", "1s",
 		"-t", "set", "-r", "10000", "-c", "1", "--json", js)
 	if !runOK(code) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -71,15 +67,12 @@ func TestClusterReportRoundTrip(t *testing.T) {
 // of the shards' node histograms added; pacer report prints them.
 func TestClusterShardsMerge(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
-	}
-	c := redistest.StartCluster(t, 3)
+	c, port := longCluster(t, "starts a Redis Cluster (TestRunCluster covers -short)")
 	dir := t.TempDir()
 	files := make([]string, 2)
 	for k := 1; k <= 2; k++ {
 		files[k-1] = filepath.Join(dir, "shard-"+strconv.Itoa(k)+".json")
-		code, stdout, stderr := pacer(t, "run", "--cluster", "-p", strconv.Itoa(c.Nodes[0].Port), "--rate", "2k", "--duration", "1s",
+		code, stdout, stderr := pacer(t, "run", "--cluster", "-p", port, "--rate", "2k", "--duration", "1s",
 			"-t", "get", "-r", "10000", "-c", "1", "--seed", "5", "--shard", strconv.Itoa(k)+"/2", "-q", "--json", files[k-1])
 		if !runOK(code) {
 			t.Fatalf("shard %d: exit %d\n%s\n%s", k, code, stdout, stderr)

@@ -103,10 +103,7 @@ func TestBenchCluster(t *testing.T) {
 // never end the run, and make bench fetch the slot map again.
 func TestBenchClusterRedirects(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestBenchCluster covers -short)")
-	}
-	c := redistest.StartCluster(t, 3)
+	c, _ := longCluster(t, "starts a Redis Cluster (TestBenchCluster covers -short)")
 	src, dst := c.Nodes[0], c.Nodes[1]
 	if err := c.MarkMigrating(0, 1); err != nil {
 		t.Fatal(err)

@@ -210,11 +210,12 @@ func TestSecondCtrlCExitsAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: interrupts runs for seconds (TestFirstCtrlCDrainsAndWritesPartialResults covers -short)")
 	}
-	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--stall", "9s", "--every", "10s", "--rate", "1k", "--duration", "60s", "-c", "2", "-t", "get", "-q")
+	// The first stall runs from 6 s to 11 s after the target starts.
+	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--stall", "5s", "--every", "6s", "--rate", "1k", "--duration", "60s", "-c", "2", "-t", "get", "-q")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(11 * time.Second) // inside the first stall: requests pile up unanswered
+	time.Sleep(7 * time.Second) // inside the first stall: requests pile up unanswered
 	cmd.Process.Signal(syscall.SIGINT)
 	time.Sleep(300 * time.Millisecond)
 	start := time.Now()
@@ -533,6 +534,9 @@ func TestCtrlCWithinTwoSecondsInEveryState(t *testing.T) {
 		{"bench run", configOnly.Addr, []string{"bench", "-n", "1000000", "-c", "4", "-t", "get", "-q"}, 1500 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Side by side: each waits on a server that does not answer,
+			// with almost nothing to do; the parent stays sequential.
+			t.Parallel()
 			cmd, _, stderr := startBinary(t, nil, append(tc.args, hostPort(t, tc.addr)...)...)
 			time.Sleep(tc.after)
 			cmd.Process.Signal(syscall.SIGINT)

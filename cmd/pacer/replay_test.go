@@ -202,10 +202,7 @@ func TestReplayMonitorCapture(t *testing.T) {
 // an error, counted as such.
 func TestReplayCluster(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts a Redis Cluster")
-	}
-	c := redistest.StartCluster(t, 3)
+	c, port := longCluster(t, "starts a Redis Cluster")
 	var trace strings.Builder
 	const n = 300
 	for i := range n {
@@ -218,7 +215,7 @@ func TestReplayCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := pacer(t, "replay", "--cluster", "-p", strconv.Itoa(c.Nodes[0].Port), "--speed", "2", "-c", "2", "-q", "--json", js, path)
+	code, stdout, stderr := pacer(t, "replay", "--cluster", "-p", port, "--speed", "2", "-c", "2", "-q", "--json", js, path)
 	if !runOK(code) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

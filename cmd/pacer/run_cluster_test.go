@@ -46,6 +46,18 @@ func readOpenClusterDoc(t *testing.T, path string) openClusterDoc {
 	return readJSON[openClusterDoc](t, path)
 }
 
+// longCluster starts a three-primary Redis Cluster for a test that -short
+// leaves out (why says what it does with one), and returns it with the
+// port of its first node, the one pacer is pointed at.
+func longCluster(t *testing.T, why string) (*redistest.Cluster, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: " + why)
+	}
+	c := redistest.StartCluster(t, 3)
+	return c, strconv.Itoa(c.Nodes[0].Port)
+}
+
 // TestRunCluster: run --cluster at 20k req/s for 5 s against three
 // primaries: no error, the requests spread evenly over the primaries (each
 // within 5% of a third), per-node results in the text and the JSON.
@@ -105,11 +117,7 @@ func TestRunCluster(t *testing.T) {
 // the redirects are counted.
 func TestRunClusterMigration(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: migrates slots of a Redis Cluster mid-run")
-	}
-	c := redistest.StartCluster(t, 3)
-	port := strconv.Itoa(c.Nodes[0].Port)
+	c, port := longCluster(t, "migrates slots of a Redis Cluster mid-run")
 	if code, o, e := pacer(t, "fill", "--cluster", "-p", port, "-r", "50000", "-q"); code != 0 {
 		t.Fatalf("fill: exit %d\n%s\n%s", code, o, e)
 	}
@@ -150,12 +158,8 @@ func TestRunClusterMigration(t *testing.T) {
 // JSON node with the requests it served.
 func TestRunClusterScaleOut(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: adds a node to a Redis Cluster mid-run")
-	}
-	c := redistest.StartCluster(t, 3)
+	c, port := longCluster(t, "adds a node to a Redis Cluster mid-run")
 	fourth := c.StartNode(t)
-	port := strconv.Itoa(c.Nodes[0].Port)
 	if code, o, e := pacer(t, "fill", "--cluster", "-p", port, "-r", "20000", "-q"); code != 0 {
 		t.Fatalf("fill: exit %d\n%s\n%s", code, o, e)
 	}
@@ -216,11 +220,7 @@ func TestRunClusterScaleOut(t *testing.T) {
 // different slots is refused before anything is sent.
 func TestRunClusterRefusals(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
-	}
-	c := redistest.StartCluster(t, 3)
-	port := strconv.Itoa(c.Nodes[0].Port)
+	_, port := longCluster(t, "starts a Redis Cluster (TestRunCluster covers -short)")
 	code, _, stderr := pacer(t, "run", "--cluster", "-p", port, "--rate", "1k", "--duration", "1s", "-r", "100",
 		"--", "MSET", "a:__rand_int__", "1", "b:__rand_int__", "2")
 	if code != 2 || !strings.Contains(stderr, "MSET keys may span slots") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
@@ -241,10 +241,7 @@ func TestRunClusterRefusals(t *testing.T) {
 // keys add up to N.
 func TestFillCluster(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
-	}
-	c := redistest.StartCluster(t, 3)
+	c, _ := longCluster(t, "starts a Redis Cluster (TestRunCluster covers -short)")
 	js := filepath.Join(t.TempDir(), "f.json")
 	code, stdout, stderr := pacer(t, "fill", "--cluster", "-p", strconv.Itoa(c.Nodes[1].Port), "-r", "30000", "-c", "2", "-P", "16", "--json", js)
 	if code != 0 || !strings.Contains(stdout, "filled 30000 keys") {
@@ -277,11 +274,7 @@ func TestFillCluster(t *testing.T) {
 // not send it to its primary.
 func TestCompareCluster(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
-	}
-	c := redistest.StartCluster(t, 3)
-	port := strconv.Itoa(c.Nodes[0].Port)
+	_, port := longCluster(t, "starts a Redis Cluster (TestRunCluster covers -short)")
 	js := filepath.Join(t.TempDir(), "c.json")
 	code, stdout, stderr := pacer(t, "compare", "--cluster", "-p", port, "-t", "set", "-r", "10000", "-c", "6", "-P", "4",
 		"--duration", "1s", "--rate", "5k", "--json", js)

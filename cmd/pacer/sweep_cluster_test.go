@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/pacer-load/pacer/internal/redistest"
 )
 
 // sweepClusterDoc is what the cluster sweep tests read of a document.
@@ -46,10 +44,7 @@ type sweepClusterDoc struct {
 // JSON test and text carry the per-node results.
 func TestSweepClusterOpen(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestRunCluster covers -short)")
-	}
-	c := redistest.StartCluster(t, 3)
+	c, _ := longCluster(t, "starts a Redis Cluster (TestRunCluster covers -short)")
 	js := filepath.Join(t.TempDir(), "s.json")
 	code, stdout, stderr := pacer(t, "sweep", "--cluster", "-p", strconv.Itoa(c.Nodes[1].Port), "--rates", "2k,4k",
 		"--step-duration", "500ms", "--settle", "200ms", "-c", "2", "-t", "set", "-r", "10000", "--json", js)
@@ -96,11 +91,7 @@ func TestSweepClusterOpen(t *testing.T) {
 // {tag} is refused up front: its connection's primary could not take it.
 func TestSweepClusterClosed(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestBenchCluster covers -short)")
-	}
-	c := redistest.StartCluster(t, 3)
-	port := strconv.Itoa(c.Nodes[0].Port)
+	_, port := longCluster(t, "starts a Redis Cluster (TestBenchCluster covers -short)")
 	js := filepath.Join(t.TempDir(), "s.json")
 	code, stdout, stderr := pacer(t, "sweep", "--cluster", "-p", port, "--closed", "-c", "3,6", "--step-duration", "300ms",
 		"-t", "set", "-r", "10000", "--json", js)
