@@ -455,6 +455,24 @@ func TestCommandsLeaveRuntimeSettings(t *testing.T) {
 	}
 }
 
+// TestMainRunsSideBySide: runs of Main at once share nothing of
+// urfave/cli's package state that they write (its help command and
+// flags); under -race, a write shared by two of them fails the test.
+func TestMainRunsSideBySide(t *testing.T) {
+	t.Parallel()
+	var wg sync.WaitGroup
+	for _, args := range [][]string{{"run", "--help"}, {"bench", "help"}, {"sweep", "--help"}, {"version"}, {"help", "run"}} {
+		for range 2 {
+			wg.Go(func() {
+				if code, stdout, stderr := pacer(t, args...); code != exitOK || stdout == "" {
+					t.Errorf("%q: exit %d, stdout %d bytes, stderr %q", args, code, len(stdout), stderr)
+				}
+			})
+		}
+	}
+	wg.Wait()
+}
+
 func TestProcsForCommandLines(t *testing.T) {
 	const cpus = 4
 	for _, tc := range []struct {
