@@ -354,6 +354,7 @@ func TestPackAllocations(t *testing.T) {
 // counts that take nine varint bytes) and compares its percentile
 // distribution with WriteSpectrum's of the same histogram.
 func TestDeltaPackReadByJava(t *testing.T) {
+	t.Parallel()
 	proc := reference.JavaLogProcessor(t)
 	start := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 	r, huge := NewRecorder(), NewRecorder()

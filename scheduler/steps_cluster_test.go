@@ -19,6 +19,9 @@ import (
 // dialed again to its own node, through Cluster.Dial.
 func TestClusterStepsRouteEveryStep(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a Redis Cluster (TestClusterStepsJoinANewNodeEachStep routes steps through a fake one)")
+	}
 	c := redistest.StartCluster(t, 3)
 	tpl := compileKeyed(t, 10000, "SET", "key:__rand_int__", "v")
 	conns, oc := clusterConns(t, c, 2)
