@@ -58,17 +58,19 @@ func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
 	go func() {
 		time.Sleep(500 * time.Millisecond)
 		srv.Kill()
-		time.Sleep(1500 * time.Millisecond)
+		time.Sleep(time.Second)
 		srv.Restart()
 	}()
 	rate := RatePerSecond(2000)
 	res := runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 3 * time.Second, Redial: redialTo(srv.Addr),
+		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
 		MaxBacklog: 300 * time.Millisecond,
 	})
-	// About 1.2 s of the 1.5 s outage is more than 300 ms late by the time
-	// a connection exists again: ~2400 requests dropped.
-	if !res.Counts.Balanced() || res.DroppedBacklog < 1500 || res.Counts.Unsent < res.DroppedBacklog {
+	// At least 0.7 s of the 1 s outage is more than 300 ms late by the
+	// time a connection exists again: 1400 requests dropped, more while
+	// the redials back off (about 1950 seen).
+	t.Logf("%d dropped, counts %+v", res.DroppedBacklog, res.Counts)
+	if !res.Counts.Balanced() || res.DroppedBacklog < 900 || res.Counts.Unsent < res.DroppedBacklog {
 		t.Fatalf("counts %+v, %d dropped", res.Counts, res.DroppedBacklog)
 	}
 	if d := time.Duration(res.Lag.Max()); d > 600*time.Millisecond {

@@ -131,7 +131,7 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 			oc.Topology.Assign(s, s, top.Owner(s))
 		}
 		res, m := runOpenMallocs(t, conns, scenarios.NewStream(tpl, 1), OpenConfig{
-			Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: requests, Cluster: oc,
+			Timeline: Uniform{Rate: RatePerSecond(40000)}, Requests: requests, Cluster: oc,
 		})
 		if res.Counts.Completed != requests {
 			t.Fatalf("counts %+v", res.Counts)

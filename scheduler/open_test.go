@@ -355,7 +355,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		}
 		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 		conns := srv.dial(t, 2, 0)
-		rate := RatePerSecond(20000)
+		rate := RatePerSecond(40000)
 		_, m := runOpenMallocs(t, conns, cmds, OpenConfig{
 			Timeline: Uniform{Rate: rate}, Requests: requests, CommandNames: names,
 		})

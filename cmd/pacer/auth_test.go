@@ -52,7 +52,7 @@ func TestACLUserAndThePasswordNeverShows(t *testing.T) {
 		args []string
 		env  bool
 	}{
-		{append([]string{"run", "--rate", "1k", "--duration", "1s", "-c", "2", "-t", "get,set", "--user", "alice", "-a", aclPass}, hp...), false},
+		{append([]string{"run", "--rate", "1k", "--duration", "300ms", "-c", "2", "-t", "get,set", "--user", "alice", "-a", aclPass}, hp...), false},
 		{append([]string{"run", "--rate", "1k", "-n", "100", "-c", "2", "--user", "alice", "--command", "SET k " + aclPass}, hp...), true},
 		{[]string{"run", "--rate", "1k", "-n", "100", "-c", "2", "-t", "get", "-u", "redis://alice:" + aclPass + "@" + srv.Addr + "/2"}, false},
 		{append([]string{"bench", "-n", "500", "-c", "2", "-t", "get", "--user", "alice"}, hp...), true},

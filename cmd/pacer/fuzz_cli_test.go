@@ -66,8 +66,8 @@ import (
 func FuzzCLI(f *testing.F) {
 	env := newFuzzEnv(f)
 	for i, seed := range fuzzSeeds() {
-		if testing.Short() && i%6 != 0 {
-			continue // -short: a sixth of the seed corpus; CI runs it all
+		if testing.Short() && i%12 != 0 {
+			continue // -short: a twelfth of the seed corpus; CI runs it all
 		}
 		f.Add(seed)
 	}

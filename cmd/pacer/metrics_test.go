@@ -83,12 +83,23 @@ func stillServed(addr string) bool {
 // every distinct sample line of metric name seen, label sets only.
 func scrapeWhile(addr, name string, done <-chan struct{}) map[string]bool {
 	seen := map[string]bool{}
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
 	re := regexp.MustCompile(`(?m)^` + name + `(\{[^}]*\}) `)
+	pollMetrics(addr, done, func(_ int, body string) {
+		for _, m := range re.FindAllStringSubmatch(body, -1) {
+			seen[m[1]] = true
+		}
+	})
+	return seen
+}
+
+// pollMetrics scrapes http://addr/metrics every 100 ms until done is
+// closed, handing each answer's status and body to each.
+func pollMetrics(addr string, done <-chan struct{}, each func(status int, body string)) {
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
 	for {
 		select {
 		case <-done:
-			return seen
+			return
 		case <-time.After(100 * time.Millisecond):
 		}
 		resp, err := client.Get("http://" + addr + "/metrics")
@@ -97,9 +108,7 @@ func scrapeWhile(addr, name string, done <-chan struct{}) map[string]bool {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		for _, m := range re.FindAllStringSubmatch(string(body), -1) {
-			seen[m[1]] = true
-		}
+		each(resp.StatusCode, string(body))
 	}
 }
 
@@ -440,26 +449,14 @@ func TestMetricsBinaryTestName(t *testing.T) {
 		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "200", "--duration", "2s", "-c", "2", "-q",
 			"--metrics-addr", addr, "--", "SET", "k\xff\xfe", "v")
 	}()
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
 	scrapes, named := 0, false
-	for running := true; running; {
-		select {
-		case <-done:
-			running = false
-		case <-time.After(100 * time.Millisecond):
-		}
-		resp, err := client.Get("http://" + addr + "/metrics")
-		if err != nil {
-			continue
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+	pollMetrics(addr, done, func(status int, body string) {
 		scrapes++
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("scrape: %s: %q", resp.Status, body)
+		if status != http.StatusOK {
+			t.Fatalf("scrape: %d: %q", status, body)
 		}
-		named = named || strings.Contains(string(body), `test="SET k\\xff\\xfe v"`)
-	}
+		named = named || strings.Contains(body, `test="SET k\\xff\\xfe v"`)
+	})
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
