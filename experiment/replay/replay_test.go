@@ -110,7 +110,7 @@ func replayTo(t *testing.T, addr string, cfg Config) (*scheduler.Result, *Plan) 
 // by the speed: arrival − intended p99 within the run's own send-lag p99
 // + 0.2 ms (and the host's longest hiccup: bench/replay measures the
 // bound on a quiet machine), and the counts per 10 ms at the sink correlated with the
-// trace's at ≥ 0.99. TestReplayGroups checks the bytes of commands with
+// trace's at ≥ 0.98. TestReplayGroups checks the bytes of commands with
 // every kind of argument.
 func TestReplayKeepsTheTrace(t *testing.T) {
 	const n = 3000
@@ -217,8 +217,11 @@ func TestReplayKeepsTheTrace(t *testing.T) {
 			case lag > int64(time.Millisecond) || p99 > int64(time.Millisecond):
 				t.Logf("send lag p99 %.3f ms, arrival − intended p99 %.3f ms: the host held the replay back, the counts' correlation (%.4f) is not judged",
 					float64(lag)/1e6, float64(p99)/1e6, corr)
-			case corr < 0.99:
-				t.Errorf("per-10 ms counts correlate at %.4f with the trace's, want ≥ 0.99", corr)
+			case corr < 0.98:
+				// A quiet host gives 0.998; one host stall of 2 ms, below
+				// both p99s at speed 3 (a third of a second), gave 0.988.
+				// A replay that lost the trace's shape falls far below.
+				t.Errorf("per-10 ms counts correlate at %.4f with the trace's, want ≥ 0.98", corr)
 			}
 		})
 	}

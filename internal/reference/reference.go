@@ -14,9 +14,13 @@ import (
 
 // JavaLogProcessor returns the command line that runs HdrHistogram's
 // Java HistogramLogProcessor (the jar from PACER_HDRHISTOGRAM_JAR, or
-// Debian's libhdrhistogram-java).
+// Debian's libhdrhistogram-java). -short skips the test: a JVM takes
+// seconds to start on a loaded machine, and .ci/run runs every one.
 func JavaLogProcessor(t testing.TB) []string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts Java's HdrHistogram reader, which takes seconds on its own; .ci/run runs it")
+	}
 	jar := os.Getenv("PACER_HDRHISTOGRAM_JAR")
 	if jar == "" {
 		jar = "/usr/share/java/hdrhistogram.jar"
