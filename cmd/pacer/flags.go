@@ -326,37 +326,7 @@ func withHelp(cmd *cli.Command, examples ...string) *cli.Command {
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = onUsageError
 	}
-	if cmd.Command("help") == nil {
-		cmd.Subcommands = append(cmd.Subcommands, helpSubcommand())
-	}
 	return helpPage.Set(cmd, examples...)
-}
-
-// helpSubcommand is a command's own "help" (pacer run help, as pacer run
-// --help; pacer run help X, as urfave/cli answers it). Left to itself,
-// urfave/cli gives every command its one package-level help command and
-// writes to it on every run, so two runs of Main at once — the tests run
-// many in one process — would race on it.
-func helpSubcommand() *cli.Command {
-	return &cli.Command{
-		Name:            "help",
-		Aliases:         []string{"h"},
-		Usage:           "Shows a list of commands or help for one command",
-		ArgsUsage:       "[command]",
-		HideHelpCommand: true,
-		Action: func(c *cli.Context) error {
-			parent := c.Lineage()[1]
-			if c.Args().Present() {
-				return cli.ShowCommandHelp(parent, c.Args().First())
-			}
-			tmpl := parent.Command.CustomHelpTemplate
-			if tmpl == "" {
-				tmpl = cli.CommandHelpTemplate
-			}
-			cli.HelpPrinter(c.App.Writer, tmpl, parent.Command)
-			return nil
-		},
-	}
 }
 
 // onUsageError makes urfave/cli's parse errors usage errors.

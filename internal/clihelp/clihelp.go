@@ -28,10 +28,41 @@ type Page struct {
 }
 
 // Set renders cmd's help with its examples into cmd.CustomHelpTemplate,
-// escaped so that urfave/cli's template prints it as is, and returns cmd.
+// escaped so that urfave/cli's template prints it as is, gives cmd a help
+// subcommand of its own, and returns cmd.
 func (p Page) Set(cmd *cli.Command, examples ...string) *cli.Command {
 	cmd.CustomHelpTemplate = strings.ReplaceAll(p.Render(cmd, examples), "{{", `{{"{{"}}`)
+	if cmd.Command("help") == nil {
+		cmd.Subcommands = append(cmd.Subcommands, helpSubcommand())
+	}
 	return cmd
+}
+
+// helpSubcommand is a command's own "help" (pacer run help, as pacer run
+// --help; pacer run help X, as urfave/cli answers it). Left to itself,
+// urfave/cli gives every command its one package-level help command and
+// writes to it on every run, so two runs of Main at once — the tests run
+// many in one process — would race on it.
+func helpSubcommand() *cli.Command {
+	return &cli.Command{
+		Name:            "help",
+		Aliases:         []string{"h"},
+		Usage:           "Shows a list of commands or help for one command",
+		ArgsUsage:       "[command]",
+		HideHelpCommand: true,
+		Action: func(c *cli.Context) error {
+			parent := c.Lineage()[1]
+			if c.Args().Present() {
+				return cli.ShowCommandHelp(parent, c.Args().First())
+			}
+			tmpl := parent.Command.CustomHelpTemplate
+			if tmpl == "" {
+				tmpl = cli.CommandHelpTemplate
+			}
+			cli.HelpPrinter(c.App.Writer, tmpl, parent.Command)
+			return nil
+		},
+	}
 }
 
 // Render returns cmd's help text.
