@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	if testing.Short() {
 		testrun.ParallelByDefault(6) // no race detector, no long runs: mostly waiting
 	} else {
-		testrun.ParallelByDefault(6)
+		testrun.ParallelByDefault(4)
 	}
 	goleak.VerifyTestMain(m)
 }
