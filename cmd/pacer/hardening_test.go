@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -460,6 +461,15 @@ func TestCommandsLeaveRuntimeSettings(t *testing.T) {
 // flags); under -race, a write shared by two of them fails the test.
 func TestMainRunsSideBySide(t *testing.T) {
 	t.Parallel()
+	// Every command, this one's and any added later, has a help command
+	// of its own app's: urfave/cli adds its shared one to a command
+	// without.
+	a, b := newApp(io.Discard, io.Discard), newApp(io.Discard, io.Discard)
+	for i, cmd := range a.Commands {
+		if h := cmd.Command("help"); h == nil || h == b.Commands[i].Command("help") {
+			t.Errorf("pacer %s has no help command of its own (set it with withHelp)", cmd.Name)
+		}
+	}
 	var wg sync.WaitGroup
 	for _, args := range [][]string{{"run", "--help"}, {"bench", "help"}, {"sweep", "--help"}, {"version"}, {"help", "run"}} {
 		for range 2 {
