@@ -127,8 +127,13 @@ func TestInterruptNeverWaitsForADial(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	var dials atomic.Int64
+	dialing := make(chan struct{}, 1)
 	stuck := func(ctx context.Context) (*conn.Conn, error) {
 		dials.Add(1)
+		select {
+		case dialing <- struct{}{}:
+		default:
+		}
 		select {
 		case <-release:
 		case <-time.After(20 * time.Second):
@@ -137,7 +142,14 @@ func TestInterruptNeverWaitsForADial(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelled atomic.Int64
-	time.AfterFunc(300*time.Millisecond, func() { cancelled.Store(Now()); cancel() })
+	go func() { // Ctrl-C once a redial is stuck (a loaded machine takes its time to get there)
+		select {
+		case <-dialing:
+		case <-time.After(10 * time.Second):
+		}
+		cancelled.Store(Now())
+		cancel()
+	}()
 	rate := RatePerSecond(1000)
 	res, err := RunOpen(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
 		Timeline: Uniform{Rate: rate}, Duration: time.Minute, Redial: stuck,

@@ -58,18 +58,17 @@ func longCluster(t *testing.T, why string) (*redistest.Cluster, string) {
 	return c, strconv.Itoa(c.Nodes[0].Port)
 }
 
-// TestRunCluster: run --cluster at 20k req/s for 5 s against three
+// TestRunCluster: run --cluster at 10k req/s for 2 s against three
 // primaries: no error, the requests spread evenly over the primaries (each
-// within 5% of a third), per-node results in the text and the JSON.
+// within 5% of a third: 6 standard deviations of 20,000 requests), per-node
+// results in the text and the JSON. (20k/s for 5 s left 17% unsent under
+// the race detector on a loaded 2-core machine.)
 func TestRunCluster(t *testing.T) {
 	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	js := filepath.Join(t.TempDir(), "r.json")
-	secs := 5
-	if testing.Short() {
-		secs = 1 // -short: 20,000 requests still spread within 5%
-	}
-	code, stdout, stderr := pacer(t, "run", "--cluster", "-p", strconv.Itoa(c.Nodes[2].Port), "--rate", "20k", "--duration", fmt.Sprintf("%ds", secs),
+	const rate, secs = 10000, 2
+	code, stdout, stderr := pacer(t, "run", "--cluster", "-p", strconv.Itoa(c.Nodes[2].Port), "--rate", strconv.Itoa(rate), "--duration", fmt.Sprintf("%ds", secs),
 		"-t", "set", "-r", "100000", "-c", "2", "--json", js)
 	if !runOK(code) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -85,7 +84,7 @@ func TestRunCluster(t *testing.T) {
 	d := readOpenClusterDoc(t, js)
 	tt := d.Tests[0]
 	cnt := tt.Counts
-	if cnt.Scheduled != uint64(20000*secs) || cnt.Completed != cnt.Scheduled || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
+	if cnt.Scheduled != uint64(rate*secs) || cnt.Completed != cnt.Scheduled || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
 		t.Errorf("counts %+v", cnt)
 	}
 	if len(tt.Nodes) != 3 || tt.Connections != 6 {
