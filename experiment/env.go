@@ -19,6 +19,7 @@ package experiment
 import (
 	"time"
 
+	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -52,6 +53,22 @@ type Env struct {
 	// HiccupInterval is every run's host hiccup meter interval, as the
 	// scheduler's configurations take it (0: the default, negative: off).
 	HiccupInterval time.Duration
+}
+
+// InProcessEnv is the Env of a target this process serves at addr (the
+// embedded target), as `pacer run --embedded` sets it up, minus the
+// server's side and the live view.
+func InProcessEnv(addr string) *Env {
+	return &Env{Target: &target.Target{Options: conn.Options{Addr: addr, Now: scheduler.Now}}, InProcess: true}
+}
+
+// Command is a test that sends one command again and again, as `pacer run
+// -- GET key` does: Command("get", "GET", "GET", "key").
+func Command(id, title string, args ...string) Test {
+	cmd := conn.AppendCommand(nil, args...)
+	return Test{ID: id, Title: title, Stream: func(uint64) (scheduler.Commands, error) {
+		return scheduler.Fixed(cmd), nil
+	}}
 }
 
 // Watched names a run for its live view.

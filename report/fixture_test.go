@@ -109,7 +109,7 @@ func craft(t *testing.T, f fixture) Test {
 	for k, a := range ivs {
 		iv := Interval{
 			StartS: float64(k) * f.interval, DurationS: math.Min(f.interval, f.seconds-float64(k)*f.interval),
-			Scheduled: a.counts.Scheduled, Sent: a.counts.Sent, Completed: a.counts.Completed,
+			Counts: scheduler.Counts{Scheduled: a.counts.Scheduled, Sent: a.counts.Sent, Completed: a.counts.Completed},
 			Latencies: Latencies{ResponseMs: sum(a.resp), ServiceMs: sum(a.serv),
 				Histograms: Histograms{Response: enc(a.resp), Service: enc(a.serv)}},
 		}

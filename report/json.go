@@ -206,14 +206,11 @@ type Command struct {
 // counts, bytes (tests only) and latencies. A test's intervals merge
 // exactly into the test: counts add up, histograms merge to its histograms.
 type Interval struct {
-	StartS        float64 `json:"start_s"`
-	DurationS     float64 `json:"duration_s"`
-	Scheduled     uint64  `json:"scheduled"`
-	Sent          uint64  `json:"sent"`
-	Completed     uint64  `json:"completed"`
-	Errors        uint64  `json:"errors"`
-	Timeouts      uint64  `json:"timeouts"`
-	Unsent        uint64  `json:"unsent"`
+	StartS    float64 `json:"start_s"`
+	DurationS float64 `json:"duration_s"`
+	// Counts are the interval's counts, flat in the JSON (scheduled, sent,
+	// completed, errors, timeouts, unsent).
+	scheduler.Counts
 	BytesSent     *uint64 `json:"bytes_sent,omitempty"`
 	BytesReceived *uint64 `json:"bytes_received,omitempty"`
 	Latencies
@@ -417,9 +414,7 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, er
 			}
 		}
 		j := Interval{
-			StartS: round(iv.Start.Seconds(), 6), DurationS: round(iv.Duration.Seconds(), 6),
-			Scheduled: iv.Counts.Scheduled, Sent: iv.Counts.Sent, Completed: iv.Counts.Completed,
-			Errors: iv.Counts.Errors, Timeouts: iv.Counts.Timeouts, Unsent: iv.Counts.Unsent,
+			StartS: round(iv.Start.Seconds(), 6), DurationS: round(iv.Duration.Seconds(), 6), Counts: iv.Counts,
 		}
 		j.ResponseMs, j.ServiceMs = packedSummary(iv.Response), packedSummary(iv.Service)
 		j.Histograms = Histograms{Response: text[0], Service: text[1]}

@@ -262,13 +262,7 @@ func mergeInterval(s float64, ivs []Interval) (Interval, error) {
 	what := func(w string) string { return fmt.Sprintf("interval at %gs%s", s, w) }
 	for _, iv := range ivs {
 		m.DurationS = math.Max(m.DurationS, iv.DurationS)
-		for _, f := range []struct {
-			dst *uint64
-			v   uint64
-		}{{&m.Scheduled, iv.Scheduled}, {&m.Sent, iv.Sent}, {&m.Completed, iv.Completed}, {&m.Errors, iv.Errors},
-			{&m.Timeouts, iv.Timeouts}, {&m.Unsent, iv.Unsent}} {
-			sum.add(f.dst, f.v, ": counts")
-		}
+		sum.counts(&m.Counts, iv.Counts, "")
 		if iv.BytesSent != nil {
 			sum.add(&sent, *iv.BytesSent, ": bytes")
 			withBytes = true

@@ -94,6 +94,29 @@ func scrapeWhile(addr, name string, done <-chan struct{}) map[string]bool {
 
 // pollMetrics scrapes http://addr/metrics every 100 ms until done is
 // closed, handing each answer's status and body to each.
+// backgroundPacer is a pacer command running on a goroutine of its own,
+// for a test that watches it while it runs (its metrics, its files).
+type backgroundPacer struct {
+	done   chan struct{} // closed when the command has returned
+	code   int
+	stderr string
+}
+
+func startPacer(t *testing.T, args ...string) *backgroundPacer {
+	b := &backgroundPacer{done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		b.code, _, b.stderr = pacer(t, args...)
+	}()
+	return b
+}
+
+// wait returns the command's exit code and stderr once it has returned.
+func (b *backgroundPacer) wait() (int, string) {
+	<-b.done
+	return b.code, b.stderr
+}
+
 func pollMetrics(addr string, done <-chan struct{}, each func(status int, body string)) {
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
 	for {
@@ -132,14 +155,9 @@ next:
 func TestMetricsCompareRuns(t *testing.T) {
 	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
-	done := make(chan struct{})
-	var code int
-	var stderr string
-	go func() {
-		defer close(done)
-		code, _, stderr = pacer(t, "compare", "--embedded", "--duration", "1s", "-c", "4", "--rate", "2k", "-q", "--metrics-addr", addr)
-	}()
-	seen := scrapeWhile(addr, "pacer_requests_completed_total", done)
+	cmp := startPacer(t, "compare", "--embedded", "--duration", "1s", "-c", "4", "--rate", "2k", "-q", "--metrics-addr", addr)
+	seen := scrapeWhile(addr, "pacer_requests_completed_total", cmp.done)
+	code, stderr := cmp.wait()
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -383,14 +401,9 @@ func TestMetricsBenchAndFill(t *testing.T) {
 		t.Skip("-short: runs bench and fill for seconds with metrics")
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
-	done := make(chan struct{})
-	var code int
-	var stderr string
-	go func() {
-		defer close(done)
-		code, _, stderr = pacer(t, "bench", "--embedded", "-t", "get,set", "-n", "1000", "--rate", "2k", "-c", "2", "-q", "--metrics-addr", addr)
-	}()
-	seen := scrapeWhile(addr, "pacer_target_requests_per_second", done)
+	bench := startPacer(t, "bench", "--embedded", "-t", "get,set", "-n", "1000", "--rate", "2k", "-c", "2", "-q", "--metrics-addr", addr)
+	seen := scrapeWhile(addr, "pacer_target_requests_per_second", bench.done)
+	code, stderr := bench.wait()
 	// A throttled loop that fell behind its rate is generator_behind (4).
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("bench: exit %d: %s", code, stderr)
@@ -405,12 +418,9 @@ func TestMetricsBenchAndFill(t *testing.T) {
 	}
 
 	srv := redistest.Start(t)
-	done = make(chan struct{})
-	go func() {
-		defer close(done)
-		code, _, stderr = pacer(t, append(append([]string{"fill"}, hostPort(t, srv.Addr)...), "-r", "20000", "-c", "1", "-P", "1", "--metrics-addr", addr)...)
-	}()
-	seen = scrapeWhile(addr, "pacer_requests_completed_total", done)
+	fill := startPacer(t, append(append([]string{"fill"}, hostPort(t, srv.Addr)...), "-r", "20000", "-c", "1", "-P", "1", "--metrics-addr", addr)...)
+	seen = scrapeWhile(addr, "pacer_requests_completed_total", fill.done)
+	code, stderr = fill.wait()
 	if code != exitOK {
 		t.Fatalf("fill: exit %d: %s", code, stderr)
 	}
@@ -441,23 +451,17 @@ func TestMetricsFlagErrors(t *testing.T) {
 func TestMetricsBinaryTestName(t *testing.T) {
 	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
-	done := make(chan struct{})
-	var code int
-	var stderr string
-	go func() {
-		defer close(done)
-		code, _, stderr = pacer(t, "run", "--embedded", "--rate", "200", "--duration", "2s", "-c", "2", "-q",
-			"--metrics-addr", addr, "--", "SET", "k\xff\xfe", "v")
-	}()
+	run := startPacer(t, "run", "--embedded", "--rate", "200", "--duration", "2s", "-c", "2", "-q",
+		"--metrics-addr", addr, "--", "SET", "k\xff\xfe", "v")
 	scrapes, named := 0, false
-	pollMetrics(addr, done, func(status int, body string) {
+	pollMetrics(addr, run.done, func(status int, body string) {
 		scrapes++
 		if status != http.StatusOK {
 			t.Fatalf("scrape: %d: %q", status, body)
 		}
 		named = named || strings.Contains(body, `test="SET k\\xff\\xfe v"`)
 	})
-	if code != exitOK && code != exitUntrusted {
+	if code, stderr := run.wait(); code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if scrapes == 0 || !named {
@@ -638,22 +642,16 @@ func TestMetricsCommandsOfAMix(t *testing.T) {
 func scrapeLingering(t *testing.T, addr string, args ...string) (doc partialDoc, body string, wait func() (code int, stderr string)) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run.json")
-	done := make(chan struct{})
-	var code int
-	var stderr string
-	go func() {
-		defer close(done)
-		code, _, stderr = pacer(t, append(args, "--json", out)...)
-	}()
-	wait = func() (int, string) { <-done; return code, stderr }
+	run := startPacer(t, append(args, "--json", out)...)
+	wait = run.wait
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if _, err := os.Stat(out); err == nil {
 			break
 		}
 		select {
-		case <-done:
-			t.Fatalf("ended before lingering: exit %d: %s", code, stderr)
+		case <-run.done:
+			t.Fatalf("ended before lingering: exit %d: %s", run.code, run.stderr)
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

@@ -6,13 +6,10 @@ import (
 	"io"
 	"log"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/bench"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Run sends each test's requests in redis-benchmark's closed loop and
@@ -24,13 +21,8 @@ func ExampleRun() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	env := &experiment.Env{
-		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},
-		InProcess: true, // the embedded target shares pacer's process: for the verdict's attribution
-	}
-	get := bench.Test{Test: experiment.Test{ID: "get", Title: "GET", Stream: func(uint64) (scheduler.Commands, error) {
-		return scheduler.Fixed(conn.AppendCommand(nil, "GET", "key")), nil
-	}}}
+	env := experiment.InProcessEnv(srv.Addr()) // the embedded target shares this process: for the verdict's attribution
+	get := bench.Test{Test: experiment.Command("get", "GET", "GET", "key")}
 	res, err := bench.Run(context.Background(), env, bench.Config{
 		Tests: []bench.Test{get}, Clients: 2, Requests: 1000, Pipeline: 1, Repeat: 2, Quiet: true, Keep: true,
 	}, bench.Output{

@@ -6,12 +6,10 @@ import (
 	"log"
 	"time"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Measure runs a workload closed-loop (the redis-benchmark way), then
@@ -21,13 +19,8 @@ import (
 func ExampleMeasure() {
 	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
-	env := &experiment.Env{
-		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},
-		InProcess: true, // the embedded target shares pacer's process: for the verdict's attribution
-	}
-	get := experiment.Test{ID: "get", Title: "GET", Stream: func(uint64) (scheduler.Commands, error) {
-		return scheduler.Fixed(conn.AppendCommand(nil, "GET", "key")), nil
-	}}
+	env := experiment.InProcessEnv(srv.Addr()) // the embedded target shares this process: for the verdict's attribution
+	get := experiment.Command("get", "GET", "GET", "key")
 	runs, err := compare.Measure(context.Background(), env, compare.Config{
 		Test: get, Rate: scheduler.RatePerSecond(1000), Duration: 100 * time.Millisecond,
 		Conns: 2, Pipeline: 1, Arrival: "uniform",

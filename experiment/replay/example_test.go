@@ -7,12 +7,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/replay"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // A replay reads a trace twice: Scan checks it and plans (what --dry-run
@@ -44,10 +42,7 @@ func ExampleRun() {
 
 	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
-	env := &experiment.Env{
-		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},
-		InProcess: true, // the embedded target shares pacer's process: for the verdict's attribution
-	}
+	env := experiment.InProcessEnv(srv.Addr()) // the embedded target shares this process: for the verdict's attribution
 	res, _, err := replay.Run(context.Background(), env, cfg, plan, "monitor.txt", scheduler.OpenConfig{})
 	if err != nil {
 		log.Fatal(err)

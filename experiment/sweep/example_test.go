@@ -6,13 +6,10 @@ import (
 	"log"
 	"time"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // The knee of a closed sweep is the first point whose throughput gained
@@ -37,13 +34,8 @@ func ExampleFindKnee() {
 func ExampleOpen() {
 	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
-	env := &experiment.Env{
-		Target:    &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}},
-		InProcess: true, // the embedded target shares pacer's process: for the verdict's attribution
-	}
-	get := experiment.Test{ID: "get", Title: "GET", Stream: func(uint64) (scheduler.Commands, error) {
-		return scheduler.Fixed(conn.AppendCommand(nil, "GET", "key")), nil
-	}}
+	env := experiment.InProcessEnv(srv.Addr()) // the embedded target shares this process: for the verdict's attribution
+	get := experiment.Command("get", "GET", "GET", "key")
 	res, err := sweep.Open(context.Background(), env, sweep.Config{
 		Test: get, Rates: []float64{500, 1000}, StepDuration: 100 * time.Millisecond,
 		Arrival: "uniform", Conns: 2, Repeat: 1,
