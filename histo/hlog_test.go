@@ -105,30 +105,16 @@ func TestWriteLogReadBack(t *testing.T) {
 	if err := WriteLog(&b, l); err != nil {
 		t.Fatal(err)
 	}
-	r := hdrhistogram.NewHistogramLogReader(&b)
-	got := map[string]*hdrhistogram.Histogram{}
-	n := 0
-	for {
-		h, err := r.NextIntervalHistogram()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h == nil {
-			break
-		}
+	got, lines := reference.GoLog(t, b.Bytes())
+	if len(lines) != len(l.Entries) {
+		t.Fatalf("read %d interval histograms, wrote %d", len(lines), len(l.Entries))
+	}
+	for n, h := range lines {
 		e := l.Entries[n]
 		if h.Tag() != e.Tag || h.StartTimeMs() != e.Start.UnixMilli() || h.EndTimeMs() != e.Start.Add(e.Duration).UnixMilli() {
 			t.Errorf("line %d: tag %q start %d end %d, want %q %d %d", n, h.Tag(), h.StartTimeMs(), h.EndTimeMs(),
 				e.Tag, e.Start.UnixMilli(), e.Start.Add(e.Duration).UnixMilli())
 		}
-		if got[h.Tag()] == nil {
-			got[h.Tag()] = New()
-		}
-		got[h.Tag()].Merge(h)
-		n++
-	}
-	if n != len(l.Entries) {
-		t.Fatalf("read %d interval histograms, wrote %d", n, len(l.Entries))
 	}
 	for tag, want := range merged {
 		g := got[tag]

@@ -110,23 +110,7 @@ func newDoc(tests ...Test) *Document {
 // intervals merged, and the lines in order.
 func readLog(t *testing.T, data []byte) (map[string]*hdrhistogram.Histogram, []*hdrhistogram.Histogram) {
 	t.Helper()
-	r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
-	merged := map[string]*hdrhistogram.Histogram{}
-	var lines []*hdrhistogram.Histogram
-	for {
-		h, err := r.NextIntervalHistogram()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h == nil {
-			return merged, lines
-		}
-		if merged[h.Tag()] == nil {
-			merged[h.Tag()] = histo.New()
-		}
-		merged[h.Tag()].Merge(h)
-		lines = append(lines, h)
-	}
+	return reference.GoLog(t, data)
 }
 
 func decoded(t *testing.T, enc string) *hdrhistogram.Histogram {

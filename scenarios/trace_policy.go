@@ -63,13 +63,14 @@ var commands = func() map[string]commandClass {
 		"MEMORY", "MODULE", "OBJECT", "PUBSUB", "SCRIPT", "SLOWLOG", "XGROUP", "XINFO"} {
 		m[n] = commandClass{container: true}
 	}
-	refuse := func(reason string, names ...string) {
+	mark := func(set func(*commandClass), names ...string) {
 		for _, n := range names {
 			c := m[n]
-			c.refuse = reason
+			set(&c)
 			m[n] = c
 		}
 	}
+	refuse := func(reason string, names ...string) { mark(func(c *commandClass) { c.refuse = reason }, names...) }
 	refuse("deletes every key", "FLUSHALL", "FLUSHDB")
 	refuse("stops the server", "SHUTDOWN")
 	refuse("debugging commands can crash, freeze or corrupt the server", "DEBUG", "PFDEBUG")
@@ -96,24 +97,11 @@ var commands = func() map[string]commandClass {
 	refuse("moves keys to another server", "MIGRATE")
 	refuse("clears the server's diagnostics", "LATENCY RESET", "SLOWLOG RESET")
 
-	skip := func(reason string, names ...string) {
-		for _, n := range names {
-			c := m[n]
-			c.skip = reason
-			m[n] = c
-		}
-	}
+	skip := func(reason string, names ...string) { mark(func(c *commandClass) { c.skip = reason }, names...) }
 	skip("credentials: MONITOR shows them redacted, a replay authenticates with its own", "AUTH", "HELLO")
 	skip("the replay selects each connection's database from the trace", "SELECT")
 	skip("would close or reset a replay connection", "QUIT", "RESET")
 
-	mark := func(set func(*commandClass), names ...string) {
-		for _, n := range names {
-			c := m[n]
-			set(&c)
-			m[n] = c
-		}
-	}
 	mark(func(c *commandClass) { c.blocking = true }, "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BZPOPMIN",
 		"BZPOPMAX", "BZMPOP", "BLMPOP", "WAIT", "WAITAOF")
 	mark(func(c *commandClass) { c.pubsub = true }, "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE",

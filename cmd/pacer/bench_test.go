@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -341,14 +340,8 @@ func TestBenchIdleUntilInterrupted(t *testing.T) {
 	if info["connected_clients"] != "4" { // 3 idle and the harness's own
 		t.Errorf("connected_clients %s", info["connected_clients"])
 	}
-	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
-	select {
-	case code := <-done:
-		if code != exitInterrupted {
-			t.Fatalf("exit %d", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("idle mode did not stop on SIGINT")
+	if code := interrupt(t, done, "idle mode"); code != exitInterrupted {
+		t.Fatalf("exit %d", code)
 	}
 }
 

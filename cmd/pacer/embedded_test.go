@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -219,14 +218,8 @@ func TestServeUntilInterrupted(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench against serve: exit %d %s", code, stderr)
 	}
-	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
-	select {
-	case code := <-done:
-		if code != 0 || !strings.Contains(out.String(), "stopped after") {
-			t.Fatalf("serve exit %d, out %q", code, out.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop on SIGINT")
+	if code := interrupt(t, done, "serve"); code != 0 || !strings.Contains(out.String(), "stopped after") {
+		t.Fatalf("serve exit %d, out %q", code, out.String())
 	}
 }
 

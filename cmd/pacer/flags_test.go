@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -449,14 +448,8 @@ func TestBenchLoopJSONOneEntryPerTest(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
-	select {
-	case code := <-done:
-		if code != exitInterrupted {
-			t.Fatalf("exit %d", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("bench -l did not stop on SIGINT")
+	if code := interrupt(t, done, "bench -l"); code != exitInterrupted {
+		t.Fatalf("exit %d", code)
 	}
 	var doc resultDoc
 	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {

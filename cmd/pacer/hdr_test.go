@@ -14,6 +14,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/hostile"
+	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -59,23 +60,8 @@ func TestHdrFlagsUsageErrors(t *testing.T) {
 // merged, and the number of lines.
 func readHlog(t *testing.T, data []byte) (map[string]*hdrhistogram.Histogram, int) {
 	t.Helper()
-	r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
-	merged := map[string]*hdrhistogram.Histogram{}
-	n := 0
-	for {
-		h, err := r.NextIntervalHistogram()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h == nil {
-			return merged, n
-		}
-		n++
-		if merged[h.Tag()] == nil {
-			merged[h.Tag()] = histo.New()
-		}
-		merged[h.Tag()].Merge(h)
-	}
+	merged, lines := reference.GoLog(t, data)
+	return merged, len(lines)
 }
 
 func tagList(m map[string]*hdrhistogram.Histogram) string {

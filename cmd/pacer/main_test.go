@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
@@ -28,6 +30,22 @@ func pacer(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := Main(append([]string{"pacer"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// interrupt sends this process the SIGINT a user's Ctrl-C is, for a
+// command that runs until interrupted (Main on another goroutine, which
+// sends its exit code on done), and returns the exit code; what names the
+// command if it does not stop within 10 s.
+func interrupt(t *testing.T, done <-chan int, what string) int {
+	t.Helper()
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not stop on SIGINT", what)
+		return 0
+	}
 }
 
 // wantUsageError runs pacer with args and fails t unless it exits 2 with

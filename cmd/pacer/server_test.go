@@ -3,7 +3,6 @@ package main
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -182,12 +181,7 @@ func TestBenchLoopMergesServerStats(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("bench -l did not stop on SIGINT")
-	}
+	interrupt(t, done, "bench -l")
 	doc := readResult(t, path)
 	st := doc.Tests[0].Server
 	if st == nil || !st.Available {

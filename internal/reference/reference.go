@@ -6,10 +6,13 @@
 package reference
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // JavaLogProcessor returns the command line that runs HdrHistogram's
@@ -74,4 +77,27 @@ func missing(t testing.TB, require, why string) {
 	}
 	fmt.Fprintln(os.Stderr, "SKIPPED: "+why)
 	t.Skip("SKIPPED: " + why)
+}
+
+// GoLog reads an HdrHistogram interval log with hdrhistogram-go's own
+// reader, not pacer's: its lines in order, and each tag's lines merged
+// (in the geometry of the tag's first line).
+func GoLog(t testing.TB, data []byte) (merged map[string]*hdrhistogram.Histogram, lines []*hdrhistogram.Histogram) {
+	t.Helper()
+	r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
+	merged = map[string]*hdrhistogram.Histogram{}
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			return merged, lines
+		}
+		if merged[h.Tag()] == nil {
+			merged[h.Tag()] = hdrhistogram.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+		}
+		merged[h.Tag()].Merge(h)
+		lines = append(lines, h)
+	}
 }
