@@ -199,11 +199,20 @@ func TestReplayKeepsTheTrace(t *testing.T) {
 			// millisecond. Not its p99: at speed 3 the run lasts a third
 			// of a second, so one 5 ms stall holds back more than 1% of
 			// the commands but is one sample in 330 of the meter's.
-			hiccups := int64(0)
+			// The meter sees the host's stalls, not one thread's: on a
+			// busy machine (hiccups above 2 ms at p99, where this VM
+			// idle gives about 1 ms; go test running two packages on two
+			// cores gave 3.5 ms) the writer alone can be held back 13 ms
+			// while the meter is not; that run says nothing about the
+			// replay, and is not judged.
+			hiccups, busy := int64(0), false
 			if res.Hiccups != nil {
-				hiccups = res.Hiccups.Max()
+				hiccups, busy = res.Hiccups.Max(), res.Hiccups.ValueAtQuantile(99) > int64(2*time.Millisecond)
 			}
-			if p99 > lag+int64(200*time.Microsecond)+hiccups {
+			if over := p99 > lag+int64(200*time.Microsecond)+hiccups; over && busy {
+				t.Logf("arrival − intended p99 %.3f ms is above the send-lag p99 %.3f ms + 0.2 ms + the host's longest hiccup %.3f ms, on a busy host: not judged",
+					float64(p99)/1e6, float64(lag)/1e6, float64(hiccups)/1e6)
+			} else if over {
 				t.Errorf("arrival − intended p99 %.3f ms is above the send-lag p99 %.3f ms + 0.2 ms + the host's longest hiccup %.3f ms",
 					float64(p99)/1e6, float64(lag)/1e6, float64(hiccups)/1e6)
 			}
