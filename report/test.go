@@ -202,9 +202,7 @@ func (t *Test) series() ([]scheduler.Interval, error) {
 	out := make([]scheduler.Interval, 0, len(t.Intervals))
 	for _, iv := range t.Intervals {
 		s := scheduler.Interval{
-			Start: exactSeconds(iv.StartS), Duration: exactSeconds(iv.DurationS),
-			Counts: scheduler.Counts{Scheduled: iv.Scheduled, Sent: iv.Sent, Completed: iv.Completed,
-				Errors: iv.Errors, Timeouts: iv.Timeouts, Unsent: iv.Unsent},
+			Start: exactSeconds(iv.StartS), Duration: exactSeconds(iv.DurationS), Counts: iv.Counts,
 		}
 		var err error
 		if s.Response, err = packedOf(iv.Histograms.Response); err != nil {
