@@ -25,7 +25,7 @@ import (
 
 func TestSweepClosedNamesTheKnee(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: a closed sweep of 5 s")
+		t.Skip("-short: two closed sweeps of 2.5 s")
 	}
 	if raceEnabled {
 		t.Skip("the race detector slows the client several times: Little's law would measure it")
@@ -44,7 +44,7 @@ func TestSweepClosedNamesTheKnee(t *testing.T) {
 		{"redis-server", hostPort(t, srv.Addr), false},
 	} {
 		args := append([]string{"sweep"}, tc.target...)
-		args = append(args, "--closed", "-c", "1,5,10,50,200", "--step-duration", "1s", "-q")
+		args = append(args, "--closed", "-c", "1,5,10,50,200", "--step-duration", "500ms", "-q")
 		doc, stdout, _ := sweepJSON(t, []int{exitOK}, args...)
 		t.Logf("%s:\n%s", tc.name, stdout)
 		s := doc.Sweep
