@@ -24,7 +24,11 @@ package conn
 import "strconv"
 
 // AppendCommand appends args encoded as a RESP array of bulk strings.
-func AppendCommand(dst []byte, args ...string) []byte {
+func AppendCommand(dst []byte, args ...string) []byte { return AppendArgs(dst, args) }
+
+// AppendArgs is AppendCommand for arguments held as strings or as byte
+// slices (a trace's argv, replayed).
+func AppendArgs[S ~string | ~[]byte](dst []byte, args []S) []byte {
 	dst = append(dst, '*')
 	dst = strconv.AppendInt(dst, int64(len(args)), 10)
 	dst = append(dst, '\r', '\n')

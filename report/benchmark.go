@@ -264,14 +264,7 @@ func BenchCommands(w io.Writer, t *Test, quiet bool, o TextOptions) error {
 		if total > 0 {
 			share = 100 * float64(n) / float64(total)
 		}
-		lat := fmt.Sprintf("p50=%s msec, p99=%s msec", millis(s, s.P50), millis(s, s.P99))
-		if len(o.Percentiles) > 0 {
-			parts := make([]string, len(o.Percentiles))
-			for i, v := range PercentileMillis(c.Response, o.Percentiles) {
-				parts[i] = PercentileLabel(o.Percentiles[i]) + "=" + millis(s, v) + " msec"
-			}
-			lat = strings.Join(parts, ", ")
-		}
+		lat := percentilesText(s, c.Response, o.Percentiles, ", ")
 		fmt.Fprintf(&b, "  %s: %.2f%% of requests (%d), errors %d, %s, max=%s msec\n",
 			safetext.Escape(c.Name), share, n, c.Counts.Errors, lat, millis(s, s.Max))
 	}

@@ -255,6 +255,19 @@ func millis(s histo.Summary, v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
+// percentilesText is a one-line run's latency: "p50=… msec" and "p99=…
+// msec" of s, or with --percentiles those of h, joined by sep.
+func percentilesText(s histo.Summary, h *hdrhistogram.Histogram, percentiles []float64, sep string) string {
+	if len(percentiles) == 0 {
+		return "p50=" + millis(s, s.P50) + " msec" + sep + "p99=" + millis(s, s.P99) + " msec"
+	}
+	parts := make([]string, len(percentiles))
+	for i, v := range PercentileMillis(h, percentiles) {
+		parts[i] = PercentileLabel(percentiles[i]) + "=" + millis(s, v) + " msec"
+	}
+	return strings.Join(parts, sep)
+}
+
 // percent formats n/total as a percentage with two decimals, or with as
 // many as it takes to show a non-zero share as non-zero (1 in a million
 // is 0.0001%, not 0.00%).
@@ -334,14 +347,7 @@ func Quiet(w io.Writer, t *Test, o TextOptions) error {
 			extra += " with warnings"
 		}
 	}
-	lat := fmt.Sprintf("p50=%s msec p99=%s msec", millis(s, s.P50), millis(s, s.P99))
-	if len(o.Percentiles) > 0 {
-		parts := make([]string, len(o.Percentiles))
-		for i, v := range PercentileMillis(f.response, o.Percentiles) {
-			parts[i] = PercentileLabel(o.Percentiles[i]) + "=" + millis(s, v) + " msec"
-		}
-		lat = strings.Join(parts, " ")
-	}
+	lat := percentilesText(s, f.response, o.Percentiles, " ")
 	_, err = fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response %s, %s%s\n",
 		safetext.Escape(r.Name), t.achieved(), f.target, lat, verdict, extra)
 	return err

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 )
@@ -30,11 +31,7 @@ type sent struct {
 // resp sends argv on c and reads (and drops) one reply.
 func resp(t *testing.T, c net.Conn, r *bufio.Reader, argv ...string) {
 	t.Helper()
-	var a [][]byte
-	for _, s := range argv {
-		a = append(a, []byte(s))
-	}
-	if _, err := c.Write(scenarios.AppendCommand(nil, a)); err != nil {
+	if _, err := c.Write(conn.AppendCommand(nil, argv...)); err != nil {
 		t.Fatal(err)
 	}
 	if err := skipReply(r); err != nil {

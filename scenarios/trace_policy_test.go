@@ -163,19 +163,6 @@ func TestAppendCommandName(t *testing.T) {
 	}
 }
 
-func TestAppendCommand(t *testing.T) {
-	got := AppendCommand([]byte("x"), [][]byte{[]byte("SET"), []byte("k"), {}, []byte("a\r\nb")})
-	want := "x*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n$4\r\na\r\nb\r\n"
-	if string(got) != want {
-		t.Fatalf("%q", got)
-	}
-	buf := make([]byte, 0, 256)
-	a := args("SET k v")
-	if n := testing.AllocsPerRun(100, func() { buf = AppendCommand(buf[:0], a) }); n != 0 {
-		t.Errorf("%.1f allocations", n)
-	}
-}
-
 func TestPrefixKeys(t *testing.T) {
 	for _, c := range []struct {
 		cmd               string

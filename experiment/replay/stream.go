@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -82,7 +83,7 @@ func (x *reader) read(withCommand bool) bool {
 				argv, x.keys = scenarios.PrefixKeys(argv, spec.First, spec.Last, spec.Step, x.prefix, x.keys)
 			}
 		}
-		x.cmd = scenarios.AppendCommand(x.cmd[:0], argv)
+		x.cmd = conn.AppendArgs(x.cmd[:0], argv)
 		return true
 	}
 }

@@ -1,21 +1,5 @@
 package scenarios
 
-import "strconv"
-
-// AppendCommand appends argv as a RESP command (an array of bulk
-// strings) to dst.
-func AppendCommand(dst []byte, argv [][]byte) []byte {
-	dst = appendHeader(dst, len(argv))
-	for _, a := range argv {
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(a)), 10)
-		dst = append(dst, '\r', '\n')
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
-}
-
 // PrefixKeys puts prefix in front of the arguments of argv at the key
 // positions first..last every step, as cluster.KeySpec gives them (argv[0]
 // is the command; last -1 is the last argument, -2 the one before, ...;
