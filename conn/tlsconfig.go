@@ -6,9 +6,10 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/pacer-load/pacer/internal/certs"
@@ -368,12 +369,7 @@ func parseCiphers(s string) ([]uint16, error) {
 
 // knownCiphers lists the OpenSSL names parseCiphers reads, sorted.
 func knownCiphers() []string {
-	out := make([]string, 0, len(opensslCiphers))
-	for n := range opensslCiphers {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(opensslCiphers))
 }
 
 // parseSuites13 reads a list of the TLS 1.3 suites a connection may

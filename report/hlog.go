@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,12 +178,7 @@ func HdrLog(d *Document) (histo.Log, error) {
 		if t.Histograms.Hiccup != nil {
 			s.add("hiccup", t.Intervals, whole, seriesHiccup)
 		}
-		names := make([]string, 0, len(t.Commands))
-		for name := range t.Commands {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(t.Commands)) {
 			c := t.Commands[name]
 			if c.Histograms.Response == "" && len(c.Intervals) == 0 {
 				continue // a mix too large to time each command

@@ -2,8 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -157,12 +158,7 @@ func (t *Test) figures() (*figures, error) {
 	for _, s := range t.Stages {
 		f.stages = append(f.stages, scheduler.Stage{Duration: exactSeconds(s.DurationS), Target: scheduler.RatePerSecond(s.TargetRate)})
 	}
-	names := make([]string, 0, len(t.Commands))
-	for n := range t.Commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(t.Commands)) {
 		c := t.Commands[n]
 		cr := scheduler.CommandResult{Name: n, Counts: c.Counts, ErrorCodes: c.Errors}
 		cs, err := c.Histograms.decode()

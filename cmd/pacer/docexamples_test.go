@@ -209,10 +209,10 @@ func hasArg(args []string, name string) bool {
 }
 
 // Caps of shortened: each example runs every flag as written, for
-// about a second instead of the seconds its reader would wait.
+// half a second instead of the seconds its reader would wait.
 const (
-	shortDuration = time.Second            // --duration
-	shortStep     = 500 * time.Millisecond // --step-duration, each --stages stage
+	shortDuration = 500 * time.Millisecond // --duration
+	shortStep     = 300 * time.Millisecond // --step-duration, each --stages stage
 	shortSettle   = 200 * time.Millisecond // --settle, --warmup
 	shortRequests = 2000                   // -n of run and bench
 	shortKeys     = 10000                  // -r of fill, which writes every key
@@ -630,12 +630,12 @@ func tail(s string, n int) string {
 func TestReadmeExampleRewriting(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"run --rate 10k --duration 5s --warmup 1s -n 100000 -t get -r 100000": "run --rate 10k --duration 1s --warmup 200ms -n 2000 -t get -r 100000",
-		"sweep --step-duration=2s --settle 500ms --stages 2s:10k,300ms:0":     "sweep --step-duration=500ms --settle 200ms --stages 500ms:10k,300ms:0",
+		"run --rate 10k --duration 5s --warmup 1s -n 100000 -t get -r 100000": "run --rate 10k --duration 500ms --warmup 200ms -n 2000 -t get -r 100000",
+		"sweep --step-duration=2s --settle 500ms --stages 2s:10k,300ms:0":     "sweep --step-duration=300ms --settle 200ms --stages 300ms:10k,300ms:0",
 		"fill -r 100000 -d 64:8 -n 7":                                         "fill -r 10000 -d 64:8 -n 7",
 		"bench -n 1000000 -P 16 -q":                                           "bench -n 2000 -P 16 -q",
 		"run --duration 500ms -- SET k --duration 9s":                         "run --duration 500ms -- SET k --duration 9s",
-		"compare --embedded --stall 100ms":                                    "compare --duration 1s --embedded --stall 100ms",
+		"compare --embedded --stall 100ms":                                    "compare --duration 500ms --embedded --stall 100ms",
 		"bench -t get --rate 20k":                                             "bench -n 2000 -t get --rate 20k",
 	} {
 		if got := strings.Join(shortened(strings.Fields(in)), " "); got != want {

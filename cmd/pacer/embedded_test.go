@@ -59,7 +59,7 @@ func TestEmbeddedNeedsNoServer(t *testing.T) {
 	if len(doc.Tests) != 2 || doc.Tests[1].Counts["completed"] != 1000 {
 		t.Fatalf("run --embedded: %+v", doc.Tests)
 	}
-	code, out, stderr := pacer(t, "bench", "--embedded", "-n", "2000", "-q")
+	code, out, stderr := pacer(t, "bench", "--embedded", "-n", "500", "-q")
 	if code != 0 || strings.Count(out, "requests per second") != 21 {
 		t.Fatalf("bench --embedded default suite: exit %d\n%s\n%s", code, out, stderr)
 	}
