@@ -193,11 +193,22 @@ func TestLocalShardsAsTheJob(t *testing.T) {
 		}
 	}()
 	merged := filepath.Join(dir, "merged.json")
-	run := exec.CommandContext(ctx, "bash", "local-shards.sh", "-n", "3", "-h", "127.0.0.1", "-p", addr, "--start-in", "2", "-o", merged,
-		"--", "--rate", "3k", "-n", "1501", "-t", "get", "-c", "2", "--lag-limit", "1s", "--drain", "2s")
-	run.Env = append(os.Environ(), "PACER="+bin, "TMPDIR="+dir)
-	if out, err := run.CombinedOutput(); err != nil {
-		t.Fatalf("local-shards.sh: %v\n%s", err, out)
+	// A start 2 s ahead, then 10 s: on a starved machine (CI runs this
+	// test at nice 19 beside others) the shards may start after the
+	// instant, which each refuses with exit 2, as it should.
+	for _, startIn := range []string{"2", "10"} {
+		run := exec.CommandContext(ctx, "bash", "local-shards.sh", "-n", "3", "-h", "127.0.0.1", "-p", addr, "--start-in", startIn, "-o", merged,
+			"--", "--rate", "3k", "-n", "1501", "-t", "get", "-c", "2", "--lag-limit", "1s", "--drain", "2s")
+		run.Env = append(os.Environ(), "PACER="+bin, "TMPDIR="+dir)
+		out, err := run.CombinedOutput()
+		if err == nil {
+			break
+		}
+		if startIn == "2" && strings.Contains(string(out), "has passed") {
+			t.Logf("the shards started after --start-in 2 s (a starved machine): again with 10 s\n%s", out)
+			continue
+		}
+		t.Fatalf("local-shards.sh --start-in %s: %v\n%s", startIn, err, out)
 	}
 	b, err := os.ReadFile(merged)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -204,13 +205,38 @@ func skipNoTLS(t testing.TB, bin string, err error) {
 	t.Skip("redis-server without TLS")
 }
 
+// freePort returns a loopback port nothing listens on, drawn below the
+// kernel's ephemeral range: every listen on port 0 (an embedded target, a
+// metrics endpoint, in any test binary) and every client's own end of a
+// connection take their ports from that range, so the port a killed
+// server leaves until Restart is never handed to another test meanwhile
+// (one was: a test's embedded target took it, and both tests failed).
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	lo, hi := serverPorts()
+	for range 100 {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(lo+rand.IntN(hi-lo))))
+		if err != nil {
+			continue // taken: draw again
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port, nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, fmt.Errorf("no free loopback port in %d-%d", lo, hi-1)
+}
+
+// serverPorts is the range freePort draws from: 20000 up to the start of
+// the ephemeral range (ip_local_port_range; Linux's default 32768), away
+// from the well-known ports below.
+func serverPorts() (lo, hi int) {
+	lo, hi = 20000, 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > lo+1000 {
+				hi = n
+			}
+		}
+	}
+	return lo, hi
 }
 
 func start(bin string, port int, dir string, extra []string, tf *TLSFiles) (*Server, error) {
@@ -251,7 +277,9 @@ func start(bin string, port int, dir string, extra []string, tf *TLSFiles) (*Ser
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if _, err := s.Do("PING"); err == nil {
+		// The server that answers must be this one: whoever else
+		// listens on the port when it cannot bind is not it.
+		if info, err := s.Info("server"); err == nil && info["process_id"] == strconv.Itoa(cmd.Process.Pid) {
 			return s, nil
 		}
 		if !s.running() {

@@ -116,3 +116,26 @@ func TestStartTLSCluster(t *testing.T) {
 		t.Fatalf("%d nodes, CA %q", len(c.Nodes), c.CA())
 	}
 }
+
+// TestServersStayOutOfTheEphemeralRange: a server's port comes from below
+// the range the kernel hands out for port 0 and clients' own ends, so
+// that no other test can take it while a killed server waits for Restart.
+func TestServersStayOutOfTheEphemeralRange(t *testing.T) {
+	first := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			first, _ = strconv.Atoi(f[0])
+		}
+	}
+	srv := Start(t)
+	srv.Kill()
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Port < 20000 || srv.Port >= first {
+		t.Fatalf("server on port %d: want 20000 up to the ephemeral range, %d", srv.Port, first)
+	}
+	if got, err := srv.Do("PING"); err != nil || got != "PONG" {
+		t.Fatalf("after Restart: %q, %v", got, err)
+	}
+}
