@@ -227,8 +227,9 @@ func TestSecondCtrlCExitsAtOnce(t *testing.T) {
 	}
 }
 
-// runBinary starts the built pacer with args; its stdout and stderr are
-// collected unless the caller set them.
+// startBinary starts the built pacer with args, after setup (nil: none)
+// has changed the command as it needs; its stdout and stderr are collected
+// unless setup set them.
 func startBinary(t *testing.T, setup func(*exec.Cmd), args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(pacerBinary(t), args...)

@@ -542,18 +542,10 @@ func TestMetricsConnectionFlood(t *testing.T) {
 		"--json", out, "--metrics-addr", addr)
 	// 400 descriptors: the run's 100 connections and the endpoint's 64
 	// fit; the flood's 2,000 do not.
-	cmd := exec.Command("sh", append([]string{"-c", `ulimit -n 400 && exec "$0" "$@"`, pacerBinary(t)}, args...)...)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
+	cmd, _, stderr := startBinary(t, func(cmd *exec.Cmd) {
+		sh := exec.Command("sh", append([]string{"-c", `ulimit -n 400 && exec "$0" "$@"`}, cmd.Args...)...)
+		cmd.Path, cmd.Args, cmd.Err = sh.Path, sh.Args, sh.Err
+	}, args...)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
