@@ -214,12 +214,13 @@ func skipNoTLS(t testing.TB, bin string, err error) {
 func freePort() (int, error) {
 	lo, hi := serverPorts()
 	for range 100 {
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(lo+rand.IntN(hi-lo))))
+		port := lo + rand.IntN(hi-lo)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
 			continue // taken: draw again
 		}
-		defer l.Close()
-		return l.Addr().(*net.TCPAddr).Port, nil
+		l.Close()
+		return port, nil
 	}
 	return 0, fmt.Errorf("no free loopback port in %d-%d", lo, hi-1)
 }
