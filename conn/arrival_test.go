@@ -12,6 +12,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/clock"
 	"github.com/pacer-load/pacer/internal/sink"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // kernelStamps says whether this platform gives TCP receive timestamps.
@@ -207,9 +208,7 @@ func TestReadReplyCarriesKernelArrival(t *testing.T) {
 // close to it (a sanity bound, not a timing claim: bench/rxspread
 // measures).
 func TestArrivalAgainstTheSink(t *testing.T) {
-	if testing.Short() {
-		t.Skip("paced for one second")
-	}
+	testrun.SkipShort(t, "paced for one second")
 	s, err := sink.Start(sink.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -4,13 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 func TestLowestEquivalentMatchesLibrary(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (5 s); .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "one goroutine's arithmetic, which the detector only slows (5 s)")
 	rng := rand.New(rand.NewPCG(5, 6))
 	r := NewRecorder()
 	h := New()

@@ -14,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/internal/reference"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // libraryEncode is hdrhistogram-go's own encoding of h, the reference.
@@ -123,9 +124,7 @@ func TestEncodeOtherGeometries(t *testing.T) {
 
 // TestEncodeRandomHistograms is a property test: any counts, any density.
 func TestEncodeRandomHistograms(t *testing.T) {
-	if raceEnabled {
-		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (17 s); .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "one goroutine's arithmetic, which the detector only slows (17 s)")
 	rng := rand.New(rand.NewPCG(25, 26))
 	rounds := 200
 	if testing.Short() {
@@ -313,9 +312,7 @@ func TestSummarizeCountsIsSummarize(t *testing.T) {
 // Under the race detector sync.Pool drops a quarter of what it is given,
 // so the counts are checked in ordinary builds only.
 func TestPackAllocations(t *testing.T) {
-	if raceEnabled {
-		t.Skip("sync.Pool drops objects at random under -race")
-	}
+	testrun.SkipRace(t, "sync.Pool drops objects at random under -race")
 	r := NewRecorder()
 	d := NewDelta(r)
 	rng := rand.New(rand.NewPCG(31, 32))

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // libraryIndex finds where hdrhistogram-go itself puts v, recording it
@@ -27,9 +29,7 @@ func libraryIndex(t *testing.T, h *hdrhistogram.Histogram, v int64) int {
 
 func TestIndexMatchesLibrary(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (9 s); .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "one goroutine's arithmetic, which the detector only slows (9 s)")
 	values := []int64{0, 1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096, 1e6, 1e9, Highest - 1, Highest}
 	for shift := 0; shift < 42; shift++ {
 		base := int64(1) << shift

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 )
@@ -90,9 +91,7 @@ func TestMergeRefusesOverflow(t *testing.T) {
 // matching.
 func TestMergeManyNodes(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: 900 node histograms matched and added on one goroutine, which the detector only slows (7 s); .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "900 node histograms matched and added on one goroutine, which the detector only slows (7 s)")
 	const nodes = 300
 	in := shardInputs(t, 3)
 	n := craftNode(t, "x", "", 5, 10, 100)

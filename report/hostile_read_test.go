@@ -14,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // hostileDoc is a small open run to be made hostile.
@@ -251,9 +252,8 @@ func TestInputsBoundedInAll(t *testing.T) {
 // size (with io.ReadAll's doublings, reading 250 MB of first_error took
 // 836 MB of memory; 519 MB with one buffer).
 func TestReadSizesItsBufferOnce(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("writes and reads a 32 MB file; the race detector allocates beside it")
-	}
+	testrun.SkipShort(t, "writes and reads a 32 MB file")
+	testrun.SkipRace(t, "it allocates beside the buffer measured")
 	const size = 32 << 20
 	path := filepath.Join(t.TempDir(), "big.json")
 	if err := os.WriteFile(path, append([]byte(`{"x":"`), bytes.Repeat([]byte("<"), size)...), 0o644); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/reference"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 func htmlFixture(t *testing.T) []byte {
@@ -64,9 +65,7 @@ func TestHTMLSelfContainedAndEscaped(t *testing.T) {
 // is not blank and the DOM holds the title.
 func TestHTMLInBrowser(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts Chromium, which takes seconds on its own; .ci/run runs it")
-	}
+	testrun.SkipShort(t, "starts Chromium, which takes seconds on its own; .ci/run runs it")
 	bin := reference.Chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // dataMax is the largest Y a plot's lines draw.
@@ -187,7 +189,5 @@ func TestHTMLLeavesOutUnsetSettings(t *testing.T) {
 // .ci/run runs it again without -race.
 func skipDrawingUnderRace(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
-		t.Skip("-race: one goroutine drawing a plot, which the detector only slows; .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "one goroutine drawing a plot, which the detector only slows")
 }

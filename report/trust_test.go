@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -14,9 +15,7 @@ import (
 // requests at 1000/s in 100 ms intervals, lag limit 1 ms (see crafted).
 func TestJudge(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (7 s); .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "one goroutine's arithmetic, which the detector only slows (7 s)")
 	const ms, us = time.Millisecond, time.Microsecond
 	healthy := func(int) (time.Duration, time.Duration) { return ms, 50 * us }
 	// constant service time s and send lag l for every request

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -70,9 +71,7 @@ func skipReply(r *bufio.Reader) error {
 // unicode, and checks the reader gets back the exact arguments, databases
 // and sources.
 func TestMonitorCaptureOfARealServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts redis-server and redis-cli")
-	}
+	testrun.SkipShort(t, "starts redis-server and redis-cli")
 	sockDir, err := os.MkdirTemp("", "pacer-trace") // short: unix socket paths are limited
 	if err != nil {
 		t.Fatal(err)

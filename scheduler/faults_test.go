@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // The fault suite: in every test the accounting must add up exactly
@@ -23,9 +24,7 @@ func redialTo(addr string) func(context.Context) (*conn.Conn, error) {
 }
 
 func TestFaultKillAndRestartRecovers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: kills and restarts a redis-server")
-	}
+	testrun.SkipShort(t, "kills and restarts a redis-server")
 	srv := redistest.Start(t)
 	go func() {
 		time.Sleep(time.Second)
@@ -79,9 +78,7 @@ func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
 }
 
 func TestFaultStopContinue(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: stops a redis-server for seconds")
-	}
+	testrun.SkipShort(t, "stops a redis-server for seconds")
 	srv := redistest.Start(t)
 	pause := func() {
 		time.Sleep(500 * time.Millisecond)
@@ -192,9 +189,7 @@ func TestFaultServerNeverAnswersWithTimeout(t *testing.T) {
 // TestFaultMemoryStaysBoundedWhileStopped: with the server stopped, sends
 // pile up only to the FIFO caps; the backlog costs no memory.
 func TestFaultMemoryStaysBoundedWhileStopped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("takes 5 s")
-	}
+	testrun.SkipShort(t, "takes 5 s")
 	srv := redistest.Start(t)
 	go func() {
 		time.Sleep(500 * time.Millisecond)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/hostile"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // Regression tests of the second hardening round (issue 9): each names
@@ -23,9 +24,7 @@ import (
 // backoff, which only a completed request resets: over 2 s a slot can
 // redial at most about 8 times (10+20+…+640 ms, then 1 s).
 func TestRedialBacksOffWhenReplacementsNeverServe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: waits out redial back-offs for seconds")
-	}
+	testrun.SkipShort(t, "waits out redial back-offs for seconds")
 	for name, b := range map[string]hostile.Behaviour{"accept-close": hostile.AcceptClose, "maxclients": hostile.MaxClients} {
 		t.Run(name, func(t *testing.T) {
 			srv := hostile.Start(t, b)

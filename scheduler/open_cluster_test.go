@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -61,9 +62,7 @@ func dialNode(ctx context.Context, addr string) (*conn.Conn, error) {
 // run: the requests redirected (ASK during the move, MOVED after) are all
 // resent and complete.
 func TestClusterRunSurvivesASlotMigration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: migrates slots of a Redis Cluster mid-run")
-	}
+	testrun.SkipShort(t, "migrates slots of a Redis Cluster mid-run")
 	c := redistest.StartCluster(t, 3)
 	tpl := compileKeyed(t, 20000, "SET", "key:__rand_int__", "v")
 	// Fill the keyspace first, so the slots moved hold keys.
@@ -153,9 +152,7 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 // so it answers -ASK to every request: each is resent with ASKING to the
 // importing primary and completes there.
 func TestClusterRunFollowsASK(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: migrates a slot of a Redis Cluster mid-run")
-	}
+	testrun.SkipShort(t, "migrates a slot of a Redis Cluster mid-run")
 	c := redistest.StartCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -342,9 +339,7 @@ func TestClusterRunNodeThatCannotJoin(t *testing.T) {
 // to it, every request completes, and it has a result of its own with the
 // requests it served.
 func TestClusterRunFollowsAScaleOut(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: adds a node to a Redis Cluster mid-run")
-	}
+	testrun.SkipShort(t, "adds a node to a Redis Cluster mid-run")
 	c := redistest.StartCluster(t, 3)
 	fourth := c.StartNode(t)
 	tpl := compileKeyed(t, 20000, "SET", "key:__rand_int__", "v")

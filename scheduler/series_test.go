@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -124,7 +125,7 @@ func TestOpenIntervalsAddUpToTheTest(t *testing.T) {
 			stall = max(stall, time.Duration(iv.Response.Summary.Max*1e6))
 		}
 	}
-	if raceEnabled {
+	if testrun.RaceEnabled {
 		// Encoding an interval's nine histograms takes the race detector
 		// longer than the 100 ms interval, so the series falls behind the
 		// clock (without it, about 15 ms).
@@ -198,9 +199,8 @@ func TestInterruptedSeriesStillAddsUp(t *testing.T) {
 // from 50 µs to 500 ms (thousands of distinct buckets, a wide case for the
 // encoding).
 func TestSeriesMemoryPerInterval(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("records 36 million values (the race detector makes that minutes; the memory is the same without it)")
-	}
+	testrun.SkipShort(t, "records 36 million values")
+	testrun.SkipRace(t, "it makes recording 36 million values minutes (the memory is the same without it)")
 	resp, serv, lag := histo.NewRecorder(), histo.NewRecorder(), histo.NewRecorder()
 	s := newSeries(time.Hour, 0, func() Totals { return Totals{} }, nil, seriesRecs{response: resp, service: serv, lag: lag}, nil)
 	s.begin(nanotime())

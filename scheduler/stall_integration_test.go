@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/clock"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // pauseWindow is when the server was stopped, on the Now clock.
@@ -69,9 +70,7 @@ func expectedQuantile(windows []pauseWindow, t0 int64, period time.Duration, n i
 // pause and the response p99 is about 0.9 × 200 ms. Closed-loop tools report
 // a few milliseconds here; pacer must report what the schedule implies.
 func TestOpenStallTruth(t *testing.T) {
-	if testing.Short() {
-		t.Skip("takes 8 s")
-	}
+	testrun.SkipShort(t, "takes 8 s")
 	srv := redistest.Start(t)
 	windowsOf := pauseEvery(t, srv, 200*time.Millisecond, 2*time.Second)
 

@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -19,9 +20,7 @@ import (
 // dialed again to its own node, through Cluster.Dial.
 func TestClusterStepsRouteEveryStep(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (TestClusterStepsJoinANewNodeEachStep routes steps through a fake one)")
-	}
+	testrun.SkipShort(t, "starts a Redis Cluster (TestClusterStepsJoinANewNodeEachStep routes steps through a fake one)")
 	c := redistest.StartCluster(t, 3)
 	tpl := compileKeyed(t, 10000, "SET", "key:__rand_int__", "v")
 	conns, oc := clusterConns(t, c, 2)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 func TestParseRate(t *testing.T) {
@@ -230,9 +232,7 @@ func TestPoissonReproducible(t *testing.T) {
 // windows that cross blocks.
 func TestPoissonIsAPoissonProcess(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("-race: one goroutine's arithmetic, which the detector only slows (9 s); .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "one goroutine's arithmetic, which the detector only slows (9 s)")
 	tests := []struct {
 		rate   float64
 		window time.Duration // 1000 windows

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/sink"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestResponseTracksTheTruth runs an open timeline against the
@@ -25,12 +26,8 @@ import (
 // run that starts late is run again, twice at most: one host hiccup
 // delays one run's start, the defect delayed every run's.
 func TestResponseTracksTheTruth(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 2 s run against the sink")
-	}
-	if raceEnabled {
-		t.Skip("the race detector slows the generator by milliseconds: the median it holds to the truth would measure it")
-	}
+	testrun.SkipShort(t, "a 2 s run against the sink")
+	testrun.SkipRace(t, "it slows the generator by milliseconds: the median it holds to the truth would measure it")
 	rate := RatePerSecond(10000)
 	tl := Uniform{Rate: rate}
 	run := func() (*sink.Child, *Result) {

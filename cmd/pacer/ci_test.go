@@ -13,10 +13,10 @@ import (
 )
 
 // TestRaceSkippedTestsRunInCI: .ci/run runs every test under the race
-// detector, so a test that skips (or stops asserting) under it, by reading
-// raceEnabled (itself or through a helper of its package), would never run
-// in CI; .ci/run's second pass, without -race, must name each of them in
-// the right package.
+// detector, so a test that skips (or stops asserting) under it, by calling
+// testrun.SkipRace or reading testrun.RaceEnabled (itself or through a
+// helper of its package), would never run in CI; .ci/run's second pass,
+// without -race, must name each of them in the right package.
 func TestRaceSkippedTestsRunInCI(t *testing.T) {
 	root := filepath.Join("..", "..")
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
@@ -29,8 +29,8 @@ func TestRaceSkippedTestsRunInCI(t *testing.T) {
 	for _, m := range pass.FindAllStringSubmatch(string(ci), -1) {
 		listed[strings.TrimPrefix(m[2], "./")] = regexp.MustCompile(m[1])
 	}
-	// A test reads raceEnabled itself or through a helper of its package
-	// (a function, not a test, whose body reads it).
+	// A test asks about the race detector itself or through a helper of
+	// its package (a function, not a test, whose body asks).
 	type testFunc struct{ path, pkg, name string }
 	var tests []testFunc
 	calls := map[testFunc]*ast.BlockStmt{}
@@ -60,7 +60,7 @@ func TestRaceSkippedTestsRunInCI(t *testing.T) {
 				tf := testFunc{path, pkg, fn.Name.Name}
 				tests = append(tests, tf)
 				calls[tf] = fn.Body
-			} else if mentions(fn.Body, "raceEnabled") {
+			} else if asksAboutRace(fn.Body) {
 				if helpers[pkg] == nil {
 					helpers[pkg] = map[string]bool{}
 				}
@@ -75,7 +75,7 @@ func TestRaceSkippedTestsRunInCI(t *testing.T) {
 	found := 0
 	for _, tf := range tests {
 		body := calls[tf]
-		reads := mentions(body, "raceEnabled")
+		reads := asksAboutRace(body)
 		for h := range helpers[tf.pkg] {
 			reads = reads || mentions(body, h)
 		}
@@ -84,12 +84,18 @@ func TestRaceSkippedTestsRunInCI(t *testing.T) {
 		}
 		found++
 		if re := listed[tf.pkg]; re == nil || !re.MatchString(tf.name) {
-			t.Errorf("%s: %s reads raceEnabled, but .ci/run's pass without -race does not run it in ./%s", tf.path, tf.name, tf.pkg)
+			t.Errorf("%s: %s skips or checks less under -race, but .ci/run's pass without -race does not run it in ./%s", tf.path, tf.name, tf.pkg)
 		}
 	}
 	if found == 0 {
-		t.Fatal("no test reads raceEnabled: is this test looking in the right place?")
+		t.Fatal("no test asks about the race detector: is this test looking in the right place?")
 	}
+}
+
+// asksAboutRace reports whether n calls testrun.SkipRace or reads
+// testrun.RaceEnabled.
+func asksAboutRace(n ast.Node) bool {
+	return mentions(n, "SkipRace") || mentions(n, "RaceEnabled")
 }
 
 // mentions reports whether the identifier name occurs in n.

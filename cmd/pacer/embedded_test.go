@@ -14,6 +14,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // resultDoc is the part of pacer.result/v1 these tests read.
@@ -76,9 +77,7 @@ func TestEmbeddedFaults(t *testing.T) {
 		}
 	})
 	t.Run("exp delay", func(t *testing.T) {
-		if testing.Short() {
-			t.Skip("-short: 4 s of exponential delays (delay covers the fault)")
-		}
+		testrun.SkipShort(t, "4 s of exponential delays (delay covers the fault)")
 		// Mean 1 ms at 100/s: the server is 10% busy, so service time is
 		// about the drawn delay: its median near ln 2 ms, p99 near 4.6 ms.
 		doc, _ := runJSON(t, 0, "run", "--embedded", "--delay", "exp:1ms", "--seed", "3", "--rate", "100", "-n", "400", "-c", "2", "-t", "get", "-q", "--lag-limit", "1s")
@@ -133,9 +132,7 @@ func TestEmbeddedFaults(t *testing.T) {
 // slowest 1% wait at least 100 × (1 − 0.01/0.1) = 90 ms. The run covers
 // whole periods, so that holds whatever the phase of the stalls.
 func TestCompareShowsCoordinatedOmission(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: runs compare for seconds")
-	}
+	testrun.SkipShort(t, "runs compare for seconds")
 	doc, stdout := runJSON(t, anyVerdict, "compare", "--embedded", "--stall", "100ms", "--every", "1s",
 		"--rate", "5k", "--duration", "3s", "-c", "20", "-q")
 	if len(doc.Tests) != 2 || doc.Tests[0].Mode != "closed" || doc.Tests[1].Mode != "open" {
@@ -176,9 +173,7 @@ func TestCompareShowsCoordinatedOmission(t *testing.T) {
 
 func TestCompareWithoutRateTriesThreeFractions(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: runs compare three times")
-	}
+	testrun.SkipShort(t, "runs compare three times")
 	doc, stdout := runJSON(t, anyVerdict, "compare", "--embedded", "--duration", "1s", "-c", "10", "-q", "--pacing", "coarse")
 	if len(doc.Tests) != 4 || doc.Mode != "mixed" {
 		t.Fatalf("%d tests, mode %q", len(doc.Tests), doc.Mode)
@@ -227,9 +222,7 @@ var progressLine = regexp.MustCompile(`^GET +[0-9.]+s/3\.0s  sent [0-9]+/s  comp
 
 func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: runs for seconds (TestProgressFitsANarrowTerminal covers -short)")
-	}
+	testrun.SkipShort(t, "runs for seconds (TestProgressFitsANarrowTerminal covers -short)")
 	code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -259,9 +252,7 @@ func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
 // pseudo-terminal: the progress line is rewritten in place with \r.
 func TestProgressUpdatesOneLineOnATerminal(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: runs for seconds on a pseudo-terminal")
-	}
+	testrun.SkipShort(t, "runs for seconds on a pseudo-terminal")
 	cmd := exec.Command(pacerBinary(t), "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
 	s := runOnTerminal(t, cmd, 80)
 	updates := strings.Count(s, "\rGET ")

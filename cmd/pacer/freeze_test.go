@@ -3,6 +3,8 @@ package main
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestFreezeShowsInItsIntervals: with the embedded server frozen 200 ms
@@ -16,12 +18,8 @@ import (
 // 150 ms or more into the freeze (the freeze's phase against the
 // intervals is the server's).
 func TestFreezeShowsInItsIntervals(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: a 5 s run with freezes")
-	}
-	if raceEnabled {
-		t.Skip("the race detector slows the generator: its requests may not be out when a freeze begins")
-	}
+	testrun.SkipShort(t, "a 5 s run with freezes")
+	testrun.SkipRace(t, "it slows the generator: its requests may not be out when a freeze begins")
 	dir := t.TempDir()
 	path, _ := savedRun(t, dir, "freeze.json", "run", "--embedded", "--stall", "200ms", "--every", "2s", "--interval", "100ms",
 		"--rate", "2k", "--duration", "5s", "-c", "4", "-t", "get", "--lag-limit", "1s", "-q")

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestFirstCtrlCEndsAWaitForInput: the first Ctrl-C ends a command that
@@ -18,9 +20,7 @@ import (
 // and a stdin pipe that stays open and silent (report -, --askpass,
 // bench -x). It used to print "stopping" and go on waiting (issue 22).
 func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	testrun.SkipShort(t, "builds and runs the binary")
 	t.Parallel()   // it signals the binaries it starts, not the test
 	pacerBinary(t) // built once, before the parallel cases
 	for _, tc := range []struct {
@@ -87,9 +87,7 @@ func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 // FIFO is a usage error at once; it used to wait for a writer, deaf to
 // the first Ctrl-C (issue 22).
 func TestReplayRefusesAFIFO(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	testrun.SkipShort(t, "builds and runs the binary")
 	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "trace")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

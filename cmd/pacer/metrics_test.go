@@ -20,6 +20,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/reference"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/metrics"
 )
 
@@ -299,9 +300,7 @@ func promQuery(t *testing.T, base, query string) map[string]float64 {
 // a binary key, is scraped with its shard label and its name escaped.
 func TestMetricsPrometheus(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts Prometheus and runs for seconds")
-	}
+	testrun.SkipShort(t, "starts Prometheus and runs for seconds")
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	base, promDir := startPrometheus(t, addr)
 	dir := t.TempDir()
@@ -397,9 +396,7 @@ func TestMetricsPrometheus(t *testing.T) {
 // label (with the target of a throttled loop), and fill is served too.
 func TestMetricsBenchAndFill(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: runs bench and fill for seconds with metrics")
-	}
+	testrun.SkipShort(t, "runs bench and fill for seconds with metrics")
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	bench := startPacer(t, "bench", "--embedded", "-t", "get,set", "-n", "1000", "--rate", "2k", "-c", "2", "-q", "--metrics-addr", addr)
 	seen := scrapeWhile(addr, "pacer_target_requests_per_second", bench.done)
@@ -532,9 +529,7 @@ func TestMetricsLingerEndsOnCtrlC(t *testing.T) {
 // every request.
 func TestMetricsConnectionFlood(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the binary against redis-server for seconds")
-	}
+	testrun.SkipShort(t, "runs the binary against redis-server for seconds")
 	srv := redistest.Start(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	out := filepath.Join(t.TempDir(), "run.json")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/sink"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // monitorLine is a line of redis-cli monitor output for argv (each
@@ -145,9 +146,7 @@ func TestReplayDryRunSaysWhatItWillDo(t *testing.T) {
 // (DEBUG DIGEST).
 func TestReplayMonitorCapture(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts two redis-servers and redis-cli")
-	}
+	testrun.SkipShort(t, "starts two redis-servers and redis-cli")
 	a, b := redistest.Start(t, "--enable-debug-command", "yes"), redistest.Start(t, "--enable-debug-command", "yes")
 	capture := a.Monitor(t)
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 type openClusterDoc struct {
@@ -312,9 +313,7 @@ func TestCompareCluster(t *testing.T) {
 // against localhost, and the others' certificates are refused.
 func TestClusterTLSNodeNames(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: starts a TLS Redis Cluster")
-	}
+	testrun.SkipShort(t, "starts a TLS Redis Cluster")
 	c := redistest.StartTLSCluster(t, 3, func(i int) []string {
 		if i == 0 {
 			return []string{"localhost", "127.0.0.1"}

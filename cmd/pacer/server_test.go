@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestRunShowsTheServerSide: against the embedded target, run prints the
@@ -111,9 +112,7 @@ func TestRefusedInfoIsSaidOnce(t *testing.T) {
 // once.
 func TestSilentInfoCostsAFewTimeouts(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: waits out INFO timeouts for seconds")
-	}
+	testrun.SkipShort(t, "waits out INFO timeouts for seconds")
 	srv := hostile.Start(t, hostile.Serve(func(args []string) string {
 		switch strings.ToUpper(args[0]) {
 		case "INFO", "CONFIG", "LATENCY":

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 func TestStagesAndWarmupUsageErrors(t *testing.T) {
@@ -80,9 +81,7 @@ func stagesRun(t *testing.T, args ...string) stagesDoc {
 // (the first and last are partial: the ramp starts at zero, and the last
 // holds the drain).
 func TestStagesRampAgainstRedis(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 4 s run")
-	}
+	testrun.SkipShort(t, "a 4 s run")
 	srv := redistest.Start(t)
 	doc := stagesRun(t, append([]string{"run", "--stages", "4s:10k", "-t", "get", "-c", "8", "--interval", "1s", "--lag-limit", "1s"}, hostPort(t, srv.Addr)...)...)
 	tr := doc.Tests[0]

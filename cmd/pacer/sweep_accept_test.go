@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // Issue 12, "what it must reach": a closed sweep over -c 1,5,10,50,200
@@ -24,12 +25,8 @@ import (
 // tested without a clock in search_test.go.
 
 func TestSweepClosedNamesTheKnee(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: two closed sweeps of 2.5 s")
-	}
-	if raceEnabled {
-		t.Skip("the race detector slows the client several times: Little's law would measure it")
-	}
+	testrun.SkipShort(t, "two closed sweeps of 2.5 s")
+	testrun.SkipRace(t, "it slows the client several times: Little's law would measure it")
 	srv := redistest.Start(t)
 	for _, tc := range []struct {
 		name   string

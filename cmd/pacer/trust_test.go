@@ -14,6 +14,7 @@ import (
 
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -107,12 +108,8 @@ func pacerProcess(t *testing.T, args ...string) (int, string, string) {
 // p99<=5ms by far more than the host's noise exits 3, the server's doing.
 // bench/gate runs the gate (10k/s, p99<=2ms) the same way.
 func TestTrustUnderCPUCompetition(t *testing.T) {
-	if testing.Short() {
-		t.Skip("about 15 s of real runs")
-	}
-	if raceEnabled {
-		t.Skip("the race detector slows pacer several times over: not the machine this test is about")
-	}
+	testrun.SkipShort(t, "about 15 s of real runs")
+	testrun.SkipRace(t, "it slows pacer several times over: not the machine this test is about")
 	srv := redistest.Start(t)
 	startHog(t)
 	dir := t.TempDir()

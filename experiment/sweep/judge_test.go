@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
@@ -93,9 +94,7 @@ func craftedStep(n int, f func(i int) (serv, lag time.Duration)) *scheduler.Resu
 // holding it), by whose a miss was (the client's: inconclusive), by its
 // trend and its samples (crafted results, no clock).
 func TestJudgePoint(t *testing.T) {
-	if raceEnabled {
-		t.Skip("-race: one goroutine's arithmetic on crafted results, which the detector only slows; .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "one goroutine's arithmetic on crafted results, which the detector only slows")
 	const ms, us = time.Millisecond, time.Microsecond
 	flat := func(s, l time.Duration) func(int) (time.Duration, time.Duration) {
 		return func(int) (time.Duration, time.Duration) { return s, l }
@@ -252,9 +251,7 @@ func fmtPass(p *bool) string {
 // then left uncertain; a decided one is not lengthened, nor one judged
 // per --slo-window window, nor a shard's.
 func TestLengthen(t *testing.T) {
-	if raceEnabled {
-		t.Skip("-race: one goroutine's arithmetic on crafted results, which the detector only slows; .ci/run runs it without -race")
-	}
+	testrun.SkipRace(t, "one goroutine's arithmetic on crafted results, which the detector only slows")
 	const ms, us = time.Millisecond, time.Microsecond
 	// 10 of every 1000 requests slow, exactly 1%: the p99's interval
 	// holds 1 ms however many they are.

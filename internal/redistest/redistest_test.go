@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestBinaryFoundOffPath: a test's PATH may lack the directory the
@@ -87,9 +89,7 @@ func TestStartTLS(t *testing.T) {
 // TestStartTLSCluster: a TLS cluster comes up with each node's own
 // certificate, and a fourth TLS node joins it.
 func TestStartTLSCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster (cmd/pacer's TestClusterTLSNodeNames uses one too, without -short)")
-	}
+	testrun.SkipShort(t, "starts a Redis Cluster (cmd/pacer's TestClusterTLSNodeNames uses one too, without -short)")
 	c := StartTLSCluster(t, 3, func(i int) []string { return []string{"127.0.0.1", "node" + strconv.Itoa(i) + ".test"} })
 	for i, s := range c.Nodes {
 		if s.TLS == nil {

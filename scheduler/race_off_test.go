@@ -1,5 +1,0 @@
-//go:build !race
-
-package scheduler
-
-const raceEnabled = false
