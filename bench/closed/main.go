@@ -100,11 +100,7 @@ func main() {
 		ra, rbb := kit.Median(a, func(s sample) float64 { return s.rps }), kit.Median(b, func(s sample) float64 { return s.rps })
 		ca, cb := kit.Median(a, func(s sample) float64 { return s.cpuPerReq }), kit.Median(b, func(s sample) float64 { return s.cpuPerReq })
 		sa, sb := kit.Median(a, func(s sample) float64 { return s.serverCPUPerReq }), kit.Median(b, func(s sample) float64 { return s.serverCPUPerReq })
-		var paired []sample
-		for r := 0; r < min(len(a), len(b)); r++ {
-			paired = append(paired, sample{rps: b[r].rps / a[r].rps})
-		}
-		pr := kit.Median(paired, func(s sample) float64 { return s.rps })
+		pr := kit.PairedMedian(a, b, func(s sample) float64 { return s.rps })
 		fmt.Printf("%-5s %-4d %14.0f %14.0f %7.3f %7.3f %12.3f %12.3f %7.3f %8.3f:%.3f\n", p.test, p.pipeline, ra, rbb, rbb/ra, pr, ca, cb, cb/ca, sa, sb)
 	}
 }
@@ -121,7 +117,7 @@ func runOnce(cmd *exec.Cmd, p point) (sample, error) {
 	}
 	rps, _ := strconv.ParseFloat(rows[1][1], 64)
 	p50, _ := strconv.ParseFloat(rows[1][4], 64)
-	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	cpu := kit.CPUTime(cmd.ProcessState)
 	return sample{rps: rps, p50: p50, cpuPerReq: float64(cpu.Nanoseconds()) / 1000 / float64(p.requests)}, nil
 }
 

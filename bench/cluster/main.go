@@ -97,11 +97,7 @@ func main() {
 			t = strings.ToUpper(t)
 			f := func(s sample) float64 { return s.rps[t] }
 			ra, rp := kit.Median(a, f), kit.Median(b, f)
-			var paired []float64
-			for r := 0; r < min(len(a), len(b)); r++ {
-				paired = append(paired, b[r].rps[t]/a[r].rps[t])
-			}
-			pr := kit.Median(paired, func(v float64) float64 { return v })
+			pr := kit.PairedMedian(a, b, f)
 			fmt.Printf("%-5s %14.0f %14.0f %7.3f %7.3f %12.3f %12.3f\n", t, ra, rp, rp/ra, pr,
 				kit.Median(a, func(s sample) float64 { return s.cpuPerReq }), kit.Median(b, func(s sample) float64 { return s.cpuPerReq }))
 		}

@@ -216,20 +216,14 @@ func runOnce(bin, addr string, p point, d time.Duration, conns int, env string) 
 	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), vars...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 { // 4: generator_behind, still a result
-			return sample{}, err
-		}
+	b, err := kit.RunResult(cmd, out)
+	if err != nil {
+		return sample{}, err
 	}
-	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	cpu := kit.CPUTime(cmd.ProcessState)
 	var rss float64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = float64(ru.Maxrss) / 1024 // KiB on Linux
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		return sample{}, err
 	}
 	var doc struct {
 		Tests []struct {

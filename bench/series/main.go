@@ -90,18 +90,12 @@ func once(bin, port, rate, duration, extra string) (sample, error) {
 	args := []string{"run", "-p", port, "--rate", rate, "--duration", duration, "-t", "get", "-r", "100000", "-q", "--json", out}
 	args = append(args, strings.Fields(extra)...)
 	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 { // generator_behind still measures
-			return sample{}, err
-		}
-	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	cpu := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
-	raw, err := os.ReadFile(out)
+	raw, err := kit.RunResult(cmd, out)
 	if err != nil {
 		return sample{}, err
 	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
 	var doc struct {
 		Tests []struct {
 			Counts    map[string]float64 `json:"counts"`

@@ -134,17 +134,11 @@ func runOpen(bin string, srv *kit.Server, mode, rate, pacing string, d time.Dura
 	args := append([]string{"run", "--rate", rate, "--pacing", pacing, "--duration", d.String(), "-c", strconv.Itoa(conns),
 		"-t", "get", "-r", "100000", "-q", "--json", out}, targetArgs(srv, mode)...)
 	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 { // 4: generator_behind, still a result
-			return openSample{}, err
-		}
-	}
-	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	b, err := os.ReadFile(out)
+	b, err := kit.RunResult(cmd, out)
 	if err != nil {
 		return openSample{}, err
 	}
+	cpu := kit.CPUTime(cmd.ProcessState)
 	type summary struct {
 		P50  float64 `json:"p50"`
 		P99  float64 `json:"p99"`
@@ -215,11 +209,7 @@ func measureClosed(bin, rb string, srv *kit.Server, tests []string, pipeline, n,
 			continue
 		}
 		ra, rp := kit.Median(a, func(s closedSample) float64 { return s.rps }), kit.Median(b, func(s closedSample) float64 { return s.rps })
-		var paired []float64
-		for r := 0; r < min(len(a), len(b)); r++ {
-			paired = append(paired, b[r].rps/a[r].rps)
-		}
-		pr := kit.Median(paired, func(v float64) float64 { return v })
+		pr := kit.PairedMedian(a, b, func(s closedSample) float64 { return s.rps })
 		fmt.Printf("%-5s %14.0f %14.0f %7.3f %7.3f %12.3f %12.3f\n", test, ra, rp, rp/ra, pr,
 			kit.Median(a, func(s closedSample) float64 { return s.cpuPerReq }), kit.Median(b, func(s closedSample) float64 { return s.cpuPerReq }))
 	}
@@ -231,6 +221,6 @@ func runClosed(cmd *exec.Cmd, n int) (closedSample, error) {
 		return closedSample{}, err
 	}
 	rps, _ := strconv.ParseFloat(rows[1][1], 64)
-	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	cpu := kit.CPUTime(cmd.ProcessState)
 	return closedSample{rps: rps, cpuPerReq: float64(cpu.Nanoseconds()) / 1000 / float64(n)}, nil
 }

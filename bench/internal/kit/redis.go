@@ -1,6 +1,7 @@
 // Package kit holds what the measurement programs under bench/ share: a
-// throwaway redis-server on a free loopback port, medians, and a process's
-// memory (/proc/PID/status) and CPU time.
+// throwaway redis-server on a free loopback port, a pacer run's result
+// document, medians, and a process's memory (/proc/PID/status) and CPU
+// time.
 package kit
 
 import (
