@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -235,7 +236,7 @@ func (r result) status() string {
 		return "HANG"
 	case r.killed || r.peak >= bound:
 		return "OVER"
-	case r.want != nil && !contains(r.want, r.exit):
+	case r.want != nil && !slices.Contains(r.want, r.exit):
 		return "EXIT"
 	}
 	return "ok"
@@ -254,15 +255,6 @@ func (r result) row() string {
 		peak = fmt.Sprintf(">%6.0f", float64(r.peak)/(1<<20))
 	}
 	return fmt.Sprintf("%-24s  %7s  %4s  %6.1f  %6.1f  %-6s  %s", r.name, peak, exit, r.wall.Seconds(), r.cpu.Seconds(), r.status(), r.note)
-}
-
-func contains(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // run runs one case and measures it.

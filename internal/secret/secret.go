@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,7 +130,7 @@ func (s *Set) Add(values ...string) {
 			forms = append(forms, unquote(string(b)))
 		}
 		for _, f := range forms {
-			if f != "" && !contains(s.forms, f) {
+			if f != "" && !slices.Contains(s.forms, f) {
 				s.forms = append(s.forms, f)
 			}
 		}
@@ -137,15 +138,6 @@ func (s *Set) Add(values ...string) {
 }
 
 func unquote(q string) string { return q[1 : len(q)-1] }
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
 
 // Redact masks every known secret and the password of any URI in text.
 func (s *Set) Redact(text string) string {
