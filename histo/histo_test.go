@@ -2,6 +2,7 @@ package histo
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -124,16 +125,22 @@ func TestIntervalsAddUpToTotal(t *testing.T) {
 	}
 }
 
-func TestSummarize(t *testing.T) {
-	t.Parallel()
+// microseconds is a histogram of 1..n µs, one value each: its
+// percentiles are known.
+func microseconds(t *testing.T, n int64) *hdrhistogram.Histogram {
+	t.Helper()
 	h := New()
-	// 1..10000 microseconds, one each: percentiles are known.
-	for v := int64(1); v <= 10000; v++ {
+	for v := int64(1); v <= n; v++ {
 		if err := h.RecordValue(v * 1000); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s := Summarize(h)
+	return h
+}
+
+func TestSummarize(t *testing.T) {
+	t.Parallel()
+	s := Summarize(microseconds(t, 10000))
 	tests := []struct {
 		name      string
 		got, want float64
@@ -154,6 +161,30 @@ func TestSummarize(t *testing.T) {
 	}
 	if (Summarize(New()) != Summary{}) {
 		t.Errorf("empty histogram should summarize to zeros")
+	}
+}
+
+// TestSummaryField: each JSON name of a Summary field names that field,
+// to Field and to Metric; another name names none.
+func TestSummaryField(t *testing.T) {
+	t.Parallel()
+	var s Summary
+	v := reflect.ValueOf(&s).Elem()
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Tag.Get("json")
+		if name == "-" {
+			continue
+		}
+		v.Field(i).SetFloat(float64(i))
+		if f := s.Field(name); f != v.Field(i).Addr().Interface() {
+			t.Errorf("Field(%q) is not %s", name, v.Type().Field(i).Name)
+		}
+		if m, ok := s.Metric(name); !ok || m != float64(i) {
+			t.Errorf("Metric(%q) = %v, %v; want %d", name, m, ok, i)
+		}
+	}
+	if _, ok := s.Metric("p42"); ok || s.Field("p42") != nil {
+		t.Error("p42 names a field")
 	}
 }
 

@@ -219,14 +219,8 @@ func TestJavaFixed(t *testing.T) {
 
 func TestWriteSpectrumLayout(t *testing.T) {
 	t.Parallel()
-	h := New()
-	for v := int64(1); v <= 1000; v++ {
-		if err := h.RecordValue(v * 1000); err != nil {
-			t.Fatal(err)
-		}
-	}
 	var b bytes.Buffer
-	if err := WriteSpectrum(&b, h, SpectrumTicks, 1e6); err != nil {
+	if err := WriteSpectrum(&b, microseconds(t, 1000), SpectrumTicks, 1e6); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

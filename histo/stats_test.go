@@ -105,12 +105,7 @@ func TestRankCINormalApproximation(t *testing.T) {
 
 func TestValueAtRankAndPercentileCI(t *testing.T) {
 	t.Parallel()
-	h := New()
-	for v := int64(1); v <= 1000; v++ {
-		if err := h.RecordValue(v * 1000); err != nil { // 1 µs .. 1 ms
-			t.Fatal(err)
-		}
-	}
+	h := microseconds(t, 1000) // 1 µs .. 1 ms
 	for _, c := range []struct {
 		r    int64
 		low  bool

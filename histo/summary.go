@@ -25,27 +25,36 @@ type Summary struct {
 // Metric returns a Summary field by its JSON name (min, mean, p50, p90,
 // p95, p99, p99.9, p99.99, max).
 func (s Summary) Metric(name string) (float64, bool) {
-	switch name {
-	case "min":
-		return s.Min, true
-	case "mean":
-		return s.Mean, true
-	case "p50":
-		return s.P50, true
-	case "p90":
-		return s.P90, true
-	case "p95":
-		return s.P95, true
-	case "p99":
-		return s.P99, true
-	case "p99.9":
-		return s.P999, true
-	case "p99.99":
-		return s.P9999, true
-	case "max":
-		return s.Max, true
+	if f := s.Field(name); f != nil {
+		return *f, true
 	}
 	return 0, false
+}
+
+// Field returns the address of the field of s a JSON name (see Metric)
+// names, so it can be set; nil for any other name.
+func (s *Summary) Field(name string) *float64 {
+	switch name {
+	case "min":
+		return &s.Min
+	case "mean":
+		return &s.Mean
+	case "p50":
+		return &s.P50
+	case "p90":
+		return &s.P90
+	case "p95":
+		return &s.P95
+	case "p99":
+		return &s.P99
+	case "p99.9":
+		return &s.P999
+	case "p99.99":
+		return &s.P9999
+	case "max":
+		return &s.Max
+	}
+	return nil
 }
 
 // Percentiles are the ranks a Summary reports, in percent.

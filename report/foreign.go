@@ -131,7 +131,7 @@ func readRedisBenchmarkCSV(label string, data []byte) (Input, error) {
 			case "avg":
 				s.Mean, have["mean"] = v, true
 			case "min", "max", "p50", "p90", "p95", "p99", "p99.9", "p99.99":
-				*summaryField(&s, metric), have[metric] = v, true
+				*s.Field(metric), have[metric] = v, true
 			}
 		}
 		if len(have) > 0 {
@@ -150,32 +150,6 @@ func readRedisBenchmarkCSV(label string, data []byte) (Input, error) {
 	in.Lacks = append(sortedLacks(lacks), "histograms", "intervals")
 	in.Lacks = append(in.Lacks, lacksAll...)
 	return in, checkDocument(in.Doc)
-}
-
-// summaryField is the field of s a metric name (min, mean, p50, …, max)
-// names.
-func summaryField(s *histo.Summary, metric string) *float64 {
-	switch metric {
-	case "min":
-		return &s.Min
-	case "mean":
-		return &s.Mean
-	case "p50":
-		return &s.P50
-	case "p90":
-		return &s.P90
-	case "p95":
-		return &s.P95
-	case "p99":
-		return &s.P99
-	case "p99.9":
-		return &s.P999
-	case "p99.99":
-		return &s.P9999
-	case "max":
-		return &s.Max
-	}
-	return new(float64)
 }
 
 // summaryMetrics are the figures of a Summary, in order.
@@ -362,7 +336,7 @@ func memtierTest(name string, c memtierCommand, runtimeMs float64) (Test, bool, 
 		if err := finite(metric, *v); err != nil {
 			return err
 		}
-		*summaryField(&s, metric), have[metric] = *v, true
+		*s.Field(metric), have[metric] = *v, true
 		return nil
 	}
 	mean := c.Average
@@ -409,14 +383,14 @@ func memtierTest(name string, c memtierCommand, runtimeMs float64) (Test, bool, 
 	if hasHist { // every percentile: what memtier did not print, from the histogram
 		for _, m := range summaryMetrics {
 			if !have[m] {
-				*summaryField(&s, m) = *summaryField(&hist, m)
+				*s.Field(m) = *hist.Field(m)
 			}
 			have[m] = true
 		}
 		// A bucket's highest equivalent value can pass the exact max
 		// memtier printed (13.312 over 13.311 ms): held within it.
 		for _, m := range summaryMetrics[2:8] {
-			v := summaryField(&s, m)
+			v := s.Field(m)
 			*v = min(max(*v, s.Min), s.Max)
 		}
 	}
@@ -499,7 +473,7 @@ func memtierSeries(series map[string]map[string]any) []Interval {
 		have := false
 		for k, m := range map[string]string{"Average Latency": "mean", "Min Latency": "min", "Max Latency": "max"} {
 			if f, ok := num(k); ok {
-				*summaryField(&s, m), have = f, true
+				*s.Field(m), have = f, true
 			}
 		}
 		for k := range v {
@@ -509,7 +483,7 @@ func memtierSeries(series map[string]map[string]any) []Interval {
 			p, err := strconv.ParseFloat(k[1:], 64)
 			f, ok := num(k)
 			if m := percentileMetric(p); err == nil && ok && m != "" {
-				*summaryField(&s, m), have = f, true
+				*s.Field(m), have = f, true
 			}
 		}
 		if have && iv.Completed > 0 {
