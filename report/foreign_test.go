@@ -69,13 +69,10 @@ func TestReadRedisBenchmarkCSV(t *testing.T) {
 	}
 }
 
-// TestReadMemtierJSON reads a memtier_benchmark --json-out-file written
-// from memtier's JSON writer (run_stats.cpp, result_print_to_json): a
-// test per command that ran, its percentiles from its histogram (so every
-// one), its per-second series as intervals, and its configuration
-// without the password.
-func TestReadMemtierJSON(t *testing.T) {
-	t.Parallel()
+// memtierInput reads testdata/memtier.json as pacer report would, and
+// returns the file's bytes too.
+func memtierInput(t *testing.T) (Input, []byte) {
+	t.Helper()
 	data, err := os.ReadFile("testdata/memtier.json")
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +81,17 @@ func TestReadMemtierJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return in, data
+}
+
+// TestReadMemtierJSON reads a memtier_benchmark --json-out-file written
+// from memtier's JSON writer (run_stats.cpp, result_print_to_json): a
+// test per command that ran, its percentiles from its histogram (so every
+// one), its per-second series as intervals, and its configuration
+// without the password.
+func TestReadMemtierJSON(t *testing.T) {
+	t.Parallel()
+	in, data := memtierInput(t)
 	var names []string
 	for _, x := range in.Doc.Tests {
 		names = append(names, x.ID+"/"+x.Name)
@@ -158,14 +166,7 @@ func TestForeignSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("testdata/memtier.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, err := ReadInput("memtier.json", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt, _ := memtierInput(t)
 	in := []Input{input(t, "run.json", run), csv, mt}
 	var b bytes.Buffer
 	if err := SideBySide(&b, in); err != nil {

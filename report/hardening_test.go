@@ -110,14 +110,7 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 		t.Fatal(err)
 	}
 	tt.SLO = res
-	b, err := json.Marshal(tt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := jsonObject(t, tt)
 	for _, k := range []string{"response_ms", "service_ms"} {
 		if doc[k] != nil {
 			t.Errorf("%s = %v, want null for an empty histogram", k, doc[k])

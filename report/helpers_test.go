@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/pacer-load/pacer/scheduler"
@@ -24,6 +25,20 @@ func asTest(t testing.TB, r *scheduler.Result, slo *SLOResult, verdict ...string
 	j := Judge(&tt)
 	tt.Verdict, tt.VerdictReason = j.Verdict, j.Reason
 	return &tt
+}
+
+// jsonObject is v marshalled and read back as a JSON object.
+func jsonObject(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // withServer gives t the server's side of the test.

@@ -12,7 +12,6 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // TestMergeValidatesShardNumbers: k and n are checked as --shard checks
@@ -170,12 +169,9 @@ func BenchmarkMergeIntervals(b *testing.B) {
 // shards of different targets keep each target's.
 func TestMergeServerSide(t *testing.T) {
 	t.Parallel()
-	stats := func(calls uint64) *serverinfo.Stats {
-		return &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: calls, Usec: calls, UsecPerCall: 1}}}
-	}
 	in := shardInputs(t, 3)
 	for k := range in {
-		in[k].Doc.Tests[0].Server = stats(6000 + uint64(k))
+		in[k].Doc.Tests[0].Server = getStats(6000 + uint64(k))
 	}
 	doc, err := Merge(in, MergeOptions{})
 	if err != nil {
@@ -192,7 +188,7 @@ func TestMergeServerSide(t *testing.T) {
 		in[k].Doc.Config["embedded"] = "no faults"
 		in[k].Doc.Config["target"] = "127.0.0.1:6379"
 		if k != 1 {
-			in[k].Doc.Tests[0].Server = stats(2000 + uint64(k))
+			in[k].Doc.Tests[0].Server = getStats(2000 + uint64(k))
 		}
 	}
 	doc, err = Merge(in, MergeOptions{})
@@ -241,15 +237,12 @@ func TestMergeKeepsOldestInflight(t *testing.T) {
 // node keeps one shard's reading, not their sum (nor none).
 func TestMergeKeepsNodeServerOnce(t *testing.T) {
 	t.Parallel()
-	stats := func(calls uint64) *serverinfo.Stats {
-		return &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: calls, Usec: calls, UsecPerCall: 1}}}
-	}
 	in := shardInputs(t, 3)
 	for k := range in {
 		in[k].Doc.Config["cluster"] = true
 		a := craftNode(t, "127.0.0.1:7000", "a", 8192, 10, 100)
 		b := craftNode(t, "127.0.0.1:7001", "b", 8192, 10, 100)
-		a.Server, b.Server = stats(900+uint64(k)), stats(500+uint64(k))
+		a.Server, b.Server = getStats(900+uint64(k)), getStats(500+uint64(k))
 		if k == 0 {
 			b.Server = nil // shard 1 did not read node b
 		}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -46,14 +45,7 @@ func TestNoSamplesIsNull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.Marshal(tt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
+		m := jsonObject(t, tt)
 		cmd := m["commands"].(map[string]any)["get"].(map[string]any)
 		testIvs, cmdIvs := m["intervals"].([]any), cmd["intervals"].([]any)
 		for where, obj := range map[string]any{"test": m, "command": cmd, "interval 0": testIvs[0], "command interval 0": cmdIvs[0]} {

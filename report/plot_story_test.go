@@ -56,16 +56,24 @@ func TestLegendSeparator(t *testing.T) {
 	}
 }
 
-// TestLatencyAxisEndsNearTheData: the latency axes end near the largest
-// value drawn (legends sit beside the data, not on it).
-func TestLatencyAxisEndsNearTheData(t *testing.T) {
-	t.Parallel()
-	skipDrawingUnderRace(t)
+// compareSpectrum is the spectrum panel of the compare fixture, with the
+// input it is drawn from.
+func compareSpectrum(t *testing.T) ([]Input, *panel) {
+	t.Helper()
 	in := []Input{input(t, "compare.json", compareFixture(t))}
 	spec, err := spectrumPlot(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return in, spec
+}
+
+// TestLatencyAxisEndsNearTheData: the latency axes end near the largest
+// value drawn (legends sit beside the data, not on it).
+func TestLatencyAxisEndsNearTheData(t *testing.T) {
+	t.Parallel()
+	skipDrawingUnderRace(t)
+	in, spec := compareSpectrum(t)
 	if hi := dataMax(spec); spec.p.Y.Max > 2*hi {
 		t.Errorf("the spectrum's axis ends at %g ms, its largest value is %g ms", spec.p.Y.Max, hi)
 	}
@@ -84,11 +92,7 @@ func TestLatencyAxisEndsNearTheData(t *testing.T) {
 func TestSpectrumSeriesDistinct(t *testing.T) {
 	t.Parallel()
 	skipDrawingUnderRace(t)
-	in := []Input{input(t, "compare.json", compareFixture(t))}
-	spec, err := spectrumPlot(in, PlotOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, spec := compareSpectrum(t)
 	colours, styles := map[string]bool{}, map[string]bool{}
 	ls := spec.lines
 	for _, l := range ls {

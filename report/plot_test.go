@@ -20,6 +20,21 @@ func keepPlots(t *testing.T, name string, b []byte) {
 	}
 }
 
+// plotPNG draws in as a PNG, kept as name (see keepPlots), and decodes it.
+func plotPNG(t *testing.T, in []Input, name string) image.Image {
+	t.Helper()
+	b, err := Plot(in, PNG, PlotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keepPlots(t, name, b)
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
 // notBlank fails unless the image has pixels of more than one colour.
 func notBlank(t *testing.T, img image.Image) {
 	t.Helper()
@@ -53,15 +68,7 @@ func TestPlotPNGAndSVG(t *testing.T) {
 	t.Parallel()
 	skipDrawingUnderRace(t)
 	in := []Input{input(t, "compare.json", compareFixture(t))}
-	b, err := Plot(in, PNG, PlotOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keepPlots(t, "compare.png", b)
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := plotPNG(t, in, "compare.png")
 	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 1056 || h != 1248 {
 		t.Errorf("png is %dx%d, want 1056x1248 (11 x 13 in at 96 dpi)", w, h)
 	}
@@ -110,16 +117,7 @@ func TestPlotSeveralFiles(t *testing.T) {
 		craft(t, fixture{name: "GET", mode: "open", rate: 5000, seconds: 4, base: 0.1, stallMs: 50, stallEvery: 2, interval: 0.5, seed: 6}),
 		craft(t, fixture{name: "INCR", mode: "open", rate: 5000, seconds: 2, base: 0.1, interval: 0.5, seed: 7}))
 	in := []Input{input(t, "before.json", a), input(t, "after.json", b)}
-	png1, err := Plot(in, PNG, PlotOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keepPlots(t, "two.png", png1)
-	img, err := png.Decode(bytes.NewReader(png1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	notBlank(t, img)
+	notBlank(t, plotPNG(t, in, "two.png"))
 	spec, series, err := plotSVGs(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)

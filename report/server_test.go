@@ -21,6 +21,11 @@ func serverSample() *serverinfo.Stats {
 	}}
 }
 
+// getStats is a server's side that counted calls GETs, 1 µs each.
+func getStats(calls uint64) *serverinfo.Stats {
+	return &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: calls, Usec: calls, UsecPerCall: 1}}}
+}
+
 // TestTextWithServerGolden pins the server's table, the time split and the
 // network line under a test.
 func TestTextWithServerGolden(t *testing.T) {
@@ -68,8 +73,7 @@ func TestServerUnavailableAndOtherClients(t *testing.T) {
 		t.Fatalf("unavailable: %q", got)
 	}
 	b.Reset()
-	busy := &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: 50000, Usec: 50000, UsecPerCall: 1}}}
-	writeServer(&b, asTest(t, sample(), nil), busy)
+	writeServer(&b, asTest(t, sample(), nil), getStats(50000))
 	if !strings.Contains(b.String(), "the server counted 50000 calls, pacer sent 10002: other clients were busy too") {
 		t.Fatalf("other clients not noted:\n%s", b.String())
 	}
