@@ -137,8 +137,8 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 		return nil, err
 	}
 	cfg.test = cfg.work.tests[0]
-	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
-		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
+	if cfg.cluster, err = parseCluster(c); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -159,17 +159,12 @@ func compareAction(c *cli.Context) error {
 	if e.embedded != nil {
 		where = fmt.Sprintf("embedded target (%s)", e.embedded.Faults())
 	}
-	var keys target.Keys
-	if cfg.cluster {
-		// The closed loop sends each connection's requests to one primary,
-		// so every key needs redis-benchmark's {tag} (the catalogue's have
-		// it).
-		if keys, err = target.ClusterKeys(ctx, e.target.Options, cfg.test.recipe); err != nil {
-			return err
-		}
-		if err := keys.NeedTags(cfg.test.recipe, "compare --cluster"); err != nil {
-			return err
-		}
+	// The closed loop sends each connection's requests to one primary,
+	// so every key needs redis-benchmark's {tag} (the catalogue's have
+	// it).
+	keys, err := e.clusterKeys(cfg.test, "compare --cluster")
+	if err != nil {
+		return err
 	}
 	e.askServer()
 	e.noteConfig()

@@ -128,6 +128,26 @@ func (e *runEnv) faults() string {
 	return e.embedded.Faults().String()
 }
 
+// clusterKeys finds where a cluster routes the keys of t, refusing keys
+// that may fall in different slots and, when closedLoop names the command,
+// keys without {tag} (a closed loop sends each connection's requests to
+// one primary). Outside a cluster there is nothing to find.
+func (e *runEnv) clusterKeys(t workTest, closedLoop string) (target.Keys, error) {
+	if !e.target.Cluster {
+		return target.Keys{}, nil
+	}
+	keys, err := target.ClusterKeys(e.ctx, e.target.Options, t.recipe)
+	if err != nil {
+		return keys, err
+	}
+	if closedLoop != "" {
+		if err := keys.NeedTags(t.recipe, closedLoop); err != nil {
+			return keys, err
+		}
+	}
+	return keys, nil
+}
+
 // experiment is the environment the experiments run in: this command's
 // target, server, placement, live views and redaction.
 func (e *runEnv) experiment(showErrs bool) *experiment.Env {

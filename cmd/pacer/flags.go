@@ -227,6 +227,14 @@ func maxInflightFlag() cli.Flag {
 	return &cli.IntFlag{Name: "max-inflight", Value: conn.DefaultMaxInflight, Usage: "cap of `N` commands in flight per connection; a send it delays still counts from its intended time", Category: catTuning}
 }
 
+// openLoadFlags are the limits of run's, sweep's and replay's open loop,
+// which parseOpenLoad reads: --max-inflight, --max-buffer, --drain,
+// --timeout and --max-backlog (backlogUse words it).
+func openLoadFlags(backlogUse string) []cli.Flag {
+	return []cli.Flag{maxInflightFlag(), maxBufferFlag(), drainFlag(), timeoutFlag(),
+		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: backlogUse, Category: catTuning}}
+}
+
 // parseConns reads -c.
 func parseConns(c *cli.Context) (int, error) {
 	n := c.Int("c")

@@ -28,12 +28,8 @@ func replayCommand() *cli.Command {
 		&cli.DurationFlag{Name: "warmup", Usage: "send the first `DURATION` of the replay's timeline but leave it out of the results", Category: catLoad},
 		connsFlag(50),
 		&cli.BoolFlag{Name: "per-client", Usage: "keep each trace client's commands on a connection of its own, in order (transactions, WATCH, blocking commands and Pub/Sub need it); -c is then ignored", Category: catLoad},
-		maxInflightFlag(),
-		maxBufferFlag(),
-		drainFlag(),
-		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catTuning},
 	)
+	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes is counted unsent instead of sent")...)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "format", Value: "auto", Usage: "the trace's `FORMAT`: auto (from its first line), monitor (redis-cli monitor output) or json (pacer's JSON lines); gzip is detected", Category: catWorkload},

@@ -29,13 +29,9 @@ func runCommand() *cli.Command {
 		connsFlag(50),
 		arrivalFlag(),
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
-		maxInflightFlag(),
-		maxBufferFlag(),
-		drainFlag(),
-		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent", Category: catTuning},
-		repeatFlag(),
 	)
+	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent")...)
+	flags = append(flags, repeatFlag())
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		tests:    "get",
@@ -95,8 +91,8 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
 	}
-	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
-		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
+	if cfg.cluster, err = parseCluster(c); err != nil {
+		return nil, err
 	}
 	shape := experiment.ShapeFlags{Duration: c.Duration("duration"), DurationSet: c.IsSet("duration"),
 		Warmup: c.Duration("warmup"), WarmupSet: c.IsSet("warmup"), Rate: given(c, "rate"), Stages: given(c, "stages")}
@@ -163,11 +159,9 @@ func runAction(c *cli.Context) error {
 	e.noteConfig()
 	// In a cluster every test's keys must be routable: refused up front.
 	keys := make([]target.Keys, len(cfg.work.tests))
-	if cfg.cluster {
-		for i, j := range cfg.work.tests {
-			if keys[i], err = target.ClusterKeys(ctx, e.target.Options, j.recipe); err != nil {
-				return err
-			}
+	for i, j := range cfg.work.tests {
+		if keys[i], err = e.clusterKeys(j, ""); err != nil {
+			return err
 		}
 	}
 	exp := e.experiment(cfg.showErrs)

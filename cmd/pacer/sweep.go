@@ -37,12 +37,8 @@ func sweepCommand() *cli.Command {
 		repeatFlag(),
 		arrivalFlag(),
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
-		maxInflightFlag(),
-		maxBufferFlag(),
-		drainFlag(),
-		timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: "a request more than `DURATION` late when its turn comes is counted unsent instead of sent", Category: catTuning},
 	)
+	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes is counted unsent instead of sent")...)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		tests:    "get",
@@ -100,8 +96,8 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
 		return nil, err
 	}
-	if cfg.cluster = c.Bool("cluster"); cfg.cluster && c.Bool("embedded") {
-		return nil, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
+	if cfg.cluster, err = parseCluster(c); err != nil {
+		return nil, err
 	}
 	if cfg.Repeat, err = parseRepeat(c); err != nil {
 		return nil, err
@@ -201,19 +197,16 @@ func sweepAction(c *cli.Context) error {
 	defer e.close()
 	ctx, out := c.Context, e.out
 	j := cfg.work.tests[0]
-	var keys target.Keys
-	if cfg.cluster {
-		// Every key must be routable, before anything is sent; a closed
-		// sweep sends each connection's requests to one primary, as bench
-		// --cluster does, so its keys need {tag}.
-		if keys, err = target.ClusterKeys(ctx, e.target.Options, j.recipe); err != nil {
-			return err
-		}
-		if cfg.closed {
-			if err := keys.NeedTags(j.recipe, "sweep --closed --cluster"); err != nil {
-				return err
-			}
-		}
+	// Every key must be routable, before anything is sent; a closed
+	// sweep sends each connection's requests to one primary, as bench
+	// --cluster does, so its keys need {tag}.
+	closedLoop := ""
+	if cfg.closed {
+		closedLoop = "sweep --closed --cluster"
+	}
+	keys, err := e.clusterKeys(j, closedLoop)
+	if err != nil {
+		return err
 	}
 	e.doc.Config = cfg.echo(ctx, e.faults())
 	e.askServer()
