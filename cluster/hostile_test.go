@@ -5,13 +5,13 @@ import (
 	"context"
 	"io"
 	"net"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // fakeSeed listens on addr and answers CLUSTER SHARDS with shards and
@@ -107,16 +107,6 @@ func shardsReply(n, slotless int, host string, port int) func(io.Writer) {
 	}
 }
 
-// heapGrowth runs f and returns how many bytes it allocated.
-func heapGrowth(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestDiscoverRefusesHostileSeeds: seeds (on a second loopback address)
 // announcing more primaries than MaxPrimaries, or a reply of 64M nulls,
 // are refused with an error that says why, in bounded memory. They took
@@ -160,7 +150,7 @@ func TestDiscoverRefusesHostileSeeds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			addr := fakeSeed(t, host+":0", c.shards, c.slots)
 			var err error
-			alloc := heapGrowth(func() {
+			alloc := testrun.Allocated(func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
 				_, err = Discover(ctx, conn.Options{Addr: addr})

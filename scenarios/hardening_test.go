@@ -5,11 +5,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // drawsFinish runs n draws of d in a goroutine and fails if they do not
@@ -262,7 +263,7 @@ func TestTemplateMemoryIsItsSize(t *testing.T) {
 	o := Options{Sizes: FixedSize(size), Keyspace: 1000}
 	valuePattern(size) // shared by every template, made once
 	var encoded int
-	got := allocated(func() {
+	got := testrun.Allocated(func() {
 		cs, err := parseCommandsFile(text)
 		if err != nil {
 			t.Fatal(err)
@@ -290,16 +291,6 @@ func TestTemplateMemoryIsItsSize(t *testing.T) {
 	}
 }
 
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	f()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
-}
-
 func TestTemplatesWithoutDataCostNoValue(t *testing.T) {
 	// A template that sends no value holds none, whatever -d.
 	const n, size = 50, 1 << 20
@@ -313,7 +304,7 @@ func TestTemplatesWithoutDataCostNoValue(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Build() // the shared value pattern, if any, is made once
-		got := allocated(func() {
+		got := testrun.Allocated(func() {
 			if _, err := r.Build(); err != nil {
 				t.Fatal(err)
 			}
@@ -419,7 +410,7 @@ func TestMaxCommandSize(t *testing.T) {
 	// Computed without allocating the values: 512 MiB values cost nothing.
 	r, _ := BuildRecipe("mset:1", nil, Options{Sizes: FixedSize(MaxValueSize), Keyspace: 10})
 	var n int
-	if got := allocated(func() { n = r.MaxCommandSize() }); got > 1<<16 || n < 10*MaxValueSize {
+	if got := testrun.Allocated(func() { n = r.MaxCommandSize() }); got > 1<<16 || n < 10*MaxValueSize {
 		t.Errorf("MSET of 512 MiB values: MaxCommandSize %d, allocated %d bytes", n, got)
 	}
 }

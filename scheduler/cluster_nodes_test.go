@@ -2,9 +2,10 @@ package scheduler
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestNodeRecordersAreMadeAtTheFirstReply: a node's recorders exist once
@@ -45,18 +46,15 @@ func TestClosedClusterRecordsOnlyNodesWithConnections(t *testing.T) {
 	}
 	var res *Result
 	var err error
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	res, err = RunClosed(context.Background(), srv.dial(t, 2, 0), ClosedConfig{
-		Requests: 200, NewCommands: func(int) Commands { return cmds },
-		Cluster: &ClosedCluster{Nodes: nodes, Of: []int{3, 700}, Slot: func(int) uint16 { return 0 }},
+	alloc := testrun.Allocated(func() {
+		res, err = RunClosed(context.Background(), srv.dial(t, 2, 0), ClosedConfig{
+			Requests: 200, NewCommands: func(int) Commands { return cmds },
+			Cluster: &ClosedCluster{Nodes: nodes, Of: []int{3, 700}, Slot: func(int) uint16 { return 0 }},
+		})
 	})
-	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("%d MB allocated", alloc>>20)
 	if alloc > 200<<20 {
 		t.Errorf("%d MB allocated for a run on 2 of 1,000 primaries", alloc>>20)

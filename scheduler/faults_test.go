@@ -252,13 +252,7 @@ func memoryBound(t *testing.T, conns, maxInflight int) int64 {
 	}
 	cmd := stream(t, "get", 1000)
 	c, _ := cmd.Next()
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	r := histo.NewRecorder()
-	runtime.ReadMemStats(&b)
-	runtime.KeepAlive(r)
-	recorder := int64(b.TotalAlloc - a.TotalAlloc)
+	recorder := int64(testrun.Allocated(func() { runtime.KeepAlive(histo.NewRecorder()) }))
 	perConn := int64(ring*entryBytes + readBuffer + 2*maxInflight*len(c)) // the output buffer may double as it grows
 	// Five recorders and their snapshots at the end; the interval
 	// series keeps two arrays per recorder (last counts, scratch) and

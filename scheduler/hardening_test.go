@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -360,12 +359,8 @@ func TestLargeMixesCostCountsNotHistograms(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("cmd%d", i)
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	ks := newKindStats(names, true)
-	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+	var ks []kindStats
+	if grew := testrun.Allocated(func() { ks = newKindStats(names, true) }); grew > 1<<20 {
 		t.Fatalf("%d commands allocated %d bytes of per-command stats, want under 1 MiB", len(names), grew)
 	}
 	tallies := [][]kindCount{make([]kindCount, len(names))}

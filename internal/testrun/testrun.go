@@ -1,5 +1,5 @@
-// Package testrun holds what the test binaries of several packages set up
-// the same way before their tests run.
+// Package testrun holds what the tests of several packages do the same
+// way: set up before they run, skip, count allocations.
 package testrun
 
 import (
