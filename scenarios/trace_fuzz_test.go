@@ -30,20 +30,13 @@ func readAllRecs(t *testing.T, text []byte, opt TraceOptions) ([]rec, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []rec
-	for {
-		x, err := r.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
+	out, err := records(r)
+	for _, x := range out {
 		if len(x.Argv) == 0 {
 			t.Fatalf("a record without argv at line %d", x.Line)
 		}
-		out = append(out, keep(x))
 	}
+	return out, err
 }
 
 // FuzzMonitorLine: any text is read or refused with a short one-line
