@@ -15,6 +15,7 @@ import (
 	"github.com/pacer-load/pacer/internal/clock"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // hangLimit is how long a dial that should return at once may take before
@@ -525,17 +526,15 @@ func TestDoubledRepliesAreNotMatched(t *testing.T) {
 func TestRefusedDialCostsNoFIFO(t *testing.T) {
 	srv := hostile.Start(t, hostile.MaxClients)
 	const dials = 20
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for range dials {
-		if _, err := Dial(context.Background(), Options{Addr: srv.Addr}); err == nil || !strings.Contains(err.Error(), "max number of clients") {
-			t.Fatalf("dial: %v, want the maxclients refusal", err)
+	alloc := testrun.Allocated(func() {
+		for range dials {
+			if _, err := Dial(context.Background(), Options{Addr: srv.Addr}); err == nil || !strings.Contains(err.Error(), "max number of clients") {
+				t.Fatalf("dial: %v, want the maxclients refusal", err)
+			}
 		}
-	}
-	runtime.ReadMemStats(&after)
+	})
 	fifo := int64(preChunks) * int64(unsafe.Sizeof(chunk{}))
-	per := int64(after.TotalAlloc-before.TotalAlloc) / dials
+	per := int64(alloc) / dials
 	t.Logf("%d bytes allocated per refused dial (a FIFO is %d)", per, fifo)
 	if per >= fifo {
 		t.Fatalf("a refused dial allocated %d bytes: its FIFO (%d) was built", per, fifo)

@@ -2,10 +2,11 @@ package conn
 
 import (
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // repeatReader yields head, then body n times, then tail, without holding
@@ -52,15 +53,11 @@ func TestReadValueCountsElements(t *testing.T) {
 		{"a map of nulls", &repeatReader{head: "%" + strconv.Itoa(total/2) + "\r\n", body: "_\r\n", n: total}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			_, err := NewReader(c.r, func() int64 { return 0 }).ReadValue()
-			runtime.ReadMemStats(&after)
+			var err error
+			alloc := testrun.Allocated(func() { _, err = NewReader(c.r, func() int64 { return 0 }).ReadValue() })
 			if err == nil || !strings.Contains(err.Error(), "too large to keep") {
 				t.Fatalf("err %v", err)
 			}
-			alloc := after.TotalAlloc - before.TotalAlloc
 			t.Logf("%v; %d MB allocated", err, alloc>>20)
 			if alloc > 150<<20 {
 				t.Errorf("%d MB allocated for a refused reply", alloc>>20)

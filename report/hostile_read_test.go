@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -51,15 +50,12 @@ func TestReadRefusesOtherGeometries(t *testing.T) {
 	doc := hostileDoc(t)
 	wide := encodeHist(t, hdrhistogram.New(1, 1<<62, 5))
 	doc.Tests[0].Histograms.Response = wide
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err := readBack(t, doc)
-	runtime.ReadMemStats(&after)
+	var err error
+	grew := testrun.Allocated(func() { _, err = readBack(t, doc) })
 	if err == nil || !strings.Contains(err.Error(), "geometry") {
 		t.Fatalf("a wide geometry read back: %v", err)
 	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+	if grew > 16<<20 {
 		t.Errorf("refusing it allocated %d MB", grew>>20)
 	}
 	// In an interval, where merge and the SLO windows decode them.
@@ -264,15 +260,11 @@ func TestReadSizesItsBufferOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	b, err := readLimited(f, MaxDocumentSize)
-	runtime.ReadMemStats(&after)
+	var b []byte
+	grew := testrun.Allocated(func() { b, err = readLimited(f, MaxDocumentSize) })
 	if err != nil || len(b) != size+6 {
 		t.Fatalf("read %d bytes: %v", len(b), err)
 	}
-	grew := after.TotalAlloc - before.TotalAlloc
 	t.Logf("reading %d MB allocated %d MB", size>>20, grew>>20)
 	if grew > size*5/4 {
 		t.Errorf("reading %d MB allocated %d MB", size>>20, grew>>20)
