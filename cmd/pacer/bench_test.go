@@ -325,16 +325,8 @@ func TestBenchURIAndDB(t *testing.T) {
 
 func TestBenchIdleUntilInterrupted(t *testing.T) {
 	srv := redistest.Start(t)
-	var out, errb syncBuffer
-	done := make(chan int)
-	go func() { done <- Main([]string{"pacer", "bench", "-p", srv.PortString(), "-c", "3", "-I"}, &out, &errb) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "Creating 3 idle connections") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no idle banner: %q %q", out.String(), errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	banner := func(stdout string) bool { return strings.Contains(stdout, "Creating 3 idle connections") }
+	done, _, _ := startMain(t, banner, "no idle banner", "bench", "-p", srv.PortString(), "-c", "3", "-I")
 	time.Sleep(200 * time.Millisecond)
 	info, _ := srv.Info("clients")
 	if info["connected_clients"] != "4" { // 3 idle and the harness's own

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/creack/pty"
@@ -45,11 +43,7 @@ func runJSON(t *testing.T, wantCode int, args ...string) (resultDoc, string) {
 	if code != wantCode && !(wantCode == anyVerdict && (code == exitOK || code == exitUntrusted)) {
 		t.Fatalf("%v: exit %d, want %d\nstdout %s\nstderr %s", args, code, wantCode, stdout, stderr)
 	}
-	var doc resultDoc
-	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc, stdout
+	return readJSON[resultDoc](t, out), stdout
 }
 
 func TestEmbeddedNeedsNoServer(t *testing.T) {
@@ -193,22 +187,10 @@ func TestCompareWithoutRateTriesThreeFractions(t *testing.T) {
 }
 
 func TestServeUntilInterrupted(t *testing.T) {
-	var out, errb syncBuffer
-	done := make(chan int)
-	go func() { done <- Main([]string{"pacer", "serve", "--port", "0"}, &out, &errb) }()
 	addr := regexp.MustCompile(`listening on (127\.0\.0\.1:[0-9]+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	var m []string
-	for m == nil {
-		if m = addr.FindStringSubmatch(out.String()); m == nil {
-			if time.Now().After(deadline) {
-				t.Fatalf("no address printed: %q %q", out.String(), errb.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	done, out, _ := startMain(t, addr.MatchString, "no address printed", "serve", "--port", "0")
 	// A load command reaches it like any server.
-	host, port, _ := strings.Cut(m[1], ":")
+	host, port, _ := strings.Cut(addr.FindStringSubmatch(out.String())[1], ":")
 	code, _, stderr := pacer(t, "bench", "-h", host, "-p", port, "-n", "500", "-q", "-t", "set,get")
 	if code != 0 {
 		t.Fatalf("bench against serve: exit %d %s", code, stderr)

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -436,25 +435,12 @@ func exitCodeOf(err error) int {
 // loop (memory growing with the run); now one per test, summed.
 func TestBenchLoopJSONOneEntryPerTest(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "loop.json")
-	var stdout, stderr syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- Main([]string{"pacer", "bench", "--embedded", "-l", "-n", "300", "-c", "2", "-q", "-t", "set,get", "--json", out}, &stdout, &stderr)
-	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(stdout.String(), "GET:") < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no loops: %q %q", stdout.String(), stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	threeLoops := func(stdout string) bool { return strings.Count(stdout, "GET:") >= 3 }
+	done, _, _ := startMain(t, threeLoops, "no loops", "bench", "--embedded", "-l", "-n", "300", "-c", "2", "-q", "-t", "set,get", "--json", out)
 	if code := interrupt(t, done, "bench -l"); code != exitInterrupted {
 		t.Fatalf("exit %d", code)
 	}
-	var doc resultDoc
-	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readJSON[resultDoc](t, out)
 	if len(doc.Tests) != 2 || doc.Tests[0].Name != "SET" || doc.Tests[1].Name != "GET" || doc.Tests[1].Counts["completed"] < 3*300 {
 		t.Fatalf("tests %+v: want SET and GET once each, with every loop's requests", doc.Tests)
 	}

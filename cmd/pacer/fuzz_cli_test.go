@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -788,33 +787,11 @@ func (g *gen) clamp(name, v string) string {
 	return v
 }
 
-// capBuffer keeps the first fuzzOutputCap bytes written to it; safe for
-// concurrent writers.
-type capBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (c *capBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := fuzzOutputCap - c.b.Len(); room > 0 {
-		c.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (c *capBuffer) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.b.String()
-}
-
 // exec runs the command line and checks the outcome.
 func (fc *fuzzCase) exec(t *testing.T) {
 	t.Helper()
 	before := runtime.NumGoroutine()
-	var stdout, stderr capBuffer
+	stdout, stderr := syncBuffer{limit: fuzzOutputCap}, syncBuffer{limit: fuzzOutputCap}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)

@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,27 +65,9 @@ func readHlog(t *testing.T, data []byte) (map[string]*hdrhistogram.Histogram, in
 	return merged, len(lines)
 }
 
+// tagList is m's tags, sorted and separated by spaces.
 func tagList(m map[string]*hdrhistogram.Histogram) string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return strings.Join(out, " ")
-}
-
-func readResult(t *testing.T, path string) *report.Document {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := report.ReadDocument(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
+	return strings.Join(slices.Sorted(maps.Keys(m)), " ")
 }
 
 func decodeHist(t *testing.T, enc string) *hdrhistogram.Histogram {

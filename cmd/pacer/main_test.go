@@ -17,6 +17,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/report"
 )
 
 // pacer runs the CLI in-process and returns exit code, stdout and stderr.
@@ -46,6 +47,24 @@ func interrupt(t *testing.T, done <-chan int, what string) int {
 		t.Fatalf("%s did not stop on SIGINT", what)
 		return 0
 	}
+}
+
+// startMain runs pacer with args on another goroutine, which sends its
+// exit code on done, and returns once its stdout satisfies ready; it fails
+// t, quoting the output with notReady, if that takes over 20 s.
+func startMain(t *testing.T, ready func(stdout string) bool, notReady string, args ...string) (done <-chan int, stdout, stderr *syncBuffer) {
+	t.Helper()
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	c := make(chan int)
+	go func() { c <- Main(append([]string{"pacer"}, args...), stdout, stderr) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for !ready(stdout.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %q %q", notReady, stdout.String(), stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return c, stdout, stderr
 }
 
 // wantUsageError runs pacer with args and fails t unless it exits 2 with
@@ -149,14 +168,7 @@ func TestRunQuietAndJSON(t *testing.T) {
 		}
 	}
 
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readJSON[map[string]any](t, out)
 	if doc["schema"] != "pacer.result/v1" || doc["mode"] != "open" {
 		t.Fatalf("schema %v mode %v", doc["schema"], doc["mode"])
 	}
@@ -305,6 +317,16 @@ func readJSON[T any](t *testing.T, path string) T {
 	return v
 }
 
+// readResult reads the result document at path with report.ReadDocument.
+func readResult(t *testing.T, path string) *report.Document {
+	t.Helper()
+	doc, err := report.ReadDocument(bytes.NewReader(readFile(t, path)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return doc
+}
+
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -314,16 +336,24 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+// syncBuffer is a bytes.Buffer safe for concurrent writers and a reader;
+// with limit above zero it keeps only the first limit bytes written to it.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	limit int
+	mu    sync.Mutex
+	b     bytes.Buffer
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.Write(p)
+	if s.limit <= 0 {
+		return s.b.Write(p)
+	}
+	if room := s.limit - s.b.Len(); room > 0 {
+		s.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 func (s *syncBuffer) String() string {

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
@@ -168,18 +167,8 @@ func TestBenchKeepsRedisBenchmarkFormats(t *testing.T) {
 // (Ctrl-C must end pacer within two seconds), and the JSON says so.
 func TestBenchLoopMergesServerStats(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "loop.json")
-	var stdout, stderr syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- Main([]string{"pacer", "bench", "--embedded", "-l", "-n", "200", "-c", "2", "-q", "-t", "incr", "--json", path}, &stdout, &stderr)
-	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(stdout.String(), "INCR:") < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no loops: %q %q", stdout.String(), stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	threeLoops := func(stdout string) bool { return strings.Count(stdout, "INCR:") >= 3 }
+	done, _, _ := startMain(t, threeLoops, "no loops", "bench", "--embedded", "-l", "-n", "200", "-c", "2", "-q", "-t", "incr", "--json", path)
 	interrupt(t, done, "bench -l")
 	doc := readResult(t, path)
 	st := doc.Tests[0].Server

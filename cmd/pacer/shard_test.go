@@ -14,7 +14,6 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
-	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -57,21 +56,6 @@ func TestShardUsageErrors(t *testing.T) {
 	}
 }
 
-// readShardDoc reads a result document.
-func readShardDoc(t *testing.T, path string) *report.Document {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := report.ReadDocument(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 // TestShardAutoTakesTheJobIndex: --shard auto/N is shard index+1, as in
 // a Kubernetes Indexed Job, and a -n bound is the whole timeline's.
 func TestShardAutoTakesTheJobIndex(t *testing.T) {
@@ -85,7 +69,7 @@ func TestShardAutoTakesTheJobIndex(t *testing.T) {
 	if !strings.Contains(stderr, "waiting until ") {
 		t.Errorf("no waiting line on stderr:\n%s", stderr)
 	}
-	d := readShardDoc(t, out)
+	d := readResult(t, out)
 	if d.Shard == nil || d.Shard.K != 2 || d.Shard.N != 3 || d.StartAt == "" {
 		t.Fatalf("shard %+v, start_at %q; want 2/3 and a start", d.Shard, d.StartAt)
 	}
@@ -152,7 +136,7 @@ func TestShardsMergeIntoOneTimeline(t *testing.T) {
 		if !runOK(code) || !strings.Contains(stdout, "merged shards 1, 2, 3 of 3") {
 			t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
 		}
-		want, got := readShardDoc(t, single), readShardDoc(t, merged)
+		want, got := readResult(t, single), readResult(t, merged)
 		if got.Shard == nil || got.Shard.N != 3 || got.StartAt != start {
 			t.Fatalf("merged shard %+v start_at %q, want 3 shards from %s", got.Shard, got.StartAt, start)
 		}
@@ -169,7 +153,7 @@ func TestShardsMergeIntoOneTimeline(t *testing.T) {
 			}
 			var total int64
 			for _, f := range files {
-				h, err := histo.Decode(readShardDoc(t, f).Tests[i].Histograms.Response)
+				h, err := histo.Decode(readResult(t, f).Tests[i].Histograms.Response)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -252,7 +236,7 @@ func TestLaterTestsStartAtPlannedInstants(t *testing.T) {
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	d := readShardDoc(t, out)
+	d := readResult(t, out)
 	if len(d.Tests) != 2 {
 		t.Fatalf("%d tests", len(d.Tests))
 	}

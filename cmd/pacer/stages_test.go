@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"path/filepath"
 	"strings"
@@ -64,10 +63,7 @@ func stagesRun(t *testing.T, args ...string) stagesDoc {
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("%v: exit %d\n%s\n%s", args, code, stdout, stderr)
 	}
-	var doc stagesDoc
-	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readJSON[stagesDoc](t, out)
 	if len(doc.Tests) != 1 {
 		t.Fatalf("%d tests", len(doc.Tests))
 	}

@@ -163,11 +163,7 @@ func sweepJSON(t *testing.T, wantCodes []int, args ...string) (sweepDoc, string,
 	if !ok {
 		t.Fatalf("%v: exit %d, want one of %v\nstdout %s\nstderr %s", args, code, wantCodes, stdout, stderr)
 	}
-	var doc sweepDoc
-	if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc, stdout, stderr
+	return readJSON[sweepDoc](t, out), stdout, stderr
 }
 
 func balanced(c map[string]uint64) bool {
@@ -422,7 +418,7 @@ func TestSweepShardStepsStartAtPlannedInstants(t *testing.T) {
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	d := readShardDoc(t, out)
+	d := readResult(t, out)
 	if len(d.Tests) != 2 || d.Shard == nil || d.Shard.K != 2 || d.Shard.N != 2 || d.Tests[0].StartedAt != d.StartAt {
 		t.Fatalf("%d tests, shard %+v, start_at %q", len(d.Tests), d.Shard, d.StartAt)
 	}
@@ -454,7 +450,7 @@ func TestCompareShard(t *testing.T) {
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	d := readShardDoc(t, out)
+	d := readResult(t, out)
 	if len(d.Tests) != 2 || d.Shard == nil || d.Shard.K != 2 {
 		t.Fatalf("%d tests, shard %+v", len(d.Tests), d.Shard)
 	}
