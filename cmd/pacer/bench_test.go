@@ -217,9 +217,12 @@ func TestBenchErrorsAndExitCodes(t *testing.T) {
 		t.Fatalf("stderr %q (redis-benchmark %q)", stderr, rbErr)
 	}
 	// -e shows errors (at most one a second) and keeps going; with nothing
-	// completed the run failed: exit 1 (redis-benchmark exits 0).
+	// completed the run failed: exit 1 (redis-benchmark exits 0). A second
+	// is a second of the wall clock, as in redis-benchmark: the 100
+	// errors, a few milliseconds long, print once, or twice when they
+	// straddle the turn of a second.
 	code, out, stderr := pacer(t, "bench", "-p", port, "-n", "100", "-q", "-e", "lpush", "str", "a")
-	if code != exitFailed || strings.Count(out, "Error from server: WRONGTYPE") != 1 {
+	if n := strings.Count(out, "Error from server: WRONGTYPE"); code != exitFailed || n < 1 || n > 2 {
 		t.Fatalf("-e: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	// No server: exit 1 and one line.
