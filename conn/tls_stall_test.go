@@ -43,6 +43,7 @@ func (s *stallWriter) Write(b []byte) (int, error) {
 // that says nothing may not be a TLS port; a plain server answering
 // garbage does not speak TLS (issue 22).
 func TestTLSHandshakeStallSaysTimedOut(t *testing.T) {
+	t.Parallel() // each case waits out a 500 ms dial timeout: side by side
 	srv, cli := tlsPair(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -72,6 +73,7 @@ func TestTLSHandshakeStallSaysTimedOut(t *testing.T) {
 		}, "not TLS", "TLS port?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			addr := loopback(t, tc.handle)
 			_, err := Dial(ctx, Options{Addr: addr, TLS: cli, DialTimeout: 500 * time.Millisecond})
 			if !errors.Is(err, ErrTLS) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.not) {

@@ -53,6 +53,7 @@ func TestFaultKillAndRestartRecovers(t *testing.T) {
 }
 
 func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
+	testrun.SkipShort(t, "kills and restarts a redis-server")
 	srv := redistest.Start(t)
 	go func() {
 		time.Sleep(500 * time.Millisecond)
@@ -129,6 +130,7 @@ func TestFaultSomeConnectionsRefused(t *testing.T) {
 }
 
 func TestFaultGarbageServer(t *testing.T) {
+	t.Parallel() // a fake server; the checks are counts and shares, not times
 	cmds, n := pingStream(t)
 	garbage := []byte("?garbage\r\n")
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
@@ -152,6 +154,9 @@ func TestFaultGarbageServer(t *testing.T) {
 	}
 }
 
+// TestFaultServerClosesAfterNReplies runs alone: the share that completes
+// depends on how soon replacements connect, which tests beside it slow
+// (under -race with two busy loops it fell to 70%; alone it holds 80%).
 func TestFaultServerClosesAfterNReplies(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 100 })

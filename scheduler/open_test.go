@@ -177,6 +177,7 @@ func TestErrorRepliesCountedByCode(t *testing.T) {
 }
 
 func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
+	t.Parallel() // a fake server; the checks are counts, not times
 	cmds, n := pingStream(t)
 	// The first connection to send a 20th command is closed on it.
 	var closed atomic.Bool
