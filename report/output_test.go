@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // These tests hold the output-file rules (see output.go): what each kind
@@ -218,15 +220,6 @@ func TestOutputDirectoryRefused(t *testing.T) {
 	}
 }
 
-func mkfifo(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	return path
-}
-
 func wantType(t *testing.T, path string, typ fs.FileMode) {
 	t.Helper()
 	st, err := os.Lstat(path)
@@ -239,7 +232,7 @@ func wantType(t *testing.T, path string, typ fs.FileMode) {
 }
 
 func TestOutputFIFOWithoutReader(t *testing.T) {
-	path := mkfifo(t)
+	path := testrun.Fifo(t, "fifo")
 	// Checking opens nothing: a reader would see end of file.
 	if err := checkOutput(path); err != nil {
 		t.Fatal(err)
@@ -255,7 +248,7 @@ func TestOutputFIFOWithoutReader(t *testing.T) {
 }
 
 func TestOutputFIFOWithReader(t *testing.T) {
-	path := mkfifo(t)
+	path := testrun.Fifo(t, "fifo")
 	// Opened read-write, the test's end never sees end of file, so the
 	// reader can start before the writer opens; 1 MiB is more than the
 	// pipe holds, so the write must wait for the reader.

@@ -5,21 +5,17 @@ package scenarios
 import (
 	"context"
 	"errors"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pacer-load/pacer/internal/input"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestLoadCommandsFileInterrupted: a --commands FIFO that no one writes
 // waits until the context is cancelled, then ends with ErrInterrupted.
 func TestLoadCommandsFileInterrupted(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
+	fifo := testrun.Fifo(t, "fifo")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -212,11 +211,8 @@ func TestLoadCommandsFileEndsOnEndlessInput(t *testing.T) {
 	}
 	// A FIFO fed comments without end: the size limit ends the read.
 	// (The writer goroutine ends when the reader closes the FIFO.)
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
+	fifo := testrun.Fifo(t, "fifo")
+	dir := filepath.Dir(fifo)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {

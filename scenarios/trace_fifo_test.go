@@ -3,11 +3,11 @@
 package scenarios
 
 import (
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestOpenTraceRefusesAFIFO: a replay reads its trace more than once
@@ -15,10 +15,7 @@ import (
 // opening one that no one writes waited for a writer, deaf to the first
 // Ctrl-C (issue 22). It is refused at once.
 func TestOpenTraceRefusesAFIFO(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "trace")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testrun.Fifo(t, "trace")
 	done := make(chan error, 1)
 	go func() {
 		r, err := OpenTrace(fifo, TraceOptions{})

@@ -5,7 +5,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,10 +49,7 @@ func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			fifo := filepath.Join(t.TempDir(), "fifo")
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			fifo := testrun.Fifo(t, "fifo")
 			cmd, _, stderr := startBinary(t, func(cmd *exec.Cmd) {
 				if tc.stdin {
 					pr, w, err := os.Pipe()
@@ -89,10 +85,7 @@ func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 func TestReplayRefusesAFIFO(t *testing.T) {
 	testrun.SkipShort(t, "builds and runs the binary")
 	t.Parallel()
-	fifo := filepath.Join(t.TempDir(), "trace")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testrun.Fifo(t, "trace")
 	cmd, _, stderr := startBinary(t, nil, "replay", "-h", "127.0.0.1", "-p", "1", fifo)
 	code, _ := waitFor(t, cmd, 15*time.Second)
 	if code != exitUsage || !strings.Contains(stderr.String(), "not a regular file (a FIFO)") {

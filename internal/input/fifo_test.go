@@ -6,25 +6,16 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
-)
 
-func mkfifo(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	return path
-}
+	"github.com/pacer-load/pacer/internal/testrun"
+)
 
 // TestFIFOWaitsForItsWriter: a FIFO is read as a blocking open would read
 // it: the read waits for a writer, takes all it writes, ends at its close.
 func TestFIFOWaitsForItsWriter(t *testing.T) {
-	path := mkfifo(t)
+	path := testrun.Fifo(t, "fifo")
 	ch := readAsync(func() ([]byte, error) { return ReadFile(context.Background(), path, 100) })
 	time.Sleep(20 * time.Millisecond) // the reader waits first (the outcome is the same if not)
 	w, err := os.OpenFile(path, os.O_WRONLY, 0)
@@ -54,7 +45,7 @@ func TestFIFOWaitsForItsWriter(t *testing.T) {
 // TestFIFOInterrupted: cancelling the context ends the wait for a writer
 // that never comes, and a read of a writer that never writes.
 func TestFIFOInterrupted(t *testing.T) {
-	path := mkfifo(t)
+	path := testrun.Fifo(t, "fifo")
 	for _, writer := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
 		ch := readAsync(func() ([]byte, error) { return ReadFile(ctx, path, 100) })
@@ -78,7 +69,7 @@ func TestFIFOInterrupted(t *testing.T) {
 
 // TestFIFOAboveTheLimit: a FIFO that never ends costs the limit.
 func TestFIFOAboveTheLimit(t *testing.T) {
-	path := mkfifo(t)
+	path := testrun.Fifo(t, "fifo")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
