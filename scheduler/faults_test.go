@@ -129,8 +129,10 @@ func TestFaultSomeConnectionsRefused(t *testing.T) {
 	}
 }
 
+// TestFaultGarbageServer runs alone, as TestFaultServerClosesAfterNReplies
+// does: the share completed depends on how soon replacements connect
+// (beside other tests under -race, .ci/run saw 229 of 2,000).
 func TestFaultGarbageServer(t *testing.T) {
-	t.Parallel() // a fake server; the checks are counts and shares, not times
 	cmds, n := pingStream(t)
 	garbage := []byte("?garbage\r\n")
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
