@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/bench"
 	"github.com/pacer-load/pacer/internal/input"
@@ -18,7 +17,6 @@ import (
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // benchCommand is `pacer bench`: redis-benchmark's closed loop with its
@@ -76,17 +74,15 @@ func benchCommand() *cli.Command {
 // primaries) and what the environment needs.
 type benchConfig struct {
 	bench.Config
-	target    conn.Options
-	sizes     scenarios.Sizes
-	keepAlive int
-	work      *workload
-	idle      bool
-	seed      uint64
-	threads   int
-	files     resultFiles
-	warnings  []string
-	// cluster is --cluster.
-	cluster bool
+	destination // no shard: bench has no timeline to share
+	sizes       scenarios.Sizes
+	keepAlive   int
+	work        *workload
+	idle        bool
+	seed        uint64
+	threads     int
+	files       resultFiles
+	warnings    []string
 }
 
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
@@ -162,7 +158,7 @@ func benchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster},
+	e, err := openEnv(c, envConfig{target: cfg.newTarget(),
 		files: cfg.files, quiet: cfg.Quiet || cfg.CSV, mode: "closed", banner: true})
 	if err != nil {
 		return err // a usage error's one line: the warnings come after

@@ -10,13 +10,3 @@ func clusterFlags() []cli.Flag {
 	return []cli.Flag{&cli.BoolFlag{Name: "cluster", Category: catTarget,
 		Usage: "Redis Cluster: -h/-p is a seed; the slot map decides where each request goes (bench and sweep --closed: redis-benchmark's rule, client i on primary i mod N)"}}
 }
-
-// parseCluster reads --cluster, which the embedded target (a single
-// server) cannot serve.
-func parseCluster(c *cli.Context) (bool, error) {
-	cluster := c.Bool("cluster")
-	if cluster && c.Bool("embedded") {
-		return false, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
-	}
-	return cluster, nil
-}

@@ -3,17 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // compareFractions are the open-loop rates tried without --rate, as
@@ -66,26 +63,20 @@ func compareCommand() *cli.Command {
 // what the environment needs.
 type compareConfig struct {
 	compare.Config
-	target conn.Options
+	// destination: a shard's open runs send its part of the timeline, its
+	// closed run its share of -c (ClosedConns), each run from its planned
+	// start; with --cluster the closed loop spreads -c over the primaries
+	// as bench --cluster does, the open loop opens ceil(c/N) to each.
+	destination
 	output outputConfig
 	work   *workload
 	test   workTest
-	// shard is --shard, --start-at and --start-in: the open runs send the
-	// shard's part of the timeline, the closed run its share of -c
-	// (ClosedConns), each run from its planned start.
-	shard *scheduler.Placement
-	// cluster is --cluster: the closed loop spreads -c over the primaries
-	// as bench --cluster does, the open loop opens ceil(c/N) to each.
-	cluster bool
 }
 
 func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	cfg := &compareConfig{}
 	var err error
-	if cfg.target, err = targetOptions(c); err != nil {
-		return nil, err
-	}
-	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
+	if cfg.destination, err = parseDestination(c); err != nil {
 		return nil, err
 	}
 	if cfg.Conns, err = parseConns(c); err != nil {
@@ -137,9 +128,6 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 		return nil, err
 	}
 	cfg.test = cfg.work.tests[0]
-	if cfg.cluster, err = parseCluster(c); err != nil {
-		return nil, err
-	}
 	return cfg, nil
 }
 
@@ -148,7 +136,7 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
+	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard,
 		files: cfg.output.files, quiet: cfg.output.quiet, mode: "mixed"})
 	if err != nil {
 		return err

@@ -9,12 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/replay"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 func replayCommand() *cli.Command {
@@ -64,11 +62,10 @@ func replayCommand() *cli.Command {
 // replayConfig is everything `pacer replay` was asked to do, validated.
 type replayConfig struct {
 	replay.Options
-	target conn.Options
-	load   experiment.OpenLoad
-	out    outputConfig
-	shard  *scheduler.Placement
-	dryRun bool
+	destination // its cluster is replay.Options.Cluster's
+	load        experiment.OpenLoad
+	out         outputConfig
+	dryRun      bool
 }
 
 func parseReplayConfig(c *cli.Context) (*replayConfig, error) {
@@ -80,6 +77,7 @@ func parseReplayConfig(c *cli.Context) (*replayConfig, error) {
 		return nil, err
 	}
 	cfg := &replayConfig{Options: o, dryRun: c.Bool("dry-run")}
+	cfg.cluster = o.Cluster
 	if cfg.target, err = targetOptions(c); err != nil {
 		return nil, err
 	}
@@ -141,7 +139,7 @@ func replayAction(c *cli.Context) error {
 		_, err := fmt.Fprint(c.App.Writer, plan.Text())
 		return err
 	}
-	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.Cluster}, place: cfg.shard,
+	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard,
 		files: cfg.out.files, quiet: cfg.out.quiet, mode: "open", banner: true})
 	if err != nil {
 		return err

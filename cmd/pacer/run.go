@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
@@ -64,7 +62,8 @@ func runCommand() *cli.Command {
 // runConfig is everything `pacer run` was asked to do, validated.
 type runConfig struct {
 	experiment.Shape
-	target   conn.Options
+	// destination: with --cluster, conns connections to each primary.
+	destination
 	conns    int
 	seed     uint64
 	load     experiment.OpenLoad
@@ -75,23 +74,14 @@ type runConfig struct {
 	quiet    bool
 	files    resultFiles
 	text     report.TextOptions
-	shard    *scheduler.Placement // --shard, --start-at, --start-in
-	repeat   int                  // runs per test (--repeat)
-	ci       bool                 // confidence intervals of the percentiles (--ci)
-	// cluster is --cluster: conns connections to each primary.
-	cluster bool
+	repeat   int  // runs per test (--repeat)
+	ci       bool // confidence intervals of the percentiles (--ci)
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	cfg := &runConfig{}
 	var err error
-	if cfg.target, err = targetOptions(c); err != nil {
-		return nil, err
-	}
-	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
-		return nil, err
-	}
-	if cfg.cluster, err = parseCluster(c); err != nil {
+	if cfg.destination, err = parseDestination(c); err != nil {
 		return nil, err
 	}
 	shape := experiment.ShapeFlags{Duration: c.Duration("duration"), DurationSet: c.IsSet("duration"),
@@ -147,7 +137,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
+	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard,
 		files: cfg.files, quiet: cfg.quiet, mode: "open", banner: true})
 	if err != nil {
 		return err

@@ -4,18 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 func sweepCommand() *cli.Command {
@@ -70,33 +66,23 @@ func sweepCommand() *cli.Command {
 // what the environment needs.
 type sweepConfig struct {
 	sweep.Config
-	target   conn.Options
+	// destination: a shard (open sweeps of listed rates only) sends its
+	// part of each step's timeline, each step from its planned instant;
+	// with --cluster an open sweep opens conns to each primary and routes
+	// by slot, a closed sweep runs bench --cluster's loop at each point.
+	destination
 	closed   bool
 	load     experiment.OpenLoad // an open sweep's
 	showErrs bool
 	files    resultFiles
 	work     *workload
-	// shard is --shard, --start-at and --start-in (open sweeps of listed
-	// rates only): each step is the shard's part of the step's timeline,
-	// and with a start each step starts at its planned instant.
-	shard *scheduler.Placement
-	// cluster is --cluster: an open sweep opens conns to each primary and
-	// routes by slot; a closed sweep runs bench --cluster's loop at each
-	// point.
-	cluster bool
 }
 
 func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	cfg := &sweepConfig{closed: c.Bool("closed")}
 	cfg.Search, cfg.StepDuration, cfg.Settle, cfg.CI = c.Bool("search"), c.Duration("step-duration"), c.Duration("settle"), c.Bool("ci")
 	var err error
-	if cfg.target, err = targetOptions(c); err != nil {
-		return nil, err
-	}
-	if cfg.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
-		return nil, err
-	}
-	if cfg.cluster, err = parseCluster(c); err != nil {
+	if cfg.destination, err = parseDestination(c); err != nil {
 		return nil, err
 	}
 	if cfg.Repeat, err = parseRepeat(c); err != nil {
@@ -189,7 +175,7 @@ func sweepAction(c *cli.Context) error {
 	if cfg.closed {
 		run, mode = sweep.Closed, "closed"
 	}
-	e, err := openEnv(c, envConfig{target: &target.Target{Options: cfg.target, Cluster: cfg.cluster}, place: cfg.shard,
+	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard,
 		files: cfg.files, quiet: cfg.Quiet, mode: mode, banner: true})
 	if err != nil {
 		return err

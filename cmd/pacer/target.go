@@ -2,14 +2,49 @@ package main
 
 import (
 	"net"
+	"os"
 	"strconv"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/target"
 )
+
+// destination is where a load command sends: the target's connection
+// options, this process's part of a sharded timeline and whether the
+// target is a Redis Cluster.
+type destination struct {
+	target  conn.Options
+	shard   *scheduler.Placement // --shard, --start-at, --start-in; nil unsharded
+	cluster bool                 // --cluster
+}
+
+// parseDestination reads the target flags, the shard flags and --cluster,
+// which the embedded target (a single server) cannot serve.
+func parseDestination(c *cli.Context) (destination, error) {
+	var d destination
+	var err error
+	if d.target, err = targetOptions(c); err != nil {
+		return d, err
+	}
+	if d.shard, err = parseShard(c, os.LookupEnv, time.Now()); err != nil {
+		return d, err
+	}
+	if d.cluster = c.Bool("cluster"); d.cluster && c.Bool("embedded") {
+		return d, usageErrorf("--cluster needs a Redis Cluster: --embedded is a single server")
+	}
+	return d, nil
+}
+
+// newTarget is the target a command's runEnv starts from (openEnv points
+// it at the embedded target, when there is one).
+func (d destination) newTarget() *target.Target {
+	return &target.Target{Options: d.target, Cluster: d.cluster}
+}
 
 // targetOptions reads the target flags (targetFlags) into connection options:
 // address, password, TLS. It reads the password from the terminal with
