@@ -43,7 +43,7 @@ func TestBenchCluster(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "c.json")
 	port := strconv.Itoa(c.Nodes[1].Port)
-	code, stdout, stderr := pacer(t, "bench", "--cluster", "-p", port, "-t", "set,get", "-n", "30000", "-c", "6", "-P", "4", "-q", "--json", js)
+	code, stdout, stderr := pacer(t, "bench", "--cluster", "-p", port, "-t", "set,get", "-n", "3000", "-c", "6", "-P", "4", "-q", "--json", js)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -69,7 +69,7 @@ func TestBenchCluster(t *testing.T) {
 		if tt.ID != pl.Tests[i].ID || tt.Name != pl.Tests[i].Name {
 			t.Errorf("test %d: %s %q with --cluster, %s %q without", i, tt.ID, tt.Name, pl.Tests[i].ID, pl.Tests[i].Name)
 		}
-		if tt.Counts.Completed != 30000 || tt.Counts.Errors != 0 {
+		if tt.Counts.Completed != 3000 || tt.Counts.Errors != 0 {
 			t.Errorf("%s: %+v", tt.Name, tt.Counts)
 		}
 		if len(tt.Nodes) != 3 {
