@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -451,11 +452,7 @@ func TestListen(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`pacer_requests_completed_total{mode="open",shard="",target="",test="GET"} 970`, "process_cpu_seconds_total", "go_goroutines"} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("/metrics lacks %q", want)
-		}
-	}
+	testrun.Contains(t, string(body), `pacer_requests_completed_total{mode="open",shard="",target="",test="GET"} 970`, "process_cpu_seconds_total", "go_goroutines")
 	if resp, err := client.Get("http://" + s.Addr() + "/other"); err == nil {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound {

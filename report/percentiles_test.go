@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -70,16 +71,12 @@ func TestTextWithPercentiles(t *testing.T) {
 	out := b.String()
 	resp := PercentileMillis(r.Response, ps)
 	s := histo.Summarize(r.Response)
-	for _, want := range []string{
+	testrun.Contains(t, out,
 		"  latency (ms)         min      mean       p50     p99.9    p99.99       max\n",
 		fmt.Sprintf("  response       %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", s.Min, s.Mean, resp[0], resp[1], resp[2], s.Max),
 		"  per command      share  scheduled  completed  errors  timeouts  unsent  resp p50     p99.9    p99.99       max\n",
 		"  get             50.00%       1000       1000       0         0       0     0.500     0.999     1.000     1.000\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if !strings.Contains(def.String(), "p95       p99     p99.9    p99.99       max\n") ||
 		!strings.Contains(def.String(), "resp p50       p99     p99.9       max\n") {
 		t.Errorf("the default columns changed:\n%s", def.String())
@@ -119,14 +116,10 @@ func TestBenchWithPercentiles(t *testing.T) {
 		t.Errorf("p50 %v differs from the summary's %v", p[0], s.p50)
 	}
 	out := b.String()
-	for _, want := range []string{
-		`"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p99.9_latency_ms","max_latency_ms"` + "\n",
+	testrun.Contains(t, out,
+		`"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p99.9_latency_ms","max_latency_ms"`+"\n",
 		fmt.Sprintf(`"SET","%s","%s","%s","%s","%s","%s"`+"\n", cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min), cfloat(3, p[0]), cfloat(3, p[1]), cfloat(3, s.max)),
 		fmt.Sprintf("SET: %s requests per second, p50=%s msec p99.9=%s msec\n", cfloat(2, s.rps), cfloat(3, p[0]), cfloat(3, p[1])),
 		"  latency summary (msec):\n          avg       min       p50     p99.9       max\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("bench output lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }

@@ -179,11 +179,7 @@ func TestCompareWithoutRateTriesThreeFractions(t *testing.T) {
 			t.Fatalf("open run %d: mode %s rate %v, want %.0f%% of %.0f", i, tt.Mode, tt.TargetRate, f*100, closed)
 		}
 	}
-	for _, want := range []string{"throughput (req/s)", "p99.9", "(80%)", "response"} {
-		if !strings.Contains(stdout, want) {
-			t.Fatalf("table lacks %q:\n%s", want, stdout)
-		}
-	}
+	testrun.Contains(t, stdout, "throughput (req/s)", "p99.9", "(80%)", "response")
 }
 
 func TestServeUntilInterrupted(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // TestReportBesideOtherTools: a pacer run, the CSV the real
@@ -42,25 +43,17 @@ func TestReportBesideOtherTools(t *testing.T) {
 	if !runOK(code) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{
+	testrun.Contains(t, out,
 		"[2] bench.csv: redis-benchmark --csv", "it lacks p90, p99.9, p99.99, counts",
 		"[3] memtier.json: memtier_benchmark --json-out-file",
 		"====== GET ======", "====== SET ======", "n/a",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the text has no %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "No counterpart:\n  GET") || strings.Contains(out, "GET: only in") {
 		t.Errorf("GET is not matched across the three:\n%s", out)
 	}
 	checkPNG(t, plot, "--plot")
 	html := string(readFile(t, page))
-	for _, want := range []string{"bench.csv", "memtier.json", "its format lacks", "<svg"} {
-		if !strings.Contains(html, want) {
-			t.Errorf("the page has no %q", want)
-		}
-	}
+	testrun.Contains(t, html, "bench.csv", "memtier.json", "its format lacks", "<svg")
 	// A redis-benchmark CSV alone prints as a table of its own.
 	if code, out, _ := pacer(t, "report", bench); code != exitOK || !strings.Contains(out, "====== GET ======") {
 		t.Errorf("the csv alone: exit %d\n%s", code, out)

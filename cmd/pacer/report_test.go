@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // savedRun runs args with --json into dir and returns the file and what
@@ -55,11 +57,7 @@ func TestReportSideBySideAndOutputs(t *testing.T) {
 	if !runOK(code) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"[1] a.json", "[2] b.json", "====== GET ======", "[2]-[1] ms (%)", "No counterpart:", "SET: only in [1]", "INCR: only in [2]"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("no %q in\n%s", want, out)
-		}
-	}
+	testrun.Contains(t, out, "[1] a.json", "[2] b.json", "====== GET ======", "[2]-[1] ms (%)", "No counterpart:", "SET: only in [1]", "INCR: only in [2]")
 	checkPNG(t, plotPNG, "--plot png")
 	html, err := os.ReadFile(page)
 	if err != nil || !bytes.Contains(html, []byte("<title>pacer report: a.json vs b.json</title>")) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -197,11 +198,7 @@ func TestSweepPlainOpen(t *testing.T) {
 			t.Errorf("test %d: percentiles %+v", i, tt.Percentiles)
 		}
 	}
-	for _, want := range []string{"step     target/s", "95% confidence", "insufficient samples"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
-	}
+	testrun.Contains(t, stdout, "step     target/s", "95% confidence", "insufficient samples")
 }
 
 // TestSweepSearchWithNoPassingRateExits3: an SLO nothing can meet ends the
