@@ -179,11 +179,11 @@ func resp(v any) string {
 		case nil:
 			b.WriteString("$-1\r\n")
 		case int:
-			b.WriteString(":" + itoa(x) + "\r\n")
+			b.WriteString(":" + strconv.Itoa(x) + "\r\n")
 		case string:
-			b.WriteString("$" + itoa(len(x)) + "\r\n" + x + "\r\n")
+			b.WriteString("$" + strconv.Itoa(len(x)) + "\r\n" + x + "\r\n")
 		case []any:
-			b.WriteString("*" + itoa(len(x)) + "\r\n")
+			b.WriteString("*" + strconv.Itoa(len(x)) + "\r\n")
 			for _, e := range x {
 				w(e)
 			}
@@ -191,16 +191,6 @@ func resp(v any) string {
 	}
 	w(v)
 	return b.String()
-}
-
-func itoa(n int) string {
-	if n < 0 {
-		return "-" + itoa(-n)
-	}
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 // TestParseSlots: Redis 6's CLUSTER SLOTS, with a replica, a primary that

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,21 +50,12 @@ func readN(t *testing.T, c net.Conn, n int) string {
 func cmd(args ...string) string {
 	var b strings.Builder
 	b.WriteString("*")
-	b.WriteString(itoa(len(args)))
+	b.WriteString(strconv.Itoa(len(args)))
 	b.WriteString("\r\n")
 	for _, a := range args {
-		b.WriteString("$" + itoa(len(a)) + "\r\n" + a + "\r\n")
+		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
 	}
 	return b.String()
-}
-
-func itoa(n int) string { return string(appendIntForTest(nil, n)) }
-
-func appendIntForTest(b []byte, n int) []byte {
-	if n >= 10 {
-		b = appendIntForTest(b, n/10)
-	}
-	return append(b, byte('0'+n%10))
 }
 
 func argv(r Record) string {
@@ -276,13 +268,13 @@ func TestConnectionsNumberedInAcceptOrder(t *testing.T) {
 		conns = append(conns, c)
 	}
 	for i := len(conns) - 1; i >= 0; i-- {
-		if _, err := conns[i].Write([]byte(cmd("SET", "conn", itoa(i)))); err != nil {
+		if _, err := conns[i].Write([]byte(cmd("SET", "conn", strconv.Itoa(i)))); err != nil {
 			t.Fatal(err)
 		}
 		readN(t, conns[i], len("+OK\r\n"))
 	}
 	for _, r := range waitRecords(t, s, 6) {
-		if r.Argv[0][0] == 'S' && argv(r) != "SET conn "+itoa(r.Conn) {
+		if r.Argv[0][0] == 'S' && argv(r) != "SET conn "+strconv.Itoa(r.Conn) {
 			t.Fatalf("record %q on conn %d", argv(r), r.Conn)
 		}
 	}
