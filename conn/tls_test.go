@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"net"
 	"strings"
@@ -20,21 +19,11 @@ import (
 // trusts it.
 func tlsPair(t *testing.T) (server *tls.Config, client *tls.Config) {
 	t.Helper()
-	ca, err := certs.NewCA("test CA")
+	server, client, err := certs.Loopback()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ca.Server("127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := p.TLS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(ca.Cert)
-	return &tls.Config{Certificates: []tls.Certificate{cert}}, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	return server, client
 }
 
 // tlsLoopback serves one TLS connection with handle.

@@ -3,7 +3,6 @@ package embedded
 import (
 	"bufio"
 	"crypto/tls"
-	"crypto/x509"
 	"net"
 	"strings"
 	"testing"
@@ -13,25 +12,19 @@ import (
 )
 
 func TestTLS(t *testing.T) {
-	p, err := certs.SelfSigned("127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := p.TLS()
+	server, client, err := certs.Loopback()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Start(Config{TLS: &tls.Config{}}); err == nil {
 		t.Fatal("TLS without a certificate started")
 	}
-	s, err := Start(Config{TLS: &tls.Config{Certificates: []tls.Certificate{cert}}})
+	s, err := Start(Config{TLS: server})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	pool := x509.NewCertPool()
-	pool.AddCert(p.Cert)
-	c, err := tls.Dial("tcp", s.Addr(), &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+	c, err := tls.Dial("tcp", s.Addr(), client)
 	if err != nil {
 		t.Fatal(err)
 	}

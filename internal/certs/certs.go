@@ -132,6 +132,28 @@ func SelfSigned(hosts ...string) (Pair, error) {
 	return pair(der, key)
 }
 
+// Loopback makes what a test of a TLS server on 127.0.0.1 needs: the
+// server's config, with a certificate for 127.0.0.1 signed by a CA made
+// for the purpose, and a client config that trusts that CA and verifies
+// the name 127.0.0.1.
+func Loopback() (server, client *tls.Config, err error) {
+	ca, err := NewCA("pacer loopback CA")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := ca.Server("127.0.0.1")
+	if err != nil {
+		return nil, nil, err
+	}
+	cert, err := p.TLS()
+	if err != nil {
+		return nil, nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.Cert)
+	return &tls.Config{Certificates: []tls.Certificate{cert}}, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}, nil
+}
+
 func template(name string) (*x509.Certificate, error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {

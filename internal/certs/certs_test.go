@@ -52,3 +52,28 @@ func TestChainsVerify(t *testing.T) {
 		t.Errorf("self-signed: %v", err)
 	}
 }
+
+// TestLoopback: a TLS client with Loopback's client config completes a
+// handshake with a server that has its server config.
+func TestLoopback(t *testing.T) {
+	server, client, err := Loopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.(*tls.Conn).Handshake()
+			c.Close()
+		}
+	}()
+	c, err := tls.Dial("tcp", ln.Addr().String(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
