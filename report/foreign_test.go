@@ -9,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/internal/testrun"
 )
 
@@ -105,10 +106,7 @@ func TestReadMemtierJSON(t *testing.T) {
 		t.Fatalf("GET %+v %+v", get, get.ResponseMs)
 	}
 	// Its histogram, re-recorded in ns, gives memtier's percentiles.
-	h, err := histo.Decode(get.Histograms.Response)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := reference.Histogram(t, get.Histograms.Response)
 	if p99 := histo.Millis(h.ValueAtQuantile(99)); p99 < 0.838 || p99 > 0.841 || h.TotalCount() != 40000 {
 		t.Errorf("p99 from the histogram %.4f ms (memtier printed 0.839), %d samples", p99, h.TotalCount())
 	}
@@ -180,8 +178,7 @@ func TestForeignSideBySide(t *testing.T) {
 		"====== GET ======",
 		"n/a: a figure the file's format does not carry",
 	)
-	get := s[strings.Index(s, "====== GET ======"):]
-	get = get[:strings.Index(get, "\n\n")]
+	get := testrun.Section(s, "====== GET ======")
 	for _, row := range []string{"  p99.9 ", "scheduled "} {
 		line := get[strings.Index(get, row):]
 		line = line[:strings.Index(line, "\n")]

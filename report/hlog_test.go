@@ -113,15 +113,6 @@ func readLog(t *testing.T, data []byte) (map[string]*hdrhistogram.Histogram, []*
 	return reference.GoLog(t, data)
 }
 
-func decoded(t *testing.T, enc string) *hdrhistogram.Histogram {
-	t.Helper()
-	h, err := histo.Decode(enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 func tags(m map[string]*hdrhistogram.Histogram) string {
 	var out []string
 	for k := range m {
@@ -179,7 +170,7 @@ func TestHdrLogReadBack(t *testing.T) {
 		k++
 	}
 	check := func(tag, enc string) {
-		want := decoded(t, enc)
+		want := reference.Histogram(t, enc)
 		got := merged[tag]
 		if got.TotalCount() != want.TotalCount() || got.ValueAtQuantile(99.9) != want.ValueAtQuantile(99.9) || !got.Equals(want) {
 			t.Errorf("%s: intervals merge to count %d p99.9 %d, the test has %d %d", tag,
@@ -229,7 +220,7 @@ func TestHdrLogSeveralTests(t *testing.T) {
 	}
 	for i, test := range doc.Tests {
 		key := TestKeys(doc)[i]
-		if g, w := merged[key+":response"], decoded(t, test.Histograms.Response); !g.Equals(w) {
+		if g, w := merged[key+":response"], reference.Histogram(t, test.Histograms.Response); !g.Equals(w) {
 			t.Errorf("%s: merged intervals differ from the test", key)
 		}
 	}
@@ -260,7 +251,7 @@ func TestHdrLogWithoutIntervals(t *testing.T) {
 			t.Errorf("line %d (%s): at %d for %d ms", i, h.Tag(), h.StartTimeMs()-start.UnixMilli(), h.EndTimeMs()-h.StartTimeMs())
 		}
 	}
-	if !merged["set:response"].Equals(decoded(t, a.Histograms.Response)) {
+	if !merged["set:response"].Equals(reference.Histogram(t, a.Histograms.Response)) {
 		t.Error("set:response differs from the test's histogram")
 	}
 }
@@ -311,7 +302,7 @@ func TestSpectrumOutputs(t *testing.T) {
 		t.Fatalf("one test: %v %v", outs, err)
 	}
 	var want bytes.Buffer
-	if err := histo.WriteSpectrum(&want, decoded(t, one.Tests[0].Histograms.Response), 5, 1e6); err != nil || !bytes.Equal(outs[0].Data, want.Bytes()) {
+	if err := histo.WriteSpectrum(&want, reference.Histogram(t, one.Tests[0].Histograms.Response), 5, 1e6); err != nil || !bytes.Equal(outs[0].Data, want.Bytes()) {
 		t.Errorf("the spectrum is not the test's response histogram's: %v", err)
 	}
 	dir := t.TempDir()
@@ -399,7 +390,7 @@ func TestHdrLogJavaReader(t *testing.T) {
 			t.Fatalf("%s: unexpected Java output:\n%s", c.tag, data)
 		}
 		last := rows[len(rows)-1]
-		want := decoded(t, c.enc)
+		want := reference.Histogram(t, c.enc)
 		wantCount := strconv.FormatInt(want.TotalCount(), 10)
 		wantP999 := strconv.FormatFloat(float64(want.ValueAtQuantile(99.9))/1e6, 'f', 3, 64)
 		if last[5] != wantCount || last[9] != wantP999 {

@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reference"
 )
 
 // shardDoc crafts shard k of n: 1/n of a 3000/s timeline for 2 s, with
@@ -61,11 +62,7 @@ func decodeAll(t *testing.T, texts ...string) []*hdrhistogram.Histogram {
 	t.Helper()
 	var hs []*hdrhistogram.Histogram
 	for _, s := range texts {
-		h, err := histo.Decode(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs = append(hs, h)
+		hs = append(hs, reference.Histogram(t, s))
 	}
 	return hs
 }

@@ -9,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 )
@@ -37,17 +38,7 @@ func craftNode(t *testing.T, addr, id string, slots, n int, baseUs int64) Node {
 }
 
 // nodeTable is the per-node table of a text report, "" when it has none.
-func nodeTable(text string) string {
-	i := strings.Index(text, "  per node")
-	if i < 0 {
-		return ""
-	}
-	end := strings.Index(text[i:], "\n\n")
-	if end < 0 {
-		return text[i:]
-	}
-	return text[i : i+end+1]
-}
+func nodeTable(text string) string { return testrun.Section(text, "  per node") }
 
 // TestNodesReadBack: a cluster result's nodes survive the JSON with their
 // counts, redirects and histograms, and the text of the read-back result

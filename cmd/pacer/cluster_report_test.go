@@ -11,21 +11,13 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reference"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 )
 
 // nodeTable is the per-node table of a text report, "" when it has none.
-func nodeTable(text string) string {
-	i := strings.Index(text, "  per node")
-	if i < 0 {
-		return ""
-	}
-	end := strings.Index(text[i:], "\n\n")
-	if end < 0 {
-		return text[i:]
-	}
-	return text[i : i+end+1]
-}
+func nodeTable(text string) string { return testrun.Section(text, "  per node") }
 
 // readSavedDoc reads a result document as pacer report and pacer merge do.
 func readSavedDoc(t *testing.T, path string) *report.Document {
@@ -113,11 +105,7 @@ func TestClusterShardsMerge(t *testing.T) {
 				want.Redirects += n.Redirects
 				want.Moved += n.Moved
 				want.Ask += n.Ask
-				h, err := histo.Decode(n.Histograms.Response)
-				if err != nil {
-					t.Fatal(err)
-				}
-				hs = append(hs, h)
+				hs = append(hs, reference.Histogram(t, n.Histograms.Response))
 			}
 		}
 		if len(hs) != 2 {

@@ -13,7 +13,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/report"
@@ -70,15 +69,6 @@ func tagList(m map[string]*hdrhistogram.Histogram) string {
 	return strings.Join(slices.Sorted(maps.Keys(m)), " ")
 }
 
-func decodeHist(t *testing.T, enc string) *hdrhistogram.Histogram {
-	t.Helper()
-	h, err := histo.Decode(enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 // TestRunWritesHdrLogAndSpectrum: pacer run writes the interval log, the
 // spectrum and the JSON from one document: the log's response lines merge
 // into the JSON's response histogram, the spectrum is that histogram's,
@@ -104,7 +94,7 @@ func TestRunWritesHdrLogAndSpectrum(t *testing.T) {
 	if got := tagList(merged); got != "hiccup receive_lag response send_lag service" {
 		t.Fatalf("tags %q", got)
 	}
-	want := decodeHist(t, doc.Tests[0].Histograms.Response)
+	want := reference.Histogram(t, doc.Tests[0].Histograms.Response)
 	if got := merged["response"]; !got.Equals(want) || got.TotalCount() != int64(doc.Tests[0].Counts.Completed) {
 		t.Errorf("log response: %d values, p99.9 %d; JSON: %d, %d (completed %d)", got.TotalCount(), got.ValueAtQuantile(99.9),
 			want.TotalCount(), want.ValueAtQuantile(99.9), doc.Tests[0].Counts.Completed)

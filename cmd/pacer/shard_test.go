@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -168,16 +168,9 @@ func TestShardsMergeIntoOneTimeline(t *testing.T) {
 			}
 			var total int64
 			for _, f := range files {
-				h, err := histo.Decode(readResult(t, f).Tests[i].Histograms.Response)
-				if err != nil {
-					t.Fatal(err)
-				}
-				total += h.TotalCount()
+				total += reference.Histogram(t, readResult(t, f).Tests[i].Histograms.Response).TotalCount()
 			}
-			h, err := histo.Decode(gt.Histograms.Response)
-			if err != nil {
-				t.Fatal(err)
-			}
+			h := reference.Histogram(t, gt.Histograms.Response)
 			if h.TotalCount() != total || uint64(total) != gt.Counts.Completed {
 				t.Errorf("%s: merged histogram holds %d, the shards' %d, completed %d", gt.ID, h.TotalCount(), total, gt.Counts.Completed)
 			}

@@ -101,3 +101,15 @@ func GoLog(t testing.TB, data []byte) (merged map[string]*hdrhistogram.Histogram
 		lines = append(lines, h)
 	}
 }
+
+// Histogram decodes one histogram as a result document carries it
+// (compressed V2, base64) with hdrhistogram-go's own decoder, failing t
+// when it does not decode.
+func Histogram(t testing.TB, enc string) *hdrhistogram.Histogram {
+	t.Helper()
+	h, err := hdrhistogram.Decode([]byte(enc))
+	if err != nil {
+		t.Fatalf("decode histogram %.40q: %v", enc, err)
+	}
+	return h
+}

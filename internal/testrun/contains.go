@@ -22,3 +22,18 @@ func Contains(t testing.TB, out string, wants ...string) bool {
 	}
 	return len(missing) == 0
 }
+
+// Section is the paragraph of a text report that starts at the first
+// occurrence of start: up to the blank line that ends it (its last
+// newline kept) or the end of text; "" when text lacks start.
+func Section(text, start string) string {
+	i := strings.Index(text, start)
+	if i < 0 {
+		return ""
+	}
+	s := text[i:]
+	if end := strings.Index(s, "\n\n"); end >= 0 {
+		s = s[:end+1]
+	}
+	return s
+}

@@ -28,3 +28,17 @@ func TestContains(t *testing.T) {
 		t.Errorf("errors %q, want one: %q", r.errs, want)
 	}
 }
+
+func TestSection(t *testing.T) {
+	text := "head\n\n  per node\n  a 1\n  b 2\n\ntail\n"
+	for _, c := range []struct{ text, start, want string }{
+		{text, "  per node", "  per node\n  a 1\n  b 2\n"},
+		{text, "tail", "tail\n"},
+		{"x\n  per node\n  a 1", "  per node", "  per node\n  a 1"},
+		{text, "missing", ""},
+	} {
+		if got := Section(c.text, c.start); got != c.want {
+			t.Errorf("Section(%q, %q) = %q, want %q", c.text, c.start, got, c.want)
+		}
+	}
+}
