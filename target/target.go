@@ -73,7 +73,7 @@ func (t *Target) BenchPool(ctx context.Context, o conn.Options, n int) ([]*conn.
 		if failed > 0 {
 			t.say("pacer: %d of %d connections to %s could not be opened (%v); going on with %d", failed, n, o.Addr, err, n-failed)
 		}
-		return Open(all), nil
+		return opened(all), nil
 	}
 	if errors.Is(err, conn.ErrTLS) {
 		return nil, benchErrorf("Could not connect to Redis at %s: %v", o.Addr, err)
@@ -93,8 +93,8 @@ func (t *Target) BenchPool(ctx context.Context, o conn.Options, n int) ([]*conn.
 // that died).
 func (t *Target) Redial(ctx context.Context) (*conn.Conn, error) { return conn.Dial(ctx, t.Options) }
 
-// Open drops the connections that could not be opened (nil).
-func Open(all []*conn.Conn) []*conn.Conn {
+// opened drops the connections that could not be opened (nil).
+func opened(all []*conn.Conn) []*conn.Conn {
 	out := all[:0]
 	for _, c := range all {
 		if c != nil {
