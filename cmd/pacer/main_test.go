@@ -118,19 +118,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"unknown command", []string{"walk"}, "walk"},
 	}
 	for _, tc := range tests {
-		code, _, stderr := pacer(t, tc.args...)
-		if code != exitUsage {
-			t.Errorf("%s: exit %d, want %d (stderr %q)", tc.name, code, exitUsage, stderr)
-			continue
-		}
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		last := lines[len(lines)-1]
-		if !strings.Contains(last, tc.want) || !strings.HasPrefix(last, "pacer: ") {
-			t.Errorf("%s: message %q, want one line containing %q", tc.name, last, tc.want)
-		}
-		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
-			t.Errorf("%s: stack trace in %q", tc.name, stderr)
-		}
+		wantUsageError(t, tc.want, tc.args...)
 	}
 }
 

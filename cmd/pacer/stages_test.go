@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/redistest"
@@ -28,11 +27,7 @@ func TestStagesAndWarmupUsageErrors(t *testing.T) {
 		{"warmup past the stages", []string{"run", "--stages", "10s:1k", "--warmup", "10s"}, "must end before them"},
 	}
 	for _, tc := range tests {
-		code, _, stderr := pacer(t, tc.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if last := lines[len(lines)-1]; code != exitUsage || !strings.HasPrefix(last, "pacer: ") || !strings.Contains(last, tc.want) {
-			t.Errorf("%s: exit %d, message %q; want exit %d and one line containing %q", tc.name, code, last, exitUsage, tc.want)
-		}
+		wantUsageError(t, tc.want, tc.args...)
 	}
 }
 

@@ -50,12 +50,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"compare sharded without a rate", []string{"compare", "--shard", "1/2", "--seed", "1"}, "--shard needs --rate"},
 		{"compare shard without a client", []string{"compare", "--rate", "1k", "-c", "2", "--shard", "3/4", "--seed", "1"}, "leaves this shard no closed-loop client"},
 	} {
-		code, _, stderr := pacer(t, tc.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		last := lines[len(lines)-1]
-		if code != exitUsage || !strings.Contains(last, tc.want) || !strings.HasPrefix(last, "pacer: ") {
-			t.Errorf("%s: exit %d, message %q; want %d and one line containing %q", tc.name, code, last, exitUsage, tc.want)
-		}
+		wantUsageError(t, tc.want, tc.args...)
 	}
 }
 
