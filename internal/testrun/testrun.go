@@ -1,5 +1,6 @@
 // Package testrun holds what the tests of several packages do the same
-// way: set up before they run, skip, count allocations.
+// way: set up before they run, skip, count allocations, make FIFOs, and
+// look for strings in what a command printed.
 package testrun
 
 import (
