@@ -422,7 +422,7 @@ func (g *gen) flag(fl cli.Flag, form int) item {
 	if form%2 == 1 {
 		dash = "--"
 	}
-	if _, isBool := fl.(*cli.BoolFlag); isBool {
+	if _, isBool := clihelp.Unwrap(fl).(*cli.BoolFlag); isBool {
 		switch name {
 		case "l", "I":
 			g.looping = true
@@ -496,7 +496,7 @@ func (g *gen) value(fl cli.Flag, name string) string {
 	s := g.s
 	kind := s.n(4)
 	var v string
-	switch fl.(type) {
+	switch clihelp.Unwrap(fl).(type) {
 	case *cli.IntFlag, *cli.Int64Flag, *cli.Uint64Flag:
 		switch kind {
 		case kindGood:

@@ -157,7 +157,7 @@ func Placeholder(usage string) (string, string) {
 // defaultOf is the default a flag's help shows ("" for none): its
 // DefaultText, else a non-zero value of a string, int or duration flag.
 func defaultOf(f cli.DocGenerationFlag) string {
-	switch v := f.(type) {
+	switch v := Unwrap(f).(type) {
 	case *cli.StringFlag:
 		if v.DefaultText != "" {
 			return v.DefaultText
