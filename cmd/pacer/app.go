@@ -206,8 +206,5 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// --command templates contain commas (MSET a 1,b 2): no splitting.
 		DisableSliceFlagSeparator: true,
 	}
-	// urfave/cli recomputes a flag's names with a regexp about F² times an
-	// invocation: see clihelp.CacheNames.
-	clihelp.CacheNames(app.Commands)
 	return app
 }

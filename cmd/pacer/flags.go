@@ -328,12 +328,17 @@ const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1,
 // placeholders and defaults, the examples and the exit codes.
 var helpPage = clihelp.Page{Program: "pacer", Categories: helpCategories, Footer: exitCodeHelp}
 
-// withHelp sets a command's help (helpPage) with its examples, and makes
-// a flag urfave/cli cannot parse a usage error (exit 2).
+// withHelp sets a command's help (helpPage) with its examples, caches its
+// flags' names, and makes a flag urfave/cli cannot parse a usage error
+// (exit 2).
 func withHelp(cmd *cli.Command, examples ...string) *cli.Command {
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = onUsageError
 	}
+	// urfave/cli recomputes a flag's names with a regexp about F² times an
+	// invocation (see clihelp.CacheNames); the help rendered next reads
+	// them too.
+	clihelp.CacheNames([]*cli.Command{cmd})
 	return helpPage.Set(cmd, examples...)
 }
 
