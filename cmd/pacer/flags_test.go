@@ -421,13 +421,6 @@ func TestProcsFor(t *testing.T) {
 	}
 }
 
-func exitCodeOf(err error) int {
-	if ee, ok := err.(*exitError); ok {
-		return ee.code
-	}
-	return -1
-}
-
 // TestBenchLoopJSONOneEntryPerTest: bench -l --json wrote an entry per
 // loop (memory growing with the run); now one per test, summed.
 func TestBenchLoopJSONOneEntryPerTest(t *testing.T) {
