@@ -186,8 +186,12 @@ type Conn struct {
 	started bool
 	closing atomic.Bool
 	dead    atomic.Bool
-	errMu   sync.Mutex
-	err     error
+	// writeFailed: a write failed while the reader ran; the socket stays
+	// open until the reader has read what arrived (failWrite).
+	writeFailed atomic.Bool
+	drainLimit  *time.Timer // closes the socket if the reader does not end
+	errMu       sync.Mutex
+	err         error
 
 	// unsolicited counts replies that answered no request.
 	unsolicited atomic.Uint64
@@ -368,6 +372,50 @@ func (c *Conn) fail(err error) {
 	c.nc.Close()
 }
 
+// failWrite is fail for a write. A server that answers and then hangs up
+// leaves its last replies in the socket's receive queue, and the write
+// that meets its reset can come before the reader has read them: closing
+// the socket then would discard replies that arrived, and count their
+// requests as errors. So the connection is dead to the writer at once,
+// but the socket stays open for the reader, which reads what arrived and
+// then ends on the reset or end of stream, and closes it. A read side
+// that does not end is closed after writeFailDrain.
+func (c *Conn) failWrite(err error) {
+	if !c.started {
+		c.fail(err) // no reader: nothing to wait for
+		return
+	}
+	if c.writeFailed.Swap(true) {
+		return
+	}
+	c.errMu.Lock()
+	if c.err == nil && !c.closing.Load() {
+		c.err = err
+	}
+	c.errMu.Unlock()
+	c.dead.Store(true)
+	c.drainLimit = time.AfterFunc(writeFailDrain, func() { c.nc.Close() })
+}
+
+// writeFailDrain bounds how long a connection whose write failed waits for
+// its reader (failWrite). After a reset the reader ends as soon as it has
+// read what arrived; the bound is for a read side that stays open.
+const writeFailDrain = 500 * time.Millisecond
+
+// Draining reports whether a write failed and the reader is still reading
+// the replies that arrived before: Close would wait for it.
+func (c *Conn) Draining() bool {
+	if !c.writeFailed.Load() {
+		return false
+	}
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // Err returns why the connection failed, or nil if it is alive or was
 // closed with Close.
 func (c *Conn) Err() error {
@@ -529,7 +577,7 @@ func (c *Conn) flush(now int64, all bool) error {
 	}
 	c.advance(n, now)
 	if err != nil {
-		c.fail(err)
+		c.failWrite(err)
 		return err
 	}
 	return nil
@@ -569,10 +617,15 @@ func (c *Conn) advance(n int, now int64) {
 	c.ring.pub.Store(p)
 }
 
-// Close closes the connection and waits for its reader goroutine. It is
+// Close closes the connection and waits for its reader goroutine; after a
+// failed write it first lets the reader read what arrived. It is
 // idempotent. After Close, Unanswered and Unwritten describe what was left.
 func (c *Conn) Close() {
 	c.closing.Store(true)
+	if c.writeFailed.Load() {
+		<-c.done // the reader reads what arrived (failWrite bounds it)
+		c.drainLimit.Stop()
+	}
 	c.dead.Store(true)
 	c.nc.Close()
 	if c.started {

@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"runtime"
@@ -391,3 +392,58 @@ func TestQueueAndFlushDoNotAllocate(t *testing.T) {
 type countReplies struct{ n atomic.Int64 }
 
 func (c *countReplies) Reply(*Entry, Reply, Times) { c.n.Add(1) }
+
+// TestWriteFailureKeepsTheRepliesThatArrived: a server that answers and
+// then hangs up leaves its last replies in the socket's receive queue. A
+// write that fails on the reset before the reader got to them must not
+// close the socket under the reader: in the CI they were lost, and every
+// request of the connection counted as an error.
+func TestWriteFailureKeepsTheRepliesThatArrived(t *testing.T) {
+	cmd := AppendCommand(nil, "PING")
+	const n = 5
+	held := make(chan struct{})
+	addr := loopback(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		for got := 0; got < n*len(cmd); {
+			k, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			got += k
+		}
+		c.Write([]byte("+PONG\r\n"))
+		<-held // the reader waits in Reply: the rest stays in the kernel
+		c.Write(bytes.Repeat([]byte("+PONG\r\n"), n-1))
+	})
+	c := mustDial(t, Options{Addr: addr, SkipProbe: true})
+	defer c.Close()
+	g := newGate()
+	c.Start(g)
+	for range n {
+		c.Queue(cmd, 0, 0)
+	}
+	if err := c.Flush(1); err != nil {
+		t.Fatal(err)
+	}
+	<-g.got
+	close(held)
+	// The server has hung up: a write draws its reset, the next one fails.
+	waitFor(t, "a failed write", func() bool {
+		c.Queue(cmd, 0, 0)
+		return c.Flush(2) != nil
+	})
+	for range n {
+		g.release <- struct{}{}
+	}
+	for i := 1; i < n; i++ {
+		select {
+		case <-g.got:
+		case <-time.After(hangLimit):
+			t.Fatalf("%d of %d replies: the rest were lost with the socket", i, n)
+		}
+	}
+	<-c.Done()
+	if c.Err() == nil {
+		t.Fatal("the failed write is not reported")
+	}
+}

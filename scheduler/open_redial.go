@@ -94,7 +94,7 @@ func (p *pacer) maintain(now int64) {
 				s.c.Expire()
 			}
 		}
-		if s.c != nil && s.c.Dead() {
+		if s.c != nil && s.c.Dead() && !s.c.Draining() {
 			p.retire(i)
 		}
 		if s.c == nil {
