@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/testrun"
 )
 
@@ -18,68 +18,32 @@ import (
 // CLUSTER SLOTS with slots (nil: an error reply, as Redis 6 gives SHARDS),
 // which write their replies straight to the connection; PING gets PONG and
 // anything else an error. It returns the address it listens on.
+// The replies are written as they are made, not built first: the tests
+// count what the client allocates, in this process.
 func fakeSeed(t *testing.T, addr string, shards, slots func(w io.Writer)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return hostile.StartOn(t, addr, func(c *hostile.Client) {
+		w := bufio.NewWriterSize(c.Conn, 64<<10)
 		for {
-			c, err := ln.Accept()
+			args, err := c.ReadCommand()
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				r, w := bufio.NewReader(c), bufio.NewWriterSize(c, 64<<10)
-				for {
-					args, err := readCommand(r)
-					if err != nil {
-						return
-					}
-					switch cmd := strings.ToUpper(strings.Join(args, " ")); {
-					case cmd == "CLUSTER SHARDS" && shards != nil:
-						shards(w)
-					case cmd == "CLUSTER SLOTS" && slots != nil:
-						slots(w)
-					case cmd == "PING":
-						w.WriteString("+PONG\r\n")
-					default:
-						w.WriteString("-ERR unknown subcommand\r\n")
-					}
-					if w.Flush() != nil {
-						return
-					}
-				}
-			}()
+			switch cmd := strings.ToUpper(strings.Join(args, " ")); {
+			case cmd == "CLUSTER SHARDS" && shards != nil:
+				shards(w)
+			case cmd == "CLUSTER SLOTS" && slots != nil:
+				slots(w)
+			case cmd == "PING":
+				w.WriteString("+PONG\r\n")
+			default:
+				w.WriteString("-ERR unknown subcommand\r\n")
+			}
+			if w.Flush() != nil {
+				return
+			}
 		}
-	}()
-	return ln.Addr().String()
-}
-
-// readCommand reads one RESP array of bulk strings.
-func readCommand(r *bufio.Reader) ([]string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return nil, err
-	}
-	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
-	args := make([]string, 0, n)
-	for range n {
-		l, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		size, _ := strconv.Atoi(strings.TrimSpace(l[1:]))
-		b := make([]byte, size+2)
-		if _, err := io.ReadFull(r, b); err != nil {
-			return nil, err
-		}
-		args = append(args, string(b[:size]))
-	}
-	return args, nil
+	}).Addr
 }
 
 // shardsReply writes a CLUSTER SHARDS reply of n primaries at host, on

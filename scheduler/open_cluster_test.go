@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
@@ -441,19 +442,9 @@ func TestClusterRunMovedToAPortOnly(t *testing.T) {
 	b := newFakeServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
 	bAddr := b.ln.Addr().String()
 	_, port, _ := net.SplitHostPort(bAddr)
-	var impostor atomic.Int64
-	if ln, err := net.Listen("tcp", "127.0.0.1:"+port); err == nil {
-		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				impostor.Add(1)
-				c.Close()
-			}
-		}()
+	impostor, err := hostile.ListenOn("127.0.0.1:"+port, hostile.AcceptClose)
+	if err == nil {
+		defer impostor.Close()
 	} else {
 		t.Logf("no impostor on 127.0.0.1:%s: %v", port, err)
 	}
@@ -475,7 +466,7 @@ func TestClusterRunMovedToAPortOnly(t *testing.T) {
 	if len(res.Nodes) != 2 || res.Nodes[1].Addr != bAddr || res.Nodes[1].Counts.Completed != 300 || b.received.Load() != 300 {
 		t.Errorf("nodes %+v; %s received %d", res.Nodes, bAddr, b.received.Load())
 	}
-	if n := impostor.Load(); n != 0 {
-		t.Errorf("%d connections reached 127.0.0.1:%s", n, port)
+	if impostor != nil && impostor.Accepted() != 0 {
+		t.Errorf("%d connections reached 127.0.0.1:%s", impostor.Accepted(), port)
 	}
 }

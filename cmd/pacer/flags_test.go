@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"net"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/experiment/bench"
+	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/target"
@@ -469,39 +468,11 @@ func TestBenchLoopJSONOneEntryPerTest(t *testing.T) {
 func TestServerConfigIgnoresHugeReplies(t *testing.T) {
 	t.Parallel()
 	for _, size := range []int{2, 1 << 20} {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() {
-					defer c.Close()
-					r := bufio.NewReader(c)
-					for {
-						line, err := r.ReadString('\n')
-						if err != nil {
-							return
-						}
-						n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
-						for range 2 * n {
-							if _, err := r.ReadString('\n'); err != nil {
-								return
-							}
-						}
-						v := strings.Repeat("x", size)
-						fmt.Fprintf(c, "*2\r\n$4\r\nsave\r\n$%d\r\n%s\r\n", len(v), v)
-					}
-				}()
-			}
-		}()
-		id := target.AskServer(context.Background(), conn.Options{Network: "tcp", Addr: ln.Addr().String()}, nil, nil).ID
+		v := strings.Repeat("x", size)
+		srv := hostile.Start(t, hostile.Answer(fmt.Sprintf("*2\r\n$4\r\nsave\r\n$%d\r\n%s\r\n", len(v), v)))
+		id := target.AskServer(context.Background(), conn.Options{Network: "tcp", Addr: srv.Addr}, nil, nil).ID
 		save, _, ok := bench.ServerConfig(id)
-		ln.Close()
+		srv.Close()
 		if want := size <= 1024; ok != want || ok && save != "xx" {
 			t.Errorf("a %d-byte value: ok %v save %d bytes", size, ok, len(save))
 		}

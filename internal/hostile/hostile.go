@@ -6,7 +6,7 @@
 //
 // It exists so that every hostile reproduction of the hardening rounds is a
 // test in the package it concerns, against one shared, reviewed set of
-// servers. It binds 127.0.0.1 only.
+// servers. It binds loopback addresses only.
 package hostile
 
 import (
@@ -63,7 +63,14 @@ type Client struct {
 // test ends.
 func Start(tb testing.TB, b Behaviour) *Server {
 	tb.Helper()
-	s, err := Listen(b)
+	return StartOn(tb, "127.0.0.1:0", b)
+}
+
+// StartOn is Start on addr, a loopback address: 127.0.0.2 stands for a
+// second host, a fixed port for a server a test must find there.
+func StartOn(tb testing.TB, addr string, b Behaviour) *Server {
+	tb.Helper()
+	s, err := ListenOn(addr, b)
 	if err != nil {
 		tb.Fatalf("hostile: %v", err)
 	}
@@ -73,8 +80,18 @@ func Start(tb testing.TB, b Behaviour) *Server {
 
 // Listen is Start for callers without a testing.TB (measurement programs).
 // The caller must Close the server.
-func Listen(b Behaviour) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func Listen(b Behaviour) (*Server, error) { return ListenOn("127.0.0.1:0", b) }
+
+// ListenOn is Listen on addr, which must be a loopback address.
+func ListenOn(addr string, b Behaviour) (*Server, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("%s is not a loopback address", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}

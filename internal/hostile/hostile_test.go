@@ -105,3 +105,21 @@ func TestAcceptCloseCloses(t *testing.T) {
 		t.Fatalf("read: %v, want EOF", err)
 	}
 }
+
+// TestListenOnLoopbackOnly: a second loopback host serves; an address off
+// loopback is refused before anything listens.
+func TestListenOnLoopbackOnly(t *testing.T) {
+	s := StartOn(t, "127.0.0.2:0", Answer("+PONG\r\n"))
+	if !strings.HasPrefix(s.Addr, "127.0.0.2:") {
+		t.Fatalf("listening on %s", s.Addr)
+	}
+	if got := roundTrip(t, s, "PING\r\n", 1); got != "+PONG\r\n" {
+		t.Fatalf("got %q", got)
+	}
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "localhost:0", "nonsense"} {
+		if s, err := ListenOn(addr, AcceptClose); err == nil {
+			s.Close()
+			t.Errorf("ListenOn(%q) listened", addr)
+		}
+	}
+}
