@@ -360,73 +360,6 @@ func (c *Conn) readLoop() {
 	}
 }
 
-// fail records the first error, marks the connection dead and closes the
-// socket so both sides stop. An error after Close is not a failure.
-func (c *Conn) fail(err error) {
-	c.errMu.Lock()
-	if c.err == nil && !c.closing.Load() {
-		c.err = err
-	}
-	c.errMu.Unlock()
-	c.dead.Store(true)
-	c.nc.Close()
-}
-
-// failWrite is fail for a write. A server that answers and then hangs up
-// leaves its last replies in the socket's receive queue, and the write
-// that meets its reset can come before the reader has read them: closing
-// the socket then would discard replies that arrived, and count their
-// requests as errors. So the connection is dead to the writer at once,
-// but the socket stays open for the reader, which reads what arrived and
-// then ends on the reset or end of stream, and closes it. A read side
-// that does not end is closed after writeFailDrain.
-func (c *Conn) failWrite(err error) {
-	if !c.started {
-		c.fail(err) // no reader: nothing to wait for
-		return
-	}
-	if c.writeFailed.Swap(true) {
-		return
-	}
-	c.errMu.Lock()
-	if c.err == nil && !c.closing.Load() {
-		c.err = err
-	}
-	c.errMu.Unlock()
-	c.dead.Store(true)
-	c.drainLimit = time.AfterFunc(writeFailDrain, func() { c.nc.Close() })
-}
-
-// writeFailDrain bounds how long a connection whose write failed waits for
-// its reader (failWrite). After a reset the reader ends as soon as it has
-// read what arrived; the bound is for a read side that stays open.
-const writeFailDrain = 500 * time.Millisecond
-
-// Draining reports whether a write failed and the reader is still reading
-// the replies that arrived before: Close would wait for it.
-func (c *Conn) Draining() bool {
-	if !c.writeFailed.Load() {
-		return false
-	}
-	select {
-	case <-c.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// Err returns why the connection failed, or nil if it is alive or was
-// closed with Close.
-func (c *Conn) Err() error {
-	c.errMu.Lock()
-	defer c.errMu.Unlock()
-	return c.err
-}
-
-// Dead reports whether the connection has failed or been closed.
-func (c *Conn) Dead() bool { return c.dead.Load() }
-
 // Free returns how many more commands may be queued now: none while the
 // unwritten bytes reach MaxBuffer, otherwise the FIFO's room. An empty
 // output buffer takes a command of any size. Only the writer may call it.
@@ -480,10 +413,6 @@ func (c *Conn) OldestWritten() (written int64, ok bool) {
 	}
 	return c.ring.slot(h).Written, true
 }
-
-// Expire ends the connection because a request timed out: Err becomes
-// ErrTimeout, so the unanswered requests count as timeouts.
-func (c *Conn) Expire() { c.fail(ErrTimeout) }
 
 // Pending reports whether queued bytes wait to be written.
 func (c *Conn) Pending() bool { return c.flushed < c.queued }
@@ -583,13 +512,6 @@ func (c *Conn) flush(now int64, all bool) error {
 	return nil
 }
 
-func (c *Conn) deadErr() error {
-	if err := c.Err(); err != nil {
-		return err
-	}
-	return ErrClosed
-}
-
 // advance accounts for n more bytes written at now and publishes the
 // commands they complete.
 func (c *Conn) advance(n int, now int64) {
@@ -615,22 +537,6 @@ func (c *Conn) advance(n int, now int64) {
 		p++
 	}
 	c.ring.pub.Store(p)
-}
-
-// Close closes the connection and waits for its reader goroutine; after a
-// failed write it first lets the reader read what arrived. It is
-// idempotent. After Close, Unanswered and Unwritten describe what was left.
-func (c *Conn) Close() {
-	c.closing.Store(true)
-	if c.writeFailed.Load() {
-		<-c.done // the reader reads what arrived (failWrite bounds it)
-		c.drainLimit.Stop()
-	}
-	c.dead.Store(true)
-	c.nc.Close()
-	if c.started {
-		<-c.done
-	}
 }
 
 // Write writes b completely, blocking as needed. For callers that drive
@@ -684,26 +590,3 @@ func (c *Conn) ReadReplyAfter(written int64) (Reply, Times, error) {
 // ErrorText returns the text of the last error reply read synchronously.
 // The slice is reused.
 func (c *Conn) ErrorText() []byte { return c.rd.ErrorText }
-
-// Done is closed when the reader goroutine has exited.
-func (c *Conn) Done() <-chan struct{} { return c.done }
-
-// Unanswered calls fn for every command that was written but not answered.
-// Call it only after Close.
-func (c *Conn) Unanswered(fn func(e *Entry)) {
-	for i, end := c.ring.head.Load(), c.ring.pub.Load(); i < end; i++ {
-		fn(c.ring.slot(i))
-	}
-}
-
-// Unsent calls fn for every command queued but never fully written. Call
-// it only after Close.
-func (c *Conn) Unsent(fn func(e *Entry)) {
-	for i, end := c.ring.pub.Load(), c.ring.tail.Load(); i < end; i++ {
-		fn(c.ring.slot(i))
-	}
-}
-
-// Unwritten returns the commands queued but never fully written. Call it
-// only after Close.
-func (c *Conn) Unwritten() int { return int(c.ring.tail.Load() - c.ring.pub.Load()) }
