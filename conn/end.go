@@ -37,12 +37,13 @@ func (c *Conn) failWrite(err error) {
 		c.fail(err) // no reader: nothing to wait for
 		return
 	}
-	if c.writeFailed.Swap(true) {
-		return
+	if c.writeFailed.Load() {
+		return // the writer is the only caller: nothing races this
 	}
 	c.record(err)
-	c.dead.Store(true)
 	c.drainLimit = time.AfterFunc(writeFailDrain, func() { c.nc.Close() })
+	c.writeFailed.Store(true) // after drainLimit, which Close then sees
+	c.dead.Store(true)
 }
 
 // writeFailDrain bounds how long a connection whose write failed waits for
