@@ -174,7 +174,7 @@ var blockModels = []struct {
 	{"independent requests, 30 intervals", process{perInterval: 1000, median: 200, sigma: 0.5}, 30,
 		map[float64][2]float64{50: {0.93, 0.99}, 90: {0.93, 0.97}, 99: {0.93, 0.97}, 99.9: {0.93, 0.97}}},
 	{"stalls 5-50 ms, 0.3/s, 30 intervals", process{perInterval: 1000, median: 200, sigma: 0.5, stallRate: 0.3, stallMin: 5000, stallMax: 50000}, 30,
-		map[float64][2]float64{50: {0.93, 0.99}, 90: {0.93, 0.97}, 99: {0.86, 0.93}, 99.9: {0.93, 0.97}}},
+		map[float64][2]float64{50: {0.93, 0.99}, 90: {0.93, 0.97}, 99: {0.86, 0.93}, 99.9: {0.91, 0.97}}},
 	{"drifting level (AR(1) 0.5, 5%), 10 intervals", process{perInterval: 1000, median: 200, sigma: 0.5, driftPhi: 0.5, driftSigma: 0.05}, 10,
 		map[float64][2]float64{50: {0.93, 0.97}, 90: {0.93, 0.97}, 99: {0.93, 0.99}, 99.9: {0.93, 1}}},
 	{"drifting level (AR(1) 0.5, 5%), 30 intervals", process{perInterval: 1000, median: 200, sigma: 0.5, driftPhi: 0.5, driftSigma: 0.05}, 30,
@@ -186,7 +186,7 @@ func TestBlockPercentileCoverage(t *testing.T) {
 	t.Parallel()
 	qs := []float64{50, 90, 99, 99.9}
 	for _, m := range blockModels {
-		truth := m.p.truth(qs, 20000, 99)
+		truth := m.p.truth(qs, 5000, 99)
 		cov := make([]coverage, len(qs))
 		for r := range 300 {
 			s := NewSeries(m.p.run(m.n, rand.New(rand.NewPCG(uint64(r), 7))))
