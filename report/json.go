@@ -40,6 +40,10 @@ type Document struct {
 	// StartAt is the wall-clock instant the first test's timeline was set
 	// to start (--start-at, --start-in), RFC 3339 with nanoseconds.
 	StartAt string `json:"start_at,omitempty"`
+	// Outcome is the document's outcome, the worst of its tests' (a
+	// sweep's own): pass, fail, inconclusive or error, as the exit code
+	// reads it. Absent from a partial document and from older ones.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Shard says which part of a timeline a document holds: shard K of N, or
@@ -75,6 +79,10 @@ type Test struct {
 	FirstError    string            `json:"first_error,omitempty"`
 	Verdict       string            `json:"verdict"`
 	VerdictReason string            `json:"verdict_reason"`
+	// Outcome is the test's outcome in the words of every output and
+	// exit code: pass (0), fail (3), inconclusive (4) or error (1).
+	// Absent from documents written before it.
+	Outcome string `json:"outcome,omitempty"`
 	Arrival       string            `json:"arrival,omitempty"`
 	Pacing        string            `json:"pacing,omitempty"`
 	Connections   int               `json:"connections"`

@@ -57,7 +57,7 @@ func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 		return nil, Judgement{}, err
 	}
 	j := Judge(&t)
-	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
+	t.Verdict, t.VerdictReason, t.Outcome = j.Verdict, j.Reason, j.Outcome.String()
 	if t.SLO != nil {
 		for i := range t.SLO.Clauses {
 			if i < len(j.Owners) {

@@ -10,22 +10,27 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
-// Outcome is what a judged test means: the CLI maps it to an exit code.
-type Outcome int
+// Outcome is what a judged test means, in the verdict package's words
+// (pass, fail, inconclusive, error); the names below are the trust
+// rule's for the same four, and verdict.Outcome.ExitCode the exit code.
+type Outcome = verdict.Outcome
 
 const (
-	// Trusted: the result stands (exit 0).
-	Trusted Outcome = iota
-	// Violated: the SLO failed and the generator cannot explain it (exit 3).
-	Violated
-	// Untrusted: the generator's lateness or an under-delivered load could
-	// change the conclusion (verdict generator_behind, exit 4).
-	Untrusted
-	// Failed: the target was lost or nothing completed (verdict
-	// target_lost, exit 1).
-	Failed
+	// Trusted: the result stands (pass, exit 0).
+	Trusted = verdict.Pass
+	// Violated: the SLO failed and the generator cannot explain it (fail,
+	// exit 3).
+	Violated = verdict.Fail
+	// Untrusted: the generator's lateness, the client host's noise or an
+	// under-delivered load could change the conclusion (inconclusive,
+	// exit 4; verdict generator_behind or inconclusive).
+	Untrusted = verdict.Inconclusive
+	// Failed: the target was lost or nothing completed (error, exit 1;
+	// verdict target_lost).
+	Failed = verdict.Error
 )
 
 // Judgement is the trust rule's decision on one test: its outcome, the
@@ -84,7 +89,7 @@ func Judge(t *Test) Judgement {
 		return Judgement{Outcome: Untrusted, Verdict: VerdictGeneratorBehind, Reason: "the SLO passed, but on an under-delivered load: " + shortfall(h) + h.HeldBackNote()}
 	case slo.Pass && h.LagHigh:
 		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: fmt.Sprintf("the SLO passed on response time, which includes the send lag: a send lag p99 of %.3f ms (above %.3f ms) can only have made it look worse",
-			dms(h.LagP99), dms(h.LagLimit))}
+			dms(h.LagP99), dms(h.LagLimit)) + precisionNote(t, h)}
 	case slo.Pass:
 		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: why}
 	}
@@ -108,12 +113,42 @@ func Judge(t *Test) Judgement {
 		if len(server) == 0 { // a failed SLO without a failing clause
 			server = []string{"the SLO"}
 		}
-		return Judgement{Outcome: Violated, Verdict: VerdictOK, Reason: "the server missed " + andMore(server) + host.evidence(t), Owners: owners}
+		return Judgement{Outcome: Violated, Verdict: VerdictOK, Reason: "the server missed " + andMore(server) + host.evidence(t) + precisionNote(t, h), Owners: owners}
 	}
 	// The server's own account, when it gave one, says where the time
 	// went (a server executing in microseconds beside a service time of
 	// milliseconds points at the host), whoever the verdict names.
-	return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: andMore(client) + h.HeldBackNote() + host.evidence(t), Owners: owners}
+	return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: andMore(client) + h.HeldBackNote() + host.evidence(t) + precisionNote(t, h), Owners: owners}
+}
+
+// precisionNote is "" or a clause, starting with "; ", saying that this
+// machine could not pace to the precision the run asked for: the send
+// lag p99 the generator answers for was above its limit (by default a
+// tenth of the tightest latency bound of the SLO) while the host was
+// quiet (hiccups p99 under QuietShare of the limit's bound, CPUs neither
+// busy nor stolen), so the lateness is the machine's wake-up latency
+// itself, not a neighbour's load.
+func precisionNote(t *Test, h Health) string {
+	if !h.LagHigh || t.SLO == nil {
+		return ""
+	}
+	f := t.mustFigures()
+	host := hostOf(t)
+	if !host.measured || host.saturated() {
+		return ""
+	}
+	bound := 0.0
+	for _, c := range t.SLO.Clauses {
+		if c.c.latency() && c.c.upper() && c.Bound > 0 && (bound == 0 || c.Bound < bound) {
+			bound = c.Bound
+		}
+	}
+	p99 := time.Duration(f.hiccups.ValueAtQuantile(99))
+	if bound == 0 || dms(p99) >= QuietShare*bound {
+		return ""
+	}
+	return fmt.Sprintf("; this machine could not pace to the precision asked: send lag p99 %.3f ms above the limit %.3f ms on a quiet host (hiccups p99 %.3f ms)",
+		dms(h.LagP99), dms(h.LagLimit), dms(p99))
 }
 
 // hiccupNote is "" or a clause on the host's hiccups, starting with "; ",
@@ -377,5 +412,5 @@ func shortfall(h Health) string {
 func dms(d time.Duration) float64 { return histo.Millis(int64(d)) }
 
 // Worse returns the outcome that matters more when several apply: Failed,
-// then Untrusted, then Violated, then Trusted.
-func Worse(a, b Outcome) Outcome { return max(a, b) }
+// then Untrusted, then Violated, then Trusted (verdict.Worse).
+func Worse(a, b Outcome) Outcome { return verdict.Worse(a, b) }

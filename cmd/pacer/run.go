@@ -44,7 +44,7 @@ func runCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, openTailFlags("the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", true)...)
+	flags = append(flags, openTailFlags("the lag is high: inconclusive (verdict generator_behind) when it is also at least 10% of the response p99, or could explain an --slo violation", true)...)
 	return withHelp(&cli.Command{
 		Name:      "run",
 		Usage:     "open model: send on a fixed-rate timeline, measure latency from the intended send time",

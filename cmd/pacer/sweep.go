@@ -48,7 +48,7 @@ func sweepCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` a step must meet, e.g. p99<=1ms,errors<0.1%; required by --search",
 	})...)
-	flags = append(flags, openTailFlags("a step's verdict is generator_behind; with --pacing auto it sets the wake quantum", true)...)
+	flags = append(flags, openTailFlags("a step is inconclusive (verdict generator_behind); with --pacing auto it sets the wake quantum", true)...)
 	return withHelp(&cli.Command{
 		Name:      "sweep",
 		Usage:     "step the load: open rates (or --search the highest that meets --slo), or closed -c × -P points",
@@ -215,7 +215,13 @@ func sweepAction(c *cli.Context) error {
 		for _, n := range res.Notes {
 			fmt.Fprintln(e.stderr, n)
 		}
-		code = outcomeCode(res.Outcome)
+		code = res.Outcome.ExitCode()
+		if !res.Interrupted {
+			e.doc.Outcome = res.Outcome.String()
+			if e.doc.Sweep != nil {
+				e.doc.Sweep.Outcome = e.doc.Outcome
+			}
+		}
 	}
 	if werr := e.writeFiles(); werr != nil {
 		return failed(werr)

@@ -193,7 +193,7 @@ points:
 			rt, jd, err := report.NewTest(r, report.TestOptions{})
 			if err == nil && jd.Outcome == report.Failed {
 				out.Outcome = report.Worse(out.Outcome, report.Failed)
-				out.Notes = append(out.Notes, fmt.Sprintf("pacer: %s: target lost: %s", safetext.Escape(rt.Name), oneLine(jd.Reason)))
+				out.Notes = append(out.Notes, fmt.Sprintf("pacer: %s: error: target lost: %s", safetext.Escape(rt.Name), oneLine(jd.Reason)))
 			}
 		}
 	}

@@ -240,7 +240,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	if s := o.search; s != nil && s.done && !interrupted {
 		if ok, why := s.trusted(); !ok {
 			res.Outcome = report.Worse(res.Outcome, report.Untrusted)
-			res.Notes = append(res.Notes, "pacer: "+why)
+			res.Notes = append(res.Notes, "pacer: inconclusive: "+why)
 		}
 	}
 	return res, nil
