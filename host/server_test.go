@@ -103,7 +103,7 @@ func TestFindServerOnAFakeProc(t *testing.T) {
 func TestProcIP(t *testing.T) {
 	t.Parallel()
 	for h, want := range map[string]string{
-		"0100007F": "127.0.0.1",
+		"0100007F":                         "127.0.0.1",
 		"00000000000000000000000001000000": "::1",
 		"0000000000000000FFFF00000100007F": "127.0.0.1",
 	} {

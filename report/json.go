@@ -82,10 +82,10 @@ type Test struct {
 	// Outcome is the test's outcome in the words of every output and
 	// exit code: pass (0), fail (3), inconclusive (4) or error (1).
 	// Absent from documents written before it.
-	Outcome string `json:"outcome,omitempty"`
-	Arrival       string            `json:"arrival,omitempty"`
-	Pacing        string            `json:"pacing,omitempty"`
-	Connections   int               `json:"connections"`
+	Outcome     string `json:"outcome,omitempty"`
+	Arrival     string `json:"arrival,omitempty"`
+	Pacing      string `json:"pacing,omitempty"`
+	Connections int    `json:"connections"`
 	// TLS is the connections' TLS handshakes (absent over plain TCP).
 	TLS         *TLS     `json:"tls,omitempty"`
 	LagLimitMs  *float64 `json:"send_lag_limit_ms"`
