@@ -78,6 +78,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	cfg.Redial = e.Target.Redial
 	cfg.OnErrorReply = e.OnErrorReply
 	cfg.HiccupInterval = e.HiccupInterval
+	cfg.ServerProcess = e.ServerProcess()
 	w := Watched{Name: o.Name, Test: o.Test.Title, Mode: "open", Label: o.Label}
 	if o.Metric != "" {
 		w.Name, w.Test = o.Metric, o.Metric
@@ -172,6 +173,9 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 	}
 	cfg.OnErrorReply = e.OnErrorReply
 	cfg.HiccupInterval = e.HiccupInterval
+	if c.Primaries == nil {
+		cfg.ServerProcess = e.ServerProcess()
+	}
 	label, metric := c.Label, c.Metric
 	if label == "" {
 		label = c.Name

@@ -151,6 +151,11 @@ type Test struct {
 	// Host is what the client machine did during the test (absent from
 	// documents written before it was measured).
 	Host *Host `json:"host,omitempty"`
+	// ServerProcess is what the server's process did with the CPUs, when
+	// the target runs on this host in a process pacer found (absent
+	// otherwise): its wait for a CPU is what tells a busy host's miss
+	// from the server's.
+	ServerProcess *ServerProcess `json:"server_process,omitempty"`
 	// ReceiveClock says what a reply's arrival is: "kernel", the kernel's
 	// receive timestamp of its last bytes, or "read", the instant pacer's
 	// reader had them (where the platform gives no timestamp, or with
@@ -232,6 +237,9 @@ type Interval struct {
 	// InFlight is the requests written and not yet answered at the
 	// interval's end (tests only; absent from older documents).
 	InFlight *uint64 `json:"in_flight,omitempty"`
+	// ServerProcess is the local server process's share of the test's
+	// (tests only; absent when not watched).
+	ServerProcess *ServerProcess `json:"server_process,omitempty"`
 }
 
 // fromResult converts a result into its JSON form.
@@ -269,6 +277,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		return t, err
 	}
 	t.ReceiveClock = r.ReceiveClock
+	t.ServerProcess = testServerProcess(r.ServerProcess)
 	if r.CPU.Available || r.HiccupInterval > 0 || r.TargetLocal {
 		t.Host = &Host{TargetLocal: r.TargetLocal, TargetInProcess: r.TargetInProcess, HiccupIntervalMs: round(histo.Millis(int64(r.HiccupInterval)), 3)}
 		if c := r.CPU; c.Available {
@@ -449,6 +458,9 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, er
 			j.OldestInflightMs, j.OldestInflightMaxMs = &oldest, &peak
 			n := iv.InFlight
 			j.InFlight = &n
+			if iv.ServerProcess != nil {
+				j.ServerProcess = serverProcessJSON(*iv.ServerProcess)
+			}
 		}
 		out = append(out, j)
 	}

@@ -114,6 +114,12 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 		b.WriteString("\n")
 		writeServer(&b, t, t.Server)
 	}
+	if f.server != nil {
+		if t.Server == nil {
+			b.WriteString("\n")
+		}
+		writeServerProcess(&b, f.server)
+	}
 	for _, ts := range t.Servers {
 		fmt.Fprintf(&b, "\n  server side of %s (%s):\n", shardsText(ts.Shards), safetext.Escape(ts.Target))
 		writeServer(&b, t, ts.Server)

@@ -80,9 +80,12 @@ type figures struct {
 	read bool
 	// cpu and local are what the client host did, and whether the target
 	// was on it.
-	cpu                    scheduler.HostCPU
-	local                  bool
-	inProcess              bool
+	cpu       scheduler.HostCPU
+	local     bool
+	inProcess bool
+	// server is the local server process's use of the CPUs (nil: not
+	// watched).
+	server                 *scheduler.ServerProcess
 	response, service, lag *hdrhistogram.Histogram
 	receive, hiccups       *hdrhistogram.Histogram
 	// micros is a closed loop's latency as redis-benchmark records it.
@@ -106,7 +109,7 @@ func figuresOf(r *scheduler.Result) *figures {
 		heldSent: r.HeldSent, heldUnsent: r.HeldUnsent, targetGone: r.TargetGone,
 		response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccups: r.Hiccups, micros: r.Micros, tls: r.TLS,
 		stages: r.Stages, commands: r.Commands, nodes: nodes, intervals: r.Intervals,
-		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess,
+		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess, server: r.ServerProcess,
 	}
 }
 
@@ -128,6 +131,7 @@ func (t *Test) figures() (*figures, error) {
 		heldSent:   t.HeldSent,
 		heldUnsent: t.HeldUnsent,
 		read:       true,
+		server:     serverProcessOf(t.ServerProcess),
 	}
 	if h := t.Host; h != nil {
 		f.local, f.inProcess = h.TargetLocal, h.TargetInProcess
@@ -199,6 +203,10 @@ func (t *Test) series() ([]scheduler.Interval, error) {
 	for _, iv := range t.Intervals {
 		s := scheduler.Interval{
 			Start: exactSeconds(iv.StartS), Duration: exactSeconds(iv.DurationS), Counts: iv.Counts,
+		}
+		if iv.ServerProcess != nil {
+			u := iv.ServerProcess.usage()
+			s.ServerProcess = &u
 		}
 		var err error
 		if s.Response, err = packedOf(iv.Histograms.Response); err != nil {

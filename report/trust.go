@@ -101,7 +101,7 @@ func Judge(t *Test) Judgement {
 		if c.Pass {
 			continue
 		}
-		owner, because := attribute(c, h, host, t.Counts)
+		owner, because := attribute(c, h, host, t.Counts, clauseWait(t, c))
 		owners[i] = owner
 		if owner == OwnerServer {
 			server = append(server, c.Clause+": "+because)
@@ -195,14 +195,33 @@ func andMore(list []string) string {
 // attribute says whose failing clause cr is, and why in a clause of its
 // own. A latency bound from above that the server's side (service time,
 // to the kernel's arrival) meets is the client's: its send lag made the
-// response miss it. One the server's side misses too is the server's on
-// a quiet host (hostFacts.noise), and also on a busy one when the target
-// is elsewhere and the service time misses by more than the host's
-// hiccups at that metric could have added; otherwise the host's: it was
-// too busy to tell. Shares and rates are the server's unless the
-// generator's own unsent requests could account for them (regardless);
-// a bound from below, errors and timeouts are always the server's.
-func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts) (owner, because string) {
+// response miss it. One the server's side misses too is decided by the
+// server's own evidence first, where there is some:
+//
+//   - an event of the server's latency monitor during the test that
+//     itself took the bound or longer (an fsync, a fork, an expire
+//     cycle): the server's, quoting the event; unless the event is one
+//     of computing (a command, a cycle) and the server process's waits
+//     for a CPU explain the miss (below), since such an event's time
+//     includes the waits;
+//   - a server process on this host whose waits for a CPU, in the
+//     intervals that missed, explain the miss (serverWait.explains:
+//     waiting at least the share of the time the percentile leaves
+//     beyond it): the host's, naming the wait: the server's code may be
+//     fast, its machine did not run it;
+//   - a server process measured not waiting (serverWait.idle: under half
+//     that share), with the kernel's receive timestamps (so that pacer's
+//     own reading is not in the service time): the server's, even on a
+//     busy client host, quoting the wait.
+//
+// Otherwise the host's noise decides: the server's on a quiet host
+// (hostFacts.noise), and also on a busy one when the target is
+// elsewhere and the service time misses by more than the host's hiccups
+// at that metric could have added; otherwise the host's: it was too busy
+// to tell. Shares and rates are the server's unless the generator's own
+// unsent requests could account for them (regardless); a bound from
+// below, errors and timeouts are always the server's.
+func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts, wait serverWait) (owner, because string) {
 	c := cr.c
 	if !c.latency() || cr.Observed == nil || !c.upper() {
 		because, theirs := regardless(cr, h, total)
@@ -230,9 +249,25 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 		return OwnerClient, fmt.Sprintf("the server's side met it (service %s %s), the client's part did not: %s made the response time miss %s",
 			c.metric, formatValue(cr.service, "ms"), lag, bound)
 	}
+	missed := fmt.Sprintf("service %s %s misses %s", c.metric, formatValue(cr.service, "ms"), bound)
+	event, hasEvent := host.event(c.value)
+	explains := wait.explains(metricQuantile(c.metric))
+	switch {
+	case hasEvent && (ioEvent(event.Event) || !explains):
+		return OwnerServer, fmt.Sprintf("%s, beside the server's own latency event %s (its latency monitor)", missed, event)
+	case explains:
+		return OwnerHost, fmt.Sprintf("%s, but %s: the host did not run the server when it had work, which its code cannot help",
+			missed, wait.words())
+	case wait.idle(metricQuantile(c.metric)) && host.kernelClock:
+		return OwnerServer, fmt.Sprintf("%s, and %s: the time is the server's own", missed, wait.words())
+	}
+	waited := ""
+	if wait.ok {
+		waited = "; " + wait.words()
+	}
 	noise := host.noise(c.value, parts)
 	if len(noise) == 0 {
-		return OwnerServer, fmt.Sprintf("service %s %s misses %s too, on a quiet client host%s", c.metric, formatValue(cr.service, "ms"), bound, host.quietNote(c.metric, parts, share))
+		return OwnerServer, fmt.Sprintf("service %s %s misses %s too, on a quiet client host%s%s", c.metric, formatValue(cr.service, "ms"), bound, host.quietNote(c.metric, parts, share), waited)
 	}
 	// A miss larger than the client's measured noise could have added is
 	// the server's, unless the server shares saturated CPUs with pacer
@@ -246,8 +281,8 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 	if host.local {
 		why += "; the target is on this host: the server and pacer compete for the same cores"
 	}
-	return OwnerHost, fmt.Sprintf("service %s %s misses %s, but the client host was too busy to tell whose it is: %s",
-		c.metric, formatValue(cr.service, "ms"), bound, why)
+	return OwnerHost, fmt.Sprintf("service %s %s misses %s, but the client host was too busy to tell whose it is: %s%s",
+		c.metric, formatValue(cr.service, "ms"), bound, why, waited)
 }
 
 // hostFacts are what a test says of the client machine.
@@ -259,11 +294,58 @@ type hostFacts struct {
 	// sees what delays its goroutines.
 	inProcess bool
 	server    *serverinfo.Stats
+	// kernelClock: replies' arrivals are the kernel's receive
+	// timestamps, so pacer's own reading is not in the service time.
+	kernelClock bool
 }
 
 func hostOf(t *Test) hostFacts {
 	f := t.mustFigures()
-	return hostFacts{cpu: f.cpu, measured: f.hiccups != nil && f.hiccups.TotalCount() > 0, local: f.local, inProcess: f.inProcess, server: t.Server}
+	return hostFacts{cpu: f.cpu, measured: f.hiccups != nil && f.hiccups.TotalCount() > 0, local: f.local, inProcess: f.inProcess, server: t.Server,
+		kernelClock: t.ReceiveClock == scheduler.ReceiveKernel}
+}
+
+// event is the server's longest latency event during the test, when it
+// took boundMs or longer (ok false: none, or the monitor was off).
+func (h hostFacts) event(boundMs float64) (serverinfo.LatencyEvent, bool) {
+	e, ok := h.server.Worst()
+	if !ok || float64(e.Ms) < boundMs {
+		return serverinfo.LatencyEvent{}, false
+	}
+	return e, true
+}
+
+// ioEvent reports whether a latency event is one of waiting for the disk
+// or the kernel (an AOF write or fsync, a fork, an RDB save), whose time
+// no wait for a CPU makes: Redis's aof-*, fork, rdb-*.
+func ioEvent(name string) bool {
+	return strings.HasPrefix(name, "aof-") || strings.HasPrefix(name, "fork") || strings.HasPrefix(name, "rdb-") || strings.Contains(name, "fsync")
+}
+
+// metricQuantile is the quantile (percent) a latency metric reads: 99 for
+// p99, 100 for max, 50 for the mean and the median, 0 for min.
+func metricQuantile(metric string) float64 {
+	switch metric {
+	case "max":
+		return 100
+	case "min":
+		return 0
+	case "mean":
+		return 50
+	}
+	if q, err := strconv.ParseFloat(strings.TrimPrefix(metric, "p"), 64); err == nil {
+		return q
+	}
+	return 50
+}
+
+// clauseWait is the server process's wait over a failing clause's scope:
+// the worst window's intervals, or the whole test.
+func clauseWait(t *Test, c ClauseResult) serverWait {
+	if w := c.Window; w != nil {
+		return serverWaitOf(t, exactSeconds(w.StartS), exactSeconds(w.DurationS), c.Metric, c.Bound)
+	}
+	return serverWaitOf(t, 0, 0, c.Metric, c.Bound)
 }
 
 // noise lists what made the host too busy to tell, for a bound of

@@ -50,6 +50,7 @@ func (r *Result) Merge(o *Result) {
 	r.TargetLocal = r.TargetLocal || o.TargetLocal
 	r.TargetInProcess = r.TargetInProcess && o.TargetInProcess
 	r.CPU.add(o.CPU)
+	r.ServerProcess = r.ServerProcess.add(o.ServerProcess)
 	if r.FirstError == "" {
 		r.FirstError = o.FirstError
 	}
@@ -196,6 +197,10 @@ func (r *Result) Clone() *Result {
 	c.Hiccups = histo.Copy(r.Hiccups)
 	c.Service = cloneUnshared(r.Service, shared.service, c.Response)
 	c.ErrorCodes = maps.Clone(r.ErrorCodes)
+	if r.ServerProcess != nil {
+		sp := *r.ServerProcess
+		c.ServerProcess = &sp
+	}
 	if r.TLS != nil {
 		c.TLS = &TLSHandshakes{}
 		c.TLS.Merge(r.TLS)

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/host"
 )
 
 // Counts account for every scheduled request. Every request ends in exactly
@@ -216,6 +218,11 @@ type Result struct {
 	// process (pacer's embedded target): the hiccup meter then sees every
 	// delay the server's goroutines see. The run's caller sets it.
 	TargetInProcess bool
+	// ServerProcess is what the server's process did with the CPUs
+	// during the measured window, when the target runs on this host in a
+	// process of its own that pacer found (OpenConfig.ServerProcess); nil
+	// otherwise. Each interval has its own share.
+	ServerProcess *ServerProcess
 	// ErrorCodes counts error replies by their first word, plus
 	// CodeConnectionLost and "protocol error": the MaxErrorCodes most
 	// frequent, the rest under OtherErrors.
@@ -282,6 +289,27 @@ type Result struct {
 	// a constant rate); TargetRate is then the stages' mean rate over the
 	// measured window.
 	Stages []Stage
+}
+
+// ServerProcess is a local server's process and what its threads did
+// with the CPUs: their CPU time, their wait for a CPU, their time slices
+// and context switches (host.ProcUsage).
+type ServerProcess struct {
+	host.ServerProcess
+	Usage host.ProcUsage
+}
+
+// add adds o, a later run against the same server, to s.
+func (s *ServerProcess) add(o *ServerProcess) *ServerProcess {
+	switch {
+	case o == nil:
+		return s
+	case s == nil:
+		c := *o
+		return &c
+	}
+	s.Usage.Add(o.Usage)
+	return s
 }
 
 // HostCPU is what the host's CPUs did during a run.

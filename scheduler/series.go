@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 )
 
 // series cuts a running test into intervals. A goroutine wakes at the end
@@ -35,6 +36,10 @@ type series struct {
 	prev [nSeries]*histo.Delta
 	// kinds are the per-command recorders and counters of a timed mix.
 	kinds []kindSeries
+	// server reads a local server process's counters (nil: not
+	// watched); serverAt is the reading at the current interval's start.
+	server   func() host.ProcReading
+	serverAt host.ProcReading
 
 	// pack packs a histogram: into spill when there is one, else in memory.
 	pack func(*histo.Delta) (histo.Packed, error)
@@ -113,6 +118,9 @@ func newSeries(d time.Duration, origin time.Duration, totals func() Totals, olde
 // above (a spill file, the recorders' deltas) is done before t0 is chosen.
 func (s *series) begin(t0 int64) {
 	s.t0, s.started = t0, time.Now()
+	if s.server != nil && s.origin == 0 {
+		s.serverAt = s.server()
+	}
 	go s.loop()
 }
 
@@ -130,6 +138,9 @@ func (s *series) loop() {
 		}
 		s.mu.Lock()
 		s.baseline()
+		if s.server != nil {
+			s.serverAt = s.server()
+		}
 		s.mu.Unlock()
 	}
 	for k := int64(1); ; k++ {
@@ -184,7 +195,7 @@ func (s *series) measuredBytes(t Totals) Totals {
 func (s *series) take(k int64, now Totals) {
 	start := s.origin + time.Duration(k-1)*s.d
 	s.takeAll()
-	iv := Interval{Start: start, Duration: s.d, OldestInflight: s.oldestAge(), InFlight: inFlight(now.Counts)}
+	iv := Interval{Start: start, Duration: s.d, OldestInflight: s.oldestAge(), InFlight: inFlight(now.Counts), ServerProcess: s.serverSince()}
 	iv.Counts = sub(now.Counts, s.cum.Counts)
 	iv.BytesSent = now.BytesSent - min(now.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = now.BytesReceived - min(now.BytesReceived, s.cum.BytesReceived)
@@ -205,6 +216,25 @@ func (s *series) take(k int64, now Totals) {
 		ksr.cum.Add(kiv.Counts)
 		ksr.out = append(ksr.out, kiv)
 	}
+}
+
+// serverSince is what the server's process did since the last reading
+// (nil when it is not watched, or a reading failed: the process ended).
+// Called with mu held.
+func (s *series) serverSince() *host.ProcUsage {
+	if s.server == nil {
+		return nil
+	}
+	now := s.server()
+	if !now.OK() || !s.serverAt.OK() {
+		if now.OK() {
+			s.serverAt = now
+		}
+		return nil
+	}
+	u := now.Since(s.serverAt)
+	s.serverAt = now
+	return &u
 }
 
 // takeAll reads every recorder's difference since the last interval, the
@@ -260,7 +290,7 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 	}
 	start := s.origin + time.Duration(len(s.out))*s.d
 	s.takeAll()
-	iv := Interval{Start: start, Duration: max(0, time.Duration(end-s.t0)-start), OldestInflight: s.oldestAge()}
+	iv := Interval{Start: start, Duration: max(0, time.Duration(end-s.t0)-start), OldestInflight: s.oldestAge(), ServerProcess: s.serverSince()}
 	iv.Counts = sub(total.Counts, s.cum.Counts)
 	iv.BytesSent = total.BytesSent - min(total.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = total.BytesReceived - min(total.BytesReceived, s.cum.BytesReceived)

@@ -199,6 +199,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	ocfg.Redial = env.Target.Redial
 	ocfg.OnErrorReply = env.OnErrorReply
 	ocfg.HiccupInterval = env.HiccupInterval
+	ocfg.ServerProcess = env.ServerProcess()
 	ocfg.OnStart = func(l *scheduler.Live) {
 		if o.onStart != nil {
 			o.onStart(l)
