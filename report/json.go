@@ -156,6 +156,9 @@ type Test struct {
 	// otherwise): its wait for a CPU is what tells a busy host's miss
 	// from the server's.
 	ServerProcess *ServerProcess `json:"server_process,omitempty"`
+	// Decide is how a test given a budget to reach a verdict in
+	// (--decide-within) used it; absent otherwise.
+	Decide *Decide `json:"decide,omitempty"`
 	// ReceiveClock says what a reply's arrival is: "kernel", the kernel's
 	// receive timestamp of its last bytes, or "read", the instant pacer's
 	// reader had them (where the platform gives no timestamp, or with
@@ -278,6 +281,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 	}
 	t.ReceiveClock = r.ReceiveClock
 	t.ServerProcess = testServerProcess(r.ServerProcess)
+	t.Decide = decideJSON(r.Extension, r.Window)
 	if r.CPU.Available || r.HiccupInterval > 0 || r.TargetLocal {
 		t.Host = &Host{TargetLocal: r.TargetLocal, TargetInProcess: r.TargetInProcess, HiccupIntervalMs: round(histo.Millis(int64(r.HiccupInterval)), 3)}
 		if c := r.CPU; c.Available {

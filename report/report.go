@@ -125,6 +125,7 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 		writeServer(&b, t, ts.Server)
 	}
 	b.WriteString("\n")
+	b.WriteString(decideLine(t.Decide))
 	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeOf(t), safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
 	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
@@ -143,6 +146,12 @@ type serverWait struct {
 	ok bool
 	// failing says the usage is that of the failing intervals.
 	failing bool
+	// calm is the usage over the intervals in which the server process
+	// did not wait (idle at the clause's quantile), calmService their
+	// service time at the clause's metric (ms) and calmCount its samples.
+	calm        host.ProcUsage
+	calmService float64
+	calmCount   int64
 }
 
 // serverWaitOf is the server process's usage over the intervals of
@@ -157,7 +166,9 @@ func serverWaitOf(t *Test, from, dur time.Duration, metric string, boundMs float
 	if err != nil || len(ivs) == 0 {
 		return serverWait{u: f.server.Usage, ok: f.server.Usage.Seconds > 0}
 	}
-	var all, failing host.ProcUsage
+	var all, failing, calm host.ProcUsage
+	var calmHists []*hdrhistogram.Histogram
+	idleBelow := WaitIdleShare * beyond(metricQuantile(metric))
 	for _, iv := range ivs {
 		if iv.ServerProcess == nil || dur > 0 && (iv.Start < from || iv.Start >= from+dur) {
 			continue
@@ -166,11 +177,42 @@ func serverWaitOf(t *Test, from, dur time.Duration, metric string, boundMs float
 		if v, ok := iv.Service.Summary.Metric(metric); ok && iv.Service.Summary.Count > 0 && v > boundMs {
 			failing.Add(*iv.ServerProcess)
 		}
+		if iv.ServerProcess.WaitShare() < idleBelow && !iv.Service.Empty() {
+			if h, err := iv.Service.Histogram(); err == nil {
+				calm.Add(*iv.ServerProcess)
+				calmHists = append(calmHists, h)
+			}
+		}
 	}
+	w := serverWait{u: all, ok: all.Seconds > 0, calm: calm}
 	if failing.Seconds > 0 {
-		return serverWait{u: failing, ok: true, failing: true}
+		w.u, w.failing = failing, true
 	}
-	return serverWait{u: all, ok: all.Seconds > 0}
+	if len(calmHists) > 0 {
+		h, _ := histo.Merge(calmHists...)
+		s := histo.Summarize(h)
+		w.calmService, _ = s.Metric(metric)
+		w.calmCount = h.TotalCount()
+	}
+	return w
+}
+
+// calmMiss reports whether the service time of the intervals in which
+// the server process did not wait for a CPU, pooled, misses the bound
+// (met says what meets it) at quantile q, on enough samples to tell
+// (histo.MinTailSamples beyond the percentile): the server's own time
+// misses it, whatever the host did in the other intervals.
+func (w serverWait) calmMiss(q float64, met func(float64) bool) bool {
+	if w.calmCount == 0 || w.calm.Seconds <= 0 {
+		return false
+	}
+	return !histo.Insufficient(w.calmCount, q) && !met(w.calmService)
+}
+
+// calmWords says what calmMiss found.
+func (w serverWait) calmWords(metric string) string {
+	return fmt.Sprintf("in the %.1f s in which the server process hardly waited for a CPU (%s of the time), its service %s is still %.3f ms",
+		w.calm.Seconds, shareText(w.calm.WaitShare()), metric, w.calmService)
 }
 
 // explains reports whether the server's waits for a CPU can explain a

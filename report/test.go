@@ -85,7 +85,10 @@ type figures struct {
 	inProcess bool
 	// server is the local server process's use of the CPUs (nil: not
 	// watched).
-	server                 *scheduler.ServerProcess
+	server *scheduler.ServerProcess
+	// extension is how a run with a budget to decide in used it (nil:
+	// none).
+	extension              *scheduler.Extension
 	response, service, lag *hdrhistogram.Histogram
 	receive, hiccups       *hdrhistogram.Histogram
 	// micros is a closed loop's latency as redis-benchmark records it.
@@ -109,7 +112,7 @@ func figuresOf(r *scheduler.Result) *figures {
 		heldSent: r.HeldSent, heldUnsent: r.HeldUnsent, targetGone: r.TargetGone,
 		response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccups: r.Hiccups, micros: r.Micros, tls: r.TLS,
 		stages: r.Stages, commands: r.Commands, nodes: nodes, intervals: r.Intervals,
-		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess, server: r.ServerProcess,
+		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess, server: r.ServerProcess, extension: r.Extension,
 	}
 }
 
@@ -132,6 +135,7 @@ func (t *Test) figures() (*figures, error) {
 		heldUnsent: t.HeldUnsent,
 		read:       true,
 		server:     serverProcessOf(t.ServerProcess),
+		extension:  extensionOf(t.Decide),
 	}
 	if h := t.Host; h != nil {
 		f.local, f.inProcess = h.TargetLocal, h.TargetInProcess

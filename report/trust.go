@@ -70,7 +70,19 @@ type Judgement struct {
 // Requests the target held back (see Assess) count as the
 // server's doing throughout, except for under-delivery: a pass at less
 // than the target load is no pass.
+//
+// A test measured with a budget to decide in (--decide-within) is judged
+// by this rule at its first look and when the budget runs out, and by the
+// sequential rule (see sequential) at the looks between.
 func Judge(t *Test) Judgement {
+	if t == nil {
+		return Judgement{Outcome: Trusted, Verdict: VerdictOK}
+	}
+	return sequential(t, judge(t))
+}
+
+// judge is Judge's ordinary rule.
+func judge(t *Test) Judgement {
 	if t == nil {
 		return Judgement{Outcome: Trusted, Verdict: VerdictOK}
 	}
@@ -204,6 +216,11 @@ func andMore(list []string) string {
 //     of computing (a command, a cycle) and the server process's waits
 //     for a CPU explain the miss (below), since such an event's time
 //     includes the waits;
+//   - a server process on this host that in some intervals hardly
+//     waited for a CPU (under half the share beyond the percentile), and
+//     whose service time over those intervals alone still misses the
+//     bound, on samples enough to tell: the server's, even on a busy
+//     host (serverWait.calmMiss);
 //   - a server process on this host whose waits for a CPU, in the
 //     intervals that missed, explain the miss (serverWait.explains:
 //     waiting at least the share of the time the percentile leaves
@@ -252,13 +269,17 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 	missed := fmt.Sprintf("service %s %s misses %s", c.metric, formatValue(cr.service, "ms"), bound)
 	event, hasEvent := host.event(c.value)
 	explains := wait.explains(metricQuantile(c.metric))
+
+	q := metricQuantile(c.metric)
 	switch {
 	case hasEvent && (ioEvent(event.Event) || !explains):
 		return OwnerServer, fmt.Sprintf("%s, beside the server's own latency event %s (its latency monitor)", missed, event)
+	case host.kernelClock && wait.calmMiss(q, c.met):
+		return OwnerServer, fmt.Sprintf("%s, and %s: the time is the server's own", missed, wait.calmWords(c.metric))
 	case explains:
 		return OwnerHost, fmt.Sprintf("%s, but %s: the host did not run the server when it had work, which its code cannot help",
 			missed, wait.words())
-	case wait.idle(metricQuantile(c.metric)) && host.kernelClock:
+	case wait.idle(q) && host.kernelClock:
 		return OwnerServer, fmt.Sprintf("%s, and %s: the time is the server's own", missed, wait.words())
 	}
 	waited := ""

@@ -18,6 +18,9 @@ import (
 // histograms, maps and slices must be its own (see Clone); o is left
 // unchanged.
 //
+// A run's Extension stays the first run's (a run given a budget to decide
+// in is not repeated).
+//
 // Every field of Result has its rule here: TestMergeCoversEveryField fails
 // when a field is added without one.
 func (r *Result) Merge(o *Result) {

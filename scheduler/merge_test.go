@@ -30,7 +30,7 @@ var mergeRules = map[string]string{
 	"Response": "histogram", "Service": "histogram", "Lag": "histogram", "Receive": "histogram", "Micros": "histogram",
 	"Stamped": "sum", "Replies": "sum", "ReceiveClock": "kernel if every run's",
 	"Hiccups": "histogram", "HiccupInterval": "first", "TargetLocal": "or", "TargetInProcess": "and", "CPU": "weighted by seconds",
-	"ServerProcess": "server process",
+	"ServerProcess": "server process", "Extension": "first",
 	"TLS":           "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
 }
 
@@ -71,6 +71,9 @@ func filled(t *testing.T, base int64, b bool) *Result {
 			continue
 		case "ServerProcess":
 			f.Set(reflect.ValueOf(&ServerProcess{Usage: host.ProcUsage{Seconds: float64(base), Wait: time.Duration(base), Slices: uint64(base)}}))
+			continue
+		case "Extension":
+			f.Set(reflect.ValueOf(&Extension{Looks: int(base)}))
 			continue
 		case "Stages":
 			f.Set(reflect.ValueOf([]Stage{{Duration: time.Duration(base), Target: RatePerSecond(float64(base))}}))

@@ -89,6 +89,10 @@ type OpenConfig struct {
 	// (Result.ServerProcess, Interval.ServerProcess). Nil, or pacer's own
 	// process: not read.
 	ServerProcess *host.ServerProcess
+	// Looks, when set, looks at the intervals measured so far while the
+	// run goes on and may end it early (see Looks); Duration is then the
+	// most it lasts.
+	Looks *Looks
 	// Warmup is the leading part of the timeline whose requests are sent
 	// but not measured: those intended before it count nowhere in the
 	// result's counts, histograms, intervals and per-command results
@@ -305,6 +309,11 @@ func (run *openRun) prepare() {
 	run.series = newSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
 		seriesRecs{response: run.response, service: run.service, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
 	run.series.server = run.host.serverReader()
+	if cfg.Looks != nil {
+		run.series.looks = cfg.Looks
+		run.series.scheduled = run.scheduledBy
+		run.series.cut = func() { run.cut.Store(max(nanotime()-run.live.start.Load(), 1)) }
+	}
 	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
 		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: stagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),

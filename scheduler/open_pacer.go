@@ -205,6 +205,9 @@ func (p *pacer) loop() {
 			p.maintain(now)
 			p.lastMaintain = now
 		}
+		if c := p.run.cut.Load(); c > 0 && c < p.end {
+			p.end = c // a look decided: the timeline ends here
+		}
 		horizon := el
 		final := el >= p.end
 		if final {

@@ -40,6 +40,14 @@ type series struct {
 	// watched); serverAt is the reading at the current interval's start.
 	server   func() host.ProcReading
 	serverAt host.ProcReading
+	// looks reads the intervals as they close (nil: none); scheduled
+	// counts what the timeline intended before an offset, schedCum its
+	// count at the last interval's end; cut ends the run.
+	looks     *Looks
+	scheduled func(off int64) uint64
+	schedCum  uint64
+	cut       func()
+	looked    bool
 
 	// pack packs a histogram: into spill when there is one, else in memory.
 	pack func(*histo.Delta) (histo.Packed, error)
@@ -151,10 +159,18 @@ func (s *series) loop() {
 		case <-t.C:
 		}
 		s.mu.Lock()
+		var look []Interval
 		if !s.finished {
 			s.take(k, s.measured(s.totals()))
+			if !s.looked && s.looks.due(time.Duration(k)*s.d) {
+				look = append([]Interval(nil), s.out...)
+			}
 		}
 		s.mu.Unlock()
+		if look != nil && s.looks.Look(look) {
+			s.looked = true // decided: the run ends
+			s.cut()
+		}
 	}
 }
 
@@ -197,6 +213,13 @@ func (s *series) take(k int64, now Totals) {
 	s.takeAll()
 	iv := Interval{Start: start, Duration: s.d, OldestInflight: s.oldestAge(), InFlight: inFlight(now.Counts), ServerProcess: s.serverSince()}
 	iv.Counts = sub(now.Counts, s.cum.Counts)
+	if s.scheduled != nil {
+		// What the timeline intended in the interval, for a look; the
+		// result's own counts are spread at the end (finishSeries).
+		cum := s.scheduled(int64(s.origin) + k*int64(s.d))
+		iv.Counts.Scheduled = cum - min(cum, s.schedCum)
+		s.schedCum = cum
+	}
 	iv.BytesSent = now.BytesSent - min(now.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = now.BytesReceived - min(now.BytesReceived, s.cum.BytesReceived)
 	if err := s.packInto(&iv, &s.prev); err != nil && s.err == nil {
