@@ -33,9 +33,10 @@ type Decide struct {
 // Defaults of Decide.
 const (
 	DefaultQuietMax = 2 * time.Second
-	// DefaultEvery is the shortest step between looks by default: a look
-	// needs stats.MinIntervals intervals more to say more.
-	DefaultEvery = 5 * time.Second
+	// DefaultEvery is the shortest step between looks by default: each
+	// look judges everything measured, so a step only needs to add a
+	// few intervals.
+	DefaultEvery = 2 * time.Second
 	// quietWindow is how long the hiccup meter measures the host at a
 	// time while the run waits for it to be quiet.
 	quietWindow = 500 * time.Millisecond

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/stats"
 )
@@ -231,24 +232,26 @@ func decideLine(d *Decide) string {
 	if d == nil {
 		return ""
 	}
-	s := fmt.Sprintf("  decided        %s after %.1f s measured of a %s budget (%d of %d looks", d.By, d.MeasuredS,
-		strconv.FormatFloat(d.BudgetS, 'f', -1, 64)+" s", d.Looks, d.PlannedLooks)
-	if d.Looks > 1 {
-		s += fmt.Sprintf(", the later ones at %.2f%% confidence", 100*d.Level)
-	}
-	s += ")"
-	if !d.Decided && d.By != "first look" {
-		s = strings.Replace(s, "decided        "+d.By, "decided        by the budget's end", 1)
+	budget := strconv.FormatFloat(d.BudgetS, 'f', -1, 64) + " s"
+	var s string
+	switch d.By {
+	case "first look":
+		s = fmt.Sprintf("  decided        at the first look, after the planned %.1f s (budget %s)", d.MeasuredS, budget)
+	case "budget":
+		s = fmt.Sprintf("  undecided      until the budget's end: judged by the ordinary rule on all %.1f s measured (%d looks; budget %s)", d.MeasuredS, d.Looks, budget)
+	default:
+		s = fmt.Sprintf("  decided        at look %d of %d, after %.1f s measured (budget %s; looks after the first at %.2f%% confidence)",
+			d.Looks, d.PlannedLooks, d.MeasuredS, budget, 100*d.Level)
 	}
 	if d.QuietWaitS > 0 {
 		q := "quiet"
 		if !d.Quiet {
-			q = "not quiet"
+			q = "still busy"
 		}
 		s += fmt.Sprintf("; waited %.1f s for a quiet host (%s: hiccups p99 %.3f ms)", d.QuietWaitS, q, d.QuietHiccupsP99Ms)
 	}
 	if d.WentOn != "" {
-		s += "; went on because the first look was inconclusive: " + d.WentOn
+		s += "; went on because the first look was inconclusive: " + safetext.Escape(d.WentOn)
 	}
 	return s + "\n"
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,5 +256,74 @@ func TestDecideWithinSimulated(t *testing.T) {
 		if with.pass < plain.pass {
 			t.Errorf("%s: passed %d times with --decide-within, %d without", c.name, with.pass, plain.pass)
 		}
+	}
+}
+
+// TestSequentialLooks walks the looks of one gate: two busy seconds make
+// the first look inconclusive, the quiet seconds after them a later look
+// pass on its interval, and a failing server is the server's failure at
+// the first look and beyond doubt at a later one.
+func TestSequentialLooks(t *testing.T) {
+	t.Parallel()
+	slo, err := ParseSLO("p99<=2ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	h := simHost{noisy: true}
+	var ivs []scheduler.Interval
+	for i := range 40 {
+		iv := h.interval(t, rng, i == 3 || i == 4, time.Duration(i)*time.Second)
+		ivs = append(ivs, iv)
+	}
+	proto := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: scheduler.RatePerSecond(perInterval), Arrival: "uniform",
+		Pacing: "auto", LagLimit: 200 * time.Microsecond, Connections: 10, Interval: time.Second, HiccupInterval: time.Millisecond,
+		TargetLocal: true, ReceiveClock: scheduler.ReceiveKernel, CPU: scheduler.HostCPU{Available: true, Seconds: 10, Busy: 0.6, CPUs: 2},
+		ServerProcess: &scheduler.ServerProcess{ServerProcess: host.ServerProcess{PID: 1, How: "simulated"}}}
+	judge := func(n, look int) Judgement {
+		r, err := scheduler.Partial(proto, ivs[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Extension = &scheduler.Extension{Planned: 10 * time.Second, Every: 10 * time.Second, PlannedLooks: 4, Looks: look, Final: look == 4}
+		tt, j, err := NewTest(r, TestOptions{SLO: slo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.Decide == nil || tt.Decide.Looks != look {
+			t.Fatalf("look %d: decide %+v", look, tt.Decide)
+		}
+		t.Logf("look %d: %s: %s", look, j.Outcome, j.Reason)
+		return j
+	}
+	if j := judge(10, 1); j.Outcome != Untrusted {
+		t.Fatalf("first look: %s (%s), want inconclusive", j.Outcome, j.Reason)
+	}
+	// A later look passes on an interval, not on a point: two busy
+	// seconds in forty leave the p99's interval unbounded above (the
+	// blocks that hold them make the share below the bound uncertain).
+	if j := judge(40, 3); j.Outcome != Untrusted || !strings.Contains(j.Reason, "undecided at look 3 of 4") || !strings.Contains(j.Reason, "holds 2.000 ms") {
+		t.Fatalf("look 3: %s (%s), want undecided: the interval holds the bound", j.Outcome, j.Reason)
+	}
+	// The budget's end: the ordinary rule on all of it, which passes.
+	if j := judge(40, 4); j.Outcome != Trusted || strings.Contains(j.Reason, "look") {
+		t.Fatalf("the budget's end: %s (%s), want the ordinary rule's pass", j.Outcome, j.Reason)
+	}
+	// Quiet seconds only: a later look passes on the interval.
+	for i := range ivs {
+		ivs[i] = h.interval(t, rng, false, time.Duration(i)*time.Second)
+	}
+	if j := judge(20, 2); j.Outcome != Trusted || !strings.Contains(j.Reason, "decided at look 2 of 4") || !strings.Contains(j.Reason, "within 2.000 ms") {
+		t.Fatalf("quiet, look 2: %s (%s), want a pass on the interval", j.Outcome, j.Reason)
+	}
+	bad := simHost{failing: true}
+	for i := range ivs {
+		ivs[i] = bad.interval(t, rng, false, time.Duration(i)*time.Second)
+	}
+	if j := judge(10, 1); j.Outcome != Violated {
+		t.Fatalf("a failing server: %s (%s)", j.Outcome, j.Reason)
+	}
+	if j := judge(20, 2); j.Outcome != Violated || !strings.Contains(j.Reason, "beyond 2.000 ms") {
+		t.Fatalf("a failing server at look 2: %s (%s)", j.Outcome, j.Reason)
 	}
 }

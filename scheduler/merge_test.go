@@ -31,7 +31,7 @@ var mergeRules = map[string]string{
 	"Stamped": "sum", "Replies": "sum", "ReceiveClock": "kernel if every run's",
 	"Hiccups": "histogram", "HiccupInterval": "first", "TargetLocal": "or", "TargetInProcess": "and", "CPU": "weighted by seconds",
 	"ServerProcess": "server process", "Extension": "first",
-	"TLS":           "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
+	"TLS": "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
 }
 
 // filled returns a Result with every field set by reflection: numbers to
