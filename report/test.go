@@ -33,6 +33,11 @@ type TestOptions struct {
 	Percentiles, CI bool
 	// Server is what the server counted during the test (nil: not asked).
 	Server *serverinfo.Stats
+	// Runs are, for a test pooled from repeated runs, each run's latency
+	// (response time; a closed loop's from the send): the percentiles'
+	// intervals then hold the spread between them. Nil for one run,
+	// whose intervals come from its interval series.
+	Runs []*hdrhistogram.Histogram
 }
 
 // NewTest makes a run's result into a report test: its JSON form, its
@@ -51,7 +56,7 @@ func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 		}
 	}
 	if o.Percentiles || o.CI {
-		t.ResponsePercentiles = percentileStats(r.Response, o.CI)
+		t.ResponsePercentiles = percentileStats(r.Response, o.CI, ciSource{runs: o.Runs, intervals: r.Intervals, closed: r.Mode == "closed"})
 	}
 	if t.SLO, err = o.SLO.Check(&t); err != nil {
 		return nil, Judgement{}, err

@@ -60,7 +60,7 @@ func TestRunReportsTheServerProcess(t *testing.T) {
 	testrun.Contains(t, stdout, "server process pid "+strconv.Itoa(pid)+" (redis-server): CPU ", "waited for a CPU")
 
 	out2 := filepath.Join(t.TempDir(), "e.json")
-	if code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "300ms", "-c", "2", "-t", "get", "--json", out2); code != exitOK {
+	if code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "300ms", "-c", "2", "-t", "get", "--lag-limit", "1s", "--json", out2); code != exitOK {
 		t.Fatalf("embedded: exit %d: %s", code, stderr)
 	}
 	if d := readJSON[struct {

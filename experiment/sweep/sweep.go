@@ -486,7 +486,13 @@ func (o *openSweep) assess(p *openPoint) error {
 // intervals of its percentile clauses, its samples and its trend.
 func (o *openSweep) judge(p *openPoint) error {
 	cfg := o.cfg
-	t, j, err := report.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI, Server: p.server})
+	opts := report.TestOptions{ID: cfg.Test.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI, Server: p.server}
+	if len(p.steps) > 1 {
+		for _, st := range p.steps {
+			opts.Runs = append(opts.Runs, st.Response)
+		}
+	}
+	t, j, err := report.NewTest(p.pooled, opts)
 	if err != nil {
 		return err
 	}
