@@ -177,6 +177,16 @@ func (d *Decide) waitQuiet(ctx context.Context) quiet {
 	return quiet{waited: w, p99: p99, ok: ok}
 }
 
+// StepLooks plans the looks of a step of planned measured length with a
+// budget to decide in (a sweep's step: no quiet wait, its settle plays
+// that part): the step's longest measured length, the looks to give the
+// driver, and what completes the step's result once it returns.
+func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
+	cfg.Duration, cfg.Warmup = planned, 0
+	finish := e.withDecide(&d, quiet{}, &cfg, conns)
+	return cfg.Duration, cfg.Looks, finish
+}
+
 // withDecide prepares cfg for a run with a budget to decide in, after
 // the wait for a quiet host q: it plans the looks, and returns what to
 // call with the result once the run returns (nothing without d).

@@ -184,6 +184,9 @@ const drainPoll = time.Millisecond
 func (p *pacer) loop() {
 	defer p.slice.release()
 	p.slice.hold()
+	if havePreciseSleep {
+		defer clock.HoldP()() // its raw sleeps keep a P: the runtime gets another
+	}
 	if p.onPrepare != nil {
 		p.onPrepare()
 	}

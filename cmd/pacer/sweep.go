@@ -31,6 +31,7 @@ func sweepCommand() *cli.Command {
 		&cli.StringFlag{Name: "c", Value: "50", Usage: "`N` connections (at most 10000); --closed: a list, 10,50,100,200", Category: catLoad},
 		&cli.StringFlag{Name: "P", Value: "1", Usage: "--closed: pipeline `LIST` of batch sizes, 1,16,64", Category: catLoad},
 		repeatFlag(),
+		decideFlag("--search: a budget `DURATION` for each step to reach a verdict in: a step that is inconclusive because of the client or its host goes on measuring, judged on everything it measured (see pacer run --decide-within); without it, a step that measures a rate again gets three times its length"),
 		arrivalFlag(),
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
 	)
@@ -106,6 +107,16 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 		err = cfg.SetClosed(c.String("c"), c.String("P"), c.Duration("drain"), c.IsSet, maxConnections)
 	} else {
 		err = cfg.parseOpen(c)
+	}
+	if err == nil && c.IsSet("decide-within") {
+		var d decideOpts
+		switch d, err = parseDecide(c, cfg.SLO, 0); {
+		case err != nil:
+		case !cfg.Search:
+			err = usageErrorf("--decide-within is for --search's steps: a plain sweep measures its listed rates as they come")
+		default:
+			cfg.Decide = d.budget
+		}
 	}
 	if err == nil {
 		err = cfg.Validate()
