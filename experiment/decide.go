@@ -181,8 +181,8 @@ func (d *Decide) waitQuiet(ctx context.Context) quiet {
 // budget to decide in (a sweep's step: no quiet wait, its settle plays
 // that part): the step's longest measured length, the looks to give the
 // driver, and what completes the step's result once it returns.
-func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
-	cfg.Duration, cfg.Warmup = planned, 0
+func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, name string, tl scheduler.Timeline, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
+	cfg.Duration, cfg.Warmup, cfg.Name, cfg.Timeline = planned, 0, name, tl
 	finish := e.withDecide(&d, quiet{}, &cfg, conns)
 	return cfg.Duration, cfg.Looks, finish
 }

@@ -216,6 +216,10 @@ func TestJudge(t *testing.T) {
 		// A quiet host, measured: the server's, with the figures.
 		{name: "fail, quiet host measured", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.3, 0, true), hiccups(100 * us)}, slo: "p99<5ms",
 			want: Violated, verdict: "ok", says: "on a quiet client host (hiccups p99 0.100 ms (2% of the bound), CPU 30% busy, 0% stolen)"},
+		// A pass on a quiet host whose send lag still exceeded its limit:
+		// the machine could not pace to the precision asked, and says so.
+		{name: "pass, lag above its limit on a quiet host", f: flat(100*us, 1500*us), adjust: []func(*scheduler.Result){hostCPU(0.3, 0, true), hiccups(100 * us)}, slo: "p99<5ms",
+			want: Trusted, verdict: "ok", says: "this machine could not pace to the precision asked: send lag p99 1.500 ms above the limit 1.000 ms on a quiet host"},
 		// The client host quiet, but the server's process waited for a CPU
 		// a third of the time, 2 ms a slice (its CPUs were taken: pinned
 		// beside busy loops): the host's, naming the wait.

@@ -345,7 +345,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 	o.looked = nil
 	if budget := o.decideBudget(); budget > 0 {
 		d := experiment.Decide{Budget: budget, Options: report.TestOptions{ID: j.ID, SLO: cfg.SLO}}
-		stepDur, looks, o.looked = env.StepLooks(d, cfg.Open, cfg.Conns, o.stepDur)
+		stepDur, looks, o.looked = env.StepLooks(d, cfg.Open, cfg.Conns, name, tl, o.stepDur)
 		o.cur.measured += stepDur - o.stepDur
 	}
 	var stop func()
