@@ -256,5 +256,3 @@ func (w serverWait) words() string {
 	return fmt.Sprintf("the server process waited %s for a CPU in %.1f s%s (%s of the time, %s per time slice)",
 		waitText(w.u.Wait), w.u.Seconds, in, shareText(w.u.WaitShare()), waitText(w.u.MeanWait()))
 }
-
-func histoMs(d time.Duration) float64 { return float64(d) / 1e6 }
