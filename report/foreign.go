@@ -83,6 +83,28 @@ func finite(what string, v float64) error {
 	return nil
 }
 
+// ordered checks that the figures of s a file gave (have) rise with the
+// rank: min ≤ p50 ≤ … ≤ p99.99 ≤ max, and the mean within [min, max]. A
+// file where p50 is 3 ms and p99 1 ms was not written by the tool it
+// claims, and side by side it would rank tools on figures that cannot be.
+func ordered(s *histo.Summary, have map[string]bool) error {
+	prev, prevName := math.Inf(-1), ""
+	for _, m := range summaryMetrics {
+		if m == "mean" || !have[m] {
+			continue
+		}
+		v := *s.Field(m)
+		if v < prev {
+			return fmt.Errorf("%s %g is below %s %g: percentiles that fall are not a distribution", m, v, prevName, prev)
+		}
+		prev, prevName = v, m
+	}
+	if have["mean"] && (have["min"] && s.Mean < s.Min || have["max"] && s.Mean > s.Max) {
+		return fmt.Errorf("mean %g is outside min %g and max %g", s.Mean, s.Min, s.Max)
+	}
+	return nil
+}
+
 // readRedisBenchmarkCSV reads redis-benchmark --csv: a header line
 // ("test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",
 // "p95_latency_ms","p99_latency_ms","max_latency_ms") and a line per
@@ -133,6 +155,9 @@ func readRedisBenchmarkCSV(label string, data []byte) (Input, error) {
 			case "min", "max", "p50", "p90", "p95", "p99", "p99.9", "p99.99":
 				*s.Field(metric), have[metric] = v, true
 			}
+		}
+		if err := ordered(&s, have); err != nil {
+			return Input{}, fmt.Errorf("redis-benchmark --csv: line %d: %w", line, err)
 		}
 		if len(have) > 0 {
 			t.ResponseMs = &s
@@ -380,6 +405,9 @@ func memtierTest(name string, c memtierCommand, runtimeMs float64) (Test, bool, 
 			}
 		}
 	}
+	if err := ordered(&s, have); err != nil {
+		return t, false, err
+	}
 	if hasHist { // every percentile: what memtier did not print, from the histogram
 		for _, m := range summaryMetrics {
 			if !have[m] {
@@ -470,10 +498,10 @@ func memtierSeries(series map[string]map[string]any) []Interval {
 			iv.Completed, iv.Sent, iv.Scheduled = uint64(n), uint64(n), uint64(n)
 		}
 		s := histo.Summary{}
-		have := false
+		have := map[string]bool{}
 		for k, m := range map[string]string{"Average Latency": "mean", "Min Latency": "min", "Max Latency": "max"} {
 			if f, ok := num(k); ok {
-				*s.Field(m), have = f, true
+				*s.Field(m), have[m] = f, true
 			}
 		}
 		for k := range v {
@@ -483,10 +511,12 @@ func memtierSeries(series map[string]map[string]any) []Interval {
 			p, err := strconv.ParseFloat(k[1:], 64)
 			f, ok := num(k)
 			if m := percentileMetric(p); err == nil && ok && m != "" {
-				*s.Field(m), have = f, true
+				*s.Field(m), have[m] = f, true
 			}
 		}
-		if have && iv.Completed > 0 {
+		// Figures that fall with the rank are left out, as a figure
+		// that is not a number is.
+		if len(have) > 0 && iv.Completed > 0 && ordered(&s, have) == nil {
 			iv.ResponseMs = &s
 		}
 		out = append(out, iv)
