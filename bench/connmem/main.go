@@ -4,15 +4,18 @@
 // with -embedded, against the embedded target, and prints each run's peak
 // resident memory (VmHWM), exit code and completed requests. Several
 // binaries run interleaved (A B A B …), so the machine's load hits each.
+// With -replay it also runs `pacer replay --per-client` over a MONITOR
+// trace it writes: N clients, the same rate and length.
 //
 //	go build -o /tmp/pacer ./cmd/pacer
-//	go run ./bench/connmem -variants 'before=/tmp/pacer-old;after=/tmp/pacer' -c 9000 -rate 10k -duration 10s
+//	go run ./bench/connmem -variants 'before=/tmp/pacer-old;after=/tmp/pacer' -c 9000 -rate 10k -duration 10s -replay
 //
 // It raises its own open-file limit to the hard limit (the children
 // inherit it); the hard limit must exceed N plus some hundreds.
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -45,6 +48,7 @@ func main() {
 	runs := flag.Int("runs", 1, "runs per variant and target, interleaved")
 	embedded := flag.Bool("embedded", false, "also run against the embedded target (--embedded)")
 	extra := flag.String("extra", "", "more pacer run flags (space separated)")
+	replay := flag.Bool("replay", false, "also run replay --per-client over a trace of -c clients")
 	flag.Parse()
 	vs := parseVariants(*variants)
 	if len(vs) == 0 {
@@ -69,28 +73,72 @@ func main() {
 		targets = append(targets, []string{"--embedded"})
 	}
 	fmt.Printf("pacer run -c %d --rate %s --duration %s %s; load average %s\n", *conns, *rate, *duration, *extra, loadavg())
+	commands := []string{"run"}
+	trace := filepath.Join(dir, "trace.txt")
+	if *replay {
+		kit.Check(writeTrace(trace, *conns, *rate, *duration))
+		commands = append(commands, "replay")
+	}
 	results := map[string][]sample{}
+	var keys []string
 	for i := range *runs {
-		for _, tg := range targets {
-			for _, v := range vs {
-				args := []string{"run", "-c", strconv.Itoa(*conns), "--rate", *rate, "--duration", *duration,
-					"--json", filepath.Join(dir, "r.json"), "-q"}
-				args = append(append(args, tg...), strings.Fields(*extra)...)
-				s := once(v.bin, args, filepath.Join(dir, "r.json"))
-				key := v.name + " " + strings.Join(tg, " ")
-				results[key] = append(results[key], s)
-				fmt.Printf("run %d %-8s %-14s peak RSS %6.1f MB (at the end %6.1f MB), exit %d, %.0f completed, %.1fs%s\n",
-					i+1, v.name, strings.Join(tg, " "), mb(s.peak), mb(s.current), s.code, s.completed, s.took.Seconds(), s.stderr)
+		for _, command := range commands {
+			for _, tg := range targets {
+				for _, v := range vs {
+					args := []string{"run", "-c", strconv.Itoa(*conns), "--rate", *rate, "--duration", *duration}
+					if command == "replay" {
+						args = []string{"replay", "--per-client"}
+					}
+					args = append(args, "--json", filepath.Join(dir, "r.json"), "-q")
+					args = append(append(args, tg...), strings.Fields(*extra)...)
+					if command == "replay" {
+						args = append(args, trace)
+					}
+					s := once(v.bin, args, filepath.Join(dir, "r.json"))
+					key := fmt.Sprintf("%-8s %-6s %-14s", v.name, command, strings.Join(tg, " "))
+					if results[key] == nil {
+						keys = append(keys, key)
+					}
+					results[key] = append(results[key], s)
+					fmt.Printf("run %d %s peak RSS %6.1f MB (at the end %6.1f MB), exit %d, %.0f completed, %.1fs%s\n",
+						i+1, key, mb(s.peak), mb(s.current), s.code, s.completed, s.took.Seconds(), s.stderr)
+				}
 			}
 		}
 	}
-	for _, tg := range targets {
-		for _, v := range vs {
-			key := v.name + " " + strings.Join(tg, " ")
-			fmt.Printf("median peak RSS %-8s %-14s %6.1f MB\n", v.name, strings.Join(tg, " "),
-				kit.Median(results[key], func(s sample) float64 { return mb(s.peak) }))
-		}
+	for _, key := range keys {
+		fmt.Printf("median peak RSS %s %6.1f MB\n", key, kit.Median(results[key], func(s sample) float64 { return mb(s.peak) }))
 	}
+}
+
+// writeTrace writes a MONITOR trace of clients clients sending GETs at
+// rate for duration, in turn.
+func writeTrace(path string, clients int, rate, duration string) error {
+	r, err := strconv.ParseFloat(strings.TrimSuffix(strings.ToLower(rate), "k"), 64)
+	if err != nil {
+		return fmt.Errorf("-rate %q: want a number, or thousands with k", rate)
+	}
+	if strings.HasSuffix(strings.ToLower(rate), "k") {
+		r *= 1000
+	}
+	d, err := time.ParseDuration(duration)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	const t0 = 1700000000.0
+	for i := range int(r * d.Seconds()) {
+		fmt.Fprintf(w, "%.6f [0 127.0.0.1:%d] \"GET\" \"key:%d\"\n", t0+float64(i)/r, 10000+i%clients, i)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }

@@ -124,6 +124,10 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
 		return nil, err
 	}
+	if err := fitMemory(c, cfg.Conns, &l, cfg.work); err != nil {
+		return nil, err
+	}
+	cfg.target.MaxBuffer = l.MaxBuffer
 	if err := checkClosedBudget(cfg.work, cfg.Conns, cfg.Pipeline); err != nil {
 		return nil, err
 	}
