@@ -161,7 +161,7 @@ func compareAction(c *cli.Context) error {
 	e.askServer()
 	e.noteConfig()
 	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
-		cfg.test.title, cfg.Conns, cfg.Pipeline, cfg.Duration, where)
+		oneLine(cfg.test.title), cfg.Conns, cfg.Pipeline, cfg.Duration, oneLine(where))
 	if e.server.ID.Available {
 		fmt.Fprintln(out, report.ServerLine(e.server.ID))
 	}
