@@ -166,8 +166,10 @@ const shrinkFactor = 8
 // An output buffer grows by doubling as commands need it (up to
 // MaxBuffer and the command that crosses it); every shrinkFlushes flushes
 // that emptied it, a buffer past outMin whose fullest flush in that span
-// held at most a quarter of it halves, so a burst's memory goes back
-// without the steady state reallocating.
+// held at most an eighth of it halves, so a burst's memory goes back. The
+// eighth, against the doubling at need, leaves a load whose flushes vary
+// less than fourfold with one buffer: the steady state does not
+// reallocate.
 const (
 	outMin        = 4 << 10
 	shrinkFlushes = 1024
@@ -545,9 +547,9 @@ func (c *Conn) advance(n int, now int64) {
 		case uint64(cap(c.out)) > shrinkFactor*c.maxBuffer:
 			c.out = nil // a burst queued past Free: give its memory back
 		case c.flushes >= shrinkFlushes:
-			// A buffer a burst grew and that the last flushes used a
-			// quarter of at most halves.
-			if cap(c.out) > outMin && c.outPeak <= cap(c.out)/4 {
+			// A buffer a burst grew and that the last flushes used an
+			// eighth of at most halves.
+			if cap(c.out) > outMin && c.outPeak <= cap(c.out)/8 {
 				c.out = make([]byte, 0, cap(c.out)/2)
 			}
 			c.flushes, c.outPeak = 0, 0

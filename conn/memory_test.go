@@ -40,7 +40,7 @@ func TestConnectionCostFollowsUse(t *testing.T) {
 }
 
 // TestReadBufferGrowsAndShrinks: the read buffer starts at a page, grows
-// while reads fill it, and halves back once a span of reads uses a quarter
+// while reads fill it, and halves back once a span of reads uses an eighth
 // of it at most; a line longer than it still grows it.
 func TestReadBufferGrowsAndShrinks(t *testing.T) {
 	burst := strings.Repeat("+OK\r\n", 200_000) // 1 MB in one go
@@ -94,7 +94,7 @@ func (c *chunked) Read(p []byte) (int, error) {
 }
 
 // TestOutputBufferShrinksAfterABurst: a burst that grew the output buffer
-// to MaxBuffer gives the memory back once later flushes hold a quarter of
+// to MaxBuffer gives the memory back once later flushes hold an eighth of
 // it at most; a steady load keeps its buffer.
 func TestOutputBufferShrinksAfterABurst(t *testing.T) {
 	a, b := net.Pipe()
