@@ -322,6 +322,12 @@ func TestParseShards(t *testing.T) {
 	if err != nil || len(top.Primaries) != 1 || top.Primaries[0].Addr != "127.0.0.1:7000" || !top.Covered() {
 		t.Fatalf("RESP3: %v %+v", err, top)
 	}
+	// A failed node without a port is left out, as it is not dialled.
+	v = value(t, resp([]any{[]any{"slots", []any{0, 16383}, "nodes", []any{
+		node("a", "127.0.0.1", 7000, "master", "online"), node("gone", "127.0.0.1", 0, "replica", "fail")}}}))
+	if top, err := parseShards(v, "127.0.0.1", false); err != nil || len(top.Primaries) != 1 || len(top.Primaries[0].Replicas) != 0 {
+		t.Errorf("a failed replica without a port: %v %+v", err, top)
+	}
 	// A port that is not one is refused, naming it, not dialled later.
 	for _, port := range []int{0, 99999, -5} {
 		v := value(t, resp([]any{[]any{"slots", []any{0, 16383}, "nodes", []any{node("a", "127.0.0.1", port, "master", "online")}}}))

@@ -226,6 +226,9 @@ func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) 
 			}
 			addr, err := endpoint(host, port, seedHost)
 			if err != nil {
+				if h := n["health"].Str; h != "" && h != "online" {
+					continue // a failed or loading node, not dialled
+				}
 				return nil, err
 			}
 			if n["role"].Str == "master" {

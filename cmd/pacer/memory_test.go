@@ -17,7 +17,7 @@ import (
 // code, stdout and stderr.
 func underLimit(t *testing.T, kib int, args ...string) (int, string, string) {
 	t.Helper()
-	script := "ulimit -n 8192 && ulimit -v " + strconv.Itoa(kib) + ` && exec "$0" "$@"`
+	script := "{ ulimit -n 8192 2>/dev/null || ulimit -n $(ulimit -Hn); } && ulimit -v " + strconv.Itoa(kib) + ` && exec "$0" "$@"`
 	cmd := exec.Command("sh", append([]string{"-c", script, pacerBinary(t)}, args...)...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -47,7 +47,8 @@ func TestMemoryLimitIsMetBeforeTheRun(t *testing.T) {
 	testrun.SkipShort(t, "runs 2,000 connections")
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, stderr = underLimit(t, 4<<20, "run", "--embedded", "-c", "2000", "--rate", "10k", "-n", "200", "-q", "--json", out)
-	if code != exitOK || !strings.Contains(stderr, "pacer: note: ulimit -v of 4096 MiB holds 2000 connections at --max-buffer") {
+	// A loaded machine may make the run untrustworthy (4): it ran all the same.
+	if code != exitOK && code != exitUntrusted || !strings.Contains(stderr, "pacer: note: ulimit -v of 4096 MiB holds 2000 connections at --max-buffer") {
 		t.Fatalf("ulimit -v 4 GiB, -c 2000: exit %d, stderr %q", code, head(stderr))
 	}
 	var doc struct {
