@@ -101,7 +101,7 @@ func (e *runEnv) close() {
 
 // say prints a note on stderr, passwords masked.
 func (e *runEnv) say(s string) {
-	fmt.Fprintln(e.stderr, secretsFrom(e.ctx).Redact(s))
+	fmt.Fprintln(e.stderr, oneLine(secretsFrom(e.ctx).Redact(s)))
 }
 
 // askServer asks the server who it is (outside any measured window) and
@@ -115,7 +115,7 @@ func (e *runEnv) askServer() {
 // says it in redis-benchmark's words instead).
 func (e *runEnv) noteConfig() {
 	if r := e.server.ConfigRefused(); r != "" {
-		fmt.Fprintf(e.stderr, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", r)
+		fmt.Fprintf(e.stderr, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", oneLine(r))
 	}
 }
 
@@ -195,9 +195,9 @@ func outcomeCode(o report.Outcome) int {
 func judged(stderr io.Writer, t *report.Test, j report.Judgement) int {
 	switch j.Outcome {
 	case report.Failed:
-		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", t.Name, oneLine(j.Reason))
+		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", oneLine(t.Name), oneLine(j.Reason))
 	case report.Untrusted:
-		fmt.Fprintf(stderr, "pacer: %s: not trustworthy: %s\n", t.Name, oneLine(j.Reason))
+		fmt.Fprintf(stderr, "pacer: %s: not trustworthy: %s\n", oneLine(t.Name), oneLine(j.Reason))
 	}
 	return outcomeCode(j.Outcome)
 }
