@@ -331,3 +331,27 @@ func equalFoldASCII(b []byte, s string) bool {
 	}
 	return true
 }
+
+// subcommandPositions is a subcommand's keys as a KeySpec, when its specs
+// say one range from a fixed index (every keyed subcommand of Redis 7.0:
+// OBJECT ENCODING k, XGROUP CREATE k g id, MEMORY USAGE k).
+func subcommandPositions(cmd, sub string) (KeySpec, bool) {
+	c, ok := lookupCommand([][]byte{[]byte(cmd), []byte(sub)})
+	if c == nil || !ok {
+		return KeySpec{}, false
+	}
+	var out KeySpec
+	for _, s := range c.specs {
+		if s.NotKey {
+			continue
+		}
+		if out.First > 0 || s.Unknown || s.Index == 0 || s.KeyNum || s.LastKey < 0 && s.Limit > 0 {
+			return KeySpec{}, false
+		}
+		out = KeySpec{First: s.Index, Last: s.Index + s.LastKey, Step: s.KeyStep}
+		if s.LastKey < 0 {
+			out.Last = s.LastKey
+		}
+	}
+	return out, true
+}

@@ -77,3 +77,31 @@ func TestParseSpecs(t *testing.T) {
 		t.Errorf("%+v %v", s, err)
 	}
 }
+
+// TestKeyPositionsOfSubcommands: a subcommand named with its command has
+// the key table's positions, for routing a replay's kinds.
+func TestKeyPositionsOfSubcommands(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want KeySpec
+		ok   bool
+	}{
+		{"OBJECT ENCODING", KeySpec{First: 2, Last: 2, Step: 1}, true},
+		{"object freq", KeySpec{First: 2, Last: 2, Step: 1}, true},
+		{"XGROUP CREATE", KeySpec{First: 2, Last: 2, Step: 1}, true},
+		{"CONFIG GET", KeySpec{}, true},
+		{"OBJECT NOSUCH", KeySpec{}, false},
+		{"GET", KeySpec{First: 1, Last: 1, Step: 1}, true},
+	} {
+		if got, ok := KeyPositions(c.name); got != c.want || ok != c.ok {
+			t.Errorf("%s: %+v %v, want %+v %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+	for name, text := range keyTable {
+		if cmd, sub, ok := strings.Cut(name, "|"); ok && text != "" {
+			if s, ok := KeyPositions(cmd + " " + sub); !ok || s.First == 0 {
+				t.Errorf("%s: %+v %v", name, s, ok)
+			}
+		}
+	}
+}
