@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +25,15 @@ import (
 // with --key-prefix, to a real redis-server, and checks with the
 // server's own bookkeeping that the policy holds:
 //
+//   - the server's command lookup (COMMAND INFO) does not take the name
+//     it lets through for a command it refuses; a name with a NUL that
+//     it let through is tried with 1000 other endings after the NUL (the
+//     server hashes the whole name but compares up to the NUL, so one
+//     in a few hundred collides);
 //   - no command the policy refuses ran, or was even looked up: the
 //     calls, rejected_calls and failed_calls of every such command in
-//     INFO commandstats stay as they were (the server's lookup is the
-//     judge: a name it takes for FLUSHALL counts as FLUSHALL);
+//     INFO commandstats stay as they were (a name the server takes for
+//     FLUSHALL counts as FLUSHALL);
 //   - the server answers PING, and its eviction policy and AOF setting
 //     are unchanged;
 //   - with --key-prefix, no key outside the prefix and no other
@@ -78,6 +84,18 @@ func checkPolicyOnServer(t *testing.T, srv *redistest.Server, dir string, argv [
 	}
 	h := dialRaw(t, srv.Addr)
 	defer h.close()
+	// Refused by name (the arguments of the statistics' names are
+	// unknown: where --key-prefix refuses by them, the keys' check below
+	// holds it).
+	var policy *scenarios.Policy
+	if prefix != "" {
+		policy = policy.WithKeyPrefix(func([][]byte) bool { return true })
+	}
+	for _, name := range h.lookup(t, argv) {
+		if refusedStat(policy, name) {
+			t.Errorf("%q (prefix %q) is sent, and the server's lookup takes it (or a name that differs from it after a NUL only) for %s", argv, prefix, name)
+		}
+	}
 	h.reset(t)
 	before := h.state(t)
 	// Sent as the replay sends it, on a connection of its own; a command
@@ -93,13 +111,6 @@ func checkPolicyOnServer(t *testing.T, srv *redistest.Server, dir string, argv [
 	}
 	c.Close()
 	after := h.state(t)
-	// Refused by name (the arguments of the statistics' names are
-	// unknown: where --key-prefix refuses by them, the keys' check below
-	// holds it).
-	var policy *scenarios.Policy
-	if prefix != "" {
-		policy = policy.WithKeyPrefix(func([][]byte) bool { return true })
-	}
 	for name, n := range after.stats {
 		if n != before.stats[name] && refusedStat(policy, name) {
 			t.Errorf("%q (prefix %q) was sent as %q, and the server counted %s: %s → %s", argv, prefix, cmd, name, before.stats[name], n)
@@ -165,6 +176,45 @@ func refusedStat(policy *scenarios.Policy, name string) bool {
 	}
 	a, _ := policy.Classify(argv)
 	return a == scenarios.Refuse || a == scenarios.Forbid || scenarios.IsScriptCall(argv)
+}
+
+// lookup asks the server's command lookup (COMMAND INFO) which command it
+// takes argv's name for, and argv's subcommand where the name is a
+// command with subcommands, as it looks them up to run them: the names
+// it finds ("flushall", "config|set"). A name with a NUL is asked again
+// with other endings after the NUL, all in one COMMAND INFO.
+func (h *rawClient) lookup(t *testing.T, argv [][]byte) []string {
+	if bytes.IndexByte(argv[0], '|') >= 0 {
+		return nil // the lookup that runs a command does not split at '|'
+	}
+	found := h.commandInfo(t, "", argv[0])
+	if len(found) == 0 || len(argv) < 2 || bytes.IndexByte(argv[1], '|') >= 0 {
+		return found
+	}
+	// The name is a command: its subcommand, if it has them.
+	info := h.do(t, "COMMAND", "INFO", string(argv[0])).Elems
+	if len(info) != 1 || len(info[0].Elems) < 10 || len(info[0].Elems[9].Elems) == 0 {
+		return found
+	}
+	return append(found, h.commandInfo(t, string(argv[0])+"|", argv[1])...)
+}
+
+// commandInfo asks COMMAND INFO for prefix+name, and with a NUL in name
+// for 1000 other endings after it too: the names of the commands found.
+func (h *rawClient) commandInfo(t *testing.T, prefix string, name []byte) []string {
+	ask := []string{prefix + string(name)}
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		for k := range 1000 {
+			ask = append(ask, prefix+string(name[:i+1])+strconv.Itoa(k))
+		}
+	}
+	var found []string
+	for _, e := range h.do(t, append([]string{"COMMAND", "INFO"}, ask...)...).Elems {
+		if len(e.Elems) > 0 {
+			found = append(found, e.Elems[0].Str)
+		}
+	}
+	return found
 }
 
 // rawClient is the check's own connection: plain RESP, no handshake.
