@@ -147,23 +147,29 @@ func TestReplayMaxBufferRefusesALargerCommand(t *testing.T) {
 	}
 }
 
-// TestReplayBoundsBlankLines: a gzip trace of blank lines (a few hundred
-// KiB that expand to 256 MiB) is refused once its blank bytes pass the
-// bound, naming it, instead of being read to its end on every pass and
-// called empty.
+// TestReplayBoundsBlankLines: a gzip trace of blank lines (a few KiB that
+// expand to 70 MiB) is refused once its blank bytes pass the bound,
+// naming it, instead of being read to its end on every pass and called
+// empty.
 func TestReplayBoundsBlankLines(t *testing.T) {
 	t.Parallel()
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	zw.Write([]byte("1339518083.000001 [0 127.0.0.1:5000] \"GET\" \"a\"\n"))
-	blank := bytes.Repeat([]byte("\n"), 1<<20)
-	for range 256 {
-		zw.Write(blank)
+	// Gzip members one after another are one stream: a MiB of newlines
+	// compressed once, seventy times.
+	member := func(b []byte) []byte {
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		zw.Write(b)
+		zw.Close()
+		return gz.Bytes()
 	}
-	zw.Write([]byte("1339518083.000002 [0 127.0.0.1:5000] \"GET\" \"b\"\n"))
-	zw.Close()
+	file := member([]byte("1339518083.000001 [0 127.0.0.1:5000] \"GET\" \"a\"\n"))
+	blank := member(bytes.Repeat([]byte("\n"), 1<<20))
+	for range 70 {
+		file = append(file, blank...)
+	}
+	file = append(file, member([]byte("1339518083.000002 [0 127.0.0.1:5000] \"GET\" \"b\"\n"))...)
 	path := filepath.Join(t.TempDir(), "blank.txt.gz")
-	if err := os.WriteFile(path, gz.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(path, file, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	wantUsageError(t, "blank.txt.gz:"+strconv.Itoa(1+64<<20+1)+": more than 64MiB of blank lines", "replay", "--embedded", "--dry-run", path)
