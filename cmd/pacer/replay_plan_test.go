@@ -130,20 +130,20 @@ func TestReplayMaxBufferRefusesALargerCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	big := strings.Repeat("v", 3<<20)
+	big := strings.Repeat("v", 3<<19)
 	trace := fmt.Sprintf("1339518083.000001 [0 127.0.0.1:5000] \"SET\" \"a\" \"1\"\n1339518083.000002 [0 127.0.0.1:5000] \"SET\" \"k\" \"%s\"\n", big)
 	path := filepath.Join(t.TempDir(), "big.txt")
 	if err := os.WriteFile(path, []byte(trace), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	target := append([]string{"replay"}, hostPort(t, s.Addr())...)
-	wantUsageError(t, "big.txt:2: SET is 3.0 MiB", append(target, "-q", path)...)
+	wantUsageError(t, "big.txt:2: SET is 1.5 MiB", append(target, "-q", path)...)
 	wantUsageError(t, "--max-buffer 1MiB", append(target, "-q", "--max-buffer", "1MiB", path)...)
 	if n := len(s.Records()); n != 0 {
 		t.Fatalf("a refused replay sent %d commands", n)
 	}
-	if code, stdout, stderr := pacer(t, append(target, "-q", "--max-buffer", "4MiB", path)...); !runOK(code) {
-		t.Fatalf("--max-buffer 4MiB: exit %d\n%s%s", code, stdout, stderr)
+	if code, stdout, stderr := pacer(t, append(target, "-q", "--max-buffer", "2MiB", path)...); !runOK(code) {
+		t.Fatalf("--max-buffer 2MiB: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
 
