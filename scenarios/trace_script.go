@@ -28,18 +28,24 @@ type scriptCall struct {
 	why, hint string
 }
 
+// effectPolicy is the policy a script's effects are judged by: p's, but
+// for the key prefix's refusals, which are the script's own (see
+// WithKeyPrefix).
+func effectPolicy(p *Policy) *Policy {
+	q := p.clone()
+	q.isolate, q.keysFound, q.effects = false, nil, false
+	return q
+}
+
 // effect judges one command the script ran by the policy, as if it were
-// sent: one the policy refuses, or that --skip leaves out, refuses the
-// script. The key prefix's refusals are the script's own (see
-// WithKeyPrefix), not its effects'. A forbidden name is an error.
-func (c *scriptCall) effect(trace string, p *Policy, rec *TraceRecord) error {
+// sent (ep: effectPolicy): one the policy refuses, or that --skip leaves
+// out, refuses the script. A forbidden name is an error.
+func (c *scriptCall) effect(trace string, ep *Policy, rec *TraceRecord) error {
 	c.effects++
 	if c.why != "" {
 		return nil
 	}
-	q := p.clone()
-	q.isolate, q.effects = false, false
-	a, why := q.Classify(rec.Argv)
+	a, why := ep.Classify(rec.Argv)
 	name := printable(string(AppendCommandName(nil, rec.Argv)))
 	at := strconv.FormatInt(rec.Line, 10)
 	switch {

@@ -141,6 +141,7 @@ func ScanTrace(r *TraceReader, policy *Policy) (TraceSummary, error) {
 		err                       error
 	)
 	w1.peak, w10.peak = &s.Peak1s, &s.Peak10ms
+	effects := effectPolicy(policy)
 	settle := func() {
 		if why, hint := call.verdict(); why != "" {
 			refused.addHint(call.name, why, hint, call.line)
@@ -159,7 +160,7 @@ func ScanTrace(r *TraceReader, policy *Policy) (TraceSummary, error) {
 				return s, forbidden(r.Name(), rec, why)
 			}
 			if call.line != 0 && rec.ScriptLine == call.line {
-				if ferr := call.effect(r.Name(), policy, rec); ferr != nil {
+				if ferr := call.effect(r.Name(), effects, rec); ferr != nil {
 					return s, ferr
 				}
 			}
