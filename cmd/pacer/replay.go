@@ -132,6 +132,9 @@ func replayAction(c *cli.Context) error {
 		return err
 	}
 	defer plan.Close()
+	if err := plan.CheckWarmup(cfg.Warmup); err != nil {
+		return err
+	}
 	if cfg.dryRun {
 		_, err := fmt.Fprint(c.App.Writer, plan.Text())
 		return err

@@ -100,6 +100,8 @@ func TestReplayOverflowsAreUsageErrors(t *testing.T) {
 		{[]string{"--loop", "1000000", day}, "--loop 1000000"},
 		{[]string{"--rate", "1000M", two}, "--rate 1000M"},
 		{[]string{"--speed", "1e7", two}, "--speed"},
+		{[]string{"--warmup", "2500000h", two}, "--warmup 2500000h0m0s: the replay lasts 100ms"},
+		{[]string{"--warmup", "100ms", two}, "--warmup 100ms"},
 	} {
 		wantUsageError(t, tc.want, append([]string{"replay", "--embedded", "--dry-run"}, tc.args...)...)
 	}

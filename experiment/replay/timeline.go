@@ -73,3 +73,12 @@ func rateText(r float64) string {
 	}
 	return strconv.FormatFloat(r, 'g', 6, 64)
 }
+
+// CheckWarmup refuses a --warmup that leaves nothing of the replay to
+// measure: the trace's end bounds the warmup as it bounds the rest.
+func (p *Plan) CheckWarmup(w time.Duration) error {
+	if w > 0 && w >= p.Span {
+		return usage.Errorf("--warmup %s: the replay lasts %s, and nothing would be left to measure", w, p.Span.Round(time.Millisecond))
+	}
+	return nil
+}
