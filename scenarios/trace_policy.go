@@ -411,8 +411,9 @@ func nameSet(what string, list []string) (map[string]bool, error) {
 
 func quoteName(s string) string { return excerpt([]byte(s)) }
 
-// Decide is what a replay does with rec: for a command a script ran,
-// Skip unless p sends them (WithScriptCommands), then Classify.
+// Decide is what a replay does with rec: a command a script ran is
+// Forbid for a name no flag sends, else Skip unless p sends them
+// (WithScriptCommands); any other command is Classify's.
 func (p *Policy) Decide(rec *TraceRecord) (Action, string) {
 	if rec.Effect && !p.SendsScriptCommands() {
 		if why := oddName(rec.Argv); why != "" {
