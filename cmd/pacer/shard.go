@@ -19,6 +19,8 @@ import (
 // Job, read by --shard auto/N.
 const jobIndexEnv = scheduler.JobIndexEnv
 
+// shardFlags are --shard, --start-at and --start-in of a command whose
+// timeline is drawn (run, compare, sweep).
 func shardFlags() []cli.Flag { return shardFlagsFor(true) }
 
 // shardFlagsFor is shardFlags for a timeline that is drawn (it needs
