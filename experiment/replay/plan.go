@@ -26,6 +26,7 @@ import (
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/bytesize"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 )
@@ -279,7 +280,7 @@ func (p *Plan) survey(ctx context.Context, cfg Config) error {
 		}
 		if size := encodedSize(rec.Argv, prefix, &keys); size > maxBuffer {
 			return usage.Errorf("%s:%d: %s is %s (%d bytes as sent), more than --max-buffer %s holds: raise --max-buffer, or leave it out with --skip",
-				r.Name(), rec.Line, scenarios.AppendCommandName(nil, rec.Argv), bytesText(int64(size)), size, bytesize.Format(int64(maxBuffer)))
+				r.Name(), rec.Line, safetext.Escape(string(scenarios.AppendCommandName(nil, rec.Argv))), bytesText(int64(size)), size, bytesize.Format(int64(maxBuffer)))
 		}
 		if !cfg.PerClient {
 			why := ""
