@@ -503,4 +503,7 @@ type Trace struct {
 	Lua         int64            `json:"lua_skipped"`
 	Skipped     int64            `json:"skipped"`
 	ByCommand   map[string]int64 `json:"by_command"`
+	// Changed: a pass read other bytes than the check (the file was
+	// changed in place), and the replay stopped.
+	Changed bool `json:"changed,omitempty"`
 }
