@@ -139,6 +139,10 @@ func replayAction(c *cli.Context) error {
 		_, err := fmt.Fprint(c.App.Writer, plan.Text())
 		return err
 	}
+	if err := fitReplayMemory(c, len(plan.Groups), &cfg.load); err != nil {
+		return failed(err)
+	}
+	cfg.target.MaxInflight = cfg.load.MaxInflight
 	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard,
 		files: cfg.out.files, quiet: cfg.out.quiet, mode: "open", banner: true})
 	if err != nil {
