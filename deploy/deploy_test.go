@@ -76,6 +76,17 @@ func TestJobDecodesStrictly(t *testing.T) {
 	if _, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
 		t.Error("a CPU limit would throttle the sends")
 	}
+	if c.ImagePullPolicy != corev1.PullIfNotPresent {
+		t.Errorf("imagePullPolicy %q, want IfNotPresent by default", c.ImagePullPolicy)
+	}
+	// pacer never calls the API: no token; a shard that exits early (its
+	// start had passed) says why in its status.
+	if a := s.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
+		t.Errorf("automountServiceAccountToken %v, want false", a)
+	}
+	if c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+		t.Errorf("terminationMessagePolicy %q, want FallbackToLogsOnError", c.TerminationMessagePolicy)
+	}
 	want, stderr, err := render(t, append([]string{"--args"}, fixedArgs...)...)
 	if err != nil {
 		t.Fatalf("render.sh --args: %v\n%s", err, stderr)
@@ -110,13 +121,20 @@ func TestRenderRefuses(t *testing.T) {
 		{"-n", "2", "-h", "x", "--", "--start-in", "5s"},
 		{"-n", "2", "-h", "x", "--", "--json", "out.json"},
 		{"-n", "2", "-h", "x", "--rate", "1k"}, // pacer's flags go after --
+		{"-n", "2", "-h", "x", "--pull-policy", "never"},
 	} {
 		if _, stderr, err := render(t, args...); err == nil || !strings.HasPrefix(stderr, "render.sh: ") {
 			t.Errorf("render.sh %q: %v, %q; want a refusal", args, err, stderr)
 		}
 	}
+	// Images loaded on the nodes beforehand: --pull-policy Never.
+	out, stderr, err := render(t, "-n", "2", "-h", "x", "--pull-policy", "Never")
+	var job batchv1.Job
+	if err != nil || yaml.UnmarshalStrict([]byte(out), &job) != nil || job.Spec.Template.Spec.Containers[0].ImagePullPolicy != corev1.PullNever {
+		t.Errorf("--pull-policy Never: %v %s\n%s", err, stderr, out)
+	}
 	// Without --seed render.sh draws one, the same for every pod.
-	out, _, err := render(t, "-n", "2", "-h", "x", "--args", "--", "--rate", "1k")
+	out, _, err = render(t, "-n", "2", "-h", "x", "--args", "--", "--rate", "1k")
 	if err != nil || !regexp.MustCompile(`\n--seed\n[0-9]+\n`).MatchString(out) {
 		t.Errorf("no seed drawn: %v\n%s", err, out)
 	}
