@@ -133,11 +133,13 @@ new_state() {
 in_node() { nsenter --net="$NETNS" "$@"; }
 
 # start NAME CMD... starts a daemon in the node's network namespace, its
-# output in logs/NAME.log.
+# output in logs/NAME.log, in a session of its own: a Ctrl-C at the
+# terminal reaches this script alone, which stops the daemons in order
+# (Go programs would catch it and each stop on its own).
 start() {
   local name=$1
   shift
-  nsenter --net="$NETNS" "$@" >"$STATE/logs/$name.log" 2>&1 &
+  setsid nsenter --net="$NETNS" "$@" >"$STATE/logs/$name.log" 2>&1 &
   PIDS[$name]=$!
   log "started $name (pid ${PIDS[$name]})"
 }

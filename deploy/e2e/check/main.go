@@ -3,10 +3,10 @@
 //
 //   - the merged counts: scheduled = completed = -requests, and each the
 //     sum of the shards';
-//   - each shard's start: the documents hold no instant of the first
-//     send, but bound it (see firstSend): within -first-send of start_at.
-//     With -monitor, the server's own view too: the instant redis-server
-//     received each pod's first request (MONITOR);
+//   - each shard's start: its first send (first_send_ms; in documents
+//     without it, a bound from its send lag: see firstSend) within
+//     -first-send of start_at. With -monitor, the server's own view too:
+//     the instant redis-server received each pod's first request (MONITOR);
 //   - exactness: the merged response p99 (and p99.9, max and count) are
 //     those of the shards' response histograms added here, independently
 //     of pacer merge, with hdrhistogram-go.

@@ -116,7 +116,7 @@ func TestCheckPassesTheExactMergeAndFailsEachMiss(t *testing.T) {
 			test(m)["response_ms"].(map[string]any)["p99"] = test(m)["response_ms"].(map[string]any)["p99"].(float64) - 0.001
 		}, nil, "merged response p99"},
 		{"lost request", func(m map[string]any) { test(m)["counts"].(map[string]any)["completed"] = 2999 }, nil, "completed 2999"},
-		{"late shard", nil, []string{"-first-send", "0.4ms"}, "first send up to"},
+		{"late shard", nil, []string{"-first-send", "0.4ms"}, "first send 1.167 ms after start_at, not within"},
 		{"server saw a pod late", nil, []string{"-monitor", late}, "the server got its first request 70.000 ms"},
 		{"other start", func(m map[string]any) { m["start_at"] = "2030-01-02T15:04:06Z" }, nil, "starts at"},
 	} {
@@ -128,15 +128,15 @@ func TestCheckPassesTheExactMergeAndFailsEachMiss(t *testing.T) {
 	}
 }
 
-// TestFirstSend: the first interval's largest send lag bounds the first
+// TestFirstSend: first_send_ms is the first send, counted from start_at;
+// without it, the first interval's largest send lag bounds the first
 // request's when its reply was read within the first interval, the test's
-// otherwise; the first interval that wrote anything bounds the first send
-// too, and the tighter bound counts.
+// otherwise.
 func TestFirstSend(t *testing.T) {
 	rate := 1000.0
-	d := doc{Config: config{Rate: &rate, Arrival: "uniform"}, Shard: &shard{K: 3, N: 3}}
+	d := doc{Config: config{Rate: &rate, Arrival: "uniform"}, Shard: &shard{K: 3, N: 3}, StartAt: "2030-01-02T15:04:05Z"}
 	tst := test{SendLag: map[string]float64{"max": 40}, Response: map[string]float64{"max": 60}, RecvLag: map[string]float64{"max": 5},
-		Intervals: []interval{{Sent: 0, Start: 0, Duration: 1, SendLag: map[string]float64{"max": 3}}, {Sent: 9, Start: 1, Duration: 1}}}
+		Intervals: []interval{{Start: 0, Duration: 1, SendLag: map[string]float64{"max": 3}}}, StartedAt: "2030-01-02T15:04:05Z"}
 	check := func(what string, want firstSend, wantBound float64) {
 		t.Helper()
 		got := firstSendOf(tst, d)
@@ -145,11 +145,14 @@ func TestFirstSend(t *testing.T) {
 			t.Errorf("%s: %+v (bound %v), want %+v (bound %v)", what, got, b, want, wantBound)
 		}
 	}
-	check("reply within the first interval", firstSend{due: 2, byLag: 5, ivFrom: 1000, ivTo: 2000, hasDue: true, hasLag: true, hasIv: true}, 5)
+	check("reply within the first interval", firstSend{due: 2, byLag: 5, hasDue: true, hasLag: true}, 5)
 	tst.Response["max"] = 996 // 2 ms offset + 996 + 5 > 1000 ms
-	check("reply maybe after the first interval", firstSend{due: 2, byLag: 42, ivFrom: 1000, ivTo: 2000, hasDue: true, hasLag: true, hasIv: true}, 42)
-	tst.Intervals = []interval{{Sent: 4, Start: 0, Duration: 0.01}}
-	check("10 ms intervals", firstSend{due: 2, byLag: 42, ivFrom: 0, ivTo: 10, hasDue: true, hasLag: true, hasIv: true}, 10)
+	check("reply maybe after the first interval", firstSend{due: 2, byLag: 42, hasDue: true, hasLag: true}, 42)
+	ms := 2.25
+	tst.FirstSendMs = &ms
+	check("first_send_ms", firstSend{due: 2, sent: 2.25, byLag: 42, hasDue: true, hasSent: true, hasLag: true}, 2.25)
+	tst.StartedAt = "2030-01-02T15:04:07Z" // a second test, 2 s after the start
+	check("a later test", firstSend{due: 2, sent: 2002.25, byLag: 42, hasDue: true, hasSent: true, hasLag: true}, 2002.25)
 	d.Config.Arrival = "poisson"
-	check("poisson: no offset", firstSend{ivFrom: 0, ivTo: 10, hasIv: true}, 10)
+	check("poisson: no offset", firstSend{sent: 2002.25, hasSent: true}, 2002.25)
 }
