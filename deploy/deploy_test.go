@@ -253,3 +253,38 @@ func TestLocalShardsAsTheJob(t *testing.T) {
 		t.Fatalf("merged counts %v, want the timeline's 1501 requests", c)
 	}
 }
+
+// TestE2EScripts: deploy/e2e's scripts parse, and run.sh refuses to start
+// beside a kubeconfig other than its own, before it makes or starts
+// anything (its cache, which it would otherwise clear, is a temporary
+// directory here).
+func TestE2EScripts(t *testing.T) {
+	for _, s := range []string{"e2e/lib.sh", "e2e/run.sh", "e2e/dryrun.sh"} {
+		if out, err := exec.Command("bash", "-n", s).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s", s, err, out)
+		}
+	}
+	cache := t.TempDir()
+	cmd := exec.Command("bash", "e2e/run.sh")
+	// Without Go on the PATH (Go is not in /usr/bin here), a run.sh that
+	// failed to refuse would stop at its next check, not build a cluster.
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(cache, "elsewhere"), "PACER_E2E_CACHE="+cache, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	out, err := cmd.CombinedOutput()
+	want := "KUBECONFIG is set"
+	if os.Geteuid() != 0 {
+		want = "run as root"
+	}
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Fatalf("run.sh with KUBECONFIG set: %v, want a refusal (%q)\n%s", err, want, out)
+	}
+	var made []string
+	_ = filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && p != filepath.Join(cache, "last-run", "e2e.log") {
+			made = append(made, p)
+		}
+		return nil
+	})
+	if len(made) > 0 {
+		t.Errorf("run.sh made %q before refusing (its log alone is expected)", made)
+	}
+}
