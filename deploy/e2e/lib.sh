@@ -238,7 +238,23 @@ build_tools() {
   fi
   log "building $name $version: $(for p in "${missing[@]}"; do printf '%s ' "${p##*/}"; done)(the first build takes many minutes)"
   mkdir -p "$BIN"
+  local t0=$EPOCHREALTIME cpu0
+  cpu0=$(cpu_children)
   LDFLAGS=$ldflags go_build "$dir" "$BIN/" "${missing[@]}"
+  log "built $name $version in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s, $(awk -v a="$cpu0" -v b="$(cpu_children)" 'BEGIN { printf "%.0f", b - a }') s of CPU (user and system)"
+}
+
+# cpu_children prints the CPU seconds (user and system) of this shell's
+# finished children so far. times runs in this shell (in a pipe or $(...)
+# it would count a subshell's children).
+cpu_children() {
+  local f
+  f=$(mktemp)
+  times >"$f"
+  awk 'NR == 2 {
+    for (i = 1; i <= 2; i++) { m = $i; sub(/m.*/, "", m); s = $i; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); t += m * 60 + s }
+    printf "%.3f", t }' "$f"
+  rm -f "$f"
 }
 
 # build_k8s NAME... builds the Kubernetes components named (kube-apiserver,

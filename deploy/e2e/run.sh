@@ -62,8 +62,13 @@ machine() {
 }
 
 packages() {
-  ensure_packages etcd-server containerd runc containernetworking-plugins redis-server
-  log "etcd $(etcd --version | sed -n 's/^etcd Version: //p'), $(containerd --version | awk '{print $2, $3}'), runc $(runc --version | awk 'NR==1 {print $3}'), CNI plugins $(dpkg-query -W -f '${Version}' containernetworking-plugins), $(redis-server --version | awk '{print $3}')"
+  local want=(etcd-server runc containernetworking-plugins redis-server) ctd=""
+  if [ "$CONTAINERD" = debian ]; then
+    want+=(containerd)
+  fi
+  ensure_packages "${want[@]}"
+  [ "$CONTAINERD" != debian ] || ctd="containerd $(containerd --version | awk '{print $3}'), "
+  log "etcd $(etcd --version | sed -n 's/^etcd Version: //p'), ${ctd}runc $(runc --version | awk 'NR==1 {print $3}'), CNI plugins $(dpkg-query -W -f '${Version}' containernetworking-plugins), redis-server $(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p')"
 }
 
 builds() {
@@ -78,7 +83,7 @@ builds() {
   go_build "$REPO" "$CACHE/images/pacer" ./cmd/pacer
   go_build "$DEPLOY" "$CACHE/images/pause" ./e2e/pause
   go_build "$DEPLOY" "$CACHE/images/" ./e2e/imagetar ./e2e/check ./e2e/defaulted
-  log "pacer $("$CACHE/images/pacer" --version 2>&1 | head -1) built from the worktree ($(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo no git)$(git -C "$REPO" diff --quiet 2>/dev/null || echo ', with changes'))"
+  log "$("$CACHE/images/pacer" --version 2>&1 | head -1) built from the worktree ($(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo no git)$(git -C "$REPO" diff --quiet 2>/dev/null || echo ', with changes'))"
 }
 
 images() {
