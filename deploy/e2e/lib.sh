@@ -42,6 +42,9 @@ log() {
   printf '[%ss] %s\n' "$t" "$*" | tee -a "${LOG:-/dev/null}" >&2
 }
 
+# short is a path under the repository relative to it.
+short() { printf '%s' "${1#"$REPO"/}"; }
+
 # on_error logs the command that failed, where.
 on_error() { log "error: exit $1 at line $2: $3"; }
 
@@ -233,7 +236,7 @@ build_tools() {
     [ -x "$BIN/${p##*/}" ] || missing+=("$p")
   done
   if [ ${#missing[@]} = 0 ]; then
-    log "cached: $name $version ($(for p in "$@"; do printf '%s ' "${p##*/}"; done)) in $BIN"
+    log "cached: $name $version ($(for p in "$@"; do printf '%s ' "${p##*/}"; done)) in $(short "$BIN")"
     return
   fi
   log "building $name $version: $(for p in "${missing[@]}"; do printf '%s ' "${p##*/}"; done)(the first build takes many minutes)"
@@ -422,7 +425,7 @@ cleanup() {
     log "<-- cleanup: LEFT BEHIND:$left"
     [ "$rc" != 0 ] || rc=1
   else
-    log "<-- cleanup: nothing of the run is left (no process, mount, cgroup or file)${KEEP:+; its logs and results are in $KEEP}"
+    log "<-- cleanup: nothing of the run is left (no process, mount, cgroup or file)${KEEP:+; its logs and results are in $(short "$KEEP")}"
   fi
   summary
   exit "$rc"
