@@ -58,10 +58,36 @@ func TestParseRedirect(t *testing.T) {
 		{"MOVED 12", Redirect{}, false},
 		{"ERR wrong number of arguments", Redirect{}, false},
 		{"ASKING", Redirect{}, false},
+		{"MOVED 1 :99999", Redirect{}, false}, // no such port: see TestBadRedirect
 	} {
 		got, ok := ParseRedirect([]byte(c.text))
 		if ok != c.ok || got != c.want {
 			t.Errorf("ParseRedirect(%q) = %+v, %v; want %+v, %v", c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestBadRedirect: a MOVED or ASK that cannot be followed is a protocol
+// error naming the reply, not a node to join; good redirects, ":port" and
+// other errors are not.
+func TestBadRedirect(t *testing.T) {
+	for _, text := range []string{
+		"MOVED 1 :99999", "MOVED 1 :0", "MOVED 1 127.0.0.1:65536", "ASK 1 127.0.0.1:x", "MOVED 1 127.0.0.1:",
+		"MOVED 1 127.0.0.1", "MOVED 1 :-1", "MOVED 16384 127.0.0.1:7000", "MOVED x 127.0.0.1:7000", "MOVED 12",
+		"MOVED 1 :+80", "MOVED 1 :123456",
+	} {
+		err := BadRedirect([]byte(text))
+		if err == nil || !errors.Is(err, conn.ErrProtocol) || !strings.Contains(err.Error(), "-"+text) {
+			t.Errorf("BadRedirect(%q) = %v, want a protocol error naming the reply", text, err)
+		}
+		if _, ok := ParseRedirect([]byte(text)); ok {
+			t.Errorf("ParseRedirect(%q) took it", text)
+		}
+	}
+	for _, text := range []string{"MOVED 1 :6381", "MOVED 1 ?:6381", "ASK 16383 [::1]:65535", "MOVED 0 127.0.0.1:1",
+		"ERR unknown command", "MOVEDX 1 :99999", "CLUSTERDOWN"} {
+		if err := BadRedirect([]byte(text)); err != nil {
+			t.Errorf("BadRedirect(%q) = %v, want nil", text, err)
 		}
 	}
 }
@@ -249,6 +275,10 @@ func TestParseSlotsUncovered(t *testing.T) {
 		[]any{[]any{0, 16384, []any{"h", 1}}},  // beyond the last slot
 		[]any{[]any{5, 4, []any{"h", 1}}},      // reversed
 		[]any{[]any{0, 1, []any{"h", "port"}}}, // port not an integer
+		[]any{[]any{0, 1, []any{"h", 99999}}},  // not a port
+		[]any{[]any{0, 1, []any{"h", 0}}},
+		[]any{[]any{0, 1, []any{"h", -1}}},
+		[]any{[]any{0, 1, []any{"h", 1}, []any{"r", 70000}}}, // a replica's
 	} {
 		if _, err := parseSlots(value(t, resp(bad)), "s"); err == nil {
 			t.Errorf("%q accepted", resp(bad))
@@ -291,6 +321,19 @@ func TestParseShards(t *testing.T) {
 	top, err = parseShards(v3, "127.0.0.1", false)
 	if err != nil || len(top.Primaries) != 1 || top.Primaries[0].Addr != "127.0.0.1:7000" || !top.Covered() {
 		t.Fatalf("RESP3: %v %+v", err, top)
+	}
+	// A failed node without a port is left out, as it is not dialled.
+	v = value(t, resp([]any{[]any{"slots", []any{0, 16383}, "nodes", []any{
+		node("a", "127.0.0.1", 7000, "master", "online"), node("gone", "127.0.0.1", 0, "replica", "fail")}}}))
+	if top, err := parseShards(v, "127.0.0.1", false); err != nil || len(top.Primaries) != 1 || len(top.Primaries[0].Replicas) != 0 {
+		t.Errorf("a failed replica without a port: %v %+v", err, top)
+	}
+	// A port that is not one is refused, naming it, not dialled later.
+	for _, port := range []int{0, 99999, -5} {
+		v := value(t, resp([]any{[]any{"slots", []any{0, 16383}, "nodes", []any{node("a", "127.0.0.1", port, "master", "online")}}}))
+		if _, err := parseShards(v, "127.0.0.1", false); err == nil || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+			t.Errorf("port %d: %v, want an error naming it", port, err)
+		}
 	}
 }
 

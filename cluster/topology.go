@@ -184,12 +184,17 @@ func fields(v conn.Value) map[string]conn.Value {
 }
 
 // endpoint joins host and port, standing in the seed's host for an unknown
-// one ("", "?"), as clients do.
-func endpoint(host string, port int64, seedHost string) string {
+// one ("", "?"), as clients do. A port outside 1–65535 is an error: the
+// node could not be dialled (port 0 would even reach whatever the system
+// picks).
+func endpoint(host string, port int64, seedHost string) (string, error) {
+	if port < 1 || port > 65535 {
+		return "", fmt.Errorf("node %q has port %d, not in 1-65535", host, port)
+	}
 	if host == "" || host == "?" {
 		host = seedHost
 	}
-	return net.JoinHostPort(host, strconv.FormatInt(port, 10))
+	return net.JoinHostPort(host, strconv.FormatInt(port, 10)), nil
 }
 
 func slotRange(lo, hi conn.Value) (uint16, uint16, error) {
@@ -219,7 +224,13 @@ func parseShards(v conn.Value, seedHost string, useTLS bool) (*Topology, error) 
 			if host == "" || host == "?" {
 				host = n["ip"].Str
 			}
-			addr := endpoint(host, port, seedHost)
+			addr, err := endpoint(host, port, seedHost)
+			if err != nil {
+				if h := n["health"].Str; h != "" && h != "online" {
+					continue // a failed or loading node, not dialled
+				}
+				return nil, err
+			}
 			if n["role"].Str == "master" {
 				if primary != nil && n["health"].Str != "online" {
 					continue // a failed former primary beside the new one
@@ -302,7 +313,8 @@ func parseSlots(v conn.Value, seedHost string) (*Topology, error) {
 			if len(n.Elems) > 2 {
 				id = n.Elems[2].Str
 			}
-			return endpoint(n.Elems[0].Str, n.Elems[1].Int, seedHost), id, nil
+			addr, err := endpoint(n.Elems[0].Str, n.Elems[1].Int, seedHost)
+			return addr, id, err
 		}
 		addr, id, err := addrOf(r.Elems[2])
 		if err != nil {

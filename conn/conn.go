@@ -112,7 +112,9 @@ type Options struct {
 const DefaultMaxBuffer = 1 << 20
 
 // DefaultMaxInflight is the default FIFO capacity of a connection. An entry
-// takes 32 bytes, so the default costs about 350 KB per connection.
+// takes 32 bytes: the FIFO starts at a page and grows with the commands in
+// flight, so the default costs up to about 320 KB per connection, only
+// when that many are in flight.
 const DefaultMaxInflight = 10000
 
 // DefaultDialTimeout bounds connecting and the handshake when
@@ -161,6 +163,18 @@ const (
 // past Free reaches this and the steady state never reallocates.
 const shrinkFactor = 8
 
+// An output buffer grows by doubling as commands need it (up to
+// MaxBuffer and the command that crosses it); every shrinkFlushes flushes
+// that emptied it, a buffer past outMin whose fullest flush in that span
+// held at most an eighth of it halves, so a burst's memory goes back. The
+// eighth, against the doubling at need, leaves a load whose flushes vary
+// less than fourfold with one buffer: the steady state does not
+// reallocate.
+const (
+	outMin        = 4 << 10
+	shrinkFlushes = 1024
+)
+
 // Conn is a pipelined RESP connection. One goroutine (the writer) calls
 // Queue and Flush; the connection's own reader goroutine consumes replies.
 type Conn struct {
@@ -181,6 +195,10 @@ type Conn struct {
 	queued    uint64 // bytes queued since the start
 	flushed   uint64 // bytes written since the start
 	maxBuffer uint64
+	// outPeak is the most unwritten bytes a flush met, and flushes the
+	// flushes that emptied the buffer, since the last shrink check.
+	outPeak int
+	flushes int
 
 	done    chan struct{}
 	started bool
@@ -521,10 +539,20 @@ func (c *Conn) advance(n int, now int64) {
 	c.flushed += uint64(n)
 	c.bytesOut.Add(uint64(n))
 	c.outOff += n
+	c.outPeak = max(c.outPeak, len(c.out)-c.outOff+n)
 	if c.outOff == len(c.out) {
 		c.out, c.outOff = c.out[:0], 0
-		if uint64(cap(c.out)) > shrinkFactor*c.maxBuffer {
+		c.flushes++
+		switch {
+		case uint64(cap(c.out)) > shrinkFactor*c.maxBuffer:
 			c.out = nil // a burst queued past Free: give its memory back
+		case c.flushes >= shrinkFlushes:
+			// A buffer a burst grew and that the last flushes used an
+			// eighth of at most halves.
+			if cap(c.out) > outMin && c.outPeak <= cap(c.out)/8 {
+				c.out = make([]byte, 0, cap(c.out)/2)
+			}
+			c.flushes, c.outPeak = 0, 0
 		}
 	}
 	p, tail := c.ring.pub.Load(), c.ring.tail.Load()

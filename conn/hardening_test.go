@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -522,18 +523,21 @@ func TestDoubledRepliesAreNotMatched(t *testing.T) {
 // 100 peaked at 413 MB (bench/bounds): every refused dial had built and
 // touched its FIFO (352 KiB at the default MaxInflight) before the
 // handshake failed, and 1900 slots redialed at once. A dial now builds the
-// FIFO only once the server has answered.
+// FIFO only once the server has answered. The FIFO up front is a page and
+// a directory of MaxInflight/16 bytes: at MaxInflight 2^24 the directory
+// alone (1 MiB) shows whether it was built.
 func TestRefusedDialCostsNoFIFO(t *testing.T) {
 	srv := hostile.Start(t, hostile.MaxClients)
 	const dials = 20
+	const inflight = 1 << 24
 	alloc := testrun.Allocated(func() {
 		for range dials {
-			if _, err := Dial(context.Background(), Options{Addr: srv.Addr}); err == nil || !strings.Contains(err.Error(), "max number of clients") {
+			if _, err := Dial(context.Background(), Options{Addr: srv.Addr, MaxInflight: inflight}); err == nil || !strings.Contains(err.Error(), "max number of clients") {
 				t.Fatalf("dial: %v, want the maxclients refusal", err)
 			}
 		}
 	})
-	fifo := int64(preChunks) * int64(unsafe.Sizeof(chunk{}))
+	fifo := int64(inflight/chunkLen)*int64(unsafe.Sizeof(atomic.Pointer[chunk]{})) + int64(preChunks)*int64(unsafe.Sizeof(chunk{}))
 	per := int64(alloc) / dials
 	t.Logf("%d bytes allocated per refused dial (a FIFO is %d)", per, fifo)
 	if per >= fifo {

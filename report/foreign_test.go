@@ -64,6 +64,10 @@ func TestReadRedisBenchmarkCSV(t *testing.T) {
 		"a negative":     strings.Replace(benchmarkCSV, "0.495", "-1", 1),
 		"not csv":        "\"unterminated\n",
 		"an absurd rate": strings.Replace(benchmarkCSV, "48780.49", "1e300", 1),
+		// p50 3 ms, p99 1 ms: percentiles that fall are not a distribution.
+		"falling percentiles": strings.Replace(benchmarkCSV, `"0.495","0.695","2.871"`, `"3","3","1"`, 1),
+		"a mean above max":    strings.Replace(benchmarkCSV, `"0.560","0.096"`, `"9.000","0.096"`, 1),
+		"a min above p50":     strings.Replace(benchmarkCSV, `"0.560","0.096"`, `"0.560","0.900"`, 1),
 	} {
 		if _, err := ReadInput("bad.csv", []byte(bad)); err == nil || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line", name, err)
@@ -129,6 +133,18 @@ func TestReadMemtierJSON(t *testing.T) {
 		if strings.Contains(c.Value, "hunter2") {
 			t.Errorf("the configuration shows the password: %s=%s", c.Key, c.Value)
 		}
+	}
+	// Printed percentiles that fall (p50 3 > p99 1) are refused, as a
+	// figure that is not a number is; in a second of the series they are
+	// left out.
+	falling := strings.Replace(string(data), `"p50.000": 0.799`, `"p50.000": 3`, 1)
+	falling = strings.Replace(falling, `"p99.000": 1.119`, `"p99.000": 1`, 1)
+	if _, err := ReadInput("falling.json", []byte(falling)); err == nil || !strings.Contains(err.Error(), "p99 1 is below p50 3") {
+		t.Errorf("falling percentiles in a memtier file: %v", err)
+	}
+	second := strings.Replace(string(data), `"p99.00": 0.839`, `"p99.00": 0.001`, 1)
+	if in, err := ReadInput("second.json", []byte(second)); err != nil || in.Doc.Tests[0].Intervals[0].ResponseMs != nil {
+		t.Errorf("a second whose p99 is below its p50: %v, kept", err)
 	}
 	// A geometry memtier never writes is refused before it is decoded.
 	wide, err := hdrhistogram.New(1, 1<<62, 5).Encode(hdrhistogram.V2CompressedEncodingCookieBase)

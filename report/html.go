@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
+
+	"github.com/pacer-load/pacer/internal/safetext"
 )
 
 // Page is what the HTML report shows: the documents and the text report
@@ -24,7 +26,8 @@ const maxPage = 64 << 20
 // HTML renders the page: one self-contained document (styles inline, both
 // plots inlined as SVG, nothing fetched) with the runs' configuration, the
 // verdicts and SLOs, the plots and the text report. Every text from the
-// documents is escaped.
+// documents is escaped: markup by the template, control bytes and bidi
+// overrides by safetext.
 func HTML(p Page) ([]byte, error) {
 	spec, series, err := plotSVGs(p.Inputs, PlotOptions{Title: p.Title})
 	if err != nil {
@@ -82,7 +85,12 @@ func HTML(p Page) ([]byte, error) {
 	if b.Len() > maxPage {
 		return nil, fmt.Errorf("html: the page would take %d MB (at most %d): too many tests for one page", b.Len()>>20, maxPage>>20)
 	}
-	return b.Bytes(), nil
+	// The template escapes markup, not control bytes: a --label, a
+	// --title or a test name could bring ESC, BEL or a bidi override,
+	// in the tables and in the plots' labels alike. One pass over the
+	// page escapes them all (the text report's are escaped already, and
+	// stay so).
+	return []byte(safetext.Text(b.String())), nil
 }
 
 // setConfig leaves out the settings a run left unset (null, "", an

@@ -68,7 +68,11 @@ type Test struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// StartedAt is the wall-clock start of the test (RFC 3339, ns).
-	StartedAt    string           `json:"started_at,omitempty"`
+	StartedAt string `json:"started_at,omitempty"`
+	// FirstSendMs is when the test's first request was written, in ms
+	// after StartedAt (open tests that sent): how late a shard began after
+	// its start instant. pacer merge leaves it out.
+	FirstSendMs  *float64         `json:"first_send_ms,omitempty"`
 	Mode         string           `json:"mode"`
 	TargetRate   *float64         `json:"target_rate"`
 	AchievedRate float64          `json:"achieved_rate"`
@@ -313,6 +317,10 @@ func fromResult(r *scheduler.Result) (Test, error) {
 	if !r.Started.IsZero() {
 		t.StartedAt = r.Started.UTC().Format(time.RFC3339Nano)
 	}
+	if r.Mode == "open" && r.FirstWrite != 0 {
+		ms := round(float64(r.FirstWrite-r.T0)/1e6, 6)
+		t.FirstSendMs = &ms
+	}
 	if t.Intervals, err = intervals(r.Intervals, true, r.Mode == "open"); err != nil {
 		return t, err
 	}
@@ -527,4 +535,7 @@ type Trace struct {
 	Lua         int64            `json:"lua_skipped"`
 	Skipped     int64            `json:"skipped"`
 	ByCommand   map[string]int64 `json:"by_command"`
+	// Changed: a pass read other bytes than the check (the file was
+	// changed in place), and the replay stopped.
+	Changed bool `json:"changed,omitempty"`
 }

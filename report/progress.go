@@ -21,7 +21,7 @@ func ProgressLine(label string, l *scheduler.Live, last, now scheduler.Progress,
 		dt = 1
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %5.1fs", label, now.Elapsed.Seconds())
+	fmt.Fprintf(&b, "%s %5.1fs", safetext.Line(label), now.Elapsed.Seconds())
 	switch {
 	case l.Duration > 0:
 		fmt.Fprintf(&b, "/%.1fs", l.Duration.Seconds())
@@ -56,11 +56,11 @@ func age(d time.Duration) string {
 // JoinLine words a Redis Cluster primary's joining an open run (the
 // cluster scaled out) at, by the run's clock.
 func JoinLine(label string, at time.Duration, j scheduler.NodeJoin) string {
-	s := fmt.Sprintf("pacer: %s: cluster node %s joined the run by %.1f s", label, safetext.Escape(j.Addr), at.Seconds())
+	s := fmt.Sprintf("pacer: %s: cluster node %s joined the run by %.1f s", safetext.Line(label), safetext.Escape(j.Addr), at.Seconds())
 	if j.Open == 0 {
 		why := "no connection opened"
 		if j.Err != "" {
-			why = safetext.Escape(safetext.OneLine(j.Err))
+			why = safetext.Line(j.Err)
 		}
 		return s + fmt.Sprintf(" and could not be reached (%s); its requests are errors until a redial reaches it", why)
 	}
@@ -74,7 +74,7 @@ func ConnectionsLine(label string, at time.Duration, c scheduler.Connections, n 
 	if n > 1 {
 		what = fmt.Sprintf("%d connections", n)
 	}
-	s := fmt.Sprintf("pacer: %s: %s lost by %.1f s; %d of %d open", label, what, at.Seconds(), c.Open, c.Of)
+	s := fmt.Sprintf("pacer: %s: %s lost by %.1f s; %d of %d open", safetext.Line(label), what, at.Seconds(), c.Open, c.Of)
 	if c.Reconnects > 0 {
 		s += fmt.Sprintf(", %d replaced so far", c.Reconnects)
 	}

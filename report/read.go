@@ -54,6 +54,7 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 	left := maxInputTotal
 	for _, p := range paths {
 		var data []byte
+		var memtier *streamed
 		var err error
 		label := filepath.Base(p)
 		if base[label] > 1 {
@@ -64,11 +65,11 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 			return nil, usage.Errorf("- (stdin) given twice")
 		case p == StdoutPath:
 			stdinRead, label = true, "stdin"
-			data, err = readLimited(userinput.Reader(ctx, stdin), min(MaxDocumentSize, left))
+			data, memtier, err = readLimited(label, userinput.Reader(ctx, stdin), min(MaxDocumentSize, left))
 		default:
 			var f *userinput.File
 			if f, err = userinput.Open(ctx, p); err == nil {
-				data, err = readLimited(f, min(MaxDocumentSize, left))
+				data, memtier, err = readLimited(label, f, min(MaxDocumentSize, left))
 				f.Close()
 			}
 		}
@@ -77,6 +78,14 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 		}
 		if err != nil {
 			return nil, usage.Errorf("%s: %v", p, err)
+		}
+		if memtier != nil { // read as it streamed in
+			left -= memtier.read
+			if memtier.err != nil {
+				return nil, usage.Errorf("%s: %v", p, memtier.err)
+			}
+			out = append(out, memtier.in)
+			continue
 		}
 		left -= int64(len(data))
 		in, err := ReadInput(label, data)
@@ -88,27 +97,45 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 	return out, nil
 }
 
+// streamed is a document read as it streamed in (memtier's JSON): what
+// it gave, its error, and the bytes it took.
+type streamed struct {
+	in   Input
+	err  error
+	read int64
+}
+
 // readLimited reads a result document of at most limit bytes. What does
 // not begin as a JSON object (after white space) is refused after its
-// first bytes, so /dev/zero or a binary file costs nothing.
-func readLimited(r io.Reader, limit int64) ([]byte, error) {
-	br := bufio.NewReader(r)
+// first bytes, so /dev/zero or a binary file costs nothing. A
+// memtier_benchmark JSON, told by its first MB, is read as it streams in
+// (label names it), never held whole: streamed is then set, data nil.
+func readLimited(label string, r io.Reader, limit int64) (data []byte, memtier *streamed, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 0; ; n++ {
 		c, err := br.ReadByte()
 		if err == io.EOF {
-			return nil, errors.New("empty: not a result document")
+			return nil, nil, errors.New("empty: not a result document")
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') && int64(n) < limit {
 			continue
 		}
 		if c != '{' && c != '"' { // a JSON object, or redis-benchmark --csv
-			return nil, errors.New("not a result document (a JSON object written by --json, or redis-benchmark --csv)")
+			return nil, nil, errors.New("not a result document (a JSON object written by --json, or redis-benchmark --csv)")
 		}
 		br.UnreadByte()
 		break
+	}
+	if head, _ := br.Peek(1 << 20); isMemtierJSON(head) {
+		cr := &countingReader{r: io.LimitReader(br, limit+1)}
+		in, err := readMemtier(label, cr)
+		if cr.n > limit {
+			err = fmt.Errorf("larger than %s: not a result document", bytesize.Format(limit))
+		}
+		return nil, &streamed{in: in, err: err, read: cr.n}, nil
 	}
 	// A file's size sizes the buffer once: io.ReadAll's doublings would
 	// leave as much again in garbage, for a file that may be hundreds of MB.
@@ -119,11 +146,23 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 		}
 	}
 	if _, err := buf.ReadFrom(io.LimitReader(br, limit+1)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b := buf.Bytes()
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("larger than %s: not a result document", bytesize.Format(limit))
+		return nil, nil, fmt.Errorf("larger than %s: not a result document", bytesize.Format(limit))
 	}
-	return b, nil
+	return b, nil, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 )
 
@@ -147,7 +148,11 @@ func (w *closedWorker) loop() {
 					continue
 				}
 				if !cfg.ContinueOnError {
-					run.fail(&ErrorReply{Text: string(w.c.ErrorText())})
+					if err := cluster.BadRedirect(w.c.ErrorText()); cfg.Cluster != nil && err != nil {
+						run.fail(err) // "-MOVED 1 :99999": a protocol error naming the reply
+					} else {
+						run.fail(&ErrorReply{Text: string(w.c.ErrorText())})
+					}
 				}
 				continue
 			}

@@ -2,9 +2,12 @@ package scheduler
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/testrun"
 )
 
@@ -75,5 +78,22 @@ func TestClosedClusterRecordsOnlyNodesWithConnections(t *testing.T) {
 	}
 	if done != 200 {
 		t.Errorf("nodes completed %d of 200", done)
+	}
+}
+
+// TestClosedClusterMovedToNoPort: in a closed cluster run, "-MOVED 1
+// :99999" ends the run with a protocol error naming the reply, not as an
+// ordinary redirect the run refreshes its map for and keeps meeting.
+func TestClosedClusterMovedToNoPort(t *testing.T) {
+	cmds, n := pingStream(t)
+	moved := []byte("-MOVED 1 :99999\r\n")
+	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return moved, false })
+	_, err := RunClosed(context.Background(), srv.dial(t, 1, 0), ClosedConfig{
+		Requests: 50, NewCommands: func(int) Commands { return cmds },
+		Cluster: &ClosedCluster{Nodes: []Node{{Addr: "127.0.0.1:7000", Slots: 16384}}, Of: []int{0},
+			Slot: func(int) uint16 { return 0 }},
+	})
+	if err == nil || !errors.Is(err, conn.ErrProtocol) || !strings.Contains(err.Error(), "-MOVED 1 :99999") {
+		t.Errorf("err %v: want a protocol error naming the reply", err)
 	}
 }

@@ -23,6 +23,7 @@ type redirect struct {
 	hslot    uint16
 	addr     string
 	code     string
+	bad      string // a MOVED or ASK that cannot be followed: the protocol error naming it
 }
 
 // redirectQueue carries redirects from the readers to the pacer.

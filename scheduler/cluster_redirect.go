@@ -27,6 +27,10 @@ func (cl *clusterRun) intercept(h *replies, e *conn.Entry, r conn.Reply, seq uin
 			rd.moved = true
 			h.moved.Add(1)
 		}
+	} else if err := cluster.BadRedirect(r.Text); err != nil {
+		// "-MOVED 1 :99999" names no node: the request fails with the
+		// reason instead of a node joining and failing to dial.
+		rd.bad = err.Error()
 	} else if cluster.Retryable(r.Text) {
 		rd.retry = true
 		rd.code = string(r.Code())
@@ -77,6 +81,10 @@ func (p *pacer) takeRedirects(el int64) {
 	for _, rd := range cl.redirs.take() {
 		cmd, tries := cl.stores[rd.lane].get(rd.seq)
 		from := p.run.lanes[rd.lane].node
+		if rd.bad != "" {
+			p.giveUp(from, rd.intended, rd.kind, codeProtocolError, rd.bad)
+			continue
+		}
 		if cmd == nil {
 			p.giveUp(from, rd.intended, rd.kind, codeResendUnsent, "a redirected command was no longer held")
 			continue

@@ -14,9 +14,9 @@ import (
 // a sweep step at the same rate), to r: counts, windows and byte counts
 // summed, histograms and error codes merged, interval series continued,
 // per-command and per-node results matched by name and address. What
-// describes the test (name, mode, rate, pacing, start) stays r's. r's
-// histograms, maps and slices must be its own (see Clone); o is left
-// unchanged.
+// describes the test (name, mode, rate, pacing, start, first write) stays
+// r's. r's histograms, maps and slices must be its own (see Clone); o is
+// left unchanged.
 //
 // A run's Extension stays the first run's (a run given a budget to decide
 // in is not repeated).

@@ -17,7 +17,7 @@ import (
 var mergeRules = map[string]string{
 	// What describes the test: the first run's.
 	"Name": "first", "Mode": "first", "TargetRate": "first", "Arrival": "first", "Pacing": "first",
-	"PacingQuantum": "first", "T0": "first", "LagLimit": "first", "Pipeline": "first", "Started": "first",
+	"PacingQuantum": "first", "T0": "first", "FirstWrite": "first", "LagLimit": "first", "Pipeline": "first", "Started": "first",
 	"Interval": "first", "Warmup": "first", "Stages": "first",
 	// Counts, durations and tallies: summed.
 	"Counts": "sum", "WarmupCounts": "sum", "Window": "sum", "SendWindow": "sum", "Blocked": "sum",

@@ -457,6 +457,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Connections:    len(run.lanes),
 		Counts:         cnt,
 		T0:             p.t0,
+		FirstWrite:     p.firstWrite,
 		Window:         time.Duration(window),
 		Response:       run.response.Snapshot(),
 		Service:        run.service.Snapshot(),

@@ -470,3 +470,34 @@ func TestClusterRunMovedToAPortOnly(t *testing.T) {
 		t.Errorf("%d connections reached 127.0.0.1:%s", impostor.Accepted(), port)
 	}
 }
+
+// TestClusterRunMovedToNoPort: "-MOVED 1 :99999" names no node. Every
+// request fails as a protocol error naming the reply; no node joins (and
+// no dial to port 99999 fails later).
+func TestClusterRunMovedToNoPort(t *testing.T) {
+	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
+	for _, reply := range []string{"MOVED 1 :99999", "ASK 1 127.0.0.1:0", "MOVED 1 127.0.0.1:http"} {
+		t.Run(reply, func(t *testing.T) {
+			moved := []byte("-" + reply + "\r\n")
+			a := newFakeServerOn(t, "127.0.0.1:0", tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+			aAddr := a.ln.Addr().String()
+			top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
+			top.Assign(0, cluster.Slots-1, 0)
+			res := runOpen(t, a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
+				Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 200,
+				Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
+					Keys: oneKey, Dial: dialNode},
+			})
+			cnt := res.Counts
+			if cnt.Errors != 200 || res.ErrorCodes[codeProtocolError] != 200 {
+				t.Errorf("counts %+v, codes %v: want 200 protocol errors", cnt, res.ErrorCodes)
+			}
+			if !strings.Contains(res.FirstError, "protocol error") || !strings.Contains(res.FirstError, "-"+reply) {
+				t.Errorf("first error %q: want a protocol error naming %q", res.FirstError, reply)
+			}
+			if len(res.Nodes) != 1 {
+				t.Errorf("nodes %+v: none may join", res.Nodes)
+			}
+		})
+	}
+}

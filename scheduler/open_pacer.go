@@ -50,7 +50,10 @@ type pacer struct {
 	epNext, epDropped     uint64
 	heldSent, heldDropped uint64
 	// stoppedAt is the offset at which an interrupted timeline stopped.
-	stoppedAt    int64
+	stoppedAt int64
+	// firstWrite is when the first request was written, on the Now clock
+	// (0 before any).
+	firstWrite   int64
 	rr           int // next connection in rotation
 	cur          int // connection taking this wake's commands
 	taken        int // commands cur has taken in this wake
@@ -474,6 +477,9 @@ func (p *pacer) pick() int {
 // flush writes each dirty connection once; connections whose socket
 // buffer refused bytes stay dirty.
 func (p *pacer) flush() {
+	if p.firstWrite == 0 && len(p.dirty) > 0 {
+		p.firstWrite = nanotime()
+	}
 	keep := p.dirty[:0]
 	for _, i := range p.dirty {
 		c := p.run.lanes[i].c

@@ -174,6 +174,10 @@ type Result struct {
 	// T0 is the start of the timeline on the Now clock: request i was
 	// intended at T0 + Timeline.Offset(i).
 	T0 int64
+	// FirstWrite is when the first request was written, on the same clock
+	// (open mode; 0 when none was): no later than the first request's
+	// intended time plus its send lag.
+	FirstWrite int64
 	// Window is the measured window: from the first intended send (the
 	// end of the warmup, if any) to the later of the timeline's end and
 	// the last reply.

@@ -99,7 +99,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func mainWith(parent context.Context, stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 	sec := secret.Find(args, os.Getenv)
 	out := guarded.New(stdout, "stdout", nil)
-	errw := guarded.New(stderr, "stderr", sec.Redact)
+	// Whatever reaches stderr, from any source, is escaped for the
+	// terminal: only line breaks, tabs and the progress line's own \r and
+	// ESC [ K pass as they are.
+	errw := guarded.New(stderr, "stderr", func(s string) string { return safetext.Terminal(sec.Redact(s)) })
 	defer noteLostOutput(out, errw)
 	ctx, stop := watchSignals(parent, errw)
 	defer stop()
@@ -168,7 +171,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitFailed
 }
 
-func oneLine(s string) string { return safetext.OneLine(s) }
+// oneLine makes a message one line fit for a terminal: white space folded,
+// control bytes and bidirectional overrides escaped (safetext.Line).
+func oneLine(s string) string { return safetext.Line(s) }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{

@@ -233,7 +233,7 @@ func benchAction(c *cli.Context) error {
 	switch {
 	case res.Err != nil:
 		if werr := writeDoc(); werr != nil {
-			fmt.Fprintf(stderr, "pacer: %v\n", werr)
+			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(werr.Error()))
 		}
 		if experiment.IsErrorReply(res.Err) {
 			// redis-benchmark's words, on stderr, and exit 1.

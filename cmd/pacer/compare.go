@@ -124,6 +124,10 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
 		return nil, err
 	}
+	if err := fitMemory(c, cfg.Conns, &l, cfg.work); err != nil {
+		return nil, err
+	}
+	cfg.target.MaxBuffer = l.MaxBuffer
 	if err := checkClosedBudget(cfg.work, cfg.Conns, cfg.Pipeline); err != nil {
 		return nil, err
 	}
@@ -157,7 +161,7 @@ func compareAction(c *cli.Context) error {
 	e.askServer()
 	e.noteConfig()
 	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
-		cfg.test.title, cfg.Conns, cfg.Pipeline, cfg.Duration, where)
+		oneLine(cfg.test.title), cfg.Conns, cfg.Pipeline, cfg.Duration, oneLine(where))
 	if e.server.ID.Available {
 		fmt.Fprintln(out, report.ServerLine(e.server.ID))
 	}

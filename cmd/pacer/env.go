@@ -101,7 +101,7 @@ func (e *runEnv) close() {
 
 // say prints a note on stderr, passwords masked.
 func (e *runEnv) say(s string) {
-	fmt.Fprintln(e.stderr, secretsFrom(e.ctx).Redact(s))
+	fmt.Fprintln(e.stderr, oneLine(secretsFrom(e.ctx).Redact(s)))
 }
 
 // askServer asks the server who it is (outside any measured window) and
@@ -115,7 +115,7 @@ func (e *runEnv) askServer() {
 // says it in redis-benchmark's words instead).
 func (e *runEnv) noteConfig() {
 	if r := e.server.ConfigRefused(); r != "" {
-		fmt.Fprintf(e.stderr, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", r)
+		fmt.Fprintf(e.stderr, "pacer: the server refuses CONFIG GET (%s): its settings are unknown\n", oneLine(r))
 	}
 }
 
@@ -189,9 +189,9 @@ func (e *runEnv) writeFiles() error {
 func judged(stderr io.Writer, t *report.Test, j report.Judgement) int {
 	switch j.Outcome {
 	case report.Failed:
-		fmt.Fprintf(stderr, "pacer: %s: %s: target lost: %s\n", t.Name, j.Outcome, oneLine(j.Reason))
+		fmt.Fprintf(stderr, "pacer: %s: %s: target lost: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
 	case report.Untrusted, report.Violated:
-		fmt.Fprintf(stderr, "pacer: %s: %s: %s\n", t.Name, j.Outcome, oneLine(j.Reason))
+		fmt.Fprintf(stderr, "pacer: %s: %s: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
 	}
 	return j.Outcome.ExitCode()
 }

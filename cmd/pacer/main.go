@@ -24,6 +24,7 @@ func main() {
 	if n := procsFor(os.Args); n > 0 {
 		runtime.GOMAXPROCS(n)
 	}
+	setMemoryLimit()
 	// PACER_CPUPROFILE=file writes a CPU profile of the whole run,
 	// PACER_MEMPROFILE=file a heap profile at its end (what was allocated,
 	// and what is still in use), and PACER_TRACE=file an execution trace,

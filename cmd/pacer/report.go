@@ -117,7 +117,7 @@ func verdictsExit(stderr io.Writer, inputs []report.Input) error {
 		o, lines := report.DocumentOutcome(in.Doc)
 		worst = report.Worse(worst, o)
 		for _, l := range lines {
-			fmt.Fprintf(stderr, "pacer: %s: %s\n", in.Label, l)
+			fmt.Fprintf(stderr, "pacer: %s: %s\n", oneLine(in.Label), oneLine(l))
 		}
 	}
 	if code := worst.ExitCode(); code != exitOK {

@@ -131,6 +131,10 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
 		return nil, err
 	}
+	if err := fitMemory(c, cfg.conns, &cfg.load, cfg.work); err != nil {
+		return nil, err
+	}
+	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
 	return cfg, nil
 }
 

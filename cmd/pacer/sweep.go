@@ -132,8 +132,9 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 	}
 	if cfg.closed {
 		err = checkClosedBudget(cfg.work, slices.Max(cfg.Clients), slices.Max(cfg.Pipelines))
-	} else {
-		err = checkMaxBuffer(cfg.work, cfg.target.MaxBuffer)
+	} else if err = checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err == nil {
+		err = fitMemory(c, cfg.Conns, &cfg.load, cfg.work)
+		cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
 	}
 	if err != nil {
 		return nil, err

@@ -365,5 +365,5 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 	return out, notes
 }
 
-// oneLine folds a reason onto one line.
-func oneLine(s string) string { return safetext.OneLine(s) }
+// oneLine folds a reason onto one line, escaped for a terminal.
+func oneLine(s string) string { return safetext.Line(s) }
