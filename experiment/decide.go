@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // Decide gives an open run a budget to reach a verdict in
@@ -128,6 +129,9 @@ type decider struct {
 	// run.
 	looks   int
 	decided bool
+	// server reads what the server counted so far (its latency events,
+	// its commandstats), for a look to judge with; nil: not asked.
+	server func() *serverinfo.Stats
 }
 
 // look judges the intervals measured so far (see scheduler.Looks): true
@@ -147,7 +151,11 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 	ext := k.ext
 	ext.Looks, ext.Final = k.looks, k.looks >= k.plan.looks
 	r.Extension = &ext
-	_, j, err := report.NewTest(r, k.d.Options)
+	opts := k.d.Options
+	if k.server != nil {
+		opts.Server = k.server() // its latency events so far: a look sees the server's evidence too
+	}
+	_, j, err := report.NewTest(r, opts)
 	if err != nil {
 		return false
 	}
@@ -183,20 +191,21 @@ func (d *Decide) waitQuiet(ctx context.Context) quiet {
 // driver, and what completes the step's result once it returns.
 func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, name string, tl scheduler.Timeline, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
 	cfg.Duration, cfg.Warmup, cfg.Name, cfg.Timeline = planned, 0, name, tl
-	finish := e.withDecide(&d, quiet{}, &cfg, conns)
+	finish := e.withDecide(&d, quiet{}, &cfg, conns, nil)
 	return cfg.Duration, cfg.Looks, finish
 }
 
 // withDecide prepares cfg for a run with a budget to decide in, after
-// the wait for a quiet host q: it plans the looks, and returns what to
-// call with the result once the run returns (nothing without d).
-func (e *Env) withDecide(d *Decide, q quiet, cfg *scheduler.OpenConfig, conns int) func(*scheduler.Result) {
+// the wait for a quiet host q: it plans the looks (each judged with what
+// server, when given, says the server counted so far), and returns what
+// to call with the result once the run returns (nothing without d).
+func (e *Env) withDecide(d *Decide, q quiet, cfg *scheduler.OpenConfig, conns int, server func() *serverinfo.Stats) func(*scheduler.Result) {
 	if d == nil || d.Budget <= 0 || cfg.Duration <= 0 {
 		return func(*scheduler.Result) {}
 	}
 	waited, quiet, p99 := q.waited, q.ok, q.p99
 	planned := cfg.Duration - cfg.Warmup // the measured part; looks count from its start
-	k := &decider{d: *d, plan: d.plan(planned, waited+cfg.Warmup)}
+	k := &decider{d: *d, plan: d.plan(planned, waited+cfg.Warmup), server: server}
 	k.ext = scheduler.Extension{Planned: planned, Budget: d.Budget, Every: k.plan.every, PlannedLooks: k.plan.looks,
 		QuietWait: waited, Quiet: quiet, QuietHiccups: p99}
 	proto := &scheduler.Result{Name: cfg.Name, Mode: "open", TargetRate: cfg.Rate, Arrival: cfg.Timeline.Name(), Pacing: cfg.Pacing.String(),

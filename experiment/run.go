@@ -84,7 +84,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	cfg.OnErrorReply = e.OnErrorReply
 	cfg.HiccupInterval = e.HiccupInterval
 	cfg.ServerProcess = e.ServerProcess()
-	decided := e.withDecide(o.Decide, q, &cfg, len(conns))
+	decided := e.withDecide(o.Decide, q, &cfg, len(conns), since)
 	w := Watched{Name: o.Name, Test: o.Test.Title, Mode: "open", Label: o.Label}
 	if o.Metric != "" {
 		w.Name, w.Test = o.Metric, o.Metric
