@@ -103,7 +103,7 @@ func pacerProcess(t *testing.T, args ...string) (int, string, string) {
 // None may exit 3, blaming the server: each passes (exit 0: the send lag
 // such a machine causes is immaterial to a passing SLO) or, when the
 // machine made the p99 miss, exits 4 with a verdict that names the
-// client's figure. And a run against a stalling server (the embedded
+// client's figure or the host's (the server process's wait for a CPU). And a run against a stalling server (the embedded
 // target, in pacer's process, frozen 100 ms of every 500) that misses
 // p99<=5ms by far more than the host's noise exits 3, the server's doing.
 // bench/gate runs the gate (10k/s, p99<=2ms) the same way.
@@ -129,7 +129,8 @@ func TestTrustUnderCPUCompetition(t *testing.T) {
 			passed++
 		case code == exitUntrusted && !tt.SLO.Pass && tt.Verdict == "inconclusive" &&
 			(strings.Contains(tt.VerdictReason, "host CPU") || strings.Contains(tt.VerdictReason, "host hiccups") ||
-				strings.Contains(tt.VerdictReason, "receive lag") || strings.Contains(tt.VerdictReason, "send lag")):
+				strings.Contains(tt.VerdictReason, "receive lag") || strings.Contains(tt.VerdictReason, "send lag") ||
+				strings.Contains(tt.VerdictReason, "the server process waited")):
 		default:
 			t.Fatalf("run %d of 10: exit %d, verdict %s; want 0, or 4 naming the client's figure\nstdout %s\nstderr %s", i+1, code, tt.Verdict, stdout, stderr)
 		}
