@@ -508,7 +508,7 @@ func (o *openSweep) assess(p *openPoint) error {
 	for k, st := range p.steps {
 		rs[k] = st.Result
 		p.aborted = p.aborted || st.Aborted
-		p.atOnce = p.atOnce || st.Aborted && abortedAtOnce(st)
+		p.atOnce = p.atOnce || st.Aborted && abortedAtOnce(st, o.cfg.AbortAfter)
 	}
 	p.pooled = scheduler.Pool(rs)
 	p.server = nil
@@ -566,12 +566,18 @@ func (o *openSweep) judge(p *openPoint) error {
 }
 
 // abortedAtOnce reports whether an aborted step was cut within its first
-// interval (or before any was measured): its oldest request had waited
-// past --abort-after by the first interval's end.
-func abortedAtOnce(st *scheduler.Step) bool {
+// interval (or before any was measured) on a host that did not stall
+// meanwhile: its oldest request had waited past --abort-after (bound) by
+// the first interval's end, while the host's longest hiccup stayed under
+// half of it. A host that froze pacer for as long can have made the
+// abort itself: that step is a failure to measure again like any other.
+func abortedAtOnce(st *scheduler.Step, bound time.Duration) bool {
 	iv := st.Interval
 	if iv <= 0 {
 		iv = scheduler.DefaultInterval
+	}
+	if st.Hiccups != nil && st.Hiccups.TotalCount() > 0 && time.Duration(st.Hiccups.Max()) >= bound/2 {
+		return false
 	}
 	return st.Window <= iv || len(st.Intervals) <= 1
 }
