@@ -40,6 +40,10 @@ type Document struct {
 	// StartAt is the wall-clock instant the first test's timeline was set
 	// to start (--start-at, --start-in), RFC 3339 with nanoseconds.
 	StartAt string `json:"start_at,omitempty"`
+	// Outcome is the document's outcome, the worst of its tests' (a
+	// sweep's own): pass, fail, inconclusive or error, as the exit code
+	// reads it. Absent from a partial document and from older ones.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Shard says which part of a timeline a document holds: shard K of N, or
@@ -79,9 +83,13 @@ type Test struct {
 	FirstError    string            `json:"first_error,omitempty"`
 	Verdict       string            `json:"verdict"`
 	VerdictReason string            `json:"verdict_reason"`
-	Arrival       string            `json:"arrival,omitempty"`
-	Pacing        string            `json:"pacing,omitempty"`
-	Connections   int               `json:"connections"`
+	// Outcome is the test's outcome in the words of every output and
+	// exit code: pass (0), fail (3), inconclusive (4) or error (1).
+	// Absent from documents written before it.
+	Outcome     string `json:"outcome,omitempty"`
+	Arrival     string `json:"arrival,omitempty"`
+	Pacing      string `json:"pacing,omitempty"`
+	Connections int    `json:"connections"`
 	// TLS is the connections' TLS handshakes (absent over plain TCP).
 	TLS         *TLS     `json:"tls,omitempty"`
 	LagLimitMs  *float64 `json:"send_lag_limit_ms"`
@@ -147,6 +155,14 @@ type Test struct {
 	// Host is what the client machine did during the test (absent from
 	// documents written before it was measured).
 	Host *Host `json:"host,omitempty"`
+	// ServerProcess is what the server's process did with the CPUs, when
+	// the target runs on this host in a process pacer found (absent
+	// otherwise): its wait for a CPU is what tells a busy host's miss
+	// from the server's.
+	ServerProcess *ServerProcess `json:"server_process,omitempty"`
+	// Decide is how a test given a budget to reach a verdict in
+	// (--decide-within) used it; absent otherwise.
+	Decide *Decide `json:"decide,omitempty"`
 	// ReceiveClock says what a reply's arrival is: "kernel", the kernel's
 	// receive timestamp of its last bytes, or "read", the instant pacer's
 	// reader had them (where the platform gives no timestamp, or with
@@ -228,6 +244,9 @@ type Interval struct {
 	// InFlight is the requests written and not yet answered at the
 	// interval's end (tests only; absent from older documents).
 	InFlight *uint64 `json:"in_flight,omitempty"`
+	// ServerProcess is the local server process's share of the test's
+	// (tests only; absent when not watched).
+	ServerProcess *ServerProcess `json:"server_process,omitempty"`
 }
 
 // fromResult converts a result into its JSON form.
@@ -265,6 +284,8 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		return t, err
 	}
 	t.ReceiveClock = r.ReceiveClock
+	t.ServerProcess = testServerProcess(r.ServerProcess)
+	t.Decide = decideJSON(r.Extension, r.Window)
 	if r.CPU.Available || r.HiccupInterval > 0 || r.TargetLocal {
 		t.Host = &Host{TargetLocal: r.TargetLocal, TargetInProcess: r.TargetInProcess, HiccupIntervalMs: round(histo.Millis(int64(r.HiccupInterval)), 3)}
 		if c := r.CPU; c.Available {
@@ -449,6 +470,9 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, er
 			j.OldestInflightMs, j.OldestInflightMaxMs = &oldest, &peak
 			n := iv.InFlight
 			j.InFlight = &n
+			if iv.ServerProcess != nil {
+				j.ServerProcess = serverProcessJSON(*iv.ServerProcess)
+			}
 		}
 		out = append(out, j)
 	}

@@ -33,6 +33,11 @@ type TestOptions struct {
 	Percentiles, CI bool
 	// Server is what the server counted during the test (nil: not asked).
 	Server *serverinfo.Stats
+	// Runs are, for a test pooled from repeated runs, each run's latency
+	// (response time; a closed loop's from the send): the percentiles'
+	// intervals then hold the spread between them. Nil for one run,
+	// whose intervals come from its interval series.
+	Runs []*hdrhistogram.Histogram
 }
 
 // NewTest makes a run's result into a report test: its JSON form, its
@@ -51,13 +56,13 @@ func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 		}
 	}
 	if o.Percentiles || o.CI {
-		t.ResponsePercentiles = percentileStats(r.Response, o.CI)
+		t.ResponsePercentiles = percentileStats(r.Response, o.CI, ciSource{runs: o.Runs, intervals: r.Intervals, closed: r.Mode == "closed"})
 	}
 	if t.SLO, err = o.SLO.Check(&t); err != nil {
 		return nil, Judgement{}, err
 	}
 	j := Judge(&t)
-	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
+	t.Verdict, t.VerdictReason, t.Outcome = j.Verdict, j.Reason, j.Outcome.String()
 	if t.SLO != nil {
 		for i := range t.SLO.Clauses {
 			if i < len(j.Owners) {
@@ -80,9 +85,15 @@ type figures struct {
 	read bool
 	// cpu and local are what the client host did, and whether the target
 	// was on it.
-	cpu                    scheduler.HostCPU
-	local                  bool
-	inProcess              bool
+	cpu       scheduler.HostCPU
+	local     bool
+	inProcess bool
+	// server is the local server process's use of the CPUs (nil: not
+	// watched).
+	server *scheduler.ServerProcess
+	// extension is how a run with a budget to decide in used it (nil:
+	// none).
+	extension              *scheduler.Extension
 	response, service, lag *hdrhistogram.Histogram
 	receive, hiccups       *hdrhistogram.Histogram
 	// micros is a closed loop's latency as redis-benchmark records it.
@@ -106,7 +117,7 @@ func figuresOf(r *scheduler.Result) *figures {
 		heldSent: r.HeldSent, heldUnsent: r.HeldUnsent, targetGone: r.TargetGone,
 		response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccups: r.Hiccups, micros: r.Micros, tls: r.TLS,
 		stages: r.Stages, commands: r.Commands, nodes: nodes, intervals: r.Intervals,
-		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess,
+		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess, server: r.ServerProcess, extension: r.Extension,
 	}
 }
 
@@ -128,6 +139,8 @@ func (t *Test) figures() (*figures, error) {
 		heldSent:   t.HeldSent,
 		heldUnsent: t.HeldUnsent,
 		read:       true,
+		server:     serverProcessOf(t.ServerProcess),
+		extension:  extensionOf(t.Decide),
 	}
 	if h := t.Host; h != nil {
 		f.local, f.inProcess = h.TargetLocal, h.TargetInProcess
@@ -199,6 +212,10 @@ func (t *Test) series() ([]scheduler.Interval, error) {
 	for _, iv := range t.Intervals {
 		s := scheduler.Interval{
 			Start: exactSeconds(iv.StartS), Duration: exactSeconds(iv.DurationS), Counts: iv.Counts,
+		}
+		if iv.ServerProcess != nil {
+			u := iv.ServerProcess.usage()
+			s.ServerProcess = &u
 		}
 		var err error
 		if s.Response, err = packedOf(iv.Histograms.Response); err != nil {

@@ -187,6 +187,9 @@ const drainPoll = time.Millisecond
 func (p *pacer) loop() {
 	defer p.slice.release()
 	p.slice.hold()
+	if havePreciseSleep {
+		defer clock.HoldP()() // its raw sleeps keep a P: the runtime gets another
+	}
 	if p.onPrepare != nil {
 		p.onPrepare()
 	}
@@ -207,6 +210,9 @@ func (p *pacer) loop() {
 		if now-p.lastMaintain >= maintainEvery {
 			p.maintain(now)
 			p.lastMaintain = now
+		}
+		if c := p.run.cut.Load(); c > 0 && c < p.end {
+			p.end = c // a look decided: the timeline ends here
 		}
 		horizon := el
 		final := el >= p.end

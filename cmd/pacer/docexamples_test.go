@@ -216,6 +216,7 @@ const (
 	shortSettle   = 200 * time.Millisecond // --settle, --warmup
 	shortRequests = 2000                   // -n of run and bench
 	shortKeys     = 10000                  // -r of fill, which writes every key
+	shortDecide   = 2 * time.Second        // --decide-within
 )
 
 // shortened returns an example's arguments with its lengths capped (see
@@ -257,6 +258,8 @@ func shortened(args []string) []string {
 			value = capDuration(value, shortDuration)
 		case name == "--step-duration":
 			value = capDuration(value, shortStep)
+		case name == "--decide-within":
+			value = capDuration(value, shortDecide)
 		case name == "--settle" || name == "--warmup":
 			value = capDuration(value, shortSettle)
 		case name == "--stages":
@@ -294,13 +297,18 @@ func estimate(args []string) time.Duration {
 	if args[0] == "compare" {
 		d = 5 * time.Second
 	}
+	decide := time.Duration(0)
 	for i, a := range args {
 		if a == "--duration" && i+1 < len(args) {
 			if v, err := time.ParseDuration(args[i+1]); err == nil {
 				d = v
 			}
 		}
+		if a == "--decide-within" && i+1 < len(args) {
+			decide, _ = time.ParseDuration(args[i+1])
+		}
 	}
+	d = max(d, decide) // a test may go on to its budget
 	switch args[0] {
 	case "sweep":
 		return estimateSweep(args)

@@ -120,7 +120,7 @@ func verdictsExit(stderr io.Writer, inputs []report.Input) error {
 			fmt.Fprintf(stderr, "pacer: %s: %s\n", oneLine(in.Label), oneLine(l))
 		}
 	}
-	if code := outcomeCode(worst); code != exitOK {
+	if code := worst.ExitCode(); code != exitOK {
 		return exitCode(code)
 	}
 	return nil
