@@ -63,8 +63,11 @@ func TestDecideWithinRuns(t *testing.T) {
 	}
 	d := readJSON[doc](t, out)
 	tt := d.Tests[0]
-	if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.DurationS > 1.5 {
-		t.Fatalf("outcome %s, %+v, measured %v s; want a pass at the first look after about 1 s", d.Outcome, tt.Decide, tt.DurationS)
+	if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.DurationS >= 3 {
+		// The run ends once the look returns: a look judges what was
+		// measured (about 0.2 s under -race, more on a busy runner), so
+		// the bound is the second look's time (every 2 s after the first).
+		t.Fatalf("outcome %s, %+v, measured %v s; want a pass at the first look, ended before the second", d.Outcome, tt.Decide, tt.DurationS)
 	}
 	testrun.Contains(t, stdout, "decided        at the first look, after the planned")
 
