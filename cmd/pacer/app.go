@@ -191,6 +191,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			fillCommand(),
 			serveCommand(),
 			reportCommand(),
+			diffCommand(),
 			mergeCommand(),
 			withHelp(&cli.Command{Name: "version", Usage: "print pacer's version (as pacer --version does)",
 				Action: func(c *cli.Context) error {

@@ -1,0 +1,22 @@
+// Package diff answers "did it get worse?" about saved results: it
+// matches the tests of a baseline and a candidate (each one or several
+// result files, or the two sides of an interleaved pacer ab), and for
+// every matched test and figure (percentiles of the response time,
+// throughput, error rate) finds the change with its 95% confidence
+// interval and gives it one word: worse, better, same or cannot tell,
+// with why. A regression gate (--max-regression) decides pass, fail or
+// inconclusive from the same intervals.
+//
+// The interval's method follows where the variance comes from (package
+// stats): the spread between repeated runs when a side has them, the
+// rounds' paired differences for an interleaved A/B, and a block
+// bootstrap over one run's intervals when each side has a single run,
+// which says that the spread between runs is not in it. A side that its
+// own verdict does not trust (generator_behind, an inconclusive SLO, a
+// lost target), or whose client host's noise is a material share of a
+// figure, cannot make that figure worse, better or the same.
+//
+// The result is a pacer.diff/v1 document (report.Diff), which package
+// report draws as text, plots and an HTML page. The package never
+// prints.
+package diff

@@ -1,0 +1,280 @@
+package diff
+
+import (
+	"math"
+	"strings"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/stats"
+)
+
+// Identical is the method of a comparison whose sides hold the same runs
+// (a result compared with itself): the change is 0 exactly, as the
+// difference of a figure with itself is.
+const Identical = "identical"
+
+// kind is what a figure measures.
+type kind int8
+
+const (
+	latency kind = iota
+	throughput
+	errorRate
+)
+
+// spec is one figure to compare.
+type spec struct {
+	kind kind
+	q    float64 // the percentile of a latency
+}
+
+func (f spec) name() string {
+	switch f.kind {
+	case throughput:
+		return "throughput"
+	case errorRate:
+		return "errors"
+	}
+	return report.PercentileLabel(f.q)
+}
+
+func (f spec) unit() string {
+	switch f.kind {
+	case throughput:
+		return "req/s"
+	case errorRate:
+		return "%"
+	}
+	return "ms"
+}
+
+func (f spec) scale() stats.Scale {
+	if f.kind == errorRate {
+		return stats.Absolute
+	}
+	return stats.Relative
+}
+
+func (f spec) dir() stats.Direction {
+	if f.kind == throughput {
+		return stats.LowerIsWorse
+	}
+	return stats.HigherIsWorse
+}
+
+// value is run t's figure; ok is false when it has none (no latencies,
+// nothing scheduled).
+func (f spec) value(t *report.Test) (float64, bool) {
+	switch f.kind {
+	case throughput:
+		return t.Achieved(), t.Window() > 0
+	case errorRate:
+		c := t.Counts
+		if c.Scheduled == 0 {
+			return 0, false
+		}
+		return 100 * float64(c.Errors+c.Timeouts) / float64(c.Scheduled), true
+	}
+	resp, _, _ := t.LatencyHistograms()
+	if resp == nil || resp.TotalCount() == 0 {
+		return 0, false
+	}
+	return histo.Millis(resp.ValueAtQuantile(f.q)), true
+}
+
+// values are a side's per-run figures, or why it has none.
+func (f spec) values(s *sample) ([]float64, string) {
+	out := make([]float64, len(s.runs))
+	for i, r := range s.runs {
+		v, ok := f.value(r)
+		if !ok {
+			what := "no latencies"
+			switch {
+			case f.kind == latency && r.Lacking("histograms"):
+				what = "no histogram (its file's format holds none)"
+			case f.kind != latency:
+				what = "nothing scheduled"
+			}
+			return nil, what + " in " + s.where[i]
+		}
+		out[i] = v
+	}
+	return out, ""
+}
+
+// how is how a matched test's changes are found: its method and, for
+// one run a side, each side's block intervals of its percentiles.
+type how struct {
+	method    string
+	blocks    [2]map[float64]stats.PercentileInterval
+	blocksWhy [2]string
+}
+
+// compareFigure compares one figure of a matched test.
+func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
+	out := report.DiffFigure{Figure: f.name(), Unit: f.unit(), Method: h.method,
+		NBaseline: len(p.base.runs), NCandidate: len(p.cand.runs), Word: string(stats.CannotTell)}
+	if f.kind == latency {
+		out.P = f.q
+	}
+	vb, whyB := f.values(p.base)
+	vc, whyC := f.values(p.cand)
+	if whyB != "" || whyC != "" {
+		out.Why = strings.TrimPrefix(strings.Join([]string{prefix("the baseline has ", whyB), prefix("the candidate has ", whyC)}, "; "), "; ")
+		out.Why = strings.TrimSuffix(out.Why, "; ")
+		return out
+	}
+	ch, sideB, sideC, err := c.change(p, h, f, vb, vc)
+	out.BaselineInterval, out.CandidateInterval = ends(sideB), ends(sideC)
+	if err != "" {
+		out.Why = err
+		return out
+	}
+	out.Baseline, out.Candidate = report.DiffValue(ch.Base), report.DiffValue(ch.Cand)
+	change := ch.Cand - ch.Base
+	out.Change = report.DiffValue(change)
+	if f.scale() == stats.Relative {
+		out.ChangePct = report.DiffValue(100 * ch.Estimate)
+		out.IntervalPct = report.DiffEnds(100*ch.Lo, 100*ch.Hi)
+		out.Interval = report.DiffEnds(ch.Base*ch.Lo, ch.Base*ch.Hi)
+	} else {
+		out.Interval = report.DiffEnds(ch.Lo, ch.Hi)
+	}
+	if h.method == Identical {
+		out.Word = string(stats.Same)
+		return out
+	}
+	// Each side's own account first: a side untrusted by its verdict,
+	// or too noisy at this figure, or too thin beyond the percentile,
+	// cannot make it worse, better or the same.
+	out.BaselineUntrusted, out.CandidateUntrusted = c.untrusted(p.base), c.untrusted(p.cand)
+	if f.kind == latency {
+		out.BaselineNoisy, out.CandidateNoisy = c.noise(p.base).at(f.q), c.noise(p.cand).at(f.q)
+		if why := p.base.tooFew(f.q); why != "" {
+			out.TooFew = "the baseline has " + why
+		} else if why := p.cand.tooFew(f.q); why != "" {
+			out.TooFew = "the candidate has " + why
+		}
+	}
+	word, why := ch.Classify(c.margin(f), f.dir())
+	switch {
+	case out.BaselineUntrusted != "":
+		word, why = stats.CannotTell, "the baseline is untrusted by its own verdict: "+out.BaselineUntrusted
+	case out.CandidateUntrusted != "":
+		word, why = stats.CannotTell, "the candidate is untrusted by its own verdict: "+out.CandidateUntrusted
+	case out.TooFew != "":
+		word, why = stats.CannotTell, "too few samples: "+out.TooFew
+	case out.BaselineNoisy != "":
+		word, why = stats.CannotTell, "the baseline's client host was too noisy to tell: "+out.BaselineNoisy
+	case out.CandidateNoisy != "":
+		word, why = stats.CannotTell, "the candidate's client host was too noisy to tell: "+out.CandidateNoisy
+	case word == stats.CannotTell && strings.Contains(why, "wider than"):
+		why += hint(h.method)
+	}
+	out.Word, out.Why = string(word), why
+	return out
+}
+
+func prefix(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
+}
+
+// hint says what narrows an interval wider than the margin, by method.
+func hint(method string) string {
+	switch method {
+	case string(stats.Runs), string(stats.RunsOneSide):
+		return ": too few runs for the spread seen between them (more runs per side narrow it)"
+	case string(stats.PairedRuns):
+		return ": too few rounds for the spread seen between them (more --rounds narrow it)"
+	case string(stats.Blocks):
+		return ": one run per side (a longer run, or repeats on each side, narrow it)"
+	}
+	return ""
+}
+
+// ends is a side's interval for the document (nil: none).
+func ends(iv *stats.Interval) []*float64 {
+	if iv == nil {
+		return nil
+	}
+	return report.DiffEnds(iv.Lo, iv.Hi)
+}
+
+// change finds the change of figure f by the test's method, with each
+// side's own interval (nil where there is none); err says why there is
+// no change.
+func (c *comparer) change(p pair, h *how, f spec, vb, vc []float64) (stats.Change, *stats.Interval, *stats.Interval, string) {
+	sc := f.scale()
+	side := func(v []float64, s int) *stats.Interval {
+		if len(v) >= 2 {
+			if iv, err := stats.RunsInterval(v, sc, c.level); err == nil {
+				return &iv
+			}
+			return nil
+		}
+		if iv, ok := c.blockInterval(p, h, f, s); ok {
+			return &iv
+		}
+		return nil
+	}
+	var ch stats.Change
+	var err error
+	switch h.method {
+	case Identical:
+		m := mean(vb, sc)
+		iv := stats.Interval{Estimate: m, Lo: m, Hi: m, Level: c.level}
+		return stats.Change{Base: m, Cand: m, Scale: sc, NBase: len(vb), NCand: len(vc),
+			Interval: stats.Interval{Level: c.level}}, &iv, &iv, ""
+	case string(stats.PairedRuns):
+		ch, err = stats.ChangePaired(vb, vc, sc, c.level)
+	case string(stats.Blocks):
+		eb, okB := c.blockEstimate(p, h, f, 0)
+		ec, okC := c.blockEstimate(p, h, f, 1)
+		if !okB || !okC {
+			return ch, side(vb, 0), side(vc, 1), c.blocksWhy(h, okB)
+		}
+		ch, err = stats.ChangeOfIntervals(eb, ec, sc, c.level)
+	default:
+		ch, err = stats.ChangeOverRuns(vb, vc, sc, c.level)
+	}
+	sb, scd := side(vb, 0), side(vc, 1)
+	switch {
+	case err == stats.ErrNotPositive:
+		return ch, sb, scd, "a side's figure is zero: it has no relative change"
+	case err != nil:
+		return ch, sb, scd, err.Error()
+	}
+	return ch, sb, scd, ""
+}
+
+// blocksWhy says why one run a side gave no interval.
+func (c *comparer) blocksWhy(h *how, baseOK bool) string {
+	if !baseOK && h.blocksWhy[0] != "" {
+		return "the baseline's run: " + h.blocksWhy[0]
+	}
+	if h.blocksWhy[1] != "" {
+		return "the candidate's run: " + h.blocksWhy[1]
+	}
+	return "one run per side, and no interval from its intervals"
+}
+
+// mean is the (geometric, for a relative figure) mean of v.
+func mean(v []float64, sc stats.Scale) float64 {
+	var s float64
+	for _, x := range v {
+		if sc == stats.Relative {
+			s += math.Log(x)
+		} else {
+			s += x
+		}
+	}
+	m := s / float64(len(v))
+	if sc == stats.Relative {
+		return math.Exp(m)
+	}
+	return m
+}

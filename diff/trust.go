@@ -1,0 +1,121 @@
+package diff
+
+import (
+	"fmt"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/stats"
+)
+
+// A side's own account of whether its numbers can be trusted: the trust
+// rule's verdict of each of its tests and runs, and its client host's
+// noise at each percentile.
+
+// untrusted returns why the side's own verdict says its numbers cannot be
+// trusted ("" when it does not): a verdict of generator_behind (pacer's
+// lateness is material to them), inconclusive (the client's doing could
+// explain an SLO's miss) or target_lost, on the test or on one of its
+// runs.
+func (s *sample) untrusted() string {
+	check := func(t *report.Test, where string) string {
+		switch t.Verdict {
+		case report.VerdictGeneratorBehind, report.VerdictInconclusive, report.VerdictTargetLost:
+			why := safetext.OneLine(safetext.Escape(t.VerdictReason))
+			if len(why) > 160 {
+				why = why[:157] + "…"
+			}
+			return fmt.Sprintf("verdict %s in %s (%s)", t.Verdict, where, why)
+		}
+		return ""
+	}
+	for i, r := range s.runs {
+		if why := check(r, s.where[i]); why != "" {
+			return why
+		}
+	}
+	for _, t := range s.tests {
+		if why := check(t, "the test's runs pooled"); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// hostNoise is a side's client-side histograms pooled over its runs: the
+// host's hiccups and pacer's receive lag, beside its response time.
+type hostNoise struct {
+	response, hiccups, receive *hdrhistogram.Histogram
+}
+
+// noiseOf pools the side's histograms (an absent one stays nil).
+func (s *sample) noiseOf() hostNoise {
+	var n hostNoise
+	add := func(into **hdrhistogram.Histogram, enc *string) {
+		if enc == nil || *enc == "" {
+			return
+		}
+		h, err := histo.Decode(*enc)
+		if err != nil {
+			return
+		}
+		if *into == nil {
+			*into = histo.New()
+		}
+		(*into).Merge(h)
+	}
+	for _, r := range s.runs {
+		add(&n.response, &r.Histograms.Response)
+		add(&n.hiccups, r.Histograms.Hiccup)
+		add(&n.receive, r.Histograms.ReceiveLag)
+	}
+	return n
+}
+
+// at says why the client host's noise makes the side's percentile q
+// untrustworthy ("" when it does not): the trust rule's test of a quiet
+// host (report.QuietShare), with the side's own value at q as the bound:
+// host hiccups or pacer's receive lag at q reaching that share of the
+// response time at q. The host's busy CPUs alone do not count: what they
+// did to pacer shows in its hiccups and receive lag, measured at q.
+func (n hostNoise) at(q float64) string {
+	if n.response == nil || n.response.TotalCount() == 0 {
+		return ""
+	}
+	v := histo.Millis(n.response.ValueAtQuantile(q))
+	label := report.PercentileLabel(q)
+	for _, c := range []struct {
+		what string
+		h    *hdrhistogram.Histogram
+	}{{"host hiccups", n.hiccups}, {"pacer's receive lag", n.receive}} {
+		if c.h == nil || c.h.TotalCount() == 0 {
+			continue
+		}
+		x := histo.Millis(c.h.ValueAtQuantile(q))
+		if v > 0 && x >= report.QuietShare*v {
+			return fmt.Sprintf("%s %s %.3f ms, %.0f%% of its %s (%.3f ms)", c.what, label, x, 100*x/v, label, v)
+		}
+	}
+	return ""
+}
+
+// tooFew says why a side has too few samples beyond percentile q for it
+// ("" when each run has enough): fewer than stats.MinTail beyond it in
+// some run.
+func (s *sample) tooFew(q float64) string {
+	for i, r := range s.runs {
+		resp, _, _ := r.LatencyHistograms()
+		var n int64
+		if resp != nil {
+			n = resp.TotalCount()
+		}
+		if beyond := float64(n) * (1 - q/100); beyond < stats.MinTail {
+			return fmt.Sprintf("%.1f samples beyond %s in %s (a percentile needs %d beyond it)",
+				beyond, report.PercentileLabel(q), s.where[i], stats.MinTail)
+		}
+	}
+	return ""
+}
