@@ -8,7 +8,6 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/stats"
 )
 
 // A side's own account of whether its numbers can be trusted: the trust
@@ -112,9 +111,10 @@ func (s *sample) tooFew(q float64) string {
 		if resp != nil {
 			n = resp.TotalCount()
 		}
-		if beyond := float64(n) * (1 - q/100); beyond < stats.MinTail {
+		if histo.Insufficient(n, q) {
+			beyond := float64(n) * (1 - q/100)
 			return fmt.Sprintf("%.1f samples beyond %s in %s (a percentile needs %d beyond it)",
-				beyond, report.PercentileLabel(q), s.where[i], stats.MinTail)
+				beyond, report.PercentileLabel(q), s.where[i], histo.MinTailSamples)
 		}
 	}
 	return ""

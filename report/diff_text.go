@@ -143,7 +143,10 @@ func changeCell(f DiffFigure, digits int) string {
 		return "-"
 	}
 	s := diffSigned(*f.Change, digits)
-	if f.ChangePct != nil {
+	switch {
+	case f.ChangePct != nil && *f.ChangePct >= 1000:
+		s += " (>+999%)"
+	case f.ChangePct != nil:
 		s += " (" + diffSigned(*f.ChangePct, 1) + "%)"
 	}
 	return s
@@ -160,8 +163,11 @@ func intervalCell(f DiffFigure, digits int) string {
 		return "-"
 	}
 	end := func(v *float64) string {
-		if v == nil {
+		switch {
+		case v == nil:
 			return "…"
+		case unit == "%" && *v >= 1000: // a width no table needs
+			return ">+999%"
 		}
 		return diffSigned(*v, d) + unit
 	}

@@ -187,6 +187,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			benchCommand(),
 			sweepCommand(),
 			compareCommand(),
+			abCommand(),
 			replayCommand(),
 			fillCommand(),
 			serveCommand(),

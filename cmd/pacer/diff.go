@@ -21,7 +21,7 @@ func diffCommand() *cli.Command {
 	return withHelp(&cli.Command{
 		Name:      "diff",
 		Usage:     "did it get worse? compare a candidate's results with a baseline's, each change with its 95% interval and a word",
-		ArgsUsage: "BASELINE.json CANDIDATE.json | BASELINE.json... -- CANDIDATE.json...",
+		ArgsUsage: "BASELINE_FILE CANDIDATE_FILE | BASELINE_FILE... -- CANDIDATE_FILE...",
 		Description: "Tests match by id (a sweep's steps by rate too). For each, the percentiles, throughput and error rate\n" +
 			"of both sides, the change (ms and %), its 95% confidence interval and one word: worse or better (the\n" +
 			"interval excludes no change and the change is beyond --equivalence), same (the whole interval lies\n" +

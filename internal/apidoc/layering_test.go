@@ -22,8 +22,8 @@ var layer = map[string]int{
 	"scheduler": 3,
 	"report":    4, "metrics": 4,
 	"report/watch": 5, "target": 5, "diff": 5,
-	"experiment":       6,
-	"experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
+	"experiment":    6,
+	"experiment/ab": 7, "experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
 	"cmd/pacer": 8,
 }
 
