@@ -317,8 +317,10 @@ const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1,
    1    the run failed (no server, every connection lost or nothing completed: verdict target_lost)
    2    usage: a bad flag or argument, one line on stderr
    3    a test missed its --slo, and the generator's lateness cannot explain it
+        (diff, ab: the candidate is surely worse beyond a --max-regression allowance)
    4    the result is not trustworthy (verdict generator_behind): a material send lag,
         a violation the lag could explain, or a passing SLO on an under-delivered load
+        (diff, ab: the gate cannot tell)
    130  interrupted by Ctrl-C, SIGTERM or SIGHUP (partial results are printed and written)
    131  SIGQUIT: every goroutine's stack on stderr
 `
