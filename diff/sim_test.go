@@ -67,6 +67,7 @@ func trials(t *testing.T, n int, truthPct float64, draw func(rng *rand.Rand) (Si
 // logarithms.
 func TestRunsAA(t *testing.T) {
 	testrun.SkipShort(t, "200 simulated comparisons of 3 runs against 3")
+	testrun.SkipRace(t, "single-goroutine arithmetic the race detector only slows: .ci/run runs it without")
 	t.Parallel()
 	p := process{rate: 1500, intervals: 2, median: 200, sigma: 0.4, runSigma: 0.03}
 	got := trials(t, 200, 0, func(rng *rand.Rand) (Side, Side) {
@@ -84,6 +85,7 @@ func TestRunsAA(t *testing.T) {
 // 90% of comparisons, and the interval holds +30% about 95% of the time.
 func TestRunsPower(t *testing.T) {
 	testrun.SkipShort(t, "200 simulated comparisons of 3 runs against 3")
+	testrun.SkipRace(t, "single-goroutine arithmetic the race detector only slows: .ci/run runs it without")
 	t.Parallel()
 	p := process{rate: 1500, intervals: 2, median: 200, sigma: 0.4, runSigma: 0.03}
 	slow := p
@@ -103,6 +105,7 @@ func TestRunsPower(t *testing.T) {
 // host's load) on both sides, which the pairing cancels.
 func TestPairedAA(t *testing.T) {
 	testrun.SkipShort(t, "200 simulated interleaved comparisons of 6 rounds")
+	testrun.SkipRace(t, "single-goroutine arithmetic the race detector only slows: .ci/run runs it without")
 	t.Parallel()
 	p := process{rate: 1000, intervals: 2, median: 200, sigma: 0.4}
 	got := trials(t, 200, 0, func(rng *rand.Rand) (Side, Side) {
@@ -126,6 +129,7 @@ func TestPairedAA(t *testing.T) {
 // One run a side of 12 intervals: the block bootstrap of each, combined.
 func TestBlocksAA(t *testing.T) {
 	testrun.SkipShort(t, "200 simulated comparisons of single runs")
+	testrun.SkipRace(t, "single-goroutine arithmetic the race detector only slows: .ci/run runs it without")
 	t.Parallel()
 	p := process{rate: 1000, intervals: 12, median: 200, sigma: 0.4}
 	got := trials(t, 200, 0, func(rng *rand.Rand) (Side, Side) {
