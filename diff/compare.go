@@ -187,9 +187,7 @@ func (c *comparer) compareTest(p pair, isPaired bool) report.DiffTest {
 		slices.Sort(all)
 		all = slices.Compact(all)
 	}
-	if h.method == string(stats.Blocks) {
-		c.blockPercentiles(p, h, all)
-	}
+	c.blockPercentiles(p, h, all)
 	for _, q := range qs {
 		t.Figures = append(t.Figures, c.compareFigure(p, h, spec{kind: latency, q: q}))
 	}
@@ -243,10 +241,14 @@ func identical(a, b []*report.Test) bool {
 	return true
 }
 
-// blockPercentiles finds, for one run a side, each side's block
-// intervals of the percentiles qs.
+// blockPercentiles finds the block intervals of the percentiles qs of
+// each side that has one run: the change's when both have one, the
+// side's own interval beside a repeated side.
 func (c *comparer) blockPercentiles(p pair, h *how, qs []float64) {
 	for s, sm := range []*sample{p.base, p.cand} {
+		if len(sm.runs) != 1 {
+			continue
+		}
 		series, why := seriesOf(sm.runs[0])
 		if why != "" {
 			h.blocksWhy[s] = why

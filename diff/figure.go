@@ -120,9 +120,12 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 	}
 	vb, whyB := f.values(p.base)
 	vc, whyC := f.values(p.cand)
-	if whyB != "" || whyC != "" {
-		out.Why = strings.TrimPrefix(strings.Join([]string{prefix("the baseline has ", whyB), prefix("the candidate has ", whyC)}, "; "), "; ")
-		out.Why = strings.TrimSuffix(out.Why, "; ")
+	switch {
+	case whyB != "":
+		out.Why = "the baseline has " + whyB
+		return out
+	case whyC != "":
+		out.Why = "the candidate has " + whyC
 		return out
 	}
 	ch, sideB, sideC, err := c.change(p, h, f, vb, vc)
@@ -176,13 +179,6 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 	return out
 }
 
-func prefix(p, s string) string {
-	if s == "" {
-		return ""
-	}
-	return p + s
-}
-
 // hint says what narrows an interval wider than the margin, by method.
 func hint(method string) string {
 	switch method {
@@ -226,9 +222,9 @@ func (c *comparer) change(p pair, h *how, f spec, vb, vc []float64) (stats.Chang
 	switch h.method {
 	case Identical:
 		m := mean(vb, sc)
-		iv := stats.Interval{Estimate: m, Lo: m, Hi: m, Level: c.level}
+		iv := side(vb, 0)
 		return stats.Change{Base: m, Cand: m, Scale: sc, NBase: len(vb), NCand: len(vc),
-			Interval: stats.Interval{Level: c.level}}, &iv, &iv, ""
+			Interval: stats.Interval{Level: c.level}}, iv, iv, ""
 	case string(stats.PairedRuns):
 		ch, err = stats.ChangePaired(vb, vc, sc, c.level)
 	case string(stats.Blocks):

@@ -30,6 +30,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -158,6 +159,76 @@ type figure struct {
 	Why         string     `json:"why"`
 }
 
+// sideDoc is the part of a side's pacer.result/v1 the rounds are read
+// from: each round's percentiles and verdict.
+type sideDoc struct {
+	Tests []struct {
+		Repeats *struct {
+			Runs []struct {
+				ResponseMs map[string]float64 `json:"response_ms"`
+				Verdict    string             `json:"verdict"`
+			} `json:"runs"`
+		} `json:"repeats"`
+	} `json:"tests"`
+}
+
+// roundsOf describes the rounds of a comparison from its sides' files: the
+// per-round change at p50 and p99 (candidate/baseline − 1) and their
+// standard deviation, which decides the paired interval's width, and how
+// many rounds of each side were not ok.
+func roundsOf(a, b string) string {
+	var docs [2]sideDoc
+	for i, p := range []string{a, b} {
+		raw, err := os.ReadFile(p)
+		if err != nil || json.Unmarshal(raw, &docs[i]) != nil || len(docs[i].Tests) == 0 || docs[i].Tests[0].Repeats == nil {
+			return ""
+		}
+	}
+	ra, rb := docs[0].Tests[0].Repeats.Runs, docs[1].Tests[0].Repeats.Runs
+	if len(ra) != len(rb) {
+		return ""
+	}
+	var out []string
+	for _, q := range []string{"p50", "p99"} {
+		var ch []float64
+		for i := range ra {
+			if x, y := ra[i].ResponseMs[q], rb[i].ResponseMs[q]; x > 0 && y > 0 {
+				ch = append(ch, 100*(y/x-1))
+			}
+		}
+		var m, ss float64
+		for _, c := range ch {
+			m += c
+		}
+		m /= float64(max(len(ch), 1))
+		for _, c := range ch {
+			ss += (c - m) * (c - m)
+		}
+		parts := make([]string, len(ch))
+		for i, c := range ch {
+			parts[i] = fmt.Sprintf("%+.0f", c)
+		}
+		sd := 0.0
+		if len(ch) > 1 {
+			sd = math.Sqrt(ss / float64(len(ch)-1))
+		}
+		out = append(out, fmt.Sprintf("%s per round %s%% (sd %.1f%%)", q, strings.Join(parts, " "), sd))
+	}
+	behind := [2]int{}
+	for s, runs := range [][]struct {
+		ResponseMs map[string]float64 `json:"response_ms"`
+		Verdict    string             `json:"verdict"`
+	}{ra, rb} {
+		for _, r := range runs {
+			if r.Verdict != "ok" {
+				behind[s]++
+			}
+		}
+	}
+	out = append(out, fmt.Sprintf("rounds not ok: a %d, b %d of %d", behind[0], behind[1], len(ra)))
+	return strings.Join(out, "; ")
+}
+
 type diffDoc struct {
 	Tests []struct {
 		Figures []figure `json:"figures"`
@@ -189,7 +260,7 @@ func (s setup) run(runs, busy, rounds int, roundDuration time.Duration, extra []
 		load := loadAverage()
 		out := filepath.Join(dir, "d.json")
 		stopBusy := startBusy(busy, length+30*time.Second)
-		cmd := exec.Command(s.bin, append(args, "--diff-json", out)...)
+		cmd := exec.Command(s.bin, append(args, "--diff-json", out, "--json", filepath.Join(dir, "ab.json"))...)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		_ = cmd.Run()
@@ -221,6 +292,9 @@ func (s setup) run(runs, busy, rounds int, roundDuration time.Duration, extra []
 			line += "; no comparison: " + short(stderr.String())
 		}
 		fmt.Println(line)
+		if r := roundsOf(filepath.Join(dir, "ab.a.json"), filepath.Join(dir, "ab.b.json")); r != "" {
+			fmt.Println("        " + r)
+		}
 		os.Remove(out)
 	}
 	for _, f := range []string{"p50", "p99"} {
