@@ -703,7 +703,7 @@ func TestReadmeExampleRewriting(t *testing.T) {
 		"compare --embedded --stall 100ms":                                    "compare --duration 500ms --embedded --stall 100ms",
 		"bench -t get --rate 20k":                                             "bench -n 2000 -t get --rate 20k",
 		"ab --rounds 6 --round-duration 5s --warmup 1s":                       "ab --rounds 2 --round-duration 500ms --warmup 200ms",
-		"ab --rate 5k":                                                        "ab --round-duration 500ms --rounds 2 --rate 5k",
+		"ab --rate 5k": "ab --round-duration 500ms --rounds 2 --rate 5k",
 	} {
 		if got := strings.Join(shortened(strings.Fields(in)), " "); got != want {
 			t.Errorf("shortened(%q) = %q, want %q", in, got, want)
