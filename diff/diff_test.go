@@ -144,7 +144,7 @@ func TestNoisyCandidateCannotFail(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	noisy := quick
 	noisy.median *= 1.5
-	noisy.hiccupUs = 200 // beyond a quarter of the p50 (300 µs), under that of the p99.9 (about 1 ms)
+	noisy.hiccupUs = 150 // beyond a quarter of the p50 (300 µs), under that of the p99.9 (about 1 ms)
 	g, _ := ParseGate("p50:10%,p99.9:10%")
 	out, err := Compare(side(input(t, "a.json", doc(t, nil, quick.runs(t, rng, 3)))), side(input(t, "b.json", doc(t, nil, noisy.runs(t, rng, 3)))), Options{Gate: g})
 	if err != nil {
@@ -279,12 +279,19 @@ func TestGateDecide(t *testing.T) {
 		f.Unit = "req/s"
 		return f
 	}
+	// A side whose hiccups and receive lag add 0.5 ms to a 1 ms figure.
 	noisy := func(f report.DiffFigure, base bool) report.DiffFigure {
+		one, half := 1.0, 0.5
+		f.Baseline = &one
 		if base {
-			f.BaselineNoisy = "host hiccups"
+			f.BaselineNoisy, f.BaselineNoiseMs = "host hiccups", &half
 		} else {
-			f.CandidateNoisy = "host hiccups"
+			f.CandidateNoisy, f.CandidateNoiseMs = "host hiccups", &half
 		}
+		return f
+	}
+	paired := func(f report.DiffFigure) report.DiffFigure {
+		f.Method = "paired-runs"
 		return f
 	}
 	for _, c := range []struct {
@@ -306,6 +313,8 @@ func TestGateDecide(t *testing.T) {
 		{"noisy candidate can pass", "p99:10%", []report.DiffFigure{noisy(rel("p99", -5, 8), false)}, verdict.Pass},
 		{"noisy baseline cannot pass", "p99:10%", []report.DiffFigure{noisy(rel("p99", -5, 8), true)}, verdict.Inconclusive},
 		{"noisy baseline can fail", "p99:10%", []report.DiffFigure{noisy(rel("p99", 12, 30), true)}, verdict.Fail},
+		{"beyond by more than the noise", "p99:10%", []report.DiffFigure{noisy(rel("p99", 80, 120), false)}, verdict.Fail},
+		{"noisy baseline of interleaved rounds", "p99:10%", []report.DiffFigure{paired(noisy(rel("p99", -5, 8), true))}, verdict.Pass},
 		{"no interval", "p99:10%", []report.DiffFigure{{Figure: "p99", Unit: "ms", Word: "cannot tell", Why: "no latencies"}}, verdict.Inconclusive},
 		{"figure missing", "p99.9:10%", []report.DiffFigure{rel("p99", -5, 8)}, verdict.Inconclusive},
 	} {
@@ -318,5 +327,24 @@ func TestGateDecide(t *testing.T) {
 		if got.Outcome != c.want.String() || got.Reason == "" {
 			t.Errorf("%s: %s (%s), want %s", c.name, got.Outcome, got.Reason, c.want)
 		}
+	}
+}
+
+// Interleaved rounds put the client host's noise on both sides alike: a
+// change that holds across them is the server's, however noisy the host.
+func TestPairedRoundsNoiseOnBothSides(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 8))
+	base, slow := quick, quick
+	base.hiccupUs, slow.hiccupUs, slow.median = 150, 150, 1.5*quick.median
+	cfg := func(s string) map[string]any { return map[string]any{"ab": map[string]any{"session": "s", "side": s}} }
+	a := input(t, "ab.a.json", doc(t, cfg("a"), base.runs(t, rng, 4)))
+	b := input(t, "ab.b.json", doc(t, cfg("b"), slow.runs(t, rng, 4)))
+	out, err := Compare(side(a), side(b), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := figure(t, out.Tests[0], "p50"); f.CandidateNoisy == "" || f.Word != string(stats.Worse) {
+		t.Errorf("p50 of noisy interleaved rounds: %s (%s), noisy %q", f.Word, f.Why, f.CandidateNoisy)
 	}
 }

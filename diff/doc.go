@@ -13,8 +13,9 @@
 // bootstrap over one run's intervals when each side has a single run,
 // which says that the spread between runs is not in it. A side that its
 // own verdict does not trust (generator_behind, an inconclusive SLO, a
-// lost target), or whose client host's noise is a material share of a
-// figure, cannot make that figure worse, better or the same.
+// lost target) cannot make a figure worse, better or the same; and, as
+// the trust rule attributes a missed SLO, a change that a noisy client
+// host could account for is not the server's.
 //
 // The result is a pacer.diff/v1 document (report.Diff), which package
 // report draws as text, plots and an HTML page. The package never

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -153,7 +154,12 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 	// cannot make it worse, better or the same.
 	out.BaselineUntrusted, out.CandidateUntrusted = c.untrusted(p.base), c.untrusted(p.cand)
 	if f.kind == latency {
-		out.BaselineNoisy, out.CandidateNoisy = c.noise(p.base).at(f.q), c.noise(p.cand).at(f.q)
+		if ms, measured, noisy := c.noise(p.base).at(f.q); measured {
+			out.BaselineNoiseMs, out.BaselineNoisy = &ms, noisy
+		}
+		if ms, measured, noisy := c.noise(p.cand).at(f.q); measured {
+			out.CandidateNoiseMs, out.CandidateNoisy = &ms, noisy
+		}
 		if why := p.base.tooFew(f.q); why != "" {
 			out.TooFew = "the baseline has " + why
 		} else if why := p.cand.tooFew(f.q); why != "" {
@@ -168,15 +174,28 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 		word, why = stats.CannotTell, "the candidate is untrusted by its own verdict: "+out.CandidateUntrusted
 	case out.TooFew != "":
 		word, why = stats.CannotTell, "too few samples: "+out.TooFew
-	case out.BaselineNoisy != "":
-		word, why = stats.CannotTell, "the baseline's client host was too noisy to tell: "+out.BaselineNoisy
-	case out.CandidateNoisy != "":
-		word, why = stats.CannotTell, "the candidate's client host was too noisy to tell: "+out.CandidateNoisy
+	case word == stats.Worse && noiseAccounts(out.CandidateNoisy, out.CandidateNoiseMs, ch.Base*ch.Lo, out.Paired()):
+		word, why = stats.CannotTell, fmt.Sprintf("the candidate's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
+			out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo)
+	case word == stats.Better && noiseAccounts(out.BaselineNoisy, out.BaselineNoiseMs, -ch.Base*ch.Hi, out.Paired()):
+		word, why = stats.CannotTell, fmt.Sprintf("the baseline's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
+			out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi)
 	case word == stats.CannotTell && strings.Contains(why, "wider than"):
 		why += hint(h.method)
 	}
 	out.Word, out.Why = string(word), why
 	return out
+}
+
+// noiseAccounts reports whether a side's client host noise could account
+// for a change of at least changeMs on its side (the trust rule's
+// attribution: a difference larger than the client's noise could add is
+// the server's, on a host however busy): the side was noisy at the
+// figure, and its noise is at least the change. Interleaved rounds put
+// the host's noise on both sides alike, so a change that holds across
+// them is not the host's (paired).
+func noiseAccounts(noisy string, noiseMs *float64, changeMs float64, paired bool) bool {
+	return !paired && noisy != "" && noiseMs != nil && *noiseMs >= changeMs
 }
 
 // hint says what narrows an interval wider than the margin, by method.

@@ -101,8 +101,10 @@ func (g Gate) percentiles() []float64 {
 // end is within it), inconclusive otherwise, with the line that says why
 // (the first failing clause, else the first undecided one). A side whose
 // own verdict is untrusted decides nothing; a candidate whose client host
-// was too noisy at a figure cannot fail it, a baseline too noisy cannot
-// pass it (a noisy side's figure is the higher for it).
+// was too noisy at a percentile cannot fail it, and outside interleaved
+// rounds a baseline too noisy cannot pass it (a noisy side's figure is
+// the higher for it), unless the interval clears the allowance by more
+// than that noise (see noiseBeyond).
 func (g Gate) Decide(d *report.Diff) report.DiffGate {
 	out := report.DiffGate{Spec: g.spec, Outcome: verdict.Pass.String()}
 	var fail, unsure string
@@ -172,19 +174,36 @@ func (c clause) judge(t report.DiffTest) (verdict.Outcome, string) {
 	shown := c.changeText(f)
 	switch ch.Against(c.allow, c.f.dir()) {
 	case stats.Exceeded:
-		if f.CandidateNoisy != "" {
-			return verdict.Inconclusive, fmt.Sprintf("%s: %s is beyond the %s allowance, but the candidate's client host was too noisy to trust (%s): it cannot fail the gate",
-				what, shown, c.allowText(), f.CandidateNoisy)
+		if noise, by, ok := c.noiseBeyond(f, f.CandidateNoiseMs, lo-c.allow); ok {
+			return verdict.Inconclusive, fmt.Sprintf("%s: %s is beyond the %s allowance by at least %.3f ms, which the candidate's client host noise there (%.3f ms: hiccups + receive lag) could account for: it cannot fail the gate",
+				what, shown, c.allowText(), by, noise)
 		}
 		return verdict.Fail, fmt.Sprintf("%s: %s is surely beyond the %s allowance", what, shown, c.allowText())
 	case stats.Within:
-		if f.BaselineNoisy != "" {
-			return verdict.Inconclusive, fmt.Sprintf("%s: %s is within the %s allowance, but the baseline's client host was too noisy to trust (%s): it cannot pass the gate",
-				what, shown, c.allowText(), f.BaselineNoisy)
+		if noise, by, ok := c.noiseBeyond(f, f.BaselineNoiseMs, c.allow-hi); ok && !f.Paired() {
+			return verdict.Inconclusive, fmt.Sprintf("%s: %s is within the %s allowance by %.3f ms, which the baseline's client host noise there (%.3f ms: hiccups + receive lag) could account for: it cannot pass the gate",
+				what, shown, c.allowText(), by, noise)
 		}
 		return verdict.Pass, fmt.Sprintf("%s: %s is surely within the %s allowance", what, shown, c.allowText())
 	}
 	return verdict.Inconclusive, fmt.Sprintf("%s: %s straddles the %s allowance: cannot tell", what, shown, c.allowText())
+}
+
+// noiseBeyond holds a latency clause to the trust rule's attribution: the
+// allowed value (the baseline's figure, plus the allowance) is the bound;
+// a side's client host noise at the percentile (hiccups + receive lag)
+// that is a material share of it (report.QuietShare), and at least the
+// margin by which the interval clears the allowance (share, a fraction
+// of the baseline), could have made that margin: ok, with the noise and
+// the margin in ms. A margin larger than the noise is the server's, on a
+// host however busy.
+func (c clause) noiseBeyond(f *report.DiffFigure, noise *float64, share float64) (float64, float64, bool) {
+	if c.f.kind != latency || noise == nil || f.Baseline == nil {
+		return 0, 0, false
+	}
+	bound := *f.Baseline * (1 + c.allow)
+	by := *f.Baseline * share
+	return *noise, by, *noise >= report.QuietShare*bound && *noise >= by
 }
 
 // bounds are the interval of f's change on the scale the allowance is

@@ -74,15 +74,18 @@ func (s *sample) noiseOf() hostNoise {
 	return n
 }
 
-// at says why the client host's noise makes the side's percentile q
-// untrustworthy ("" when it does not): the trust rule's test of a quiet
-// host (report.QuietShare), with the side's own value at q as the bound:
-// host hiccups or pacer's receive lag at q reaching that share of the
-// response time at q. The host's busy CPUs alone do not count: what they
-// did to pacer shows in its hiccups and receive lag, measured at q.
-func (n hostNoise) at(q float64) string {
+// noiseAt is what the client host's noise at percentile q may have
+// added to a side's figure there: the host hiccups and pacer's receive
+// lag at q, summed as the trust rule sums them (report's attribution);
+// measured is false when the side has neither. noisy says, when that
+// noise is a material share of the side's own figure (report.QuietShare
+// of it, the trust rule's test of a quiet host with the figure as the
+// bound), what it was; "" on a quiet host. The host's busy CPUs alone do
+// not count: what they did to pacer shows in its hiccups and receive lag,
+// measured at q.
+func (n hostNoise) at(q float64) (noiseMs float64, measured bool, noisy string) {
 	if n.response == nil || n.response.TotalCount() == 0 {
-		return ""
+		return 0, false, ""
 	}
 	v := histo.Millis(n.response.ValueAtQuantile(q))
 	label := report.PercentileLabel(q)
@@ -93,12 +96,14 @@ func (n hostNoise) at(q float64) string {
 		if c.h == nil || c.h.TotalCount() == 0 {
 			continue
 		}
+		measured = true
 		x := histo.Millis(c.h.ValueAtQuantile(q))
-		if v > 0 && x >= report.QuietShare*v {
-			return fmt.Sprintf("%s %s %.3f ms, %.0f%% of its %s (%.3f ms)", c.what, label, x, 100*x/v, label, v)
+		noiseMs += x
+		if noisy == "" && v > 0 && x >= report.QuietShare*v {
+			noisy = fmt.Sprintf("%s %s %.3f ms, %.0f%% of its %s (%.3f ms)", c.what, label, x, 100*x/v, label, v)
 		}
 	}
-	return ""
+	return noiseMs, measured, noisy
 }
 
 // tooFew says why a side has too few samples beyond percentile q for it

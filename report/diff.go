@@ -107,14 +107,24 @@ type DiffFigure struct {
 	// Untrusted names, for a side whose own verdict says its numbers
 	// cannot be trusted (generator_behind, inconclusive, target_lost),
 	// that verdict; Noisy, for a side whose client host's noise at this
-	// figure was a material share of it, that noise; TooFew, too few
+	// percentile was a material share of it, that noise; TooFew, too few
 	// samples beyond the percentile on a side. Empty when not so.
 	BaselineUntrusted  string `json:"baseline_untrusted,omitempty"`
 	CandidateUntrusted string `json:"candidate_untrusted,omitempty"`
 	BaselineNoisy      string `json:"baseline_noisy,omitempty"`
 	CandidateNoisy     string `json:"candidate_noisy,omitempty"`
 	TooFew             string `json:"too_few,omitempty"`
+	// NoiseMs is, for a percentile, what each side's client host may have
+	// added to it (host hiccups + receive lag there, ms); absent when not
+	// measured.
+	BaselineNoiseMs  *float64 `json:"baseline_noise_ms,omitempty"`
+	CandidateNoiseMs *float64 `json:"candidate_noise_ms,omitempty"`
 }
+
+// Paired reports whether the figure's change comes from interleaved
+// rounds (pacer ab), whose pairing puts the client host's noise on both
+// sides alike.
+func (f DiffFigure) Paired() bool { return f.Method == "paired-runs" }
 
 // Relative reports whether the figure changes relatively (latencies,
 // throughput) rather than absolutely (errors).
