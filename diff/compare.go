@@ -58,8 +58,14 @@ var ErrNoMatch = errors.New("nothing to compare")
 type comparer struct {
 	o       Options
 	level   float64
-	trusted map[*sample]string
+	trusted map[*sample]trust
 	noises  map[*sample]hostNoise
+}
+
+// trust is a side's own verdict on its numbers (sample.untrusted).
+type trust struct {
+	why  string
+	lost bool
 }
 
 func (c *comparer) margin(f spec) float64 {
@@ -69,13 +75,13 @@ func (c *comparer) margin(f spec) float64 {
 	return c.o.Equivalence
 }
 
-func (c *comparer) untrusted(s *sample) string {
-	if why, ok := c.trusted[s]; ok {
-		return why
+func (c *comparer) untrusted(s *sample) (string, bool) {
+	t, ok := c.trusted[s]
+	if !ok {
+		t.why, t.lost = s.untrusted()
+		c.trusted[s] = t
 	}
-	why := s.untrusted()
-	c.trusted[s] = why
-	return why
+	return t.why, t.lost
 }
 
 func (c *comparer) noise(s *sample) hostNoise {
@@ -99,7 +105,7 @@ func Compare(base, cand Side, o Options) (*report.Diff, error) {
 	if o.ErrorEquivalence <= 0 {
 		o.ErrorEquivalence = DefaultErrorEquivalence
 	}
-	c := &comparer{o: o, level: stats.Level, trusted: map[*sample]string{}, noises: map[*sample]hostNoise{}}
+	c := &comparer{o: o, level: stats.Level, trusted: map[*sample]trust{}, noises: map[*sample]hostNoise{}}
 	d := &report.Diff{Schema: report.DiffSchema, Tool: report.Tool{Name: "pacer", Version: o.Version},
 		Baseline: sideInfo(base), Candidate: sideInfo(cand), Level: c.level,
 		EquivalencePct: 100 * o.Equivalence, ErrorEquivalencePct: o.ErrorEquivalence,
@@ -187,7 +193,14 @@ func (c *comparer) compareTest(p pair, isPaired bool) report.DiffTest {
 		slices.Sort(all)
 		all = slices.Compact(all)
 	}
-	c.blockPercentiles(p, h, all)
+	c.blockPercentiles(p, h, all, false)
+	if b, _ := c.untrusted(p.base); b == "" {
+		if cd, _ := c.untrusted(p.cand); cd != "" {
+			c.blockPercentiles(p, h, qs, true)
+		}
+	} else {
+		c.blockPercentiles(p, h, qs, true)
+	}
 	for _, q := range qs {
 		t.Figures = append(t.Figures, c.compareFigure(p, h, spec{kind: latency, q: q}))
 	}
@@ -242,28 +255,30 @@ func identical(a, b []*report.Test) bool {
 }
 
 // blockPercentiles finds the block intervals of the percentiles qs of
-// each side that has one run: the change's when both have one, the
-// side's own interval beside a repeated side.
-func (c *comparer) blockPercentiles(p pair, h *how, qs []float64) {
+// each side that has one run, on the response time or (service) the
+// service time: the change's when both have one, the side's own interval
+// beside a repeated side.
+func (c *comparer) blockPercentiles(p pair, h *how, qs []float64, service bool) {
+	k := spec{service: service}.of()
 	for s, sm := range []*sample{p.base, p.cand} {
 		if len(sm.runs) != 1 {
 			continue
 		}
-		series, why := seriesOf(sm.runs[0])
+		series, why := seriesOf(sm.runs[0], service)
 		if why != "" {
-			h.blocksWhy[s] = why
+			h.blocksWhy[s][k] = why
 			continue
 		}
 		ivs, err := series.PercentileIntervals(qs, c.level, uint64(s)+1)
 		if err != nil {
-			h.blocksWhy[s] = tooShort(series.Len())
+			h.blocksWhy[s][k] = tooShort(series.Len())
 			continue
 		}
-		h.blocks[s] = map[float64]stats.PercentileInterval{}
+		h.blocks[s][k] = map[float64]stats.PercentileInterval{}
 		for i, q := range qs {
 			ivs[i].Interval = msInterval(ivs[i].Interval)
 			ivs[i].Estimate.Value /= 1e6
-			h.blocks[s][q] = ivs[i]
+			h.blocks[s][k][q] = ivs[i]
 		}
 	}
 }
@@ -278,16 +293,21 @@ func msInterval(iv stats.Interval) stats.Interval {
 	return iv
 }
 
-// seriesOf is a run's intervals as the bootstrap reads them, or why it
-// has none: intervals without histograms (memtier's per-second series).
-func seriesOf(t *report.Test) (*stats.Series, string) {
+// seriesOf is a run's intervals of response (or service) times as the
+// bootstrap reads them, or why it has none: intervals without histograms
+// (memtier's per-second series).
+func seriesOf(t *report.Test, service bool) (*stats.Series, string) {
 	hs := make([]stats.Hist, 0, len(t.Intervals))
 	for _, iv := range t.Intervals {
-		if iv.Histograms.Response == "" {
+		enc := iv.Histograms.Response
+		if service {
+			enc = iv.Histograms.Service
+		}
+		if enc == "" {
 			hs = append(hs, stats.Hist{})
 			continue
 		}
-		h, err := histo.Decode(iv.Histograms.Response)
+		h, err := histo.Decode(enc)
 		if err != nil {
 			return nil, "an interval's histogram does not decode: " + err.Error()
 		}
@@ -295,6 +315,9 @@ func seriesOf(t *report.Test) (*stats.Series, string) {
 	}
 	s := stats.NewSeries(hs)
 	if resp, _, _ := t.LatencyHistograms(); s.Count() == 0 && resp != nil && resp.TotalCount() > 0 {
+		if service {
+			return nil, "its intervals hold no service times"
+		}
 		return nil, "its intervals hold no histograms (another tool's per-second series): compare several runs per side"
 	}
 	return s, ""
@@ -304,7 +327,7 @@ func seriesOf(t *report.Test) (*stats.Series, string) {
 // intervals.
 func (c *comparer) blockInterval(p pair, h *how, f spec, s int) (stats.Interval, bool) {
 	if f.kind == latency {
-		pi, ok := h.blocks[s][f.q]
+		pi, ok := h.blocks[s][f.of()][f.q]
 		return pi.Interval, ok
 	}
 	iv, _, err := ratioOf([]*sample{p.base, p.cand}[s].runs[0], f).Interval(f.scale(), c.level, uint64(s)+11)
@@ -315,15 +338,15 @@ func (c *comparer) blockInterval(p pair, h *how, f spec, s int) (stats.Interval,
 // run's intervals.
 func (c *comparer) blockEstimate(p pair, h *how, f spec, s int) (stats.Estimate, bool) {
 	if f.kind == latency {
-		pi, ok := h.blocks[s][f.q]
+		pi, ok := h.blocks[s][f.of()][f.q]
 		return pi.Estimate, ok
 	}
 	r := ratioOf([]*sample{p.base, p.cand}[s].runs[0], f)
 	_, e, err := r.Interval(f.scale(), c.level, uint64(s)+11)
 	if err != nil {
-		h.blocksWhy[s] = tooShort(len(r.Num))
+		h.blocksWhy[s][0] = tooShort(len(r.Num))
 		if err == stats.ErrNotPositive {
-			h.blocksWhy[s] = "nothing completed"
+			h.blocksWhy[s][0] = "nothing completed"
 		}
 		return e, false
 	}

@@ -112,16 +112,76 @@ func TestSweepStepByStep(t *testing.T) {
 	}
 }
 
-// A side its own verdict does not trust cannot make a figure worse,
-// better or the same, and decides no gate.
+// A side its own verdict does not trust (its generator behind) cannot
+// make a figure worse, better or the same on its response time alone:
+// as the attribution of --slo has it, the word stands where the
+// server's side, the service time, says it too. A change the
+// generator's lateness made is cannot tell; one the server made is
+// worse, and fails a gate.
+func TestUntrustedSideNeedsTheServersSide(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 9))
+	late := quick
+	late.lagUs, late.verdict = 100, report.VerdictGeneratorBehind // the response time 50% higher, the service time as the baseline's
+	slow := quick
+	slow.median, slow.verdict = 1.5*quick.median, report.VerdictGeneratorBehind
+	g, _ := ParseGate("p50:10%,throughput:5%,errors:0.1%")
+	base := input(t, "a.json", doc(t, nil, quick.runs(t, rng, 3)))
+	out, err := Compare(side(base), side(input(t, "late.json", doc(t, nil, late.runs(t, rng, 3)))), Options{Gate: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := figure(t, out.Tests[0], "p50")
+	if f.Word != string(stats.CannotTell) || f.Service == nil || f.Service.Word != string(stats.Same) || !strings.Contains(f.Why, "the server's side does not say worse") {
+		t.Errorf("the generator's lateness: p50 %s (%s), service %+v", f.Word, f.Why, f.Service)
+	}
+	if w := figure(t, out.Tests[0], "throughput").Word; w != string(stats.CannotTell) {
+		t.Errorf("the generator's lateness: throughput %s", w)
+	}
+	if w := figure(t, out.Tests[0], "errors").Word; w != string(stats.Same) {
+		t.Errorf("the generator's lateness: errors %s (errors are the server's answers)", w)
+	}
+	if Outcome(out) != verdict.Inconclusive {
+		t.Errorf("the generator's lateness: gate %+v", out.Gate)
+	}
+	g, _ = ParseGate("p50:10%")
+	out, err = Compare(side(base), side(input(t, "slow.json", doc(t, nil, slow.runs(t, rng, 3)))), Options{Gate: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := figure(t, out.Tests[0], "p50"); f.Word != string(stats.Worse) || f.CandidateUntrusted == "" {
+		t.Errorf("a slower server: p50 %s (%s)", f.Word, f.Why)
+	}
+	if Outcome(out) != verdict.Fail {
+		t.Errorf("a slower server: gate %+v", out.Gate)
+	}
+	// One run a side: the service time's own block bootstrap.
+	out, err = Compare(side(input(t, "a1.json", doc(t, nil, quick.runs(t, rng, 1)))), side(input(t, "slow1.json", doc(t, nil, slow.runs(t, rng, 1)))), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := figure(t, out.Tests[0], "p50"); f.Method != "blocks" || f.Word != string(stats.Worse) || f.Service == nil || f.Service.Word != string(stats.Worse) {
+		t.Errorf("a slower server, one run a side: p50 %s by %s (%s), service %+v", f.Word, f.Method, f.Why, f.Service)
+	}
+}
+
+// A side its own verdict does not trust, without service times to
+// attribute its change by, cannot tell and decides no gate.
 func TestUntrustedSideCannotTell(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 4))
 	slow := quick
 	slow.median *= 1.5
 	slow.verdict = report.VerdictGeneratorBehind
+	runs := slow.runs(t, rng, 3)
+	for i := range runs {
+		runs[i].Histograms.Service = ""
+		for k := range runs[i].Intervals {
+			runs[i].Intervals[k].Histograms.Service = ""
+		}
+	}
 	g, _ := ParseGate("p50:10%")
-	out, err := Compare(side(input(t, "a.json", doc(t, nil, quick.runs(t, rng, 3)))), side(input(t, "b.json", doc(t, nil, slow.runs(t, rng, 3)))), Options{Gate: g})
+	out, err := Compare(side(input(t, "a.json", doc(t, nil, quick.runs(t, rng, 3)))), side(input(t, "b.json", doc(t, nil, runs))), Options{Gate: g})
 	if err != nil {
 		t.Fatal(err)
 	}

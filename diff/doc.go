@@ -11,11 +11,12 @@
 // stats): the spread between repeated runs when a side has them, the
 // rounds' paired differences for an interleaved A/B, and a block
 // bootstrap over one run's intervals when each side has a single run,
-// which says that the spread between runs is not in it. A side that its
-// own verdict does not trust (generator_behind, an inconclusive SLO, a
-// lost target) cannot make a figure worse, better or the same; and, as
-// the trust rule attributes a missed SLO, a change that a noisy client
-// host could account for is not the server's.
+// which says that the spread between runs is not in it. Each side is
+// held to the trust rule's attribution: a side whose own verdict is
+// generator_behind or inconclusive keeps a percentile's word only where
+// its service time (the server's side) says it too, a lost target none;
+// and a change that a noisy client host could account for is not the
+// server's.
 //
 // The result is a pacer.diff/v1 document (report.Diff), which package
 // report draws as text, plots and an HTML page. The package never

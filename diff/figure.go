@@ -28,6 +28,9 @@ const (
 type spec struct {
 	kind kind
 	q    float64 // the percentile of a latency
+	// service compares the service time's percentile (the server's
+	// side) instead of the response time's.
+	service bool
 }
 
 func (f spec) name() string {
@@ -77,11 +80,14 @@ func (f spec) value(t *report.Test) (float64, bool) {
 		}
 		return 100 * float64(c.Errors+c.Timeouts) / float64(c.Scheduled), true
 	}
-	resp, _, _ := t.LatencyHistograms()
-	if resp == nil || resp.TotalCount() == 0 {
+	h, svc, _ := t.LatencyHistograms()
+	if f.service {
+		h = svc
+	}
+	if h == nil || h.TotalCount() == 0 {
 		return 0, false
 	}
-	return histo.Millis(resp.ValueAtQuantile(f.q)), true
+	return histo.Millis(h.ValueAtQuantile(f.q)), true
 }
 
 // values are a side's per-run figures, or why it has none.
@@ -105,11 +111,20 @@ func (f spec) values(s *sample) ([]float64, string) {
 }
 
 // how is how a matched test's changes are found: its method and, for
-// one run a side, each side's block intervals of its percentiles.
+// a side of one run, its block intervals of the percentiles of its
+// response time ([0]) and, when asked for, its service time ([1]).
 type how struct {
 	method    string
-	blocks    [2]map[float64]stats.PercentileInterval
-	blocksWhy [2]string
+	blocks    [2][2]map[float64]stats.PercentileInterval
+	blocksWhy [2][2]string
+}
+
+// of is the index of f's latency series in how's arrays.
+func (f spec) of() int {
+	if f.service {
+		return 1
+	}
+	return 0
 }
 
 // compareFigure compares one figure of a matched test.
@@ -119,17 +134,7 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 	if f.kind == latency {
 		out.P = f.q
 	}
-	vb, whyB := f.values(p.base)
-	vc, whyC := f.values(p.cand)
-	switch {
-	case whyB != "":
-		out.Why = "the baseline has " + whyB
-		return out
-	case whyC != "":
-		out.Why = "the candidate has " + whyC
-		return out
-	}
-	ch, sideB, sideC, err := c.change(p, h, f, vb, vc)
+	ch, sideB, sideC, err := c.figureChange(p, h, f)
 	out.BaselineInterval, out.CandidateInterval = ends(sideB), ends(sideC)
 	if err != "" {
 		out.Why = err
@@ -150,9 +155,11 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 		return out
 	}
 	// Each side's own account first: a side untrusted by its verdict,
-	// or too noisy at this figure, or too thin beyond the percentile,
-	// cannot make it worse, better or the same.
-	out.BaselineUntrusted, out.CandidateUntrusted = c.untrusted(p.base), c.untrusted(p.cand)
+	// too thin beyond the percentile, or too noisy at it, cannot make it
+	// worse, better or the same on its own.
+	var lostB, lostC bool
+	out.BaselineUntrusted, lostB = c.untrusted(p.base)
+	out.CandidateUntrusted, lostC = c.untrusted(p.cand)
 	if f.kind == latency {
 		if ms, measured, noisy := c.noise(p.base).at(f.q); measured {
 			out.BaselineNoiseMs, out.BaselineNoisy = &ms, noisy
@@ -166,25 +173,88 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 			out.TooFew = "the candidate has " + why
 		}
 	}
+	untrusted := "the baseline is untrusted by its own verdict: " + out.BaselineUntrusted
+	if out.BaselineUntrusted == "" {
+		untrusted = "the candidate is untrusted by its own verdict: " + out.CandidateUntrusted
+	}
 	word, why := ch.Classify(c.margin(f), f.dir())
 	switch {
-	case out.BaselineUntrusted != "":
-		word, why = stats.CannotTell, "the baseline is untrusted by its own verdict: "+out.BaselineUntrusted
-	case out.CandidateUntrusted != "":
-		word, why = stats.CannotTell, "the candidate is untrusted by its own verdict: "+out.CandidateUntrusted
+	case lostB || lostC:
+		word, why = stats.CannotTell, untrusted
 	case out.TooFew != "":
 		word, why = stats.CannotTell, "too few samples: "+out.TooFew
-	case word == stats.Worse && noiseAccounts(out.CandidateNoisy, out.CandidateNoiseMs, ch.Base*ch.Lo, out.Paired()):
-		word, why = stats.CannotTell, fmt.Sprintf("the candidate's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
-			out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo)
-	case word == stats.Better && noiseAccounts(out.BaselineNoisy, out.BaselineNoiseMs, -ch.Base*ch.Hi, out.Paired()):
-		word, why = stats.CannotTell, fmt.Sprintf("the baseline's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
-			out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi)
-	case word == stats.CannotTell && strings.Contains(why, "wider than"):
-		why += hint(h.method)
+	case out.BaselineUntrusted+out.CandidateUntrusted != "" && f.kind == throughput:
+		word, why = stats.CannotTell, untrusted+" (the generator's lateness lowers the throughput it delivers)"
+	case out.BaselineUntrusted+out.CandidateUntrusted != "" && f.kind == latency:
+		// The attribution of --slo: what the generator's lateness (or
+		// the client's part a miss was put down to) may have done to the
+		// response time, it did not do to the service time, the
+		// server's side. The word stands where the server's side says
+		// it too.
+		svc := c.serviceOf(p, h, f)
+		out.Service = &svc
+		switch {
+		case word == stats.CannotTell:
+			why = fmt.Sprintf("%s; %s", why, untrusted)
+		case stats.Word(svc.Word) != word:
+			word, why = stats.CannotTell, fmt.Sprintf("%s; the server's side does not say %s: service %s %s",
+				untrusted, word, f.name(), serviceText(svc))
+		}
+	}
+	if word != stats.CannotTell || why == "" || strings.Contains(why, "wider than") {
+		switch {
+		case word == stats.Worse && noiseAccounts(out.CandidateNoisy, out.CandidateNoiseMs, ch.Base*ch.Lo, out.Paired()):
+			word, why = stats.CannotTell, fmt.Sprintf("the candidate's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
+				out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo)
+		case word == stats.Better && noiseAccounts(out.BaselineNoisy, out.BaselineNoiseMs, -ch.Base*ch.Hi, out.Paired()):
+			word, why = stats.CannotTell, fmt.Sprintf("the baseline's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
+				out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi)
+		case word == stats.CannotTell && strings.Contains(why, "wider than"):
+			why += hint(h.method)
+		}
 	}
 	out.Word, out.Why = string(word), why
 	return out
+}
+
+// figureChange is figure f's change with each side's own interval, or
+// why there is none.
+func (c *comparer) figureChange(p pair, h *how, f spec) (stats.Change, *stats.Interval, *stats.Interval, string) {
+	vb, whyB := f.values(p.base)
+	vc, whyC := f.values(p.cand)
+	switch {
+	case whyB != "":
+		return stats.Change{}, nil, nil, "the baseline has " + whyB
+	case whyC != "":
+		return stats.Change{}, nil, nil, "the candidate has " + whyC
+	}
+	return c.change(p, h, f, vb, vc)
+}
+
+// serviceOf compares the service time at f's percentile as the response
+// time's was compared.
+func (c *comparer) serviceOf(p pair, h *how, f spec) report.DiffService {
+	f.service = true
+	ch, _, _, err := c.figureChange(p, h, f)
+	if err != "" {
+		return report.DiffService{Word: string(stats.CannotTell), Why: err}
+	}
+	w, why := ch.Classify(c.margin(f), f.dir())
+	return report.DiffService{ChangePct: report.DiffValue(100 * ch.Estimate), IntervalPct: report.DiffEnds(100*ch.Lo, 100*ch.Hi), Word: string(w), Why: why}
+}
+
+// serviceText is a service time's change as the reasons quote it.
+func serviceText(s report.DiffService) string {
+	if s.ChangePct == nil || len(s.IntervalPct) != 2 {
+		return s.Word + " (" + s.Why + ")"
+	}
+	end := func(v *float64) string {
+		if v == nil {
+			return "…"
+		}
+		return fmt.Sprintf("%+.1f%%", *v)
+	}
+	return fmt.Sprintf("%+.1f%% [%s, %s], %s", *s.ChangePct, end(s.IntervalPct[0]), end(s.IntervalPct[1]), s.Word)
 }
 
 // noiseAccounts reports whether a side's client host noise could account
@@ -250,7 +320,7 @@ func (c *comparer) change(p pair, h *how, f spec, vb, vc []float64) (stats.Chang
 		eb, okB := c.blockEstimate(p, h, f, 0)
 		ec, okC := c.blockEstimate(p, h, f, 1)
 		if !okB || !okC {
-			return ch, side(vb, 0), side(vc, 1), c.blocksWhy(h, okB)
+			return ch, side(vb, 0), side(vc, 1), c.blocksWhy(h, okB, f.of())
 		}
 		ch, err = stats.ChangeOfIntervals(eb, ec, sc, c.level)
 	default:
@@ -267,12 +337,12 @@ func (c *comparer) change(p pair, h *how, f spec, vb, vc []float64) (stats.Chang
 }
 
 // blocksWhy says why one run a side gave no interval.
-func (c *comparer) blocksWhy(h *how, baseOK bool) string {
-	if !baseOK && h.blocksWhy[0] != "" {
-		return "the baseline's run: " + h.blocksWhy[0]
+func (c *comparer) blocksWhy(h *how, baseOK bool, k int) string {
+	if !baseOK && h.blocksWhy[0][k] != "" {
+		return "the baseline's run: " + h.blocksWhy[0][k]
 	}
-	if h.blocksWhy[1] != "" {
-		return "the candidate's run: " + h.blocksWhy[1]
+	if h.blocksWhy[1][k] != "" {
+		return "the candidate's run: " + h.blocksWhy[1][k]
 	}
 	return "one run per side, and no interval from its intervals"
 }

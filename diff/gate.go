@@ -155,10 +155,6 @@ func (c clause) judge(t report.DiffTest) (verdict.Outcome, string) {
 	switch {
 	case f == nil:
 		return verdict.Inconclusive, what + ": not compared"
-	case f.BaselineUntrusted != "":
-		return verdict.Inconclusive, what + ": the baseline is untrusted by its own verdict: " + f.BaselineUntrusted
-	case f.CandidateUntrusted != "":
-		return verdict.Inconclusive, what + ": the candidate is untrusted by its own verdict: " + f.CandidateUntrusted
 	case f.TooFew != "":
 		return verdict.Inconclusive, what + ": too few samples: " + f.TooFew
 	}
@@ -172,7 +168,11 @@ func (c clause) judge(t report.DiffTest) (verdict.Outcome, string) {
 	}
 	ch := stats.Change{Interval: stats.Interval{Lo: lo, Hi: hi}}
 	shown := c.changeText(f)
-	switch ch.Against(c.allow, c.f.dir()) {
+	decided := ch.Against(c.allow, c.f.dir())
+	if why := c.untrusted(f, decided); why != "" {
+		return verdict.Inconclusive, what + ": " + why
+	}
+	switch decided {
 	case stats.Exceeded:
 		if noise, by, ok := c.noiseBeyond(f, f.CandidateNoiseMs, lo-c.allow); ok {
 			return verdict.Inconclusive, fmt.Sprintf("%s: %s is beyond the %s allowance by at least %.3f ms, which the candidate's client host noise there (%.3f ms: hiccups + receive lag) could account for: it cannot fail the gate",
@@ -187,6 +187,40 @@ func (c clause) judge(t report.DiffTest) (verdict.Outcome, string) {
 		return verdict.Pass, fmt.Sprintf("%s: %s is surely within the %s allowance", what, shown, c.allowText())
 	}
 	return verdict.Inconclusive, fmt.Sprintf("%s: %s straddles the %s allowance: cannot tell", what, shown, c.allowText())
+}
+
+// untrusted says why a side that its own verdict does not trust keeps
+// the clause from deciding ("" when it does not): a lost target always;
+// the generator's lateness (generator_behind, or an SLO's miss put down
+// to the client) when the figure is the throughput it lowers, or a
+// latency whose service time (the server's side, which that lateness
+// does not touch) does not decide the same. Errors and timeouts are the
+// server's answers, whatever the generator did.
+func (c clause) untrusted(f *report.DiffFigure, decided stats.Verdict) string {
+	who, why := "baseline", f.BaselineUntrusted
+	if why == "" {
+		who, why = "candidate", f.CandidateUntrusted
+	}
+	untrusted := "the " + who + " is untrusted by its own verdict: " + why
+	switch {
+	case why == "" || c.f.kind == errorRate:
+		return ""
+	case strings.Contains(f.BaselineUntrusted+f.CandidateUntrusted, "verdict "+report.VerdictTargetLost) || c.f.kind == throughput:
+		return untrusted
+	case f.Service == nil || len(f.Service.IntervalPct) != 2 || f.Service.IntervalPct[0] == nil && f.Service.IntervalPct[1] == nil:
+		return untrusted + "; the server's side has no interval"
+	}
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if v := f.Service.IntervalPct[0]; v != nil {
+		lo = *v / 100
+	}
+	if v := f.Service.IntervalPct[1]; v != nil {
+		hi = *v / 100
+	}
+	if svc := (stats.Change{Interval: stats.Interval{Lo: lo, Hi: hi}}).Against(c.allow, c.f.dir()); svc != decided {
+		return fmt.Sprintf("%s; the server's side does not decide it: service %s %s", untrusted, c.f.name(), serviceText(*f.Service))
+	}
+	return ""
 }
 
 // noiseBeyond holds a latency clause to the trust rule's attribution: the

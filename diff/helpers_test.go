@@ -25,6 +25,7 @@ type process struct {
 	sigma     float64 // log-sd of a request's time
 	runSigma  float64 // log-sd of a run's level
 	hiccupUs  float64 // the host hiccup meter's wake-up lateness (µs), 0: not measured
+	lagUs     float64 // send lag (µs) each request's response time has beyond its service time
 	verdict   string  // the run's verdict ("ok" when empty)
 }
 
@@ -32,7 +33,7 @@ type process struct {
 func (p process) run(t testing.TB, rng *rand.Rand) report.Test {
 	t.Helper()
 	level := math.Exp(p.runSigma * rng.NormFloat64())
-	all, hic := histo.New(), histo.New()
+	all, hic, svcAll := histo.New(), histo.New(), histo.New()
 	tt := report.Test{ID: "get", Name: "GET", Mode: "open", Verdict: p.verdict, IntervalS: 1, DurationS: float64(p.intervals)}
 	if tt.Verdict == "" {
 		tt.Verdict = report.VerdictOK
@@ -40,25 +41,28 @@ func (p process) run(t testing.TB, rng *rand.Rand) report.Test {
 	rate := float64(p.rate)
 	tt.TargetRate = &rate
 	for i := range p.intervals {
-		h := histo.New()
+		h, svc := histo.New(), histo.New()
 		for range p.rate {
-			v := int64(1000 * p.median * level * math.Exp(p.sigma*rng.NormFloat64()))
+			sv := int64(1000 * p.median * level * math.Exp(p.sigma*rng.NormFloat64()))
+			v := sv + int64(1000*p.lagUs)
 			record(t, h, v)
 			record(t, all, v)
+			record(t, svc, sv)
+			record(t, svcAll, sv)
 			if p.hiccupUs > 0 {
 				record(t, hic, int64(1000*p.hiccupUs*math.Exp(0.05*rng.NormFloat64())))
 			}
 		}
 		c := scheduler.Counts{Scheduled: uint64(p.rate), Sent: uint64(p.rate), Completed: uint64(p.rate)}
 		iv := report.Interval{StartS: float64(i), DurationS: 1, Counts: c}
-		iv.Histograms.Response = encode(t, h)
+		iv.Histograms.Response, iv.Histograms.Service = encode(t, h), encode(t, svc)
 		tt.Intervals = append(tt.Intervals, iv)
 		tt.Counts.Scheduled += c.Scheduled
 		tt.Counts.Sent += c.Sent
 		tt.Counts.Completed += c.Completed
 	}
 	tt.AchievedRate = float64(tt.Counts.Completed) / tt.DurationS
-	tt.Histograms.Response = encode(t, all)
+	tt.Histograms.Response, tt.Histograms.Service = encode(t, all), encode(t, svcAll)
 	s := histo.Summarize(all)
 	tt.ResponseMs = &s
 	if p.hiccupUs > 0 {
@@ -103,7 +107,7 @@ func doc(t testing.TB, config map[string]any, tests ...[]report.Test) *report.Do
 			}
 			all.Merge(h)
 		}
-		pooled.Histograms.Response = encode(t, all)
+		pooled.Histograms.Response = encode(t, all) // service: the first run's, unused
 		pooled.Repeats = &report.Repeats{N: len(runs), Runs: runs}
 		d.Tests = append(d.Tests, pooled)
 	}

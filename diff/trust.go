@@ -18,30 +18,31 @@ import (
 // trusted ("" when it does not): a verdict of generator_behind (pacer's
 // lateness is material to them), inconclusive (the client's doing could
 // explain an SLO's miss) or target_lost, on the test or on one of its
-// runs.
-func (s *sample) untrusted() string {
+// runs (the first); lost is set when a run lost its target.
+func (s *sample) untrusted() (why string, lost bool) {
 	check := func(t *report.Test, where string) string {
 		switch t.Verdict {
 		case report.VerdictGeneratorBehind, report.VerdictInconclusive, report.VerdictTargetLost:
 			why := safetext.OneLine(safetext.Escape(t.VerdictReason))
-			if len(why) > 160 {
-				why = why[:157] + "…"
+			if r := []rune(why); len(r) > 160 {
+				why = string(r[:157]) + "…"
 			}
+			lost = lost || t.Verdict == report.VerdictTargetLost
 			return fmt.Sprintf("verdict %s in %s (%s)", t.Verdict, where, why)
 		}
 		return ""
 	}
 	for i, r := range s.runs {
-		if why := check(r, s.where[i]); why != "" {
-			return why
+		if w := check(r, s.where[i]); why == "" {
+			why = w
 		}
 	}
 	for _, t := range s.tests {
-		if why := check(t, "the test's runs pooled"); why != "" {
-			return why
+		if w := check(t, "the test's runs pooled"); why == "" {
+			why = w
 		}
 	}
-	return ""
+	return why, lost
 }
 
 // hostNoise is a side's client-side histograms pooled over its runs: the

@@ -119,6 +119,19 @@ type DiffFigure struct {
 	// measured.
 	BaselineNoiseMs  *float64 `json:"baseline_noise_ms,omitempty"`
 	CandidateNoiseMs *float64 `json:"candidate_noise_ms,omitempty"`
+	// Service is, for a percentile when a side is untrusted by its own
+	// verdict, the same comparison of the service time (the server's
+	// side, which the generator's lateness does not touch): the word
+	// stands only where it says the same.
+	Service *DiffService `json:"service,omitempty"`
+}
+
+// DiffService is a percentile's change on service time.
+type DiffService struct {
+	ChangePct   *float64   `json:"change_pct"`
+	IntervalPct []*float64 `json:"interval_pct"`
+	Word        string     `json:"word"`
+	Why         string     `json:"why,omitempty"`
 }
 
 // Paired reports whether the figure's change comes from interleaved
