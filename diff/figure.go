@@ -178,6 +178,9 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 		untrusted = "the candidate is untrusted by its own verdict: " + out.CandidateUntrusted
 	}
 	word, why := ch.Classify(c.margin(f), f.dir())
+	if word == stats.CannotTell && strings.Contains(why, "wider than") {
+		why += hint(h.method)
+	}
 	switch {
 	case lostB || lostC:
 		word, why = stats.CannotTell, untrusted
@@ -201,17 +204,15 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 				untrusted, word, f.name(), serviceText(svc))
 		}
 	}
-	if word != stats.CannotTell || why == "" || strings.Contains(why, "wider than") {
-		switch {
-		case word == stats.Worse && noiseAccounts(out.CandidateNoisy, out.CandidateNoiseMs, ch.Base*ch.Lo, out.Paired()):
-			word, why = stats.CannotTell, fmt.Sprintf("the candidate's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
-				out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo)
-		case word == stats.Better && noiseAccounts(out.BaselineNoisy, out.BaselineNoiseMs, -ch.Base*ch.Hi, out.Paired()):
-			word, why = stats.CannotTell, fmt.Sprintf("the baseline's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
-				out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi)
-		case word == stats.CannotTell && strings.Contains(why, "wider than"):
-			why += hint(h.method)
-		}
+	// A change the client host's noise could account for is not the
+	// server's (the attribution of --slo).
+	switch {
+	case word == stats.Worse && noiseAccounts(out.CandidateNoisy, out.CandidateNoiseMs, ch.Base*ch.Lo, out.Paired()):
+		word, why = stats.CannotTell, fmt.Sprintf("the candidate's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
+			out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo)
+	case word == stats.Better && noiseAccounts(out.BaselineNoisy, out.BaselineNoiseMs, -ch.Base*ch.Hi, out.Paired()):
+		word, why = stats.CannotTell, fmt.Sprintf("the baseline's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
+			out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi)
 	}
 	out.Word, out.Why = string(word), why
 	return out

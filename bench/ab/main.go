@@ -235,6 +235,7 @@ type diffDoc struct {
 	} `json:"tests"`
 	Gate *struct {
 		Outcome string `json:"outcome"`
+		Reason  string `json:"reason"`
 	} `json:"gate"`
 }
 
@@ -287,6 +288,9 @@ func (s setup) run(runs, busy, rounds int, roundDuration time.Duration, extra []
 			}
 			if d.Gate != nil {
 				line += "; gate " + d.Gate.Outcome
+				if d.Gate.Outcome != "pass" {
+					line += " (" + d.Gate.Reason + ")"
+				}
 			}
 		} else {
 			line += "; no comparison: " + short(stderr.String())
