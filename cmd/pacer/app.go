@@ -190,10 +190,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			benchCommand(),
 			sweepCommand(),
 			compareCommand(),
+			abCommand(),
 			replayCommand(),
 			fillCommand(),
 			serveCommand(),
 			reportCommand(),
+			diffCommand(),
 			mergeCommand(),
 			withHelp(&cli.Command{Name: "version", Usage: "print pacer's version (as pacer --version does)",
 				Action: func(c *cli.Context) error {

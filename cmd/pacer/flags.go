@@ -317,9 +317,10 @@ the first that applies, in this order: 130, 1, 4, 3):
    0    pass: the result stands (with --slo: met on the delivered load)
    1    error: the run failed (no server, every connection lost or nothing completed: verdict target_lost)
    2    usage: a bad flag or argument, one line on stderr
-   3    fail: a test missed its --slo, and it is the server's doing (the server's evidence is quoted)
+   3    fail: a test missed its --slo, and it is the server's doing (the server's evidence is quoted;
+        diff, ab: the candidate is surely worse beyond a --max-regression allowance)
    4    inconclusive: the client's own lateness or host could explain a miss, or the load was
-        under-delivered; stderr names the figure (see --decide-within)
+        under-delivered; stderr names the figure (see --decide-within; diff, ab: the gate cannot tell)
    130  interrupted by Ctrl-C, SIGTERM or SIGHUP (partial results are printed and written)
    131  SIGQUIT: every goroutine's stack on stderr
 `
