@@ -90,6 +90,10 @@ type Note struct {
 	// Seen names what was seen, for the event's list; Detail is a
 	// sentence for the reader (the first of an event is kept).
 	Seen, Detail string
+	// Closes says the note ends an earlier event on its node (a
+	// connection back after it was lost): it joins the latest event
+	// that names Node, however long ago.
+	Closes bool
 }
 
 // Event is something that happened to the topology, with its window (set
@@ -146,6 +150,14 @@ func (l *Log) Note(n Note) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if n.Closes && n.Node != "" {
+		for i := len(l.events) - 1; i >= 0; i-- {
+			if e := &l.events[i]; slices.Contains(e.Nodes, n.Node) {
+				e.merge(n)
+				return
+			}
+		}
+	}
 	for i := len(l.events) - 1; i >= 0; i-- {
 		e := &l.events[i]
 		if n.At-e.Last > int64(MergeGap) {
@@ -252,6 +264,19 @@ func (l *Log) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.events)
+}
+
+// Shift returns a copy of e (its own slices and maps) with its instants
+// and windows moved by d: an event of a run continued by another.
+func (e Event) Shift(d int64) Event {
+	e = e.clone()
+	e.At, e.Last = e.At+d, e.Last+d
+	for _, w := range []*Window{e.Write, e.Read} {
+		if w != nil {
+			w.Start, w.End = w.Start+d, w.End+d
+		}
+	}
+	return e
 }
 
 func (e Event) clone() Event {

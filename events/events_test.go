@@ -35,6 +35,10 @@ func TestNotesMerge(t *testing.T) {
 	if evs[1].Nodes[0] != "c:3" || evs[2].Kind != Connection {
 		t.Fatalf("separate events %+v %+v", evs[1], evs[2])
 	}
+	l.Note(Note{Kind: Connection, At: 9000 * ms, Node: "c:3", Seen: "reconnected", Closes: true})
+	if evs, _ = l.Events(); len(evs) != 3 || evs[1].Last != 9000*ms || !slices.Contains(evs[1].Seen, "reconnected") {
+		t.Fatalf("a closing note long after: %+v", evs)
+	}
 	var nilLog *Log
 	nilLog.Note(Note{Kind: Errors}) // drops it
 	if n := nilLog.Len(); n != 0 {
@@ -94,7 +98,8 @@ func fast(int64) int64 { return 100 * int64(time.Microsecond) }
 // on are none; a stall that slows writes from 6.0 s to 6.3 s, over a
 // 10 ms bound, is a window of 0.3 s to the slice; failures of one in
 // three requests for a second are one window; failures until the end
-// leave it open.
+// leave it open; a moment when all went well has an empty window, and one
+// when nothing was sent none.
 func TestWindows(t *testing.T) {
 	tl := NewTally(0, 10*time.Second)
 	feed(tl, Write, 0, 10_000*ms, func(at int64) int64 {
@@ -110,7 +115,7 @@ func TestWindows(t *testing.T) {
 	Windows(evs, tl, WindowOptions{Bound: 10 * time.Millisecond})
 	slice := int64(tl.Slice())
 	w := evs[0].Write
-	if w == nil || w.Start != 4000*ms || w.End < 4499*ms || w.End > 4500*ms+slice || w.Failed != 500 || w.Open || evs[0].Read != nil {
+	if w == nil || w.Start != 4000*ms || w.End < 4499*ms || w.End > 4500*ms+slice || w.Failed != 500 || w.Open || evs[0].Read.Unavailable() != 0 {
 		t.Fatalf("outage: write %+v read %+v", w, evs[0].Read)
 	}
 	if w.Worst != 5*ms {
@@ -128,8 +133,17 @@ func TestWindows(t *testing.T) {
 	if w == nil || !w.Open || w.Start != 9500*ms || w.End != 10_000*ms {
 		t.Fatalf("till the end: %+v", w)
 	}
-	if evs[4].Write != nil || evs[4].Read != nil {
-		t.Fatalf("a quiet moment has windows: %+v %+v", evs[4].Write, evs[4].Read)
+	for _, w := range []*Window{evs[4].Write, evs[4].Read} {
+		if w == nil || w.Start != 2000*ms || w.End != 2000*ms || w.Failed != 0 {
+			t.Fatalf("a quiet moment: %+v, want an empty window at its instant", w)
+		}
+	}
+	idle := NewTally(0, 10*time.Second)
+	feed(idle, Write, 0, 1000*ms, fast, nil)
+	quiet := []Event{{At: 5000 * ms}}
+	Windows(quiet, idle, WindowOptions{})
+	if quiet[0].Write != nil || quiet[0].Read != nil {
+		t.Fatalf("nothing sent near the event: %+v %+v", quiet[0].Write, quiet[0].Read)
 	}
 }
 

@@ -25,7 +25,7 @@ func ExampleWindows() {
 	evs, _ := log.Events()
 	events.Windows(evs, tally, events.WindowOptions{})
 	w := evs[0].Write
-	fmt.Printf("%s on %v: writes from %.1f s, unavailable about %.1f s, %d failed; reads: %v\n",
-		evs[0].Kind, evs[0].Nodes, float64(w.Start)/1e9, w.Unavailable().Seconds(), w.Failed, evs[0].Read)
-	// Output: failover on [127.0.0.1:7001 127.0.0.1:7002]: writes from 1.9 s, unavailable about 0.4 s, 400 failed; reads: <nil>
+	fmt.Printf("%s on %v: writes from %.1f s, unavailable about %.1f s, %d failed; reads unavailable %v\n",
+		evs[0].Kind, evs[0].Nodes, float64(w.Start)/1e9, w.Unavailable().Seconds(), w.Failed, evs[0].Read.Unavailable())
+	// Output: failover on [127.0.0.1:7001 127.0.0.1:7002]: writes from 1.9 s, unavailable about 0.4 s, 400 failed; reads unavailable 0s
 }

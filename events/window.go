@@ -42,10 +42,15 @@ type WindowOptions struct {
 	Gap time.Duration
 }
 
-// Defaults of WindowOptions.
+// Defaults of WindowOptions: a window starts within a quarter second of
+// its event (a connection's failed requests were in flight moments before
+// it was seen to die; those of a server that hung longer join through
+// the gaps), and a stretch of 20 ms without a bad request ends it. Wider,
+// and on a busy machine the stray slow moments around an event joined
+// its window: a failover's 0.01 s grew to a second.
 const (
-	DefaultAround = time.Second
-	DefaultGap    = 100 * time.Millisecond
+	DefaultAround = 250 * time.Millisecond
+	DefaultGap    = 20 * time.Millisecond
 )
 
 // DefaultBound is the bound of a run without a latency SLO: ten times its
@@ -72,8 +77,10 @@ func Windows(evs []Event, t *Tally, o WindowOptions) {
 
 // window finds class c's window around the instant at: the bad slice
 // nearest to it within Around, widened both ways over bad slices no more
-// than Gap apart, and closed by the first good slice after it. Nil when
-// no slice near at is bad.
+// than Gap apart, and closed by the first good slice after it. When no
+// slice near at is bad but requests of the class were served there, the
+// window is empty: it starts and ends at at (unavailable 0); nil when the
+// class sent nothing near it.
 func (t *Tally) window(c int, at int64, o WindowOptions) *Window {
 	bound := int64(o.Bound)
 	around, gap := int64(o.Around)>>t.shift, max(int64(o.Gap)>>t.shift, 1)
@@ -88,6 +95,11 @@ func (t *Tally) window(c int, at int64, o WindowOptions) *Window {
 		}
 	}
 	if seed < 0 {
+		for i := max(k-around, 0); i <= min(k+around, t.n-1); i++ {
+			if t.at(c, i).worst >= 0 {
+				return &Window{Start: at, End: at, Bound: bound}
+			}
+		}
 		return nil
 	}
 	lo, hi := seed, seed

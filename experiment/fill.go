@@ -107,7 +107,7 @@ func (f *Fill) Dial(ctx context.Context) error {
 	if f.plan != nil || f.conns != nil {
 		return nil
 	}
-	cs, err := conn.DialAll(ctx, f.e.Target.Options, f.cfg.Conns)
+	cs, err := conn.DialAll(ctx, f.e.Target.Current(), f.cfg.Conns)
 	if err != nil {
 		return fmt.Errorf("cannot connect: %w", err)
 	}

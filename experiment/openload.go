@@ -38,6 +38,10 @@ type OpenLoad struct {
 	Timeout  time.Duration
 	// Backlog is 0 when the command has no --max-backlog.
 	Backlog time.Duration
+	// EventBound is the response time above which a request counts
+	// against a topology event's window: the SLO's tightest latency
+	// bound (0: the run's own default, see events.DefaultBound).
+	EventBound time.Duration
 }
 
 // OpenLoadFlags are the open loop's load flags as given. A nil pointer is
@@ -95,6 +99,7 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 		l.Drain = time.Nanosecond // zero would mean the default
 	}
 	l.LagLimit = SLOLagLimit(l.Pacing, f.SLO)
+	l.EventBound = f.SLO.TightestLatency()
 	if f.LagLimit != nil {
 		if l.LagLimit = *f.LagLimit; l.LagLimit <= 0 {
 			return l, usage.Errorf("--lag-limit %s: want a positive duration", l.LagLimit)
@@ -114,8 +119,10 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 // Open is the scheduler's configuration of these flags, without the
 // timeline's rate and bounds.
 func (l OpenLoad) Open(interval time.Duration) scheduler.OpenConfig {
-	return scheduler.OpenConfig{Pacing: l.Pacing, Drain: l.Drain, LagLimit: l.LagLimit, Timeout: l.Timeout,
+	cfg := scheduler.OpenConfig{Pacing: l.Pacing, Drain: l.Drain, LagLimit: l.LagLimit, Timeout: l.Timeout,
 		Interval: interval, MaxBacklog: l.Backlog}
+	cfg.EventBound = l.EventBound
+	return cfg
 }
 
 // parseMaxBuffer reads --max-buffer: from 1 byte to twice the largest

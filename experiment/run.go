@@ -56,17 +56,19 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	var conns []*conn.Conn
 	var err error
 	since := func() *serverinfo.Stats { return nil }
+	primary, epoch := e.Target.Primary()
 	if e.Target.Cluster {
 		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.MarkNodes(ctx, cfg.Cluster.Nodes)
 	} else {
-		if conns, err = e.Target.Pool(ctx, e.Target.Options, o.Conns); err != nil {
+		if conns, err = e.Target.Pool(ctx, primary, o.Conns); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.Mark(ctx)
 	}
+	e.Topology(ctx, &cfg, o.Test.Recipe, primary.Addr, epoch)
 	whole := o.Timeline
 	if cfg.Timeline, err = e.Place.Timeline(whole); err != nil {
 		target.CloseAll(conns)
@@ -146,7 +148,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 		cfg.Cluster = c.Primaries.Closed(of, c.ClusterSeed)
 		since = e.Server.MarkNodes(ctx, c.Primaries.Nodes)
 	} else {
-		if conns, err = e.Target.BenchPool(ctx, e.Target.Options, c.Conns); err != nil {
+		if conns, err = e.Target.BenchPool(ctx, e.Target.Current(), c.Conns); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.Mark(ctx)

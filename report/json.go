@@ -154,6 +154,15 @@ type Test struct {
 	// when none were.
 	HeldSent   uint64 `json:"held_sent,omitempty"`
 	HeldUnsent uint64 `json:"held_unsent,omitempty"`
+	// Events are what happened to the topology during an open test (see
+	// Event), absent when nothing did; EventBoundMs is the response time
+	// above which a request counted against an event's window (the
+	// SLO's tightest latency bound, or ten times the median response
+	// time, at least 1 ms); EventsDropped counts events past the 1000
+	// kept.
+	Events        []Event  `json:"events,omitempty"`
+	EventBoundMs  *float64 `json:"event_bound_ms,omitempty"`
+	EventsDropped int      `json:"events_dropped,omitempty"`
 
 	// fig holds the test's exact figures (see figures).
 	fig *figures
@@ -224,6 +233,10 @@ type Interval struct {
 	// InFlight is the requests written and not yet answered at the
 	// interval's end (tests only; absent from older documents).
 	InFlight *uint64 `json:"in_flight,omitempty"`
+	// Events are the indexes in the test's events of those first seen in
+	// the interval or whose window overlaps it (tests only; absent when
+	// none).
+	Events []int `json:"events,omitempty"`
 }
 
 // fromResult converts a result into its JSON form.
@@ -295,6 +308,8 @@ func fromResult(r *scheduler.Result) (Test, error) {
 	if t.Intervals, err = intervals(r.Intervals, true, r.Mode == "open"); err != nil {
 		return t, err
 	}
+	t.Events, t.EventBoundMs, t.EventsDropped = eventsJSON(r), eventBoundMs(r), r.EventsDropped
+	markIntervals(t.Intervals, t.Events)
 	for _, c := range r.Commands {
 		if t.Commands == nil {
 			t.Commands = map[string]Command{}

@@ -319,6 +319,8 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	if t.Nodes, err = mergeNodes(parts, in); err != nil {
 		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
+	t.Events, t.EventBoundMs, t.EventsDropped = mergeEvents(parts)
+	markIntervals(t.Intervals, t.Events)
 	for _, name := range commandNames(f) {
 		c := Command{Errors: map[string]uint64{}}
 		for i, p := range parts {

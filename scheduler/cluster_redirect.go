@@ -150,6 +150,7 @@ func (p *pacer) giveUp(node int, intended int64, kind uint32, code, text string)
 	if t.firstErr == "" {
 		t.firstErr = text
 	}
+	run.tallyFailed(intended, kind, nanotime()-intended)
 	p.cl.nodes[node].errors++
 	p.cl.errs.Add(1)
 	if k := int(kind & kindMask); k < len(p.cl.kinds) {
@@ -168,6 +169,7 @@ func (p *pacer) dropUnsent(node int, intended int64, kind uint32) {
 	}
 	p.dropped++
 	p.run.accounted.dropped.Add(1)
+	p.run.tallyFailed(intended, kind, 0)
 	p.cl.nodes[node].unsent++
 	if k := int(kind & kindMask); k < len(p.cl.kinds) {
 		p.cl.kinds[k].unsent++

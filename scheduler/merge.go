@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -67,6 +68,9 @@ func (r *Result) Merge(o *Result) {
 	r.Receive, _ = histo.Add(r.Receive, o.Receive)
 	r.Hiccups, _ = histo.Add(r.Hiccups, o.Hiccups)
 	r.Micros, _ = histo.Add(r.Micros, o.Micros)
+	r.Events = continueEvents(r.Events, o.Events, seriesEnd(r.Intervals))
+	r.EventBound = max(r.EventBound, o.EventBound)
+	r.EventsDropped += o.EventsDropped
 	r.Intervals = continueSeries(r.Intervals, o.Intervals)
 	r.mergeCommands(o, shared)
 	r.Nodes = mergeNodes(r.Nodes, o.Nodes)
@@ -172,13 +176,27 @@ func (n NodeResult) clone() NodeResult {
 // shifted to start where the first ends, so the merged test's intervals
 // still add up to it.
 func continueSeries(into, from []Interval) []Interval {
-	var end time.Duration
-	if n := len(into); n > 0 {
-		end = into[n-1].Start + into[n-1].Duration
-	}
+	end := seriesEnd(into)
 	for _, iv := range from {
 		iv.Start += end
 		into = append(into, iv)
+	}
+	return into
+}
+
+// seriesEnd is where an interval series ends (0 for none).
+func seriesEnd(ivs []Interval) time.Duration {
+	if n := len(ivs); n > 0 {
+		return ivs[n-1].Start + ivs[n-1].Duration
+	}
+	return 0
+}
+
+// continueEvents continues a run's events with the next run's, shifted
+// as its interval series is (by end, where the first run's ends).
+func continueEvents(into, from []events.Event, end time.Duration) []events.Event {
+	for _, e := range from {
+		into = append(into, e.Shift(int64(end)))
 	}
 	return into
 }
@@ -202,6 +220,10 @@ func (r *Result) Clone() *Result {
 	}
 	c.Intervals = slices.Clone(r.Intervals)
 	c.Stages = slices.Clone(r.Stages)
+	c.Events = nil
+	for _, e := range r.Events {
+		c.Events = append(c.Events, e.Shift(0))
+	}
 	c.Commands = nil
 	for i, cr := range r.Commands {
 		cc := cr.clone()

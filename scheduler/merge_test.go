@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -30,6 +31,7 @@ var mergeRules = map[string]string{
 	"Stamped": "sum", "Replies": "sum", "ReceiveClock": "kernel if every run's",
 	"Hiccups": "histogram", "HiccupInterval": "first", "TargetLocal": "or", "TargetInProcess": "and", "CPU": "weighted by seconds",
 	"TLS": "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
+	"Events": "events", "EventBound": "max", "EventsDropped": "sum",
 }
 
 // filled returns a Result with every field set by reflection: numbers to
@@ -72,6 +74,10 @@ func filled(t *testing.T, base int64, b bool) *Result {
 			continue
 		case "Started":
 			f.Set(reflect.ValueOf(time.Unix(base, 0)))
+			continue
+		case "Events":
+			f.Set(reflect.ValueOf([]events.Event{{Kind: events.Failover, At: base, Last: base, Nodes: []string{"n"},
+				Write: &events.Window{Start: base, End: 2 * base}}}))
 			continue
 		case "TargetRate":
 			f.Set(reflect.ValueOf(RatePerSecond(float64(base))))
@@ -173,6 +179,12 @@ func TestMergeCoversEveryField(t *testing.T) {
 		case "by name":
 			if len(merged.Commands) != 1 || merged.Commands[0].Counts.Completed != 8 || merged.Commands[0].Response.TotalCount() != 8 {
 				t.Errorf("Commands: %+v, want GET with both runs' counts and samples", merged.Commands)
+			}
+		case "events":
+			// The second run's follows the first's series: shifted by its 3 s.
+			if e := merged.Events; len(e) != 2 || e[0].At != 3 || e[1].At != 5+int64(3*time.Second) || e[1].Write.End != 10+int64(3*time.Second) ||
+				a.Events[0].At != 3 || b.Events[0].Write.Start != 5 {
+				t.Errorf("Events: %+v, want the second run's after the first's series, the runs unchanged", e)
 			}
 		case "by address":
 			if len(merged.Nodes) != 1 || merged.Nodes[0].Counts.Completed != 8 || merged.Nodes[0].Response.TotalCount() != 8 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -93,6 +94,10 @@ type OpenConfig struct {
 	// (see OpenCluster); the result then holds per-node results. Redial
 	// is unused: Cluster.Dial replaces dead connections.
 	Cluster *OpenCluster
+	// Topology is what the run notes and follows of the topology (see
+	// Topology): its events, what reads, and a primary that may move.
+	Topology
+
 	// Groups, when set, puts connection i in group Groups[i] (a database,
 	// a replayed trace's client): a stream that is a Grouper then sends
 	// each command on a connection of its group, and RedialGroup replaces
@@ -258,6 +263,10 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 		host:     newHostWatch(cfg.HiccupInterval),
 	}
 	run.tally.codes = map[string]uint64{}
+	run.epoch = cfg.FollowEpoch
+	if cfg.Events {
+		run.events = events.NewLog()
+	}
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
 	run.dialing = make(chan struct{}, MaxConcurrentRedials)
 	run.kinds = newKindStats(cfg.CommandNames, true)
@@ -267,15 +276,23 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 // addLane adds a lane holding c (nil: none yet) with its reply
 // handler; the caller starts c.
 func (run *openRun) addLane(c *conn.Conn) *lane {
-	h := &replies{run: run, codes: map[string]uint64{}}
-	if run.kinds != nil {
-		h.kinds = make([]kindCount, len(run.kinds))
-	}
-	s := &lane{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
+	s := run.newLane(run.cfg.Addr, run.cfg.FollowEpoch)
 	s.set(c)
 	run.lanes = append(run.lanes, s)
 	shown := run.lanes
 	run.view.Store(&shown)
+	return s
+}
+
+// newLane makes a lane without a connection, and its reply handler, for
+// the server at addr (as of epoch, when it follows a primary that moves).
+func (run *openRun) newLane(addr string, epoch uint64) *lane {
+	h := &replies{run: run, codes: map[string]uint64{}}
+	if run.kinds != nil {
+		h.kinds = make([]kindCount, len(run.kinds))
+	}
+	s := &lane{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff, addr: addr, epoch: epoch}
+	h.lane = s
 	return s
 }
 
@@ -326,6 +343,7 @@ func (run *openRun) begin(t0 int64) {
 	run.live.start.Store(t0)
 	run.series.begin(t0)
 	run.host.begin(t0 + int64(run.cfg.Warmup))
+	run.beginEvents(t0)
 }
 
 // finish closes the connections and accounts for every request. It never
@@ -437,7 +455,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
 		PacingQuantum:  cfg.Pacing.Quantum(cfg.LagLimit),
-		Connections:    len(run.lanes),
+		Connections:    len(run.lanes) - run.movedAside,
 		Counts:         cnt,
 		T0:             p.t0,
 		Window:         time.Duration(window),
@@ -468,6 +486,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	if run.cl != nil {
 		res.Nodes = run.nodeResults(p)
 	}
+	run.finishEvents(res)
 	if run.kinds != nil {
 		tallies := make([][]kindCount, len(run.lanes), len(run.lanes)+1)
 		for i, s := range run.lanes {
@@ -563,8 +582,12 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 // connections counts the live connections, for observers.
 func (run *openRun) connections() Connections {
 	shown := run.shown()
-	c := Connections{Of: len(shown), Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
+	c := Connections{Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
 	for _, s := range shown {
+		if s.aside.Load() {
+			continue // left with a former primary
+		}
+		c.Of++
 		if k := s.conn(); k != nil && !k.Dead() {
 			c.Open++
 		}

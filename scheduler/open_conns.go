@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -35,6 +36,16 @@ type openRun struct {
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
 	series    *series     // set when the timeline starts
 	cl        *clusterRun // nil without cfg.Cluster
+	// span is the timeline's length (its end offset), outcomes what went
+	// bad in it, set when it starts (see open_events.go); epoch is the
+	// moves of cfg.Follow the lanes followed (pacer-owned).
+	span     int64
+	outcomes atomic.Pointer[events.Tally]
+	events   *events.Log // nil without cfg.Events
+	epoch    uint64
+	// movedAside counts the lanes left with a former primary: they are
+	// no connections of the run's own (pacer-owned).
+	movedAside int
 	// liveTL is scheduledBy's own timeline (see forker), and liveWarm
 	// its count of the warmup's requests (-1: not counted yet).
 	liveTLMu sync.Mutex
@@ -96,7 +107,17 @@ type lane struct {
 	extra atomic.Uint64
 	// group is the lane's connection group (OpenConfig.Groups).
 	group int
-	left  struct{ errors, timeouts, unsent uint64 }
+	// Following a primary that moves (OpenConfig.Follow): epoch is the
+	// move its connection was dialed after; leaving marks a lane whose
+	// connection stays with the former primary, sending nothing more,
+	// until its requests in flight have ended; lost that its connection
+	// died and the next one is a reconnect (all pacer-owned).
+	epoch   uint64
+	leaving bool
+	closing bool        // a leaving lane's connection is being closed
+	aside   atomic.Bool // leaving, for observers
+	lost    bool
+	left    struct{ errors, timeouts, unsent uint64 }
 	// sw, in a run of steps, is the lane's handler for every connection it
 	// ever holds: it hands replies to the current step's h.
 	sw *stepHandler
@@ -274,6 +295,7 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	}
 	n := s.counts(c)
 	t.unsolicited += n.unsolicited
+	run.tallyLeft(c, end)
 	errors0, timeouts0, unsent0 := t.errors, t.timeouts, t.unsent
 	codeBytes := []byte(code)
 	c.Unanswered(func(e *conn.Entry) {

@@ -149,6 +149,7 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		p.limit = requestLimit(cfg.Timeline, cfg.Requests)
 		p.end = min(p.end, requestEnd(cfg.Timeline, cfg.Requests))
 	}
+	run.span = p.end
 	return p
 }
 
@@ -397,6 +398,7 @@ func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
 		} else {
 			p.dropped++
 			p.run.accounted.dropped.Add(1)
+			p.run.droppedLate(p.t0 + off)
 		}
 		p.next++
 	}
@@ -405,8 +407,8 @@ func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
 
 // usable reports whether lane i can take a command now.
 func (p *pacer) usable(i int) bool {
-	c := p.run.lanes[i].c
-	return c != nil && !c.Dead() && c.Free() > 0
+	s := p.run.lanes[i]
+	return s.c != nil && !s.leaving && !s.c.Dead() && s.c.Free() > 0
 }
 
 // pickFor returns the connection for the next command: in its group when

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/events"
 )
 
 // Counts account for every scheduled request. Every request ends in exactly
@@ -282,6 +284,13 @@ type Result struct {
 	// a constant rate); TargetRate is then the stages' mean rate over the
 	// measured window.
 	Stages []Stage
+	// Events are what happened to the topology during the run (open
+	// runs): their instants and windows as offsets from T0 (see
+	// events.Event), the windows judged against EventBound; EventsDropped
+	// counts those past events.MaxEvents.
+	Events        []events.Event
+	EventBound    time.Duration
+	EventsDropped int
 }
 
 // HostCPU is what the host's CPUs did during a run.

@@ -58,7 +58,7 @@ func targetFlags() []cli.Flag {
 		&cli.IntFlag{Name: "dbnum", Value: 0, DefaultText: "0", Usage: "SELECT database `N` on every connection", Category: catTarget},
 		&cli.BoolFlag{Name: "3", Usage: "RESP3: start every connection with HELLO 3", Category: catTarget},
 		&cli.BoolFlag{Name: "enable-tracking", Usage: "send CLIENT TRACKING on before starting", Category: catTarget},
-	}, tlsFlags()...)
+	}, append(sentinelFlags(), tlsFlags()...)...)
 }
 
 // workloadSpec says how a command words and defaults its workload flags.

@@ -170,7 +170,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	if env.Target.Cluster {
 		conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, cfg.Keys)
 	} else {
-		conns, err = env.Target.Pool(ctx, env.Target.Options, cfg.Conns)
+		conns, err = env.Target.Pool(ctx, env.Target.Current(), cfg.Conns)
 	}
 	if err != nil {
 		return nil, err

@@ -227,39 +227,75 @@ func (s *Sentinels) PrimaryAddr(i int) (string, error) {
 }
 
 // Switch is a failover as the sentinels announced it (+switch-master):
-// when the message reached the test, and the primary's address before and
-// after.
+// when the first of them reached the test, and the primary's address
+// before and after.
 type Switch struct {
 	At       time.Time
 	From, To string
 }
 
-// Failover forces a failover (SENTINEL FAILOVER, which asks no other
-// sentinel) and waits for the +switch-master that sentinel i publishes,
-// watched on a subscription opened before the command. It returns when
-// the message arrived, within ctx (give it 30 s).
+// Failover forces a failover through sentinel i (SENTINEL FAILOVER, which
+// asks no other sentinel) and waits for the sentinels' +switch-master,
+// watched on a subscription to each of them opened before the command:
+// At is when the first arrived. It returns within ctx (give it 30 s).
 func (s *Sentinels) Failover(ctx context.Context, i int) (Switch, error) {
-	sn := s.Nodes[i]
-	q, err := sn.open()
-	if err != nil {
-		return Switch{}, err
+	got := make(chan Switch, len(s.Nodes))
+	errs := make(chan error, len(s.Nodes))
+	var subs []*session
+	defer func() {
+		for _, q := range subs {
+			q.Close()
+		}
+	}()
+	for _, sn := range s.Nodes {
+		q, err := sn.open()
+		if err != nil {
+			continue // a sentinel a test killed
+		}
+		subs = append(subs, q)
+		if dl, ok := ctx.Deadline(); ok {
+			_ = q.c.SetDeadline(dl)
+		}
+		if _, err := q.query("SUBSCRIBE", "+switch-master"); err != nil {
+			return Switch{}, err
+		}
+		go func() {
+			sw, err := s.awaitSwitch(q)
+			if err != nil {
+				errs <- err
+				return
+			}
+			got <- sw
+		}()
 	}
-	defer q.Close()
-	stop := context.AfterFunc(ctx, func() { q.Close() })
+	if len(subs) == 0 {
+		return Switch{}, fmt.Errorf("no sentinel to subscribe to")
+	}
+	stop := context.AfterFunc(ctx, func() {
+		for _, q := range subs {
+			q.Close()
+		}
+	})
 	defer stop()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = q.c.SetDeadline(dl)
-	}
-	if _, err := q.query("SUBSCRIBE", "+switch-master"); err != nil {
-		return Switch{}, err
-	}
-	if _, err := sn.Query("SENTINEL", "FAILOVER", s.Master); err != nil {
+	if _, err := s.Nodes[i].Query("SENTINEL", "FAILOVER", s.Master); err != nil {
 		return Switch{}, fmt.Errorf("SENTINEL FAILOVER %s: %w", s.Master, err)
 	}
+	for range subs {
+		select {
+		case sw := <-got:
+			return sw, nil
+		case <-errs:
+		}
+	}
+	return Switch{}, fmt.Errorf("waiting for +switch-master: no sentinel announced it: %w", ctx.Err())
+}
+
+// awaitSwitch reads q's messages until a +switch-master of the master.
+func (s *Sentinels) awaitSwitch(q *session) (Switch, error) {
 	for {
 		v, err := readAny(q.r)
 		if err != nil {
-			return Switch{}, fmt.Errorf("waiting for +switch-master: %w", err)
+			return Switch{}, err
 		}
 		at := time.Now()
 		msg := list(v)

@@ -41,7 +41,7 @@ func Find(args []string, getenv func(string) string) *Set {
 			break // a command follows: its words are the user's, not ours
 		}
 		name, value, inline := flagParts(arg)
-		if name != "a" && name != "u" && name != "requirepass" {
+		if name != "a" && name != "u" && name != "requirepass" && name != "sentinel-pass" {
 			continue
 		}
 		if !inline {
@@ -52,13 +52,13 @@ func Find(args []string, getenv func(string) string) *Set {
 			value = args[i]
 		}
 		switch name {
-		case "a", "requirepass":
+		case "a", "requirepass", "sentinel-pass":
 			if value != "" {
 				s.Add(value)
 				s.OnCommandLine = true
 			}
 		case "u":
-			if pw := uriPasswords(value); len(pw) > 0 {
+			if pw := append(uriPasswords(value), sentinelPasswords(value)...); len(pw) > 0 {
 				s.Add(pw...)
 				s.OnCommandLine = true
 			}
@@ -107,6 +107,25 @@ func uriPasswords(s string) []string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		if p, ok := u.User.Password(); ok {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sentinelPasswords returns the sentinel_password option of a Sentinel
+// URI (redis+sentinel://...?sentinel_password=...), as typed and decoded.
+func sentinelPasswords(s string) []string {
+	_, query, ok := strings.Cut(s, "?")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, kv := range strings.Split(query, "&") {
+		if v, ok := strings.CutPrefix(kv, "sentinel_password="); ok && v != "" {
+			out = append(out, v)
+			if dec, err := url.QueryUnescape(v); err == nil && dec != v {
+				out = append(out, dec)
+			}
 		}
 	}
 	return out

@@ -31,6 +31,9 @@ func TestFindSecrets(t *testing.T) {
 		{[]string{"pacer", "run", "--", "AUTH", "-a", "word"}, "", nil, []string{"word"}, false},
 		{[]string{"pacer", "run", "-a"}, "", nil, nil, false},
 		{[]string{"pacer", "run", "-a", `q"u\o`}, "", []string{`q"u\o`, `q\"u\\o`}, nil, true},
+		{[]string{"pacer", "run", "--sentinel-pass", "spw"}, "", []string{"spw"}, nil, true},
+		{[]string{"pacer", "run", "-u", "redis+sentinel://app:dpw@h:1,h:2/m?sentinel_username=w&sentinel_password=s%21pw"}, "",
+			[]string{"dpw", "s%21pw", "s!pw"}, []string{"app", "h:1", "sentinel_username=w"}, true},
 	} {
 		getenv := func(name string) string {
 			if name == PasswordEnv {
