@@ -148,10 +148,14 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 		cfg.Cluster = c.Primaries.Closed(of, c.ClusterSeed)
 		since = e.Server.MarkNodes(ctx, c.Primaries.Nodes)
 	} else {
-		if conns, err = e.Target.BenchPool(ctx, e.Target.Current(), c.Conns); err != nil {
+		primary, epoch := e.Target.Primary()
+		if conns, err = e.Target.BenchPool(ctx, primary, c.Conns); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.Mark(ctx)
+		if f := e.Target.Follower(); f != nil {
+			cfg.Follow, cfg.FollowEpoch, cfg.Redial = f, epoch, e.Target.Redial
+		}
 	}
 	if c.Placed {
 		if err := e.Place.SleepUntil(ctx); err != nil {

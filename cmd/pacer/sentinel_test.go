@@ -250,3 +250,45 @@ func TestSentinelWithACLAndTLS(t *testing.T) {
 		t.Fatalf("wrong sentinel password: exit %d, %s", code, stderr)
 	}
 }
+
+// TestBenchFollowsSentinelFailover: a closed loop through the sentinels
+// moves to the new primary after the batch under way when they fail it
+// over: every request completes, and the former primary takes no more
+// writes from it than half a second's.
+func TestBenchFollowsSentinelFailover(t *testing.T) {
+	testrun.SkipShort(t, "starts three servers and three sentinels, runs 6 s and fails over")
+	t.Parallel()
+	set := redistest.StartReplicated(t, 1)
+	s := redistest.StartSentinels(t, set, 3, redistest.SentinelOptions{})
+	type outcome struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		code, stdout, stderr := pacer(t, "bench", "--sentinel", s.Addrs(), "--master", s.Master, "--rate", "2000", "-n", "12000", "-c", "10", "-t", "set", "-q")
+		done <- outcome{code, stdout, stderr}
+	}()
+	time.Sleep(2 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sw, err := s.Failover(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	atSwitch, err := set.Primary.Calls("set")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := <-done
+	if !runOK(o.code) || !strings.Contains(o.stdout, "SET [closed loop") {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	after, err := set.Primary.Calls("set")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.From != set.Primary.Addr || after-atSwitch > 1000 {
+		t.Fatalf("switch %s -> %s; the former primary took %d SETs after it, want at most half a second's (1000)", sw.From, sw.To, after-atSwitch)
+	}
+}
