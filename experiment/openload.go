@@ -42,6 +42,9 @@ type OpenLoad struct {
 	// against a topology event's window: the SLO's tightest latency
 	// bound (0: the run's own default, see events.DefaultBound).
 	EventBound time.Duration
+	// ReadFrom is where reads go (--read-from; the primary when the
+	// command has no such flag).
+	ReadFrom scheduler.ReadFrom
 }
 
 // OpenLoadFlags are the open loop's load flags as given. A nil pointer is
@@ -63,6 +66,8 @@ type OpenLoadFlags struct {
 	// bounds the default lag limit.
 	Conns int
 	SLO   report.SLO
+	// ReadFrom is --read-from (nil: the command has none).
+	ReadFrom *string
 }
 
 // Parse checks, in this order, --arrival, --max-inflight (with the FIFO
@@ -113,6 +118,11 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 			return l, usage.Errorf("--max-backlog %s: want a positive duration", l.Backlog)
 		}
 	}
+	if f.ReadFrom != nil {
+		if l.ReadFrom, ok = scheduler.ParseReadFrom(*f.ReadFrom); !ok {
+			return l, usage.Errorf("--read-from %q: want primary, replicas or prefer-replicas", *f.ReadFrom)
+		}
+	}
 	return l, nil
 }
 
@@ -121,7 +131,7 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 func (l OpenLoad) Open(interval time.Duration) scheduler.OpenConfig {
 	cfg := scheduler.OpenConfig{Pacing: l.Pacing, Drain: l.Drain, LagLimit: l.LagLimit, Timeout: l.Timeout,
 		Interval: interval, MaxBacklog: l.Backlog}
-	cfg.EventBound = l.EventBound
+	cfg.EventBound, cfg.ReadFrom = l.EventBound, l.ReadFrom
 	return cfg
 }
 

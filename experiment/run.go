@@ -56,19 +56,21 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	var conns []*conn.Conn
 	var err error
 	since := func() *serverinfo.Stats { return nil }
-	primary, epoch := e.Target.Primary()
+	addr, epoch := e.Target.Options.Addr, uint64(0)
+	cfg.Reads = e.Target.Reads(ctx, o.Test.Recipe)
 	if e.Target.Cluster {
-		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys); err != nil {
+		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys, cfg.ReadFrom != scheduler.ReadPrimary); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.MarkNodes(ctx, cfg.Cluster.Nodes)
 	} else {
-		if conns, err = e.Target.Pool(ctx, primary, o.Conns); err != nil {
+		var nodes []scheduler.Node
+		if conns, addr, epoch, nodes, err = e.DialStandalone(ctx, &cfg, o.Conns); err != nil {
 			return nil, nil, err
 		}
-		since = e.Server.Mark(ctx)
+		since = e.markServer(ctx, nodes)
 	}
-	e.Topology(ctx, &cfg, o.Test.Recipe, primary.Addr, epoch)
+	e.Topology(&cfg, addr, epoch)
 	whole := o.Timeline
 	if cfg.Timeline, err = e.Place.Timeline(whole); err != nil {
 		target.CloseAll(conns)

@@ -1,21 +1,17 @@
 package experiment
 
 import (
-	"context"
-
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
 // Topology fills in what an open run notes and follows of the topology
-// (cfg.Topology, all but its EventBound): its events, which of recipe's
-// commands read, the server's address (addr: the primary its connections
-// were dialed to, a cluster's seed) and, when sentinels name the primary,
-// the primary to follow from the failover count its connections were
-// dialed at (epoch).
-func (e *Env) Topology(ctx context.Context, cfg *scheduler.OpenConfig, recipe *scenarios.Recipe, addr string, epoch uint64) {
+// (cfg.Topology, but its EventBound, Reads, ReadFrom and replicas): its
+// events, the server's address (addr: the primary its connections were
+// dialed to, a cluster's seed) and, when sentinels name the primary, the
+// primary to follow from the failover count its connections were dialed
+// at (epoch).
+func (e *Env) Topology(cfg *scheduler.OpenConfig, addr string, epoch uint64) {
 	cfg.Events = true
-	cfg.Reads = e.Target.Reads(ctx, recipe)
 	cfg.Addr = addr
 	if f := e.Target.Follower(); f != nil && !e.Target.Cluster {
 		cfg.Follow, cfg.FollowEpoch, cfg.Attach = f, epoch, f.SetLog

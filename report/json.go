@@ -324,7 +324,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		t.Commands[c.Name] = cj
 	}
 	for _, n := range r.Nodes {
-		nj := Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Joined: n.Joined, Connections: n.Connections,
+		nj := Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Joined: n.Joined, Role: n.Role, Connections: n.Connections,
 			Scheduled: n.Counts.Scheduled, Sent: n.Counts.Sent, Completed: n.Counts.Completed, Errors: n.Counts.Errors,
 			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask,
 			ResponseMs: summary(n.Response), ServiceMs: summary(n.Service), ReceiveLagMs: summary(n.Receive)}
@@ -336,6 +336,12 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		}
 		if nj.Histograms.ReceiveLag, err = histo.Encode(n.Receive); err != nil {
 			return t, err
+		}
+		if nj.Intervals, err = intervals(n.Intervals, false, false); err != nil {
+			return t, err
+		}
+		for i := range nj.Intervals {
+			nj.Intervals[i].ServiceMs, nj.Intervals[i].Histograms.Service = nil, ""
 		}
 		t.Nodes = append(t.Nodes, nj)
 	}
@@ -352,7 +358,10 @@ type Node struct {
 	Slots int    `json:"slots"`
 	// Joined marks a primary that was not in the slot map at the start
 	// (the cluster scaled out during an open run).
-	Joined      bool   `json:"joined,omitempty"`
+	Joined bool `json:"joined,omitempty"`
+	// Role is "primary" or "replica" (open runs; a replica promoted
+	// during the run is a primary); absent in closed runs.
+	Role        string `json:"role,omitempty"`
 	Connections int    `json:"connections"`
 	Scheduled   uint64 `json:"scheduled"`
 	Sent        uint64 `json:"sent"`
@@ -375,6 +384,10 @@ type Node struct {
 	// the whole test, which is then the primaries' sum; absent when it was
 	// not asked.
 	Server *serverinfo.Stats `json:"server,omitempty"`
+	// Intervals are its response times per interval of the test (open
+	// runs, the first 64 nodes): completed and response_ms, with the
+	// histogram they summarise; the other counts are 0.
+	Intervals []Interval `json:"intervals,omitempty"`
 }
 
 // NodeHistograms hold a node's response-time histogram as Histograms do a

@@ -20,6 +20,7 @@ func (cl *clusterRun) intercept(h *replies, e *conn.Entry, r conn.Reply, seq uin
 	rd := redirect{lane: h.index, seq: seq, intended: e.Intended, kind: e.Kind}
 	if red, ok := cluster.ParseRedirect(r.Text); ok {
 		rd.hslot, rd.addr = red.Slot, red.Addr
+		h.run.noteRedirect(h, red)
 		if red.Ask {
 			rd.ask = true
 			h.ask.Add(1)
@@ -35,6 +36,7 @@ func (cl *clusterRun) intercept(h *replies, e *conn.Entry, r conn.Reply, seq uin
 		rd.retry = true
 		rd.code = string(r.Code())
 		h.retries.Add(1)
+		h.run.noteRetry(h, rd.code)
 	} else {
 		return false
 	}
@@ -55,6 +57,7 @@ func (p *pacer) clusterWake(el int64) {
 	cl := p.cl
 	p.takeJoined()
 	if t := cl.fresh.Swap(nil); t != nil {
+		p.noteRefresh(t)
 		cl.apply(t, func(addr, id string) int {
 			k, _, _ := p.join(addr, id)
 			return k
@@ -131,6 +134,7 @@ func (p *pacer) takeRedirects(el int64) {
 			if !hasKey {
 				to = from
 			}
+			to = p.readReplica(to, kind)
 		}
 		p.dispatch(to, it, cmd, el)
 	}

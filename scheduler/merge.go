@@ -159,6 +159,7 @@ func mergeNodes(into, from []NodeResult) []NodeResult {
 		in.Response, _ = histo.Add(in.Response, fn.Response)
 		in.Service = mergeUnshared(in.Service, fn.Service, shared, in.Response)
 		in.Receive, _ = histo.Add(in.Receive, fn.Receive)
+		in.Intervals = continueSeries(in.Intervals, fn.Intervals)
 	}
 	return into
 }
@@ -169,6 +170,7 @@ func (n NodeResult) clone() NodeResult {
 	shared := n.Service != nil && n.Service == n.Response
 	n.Response, n.Receive = histo.Copy(n.Response), histo.Copy(n.Receive)
 	n.Service = cloneUnshared(histo.Copy(n.Service), shared, n.Response)
+	n.Intervals = slices.Clone(n.Intervals)
 	return n
 }
 

@@ -206,8 +206,12 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 			return nil, err
 		}
 	}
+	if err := cfg.validateReplicas(len(conns)); err != nil {
+		return nil, err
+	}
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
+	run.startConns = len(conns)
 	if cfg.Cluster != nil {
 		run.cl = newClusterRun(ctx, cfg.Cluster, len(conns), len(run.kinds))
 		defer run.cl.stop()
@@ -291,8 +295,9 @@ func (run *openRun) newLane(addr string, epoch uint64) *lane {
 	if run.kinds != nil {
 		h.kinds = make([]kindCount, len(run.kinds))
 	}
-	s := &lane{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff, addr: addr, epoch: epoch}
+	s := &lane{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff, epoch: epoch}
 	h.lane = s
+	run.label(s, addr, RolePrimary)
 	return s
 }
 
@@ -314,6 +319,10 @@ func (run *openRun) prepare() {
 	cfg := run.cfg
 	run.series = newSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
 		seriesRecs{response: run.response, service: run.service, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
+	if run.cl != nil || run.perNode() {
+		run.publishNodes()
+		run.series.nodes = run.nodeView
+	}
 	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
 		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: stagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
@@ -485,6 +494,8 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	}
 	if run.cl != nil {
 		res.Nodes = run.nodeResults(p)
+	} else if run.perNode() {
+		res.Nodes = run.soloResults(cnt)
 	}
 	run.finishEvents(res)
 	if run.kinds != nil {
@@ -554,6 +565,11 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	ivs, kinds, err := run.series.finish(end, total, res.Commands)
 	if err != nil {
 		return err
+	}
+	for k, nivs := range run.series.nodeIntervals() {
+		if k < len(res.Nodes) {
+			res.Nodes[k].Intervals = nivs
+		}
 	}
 	// Scheduled: the requests intended within each interval, the last
 	// holding the rest (the timeline's end may have moved with a stop).

@@ -46,6 +46,13 @@ type openRun struct {
 	// movedAside counts the lanes left with a former primary: they are
 	// no connections of the run's own (pacer-owned).
 	movedAside int
+	// solo are the nodes of a run with replicas or a primary that moves,
+	// not a cluster's (see open_nodes.go; pacer-owned).
+	solo []soloNode
+	// startConns is how many connections the run started with.
+	startConns int
+	// nodeRecs are the node recorders for observers (publishNodes).
+	nodeRecs atomic.Pointer[[]*nodeRecorders]
 	// liveTL is scheduledBy's own timeline (see forker), and liveWarm
 	// its count of the warmup's requests (-1: not counted yet).
 	liveTLMu sync.Mutex
@@ -113,6 +120,7 @@ type lane struct {
 	// until its requests in flight have ended; lost that its connection
 	// died and the next one is a reconnect (all pacer-owned).
 	epoch   uint64
+	replica bool // reads go to it (Topology.Replicas), it is never moved
 	leaving bool
 	closing bool        // a leaving lane's connection is being closed
 	aside   atomic.Bool // leaving, for observers

@@ -17,7 +17,7 @@ import "slices"
 // primaryNow is the address and epoch a redial of lane s dials: the
 // primary's now when it moves, else the lane's own.
 func (run *openRun) primaryNow(s *lane) (string, uint64) {
-	if f := run.cfg.Follow; f != nil && run.cl == nil {
+	if f := run.cfg.Follow; f != nil && run.cl == nil && !s.replica {
 		return f.Primary()
 	}
 	return s.addr, s.epoch
@@ -38,13 +38,16 @@ func (p *pacer) follow() {
 	n := len(run.lanes) // lanes moved aside are appended: not looked at again
 	for i := range n {
 		s := run.lanes[i]
-		if s.leaving || s.epoch >= epoch {
+		if s.leaving || s.replica || s.epoch >= epoch {
 			continue
 		}
 		if s.c == nil || s.c.Dead() {
 			// Its redial dials the new primary; a connection to the
 			// former one that it may still deliver is refused (stale).
-			s.addr, s.epoch = addr, epoch
+			if s.c == nil {
+				run.label(s, addr, RolePrimary)
+			}
+			s.epoch = epoch
 			continue
 		}
 		p.moveLane(i, addr)
@@ -128,7 +131,7 @@ func (p *pacer) retireQuietly(i int) {
 // moved since: it is closed and the lane dials again.
 func (p *pacer) stale(s *lane, r redialed) bool {
 	run := p.run
-	if run.cfg.Follow == nil || run.cl != nil {
+	if run.cfg.Follow == nil || run.cl != nil || s.replica {
 		return false
 	}
 	if r.epoch < run.epoch {
@@ -137,6 +140,7 @@ func (p *pacer) stale(s *lane, r redialed) bool {
 		run.redial(s)
 		return true
 	}
-	s.addr, s.epoch = r.addr, r.epoch
+	run.label(s, r.addr, RolePrimary)
+	s.epoch = r.epoch
 	return false
 }

@@ -71,6 +71,7 @@ type pacer struct {
 	failure   error
 	slice     sliceHolder
 	cl        *clusterRun // nil without a cluster
+	routes    *routes     // nil unless reads go to replicas
 }
 
 // sliceHolder keeps a short time slice (clock.ShortSlice) on the OS thread
@@ -150,6 +151,7 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		p.end = min(p.end, requestEnd(cfg.Timeline, cfg.Requests))
 	}
 	run.span = p.end
+	p.routes = newRoutes(run)
 	return p
 }
 
@@ -345,6 +347,9 @@ func (p *pacer) sleepUntil(now, wake int64) {
 // emit queues every command due by horizon (an offset); el is now. A
 // request more than MaxBacklog late is dropped as unsent instead.
 func (p *pacer) emit(horizon, el int64) emitOutcome {
+	if p.routes != nil {
+		return p.emitRouted(horizon, el)
+	}
 	n := 0
 	maxLate := int64(p.run.cfg.MaxBacklog)
 	for {

@@ -181,6 +181,8 @@ func (run *openRun) dial(ctx context.Context, s *lane) (*conn.Conn, error) {
 	switch {
 	case run.cl != nil:
 		return run.cl.cfg.Dial(ctx, s.addr)
+	case s.replica:
+		return run.cfg.DialReplica(ctx, s.addr)
 	case run.cfg.RedialGroup != nil:
 		return run.cfg.RedialGroup(ctx, s.group)
 	}

@@ -35,6 +35,10 @@ type series struct {
 	prev [nSeries]*histo.Delta
 	// kinds are the per-command recorders and counters of a timed mix.
 	kinds []kindSeries
+	// nodes, when set, returns the run's node recorders (see
+	// series_nodes.go); perNode is each one's part.
+	nodes   func() []*nodeRecorders
+	perNode []*nodeSeries
 
 	// pack packs a histogram: into spill when there is one, else in memory.
 	pack func(*histo.Delta) (histo.Packed, error)
@@ -205,6 +209,7 @@ func (s *series) take(k int64, now Totals) {
 		ksr.cum.Add(kiv.Counts)
 		ksr.out = append(ksr.out, kiv)
 	}
+	s.takeNodes(start, s.d)
 }
 
 // takeAll reads every recorder's difference since the last interval, the
@@ -268,6 +273,7 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 		s.err = err
 	}
 	s.out = append(s.out, iv)
+	s.takeNodes(start, iv.Duration)
 	var kinds [][]Interval
 	if len(s.kinds) > 0 && len(commands) == len(s.kinds) {
 		kinds = make([][]Interval, len(s.kinds))

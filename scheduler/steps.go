@@ -198,8 +198,12 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 // starts from; following a primary that moves, epoch becomes the move
 // the step's connections followed.
 func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Commands, cfg OpenConfig, plan StepPlan, prev *clusterRun, epoch *uint64) (*Step, *clusterRun, error) {
+	if err := cfg.validateReplicas(len(cur)); err != nil {
+		return nil, prev, err
+	}
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
+	run.startConns = len(cur)
 	if cfg.Cluster != nil {
 		// Each step's own: its per-node results, command stores and wait
 		// queues start empty (no request is in flight between steps).

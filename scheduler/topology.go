@@ -1,8 +1,11 @@
 package scheduler
 
 import (
+	"context"
+	"errors"
 	"time"
 
+	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/events"
 )
 
@@ -39,10 +42,73 @@ type Topology struct {
 	// any held-back request does. Cluster runs do not use it.
 	Follow      Mover
 	FollowEpoch uint64
+	// ReadFrom says where the commands Reads marks go: the primary (the
+	// zero value), the replicas, or the replicas while one can take them.
+	ReadFrom ReadFrom
+	// Replicas are a primary's replicas that reads go to (not in a
+	// cluster: OpenCluster has its own): the run's connections after the
+	// primary's are PerReplica to each, in order; DialReplica replaces
+	// one. The result then holds a row per node, with its role.
+	Replicas    []string
+	PerReplica  int
+	DialReplica func(ctx context.Context, addr string) (*conn.Conn, error)
 }
+
+// ReadFrom is where reads go.
+type ReadFrom int
+
+const (
+	// ReadPrimary sends every command to the primary.
+	ReadPrimary ReadFrom = iota
+	// ReadReplicas sends reads to the replicas only: while none can take
+	// one, it waits, as any held-back request.
+	ReadReplicas
+	// PreferReplicas sends reads to the replicas, and to the primary
+	// while none can take one.
+	PreferReplicas
+)
+
+// ParseReadFrom reads --read-from: primary, replicas or prefer-replicas.
+func ParseReadFrom(s string) (ReadFrom, bool) {
+	switch s {
+	case "primary":
+		return ReadPrimary, true
+	case "replicas":
+		return ReadReplicas, true
+	case "prefer-replicas":
+		return PreferReplicas, true
+	}
+	return 0, false
+}
+
+// String is the flag's word for r.
+func (r ReadFrom) String() string {
+	return [...]string{"primary", "replicas", "prefer-replicas"}[r]
+}
+
+// Node roles.
+const (
+	RolePrimary = "primary"
+	RoleReplica = "replica"
+)
 
 // Mover is a primary that may move: its address now, and how many times
 // it moved.
 type Mover interface {
 	Primary() (addr string, epoch uint64)
+}
+
+// validateReplicas checks the replicas' connections among n.
+func (c *OpenConfig) validateReplicas(n int) error {
+	switch {
+	case len(c.Replicas) == 0:
+		return nil
+	case c.Cluster != nil:
+		return errors.New("open run: a cluster's replicas come with its slot map, not Replicas")
+	case len(c.Groups) > 0:
+		return errors.New("open run: connection groups and replicas do not go together")
+	case c.PerReplica <= 0 || c.PerReplica*len(c.Replicas) >= n || c.DialReplica == nil:
+		return errors.New("open run: want PerReplica connections to each replica after the primary's, and DialReplica")
+	}
+	return nil
 }

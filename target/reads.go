@@ -2,6 +2,8 @@ package target
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"strings"
 
 	"github.com/pacer-load/pacer/conn"
@@ -65,6 +67,52 @@ func (t *Target) readFlags(ctx context.Context, names []string) map[string]bool 
 			if strings.EqualFold(f.Str, "readonly") {
 				out[names[i]] = true
 			}
+		}
+	}
+	return out
+}
+
+// Replicas returns the addresses of the primary's replicas that are up:
+// as the sentinels list them, or else as the primary itself does (INFO
+// replication: its replicas online).
+func (t *Target) Replicas(ctx context.Context) ([]string, error) {
+	if t.follower != nil {
+		var out []string
+		for _, r := range t.follower.Replicas() {
+			if r.Up {
+				out = append(out, r.Addr)
+			}
+		}
+		return out, nil
+	}
+	o := t.Current()
+	o.OnTLSHandshake = nil
+	cctx, cancel := context.WithTimeout(ctx, conn.DefaultDialTimeout)
+	defer cancel()
+	v, err := conn.Do(cctx, o, "INFO", "replication")
+	if err != nil {
+		return nil, fmt.Errorf("asking %s for its replicas: %w", o.Addr, err)
+	}
+	return onlineReplicas(v.Str), nil
+}
+
+// onlineReplicas reads INFO replication's "slaveN:ip=…,port=…,state=online"
+// lines.
+func onlineReplicas(info string) []string {
+	var out []string
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(k, "slave") || k == "slave_read_only" || strings.HasPrefix(k, "slave_") {
+			continue
+		}
+		f := map[string]string{}
+		for _, kv := range strings.Split(v, ",") {
+			if a, b, ok := strings.Cut(kv, "="); ok {
+				f[a] = b
+			}
+		}
+		if f["state"] == "online" && f["ip"] != "" && f["port"] != "" {
+			out = append(out, net.JoinHostPort(f["ip"], f["port"]))
 		}
 	}
 	return out

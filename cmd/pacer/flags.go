@@ -284,6 +284,12 @@ func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (experiment.OpenLo
 	if defines(c, "max-backlog") {
 		f.Backlog = new(c.Duration("max-backlog"))
 	}
+	if defines(c, "read-from") {
+		f.ReadFrom = new(c.String("read-from"))
+		if c.Bool("embedded") && *f.ReadFrom != "primary" {
+			return experiment.OpenLoad{}, usageErrorf("--read-from %s: the embedded target is a single server, without replicas", *f.ReadFrom)
+		}
+	}
 	return f.Parse()
 }
 

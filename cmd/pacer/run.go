@@ -29,6 +29,7 @@ func runCommand() *cli.Command {
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
 	)
 	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent")...)
+	flags = append(flags, topologyFlags()...)
 	flags = append(flags, repeatFlag())
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{

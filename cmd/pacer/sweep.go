@@ -35,6 +35,7 @@ func sweepCommand() *cli.Command {
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
 	)
 	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes is counted unsent instead of sent")...)
+	flags = append(flags, topologyFlags()...)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		tests:    "get",

@@ -167,16 +167,20 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	env.Target.TakeHandshakes() // the sweep's own handshakes only
 	var conns []*conn.Conn
 	ocfg := cfg.Open
+	ocfg.Reads = env.Target.Reads(ctx, j.Recipe)
+	addr, epoch := env.Target.Options.Addr, uint64(0)
+	var nodes []scheduler.Node
 	if env.Target.Cluster {
-		conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, cfg.Keys)
+		conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, cfg.Keys, ocfg.ReadFrom != scheduler.ReadPrimary)
 	} else {
-		conns, err = env.Target.Pool(ctx, env.Target.Current(), cfg.Conns)
+		conns, addr, epoch, nodes, err = env.DialStandalone(ctx, &ocfg, cfg.Conns)
 	}
 	if err != nil {
 		return nil, err
 	}
+	env.Topology(&ocfg, addr, epoch)
 	o := &openSweep{cfg: &cfg, env: env, byRate: map[float64][]*openPoint{}, index: map[*openPoint]int{},
-		stats: map[*scheduler.Step]*serverinfo.Stats{}}
+		stats: map[*scheduler.Step]*serverinfo.Stats{}, clusterNodes: nodes}
 	if ocfg.Cluster != nil {
 		o.clusterNodes = ocfg.Cluster.Nodes
 	}
@@ -271,7 +275,8 @@ type openSweep struct {
 	stepTL  scheduler.Timeline
 	stepDur time.Duration
 	since   func() *serverinfo.Stats
-	// clusterNodes are a cluster's primaries, asked around each step.
+	// clusterNodes are a cluster's primaries (or a primary and its
+	// replicas), asked around each step.
 	clusterNodes []scheduler.Node
 }
 
@@ -327,7 +332,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 		return scheduler.StepPlan{}, false
 	}
 	o.since = env.Server.MarkNodes(context.Background(), o.clusterNodes) // the seed's counters are not the cluster's
-	if !env.Target.Cluster {
+	if len(o.clusterNodes) == 0 {
 		o.since = env.Server.Mark(context.Background())
 	}
 	var stop func()

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/report"
+)
+
+type topologyDoc struct {
+	Tests []struct {
+		Counts    countsJSON     `json:"counts"`
+		Events    []report.Event `json:"events"`
+		Intervals []struct {
+			StartS float64 `json:"start_s"`
+			Events []int   `json:"events"`
+		} `json:"intervals"`
+		Nodes []struct {
+			Addr      string `json:"addr"`
+			Role      string `json:"role"`
+			Slots     int    `json:"slots"`
+			Sent      uint64 `json:"sent"`
+			Completed uint64 `json:"completed"`
+			Errors    uint64 `json:"errors"`
+			Timeouts  uint64 `json:"timeouts"`
+			Unsent    uint64 `json:"unsent"`
+			Moved     uint64 `json:"moved"`
+			Intervals []struct {
+				StartS     float64 `json:"start_s"`
+				Completed  uint64  `json:"completed"`
+				ResponseMs *struct {
+					Max float64 `json:"max"`
+				} `json:"response_ms"`
+			} `json:"intervals"`
+		} `json:"nodes"`
+	} `json:"tests"`
+}
+
+// TestReadFromReplicas: GETs with --read-from replicas go to the primary's
+// two replicas, none to the primary (the servers' own commandstats say
+// so); the result has a row per node with its role, and the rows add up
+// to the test.
+func TestReadFromReplicas(t *testing.T) {
+	testrun.SkipShort(t, "starts a primary with two replicas")
+	t.Parallel()
+	set := redistest.StartReplicated(t, 2)
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := pacer(t, "run", "-p", set.Primary.PortString(), "--read-from", "replicas", "--rate", "2k", "--duration", "2s",
+		"-t", "get", "-c", "4", "--json", js)
+	if !runOK(code) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	primary, err := set.Primary.Calls("get")
+	if err != nil || primary != 0 {
+		t.Fatalf("the primary ran %d GETs (%v), want none", primary, err)
+	}
+	var replicas uint64
+	for _, r := range set.Replicas {
+		n, err := r.Calls("get")
+		if err != nil || n < 1000 {
+			t.Fatalf("replica %s ran %d GETs (%v): want about half of 4000", r.Addr, n, err)
+		}
+		replicas += n
+	}
+	if replicas < 4000 {
+		t.Fatalf("the replicas ran %d GETs, want the 4000 sent", replicas)
+	}
+	doc := readJSON[topologyDoc](t, js)
+	tr := doc.Tests[0]
+	if len(tr.Nodes) != 3 || tr.Nodes[0].Role != "primary" || tr.Nodes[0].Addr != set.Primary.Addr || tr.Nodes[0].Sent != 0 {
+		t.Fatalf("nodes %+v: want the primary first, idle", tr.Nodes)
+	}
+	var sent, completed uint64
+	for _, n := range tr.Nodes[1:] {
+		if n.Role != "replica" || n.Completed < 1000 || len(n.Intervals) < 2 {
+			t.Errorf("replica row %+v", n)
+		}
+		sent, completed = sent+n.Sent, completed+n.Completed
+	}
+	if sent != tr.Counts.Sent || completed != tr.Counts.Completed {
+		t.Errorf("the rows add up to %d sent, %d completed; the test has %+v", sent, completed, tr.Counts)
+	}
+	if !strings.Contains(stdout, "replica") {
+		t.Errorf("the text shows no replica rows:\n%s", stdout)
+	}
+}
+
+// TestClusterFailoverAndReshardEvents: during one run against a cluster
+// of three primaries with a replica each, a replica takes over its
+// primary (CLUSTER FAILOVER), then 200 slots move between primaries
+// (redis-cli --cluster reshard): a failover event and a slots_moved
+// event, every request accounted for, and no more MOVED replies than the
+// slots that changed hands allow (one per slot, and the requests in
+// flight when it moved).
+func TestClusterFailoverAndReshardEvents(t *testing.T) {
+	testrun.SkipShort(t, "starts a cluster of six nodes, fails one over and reshards during a 12 s run")
+	t.Parallel()
+	c := redistest.StartClusterWithReplicas(t, 3, 1)
+	js := filepath.Join(t.TempDir(), "r.json")
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() {
+		defer close(done)
+		code, stdout, stderr = pacer(t, "run", "--cluster", "-p", c.Nodes[0].PortString(), "--rate", "5k", "--duration", "12s",
+			"-t", "set", "-r", "10000", "-c", "4", "--json", js)
+	}()
+	time.Sleep(2 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	old := c.Nodes[1]
+	promoted := c.ReplicaOf(1)[0]
+	if err := c.Failover(ctx, promoted); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if err := c.Reshard(ctx, 2, 0, 200); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if !runOK(code) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("%s\n%s", testrun.Section(stdout, "  per node"), testrun.Section(stdout, "  events"))
+	doc := readJSON[topologyDoc](t, js)
+	tr := doc.Tests[0]
+	k := tr.Counts
+	if k.Scheduled != 60000 || k.Scheduled != k.Completed+k.Errors+k.Timeouts+k.Unsent {
+		t.Fatalf("counts %+v: want 60000, every one accounted for", k)
+	}
+	var failover, moved *report.Event
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		switch {
+		case e.Kind == "failover" && failover == nil:
+			failover = e
+		case e.Kind == "slots_moved" && slices.Contains(e.Nodes, c.Nodes[2].Addr):
+			moved = e
+		}
+	}
+	if failover == nil || !slices.Contains(failover.Nodes, old.Addr) || !slices.Contains(failover.Nodes, promoted.Addr) {
+		t.Fatalf("no failover event on %s and %s: %+v", old.Addr, promoted.Addr, tr.Events)
+	}
+	if moved == nil || moved.AtS <= failover.AtS {
+		t.Fatalf("no slots_moved event after the failover: %+v", tr.Events)
+	}
+	slots := 0
+	for _, r := range moved.Slots {
+		slots += int(r[1]-r[0]) + 1
+	}
+	if slots < 200 {
+		t.Errorf("the reshard's event names %d slots, want the 200 moved", slots)
+	}
+	var totalMoved uint64
+	for _, n := range tr.Nodes {
+		totalMoved += n.Moved
+	}
+	// Each slot that changed hands costs a MOVED at most for the
+	// requests already sent to its former owner (at 5k/s over 16384
+	// slots, a handful); more means requests kept going to it.
+	if limit := uint64(5461 + 200 + 500); totalMoved > limit {
+		t.Errorf("%d MOVED replies, more than the %d the slots that changed hands allow", totalMoved, limit)
+	}
+	// The failover's node shows it in its intervals: its requests slowed
+	// (or stopped) where it happened.
+	for _, n := range tr.Nodes {
+		if n.Addr == old.Addr && len(n.Intervals) == 0 {
+			t.Errorf("node %s has no intervals", n.Addr)
+		}
+	}
+}
