@@ -159,6 +159,10 @@ func (c *Conn) ReadValue() (Value, error) {
 	return v, err
 }
 
+// LastTimes returns the instants of the read that brought the last reply
+// ReadValue returned (see Times).
+func (c *Conn) LastTimes() Times { return c.rd.Times() }
+
 // Do opens a connection with o, sends one command, returns its reply and
 // closes the connection. For occasional control commands, not for load.
 // Like Dial's, its error texts are sanitized.

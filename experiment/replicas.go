@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/target"
+	"github.com/pacer-load/pacer/visibility"
 )
 
 // DialStandalone opens an open run's connections to a server that is no
@@ -83,4 +84,36 @@ func (e *Env) dialReplicas(ctx context.Context, cfg *scheduler.OpenConfig, n int
 		return conn.Dial(ctx, e.Target.Options.ForAddr(addr))
 	}
 	return conns, nil
+}
+
+// probe readies the visibility probes of a run at rate per second (nil
+// for 0): on the primary and each replica that is up, begun with the
+// run's timeline (cfg.Begin). A cluster, or a primary without replicas,
+// is the user's error.
+func (e *Env) probe(ctx context.Context, rate float64, cfg *scheduler.OpenConfig) (*visibility.Prober, error) {
+	if rate <= 0 {
+		return nil, nil
+	}
+	if e.Target.Cluster {
+		return nil, usage.Errorf("--visibility: probes are for a primary and its replicas, not a Redis Cluster")
+	}
+	reps, err := e.Target.Replicas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(reps) == 0 {
+		return nil, usage.Errorf("--visibility: the primary %s has no replica online", e.Target.Current().Addr)
+	}
+	own := func(o conn.Options) conn.Options {
+		o.OnTLSHandshake = nil // the probes' handshakes are not the load's
+		return o
+	}
+	p, err := visibility.New(ctx, visibility.Config{Rate: rate, Replicas: reps, Interval: cfg.Interval, Now: scheduler.Now,
+		Primary: func() conn.Options { return own(e.Target.Current()) },
+		Replica: func(a string) conn.Options { return own(e.Target.Options.ForAddr(a)) }})
+	if err != nil {
+		return nil, err
+	}
+	cfg.Begin = p.Begin
+	return p, nil
 }

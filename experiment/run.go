@@ -33,6 +33,9 @@ type Open struct {
 	// unless Stream is given (a stream continued from an earlier run).
 	Seed   uint64
 	Stream scheduler.Commands
+	// Visibility is probes per second measuring the replicas' visibility
+	// lag beside the run (package visibility; 0: none).
+	Visibility float64
 }
 
 // RunOpen dials, runs and finishes one open run: it waits for the planned
@@ -71,6 +74,11 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 		since = e.markServer(ctx, nodes)
 	}
 	e.Topology(&cfg, addr, epoch)
+	prober, err := e.probe(ctx, o.Visibility, &cfg)
+	if err != nil {
+		target.CloseAll(conns)
+		return nil, nil, err
+	}
 	whole := o.Timeline
 	if cfg.Timeline, err = e.Place.Timeline(whole); err != nil {
 		target.CloseAll(conns)
@@ -92,6 +100,11 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	onStart, stop := e.watch(w)
 	cfg.OnStart = onStart
 	res, err := scheduler.RunOpen(ctx, conns, stream, cfg)
+	if prober != nil {
+		if v := prober.Stop(); res != nil {
+			res.Visibility = v
+		}
+	}
 	stop()
 	e.Place.Started(res)
 	if res == nil {

@@ -163,6 +163,10 @@ type Test struct {
 	Events        []Event  `json:"events,omitempty"`
 	EventBoundMs  *float64 `json:"event_bound_ms,omitempty"`
 	EventsDropped int      `json:"events_dropped,omitempty"`
+	// Visibility is what the replication probes measured (--visibility),
+	// Wait what the WAITs after writes did (--wait); absent without them.
+	Visibility *Visibility `json:"visibility,omitempty"`
+	Wait       *WaitJSON   `json:"wait,omitempty"`
 
 	// fig holds the test's exact figures (see figures).
 	fig *figures
@@ -310,6 +314,12 @@ func fromResult(r *scheduler.Result) (Test, error) {
 	}
 	t.Events, t.EventBoundMs, t.EventsDropped = eventsJSON(r), eventBoundMs(r), r.EventsDropped
 	markIntervals(t.Intervals, t.Events)
+	if t.Visibility, err = visibilityJSON(r.Visibility); err != nil {
+		return t, err
+	}
+	if t.Wait, err = waitJSON(r.Wait); err != nil {
+		return t, err
+	}
 	for _, c := range r.Commands {
 		if t.Commands == nil {
 			t.Commands = map[string]Command{}

@@ -71,6 +71,14 @@ func (r *Result) Merge(o *Result) {
 	r.Events = continueEvents(r.Events, o.Events, seriesEnd(r.Intervals))
 	r.EventBound = max(r.EventBound, o.EventBound)
 	r.EventsDropped += o.EventsDropped
+	r.Wait = r.Wait.merge(o.Wait)
+	if o.Visibility != nil {
+		if r.Visibility == nil {
+			r.Visibility = o.Visibility.Clone()
+		} else {
+			r.Visibility.Merge(o.Visibility)
+		}
+	}
 	r.Intervals = continueSeries(r.Intervals, o.Intervals)
 	r.mergeCommands(o, shared)
 	r.Nodes = mergeNodes(r.Nodes, o.Nodes)
@@ -226,6 +234,7 @@ func (r *Result) Clone() *Result {
 	for _, e := range r.Events {
 		c.Events = append(c.Events, e.Shift(0))
 	}
+	c.Wait, c.Visibility = r.Wait.clone(), r.Visibility.Clone()
 	c.Commands = nil
 	for i, cr := range r.Commands {
 		cc := cr.clone()

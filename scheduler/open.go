@@ -209,6 +209,9 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 	if err := cfg.validateReplicas(len(conns)); err != nil {
 		return nil, err
 	}
+	if err := cfg.validateWait(); err != nil {
+		return nil, err
+	}
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
 	run.startConns = len(conns)
@@ -271,6 +274,7 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 	if cfg.Events {
 		run.events = events.NewLog()
 	}
+	run.wait = newWaitRun(cfg.Wait)
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
 	run.dialing = make(chan struct{}, MaxConcurrentRedials)
 	run.kinds = newKindStats(cfg.CommandNames, true)
@@ -353,6 +357,9 @@ func (run *openRun) begin(t0 int64) {
 	run.series.begin(t0)
 	run.host.begin(t0 + int64(run.cfg.Warmup))
 	run.beginEvents(t0)
+	if run.cfg.Begin != nil {
+		run.cfg.Begin(t0)
+	}
 }
 
 // finish closes the connections and accounts for every request. It never
@@ -498,6 +505,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		res.Nodes = run.soloResults(cnt)
 	}
 	run.finishEvents(res)
+	res.Wait = run.wait.result()
 	if run.kinds != nil {
 		tallies := make([][]kindCount, len(run.lanes), len(run.lanes)+1)
 		for i, s := range run.lanes {

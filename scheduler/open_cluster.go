@@ -98,7 +98,7 @@ const (
 const (
 	askingFlag = uint32(1) << 31
 	resendFlag = uint32(1) << 30
-	kindMask   = resendFlag - 1
+	kindMask   = waitFlag - 1
 )
 
 var askingCmd = []byte("*1\r\n$6\r\nASKING\r\n")

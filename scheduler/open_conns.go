@@ -53,6 +53,8 @@ type openRun struct {
 	startConns int
 	// nodeRecs are the node recorders for observers (publishNodes).
 	nodeRecs atomic.Pointer[[]*nodeRecorders]
+	// wait is the WAITs after writes (nil without cfg.Wait).
+	wait *waitRun
 	// liveTL is scheduledBy's own timeline (see forker), and liveWarm
 	// its count of the warmup's requests (-1: not counted yet).
 	liveTLMu sync.Mutex
@@ -307,8 +309,8 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	errors0, timeouts0, unsent0 := t.errors, t.timeouts, t.unsent
 	codeBytes := []byte(code)
 	c.Unanswered(func(e *conn.Entry) {
-		if e.Kind&askingFlag != 0 {
-			return
+		if e.Kind&noRequest != 0 {
+			return // an ASKING or a WAIT
 		}
 		if run.warm(e) {
 			if timedOut {
@@ -348,10 +350,10 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	// A cluster conn's resends left unwritten were sent once: they are
 	// errors; its ASKINGs are no requests.
 	written, unwritten := n.written, uint64(c.Unwritten())
-	if run.cl != nil {
+	if run.cl != nil || s.extra.Load() > 0 {
 		var extraUnsent uint64
 		c.Unsent(func(e *conn.Entry) {
-			if e.Kind&(askingFlag|resendFlag) == 0 {
+			if e.Kind&extraFlags == 0 {
 				return
 			}
 			extraUnsent++
@@ -381,7 +383,7 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	if run.warmEnd != 0 {
 		warmUnsent := uint64(0)
 		c.Unsent(func(e *conn.Entry) {
-			if run.warm(e) && e.Kind&(askingFlag|resendFlag) == 0 {
+			if run.warm(e) && e.Kind&extraFlags == 0 {
 				warmUnsent++
 			}
 		})

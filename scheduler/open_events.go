@@ -90,12 +90,12 @@ func (run *openRun) tallyLeft(c *conn.Conn, end int64) {
 		return
 	}
 	c.Unanswered(func(e *conn.Entry) {
-		if e.Kind&askingFlag == 0 && !run.warm(e) {
+		if e.Kind&noRequest == 0 && !run.warm(e) {
 			t.Failed(run.classOf(e.Kind), e.Intended, end-e.Intended)
 		}
 	})
 	c.Unsent(func(e *conn.Entry) {
-		if e.Kind&askingFlag == 0 && !run.warm(e) {
+		if e.Kind&noRequest == 0 && !run.warm(e) {
 			t.Failed(run.classOf(e.Kind), e.Intended, 0)
 		}
 	})

@@ -54,6 +54,10 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	if at != t.Read {
 		h.stamped++
 	}
+	if e.Kind&waitFlag != 0 {
+		h.waitReply(e, r, t)
+		return
+	}
 	if h.cl != nil {
 		seq := h.seq
 		h.seq++

@@ -80,6 +80,7 @@ func (p *pacer) emitRouted(horizon, el int64) emitOutcome {
 			s.warmQueued.Add(1)
 		}
 		s.c.Queue(cmd, p.t0+off, kind)
+		p.queueWait(s, kind, p.t0+off)
 		if !p.isDirty[i] {
 			p.isDirty[i] = true
 			p.dirty = append(p.dirty, i)

@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/events"
+	"github.com/pacer-load/pacer/visibility"
 )
 
 // Counts account for every scheduled request. Every request ends in exactly
@@ -291,6 +292,11 @@ type Result struct {
 	Events        []events.Event
 	EventBound    time.Duration
 	EventsDropped int
+	// Wait is what the WAITs after writes measured (OpenConfig.Wait);
+	// Visibility what the replication probes did (set by the run's
+	// caller, package visibility); nil without them.
+	Wait       *WaitResult
+	Visibility *visibility.Result
 }
 
 // HostCPU is what the host's CPUs did during a run.

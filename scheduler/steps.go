@@ -201,6 +201,9 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	if err := cfg.validateReplicas(len(cur)); err != nil {
 		return nil, prev, err
 	}
+	if err := cfg.validateWait(); err != nil {
+		return nil, prev, err
+	}
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
 	run.startConns = len(cur)
@@ -266,11 +269,10 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 			expired++
 		default:
 			n := s.counts(c)
-			if run.cl != nil {
-				// Nothing is left unwritten: its resends and ASKINGs
-				// were all written, and are no requests of their own.
-				n.written = firstWrites(n.written, s.extra.Load())
-			}
+			// Nothing is left unwritten: its resends, ASKINGs and WAITs
+			// were all written, and are no requests of their own.
+			n.written = firstWrites(n.written, s.extra.Load())
+			s.extra.Store(0)
 			run.moveCounts(c, s, n, &run.tally)
 			run.tally.unsolicited += n.unsolicited
 			s.c, keep[i] = nil, c

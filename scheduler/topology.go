@@ -52,6 +52,12 @@ type Topology struct {
 	Replicas    []string
 	PerReplica  int
 	DialReplica func(ctx context.Context, addr string) (*conn.Conn, error)
+	// Wait, when set, sends WAIT after every write (see Wait); the result
+	// holds what they measured (Result.Wait).
+	Wait *Wait
+	// Begin, when set, is called with the timeline's t0 when it starts
+	// (on the pacer's thread: it must return at once).
+	Begin func(t0 int64)
 }
 
 // ReadFrom is where reads go.

@@ -290,6 +290,15 @@ func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (experiment.OpenLo
 			return experiment.OpenLoad{}, usageErrorf("--read-from %s: the embedded target is a single server, without replicas", *f.ReadFrom)
 		}
 	}
+	if err := topologyChecks(c); err != nil {
+		return experiment.OpenLoad{}, err
+	}
+	if defines(c, "visibility") && c.IsSet("visibility") {
+		f.Visibility = new(c.String("visibility"))
+	}
+	if defines(c, "wait") && c.IsSet("wait") {
+		f.Wait = new(c.String("wait"))
+	}
 	return f.Parse()
 }
 

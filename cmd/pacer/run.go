@@ -29,7 +29,7 @@ func runCommand() *cli.Command {
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
 	)
 	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent")...)
-	flags = append(flags, topologyFlags()...)
+	flags = append(flags, append(topologyFlags(), visibilityFlag())...)
 	flags = append(flags, repeatFlag())
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
@@ -178,6 +178,7 @@ func runAction(c *cli.Context) error {
 		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
 			return exp.RunOpen(ctx, experiment.Open{
 				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
+				Visibility: cfg.load.Visibility,
 			})
 		}, func(res *scheduler.Result) error {
 			if cfg.repeat == 1 || cfg.quiet {
