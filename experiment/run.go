@@ -99,6 +99,14 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	}
 	onStart, stop := e.watch(w)
 	cfg.OnStart = onStart
+	if prober != nil {
+		cfg.OnStart = func(l *scheduler.Live) {
+			l.SetVisibility(prober.Lags)
+			if onStart != nil {
+				onStart(l)
+			}
+		}
+	}
 	res, err := scheduler.RunOpen(ctx, conns, stream, cfg)
 	if prober != nil {
 		if v := prober.Stop(); res != nil {

@@ -141,6 +141,7 @@ type snapshot struct {
 	totals   scheduler.Totals
 	hists    [numHists]hist
 	commands []commandSnap // a mix's, in the order first seen
+	topology topologySnap
 }
 
 // hist is a histogram's cumulative buckets; ok is false until a run
@@ -187,6 +188,7 @@ func (s *snapshot) add(o snapshot) {
 		s.hists[i].add(o.hists[i])
 	}
 	s.addCommands(o.commands)
+	s.topology.add(o.topology)
 }
 
 // source is what the collector reads of a running test: a
@@ -197,6 +199,7 @@ type source interface {
 	recorders() [numHists]*histo.Recorder
 	target() scheduler.Rate
 	commands() []commandSource
+	topology() topologySource
 }
 
 type liveSource struct{ *scheduler.Live }
@@ -229,6 +232,7 @@ func read(l source, bounds []int64) snapshot {
 		s.hists[i] = readHist(r, bounds)
 	}
 	s.commands = readCommands(l.commands(), bounds)
+	s.topology = readTopology(l.topology(), bounds)
 	return s
 }
 
@@ -285,7 +289,7 @@ func (s *series) endLocked(bounds []int64) {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descScheduled, descSent, descCompleted, descErrors, descTimeouts, descUnsent,
 		descBytesOut, descBytesIn, descRunning, descTarget, descAchieved, descInFlight, descOldest,
-		descCmdCompleted, descCmdErrors} {
+		descCmdCompleted, descCmdErrors, descNodeHist, descEvents, descUnavailable, descVisibility} {
 		ch <- d
 	}
 	for _, d := range descHist {
@@ -351,6 +355,7 @@ func (s *series) collect(ch chan<- prometheus.Metric, c *Collector) {
 		}
 	}
 	collectCommands(ch, snap.commands, c.le, lv)
+	collectTopology(ch, snap.topology, c.le, lv)
 }
 
 // constHistogram is h as a Prometheus histogram with the upper bounds le

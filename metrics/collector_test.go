@@ -36,6 +36,7 @@ type fake struct {
 	hists    [numHists]*histo.Recorder
 	rate     scheduler.Rate
 	cmds     []commandSource
+	topo     topologySource
 }
 
 func (f *fake) Totals() scheduler.Totals {
@@ -53,6 +54,7 @@ func (f *fake) Progress() scheduler.Progress {
 func (f *fake) recorders() [numHists]*histo.Recorder { return f.hists }
 func (f *fake) target() scheduler.Rate               { return f.rate }
 func (f *fake) commands() []commandSource            { return f.cmds }
+func (f *fake) topology() topologySource             { return f.topo }
 
 func newFake(open bool) *fake {
 	f := &fake{rate: scheduler.RatePerSecond(5000)}

@@ -62,6 +62,7 @@ func (p *pacer) clusterWake(el int64) {
 			k, _, _ := p.join(addr, id)
 			return k
 		})
+		p.run.publishNodes() // a replica that took over is a primary now
 	}
 	// Read the heads before taking the redirects: a reader hands its
 	// redirect over before it moves its head past it.

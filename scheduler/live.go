@@ -53,6 +53,8 @@ type Live struct {
 	commands []LiveCommand
 	// Stages is the rate the timeline follows, nil for a constant rate.
 	Stages *Stages
+	// topo is the topology's part (see live_topology.go).
+	topo liveTopology
 }
 
 // Connections is a moment's view of an open run's connections.

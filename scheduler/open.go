@@ -325,12 +325,13 @@ func (run *openRun) prepare() {
 		seriesRecs{response: run.response, service: run.service, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
 	if run.cl != nil || run.perNode() {
 		run.publishNodes()
-		run.series.nodes = run.nodeView
+		run.series.nodes = run.nodeRecorders
 	}
 	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
 		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: stagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
 		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince}
+	l.topo.nodes, l.topo.events = run.liveNodes, run.liveEvents
 	l.totals = func() Totals {
 		t := run.totals()
 		t.Scheduled = run.scheduledBy(nanotime() - l.start.Load() + 1)

@@ -52,7 +52,7 @@ type openRun struct {
 	// startConns is how many connections the run started with.
 	startConns int
 	// nodeRecs are the node recorders for observers (publishNodes).
-	nodeRecs atomic.Pointer[[]*nodeRecorders]
+	nodeRecs atomic.Pointer[[]nodeView]
 	// wait is the WAITs after writes (nil without cfg.Wait).
 	wait *waitRun
 	// liveTL is scheduledBy's own timeline (see forker), and liveWarm

@@ -27,24 +27,31 @@ type nodeSeries struct {
 // they are now: a cluster's members, or the nodes of a primary and its
 // replicas. Pacer-side.
 func (run *openRun) publishNodes() {
-	var recs []*nodeRecorders
+	var view []nodeView
 	switch {
 	case run.cl != nil:
-		recs = append(recs, run.cl.nodeRec...)
+		for k, m := range run.cl.members {
+			view = append(view, nodeView{addr: m.Addr, role: m.Role, rec: run.cl.nodeRec[k]})
+		}
 	default:
 		for _, n := range run.solo {
-			recs = append(recs, n.rec)
+			view = append(view, nodeView{addr: n.addr, role: n.role, rec: n.rec})
 		}
 	}
-	run.nodeRecs.Store(&recs)
+	run.nodeRecs.Store(&view)
 }
 
-// nodeView returns the node recorders for observers.
-func (run *openRun) nodeView() []*nodeRecorders {
-	if v := run.nodeRecs.Load(); v != nil {
-		return *v
+// nodeRecorders returns the node recorders for observers.
+func (run *openRun) nodeRecorders() []*nodeRecorders {
+	v := run.nodeRecs.Load()
+	if v == nil {
+		return nil
 	}
-	return nil
+	out := make([]*nodeRecorders, len(*v))
+	for i, n := range *v {
+		out[i] = n.rec
+	}
+	return out
 }
 
 // takeNodes records each node's interval [start, start+dur): what its

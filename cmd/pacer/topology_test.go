@@ -175,3 +175,111 @@ func TestClusterFailoverAndReshardEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestVisibilityLagPerReplica: probes at 100/s while reads go to two
+// replicas, one of them frozen for 300 ms: both see every probe, the
+// frozen one's visibility p99 passes 150 ms (a probe written as the
+// freeze began waits it out) and the other's stays below it, and the
+// probes are no requests of the test.
+func TestVisibilityLagPerReplica(t *testing.T) {
+	testrun.SkipShort(t, "starts a primary with two replicas, runs 4 s and freezes one")
+	t.Parallel()
+	set := redistest.StartReplicated(t, 2)
+	js := filepath.Join(t.TempDir(), "r.json")
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() {
+		defer close(done)
+		code, stdout, stderr = pacer(t, "run", "-p", set.Primary.PortString(), "--read-from", "replicas", "--visibility", "100",
+			"--rate", "1k", "--duration", "4s", "-t", "get", "-c", "4", "--json", js)
+	}()
+	time.Sleep(2 * time.Second)
+	if err := set.Replicas[1].PauseFor(300 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if !runOK(code) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	type vis struct {
+		Tests []struct {
+			Counts     countsJSON `json:"counts"`
+			Visibility struct {
+				Probes   uint64 `json:"probes"`
+				Replicas []struct {
+					Addr         string `json:"addr"`
+					Seen, Lost   uint64
+					VisibilityMs struct {
+						P99 float64 `json:"p99"`
+					} `json:"visibility_ms"`
+					Intervals []struct{} `json:"intervals"`
+				} `json:"replicas"`
+			} `json:"visibility"`
+		} `json:"tests"`
+	}
+	doc := readJSON[vis](t, js)
+	tr := doc.Tests[0]
+	if tr.Counts.Scheduled != 4000 {
+		t.Errorf("the test has %d requests: the probes are no requests of it", tr.Counts.Scheduled)
+	}
+	v := tr.Visibility
+	if v.Probes < 350 || len(v.Replicas) != 2 {
+		t.Fatalf("visibility %+v", v)
+	}
+	var frozen, other float64
+	for _, r := range v.Replicas {
+		if r.Lost != 0 || r.Seen+5 < v.Probes || len(r.Intervals) < 4 {
+			t.Errorf("replica %s: %+v", r.Addr, r)
+		}
+		if r.Addr == set.Replicas[1].Addr {
+			frozen = r.VisibilityMs.P99
+		} else {
+			other = r.VisibilityMs.P99
+		}
+	}
+	if frozen < 150 || other >= frozen {
+		t.Errorf("visibility p99: the frozen replica's %.3f ms, the other's %.3f ms; want the frozen one's above 150 ms and above the other's", frozen, other)
+	}
+	if !strings.Contains(stdout, "visibility lag") {
+		t.Errorf("no visibility section in the text:\n%s", stdout)
+	}
+}
+
+// TestWaitAfterWrites: --wait sends one WAIT after every write, measured
+// apart: the test's counts are its SETs alone, every WAIT is answered
+// with the one replica's acknowledgement, and the server ran as many
+// WAITs as SETs.
+func TestWaitAfterWrites(t *testing.T) {
+	testrun.SkipShort(t, "starts a primary with a replica")
+	t.Parallel()
+	set := redistest.StartReplicated(t, 1)
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := pacer(t, "run", "-p", set.Primary.PortString(), "--wait", "1,1000ms", "--rate", "1k", "-n", "2000",
+		"-t", "set", "-c", "4", "--json", js)
+	if !runOK(code) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	type waitDoc struct {
+		Tests []struct {
+			Counts countsJSON `json:"counts"`
+			Wait   struct {
+				Sent, Acked, Short, Errors, Lost uint64
+				LatencyMs                        *struct {
+					P50 float64 `json:"p50"`
+				} `json:"latency_ms"`
+			} `json:"wait"`
+		} `json:"tests"`
+	}
+	tr := readJSON[waitDoc](t, js).Tests[0]
+	c, w := tr.Counts, tr.Wait
+	if c.Scheduled != 2000 || c.Sent != 2000 || c.Completed != 2000 {
+		t.Errorf("counts %+v: want the 2000 SETs alone", c)
+	}
+	if w.Sent != 2000 || w.Acked != 2000 || w.Short != 0 || w.Errors != 0 || w.Lost != 0 || w.LatencyMs == nil {
+		t.Errorf("wait %+v: want 2000 sent and acked", w)
+	}
+	if n, err := set.Primary.Calls("wait"); err != nil || n != 2000 {
+		t.Errorf("the primary ran %d WAITs (%v), want 2000", n, err)
+	}
+}
