@@ -18,10 +18,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // TestPausedReplicaLags: probes at 100/s on a primary with two replicas,
 // one of them frozen for 300 ms: every probe is seen on both (none lost),
 // and the frozen replica's lag reaches the freeze (a probe written as it
-// began cannot be seen before it ends), while more of its probes than of
-// the other's lag by over 100 ms.
+// began cannot be seen before it ends), with at least ten of its probes
+// over 100 ms (those written in the freeze's first 200 ms: no stall of
+// the machine makes them faster).
 func TestPausedReplicaLags(t *testing.T) {
 	testrun.SkipShort(t, "starts a primary with two replicas and probes them for 2 s")
+	testrun.SkipRace(t, "the lags of the frozen replica against the other's")
 	set := redistest.StartReplicated(t, 2)
 	cfg := Config{Rate: 100, Now: clock.Now, Replicas: []string{set.Replicas[0].Addr, set.Replicas[1].Addr},
 		Primary: func() conn.Options { return conn.Options{Addr: set.Primary.Addr} },
@@ -61,8 +63,8 @@ func TestPausedReplicaLags(t *testing.T) {
 	if m := res.Replicas[1].Lag.Max(); m < int64(250*time.Millisecond) {
 		t.Errorf("the frozen replica's largest lag is %v, less than its freeze", time.Duration(m))
 	}
-	if slow[1] <= slow[0] {
-		t.Errorf("lags over 100 ms: %d on the frozen replica, %d on the other", slow[1], slow[0])
+	if slow[1] < 10 {
+		t.Errorf("lags over 100 ms: %d on the frozen replica, want at least 10", slow[1])
 	}
 	if again := p.Stop(); again != nil {
 		t.Error("a second Stop returned a result")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 )
@@ -178,11 +179,14 @@ func TestClusterFailoverAndReshardEvents(t *testing.T) {
 
 // TestVisibilityLagPerReplica: probes at 100/s while reads go to two
 // replicas, one of them frozen for 300 ms: both see every probe, the
-// frozen one's visibility p99 passes 150 ms (a probe written as the
-// freeze began waits it out) and the other's stays below it, and the
-// probes are no requests of the test.
+// frozen one's visibility p99 passes 150 ms and at least ten of its
+// probes lag over 100 ms (those written in the freeze's first 200 ms
+// wait for its end: no stall of the machine makes them faster), and the
+// probes are no requests of the test. (Whether the other replica's p99
+// stays below 150 ms is for a quiet machine: measured, not asserted.)
 func TestVisibilityLagPerReplica(t *testing.T) {
 	testrun.SkipShort(t, "starts a primary with two replicas, runs 4 s and freezes one")
+	testrun.SkipRace(t, "the frozen replica's lags")
 	t.Parallel()
 	set := redistest.StartReplicated(t, 2)
 	js := filepath.Join(t.TempDir(), "r.json")
@@ -213,6 +217,7 @@ func TestVisibilityLagPerReplica(t *testing.T) {
 					VisibilityMs struct {
 						P99 float64 `json:"p99"`
 					} `json:"visibility_ms"`
+					Histogram string     `json:"histogram"`
 					Intervals []struct{} `json:"intervals"`
 				} `json:"replicas"`
 			} `json:"visibility"`
@@ -227,19 +232,22 @@ func TestVisibilityLagPerReplica(t *testing.T) {
 	if v.Probes < 350 || len(v.Replicas) != 2 {
 		t.Fatalf("visibility %+v", v)
 	}
-	var frozen, other float64
 	for _, r := range v.Replicas {
 		if r.Lost != 0 || r.Seen+5 < v.Probes || len(r.Intervals) < 4 {
 			t.Errorf("replica %s: %+v", r.Addr, r)
 		}
-		if r.Addr == set.Replicas[1].Addr {
-			frozen = r.VisibilityMs.P99
-		} else {
-			other = r.VisibilityMs.P99
+		if r.Addr != set.Replicas[1].Addr {
+			continue
 		}
-	}
-	if frozen < 150 || other >= frozen {
-		t.Errorf("visibility p99: the frozen replica's %.3f ms, the other's %.3f ms; want the frozen one's above 150 ms and above the other's", frozen, other)
+		slow := int64(0)
+		for _, b := range reference.Histogram(t, r.Histogram).Distribution() {
+			if b.From >= int64(100*time.Millisecond) {
+				slow += b.Count
+			}
+		}
+		if r.VisibilityMs.P99 < 150 || slow < 10 {
+			t.Errorf("the frozen replica: visibility p99 %.3f ms, %d probes over 100 ms; want above 150 ms, and at least 10", r.VisibilityMs.P99, slow)
+		}
 	}
 	if !strings.Contains(stdout, "visibility lag") {
 		t.Errorf("no visibility section in the text:\n%s", stdout)
