@@ -180,6 +180,7 @@ func (e *runEnv) writeFiles() error {
 	if !e.files.Any() {
 		return nil
 	}
+	echoSentinels(e.doc.Config, e.target)
 	return e.files.Write(e.stdout, e.doc)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/sentinel"
+	"github.com/pacer-load/pacer/target"
 )
 
 // sentinelFlags reach the primary through Redis Sentinel: the sentinels,
@@ -23,6 +24,17 @@ func sentinelFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "sentinel-askpass", Usage: "read the sentinels' password from the terminal, unechoed (from stdin's next line when it is not a terminal; after --askpass's)", Category: catTarget},
 		&cli.BoolFlag{Name: "sentinel-tls", Usage: "speak TLS to the sentinels, with the TLS flags' certificates (default: as --tls; --sentinel-tls=false for plain sentinels beside TLS data nodes)", Category: catTLS},
 	}
+}
+
+// echoSentinels records in a document's config how the target was found
+// through sentinels: their addresses, the master's name, and as target
+// the primary they named at the start (not -h/-p, which do not apply).
+func echoSentinels(config map[string]any, t *target.Target) {
+	if config == nil || t.Sentinels == nil {
+		return
+	}
+	config["sentinels"], config["master"] = t.Sentinels.Addrs, t.Sentinels.Master
+	config["target"] = t.Options.Addr
 }
 
 // sentinelOnly are the flags that mean nothing without sentinels.
