@@ -142,6 +142,7 @@ type snapshot struct {
 	hists    [numHists]hist
 	commands []commandSnap // a mix's, in the order first seen
 	server   serverSnap
+	topology topologySnap
 }
 
 // hist is a histogram's cumulative buckets; ok is false until a run
@@ -189,6 +190,7 @@ func (s *snapshot) add(o snapshot) {
 	}
 	s.addCommands(o.commands)
 	s.server.add(o.server)
+	s.topology.add(o.topology)
 }
 
 // source is what the collector reads of a running test: a
@@ -200,6 +202,7 @@ type source interface {
 	target() scheduler.Rate
 	commands() []commandSource
 	serverProcess() serverSnap
+	topology() topologySource
 }
 
 type liveSource struct{ *scheduler.Live }
@@ -233,6 +236,7 @@ func read(l source, bounds []int64) snapshot {
 	}
 	s.commands = readCommands(l.commands(), bounds)
 	s.server = l.serverProcess()
+	s.topology = readTopology(l.topology(), bounds)
 	return s
 }
 
@@ -289,7 +293,8 @@ func (s *series) endLocked(bounds []int64) {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descScheduled, descSent, descCompleted, descErrors, descTimeouts, descUnsent,
 		descBytesOut, descBytesIn, descRunning, descTarget, descAchieved, descInFlight, descOldest,
-		descCmdCompleted, descCmdErrors, descServerCPU, descServerWait, descServerSlices, descServerInvol} {
+		descCmdCompleted, descCmdErrors, descServerCPU, descServerWait, descServerSlices, descServerInvol,
+		descNodeHist, descEvents, descUnavailable, descVisibility} {
 		ch <- d
 	}
 	for _, d := range descHist {
@@ -356,6 +361,7 @@ func (s *series) collect(ch chan<- prometheus.Metric, c *Collector) {
 	}
 	collectCommands(ch, snap.commands, c.le, lv)
 	collectServer(ch, snap.server, lv)
+	collectTopology(ch, snap.topology, c.le, lv)
 }
 
 // constHistogram is h as a Prometheus histogram with the upper bounds le

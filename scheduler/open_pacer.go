@@ -74,6 +74,7 @@ type pacer struct {
 	failure   error
 	slice     sliceHolder
 	cl        *clusterRun // nil without a cluster
+	routes    *routes     // nil unless reads go to replicas
 }
 
 // sliceHolder keeps a short time slice (clock.ShortSlice) on the OS thread
@@ -152,6 +153,8 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		p.limit = requestLimit(cfg.Timeline, cfg.Requests)
 		p.end = min(p.end, requestEnd(cfg.Timeline, cfg.Requests))
 	}
+	run.span = p.end
+	p.routes = newRoutes(run)
 	return p
 }
 
@@ -353,6 +356,9 @@ func (p *pacer) sleepUntil(now, wake int64) {
 // emit queues every command due by horizon (an offset); el is now. A
 // request more than MaxBacklog late is dropped as unsent instead.
 func (p *pacer) emit(horizon, el int64) emitOutcome {
+	if p.routes != nil {
+		return p.emitRouted(horizon, el)
+	}
 	n := 0
 	maxLate := int64(p.run.cfg.MaxBacklog)
 	for {
@@ -378,6 +384,7 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			s.warmQueued.Add(1)
 		}
 		s.c.Queue(cmd, p.t0+off, kind)
+		p.queueWait(s, kind, p.t0+off)
 		if !p.isDirty[i] {
 			p.isDirty[i] = true
 			p.dirty = append(p.dirty, i)
@@ -406,6 +413,7 @@ func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
 		} else {
 			p.dropped++
 			p.run.accounted.dropped.Add(1)
+			p.run.droppedLate(p.t0 + off)
 		}
 		p.next++
 	}
@@ -414,8 +422,8 @@ func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
 
 // usable reports whether lane i can take a command now.
 func (p *pacer) usable(i int) bool {
-	c := p.run.lanes[i].c
-	return c != nil && !c.Dead() && c.Free() > 0
+	s := p.run.lanes[i]
+	return s.c != nil && !s.leaving && !s.c.Dead() && s.c.Free() > 0
 }
 
 // pickFor returns the connection for the next command: in its group when
