@@ -65,7 +65,7 @@ func (f ShapeFlags) Parse() (Shape, error) {
 	}
 	if f.Requests != nil {
 		if n := *f.Requests; n <= 0 {
-			return s, usage.Errorf("-n %d: want a positive number of requests", n)
+			return s, usage.Flagf("n", "{n} %d: want a positive number of requests", n)
 		}
 		s.Requests = uint64(*f.Requests)
 		if !f.DurationSet && s.Stages == nil {

@@ -72,15 +72,15 @@ type SuiteTest struct {
 func (w Workload) Build(ctx context.Context) (*Suite, error) {
 	s := &Suite{Options: Options{Sizes: w.Sizes, Cluster: w.Cluster}}
 	if w.TestsGiven && strings.Trim(w.Tests, " ,") == "" {
-		return nil, usage.Errorf("-t %q names no test: give one or more, such as -t get,set (leave -t out for the whole suite)", w.Tests)
+		return nil, usage.Flagf("t", "{t} %q names no test: give one or more, such as {t} get,set (leave {t} out for the whole suite)", w.Tests)
 	}
 	if w.KeyspaceGiven {
 		n, err := strconv.ParseInt(w.Keyspace, 10, 64)
 		if err != nil {
-			return nil, usage.Errorf("-r %q: want a keyspace size", w.Keyspace)
+			return nil, usage.Flagf("r", "{r} %q: want a keyspace size", w.Keyspace)
 		}
 		if n < 0 {
-			return nil, usage.Errorf("-r %d: must not be negative", n)
+			return nil, usage.Flagf("r", "{r} %d: must not be negative", n)
 		}
 		s.Options.Random, s.Options.Keyspace = true, uint64(n)
 	}

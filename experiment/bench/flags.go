@@ -41,7 +41,7 @@ type Settings struct {
 func (f Flags) Parse(cfg *Config) (Settings, error) {
 	var s Settings
 	if cfg.Requests = f.Requests; cfg.Requests < 1 {
-		return s, usage.Errorf("-n %d: want at least one request", cfg.Requests)
+		return s, usage.Flagf("n", "{n} %d: want at least one request", cfg.Requests)
 	}
 	// redis-benchmark clamps -P to at least 1, and takes any -k but 0 as 1.
 	cfg.Pipeline = max(f.Pipeline, 1)

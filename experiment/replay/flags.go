@@ -94,7 +94,7 @@ func (f Flags) bounds(o *Options) error {
 	}
 	if n := f.Requests; f.Set("n") {
 		if n <= 0 {
-			return usage.Errorf("-n %d: want a positive number of requests", n)
+			return usage.Flagf("n", "{n} %d: want a positive number of requests", n)
 		}
 		o.Requests = uint64(n)
 	}

@@ -233,7 +233,7 @@ func (cfg *Config) validate() error {
 	case cfg.Loops < 1 || cfg.Loops > MaxLoops:
 		return usage.Flagf("loop", "{loop} %d: want 1 to %d passes", cfg.Loops, MaxLoops)
 	case cfg.Conns < 1:
-		return usage.Errorf("-c %d: want at least one connection", cfg.Conns)
+		return usage.Flagf("c", "{c} %d: want at least one connection", cfg.Conns)
 	case cfg.Cluster && cfg.PerClient:
 		return usage.Flagf("cluster", "{cluster} with {per-client} is not supported: a client's commands would go to several primaries")
 	case cfg.Cluster && cfg.DBSet && cfg.DB != 0:

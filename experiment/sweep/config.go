@@ -23,7 +23,7 @@ func (c *Config) Validate() error {
 	case c.AbortAfter < 0:
 		return usage.Flagf("abort-after", "{abort-after} %s: must not be negative", c.AbortAfter)
 	case len(c.Clients)*len(c.Pipelines) > MaxPoints:
-		return usage.Errorf("-c × -P makes %d points; at most %d", len(c.Clients)*len(c.Pipelines), MaxPoints)
+		return usage.Flagf("c", "{c} × {P} makes %d points; at most %d", len(c.Clients)*len(c.Pipelines), MaxPoints)
 	case len(c.Rates) > MaxPoints:
 		return usage.Flagf("rates", "{rates} lists %d rates; at most %d", len(c.Rates), MaxPoints)
 	case !c.Search:

@@ -37,10 +37,10 @@ func (c *Config) SetClosed(clients, pipelines string, drain time.Duration, set f
 	}
 	var err error
 	if c.Clients, err = parseInts(clients, 1, most); err != nil {
-		return usage.Errorf("-c %q: want a list of 1 to %d connections, such as 10,50,100,200", clients, most)
+		return usage.Flagf("c", "{c} %q: want a list of 1 to %d connections, such as 10,50,100,200", clients, most)
 	}
 	if c.Pipelines, err = parseInts(pipelines, 1, 1<<20); err != nil {
-		return usage.Errorf("-P %q: want a list of batch sizes, such as 1,16,64", pipelines)
+		return usage.Flagf("P", "{P} %q: want a list of batch sizes, such as 1,16,64", pipelines)
 	}
 	if c.Drain = drain; c.Drain <= 0 {
 		c.Drain = time.Nanosecond

@@ -23,6 +23,6 @@ var options = map[string]string{
 	"tls-ciphersuites": "TLSCipherSuites", "tls-key": "TLSKey", "to": "To", "visibility": "Visibility",
 	"wait": "Wait", "warmup": "Warmup",
 	// redis-benchmark's one-letter flags.
-	"c": "Conns", "d": "DataSize", "I": "Idle", "k": "KeepAlive", "l": "Loop", "P": "Pipeline", "r": "Keyspace",
-	"t": "Tests", "x": "Stdin",
+	"c": "Conns", "d": "DataSize", "I": "Idle", "k": "KeepAlive", "l": "Loop", "n": "Requests", "P": "Pipeline", "r": "Keyspace",
+	"t": "Tests", "u": "URI", "x": "Stdin",
 }
