@@ -180,3 +180,17 @@ func FuzzReadEntries(f *testing.F) {
 		}
 	})
 }
+
+// TestIntegerReply: an integer reply's value, signed, reaches the Reply.
+func TestIntegerReply(t *testing.T) {
+	p := NewReader(strings.NewReader(":42\r\n:-7\r\n:99999999999999999999\r\n+OK\r\n"), nil)
+	for _, want := range []struct {
+		v  int64
+		ok bool
+	}{{42, true}, {-7, true}, {0, false}, {0, false}} {
+		r, err := p.Next()
+		if err != nil || r.Int != want.v || r.IsInt != want.ok {
+			t.Errorf("%+v %v, want %d %v", r, err, want.v, want.ok)
+		}
+	}
+}

@@ -48,6 +48,10 @@ type Reply struct {
 	// Text is an error reply's message (up to 256 bytes) as the
 	// connection's reader passes it to a Handler: valid during the call.
 	Text []byte
+	// Int is an integer reply's value (PUBLISH's receivers, XACK's
+	// count), when IsInt.
+	Int   int64
+	IsInt bool
 }
 
 // Code returns the error's first word, at most 15 bytes; empty when !Err.
@@ -319,10 +323,36 @@ func (p *Reader) Next() (Reply, error) {
 				return r, err
 			}
 			continue
+		case ':':
+			r.Int, r.IsInt = parseInteger(line[1:])
+			return r, nil
 		default:
 			return r, p.value(line, 0)
 		}
 	}
+}
+
+// parseInteger reads an integer reply's digits (with a sign); ok is false
+// for one that does not fit an int64 or is not a number.
+func parseInteger(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg || len(b) > 0 && b[0] == '+' {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // blobErrorText keeps the start of a blob error as the error code and text.

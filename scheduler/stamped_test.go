@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -60,5 +61,30 @@ func TestStamperSeesEveryQueuedRequest(t *testing.T) {
 				t.Fatalf("%d shards: stamp %d: index %d intended %d (t0 %d, offset %d) now %d", shards, k, i, st.intended[k], st.t0, whole.Offset(g), st.now[k])
 			}
 		}
+	}
+}
+
+// TestOnIntegerSeesIntegerReplies: the value of every measured integer
+// reply reaches OnInteger (PUBLISH's receivers), open and closed.
+func TestOnIntegerSeesIntegerReplies(t *testing.T) {
+	t.Parallel()
+	s := newFakeServer(t, 14, func(k int) ([]byte, bool) {
+		if k%2 == 0 {
+			return []byte(":-3\r\n"), false
+		}
+		return []byte(":10\r\n"), false
+	})
+	var sum, n atomic.Int64
+	on := func(v int64) { sum.Add(v); n.Add(1) }
+	ping := []byte("*1\r\n$4\r\nPING\r\n")
+	res, err := RunOpen(context.Background(), s.dial(t, 1, 0), Fixed(ping), OpenConfig{Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 100, HiccupInterval: -1, OnInteger: on})
+	if err != nil || res.Counts.Completed != 100 || n.Load() != 100 || sum.Load() != 50*7 {
+		t.Fatalf("open: %v, %d completed, %d integers summing to %d", err, res.Counts.Completed, n.Load(), sum.Load())
+	}
+	sum.Store(0)
+	n.Store(0)
+	cres, err := RunClosed(context.Background(), s.dial(t, 1, 0), ClosedConfig{Requests: 40, NewCommands: func(int) Commands { return Fixed(ping) }, HiccupInterval: -1, OnInteger: on})
+	if err != nil || cres.Counts.Completed != 40 || n.Load() != 40 || sum.Load() != 20*7 {
+		t.Fatalf("closed: %v, %d integers summing to %d", err, n.Load(), sum.Load())
 	}
 }
