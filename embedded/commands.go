@@ -59,9 +59,9 @@ var commandBuckets [maxNameLen + 1][26][]int
 // commandUpper are the names of commandTable in upper case, to match.
 var commandUpper []string
 
-// maxNameLen is the longest command name in the table (SISMEMBER): longer
-// names are unknown without a lookup.
-const maxNameLen = 9
+// maxNameLen is the longest command name in the table (PUNSUBSCRIBE):
+// longer names are unknown without a lookup.
+const maxNameLen = 12
 
 // findCommand returns the index in commandTable of the command called
 // name, in any case.
@@ -141,6 +141,15 @@ func init() {
 		{"zscore", 3, r | fast, 1, 1, 1, cmdZScore},
 		{"xadd", -5, w | oom | fast, 1, 1, 1, cmdXAdd},
 		{"xlen", 2, r | fast, 1, 1, 1, cmdLen('x')},
+		{"subscribe", -2, 0, 0, 0, 0, subscribe(' ', "subscribe")},
+		{"psubscribe", -2, 0, 0, 0, 0, subscribe('p', "psubscribe")},
+		{"ssubscribe", -2, 0, 1, -1, 1, subscribe('s', "ssubscribe")},
+		{"unsubscribe", -1, 0, 0, 0, 0, unsubscribe(' ', "unsubscribe")},
+		{"punsubscribe", -1, 0, 0, 0, 0, unsubscribe('p', "punsubscribe")},
+		{"sunsubscribe", -1, 0, 1, -1, 1, unsubscribe('s', "sunsubscribe")},
+		{"publish", 3, fast, 0, 0, 0, publish(false)},
+		{"spublish", 3, fast, 1, 1, 1, publish(true)},
+		{"pubsub", -2, 0, 0, 0, 0, cmdPubsub},
 	}
 	commandUpper = make([]string, len(commandTable))
 	for i, cmd := range commandTable {
@@ -165,6 +174,9 @@ func (c *client) exec(args [][]byte) {
 	}
 	if c.noauth && cmd.name != "auth" && cmd.name != "quit" && cmd.name != "hello" {
 		c.errorRaw(errNoAuth)
+		return
+	}
+	if !c.subscribedOK(args[0]) {
 		return
 	}
 	if cmd.flags&flagDenyOOM != 0 && c.srv.used > c.srv.cfg.MaxMemory {

@@ -87,7 +87,9 @@ func (s *Server) serve(nc net.Conn) {
 		rw = tls.Server(nc, s.cfg.TLS)
 	}
 	cn := &connection{srv: s, nc: rw, cl: client{srv: s, proto: 2, noauth: s.cfg.Password != ""}, buf: make([]byte, baseInput)}
+	cn.cl.cn = cn
 	defer func() {
+		s.endPubsub(&cn.cl)
 		if cn.timer != nil {
 			cn.timer.Stop()
 		}
@@ -250,16 +252,22 @@ func (cn *connection) exec(now int64) bool {
 			}
 		}
 		cn.ran = cn.ran[:0]
+		cl.flushToBox(done)
 		s.mu.Unlock()
 		s.processed.Add(uint64(j - i))
 		i = j
 		if cap(cl.out) > s.cfg.MaxOutputBuffer || !cn.charge(cap(cn.buf)) {
 			return false // like Redis, no reply: the client is not reading them
 		}
-		if done > now && !s.sleepUntil(done, &cn.timer) {
-			return false
+		if len(cl.out) > 0 { // empty: a subscribed connection's, gone to its outbox
+			if done > now && !s.sleepUntil(done, &cn.timer) {
+				return false
+			}
+			if _, err := cn.nc.Write(cl.out); err != nil {
+				return false
+			}
 		}
-		if _, err := cn.nc.Write(cl.out); err != nil || cl.quit {
+		if cl.quit {
 			return false
 		}
 		cl.out = cl.out[:0]
