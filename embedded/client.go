@@ -28,6 +28,13 @@ type client struct {
 	cn      *connection
 	box     *outbox
 	touched []*outbox
+	// A read blocked on streams (stream_groups.go): the keys it waits on
+	// (nil: not blocked), until when (-1 forever, 0 not yet blocked),
+	// XREAD's starting IDs, and what wakes it.
+	block      [][]byte
+	blockUntil int64
+	blockFrom  []streamID
+	wake       chan struct{}
 }
 
 func cmdPing(c *client, a [][]byte) {

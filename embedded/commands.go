@@ -141,6 +141,15 @@ func init() {
 		{"zscore", 3, r | fast, 1, 1, 1, cmdZScore},
 		{"xadd", -5, w | oom | fast, 1, 1, 1, cmdXAdd},
 		{"xlen", 2, r | fast, 1, 1, 1, cmdLen('x')},
+		{"xrange", -4, r, 1, 1, 1, cmdXRange},
+		{"xdel", -3, w | fast, 1, 1, 1, cmdXDel},
+		{"xtrim", -4, w, 1, 1, 1, cmdXTrim},
+		{"xread", -4, r, 0, 0, 0, cmdXRead},
+		{"xreadgroup", -7, w, 0, 0, 0, cmdXReadGroup},
+		{"xack", -4, w | fast, 1, 1, 1, cmdXAck},
+		{"xpending", -3, r, 1, 1, 1, cmdXPending},
+		{"xgroup", -2, w, 2, 2, 1, cmdXGroup},
+		{"xinfo", -2, r, 2, 2, 1, cmdXInfo},
 		{"subscribe", -2, 0, 0, 0, 0, subscribe(' ', "subscribe")},
 		{"psubscribe", -2, 0, 0, 0, 0, subscribe('p', "psubscribe")},
 		{"ssubscribe", -2, 0, 1, -1, 1, subscribe('s', "ssubscribe")},
@@ -188,6 +197,9 @@ func (c *client) exec(args [][]byte) {
 		start = clock.Now()
 	}
 	cmd.run(c, args)
+	if c.block != nil {
+		return // it waits: counted once it answers
+	}
 	end := clock.Now()
 	// Counted once done, as Redis does: INFO does not count itself.
 	c.ran, c.took = i, end-start

@@ -87,7 +87,7 @@ func (s *Server) serve(nc net.Conn) {
 		rw = tls.Server(nc, s.cfg.TLS)
 	}
 	cn := &connection{srv: s, nc: rw, cl: client{srv: s, proto: 2, noauth: s.cfg.Password != ""}, buf: make([]byte, baseInput)}
-	cn.cl.cn = cn
+	cn.cl.cn, cn.cl.wake = cn, make(chan struct{}, 1)
 	defer func() {
 		s.endPubsub(&cn.cl)
 		if cn.timer != nil {
@@ -234,6 +234,10 @@ func (cn *connection) exec(now int64) bool {
 				continue
 			}
 			cl.exec(args)
+			if cl.block != nil {
+				j-- // blocked (XREADGROUP BLOCK): run it again once woken
+				break
+			}
 			cn.ran = append(cn.ran, ran{idx: cl.ran, took: cl.took})
 		}
 		cl.mark = 0
@@ -271,6 +275,12 @@ func (cn *connection) exec(now int64) bool {
 			return false
 		}
 		cl.out = cl.out[:0]
+		if cl.block != nil {
+			if !cn.awaitBlock() {
+				return false
+			}
+			now = clock.Now() // the read runs again now, stalls and all
+		}
 	}
 	return true
 }

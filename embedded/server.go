@@ -161,6 +161,8 @@ type Server struct {
 	// pubsub holds the subscriptions; scratch encodes deliveries.
 	pubsub  registry
 	scratch client
+	// waiters are the clients blocked on each stream key.
+	waiters map[string]map[*client]struct{}
 
 	clientMem atomic.Int64 // bytes of connection buffers charged beyond their base
 
