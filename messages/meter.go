@@ -172,6 +172,10 @@ func (r *Receiver) Arrived(out Outcome, h Header, t conn.Times) {
 // goroutine.
 func (r *Receiver) Delivered() uint64 { return r.delivered.Load() }
 
+// Received returns the first deliveries so far, the warmup's included:
+// what to compare with Sent.All. Safe from any goroutine.
+func (r *Receiver) Received() uint64 { return r.delivered.Load() + r.warm.Load() }
+
 // Foreign notes a payload pacer did not write (another client's).
 func (r *Receiver) Foreign() { r.foreign.Add(1) }
 

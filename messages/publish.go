@@ -21,6 +21,9 @@ func NewSent(channels int) *Sent {
 // Channel returns the measured messages queued on channel c.
 func (s *Sent) Channel(c int) uint64 { return s.measured[c].Load() }
 
+// All returns the messages queued on channel c, the warmup's included.
+func (s *Sent) All(c int) uint64 { return s.measured[c].Load() + s.warm[c].Load() }
+
 // Total returns the measured messages queued on every channel.
 func (s *Sent) Total() uint64 {
 	var n uint64
