@@ -81,6 +81,19 @@ func globEscape(s string) string {
 	return b.String()
 }
 
+// channelList names a subscriber's channels for the result: their names,
+// or how many when that is long.
+func channelList(cfg *Config, chans []int) string {
+	names := make([]string, len(chans))
+	for i, ch := range chans {
+		names[i] = cfg.channelName(ch)
+	}
+	if what := strings.Join(names, ","); len(what) <= 60 {
+		return what
+	}
+	return fmt.Sprintf("%d channels", len(names))
+}
+
 // subscribe dials the subscribers, subscribes each to its channels and
 // waits for every confirmation, then starts their goroutines. In a
 // cluster each subscriber connects to the primary that owns its channel's
@@ -96,11 +109,13 @@ func subscribe(ctx context.Context, cfg *Config, meter *messages.Meter, o conn.O
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
 	for j := range cfg.Subscribers {
+		// Made here, in order: the result lists the receivers as made.
+		r := meter.NewReceiver(fmt.Sprintf("subscriber %d", j+1), channelList(cfg, Layout(j, cfg.Subscribers, cfg.Channels)), len(Layout(j, cfg.Subscribers, cfg.Channels)))
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			s, err := g.dial(ctx, j, meter, o, top)
+			s, err := g.dial(ctx, j, r, o, top)
 			out[j] = dialed{s, err}
 		}()
 	}
@@ -126,7 +141,7 @@ func subscribe(ctx context.Context, cfg *Config, meter *messages.Meter, o conn.O
 }
 
 // dial opens subscriber j's connection and subscribes it.
-func (g *group) dial(ctx context.Context, j int, meter *messages.Meter, o conn.Options, top *cluster.Topology) (*subscriber, error) {
+func (g *group) dial(ctx context.Context, j int, r *messages.Receiver, o conn.Options, top *cluster.Topology) (*subscriber, error) {
 	cfg := g.cfg
 	chans := Layout(j, cfg.Subscribers, cfg.Channels)
 	if top != nil {
@@ -153,12 +168,7 @@ func (g *group) dial(ctx context.Context, j int, meter *messages.Meter, o conn.O
 	for i, ch := range chans {
 		names[i] = cfg.channelName(ch)
 	}
-	what := strings.Join(names, ",")
-	if len(what) > 60 {
-		what = fmt.Sprintf("%d channels", len(names))
-	}
-	s := &subscriber{c: c, chans: chans, track: make(map[int]int, len(chans)), done: make(chan struct{}),
-		r: meter.NewReceiver(fmt.Sprintf("subscriber %d", j+1), what, len(chans))}
+	s := &subscriber{c: c, chans: chans, track: make(map[int]int, len(chans)), done: make(chan struct{}), r: r}
 	for i, ch := range chans {
 		s.track[ch] = i
 	}

@@ -244,6 +244,9 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, Judgement, error) {
 		msgs.Stream.Lag = lagOf(t.Intervals, &t)
 	}
 	t.Messages = msgs
+	if o.Percentiles || o.CI {
+		t.ResponsePercentiles = percentileStats(m.Delivery, o.CI)
+	}
 	t.ID = o.ID
 	if t.ID == "" {
 		t.ID = in.Kind

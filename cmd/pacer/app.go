@@ -192,6 +192,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			benchCommand(),
 			sweepCommand(),
 			compareCommand(),
+			pubsubCommand(),
 			replayCommand(),
 			fillCommand(),
 			serveCommand(),
