@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -133,12 +134,28 @@ type Side struct {
 type Receivers struct {
 	Replies, Sum uint64
 	Min, Max     int64
+	// Drops are the moments the count fell to a new low: a subscriber
+	// the server dropped (the first maxDrops).
+	Drops []Drop
 }
+
+// Drop is a PUBLISH reply that counted fewer receivers than any before:
+// when it arrived (from the timeline's start) and the counts.
+type Drop struct {
+	At       time.Duration
+	From, To int64
+}
+
+// maxDrops bounds the drops kept.
+const maxDrops = 64
 
 // receivers tallies the replies from the publisher's reader goroutines.
 type receivers struct {
 	n, sum   atomic.Uint64
 	min, max atomic.Int64
+	t0       func() int64
+	mu       sync.Mutex
+	drops    []Drop
 }
 
 func (r *receivers) add(v int64) {
@@ -147,14 +164,24 @@ func (r *receivers) add(v int64) {
 		r.max.Store(v)
 	}
 	r.sum.Add(uint64(max(v, 0)))
-	for m := r.min.Load(); v < m && !r.min.CompareAndSwap(m, v); m = r.min.Load() {
+	for m := r.min.Load(); v < m; m = r.min.Load() {
+		if r.min.CompareAndSwap(m, v) {
+			r.mu.Lock()
+			if len(r.drops) < maxDrops {
+				r.drops = append(r.drops, Drop{At: time.Duration(clock.Now() - r.t0()), From: m, To: v})
+			}
+			r.mu.Unlock()
+			break
+		}
 	}
 	for m := r.max.Load(); v > m && !r.max.CompareAndSwap(m, v); m = r.max.Load() {
 	}
 }
 
 func (r *receivers) result() Receivers {
-	return Receivers{Replies: r.n.Load(), Sum: r.sum.Load(), Min: r.min.Load(), Max: r.max.Load()}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Receivers{Replies: r.n.Load(), Sum: r.sum.Load(), Min: r.min.Load(), Max: r.max.Load(), Drops: append([]Drop(nil), r.drops...)}
 }
 
 // Outcome is a run's sides: the open publisher's, and with Config.Closed
@@ -222,7 +249,7 @@ func runSide(ctx context.Context, env *experiment.Env, cfg *Config, closed bool)
 	if err != nil {
 		return nil, err
 	}
-	var tally receivers
+	tally := receivers{t0: meter.T0}
 	test := experiment.Test{ID: "pubsub", Title: cfg.Name}
 	var res *scheduler.Result
 	var st *serverinfo.Stats
@@ -259,6 +286,7 @@ func runSide(ctx context.Context, env *experiment.Env, cfg *Config, closed bool)
 		}
 		subs.settle(ctx, sent, settleQuiet, limit)
 	}
+	subs.finish(100*time.Millisecond, time.Second)
 	subs.close()
 	m, ferr := meter.Finish(clock.Now(), func(r *messages.Receiver) uint64 {
 		for _, s := range subs.subs {

@@ -58,10 +58,13 @@ type subscriber struct {
 
 // group is a run's subscribers.
 type group struct {
-	cfg      *Config
-	subs     []*subscriber
-	stopping atomic.Bool
-	wg       sync.WaitGroup
+	cfg  *Config
+	subs []*subscriber
+	// hurry ends the slow subscribers' delays: the run is over, and what
+	// their sockets still hold is read at once, to the end of stream a
+	// server that dropped them sent; stopping says the run closes them.
+	hurry, stopping atomic.Bool
+	wg              sync.WaitGroup
 }
 
 // channelName is channel c's name.
@@ -230,14 +233,23 @@ func (g *group) read(s *subscriber) {
 	cfg := g.cfg
 	prefix := []byte(cfg.Prefix)
 	var p conn.Push
-	var next int64
+	var next, last int64
 	for {
 		if err := s.c.ReadPush(&p); err != nil {
 			if !g.stopping.Load() {
-				s.r.End(clock.Now(), endReason(err))
+				// A server that drops a subscriber sends what it had
+				// written, then the end of stream: it ended after the
+				// last delivery reached this machine (a slow subscriber
+				// reads that much later).
+				at := clock.Now()
+				if last > 0 && s.delay > 0 {
+					at = last
+				}
+				s.r.End(at, endReason(err))
 			}
 			return
 		}
+		last = p.Times.Arrival
 		if p.Kind != conn.PushMessage {
 			if p.Kind == conn.PushUnsubscribed && !g.stopping.Load() {
 				// The server dropped a subscription (a sharded channel's
@@ -254,7 +266,7 @@ func (g *group) read(s *subscriber) {
 			continue
 		}
 		s.r.Deliver(s.r.Track(tr), h.Seq/uint64(cfg.Channels), h, p.Times)
-		if s.delay > 0 {
+		if s.delay > 0 && !g.hurry.Load() {
 			// A slow subscriber takes delay per message: its socket fills
 			// and the server holds the rest.
 			now := clock.Now()
@@ -323,6 +335,35 @@ func (g *group) settle(ctx context.Context, sent *messages.Sent, quiet, limit ti
 		}
 		if complete {
 			return
+		}
+		if got != last {
+			last, lastChange = got, time.Now()
+		} else if time.Since(lastChange) >= quiet {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// finish reads at once what the slow subscribers' sockets still hold,
+// until nothing more arrives for quiet (at most limit), so that one the
+// server dropped reads its end of stream as the run's.
+func (g *group) finish(quiet, limit time.Duration) {
+	g.hurry.Store(true)
+	slow := false
+	for _, s := range g.subs {
+		slow = slow || s.delay > 0
+	}
+	if !slow {
+		return
+	}
+	deadline := time.Now().Add(limit)
+	var last uint64
+	lastChange := time.Now()
+	for time.Now().Before(deadline) {
+		var got uint64
+		for _, s := range g.subs {
+			got += s.r.Received()
 		}
 		if got != last {
 			last, lastChange = got, time.Now()

@@ -86,6 +86,16 @@ type PublishReceivers struct {
 	Min     int64   `json:"min"`
 	Max     int64   `json:"max"`
 	Mean    float64 `json:"mean"`
+	// Drops are the replies that counted fewer receivers than any before
+	// (a subscriber the server dropped): when, from the test's start.
+	Drops []ReceiverDrop `json:"drops,omitempty"`
+}
+
+// ReceiverDrop is a fall of PUBLISH's count of receivers.
+type ReceiverDrop struct {
+	AtS  float64 `json:"at_s"`
+	From int64   `json:"from"`
+	To   int64   `json:"to"`
 }
 
 // Receiver is one subscriber's or consumer's part.

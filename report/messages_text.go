@@ -62,6 +62,9 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 	if pr := m.PublishReceivers; pr != nil && pr.Replies > 0 {
 		fmt.Fprintf(&b, "  %-14s mean %.2f per message (min %d, max %d), %d in all: the server's own count of deliveries\n",
 			"receivers", pr.Mean, pr.Min, pr.Max, pr.Sum)
+		for _, d := range pr.Drops {
+			fmt.Fprintf(&b, "  %-14s PUBLISH counted %d receivers at %.3f s, %d before\n", "", d.To, d.AtS, d.From)
+		}
 	}
 	if s := m.Stream; s != nil {
 		fmt.Fprintf(&b, "  at least once  added %d; delivered %d, redelivered %d, never delivered %d; acknowledged %d\n",
@@ -71,8 +74,8 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 		}
 	}
 	for _, e := range m.Events {
-		fmt.Fprintf(&b, "  event          at %.3f s %s: %s; it had %d, missed %d (counted lost)\n",
-			e.AtS, safetext.Escape(e.Receiver), safetext.Escape(e.What), e.Delivered, e.Missed)
+		fmt.Fprintf(&b, "  event          %s: %s (its last delivery reached this machine at %.3f s); it had %d, missed %d (counted lost)\n",
+			safetext.Escape(e.Receiver), safetext.Escape(e.What), e.AtS, e.Delivered, e.Missed)
 	}
 	writeNetwork(&b, t)
 	writeTLS(&b, t)
@@ -201,9 +204,9 @@ func writeReceivers(b *strings.Builder, m *Messages) {
 	}
 	stream := m.Kind == KindStream
 	if stream {
-		fmt.Fprintf(b, "  %-24s %-16s %10s %10s %9s %9s %9s\n", "per consumer", "stream", "delivered", "redeliv.", "p50 ms", "p99 ms", "max ms")
+		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %9s %9s %9s\n", "per consumer", "stream", "delivered", "redeliv.", "p50 ms", "p99 ms", "max ms")
 	} else {
-		fmt.Fprintf(b, "  %-24s %-16s %10s %10s %8s %8s %9s %9s %9s\n", "per subscriber", "channels", "expected", "delivered", "lost", "reorder", "p50 ms", "p99 ms", "max ms")
+		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %8s %8s %9s %9s %9s\n", "per subscriber", "channels", "expected", "delivered", "lost", "reorder", "p50 ms", "p99 ms", "max ms")
 	}
 	for i, r := range rs {
 		if i == maxReceiverRows {
@@ -220,11 +223,11 @@ func writeReceivers(b *strings.Builder, m *Messages) {
 			name += fmt.Sprintf(" (ended %.1fs)", *r.EndedAtS)
 		}
 		if stream {
-			fmt.Fprintf(b, "  %-24s %-16s %10d %10d %9s %9s %9s\n", name, safetext.Escape(r.Channels), r.Delivered, r.Duplicates,
+			fmt.Fprintf(b, "  %-26s %-16s %10d %10d %9s %9s %9s\n", name, safetext.Escape(r.Channels), r.Delivered, r.Duplicates,
 				millis(s, s.P50), millis(s, s.P99), millis(s, s.Max))
 			continue
 		}
-		fmt.Fprintf(b, "  %-24s %-16s %10d %10d %8d %8d %9s %9s %9s\n", name, safetext.Escape(r.Channels), r.Expected, r.Delivered, r.Lost, r.Reordered,
+		fmt.Fprintf(b, "  %-26s %-16s %10d %10d %8d %8d %9s %9s %9s\n", name, safetext.Escape(r.Channels), r.Expected, r.Delivered, r.Lost, r.Reordered,
 			millis(s, s.P50), millis(s, s.P99), millis(s, s.Max))
 	}
 }
@@ -248,6 +251,9 @@ func messagesQuiet(w io.Writer, t *Test, f *figures, o TextOptions) error {
 	}
 	if m.Stream != nil && m.Stream.Lag != nil && m.Stream.Lag.Rising {
 		extra += ", lag rising"
+	}
+	if n := len(m.Events); n > 0 {
+		extra += fmt.Sprintf(", %s ended early", plural(n, "receiver"))
 	}
 	if t.Interrupted {
 		extra += ", interrupted"

@@ -159,6 +159,9 @@ func pubsubAction(c *cli.Context) error {
 func pubsubTest(s *pubsub.Side, cfg pubsub.Config, slo report.SLO) (*report.Test, report.Judgement, error) {
 	rc := s.Receivers
 	pr := &report.PublishReceivers{Replies: rc.Replies, Sum: rc.Sum, Min: rc.Min, Max: rc.Max}
+	for _, d := range rc.Drops {
+		pr.Drops = append(pr.Drops, report.ReceiverDrop{AtS: d.At.Seconds(), From: d.From, To: d.To})
+	}
 	if rc.Replies > 0 {
 		pr.Mean = float64(rc.Sum) / float64(rc.Replies)
 	}
