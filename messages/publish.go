@@ -138,3 +138,31 @@ func (p *Publisher) Next() ([]byte, uint32) {
 func Ordinal(seq uint64, k int) (channel int, ord uint64) {
 	return int(seq % uint64(k)), seq / uint64(k)
 }
+
+// Layout spreads n receivers (subscribers, a group's consumers) over k
+// channels (or streams): with n ≥ k receiver j
+// takes channel j mod k (so each channel has ⌊n/k⌋ or ⌈n/k⌉ of them, its
+// fan-out); with fewer receivers than channels, receiver j takes every
+// channel c with c mod n = j, so every channel has one.
+func Layout(j, n, k int) []int {
+	if n >= k {
+		return []int{j % k}
+	}
+	var out []int
+	for c := j; c < k; c += n {
+		out = append(out, c)
+	}
+	return out
+}
+
+// FanOut returns how many of n receivers listen to channel c of k.
+func FanOut(c, n, k int) int {
+	if n < k {
+		return 1
+	}
+	f := n / k
+	if c < n%k {
+		f++
+	}
+	return f
+}

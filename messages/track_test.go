@@ -98,3 +98,36 @@ func TestHeader(t *testing.T) {
 		t.Error("a payload holds its header")
 	}
 }
+
+func TestLayout(t *testing.T) {
+	for _, c := range []struct {
+		j, n, k int
+		want    []int
+	}{{0, 10, 1, []int{0}}, {7, 10, 3, []int{1}}, {1, 2, 5, []int{1, 3}}, {0, 1, 3, []int{0, 1, 2}}} {
+		got := Layout(c.j, c.n, c.k)
+		if len(got) != len(c.want) {
+			t.Errorf("Layout(%d, %d, %d) = %v, want %v", c.j, c.n, c.k, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("Layout(%d, %d, %d) = %v, want %v", c.j, c.n, c.k, got, c.want)
+			}
+		}
+	}
+	// Every channel is covered, and FanOut counts its subscribers.
+	for _, nk := range [][2]int{{10, 3}, {3, 10}, {7, 7}, {1, 1}} {
+		n, k := nk[0], nk[1]
+		count := make([]int, k)
+		for j := range n {
+			for _, c := range Layout(j, n, k) {
+				count[c]++
+			}
+		}
+		for c := range k {
+			if count[c] == 0 || count[c] != FanOut(c, n, k) {
+				t.Errorf("n=%d k=%d: channel %d has %d subscribers, FanOut says %d", n, k, c, count[c], FanOut(c, n, k))
+			}
+		}
+	}
+}

@@ -52,7 +52,7 @@ type Config struct {
 	Channels int
 	Prefix   string
 	// Subscribers is how many subscribing connections there are, spread
-	// over the channels (Layout); Patterns subscribes with PSUBSCRIBE (a
+	// over the channels (messages.Layout); Patterns subscribes with PSUBSCRIBE (a
 	// pattern that matches its channel's name), Sharded with SSUBSCRIBE
 	// and publishes with SPUBLISH.
 	Subscribers       int

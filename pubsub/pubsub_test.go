@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -22,39 +23,6 @@ func config(rate float64, msgs uint64, k, subs int) Config {
 	r := scheduler.RatePerSecond(rate)
 	return Config{Name: "test", Channels: k, Subscribers: subs, Prefix: DefaultPrefix, Size: 64, Publishers: 2,
 		Timeline: scheduler.Uniform{Rate: r}, Open: scheduler.OpenConfig{Rate: r, Requests: msgs, HiccupInterval: -1, Interval: 100 * time.Millisecond}}
-}
-
-func TestLayout(t *testing.T) {
-	for _, c := range []struct {
-		j, n, k int
-		want    []int
-	}{{0, 10, 1, []int{0}}, {7, 10, 3, []int{1}}, {1, 2, 5, []int{1, 3}}, {0, 1, 3, []int{0, 1, 2}}} {
-		got := Layout(c.j, c.n, c.k)
-		if len(got) != len(c.want) {
-			t.Errorf("Layout(%d, %d, %d) = %v, want %v", c.j, c.n, c.k, got, c.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != c.want[i] {
-				t.Errorf("Layout(%d, %d, %d) = %v, want %v", c.j, c.n, c.k, got, c.want)
-			}
-		}
-	}
-	// Every channel is covered, and FanOut counts its subscribers.
-	for _, nk := range [][2]int{{10, 3}, {3, 10}, {7, 7}, {1, 1}} {
-		n, k := nk[0], nk[1]
-		count := make([]int, k)
-		for j := range n {
-			for _, c := range Layout(j, n, k) {
-				count[c]++
-			}
-		}
-		for c := range k {
-			if count[c] == 0 || count[c] != FanOut(c, n, k) {
-				t.Errorf("n=%d k=%d: channel %d has %d subscribers, FanOut says %d", n, k, c, count[c], FanOut(c, n, k))
-			}
-		}
-	}
 }
 
 // TestPubSubEmbedded: every message reaches every subscriber of its
@@ -81,7 +49,7 @@ func TestPubSubEmbedded(t *testing.T) {
 			if ch < 600%c.k {
 				sent++
 			}
-			want += sent * uint64(FanOut(ch, c.subs, c.k))
+			want += sent * uint64(messages.FanOut(ch, c.subs, c.k))
 		}
 		if s.Published != 600 || m.Expected != want || m.Delivered != want || m.Lost != 0 || m.Duplicates != 0 || m.Foreign != 0 {
 			t.Errorf("%s: published %d, expected %d delivered %d lost %d dups %d foreign %d; want %d", c.name, s.Published, m.Expected, m.Delivered, m.Lost, m.Duplicates, m.Foreign, want)

@@ -17,33 +17,6 @@ import (
 	"github.com/pacer-load/pacer/messages"
 )
 
-// Layout spreads n subscribers over k channels: with n ≥ k subscriber j
-// takes channel j mod k (so each channel has ⌊n/k⌋ or ⌈n/k⌉ of them, its
-// fan-out); with fewer subscribers than channels, subscriber j takes every
-// channel c with c mod n = j, so every channel has one.
-func Layout(j, n, k int) []int {
-	if n >= k {
-		return []int{j % k}
-	}
-	var out []int
-	for c := j; c < k; c += n {
-		out = append(out, c)
-	}
-	return out
-}
-
-// FanOut returns how many of n subscribers listen to channel c of k.
-func FanOut(c, n, k int) int {
-	if n < k {
-		return 1
-	}
-	f := n / k
-	if c < n%k {
-		f++
-	}
-	return f
-}
-
 // subscriber is one subscribed connection and its goroutine.
 type subscriber struct {
 	c     *conn.Conn
@@ -113,7 +86,7 @@ func subscribe(ctx context.Context, cfg *Config, meter *messages.Meter, o conn.O
 	sem := make(chan struct{}, 32)
 	for j := range cfg.Subscribers {
 		// Made here, in order: the result lists the receivers as made.
-		r := meter.NewReceiver(fmt.Sprintf("subscriber %d", j+1), channelList(cfg, Layout(j, cfg.Subscribers, cfg.Channels)), len(Layout(j, cfg.Subscribers, cfg.Channels)))
+		r := meter.NewReceiver(fmt.Sprintf("subscriber %d", j+1), channelList(cfg, messages.Layout(j, cfg.Subscribers, cfg.Channels)), len(messages.Layout(j, cfg.Subscribers, cfg.Channels)))
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -146,7 +119,7 @@ func subscribe(ctx context.Context, cfg *Config, meter *messages.Meter, o conn.O
 // dial opens subscriber j's connection and subscribes it.
 func (g *group) dial(ctx context.Context, j int, r *messages.Receiver, o conn.Options, top *cluster.Topology) (*subscriber, error) {
 	cfg := g.cfg
-	chans := Layout(j, cfg.Subscribers, cfg.Channels)
+	chans := messages.Layout(j, cfg.Subscribers, cfg.Channels)
 	if top != nil {
 		// The node of the subscriber's channels: Validate made a sharded
 		// subscriber's channels one (n ≥ k).
