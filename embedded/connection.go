@@ -61,6 +61,9 @@ type connection struct {
 	charged int64 // bytes charged to srv.clientMem
 	timer   *time.Timer
 	started bool // a command has been executed (see isSetup)
+	// unread: input arrived while a read was blocked (awaitBlock): parse
+	// it before reading more.
+	unread bool
 	// ran and delays are a chunk's commands as executed and the delays
 	// drawn for them (see exec).
 	ran    []ran
@@ -102,7 +105,7 @@ func (s *Server) serve(nc net.Conn) {
 	}()
 	more := false // the last parse stopped at maxBatch with input left
 	for {
-		if !more {
+		if !more && !cn.unread {
 			if err := cn.makeRoom(); err != nil {
 				cn.refuse(err)
 				return
@@ -115,6 +118,7 @@ func (s *Server) serve(nc net.Conn) {
 		}
 		now := clock.Now()
 		var perr error
+		cn.unread = false
 		more, perr = cn.parse()
 		if len(cn.cmds) > 0 && !cn.exec(now) {
 			return

@@ -6,6 +6,8 @@ package embedded
 // timeout, then runs the read again.
 
 import (
+	"errors"
+	"net"
 	"sort"
 	"strconv"
 	"time"
@@ -554,8 +556,12 @@ func (s *Server) wakeReaders(key []byte) {
 }
 
 // awaitBlock waits, outside the server lock, until a client blocked on
-// a read is woken, its time runs out or the server closes (false). It
-// leaves the client unregistered, ready to run the read again.
+// a read is woken, its time runs out, the server closes or the client
+// goes (false for either). It leaves the client unregistered, ready to run
+// the read again. Meanwhile it reads the socket a byte at a time, as
+// Redis's event loop watches a blocked client's: a client that closed
+// its connection must not take entries it will never see, and what one
+// sends meanwhile waits in its input.
 func (cn *connection) awaitBlock() bool {
 	c, s := &cn.cl, cn.srv
 	var timeout <-chan time.Time
@@ -564,12 +570,54 @@ func (cn *connection) awaitBlock() bool {
 		defer t.Stop()
 		timeout = t.C
 	}
+	type read struct {
+		b   byte
+		n   int
+		err error
+	}
+	watch := make(chan read, 1)
+	watching := false
 	ok := true
-	select {
-	case <-c.wake:
-	case <-timeout:
-	case <-s.quit:
-		ok = false
+wait:
+	for {
+		if !watching {
+			watching = true
+			go func() {
+				var b [1]byte
+				n, err := cn.nc.Read(b[:])
+				watch <- read{b[0], n, err}
+			}()
+		}
+		select {
+		case <-c.wake:
+			break wait
+		case <-timeout:
+			break wait
+		case <-s.quit:
+			ok = false
+			break wait
+		case r := <-watch:
+			watching = false
+			if r.n > 0 {
+				cn.keep(r.b)
+			}
+			if r.err != nil {
+				ok = false
+				break wait
+			}
+		}
+	}
+	if watching {
+		// Stop the watcher's read, keeping what it got.
+		_ = cn.nc.SetReadDeadline(time.Unix(1, 0))
+		r := <-watch
+		_ = cn.nc.SetReadDeadline(time.Time{})
+		if r.n > 0 {
+			cn.keep(r.b)
+		}
+		if r.err != nil && !isTimeout(r.err) {
+			ok = false
+		}
 	}
 	s.mu.Lock()
 	s.dropWaiter(c, c.block)
@@ -580,4 +628,23 @@ func (cn *connection) awaitBlock() bool {
 	default:
 	}
 	return ok
+}
+
+// keep appends a byte read while the client was blocked to its input.
+// The blocked command's arguments point into the buffer before cn.w, so
+// a full buffer grows by copying, never by moving them.
+func (cn *connection) keep(b byte) {
+	if cn.w == len(cn.buf) {
+		nb := make([]byte, 2*len(cn.buf))
+		copy(nb, cn.buf[:cn.w])
+		cn.buf = nb
+	}
+	cn.buf[cn.w] = b
+	cn.w++
+	cn.unread = true
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -180,3 +180,47 @@ func TestStreamMemoryIsCharged(t *testing.T) {
 		t.Fatalf("used %d, bytes %d, recount %d", used, o.bytes, o.recount())
 	}
 }
+
+// TestBlockedClientThatLeavesTakesNothing: a client that closes its
+// connection while its XREADGROUP is blocked is forgotten at once, as
+// Redis forgets it: the entries added next go to the consumers still
+// there, not to the one that left.
+func TestBlockedClientThatLeavesTakesNothing(t *testing.T) {
+	srv := start(t, Faults{})
+	s, gone := dial(t, srv), dial(t, srv)
+	s.do("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+	if _, err := gone.c.Write([]byte(encode("XREADGROUP", "GROUP", "g", "gone", "BLOCK", "0", "STREAMS", "s", ">"))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	gone.c.Close()
+	time.Sleep(20 * time.Millisecond)
+	s.do("XADD", "s", "*", "p", "v")
+	if got := s.do("XPENDING", "s", "g"); !strings.HasPrefix(got, "*4\r\n:0\r\n") {
+		t.Fatalf("the entry went to the client that left: %q", got)
+	}
+	// A blocked client's pipelined command waits for it, then runs.
+	c := dial(t, srv)
+	if _, err := c.c.Write([]byte(encode("XREADGROUP", "GROUP", "g", "c", "BLOCK", "50", "STREAMS", "s", ">") + encode("PING"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.reply(); !strings.Contains(got, "$1\r\nv\r\n") {
+		t.Fatalf("%q", got)
+	}
+	if got := c.reply(); got != "+PONG\r\n" {
+		t.Fatalf("%q", got)
+	}
+	if _, err := c.c.Write([]byte(encode("XREADGROUP", "GROUP", "g", "c", "BLOCK", "100", "STREAMS", "s", ">"))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if _, err := c.c.Write([]byte(encode("PING"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.reply(); got != "*-1\r\n" {
+		t.Fatalf("%q", got)
+	}
+	if got := c.reply(); got != "+PONG\r\n" {
+		t.Fatalf("the command sent while blocked: %q", got)
+	}
+}
