@@ -152,7 +152,7 @@ func (r *Receiver) Arrived(out Outcome, h Header, t conn.Times) {
 		r.stale.Add(1)
 		return
 	}
-	if h.Intended < r.m.warmEnd.Load() || r.m.t0.Load() == 0 {
+	if r.Warm(h) {
 		r.warm.Add(1)
 		return
 	}
@@ -175,6 +175,15 @@ func (r *Receiver) Delivered() uint64 { return r.delivered.Load() }
 // Received returns the first deliveries so far, the warmup's included:
 // what to compare with Sent.All. Safe from any goroutine.
 func (r *Receiver) Received() uint64 { return r.delivered.Load() + r.warm.Load() }
+
+// Ours reports whether h is of the receiver's run.
+func (r *Receiver) Ours(h Header) bool { return h.Run == r.m.Run }
+
+// Warm reports whether h was intended before the measured part of the
+// timeline (in the warmup, or before the timeline began).
+func (r *Receiver) Warm(h Header) bool {
+	return r.m.t0.Load() == 0 || h.Intended < r.m.warmEnd.Load()
+}
 
 // Foreign notes a payload pacer did not write (another client's).
 func (r *Receiver) Foreign() { r.foreign.Add(1) }

@@ -24,7 +24,7 @@ var layer = map[string]int{
 	"report/watch": 5, "target": 5,
 	"experiment":       6,
 	"experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
-	"pubsub": 7,
+	"pubsub": 7, "stream": 7,
 	"cmd/pacer": 8,
 }
 
