@@ -22,11 +22,11 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 	m := t.Messages
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(t.Name))
-	noun, verb := "messages", "publisher"
+	noun, verb, unit, what, done := "messages", "publisher", "msg/s", "message's intended publish instant", "published"
 	if m.Kind == KindStream {
-		noun, verb = "entries", "producer"
+		noun, verb, unit, what, done = "entries", "producer", "entries/s", "entry's intended add", "added"
 	}
-	shape := f.target.String() + " msg/s"
+	shape := f.target.String() + " " + unit
 	if len(f.stages) > 0 {
 		shape = "stages " + scheduler.FormatStages(f.stages)
 	}
@@ -35,16 +35,16 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 			verb, connectionsText(t), noun)
 	} else {
 		fmt.Fprintf(&b, "  open model: %s %s %s timeline, %s, %s\n", verb, shape, t.Arrival, connectionsText(t), pacingText(t, f))
-		fmt.Fprintf(&b, "  delivery latency counted from each message's intended publish instant (no coordinated omission)\n")
+		fmt.Fprintf(&b, "  delivery latency counted from each %s (no coordinated omission)\n", what)
 	}
 	fmt.Fprintf(&b, "  %s\n", messagesShape(m))
 	if f.target.PerSecond() > 0 {
-		fmt.Fprintf(&b, "  target rate    %12.2f msg/s%s\n", f.target.PerSecond(), stagesMean(f))
+		fmt.Fprintf(&b, "  target rate    %12.2f %s%s\n", f.target.PerSecond(), unit, stagesMean(f))
 	}
 	if f.warmup > 0 && t.WarmupCounts != nil {
-		fmt.Fprintf(&b, "  warmup         first %s published, left out of every figure below (%d deliveries)\n", f.warmup, m.WarmupDelivered)
+		fmt.Fprintf(&b, "  warmup         first %s %s, left out of every figure below (%d deliveries)\n", f.warmup, done, m.WarmupDelivered)
 	}
-	fmt.Fprintf(&b, "  published      %12.2f msg/s over %.3f s\n", t.achieved(), f.window.Seconds())
+	fmt.Fprintf(&b, "  %-14s %12.2f %s over %.3f s\n", done, t.achieved(), unit, f.window.Seconds())
 	c := t.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)

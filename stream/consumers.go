@@ -108,6 +108,24 @@ func (g *groups) start(ctx context.Context, meter *messages.Meter, o conn.Option
 	return nil
 }
 
+// drain lets every consumer acknowledge what it read and stop: it ends
+// after its current read (at most a BLOCK), its time for the entries that
+// read brings, and their XACK; limit bounds the wait.
+func (g *groups) drain(limit time.Duration) {
+	g.draining.Store(true)
+	done := make(chan struct{})
+	go func() {
+		g.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
 // close ends every consumer and waits for their goroutines.
 func (g *groups) close() {
 	g.stopping.Store(true)
@@ -185,7 +203,10 @@ func (c *consumer) loop() {
 				c.buf = c.ackCommand(c.buf, s, c.warmAcks[s], c.warmN[s])
 			}
 		}
-		c.buf = append(c.buf, c.read...)
+		done := g.draining.Load()
+		if !done {
+			c.buf = append(c.buf, c.read...)
+		}
 		if err := c.c.Write(c.buf); err != nil {
 			c.end(err)
 			return
@@ -205,6 +226,9 @@ func (c *consumer) loop() {
 				}
 			}
 			c.acks[s], c.warmAcks[s], c.n[s], c.warmN[s] = c.acks[s][:0], c.warmAcks[s][:0], 0, 0
+		}
+		if done {
+			return // what it read is acknowledged
 		}
 	}
 }

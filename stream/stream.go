@@ -212,6 +212,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) 
 	}
 	stopPoll()
 	<-polled
+	g.drain(cfg.Block + time.Duration(cfg.Count)*cfg.ConsumerDelay + time.Second)
 	g.close()
 	m, ferr := meter.Finish(clock.Now(), nil)
 	if res == nil {
@@ -260,9 +261,11 @@ type groups struct {
 	acked     atomic.Uint64
 	// pending is the most entries a group had pending (XPENDING), as the
 	// control connection last read it; -1 before.
-	pending  atomic.Int64
-	stopping atomic.Bool
-	wg       sync.WaitGroup
+	pending atomic.Int64
+	// draining asks the consumers to acknowledge what they read and stop;
+	// stopping says the run closes their connections.
+	draining, stopping atomic.Bool
+	wg                 sync.WaitGroup
 }
 
 // gauges is the lag at this instant: the most entries a group has not had

@@ -193,6 +193,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			sweepCommand(),
 			compareCommand(),
 			pubsubCommand(),
+			streamCommand(),
 			replayCommand(),
 			fillCommand(),
 			serveCommand(),
