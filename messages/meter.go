@@ -74,6 +74,15 @@ func (m *Meter) Begin(t0 int64) {
 	m.series = startSeries(m, t0)
 }
 
+// Gauges returns a stream's lag and pending entries now ({-1, -1}
+// without them). Safe from any goroutine.
+func (m *Meter) Gauges() Gauges {
+	if m.gauges == nil {
+		return Gauges{Lag: -1, Pending: -1}
+	}
+	return m.gauges()
+}
+
 // T0 is the timeline's start (0 before Begin).
 func (m *Meter) T0() int64 { return m.t0.Load() }
 

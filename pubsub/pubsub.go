@@ -249,6 +249,18 @@ func runSide(ctx context.Context, env *experiment.Env, cfg *Config, closed bool)
 	if err != nil {
 		return nil, err
 	}
+	if env.WatchMessages != nil {
+		mode := "open"
+		if closed {
+			mode = "closed"
+		}
+		name := cfg.Name
+		if closed {
+			name = cfg.Name + " (closed publisher)"
+		}
+		end := env.WatchMessages(name, mode, meter)
+		defer end()
+	}
 	tally := receivers{t0: meter.T0}
 	test := experiment.Test{ID: "pubsub", Title: cfg.Name}
 	var res *scheduler.Result

@@ -180,6 +180,10 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) 
 	if err := g.start(ctx, meter, o, top); err != nil {
 		return nil, err
 	}
+	if env.WatchMessages != nil {
+		end := env.WatchMessages(cfg.Name, "open", meter)
+		defer end()
+	}
 	pollCtx, stopPoll := context.WithCancel(ctx)
 	polled := make(chan struct{})
 	go func() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -289,4 +290,36 @@ func nextMessage(b []byte) (payload, rest []byte, ok bool) {
 		b = r[n+2:]
 	}
 	return nil, nil, false
+}
+
+// TestMessagesMetrics: a pubsub run's and a stream run's deliveries are
+// served beside their publisher's requests, under the same labels.
+func TestMessagesMetrics(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"pubsub", []string{`pacer_messages_delivered_total{mode="open",shard="",target="127.0.0.1:`, `,test="PUBLISH 64 B, 1 channel, 2 subscribers"} 1000`,
+			`pacer_delivery_seconds_count{mode="open"`, `pacer_requests_completed_total{mode="open"`}},
+		{"stream", []string{`pacer_messages_delivered_total{mode="open",shard="",target="127.0.0.1:`, `,test="XADD 64 B, 1 stream, 1 group × 2 consumers"} 500`,
+			`pacer_delivery_seconds_count{mode="open"`}},
+	} {
+		addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+		args := []string{c.cmd, "--embedded", "--rate", "1k", "-n", "500", "-q", "--metrics-addr", addr, "--metrics-linger", "3s"}
+		if c.cmd == "pubsub" {
+			args = append(args, "--subscribers", "2")
+		} else {
+			args = append(args, "--consumers", "2")
+		}
+		_, body, wait := scrapeLingering(t, addr, args...)
+		for _, w := range c.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: the endpoint lacks %q:\n%s", c.cmd, w, body)
+			}
+		}
+		if code, stderr := wait(); code != exitOK && code != exitUntrusted {
+			t.Fatalf("%s: exit %d: %s", c.cmd, code, stderr)
+		}
+	}
 }
