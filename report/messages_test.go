@@ -245,3 +245,51 @@ func TestMergeMessages(t *testing.T) {
 		t.Errorf("a pubsub and a stream shard: %v", err)
 	}
 }
+
+// TestMessagesPlotsAndLogs: a messages test's plots name its deliveries
+// and draw them per second, its page renders, and its .hlog logs them
+// under delivery tags that merge back into the test's histograms.
+func TestMessagesPlotsAndLogs(t *testing.T) {
+	t.Parallel()
+	tt, _, err := NewMessagesTest(msgFixture{rate: 1000, seconds: 3, subs: 4, deliverMs: 2, lag: []int64{10, 12, 9}}.run(t), TestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := craftDoc("stream", *tt)
+	b, err := doc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := ReadInput("stream.json", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := Plot([]Input{in}, SVG, PlotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, svg, "PUBLISH — delivery", "PUBLISH — delivery from the send", "delivered per second")
+	page, err := HTML(Page{Inputs: []Input{in}, Text: "text"})
+	if err != nil || !bytes.Contains(page, []byte("delivered per second")) {
+		t.Errorf("page: %v", err)
+	}
+	l, err := HdrLog(in.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	tags := map[string]bool{}
+	for _, e := range l.Entries {
+		tags[e.Tag] = true
+		if e.Tag == "delivery" && e.Encoded != "" {
+			h, err := histo.Decode(e.Encoded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += h.TotalCount()
+		}
+	}
+	if !tags["delivery"] || !tags["delivery_service"] || tags["response"] || n != int64(tt.Messages.Delivered) {
+		t.Errorf("tags %v, %d deliveries logged of %d", tags, n, tt.Messages.Delivered)
+	}
+}
