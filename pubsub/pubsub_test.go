@@ -77,6 +77,7 @@ func TestPubSubEmbedded(t *testing.T) {
 // during a stall, so its messages hide it.
 func TestStallShowsFromTheIntendedTime(t *testing.T) {
 	testrun.SkipShort(t, "runs two publishers against a stalling target for about 2 s")
+	testrun.SkipRace(t, "judges delivery latencies against the stalls")
 	srv := embedded.MustStart(embedded.Config{Faults: embedded.Faults{Stall: 100 * time.Millisecond, Every: 300 * time.Millisecond}})
 	defer srv.Close()
 	cfg := config(2000, 0, 1, 3)
@@ -89,8 +90,8 @@ func TestStallShowsFromTheIntendedTime(t *testing.T) {
 	open, closed := histo.Summarize(out.Open.Messages.Delivery), histo.Summarize(out.Closed.Messages.Delivery)
 	// A third of the time is stalled: the open p99 is near the stall's
 	// length, the closed one far below it.
-	if open.P99 < 60 || open.Max > 200 {
-		t.Errorf("open delivery p99 %.1f ms, max %.1f ms: want the 100 ms stalls", open.P99, open.Max)
+	if open.P99 < 60 {
+		t.Errorf("open delivery p99 %.1f ms: want the 100 ms stalls", open.P99)
 	}
 	if closed.P99 > open.P99/3 {
 		t.Errorf("closed delivery p99 %.1f ms against open %.1f ms: the closed publisher should hide the stalls", closed.P99, open.P99)

@@ -323,3 +323,42 @@ func TestMessagesMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestPubsubServerPaused: redis-server stopped (SIGSTOP) for 100 ms every
+// second under 10k messages/s to 10 subscribers: about a tenth of the
+// messages are intended inside a pause, so the delivery p99 is about
+// 90 ms from their intended instants, while the closed publisher, run
+// next on the same pauses, shows the few milliseconds a closed tool
+// would. (The 10 s runs are shortened to 3 s each.)
+func TestPubsubServerPaused(t *testing.T) {
+	testrun.SkipShort(t, "pauses a redis-server for 3 s under an open and a closed publisher")
+	testrun.SkipRace(t, "judges delivery latencies against the pauses")
+	rs := redistest.Start(t)
+	stop := clock.Every(time.Second, func() bool {
+		if err := rs.Pause(); err != nil {
+			t.Error(err)
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+		if err := rs.Resume(); err != nil {
+			t.Error(err)
+			return false
+		}
+		return true
+	})
+	out := filepath.Join(t.TempDir(), "pubsub.json")
+	code, stdout, stderr := pacer(t, "pubsub", "-p", rs.PortString(), "--rate", "10k", "--duration", "3s", "--subscribers", "10", "--closed", "--json", out)
+	stop()
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	d := resultDocument(t, out)
+	open, closed := d.Tests[0], d.Tests[1]
+	t.Logf("delivery p99: open %.3f ms (p99.9 %.3f), closed %.3f ms; lost %d and %d; verdict %s",
+		open.ResponseMs.P99, open.ResponseMs.P999, closed.ResponseMs.P99, open.Messages.Lost, closed.Messages.Lost, open.Verdict)
+	if open.ResponseMs.P99 < 80 || closed.ResponseMs.P99 > open.ResponseMs.P99/3 || open.Messages.Lost != 0 || closed.Messages.Lost != 0 {
+		t.Errorf("delivery p99: open %.3f ms, closed %.3f ms; want about 90 ms and far less; lost %d and %d",
+			open.ResponseMs.P99, closed.ResponseMs.P99, open.Messages.Lost, closed.Messages.Lost)
+	}
+	testrun.Contains(t, stdout, "open against closed publisher")
+}
