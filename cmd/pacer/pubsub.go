@@ -66,7 +66,9 @@ func parsePubsubConfig(c *cli.Context) (*pubsubConfig, error) {
 		return nil, usageErrorf("--slow-subscribers needs --subscriber-delay (how long each of them takes per message)")
 	}
 	r.Timeline, r.Open = m.open()
-	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x70756273)).Uint32()) | 1
+	// The payloads' mark, from the seed (--seed repeats it) and the shard:
+	// each shard's receivers measure its own publisher's messages.
+	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x70756273+uint64(m.shard.K))).Uint32()) | 1
 	if c.Bool("closed") {
 		if m.Stages != nil {
 			return nil, usageErrorf("--closed throttles the closed publisher to --rate: it cannot follow --stages")

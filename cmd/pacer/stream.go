@@ -62,7 +62,9 @@ func parseStreamConfig(c *cli.Context) (*streamConfig, error) {
 		r.Shard = m.shard.K
 	}
 	r.Timeline, r.Open = m.open()
-	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x73747265)).Uint32()) | 1
+	// The payloads' mark, from the seed (--seed repeats it) and the shard:
+	// each shard's receivers measure its own publisher's messages.
+	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x73747265+uint64(m.shard.K))).Uint32()) | 1
 	if err := r.Validate(); err != nil {
 		return nil, usageErrorf("%v", err)
 	}
