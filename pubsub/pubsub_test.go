@@ -89,12 +89,14 @@ func TestStallShowsFromTheIntendedTime(t *testing.T) {
 	}
 	open, closed := histo.Summarize(out.Open.Messages.Delivery), histo.Summarize(out.Closed.Messages.Delivery)
 	// A third of the time is stalled: the open p99 is near the stall's
-	// length, the closed one far below it.
+	// length.
 	if open.P99 < 60 {
 		t.Errorf("open delivery p99 %.1f ms: want the 100 ms stalls", open.P99)
 	}
-	if closed.P99 > open.P99/3 {
-		t.Errorf("closed delivery p99 %.1f ms against open %.1f ms: the closed publisher should hide the stalls", closed.P99, open.P99)
+	// A third of the open messages are intended in a stall; the closed
+	// ones that wait for one are the few each connection had in flight.
+	if closed.P90 > open.P90/3 {
+		t.Errorf("closed delivery p90 %.1f ms against open %.1f ms: the closed publisher should hide the stalls", closed.P90, open.P90)
 	}
 	if out.Open.Messages.Lost != 0 || out.Closed.Messages.Lost != 0 {
 		t.Errorf("lost %d and %d", out.Open.Messages.Lost, out.Closed.Messages.Lost)
