@@ -338,6 +338,9 @@ func (c *client) deliver(b *outbox, pattern, ch, msg []byte, sharded bool) bool 
 	enc.bulk(ch)
 	enc.bulk(msg)
 	if !b.push(enc.out) {
+		// Dropped (or dropping): as Redis, it receives nothing more, and
+		// PUBSUB no longer counts it.
+		c.srv.dropSubscriptions(b)
 		return false
 	}
 	c.touched = append(c.touched, b)
