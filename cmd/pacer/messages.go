@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -130,6 +131,7 @@ func (m *messageLoad) echo(rc report.RunConfig, extra map[string]any) report.Run
 		extra["cluster"] = true
 	}
 	rc.Target, rc.Conns, rc.Dial, rc.Seed, rc.Rate, rc.Duration, rc.Requests = m.target.Addr, m.conns, m.target, m.seed, m.Rate, m.Duration, m.Requests
+	rc.Sizes = scenarios.FixedSize(m.size) // data_size: the payload's, as -d gave it
 	return rc
 }
 
