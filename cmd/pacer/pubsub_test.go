@@ -172,9 +172,15 @@ func TestPubsubAgreesWithAnIndependentSubscriber(t *testing.T) {
 	}
 	p50, p99 := histo.Millis(h.ValueAtQuantile(50)), histo.Millis(h.ValueAtQuantile(99))
 	d50, d99 := (tt.ResponseMs.P50-p50)*1000, (tt.ResponseMs.P99-p99)*1000
-	t.Logf("delivery p50 pacer %.3f ms, independent %.3f ms (%+.1f µs); p99 pacer %.3f ms, independent %.3f ms (%+.1f µs, %+.2f%%); verdict %s",
-		tt.ResponseMs.P50, p50, d50, tt.ResponseMs.P99, p99, d99, 100*(tt.ResponseMs.P99-p99)/p99, tt.Verdict)
-	if abs(d50) > 100 && abs(d50) > 0.2*1000*p50 || abs(tt.ResponseMs.P99-p99) > 0.2*p99 && abs(d99) > 500 {
+	// The server writes a message to its subscribers one after another:
+	// each has a latency of its own, and the independent one is one more.
+	lo50, hi50 := 1e9, 0.0
+	for _, r := range m.Receivers {
+		lo50, hi50 = min(lo50, r.LatencyMs.P50), max(hi50, r.LatencyMs.P50)
+	}
+	t.Logf("delivery p50 pacer %.3f ms, independent %.3f ms (%+.1f µs; pacer's subscribers' own p50s %.3f to %.3f ms, 2 digits); p99 pacer %.3f ms, independent %.3f ms (%+.1f µs, %+.2f%%); verdict %s",
+		tt.ResponseMs.P50, p50, d50, lo50, hi50, tt.ResponseMs.P99, p99, d99, 100*(tt.ResponseMs.P99-p99)/p99, tt.Verdict)
+	if abs(d50) > 100 && abs(d50) > 0.2*1000*p50 && (p50 < 0.9*lo50 || p50 > 1.1*hi50) || abs(tt.ResponseMs.P99-p99) > 0.2*p99 && abs(d99) > 500 {
 		t.Errorf("pacer's deliveries and the independent subscriber's disagree: p50 %+.1f µs, p99 %+.1f µs", d50, d99)
 	}
 }
@@ -210,7 +216,8 @@ func subscribeAlone(t *testing.T, addr, channel string) *lone {
 	l := &lone{nc: nc, h: histo.New(), done: make(chan error, 1)}
 	ready := make(chan struct{})
 	go func() {
-		var buf []byte
+		backing := make([]byte, 0, 256<<10)
+		buf := backing
 		chunk := make([]byte, 64<<10)
 		confirmed := false
 		for {
@@ -239,6 +246,8 @@ func subscribeAlone(t *testing.T, addr, channel string) *lone {
 					_ = l.h.RecordValue(max(at-h.Intended, 0))
 				}
 			}
+			// What is left of a message moves to the front.
+			buf = append(backing[:0], buf...)
 		}
 	}()
 	select {
@@ -259,35 +268,41 @@ func (l *lone) stop(t *testing.T) *hdrhistogram.Histogram {
 
 // nextMessage cuts the first RESP2 array of three bulk strings off b and
 // returns its last one (a delivery's payload; a subscription's count is
-// an integer, returned empty); ok is false while it is incomplete.
+// an integer, returned empty); ok is false while it is incomplete. It
+// allocates nothing: a reader slower to drain its socket than pacer's
+// would see later timestamps (the kernel merges queued segments and
+// keeps the later stamp), not a different truth.
 func nextMessage(b []byte) (payload, rest []byte, ok bool) {
-	line := func(b []byte) (string, []byte, bool) {
-		i := bytes.Index(b, []byte("\r\n"))
-		if i < 0 {
-			return "", nil, false
+	// line returns the number after a line's type byte and the rest.
+	line := func(b []byte) (n int, kind byte, rest []byte, ok bool) {
+		i := bytes.IndexByte(b, '\n')
+		if i < 2 || b[i-1] != '\r' {
+			return 0, 0, nil, false
 		}
-		return string(b[:i]), b[i+2:], true
+		for _, c := range b[1 : i-1] {
+			n = n*10 + int(c-'0')
+		}
+		return n, b[0], b[i+1:], true
 	}
-	head, b, ok := line(b)
-	if !ok || head != "*3" {
+	n, kind, b, ok := line(b)
+	if !ok || kind != '*' || n != 3 {
 		return nil, nil, false
 	}
 	for i := range 3 {
-		l, r, ok := line(b)
+		l, kind, r, ok := line(b)
 		if !ok {
 			return nil, nil, false
 		}
-		if strings.HasPrefix(l, ":") {
+		if kind == ':' {
 			return nil, r, true
 		}
-		n, _ := strconv.Atoi(l[1:])
-		if len(r) < n+2 {
+		if len(r) < l+2 {
 			return nil, nil, false
 		}
 		if i == 2 {
-			return r[:n], r[n+2:], true
+			return r[:l], r[l+2:], true
 		}
-		b = r[n+2:]
+		b = r[l+2:]
 	}
 	return nil, nil, false
 }
