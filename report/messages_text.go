@@ -239,7 +239,8 @@ func p99Of(r Receiver) float64 {
 	return r.LatencyMs.P99
 }
 
-// messagesQuiet is a messages test's one line:
+// messagesQuiet is a messages test's one line (a stream's counts
+// entries):
 //
 //	PUBLISH …: 10000.00 messages per second (target 10000), delivery p50=0.101 msec p99=0.352 msec, lost 0 of 100000, ok
 func messagesQuiet(w io.Writer, t *Test, f *figures, o TextOptions) error {
@@ -269,8 +270,12 @@ func messagesQuiet(w io.Writer, t *Test, f *figures, o TextOptions) error {
 	if t.Verdict == VerdictTargetLost && t.VerdictReason != "" {
 		verdict += " (" + safetext.Escape(t.VerdictReason) + ")"
 	}
-	_, err := fmt.Fprintf(w, "%s: %.2f messages per second (target %s), delivery %s, lost %d of %d, %s%s\n",
-		safetext.Escape(t.Name), t.achieved(), f.target, percentilesText(s, f.response, o.Percentiles, " "), m.Lost, m.Expected, verdict, extra)
+	noun := "messages"
+	if m.Kind == KindStream {
+		noun = "entries"
+	}
+	_, err := fmt.Fprintf(w, "%s: %.2f %s per second (target %s), delivery %s, lost %d of %d, %s%s\n",
+		safetext.Escape(t.Name), t.achieved(), noun, f.target, percentilesText(s, f.response, o.Percentiles, " "), m.Lost, m.Expected, verdict, extra)
 	return err
 }
 
