@@ -288,10 +288,13 @@ func (p *Reader) readEntries(e *StreamEntry, fn func(*StreamEntry)) (int, error)
 	if err != nil || streams == -2 {
 		return 0, protoErr("bad stream read reply %q", line)
 	}
+	// line is a view of the reader's buffer, which the next reads move:
+	// what it said is kept now.
+	resp2 := line[0] == '*'
 	total := 0
 	for range max(streams, 0) {
 		// RESP2: [name, entries]; RESP3: name => entries.
-		if line[0] == '*' {
+		if resp2 {
 			l, err := p.line()
 			if err != nil {
 				return total, err

@@ -2,8 +2,10 @@ package conn
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // pushes reads every push of in.
@@ -194,3 +196,27 @@ func TestIntegerReply(t *testing.T) {
 		}
 	}
 }
+
+// TestReadEntriesInPieces: a reply of several streams read a byte at a
+// time (the buffer moves under every line) yields every stream's
+// entries.
+func TestReadEntriesInPieces(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("*2\r\n")
+	for _, s := range []string{"s0", "s2"} {
+		b.WriteString("*2\r\n$2\r\n" + s + "\r\n*3\r\n")
+		for i := range 3 {
+			v := s + "-" + strings.Repeat("v", i)
+			b.WriteString("*2\r\n$3\r\n1-" + string(rune('0'+i)) + "\r\n*2\r\n$1\r\np\r\n$" + itoa(len(v)) + "\r\n" + v + "\r\n")
+		}
+	}
+	p := NewReader(iotest.OneByteReader(strings.NewReader(b.String())), nil)
+	var e StreamEntry
+	var got []string
+	n, err := p.readEntries(&e, func(e *StreamEntry) { got = append(got, string(e.Stream)+" "+string(e.Head)) })
+	if err != nil || n != 6 || got[3] != "s2 s2-" || got[5] != "s2 s2-vv" {
+		t.Fatalf("%d entries, %v: %q", n, err, got)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -34,7 +35,11 @@ func check(t *testing.T, env *experiment.Env, cfg Config) *Result {
 	m := res.Messages
 	n := cfg.Open.Requests
 	if res.Added != n || m.Expected != n*uint64(cfg.Groups) || m.Delivered != m.Expected || m.Lost != 0 || res.Redelivered != 0 || res.Acked != m.Delivered {
-		t.Fatalf("added %d, expected %d delivered %d lost %d redelivered %d acked %d", res.Added, m.Expected, m.Delivered, m.Lost, res.Redelivered, res.Acked)
+		var per []string
+		for _, r := range m.Receivers {
+			per = append(per, fmt.Sprintf("%s %s: %d (stale %d, foreign %d, ended %v)", r.Name, r.Channels, r.Delivered, r.Stale, r.Foreign, r.Ended))
+		}
+		t.Fatalf("added %d, expected %d delivered %d lost %d redelivered %d acked %d; %v", res.Added, m.Expected, m.Delivered, m.Lost, res.Redelivered, res.Acked, per)
 	}
 	if d := histo.Summarize(m.Delivery); d.Count != int64(m.Delivered) {
 		t.Errorf("delivery latency of %d", d.Count)
