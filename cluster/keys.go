@@ -72,9 +72,17 @@ func init() {
 }
 
 // KeyPositions returns where the named command's keys are (case does not
-// matter), ok false for a command neither the table nor Learn knows.
+// matter), ok false for a command neither the table nor Learn knows. A
+// subcommand is named with its command ("OBJECT ENCODING"): its keys are
+// the key table's (keyspec.go), where one range holds them.
 func KeyPositions(name string) (KeySpec, bool) {
-	return lookup([]byte(name))
+	if s, ok := lookup([]byte(name)); ok {
+		return s, true
+	}
+	if cmd, sub, ok := strings.Cut(name, " "); ok {
+		return subcommandPositions(cmd, sub)
+	}
+	return KeySpec{}, false
 }
 
 // lookup finds name without allocating.

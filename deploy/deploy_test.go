@@ -76,6 +76,17 @@ func TestJobDecodesStrictly(t *testing.T) {
 	if _, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
 		t.Error("a CPU limit would throttle the sends")
 	}
+	if c.ImagePullPolicy != corev1.PullIfNotPresent {
+		t.Errorf("imagePullPolicy %q, want IfNotPresent by default", c.ImagePullPolicy)
+	}
+	// pacer never calls the API: no token; a shard that exits early (its
+	// start had passed) says why in its status.
+	if a := s.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
+		t.Errorf("automountServiceAccountToken %v, want false", a)
+	}
+	if c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+		t.Errorf("terminationMessagePolicy %q, want FallbackToLogsOnError", c.TerminationMessagePolicy)
+	}
 	want, stderr, err := render(t, append([]string{"--args"}, fixedArgs...)...)
 	if err != nil {
 		t.Fatalf("render.sh --args: %v\n%s", err, stderr)
@@ -110,13 +121,20 @@ func TestRenderRefuses(t *testing.T) {
 		{"-n", "2", "-h", "x", "--", "--start-in", "5s"},
 		{"-n", "2", "-h", "x", "--", "--json", "out.json"},
 		{"-n", "2", "-h", "x", "--rate", "1k"}, // pacer's flags go after --
+		{"-n", "2", "-h", "x", "--pull-policy", "never"},
 	} {
 		if _, stderr, err := render(t, args...); err == nil || !strings.HasPrefix(stderr, "render.sh: ") {
 			t.Errorf("render.sh %q: %v, %q; want a refusal", args, err, stderr)
 		}
 	}
+	// Images loaded on the nodes beforehand: --pull-policy Never.
+	out, stderr, err := render(t, "-n", "2", "-h", "x", "--pull-policy", "Never")
+	var job batchv1.Job
+	if err != nil || yaml.UnmarshalStrict([]byte(out), &job) != nil || job.Spec.Template.Spec.Containers[0].ImagePullPolicy != corev1.PullNever {
+		t.Errorf("--pull-policy Never: %v %s\n%s", err, stderr, out)
+	}
 	// Without --seed render.sh draws one, the same for every pod.
-	out, _, err := render(t, "-n", "2", "-h", "x", "--args", "--", "--rate", "1k")
+	out, _, err = render(t, "-n", "2", "-h", "x", "--args", "--", "--rate", "1k")
 	if err != nil || !regexp.MustCompile(`\n--seed\n[0-9]+\n`).MatchString(out) {
 		t.Errorf("no seed drawn: %v\n%s", err, out)
 	}
@@ -233,5 +251,40 @@ func TestLocalShardsAsTheJob(t *testing.T) {
 	}
 	if c := doc.Tests[0].Counts; c["scheduled"] != 1501 || c["completed"] != 1501 {
 		t.Fatalf("merged counts %v, want the timeline's 1501 requests", c)
+	}
+}
+
+// TestE2EScripts: deploy/e2e's scripts parse, and run.sh refuses to start
+// beside a kubeconfig other than its own, before it makes or starts
+// anything (its cache, which it would otherwise clear, is a temporary
+// directory here).
+func TestE2EScripts(t *testing.T) {
+	for _, s := range []string{"e2e/lib.sh", "e2e/run.sh", "e2e/dryrun.sh"} {
+		if out, err := exec.Command("bash", "-n", s).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s", s, err, out)
+		}
+	}
+	cache := t.TempDir()
+	cmd := exec.Command("bash", "e2e/run.sh")
+	// Without Go on the PATH (Go is not in /usr/bin here), a run.sh that
+	// failed to refuse would stop at its next check, not build a cluster.
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(cache, "elsewhere"), "PACER_E2E_CACHE="+cache, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	out, err := cmd.CombinedOutput()
+	want := "KUBECONFIG is set"
+	if os.Geteuid() != 0 {
+		want = "run as root"
+	}
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Fatalf("run.sh with KUBECONFIG set: %v, want a refusal (%q)\n%s", err, want, out)
+	}
+	var made []string
+	_ = filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && p != filepath.Join(cache, "last-run", "e2e.log") {
+			made = append(made, p)
+		}
+		return nil
+	})
+	if len(made) > 0 {
+		t.Errorf("run.sh made %q before refusing (its log alone is expected)", made)
 	}
 }

@@ -3,6 +3,7 @@ module github.com/pacer-load/pacer/deploy
 go 1.26.0
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	k8s.io/api v0.37.2
 	sigs.k8s.io/yaml v1.6.0
 )

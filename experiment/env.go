@@ -58,6 +58,45 @@ type Env struct {
 	// metrics) under its test's name and mode; it returns what stops
 	// showing them. Nil: not shown.
 	WatchMessages func(test, mode string, m *messages.Meter) (end func())
+
+	// serverProc is the target's process on this host, found once
+	// (ServerProcess); procLooked says it was looked for.
+	serverProc *host.ServerProcess
+	procLooked bool
+}
+
+// ServerProcess is the target's process when it runs on this host in a
+// process of its own (host.FindServer, confirmed by the process_id the
+// server gave, if any): its scheduler statistics are read around every
+// interval of every run. It is looked for once; nil for a remote target,
+// a cluster, the embedded target (pacer's own process: the hiccup meter
+// sees its delays) or a process that cannot be found, which Say notes
+// once.
+func (e *Env) ServerProcess() *host.ServerProcess {
+	if e.procLooked {
+		return e.serverProc
+	}
+	e.procLooked = true
+	o := e.Target.Options
+	if e.InProcess || e.Target.Cluster || !host.IsLocal(o.Network, o.Addr) {
+		return nil
+	}
+	pid := 0
+	if e.Server != nil && e.Server.ID != nil {
+		pid = e.Server.ID.ProcessID
+	}
+	sp, err := host.FindServer(o.Network, o.Addr, pid)
+	switch {
+	case err != nil:
+		if e.Say != nil && !e.Quiet {
+			e.Say("pacer: the target is on this host, but its process was not found (" + err.Error() + "): its waits for a CPU are not measured")
+		}
+		return nil
+	case sp.Self:
+		return nil
+	}
+	e.serverProc = &sp
+	return e.serverProc
 }
 
 // InProcessEnv is the Env of a target this process serves at addr (the

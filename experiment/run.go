@@ -33,6 +33,10 @@ type Open struct {
 	// unless Stream is given (a stream continued from an earlier run).
 	Seed   uint64
 	Stream scheduler.Commands
+	// Decide, when set, gives the run a budget to reach a verdict in
+	// (--decide-within; see Decide): Config.Duration is then the planned
+	// duration, and the run may go on past it.
+	Decide *Decide
 }
 
 // RunOpen dials, runs and finishes one open run: it waits for the planned
@@ -51,7 +55,8 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	if err := e.Place.Wait(ctx, e.WaitNotes()); err != nil {
 		return nil, nil, nil // interrupted while waiting: ctx says so
 	}
-	e.Target.TakeHandshakes() // the run's own handshakes only
+	q := o.Decide.waitQuiet(ctx) // before the server's counters are read
+	e.Target.TakeHandshakes()    // the run's own handshakes only
 	cfg := o.Config
 	var conns []*conn.Conn
 	var err error
@@ -78,6 +83,8 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	cfg.Redial = e.Target.Redial
 	cfg.OnErrorReply = e.OnErrorReply
 	cfg.HiccupInterval = e.HiccupInterval
+	cfg.ServerProcess = e.ServerProcess()
+	decided := e.withDecide(o.Decide, q, &cfg, len(conns), since)
 	w := Watched{Name: o.Name, Test: o.Test.Title, Mode: "open", Label: o.Label}
 	if o.Metric != "" {
 		w.Name, w.Test = o.Metric, o.Metric
@@ -93,6 +100,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	if res == nil {
 		return nil, nil, err
 	}
+	decided(res)
 	e.Finish(res)
 	return res, since(), err
 }
@@ -172,6 +180,9 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 	}
 	cfg.OnErrorReply = e.OnErrorReply
 	cfg.HiccupInterval = e.HiccupInterval
+	if c.Primaries == nil {
+		cfg.ServerProcess = e.ServerProcess()
+	}
 	label, metric := c.Label, c.Metric
 	if label == "" {
 		label = c.Name

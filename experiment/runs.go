@@ -63,6 +63,11 @@ func (r *Runs) Test(name string, o report.TestOptions) (*report.Test, report.Jud
 	pooled.Name = name
 	each := o
 	o.Server = r.server
+	if r.Keep && len(r.list) > 1 {
+		for _, run := range r.list {
+			o.Runs = append(o.Runs, run.Response)
+		}
+	}
 	t, j, err := report.NewTest(pooled, o)
 	if err != nil {
 		return nil, j, err

@@ -144,6 +144,7 @@ type snapshot struct {
 	totals   scheduler.Totals
 	hists    [numHists]hist
 	commands []commandSnap // a mix's, in the order first seen
+	server   serverSnap
 }
 
 // hist is a histogram's cumulative buckets; ok is false until a run
@@ -190,6 +191,7 @@ func (s *snapshot) add(o snapshot) {
 		s.hists[i].add(o.hists[i])
 	}
 	s.addCommands(o.commands)
+	s.server.add(o.server)
 }
 
 // source is what the collector reads of a running test: a
@@ -200,6 +202,7 @@ type source interface {
 	recorders() [numHists]*histo.Recorder
 	target() scheduler.Rate
 	commands() []commandSource
+	serverProcess() serverSnap
 }
 
 type liveSource struct{ *scheduler.Live }
@@ -232,6 +235,7 @@ func read(l source, bounds []int64) snapshot {
 		s.hists[i] = readHist(r, bounds)
 	}
 	s.commands = readCommands(l.commands(), bounds)
+	s.server = l.serverProcess()
 	return s
 }
 
@@ -288,7 +292,7 @@ func (s *series) endLocked(bounds []int64) {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descScheduled, descSent, descCompleted, descErrors, descTimeouts, descUnsent,
 		descBytesOut, descBytesIn, descRunning, descTarget, descAchieved, descInFlight, descOldest,
-		descCmdCompleted, descCmdErrors} {
+		descCmdCompleted, descCmdErrors, descServerCPU, descServerWait, descServerSlices, descServerInvol} {
 		ch <- d
 	}
 	for _, d := range descHist {
@@ -358,6 +362,7 @@ func (s *series) collect(ch chan<- prometheus.Metric, c *Collector) {
 		}
 	}
 	collectCommands(ch, snap.commands, c.le, lv)
+	collectServer(ch, snap.server, lv)
 }
 
 // constHistogram is h as a Prometheus histogram with the upper bounds le

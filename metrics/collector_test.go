@@ -36,6 +36,7 @@ type fake struct {
 	hists    [numHists]*histo.Recorder
 	rate     scheduler.Rate
 	cmds     []commandSource
+	server   serverSnap
 }
 
 func (f *fake) Totals() scheduler.Totals {
@@ -53,6 +54,7 @@ func (f *fake) Progress() scheduler.Progress {
 func (f *fake) recorders() [numHists]*histo.Recorder { return f.hists }
 func (f *fake) target() scheduler.Rate               { return f.rate }
 func (f *fake) commands() []commandSource            { return f.cmds }
+func (f *fake) serverProcess() serverSnap            { return f.server }
 
 func newFake(open bool) *fake {
 	f := &fake{rate: scheduler.RatePerSecond(5000)}

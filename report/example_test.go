@@ -53,7 +53,7 @@ func ExampleNewTest() {
 	}
 	// Output:
 	// server's miss: the server missed p99<50ms: service p99 200.016 ms misses 50.000 ms too, on a quiet client host (host not measured)
-	// GET: 1000.00 requests per second (target 1000), response p50=1.000 msec p99=200.016 msec, ok, slo violated
+	// GET: 1000.00 requests per second (target 1000), response p50=1.000 msec p99=200.016 msec, fail, slo violated
 	// client's miss: p99<50ms: the server's side met it (service p99 1.000 ms), the client's part did not: its send lag p99 199.098 ms (398% of the bound) made the response time miss 50.000 ms
 	// GET: 1000.00 requests per second (target 1000), response p50=1.000 msec p99=200.016 msec, inconclusive, slo violated
 }

@@ -72,8 +72,8 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 	}
 
 	q := render(t, func(b *bytes.Buffer) error { return Quiet(b, asTest(t, r, res, noAuthVerdict...), TextOptions{}) })
-	testrun.Contains(t, q, "p50=- msec p99=- msec", "target_lost (nothing completed", ", errors 100.00%", "slo violated")
-	if zeroLatency.MatchString(q) || strings.Contains(q, ", ok") {
+	testrun.Contains(t, q, "p50=- msec p99=- msec", "target_lost: nothing completed", ", errors 100.00%", "slo violated")
+	if zeroLatency.MatchString(q) || strings.Contains(q, ", pass") {
 		t.Errorf("-q line shows a latency or ok for a run that measured nothing:\n%s", q)
 	}
 
@@ -81,7 +81,7 @@ func TestNoAuthRunIsNotOK(t *testing.T) {
 	testrun.Contains(t, txt,
 		"error share    100.00% of scheduled",
 		"first error    NOAUTH Authentication required.\n",
-		"verdict: target_lost (nothing completed",
+		"verdict: error (target_lost: nothing completed",
 		"slo: VIOLATED: p99: no samples",
 	)
 	if strings.Count(txt, "NOAUTH Authentication required.") != 1 {

@@ -42,6 +42,10 @@ type Document struct {
 	// StartAt is the wall-clock instant the first test's timeline was set
 	// to start (--start-at, --start-in), RFC 3339 with nanoseconds.
 	StartAt string `json:"start_at,omitempty"`
+	// Outcome is the document's outcome, the worst of its tests' (a
+	// sweep's own): pass, fail, inconclusive or error, as the exit code
+	// reads it. Absent from a partial document and from older ones.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Shard says which part of a timeline a document holds: shard K of N, or
@@ -66,7 +70,11 @@ type Test struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// StartedAt is the wall-clock start of the test (RFC 3339, ns).
-	StartedAt    string           `json:"started_at,omitempty"`
+	StartedAt string `json:"started_at,omitempty"`
+	// FirstSendMs is when the test's first request was written, in ms
+	// after StartedAt (open tests that sent): how late a shard began after
+	// its start instant. pacer merge leaves it out.
+	FirstSendMs  *float64         `json:"first_send_ms,omitempty"`
 	Mode         string           `json:"mode"`
 	TargetRate   *float64         `json:"target_rate"`
 	AchievedRate float64          `json:"achieved_rate"`
@@ -77,9 +85,13 @@ type Test struct {
 	FirstError    string            `json:"first_error,omitempty"`
 	Verdict       string            `json:"verdict"`
 	VerdictReason string            `json:"verdict_reason"`
-	Arrival       string            `json:"arrival,omitempty"`
-	Pacing        string            `json:"pacing,omitempty"`
-	Connections   int               `json:"connections"`
+	// Outcome is the test's outcome in the words of every output and
+	// exit code: pass (0), fail (3), inconclusive (4) or error (1).
+	// Absent from documents written before it.
+	Outcome     string `json:"outcome,omitempty"`
+	Arrival     string `json:"arrival,omitempty"`
+	Pacing      string `json:"pacing,omitempty"`
+	Connections int    `json:"connections"`
 	// TLS is the connections' TLS handshakes (absent over plain TCP).
 	TLS         *TLS     `json:"tls,omitempty"`
 	LagLimitMs  *float64 `json:"send_lag_limit_ms"`
@@ -145,6 +157,14 @@ type Test struct {
 	// Host is what the client machine did during the test (absent from
 	// documents written before it was measured).
 	Host *Host `json:"host,omitempty"`
+	// ServerProcess is what the server's process did with the CPUs, when
+	// the target runs on this host in a process pacer found (absent
+	// otherwise): its wait for a CPU is what tells a busy host's miss
+	// from the server's.
+	ServerProcess *ServerProcess `json:"server_process,omitempty"`
+	// Decide is how a test given a budget to reach a verdict in
+	// (--decide-within) used it; absent otherwise.
+	Decide *Decide `json:"decide,omitempty"`
 	// ReceiveClock says what a reply's arrival is: "kernel", the kernel's
 	// receive timestamp of its last bytes, or "read", the instant pacer's
 	// reader had them (where the platform gives no timestamp, or with
@@ -231,6 +251,9 @@ type Interval struct {
 	InFlight *uint64 `json:"in_flight,omitempty"`
 	// Messages is a pubsub or stream test's deliveries in the interval.
 	Messages *IntervalMessages `json:"messages,omitempty"`
+	// ServerProcess is the local server process's share of the test's
+	// (tests only; absent when not watched).
+	ServerProcess *ServerProcess `json:"server_process,omitempty"`
 }
 
 // fromResult converts a result into its JSON form.
@@ -268,6 +291,8 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		return t, err
 	}
 	t.ReceiveClock = r.ReceiveClock
+	t.ServerProcess = testServerProcess(r.ServerProcess)
+	t.Decide = decideJSON(r.Extension, r.Window)
 	if r.CPU.Available || r.HiccupInterval > 0 || r.TargetLocal {
 		t.Host = &Host{TargetLocal: r.TargetLocal, TargetInProcess: r.TargetInProcess, HiccupIntervalMs: round(histo.Millis(int64(r.HiccupInterval)), 3)}
 		if c := r.CPU; c.Available {
@@ -298,6 +323,10 @@ func fromResult(r *scheduler.Result) (Test, error) {
 	}
 	if !r.Started.IsZero() {
 		t.StartedAt = r.Started.UTC().Format(time.RFC3339Nano)
+	}
+	if r.Mode == "open" && r.FirstWrite != 0 {
+		ms := round(float64(r.FirstWrite-r.T0)/1e6, 6)
+		t.FirstSendMs = &ms
 	}
 	if t.Intervals, err = intervals(r.Intervals, true, r.Mode == "open"); err != nil {
 		return t, err
@@ -448,6 +477,9 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, er
 			j.OldestInflightMs, j.OldestInflightMaxMs = &oldest, &peak
 			n := iv.InFlight
 			j.InFlight = &n
+			if iv.ServerProcess != nil {
+				j.ServerProcess = serverProcessJSON(*iv.ServerProcess)
+			}
 		}
 		out = append(out, j)
 	}
@@ -510,4 +542,7 @@ type Trace struct {
 	Lua         int64            `json:"lua_skipped"`
 	Skipped     int64            `json:"skipped"`
 	ByCommand   map[string]int64 `json:"by_command"`
+	// Changed: a pass read other bytes than the check (the file was
+	// changed in place), and the replay stopped.
+	Changed bool `json:"changed,omitempty"`
 }

@@ -353,6 +353,7 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	for i, p := range parts {
 		if p.Verdict == VerdictTargetLost {
 			t.Verdict, t.VerdictReason = p.Verdict, fmt.Sprintf("%s: %s", in[i].Label, p.VerdictReason)
+			t.Outcome = Failed.String()
 			return t, nil
 		}
 	}
@@ -360,7 +361,7 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 		return t, err
 	}
 	j := Judge(&t)
-	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
+	t.Verdict, t.VerdictReason, t.Outcome = j.Verdict, j.Reason, j.Outcome.String()
 	return t, nil
 }
 

@@ -255,32 +255,13 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, Judgement, error) {
 	}
 	t.Messages = msgs
 	if o.Percentiles || o.CI {
-		t.ResponsePercentiles = percentileStats(m.Delivery, o.CI)
+		t.ResponsePercentiles = percentileStats(m.Delivery, o.CI, ciSource{runs: o.Runs, intervals: r.Intervals})
 	}
 	t.ID = o.ID
 	if t.ID == "" {
 		t.ID = in.Kind
 	}
 	return judgeTest(&t, o)
-}
-
-// judgeTest finishes a test as NewTest does: server, SLO and verdict.
-func judgeTest(t *Test, o TestOptions) (*Test, Judgement, error) {
-	t.Server = o.Server
-	var err error
-	if t.SLO, err = o.SLO.Check(t); err != nil {
-		return nil, Judgement{}, err
-	}
-	j := Judge(t)
-	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
-	if t.SLO != nil {
-		for i := range t.SLO.Clauses {
-			if i < len(j.Owners) {
-				t.SLO.Clauses[i].Owner = j.Owners[i]
-			}
-		}
-	}
-	return t, j, nil
 }
 
 // deliveryIntervals puts the deliveries' histograms into the publisher's

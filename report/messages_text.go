@@ -132,8 +132,14 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 		b.WriteString("\n")
 		writeServer(&b, t, t.Server)
 	}
+	if f.server != nil {
+		if t.Server == nil {
+			b.WriteString("\n")
+		}
+		writeServerProcess(&b, f.server)
+	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  verdict: %s (%s)\n", safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
+	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeOf(t), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
 	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {
 			fmt.Fprintf(&b, "  %s\n", l)
@@ -242,7 +248,7 @@ func p99Of(r Receiver) float64 {
 // messagesQuiet is a messages test's one line (a stream's counts
 // entries):
 //
-//	PUBLISH …: 10000.00 messages per second (target 10000), delivery p50=0.101 msec p99=0.352 msec, lost 0 of 100000, ok
+//	PUBLISH …: 10000.00 messages per second (target 10000), delivery p50=0.101 msec p99=0.352 msec, lost 0 of 100000, pass
 func messagesQuiet(w io.Writer, t *Test, f *figures, o TextOptions) error {
 	m := t.Messages
 	s := histo.Summarize(f.response)
@@ -266,9 +272,12 @@ func messagesQuiet(w io.Writer, t *Test, f *figures, o TextOptions) error {
 			extra += ", slo violated"
 		}
 	}
-	verdict := safetext.Escape(t.Verdict)
-	if t.Verdict == VerdictTargetLost && t.VerdictReason != "" {
-		verdict += " (" + safetext.Escape(t.VerdictReason) + ")"
+	verdict := outcomeOf(t).String()
+	switch {
+	case t.Verdict == VerdictTargetLost && t.VerdictReason != "":
+		verdict += " (" + safetext.Escape(t.Verdict) + ": " + safetext.Escape(t.VerdictReason) + ")"
+	case t.Verdict != VerdictOK && t.Verdict != "" && t.Verdict != verdict:
+		verdict += " (" + safetext.Escape(t.Verdict) + ")"
 	}
 	noun := "messages"
 	if m.Kind == KindStream {

@@ -8,9 +8,11 @@ import (
 // what they mean for an exit code, from the verdicts they carry, so that a
 // workflow can gate on a report or a merge as on the run itself.
 
-// outcomeOf is a test's outcome from the verdict and SLO it carries:
-// target_lost is Failed, generator_behind and inconclusive Untrusted, a
-// violated SLO (the server's) Violated, anything else Trusted.
+// outcomeOf is a test's outcome from the verdict and SLO it carries (as
+// Judge sets them; a document written before tests carried "outcome"
+// has them too): target_lost is Failed, generator_behind and
+// inconclusive Untrusted, a violated SLO (the server's) Violated,
+// anything else Trusted.
 func outcomeOf(t *Test) Outcome {
 	switch t.Verdict {
 	case VerdictTargetLost:
@@ -44,16 +46,20 @@ func DocumentOutcome(d *Document) (Outcome, []string) {
 		}
 		switch o {
 		case Failed:
-			note(t, o, "target lost", t.VerdictReason)
+			note(t, o, "error: target lost", t.VerdictReason)
 		case Untrusted:
-			note(t, o, "not trustworthy", t.VerdictReason)
+			note(t, o, "inconclusive", t.VerdictReason)
 		case Violated:
-			note(t, o, "SLO violated", t.SLO.Line())
+			why := t.VerdictReason
+			if t.SLO != nil {
+				why = t.SLO.Line()
+			}
+			note(t, o, "fail", why)
 		}
 	}
 	if s := d.Sweep; s != nil && !s.Converged {
 		out = Worse(out, Untrusted)
-		lines = append(lines, "sweep: not converged: "+safetext.Escape(s.Reason))
+		lines = append(lines, "sweep: inconclusive: not converged: "+safetext.Escape(s.Reason))
 	}
 	return out, lines
 }

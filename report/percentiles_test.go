@@ -87,7 +87,7 @@ func TestTextWithPercentiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := PercentileMillis(r.Response, []float64{99, 99.9})
-	if want := fmt.Sprintf("response p99=%.3f msec p99.9=%.3f msec, ok", q[0], q[1]); !strings.Contains(b.String(), want) {
+	if want := fmt.Sprintf("response p99=%.3f msec p99.9=%.3f msec, pass", q[0], q[1]); !strings.Contains(b.String(), want) {
 		t.Errorf("quiet line %q lacks %q", b.String(), want)
 	}
 }

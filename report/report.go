@@ -117,12 +117,19 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 		b.WriteString("\n")
 		writeServer(&b, t, t.Server)
 	}
+	if f.server != nil {
+		if t.Server == nil {
+			b.WriteString("\n")
+		}
+		writeServerProcess(&b, f.server)
+	}
 	for _, ts := range t.Servers {
 		fmt.Fprintf(&b, "\n  server side of %s (%s):\n", shardsText(ts.Shards), safetext.Escape(ts.Target))
 		writeServer(&b, t, ts.Server)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  verdict: %s (%s)\n", safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
+	b.WriteString(decideLine(t.Decide))
+	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeOf(t), safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
 	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {
 			fmt.Fprintf(&b, "  %s\n", l)
@@ -332,9 +339,12 @@ func Quiet(w io.Writer, t *Test, o TextOptions) error {
 	}
 	r, slo := t, t.SLO
 	s := histo.Summarize(f.response)
-	verdict := safetext.Escape(r.Verdict)
-	if r.Verdict == VerdictTargetLost && r.VerdictReason != "" {
-		verdict += " (" + safetext.Escape(r.VerdictReason) + ")"
+	verdict := outcomeOf(t).String()
+	switch {
+	case r.Verdict == VerdictTargetLost && r.VerdictReason != "":
+		verdict += " (" + safetext.Escape(r.Verdict) + ": " + safetext.Escape(r.VerdictReason) + ")"
+	case r.Verdict != VerdictOK && r.Verdict != "" && r.Verdict != verdict:
+		verdict += " (" + safetext.Escape(r.Verdict) + ")"
 	}
 	extra := ""
 	if failed := r.Counts.Errors + r.Counts.Timeouts; failed > 0 {

@@ -96,6 +96,13 @@ func writeServer(b *strings.Builder, t *Test, s *serverinfo.Stats) {
 	if s.Error != "" {
 		fmt.Fprintf(b, "  note           %s\n", safetext.Escape(s.Error))
 	}
+	if c := s.CPU; c != nil {
+		fmt.Fprintf(b, "  server CPU     %.3f s user + %.3f s system (INFO cpu, every thread)\n", c.UserS, c.SysS)
+	}
+	if n := len(s.LatencyEvents); n > 0 {
+		w, _ := s.Worst()
+		fmt.Fprintf(b, "  server events  %d from its latency monitor (LATENCY HISTORY), the longest %s\n", n, safetext.Escape(w.String()))
+	}
 	total := s.Total()
 	if total.Calls == 0 {
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/stats"
 )
 
 // Percentile is one percentile of a test's latency with what the sample
@@ -24,72 +25,147 @@ type Percentile struct {
 	// InsufficientSamples is set when fewer than histo.MinTailSamples
 	// samples lie above it: the value is one of the few largest samples.
 	InsufficientSamples bool `json:"insufficient_samples"`
-	// CI95 is its 95% confidence interval [lo, hi] in ms from order
-	// statistics (with --ci); an end is null when no sample bounds it on
-	// that side.
-	CI95 []*float64 `json:"ci95,omitempty"`
+	// CI95 is its 95% confidence interval [lo, hi] in ms (with --ci): an
+	// end is null when the data do not bound it on that side. CI95Method
+	// says where it comes from: "runs" (the spread between --repeat's
+	// runs, each a cluster of its requests: stats.PooledPercentileIntervals),
+	// "blocks" (one run: a block bootstrap over its intervals, which holds
+	// what clusters in time but not the next run's spread) or "none" (one
+	// run of fewer than 5 intervals: no interval); CI95N is the runs or
+	// intervals it rests on.
+	CI95       []*float64 `json:"ci95,omitempty"`
+	CI95Method string     `json:"ci95_method,omitempty"`
+	CI95N      int        `json:"ci95_n,omitempty"`
 }
 
 // percentileNames pairs histo.Percentiles with their names.
 var percentileNames = []string{"p50", "p90", "p95", "p99", "p99.9", "p99.99"}
 
+// ciSource is what a test's percentiles' intervals are found from: its
+// repeated runs' latencies (two or more), else its interval series.
+type ciSource struct {
+	runs      []*hdrhistogram.Histogram
+	intervals []scheduler.Interval
+	closed    bool // a closed loop: its intervals' latency is Service
+}
+
 // percentileStats describes the percentiles of h (nanoseconds); nil for
-// an empty histogram. With ci, each gets its 95% confidence interval.
-func percentileStats(h *hdrhistogram.Histogram, ci bool) []Percentile {
+// an empty histogram. With ci, each gets its 95% confidence interval from
+// src (see Percentile.CI95Method).
+func percentileStats(h *hdrhistogram.Histogram, ci bool, src ciSource) []Percentile {
 	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}
 	n := h.TotalCount()
 	out := make([]Percentile, 0, len(histo.Percentiles))
 	for i, p := range histo.Percentiles {
-		s := Percentile{
+		out = append(out, Percentile{
 			P:                   percentileNames[i],
 			ValueMs:             histo.Millis(h.ValueAtQuantile(p)),
 			SamplesBeyond:       round(float64(n)*(1-p/100), 3),
 			InsufficientSamples: histo.Insufficient(n, p),
-		}
-		if ci {
-			lo, hi, okLo, okHi := histo.PercentileCI(h, p)
-			s.CI95 = []*float64{nil, nil}
-			if okLo {
-				v := histo.Millis(lo)
-				s.CI95[0] = &v
-			}
-			if okHi {
-				v := histo.Millis(hi)
-				s.CI95[1] = &v
-			}
-		}
-		out = append(out, s)
+		})
+	}
+	if ci {
+		addIntervals(out, src)
 	}
 	return out
 }
 
+// addIntervals sets each percentile's 95% interval from src.
+func addIntervals(out []Percentile, src ciSource) {
+	end := func(v float64) *float64 {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil
+		}
+		ms := histo.Millis(int64(v))
+		return &ms
+	}
+	set := func(ivs []stats.Interval, method string, n int) {
+		for i := range out {
+			out[i].CI95Method, out[i].CI95N = method, n
+			out[i].CI95 = []*float64{nil, nil}
+			if i < len(ivs) {
+				out[i].CI95 = []*float64{end(ivs[i].Lo), end(ivs[i].Hi)}
+			}
+		}
+	}
+	if len(src.runs) >= 2 {
+		hs := make([]stats.Hist, len(src.runs))
+		for i, h := range src.runs {
+			hs[i] = stats.HistOf(h)
+		}
+		if ivs, err := stats.PooledPercentileIntervals(hs, histo.Percentiles, stats.Level); err == nil {
+			set(ivs, string(stats.Runs), len(hs))
+			return
+		}
+	}
+	hs := make([]stats.Hist, 0, len(src.intervals))
+	for _, iv := range src.intervals {
+		p := iv.Response
+		if src.closed {
+			p = iv.Service
+		}
+		h, err := p.Histogram()
+		if err != nil {
+			set(nil, "none", 0)
+			return
+		}
+		hs = append(hs, stats.HistOf(h))
+	}
+	ser := stats.NewSeries(hs)
+	pis, err := ser.PercentileIntervals(histo.Percentiles, stats.Level, 1)
+	if err != nil {
+		set(nil, "none", len(hs))
+		return
+	}
+	ivs := make([]stats.Interval, len(pis))
+	for i, pi := range pis {
+		ivs[i] = pi.Interval
+	}
+	set(ivs, string(stats.Blocks), len(hs))
+}
+
 // writePercentileNotes writes, under a test's summary, which percentiles
-// of h its sample cannot support and, with ci, their 95% confidence
-// intervals. It writes nothing when there is nothing to say.
-func writePercentileNotes(w io.Writer, h *hdrhistogram.Histogram, ci bool) error {
-	stats := percentileStats(h, ci)
-	if len(stats) == 0 {
+// of its sample cannot support and, with ci, their 95% confidence
+// intervals and where they come from. It writes nothing when there is
+// nothing to say.
+func writePercentileNotes(w io.Writer, t *Test, ci bool) error {
+	ps := t.ResponsePercentiles
+	if ps == nil {
+		ps = percentileStats(t.mustFigures().response, false, ciSource{})
+	}
+	if len(ps) == 0 {
 		return nil
 	}
 	var b strings.Builder
 	var weak []string
-	for _, s := range stats {
+	for _, s := range ps {
 		if s.InsufficientSamples {
 			weak = append(weak, s.P)
 		}
 	}
 	if len(weak) > 0 {
 		fmt.Fprintf(&b, "  insufficient samples: %s (%d samples; a percentile p needs n·(1−p) ≥ %d beyond it)\n",
-			strings.Join(weak, ", "), h.TotalCount(), histo.MinTailSamples)
+			strings.Join(weak, ", "), t.mustFigures().response.TotalCount(), histo.MinTailSamples)
 	}
-	if ci {
-		fmt.Fprintf(&b, "  95%% confidence (ms, order statistics):")
-		for _, s := range stats {
-			fmt.Fprintf(&b, " %s %s", s.P, ciText(s.CI95))
+	if ci && ps[0].CI95 != nil {
+		switch ps[0].CI95Method {
+		case string(stats.Runs):
+			fmt.Fprintf(&b, "  95%% confidence (ms, from the spread between the %d runs):", ps[0].CI95N)
+		case string(stats.Blocks):
+			fmt.Fprintf(&b, "  95%% confidence (ms, block bootstrap over this run's %d intervals; the next run's spread is not in it: --repeat):", ps[0].CI95N)
+		case "none":
+			fmt.Fprintf(&b, "  95%% confidence: none from %d intervals (one run needs %d; or --repeat)\n", ps[0].CI95N, stats.MinIntervals)
+		default: // a document written before intervals took the spread into account
+			fmt.Fprintf(&b, "  95%% confidence (ms, order statistics: every request taken as independent):")
 		}
-		b.WriteString("\n")
+		if ps[0].CI95Method != "none" {
+			for _, s := range ps {
+				fmt.Fprintf(&b, " %s %s", s.P, ciText(s.CI95))
+			}
+			b.WriteString("\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -212,7 +288,7 @@ func RepeatsOf(runs []*scheduler.Result, o TestOptions) (*Repeats, error) {
 // of each percentile of its response time (with ci, their confidence
 // intervals) and, for several runs (rep), their median and min–max.
 func WriteNotes(w io.Writer, t *Test, ci bool, rep *Repeats) error {
-	if err := writePercentileNotes(w, t.mustFigures().response, ci); err != nil {
+	if err := writePercentileNotes(w, t, ci); err != nil {
 		return err
 	}
 	if rep != nil && rep.N > 1 {

@@ -145,6 +145,9 @@ type Sweep struct {
 	Steps     int    `json:"steps"`
 	Converged bool   `json:"converged"`
 	Reason    string `json:"reason"`
+	// Outcome is the sweep's outcome (pass, fail, inconclusive, error),
+	// the one its exit code reads; absent from older documents.
+	Outcome string `json:"outcome,omitempty"`
 	// Points and Knee describe a closed sweep.
 	Points []ClosedPoint `json:"points,omitempty"`
 	Knee   *ClosedPoint  `json:"knee,omitempty"`

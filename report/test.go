@@ -33,31 +33,46 @@ type TestOptions struct {
 	Percentiles, CI bool
 	// Server is what the server counted during the test (nil: not asked).
 	Server *serverinfo.Stats
+	// Runs are, for a test pooled from repeated runs, each run's latency
+	// (response time; a closed loop's from the send): the percentiles'
+	// intervals then hold the spread between them. Nil for one run,
+	// whose intervals come from its interval series.
+	Runs []*hdrhistogram.Histogram
 }
 
 // NewTest makes a run's result into a report test: its JSON form, its
 // SLO verdict and the trust rule's judgement (Judge), which it records as
-// the test's verdict and returns. It is the one place a verdict is
-// written; nothing writes one back into a scheduler result.
+// the test's verdict and returns. It and NewMessagesTest are the places a
+// verdict is written (judgeTest); nothing writes one back into a
+// scheduler result.
 func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 	t, err := fromResult(r)
 	if err != nil {
 		return nil, Judgement{}, err
 	}
-	t.ID, t.Server = o.ID, o.Server
+	t.ID = o.ID
+	if o.Percentiles || o.CI {
+		t.ResponsePercentiles = percentileStats(r.Response, o.CI, ciSource{runs: o.Runs, intervals: r.Intervals, closed: r.Mode == "closed"})
+	}
+	return judgeTest(&t, o)
+}
+
+// judgeTest finishes a test made from a run (NewTest, NewMessagesTest):
+// what the server counted, the SLO, and the trust rule's judgement, which
+// it records as the test's verdict and outcome.
+func judgeTest(t *Test, o TestOptions) (*Test, Judgement, error) {
+	t.Server = o.Server
 	if o.Server != nil {
 		for k := range t.Nodes { // a cluster's primaries, each asked on its own
 			t.Nodes[k].Server = o.Server.Nodes[t.Nodes[k].Addr]
 		}
 	}
-	if o.Percentiles || o.CI {
-		t.ResponsePercentiles = percentileStats(r.Response, o.CI)
-	}
-	if t.SLO, err = o.SLO.Check(&t); err != nil {
+	var err error
+	if t.SLO, err = o.SLO.Check(t); err != nil {
 		return nil, Judgement{}, err
 	}
-	j := Judge(&t)
-	t.Verdict, t.VerdictReason = j.Verdict, j.Reason
+	j := Judge(t)
+	t.Verdict, t.VerdictReason, t.Outcome = j.Verdict, j.Reason, j.Outcome.String()
 	if t.SLO != nil {
 		for i := range t.SLO.Clauses {
 			if i < len(j.Owners) {
@@ -65,7 +80,7 @@ func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 			}
 		}
 	}
-	return &t, j, nil
+	return t, j, nil
 }
 
 // figures are a test's exact facts beyond its JSON fields.
@@ -80,9 +95,15 @@ type figures struct {
 	read bool
 	// cpu and local are what the client host did, and whether the target
 	// was on it.
-	cpu                    scheduler.HostCPU
-	local                  bool
-	inProcess              bool
+	cpu       scheduler.HostCPU
+	local     bool
+	inProcess bool
+	// server is the local server process's use of the CPUs (nil: not
+	// watched).
+	server *scheduler.ServerProcess
+	// extension is how a run with a budget to decide in used it (nil:
+	// none).
+	extension              *scheduler.Extension
 	response, service, lag *hdrhistogram.Histogram
 	receive, hiccups       *hdrhistogram.Histogram
 	// micros is a closed loop's latency as redis-benchmark records it.
@@ -106,7 +127,7 @@ func figuresOf(r *scheduler.Result) *figures {
 		heldSent: r.HeldSent, heldUnsent: r.HeldUnsent, targetGone: r.TargetGone,
 		response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccups: r.Hiccups, micros: r.Micros, tls: r.TLS,
 		stages: r.Stages, commands: r.Commands, nodes: nodes, intervals: r.Intervals,
-		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess,
+		cpu: r.CPU, local: r.TargetLocal, inProcess: r.TargetInProcess, server: r.ServerProcess, extension: r.Extension,
 	}
 }
 
@@ -128,6 +149,8 @@ func (t *Test) figures() (*figures, error) {
 		heldSent:   t.HeldSent,
 		heldUnsent: t.HeldUnsent,
 		read:       true,
+		server:     serverProcessOf(t.ServerProcess),
+		extension:  extensionOf(t.Decide),
 	}
 	if h := t.Host; h != nil {
 		f.local, f.inProcess = h.TargetLocal, h.TargetInProcess
@@ -199,6 +222,10 @@ func (t *Test) series() ([]scheduler.Interval, error) {
 	for _, iv := range t.Intervals {
 		s := scheduler.Interval{
 			Start: exactSeconds(iv.StartS), Duration: exactSeconds(iv.DurationS), Counts: iv.Counts,
+		}
+		if iv.ServerProcess != nil {
+			u := iv.ServerProcess.usage()
+			s.ServerProcess = &u
 		}
 		var err error
 		if s.Response, err = packedOf(iv.Histograms.Response); err != nil {

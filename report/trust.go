@@ -10,22 +10,27 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
-// Outcome is what a judged test means: the CLI maps it to an exit code.
-type Outcome int
+// Outcome is what a judged test means, in the verdict package's words
+// (pass, fail, inconclusive, error); the names below are the trust
+// rule's for the same four, and verdict.Outcome.ExitCode the exit code.
+type Outcome = verdict.Outcome
 
 const (
-	// Trusted: the result stands (exit 0).
-	Trusted Outcome = iota
-	// Violated: the SLO failed and the generator cannot explain it (exit 3).
-	Violated
-	// Untrusted: the generator's lateness or an under-delivered load could
-	// change the conclusion (verdict generator_behind, exit 4).
-	Untrusted
-	// Failed: the target was lost or nothing completed (verdict
-	// target_lost, exit 1).
-	Failed
+	// Trusted: the result stands (pass, exit 0).
+	Trusted = verdict.Pass
+	// Violated: the SLO failed and the generator cannot explain it (fail,
+	// exit 3).
+	Violated = verdict.Fail
+	// Untrusted: the generator's lateness, the client host's noise or an
+	// under-delivered load could change the conclusion (inconclusive,
+	// exit 4; verdict generator_behind or inconclusive).
+	Untrusted = verdict.Inconclusive
+	// Failed: the target was lost or nothing completed (error, exit 1;
+	// verdict target_lost).
+	Failed = verdict.Error
 )
 
 // Judgement is the trust rule's decision on one test: its outcome, the
@@ -65,7 +70,19 @@ type Judgement struct {
 // Requests the target held back (see Assess) count as the
 // server's doing throughout, except for under-delivery: a pass at less
 // than the target load is no pass.
+//
+// A test measured with a budget to decide in (--decide-within) is judged
+// by this rule at its first look and when the budget runs out, and by the
+// sequential rule (see sequential) at the looks between.
 func Judge(t *Test) Judgement {
+	if t == nil {
+		return Judgement{Outcome: Trusted, Verdict: VerdictOK}
+	}
+	return sequential(t, judge(t))
+}
+
+// judge is Judge's ordinary rule.
+func judge(t *Test) Judgement {
 	if t == nil {
 		return Judgement{Outcome: Trusted, Verdict: VerdictOK}
 	}
@@ -84,7 +101,7 @@ func Judge(t *Test) Judgement {
 		return Judgement{Outcome: Untrusted, Verdict: VerdictGeneratorBehind, Reason: "the SLO passed, but on an under-delivered load: " + shortfall(h) + h.HeldBackNote()}
 	case slo.Pass && h.LagHigh:
 		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: fmt.Sprintf("the SLO passed on response time, which includes the send lag: a send lag p99 of %.3f ms (above %.3f ms) can only have made it look worse",
-			dms(h.LagP99), dms(h.LagLimit))}
+			dms(h.LagP99), dms(h.LagLimit)) + precisionNote(t, h)}
 	case slo.Pass:
 		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: why}
 	}
@@ -96,7 +113,7 @@ func Judge(t *Test) Judgement {
 		if c.Pass {
 			continue
 		}
-		owner, because := attribute(c, h, host, t.Counts)
+		owner, because := attribute(c, h, host, t.Counts, clauseWait(t, c))
 		owners[i] = owner
 		if owner == OwnerServer {
 			server = append(server, c.Clause+": "+because)
@@ -108,12 +125,42 @@ func Judge(t *Test) Judgement {
 		if len(server) == 0 { // a failed SLO without a failing clause
 			server = []string{"the SLO"}
 		}
-		return Judgement{Outcome: Violated, Verdict: VerdictOK, Reason: "the server missed " + andMore(server) + host.evidence(t), Owners: owners}
+		return Judgement{Outcome: Violated, Verdict: VerdictOK, Reason: "the server missed " + andMore(server) + host.evidence(t) + precisionNote(t, h), Owners: owners}
 	}
 	// The server's own account, when it gave one, says where the time
 	// went (a server executing in microseconds beside a service time of
 	// milliseconds points at the host), whoever the verdict names.
-	return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: andMore(client) + h.HeldBackNote() + host.evidence(t), Owners: owners}
+	return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: andMore(client) + h.HeldBackNote() + host.evidence(t) + precisionNote(t, h), Owners: owners}
+}
+
+// precisionNote is "" or a clause, starting with "; ", saying that this
+// machine could not pace to the precision the run asked for: the send
+// lag p99 the generator answers for was above its limit (by default a
+// tenth of the tightest latency bound of the SLO) while the host was
+// quiet (hiccups p99 under QuietShare of the limit's bound, CPUs neither
+// busy nor stolen), so the lateness is the machine's wake-up latency
+// itself, not a neighbour's load.
+func precisionNote(t *Test, h Health) string {
+	if !h.LagHigh || t.SLO == nil {
+		return ""
+	}
+	f := t.mustFigures()
+	host := hostOf(t)
+	if !host.measured || host.saturated() {
+		return ""
+	}
+	bound := 0.0
+	for _, c := range t.SLO.Clauses {
+		if c.c.latency() && c.c.upper() && c.Bound > 0 && (bound == 0 || c.Bound < bound) {
+			bound = c.Bound
+		}
+	}
+	p99 := time.Duration(f.hiccups.ValueAtQuantile(99))
+	if bound == 0 || dms(p99) >= QuietShare*bound {
+		return ""
+	}
+	return fmt.Sprintf("; this machine could not pace to the precision asked: send lag p99 %.3f ms above the limit %.3f ms on a quiet host (hiccups p99 %.3f ms)",
+		dms(h.LagP99), dms(h.LagLimit), dms(p99))
 }
 
 // hiccupNote is "" or a clause on the host's hiccups, starting with "; ",
@@ -160,14 +207,38 @@ func andMore(list []string) string {
 // attribute says whose failing clause cr is, and why in a clause of its
 // own. A latency bound from above that the server's side (service time,
 // to the kernel's arrival) meets is the client's: its send lag made the
-// response miss it. One the server's side misses too is the server's on
-// a quiet host (hostFacts.noise), and also on a busy one when the target
-// is elsewhere and the service time misses by more than the host's
-// hiccups at that metric could have added; otherwise the host's: it was
-// too busy to tell. Shares and rates are the server's unless the
-// generator's own unsent requests could account for them (regardless);
-// a bound from below, errors and timeouts are always the server's.
-func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts) (owner, because string) {
+// response miss it. One the server's side misses too is decided by the
+// server's own evidence first, where there is some:
+//
+//   - an event of the server's latency monitor during the test that
+//     itself took the bound or longer (an fsync, a fork, an expire
+//     cycle): the server's, quoting the event; unless the event is one
+//     of computing (a command, a cycle) and the server process's waits
+//     for a CPU explain the miss (below), since such an event's time
+//     includes the waits;
+//   - a server process on this host that in some intervals hardly
+//     waited for a CPU (under half the share beyond the percentile), and
+//     whose service time over those intervals alone still misses the
+//     bound, on samples enough to tell: the server's, even on a busy
+//     host (serverWait.calmMiss);
+//   - a server process on this host whose waits for a CPU, in the
+//     intervals that missed, explain the miss (serverWait.explains:
+//     waiting at least the share of the time the percentile leaves
+//     beyond it): the host's, naming the wait: the server's code may be
+//     fast, its machine did not run it;
+//   - a server process measured not waiting (serverWait.idle: under half
+//     that share), with the kernel's receive timestamps (so that pacer's
+//     own reading is not in the service time): the server's, even on a
+//     busy client host, quoting the wait.
+//
+// Otherwise the host's noise decides: the server's on a quiet host
+// (hostFacts.noise), and also on a busy one when the target is
+// elsewhere and the service time misses by more than the host's hiccups
+// at that metric could have added; otherwise the host's: it was too busy
+// to tell. Shares and rates are the server's unless the generator's own
+// unsent requests could account for them (regardless); a bound from
+// below, errors and timeouts are always the server's.
+func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts, wait serverWait) (owner, because string) {
 	c := cr.c
 	if !c.latency() || cr.Observed == nil || !c.upper() {
 		because, theirs := regardless(cr, h, total)
@@ -195,9 +266,29 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 		return OwnerClient, fmt.Sprintf("the server's side met it (service %s %s), the client's part did not: %s made the response time miss %s",
 			c.metric, formatValue(cr.service, "ms"), lag, bound)
 	}
+	missed := fmt.Sprintf("service %s %s misses %s", c.metric, formatValue(cr.service, "ms"), bound)
+	event, hasEvent := host.event(c.value)
+	explains := wait.explains(metricQuantile(c.metric))
+
+	q := metricQuantile(c.metric)
+	switch {
+	case hasEvent && (ioEvent(event.Event) || !explains):
+		return OwnerServer, fmt.Sprintf("%s, beside the server's own latency event %s (its latency monitor)", missed, event)
+	case host.kernelClock && wait.calmMiss(q, c.met):
+		return OwnerServer, fmt.Sprintf("%s, and %s: the time is the server's own", missed, wait.calmWords(c.metric))
+	case explains:
+		return OwnerHost, fmt.Sprintf("%s, but %s: the host did not run the server when it had work, which its code cannot help",
+			missed, wait.words())
+	case wait.idle(q) && host.kernelClock:
+		return OwnerServer, fmt.Sprintf("%s, and %s: the time is the server's own", missed, wait.words())
+	}
+	waited := ""
+	if wait.ok {
+		waited = "; " + wait.words()
+	}
 	noise := host.noise(c.value, parts)
 	if len(noise) == 0 {
-		return OwnerServer, fmt.Sprintf("service %s %s misses %s too, on a quiet client host%s", c.metric, formatValue(cr.service, "ms"), bound, host.quietNote(c.metric, parts, share))
+		return OwnerServer, fmt.Sprintf("service %s %s misses %s too, on a quiet client host%s%s", c.metric, formatValue(cr.service, "ms"), bound, host.quietNote(c.metric, parts, share), waited)
 	}
 	// A miss larger than the client's measured noise could have added is
 	// the server's, unless the server shares saturated CPUs with pacer
@@ -211,8 +302,8 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 	if host.local {
 		why += "; the target is on this host: the server and pacer compete for the same cores"
 	}
-	return OwnerHost, fmt.Sprintf("service %s %s misses %s, but the client host was too busy to tell whose it is: %s",
-		c.metric, formatValue(cr.service, "ms"), bound, why)
+	return OwnerHost, fmt.Sprintf("service %s %s misses %s, but the client host was too busy to tell whose it is: %s%s",
+		c.metric, formatValue(cr.service, "ms"), bound, why, waited)
 }
 
 // hostFacts are what a test says of the client machine.
@@ -224,11 +315,58 @@ type hostFacts struct {
 	// sees what delays its goroutines.
 	inProcess bool
 	server    *serverinfo.Stats
+	// kernelClock: replies' arrivals are the kernel's receive
+	// timestamps, so pacer's own reading is not in the service time.
+	kernelClock bool
 }
 
 func hostOf(t *Test) hostFacts {
 	f := t.mustFigures()
-	return hostFacts{cpu: f.cpu, measured: f.hiccups != nil && f.hiccups.TotalCount() > 0, local: f.local, inProcess: f.inProcess, server: t.Server}
+	return hostFacts{cpu: f.cpu, measured: f.hiccups != nil && f.hiccups.TotalCount() > 0, local: f.local, inProcess: f.inProcess, server: t.Server,
+		kernelClock: t.ReceiveClock == scheduler.ReceiveKernel}
+}
+
+// event is the server's longest latency event during the test, when it
+// took boundMs or longer (ok false: none, or the monitor was off).
+func (h hostFacts) event(boundMs float64) (serverinfo.LatencyEvent, bool) {
+	e, ok := h.server.Worst()
+	if !ok || float64(e.Ms) < boundMs {
+		return serverinfo.LatencyEvent{}, false
+	}
+	return e, true
+}
+
+// ioEvent reports whether a latency event is one of waiting for the disk
+// or the kernel (an AOF write or fsync, a fork, an RDB save), whose time
+// no wait for a CPU makes: Redis's aof-*, fork, rdb-*.
+func ioEvent(name string) bool {
+	return strings.HasPrefix(name, "aof-") || strings.HasPrefix(name, "fork") || strings.HasPrefix(name, "rdb-") || strings.Contains(name, "fsync")
+}
+
+// metricQuantile is the quantile (percent) a latency metric reads: 99 for
+// p99, 100 for max, 50 for the mean and the median, 0 for min.
+func metricQuantile(metric string) float64 {
+	switch metric {
+	case "max":
+		return 100
+	case "min":
+		return 0
+	case "mean":
+		return 50
+	}
+	if q, err := strconv.ParseFloat(strings.TrimPrefix(metric, "p"), 64); err == nil {
+		return q
+	}
+	return 50
+}
+
+// clauseWait is the server process's wait over a failing clause's scope:
+// the worst window's intervals, or the whole test.
+func clauseWait(t *Test, c ClauseResult) serverWait {
+	if w := c.Window; w != nil {
+		return serverWaitOf(t, exactSeconds(w.StartS), exactSeconds(w.DurationS), c.Metric, c.Bound)
+	}
+	return serverWaitOf(t, 0, 0, c.Metric, c.Bound)
 }
 
 // noise lists what made the host too busy to tell, for a bound of
@@ -381,5 +519,5 @@ func shortfall(h Health) string {
 func dms(d time.Duration) float64 { return histo.Millis(int64(d)) }
 
 // Worse returns the outcome that matters more when several apply: Failed,
-// then Untrusted, then Violated, then Trusted.
-func Worse(a, b Outcome) Outcome { return max(a, b) }
+// then Untrusted, then Violated, then Trusted (verdict.Worse).
+func Worse(a, b Outcome) Outcome { return verdict.Worse(a, b) }

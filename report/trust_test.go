@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // TestJudge walks every path of the trust rule on crafted results: 2000
@@ -63,6 +65,15 @@ func TestJudge(t *testing.T) {
 			r.Hiccups = h
 		}
 	}
+	// the server's process on this host: over the 2 s, waits of wait per
+	// time slice for n slices
+	waiting := func(wait time.Duration, n uint64) func(*scheduler.Result) {
+		return func(r *scheduler.Result) {
+			r.ServerProcess = &scheduler.ServerProcess{ServerProcess: host.ServerProcess{PID: 42, Name: "redis-server", How: "test"},
+				Usage: host.ProcUsage{Seconds: 2, CPU: 200 * ms, Wait: wait * time.Duration(n), Slices: n}}
+			r.ReceiveClock = scheduler.ReceiveKernel
+		}
+	}
 	errs := func(k uint64) func(*scheduler.Result) {
 		return func(r *scheduler.Result) { r.Counts.Completed -= k; r.Counts.Errors += k }
 	}
@@ -73,6 +84,7 @@ func TestJudge(t *testing.T) {
 		adjust []func(*scheduler.Result)
 		slo    string
 		window time.Duration
+		server *serverinfo.Stats
 		want   Outcome
 		// verdict and a phrase of the reason
 		verdict, says string
@@ -204,6 +216,33 @@ func TestJudge(t *testing.T) {
 		// A quiet host, measured: the server's, with the figures.
 		{name: "fail, quiet host measured", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.3, 0, true), hiccups(100 * us)}, slo: "p99<5ms",
 			want: Violated, verdict: "ok", says: "on a quiet client host (hiccups p99 0.100 ms (2% of the bound), CPU 30% busy, 0% stolen)"},
+		// A pass on a quiet host whose send lag still exceeded its limit:
+		// the machine could not pace to the precision asked, and says so.
+		{name: "pass, lag above its limit on a quiet host", f: flat(100*us, 1500*us), adjust: []func(*scheduler.Result){hostCPU(0.3, 0, true), hiccups(100 * us)}, slo: "p99<5ms",
+			want: Trusted, verdict: "ok", says: "this machine could not pace to the precision asked: send lag p99 1.500 ms above the limit 1.000 ms on a quiet host"},
+		// The client host quiet, but the server's process waited for a CPU
+		// a third of the time, 2 ms a slice (its CPUs were taken: pinned
+		// beside busy loops): the host's, naming the wait.
+		{name: "fail, the server process waits for a CPU", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(100 * us), waiting(2*ms, 300)}, slo: "p99<5ms",
+			want: Untrusted, verdict: "inconclusive", says: "the server process waited 600.0 ms for a CPU in 2.0 s (30% of the time, 2.0 ms per time slice)"},
+		// A saturated client host, but the server's process hardly waited:
+		// the miss is the server's own.
+		{name: "fail, busy host, the server process not waiting", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms), waiting(5*us, 800)}, slo: "p99<5ms",
+			want: Violated, verdict: "ok", says: "the server process waited 4.0 ms for a CPU in 2.0 s (0.2% of the time, 5 µs per time slice): the time is the server's own"},
+		// An fsync of 40 ms during the test: the server's, whatever its
+		// waits.
+		{name: "fail beside an fsync", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms), waiting(2*ms, 300)}, slo: "p99<5ms",
+			server: &serverinfo.Stats{Available: true, LatencyEvents: []serverinfo.LatencyEvent{{Event: "aof-fsync-always", At: 1700000000, Ms: 40}}},
+			want:   Violated, verdict: "ok", says: "beside the server's own latency event aof-fsync-always 40 ms at 22:13:20 UTC"},
+		// A slow command event while the process waited for a CPU: the
+		// command's time holds the waits, so the host's.
+		{name: "fail beside a command event, waiting", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(100 * us), waiting(2*ms, 300)}, slo: "p99<5ms",
+			server: &serverinfo.Stats{Available: true, LatencyEvents: []serverinfo.LatencyEvent{{Event: "command", At: 1700000000, Ms: 8}}},
+			want:   Untrusted, verdict: "inconclusive", says: "the server process waited"},
+		// The same event with the process not waiting: the server's.
+		{name: "fail beside a command event", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms), waiting(5*us, 100)}, slo: "p99<5ms",
+			server: &serverinfo.Stats{Available: true, LatencyEvents: []serverinfo.LatencyEvent{{Event: "command", At: 1700000000, Ms: 8}}},
+			want:   Violated, verdict: "ok", says: "latency event command 8 ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mode := tc.mode
@@ -219,6 +258,7 @@ func TestJudge(t *testing.T) {
 				res = mustCheck(t, mustSLO(t, tc.slo, tc.window), r)
 			}
 			tt := asTest(t, r, res)
+			tt.Server = tc.server
 			j := Judge(tt)
 			t.Logf("%d %s: %s", j.Outcome, j.Verdict, j.Reason)
 			if j.Outcome != tc.want || j.Verdict != tc.verdict || !strings.Contains(j.Reason, tc.says) {

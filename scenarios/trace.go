@@ -13,9 +13,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -36,6 +34,12 @@ type TraceRecord struct {
 	Argv [][]byte
 	// Line is the record's 1-based line number in the (decompressed) file.
 	Line int64
+	// Effect marks a command a script ran (MONITOR's source "lua"), which
+	// MONITOR shows right after the script's call: ScriptLine is the line
+	// of that EVAL, EVALSHA, FCALL or read-only variant (0 when the record
+	// before is no script call: the trace does not hold the call).
+	Effect     bool
+	ScriptLine int64
 }
 
 // TraceFormat is the format of a trace file.
@@ -91,19 +95,33 @@ const (
 	maxInterned = 1 << 16
 	// maxInternedLen is the longest client name that is cached.
 	maxInternedLen = 256
+	// DefaultMaxBlank bounds the bytes of blank lines (and MONITOR's "OK")
+	// a trace may hold: a trace has a command on every line, and a gzip
+	// file of nothing but newlines (4 GiB from 4 MiB) would otherwise be
+	// read to its end, on every pass, to find nothing.
+	DefaultMaxBlank = 64 << 20
+	// interruptEvery is how many lines a reader reads between looks at
+	// TraceOptions.Done (and at each read of the file).
+	interruptEvery = 1 << 14
 )
+
+// ErrTraceInterrupted is wrapped by the error of a read that
+// TraceOptions.Done ended.
+var ErrTraceInterrupted = errors.New("interrupted")
 
 // TraceOptions configure a TraceReader. The zero value is the default.
 type TraceOptions struct {
 	// Format forces a format; TraceAuto detects it.
 	Format TraceFormat
-	// KeepLua returns the MONITOR lines of commands run by scripts (source
-	// "lua"). By default they are skipped and counted: the EVAL, EVALSHA
-	// or FCALL that ran them is in the trace too, and replaying both would
-	// run them twice.
-	KeepLua bool
 	// MaxLine is the longest line accepted, in bytes. 0: DefaultMaxTraceLine.
 	MaxLine int
+	// MaxBlank is how many bytes of blank lines (and MONITOR "OK" lines)
+	// the trace may hold in all before the reader refuses it. 0:
+	// DefaultMaxBlank; negative: no limit.
+	MaxBlank int64
+	// Done, once closed, ends the read: Next returns an error wrapping
+	// ErrTraceInterrupted (a context's Done, for a Ctrl-C). nil: never.
+	Done <-chan struct{}
 	// MaxBackstep is how far back a timestamp may step before the reader
 	// refuses the line. 0: DefaultMaxBackstep; negative: no limit.
 	MaxBackstep time.Duration
@@ -116,10 +134,14 @@ type TraceStats struct {
 	Gzip bool
 	// Lines read, blank and MONITOR "OK" lines included.
 	Lines int64
-	// Records returned by Next.
+	// Records returned by Next, the commands scripts ran included.
 	Records int64
-	// Lua counts the MONITOR lines of commands run by scripts, skipped.
+	// Lua counts the MONITOR lines of commands run by scripts (records
+	// with Effect set).
 	Lua int64
+	// Blank counts the blank lines and MONITOR's "OK" lines, BlankBytes
+	// their bytes (newlines included).
+	Blank, BlankBytes int64
 	// Backwards counts timestamps earlier than the record before, which
 	// the reader moved up to it; MaxBackstep is the largest such step.
 	Backwards   int64
@@ -193,35 +215,10 @@ type TraceReader struct {
 	prevT    int64
 	prevLine int64
 	started  bool
-	err      error // sticky: once a line is wrong the trace is
-}
-
-// OpenTrace opens the trace file at path, gzip-compressed or not (told by
-// its first bytes, not its name), and detects its format unless opt
-// forces one. Close closes the file. The trace must be a regular file:
-// a replay reads it more than once (checked, then replayed, once per
-// loop), which a FIFO or a pipe cannot give.
-func OpenTrace(path string, opt TraceOptions) (*TraceReader, error) {
-	// O_NONBLOCK: opening a FIFO that no one writes would wait for a
-	// writer, deaf to Ctrl-C; a regular file's reads ignore the flag.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		return nil, &TraceError{Name: path, Msg: "not a regular file (" + fileKind(fi.Mode()) + "): a replay reads its trace more than once"}
-	}
-	r, err := NewTraceReader(f, path, opt)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r.closer = f
-	return r, nil
+	// script is the line of the last record when it was a script's call
+	// (0 if it was not): the script whose effects follow.
+	script int64
+	err    error // sticky: once a line is wrong the trace is
 }
 
 // bufSize is the read buffer: lines up to it are read without copying.
@@ -237,8 +234,11 @@ func NewTraceReader(rd io.Reader, name string, opt TraceOptions) (*TraceReader, 
 	if opt.MaxBackstep == 0 {
 		opt.MaxBackstep = DefaultMaxBackstep
 	}
+	if opt.MaxBlank == 0 {
+		opt.MaxBlank = DefaultMaxBlank
+	}
 	r := &TraceReader{name: name, opt: opt, format: opt.Format, clients: map[string]string{}}
-	r.raw = &hashReader{r: rd, h: sha256.New()}
+	r.raw = &hashReader{r: rd, h: sha256.New(), done: opt.Done}
 	r.br = bufio.NewReaderSize(r.raw, bufSize)
 	if magic, _ := r.br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(r.br)
@@ -313,16 +313,29 @@ func (r *TraceReader) Next() (*TraceRecord, error) {
 
 func (r *TraceReader) next() (*TraceRecord, error) {
 	for {
+		if err := r.blankRun(); err != nil {
+			return nil, err
+		}
 		line, complete, err := r.readLine()
 		if err != nil {
 			return nil, err
 		}
 		r.stats.Lines++
+		if r.stats.Lines%interruptEvery == 0 && r.interrupted() {
+			return nil, r.interruptErr()
+		}
 		if r.stats.Lines == 1 {
 			line = trimBOM(line)
 		}
+		size := int64(len(line))
+		if complete {
+			size++
+		}
 		line = trimSpace(line)
 		if len(line) == 0 {
+			if err := r.blank(size); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if r.format == TraceAuto {
@@ -345,7 +358,11 @@ func (r *TraceReader) next() (*TraceRecord, error) {
 		lua := false
 		if r.format == TraceMonitor {
 			if string(line) == "OK" || string(line) == "+OK" {
-				continue // redis-cli's reply to MONITOR
+				// redis-cli's reply to MONITOR
+				if err := r.blank(size); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			msg, lua = r.parseMonitor(line)
 		} else {
@@ -357,17 +374,96 @@ func (r *TraceReader) next() (*TraceRecord, error) {
 			}
 			return nil, r.lineErr(msg)
 		}
-		if lua && !r.opt.KeepLua {
-			r.stats.Lua++
-			continue
-		}
 		r.rec.Argv = r.argv
+		if lua {
+			r.rec.Effect, r.rec.ScriptLine = true, r.script
+			r.stats.Lua++
+		} else {
+			r.script = 0
+			if IsScriptCall(r.argv) {
+				r.script = r.rec.Line
+			}
+		}
 		if err := r.order(); err != nil {
 			return nil, err
 		}
 		r.stats.Records++
 		return &r.rec, nil
 	}
+}
+
+// blank counts a blank line of size bytes and refuses one past MaxBlank.
+func (r *TraceReader) blank(size int64) error {
+	r.stats.Blank++
+	r.stats.BlankBytes += size
+	if r.opt.MaxBlank > 0 && r.stats.BlankBytes > r.opt.MaxBlank {
+		return r.lineErr("more than " + blankLimit(r.opt.MaxBlank) +
+			" of blank lines: a trace has a command on every line (is this a trace?)")
+	}
+	return nil
+}
+
+func blankLimit(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// blankRun passes over the empty lines ("\n") at the start of what is
+// buffered at once, counting each: a file of nothing but newlines costs a
+// scan of its bytes, not a line's work for each.
+func (r *TraceReader) blankRun() error {
+	for {
+		b, _ := r.br.Peek(r.br.Buffered())
+		n := 0
+		for n < len(b) && b[n] == '\n' {
+			n++
+		}
+		if n == 0 {
+			return nil
+		}
+		if r.opt.MaxBlank > 0 && r.stats.BlankBytes+int64(n) > r.opt.MaxBlank {
+			n = int(r.opt.MaxBlank-r.stats.BlankBytes) + 1
+			r.br.Discard(n)
+			r.stats.Lines += int64(n)
+			r.stats.Blank += int64(n)
+			r.stats.BlankBytes += int64(n)
+			return r.lineErr("more than " + blankLimit(r.opt.MaxBlank) +
+				" of blank lines: a trace has a command on every line (is this a trace?)")
+		}
+		r.br.Discard(n)
+		r.stats.Lines += int64(n)
+		r.stats.Blank += int64(n)
+		r.stats.BlankBytes += int64(n)
+		if r.interrupted() {
+			return r.interruptErr()
+		}
+		if n < len(b) {
+			return nil
+		}
+		// The buffer was all newlines: fill it again.
+		if _, err := r.br.Peek(1); err != nil {
+			return nil // readLine reports the end or the error
+		}
+	}
+}
+
+// interrupted reports whether Done is closed.
+func (r *TraceReader) interrupted() bool {
+	if r.opt.Done == nil {
+		return false
+	}
+	select {
+	case <-r.opt.Done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (r *TraceReader) interruptErr() *TraceError {
+	return &TraceError{Name: r.name, Line: r.stats.Lines, Msg: "interrupted while reading the trace (it was not read to its end)", Err: ErrTraceInterrupted}
 }
 
 // order mends a timestamp that went back (see TraceReader).
@@ -397,6 +493,9 @@ func (r *TraceReader) lineErr(msg string) *TraceError {
 
 // readErr wraps a failed read (a broken gzip stream, a disk error).
 func (r *TraceReader) readErr(err error) *TraceError {
+	if errors.Is(err, ErrTraceInterrupted) {
+		return r.interruptErr()
+	}
 	msg := err.Error()
 	if r.gz != nil && errors.Is(err, io.ErrUnexpectedEOF) {
 		msg = "gzip: the compressed file ends too early (cut short?)"
@@ -513,33 +612,26 @@ func (r *TraceReader) intern(b []byte) string {
 }
 
 // hashReader counts and hashes the bytes read through it: the file's
-// size and digest, as it is on disk.
+// size and digest, as it is on disk. Once done is closed its reads fail.
 type hashReader struct {
-	r io.Reader
-	h hash.Hash
-	n int64
+	r    io.Reader
+	h    hash.Hash
+	n    int64
+	done <-chan struct{}
 }
 
 func (h *hashReader) Read(p []byte) (int, error) {
+	if h.done != nil {
+		select {
+		case <-h.done:
+			return 0, ErrTraceInterrupted
+		default:
+		}
+	}
 	n, err := h.r.Read(p)
 	if n > 0 {
 		h.h.Write(p[:n])
 		h.n += int64(n)
 	}
 	return n, err
-}
-
-// fileKind names a file mode that is not a regular file's.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "not a plain file"
 }

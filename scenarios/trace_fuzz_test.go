@@ -53,7 +53,7 @@ func FuzzMonitorLine(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		recs, err := readAllRecs(t, []byte(text), TraceOptions{Format: TraceMonitor, KeepLua: true, MaxBackstep: -1})
+		recs, err := readAllRecs(t, []byte(text), TraceOptions{Format: TraceMonitor, MaxBackstep: -1})
 		checkErr(t, err)
 		for _, x := range recs {
 			line := strconv.AppendInt(nil, x.T/1e9, 10)

@@ -125,38 +125,37 @@ func TestMonitorCaptureOfARealServer(t *testing.T) {
 	capture.WaitFor(t, "end-marker")
 	capture.Stop()
 
-	for _, keepLua := range []bool{false, true} {
-		tr, err := scenarios.OpenTrace(capture.Path, scenarios.TraceOptions{KeepLua: keepLua})
+	tr, err := scenarios.OpenTrace(capture.Path, scenarios.TraceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []sent
+	for {
+		x, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []sent
-		for {
-			x, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := sent{db: x.DB, client: x.Client}
-			for _, a := range x.Argv {
-				s.argv = append(s.argv, string(a))
-			}
-			got = append(got, s)
+		s := sent{db: x.DB, client: x.Client}
+		for _, a := range x.Argv {
+			s.argv = append(s.argv, string(a))
 		}
-		tr.Close()
-		w := want
-		if keepLua {
-			lua := sent{argv: []string{"set", "lk", "lv\n\xff"}, client: "lua"}
-			w = append(append(append([]sent{}, want[:9]...), lua), want[9:]...)
+		if x.Effect != (x.Client == "lua") || x.Effect && x.ScriptLine != x.Line-1 {
+			t.Errorf("line %d (%s): effect %v of line %d", x.Line, x.Client, x.Effect, x.ScriptLine)
 		}
-		if !reflect.DeepEqual(got, w) {
-			t.Errorf("KeepLua %v:\n got %+v\nwant %+v", keepLua, got, w)
-		}
-		if st := tr.Stats(); st.Format != scenarios.TraceMonitor || keepLua == (st.Lua == 1) {
-			t.Errorf("%+v", st)
-		}
+		got = append(got, s)
+	}
+	tr.Close()
+	// The script's SET comes right after its EVAL, marked as its effect.
+	lua := sent{argv: []string{"set", "lk", "lv\n\xff"}, client: "lua"}
+	w := append(append(append([]sent{}, want[:9]...), lua), want[9:]...)
+	if !reflect.DeepEqual(got, w) {
+		t.Errorf("got %+v\nwant %+v", got, w)
+	}
+	if st := tr.Stats(); st.Format != scenarios.TraceMonitor || st.Lua != 1 {
+		t.Errorf("%+v", st)
 	}
 
 	if *update {
@@ -171,7 +170,7 @@ func TestMonitorCaptureOfARealServer(t *testing.T) {
 		if err := os.WriteFile("testdata/trace/monitor-redis7.txt", b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tr, _ := scenarios.NewTraceReader(bytes.NewReader(b), "capture", scenarios.TraceOptions{KeepLua: true})
+		tr, _ := scenarios.NewTraceReader(bytes.NewReader(b), "capture", scenarios.TraceOptions{})
 		var js bytes.Buffer
 		jw := scenarios.NewTraceWriter(&js)
 		for {

@@ -1,22 +1,23 @@
 package scenarios
 
-// PrefixKeys puts prefix in front of the arguments of argv at the key
-// positions first..last every step, as cluster.KeySpec gives them (argv[0]
-// is the command; last -1 is the last argument, -2 the one before, ...;
-// first 0: no keys). It changes argv in place, pointing the keys into buf,
-// and returns both; it allocates nothing when buf has room for the
-// prefixed keys. Positions outside argv are left alone.
-func PrefixKeys(argv [][]byte, first, last, step int, prefix []byte, buf []byte) ([][]byte, []byte) {
+import "slices"
+
+// PrefixKeys puts prefix in front of the arguments of argv at the indexes
+// keys (argv[0] is the command; as cluster.KeyIndexes finds them, in any
+// order, an index given twice prefixed once; sorted in place). It
+// changes argv in place, pointing the keys into buf, and returns both; it
+// allocates nothing when buf has room for the prefixed keys. Indexes
+// outside argv are left alone.
+func PrefixKeys(argv [][]byte, keys []int, prefix []byte, buf []byte) ([][]byte, []byte) {
 	buf = buf[:0]
-	if first <= 0 || len(prefix) == 0 {
+	if len(prefix) == 0 {
 		return argv, buf
 	}
-	if last < 0 {
-		last += len(argv)
-	}
-	last = min(last, len(argv)-1)
-	step = max(step, 1)
-	for i := first; i <= last; i += step {
+	slices.Sort(keys)
+	for n, i := range keys {
+		if i <= 0 || i >= len(argv) || n > 0 && keys[n-1] == i {
+			continue
+		}
 		// A buf that grows leaves the keys before in the old array,
 		// where they stay valid.
 		start := len(buf)

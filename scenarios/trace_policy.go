@@ -6,6 +6,9 @@ package scenarios
 // allows them by name, and drops what the user names to skip. Commands
 // are named case-insensitively, by their name, or for container commands
 // (CONFIG, CLUSTER, ACL, ...) by name and subcommand: "CONFIG SET".
+// A name with a NUL, a control byte or a blank is no name a flag can
+// allow (the server's lookup may read it as another command's), and a
+// script is judged by what it ran (ScanTrace).
 
 import (
 	"errors"
@@ -24,6 +27,11 @@ const (
 	Refuse
 	// Skip drops the command from the replay, counted.
 	Skip
+	// Forbid stops the replay at the command's line whatever the flags
+	// say: its name or subcommand holds a byte no command's name has (a
+	// NUL, a control byte, a blank), and Redis looks names up in a way a
+	// NUL can cut short: "FLUSHALL\x00N" can run as FLUSHALL.
+	Forbid
 )
 
 func (a Action) String() string {
@@ -32,6 +40,8 @@ func (a Action) String() string {
 		return "refuse"
 	case Skip:
 		return "skip"
+	case Forbid:
+		return "forbid"
 	}
 	return "replay"
 }
@@ -44,6 +54,7 @@ type commandClass struct {
 	blocking  bool
 	pubsub    bool
 	tx        bool
+	script    bool // runs a script: its effects are the trace's lua lines
 }
 
 // commands is the table, by upper-case name ("CONFIG SET" for a
@@ -107,8 +118,15 @@ var commands = func() map[string]commandClass {
 	mark(func(c *commandClass) { c.pubsub = true }, "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE",
 		"UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE")
 	mark(func(c *commandClass) { c.tx = true }, "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH")
+	mark(func(c *commandClass) { c.script = true }, scriptCalls...)
 	return m
 }()
+
+// scriptCalls are the commands that run a script or a function.
+var scriptCalls = []string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"}
+
+// scriptsWord is the word --allow and --skip take for every script call.
+const scriptsWord = "SCRIPTS"
 
 // maxNameLen bounds a command name (two words) as looked up; longer names
 // are no command the table knows.
@@ -210,6 +228,58 @@ func IsTransaction(argv [][]byte) bool {
 	return c.tx
 }
 
+// IsScriptCall reports whether argv runs a script or a function: EVAL,
+// EVALSHA, FCALL and their read-only variants.
+func IsScriptCall(argv [][]byte) bool {
+	_, c := classOf(argv)
+	return c.script
+}
+
+// oddName says what is wrong with argv's name, or with its subcommand for
+// a container command: "" when nothing. A byte below '!' or DEL is in no
+// command's name; Redis 7 compares names up to a NUL, so a name that
+// holds one may run as the command before it.
+func oddName(argv [][]byte) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	if k := oddBytes(argv[0]); k != 0 {
+		return oddWhy[0][k]
+	}
+	var buf [maxNameLen]byte
+	if len(argv) > 1 && len(argv[0]) <= maxNameLen/2 && commands[string(upper(buf[:0], argv[0]))].container {
+		if k := oddBytes(argv[1]); k != 0 {
+			return oddWhy[1][k]
+		}
+	}
+	return ""
+}
+
+// oddWhy words oddName's findings, for a name ([0]) and a subcommand
+// ([1]), by oddBytes's kind.
+var oddWhy = [2][4]string{
+	{"", "the command's name holds a NUL byte (Redis may run it as the command before the NUL)",
+		"the command's name holds a blank", "the command's name holds a control byte"},
+	{"", "the subcommand holds a NUL byte (Redis may run it as the command before the NUL)",
+		"the subcommand holds a blank", "the subcommand holds a control byte"},
+}
+
+// oddBytes finds the first byte of b no command's name has: 1 a NUL, 2 a
+// blank, 3 another control byte; 0 none.
+func oddBytes(b []byte) int {
+	for _, c := range b {
+		switch {
+		case c == 0:
+			return 1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return 2
+		case c < 0x20 || c == 0x7f:
+			return 3
+		}
+	}
+	return 0
+}
+
 // IsSelect reports whether argv is SELECT. The replay drops SELECT lines
 // (Policy skips them): every record carries its database and the driver
 // selects it per connection.
@@ -235,11 +305,20 @@ func equalFold(b []byte, s string) bool {
 
 // Policy decides which commands of a trace a replay sends. The zero value
 // and a nil *Policy are the defaults: destructive and administrative
-// commands refused, AUTH, HELLO, SELECT, QUIT and RESET skipped, the rest
-// replayed.
+// commands refused, AUTH, HELLO, SELECT, QUIT and RESET skipped, the
+// commands scripts ran not sent (their call is), the rest replayed.
 type Policy struct {
 	allow map[string]bool
 	skip  map[string]bool
+	// allowScripts and skipScripts: "scripts" in --allow or --skip, for
+	// every script call.
+	allowScripts, skipScripts bool
+	// effects sends the commands scripts ran too (--script-commands).
+	effects bool
+	// isolate refuses what reaches past a key prefix (WithKeyPrefix);
+	// keysFound says whether the keys of a command can be found.
+	isolate   bool
+	keysFound func(argv [][]byte) bool
 }
 
 // newPolicy builds a policy from the names to allow (un-refuse, or send
@@ -256,8 +335,40 @@ func newPolicy(allow, skip []string) (*Policy, error) {
 	if p.skip, err = nameSet("skip", skip); err != nil {
 		return nil, err
 	}
+	p.allowScripts, p.skipScripts = p.allow[scriptsWord], p.skip[scriptsWord]
 	return p, nil
 }
+
+// WithScriptCommands returns a copy of p (nil: the default) that also
+// sends the commands scripts ran (MONITOR's lua lines), as commands of
+// their own.
+func (p *Policy) WithScriptCommands() *Policy {
+	c := p.clone()
+	c.effects = true
+	return c
+}
+
+// WithKeyPrefix returns a copy of p (nil: the default) for a replay whose
+// keys are prefixed: it also refuses, unless --allow names them, what
+// reaches keys or databases a prefix cannot keep apart: script calls (a
+// script reaches keys it is not given), MOVE, COPY with DB, and every
+// command for which keysFound is false (its keys cannot be found).
+func (p *Policy) WithKeyPrefix(keysFound func(argv [][]byte) bool) *Policy {
+	c := p.clone()
+	c.isolate, c.keysFound = true, keysFound
+	return c
+}
+
+func (p *Policy) clone() *Policy {
+	if p == nil {
+		return &Policy{}
+	}
+	c := *p
+	return &c
+}
+
+// SendsScriptCommands reports whether p sends the commands scripts ran.
+func (p *Policy) SendsScriptCommands() bool { return p != nil && p.effects }
 
 // ParsePolicy is newPolicy for comma-separated lists, as --allow and
 // --skip take them: "KEYS,CONFIG SET".
@@ -289,6 +400,10 @@ func nameSet(what string, list []string) (map[string]bool, error) {
 		if len(words) == 2 && !commands[words[0]].container {
 			return nil, errors.New("--" + what + ": " + quoteName(n) + ": " + words[0] + " has no subcommands (name it alone)")
 		}
+		if len(words) == 1 && words[0] == scriptsWord {
+			m[name] = true // every script call: EVAL, EVALSHA, FCALL and their read-only variants
+			continue
+		}
 		m[name] = true
 	}
 	return m, nil
@@ -296,27 +411,42 @@ func nameSet(what string, list []string) (map[string]bool, error) {
 
 func quoteName(s string) string { return excerpt([]byte(s)) }
 
+// Decide is what a replay does with rec: a command a script ran is
+// Forbid for a name no flag sends, else Skip unless p sends them
+// (WithScriptCommands); any other command is Classify's.
+func (p *Policy) Decide(rec *TraceRecord) (Action, string) {
+	if rec.Effect && !p.SendsScriptCommands() {
+		if why := oddName(rec.Argv); why != "" {
+			return Forbid, why
+		}
+		return Skip, "run by a script"
+	}
+	return p.Classify(rec.Argv)
+}
+
 // Classify decides what a replay does with argv, and why (a short reason
-// for Refuse and Skip). It does not allocate.
+// for Refuse, Skip and Forbid). It does not allocate.
 func (p *Policy) Classify(argv [][]byte) (Action, string) {
 	if len(argv) == 0 {
 		return Refuse, "empty command"
 	}
+	if why := oddName(argv); why != "" {
+		return Forbid, why
+	}
 	var buf [maxNameLen]byte
 	one, two := names(&buf, argv)
-	if p != nil && p.skip != nil && (two != nil && p.skip[string(two)] || one != nil && p.skip[string(one)]) {
+	var sub, cmd commandClass
+	if one != nil {
+		if two != nil {
+			sub = commands[string(two)]
+		}
+		cmd = commands[string(one)]
+	}
+	if p != nil && (p.skip != nil && (two != nil && p.skip[string(two)] || one != nil && p.skip[string(one)]) ||
+		p.skipScripts && cmd.script) {
 		return Skip, "--skip"
 	}
-	if one == nil {
-		return Replay, ""
-	}
-	var sub commandClass
-	if two != nil {
-		sub = commands[string(two)]
-	}
-	cmd := commands[string(one)]
-	allowed := p != nil && p.allow != nil && (two != nil && p.allow[string(two)] || p.allow[string(one)])
-	if allowed {
+	if p.allows(one, two, cmd) {
 		return Replay, ""
 	}
 	switch {
@@ -329,7 +459,50 @@ func (p *Policy) Classify(argv [][]byte) (Action, string) {
 	case cmd.skip != "":
 		return Skip, cmd.skip
 	}
+	if p != nil && p.isolate {
+		if why := escapesPrefix(argv, cmd); why != "" {
+			return Refuse, why
+		}
+		if p.keysFound != nil && !p.keysFound(argv) {
+			return Refuse, "pacer cannot find its keys to put --key-prefix before them"
+		}
+	}
 	return Replay, ""
+}
+
+// allows says whether --allow names the command.
+func (p *Policy) allows(one, two []byte, cmd commandClass) bool {
+	if p == nil || one == nil {
+		return false
+	}
+	return p.allow != nil && (two != nil && p.allow[string(two)] || p.allow[string(one)]) || p.allowScripts && cmd.script
+}
+
+// AllowsScript says whether --allow names argv, a script call: it is then
+// sent although the trace does not show what it ran.
+func (p *Policy) AllowsScript(argv [][]byte) bool {
+	var buf [maxNameLen]byte
+	one, two := names(&buf, argv)
+	_, cmd := classOf(argv)
+	return cmd.script && p.allows(one, two, cmd)
+}
+
+// escapesPrefix says why argv would reach past a key prefix: keys it is
+// not given, or another database.
+func escapesPrefix(argv [][]byte, cmd commandClass) string {
+	switch {
+	case cmd.script:
+		return "a script reaches keys it is not given: --key-prefix cannot keep it apart"
+	case equalFold(argv[0], "MOVE"):
+		return "moves a key to another database, which --key-prefix does not keep apart"
+	case equalFold(argv[0], "COPY"):
+		for _, a := range argv[min(3, len(argv)):] {
+			if equalFold(a, "DB") {
+				return "copies a key to another database, which --key-prefix does not keep apart"
+			}
+		}
+	}
+	return ""
 }
 
 // refusedByDefault lists the names the default policy refuses, sorted.

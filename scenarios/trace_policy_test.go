@@ -21,6 +21,12 @@ func TestPolicy(t *testing.T) {
 	skipping, _ := ParsePolicy("", "FLUSHALL,get,client setname")
 	both, _ := ParsePolicy("KEYS", "KEYS")
 	allowAuth, _ := ParsePolicy("auth", "")
+	allowAll, _ := ParsePolicy("FLUSHALL,CONFIG,SHUTDOWN", "")
+	skipScripts, _ := ParsePolicy("", "scripts")
+	found := func(argv [][]byte) bool { return !equalFold(argv[0], "NOSUCH") }
+	prefixed := (*Policy)(nil).WithKeyPrefix(found)
+	allowSome, _ := ParsePolicy("scripts,MOVE,NOSUCH", "")
+	prefixedAllow := allowSome.WithKeyPrefix(found)
 	for _, c := range []struct {
 		p      *Policy
 		cmd    string
@@ -44,19 +50,42 @@ func TestPolicy(t *testing.T) {
 		{dflt, "HELLO 3 AUTH (redacted) (redacted)", Skip, "credentials: MONITOR shows them redacted, a replay authenticates with its own"},
 		{dflt, "QUIT", Skip, "would close or reset a replay connection"},
 		{dflt, "KEYS *", Refuse, "scans every key and blocks the server meanwhile"},
-		{allowKeys, "KEYS *", Replay, ""},                                           // --allow un-refuses
-		{allowKeys, "config set x y", Replay, ""},                                   // --allow by two words
-		{allowKeys, "CONFIG REWRITE", Refuse, "changes the server's configuration"}, // only the subcommand named
-		{allowConfig, "CONFIG REWRITE", Replay, ""},                                 // a container's name covers its subcommands
-		{allowAuth, "AUTH pw", Replay, ""},                                          // --allow sends a default-skipped command
-		{skipping, "FLUSHALL", Skip, "--skip"},                                      // --skip drops a refused command
-		{skipping, "GET k", Skip, "--skip"},                                         // and a normal one
-		{skipping, "CLIENT SETNAME x", Skip, "--skip"},                              // by subcommand
-		{skipping, "CLIENT GETNAME", Replay, ""},                                    // only that subcommand
-		{both, "KEYS *", Skip, "--skip"},                                            // skipping wins over allowing
-		{dflt, "CONFIG", Replay, ""},                                                // a container without subcommand: the server answers
-		{dflt, strings.Repeat("X", 100), Replay, ""},                                // a long name is no known command
-		{dflt, "", Refuse, "empty command"},                                         // nothing to send
+		{allowKeys, "KEYS *", Replay, ""},                                                                                          // --allow un-refuses
+		{allowKeys, "config set x y", Replay, ""},                                                                                  // --allow by two words
+		{allowKeys, "CONFIG REWRITE", Refuse, "changes the server's configuration"},                                                // only the subcommand named
+		{allowConfig, "CONFIG REWRITE", Replay, ""},                                                                                // a container's name covers its subcommands
+		{allowAuth, "AUTH pw", Replay, ""},                                                                                         // --allow sends a default-skipped command
+		{skipping, "FLUSHALL", Skip, "--skip"},                                                                                     // --skip drops a refused command
+		{skipping, "GET k", Skip, "--skip"},                                                                                        // and a normal one
+		{skipping, "CLIENT SETNAME x", Skip, "--skip"},                                                                             // by subcommand
+		{skipping, "CLIENT GETNAME", Replay, ""},                                                                                   // only that subcommand
+		{both, "KEYS *", Skip, "--skip"},                                                                                           // skipping wins over allowing
+		{dflt, "CONFIG", Replay, ""},                                                                                               // a container without subcommand: the server answers
+		{dflt, strings.Repeat("X", 100), Replay, ""},                                                                               // a long name is no known command
+		{dflt, "", Refuse, "empty command"},                                                                                        // nothing to send
+		{dflt, "FLUSHALL\x00N", Forbid, "the command's name holds a NUL byte (Redis may run it as the command before the NUL)"},    // a NUL
+		{allowAll, "FLUSHALL\x00", Forbid, "the command's name holds a NUL byte (Redis may run it as the command before the NUL)"}, // whatever --allow says
+		{skipping, "FLUSHALL\x00", Forbid, "the command's name holds a NUL byte (Redis may run it as the command before the NUL)"}, // or --skip
+		{dflt, "CONFIG SET\x00N maxmemory-policy x", Forbid, "the subcommand holds a NUL byte (Redis may run it as the command before the NUL)"},
+		{dflt, "GET\x7f k", Forbid, "the command's name holds a control byte"},                                                                    // DEL is a control byte
+		{dflt, "SHUTDOWN\x01", Forbid, "the command's name holds a control byte"},                                                                 // so are the others
+		{dflt, "SET k v\x00\r\n", Replay, ""},                                                                                                     // an argument may hold any byte
+		{dflt, "GET \x00k", Replay, ""},                                                                                                           // a key too: GET has no subcommands
+		{dflt, strings.Repeat("X", 100) + "\x00", Forbid, "the command's name holds a NUL byte (Redis may run it as the command before the NUL)"}, // however long
+		{dflt, "EVAL s 0", Replay, ""},                                                                                                            // a script call: judged by its effects (ScanTrace)
+		{skipScripts, "evalsha x 0", Skip, "--skip"},                                                                                              // --skip scripts: every script call
+		{skipScripts, "FCALL_RO f 0", Skip, "--skip"},                                                                                             // the read-only ones too
+		{skipScripts, "GET k", Replay, ""},                                                                                                        // and nothing else
+		{prefixed, "GET k", Replay, ""},                                                                                                           // --key-prefix: keys found
+		{prefixed, "NOSUCH k", Refuse, "pacer cannot find its keys to put --key-prefix before them"},
+		{prefixed, "EVAL s 0", Refuse, "a script reaches keys it is not given: --key-prefix cannot keep it apart"},
+		{prefixed, "MOVE k 1", Refuse, "moves a key to another database, which --key-prefix does not keep apart"},
+		{prefixed, "COPY a b db 1", Refuse, "copies a key to another database, which --key-prefix does not keep apart"},
+		{prefixed, "COPY a b REPLACE", Replay, ""},          // a COPY in its database
+		{prefixed, "FLUSHALL", Refuse, "deletes every key"}, // the default's refusals first
+		{prefixedAllow, "EVAL s 0", Replay, ""},             // --allow scripts
+		{prefixedAllow, "MOVE k 1", Replay, ""},             // --allow MOVE
+		{prefixedAllow, "NOSUCH k", Replay, ""},             // --allow NOSUCH
 	} {
 		got, reason := c.p.Classify(args(c.cmd))
 		if got != c.want || reason != c.reason {
@@ -103,6 +132,15 @@ func TestRefusedByDefault(t *testing.T) {
 	}
 	if l := refusedByDefault(); len(l) < 50 || l[0] != "ACL DELUSER" {
 		t.Errorf("%d: %v", len(l), l)
+	}
+	for _, argv := range [][][]byte{{[]byte("CONFIG"), []byte("GET\r"), []byte("x")}, {[]byte("client"), []byte("kill id")}, {[]byte("GET\t"), []byte("k")}} {
+		if a, why := (*Policy)(nil).Classify(argv); a != Forbid || !strings.Contains(why, "a blank") {
+			t.Errorf("%q: %v %q, want a blank forbidden", argv, a, why)
+		}
+	}
+	a := args("CONFIG SET\x00 x y")
+	if n := testing.AllocsPerRun(100, func() { (*Policy)(nil).Classify(a) }); n != 0 {
+		t.Errorf("Classify of a forbidden name: %.1f allocations", n)
 	}
 }
 
@@ -165,38 +203,39 @@ func TestAppendCommandName(t *testing.T) {
 
 func TestPrefixKeys(t *testing.T) {
 	for _, c := range []struct {
-		cmd               string
-		first, last, step int
-		want              string
+		cmd  string
+		keys []int
+		want string
 	}{
-		// One comment per row: which KeySpec it is.
-		{"GET k", 1, 1, 1, "GET p:k"},                  // one key
-		{"DEL a b c", 1, -1, 1, "DEL p:a p:b p:c"},     // all arguments
-		{"MSET a 1 b 2", 1, -1, 2, "MSET p:a 1 p:b 2"}, // every other one
-		{"BLPOP a b 0", 1, -2, 1, "BLPOP p:a p:b 0"},   // all but the timeout
-		{"RENAME a b", 1, 2, 1, "RENAME p:a p:b"},      // a range
-		{"PING", 0, 0, 0, "PING"},                      // first 0: no keys
-		{"GET", 1, 1, 1, "GET"},                        // a key missing from the command
-		{"RENAME a", 1, 2, 1, "RENAME p:a"},            // a range past the end
-		{"MSET a 1 b", 1, -1, 0, "MSET p:a p:1 p:b"},   // step 0 taken as 1
+		// One comment per row: what the row shows.
+		{"GET k", []int{1}, "GET p:k"},                                       // one key
+		{"MSET a 1 b 2", []int{1, 3}, "MSET p:a 1 p:b 2"},                    // every other one
+		{"OBJECT ENCODING k", []int{2}, "OBJECT ENCODING p:k"},               // a subcommand's key
+		{"ZUNIONSTORE d 2 a b", []int{1, 3, 4}, "ZUNIONSTORE p:d 2 p:a p:b"}, // a destination and a key count
+		{"PING", nil, "PING"},                                                // no keys
+		{"GET", []int{1}, "GET"},                                             // a key missing from the command
+		{"SET k k", []int{1, 1}, "SET p:k k"},                                // an index given twice: once
+		{"DEL b a", []int{2, 1}, "DEL p:b p:a"},                              // in any order
+		{"DEL a", []int{0, -1, 5}, "DEL a"},                                  // indexes outside the arguments
 	} {
 		a := args(c.cmd)
-		got, _ := PrefixKeys(a, c.first, c.last, c.step, []byte("p:"), nil)
+		got, _ := PrefixKeys(a, c.keys, []byte("p:"), nil)
 		if s := string(bytes.Join(got, []byte(" "))); s != c.want {
-			t.Errorf("%s %d,%d,%d: %q, want %q", c.cmd, c.first, c.last, c.step, s, c.want)
+			t.Errorf("%s %v: %q, want %q", c.cmd, c.keys, s, c.want)
 		}
 	}
 	buf := make([]byte, 0, 64)
 	orig := args("MSET a 1 b 2")
 	a := make([][]byte, len(orig))
+	keys := []int{1, 3}
 	if n := testing.AllocsPerRun(100, func() {
 		copy(a, orig)
-		a, buf = PrefixKeys(a, 1, -1, 2, []byte("p:"), buf)
+		a, buf = PrefixKeys(a, keys, []byte("p:"), buf)
 	}); n != 0 {
 		t.Errorf("%.1f allocations", n)
 	}
 	// A buffer that grows keeps the keys before intact.
-	got, _ := PrefixKeys(args("DEL aaaaaaaa bbbbbbbb cccccccc"), 1, -1, 1, []byte("prefix:"), make([]byte, 0, 4))
+	got, _ := PrefixKeys(args("DEL aaaaaaaa bbbbbbbb cccccccc"), []int{1, 2, 3}, []byte("prefix:"), make([]byte, 0, 4))
 	if s := string(bytes.Join(got, []byte(" "))); s != "DEL prefix:aaaaaaaa prefix:bbbbbbbb prefix:cccccccc" {
 		t.Errorf("%q", s)
 	}

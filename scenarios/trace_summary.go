@@ -2,7 +2,8 @@ package scenarios
 
 // ScanTrace reads a trace once before a replay sends it: it checks every
 // line and the policy, and sums up what the replay will do (what
-// `pacer replay --dry-run` shows).
+// `pacer replay --dry-run` shows). A script call is judged by what the
+// trace shows it ran (MONITOR's lua lines after it).
 
 import (
 	"encoding/hex"
@@ -50,6 +51,9 @@ type TraceDrop struct {
 	Reason    string
 	Count     int64
 	FirstLine int64
+	// Hint says what sends or leaves out the first one, where --allow
+	// NAME and --skip NAME do not say it all ("" when they do).
+	Hint string
 }
 
 // TracePeak is the busiest window of a trace: windows are Window long,
@@ -97,8 +101,12 @@ type TraceSummary struct {
 	Peak1s, Peak10ms    TracePeak
 	ByCommand, ByClient TraceTally
 	ByDB                TraceTally // names are the database numbers
-	// Lua counts the MONITOR lines of commands run by scripts, skipped.
+	// Lua counts the MONITOR lines of commands run by scripts that are
+	// not sent (their call is).
 	Lua int64
+	// Blank counts the blank lines (and MONITOR's "OK"), BlankBytes
+	// their bytes.
+	Blank, BlankBytes int64
 	// Refused and Skipped list the commands the policy kept out, by name
 	// in the order of their first line; RefusedTotal and SkippedTotal sum
 	// them.
@@ -112,9 +120,16 @@ type TraceSummary struct {
 
 // ScanTrace reads the rest of r once, checks every command against policy
 // (nil: the default policy) and sums the trace up. A malformed line ends
-// the scan with its error. A trace with refused commands gives the
-// summary and an error at the first of them that counts them all; one
-// with no command to send gives an error that says why. r is not closed.
+// the scan with its error, and so does a forbidden name (Forbid). A
+// trace with refused commands gives the summary and an error at the
+// first of them that counts them all; one with no command to send gives
+// an error that says why. r is not closed.
+//
+// A script call (EVAL, EVALSHA, FCALL, their read-only variants) is
+// refused when a command it ran, as the trace shows it, is refused, or is
+// left out by --skip (a script is sent whole or not at all); one whose
+// effects the trace does not show (a JSON trace, MONITOR output without
+// its lua lines) is refused unless --allow names it.
 func ScanTrace(r *TraceReader, policy *Policy) (TraceSummary, error) {
 	s := TraceSummary{Name: r.Name(), Peak1s: TracePeak{Window: time.Second}, Peak10ms: TracePeak{Window: 10 * time.Millisecond}}
 	var (
@@ -122,25 +137,55 @@ func ScanTrace(r *TraceReader, policy *Policy) (TraceSummary, error) {
 		refused, skipped          drops
 		w1, w10                   window
 		name, client, num         []byte
+		call                      scriptCall
 		err                       error
 	)
 	w1.peak, w10.peak = &s.Peak1s, &s.Peak10ms
+	effects := effectPolicy(policy)
+	settle := func() {
+		if why, hint := call.verdict(); why != "" {
+			refused.addHint(call.name, why, hint, call.line)
+			s.Commands--
+		}
+		call = scriptCall{}
+	}
 	for {
 		var rec *TraceRecord
 		rec, err = r.Next()
 		if err != nil {
 			break
 		}
+		if rec.Effect {
+			if a, why := policy.Decide(rec); a == Forbid {
+				return s, forbidden(r.Name(), rec, why)
+			}
+			if call.line != 0 && rec.ScriptLine == call.line {
+				if ferr := call.effect(r.Name(), effects, rec); ferr != nil {
+					return s, ferr
+				}
+			}
+			if !policy.SendsScriptCommands() {
+				s.Lua++
+				continue
+			}
+		} else if call.line != 0 {
+			settle()
+		}
 		s.Records++
 		name = AppendCommandName(name[:0], rec.Argv)
 		action, reason := policy.Classify(rec.Argv)
 		switch action {
+		case Forbid:
+			return s, forbidden(r.Name(), rec, reason)
 		case Refuse:
 			refused.add(name, reason, rec.Line)
 			continue
 		case Skip:
 			skipped.add(name, reason, rec.Line)
 			continue
+		}
+		if !rec.Effect && IsScriptCall(rec.Argv) {
+			call = scriptCall{line: rec.Line, name: append(call.name[:0], name...), allowed: policy.AllowsScript(rec.Argv)}
 		}
 		if s.Commands == 0 {
 			s.First = rec.T
@@ -155,11 +200,15 @@ func ScanTrace(r *TraceReader, policy *Policy) (TraceSummary, error) {
 		w1.add(rec.T-s.First, rec.Line)
 		w10.add(rec.T-s.First, rec.Line)
 	}
+	if err == io.EOF && call.line != 0 {
+		settle()
+	}
 	w1.end()
 	w10.end()
 	st := r.Stats()
 	s.Format, s.Gzip, s.Bytes, s.SHA256 = st.Format, st.Gzip, st.Bytes, hex.EncodeToString(st.SHA256[:])
-	s.Lines, s.Lua, s.Backwards, s.MaxBackstep = st.Lines, st.Lua, st.Backwards, st.MaxBackstep
+	s.Lines, s.Backwards, s.MaxBackstep = st.Lines, st.Backwards, st.MaxBackstep
+	s.Blank, s.BlankBytes = st.Blank, st.BlankBytes
 	s.Span = time.Duration(s.Last - s.First)
 	if s.Span > 0 {
 		s.MeanRate = float64(s.Commands) / s.Span.Seconds()
@@ -170,15 +219,22 @@ func ScanTrace(r *TraceReader, policy *Policy) (TraceSummary, error) {
 	if err != io.EOF {
 		return s, err
 	}
-	if s.Commands == 0 {
-		return s, &TraceError{Name: s.Name, Msg: "no command to replay: " + nothingToSend(s)}
-	}
 	if s.RefusedTotal > 0 {
 		first := s.Refused[0]
+		hint := first.Hint
+		if hint == "" {
+			hint = "--allow NAME,... sends them, --skip NAME,... leaves them out"
+		}
+		none := ""
+		if s.Commands == 0 {
+			none = " (and no command to replay without them)"
+		}
 		return s, &TraceError{Name: s.Name, Line: first.FirstLine,
 			Msg: printable(first.Name) + " is refused (" + first.Reason + "); the trace has " +
-				strconv.FormatInt(s.RefusedTotal, 10) + " refused: " + listDrops(s.Refused) +
-				": --allow NAME,... sends them, --skip NAME,... leaves them out"}
+				strconv.FormatInt(s.RefusedTotal, 10) + " refused" + none + ": " + listDrops(s.Refused) + ": " + hint}
+	}
+	if s.Commands == 0 {
+		return s, &TraceError{Name: s.Name, Msg: "no command to replay: " + nothingToSend(s)}
 	}
 	return s, nil
 }
@@ -309,6 +365,10 @@ type drops struct {
 }
 
 func (d *drops) add(name []byte, reason string, line int64) {
+	d.addHint(name, reason, "", line)
+}
+
+func (d *drops) addHint(name []byte, reason, hint string, line int64) {
 	if len(name) > maxTallyName {
 		name = name[:maxTallyName]
 	}
@@ -326,7 +386,7 @@ func (d *drops) add(name []byte, reason string, line int64) {
 			return
 		}
 	}
-	d.m[string(name)] = &TraceDrop{Name: string(name), Reason: reason, Count: 1, FirstLine: line}
+	d.m[string(name)] = &TraceDrop{Name: string(name), Reason: reason, Count: 1, FirstLine: line, Hint: hint}
 }
 
 func (d *drops) result() ([]TraceDrop, int64) {

@@ -122,11 +122,20 @@ func TestScanTraceNothingToSend(t *testing.T) {
 		{"OK\n", "t: no command to replay: the trace is empty"},
 		{"OK\n1.1 [0 lua] \"GET\" \"k\"\n", "t: no command to replay: the trace has only commands run by scripts (1 lines)"},
 		{"OK\n1.1 [0 a:1] \"FLUSHALL\"\n1.2 [0 a:1] \"FLUSHALL\"\n1.3 [0 a:1] \"SELECT\" \"1\"\n",
-			"t: no command to replay: 2 refused (FLUSHALL 2), 1 skipped (SELECT 1)"},
+			"t:2: FLUSHALL is refused (deletes every key); the trace has 2 refused (and no command to replay without them): FLUSHALL 2: --allow NAME,... sends them, --skip NAME,... leaves them out"},
+		{"OK\n1.1 [0 a:1] \"FLUSHALL\"\n1.3 [0 a:1] \"SELECT\" \"1\"\n", ""}, // skipping, below
+		{"OK\n1.1 [0 a:1] \"AUTH\" \"x\"\n1.3 [0 a:1] \"SELECT\" \"1\"\n", "t: no command to replay: 2 skipped (AUTH 1, SELECT 1)"},
 	} {
 		r, err := NewTraceReader(strings.NewReader(c.text), "t", TraceOptions{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if c.want == "" {
+			skip, _ := ParsePolicy("", "FLUSHALL")
+			if _, err := ScanTrace(r, skip); err == nil || err.Error() != "t: no command to replay: 2 skipped (FLUSHALL 1, SELECT 1)" {
+				t.Errorf("%q with --skip FLUSHALL: %v", c.text, err)
+			}
+			continue
 		}
 		if _, err := ScanTrace(r, nil); err == nil || err.Error() != c.want {
 			t.Errorf("%q:\n got %v\nwant %s", c.text, err, c.want)

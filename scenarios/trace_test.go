@@ -5,10 +5,12 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,36 +66,35 @@ func TestMonitorLines(t *testing.T) {
 	const sec = 1339518083107412000
 	for _, c := range []struct {
 		name, line string
-		lua        bool // KeepLua
 		want       rec
 	}{
-		{"tcp", `1339518083.107412 [0 127.0.0.1:60866] "SET" "k" "v"`, false,
+		{"tcp", `1339518083.107412 [0 127.0.0.1:60866] "SET" "k" "v"`,
 			rec{T: sec, Client: "127.0.0.1:60866", Argv: argv("SET", "k", "v")}},
-		{"every escape", `1339518083.107412 [15 127.0.0.1:1] "a\\b\"c" "\n\r\t\a\b" "\x00\xff\xAb\x7f" "it's ok"`, false,
+		{"every escape", `1339518083.107412 [15 127.0.0.1:1] "a\\b\"c" "\n\r\t\a\b" "\x00\xff\xAb\x7f" "it's ok"`,
 			rec{T: sec, DB: 15, Client: "127.0.0.1:1", Argv: argv(`a\b"c`, "\n\r\t\a\b", "\x00\xff\xab\x7f", "it's ok")}},
-		{"utf-8 comes as \\x", `1.000001 [0 a:1] "SET" "u" "h\xc3\xa9llo \xe2\x9c\x93"`, false,
+		{"utf-8 comes as \\x", `1.000001 [0 a:1] "SET" "u" "h\xc3\xa9llo \xe2\x9c\x93"`,
 			rec{T: 1000001000, Client: "a:1", Argv: argv("SET", "u", "héllo ✓")}},
-		{"spaces and empty", `1.5 [0 a:1] "SET" "a b  c" ""`, false,
+		{"spaces and empty", `1.5 [0 a:1] "SET" "a b  c" ""`,
 			rec{T: 1500000000, Client: "a:1", Argv: argv("SET", "a b  c", "")}},
-		{"unix socket", `1.000002 [3 unix:/tmp/r.sock] "incr" "5"`, false,
+		{"unix socket", `1.000002 [3 unix:/tmp/r.sock] "incr" "5"`,
 			rec{T: 1000002000, DB: 3, Client: "unix:/tmp/r.sock", Argv: argv("incr", "5")}},
-		{"ipv6", `1.000002 [0 [::1]:35274] "ping"`, false,
+		{"ipv6", `1.000002 [0 [::1]:35274] "ping"`,
 			rec{T: 1000002000, Client: "[::1]:35274", Argv: argv("ping")}},
-		{"a script's command, kept", `1.000003 [0 lua] "set" "lk" "lv"`, true,
+		{"a script's command, kept", `1.000003 [0 lua] "set" "lk" "lv"`,
 			rec{T: 1000003000, Client: "lua", Argv: argv("set", "lk", "lv")}},
-		{"raw status reply", `+1.000004 [0 a:1] "PING"`, false,
+		{"raw status reply", `+1.000004 [0 a:1] "PING"`,
 			rec{T: 1000004000, Client: "a:1", Argv: argv("PING")}},
-		{"no bracket (before Redis 2.6)", `1.000004 "PING"`, false,
+		{"no bracket (before Redis 2.6)", `1.000004 "PING"`,
 			rec{T: 1000004000, Argv: argv("PING")}},
-		{"nanoseconds", `1.123456789 [0 a:1] "PING"`, false,
+		{"nanoseconds", `1.123456789 [0 a:1] "PING"`,
 			rec{T: 1123456789, Client: "a:1", Argv: argv("PING")}},
-		{"CRLF and trailing blanks", "1.5 [0 a:1] \"PING\" \r", false,
+		{"CRLF and trailing blanks", "1.5 [0 a:1] \"PING\" \r",
 			rec{T: 1500000000, Client: "a:1", Argv: argv("PING")}},
-		{"brackets and quotes in arguments", `1.5 [0 a:1] "SET" "] \"x" "[0 b:2]"`, false,
+		{"brackets and quotes in arguments", `1.5 [0 a:1] "SET" "] \"x" "[0 b:2]"`,
 			rec{T: 1500000000, Client: "a:1", Argv: argv("SET", `] "x`, "[0 b:2]")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			wantSecondLine(t, "OK\n"+c.line+"\n", TraceOptions{KeepLua: c.lua}, c.want)
+			wantSecondLine(t, "OK\n"+c.line+"\n", TraceOptions{}, c.want)
 		})
 	}
 }
@@ -162,19 +163,37 @@ func TestTruncatedLastLine(t *testing.T) {
 	}
 }
 
-func TestLuaLinesSkippedAndCounted(t *testing.T) {
+// TestLuaLinesAreEffects: the commands a script ran (MONITOR's lua lines)
+// are read, marked as effects of the script call before them.
+func TestLuaLinesAreEffects(t *testing.T) {
 	text := "OK\n" +
 		`1.000001 [0 a:1] "EVAL" "redis.call('set','k','v')" "0"` + "\n" +
 		`1.000002 [0 lua] "set" "k" "v"` + "\n" +
-		`1.000003 [0 a:1] "GET" "k"` + "\n"
-	got, r, err := readTrace(t, text, TraceOptions{})
+		`1.000003 [0 lua] "get" "k"` + "\n" +
+		`1.000004 [0 a:1] "GET" "k"` + "\n" +
+		`1.000005 [0 lua] "del" "k"` + "\n" + // no script call before it
+		`1.000006 [0 a:1] "fcall_ro" "f" "0"` + "\n" +
+		`1.000007 [0 lua] "get" "k"` + "\n"
+	r, err := NewTraceReader(strings.NewReader(text), "t.txt", TraceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Argv[0] != "EVAL" || got[1].Argv[0] != "GET" || got[1].Line != 4 {
-		t.Fatalf("%+v", got)
+	var got []string
+	for {
+		x, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %v %d", x.Line, x.Argv[0], x.Effect, x.ScriptLine))
 	}
-	if s := r.Stats(); s.Lua != 1 || s.Records != 2 || s.Lines != 4 {
+	want := []string{"2 EVAL false 0", "3 set true 2", "4 get true 2", "5 GET false 0", "6 del true 0", "7 fcall_ro false 0", "8 get true 7"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	if s := r.Stats(); s.Lua != 4 || s.Records != 7 || s.Lines != 8 || s.Blank != 1 || s.BlankBytes != 3 {
 		t.Fatalf("%+v", s)
 	}
 }
@@ -552,7 +571,7 @@ func TestAppendMonitorArgMatchesParser(t *testing.T) {
 // against its JSON lines, written from the same capture then: the reader
 // of each format and the writer agree, without a server.
 func TestMonitorFixture(t *testing.T) {
-	mon, err := OpenTrace("testdata/trace/monitor-redis7.txt", TraceOptions{KeepLua: true})
+	mon, err := OpenTrace("testdata/trace/monitor-redis7.txt", TraceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 )
 
 // LatencyMode selects what a closed-loop batch records.
@@ -93,6 +94,9 @@ type ClosedConfig struct {
 	// 0 is host.DefaultInterval (1 ms, as jHiccup), a negative one turns
 	// the meter off.
 	HiccupInterval time.Duration
+	// ServerProcess, when set, is the target's process on this host,
+	// read as OpenConfig.ServerProcess is.
+	ServerProcess *host.ServerProcess
 	// LagLimit is, with Rate, the send-lag p99 above which the throttled
 	// loop counts as behind its schedule (when the lag is also material:
 	// see report.Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
@@ -194,7 +198,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		latency: histo.NewRecorder(),
 		receive: histo.NewRecorder(),
 		micros:  histo.NewRecorderGeometry(microsLowest, microsHighest, cfg.Precision),
-		host:    newHostWatch(cfg.HiccupInterval),
+		host:    newHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
 	}
 	run.ctx, run.cancel = context.WithCancel(ctx)
 	defer run.cancel()
@@ -226,10 +230,11 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	// What watches the run is set up before it starts.
 	live := &Live{Latency: run.latency, Micros: run.micros, counts: run.liveCounts, commands: liveCommands(cfg.CommandNames, run.kinds, true),
 		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
-		Response: run.latency, Service: run.latency, Receive: run.receive, Hiccups: run.host.recorder(), TargetRate: cfg.Rate}
+		Response: run.latency, Service: run.latency, Receive: run.receive, Hiccups: run.host.recorder(), TargetRate: cfg.Rate, ServerProcess: run.host.liveServer()}
 	live.totals = run.totals
 	run.series = newSeries(cfg.Interval, 0, run.totals, run.oldest,
 		seriesRecs{response: run.latency, service: run.latency, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
+	run.series.server = run.host.serverReader()
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
@@ -480,6 +485,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		run.fail(err)
 	}
 	res.Interval, res.Intervals, res.Started = run.series.d, ivs, run.series.started
+	res.ServerProcess = run.host.serverTotal(ivs)
 	for i := range kinds {
 		for j := range kinds[i] {
 			kinds[i][j].Service = kinds[i][j].Response // one latency, as in the result

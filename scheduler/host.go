@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math"
+	"sync"
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
@@ -16,6 +17,15 @@ type hostWatch struct {
 	meter *host.Meter // nil: the meter is off
 	cpu0  host.CPUSample
 	cpuOK bool
+	// server is the local server's process, whose threads proc reads
+	// (nil: not watched); procMu serialises the readings (the interval
+	// series' goroutine reads it at each interval's end).
+	server *host.ServerProcess
+	procMu sync.Mutex
+	proc   *host.ProcWatch
+	// procStart is the reading where the measured window began (for the
+	// live view), guarded by procMu.
+	procStart host.ProcReading
 }
 
 // hiccupInterval is the meter's sleep for a configured interval: 0 is
@@ -31,9 +41,14 @@ func hiccupInterval(configured time.Duration) time.Duration {
 }
 
 // newHostWatch returns a watch whose meter sleeps interval (as
-// hiccupInterval reads it); nothing runs before start.
-func newHostWatch(interval time.Duration) *hostWatch {
+// hiccupInterval reads it) and that reads the scheduler statistics of
+// server's process (nil: none, or pacer's own); nothing runs before
+// start.
+func newHostWatch(interval time.Duration, server *host.ServerProcess) *hostWatch {
 	h := &hostWatch{}
+	if server != nil && !server.Self && server.PID > 0 {
+		h.server, h.proc = server, host.NewProcWatch(server.PID)
+	}
 	if iv := hiccupInterval(interval); iv > 0 {
 		// The configuration is valid by construction: a positive interval,
 		// no buckets (the interval series takes the meter's live recorder).
@@ -49,6 +64,45 @@ func (h *hostWatch) recorder() *histo.Recorder {
 		return nil
 	}
 	return h.meter.Live()
+}
+
+// readServer reads the server process's counters now; a reading that
+// fails (the process ended) is not OK.
+func (h *hostWatch) readServer() host.ProcReading {
+	if h == nil || h.proc == nil {
+		return host.ProcReading{}
+	}
+	h.procMu.Lock()
+	defer h.procMu.Unlock()
+	r, _ := h.proc.Read()
+	return r
+}
+
+// serverReader is readServer for the interval series; nil when the
+// server's process is not watched.
+func (h *hostWatch) serverReader() func() host.ProcReading {
+	if h == nil || h.proc == nil {
+		return nil
+	}
+	return h.readServer
+}
+
+// serverTotal is the server process's usage over a test: its
+// intervals' added up (nil when it was not watched, or never read).
+func (h *hostWatch) serverTotal(ivs []Interval) *ServerProcess {
+	if h == nil || h.server == nil {
+		return nil
+	}
+	total := &ServerProcess{ServerProcess: *h.server}
+	for _, iv := range ivs {
+		if iv.ServerProcess != nil {
+			total.Usage.Add(*iv.ServerProcess)
+		}
+	}
+	if total.Usage.Seconds <= 0 {
+		return nil
+	}
+	return total
 }
 
 // prepare begins the CPU accounting and starts the meter, recording
@@ -67,10 +121,34 @@ func (h *hostWatch) prepare() {
 }
 
 // begin starts the meter's measured window at from (the end of the
-// warmup).
+// warmup), and the live view's count of the server process's usage.
 func (h *hostWatch) begin(from int64) {
 	if h != nil && h.meter != nil {
 		h.meter.From(from)
+	}
+	if h != nil && h.proc != nil {
+		r := h.readServer()
+		h.procMu.Lock()
+		h.procStart = r
+		h.procMu.Unlock()
+	}
+}
+
+// liveServer is the live view's reader of the server process's usage
+// since begin (nil when it is not watched).
+func (h *hostWatch) liveServer() func() (host.ProcUsage, bool) {
+	if h == nil || h.proc == nil {
+		return nil
+	}
+	return func() (host.ProcUsage, bool) {
+		now := h.readServer()
+		h.procMu.Lock()
+		start := h.procStart
+		h.procMu.Unlock()
+		if !now.OK() || !start.OK() {
+			return host.ProcUsage{}, false
+		}
+		return now.Since(start), true
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 )
 
 // DefaultInterval is the length of an interval when the config leaves it 0.
@@ -38,6 +39,10 @@ type Interval struct {
 	// InFlight is the requests written and not yet answered at the
 	// interval's end (a queue that grows through a step shows here).
 	InFlight uint64
+	// ServerProcess is what a local server's process did with the CPUs
+	// in the interval (its wait for a CPU, its CPU time, …), read at the
+	// interval's end; nil when it is not watched.
+	ServerProcess *host.ProcUsage
 }
 
 // Totals are a running test's cumulative counts, for live progress and

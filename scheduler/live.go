@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 )
 
 // Progress is a moment's view of a running test.
@@ -53,6 +54,10 @@ type Live struct {
 	commands []LiveCommand
 	// Stages is the rate the timeline follows, nil for a constant rate.
 	Stages *Stages
+	// ServerProcess, when set, reads what a local server's process did
+	// with the CPUs since the test's measured window began (false before
+	// it began, or when a reading fails).
+	ServerProcess func() (host.ProcUsage, bool)
 }
 
 // Connections is a moment's view of an open run's connections.

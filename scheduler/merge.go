@@ -14,9 +14,12 @@ import (
 // a sweep step at the same rate), to r: counts, windows and byte counts
 // summed, histograms and error codes merged, interval series continued,
 // per-command and per-node results matched by name and address. What
-// describes the test (name, mode, rate, pacing, start) stays r's. r's
-// histograms, maps and slices must be its own (see Clone); o is left
-// unchanged.
+// describes the test (name, mode, rate, pacing, start, first write) stays
+// r's. r's histograms, maps and slices must be its own (see Clone); o is
+// left unchanged.
+//
+// A run's Extension stays the first run's (a run given a budget to decide
+// in is not repeated).
 //
 // Every field of Result has its rule here: TestMergeCoversEveryField fails
 // when a field is added without one.
@@ -50,6 +53,7 @@ func (r *Result) Merge(o *Result) {
 	r.TargetLocal = r.TargetLocal || o.TargetLocal
 	r.TargetInProcess = r.TargetInProcess && o.TargetInProcess
 	r.CPU.add(o.CPU)
+	r.ServerProcess = r.ServerProcess.add(o.ServerProcess)
 	if r.FirstError == "" {
 		r.FirstError = o.FirstError
 	}
@@ -196,6 +200,10 @@ func (r *Result) Clone() *Result {
 	c.Hiccups = histo.Copy(r.Hiccups)
 	c.Service = cloneUnshared(r.Service, shared.service, c.Response)
 	c.ErrorCodes = maps.Clone(r.ErrorCodes)
+	if r.ServerProcess != nil {
+		sp := *r.ServerProcess
+		c.ServerProcess = &sp
+	}
 	if r.TLS != nil {
 		c.TLS = &TLSHandshakes{}
 		c.TLS.Merge(r.TLS)

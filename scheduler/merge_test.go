@@ -8,6 +8,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 )
 
 // mergeRules says how Result.Merge treats each field. A field added to
@@ -16,7 +17,7 @@ import (
 var mergeRules = map[string]string{
 	// What describes the test: the first run's.
 	"Name": "first", "Mode": "first", "TargetRate": "first", "Arrival": "first", "Pacing": "first",
-	"PacingQuantum": "first", "T0": "first", "LagLimit": "first", "Pipeline": "first", "Started": "first",
+	"PacingQuantum": "first", "T0": "first", "FirstWrite": "first", "LagLimit": "first", "Pipeline": "first", "Started": "first",
 	"Interval": "first", "Warmup": "first", "Stages": "first",
 	// Counts, durations and tallies: summed.
 	"Counts": "sum", "WarmupCounts": "sum", "Window": "sum", "SendWindow": "sum", "Blocked": "sum",
@@ -29,6 +30,7 @@ var mergeRules = map[string]string{
 	"Response": "histogram", "Service": "histogram", "Lag": "histogram", "Receive": "histogram", "Micros": "histogram",
 	"Stamped": "sum", "Replies": "sum", "ReceiveClock": "kernel if every run's",
 	"Hiccups": "histogram", "HiccupInterval": "first", "TargetLocal": "or", "TargetInProcess": "and", "CPU": "weighted by seconds",
+	"ServerProcess": "server process", "Extension": "first",
 	"TLS": "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
 }
 
@@ -66,6 +68,12 @@ func filled(t *testing.T, base int64, b bool) *Result {
 			continue
 		case "Nodes":
 			f.Set(reflect.ValueOf([]NodeResult{{Node: Node{Addr: "127.0.0.1:7000"}, Counts: Counts{Completed: uint64(base)}, Response: hist(base)}}))
+			continue
+		case "ServerProcess":
+			f.Set(reflect.ValueOf(&ServerProcess{Usage: host.ProcUsage{Seconds: float64(base), Wait: time.Duration(base), Slices: uint64(base)}}))
+			continue
+		case "Extension":
+			f.Set(reflect.ValueOf(&Extension{Looks: int(base)}))
 			continue
 		case "Stages":
 			f.Set(reflect.ValueOf([]Stage{{Duration: time.Duration(base), Target: RatePerSecond(float64(base))}}))
@@ -157,6 +165,10 @@ func TestMergeCoversEveryField(t *testing.T) {
 			h := got.Interface().(*hdrhistogram.Histogram)
 			if h == nil || h.TotalCount() != 3+5 {
 				t.Errorf("%s: merged histogram holds %v samples, want 8", name, h)
+			}
+		case "server process":
+			if sp := merged.ServerProcess; sp == nil || sp.Usage.Seconds != 8 || sp.Usage.Wait != 8 || sp.Usage.Slices != 8 {
+				t.Errorf("ServerProcess: %+v, want the runs' usage added up", sp)
 			}
 		case "tls":
 			if h := merged.TLS; h == nil || h.Time.TotalCount() != 8 {

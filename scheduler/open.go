@@ -11,6 +11,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 )
 
 // Commands yields what to send: the next command's encoded bytes (valid
@@ -86,6 +87,16 @@ type OpenConfig struct {
 	// 0 is host.DefaultInterval (1 ms, as jHiccup), a negative one turns
 	// the meter off.
 	HiccupInterval time.Duration
+	// ServerProcess, when set, is the target's process on this host
+	// (host.FindServer): its threads' scheduler statistics are read at
+	// the start, at every interval's end and at the end
+	// (Result.ServerProcess, Interval.ServerProcess). Nil, or pacer's own
+	// process: not read.
+	ServerProcess *host.ServerProcess
+	// Looks, when set, looks at the intervals measured so far while the
+	// run goes on and may end it early (see Looks); Duration is then the
+	// most it lasts.
+	Looks *Looks
 	// Warmup is the leading part of the timeline whose requests are sent
 	// but not measured: those intended before it count nowhere in the
 	// result's counts, histograms, intervals and per-command results
@@ -259,7 +270,7 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 		service:  histo.NewRecorder(),
 		lag:      histo.NewRecorder(),
 		receive:  histo.NewRecorder(),
-		host:     newHostWatch(cfg.HiccupInterval),
+		host:     newHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
 	}
 	run.tally.codes = map[string]uint64{}
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
@@ -301,10 +312,16 @@ func (run *openRun) prepare() {
 	cfg := run.cfg
 	run.series = newSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
 		seriesRecs{response: run.response, service: run.service, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
+	run.series.server = run.host.serverReader()
+	if cfg.Looks != nil {
+		run.series.looks = cfg.Looks
+		run.series.scheduled = run.scheduledBy
+		run.series.cut = func() { run.cut.Store(max(nanotime()-run.live.start.Load(), 1)) }
+	}
 	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
 		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: stagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
-		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince}
+		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince, ServerProcess: run.host.liveServer()}
 	l.totals = func() Totals {
 		t := run.totals()
 		t.Scheduled = run.scheduledBy(nanotime() - l.start.Load() + 1)
@@ -444,6 +461,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Connections:    len(run.lanes),
 		Counts:         cnt,
 		T0:             p.t0,
+		FirstWrite:     p.firstWrite,
 		Window:         time.Duration(window),
 		Response:       run.response.Snapshot(),
 		Service:        run.service.Snapshot(),
@@ -558,6 +576,7 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	}
 	ivs[len(ivs)-1].Counts.Scheduled = res.Counts.Scheduled - min(sum, res.Counts.Scheduled)
 	res.Interval, res.Intervals, res.Started = run.cfg.Interval, ivs, run.series.started
+	res.ServerProcess = run.host.serverTotal(ivs)
 	for i := range kinds {
 		res.Commands[i].Intervals = kinds[i]
 	}

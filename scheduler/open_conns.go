@@ -33,8 +33,11 @@ type openRun struct {
 	// tally (requests lost with a connection, timed out, left unwritten)
 	// and the requests dropped for being too late.
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
-	series    *series     // set when the timeline starts
-	cl        *clusterRun // nil without cfg.Cluster
+	series    *series // set when the timeline starts
+	// cut is the timeline offset a look ended the run at (0: none); the
+	// pacer ends the timeline there at its next wake.
+	cut atomic.Int64
+	cl  *clusterRun // nil without cfg.Cluster
 	// liveTL is scheduledBy's own timeline (see forker), and liveWarm
 	// its count of the warmup's requests (-1: not counted yet).
 	liveTLMu sync.Mutex

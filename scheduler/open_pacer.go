@@ -50,7 +50,10 @@ type pacer struct {
 	epNext, epDropped     uint64
 	heldSent, heldDropped uint64
 	// stoppedAt is the offset at which an interrupted timeline stopped.
-	stoppedAt    int64
+	stoppedAt int64
+	// firstWrite is when the first request was written, on the Now clock
+	// (0 before any).
+	firstWrite   int64
 	rr           int // next connection in rotation
 	cur          int // connection taking this wake's commands
 	taken        int // commands cur has taken in this wake
@@ -187,6 +190,9 @@ const drainPoll = time.Millisecond
 func (p *pacer) loop() {
 	defer p.slice.release()
 	p.slice.hold()
+	if havePreciseSleep {
+		defer clock.HoldP()() // its raw sleeps keep a P: the runtime gets another
+	}
 	if p.onPrepare != nil {
 		p.onPrepare()
 	}
@@ -210,6 +216,9 @@ func (p *pacer) loop() {
 		if now-p.lastMaintain >= maintainEvery {
 			p.maintain(now)
 			p.lastMaintain = now
+		}
+		if c := p.run.cut.Load(); c > 0 && c < p.end {
+			p.end = c // a look decided: the timeline ends here
 		}
 		horizon := el
 		final := el >= p.end
@@ -477,6 +486,9 @@ func (p *pacer) pick() int {
 // flush writes each dirty connection once; connections whose socket
 // buffer refused bytes stay dirty.
 func (p *pacer) flush() {
+	if p.firstWrite == 0 && len(p.dirty) > 0 {
+		p.firstWrite = nanotime()
+	}
 	keep := p.dirty[:0]
 	for _, i := range p.dirty {
 		c := p.run.lanes[i].c

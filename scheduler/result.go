@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/host"
 )
 
 // Counts account for every scheduled request. Every request ends in exactly
@@ -172,6 +174,10 @@ type Result struct {
 	// T0 is the start of the timeline on the Now clock: request i was
 	// intended at T0 + Timeline.Offset(i).
 	T0 int64
+	// FirstWrite is when the first request was written, on the same clock
+	// (open mode; 0 when none was): no later than the first request's
+	// intended time plus its send lag.
+	FirstWrite int64
 	// Window is the measured window: from the first intended send (the
 	// end of the warmup, if any) to the later of the timeline's end and
 	// the last reply.
@@ -216,6 +222,15 @@ type Result struct {
 	// process (pacer's embedded target): the hiccup meter then sees every
 	// delay the server's goroutines see. The run's caller sets it.
 	TargetInProcess bool
+	// ServerProcess is what the server's process did with the CPUs
+	// during the measured window, when the target runs on this host in a
+	// process of its own that pacer found (OpenConfig.ServerProcess); nil
+	// otherwise. Each interval has its own share.
+	ServerProcess *ServerProcess
+	// Extension is, for a run given a budget to decide in
+	// (--decide-within), how it used it; nil otherwise. Its caller sets
+	// it.
+	Extension *Extension
 	// ErrorCodes counts error replies by their first word, plus
 	// CodeConnectionLost and "protocol error": the MaxErrorCodes most
 	// frequent, the rest under OtherErrors.
@@ -282,6 +297,54 @@ type Result struct {
 	// a constant rate); TargetRate is then the stages' mean rate over the
 	// measured window.
 	Stages []Stage
+}
+
+// Extension is how a run with a budget to reach a verdict in
+// (--decide-within) used it: it waited for a quiet host, ran its planned
+// duration, and while its verdict was inconclusive went on in steps of
+// Every, looking at everything measured after each (Looks), until a look
+// decided or the budget ran out. Facts only: report.Judge decides from
+// them which rule a look applies.
+type Extension struct {
+	// Planned is the planned duration, Budget the most the whole test
+	// could take (quiet wait included), Every the step between looks;
+	// PlannedLooks is how many looks the budget held.
+	Planned, Budget, Every time.Duration
+	PlannedLooks           int
+	// Looks is how many looks were taken (the one being judged, for a
+	// look's own result); Decided is set when a look ended the run before
+	// the budget did, Final when this is the budget's last look.
+	Looks          int
+	Decided, Final bool
+	// QuietWait is how long the run waited for a quiet host before it
+	// started, Quiet whether it got one (QuietHiccups the hiccup p99 of
+	// the last window it measured).
+	QuietWait, QuietHiccups time.Duration
+	Quiet                   bool
+	// WentOn is why the run went on past its planned duration: the
+	// first look's inconclusive reason ("" when it did not).
+	WentOn string
+}
+
+// ServerProcess is a local server's process and what its threads did
+// with the CPUs: their CPU time, their wait for a CPU, their time slices
+// and context switches (host.ProcUsage).
+type ServerProcess struct {
+	host.ServerProcess
+	Usage host.ProcUsage
+}
+
+// add adds o, a later run against the same server, to s.
+func (s *ServerProcess) add(o *ServerProcess) *ServerProcess {
+	switch {
+	case o == nil:
+		return s
+	case s == nil:
+		c := *o
+		return &c
+	}
+	s.Usage.Add(o.Usage)
+	return s
 }
 
 // HostCPU is what the host's CPUs did during a run.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 )
 
 // series cuts a running test into intervals. A goroutine wakes at the end
@@ -35,6 +36,18 @@ type series struct {
 	prev [nSeries]*histo.Delta
 	// kinds are the per-command recorders and counters of a timed mix.
 	kinds []kindSeries
+	// server reads a local server process's counters (nil: not
+	// watched); serverAt is the reading at the current interval's start.
+	server   func() host.ProcReading
+	serverAt host.ProcReading
+	// looks reads the intervals as they close (nil: none); scheduled
+	// counts what the timeline intended before an offset, schedCum its
+	// count at the last interval's end; cut ends the run.
+	looks     *Looks
+	scheduled func(off int64) uint64
+	schedCum  uint64
+	cut       func()
+	looked    bool
 
 	// pack packs a histogram: into spill when there is one, else in memory.
 	pack func(*histo.Delta) (histo.Packed, error)
@@ -113,6 +126,9 @@ func newSeries(d time.Duration, origin time.Duration, totals func() Totals, olde
 // above (a spill file, the recorders' deltas) is done before t0 is chosen.
 func (s *series) begin(t0 int64) {
 	s.t0, s.started = t0, time.Now()
+	if s.server != nil && s.origin == 0 {
+		s.serverAt = s.server()
+	}
 	go s.loop()
 }
 
@@ -130,6 +146,9 @@ func (s *series) loop() {
 		}
 		s.mu.Lock()
 		s.baseline()
+		if s.server != nil {
+			s.serverAt = s.server()
+		}
 		s.mu.Unlock()
 	}
 	for k := int64(1); ; k++ {
@@ -140,10 +159,18 @@ func (s *series) loop() {
 		case <-t.C:
 		}
 		s.mu.Lock()
+		var look []Interval
 		if !s.finished {
 			s.take(k, s.measured(s.totals()))
+			if !s.looked && s.looks.due(time.Duration(k)*s.d) {
+				look = append([]Interval(nil), s.out...)
+			}
 		}
 		s.mu.Unlock()
+		if look != nil && s.looks.Look(look) {
+			s.looked = true // decided: the run ends
+			s.cut()
+		}
 	}
 }
 
@@ -184,8 +211,15 @@ func (s *series) measuredBytes(t Totals) Totals {
 func (s *series) take(k int64, now Totals) {
 	start := s.origin + time.Duration(k-1)*s.d
 	s.takeAll()
-	iv := Interval{Start: start, Duration: s.d, OldestInflight: s.oldestAge(), InFlight: inFlight(now.Counts)}
+	iv := Interval{Start: start, Duration: s.d, OldestInflight: s.oldestAge(), InFlight: inFlight(now.Counts), ServerProcess: s.serverSince()}
 	iv.Counts = sub(now.Counts, s.cum.Counts)
+	if s.scheduled != nil {
+		// What the timeline intended in the interval, for a look; the
+		// result's own counts are spread at the end (finishSeries).
+		cum := s.scheduled(int64(s.origin) + k*int64(s.d))
+		iv.Counts.Scheduled = cum - min(cum, s.schedCum)
+		s.schedCum = cum
+	}
 	iv.BytesSent = now.BytesSent - min(now.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = now.BytesReceived - min(now.BytesReceived, s.cum.BytesReceived)
 	if err := s.packInto(&iv, &s.prev); err != nil && s.err == nil {
@@ -205,6 +239,25 @@ func (s *series) take(k int64, now Totals) {
 		ksr.cum.Add(kiv.Counts)
 		ksr.out = append(ksr.out, kiv)
 	}
+}
+
+// serverSince is what the server's process did since the last reading
+// (nil when it is not watched, or a reading failed: the process ended).
+// Called with mu held.
+func (s *series) serverSince() *host.ProcUsage {
+	if s.server == nil {
+		return nil
+	}
+	now := s.server()
+	if !now.OK() || !s.serverAt.OK() {
+		if now.OK() {
+			s.serverAt = now
+		}
+		return nil
+	}
+	u := now.Since(s.serverAt)
+	s.serverAt = now
+	return &u
 }
 
 // takeAll reads every recorder's difference since the last interval, the
@@ -260,7 +313,7 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 	}
 	start := s.origin + time.Duration(len(s.out))*s.d
 	s.takeAll()
-	iv := Interval{Start: start, Duration: max(0, time.Duration(end-s.t0)-start), OldestInflight: s.oldestAge()}
+	iv := Interval{Start: start, Duration: max(0, time.Duration(end-s.t0)-start), OldestInflight: s.oldestAge(), ServerProcess: s.serverSince()}
 	iv.Counts = sub(total.Counts, s.cum.Counts)
 	iv.BytesSent = total.BytesSent - min(total.BytesSent, s.cum.BytesSent)
 	iv.BytesReceived = total.BytesReceived - min(total.BytesReceived, s.cum.BytesReceived)

@@ -249,12 +249,14 @@ func TestShardedRunsAddUp(t *testing.T) {
 	start := Now() + int64(200*time.Millisecond)
 	results := make([]*Result, 3)
 	errs := make([]error, 3)
+	shards := make([]Timeline, 3)
 	var wg sync.WaitGroup
 	for k := 1; k <= 3; k++ {
 		sh, err := NewShard(Uniform{Rate: rate}, k, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
+		shards[k-1] = sh
 		conns := srv.dial(t, 2, 0)
 		wg.Add(1)
 		go func() {
@@ -272,6 +274,12 @@ func TestShardedRunsAddUp(t *testing.T) {
 		}
 		if res.T0 != start {
 			t.Errorf("shard %d started at %d, want %d", k+1, res.T0, start)
+		}
+		// The first write is never before the first request was due, nor
+		// later than its send lag after that.
+		due := start + shards[k].Offset(0)
+		if fw := res.FirstWrite; fw < due || fw > due+res.Lag.Max() {
+			t.Errorf("shard %d first wrote %d ns after its first request was due, its largest send lag %d ns", k+1, fw-due, res.Lag.Max())
 		}
 		if want := []uint64{101, 100, 100}[k]; res.Counts.Scheduled != want || res.Counts.Completed != want {
 			t.Errorf("shard %d: counts %+v, want %d scheduled and completed", k+1, res.Counts, want)

@@ -42,6 +42,9 @@ type StepPlan struct {
 	// unanswered request has waited longer than it since its intended
 	// time: the step is then Aborted.
 	AbortAfter time.Duration
+	// Looks, when set, may end the step before Duration once it can tell
+	// (OpenConfig.Looks, counted from the end of Settle).
+	Looks *Looks
 }
 
 // abortDrain is how many times AbortAfter an aborted step waits for its
@@ -167,6 +170,7 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 		scfg.Name, scfg.Timeline, scfg.Rate = plan.Name, plan.Timeline, plan.Rate
 		scfg.Duration, scfg.Requests, scfg.Warmup = plan.Settle+plan.Duration, 0, plan.Settle
 		scfg.Start = plan.Start
+		scfg.Looks = plan.Looks
 		if err := scfg.Validate(); err != nil {
 			return steps, err
 		}

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,13 @@ type Prober struct {
 	failures int
 	gaveUp   string
 	notices  []string
+	// latencyMonitor is set when the server's latency monitor records
+	// events (latency-monitor-threshold above 0, read by Identify);
+	// latencyRefused once LATENCY LATEST was refused.
+	latencyMonitor, latencyRefused bool
+	// cpuSilent is set once INFO cpu said nothing of its CPU time: it
+	// is not asked again.
+	cpuSilent bool
 }
 
 // maxFailures is how many rounds in a row may fail before the prober
@@ -116,6 +124,7 @@ func (p *Prober) Identify(ctx context.Context) *Identity {
 	for _, name := range ConfigNames {
 		cmds = append(cmds, []string{"CONFIG", "GET", name})
 	}
+	cmds = append(cmds, []string{"CONFIG", "GET", "latency-monitor-threshold"})
 	answers, err := p.do(ctx, cmds...)
 	if err != nil && len(answers) == 0 {
 		id.Error = "could not ask the server: " + err.Error()
@@ -152,6 +161,14 @@ func (p *Prober) Identify(ctx context.Context) *Identity {
 			id.Config[name] = v
 		}
 	}
+	if i := 2 + len(ConfigNames); i < len(answers) && answers[i].Err == nil {
+		if v, ok := configValue(answers[i].Value); ok {
+			if ms, ok := monitorThreshold(v); ok {
+				id.LatencyMonitorMs = &ms
+				p.latencyMonitor = ms > 0
+			}
+		}
+	}
 	if configErr != nil {
 		id.ConfigRefused = configErr.Error()
 		problems = append(problems, "CONFIG GET refused: "+id.ConfigRefused)
@@ -166,6 +183,9 @@ func (p *Prober) Identify(ctx context.Context) *Identity {
 // identify fills the server's name, version and mode from INFO server.
 func identify(id *Identity, info map[string]string) {
 	id.RedisVersion = info["redis_version"]
+	if pid, err := strconv.Atoi(info["process_id"]); err == nil && pid > 0 {
+		id.ProcessID = pid
+	}
 	id.Version = id.RedisVersion
 	id.Name = "redis"
 	id.Mode = info["redis_mode"]
@@ -209,6 +229,11 @@ type Snapshot struct {
 type snapshot struct {
 	commands map[string]counter
 	hist     map[string]cumulative
+	// cpu is INFO cpu's CPU time (cpuAsked: INFO cpu was sent, and
+	// counts in the next snapshot); wall the Unix second it was taken.
+	cpu      cpuTimes
+	cpuAsked bool
+	wall     int64
 	// histAsked is set when LATENCY HISTOGRAM was sent (it then counts
 	// in the next snapshot).
 	histAsked bool
@@ -242,6 +267,9 @@ func (p *Prober) Since(ctx context.Context, before *Snapshot) *Stats {
 	// Counted in between: the INFO (and LATENCY HISTOGRAM) of the first
 	// snapshot, and the AUTH of the second one's connection.
 	mine := own{"info": 1}
+	if before.snap.cpuAsked {
+		mine["info"]++
+	}
 	if before.snap.histAsked {
 		mine["latency|histogram"], mine["latency"] = 1, 1
 	}
@@ -250,6 +278,8 @@ func (p *Prober) Since(ctx context.Context, before *Snapshot) *Stats {
 	}
 	s := diff(before.snap, after, mine)
 	s.Keys = keys
+	s.CPU = cpuSince(before.snap.cpu, after.cpu)
+	s.LatencyEvents = p.latencyEvents(ctx, before.snap.wall)
 	return s
 }
 
@@ -261,6 +291,10 @@ func (p *Prober) snapshot(ctx context.Context, withKeys bool) (s *snapshot, keys
 		return nil, nil, "INFO refused: " + p.infoRefused
 	}
 	cmds := [][]string{{"INFO", "commandstats"}}
+	cpu := !p.cpuSilent
+	if cpu {
+		cmds = append(cmds, []string{"INFO", "cpu"})
+	}
 	hist := p.histRefused == ""
 	if hist {
 		cmds = append(cmds, []string{"LATENCY", "HISTOGRAM"})
@@ -276,8 +310,20 @@ func (p *Prober) snapshot(ctx context.Context, withKeys bool) (s *snapshot, keys
 		p.refuseInfo(a.Err)
 		return nil, nil, "INFO refused: " + a.Err.Error()
 	}
-	s = &snapshot{commands: parseCommandstats(answers[0].Value.Str), histAsked: hist}
+	s = &snapshot{commands: parseCommandstats(answers[0].Value.Str), histAsked: hist, cpuAsked: cpu, wall: time.Now().Unix()}
 	next := 1
+	if cpu {
+		if len(answers) <= next {
+			return nil, nil, "could not ask the server: " + err.Error()
+		}
+		if a := answers[next]; a.Err == nil {
+			s.cpu = parseCPU(a.Value.Str)
+		}
+		if !s.cpu.ok {
+			p.cpuSilent = true // not asked again
+		}
+		next++
+	}
 	if hist {
 		if len(answers) <= next {
 			return nil, nil, "could not ask the server: " + err.Error()

@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -79,6 +80,9 @@ func TestRefusedLatencyHistogram(t *testing.T) {
 	srv := hostile.Start(t, hostile.Serve(func(args []string) string {
 		switch strings.ToUpper(args[0]) {
 		case "INFO":
+			if len(args) > 1 && strings.EqualFold(args[1], "cpu") {
+				return "$0\r\n\r\n" // a server that says nothing of its CPU
+			}
 			n := calls.Add(100) - 100
 			body := "# Commandstats\r\ncmdstat_get:calls=" + strconv.FormatUint(n, 10) + ",usec=" + strconv.FormatUint(2*n, 10) + ",usec_per_call=2.00\r\n"
 			return "$" + strconv.Itoa(len(body)) + "\r\n" + body + "\r\n"
@@ -208,6 +212,48 @@ func TestRealRedis(t *testing.T) {
 		if h := get.LatencyHistogram; h == nil || h.Calls != 300 || h.P99 == 0 {
 			t.Fatalf("Redis %s: histogram %+v", id.RedisVersion, h)
 		}
+	}
+}
+
+// TestRealRedisLatencyEventsAndCPU: a real server says its process id,
+// its CPU time over a test, and, with its latency monitor on (the test's
+// own server: pacer never sets it), the events dated within the test.
+func TestRealRedisLatencyEventsAndCPU(t *testing.T) {
+	testrun.SkipShort(t, "waits 2 s for the latency monitor's clock")
+	srv := redistest.Start(t, "--latency-monitor-threshold", "20", "--enable-debug-command", "yes")
+	o := tcp(srv.Addr)
+	p := New(o)
+	ctx := context.Background()
+	id := p.Identify(ctx)
+	if id.ProcessID <= 0 || id.LatencyMonitorMs == nil || *id.LatencyMonitorMs != 20 {
+		t.Fatalf("identity: process_id %d, latency monitor %v", id.ProcessID, id.LatencyMonitorMs)
+	}
+	load(t, o, 1, "DEBUG", "SLEEP", "0.03") // before the test: not its event
+	time.Sleep(2100 * time.Millisecond)     // the monitor's clock is whole seconds, and a test counts from the second before it
+	before := p.Before(ctx)
+	load(t, o, 2000, "SET", "a", "1")
+	load(t, o, 1, "DEBUG", "SLEEP", "0.05")
+	st := p.Since(ctx, before)
+	if st.CPU == nil || st.CPU.UserS+st.CPU.SysS <= 0 {
+		t.Fatalf("cpu %+v", st.CPU)
+	}
+	w, ok := st.Worst()
+	if !ok || w.Event != "command" || w.Ms < 50 || len(st.LatencyEvents) != 1 {
+		t.Fatalf("events %+v", st.LatencyEvents)
+	}
+	if !strings.Contains(w.String(), "command 5") {
+		t.Fatalf("event words %q", w.String())
+	}
+	// Without the monitor nothing is asked.
+	off := redistest.Start(t, "--enable-debug-command", "yes")
+	po := New(tcp(off.Addr))
+	if id := po.Identify(ctx); id.LatencyMonitorMs == nil || *id.LatencyMonitorMs != 0 {
+		t.Fatalf("monitor off: %+v", id.LatencyMonitorMs)
+	}
+	b := po.Before(ctx)
+	load(t, tcp(off.Addr), 1, "DEBUG", "SLEEP", "0.03")
+	if st := po.Since(ctx, b); len(st.LatencyEvents) != 0 || st.CPU == nil {
+		t.Fatalf("monitor off: %+v", st)
 	}
 }
 

@@ -3,6 +3,7 @@ package serverinfo
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -40,6 +41,13 @@ type Identity struct {
 	// ConfigRefused is the server's refusal of CONFIG GET, if it refused
 	// (managed services often do); it is part of Error.
 	ConfigRefused string `json:"-"`
+	// ProcessID is INFO server's process_id (0: not said): what confirms
+	// the process pacer finds listening on a local target.
+	ProcessID int `json:"process_id,omitempty"`
+	// LatencyMonitorMs is CONFIG GET latency-monitor-threshold (nil: not
+	// said): above 0 the server records its own latency events, which
+	// each test then reads (Stats.LatencyEvents). pacer never sets it.
+	LatencyMonitorMs *int64 `json:"latency_monitor_threshold_ms,omitempty"`
 }
 
 // ConfigNames are the CONFIG GET parameters Identity reads, in the order
@@ -66,6 +74,14 @@ type Stats struct {
 	// Keys is the sum of INFO keyspace's keys after the test; nil when
 	// the server did not say.
 	Keys *uint64 `json:"keys"`
+	// CPU is the server's own CPU time during the test (INFO cpu); nil
+	// where it did not say.
+	CPU *CPU `json:"cpu,omitempty"`
+	// LatencyEvents are the server's latency monitor's samples dated
+	// within the test (from a second before its start), oldest first:
+	// present only while the server's latency-monitor-threshold is above
+	// 0, and only for operations at or above it.
+	LatencyEvents []LatencyEvent `json:"latency_events,omitempty"`
 	// Nodes holds, for a Redis Cluster, each primary's own Stats by
 	// address; the fields above are then their sum. The report puts each
 	// on its node ("tests[i].nodes[k].server"), so it is not written here.
@@ -264,6 +280,18 @@ func (s *Stats) Merge(o *Stats) {
 	if o.Keys != nil {
 		k := *o.Keys
 		s.Keys = &k
+	}
+	if o.CPU != nil {
+		if s.CPU == nil {
+			s.CPU = &CPU{}
+		}
+		s.CPU.UserS = round(s.CPU.UserS+o.CPU.UserS, 6)
+		s.CPU.SysS = round(s.CPU.SysS+o.CPU.SysS, 6)
+	}
+	for _, e := range o.LatencyEvents {
+		if len(s.LatencyEvents) < maxEvents && !slices.Contains(s.LatencyEvents, e) {
+			s.LatencyEvents = append(s.LatencyEvents, e)
+		}
 	}
 	for addr, on := range o.Nodes {
 		if s.Nodes == nil {

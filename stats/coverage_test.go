@@ -183,6 +183,7 @@ var blockModels = []struct {
 
 func TestBlockPercentileCoverage(t *testing.T) {
 	testrun.SkipShort(t, "300 simulated runs of each of five models")
+	testrun.SkipRace(t, "single-goroutine arithmetic, ten times slower under the race detector")
 	t.Parallel()
 	qs := []float64{50, 90, 99, 99.9}
 	for _, m := range blockModels {
@@ -209,6 +210,7 @@ func TestBlockPercentileCoverage(t *testing.T) {
 // change holds 0 (A/A).
 func TestChangeOfIntervalsAA(t *testing.T) {
 	testrun.SkipShort(t, "400 simulated pairs of runs")
+	testrun.SkipRace(t, "single-goroutine arithmetic, ten times slower under the race detector")
 	t.Parallel()
 	p := process{perInterval: 1000, median: 200, sigma: 0.5, stallRate: 0.1, stallMin: 2000, stallMax: 10000}
 	qs := []float64{50, 99}
@@ -236,6 +238,7 @@ func TestChangeOfIntervalsAA(t *testing.T) {
 // population (many runs).
 func TestPooledPercentileCoverage(t *testing.T) {
 	testrun.SkipShort(t, "simulated repeats")
+	testrun.SkipRace(t, "single-goroutine arithmetic, ten times slower under the race detector")
 	t.Parallel()
 	p := process{perInterval: 2000, median: 200, sigma: 0.5, runSigma: 0.1}
 	qs := []float64{50, 99}

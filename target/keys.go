@@ -42,7 +42,7 @@ func ClusterKeys(ctx context.Context, seed conn.Options, r *scenarios.Recipe) (K
 		if len(args) == 0 {
 			continue // inline: PING
 		}
-		spec, ok := cluster.KeyPositions(args[0])
+		spec, ok := KeySpecOf(args)
 		if !ok {
 			return Keys{}, usage.Errorf("--cluster: %s: the server does not say where its keys are", strings.ToUpper(args[0]))
 		}
@@ -69,6 +69,17 @@ func ClusterKeys(ctx context.Context, seed conn.Options, r *scenarios.Recipe) (K
 		}
 	}
 	return k, nil
+}
+
+// KeySpecOf finds where args' keys are: by its subcommand's entry for a
+// container command (OBJECT ENCODING key), else by its name's.
+func KeySpecOf(args []string) (cluster.KeySpec, bool) {
+	if len(args) > 1 {
+		if spec, ok := cluster.KeyPositions(args[0] + " " + args[1]); ok {
+			return spec, true
+		}
+	}
+	return cluster.KeyPositions(args[0])
 }
 
 // NeedTags refuses a command of r with a key that does not carry "{tag}",

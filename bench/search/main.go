@@ -10,8 +10,10 @@
 // p99<=5ms.
 //
 // Targets: embedded (`--embedded --delay exp:100us`, an M/M/1-like
-// server of 100 µs services) and redis (a redis-server it starts on
-// loopback, -t get -r 100000). Before and after the searches it measures
+// server of 100 µs services, in pacer's own process), serve (the same
+// server as `pacer serve --delay exp:100us` in a process of its own, which
+// it starts on loopback: the in-process figure should lie within 10% of
+// it) and redis (a redis-server it starts on loopback, -t get -r 100000). Before and after the searches it measures
 // the machine's noise floor: the worst service-time p99 of `pacer run`
 // at 1k/s and 16k/s for 2 s against the target without its own share
 // (the embedded target without delay, or the redis-server). Where that
@@ -34,6 +36,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,7 +82,7 @@ var marks = map[string]string{"pass": "", "fail": "x", "unsustainable": "x~", "a
 func main() {
 	bin := flag.String("bin", "pacer", "pacer binary")
 	pairs := flag.Int("pairs", 5, "pairs of searches per target (interleaved)")
-	targets := flag.String("targets", "embedded", "targets: embedded (--embedded --delay exp:100us), redis (a redis-server on loopback)")
+	targets := flag.String("targets", "embedded", "targets: embedded (--embedded --delay exp:100us), serve (pacer serve --delay exp:100us in its own process), redis (a redis-server on loopback)")
 	slo := flag.String("slo", "p99<=5ms", "--slo")
 	stepDur := flag.Duration("step-duration", 0, "--step-duration (0: pacer's default)")
 	settle := flag.Duration("settle", -1, "--settle (negative: pacer's default)")
@@ -93,8 +96,17 @@ func main() {
 
 	names := strings.Split(*targets, ",")
 	var srv *kit.Server
+	var servePort string
 	for _, n := range names {
 		switch n {
+		case "serve":
+			stop, port, err := startServe(*bin)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "bench: pacer serve: %v\n", err)
+				os.Exit(1)
+			}
+			defer stop()
+			servePort = port
 		case "embedded":
 		case "redis":
 			if srv != nil {
@@ -103,7 +115,7 @@ func main() {
 			srv = kit.Must(kit.Start())
 			defer srv.Stop()
 		default:
-			fmt.Fprintf(os.Stderr, "bench: -targets: unknown target %q (want embedded or redis)\n", n)
+			fmt.Fprintf(os.Stderr, "bench: -targets: unknown target %q (want embedded, serve or redis)\n", n)
 			os.Exit(2)
 		}
 	}
@@ -146,8 +158,11 @@ func main() {
 		for half := range 2 {
 			for _, n := range names {
 				target := []string{"--embedded", "--delay", "exp:100us"}
-				if n == "redis" {
+				switch n {
+				case "redis":
 					target = []string{"-h", "127.0.0.1", "-p", srv.Port, "-r", "100000"}
+				case "serve":
+					target = []string{"-h", "127.0.0.1", "-p", servePort}
 				}
 				out := filepath.Join(dir, fmt.Sprintf("%s-%d-%d.json", n, k, half))
 				s, err := search(*bin, append(append(append([]string{}, args...), target...), "--json", out), out)
@@ -282,6 +297,8 @@ func noiseFloor(bin, target string, srv *kit.Server) (float64, error) {
 		if target == "redis" {
 			args = []string{"run", "-h", "127.0.0.1", "-p", srv.Port}
 		}
+		// serve's floor is the embedded target's: the same server, without
+		// its delay.
 		args = append(args, "--rate", rate, "--duration", "2s", "-t", "get", "-q", "--json", out.Name())
 		cmd := exec.Command(bin, args...)
 		var ee *exec.ExitError
@@ -305,6 +322,41 @@ func noiseFloor(bin, target string, srv *kit.Server) (float64, error) {
 		floor = max(floor, d.Tests[0].Service.P99)
 	}
 	return floor, nil
+}
+
+// startServe starts `pacer serve --delay exp:100us` on a free loopback
+// port, in a process of its own, and returns what stops it and its port.
+func startServe(bin string) (func(), string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	l.Close()
+	cmd := exec.Command(bin, "serve", "--bind", "127.0.0.1", "--port", port, "--delay", "exp:100us")
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	stop := func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	for range 200 {
+		if c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", port)); err == nil {
+			c.Close()
+			return stop, port, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	return nil, "", fmt.Errorf("pacer serve on port %s did not come up", port)
 }
 
 // interval prints a search's [lo, hi]: "[1800, 2200]", "[none, 250]",

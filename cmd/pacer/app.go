@@ -15,20 +15,23 @@ import (
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/target"
+	"github.com/pacer-load/pacer/verdict"
 	"github.com/urfave/cli/v2"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// Exit codes, the same for every command.
+// Exit codes, the same for every command: the verdict package's, whose
+// outcomes (pass, fail, inconclusive, error) are the words every output
+// uses for them.
 const (
-	exitOK          = 0
-	exitFailed      = 1   // the run failed: no server, lost connections, server errors (bench)
-	exitUsage       = 2   // bad flags or arguments
-	exitSLO         = 3   // an SLO was violated
-	exitUntrusted   = 4   // the result cannot be trusted (the generator fell behind)
-	exitInterrupted = 130 // stopped by Ctrl-C, SIGTERM or SIGHUP
+	exitOK          = verdict.ExitPass         // pass
+	exitFailed      = verdict.ExitError        // error: no server, lost connections, server errors (bench)
+	exitUsage       = verdict.ExitUsage        // bad flags or arguments
+	exitSLO         = verdict.ExitFail         // fail: an SLO the server missed
+	exitUntrusted   = verdict.ExitInconclusive // inconclusive: the client's lateness or host could explain it
+	exitInterrupted = verdict.ExitInterrupted  // stopped by Ctrl-C, SIGTERM or SIGHUP
 	// exitQuit (131, after SIGQUIT's goroutine dump) is in signals.go.
 )
 
@@ -51,14 +54,9 @@ func usageErrorf(format string, args ...any) error {
 func failed(err error) error { return &exitError{code: exitFailed, err: err} }
 
 // worst returns the code that matters more when several apply:
-// interrupted, then failed, then untrusted, then SLO violated, then ok.
-func worst(a, b int) int {
-	rank := map[int]int{exitOK: 0, exitSLO: 1, exitUntrusted: 2, exitFailed: 3, exitUsage: 4, exitInterrupted: 5}
-	if rank[b] > rank[a] {
-		return b
-	}
-	return a
-}
+// interrupted, then usage, then error, inconclusive, fail and pass
+// (verdict.WorseCode).
+func worst(a, b int) int { return verdict.WorseCode(a, b) }
 
 // exitCode carries an exit code with nothing more to print.
 func exitCode(code int) error { return &exitError{code: code} }
@@ -194,10 +192,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			compareCommand(),
 			pubsubCommand(),
 			streamCommand(),
+			abCommand(),
 			replayCommand(),
 			fillCommand(),
 			serveCommand(),
 			reportCommand(),
+			diffCommand(),
 			mergeCommand(),
 			withHelp(&cli.Command{Name: "version", Usage: "print pacer's version (as pacer --version does)",
 				Action: func(c *cli.Context) error {

@@ -117,9 +117,9 @@ func shellWords(s string) ([]string, error) {
 // used instead, unless it runs on the embedded target. Output files go to
 // dir. It returns the arguments and the exit codes the docs allow.
 func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
-	if len(args) > 0 && (args[0] == "report" || args[0] == "merge") { // files only
+	if len(args) > 0 && filesOnly(args[0]) {
 		// They exit with the verdicts they read: those of runs whose
-		// send lag depends on the machine's load.
+		// send lag depends on the machine's load (diff: a gate on them).
 		return reportExample(args, dir), []int{exitOK, exitUntrusted, exitSLO}
 	}
 	var out []string
@@ -134,7 +134,19 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 		case "-h", "-p", "-s", "-u":
 			i++ // and its value
 			continue
-		case "--json", "--hdr-log", "--hdr-spectrum":
+		case "--a", "--b": // pacer ab's targets: both the test's server
+			if len(out) > 0 && out[0] == "ab" && i+1 < len(args) {
+				out = append(out, a, "redis://127.0.0.1:"+redisPort)
+				i++
+				continue
+			}
+		}
+		if name, _, ok := strings.Cut(a, "="); ok && len(out) > 0 && out[0] == "ab" && (name == "--a" || name == "--b") {
+			out = append(out, name+"=redis://127.0.0.1:"+redisPort)
+			continue
+		}
+		switch a {
+		case "--json", "--hdr-log", "--hdr-spectrum", "--diff-json", "--plot", "--html":
 			if i+1 < len(args) && args[i+1] != "-" {
 				out = append(out, a, filepath.Join(dir, filepath.Base(args[i+1])))
 				i++
@@ -145,7 +157,7 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 		}
 		out = append(out, a)
 	}
-	if !embedded && len(out) > 0 && out[0] != "serve" {
+	if !embedded && len(out) > 0 && out[0] != "serve" && out[0] != "ab" {
 		out = append([]string{out[0], "-h", "127.0.0.1", "-p", redisPort}, out[1:]...)
 	}
 	if len(out) > 1 && out[0] == "replay" {
@@ -155,7 +167,7 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	}
 	codes := []int{exitOK}
 	switch {
-	case len(out) > 0 && (out[0] == "run" || out[0] == "compare" || out[0] == "sweep" || out[0] == "replay" || out[0] == "pubsub" || out[0] == "stream"):
+	case len(out) > 0 && (out[0] == "run" || out[0] == "compare" || out[0] == "sweep" || out[0] == "replay" || out[0] == "pubsub" || out[0] == "stream" || out[0] == "ab"):
 		// Whether the generator kept its send-lag limit depends on the
 		// machine's load, and an SLO on its latency too: documented outcomes
 		// (a sweep exits 4 when its bounding failure could be the client's).
@@ -169,13 +181,28 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	return out, codes
 }
 
+// filesOnly reports whether a command reads and writes files only
+// (report, merge, diff).
+func filesOnly(cmd string) bool { return cmd == "report" || cmd == "merge" || cmd == "diff" }
+
+// textValues are the flags of the files-only commands whose value is not
+// a file.
+var textValues = map[string]bool{"--title": true, "--label": true, "--max-regression": true, "--equivalence": true,
+	"--equivalence-errors": true, "--percentiles": true}
+
 // reportExample rewrites a pacer report example: its files (the
 // documents it reads, --plot and --html) are in dir.
 func reportExample(args []string, dir string) []string {
 	out := []string{args[0]}
-	for _, a := range args[1:] {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
 		switch name, value, ok := strings.Cut(a, "="); {
-		case ok && (name == "--plot" || name == "--html"):
+		case textValues[a] && i+1 < len(args):
+			out = append(out, a)
+			i++
+			a = args[i]
+		case ok && textValues[name]:
+		case ok && (name == "--plot" || name == "--html" || name == "--json"):
 			a = name + "=" + filepath.Join(dir, filepath.Base(value))
 		case a != "-" && !strings.HasPrefix(a, "-"):
 			a = filepath.Join(dir, filepath.Base(a))
@@ -190,7 +217,7 @@ func reportInputs(args []string) []string {
 	var in []string
 	for i := 1; i < len(args); i++ {
 		switch a := args[i]; {
-		case a == "--plot" || a == "--html":
+		case a == "--plot" || a == "--html" || a == "--json" || textValues[a]:
 			i++
 		case strings.HasSuffix(a, ".json") && !strings.HasPrefix(a, "-"):
 			in = append(in, a)
@@ -216,6 +243,8 @@ const (
 	shortSettle   = 200 * time.Millisecond // --settle, --warmup
 	shortRequests = 2000                   // -n of run and bench
 	shortKeys     = 10000                  // -r of fill, which writes every key
+	shortDecide   = 2 * time.Second        // --decide-within
+	shortRounds   = 2                      // --rounds of ab
 )
 
 // shortened returns an example's arguments with its lengths capped (see
@@ -231,6 +260,13 @@ func shortened(args []string) []string {
 		out = slices.Insert(out, 1, "--duration", shortDuration.String())
 	case out[0] == "bench" && hasArg(out, "--rate") && !hasArg(out, "-n"):
 		out = slices.Insert(out, 1, "-n", strconv.Itoa(shortRequests))
+	case out[0] == "ab":
+		if !hasArg(out, "--rounds") {
+			out = slices.Insert(out, 1, "--rounds", strconv.Itoa(shortRounds))
+		}
+		if !hasArg(out, "--round-duration") {
+			out = slices.Insert(out, 1, "--round-duration", shortDuration.String())
+		}
 	}
 	capDuration := func(v string, limit time.Duration) string {
 		if d, err := time.ParseDuration(v); err == nil && d > limit {
@@ -257,8 +293,14 @@ func shortened(args []string) []string {
 			value = capDuration(value, shortDuration)
 		case name == "--step-duration":
 			value = capDuration(value, shortStep)
+		case name == "--decide-within":
+			value = capDuration(value, shortDecide)
 		case name == "--settle" || name == "--warmup":
 			value = capDuration(value, shortSettle)
+		case name == "--round-duration":
+			value = capDuration(value, shortDuration)
+		case name == "--rounds" && out[0] == "ab":
+			value = capInt(value, shortRounds)
 		case name == "--stages":
 			stages := strings.Split(value, ",")
 			for k, st := range stages {
@@ -294,17 +336,24 @@ func estimate(args []string) time.Duration {
 	if args[0] == "compare" {
 		d = 5 * time.Second
 	}
+	decide := time.Duration(0)
 	for i, a := range args {
 		if a == "--duration" && i+1 < len(args) {
 			if v, err := time.ParseDuration(args[i+1]); err == nil {
 				d = v
 			}
 		}
+		if a == "--decide-within" && i+1 < len(args) {
+			decide, _ = time.ParseDuration(args[i+1])
+		}
 	}
+	d = max(d, decide) // a test may go on to its budget
 	switch args[0] {
 	case "sweep":
 		return estimateSweep(args)
-	case "report", "merge":
+	case "ab":
+		return estimateAB(args)
+	case "report", "merge", "diff":
 		return time.Second
 	case "replay":
 		// The docs' trace spans 3 s; --dry-run only reads it.
@@ -340,6 +389,22 @@ func estimate(args []string) time.Duration {
 		return time.Duration(n*tests) * 10 * time.Microsecond
 	}
 	return readmeShortLimit + time.Second // fill moves real data
+}
+
+// estimateAB is ab's rounds × two runs × their length (round and warm-up).
+func estimateAB(args []string) time.Duration {
+	rounds, round, warmup := 6, 5*time.Second, time.Second
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "--rounds":
+			rounds, _ = strconv.Atoi(args[i+1])
+		case "--round-duration":
+			round, _ = time.ParseDuration(args[i+1])
+		case "--warmup":
+			warmup, _ = time.ParseDuration(args[i+1])
+		}
+	}
+	return time.Duration(2*rounds) * (round + warmup)
 }
 
 // estimateSweep is a sweep's steps × their length (step and settle), × --repeat.
@@ -415,7 +480,7 @@ func docExamples(t *testing.T) []docExample {
 const readmeParallel = 2
 
 // fileArgs are the flags whose value is a file an example writes.
-var fileArgs = map[string]bool{"--json": true, "--hdr-log": true, "--hdr-spectrum": true, "--plot": true, "--html": true, "-o": true}
+var fileArgs = map[string]bool{"--json": true, "--hdr-log": true, "--hdr-spectrum": true, "--plot": true, "--html": true, "-o": true, "--diff-json": true}
 
 // exampleResources names what an example shares with other examples, so
 // that those run one after another, in document order: the files it
@@ -436,6 +501,14 @@ func exampleResources(ex docExample) []string {
 		}
 		name, value, hasValue := strings.Cut(a, "=")
 		switch {
+		case args[0] == "ab" && name == "--json" && (hasValue || i+1 < len(args)):
+			// ab writes FILE.a and FILE.b (sidePath).
+			if !hasValue {
+				value = args[i+1]
+				i++
+			}
+			file(sidePath(value, 0))
+			file(sidePath(value, 1))
 		case fileArgs[name] && hasValue:
 			file(value)
 		case fileArgs[a] && i+1 < len(args):
@@ -446,7 +519,7 @@ func exampleResources(ex docExample) []string {
 				res = append(res, "port "+port)
 			}
 			i++
-		case i > 0 && (args[0] == "report" || args[0] == "merge") && strings.HasSuffix(a, ".json"):
+		case i > 0 && filesOnly(args[0]) && strings.HasSuffix(a, ".json"):
 			file(a)
 		}
 	}
@@ -582,7 +655,7 @@ func runChain(t *testing.T, bin string, srv *redistest.Server, dir string, chain
 			}
 			continue
 		}
-		if args[0] == "report" || args[0] == "merge" {
+		if filesOnly(args[0]) {
 			reads := false
 			for _, in := range reportInputs(args) {
 				reads = reads || skipped[in]
@@ -642,6 +715,8 @@ func TestReadmeExampleRewriting(t *testing.T) {
 		"run --duration 500ms -- SET k --duration 9s":                         "run --duration 500ms -- SET k --duration 9s",
 		"compare --embedded --stall 100ms":                                    "compare --duration 500ms --embedded --stall 100ms",
 		"bench -t get --rate 20k":                                             "bench -n 2000 -t get --rate 20k",
+		"ab --rounds 6 --round-duration 5s --warmup 1s":                       "ab --rounds 2 --round-duration 500ms --warmup 200ms",
+		"ab --rate 5k": "ab --round-duration 500ms --rounds 2 --rate 5k",
 	} {
 		if got := strings.Join(shortened(strings.Fields(in)), " "); got != want {
 			t.Errorf("shortened(%q) = %q, want %q", in, got, want)
@@ -674,6 +749,14 @@ func TestReadmeExampleRewriting(t *testing.T) {
 	}
 	if in := reportInputs(args); strings.Join(in, " ") != "/tmp/x/a.json /tmp/x/b.json" {
 		t.Fatalf("report inputs %q", in)
+	}
+	args, _ = loopbackExample([]string{"diff", "a.json", "--", "b.json", "--max-regression", "p99:10%", "--json", "d.json"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "diff /tmp/x/a.json -- /tmp/x/b.json --max-regression p99:10% --json /tmp/x/d.json" {
+		t.Fatalf("rewritten to %q", got)
+	}
+	args, _ = loopbackExample([]string{"ab", "--a", "redis://10.0.0.5:6379", "--b=x", "--b", "rediss://h:1", "--json", "ab.json"}, "4242", "/tmp/x")
+	if got := strings.Join(args, " "); got != "ab --a redis://127.0.0.1:4242 --b=redis://127.0.0.1:4242 --b redis://127.0.0.1:4242 --json /tmp/x/ab.json" {
+		t.Fatalf("rewritten to %q", got)
 	}
 	args, codes = loopbackExample([]string{"merge", "s-1.json", "s-2.json", "-o", "out/m.json"}, "4242", "/tmp/x")
 	if got := strings.Join(args, " "); got != "merge /tmp/x/s-1.json /tmp/x/s-2.json -o /tmp/x/m.json" || len(codes) != 3 {

@@ -158,7 +158,7 @@ func TestCompareShowsCoordinatedOmission(t *testing.T) {
 	// The reading concludes only on a trustworthy open run.
 	want := "coordinated omission"
 	if open.Verdict != "ok" {
-		want = "no conclusion, the open run is not trustworthy"
+		want = "no conclusion, the open run is inconclusive"
 	}
 	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "Closed loop at ") {
 		t.Fatalf("no reading of the gap (want %q):\n%s", want, stdout)

@@ -169,38 +169,32 @@ func (e *runEnv) experiment(showErrs bool) *experiment.Env {
 	return x
 }
 
-// writeFiles writes the result files from the document.
+// writeFiles writes the result files from the document, with its
+// outcome (the worst of its tests', unless the command set its own, as a
+// sweep does; none for a document cut short).
 func (e *runEnv) writeFiles() error {
 	if !e.files.Any() {
 		return nil
 	}
+	if e.doc.Outcome == "" && !e.doc.Interrupted && len(e.doc.Tests) > 0 {
+		o, _ := report.DocumentOutcome(e.doc)
+		e.doc.Outcome = o.String()
+	}
 	return e.files.Write(e.stdout, e.doc)
 }
 
-// outcomeCode is the exit code of a judgement.
-func outcomeCode(o report.Outcome) int {
-	switch o {
-	case report.Failed:
-		return exitFailed
-	case report.Untrusted:
-		return exitUntrusted
-	case report.Violated:
-		return exitSLO
-	}
-	return exitOK
-}
-
-// judged says on stderr why a test's verdict is not ok (a failed run, a
-// result that cannot be trusted) and returns its exit code: 1 for a lost
-// target, 4 for generator_behind, 3 for an SLO the server missed.
+// judged says on stderr, in the outcome's word, why a test did not pass:
+// "pacer: GET: error: target lost: …" (exit 1), "pacer: GET:
+// inconclusive: …" (exit 4, naming the figure), "pacer: GET: fail: …"
+// (exit 3, the server's evidence), and returns its exit code.
 func judged(stderr io.Writer, t *report.Test, j report.Judgement) int {
 	switch j.Outcome {
 	case report.Failed:
-		fmt.Fprintf(stderr, "pacer: %s: target lost: %s\n", oneLine(t.Name), oneLine(j.Reason))
-	case report.Untrusted:
-		fmt.Fprintf(stderr, "pacer: %s: not trustworthy: %s\n", oneLine(t.Name), oneLine(j.Reason))
+		fmt.Fprintf(stderr, "pacer: %s: %s: target lost: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
+	case report.Untrusted, report.Violated:
+		fmt.Fprintf(stderr, "pacer: %s: %s: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
 	}
-	return outcomeCode(j.Outcome)
+	return j.Outcome.ExitCode()
 }
 
 // testOf is a workload's test as the experiments take it.

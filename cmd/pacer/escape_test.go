@@ -88,19 +88,20 @@ func TestHostileTextIsEscaped(t *testing.T) {
 // TestHostileTraceIsEscaped: the verdict line of a replay whose trace
 // (named with a newline and ESC) holds a command redis-server does not
 // know, which its error reply quotes raw, is one line with everything
-// escaped.
+// escaped. The name holds a bidi override (a control byte in it would be
+// refused at its line) and the arguments ESC, OSC and BEL.
 func TestHostileTraceIsEscaped(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "trace\n\x1b[31m\u202e.txt")
-	trace := `1700000000.000000 [0 127.0.0.1:5000] "FOO\x1b]0;pwned\x07\xe2\x80\xae" "x"` + "\n" +
-		`1700000000.001000 [0 127.0.0.1:5000] "FOO\x1b]0;pwned\x07\xe2\x80\xae" "y"` + "\n"
+	trace := `1700000000.000000 [0 127.0.0.1:5000] "FOO\xe2\x80\xae" "x\x1b]0;pwned\x07"` + "\n" +
+		`1700000000.001000 [0 127.0.0.1:5000] "FOO\xe2\x80\xae" "y\x1b]0;pwned\x07"` + "\n"
 	if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := pacer(t, append(append([]string{"replay"}, hostPort(t, srv.Addr)...), path)...)
-	if code != exitFailed || !strings.Contains(stderr, "target lost") || !strings.Contains(stderr, `unknown command 'FOO\x1b]0;pwned\x07\u202e'`) {
+	if code != exitFailed || !strings.Contains(stderr, "target lost") || !strings.Contains(stderr, `unknown command 'FOO\u202e', with args beginning with: 'x\x1b]0;pwned\x07'`) {
 		t.Errorf("exit %d, stderr %q: want the target lost, naming the command escaped", code, stderr)
 	}
 	checkEscaped(t, "replay", stdout, stderr)

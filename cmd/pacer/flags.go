@@ -211,7 +211,7 @@ func pacingFlag() cli.Flag {
 }
 
 func lagLimitFlag(use string) cli.Flag {
-	return &cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which " + use, DefaultText: "1ms auto and precise, 2ms coarse; at most half the tightest --slo latency bound", Category: catTrust}
+	return &cli.DurationFlag{Name: "lag-limit", Usage: "send-lag p99 `DURATION` above which " + use, DefaultText: "1ms auto and precise, 2ms coarse; at most a tenth of the tightest --slo latency bound", Category: catTrust}
 }
 
 func drainFlag() cli.Flag {
@@ -315,13 +315,15 @@ func defines(c *cli.Context, name string) bool {
 }
 
 // exitCodeHelp is the exit-code table every help ends with.
-const exitCodeHelp = `EXIT CODES (the first that applies, in this order: 130, 1, 4, 3):
-   0    ok
-   1    the run failed (no server, every connection lost or nothing completed: verdict target_lost)
+const exitCodeHelp = `EXIT CODES (outcomes as the verdict line, stderr and the JSON's "outcome" name them;
+the first that applies, in this order: 130, 1, 4, 3):
+   0    pass: the result stands (with --slo: met on the delivered load)
+   1    error: the run failed (no server, every connection lost or nothing completed: verdict target_lost)
    2    usage: a bad flag or argument, one line on stderr
-   3    a test missed its --slo, and the generator's lateness cannot explain it
-   4    the result is not trustworthy (verdict generator_behind): a material send lag,
-        a violation the lag could explain, or a passing SLO on an under-delivered load
+   3    fail: a test missed its --slo, and it is the server's doing (the server's evidence is quoted;
+        diff, ab: the candidate is surely worse beyond a --max-regression allowance)
+   4    inconclusive: the client's own lateness or host could explain a miss, or the load was
+        under-delivered; stderr names the figure (see --decide-within; diff, ab: the gate cannot tell)
    130  interrupted by Ctrl-C, SIGTERM or SIGHUP (partial results are printed and written)
    131  SIGQUIT: every goroutine's stack on stderr
 `

@@ -408,6 +408,16 @@ func (g *gen) pins(cmd *cli.Command) []string {
 		if shape&2 == 0 {
 			out = append(out, "-r", "50")
 		}
+	case "ab": // both sides the harness's target, or one a closed port
+		b := g.env.port
+		if mode%8 == 6 {
+			b = g.env.deadPort
+		}
+		out = append(out, "--a", "redis://127.0.0.1:"+g.env.port, "--b", "redis://127.0.0.1:"+b,
+			"--rounds", "1", "--round-duration", "20ms", "--warmup", "0s", "--drain", "20ms")
+		if shape&2 == 0 {
+			out = append(out, "--rate", "2k")
+		}
 	}
 	if shape&4 != 0 && has("q") {
 		out = append(out, "-q")
@@ -573,6 +583,10 @@ func (g *gen) pinned(name, ph string) (string, bool) {
 		return s.pick([]string{"127.0.0.1:0", "localhost:0", "[::1]:0", "127.0.0.1:99999", "127.0.0.1", "nonsense:x", ""}), true
 	}
 	switch name {
+	case "a", "b": // pacer ab's targets (elsewhere -a is a password)
+		if g.cmd == "ab" {
+			return g.uri(), true
+		}
 	case "h":
 		return s.pick([]string{"127.0.0.1", "localhost", "::1"}), true
 	case "p":
@@ -668,7 +682,8 @@ func checkPolicies(cmds []*cli.Command) error {
 		}
 		for _, fl := range cmd.Flags {
 			name, ph := fl.Names()[0], placeholder(fl)
-			if knownTargets[name] || name == "commands" || isPathPlaceholder(ph) || ph == "HOST:PORT" || ph == "ADDRESS" {
+			if knownTargets[name] || name == "commands" || isPathPlaceholder(ph) || ph == "HOST:PORT" || ph == "ADDRESS" ||
+				cmd.Name == "ab" && (name == "a" || name == "b") { // pinned to g.uri's loopback URIs
 				continue
 			}
 			for _, w := range network {
@@ -727,9 +742,13 @@ func (g *gen) clamp(name, v string) string {
 		return n, err == nil
 	}
 	switch name {
-	case "duration", "drain":
+	case "duration", "drain", "round-duration", "warmup":
 		if d, err := time.ParseDuration(v); err == nil && d > maxFuzzDuration {
 			return maxFuzzDuration.String()
+		}
+	case "rounds":
+		if n, ok := parseInt(); ok && n > 2 {
+			return "2"
 		}
 	case "stall":
 		if d, err := time.ParseDuration(v); err == nil && d > maxFuzzStall {
@@ -969,6 +988,11 @@ func fuzzSeeds() [][]byte {
 		// --tls at the closed port (mode 6): at the harness's plain port the
 		// handshake waits out its 5 s timeout, which TestTLSFailures checks.
 		seedFor("fill", 6, 0, "").flag("tls", 0),
+		seedFor("ab", 0, 0, "").flag("rounds", 0, raw("2")...).flag("max-regression", 0, raw("p99:10%")...),
+		seedFor("ab", 0, 2, "").flag("closed", 0).flag("P", 0, raw("4")...).flag("json", 0, 0),
+		seedFor("ab", 6, 0, "").flag("fill", 0).flag("r", 0, raw("20")...),
+		seedFor("diff", 0, 0, "").file(0).file(0),
+		seedFor("diff", 0, 0, "").file(0).dashes().file(0).flag("plot", 0, 0).flag("json", 0, 1),
 		seedFor("serve", 0, 0, "").flag("delay", 0, raw("exp:50us")...),
 		seedFor("serve", 0, 0, "").flag("port", 0, 2).flag("maxmemory", 0, raw("1MB")...),
 		seedFor("report", 0, 0, "").file(0),

@@ -658,12 +658,12 @@ func TestJudge(t *testing.T) {
 		says string
 	}{
 		{"ok", &scheduler.Result{Mode: "closed", Counts: counts(10, 10)}, nil, exitOK, ""},
-		{"behind", behind, nil, exitUntrusted, "pacer: GET: not trustworthy: only 90.00% of scheduled requests were sent"},
-		{"slo violated", &scheduler.Result{Mode: "closed", Counts: counts(10, 10)}, &report.SLOResult{}, exitSLO, ""},
+		{"behind", behind, nil, exitUntrusted, "pacer: GET: inconclusive: only 90.00% of scheduled requests were sent"},
+		{"slo violated", &scheduler.Result{Mode: "closed", Counts: counts(10, 10)}, &report.SLOResult{}, exitSLO, ": fail: the server missed"},
 		{"lost", &scheduler.Result{Name: "GET", TargetGone: true, Counts: counts(10, 4)}, nil,
-			exitFailed, "pacer: GET: target lost: every connection was lost and none came back"},
+			exitFailed, "pacer: GET: error: target lost: every connection was lost and none came back"},
 		{"nothing completed", &scheduler.Result{Name: "SET", Counts: counts(10, 0), FirstError: "NOAUTH Authentication required."}, nil,
-			exitFailed, "pacer: SET: target lost: none of 10 scheduled requests completed; the first error was: NOAUTH Authentication required."},
+			exitFailed, "pacer: SET: error: target lost: none of 10 scheduled requests completed; the first error was: NOAUTH Authentication required."},
 		{"closed loop, nothing completed", &scheduler.Result{Name: "GET", Mode: "closed", Counts: counts(5, 0)}, nil,
 			exitFailed, "none of 5 scheduled requests completed"},
 		{"nothing scheduled", &scheduler.Result{}, nil, exitOK, ""},

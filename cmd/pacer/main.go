@@ -83,7 +83,7 @@ func procsForEnv(args []string, env string, numCPU int) int {
 		return 0
 	}
 	switch args[1] {
-	case "run", "compare", "replay", "pubsub", "stream":
+	case "run", "compare", "replay", "pubsub", "stream", "ab":
 		return numCPU + 1
 	case "bench":
 		// bench's own flag definitions, so every spelling urfave/cli

@@ -21,7 +21,19 @@ func fitMemory(c *cli.Context, conns int, load *experiment.OpenLoad, w *workload
 	for _, t := range w.tests {
 		largest = max(largest, t.recipe.MaxCommandSize())
 	}
-	fit, err := experiment.FitMemory(conns, *load, c.IsSet("max-buffer"), c.IsSet("max-inflight"), largest,
+	return fitCaps(c, conns, load, largest, c.IsSet("max-buffer"))
+}
+
+// fitReplayMemory is fitMemory for a replay, once its plan knows how many
+// connections it opens (one per client with --per-client). Its
+// --max-buffer is never lowered: the plan refused the commands larger than
+// it, and the ones it kept must still fit.
+func fitReplayMemory(c *cli.Context, conns int, load *experiment.OpenLoad) error {
+	return fitCaps(c, conns, load, load.MaxBuffer, true)
+}
+
+func fitCaps(c *cli.Context, conns int, load *experiment.OpenLoad, largest int, bufferSet bool) error {
+	fit, err := experiment.FitMemory(conns, *load, bufferSet, c.IsSet("max-inflight"), largest,
 		memlimit.Find(), conn.DefaultMaxInflight)
 	if err != nil {
 		return err

@@ -45,7 +45,7 @@ func messageOutputFlags(sloUse string) []cli.Flag {
 	})
 	fl = append(fl, openLoadFlags("a message more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent")...)
 	fl = append(fl, shardFlags()...)
-	return append(fl, openTailFlags("the publisher's send lag is high: generator_behind when it is also at least 10% of the delivery p99, or could explain an --slo violation", false)...)
+	return append(fl, openTailFlags("the publisher's send lag is high: inconclusive (verdict generator_behind) when it is also at least 10% of the delivery p99, or could explain an --slo violation", false)...)
 }
 
 // messageLoad is a message command's timeline and publisher, parsed.

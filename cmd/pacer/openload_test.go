@@ -50,7 +50,7 @@ func TestParseOpenLoad(t *testing.T) {
 		t.Errorf("defaults: %+v, %v", l, err)
 	}
 	if l, err = openLoadOf(t, false, 10, "p99<=1ms", "--drain", "0s"); err != nil || l.Arrival != "" || l.MaxInflight != 0 ||
-		l.Backlog != 0 || l.Drain != time.Nanosecond || l.LagLimit != 500*time.Microsecond {
+		l.Backlog != 0 || l.Drain != time.Nanosecond || l.LagLimit != 100*time.Microsecond {
 		t.Errorf("without arrival, max-inflight and max-backlog, a zero drain and an SLO: %+v, %v", l, err)
 	}
 	if l, err = openLoadOf(t, true, 10, "p99<=1ms", "--lag-limit", "3ms", "--pacing", "coarse"); err != nil || l.LagLimit != 3*time.Millisecond {

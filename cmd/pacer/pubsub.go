@@ -126,6 +126,11 @@ func pubsubAction(c *cli.Context) error {
 		e.doc.Tests = append(e.doc.Tests, *closed)
 	}
 	e.doc.Interrupted = ctx.Err() != nil || open != nil && open.Interrupted
+	if open != nil && !e.doc.Interrupted {
+		// The document's outcome is the exit code's: the open
+		// publisher's, the closed one being shown, not judged.
+		e.doc.Outcome = openJ.Outcome.String()
+	}
 	if err := e.writeFiles(); err != nil {
 		return failed(err)
 	}

@@ -14,7 +14,7 @@ func repeatFlag() cli.Flag {
 }
 
 func ciFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "ci", Usage: "print a 95% confidence interval for each percentile (order statistics)", Category: catOutput}
+	return &cli.BoolFlag{Name: "ci", Usage: "print a 95% confidence interval for each percentile: from the spread between --repeat's runs, or a block bootstrap over one run's intervals", Category: catOutput}
 }
 
 // parseRepeat reads --repeat.

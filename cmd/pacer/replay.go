@@ -28,14 +28,14 @@ func replayCommand() *cli.Command {
 		&cli.BoolFlag{Name: "per-client", Usage: "keep each trace client's commands on a connection of its own, in order (transactions, WATCH, blocking commands and Pub/Sub need it); -c is then ignored", Category: catLoad},
 	)
 	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes is counted unsent instead of sent")...)
-	flags = append(flags, shardFlags()...)
+	flags = append(flags, shardFlagsFor(false)...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "format", Value: "auto", Usage: "the trace's `FORMAT`: auto (from its first line), monitor (redis-cli monitor output) or json (pacer's JSON lines); gzip is detected", Category: catWorkload},
-		&cli.StringFlag{Name: "allow", Usage: "send these refused `COMMANDS` after all (comma-separated: FLUSHDB,CONFIG SET)", Category: catWorkload},
-		&cli.StringFlag{Name: "skip", Usage: "leave these `COMMANDS` out of the replay (comma-separated: KEYS,INFO)", Category: catWorkload},
-		&cli.StringFlag{Name: "key-prefix", Usage: "put `PREFIX` before every key argument (by the command's key positions), to replay beside other data", Category: catWorkload},
+		&cli.StringFlag{Name: "allow", Usage: "send these refused `COMMANDS` after all (comma-separated: FLUSHDB,CONFIG SET; scripts: every EVAL, EVALSHA and FCALL, also when the trace does not show what they ran); a name with a NUL, a control byte or a blank is refused whatever this says", Category: catWorkload},
+		&cli.StringFlag{Name: "skip", Usage: "leave these `COMMANDS` out of the replay (comma-separated: KEYS,INFO; scripts: every script call)", Category: catWorkload},
+		&cli.StringFlag{Name: "key-prefix", Usage: "put `PREFIX` before every key argument (found by the command table, subcommands included), to replay beside other data; refuses, unless --allow names them, scripts, MOVE, COPY ... DB and commands whose keys the table cannot find", Category: catWorkload},
 		&cli.IntFlag{Name: "db", Usage: "send every command to database `N` instead of the trace's", DefaultText: "the trace's", Category: catWorkload},
-		&cli.BoolFlag{Name: "script-commands", Usage: "also send the commands MONITOR shows scripts running (left out by default: their EVAL or FCALL is replayed)", Category: catWorkload},
+		&cli.BoolFlag{Name: "script-commands", Usage: "also send the commands MONITOR shows scripts running (left out by default: their EVAL or FCALL is replayed, judged by them)", Category: catWorkload},
 		&cli.BoolFlag{Name: "dry-run", Usage: "read and check the trace, say what the replay would do, send nothing", Category: catWorkload},
 	)
 	flags = append(flags, outputFlags(outputSpec{
@@ -94,17 +94,13 @@ func parseReplayConfig(c *cli.Context) (*replayConfig, error) {
 		return nil, err
 	}
 	cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
+	cfg.MaxBuffer = cfg.load.MaxBuffer
 	return cfg, nil
 }
 
 // parseReplayShard reads --shard, --start-at and --start-in: a replay has
-// no random draws, so a shard needs no --seed.
+// no random draws (and no --seed), so every shard has the same timeline.
 func parseReplayShard(c *cli.Context) (*scheduler.Placement, error) {
-	if c.IsSet("shard") && !c.IsSet("seed") {
-		// parseShard insists on --seed for the drawn timelines; a trace's
-		// is the same for every shard.
-		_ = c.Set("seed", "0")
-	}
 	return parseShard(c, os.LookupEnv, time.Now())
 }
 
@@ -131,14 +127,22 @@ func replayAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := replay.Scan(cfg.Config)
+	plan, err := replay.Scan(c.Context, cfg.Config)
 	if err != nil {
+		return err
+	}
+	defer plan.Close()
+	if err := plan.CheckWarmup(cfg.Warmup); err != nil {
 		return err
 	}
 	if cfg.dryRun {
 		_, err := fmt.Fprint(c.App.Writer, plan.Text())
 		return err
 	}
+	if err := fitReplayMemory(c, len(plan.Groups), &cfg.load); err != nil {
+		return failed(err)
+	}
+	cfg.target.MaxInflight = cfg.load.MaxInflight
 	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard,
 		files: cfg.out.files, quiet: cfg.out.quiet, mode: "open", banner: true})
 	if err != nil {
@@ -157,6 +161,7 @@ func replayAction(c *cli.Context) error {
 	oc.Duration, oc.Requests, oc.Warmup = cfg.Duration, cfg.Requests, cfg.Warmup
 	name := "replay " + filepath.Base(cfg.Path)
 	res, st, runErr := replay.Run(ctx, e.experiment(cfg.out.showErrs), cfg.Config, plan, name, oc)
+	e.doc.Trace.Changed = plan.Changed()
 	code := exitOK
 	if res == nil && runErr == nil {
 		e.doc.Interrupted = true // interrupted waiting for its start

@@ -19,7 +19,8 @@ func reportCommand() *cli.Command {
 		Usage:     "re-render saved results (--json files): as text, side by side, as plots or as an HTML page",
 		ArgsUsage: "FILE.json...",
 		Description: "One file prints as its run printed it; several print side by side, one column per file, with\n" +
-			"each percentile's difference from the first file. - reads a document from stdin.",
+			"each percentile's difference from the first file. - reads a document from stdin. A pacer diff\n" +
+			"document (pacer.diff/v1) prints as pacer diff printed it, and draws its pictures.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plot", Usage: "draw the percentile spectrum and the interval series to `OUT.png` or OUT.svg", Category: catOutput},
 			&cli.StringFlag{Name: "html", Usage: "write one self-contained page (configuration, tables, plots, verdicts) to `OUT.html`", Category: catOutput},
@@ -68,6 +69,12 @@ func reportAction(c *cli.Context) error {
 	}
 	if err := report.CheckOutputsApart(paths, []report.NamedPath{{Flag: "--plot", Path: plotPath}, {Flag: "--html", Path: htmlPath}}); err != nil {
 		return usageErrorf("%v", err)
+	}
+	if d, err := readDiffFile(paths); d != nil || err != nil { // a pacer diff's document
+		if err != nil {
+			return err
+		}
+		return writeDiff(c.App.Writer, c.App.ErrWriter, d, diffOutput{plot: plotPath, plotFormat: format, html: htmlPath, text: title})
 	}
 	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
@@ -120,7 +127,7 @@ func verdictsExit(stderr io.Writer, inputs []report.Input) error {
 			fmt.Fprintf(stderr, "pacer: %s: %s\n", oneLine(in.Label), oneLine(l))
 		}
 	}
-	if code := outcomeCode(worst); code != exitOK {
+	if code := worst.ExitCode(); code != exitOK {
 		return exitCode(code)
 	}
 	return nil

@@ -53,10 +53,10 @@ func TestReportAndMergeExitWithTheVerdict(t *testing.T) {
 		code    int
 		why     string
 	}{
-		{"target_lost", false, exitFailed, "target lost"},
-		{"generator_behind", false, exitUntrusted, "not trustworthy"},
-		{"inconclusive", true, exitUntrusted, "not trustworthy"},
-		{"ok", true, exitSLO, "SLO violated"},
+		{"target_lost", false, exitFailed, "error: target lost"},
+		{"generator_behind", false, exitUntrusted, "inconclusive"},
+		{"inconclusive", true, exitUntrusted, "inconclusive"},
+		{"ok", true, exitSLO, "fail"},
 	} {
 		f := editJSON(t, run, filepath.Join(dir, tc.verdict+".json"), func(d map[string]any) {
 			test := firstTest(d)

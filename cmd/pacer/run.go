@@ -30,6 +30,7 @@ func runCommand() *cli.Command {
 	)
 	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent")...)
 	flags = append(flags, repeatFlag())
+	flags = append(flags, decideFlag("with --slo, a budget `DURATION` (such as 1m) to reach a verdict in: wait up to 2s for a quiet host, run --duration and, while the verdict is inconclusive because of the client or its host, go on measuring the same timeline and judge everything measured every --duration (a sequential rule whose false-alarm rate is in docs/ci.md) until it decides or the budget ends"))
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		tests:    "get",
@@ -44,7 +45,7 @@ func runCommand() *cli.Command {
 		sloUse:    "`CLAUSES` every test must meet, e.g. p99<5ms,p99.9<20ms,errors<0.1%; a miss exits 3",
 		latency:   true,
 	})...)
-	flags = append(flags, openTailFlags("the lag is high: generator_behind when it is also at least 10% of the response p99, or could explain an --slo violation", true)...)
+	flags = append(flags, openTailFlags("the lag is high: inconclusive (verdict generator_behind) when it is also at least 10% of the response p99, or could explain an --slo violation", true)...)
 	return withHelp(&cli.Command{
 		Name:      "run",
 		Usage:     "open model: send on a fixed-rate timeline, measure latency from the intended send time",
@@ -76,6 +77,7 @@ type runConfig struct {
 	text     report.TextOptions
 	repeat   int  // runs per test (--repeat)
 	ci       bool // confidence intervals of the percentiles (--ci)
+	decide   decideOpts
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
@@ -110,6 +112,19 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 		return nil, err
 	}
 	cfg.ci = c.Bool("ci")
+	if cfg.decide, err = parseDecide(c, cfg.slo, cfg.Duration+cfg.Warmup); err != nil {
+		return nil, err
+	}
+	if cfg.decide.budget > 0 {
+		switch {
+		case cfg.repeat > 1:
+			return nil, usageErrorf("--decide-within measures one run until it decides: not with --repeat")
+		case cfg.Stages != nil || cfg.Requests > 0:
+			return nil, usageErrorf("--decide-within goes on at the test's rate: not with --stages or -n")
+		case cfg.shard.Sharded() || c.IsSet("start-at") || c.IsSet("start-in"):
+			return nil, usageErrorf("--decide-within decides each process's run on its own: not with --shard, --start-at or --start-in")
+		}
+	}
 	if cfg.work, err = parseOpenWorkload(c, "catalogue tests"); err != nil {
 		return nil, err
 	}
@@ -177,6 +192,7 @@ func runAction(c *cli.Context) error {
 		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
 			return exp.RunOpen(ctx, experiment.Open{
 				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
+				Decide: cfg.decide.forTest(report.TestOptions{ID: j.id(), SLO: cfg.slo}),
 			})
 		}, func(res *scheduler.Result) error {
 			if cfg.repeat == 1 || cfg.quiet {

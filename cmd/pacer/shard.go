@@ -19,9 +19,19 @@ import (
 // Job, read by --shard auto/N.
 const jobIndexEnv = scheduler.JobIndexEnv
 
-func shardFlags() []cli.Flag {
+// shardFlags are --shard, --start-at and --start-in of a command whose
+// timeline is drawn (run, compare, sweep).
+func shardFlags() []cli.Flag { return shardFlagsFor(true) }
+
+// shardFlagsFor is shardFlags for a timeline that is drawn (it needs
+// --seed: every shard must draw the same) or not (a trace's).
+func shardFlagsFor(drawn bool) []cli.Flag {
+	seed := "; needs --seed"
+	if !drawn {
+		seed = ""
+	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "shard", Usage: "send shard `K/N` of the timeline: the requests i with i mod N = K-1, at their global intended times (auto/N: K = $" + jobIndexEnv + "+1, as in a Kubernetes Indexed Job); needs --seed; add the shards' JSON with pacer merge", Category: catShard},
+		&cli.StringFlag{Name: "shard", Usage: "send shard `K/N` of the timeline: the requests i with i mod N = K-1, at their global intended times (auto/N: K = $" + jobIndexEnv + "+1, as in a Kubernetes Indexed Job)" + seed + "; add the shards' JSON with pacer merge", Category: catShard},
 		&cli.StringFlag{Name: "start-at", Usage: "start the timeline at the wall-clock `TIME` (RFC 3339, e.g. 2030-01-02T15:04:05Z): shards given the same time start together", Category: catShard},
 		&cli.DurationFlag{Name: "start-in", Usage: "start the timeline `DURATION` from now (e.g. 30s)", Category: catShard},
 	}
@@ -37,7 +47,8 @@ func parseShard(c *cli.Context, lookup func(string) (string, bool), now time.Tim
 		if k, n, err = scheduler.ParseShard(c.String("shard"), lookup); err != nil {
 			return nil, err
 		}
-		if !c.IsSet("seed") {
+		if hasFlag(c, "seed") && !c.IsSet("seed") {
+			// A drawn timeline; a trace's is the same for every shard.
 			return nil, usageErrorf("--shard needs --seed: every shard must draw the same timeline (any number, the same for all shards)")
 		}
 	}
@@ -62,4 +73,19 @@ func parseShard(c *cli.Context, lookup func(string) (string, bool), now time.Tim
 		start = now.Add(d)
 	}
 	return scheduler.NewPlacement(k, n, start), nil
+}
+
+// hasFlag reports whether c's command has the flag name.
+func hasFlag(c *cli.Context, name string) bool {
+	if c.Command == nil {
+		return false
+	}
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }

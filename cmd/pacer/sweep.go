@@ -31,6 +31,7 @@ func sweepCommand() *cli.Command {
 		&cli.StringFlag{Name: "c", Value: "50", Usage: "`N` connections (at most 10000); --closed: a list, 10,50,100,200", Category: catLoad},
 		&cli.StringFlag{Name: "P", Value: "1", Usage: "--closed: pipeline `LIST` of batch sizes, 1,16,64", Category: catLoad},
 		repeatFlag(),
+		decideFlag("--search: a budget `DURATION` for each step to reach a verdict in: a step that is inconclusive because of the client or its host goes on measuring, judged on everything it measured (see pacer run --decide-within); without it, a step that measures a rate again gets three times its length"),
 		arrivalFlag(),
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
 	)
@@ -48,7 +49,7 @@ func sweepCommand() *cli.Command {
 		errorsUse: "print error replies on stderr, at most one per second",
 		sloUse:    "`CLAUSES` a step must meet, e.g. p99<=1ms,errors<0.1%; required by --search",
 	})...)
-	flags = append(flags, openTailFlags("a step's verdict is generator_behind; with --pacing auto it sets the wake quantum", true)...)
+	flags = append(flags, openTailFlags("a step is inconclusive (verdict generator_behind); with --pacing auto it sets the wake quantum", true)...)
 	return withHelp(&cli.Command{
 		Name:      "sweep",
 		Usage:     "step the load: open rates (or --search the highest that meets --slo), or closed -c × -P points",
@@ -106,6 +107,16 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 		err = cfg.SetClosed(c.String("c"), c.String("P"), c.Duration("drain"), c.IsSet, maxConnections)
 	} else {
 		err = cfg.parseOpen(c)
+	}
+	if err == nil && c.IsSet("decide-within") {
+		var d decideOpts
+		switch d, err = parseDecide(c, cfg.SLO, 0); {
+		case err != nil:
+		case !cfg.Search:
+			err = usageErrorf("--decide-within is for --search's steps: a plain sweep measures its listed rates as they come")
+		default:
+			cfg.Decide = d.budget
+		}
 	}
 	if err == nil {
 		err = cfg.Validate()
@@ -216,7 +227,13 @@ func sweepAction(c *cli.Context) error {
 		for _, n := range res.Notes {
 			fmt.Fprintln(e.stderr, n)
 		}
-		code = outcomeCode(res.Outcome)
+		code = res.Outcome.ExitCode()
+		if !res.Interrupted {
+			e.doc.Outcome = res.Outcome.String()
+			if e.doc.Sweep != nil {
+				e.doc.Sweep.Outcome = e.doc.Outcome
+			}
+		}
 	}
 	if werr := e.writeFiles(); werr != nil {
 		return failed(werr)

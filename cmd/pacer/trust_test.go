@@ -103,7 +103,7 @@ func pacerProcess(t *testing.T, args ...string) (int, string, string) {
 // None may exit 3, blaming the server: each passes (exit 0: the send lag
 // such a machine causes is immaterial to a passing SLO) or, when the
 // machine made the p99 miss, exits 4 with a verdict that names the
-// client's figure. And a run against a stalling server (the embedded
+// client's figure or the host's (the server process's wait for a CPU). And a run against a stalling server (the embedded
 // target, in pacer's process, frozen 100 ms of every 500) that misses
 // p99<=5ms by far more than the host's noise exits 3, the server's doing.
 // bench/gate runs the gate (10k/s, p99<=2ms) the same way.
@@ -129,7 +129,8 @@ func TestTrustUnderCPUCompetition(t *testing.T) {
 			passed++
 		case code == exitUntrusted && !tt.SLO.Pass && tt.Verdict == "inconclusive" &&
 			(strings.Contains(tt.VerdictReason, "host CPU") || strings.Contains(tt.VerdictReason, "host hiccups") ||
-				strings.Contains(tt.VerdictReason, "receive lag") || strings.Contains(tt.VerdictReason, "send lag")):
+				strings.Contains(tt.VerdictReason, "receive lag") || strings.Contains(tt.VerdictReason, "send lag") ||
+				strings.Contains(tt.VerdictReason, "the server process waited")):
 		default:
 			t.Fatalf("run %d of 10: exit %d, verdict %s; want 0, or 4 naming the client's figure\nstdout %s\nstderr %s", i+1, code, tt.Verdict, stdout, stderr)
 		}
@@ -193,9 +194,10 @@ func TestSLOWindowJSON(t *testing.T) {
 	}
 }
 
-// The send-lag budget of an open run is at most half the tightest latency
-// bound of --slo (experiment.SLOLagLimit): with p99<=1ms auto pacing wakes every 100
-// µs, not every 600 µs, so its own lag cannot fail a healthy server. A
+// The send-lag budget of an open run is at most a tenth of the tightest
+// latency bound of --slo (experiment.SLOLagLimit): with p99<=2ms auto
+// pacing wakes at every due instant (precise), with p99<=5ms every 100 µs,
+// not every 600 µs, so its own lag takes little of the server's budget. A
 // given --lag-limit stands.
 func TestLagBudgetFollowsSLO(t *testing.T) {
 	t.Parallel()
@@ -208,11 +210,14 @@ func TestLagBudgetFollowsSLO(t *testing.T) {
 		{scheduler.Auto, "", time.Millisecond, 600 * time.Microsecond},
 		{scheduler.Auto, "errors<0.1%", time.Millisecond, 600 * time.Microsecond},
 		{scheduler.Auto, "p99<=50ms", time.Millisecond, 600 * time.Microsecond},
-		{scheduler.Auto, "p99<=1ms", 500 * time.Microsecond, 100 * time.Microsecond},
-		{scheduler.Auto, "p99<=5ms,p50<=600us", 300 * time.Microsecond, 0},
-		{scheduler.Coarse, "p99<=2ms", time.Millisecond, scheduler.CoarseQuantum},
+		{scheduler.Auto, "p99<=10ms", time.Millisecond, 600 * time.Microsecond},
+		{scheduler.Auto, "p99<=5ms", 500 * time.Microsecond, 100 * time.Microsecond},
+		{scheduler.Auto, "p99<=2ms", 200 * time.Microsecond, 0},
+		{scheduler.Auto, "p99<=1ms", 100 * time.Microsecond, 0},
+		{scheduler.Auto, "p99<=50ms,p50<=6ms", 600 * time.Microsecond, 200 * time.Microsecond},
+		{scheduler.Coarse, "p99<=20ms", 2 * time.Millisecond, scheduler.CoarseQuantum},
 		{scheduler.Coarse, "", 2 * time.Millisecond, scheduler.CoarseQuantum},
-		{scheduler.Precise, "p99<=1ms", 500 * time.Microsecond, 0},
+		{scheduler.Precise, "p99<=1ms", 100 * time.Microsecond, 0},
 	} {
 		slo, err := report.ParseSLO(c.slo)
 		if c.slo == "" {
@@ -250,7 +255,7 @@ func TestLagBudgetFollowsSLO(t *testing.T) {
 		if err := json.Unmarshal(readFile(t, out), &doc); err != nil {
 			t.Fatal(err)
 		}
-		wantLimit, wantQuantum := 0.5, 100.0
+		wantLimit, wantQuantum := 0.1, 0.0
 		if slices.Contains(cmd, "--lag-limit") {
 			wantLimit, wantQuantum = 1, 600
 		}

@@ -2,20 +2,23 @@
 # Renders job.yaml: an Indexed Job of N pacer shards that start one timeline
 # together. Usage:
 #
-#   render.sh -n N -h HOST [-p PORT] [--image IMAGE] [--name NAME] [--cpu CPU]
-#             [--start-in SECONDS | --start-at RFC3339] [--args] -- PACER_RUN_FLAGS...
+#   render.sh -n N -h HOST [-p PORT] [--image IMAGE] [--pull-policy POLICY]
+#             [--name NAME] [--cpu CPU] [--start-in SECONDS | --start-at RFC3339]
+#             [--args] -- PACER_RUN_FLAGS...
 #
 # PACER_RUN_FLAGS are pacer run's load and workload flags (--rate 100k
 # --duration 5m -t get -r 1000000 ...); render.sh adds the target, --shard
 # auto/N, --start-at, --seed (a random one unless given), and --json - -q
-# (the JSON alone on stdout, so kubectl logs collects it). --args prints
+# (the JSON alone on stdout, so kubectl logs collects it). --pull-policy
+# is the container's imagePullPolicy (IfNotPresent; Never for an image
+# loaded on the nodes beforehand, as deploy/e2e does). --args prints
 # the pod's arguments one per line instead of the manifest: deploy's
 # local-shards.sh runs them as the Job would.
 set -euo pipefail
 shopt -u patsub_replacement 2>/dev/null || true # & in a value stays &
 
 here=$(cd "$(dirname "$0")" && pwd)
-shards="" host="" port=6379 image="pacer:latest" name="pacer" cpu="1" start_in=60 start_at="" print_args=""
+shards="" host="" port=6379 image="pacer:latest" pull_policy="IfNotPresent" name="pacer" cpu="1" start_in=60 start_at="" print_args=""
 
 die() { echo "render.sh: $*" >&2; exit 2; }
 
@@ -25,6 +28,7 @@ while [ $# -gt 0 ]; do
     -h) host=${2:?}; shift 2 ;;
     -p) port=${2:?}; shift 2 ;;
     --image) image=${2:?}; shift 2 ;;
+    --pull-policy) pull_policy=${2:?}; shift 2 ;;
     --name) name=${2:?}; shift 2 ;;
     --cpu) cpu=${2:?}; shift 2 ;;
     --start-in) start_in=${2:?}; shift 2 ;;
@@ -38,6 +42,7 @@ done
 [[ "$shards" =~ ^[1-9][0-9]*$ ]] || die "-n N: the number of shards (pods), 1 or more"
 [ -n "$host" ] || die "-h HOST: the target every shard sends to"
 [[ "$port" =~ ^[0-9]+$ ]] || die "-p $port: want a port number"
+case "$pull_policy" in Always | IfNotPresent | Never) ;; *) die "--pull-policy $pull_policy: want Always, IfNotPresent or Never" ;; esac
 [[ "$name" =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--name $name: want a Kubernetes name (lower case, digits, -)"
 [[ "$start_in" =~ ^[0-9]+$ ]] || die "--start-in $start_in: want whole seconds"
 for a in "$@"; do
@@ -91,6 +96,7 @@ while IFS= read -r line || [ -n "$line" ]; do
   line=${line//'${NAME}'/$name}
   line=${line//'${SHARDS}'/$shards}
   line=${line//'${IMAGE}'/$image}
+  line=${line//'${PULL_POLICY}'/$pull_policy}
   line=${line//'${CPU}'/$cpu}
   line=${line//'${ARGS}'/$yaml_args}
   printf '%s\n' "$line"

@@ -198,7 +198,13 @@ func (cfg *Config) writeNotes(o Output, j Test, reps []*scheduler.Result) error 
 	if cfg.Quiet || cfg.CSV {
 		w = o.Err
 	}
-	t, _, err := report.NewTest(scheduler.Pool(reps), report.TestOptions{})
+	opts := report.TestOptions{Percentiles: true, CI: cfg.CI}
+	if len(reps) > 1 {
+		for _, r := range reps {
+			opts.Runs = append(opts.Runs, r.Response)
+		}
+	}
+	t, _, err := report.NewTest(scheduler.Pool(reps), opts)
 	if err != nil {
 		return err
 	}

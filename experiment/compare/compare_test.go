@@ -47,9 +47,9 @@ func TestCompareReading(t *testing.T) {
 		{"open loop over the closed loop's throughput", closed, result("open", 80000, 90*time.Millisecond, 80000, ok),
 			"no conclusion, the open loop offered more than the closed loop's throughput"},
 		{"open run untrustworthy", closed, result("open", 20000, 90*time.Millisecond, 20000, behind),
-			"no conclusion, the open run is not trustworthy (generator_behind: why)."},
+			"no conclusion, the open run is inconclusive (generator_behind: why)."},
 		{"closed run untrustworthy", result("closed", 0, 2*time.Millisecond, 70000, report.VerdictTargetLost), result("open", 20000, 90*time.Millisecond, 20000, ok),
-			"no conclusion, the closed run is not trustworthy (target_lost: why)."},
+			"no conclusion, the closed run is inconclusive (target_lost: why)."},
 	} {
 		got := Reading(tc.closed, tc.open)
 		if !strings.Contains(got, tc.says) || strings.Count(got, ".") < 1 {

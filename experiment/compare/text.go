@@ -195,9 +195,9 @@ func Reading(closedRun, openRun Run) string {
 	s := fmt.Sprintf("Closed loop at %.0f req/s (its own pace) against open loop at %s req/s (%.0f%% of it)", cr, open.Target(), 100*share)
 	switch {
 	case closed.Verdict != report.VerdictOK:
-		return s + ": no conclusion, the closed run is not trustworthy (" + safetext.Line(closed.Verdict+": "+closed.VerdictReason) + ")."
+		return s + ": no conclusion, the closed run is inconclusive (" + safetext.Line(closed.Verdict+": "+closed.VerdictReason) + ")."
 	case open.Verdict != report.VerdictOK:
-		return s + ": no conclusion, the open run is not trustworthy (" + safetext.Line(open.Verdict+": "+open.VerdictReason) + ")."
+		return s + ": no conclusion, the open run is inconclusive (" + safetext.Line(open.Verdict+": "+open.VerdictReason) + ")."
 	case share > maxShare:
 		return s + fmt.Sprintf(": no conclusion, the open loop offered more than the closed loop's throughput, so its response p99 (%.3f ms against %.3f ms) shows overload, not hidden queueing.", op, cp)
 	case op > 2*cp && op-cp > 1:

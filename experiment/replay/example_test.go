@@ -13,8 +13,8 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// A replay reads a trace twice: Scan checks it and plans (what --dry-run
-// prints), Run sends it on its own timeline, request i at
+// A replay reads a trace more than once: Scan checks it and plans (what
+// --dry-run prints), Run sends it on its own timeline, request i at
 // t0 + (tᵢ − t₀)/speed, whatever the server does.
 func ExampleRun() {
 	dir, err := os.MkdirTemp("", "replay")
@@ -33,10 +33,11 @@ func ExampleRun() {
 	}
 
 	cfg := replay.Config{Path: trace, Speed: 2, Loops: 1, Conns: 2}
-	plan, err := replay.Scan(cfg)
+	plan, err := replay.Scan(context.Background(), cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer plan.Close()
 	// plan.Text() is the plan in words, as --dry-run prints it.
 	fmt.Println(plan.Requests, "requests over", plan.Span, "at speed", plan.Speed, plan.Names)
 

@@ -59,7 +59,7 @@ func (f Flags) Parse() (Options, error) {
 	if o.Policy, err = scenarios.ParsePolicy(f.Allow, f.Skip); err != nil {
 		return o, usage.Errorf("%v", err)
 	}
-	o.KeepLua, o.KeyPrefix, o.PerClient = f.ScriptCommands, f.KeyPrefix, f.PerClient
+	o.ScriptCommands, o.KeyPrefix, o.PerClient = f.ScriptCommands, f.KeyPrefix, f.PerClient
 	if f.Set("key-prefix") && o.KeyPrefix == "" {
 		return o, usage.Errorf("--key-prefix: want a non-empty prefix")
 	}
@@ -105,10 +105,13 @@ func (f Flags) bounds(o *Options) error {
 }
 
 // parseSpeed reads --speed: a positive factor, with or without an x (2,
-// 2x, 0.5, 1.5X), at most a million.
+// 2x, 0.5, 1.5X), at most MaxSpeed (the cap --rate's speed has too).
 func parseSpeed(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "x"), "X"), 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) || v > 1e6 {
+	switch {
+	case err == nil && v > MaxSpeed && !math.IsInf(v, 0):
+		return 0, usage.Errorf("--speed %q: at most %g× (a faster replay sends the trace all at once)", s, float64(MaxSpeed))
+	case err != nil || !(v > 0) || math.IsInf(v, 0) || v > MaxSpeed:
 		return 0, usage.Errorf("--speed %q: want a positive factor such as 1, 2x or 0.5", s)
 	}
 	return v, nil

@@ -1,9 +1,10 @@
 // Package replay sends a recorded trace (Redis MONITOR output, or pacer's
 // JSON lines) on its own timeline: request i at t0 + (tᵢ − t₀)/speed,
 // whatever the server does, latency counted from that instant. It reads the
-// trace twice: once to check it and say what the replay will do (Scan), and
-// once while sending (Run), streaming, so a trace of any length replays in
-// bounded memory.
+// trace more than once: to check it and say what the replay will do (Scan),
+// and while sending (Run), streaming, so a trace of any length replays in
+// bounded memory. Every read is of the file Scan opened and checked, and
+// each pass's digest must be the check's.
 //
 // It reads traces with package scenarios and sends them with the open
 // driver (scheduler.RunOpen on a scheduler.Trace timeline) over an
@@ -11,15 +12,21 @@
 package replay
 
 import (
+	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/bytesize"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 )
@@ -34,6 +41,12 @@ const (
 	// MaxKinds is how many command names get results of their own; the
 	// rest are counted as one, "other".
 	MaxKinds = 64
+	// MaxSpeed bounds the speed, given (--speed) or made (--rate).
+	MaxSpeed = 1e6
+	// MaxSpan bounds the replay's timeline (all its passes, after the
+	// speed): 100 years, well inside the nanoseconds an int64 counts (292
+	// years), with room for a warmup and the start's clock.
+	MaxSpan = 100 * 365 * 24 * time.Hour
 )
 
 // Config is a replay: the trace, how it is scaled and filtered, and how
@@ -41,11 +54,18 @@ const (
 type Config struct {
 	// Path is the trace file (gzip or not, detected by content); Format
 	// forces its format (TraceAuto: detected).
-	Path    string
-	Format  scenarios.TraceFormat
-	KeepLua bool
-	// Policy decides what is sent, skipped or refused (nil: the default).
+	Path   string
+	Format scenarios.TraceFormat
+	// ScriptCommands sends the commands MONITOR shows scripts running
+	// (its lua lines) as commands of their own, besides their scripts.
+	ScriptCommands bool
+	// Policy decides what is sent, skipped or refused (nil: the default);
+	// with KeyPrefix it also refuses what a prefix cannot keep apart
+	// (scenarios.Policy.WithKeyPrefix).
 	Policy *scenarios.Policy
+	// MaxBuffer is the connections' --max-buffer: a command larger than
+	// it is refused (0: conn.DefaultMaxBuffer).
+	MaxBuffer int
 	// Speed scales the trace's time (2: twice as fast); Rate, when set,
 	// chooses the speed that makes the replay's mean rate Rate instead.
 	Speed, Rate float64
@@ -91,49 +111,114 @@ type Plan struct {
 	Groups []string
 	dbs    []int
 	groups map[string]int
-	// specs are the key positions of the commands, by kind, for
-	// KeyPrefix and cluster routing.
-	specs []cluster.KeySpec
+	// policy is Config.Policy with the key prefix's and the script
+	// commands' settings; file the trace Scan checked, sha256 its digest
+	// (every pass must read the same); changed is set when one did not.
+	policy  *scenarios.Policy
+	file    *scenarios.TraceFile
+	sha256  string
+	changed atomic.Bool
+	format  scenarios.TraceFormat
 }
 
-// Scan reads the trace once: it checks every line (a malformed one is an
-// error "file:line: what is wrong"), refuses what cannot be replayed
-// (the policy's refusals; transactions, Pub/Sub and blocking commands
-// without PerClient; keys it cannot find with KeyPrefix or Cluster), and
-// sums up what the replay will send.
-func Scan(cfg Config) (*Plan, error) {
+// Close closes the trace file. A plan is done with once its Run returns.
+func (p *Plan) Close() error {
+	if p == nil || p.file == nil {
+		return nil
+	}
+	return p.file.Close()
+}
+
+// Changed reports whether a pass of the replay read other bytes than the
+// check did: the file was changed in place (Run then stops with an error).
+func (p *Plan) Changed() bool { return p.changed.Load() }
+
+// reader opens a reader of the checked file.
+func (p *Plan) reader(done <-chan struct{}) (*scenarios.TraceReader, error) {
+	return p.file.Reader(scenarios.TraceOptions{Format: p.format, Done: done})
+}
+
+// sameDigest checks a pass's digest against the check's.
+func (p *Plan) sameDigest(r *scenarios.TraceReader) error {
+	st := r.Stats()
+	if got := hexDigest(st.SHA256); got != p.sha256 {
+		p.changed.Store(true)
+		return fmt.Errorf("%s changed while it was replayed: this pass read sha256 %s…, the check %s…: the replay stops",
+			r.Name(), got[:16], p.sha256[:16])
+	}
+	return nil
+}
+
+// policyOf is cfg's policy as a replay applies it.
+func policyOf(cfg Config) *scenarios.Policy {
+	p := cfg.Policy
+	if cfg.ScriptCommands {
+		p = p.WithScriptCommands()
+	}
+	if cfg.KeyPrefix != "" {
+		p = p.WithKeyPrefix(keysFound)
+	}
+	return p
+}
+
+// keysFound says whether the command table finds argv's keys.
+func keysFound(argv [][]byte) bool {
+	var buf [64]int
+	_, ok := cluster.KeyIndexes(buf[:0], argv)
+	return ok
+}
+
+// Scan opens the trace and reads it twice: it checks every line (a
+// malformed one is an error "file:line: what is wrong"), refuses what
+// cannot be replayed (the policy's refusals; transactions, Pub/Sub and
+// blocking commands without PerClient; keys it cannot find with
+// Cluster; a command larger than MaxBuffer; a timeline past MaxSpan),
+// and sums up what the replay will send. The plan keeps the file open
+// for Run, which reads it and nothing else: Close it. A cancelled ctx
+// ends the reading with an error that says so.
+func Scan(ctx context.Context, cfg Config) (*Plan, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r, err := scenarios.OpenTrace(cfg.Path, scenarios.TraceOptions{Format: cfg.Format, KeepLua: cfg.KeepLua})
+	tf, err := scenarios.OpenTraceFile(cfg.Path)
 	if err != nil {
 		return nil, usage.Errorf("%v", err)
 	}
-	sum, err := scenarios.ScanTrace(r, cfg.Policy)
-	r.Close()
-	if err != nil {
-		return nil, usage.Errorf("%v", err)
-	}
-	p := &Plan{Summary: sum, Loops: cfg.Loops, kinds: map[string]uint32{}, groups: map[string]int{}}
-	if err := p.survey(cfg); err != nil {
+	p := &Plan{Loops: cfg.Loops, kinds: map[string]uint32{}, groups: map[string]int{}, policy: policyOf(cfg), file: tf, format: cfg.Format}
+	if err := p.scan(ctx, cfg); err != nil {
+		tf.Close()
 		return nil, err
 	}
-	p.Speed = cfg.Speed
-	if cfg.Rate > 0 {
-		if sum.MeanRate <= 0 {
-			return nil, usage.Errorf("--rate: the trace has no span (its %d commands share one instant): give --speed", sum.Commands)
-		}
-		p.Speed = cfg.Rate / sum.MeanRate
-	}
-	p.Requests = uint64(sum.Commands) * uint64(p.Loops)
-	gap := time.Duration(0)
-	if sum.Commands > 1 {
-		gap = sum.Span / time.Duration(sum.Commands-1)
-	}
-	p.Length = sum.Span + gap
-	p.Span = p.scaled(time.Duration(p.Loops-1)*p.Length + sum.Span)
 	return p, nil
 }
+
+func (p *Plan) scan(ctx context.Context, cfg Config) error {
+	r, err := p.reader(ctx.Done())
+	if err != nil {
+		return usage.Errorf("%v", err)
+	}
+	sum, err := scenarios.ScanTrace(r, p.policy)
+	r.Close()
+	if err != nil {
+		return readError(err)
+	}
+	p.Summary, p.sha256, p.format = sum, sum.SHA256, sum.Format
+	if err := p.survey(ctx, cfg); err != nil {
+		return err
+	}
+	return p.timeline(cfg)
+}
+
+// readError is err as Scan returns it: a usage error (the trace's, or the
+// flags'), but for an interrupted read.
+func readError(err error) error {
+	if errors.Is(err, scenarios.ErrTraceInterrupted) {
+		return err
+	}
+	return usage.Errorf("%v", err)
+}
+
+func hexDigest(b [32]byte) string { return hex.EncodeToString(b[:]) }
 
 func (cfg *Config) validate() error {
 	switch {
@@ -141,6 +226,8 @@ func (cfg *Config) validate() error {
 		return usage.Errorf("--rate and --speed both scale the trace: give one")
 	case cfg.Rate == 0 && !(cfg.Speed > 0) || math.IsInf(cfg.Speed, 0):
 		return usage.Errorf("--speed %v: want a positive factor such as 1, 2x or 0.5", cfg.Speed)
+	case cfg.Speed > MaxSpeed:
+		return usage.Errorf("--speed %v: at most %g× (a faster replay sends the trace all at once)", cfg.Speed, float64(MaxSpeed))
 	case cfg.Rate < 0 || math.IsInf(cfg.Rate, 0) || math.IsNaN(cfg.Rate):
 		return usage.Errorf("--rate: want a positive rate")
 	case cfg.Loops < 1 || cfg.Loops > MaxLoops:
@@ -163,15 +250,21 @@ func (p *Plan) scaled(d time.Duration) time.Duration {
 // survey reads the trace a second time for what the summary's bounded
 // tallies do not keep: every command name (kinds), database and, with
 // PerClient, client (groups), and checks that what the replay must know
-// of each command is known.
-func (p *Plan) survey(cfg Config) error {
-	r, err := scenarios.OpenTrace(cfg.Path, scenarios.TraceOptions{Format: cfg.Format, KeepLua: cfg.KeepLua})
+// of each command is known, and that each fits --max-buffer.
+func (p *Plan) survey(ctx context.Context, cfg Config) error {
+	r, err := p.reader(ctx.Done())
 	if err != nil {
 		return usage.Errorf("%v", err)
 	}
 	defer r.Close()
+	maxBuffer := cfg.MaxBuffer
+	if maxBuffer <= 0 {
+		maxBuffer = conn.DefaultMaxBuffer
+	}
+	prefix := len(cfg.KeyPrefix)
 	counts := map[string]int64{}
 	var name []byte
+	var keys []int
 	var bad []string
 	badSeen := map[string]bool{}
 	for {
@@ -180,10 +273,14 @@ func (p *Plan) survey(cfg Config) error {
 			break
 		}
 		if err != nil {
-			return usage.Errorf("%v", err)
+			return readError(err)
 		}
-		if a, _ := cfg.Policy.Classify(rec.Argv); a != scenarios.Replay || scenarios.IsSelect(rec.Argv) {
+		if a, _ := p.policy.Decide(rec); a != scenarios.Replay || scenarios.IsSelect(rec.Argv) {
 			continue
+		}
+		if size := encodedSize(rec.Argv, prefix, &keys); size > maxBuffer {
+			return usage.Errorf("%s:%d: %s is %s (%d bytes as sent), more than --max-buffer %s holds: raise --max-buffer, or leave it out with --skip",
+				r.Name(), rec.Line, safetext.Escape(string(scenarios.AppendCommandName(nil, rec.Argv))), bytesText(int64(size)), size, bytesize.Format(int64(maxBuffer)))
 		}
 		if !cfg.PerClient {
 			why := ""
@@ -205,11 +302,9 @@ func (p *Plan) survey(cfg Config) error {
 			name = name[:64]
 		}
 		counts[string(name)]++
-		if (cfg.KeyPrefix != "" || cfg.Cluster) && len(rec.Argv) > 0 {
-			_, ok := keySpec(rec.Argv)
-			if cfg.Cluster { // routing takes one place per command name
-				_, ok = cluster.KeyPositions(string(rec.Argv[0]))
-			}
+		if cfg.Cluster && len(rec.Argv) > 0 {
+			// Routing takes one place per command name.
+			_, ok := cluster.KeyPositions(string(rec.Argv[0]))
 			if !ok && !badSeen[string(rec.Argv[0])] && len(bad) < 10 {
 				badSeen[string(rec.Argv[0])] = true
 				bad = append(bad, fmt.Sprintf("%s (line %d)", scenarios.AppendCommandName(nil, rec.Argv[:1]), rec.Line))
@@ -229,8 +324,11 @@ func (p *Plan) survey(cfg Config) error {
 			p.dbs = append(p.dbs, db)
 		}
 	}
+	if err := p.sameDigest(r); err != nil {
+		return err
+	}
 	if len(bad) > 0 {
-		return usage.Errorf("--key-prefix and --cluster need each command's key positions; pacer does not know them for %s: leave those out with --skip", joinList(bad))
+		return usage.Errorf("--cluster needs each command's key positions; pacer does not know them for %s: leave those out with --skip", joinList(bad))
 	}
 	if cfg.Cluster && len(p.dbs) > 0 {
 		for _, db := range p.dbs {
@@ -286,35 +384,31 @@ func (p *Plan) kindOf(name []byte) uint32 {
 	return uint32(len(p.Names) - 1)
 }
 
-// keySpec finds where argv's keys are: cluster's table, or, for the
-// script and function calls, the key count they carry.
-func keySpec(argv [][]byte) (cluster.KeySpec, bool) {
-	var up [32]byte
-	name := argv[0]
-	if len(name) > len(up) {
-		return cluster.KeySpec{}, false
+// encodedSize is the size of argv as the replay sends it (RESP, with
+// prefix bytes before each key when prefix > 0; keys is a buffer).
+func encodedSize(argv [][]byte, prefix int, keys *[]int) int {
+	n := 1 + digits(len(argv)) + 2
+	for _, a := range argv {
+		n += 1 + digits(len(a)) + 2 + len(a) + 2
 	}
-	n := copy(up[:], name)
-	for i := range n {
-		if 'a' <= up[i] && up[i] <= 'z' {
-			up[i] -= 'a' - 'A'
+	if prefix > 0 {
+		var ok bool
+		if *keys, ok = cluster.KeyIndexes(*keys, argv); ok {
+			for _, i := range *keys {
+				// A prefixed key's length may take one more digit.
+				n += prefix + digits(len(argv[i])+prefix) - digits(len(argv[i]))
+			}
 		}
 	}
-	switch string(up[:n]) {
-	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
-		if len(argv) < 3 {
-			return cluster.KeySpec{}, true
-		}
-		k, err := strconv.Atoi(string(argv[2]))
-		if err != nil || k < 0 || 3+k > len(argv) {
-			return cluster.KeySpec{}, false
-		}
-		if k == 0 {
-			return cluster.KeySpec{}, true
-		}
-		return cluster.KeySpec{First: 3, Last: 2 + k, Step: 1}, true
+	return n
+}
+
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
 	}
-	return cluster.KeyPositions(string(up[:n]))
+	return d
 }
 
 func joinList(l []string) string {

@@ -88,10 +88,11 @@ func writeTrace(t *testing.T, cmds []traceCmd) string {
 // replayTo replays path to the sink at addr with cfg.
 func replayTo(t *testing.T, addr string, cfg Config) (*scheduler.Result, *Plan) {
 	t.Helper()
-	plan, err := Scan(cfg)
+	plan, err := Scan(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer plan.Close()
 	env := &experiment.Env{Target: &target.Target{Options: conn.Options{Network: "tcp", Addr: addr, Now: scheduler.Now}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -73,6 +73,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 	ocfg.Start = env.Place.Instant()
 	ocfg.OnErrorReply = env.OnErrorReply
 	ocfg.HiccupInterval = env.HiccupInterval
+	ocfg.ServerProcess = env.ServerProcess()
 	if env.Watch != nil {
 		var stop func()
 		ocfg.OnStart, stop = env.Watch(experiment.Watched{Name: name, Test: name, Mode: "open", Label: name})

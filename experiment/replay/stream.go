@@ -2,8 +2,10 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
+	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -12,7 +14,9 @@ import (
 // reader reads the requests a replay sends, in order, from the trace:
 // each one's offset on the replay's timeline, command (encoded, keys
 // prefixed), kind and connection group. It skips what the plan does not
-// send and starts the trace again for each loop.
+// send and starts the trace again for each loop, from the file the plan
+// checked; a pass that reads other bytes than the check ends it with an
+// error.
 type reader struct {
 	cfg  *Config
 	plan *Plan
@@ -29,6 +33,7 @@ type reader struct {
 
 	name, keys []byte
 	prefix     []byte
+	at         []int // the keys' indexes
 }
 
 func newReader(cfg *Config, plan *Plan) *reader {
@@ -44,7 +49,12 @@ func (x *reader) read(withCommand bool) bool {
 			if x.loop >= p.Loops {
 				return false
 			}
-			r, err := scenarios.OpenTrace(x.cfg.Path, scenarios.TraceOptions{Format: x.cfg.Format, KeepLua: x.cfg.KeepLua})
+			if p.file.Changed() {
+				p.changed.Store(true)
+				x.err = fmt.Errorf("%s changed since it was checked (its size or modification time): the replay stops", p.file.Name())
+				return false
+			}
+			r, err := p.reader(nil)
 			if err != nil {
 				x.err = err
 				return false
@@ -53,8 +63,13 @@ func (x *reader) read(withCommand bool) bool {
 		}
 		rec, err := x.r.Next()
 		if errors.Is(err, io.EOF) {
+			err = p.sameDigest(x.r)
 			x.r.Close()
 			x.r = nil
+			if err != nil {
+				x.err = err
+				return false
+			}
 			x.loop++
 			continue
 		}
@@ -62,7 +77,7 @@ func (x *reader) read(withCommand bool) bool {
 			x.err = err
 			return false
 		}
-		if a, _ := x.cfg.Policy.Classify(rec.Argv); a != scenarios.Replay || scenarios.IsSelect(rec.Argv) {
+		if a, _ := p.policy.Decide(rec); a != scenarios.Replay || scenarios.IsSelect(rec.Argv) {
 			continue
 		}
 		shift := float64(x.loop) * float64(p.Length)
@@ -79,8 +94,9 @@ func (x *reader) read(withCommand bool) bool {
 		x.group = p.groups[p.groupOf(*x.cfg, rec)]
 		argv := rec.Argv
 		if len(x.prefix) > 0 {
-			if spec, ok := keySpec(argv); ok {
-				argv, x.keys = scenarios.PrefixKeys(argv, spec.First, spec.Last, spec.Step, x.prefix, x.keys)
+			var ok bool
+			if x.at, ok = cluster.KeyIndexes(x.at, argv); ok {
+				argv, x.keys = scenarios.PrefixKeys(argv, x.at, x.prefix, x.keys)
 			}
 		}
 		x.cmd = conn.AppendArgs(x.cmd[:0], argv)

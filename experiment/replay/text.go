@@ -30,7 +30,7 @@ func (p *Plan) Text() string {
 	fmt.Fprintf(&b, "  top clients   %s\n", tallyText(s.ByClient, false))
 	fmt.Fprintf(&b, "  databases     %s\n", tallyText(s.ByDB, true))
 	if s.Lua > 0 {
-		fmt.Fprintf(&b, "  left out      %d commands run by scripts (their EVAL, EVALSHA or FCALL is replayed)\n", s.Lua)
+		fmt.Fprintf(&b, "  left out      %d commands run by scripts (their EVAL, EVALSHA or FCALL is replayed, judged by them)\n", s.Lua)
 	}
 	for _, d := range s.Skipped {
 		fmt.Fprintf(&b, "  skipped       %s × %d (from line %d): %s\n", safetext.Escape(d.Name), d.Count, d.FirstLine, safetext.Escape(d.Reason))
@@ -44,8 +44,19 @@ func (p *Plan) Text() string {
 	}
 	fmt.Fprintf(&b, "replay at %s× speed%s: %d requests over %s, mean %s/s, peak %s/s in a second, %s/s in 10 ms\n",
 		strconv.FormatFloat(p.Speed, 'g', 4, 64), loops, p.Requests, p.Span.Round(time.Millisecond),
-		rate(s.MeanRate*p.Speed), rate(s.Peak1s.Rate()*p.Speed), rate(s.Peak10ms.Rate()*p.Speed))
+		rate(s.MeanRate*p.Speed), rate(p.peak(s.Peak1s)), rate(p.peak(s.Peak10ms)))
 	return b.String()
+}
+
+// peak is the replay's rate in the trace's busiest window of its kind:
+// the window's commands come speed times as fast, but a window of the
+// replay never holds more than the replay's requests.
+func (p *Plan) peak(w scenarios.TracePeak) float64 {
+	if w.Window <= 0 {
+		return 0
+	}
+	n := min(float64(w.Count)*p.Speed, float64(p.Requests))
+	return n / w.Window.Seconds()
 }
 
 func rate(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

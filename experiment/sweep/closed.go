@@ -90,7 +90,13 @@ points:
 	for i, pt := range done {
 		pooled := scheduler.Pool(pt.runs)
 		pooled.Name = fmt.Sprintf("%s -c %d -P %d", j.Title, pt.clients, pt.pipeline)
-		t, jd, err := report.NewTest(pooled, report.TestOptions{ID: j.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI})
+		opts := report.TestOptions{ID: j.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI}
+		if len(pt.runs) > 1 {
+			for _, r := range pt.runs {
+				opts.Runs = append(opts.Runs, r.Response)
+			}
+		}
+		t, jd, err := report.NewTest(pooled, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +199,7 @@ points:
 			rt, jd, err := report.NewTest(r, report.TestOptions{})
 			if err == nil && jd.Outcome == report.Failed {
 				out.Outcome = report.Worse(out.Outcome, report.Failed)
-				out.Notes = append(out.Notes, fmt.Sprintf("pacer: %s: target lost: %s", safetext.Escape(rt.Name), oneLine(jd.Reason)))
+				out.Notes = append(out.Notes, fmt.Sprintf("pacer: %s: error: target lost: %s", safetext.Escape(rt.Name), oneLine(jd.Reason)))
 			}
 		}
 	}

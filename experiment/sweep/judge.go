@@ -304,7 +304,7 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 	var notes []string
 	for _, p := range points {
 		if p.outcome == report.Failed && !p.aborted {
-			notes = append(notes, fmt.Sprintf("pacer: %s: target lost: %s", safetext.Escape(p.test.Name), oneLine(p.test.VerdictReason)))
+			notes = append(notes, fmt.Sprintf("pacer: %s: error: target lost: %s", safetext.Escape(p.test.Name), oneLine(p.test.VerdictReason)))
 			out = report.Worse(out, report.Failed)
 		}
 	}
@@ -314,7 +314,7 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 	if !sloSet {
 		for _, p := range points {
 			if p.outcome == report.Untrusted && !p.aborted {
-				notes = append(notes, fmt.Sprintf("pacer: %s: not trustworthy: %s", safetext.Escape(p.test.Name), oneLine(p.test.VerdictReason)))
+				notes = append(notes, fmt.Sprintf("pacer: %s: inconclusive: %s", safetext.Escape(p.test.Name), oneLine(p.test.VerdictReason)))
 				out = report.Worse(out, report.Untrusted)
 			}
 		}
@@ -334,7 +334,7 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 		// said neither (uncertain, or the client's miss).
 		for _, p := range points {
 			if p.decision == decideUncertain || p.decision == decideInconclusive {
-				notes = append(notes, fmt.Sprintf("pacer: %s: no step passed or failed the SLO beyond doubt: %s",
+				notes = append(notes, fmt.Sprintf("pacer: %s: inconclusive: no step passed or failed the SLO beyond doubt: %s",
 					safetext.Escape(p.test.Name), oneLine(p.why)))
 				return report.Worse(out, report.Untrusted), notes
 			}
@@ -356,7 +356,7 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 	}
 	switch {
 	case !credible && doubt != nil:
-		notes = append(notes, fmt.Sprintf("pacer: %s: not trustworthy: the sweep's failure at %s/s could be the generator's: %s",
+		notes = append(notes, fmt.Sprintf("pacer: %s: inconclusive: the sweep's failure at %s/s could be the generator's: %s",
 			safetext.Escape(doubt.test.Name), formatRate(upper), oneLine(doubt.test.VerdictReason)))
 		return report.Worse(out, report.Untrusted), notes
 	case best == 0:

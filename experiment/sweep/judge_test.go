@@ -51,7 +51,7 @@ func TestOpenOutcome(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: outcome %d, want %d (notes %q)", c.name, got, c.want, notes)
 		}
-		if c.want == report.Untrusted && !strings.Contains(strings.Join(notes, "\n"), "not trustworthy") {
+		if c.want == report.Untrusted && !strings.Contains(strings.Join(notes, "\n"), "inconclusive") {
 			t.Errorf("%s: notes %q do not say why", c.name, notes)
 		}
 	}

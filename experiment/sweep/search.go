@@ -34,6 +34,12 @@ const (
 	// client's or its host's (or the load was not delivered): neither
 	// the server's failure nor a pass. The rate is measured again.
 	stepInconclusive
+	// stepSureFail: the step was aborted at once, its oldest request past
+	// --abort-after within its first interval: the server was overloaded
+	// from the start, which no neighbour's burst of a second or two makes.
+	// It counts as a failure that repeated (no step is spent measuring it
+	// again).
+	stepSureFail
 )
 
 // maxRemeasure is how many times a search measures an inconclusive rate
@@ -162,6 +168,9 @@ func (s *rateSearch) record(rate float64, v stepVerdict) (float64, bool) {
 		s.passedAt[rate] = append(s.passedAt[rate], s.steps-1)
 	case stepFail:
 		s.failed[rate]++
+		s.failedAt[rate] = append(s.failedAt[rate], s.steps-1)
+	case stepSureFail:
+		s.failed[rate] += 2
 		s.failedAt[rate] = append(s.failedAt[rate], s.steps-1)
 	case stepUncertain:
 		s.uncertain[rate] = true

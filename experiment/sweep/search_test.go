@@ -37,7 +37,8 @@ func episodeBelowStart(until int) func(int, float64) stepVerdict {
 // rates it measured and their verdicts. It checks what every search
 // must hold to: no rate measured twice in a row, at most maxSteps steps,
 // and a converged search's bracket ends on a rate that failed twice,
-// non-adjacently, within the precision above the sustainable rate.
+// non-adjacently (or was aborted at once), within the precision above
+// the sustainable rate.
 func runSearch(t *testing.T, name string, s *rateSearch, judge func(int, float64) stepVerdict) ([]float64, []stepVerdict) {
 	t.Helper()
 	var rates []float64
@@ -69,6 +70,7 @@ func runSearch(t *testing.T, name string, s *rateSearch, judge func(int, float64
 				if r == c && verdicts[i] == stepFail {
 					at = append(at, i)
 				}
+				confirmed = confirmed || r == c && verdicts[i] == stepSureFail // a failure that needs no repeat
 			}
 			confirmed = confirmed || len(at) >= 2 && at[len(at)-1]-at[0] >= 2
 		}
@@ -493,5 +495,31 @@ func TestRateSearchTrusted(t *testing.T) {
 		if ok != c.ok || !strings.Contains(why, c.says) {
 			t.Errorf("%s: %v (%s): trusted %v %q; want %v %q", c.name, rates, s.reason, ok, why, c.ok, c.says)
 		}
+	}
+}
+
+// A step aborted at once is a failure that needs no second measurement:
+// the search converges on it without spending a step to repeat it.
+func TestSearchSureFailureIsNotMeasuredAgain(t *testing.T) {
+	t.Parallel()
+	judge := func(sure bool) func(int, float64) stepVerdict {
+		return func(_ int, r float64) stepVerdict {
+			switch {
+			case r <= 5000:
+				return stepPass
+			case sure:
+				return stepSureFail
+			}
+			return stepFail
+		}
+	}
+	plain, sure := newRateSearch(1000, 0, 0.05, 30), newRateSearch(1000, 0, 0.05, 30)
+	a, _ := runSearch(t, "plain failures", plain, judge(false))
+	b, _ := runSearch(t, "sure failures", sure, judge(true))
+	if !plain.converged || !sure.converged || plain.sustainable() != sure.sustainable() {
+		t.Fatalf("plain %v (%s), sure %v (%s)", a, plain.reason, b, sure.reason)
+	}
+	if len(b) >= len(a) {
+		t.Fatalf("sure failures took %d steps %v, plain ones %d %v: want fewer", len(b), b, len(a), a)
 	}
 }

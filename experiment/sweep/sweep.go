@@ -78,6 +78,12 @@ type Config struct {
 	// intervals of its percentiles.
 	Repeat int
 	CI     bool
+	// Decide gives a search's steps a budget to reach a verdict in
+	// (--decide-within): a step goes on while it is inconclusive, up to
+	// it (experiment.Decide). Without it a step that measures a rate
+	// again (a contradiction, an inconclusive rate) gets three times its
+	// length.
+	Decide time.Duration
 	// Quiet leaves out the cluster's per-node tables.
 	Quiet bool
 	// Print receives the lines a sweep shows as it goes (each step's
@@ -132,8 +138,9 @@ type openPoint struct {
 	test   *report.Test
 	// verdict is its judgement against the SLO (see judgePoint).
 	verdict
-	// aborted: a step of it was cut by --abort-after.
-	aborted bool
+	// aborted: a step of it was cut by --abort-after; atOnce: within its
+	// first interval.
+	aborted, atOnce bool
 	// server is what the server counted during the point's steps.
 	server *serverinfo.Stats
 	// judgedWith are the earlier points at the same rate whose
@@ -199,6 +206,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	ocfg.Redial = env.Target.Redial
 	ocfg.OnErrorReply = env.OnErrorReply
 	ocfg.HiccupInterval = env.HiccupInterval
+	ocfg.ServerProcess = env.ServerProcess()
 	ocfg.OnStart = func(l *scheduler.Live) {
 		if o.onStart != nil {
 			o.onStart(l)
@@ -240,7 +248,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	if s := o.search; s != nil && s.done && !interrupted {
 		if ok, why := s.trusted(); !ok {
 			res.Outcome = report.Worse(res.Outcome, report.Untrusted)
-			res.Notes = append(res.Notes, "pacer: "+why)
+			res.Notes = append(res.Notes, "pacer: inconclusive: "+why)
 		}
 	}
 	return res, nil
@@ -271,6 +279,9 @@ type openSweep struct {
 	stepTL  scheduler.Timeline
 	stepDur time.Duration
 	since   func() *serverinfo.Stats
+	// looked completes the step's result with how it used its budget to
+	// decide (nil: none).
+	looked func(*scheduler.Result)
 	// clusterNodes are a cluster's primaries, asked around each step.
 	clusterNodes []scheduler.Node
 }
@@ -330,6 +341,13 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 	if !env.Target.Cluster {
 		o.since = env.Server.Mark(context.Background())
 	}
+	stepDur, looks := o.stepDur, (*scheduler.Looks)(nil)
+	o.looked = nil
+	if budget := o.decideBudget(); budget > 0 {
+		d := experiment.Decide{Budget: budget, Options: report.TestOptions{ID: j.ID, SLO: cfg.SLO}}
+		stepDur, looks, o.looked = env.StepLooks(d, cfg.Open, cfg.Conns, name, tl, o.stepDur)
+		o.cur.measured += stepDur - o.stepDur
+	}
 	var stop func()
 	if env.Watch != nil {
 		o.onStart, stop = env.Watch(experiment.Watched{Name: name, Test: j.Title, Mode: "open", Label: name})
@@ -340,8 +358,26 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 		stop()
 		o.endStep = nil
 	}
-	return scheduler.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: o.stepDur, Settle: cfg.Settle,
-		AbortAfter: cfg.AbortAfter, Start: env.Place.Instant()}, true
+	return scheduler.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: stepDur, Settle: cfg.Settle,
+		AbortAfter: cfg.AbortAfter, Start: env.Place.Instant(), Looks: looks}, true
+}
+
+// decideBudget is the budget the next step of a search gets to reach a
+// verdict in (0: none): --decide-within; else, for a rate measured
+// before (a contradiction, a failure to repeat, an inconclusive rate),
+// three times its length. Not for a plain sweep, a lengthened point or
+// shards (every shard must plan the same steps).
+func (o *openSweep) decideBudget() time.Duration {
+	cfg := o.cfg
+	switch {
+	case o.search == nil || cfg.SLO.IsZero() || o.env.Place.Sharded() || o.cur.lengthened > 0:
+		return 0
+	case cfg.Decide > 0:
+		return max(cfg.Decide, o.stepDur)
+	case len(o.byRate[o.cur.rate]) > 0:
+		return 3 * o.stepDur
+	}
+	return 0
 }
 
 // finishStep completes a step's result and shows its line.
@@ -353,6 +389,10 @@ func (o *openSweep) finishStep(st *scheduler.Step) {
 	}
 	env.Place.Started(st.Result)
 	env.Place.Next(o.stepTL, o.cfg.Settle+o.stepDur, 0, o.cfg.Open.Drain)
+	if o.looked != nil {
+		o.looked(st.Result)
+		o.looked = nil
+	}
 	if o.since != nil {
 		o.stats[st] = o.since()
 	}
@@ -441,6 +481,8 @@ func (o *openSweep) closePoint(decide bool) (float64, bool) {
 		switch {
 		case p.pass != nil && *p.pass:
 			v = stepPass
+		case p.pass != nil && p.atOnce:
+			v = stepSureFail
 		case p.pass != nil:
 		case p.decision == decideUncertain:
 			v = stepUncertain
@@ -462,10 +504,11 @@ func (o *openSweep) closePoint(decide bool) (float64, bool) {
 // judges it: judge.
 func (o *openSweep) assess(p *openPoint) error {
 	rs := make([]*scheduler.Result, len(p.steps))
-	p.aborted = false
+	p.aborted, p.atOnce = false, false
 	for k, st := range p.steps {
 		rs[k] = st.Result
 		p.aborted = p.aborted || st.Aborted
+		p.atOnce = p.atOnce || st.Aborted && abortedAtOnce(st, o.cfg.AbortAfter)
 	}
 	p.pooled = scheduler.Pool(rs)
 	p.server = nil
@@ -485,7 +528,13 @@ func (o *openSweep) assess(p *openPoint) error {
 // intervals of its percentile clauses, its samples and its trend.
 func (o *openSweep) judge(p *openPoint) error {
 	cfg := o.cfg
-	t, j, err := report.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI, Server: p.server})
+	opts := report.TestOptions{ID: cfg.Test.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI, Server: p.server}
+	if len(p.steps) > 1 {
+		for _, st := range p.steps {
+			opts.Runs = append(opts.Runs, st.Response)
+		}
+	}
+	t, j, err := report.NewTest(p.pooled, opts)
 	if err != nil {
 		return err
 	}
@@ -514,6 +563,23 @@ func (o *openSweep) judge(p *openPoint) error {
 		p.short = f.short
 	}
 	return nil
+}
+
+// abortedAtOnce reports whether an aborted step was cut within its first
+// interval (or before any was measured) on a host that did not stall
+// meanwhile: its oldest request had waited past --abort-after (bound) by
+// the first interval's end, while the host's longest hiccup stayed under
+// half of it. A host that froze pacer for as long can have made the
+// abort itself: that step is a failure to measure again like any other.
+func abortedAtOnce(st *scheduler.Step, bound time.Duration) bool {
+	iv := st.Interval
+	if iv <= 0 {
+		iv = scheduler.DefaultInterval
+	}
+	if st.Hiccups != nil && st.Hiccups.TotalCount() > 0 && time.Duration(st.Hiccups.Max()) >= bound/2 {
+		return false
+	}
+	return st.Window <= iv || len(st.Intervals) <= 1
 }
 
 // sustainable is the highest rate that met the SLO below the lowest that

@@ -35,13 +35,19 @@ type Set struct {
 func Find(args []string, getenv func(string) string) *Set {
 	s := &Set{}
 	s.Add(getenv(PasswordEnv))
+	// URIs carry a password after the user: -u, and pacer ab's --a and
+	// --b (its targets; ab has no -a).
+	uris := map[string]bool{"u": true}
+	if len(args) > 1 && args[1] == "ab" {
+		uris = map[string]bool{"u": true, "a": true, "b": true}
+	}
 	for i := 1; i < len(args); i++ {
 		arg := args[i]
 		if arg == "--" {
 			break // a command follows: its words are the user's, not ours
 		}
 		name, value, inline := flagParts(arg)
-		if name != "a" && name != "u" && name != "requirepass" {
+		if name != "a" && name != "u" && name != "requirepass" && !uris[name] {
 			continue
 		}
 		if !inline {
@@ -51,17 +57,15 @@ func Find(args []string, getenv func(string) string) *Set {
 			i++
 			value = args[i]
 		}
-		switch name {
-		case "a", "requirepass":
-			if value != "" {
-				s.Add(value)
-				s.OnCommandLine = true
-			}
-		case "u":
+		switch {
+		case uris[name]:
 			if pw := uriPasswords(value); len(pw) > 0 {
 				s.Add(pw...)
 				s.OnCommandLine = true
 			}
+		case value != "": // -a, --requirepass
+			s.Add(value)
+			s.OnCommandLine = true
 		}
 	}
 	return s

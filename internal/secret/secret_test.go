@@ -31,6 +31,9 @@ func TestFindSecrets(t *testing.T) {
 		{[]string{"pacer", "run", "--", "AUTH", "-a", "word"}, "", nil, []string{"word"}, false},
 		{[]string{"pacer", "run", "-a"}, "", nil, nil, false},
 		{[]string{"pacer", "run", "-a", `q"u\o`}, "", []string{`q"u\o`, `q\"u\\o`}, nil, true},
+		// pacer ab's --a and --b are its targets' URIs, not passwords.
+		{[]string{"pacer", "ab", "--a", "redis://127.0.0.1:6379", "--b=redis://127.0.0.1:6380"}, "", nil, []string{"127.0.0.1:6379", "127.0.0.1:6380"}, false},
+		{[]string{"pacer", "ab", "--a", "redis://:pw6@h:1", "-b", "rediss://bob:pw7@h:2"}, "", []string{"pw6", "pw7"}, []string{"bob", "h:2"}, true},
 	} {
 		getenv := func(name string) string {
 			if name == PasswordEnv {

@@ -1,0 +1,388 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/diff"
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/experiment/ab"
+	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/target"
+)
+
+// Bounds of ab's rounds.
+const maxRounds = 1000
+
+func abCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "a", Usage: "the baseline's `URI`: redis[s]://[user:password@]host[:port][/db], rediss: TLS (required)", Category: catTarget},
+		&cli.StringFlag{Name: "b", Usage: "the candidate's `URI`, as --a (required)", Category: catTarget},
+		&cli.StringFlag{Name: "rate", Usage: "open loop: each side's target `RATE` in requests per second: 2500, 10k, 1.5M (required, unless --closed)", Category: catLoad},
+		&cli.BoolFlag{Name: "closed", Usage: "compare closed loops instead (redis-benchmark's: -c connections, each with a batch of -P in flight): throughput and latency from the send", Category: catLoad},
+		&cli.IntFlag{Name: "rounds", Value: 6, Usage: fmt.Sprintf("`N` rounds, each a run of A and a run of B, in the order A B, B A, A B … (at most %d)", maxRounds), Category: catLoad},
+		&cli.DurationFlag{Name: "round-duration", Value: 5 * time.Second, Usage: "measure each run for `DURATION`", Category: catLoad},
+		&cli.DurationFlag{Name: "warmup", Value: time.Second, Usage: "before each run's measured part, send for `DURATION` unmeasured (0: none)", Category: catLoad},
+		&cli.BoolFlag{Name: "fill", Usage: "before the first round, write every key of -r once on both targets alike, with -d values (as pacer fill does)", Category: catLoad},
+		connsFlag(50),
+		&cli.IntFlag{Name: "P", Value: 1, Usage: "--closed: pipeline `NUMREQ` requests per batch", Category: catLoad},
+		arrivalFlag(),
+		seedFlag("seeds random keys and arrivals, the same for both sides of a round (the JSON records it)"),
+	}
+	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent")...)
+	flags = append(flags, workloadFlags(workloadSpec{
+		tests:    "get",
+		testsUse: "run the comma-separated `TESTS` (redis-benchmark names: ping,set,get,incr,...), each its own rounds",
+		dataUse:  "value `SIZE` in bytes: 32, a range 32-1024, or weighted 64:8,4096:2 (at most 512 MiB)",
+		keysUse:  "random keys: __rand_int__ and __key__ become 12-digit numbers below `N`",
+	})...)
+	flags = append(flags,
+		&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no line per run", Category: catOutput},
+		&cli.StringFlag{Name: "json", Usage: "write each side's results as pacer.result/v1: `FILE` with .a and .b before its extension (ab.json: ab.a.json, ab.b.json), which pacer diff reads back paired", Category: catOutput},
+		&cli.StringFlag{Name: "diff-json", Usage: "write the comparison as pacer.diff/v1 to `FILE` (- for stdout)", Category: catOutput},
+		&cli.BoolFlag{Name: "e", Usage: "print error replies on stderr, at most one per second", Category: catOutput},
+		&cli.DurationFlag{Name: "interval", Value: scheduler.DefaultInterval, Usage: fmt.Sprintf("cut each run into intervals of `DURATION` (at least %s)", minInterval), Category: catOutput},
+	)
+	for _, f := range diffFlags() {
+		if n := f.Names()[0]; n != "json" {
+			flags = append(flags, f)
+		}
+	}
+	flags = append(flags, lagLimitFlag("the lag is high: generator_behind when it is also at least 10% of the response p99 (a side so judged cannot tell)"), pacingFlag())
+	flags = append(flags, measureFlags()...)
+	flags = append(flags, tlsFlags()...)
+	return withHelp(&cli.Command{
+		Name:      "ab",
+		Usage:     "compare two targets live: the same workload and rate, in rounds interleaved A B B A …, then diff's table and verdict",
+		ArgsUsage: "[-- COMMAND ARGS...]",
+		Description: "Both targets get the same workload (every run workload flag), rate, arrivals and keys, one target at a\n" +
+			"time, in rounds: A then B, B then A, A then B …, each run with its own warm-up, so that drift and the\n" +
+			"client host's noise fall on both sides alike. --fill prefills both alike first. The rounds pair up:\n" +
+			"each figure's change comes from the rounds' paired differences. TLS flags apply to each rediss://\n" +
+			"side (or to both with --tls). Exit codes as pacer diff's (--max-regression), 1 when a target was lost.",
+		Flags:  flags,
+		Action: abAction,
+	},
+		"pacer ab --a redis://127.0.0.1:6379 --b redis://127.0.0.1:6380 --rate 10k -t get -r 100000 --fill",
+		"pacer ab --a redis://127.0.0.1:6379 --b rediss://:secret@127.0.0.1:6380 --cacert ca.pem --rate 5k -t set -d 1024 --max-regression 'p99:10%' --json ab.json",
+	)
+}
+
+// abConfig is a validated pacer ab.
+type abConfig struct {
+	sides   [2]conn.Options
+	shown   [2]string // each target as the output names it (password masked)
+	cfg     ab.Config
+	load    experiment.OpenLoad
+	work    *workload
+	quiet   bool
+	errs    bool
+	fill    bool
+	json    string
+	compare diffOutput
+}
+
+func parseABConfig(c *cli.Context) (*abConfig, error) {
+	a := &abConfig{quiet: c.Bool("q"), errs: c.Bool("e"), fill: c.Bool("fill")}
+	var err error
+	if c.Args().Len() > 0 && c.IsSet("t") {
+		return nil, usageErrorf("-t selects catalogue tests; it cannot be combined with a custom command")
+	}
+	if a.sides, a.shown, err = abTargets(c); err != nil {
+		return nil, err
+	}
+	cfg := &a.cfg
+	if cfg.Rounds = c.Int("rounds"); cfg.Rounds < 1 || cfg.Rounds > maxRounds {
+		return nil, usageErrorf("--rounds %d: want 1 to %d", cfg.Rounds, maxRounds)
+	}
+	if cfg.RoundDuration = c.Duration("round-duration"); cfg.RoundDuration <= 0 {
+		return nil, usageErrorf("--round-duration %s: want a positive duration such as 5s", cfg.RoundDuration)
+	}
+	if cfg.Warmup = c.Duration("warmup"); cfg.Warmup < 0 {
+		return nil, usageErrorf("--warmup %s: must not be negative", cfg.Warmup)
+	}
+	if cfg.Conns, err = parseConns(c); err != nil {
+		return nil, err
+	}
+	if cfg.Interval = c.Duration("interval"); cfg.Interval < minInterval {
+		return nil, usageErrorf("--interval %s: want at least %s", cfg.Interval, minInterval)
+	}
+	cfg.Seed = parseSeed(c)
+	if a.load, err = parseOpenLoad(c, cfg.Conns, report.SLO{}); err != nil {
+		return nil, err
+	}
+	for s := range a.sides {
+		a.sides[s].MaxInflight, a.sides[s].MaxBuffer = a.load.MaxInflight, a.load.MaxBuffer
+	}
+	if a.work, err = parseOpenWorkload(c, "catalogue tests"); err != nil {
+		return nil, err
+	}
+	if err := checkMaxBuffer(a.work, a.load.MaxBuffer); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Bool("closed") && c.IsSet("rate"):
+		return nil, usageErrorf("--closed runs as fast as the replies come (it compares throughput): give no --rate")
+	case c.Bool("closed"):
+		p, err := parsePipeline(c)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkClosedBudget(a.work, cfg.Conns, p); err != nil {
+			return nil, err
+		}
+		cfg.Closed = &ab.Closed{Pipeline: p}
+	case !c.IsSet("rate"):
+		return nil, usageErrorf("--rate is required (for example --rate 10k), or --closed")
+	case c.IsSet("P"):
+		return nil, usageErrorf("-P pipelines a closed loop: it needs --closed (an open loop sends each request at its time)")
+	default:
+		rate, err := scheduler.ParseRate(c.String("rate"))
+		if err != nil {
+			return nil, usageErrorf("--rate: %v", err)
+		}
+		cfg.Open = &ab.Open{Rate: rate, Arrival: a.load.Arrival, Load: a.load}
+	}
+	if a.fill && a.work.opts.Keyspace == 0 {
+		return nil, usageErrorf("--fill writes the keys of -r: give -r N")
+	}
+	if a.json = c.String("json"); c.IsSet("json") {
+		if a.json == "" || a.json == stdoutPath {
+			return nil, usageErrorf("--json %q: ab writes two documents, one per side: give a file name (ab.json writes ab.a.json and ab.b.json)", a.json)
+		}
+		for s := range 2 {
+			if err := report.CheckOutputPath(sidePath(a.json, s)); err != nil {
+				return nil, usageErrorf("--json: %v", err)
+			}
+		}
+	}
+	vals := map[string]*string{"json": new(c.String("diff-json"))}
+	if a.compare, err = diffSettings(c, vals); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// abTargets reads --a and --b, each a URI with its own password and
+// database; TLS (rediss://, or --tls for both) takes the TLS flags.
+func abTargets(c *cli.Context) ([2]conn.Options, [2]string, error) {
+	var out [2]conn.Options
+	var shown [2]string
+	var hosts [2]string
+	var tlsOn [2]bool
+	for s, name := range []string{"a", "b"} {
+		u := c.String(name)
+		if !c.IsSet(name) || strings.TrimSpace(u) == "" {
+			return out, shown, usageErrorf("--%s URI is required: the %s target, e.g. redis://127.0.0.1:%d", name, [2]string{"baseline", "candidate"}[s], 6379+s)
+		}
+		o := conn.Options{Now: scheduler.Now}
+		host, rediss, err := o.ApplyURI(u)
+		if err != nil {
+			// Its words name -u; the URI is not echoed (it may hold a
+			// password).
+			return out, shown, usageErrorf("--%s: want redis[s]://[user:password@]host[:port][/db]", name)
+		}
+		out[s], hosts[s], tlsOn[s] = o, host, rediss || c.Bool("tls")
+		shown[s] = u
+		if p, err := url.Parse(u); err == nil {
+			shown[s] = p.Redacted()
+		}
+		shown[s] = secretsFrom(c.Context).Redact(shown[s])
+	}
+	for s := range out {
+		if !tlsOn[s] && (tlsOn[0] || tlsOn[1]) {
+			continue // the TLS flags are the other side's
+		}
+		var err error
+		if out[s].TLS, err = parseTLS(c, hosts[s], tlsOn[s]); err != nil {
+			return out, shown, err
+		}
+		out[s].FixedServerName = out[s].TLS != nil && c.IsSet("sni")
+	}
+	return out, shown, nil
+}
+
+// sidePath is --json's file for side s: .a or .b before the extension.
+func sidePath(path string, s int) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "." + ab.SideName(s) + ext
+}
+
+func abAction(c *cli.Context) error {
+	a, err := parseABConfig(c)
+	if err != nil {
+		return err
+	}
+	cfg := a.cfg
+	mode := "open"
+	if cfg.Closed != nil {
+		mode = "closed"
+	}
+	e, err := openEnv(c, envConfig{target: &target.Target{Options: a.sides[ab.A]}, quiet: a.quiet, mode: mode})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	ctx, out := c.Context, e.out
+	// The other side: its own target, TLS handshakes and server.
+	a.sides[ab.B].ReceiveClock = e.target.Options.ReceiveClock
+	tb := &target.Target{Options: a.sides[ab.B], Say: e.say}
+	tb.WatchTLS()
+	e.askServer()
+	serverB := target.AskServer(ctx, tb.Options, e.say, secretsFrom(ctx).Redact)
+	expA := e.experiment(a.errs)
+	expB := *expA
+	expB.Target, expB.Server = tb, serverB
+	envs := [2]*experiment.Env{expA, &expB}
+	var tests []experiment.Test
+	for _, j := range a.work.tests {
+		tests = append(tests, a.work.testOf(j))
+	}
+	cfg.Tests = tests
+	session := strconv.FormatUint(cfg.Seed, 36) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if !a.quiet {
+		for s, srv := range []*target.Server{e.server, serverB} {
+			fmt.Fprintf(out, "%s: %s, %s\n", ab.SideName(s), a.shown[s], strings.TrimPrefix(report.ServerLine(srv.ID), "server: "))
+		}
+		var what string
+		if cfg.Open != nil {
+			what = cfg.Open.Rate.String() + " req/s " + cfg.Open.Arrival
+		} else {
+			what = "closed loop, -P " + strconv.Itoa(cfg.Closed.Pipeline)
+		}
+		fmt.Fprintf(out, "%d rounds of %s (after %s warm-up each), %s, %d connections, in the order %s\n\n",
+			cfg.Rounds, cfg.RoundDuration, cfg.Warmup, what, cfg.Conns, ab.OrderText(cfg.Rounds))
+	}
+	if a.fill {
+		if err := abFill(ctx, e, envs, a); err != nil {
+			return err
+		}
+	}
+	res := ab.Measure(ctx, [2]ab.Side{{Env: envs[0]}, {Env: envs[1]}}, cfg, func(r ab.Run) {
+		if a.quiet {
+			return
+		}
+		t, _, err := report.NewTest(r.Result, report.TestOptions{})
+		if err == nil {
+			t.Name = ab.Label(r.Side, r.Round, cfg.Rounds) + " " + t.Name
+			_ = report.Quiet(out, t, report.TextOptions{})
+		}
+	})
+	interrupted := res.Interrupted || ctx.Err() != nil
+	var inputs [2]report.Input
+	lost := ""
+	for s := range 2 {
+		doc := report.NewDocument(mode, version, nil)
+		doc.Server = []*target.Server{e.server, serverB}[s].ID
+		doc.Interrupted = interrupted
+		doc.Config = a.echo(ctx, s, session)
+		ts, js, err := res.Tests(s, tests, report.TestOptions{Percentiles: true})
+		if err != nil {
+			return failed(err)
+		}
+		doc.Tests = ts
+		for i, j := range js {
+			if j.Outcome == report.Failed && lost == "" {
+				lost = fmt.Sprintf("%s: %s: target lost: %s", ab.SideName(s), ts[i].Name, oneLine(j.Reason))
+			}
+		}
+		if a.json != "" {
+			if err := report.WriteJSON(c.App.Writer, sidePath(a.json, s), doc); err != nil {
+				return failed(err)
+			}
+		}
+		b, err := doc.Marshal()
+		if err != nil {
+			return failed(err)
+		}
+		label := ab.SideName(s)
+		if a.json != "" {
+			label = filepath.Base(sidePath(a.json, s))
+		}
+		if inputs[s], err = report.ReadInput(label, b); err != nil {
+			return failed(err)
+		}
+	}
+	if !a.quiet {
+		fmt.Fprintln(out)
+	}
+	d, derr := diff.Compare(diff.Side{Inputs: inputs[:1], Target: a.shown[0]}, diff.Side{Inputs: inputs[1:], Target: a.shown[1]}, a.compare.opts)
+	var gate error
+	if derr == nil {
+		gate = writeDiff(out, c.App.ErrWriter, d, a.compare)
+	}
+	if !a.quiet {
+		printSeed(out, cfg.Seed)
+	}
+	switch {
+	case interrupted:
+		if res.Err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(res.Err.Error()))
+		}
+		return exitCode(exitInterrupted)
+	case res.Err != nil && usage.Is(res.Err):
+		return res.Err
+	case res.Err != nil:
+		return failed(res.Err)
+	case lost != "":
+		return failed(fmt.Errorf("%s", lost))
+	case derr != nil:
+		return derr
+	}
+	return gate
+}
+
+// abFill prefills both targets alike: every key of -r once, with the
+// same values (one seed), as pacer fill does.
+func abFill(ctx context.Context, e *runEnv, envs [2]*experiment.Env, a *abConfig) error {
+	n := a.work.opts.Keyspace
+	recipe, err := experiment.FillRecipe(experiment.FillCommand, n, a.work.opts.Sizes)
+	if err != nil {
+		return err
+	}
+	for s, env := range envs {
+		res, _, err := env.Fill(ctx, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: a.cfg.Seed, Conns: 16, Pipeline: 64, Interval: a.cfg.Interval})
+		if err != nil {
+			return failed(fmt.Errorf("--fill %s: %w", ab.SideName(s), err))
+		}
+		if res == nil || res.Interrupted || ctx.Err() != nil {
+			return exitCode(exitInterrupted)
+		}
+		if !a.quiet {
+			fmt.Fprintf(e.out, "%s: filled %d keys (%s bytes each) in %.2f s\n", ab.SideName(s), res.Counts.Completed, a.work.opts.Sizes, res.Window.Seconds())
+		}
+	}
+	return nil
+}
+
+// echo is side s's config: the workload and load as run echoes them,
+// with the comparison's own settings under "ab".
+func (a *abConfig) echo(ctx context.Context, s int, session string) map[string]any {
+	cfg := a.cfg
+	extra := map[string]any{"ab": map[string]any{
+		"session": session, "side": ab.SideName(s), "a": a.shown[0], "b": a.shown[1],
+		"rounds": cfg.Rounds, "round_duration_s": cfg.RoundDuration.Seconds(), "warmup_s": cfg.Warmup.Seconds(),
+		"order": ab.OrderText(cfg.Rounds), "fill": a.fill,
+	}}
+	rc := report.RunConfig{Target: a.sides[s].Addr, Conns: cfg.Conns, Dial: a.sides[s], Seed: cfg.Seed, Duration: cfg.RoundDuration}
+	if cfg.Open != nil {
+		rc.Rate = cfg.Open.Rate
+		for k, v := range a.load.Echo(cfg.Warmup) {
+			extra[k] = v
+		}
+		extra["arrival"] = cfg.Open.Arrival
+	} else {
+		rc.Pipeline = cfg.Closed.Pipeline
+	}
+	return echoWork(ctx, rc, a.work, extra)
+}

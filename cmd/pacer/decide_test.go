@@ -1,0 +1,98 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pacer-load/pacer/internal/testrun"
+)
+
+// --decide-within needs an SLO to decide, one run, a constant rate and a
+// budget at least the planned length.
+func TestDecideWithinUsage(t *testing.T) {
+	t.Parallel()
+	base := []string{"run", "--embedded", "--rate", "1k", "--duration", "1s"}
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{"--decide-within needs --slo", []string{"--decide-within", "5s"}},
+		{"is shorter than the test's planned 1s", []string{"--slo", "p99<=5ms", "--decide-within", "500ms"}},
+		{"not with --repeat", []string{"--slo", "p99<=5ms", "--decide-within", "5s", "--repeat", "2"}},
+		{"want a duration up to 1h0m0s", []string{"--slo", "p99<=5ms", "--decide-within", "2h"}},
+		{"not with --shard", []string{"--slo", "p99<=5ms", "--decide-within", "5s", "--shard", "1/2", "--seed", "1"}},
+	} {
+		wantUsageError(t, c.want, append(append([]string{}, base...), c.args...)...)
+	}
+	wantUsageError(t, "not with --stages or -n", "run", "--embedded", "--stages", "1s:1k", "--slo", "p99<=5ms", "--decide-within", "5s")
+}
+
+// A run that is decided at its first look ends after its planned
+// duration; one whose every look is inconclusive (coarse pacing's own
+// lag against a tight bound: the client's miss) goes on, one continuous
+// timeline, until the budget ends, and says why it went on.
+func TestDecideWithinRuns(t *testing.T) {
+	testrun.SkipShort(t, "runs for about 7 s")
+	t.Parallel()
+	type decide struct {
+		By           string  `json:"by"`
+		Looks        int     `json:"looks"`
+		PlannedLooks int     `json:"planned_looks"`
+		MeasuredS    float64 `json:"measured_s"`
+		WentOn       string  `json:"went_on"`
+		Decided      bool    `json:"decided"`
+	}
+	type doc struct {
+		Outcome string
+		Tests   []struct {
+			Outcome   string
+			DurationS float64 `json:"duration_s"`
+			Decide    *decide
+			Intervals []struct {
+				StartS float64 `json:"start_s"`
+			}
+		}
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "pass.json")
+	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "1s", "-c", "2", "-t", "get",
+		"--slo", "p99<=500ms", "--decide-within", "6s", "--json", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	d := readJSON[doc](t, out)
+	tt := d.Tests[0]
+	if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.DurationS >= 3 {
+		// The run ends once the look returns: a look judges what was
+		// measured (about 0.2 s under -race, more on a busy runner), so
+		// the bound is the second look's time (every 2 s after the first).
+		t.Fatalf("outcome %s, %+v, measured %v s; want a pass at the first look, ended before the second", d.Outcome, tt.Decide, tt.DurationS)
+	}
+	testrun.Contains(t, stdout, "decided        at the first look, after the planned")
+
+	out = filepath.Join(dir, "budget.json")
+	code, stdout, stderr = pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "1s", "-c", "2", "-t", "get", "--pacing", "coarse",
+		"--slo", "p99<=300us", "--decide-within", "6s", "--json", out)
+	if code != exitUntrusted {
+		t.Fatalf("exit %d, want 4: %s", code, stderr)
+	}
+	d = readJSON[doc](t, out)
+	tt = d.Tests[0]
+	if dc := tt.Decide; dc == nil || dc.By != "budget" || dc.Looks != dc.PlannedLooks || dc.PlannedLooks < 2 || dc.WentOn == "" || dc.Decided {
+		t.Fatalf("decide %+v, want every look taken and the budget's end", tt.Decide)
+	}
+	// One continuous timeline: its intervals follow each other.
+	for i, iv := range tt.Intervals {
+		if iv.StartS != float64(i) {
+			t.Fatalf("interval %d starts at %v s: the timeline paused", i, iv.StartS)
+		}
+	}
+	if tt.DurationS < 3 {
+		t.Fatalf("measured %v s, want the budget's looks", tt.DurationS)
+	}
+	testrun.Contains(t, stdout, "undecided      until the budget's end", "went on because the first look was inconclusive")
+	if !strings.Contains(stderr, "pacer: GET: inconclusive: ") {
+		t.Fatalf("stderr %q", stderr)
+	}
+}

@@ -1,0 +1,199 @@
+// Package ab runs an A/B comparison live and fairly: two targets driven
+// with the same workload, in rounds interleaved A B, B A, A B … (each
+// round a pair of runs, one target at a time, the order alternating so
+// that a drift within a pair falls on both sides alike), each run with
+// its own warm-up, after both sides were prefilled alike. Each side's
+// runs become one test per workload whose runs are the rounds, which
+// package diff pairs round by round.
+//
+// It runs through two experiment.Env, one per target, and never prints;
+// only the command (cmd/pacer) is above it.
+package ab
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/target"
+)
+
+// Names of the sides.
+const (
+	A = 0
+	B = 1
+)
+
+// SideName is "a" or "b".
+func SideName(s int) string { return [2]string{"a", "b"}[s] }
+
+// Config is an interleaved comparison.
+type Config struct {
+	Tests []experiment.Test
+	// Rounds is the number of A/B pairs; each side runs each test once a
+	// round, for RoundDuration after Warmup (sent, not measured: an open
+	// run's leading part of its timeline, a closed loop's own run first).
+	Rounds        int
+	RoundDuration time.Duration
+	Warmup        time.Duration
+	Conns         int
+	// Seed draws each round's command stream and arrivals, the same for
+	// both sides of a round.
+	Seed     uint64
+	Interval time.Duration
+	// Open drives an open loop at a rate; nil: Closed's loop.
+	Open   *Open
+	Closed *Closed
+}
+
+// Open is the open loop of every run.
+type Open struct {
+	Rate    scheduler.Rate
+	Arrival string
+	Load    experiment.OpenLoad
+}
+
+// Closed is the closed loop of every run (redis-benchmark's: -c
+// connections each keeping a batch of Pipeline in flight).
+type Closed struct {
+	Pipeline int
+}
+
+// Side is one target and what routes its requests.
+type Side struct {
+	Env *experiment.Env
+	// Keys route each test's requests in a cluster (nil or zero: not one).
+	Keys []target.Keys
+}
+
+// Order is the sides of pair i in the order they run: A then B for even
+// pairs, B then A for odd ones (A B B A A B …).
+func Order(i int) [2]int {
+	if i%2 == 0 {
+		return [2]int{A, B}
+	}
+	return [2]int{B, A}
+}
+
+// OrderText is the sequence of runs of n pairs: "ABBAAB…".
+func OrderText(n int) string {
+	var b []byte
+	for i := range n {
+		for _, s := range Order(i) {
+			b = append(b, "AB"[s])
+		}
+	}
+	return string(b)
+}
+
+// Run is one run of one side: test Test of round Round.
+type Run struct {
+	Test, Round, Side int
+	Result            *scheduler.Result
+	Server            *serverinfo.Stats
+}
+
+// Result is what the rounds measured: for each side and test the runs,
+// pooled with each kept (report.Repeats), and how the rounds ended.
+type Result struct {
+	Runs [2][]*experiment.Runs
+	// Interrupted: ctx ended, or a run was interrupted; Err is the error
+	// a run ended with. The runs before either are kept.
+	Interrupted bool
+	Err         error
+}
+
+// Measure runs every test's rounds, one test after another, both sides
+// of a round back to back; each, when not nil, sees every run as it ends.
+func Measure(ctx context.Context, sides [2]Side, cfg Config, each func(Run)) *Result {
+	r := &Result{}
+	for s := range sides {
+		for range cfg.Tests {
+			r.Runs[s] = append(r.Runs[s], &experiment.Runs{Keep: cfg.Rounds > 1})
+		}
+	}
+	for ti, test := range cfg.Tests {
+		for round := range cfg.Rounds {
+			for _, s := range Order(round) {
+				res, st, err := sides[s].run(ctx, cfg, ti, test, round, s)
+				if res != nil {
+					r.Runs[s][ti].Add(res, st)
+					if each != nil {
+						each(Run{Test: ti, Round: round, Side: s, Result: res, Server: st})
+					}
+				}
+				switch {
+				case err != nil:
+					r.Err = err
+					return r
+				case res == nil || res.Interrupted || ctx.Err() != nil:
+					r.Interrupted = true
+					return r
+				}
+			}
+		}
+	}
+	return r
+}
+
+// Label is what a run's progress lines call it: "a 2/6".
+func Label(s, round, rounds int) string {
+	return fmt.Sprintf("%s %d/%d", SideName(s), round+1, rounds)
+}
+
+// run is one side's run of a test in a round.
+func (sd Side) run(ctx context.Context, cfg Config, ti int, test experiment.Test, round, s int) (*scheduler.Result, *serverinfo.Stats, error) {
+	seed := cfg.Seed + uint64(ti)<<32 + uint64(round)
+	label := Label(s, round, cfg.Rounds)
+	var keys target.Keys
+	if ti < len(sd.Keys) {
+		keys = sd.Keys[ti]
+	}
+	if o := cfg.Open; o != nil {
+		shape := experiment.Shape{Rate: o.Rate, Duration: cfg.RoundDuration, Warmup: cfg.Warmup}
+		tl := shape.Timeline(o.Arrival, seed)
+		oc := o.Load.Open(cfg.Interval)
+		oc.Rate, oc.Warmup = o.Rate, cfg.Warmup
+		oc.Duration, oc.Requests = shape.Bounds(tl)
+		return sd.Env.RunOpen(ctx, experiment.Open{Test: test, Name: test.Title, Label: label, Metric: test.Title,
+			Timeline: tl, Conns: cfg.Conns, Keys: keys, Seed: seed, Config: oc})
+	}
+	closed := func(d time.Duration, label string) (*scheduler.Result, *serverinfo.Stats, error) {
+		return sd.Env.RunClosed(ctx, experiment.Closed{Test: test, Name: test.Title, Label: label, Metric: test.Title, Conns: cfg.Conns,
+			Config:     scheduler.ClosedConfig{Duration: d, Pipeline: cfg.Closed.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
+			StreamSeed: func(i int) uint64 { return seed + uint64(i)<<16 }})
+	}
+	if cfg.Warmup > 0 {
+		// The closed loop has no timeline to lead in with: a run of its
+		// own, dropped, warms the connections and the server.
+		res, _, err := closed(cfg.Warmup, label+" warm-up")
+		if err != nil || res == nil || res.Interrupted || ctx.Err() != nil {
+			return nil, nil, err
+		}
+	}
+	return closed(cfg.RoundDuration, label)
+}
+
+// Tests are each side's tests for its document: a test's rounds pooled,
+// each round kept as a run (report.Repeats), judged with o (its ID set
+// per test).
+func (r *Result) Tests(s int, tests []experiment.Test, o report.TestOptions) ([]report.Test, []report.Judgement, error) {
+	var out []report.Test
+	var js []report.Judgement
+	for ti, runs := range r.Runs[s] {
+		if runs.Len() == 0 {
+			continue
+		}
+		o.ID = tests[ti].ID
+		t, j, err := runs.Test(tests[ti].Title, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, js = append(out, *t), append(js, j)
+	}
+	return out, js, nil
+}

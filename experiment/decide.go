@@ -1,0 +1,240 @@
+package experiment
+
+import (
+	"context"
+	"time"
+
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/serverinfo"
+)
+
+// Decide gives an open run a budget to reach a verdict in
+// (--decide-within): it waits for a quiet host (at most QuietMax), runs
+// its planned duration and is judged; while the verdict is inconclusive
+// it goes on, one continuous timeline, and is judged again on everything
+// measured every Every (report.Judge's sequential rule), until a look
+// decides or the budget is spent.
+type Decide struct {
+	// Budget bounds the whole test, the quiet wait included (not the
+	// drain of the last replies).
+	Budget time.Duration
+	// Every is the time between looks after the first (0: the planned
+	// duration, at least DefaultEvery).
+	Every time.Duration
+	// QuietMax bounds the wait for a quiet host (0: DefaultQuietMax; at
+	// most a tenth of the budget).
+	QuietMax time.Duration
+	// Options judge each look (the SLO, the test's id); Server is unused.
+	Options report.TestOptions
+}
+
+// Defaults of Decide.
+const (
+	DefaultQuietMax = 2 * time.Second
+	// DefaultEvery is the shortest step between looks by default: each
+	// look judges everything measured, so a step only needs to add a
+	// few intervals.
+	DefaultEvery = 2 * time.Second
+	// quietWindow is how long the hiccup meter measures the host at a
+	// time while the run waits for it to be quiet.
+	quietWindow = 500 * time.Millisecond
+	// quietFloor is the least hiccup p99 taken as quiet, whatever the
+	// SLO: an idle VM's wakes are about 0.1–0.2 ms late.
+	quietFloor = 300 * time.Microsecond
+)
+
+// plan is a Decide's schedule for a run of planned duration after a
+// quiet wait of waited: its looks and the timeline's longest duration.
+type decidePlan struct {
+	planned, every, longest time.Duration
+	looks                   int
+}
+
+func (d Decide) plan(planned, waited time.Duration) decidePlan {
+	every := d.Every
+	if every <= 0 {
+		every = max(planned, DefaultEvery)
+	}
+	p := decidePlan{planned: planned, every: every, looks: 1}
+	if left := d.Budget - waited - planned; left > 0 {
+		p.looks += int(left / every)
+	}
+	p.longest = planned + time.Duration(p.looks-1)*every
+	return p
+}
+
+// quietMax is how long the run may wait for a quiet host.
+func (d Decide) quietMax() time.Duration {
+	q := d.QuietMax
+	if q <= 0 {
+		q = DefaultQuietMax
+	}
+	return min(q, d.Budget/10)
+}
+
+// quietBelow is the hiccup p99 under which the host counts as quiet: the
+// share of the tightest latency bound the trust rule calls quiet
+// (report.QuietShare), at least quietFloor.
+func (d Decide) quietBelow() time.Duration {
+	b := d.Options.SLO.TightestLatency()
+	if b <= 0 {
+		return time.Millisecond
+	}
+	return max(time.Duration(report.QuietShare*float64(b)), quietFloor)
+}
+
+// waitQuiet measures the host's hiccups in windows of quietWindow until
+// one's p99 is under below, or max has passed (or ctx ends): how long it
+// waited, whether it found the host quiet, and the last window's p99.
+func waitQuiet(ctx context.Context, maxWait, below time.Duration) (waited time.Duration, quiet bool, p99 time.Duration) {
+	start := time.Now()
+	for {
+		m, err := host.NewMeter(host.MeterConfig{Interval: host.DefaultInterval})
+		if err != nil {
+			return time.Since(start), false, 0
+		}
+		m.Start()
+		t := time.NewTimer(min(quietWindow, max(maxWait-time.Since(start), time.Millisecond)))
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		r := m.Stop()
+		if r.Total != nil && r.Total.TotalCount() > 0 {
+			p99 = time.Duration(r.Total.ValueAtQuantile(99))
+		}
+		waited = time.Since(start)
+		if p99 <= below && r.Total != nil && r.Total.TotalCount() > 0 {
+			return waited, true, p99
+		}
+		if ctx.Err() != nil || waited >= maxWait {
+			return waited, false, p99
+		}
+	}
+}
+
+// decider judges the looks of one run.
+type decider struct {
+	d     Decide
+	plan  decidePlan
+	proto *scheduler.Result
+	cpu0  host.CPUSample
+	cpuOK bool
+	ext   scheduler.Extension
+	// looks counts the looks taken; decided is set when one ended the
+	// run.
+	looks   int
+	decided bool
+	// server reads what the server counted so far (its latency events,
+	// its commandstats), for a look to judge with; nil: not asked.
+	server func() *serverinfo.Stats
+}
+
+// look judges the intervals measured so far (see scheduler.Looks): true
+// when the verdict is no longer inconclusive, so the run ends.
+func (k *decider) look(ivs []scheduler.Interval) bool {
+	k.looks++
+	r, err := scheduler.Partial(k.proto, ivs)
+	if err != nil {
+		return false
+	}
+	if k.cpuOK {
+		if s, err := host.ReadCPU(); err == nil {
+			u := host.Usage(k.cpu0, s)
+			r.CPU = scheduler.HostCPU{Available: u.Available, Seconds: u.Seconds, Busy: u.HostBusy, Steal: u.HostSteal, Self: u.Self, CPUs: u.CPUs}
+		}
+	}
+	ext := k.ext
+	ext.Looks, ext.Final = k.looks, k.looks >= k.plan.looks
+	r.Extension = &ext
+	opts := k.d.Options
+	if k.server != nil {
+		opts.Server = k.server() // its latency events so far: a look sees the server's evidence too
+	}
+	_, j, err := report.NewTest(r, opts)
+	if err != nil {
+		return false
+	}
+	if k.looks == 1 && j.Outcome == report.Untrusted {
+		k.ext.WentOn = j.Reason
+	}
+	if j.Outcome == report.Untrusted || ext.Final {
+		return false // the budget's end ends the run anyway
+	}
+	k.decided = true
+	return true
+}
+
+// quiet is what the wait for a quiet host found.
+type quiet struct {
+	waited, p99 time.Duration
+	ok          bool
+}
+
+// waitQuiet waits, before a run with a budget to decide in, for a quiet
+// host (nothing without d).
+func (d *Decide) waitQuiet(ctx context.Context) quiet {
+	if d == nil || d.Budget <= 0 {
+		return quiet{}
+	}
+	w, ok, p99 := waitQuiet(ctx, d.quietMax(), d.quietBelow())
+	return quiet{waited: w, p99: p99, ok: ok}
+}
+
+// StepLooks plans the looks of a step of planned measured length with a
+// budget to decide in (a sweep's step: no quiet wait, its settle plays
+// that part): the step's longest measured length, the looks to give the
+// driver, and what completes the step's result once it returns.
+func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, name string, tl scheduler.Timeline, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
+	cfg.Duration, cfg.Warmup, cfg.Name, cfg.Timeline = planned, 0, name, tl
+	finish := e.withDecide(&d, quiet{}, &cfg, conns, nil)
+	return cfg.Duration, cfg.Looks, finish
+}
+
+// withDecide prepares cfg for a run with a budget to decide in, after
+// the wait for a quiet host q: it plans the looks (each judged with what
+// server, when given, says the server counted so far), and returns what
+// to call with the result once the run returns (nothing without d).
+func (e *Env) withDecide(d *Decide, q quiet, cfg *scheduler.OpenConfig, conns int, server func() *serverinfo.Stats) func(*scheduler.Result) {
+	if d == nil || d.Budget <= 0 || cfg.Duration <= 0 {
+		return func(*scheduler.Result) {}
+	}
+	waited, quiet, p99 := q.waited, q.ok, q.p99
+	planned := cfg.Duration - cfg.Warmup // the measured part; looks count from its start
+	k := &decider{d: *d, plan: d.plan(planned, waited+cfg.Warmup), server: server}
+	k.ext = scheduler.Extension{Planned: planned, Budget: d.Budget, Every: k.plan.every, PlannedLooks: k.plan.looks,
+		QuietWait: waited, Quiet: quiet, QuietHiccups: p99}
+	proto := &scheduler.Result{Name: cfg.Name, Mode: "open", TargetRate: cfg.Rate, Arrival: cfg.Timeline.Name(), Pacing: cfg.Pacing.String(),
+		PacingQuantum: cfg.Pacing.Quantum(cfg.LagLimit), LagLimit: cfg.LagLimit, Connections: conns, Interval: cfg.Interval,
+		HiccupInterval: cfg.HiccupInterval, TargetLocal: host.IsLocal(e.Target.Options.Network, e.Target.Options.Addr),
+		TargetInProcess: e.InProcess, ReceiveClock: scheduler.ReceiveRead}
+	if rc := e.Target.Options.ReceiveClock; rc == "" || rc == conn.ReceiveKernel {
+		proto.ReceiveClock = scheduler.ReceiveKernel // replies mostly carry the kernel's stamps where it gives them
+	}
+	if proto.Interval <= 0 {
+		proto.Interval = scheduler.DefaultInterval
+	}
+	if cfg.ServerProcess != nil {
+		proto.ServerProcess = &scheduler.ServerProcess{ServerProcess: *cfg.ServerProcess}
+	}
+	k.proto = proto
+	s, err := host.ReadCPU()
+	k.cpu0, k.cpuOK = s, err == nil
+	cfg.Duration = cfg.Warmup + k.plan.longest
+	cfg.Looks = &scheduler.Looks{From: planned, Every: k.plan.every, Look: k.look}
+	return func(res *scheduler.Result) {
+		if res == nil {
+			return
+		}
+		ext := k.ext
+		ext.Looks, ext.Decided = max(k.looks, 1), k.decided
+		if !k.decided && !res.Interrupted {
+			ext.Looks, ext.Final = k.plan.looks, true
+		}
+		res.Extension = &ext
+	}
+}
