@@ -412,3 +412,28 @@ func TestPutKeyTags(t *testing.T) {
 		t.Errorf("%v allocations per command", n)
 	}
 }
+
+// TestDiff: a migration of slots between primaries, and a failover where
+// a replica takes its primary's slots.
+func TestDiff(t *testing.T) {
+	a := NewTopology([]Node{{Addr: "a:1", Replicas: []string{"r:1"}}, {Addr: "b:1"}})
+	a.Assign(0, 8191, 0)
+	a.Assign(8192, Slots-1, 1)
+	b := NewTopology([]Node{{Addr: "r:1"}, {Addr: "b:1"}})
+	b.Assign(0, 99, 1)     // migrated to b
+	b.Assign(100, 8191, 0) // the replica took over
+	b.Assign(8192, Slots-1, 1)
+	got := Diff(a, b)
+	if len(got) != 2 {
+		t.Fatalf("%+v", got)
+	}
+	if c := got[0]; c.From != "a:1" || c.To != "b:1" || c.Promoted || len(c.Slots) != 1 || c.Slots[0] != [2]uint16{0, 99} {
+		t.Fatalf("migration %+v", c)
+	}
+	if c := got[1]; c.From != "a:1" || c.To != "r:1" || !c.Promoted || c.Slots[0] != [2]uint16{100, 8191} {
+		t.Fatalf("failover %+v", c)
+	}
+	if Diff(a, a) != nil || Diff(nil, a) != nil {
+		t.Fatal("no change")
+	}
+}

@@ -62,6 +62,9 @@ type Options struct {
 	// ClientTracking sends CLIENT TRACKING on (redis-benchmark's
 	// --enable-tracking); invalidation pushes are skipped by the reader.
 	ClientTracking bool
+	// ReadOnly sends READONLY: a Redis Cluster replica then serves reads
+	// of its primary's slots instead of redirecting them (-MOVED).
+	ReadOnly bool
 	// SkipProbe dials without checking that the server answers when the
 	// handshake has no step (no AUTH, HELLO, CLIENT TRACKING or SELECT).
 	// By default such a connection sends PING and counts as open only once

@@ -49,6 +49,9 @@ func (o *Options) steps() []step {
 	if o.DB != 0 {
 		steps = append(steps, step{name: "SELECT", args: []string{"SELECT", strconv.Itoa(o.DB)}})
 	}
+	if o.ReadOnly {
+		steps = append(steps, step{name: "READONLY", args: []string{"READONLY"}})
+	}
 	if len(steps) == 0 && !o.SkipProbe {
 		steps = append(steps, step{name: probeName, args: []string{"PING"}, probe: true})
 	}

@@ -48,8 +48,8 @@ type Reply struct {
 	// Text is an error reply's message (up to 256 bytes) as the
 	// connection's reader passes it to a Handler: valid during the call.
 	Text []byte
-	// Int is an integer reply's value (PUBLISH's receivers, XACK's
-	// count), when IsInt.
+	// Int is an integer reply's value (:N: PUBLISH's receivers, XACK's
+	// count), IsInt says it is one.
 	Int   int64
 	IsInt bool
 }
@@ -324,7 +324,7 @@ func (p *Reader) Next() (Reply, error) {
 			}
 			continue
 		case ':':
-			r.Int, r.IsInt = parseInteger(line[1:])
+			r.Int, r.IsInt = integer(line[1:])
 			return r, nil
 		default:
 			return r, p.value(line, 0)
@@ -332,9 +332,10 @@ func (p *Reader) Next() (Reply, error) {
 	}
 }
 
-// parseInteger reads an integer reply's digits (with a sign); ok is false
-// for one that does not fit an int64 or is not a number.
-func parseInteger(b []byte) (int64, bool) {
+// integer reads an integer reply's digits without allocating; ok is
+// false for one that does not fit or is no number (the reply is still
+// skipped: a reply's value is the caller's concern, not the protocol's).
+func integer(b []byte) (n int64, ok bool) {
 	neg := len(b) > 0 && b[0] == '-'
 	if neg || len(b) > 0 && b[0] == '+' {
 		b = b[1:]
@@ -342,7 +343,6 @@ func parseInteger(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 18 {
 		return 0, false
 	}
-	var n int64
 	for _, c := range b {
 		if c < '0' || c > '9' {
 			return 0, false

@@ -148,6 +148,21 @@ func (p *Reader) value2(line []byte, depth int, budget *int64) (Value, error) {
 	return v, protoErr("unknown reply type %q", line[0])
 }
 
+// ReadValue reads the next reply and builds it (an error reply is a
+// *ServerError), for a connection driven synchronously (Start not
+// called): a subscription's messages, a control command's reply.
+func (c *Conn) ReadValue() (Value, error) {
+	v, err := c.rd.ReadValue()
+	if _, ok := err.(*ServerError); err != nil && !ok {
+		c.fail(err)
+	}
+	return v, err
+}
+
+// LastTimes returns the instants of the read that brought the last reply
+// ReadValue returned (see Times).
+func (c *Conn) LastTimes() Times { return c.rd.Times() }
+
 // Do opens a connection with o, sends one command, returns its reply and
 // closes the connection. For occasional control commands, not for load.
 // Like Dial's, its error texts are sanitized.

@@ -80,6 +80,7 @@ type Fill struct {
 	cfg   FillConfig
 	plan  *fillPlan    // a cluster's: which primary writes which keys
 	conns []*conn.Conn // a single server's, once dialed
+	epoch uint64       // the failovers followed when they were (sentinels)
 }
 
 // fillName is the fill's name in its result, its live view and metrics.
@@ -107,11 +108,12 @@ func (f *Fill) Dial(ctx context.Context) error {
 	if f.plan != nil || f.conns != nil {
 		return nil
 	}
-	cs, err := conn.DialAll(ctx, f.e.Target.Options, f.cfg.Conns)
+	primary, epoch := f.e.Target.Primary()
+	cs, err := conn.DialAll(ctx, primary, f.cfg.Conns)
 	if err != nil {
 		return fmt.Errorf("cannot connect: %w", err)
 	}
-	f.conns = cs
+	f.conns, f.epoch = cs, epoch
 	return nil
 }
 
@@ -142,6 +144,9 @@ func (f *Fill) Run(ctx context.Context) (*scheduler.Result, *serverinfo.Stats, e
 		keys := scenarios.NewSequential(cfg.Keys) // shared: the connections cover 0 … N-1 once between them
 		closed := f.closedConfig()
 		closed.Requests = cfg.Keys
+		if fl := e.Target.Follower(); fl != nil { // a failover: the fill goes on with the new primary
+			closed.Follow, closed.FollowEpoch, closed.Redial = fl, f.epoch, e.Target.Redial
+		}
 		closed.NewCommands = func(i int) scheduler.Commands {
 			m, err := cfg.Recipe.Build()
 			if err != nil {

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pacer-load/pacer/internal/bytesize"
@@ -38,6 +40,17 @@ type OpenLoad struct {
 	Timeout  time.Duration
 	// Backlog is 0 when the command has no --max-backlog.
 	Backlog time.Duration
+	// EventBound is the response time above which a request counts
+	// against a topology event's window: the SLO's tightest latency
+	// bound (0: the run's own default, see events.DefaultBound).
+	EventBound time.Duration
+	// ReadFrom is where reads go (--read-from; the primary when the
+	// command has no such flag).
+	ReadFrom scheduler.ReadFrom
+	// Visibility is --visibility's probes per second (0: none); Wait is
+	// --wait (nil: none).
+	Visibility float64
+	Wait       *scheduler.Wait
 }
 
 // OpenLoadFlags are the open loop's load flags as given. A nil pointer is
@@ -59,6 +72,9 @@ type OpenLoadFlags struct {
 	// bounds the default lag limit.
 	Conns int
 	SLO   report.SLO
+	// ReadFrom is --read-from (nil: the command has none); Visibility
+	// and Wait are --visibility and --wait (nil: not given).
+	ReadFrom, Visibility, Wait *string
 }
 
 // Parse checks, in this order, --arrival, --max-inflight (with the FIFO
@@ -95,6 +111,7 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 		l.Drain = time.Nanosecond // zero would mean the default
 	}
 	l.LagLimit = SLOLagLimit(l.Pacing, f.SLO)
+	l.EventBound = f.SLO.TightestLatency()
 	if f.LagLimit != nil {
 		if l.LagLimit = *f.LagLimit; l.LagLimit <= 0 {
 			return l, usage.Errorf("--lag-limit %s: want a positive duration", l.LagLimit)
@@ -108,14 +125,55 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 			return l, usage.Errorf("--max-backlog %s: want a positive duration", l.Backlog)
 		}
 	}
+	if f.ReadFrom != nil {
+		if l.ReadFrom, ok = scheduler.ParseReadFrom(*f.ReadFrom); !ok {
+			return l, usage.Errorf("--read-from %q: want primary, replicas or prefer-replicas", *f.ReadFrom)
+		}
+	}
+	if f.Visibility != nil {
+		r, err := scheduler.ParseRate(*f.Visibility)
+		if err != nil || r.PerSecond() <= 0 || r.PerSecond() > MaxVisibilityRate {
+			return l, usage.Errorf("--visibility %q: want probes per second, above 0 and at most %d", *f.Visibility, MaxVisibilityRate)
+		}
+		l.Visibility = r.PerSecond()
+	}
+	if f.Wait != nil {
+		if l.Wait, err = ParseWait(*f.Wait); err != nil {
+			return l, err
+		}
+	}
 	return l, nil
+}
+
+// MaxVisibilityRate bounds --visibility: each probe is a write and, on
+// each replica, a poll every millisecond until it is seen.
+const MaxVisibilityRate = 10000
+
+// ParseWait reads --wait N[,TIMEOUT]: WAIT for N replicas, the server
+// waiting at most TIMEOUT (a duration; 0, the default, waits for ever as
+// WAIT does, in whole milliseconds).
+func ParseWait(s string) (*scheduler.Wait, error) {
+	n, t, hasT := strings.Cut(s, ",")
+	w := &scheduler.Wait{}
+	var err error
+	if w.Replicas, err = strconv.Atoi(strings.TrimSpace(n)); err != nil || w.Replicas < 1 || w.Replicas > 1000 {
+		return nil, usage.Errorf("--wait %q: want N[,TIMEOUT], N the replicas to wait for (1 to 1000), such as 1 or 2,100ms", s)
+	}
+	if hasT {
+		if w.Timeout, err = time.ParseDuration(strings.TrimSpace(t)); err != nil || w.Timeout < 0 || w.Timeout%time.Millisecond != 0 {
+			return nil, usage.Errorf("--wait %q: TIMEOUT %q: want whole milliseconds, such as 100ms or 2s (0: for ever)", s, t)
+		}
+	}
+	return w, nil
 }
 
 // Open is the scheduler's configuration of these flags, without the
 // timeline's rate and bounds.
 func (l OpenLoad) Open(interval time.Duration) scheduler.OpenConfig {
-	return scheduler.OpenConfig{Pacing: l.Pacing, Drain: l.Drain, LagLimit: l.LagLimit, Timeout: l.Timeout,
+	cfg := scheduler.OpenConfig{Pacing: l.Pacing, Drain: l.Drain, LagLimit: l.LagLimit, Timeout: l.Timeout,
 		Interval: interval, MaxBacklog: l.Backlog}
+	cfg.EventBound, cfg.ReadFrom, cfg.Wait = l.EventBound, l.ReadFrom, l.Wait
+	return cfg
 }
 
 // parseMaxBuffer reads --max-buffer: from 1 byte to twice the largest

@@ -37,6 +37,9 @@ type Open struct {
 	// (--decide-within; see Decide): Config.Duration is then the planned
 	// duration, and the run may go on past it.
 	Decide *Decide
+	// Visibility is probes per second measuring the replicas' visibility
+	// lag beside the run (package visibility; 0: none).
+	Visibility float64
 }
 
 // RunOpen dials, runs and finishes one open run: it waits for the planned
@@ -61,16 +64,25 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	var conns []*conn.Conn
 	var err error
 	since := func() *serverinfo.Stats { return nil }
+	addr, epoch := e.Target.Options.Addr, uint64(0)
+	cfg.Reads = e.Target.Reads(ctx, o.Test.Recipe)
 	if e.Target.Cluster {
-		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys); err != nil {
+		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys, cfg.ReadFrom != scheduler.ReadPrimary); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.MarkNodes(ctx, cfg.Cluster.Nodes)
 	} else {
-		if conns, err = e.Target.Pool(ctx, e.Target.Options, o.Conns); err != nil {
+		var nodes []scheduler.Node
+		if conns, addr, epoch, nodes, err = e.DialStandalone(ctx, &cfg, o.Conns); err != nil {
 			return nil, nil, err
 		}
-		since = e.Server.Mark(ctx)
+		since = e.markServer(ctx, nodes)
+	}
+	e.Topology(&cfg, addr, epoch)
+	prober, err := e.probe(ctx, o.Visibility, &cfg)
+	if err != nil {
+		target.CloseAll(conns)
+		return nil, nil, err
 	}
 	whole := o.Timeline
 	if cfg.Timeline, err = e.Place.Timeline(whole); err != nil {
@@ -94,7 +106,20 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	}
 	onStart, stop := e.watch(w)
 	cfg.OnStart = onStart
+	if prober != nil {
+		cfg.OnStart = func(l *scheduler.Live) {
+			l.SetVisibility(prober.Lags)
+			if onStart != nil {
+				onStart(l)
+			}
+		}
+	}
 	res, err := scheduler.RunOpen(ctx, conns, stream, cfg)
+	if prober != nil {
+		if v := prober.Stop(); res != nil {
+			res.Visibility = v
+		}
+	}
 	stop()
 	e.Place.Started(res)
 	if res == nil {
@@ -154,10 +179,14 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 		cfg.Cluster = c.Primaries.Closed(of, c.ClusterSeed)
 		since = e.Server.MarkNodes(ctx, c.Primaries.Nodes)
 	} else {
-		if conns, err = e.Target.BenchPool(ctx, e.Target.Options, c.Conns); err != nil {
+		primary, epoch := e.Target.Primary()
+		if conns, err = e.Target.BenchPool(ctx, primary, c.Conns); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.Mark(ctx)
+		if f := e.Target.Follower(); f != nil {
+			cfg.Follow, cfg.FollowEpoch, cfg.Redial = f, epoch, e.Target.Redial
+		}
 	}
 	if c.Placed {
 		if err := e.Place.SleepUntil(ctx); err != nil {

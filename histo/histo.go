@@ -131,6 +131,12 @@ func NewDelta(r *Recorder) *Delta {
 	return d
 }
 
+// NewDeltaZero starts a Delta on r at zero counts: its first Take reads
+// all r ever recorded (a recorder made after its series began).
+func NewDeltaZero(r *Recorder) *Delta {
+	return &Delta{r: r, prev: make([]int64, len(r.counts)), diff: make([]int64, len(r.counts))}
+}
+
 // Next returns a histogram of what was recorded since the last call (or
 // NewDelta): Take, then Histogram.
 func (d *Delta) Next() *hdrhistogram.Histogram {

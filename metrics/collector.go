@@ -145,6 +145,7 @@ type snapshot struct {
 	hists    [numHists]hist
 	commands []commandSnap // a mix's, in the order first seen
 	server   serverSnap
+	topology topologySnap
 }
 
 // hist is a histogram's cumulative buckets; ok is false until a run
@@ -192,6 +193,7 @@ func (s *snapshot) add(o snapshot) {
 	}
 	s.addCommands(o.commands)
 	s.server.add(o.server)
+	s.topology.add(o.topology)
 }
 
 // source is what the collector reads of a running test: a
@@ -203,6 +205,7 @@ type source interface {
 	target() scheduler.Rate
 	commands() []commandSource
 	serverProcess() serverSnap
+	topology() topologySource
 }
 
 type liveSource struct{ *scheduler.Live }
@@ -236,6 +239,7 @@ func read(l source, bounds []int64) snapshot {
 	}
 	s.commands = readCommands(l.commands(), bounds)
 	s.server = l.serverProcess()
+	s.topology = readTopology(l.topology(), bounds)
 	return s
 }
 
@@ -292,7 +296,8 @@ func (s *series) endLocked(bounds []int64) {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descScheduled, descSent, descCompleted, descErrors, descTimeouts, descUnsent,
 		descBytesOut, descBytesIn, descRunning, descTarget, descAchieved, descInFlight, descOldest,
-		descCmdCompleted, descCmdErrors, descServerCPU, descServerWait, descServerSlices, descServerInvol} {
+		descCmdCompleted, descCmdErrors, descServerCPU, descServerWait, descServerSlices, descServerInvol,
+		descNodeHist, descEvents, descUnavailable, descVisibility} {
 		ch <- d
 	}
 	for _, d := range descHist {
@@ -363,6 +368,7 @@ func (s *series) collect(ch chan<- prometheus.Metric, c *Collector) {
 	}
 	collectCommands(ch, snap.commands, c.le, lv)
 	collectServer(ch, snap.server, lv)
+	collectTopology(ch, snap.topology, c.le, lv)
 }
 
 // constHistogram is h as a Prometheus histogram with the upper bounds le

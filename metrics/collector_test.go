@@ -37,6 +37,7 @@ type fake struct {
 	rate     scheduler.Rate
 	cmds     []commandSource
 	server   serverSnap
+	topo     topologySource
 }
 
 func (f *fake) Totals() scheduler.Totals {
@@ -55,6 +56,7 @@ func (f *fake) recorders() [numHists]*histo.Recorder { return f.hists }
 func (f *fake) target() scheduler.Rate               { return f.rate }
 func (f *fake) commands() []commandSource            { return f.cmds }
 func (f *fake) serverProcess() serverSnap            { return f.server }
+func (f *fake) topology() topologySource             { return f.topo }
 
 func newFake(open bool) *fake {
 	f := &fake{rate: scheduler.RatePerSecond(5000)}

@@ -75,6 +75,11 @@ func HTML(p Page) ([]byte, error) {
 				data.HaveSLO = true
 			}
 			data.Tests = append(data.Tests, row)
+			for _, e := range t.Events {
+				data.Events = append(data.Events, htmlEvent{Doc: in.Label, Test: t.Name, Kind: e.Kind,
+					At: strconv.FormatFloat(e.AtS, 'f', 3, 64) + " s", Nodes: strings.Join(e.Nodes, ", "), Seen: seenText(e),
+					Writes: windowText(e.Write), Reads: windowText(e.Read)})
+			}
 		}
 		data.Docs = append(data.Docs, doc)
 	}
@@ -111,6 +116,7 @@ type htmlData struct {
 	Title            string
 	Docs             []htmlDoc
 	Tests            []htmlTest
+	Events           []htmlEvent
 	HaveSLO          bool
 	Text             string
 	Spectrum, Series template.HTML
@@ -120,6 +126,11 @@ type htmlDoc struct {
 	Label, Tool, Started, Mode, Lacks string
 	Interrupted                       bool
 	Config                            []ConfigItem
+}
+
+// htmlEvent is a row of the page's events table.
+type htmlEvent struct {
+	Doc, Test, Kind, At, Nodes, Seen, Writes, Reads string
 }
 
 type htmlTest struct {
@@ -177,6 +188,13 @@ figcaption { color: #555; font-size: 0.9em; }
 {{end}}</table>
 <p class="muted">p99 and max are of the response time (open tests, from the intended send) or of the latency from the send (closed tests).</p>
 
+{{if .Events}}<h2>Events</h2>
+<table>
+<tr><th>document</th><th>test</th><th>at</th><th>event</th><th>nodes</th><th>seen</th><th>writes</th><th>reads</th></tr>
+{{range .Events}}<tr><td>{{.Doc}}</td><td>{{.Test}}</td><td class="num">{{.At}}</td><td>{{.Kind}}</td><td>{{.Nodes}}</td><td>{{.Seen}}</td><td>{{.Writes}}</td><td>{{.Reads}}</td></tr>
+{{end}}</table>
+<p class="muted">What happened to the topology during the tests: a failover, slots that moved, connections lost and back, replies that said a node could not serve. A request counts against an event's window when it failed or took longer than the test's bound (event_bound_ms in the JSON); unavailable is from the first such request's intended time to that of the first served after it. The plots mark each event with a dashed line and shade its windows.</p>
+{{end}}
 <h2>Plots</h2>
 <figure>
 {{.Spectrum}}

@@ -179,6 +179,19 @@ type Test struct {
 	// Messages is, for a pubsub or stream test, what its messages did;
 	// the test's latencies are then its deliveries' (see Messages).
 	Messages *Messages `json:"messages,omitempty"`
+	// Events are what happened to the topology during an open test (see
+	// Event), absent when nothing did; EventBoundMs is the response time
+	// above which a request counted against an event's window (the
+	// SLO's tightest latency bound, or ten times the median response
+	// time, at least 1 ms); EventsDropped counts events past the 1000
+	// kept.
+	Events        []Event  `json:"events,omitempty"`
+	EventBoundMs  *float64 `json:"event_bound_ms,omitempty"`
+	EventsDropped int      `json:"events_dropped,omitempty"`
+	// Visibility is what the replication probes measured (--visibility),
+	// Wait what the WAITs after writes did (--wait); absent without them.
+	Visibility *Visibility `json:"visibility,omitempty"`
+	Wait       *WaitJSON   `json:"wait,omitempty"`
 
 	// fig holds the test's exact figures (see figures).
 	fig *figures
@@ -254,6 +267,10 @@ type Interval struct {
 	// ServerProcess is the local server process's share of the test's
 	// (tests only; absent when not watched).
 	ServerProcess *ServerProcess `json:"server_process,omitempty"`
+	// Events are the indexes in the test's events of those first seen in
+	// the interval or whose window overlaps it (tests only; absent when
+	// none).
+	Events []int `json:"events,omitempty"`
 }
 
 // fromResult converts a result into its JSON form.
@@ -331,6 +348,14 @@ func fromResult(r *scheduler.Result) (Test, error) {
 	if t.Intervals, err = intervals(r.Intervals, true, r.Mode == "open"); err != nil {
 		return t, err
 	}
+	t.Events, t.EventBoundMs, t.EventsDropped = eventsJSON(r), eventBoundMs(r), r.EventsDropped
+	markIntervals(t.Intervals, t.Events)
+	if t.Visibility, err = visibilityJSON(r.Visibility); err != nil {
+		return t, err
+	}
+	if t.Wait, err = waitJSON(r.Wait); err != nil {
+		return t, err
+	}
 	for _, c := range r.Commands {
 		if t.Commands == nil {
 			t.Commands = map[string]Command{}
@@ -345,7 +370,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		t.Commands[c.Name] = cj
 	}
 	for _, n := range r.Nodes {
-		nj := Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Joined: n.Joined, Connections: n.Connections,
+		nj := Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Joined: n.Joined, Role: n.Role, Connections: n.Connections,
 			Scheduled: n.Counts.Scheduled, Sent: n.Counts.Sent, Completed: n.Counts.Completed, Errors: n.Counts.Errors,
 			Timeouts: n.Counts.Timeouts, Unsent: n.Counts.Unsent, Redirects: n.Redirects, Moved: n.Moved, Ask: n.Ask,
 			ResponseMs: summary(n.Response), ServiceMs: summary(n.Service), ReceiveLagMs: summary(n.Receive)}
@@ -357,6 +382,12 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		}
 		if nj.Histograms.ReceiveLag, err = histo.Encode(n.Receive); err != nil {
 			return t, err
+		}
+		if nj.Intervals, err = intervals(n.Intervals, false, false); err != nil {
+			return t, err
+		}
+		for i := range nj.Intervals {
+			nj.Intervals[i].ServiceMs, nj.Intervals[i].Histograms.Service = nil, ""
 		}
 		t.Nodes = append(t.Nodes, nj)
 	}
@@ -373,7 +404,10 @@ type Node struct {
 	Slots int    `json:"slots"`
 	// Joined marks a primary that was not in the slot map at the start
 	// (the cluster scaled out during an open run).
-	Joined      bool   `json:"joined,omitempty"`
+	Joined bool `json:"joined,omitempty"`
+	// Role is "primary" or "replica" (open runs; a replica promoted
+	// during the run is a primary); absent in closed runs.
+	Role        string `json:"role,omitempty"`
 	Connections int    `json:"connections"`
 	Scheduled   uint64 `json:"scheduled"`
 	Sent        uint64 `json:"sent"`
@@ -396,6 +430,10 @@ type Node struct {
 	// the whole test, which is then the primaries' sum; absent when it was
 	// not asked.
 	Server *serverinfo.Stats `json:"server,omitempty"`
+	// Intervals are its response times per interval of the test (open
+	// runs, the first 64 nodes): completed and response_ms, with the
+	// histogram they summarise; the other counts are 0.
+	Intervals []Interval `json:"intervals,omitempty"`
 }
 
 // NodeHistograms hold a node's response-time histogram as Histograms do a

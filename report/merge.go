@@ -321,7 +321,21 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	if t.Nodes, err = mergeNodes(parts, in); err != nil {
 		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
-
+	for k := range t.Nodes {
+		addr := t.Nodes[k].Addr
+		if t.Nodes[k].Intervals, err = mergeIntervals(parts, func(p Test) []Interval {
+			for _, n := range p.Nodes {
+				if n.Addr == addr {
+					return n.Intervals
+				}
+			}
+			return nil
+		}); err != nil {
+			return t, fmt.Errorf("test %s, node %s: %w", f.ID, addr, err)
+		}
+	}
+	t.Events, t.EventBoundMs, t.EventsDropped = mergeEvents(parts)
+	markIntervals(t.Intervals, t.Events)
 	for _, name := range commandNames(f) {
 		c := Command{Errors: map[string]uint64{}}
 		for i, p := range parts {

@@ -141,7 +141,7 @@ func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
 				}
 			}
 			if k < 0 {
-				out = append(out, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots})
+				out = append(out, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Role: n.Role})
 				hs = append(hs, [3][]*hdrhistogram.Histogram{})
 				k = len(out) - 1
 				byAddr[n.Addr] = append(byAddr[n.Addr], k)

@@ -128,6 +128,10 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 		b.WriteString("\n")
 		writeNodes(&b, t)
 	}
+	if len(t.Events) > 0 {
+		b.WriteString("\n")
+		writeEvents(&b, t)
+	}
 	if t.Server != nil {
 		b.WriteString("\n")
 		writeServer(&b, t, t.Server)

@@ -46,7 +46,11 @@ func writeNodes(b *strings.Builder, t *Test) {
 	for _, n := range t.Nodes {
 		service = service || n.ServiceMs != nil
 	}
-	fmt.Fprintf(b, "  %-21s %6s %10s %10s %7s %9s %7s %7s %6s %9s %9s %9s %9s\n", "per node", "slots", "sent", "completed",
+	slotsHead := "slots"
+	if !clustered(t.Nodes) {
+		slotsHead = "role"
+	}
+	fmt.Fprintf(b, "  %-21s %7s %10s %10s %7s %9s %7s %7s %6s %9s %9s %9s %9s\n", "per node", slotsHead, "sent", "completed",
 		"errors", "timeouts", "unsent", "moved", "ask", "resp p50", "p99", "p99.9", "max")
 	for i, n := range t.Nodes {
 		var h *hdrhistogram.Histogram
@@ -56,10 +60,15 @@ func writeNodes(b *strings.Builder, t *Test) {
 		s := histo.Summarize(h)
 		k := n.counts()
 		slots := strconv.Itoa(n.Slots)
-		if n.Joined {
+		switch {
+		case n.Joined:
 			slots = "joined"
+		case slotsHead == "role":
+			slots = safetext.Escape(n.Role)
+		case n.Role == "replica": // a cluster's replica: its primary's slots
+			slots = "replica"
 		}
-		fmt.Fprintf(b, "  %-21s %6s %10d %10d %7d %9d %7d %7d %6d %9s %9s %9s %9s\n", safetext.Escape(n.Addr), slots,
+		fmt.Fprintf(b, "  %-21s %7s %10d %10d %7d %9d %7d %7d %6d %9s %9s %9s %9s\n", safetext.Escape(n.Addr), slots,
 			k.Sent, k.Completed, k.Errors, k.Timeouts, k.Unsent, n.Moved, n.Ask,
 			millis(s, s.P50), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max))
 		if service {
@@ -68,13 +77,23 @@ func writeNodes(b *strings.Builder, t *Test) {
 				sv = *n.ServiceMs
 				sv.Count = 1 // a summary is written only with samples; the JSON keeps no count
 			}
-			fmt.Fprintf(b, "    %-19s %69s %9s %9s %9s %9s\n", "service (ms)", "",
+			fmt.Fprintf(b, "    %-19s %70s %9s %9s %9s %9s\n", "service (ms)", "",
 				millis(sv, sv.P50), millis(sv, sv.P99), millis(sv, sv.P999), millis(sv, sv.Max))
 		}
 		if st := n.Server; st != nil {
 			fmt.Fprintf(b, "    %-19s %s\n", "server", nodeServerText(st))
 		}
 	}
+}
+
+// clustered reports whether nodes are a cluster's: some own slots.
+func clustered(nodes []Node) bool {
+	for _, n := range nodes {
+		if n.Slots > 0 || n.Joined {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeServerText is what a primary counted during the test, in one

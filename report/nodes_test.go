@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -183,7 +184,7 @@ func TestMergeNodes(t *testing.T) {
 			t.Errorf("%s: response %+v, want the added histograms' %+v", m.Addr, m.ResponseMs, ws)
 		}
 		m.ResponseMs, m.Histograms = nil, NodeHistograms{}
-		if m != want {
+		if !reflect.DeepEqual(m, want) {
 			t.Errorf("merged node\n%+v, want the sums\n%+v", m, want)
 		}
 	}

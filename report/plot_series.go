@@ -212,6 +212,13 @@ func seriesPlots(in []Input, o PlotOptions) (latPanel, thrPanel *panel) {
 	// Room at the top of the latency panel for the tests' names.
 	lat.Y.Min, lat.Y.Max = logRange(lo, hi, 0.1)
 	thr.Y.Min, thr.Y.Max = 0, math.Max(rmax*1.08, 1)
+	for r, m := range ms {
+		for _, t := range m.Tests {
+			if t != nil {
+				eventOverlay(t, sl[r].start, lat, thr, leg)
+			}
+		}
+	}
 	// Grey lines between tests, their names at the top of the latency panel.
 	var labels plotter.XYLabels
 	for i, s := range sl {

@@ -95,7 +95,29 @@ func spectrumSeries(t *Test) ([]string, []*hdrhistogram.Histogram, error) {
 	case t.Mode == "closed":
 		return []string{"latency (closed)"}, []*hdrhistogram.Histogram{s.response}, nil
 	}
-	return []string{"response", "service"}, []*hdrhistogram.Histogram{s.response, s.service}, nil
+	names, hs := []string{"response", "service"}, []*hdrhistogram.Histogram{s.response, s.service}
+	// Beside response time: each replica's visibility lag, and WAIT's
+	// latency from the intended write.
+	if v := t.Visibility; v != nil {
+		for _, r := range v.Replicas {
+			if r.Histogram == "" {
+				continue
+			}
+			h, err := decodeHistogram(r.Histogram)
+			if err != nil {
+				return nil, nil, fmt.Errorf("visibility lag of %s: %w", r.Addr, err)
+			}
+			names, hs = append(names, "visibility lag "+r.Addr), append(hs, h)
+		}
+	}
+	if w := t.Wait; w != nil && w.Histogram != "" {
+		h, err := decodeHistogram(w.Histogram)
+		if err != nil {
+			return nil, nil, fmt.Errorf("WAIT latency: %w", err)
+		}
+		names, hs = append(names, "WAIT latency"), append(hs, h)
+	}
+	return names, hs, nil
 }
 
 // spectrumPlot draws every test's latency by percentile. Each series (a

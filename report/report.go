@@ -113,6 +113,14 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 		b.WriteString("\n")
 		writeNodes(&b, t)
 	}
+	if len(t.Events) > 0 {
+		b.WriteString("\n")
+		writeEvents(&b, t)
+	}
+	if t.Visibility != nil || t.Wait != nil {
+		b.WriteString("\n")
+		writeReplication(&b, t)
+	}
 	if t.Server != nil {
 		b.WriteString("\n")
 		writeServer(&b, t, t.Server)

@@ -29,10 +29,11 @@ type SLO struct {
 
 type clause struct {
 	text   string
-	metric string // p50 … p99.99, min, mean, max, errors, timeouts, unsent, rate, achieved
+	metric string // p50 … p99.99, min, mean, max, errors, timeouts, unsent, rate, achieved, unavailable
 	op     string // <, <=, >, >=
 	value  float64
-	// unit is "ms" for latencies, "%" for shares, "req/s" for rate.
+	// unit is "ms" for latencies, "%" for shares, "req/s" for rate, "s"
+	// for unavailable.
 	unit string
 }
 
@@ -80,6 +81,14 @@ func parseClause(text string) (clause, error) {
 		c.value, c.unit = histo.Millis(int64(d)), "ms"
 	case c.metric == "errors" || c.metric == "timeouts" || c.metric == "unsent":
 		return parseShare(c, rest)
+	case c.metric == "unavailable":
+		// Per event: the longest window of any topology event, writes or
+		// reads, in seconds.
+		d, err := time.ParseDuration(rest)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("%q is not a duration such as 2s or 500ms", rest)
+		}
+		c.value, c.unit = d.Seconds(), "s"
 	case c.metric == "rate" || c.metric == "achieved":
 		r, err := scheduler.ParseRate(rest)
 		if err != nil {
@@ -89,7 +98,7 @@ func parseClause(text string) (clause, error) {
 	case messageMetric(c.metric):
 		return parseMessageClause(c, rest)
 	default:
-		return c, fmt.Errorf("unknown metric %q (want min, mean, p50, p90, p95, p99, p99.9, p99.99, max, errors, timeouts, unsent, rate or achieved; pubsub and stream also loss, stream lag)", c.metric)
+		return c, fmt.Errorf("unknown metric %q (want min, mean, p50, p90, p95, p99, p99.9, p99.99, max, errors, timeouts, unsent, rate, achieved or unavailable; pubsub and stream also loss, stream lag)", c.metric)
 	}
 	return c, nil
 }
@@ -252,8 +261,9 @@ type scope struct {
 	// recv and hiccup are the receive lag and the host's hiccups (Count
 	// 0: not measured).
 	recv, hiccup histo.Summary
-	// rate is completed requests per second of the scope.
-	rate float64
+	// rate is completed requests per second of the scope; unavailable
+	// the longest window of its topology events, in seconds.
+	rate, unavailable float64
 }
 
 // observe returns the clause's metric over sc; ok is false for a latency
@@ -274,6 +284,8 @@ func (c clause) observe(sc scope, basis histo.Summary) (float64, bool) {
 		return share(sc.counts.Unsent), true
 	case "rate", "achieved":
 		return sc.rate, true
+	case "unavailable":
+		return sc.unavailable, true
 	}
 	v, _ := basis.Metric(c.metric)
 	return v, basis.Count > 0
@@ -311,7 +323,7 @@ func (s SLO) Check(t *Test) (*SLOResult, error) {
 		}
 		out.WindowS = round(s.Window.Seconds(), 6)
 	} else {
-		scopes = []scope{{dur: f.window, counts: t.Counts, rate: t.achieved(),
+		scopes = []scope{{dur: f.window, counts: t.Counts, rate: t.achieved(), unavailable: worstUnavailable(t.Events),
 			resp: histo.Summarize(f.response), serv: histo.Summarize(f.service), lag: histo.Summarize(f.lag),
 			recv: histo.Summarize(f.receive), hiccup: histo.Summarize(f.hiccups)}}
 	}
@@ -458,6 +470,7 @@ func windows(t *Test, length time.Duration) ([]scope, error) {
 		if g.dur > 0 {
 			sc.rate = float64(g.counts.Completed) / g.dur.Seconds()
 		}
+		sc.unavailable = worstUnavailable(eventsIn(t.Events, g.start, g.start+g.dur))
 		var err error
 		if sc.resp, err = mergePacked(g.resp); err != nil {
 			return nil, err
@@ -578,6 +591,8 @@ func formatValue(v float64, unit string) string {
 		return strconv.FormatFloat(v, 'f', 3, 64) + "%"
 	case "entries":
 		return strconv.FormatFloat(v, 'f', 0, 64) + " entries"
+	case "s":
+		return strconv.FormatFloat(v, 'f', 3, 64) + " s"
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64) + " req/s"
 }

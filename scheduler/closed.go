@@ -105,6 +105,13 @@ type ClosedConfig struct {
 	// Cluster, when set, runs against a Redis Cluster (see ClosedCluster);
 	// the result then holds per-node results.
 	Cluster *ClosedCluster
+	// Follow, when set, is a primary that may move (one Sentinel
+	// watches): a connection dialed before its epoch passed FollowEpoch
+	// is replaced after its batch with one of Redial, to the new primary.
+	// A connection lost still ends the run, as in redis-benchmark.
+	Follow      Mover
+	FollowEpoch uint64
+	Redial      func(ctx context.Context) (*conn.Conn, error)
 }
 
 // ErrorReply ends a closed run that does not continue on errors.
@@ -214,7 +221,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	}
 	run.nodes = newNodeStats(cfg.Cluster)
 	for i, c := range conns {
-		w := &closedWorker{run: run, c: c, cmds: cfg.NewCommands(i), exited: make(chan struct{})}
+		w := &closedWorker{run: run, c: c, cmds: cfg.NewCommands(i), exited: make(chan struct{}), epoch: cfg.FollowEpoch}
 		if cfg.Cluster != nil {
 			w.node = cfg.Cluster.Of[i]
 			if w.node < 0 || w.node >= len(cfg.Cluster.Nodes) {

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"runtime"
 	"sync/atomic"
 
@@ -47,6 +48,7 @@ type closedWorker struct {
 	batch     []uint32    // kinds of the batch in flight
 	tally     []kindCount // per command of a mix
 	batchOK   []int64     // ok replies of the batch in flight, per command
+	epoch     uint64      // the moves of cfg.Follow its connection followed
 	_         [64]byte
 }
 
@@ -185,7 +187,10 @@ func (w *closedWorker) loop() {
 				clear(w.batchOK)
 			}
 		}
-		if cfg.Reconnect != nil && !run.stop.Load() && !w.reconnect() {
+		if cfg.Reconnect != nil && !run.stop.Load() && !w.reconnect(cfg.Reconnect) {
+			return
+		}
+		if cfg.Reconnect == nil && w.moved() && !run.stop.Load() && !w.reconnect(cfg.Redial) {
 			return
 		}
 	}
@@ -201,10 +206,25 @@ func (run *closedRun) clockOK(start, at int64, n uint64) bool {
 	return true
 }
 
-// reconnect replaces the worker's connection after a batch. It reports
-// false when the worker must end: the run closed its connections meanwhile
-// (what Reconnect returned is closed) or Reconnect failed (the run fails).
-func (w *closedWorker) reconnect() bool {
+// moved reports whether the primary moved since the worker's connection
+// was dialed (ClosedConfig.Follow); the worker then follows it.
+func (w *closedWorker) moved() bool {
+	f := w.run.cfg.Follow
+	if f == nil || w.run.cfg.Redial == nil {
+		return false
+	}
+	if _, epoch := f.Primary(); epoch != w.epoch {
+		w.epoch = epoch
+		return true
+	}
+	return false
+}
+
+// reconnect replaces the worker's connection after a batch with one of
+// dial. It reports false when the worker must end: the run closed its
+// connections meanwhile (what dial returned is closed) or dial failed
+// (the run fails).
+func (w *closedWorker) reconnect(dial func(ctx context.Context) (*conn.Conn, error)) bool {
 	run := w.run
 	run.connMu.Lock()
 	if run.closed {
@@ -220,7 +240,7 @@ func (w *closedWorker) reconnect() bool {
 	w.bytesIn.Add(old.BytesRead())
 	run.connMu.Unlock()
 	old.Close()
-	c, err := run.cfg.Reconnect(run.ctx)
+	c, err := dial(run.ctx)
 	run.connMu.Lock()
 	defer run.connMu.Unlock()
 	if run.closed {

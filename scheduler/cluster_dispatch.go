@@ -139,6 +139,7 @@ func (p *pacer) emitCluster(horizon, el int64) emitOutcome {
 		}
 		cmd, kind := p.cmds.Next()
 		node, _, _ := p.cl.route(cmd, kind, p.next, true)
+		node = p.readReplica(node, kind)
 		p.dispatch(node, waitItem{intended: p.t0 + off, kind: kind}, cmd, el)
 		p.next++
 		if n++; n == maxPerWake {

@@ -30,7 +30,9 @@ func (p *pacer) join(addr, id string) (k int, code, why string) {
 		return -1, codeUnknownTarget, "redirect to " + addr + ", a node not in the slot map, after " + itoa(MaxJoined) + " joined the run"
 	}
 	cl.joins++
-	k = cl.addNode(Node{Addr: addr, ID: id, Joined: true})
+	k = cl.addNode(Node{Addr: addr, ID: id, Joined: true, Role: RolePrimary})
+	run.noteJoin(addr)
+	run.publishNodes()
 	cl.members[k].joining = true
 	per := cl.cfg.PerNode
 	for range per {

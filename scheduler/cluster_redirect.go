@@ -20,6 +20,7 @@ func (cl *clusterRun) intercept(h *replies, e *conn.Entry, r conn.Reply, seq uin
 	rd := redirect{lane: h.index, seq: seq, intended: e.Intended, kind: e.Kind}
 	if red, ok := cluster.ParseRedirect(r.Text); ok {
 		rd.hslot, rd.addr = red.Slot, red.Addr
+		h.run.noteRedirect(h, red)
 		if red.Ask {
 			rd.ask = true
 			h.ask.Add(1)
@@ -35,6 +36,7 @@ func (cl *clusterRun) intercept(h *replies, e *conn.Entry, r conn.Reply, seq uin
 		rd.retry = true
 		rd.code = string(r.Code())
 		h.retries.Add(1)
+		h.run.noteRetry(h, rd.code)
 	} else {
 		return false
 	}
@@ -55,10 +57,12 @@ func (p *pacer) clusterWake(el int64) {
 	cl := p.cl
 	p.takeJoined()
 	if t := cl.fresh.Swap(nil); t != nil {
+		p.noteRefresh(t)
 		cl.apply(t, func(addr, id string) int {
 			k, _, _ := p.join(addr, id)
 			return k
 		})
+		p.run.publishNodes() // a replica that took over is a primary now
 	}
 	// Read the heads before taking the redirects: a reader hands its
 	// redirect over before it moves its head past it.
@@ -131,6 +135,7 @@ func (p *pacer) takeRedirects(el int64) {
 			if !hasKey {
 				to = from
 			}
+			to = p.readReplica(to, kind)
 		}
 		p.dispatch(to, it, cmd, el)
 	}
@@ -150,6 +155,7 @@ func (p *pacer) giveUp(node int, intended int64, kind uint32, code, text string)
 	if t.firstErr == "" {
 		t.firstErr = text
 	}
+	run.tallyFailed(intended, kind, nanotime()-intended)
 	p.cl.nodes[node].errors++
 	p.cl.errs.Add(1)
 	if k := int(kind & kindMask); k < len(p.cl.kinds) {
@@ -168,6 +174,7 @@ func (p *pacer) dropUnsent(node int, intended int64, kind uint32) {
 	}
 	p.dropped++
 	p.run.accounted.dropped.Add(1)
+	p.run.tallyFailed(intended, kind, 0)
 	p.cl.nodes[node].unsent++
 	if k := int(kind & kindMask); k < len(p.cl.kinds) {
 		p.cl.kinds[k].unsent++

@@ -46,12 +46,12 @@ func (cl *clusterRun) route(cmd []byte, kind uint32, idx uint64, fill bool) (nod
 			return int(o), slot, true
 		}
 	}
-	for range cl.members { // skipping joined nodes not (yet) reachable
+	for range cl.members { // skipping replicas, and joined nodes not (yet) reachable
 		node = cl.rr
 		if cl.rr++; cl.rr == len(cl.members) {
 			cl.rr = 0
 		}
-		if m := &cl.members[node]; !m.joining && !m.down {
+		if m := &cl.members[node]; !m.joining && !m.down && m.Role != RoleReplica {
 			break
 		}
 	}

@@ -58,6 +58,8 @@ type Live struct {
 	// with the CPUs since the test's measured window began (false before
 	// it began, or when a reading fails).
 	ServerProcess func() (host.ProcUsage, bool)
+	// topo is the topology's part (see live_topology.go).
+	topo liveTopology
 }
 
 // Connections is a moment's view of an open run's connections.

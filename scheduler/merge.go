@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -71,6 +72,17 @@ func (r *Result) Merge(o *Result) {
 	r.Receive, _ = histo.Add(r.Receive, o.Receive)
 	r.Hiccups, _ = histo.Add(r.Hiccups, o.Hiccups)
 	r.Micros, _ = histo.Add(r.Micros, o.Micros)
+	r.Events = continueEvents(r.Events, o.Events, seriesEnd(r.Intervals))
+	r.EventBound = max(r.EventBound, o.EventBound)
+	r.EventsDropped += o.EventsDropped
+	r.Wait = r.Wait.merge(o.Wait)
+	if o.Visibility != nil {
+		if r.Visibility == nil {
+			r.Visibility = o.Visibility.Clone()
+		} else {
+			r.Visibility.Merge(o.Visibility)
+		}
+	}
 	r.Intervals = continueSeries(r.Intervals, o.Intervals)
 	r.mergeCommands(o, shared)
 	r.Nodes = mergeNodes(r.Nodes, o.Nodes)
@@ -159,6 +171,7 @@ func mergeNodes(into, from []NodeResult) []NodeResult {
 		in.Response, _ = histo.Add(in.Response, fn.Response)
 		in.Service = mergeUnshared(in.Service, fn.Service, shared, in.Response)
 		in.Receive, _ = histo.Add(in.Receive, fn.Receive)
+		in.Intervals = continueSeries(in.Intervals, fn.Intervals)
 	}
 	return into
 }
@@ -169,6 +182,7 @@ func (n NodeResult) clone() NodeResult {
 	shared := n.Service != nil && n.Service == n.Response
 	n.Response, n.Receive = histo.Copy(n.Response), histo.Copy(n.Receive)
 	n.Service = cloneUnshared(histo.Copy(n.Service), shared, n.Response)
+	n.Intervals = slices.Clone(n.Intervals)
 	return n
 }
 
@@ -176,13 +190,27 @@ func (n NodeResult) clone() NodeResult {
 // shifted to start where the first ends, so the merged test's intervals
 // still add up to it.
 func continueSeries(into, from []Interval) []Interval {
-	var end time.Duration
-	if n := len(into); n > 0 {
-		end = into[n-1].Start + into[n-1].Duration
-	}
+	end := seriesEnd(into)
 	for _, iv := range from {
 		iv.Start += end
 		into = append(into, iv)
+	}
+	return into
+}
+
+// seriesEnd is where an interval series ends (0 for none).
+func seriesEnd(ivs []Interval) time.Duration {
+	if n := len(ivs); n > 0 {
+		return ivs[n-1].Start + ivs[n-1].Duration
+	}
+	return 0
+}
+
+// continueEvents continues a run's events with the next run's, shifted
+// as its interval series is (by end, where the first run's ends).
+func continueEvents(into, from []events.Event, end time.Duration) []events.Event {
+	for _, e := range from {
+		into = append(into, e.Shift(int64(end)))
 	}
 	return into
 }
@@ -210,6 +238,11 @@ func (r *Result) Clone() *Result {
 	}
 	c.Intervals = slices.Clone(r.Intervals)
 	c.Stages = slices.Clone(r.Stages)
+	c.Events = nil
+	for _, e := range r.Events {
+		c.Events = append(c.Events, e.Shift(0))
+	}
+	c.Wait, c.Visibility = r.Wait.clone(), r.Visibility.Clone()
 	c.Commands = nil
 	for i, cr := range r.Commands {
 		cc := cr.clone()

@@ -7,8 +7,10 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/visibility"
 )
 
 // mergeRules says how Result.Merge treats each field. A field added to
@@ -32,6 +34,8 @@ var mergeRules = map[string]string{
 	"Hiccups": "histogram", "HiccupInterval": "first", "TargetLocal": "or", "TargetInProcess": "and", "CPU": "weighted by seconds",
 	"ServerProcess": "server process", "Extension": "first",
 	"TLS": "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
+	"Events": "events", "EventBound": "max", "EventsDropped": "sum",
+	"Wait": "wait", "Visibility": "visibility",
 }
 
 // filled returns a Result with every field set by reflection: numbers to
@@ -80,6 +84,18 @@ func filled(t *testing.T, base int64, b bool) *Result {
 			continue
 		case "Started":
 			f.Set(reflect.ValueOf(time.Unix(base, 0)))
+			continue
+		case "Wait":
+			f.Set(reflect.ValueOf(&WaitResult{Wait: Wait{Replicas: 1}, Sent: uint64(base), Acked: uint64(base), Latency: hist(base)}))
+			continue
+		case "Visibility":
+			f.Set(reflect.ValueOf(&visibility.Result{Rate: 10, Probes: uint64(base), Write: hist(base),
+				Replicas: []visibility.Replica{{Addr: "r:1", Seen: uint64(base), Lag: hist(base),
+					Intervals: []visibility.Interval{{Duration: time.Duration(base) * time.Second}}}}}))
+			continue
+		case "Events":
+			f.Set(reflect.ValueOf([]events.Event{{Kind: events.Failover, At: base, Last: base, Nodes: []string{"n"},
+				Write: &events.Window{Start: base, End: 2 * base}}}))
 			continue
 		case "TargetRate":
 			f.Set(reflect.ValueOf(RatePerSecond(float64(base))))
@@ -185,6 +201,22 @@ func TestMergeCoversEveryField(t *testing.T) {
 		case "by name":
 			if len(merged.Commands) != 1 || merged.Commands[0].Counts.Completed != 8 || merged.Commands[0].Response.TotalCount() != 8 {
 				t.Errorf("Commands: %+v, want GET with both runs' counts and samples", merged.Commands)
+			}
+		case "events":
+			// The second run's follows the first's series: shifted by its 3 s.
+			if e := merged.Events; len(e) != 2 || e[0].At != 3 || e[1].At != 5+int64(3*time.Second) || e[1].Write.End != 10+int64(3*time.Second) ||
+				a.Events[0].At != 3 || b.Events[0].Write.Start != 5 {
+				t.Errorf("Events: %+v, want the second run's after the first's series, the runs unchanged", e)
+			}
+		case "wait":
+			if w := merged.Wait; w == nil || w.Sent != 8 || w.Acked != 8 || w.Latency.TotalCount() != 8 || a.Wait.Sent != 3 {
+				t.Errorf("Wait: %+v, want both runs' WAITs", w)
+			}
+		case "visibility":
+			v := merged.Visibility
+			if v == nil || v.Probes != 8 || len(v.Replicas) != 1 || v.Replicas[0].Seen != 8 || v.Replicas[0].Lag.TotalCount() != 8 ||
+				len(v.Replicas[0].Intervals) != 2 || v.Replicas[0].Intervals[1].Start != 3*time.Second || a.Visibility.Probes != 3 {
+				t.Errorf("Visibility: %+v, want both runs' probes, per replica", v)
 			}
 		case "by address":
 			if len(merged.Nodes) != 1 || merged.Nodes[0].Counts.Completed != 8 || merged.Nodes[0].Response.TotalCount() != 8 {

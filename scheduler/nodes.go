@@ -18,6 +18,11 @@ type Node struct {
 	// open run added it when a redirect or a refreshed map named it (the
 	// cluster scaled out), with Slots 0.
 	Joined bool
+	// Role is RolePrimary or RoleReplica (a node that served as both, a
+	// replica promoted during the run, is a primary); empty in closed runs.
+	Role string
+	// Primary is, for a cluster's replica, its primary's address.
+	Primary string
 }
 
 // NodeResult is one cluster primary's share of a test. Its counts and
@@ -37,6 +42,10 @@ type NodeResult struct {
 	// service time and receive lag (a closed run's Service is its
 	// Response).
 	Response, Service, Receive *hdrhistogram.Histogram
+	// Intervals are its response times in each of the test's intervals
+	// (open runs, the first 64 nodes): Response and, as Counts.Completed,
+	// how many completed in it.
+	Intervals []Interval
 }
 
 // ClosedCluster runs a closed loop against a Redis Cluster the way

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
 )
@@ -108,6 +109,10 @@ type OpenConfig struct {
 	// (see OpenCluster); the result then holds per-node results. Redial
 	// is unused: Cluster.Dial replaces dead connections.
 	Cluster *OpenCluster
+	// Topology is what the run notes and follows of the topology (see
+	// Topology): its events, what reads, and a primary that may move.
+	Topology
+
 	// Groups, when set, puts connection i in group Groups[i] (a database,
 	// a replayed trace's client): a stream that is a Grouper then sends
 	// each command on a connection of its group, and RedialGroup replaces
@@ -216,8 +221,15 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 			return nil, err
 		}
 	}
+	if err := cfg.validateReplicas(len(conns)); err != nil {
+		return nil, err
+	}
+	if err := cfg.validateWait(); err != nil {
+		return nil, err
+	}
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
+	run.startConns = len(conns)
 	if cfg.Cluster != nil {
 		run.cl = newClusterRun(ctx, cfg.Cluster, len(conns), len(run.kinds))
 		defer run.cl.stop()
@@ -273,6 +285,11 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 		host:     newHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
 	}
 	run.tally.codes = map[string]uint64{}
+	run.epoch = cfg.FollowEpoch
+	if cfg.Events {
+		run.events = events.NewLog()
+	}
+	run.wait = newWaitRun(cfg.Wait)
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
 	run.dialing = make(chan struct{}, MaxConcurrentRedials)
 	run.kinds = newKindStats(cfg.CommandNames, true)
@@ -282,15 +299,24 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 // addLane adds a lane holding c (nil: none yet) with its reply
 // handler; the caller starts c.
 func (run *openRun) addLane(c *conn.Conn) *lane {
-	h := &replies{run: run, codes: map[string]uint64{}}
-	if run.kinds != nil {
-		h.kinds = make([]kindCount, len(run.kinds))
-	}
-	s := &lane{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff}
+	s := run.newLane(run.cfg.Addr, run.cfg.FollowEpoch)
 	s.set(c)
 	run.lanes = append(run.lanes, s)
 	shown := run.lanes
 	run.view.Store(&shown)
+	return s
+}
+
+// newLane makes a lane without a connection, and its reply handler, for
+// the server at addr (as of epoch, when it follows a primary that moves).
+func (run *openRun) newLane(addr string, epoch uint64) *lane {
+	h := &replies{run: run, codes: map[string]uint64{}}
+	if run.kinds != nil {
+		h.kinds = make([]kindCount, len(run.kinds))
+	}
+	s := &lane{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff, epoch: epoch}
+	h.lane = s
+	run.label(s, addr, RolePrimary)
 	return s
 }
 
@@ -318,10 +344,15 @@ func (run *openRun) prepare() {
 		run.series.scheduled = run.scheduledBy
 		run.series.cut = func() { run.cut.Store(max(nanotime()-run.live.start.Load(), 1)) }
 	}
+	if run.cl != nil || run.perNode() {
+		run.publishNodes()
+		run.series.nodes = run.nodeRecorders
+	}
 	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
 		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: stagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
 		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince, ServerProcess: run.host.liveServer()}
+	l.topo.nodes, l.topo.events = run.liveNodes, run.liveEvents
 	l.totals = func() Totals {
 		t := run.totals()
 		t.Scheduled = run.scheduledBy(nanotime() - l.start.Load() + 1)
@@ -347,6 +378,10 @@ func (run *openRun) begin(t0 int64) {
 	run.live.start.Store(t0)
 	run.series.begin(t0)
 	run.host.begin(t0 + int64(run.cfg.Warmup))
+	run.beginEvents(t0)
+	if run.cfg.Begin != nil {
+		run.cfg.Begin(t0)
+	}
 }
 
 // finish closes the connections and accounts for every request. It never
@@ -458,7 +493,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
 		PacingQuantum:  cfg.Pacing.Quantum(cfg.LagLimit),
-		Connections:    len(run.lanes),
+		Connections:    len(run.lanes) - run.movedAside,
 		Counts:         cnt,
 		T0:             p.t0,
 		FirstWrite:     p.firstWrite,
@@ -489,7 +524,11 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	}
 	if run.cl != nil {
 		res.Nodes = run.nodeResults(p)
+	} else if run.perNode() {
+		res.Nodes = run.soloResults(cnt)
 	}
+	run.finishEvents(res)
+	res.Wait = run.wait.result()
 	if run.kinds != nil {
 		tallies := make([][]kindCount, len(run.lanes), len(run.lanes)+1)
 		for i, s := range run.lanes {
@@ -558,6 +597,11 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	if err != nil {
 		return err
 	}
+	for k, nivs := range run.series.nodeIntervals() {
+		if k < len(res.Nodes) {
+			res.Nodes[k].Intervals = nivs
+		}
+	}
 	// Scheduled: the requests intended within each interval, the last
 	// holding the rest (the timeline's end may have moved with a stop).
 	// The intervals' bounds increase: one forward walk counts them all.
@@ -586,8 +630,12 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 // connections counts the live connections, for observers.
 func (run *openRun) connections() Connections {
 	shown := run.shown()
-	c := Connections{Of: len(shown), Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
+	c := Connections{Lost: run.connsLost.Load(), Reconnects: run.reconnects.Load()}
 	for _, s := range shown {
+		if s.aside.Load() {
+			continue // left with a former primary
+		}
+		c.Of++
 		if k := s.conn(); k != nil && !k.Dead() {
 			c.Open++
 		}

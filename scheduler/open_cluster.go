@@ -98,7 +98,7 @@ const (
 const (
 	askingFlag = uint32(1) << 31
 	resendFlag = uint32(1) << 30
-	kindMask   = resendFlag - 1
+	kindMask   = waitFlag - 1
 )
 
 var askingCmd = []byte("*1\r\n$6\r\nASKING\r\n")
@@ -161,6 +161,13 @@ type clusterRun struct {
 	pickRR  []int       // per node: next connection in rotation
 	taken   []int       // per node: commands its current connection took this wake
 	joins   int         // nodes joined
+	// replicas are each primary member's replica members, rrRep their
+	// turn (see cluster_replicas.go).
+	replicas [][]int
+	rrRep    []int
+	// last is the slot map applied last, what a refresh is compared with
+	// (see cluster_events.go).
+	last *cluster.Topology
 	// errs mirrors, for observers, the requests the pacer counted as
 	// errors.
 	errs atomic.Uint64
@@ -188,7 +195,9 @@ func newClusterRun(ctx context.Context, c *OpenCluster, lanes, kinds int) *clust
 	for i := range cl.owner {
 		cl.owner[i] = -1
 	}
+	cl.linkReplicas()
 	cl.apply(c.Topology, nil)
+	cl.last = c.Topology
 	cl.refreshCtx, cl.stopFetch = context.WithCancel(ctx)
 	return cl
 }
@@ -224,6 +233,7 @@ func (run *openRun) addStartLane(i int, c *conn.Conn) *lane {
 		if i < len(run.cfg.Groups) {
 			s.group = run.cfg.Groups[i]
 		}
+		run.replicaLane(s, i)
 		return s
 	}
 	k := i / run.cl.cfg.PerNode
@@ -260,6 +270,9 @@ func (cl *clusterRun) apply(t *cluster.Topology, join func(addr, id string) int)
 		if k >= 0 && cl.members[k].ID == "" {
 			cl.members[k].ID = p.ID // a node that joined on a redirect
 		}
+		if k >= 0 && owns[i] && cl.members[k].Role == RoleReplica {
+			cl.members[k].Role = RolePrimary // a replica that took over
+		}
 		idx[i] = int32(k)
 	}
 	for s := range uint16(cluster.Slots) {
@@ -267,6 +280,11 @@ func (cl *clusterRun) apply(t *cluster.Topology, join func(addr, id string) int)
 			cl.owner[s] = idx[o]
 		}
 	}
+	addrs, reps := make([]string, len(t.Primaries)), make([][]string, len(t.Primaries))
+	for i, p := range t.Primaries {
+		addrs[i], reps[i] = p.Addr, p.Replicas
+	}
+	cl.relinkReplicas(addrs, reps)
 }
 
 // node returns the index of the node at addr, -1 if none.

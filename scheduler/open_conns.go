@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -38,6 +39,25 @@ type openRun struct {
 	// pacer ends the timeline there at its next wake.
 	cut atomic.Int64
 	cl  *clusterRun // nil without cfg.Cluster
+	// span is the timeline's length (its end offset), outcomes what went
+	// bad in it, set when it starts (see open_events.go); epoch is the
+	// moves of cfg.Follow the lanes followed (pacer-owned).
+	span     int64
+	outcomes atomic.Pointer[events.Tally]
+	events   *events.Log // nil without cfg.Events
+	epoch    uint64
+	// movedAside counts the lanes left with a former primary: they are
+	// no connections of the run's own (pacer-owned).
+	movedAside int
+	// solo are the nodes of a run with replicas or a primary that moves,
+	// not a cluster's (see open_nodes.go; pacer-owned).
+	solo []soloNode
+	// startConns is how many connections the run started with.
+	startConns int
+	// nodeRecs are the node recorders for observers (publishNodes).
+	nodeRecs atomic.Pointer[[]nodeView]
+	// wait is the WAITs after writes (nil without cfg.Wait).
+	wait *waitRun
 	// liveTL is scheduledBy's own timeline (see forker), and liveWarm
 	// its count of the warmup's requests (-1: not counted yet).
 	liveTLMu sync.Mutex
@@ -99,7 +119,18 @@ type lane struct {
 	extra atomic.Uint64
 	// group is the lane's connection group (OpenConfig.Groups).
 	group int
-	left  struct{ errors, timeouts, unsent uint64 }
+	// Following a primary that moves (OpenConfig.Follow): epoch is the
+	// move its connection was dialed after; leaving marks a lane whose
+	// connection stays with the former primary, sending nothing more,
+	// until its requests in flight have ended; lost that its connection
+	// died and the next one is a reconnect (all pacer-owned).
+	epoch   uint64
+	replica bool // reads go to it (Topology.Replicas), it is never moved
+	leaving bool
+	closing bool        // a leaving lane's connection is being closed
+	aside   atomic.Bool // leaving, for observers
+	lost    bool
+	left    struct{ errors, timeouts, unsent uint64 }
 	// sw, in a run of steps, is the lane's handler for every connection it
 	// ever holds: it hands replies to the current step's h.
 	sw *stepHandler
@@ -277,11 +308,12 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	}
 	n := s.counts(c)
 	t.unsolicited += n.unsolicited
+	run.tallyLeft(c, end)
 	errors0, timeouts0, unsent0 := t.errors, t.timeouts, t.unsent
 	codeBytes := []byte(code)
 	c.Unanswered(func(e *conn.Entry) {
-		if e.Kind&askingFlag != 0 {
-			return
+		if e.Kind&noRequest != 0 {
+			return // an ASKING or a WAIT
 		}
 		if run.warm(e) {
 			if timedOut {
@@ -321,10 +353,10 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	// A cluster conn's resends left unwritten were sent once: they are
 	// errors; its ASKINGs are no requests.
 	written, unwritten := n.written, uint64(c.Unwritten())
-	if run.cl != nil {
+	if run.cl != nil || s.extra.Load() > 0 {
 		var extraUnsent uint64
 		c.Unsent(func(e *conn.Entry) {
-			if e.Kind&(askingFlag|resendFlag) == 0 {
+			if e.Kind&extraFlags == 0 {
 				return
 			}
 			extraUnsent++
@@ -354,7 +386,7 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	if run.warmEnd != 0 {
 		warmUnsent := uint64(0)
 		c.Unsent(func(e *conn.Entry) {
-			if run.warm(e) && e.Kind&(askingFlag|resendFlag) == 0 {
+			if run.warm(e) && e.Kind&extraFlags == 0 {
 				warmUnsent++
 			}
 		})

@@ -76,6 +76,7 @@ type pacer struct {
 	failure error
 	slice   sliceHolder
 	cl      *clusterRun // nil without a cluster
+	routes  *routes     // nil unless reads go to replicas
 }
 
 // sliceHolder keeps a short time slice (clock.ShortSlice) on the OS thread
@@ -155,6 +156,8 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		p.limit = requestLimit(cfg.Timeline, cfg.Requests)
 		p.end = min(p.end, requestEnd(cfg.Timeline, cfg.Requests))
 	}
+	run.span = p.end
+	p.routes = newRoutes(run)
 	return p
 }
 
@@ -359,6 +362,9 @@ func (p *pacer) sleepUntil(now, wake int64) {
 // emit queues every command due by horizon (an offset); el is now. A
 // request more than MaxBacklog late is dropped as unsent instead.
 func (p *pacer) emit(horizon, el int64) emitOutcome {
+	if p.routes != nil {
+		return p.emitRouted(horizon, el)
+	}
 	n := 0
 	maxLate := int64(p.run.cfg.MaxBacklog)
 	for {
@@ -387,6 +393,7 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 			s.warmQueued.Add(1)
 		}
 		s.c.Queue(cmd, p.t0+off, kind)
+		p.queueWait(s, kind, p.t0+off)
 		if !p.isDirty[i] {
 			p.isDirty[i] = true
 			p.dirty = append(p.dirty, i)
@@ -415,6 +422,7 @@ func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
 		} else {
 			p.dropped++
 			p.run.accounted.dropped.Add(1)
+			p.run.droppedLate(p.t0 + off)
 		}
 		p.next++
 	}
@@ -423,8 +431,8 @@ func (p *pacer) nextDue(horizon, el, maxLate int64) (off int64, due bool) {
 
 // usable reports whether lane i can take a command now.
 func (p *pacer) usable(i int) bool {
-	c := p.run.lanes[i].c
-	return c != nil && !c.Dead() && c.Free() > 0
+	s := p.run.lanes[i]
+	return s.c != nil && !s.leaving && !s.c.Dead() && s.c.Free() > 0
 }
 
 // pickFor returns the connection for the next command: in its group when

@@ -34,10 +34,14 @@ func nextBackoff(d time.Duration) time.Duration {
 	return min(max(2*d, MinRedialBackoff), MaxRedialBackoff)
 }
 
-// redialed is a replacement connection and the lane's backoff after it.
+// redialed is a replacement connection and the lane's backoff after it;
+// with a primary that moves (OpenConfig.Follow), the address and epoch it
+// was dialed for.
 type redialed struct {
 	c       *conn.Conn
 	backoff time.Duration
+	addr    string
+	epoch   uint64
 }
 
 // redial replaces lane s's connection in the background: it waits the
@@ -63,12 +67,13 @@ func (run *openRun) redial(s *lane) {
 				return
 			case run.dialing <- struct{}{}:
 			}
+			addr, epoch := run.primaryNow(s)
 			c, err := run.dial(ctx, s)
 			<-run.dialing
 			run.handoffMu.Lock()
 			switch {
 			case err == nil && !run.closed:
-				s.next <- redialed{c, wait} // never blocks: one redial per lane at a time
+				s.next <- redialed{c, wait, addr, epoch} // never blocks: one redial per lane at a time
 			case err == nil:
 				c.Close()
 			case run.dialErr == nil && ctx.Err() == nil:
@@ -88,11 +93,16 @@ func (run *openRun) redial(s *lane) {
 // about once a millisecond.
 func (p *pacer) maintain(now int64) {
 	run := p.run
+	p.follow()
 	for i, s := range run.lanes {
 		if s.c != nil && run.cfg.Timeout > 0 {
 			if w, ok := s.c.OldestWritten(); ok && now-w > int64(run.cfg.Timeout) {
 				s.c.Expire()
 			}
+		}
+		if s.leaving {
+			p.leave(i)
+			continue
 		}
 		if s.c != nil && s.c.Dead() && !s.c.Draining() {
 			p.retire(i)
@@ -101,6 +111,9 @@ func (p *pacer) maintain(now int64) {
 			select {
 			case r := <-s.next:
 				s.dialing = false
+				if p.stale(s, r) {
+					continue
+				}
 				s.backoff, s.completedAt = r.backoff, s.h.completed.Load()
 				if run.cl != nil {
 					s.h.seq = 0 // before the reader starts
@@ -111,6 +124,10 @@ func (p *pacer) maintain(now int64) {
 				r.c.Start(s.handler())
 				s.set(r.c)
 				run.reconnects.Add(1)
+				if s.lost {
+					s.lost = false
+					run.noteBack(s)
+				}
 			default:
 				if !s.dialing && run.canRedial() && !p.stop.Load() {
 					run.redial(s)
@@ -145,7 +162,10 @@ func (p *pacer) retire(i int) {
 		// Its reader has exited: every redirect it saw is queued.
 		p.clusterWake(nanotime() - p.t0)
 	}
+	before := run.tally.errors + run.tally.timeouts
 	run.account(c, s, nanotime(), &run.tally)
+	s.lost = !s.leaving
+	run.noteLost(s, c, run.tally.errors+run.tally.timeouts-before)
 }
 
 // canRedial reports whether dead connections are replaced.
@@ -161,6 +181,8 @@ func (run *openRun) dial(ctx context.Context, s *lane) (*conn.Conn, error) {
 	switch {
 	case run.cl != nil:
 		return run.cl.cfg.Dial(ctx, s.addr)
+	case s.replica:
+		return run.cfg.DialReplica(ctx, s.addr)
 	case run.cfg.RedialGroup != nil:
 		return run.cfg.RedialGroup(ctx, s.group)
 	}

@@ -32,7 +32,9 @@ type replies struct {
 	// connection, and the redirects seen.
 	cl          *clusterRun
 	index, node int
-	nodeRec     *nodeRecorders
+	// lane is the lane whose connections it reads (immutable).
+	lane    *lane
+	nodeRec *nodeRecorders
 	// stamped counts the replies that carried a kernel receive timestamp
 	// of the replied read; read after the reader exits.
 	stamped, replied    uint64
@@ -51,6 +53,10 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	h.replied++
 	if at != t.Read {
 		h.stamped++
+	}
+	if e.Kind&waitFlag != 0 {
+		h.waitReply(e, r, t)
+		return
 	}
 	if h.cl != nil {
 		seq := h.seq
@@ -82,6 +88,7 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	}
 	if good && !r.Err {
 		run.recordAt(e, at, ks)
+		run.tallyDone(e, at-e.Intended)
 		h.addReceive(t.Read-at, kc)
 		if h.nodeRec != nil {
 			nh := h.nodeRec.get()
@@ -97,6 +104,7 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	}
 	if r.Err {
 		h.errors.Add(1)
+		h.replyError(e, r, at-e.Intended)
 		addCode(h.codes, r.Code(), 1)
 		if h.firstErr == "" {
 			h.firstErr = errorText(r.Text)

@@ -357,9 +357,9 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 		conns := srv.dial(t, 2, 0)
 		rate := RatePerSecond(40000)
-		_, m := runOpenMallocs(t, conns, cmds, OpenConfig{
-			Timeline: Uniform{Rate: rate}, Requests: requests, CommandNames: names,
-		})
+		cfg := OpenConfig{Timeline: Uniform{Rate: rate}, Requests: requests, CommandNames: names}
+		cfg.Events = true // the tally of every request's outcome too
+		_, m := runOpenMallocs(t, conns, cmds, cfg)
 		return m
 	}
 	short, long := mallocs(1000, false), mallocs(9000, false)

@@ -10,7 +10,9 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/visibility"
 )
 
 // Counts account for every scheduled request. Every request ends in exactly
@@ -297,6 +299,18 @@ type Result struct {
 	// a constant rate); TargetRate is then the stages' mean rate over the
 	// measured window.
 	Stages []Stage
+	// Events are what happened to the topology during the run (open
+	// runs): their instants and windows as offsets from T0 (see
+	// events.Event), the windows judged against EventBound; EventsDropped
+	// counts those past events.MaxEvents.
+	Events        []events.Event
+	EventBound    time.Duration
+	EventsDropped int
+	// Wait is what the WAITs after writes measured (OpenConfig.Wait);
+	// Visibility what the replication probes did (set by the run's
+	// caller, package visibility); nil without them.
+	Wait       *WaitResult
+	Visibility *visibility.Result
 }
 
 // Extension is how a run with a budget to reach a verdict in

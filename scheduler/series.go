@@ -48,6 +48,10 @@ type series struct {
 	schedCum  uint64
 	cut       func()
 	looked    bool
+	// nodes, when set, returns the run's node recorders (see
+	// series_nodes.go); perNode is each one's part.
+	nodes   func() []*nodeRecorders
+	perNode []*nodeSeries
 
 	// pack packs a histogram: into spill when there is one, else in memory.
 	pack func(*histo.Delta) (histo.Packed, error)
@@ -239,6 +243,7 @@ func (s *series) take(k int64, now Totals) {
 		ksr.cum.Add(kiv.Counts)
 		ksr.out = append(ksr.out, kiv)
 	}
+	s.takeNodes(start, s.d)
 }
 
 // serverSince is what the server's process did since the last reading
@@ -321,6 +326,7 @@ func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]In
 		s.err = err
 	}
 	s.out = append(s.out, iv)
+	s.takeNodes(start, iv.Duration)
 	var kinds [][]Interval
 	if len(s.kinds) > 0 && len(commands) == len(s.kinds) {
 		kinds = make([][]Interval, len(s.kinds))

@@ -161,6 +161,7 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 	var steps []*Step
 	var prev *Step
 	var cl *clusterRun // the last step's, in a cluster
+	epoch := cfg.FollowEpoch
 	for i := 0; ctx.Err() == nil; i++ {
 		plan, ok := next(i, prev)
 		if !ok {
@@ -171,13 +172,14 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 		scfg.Duration, scfg.Requests, scfg.Warmup = plan.Settle+plan.Duration, 0, plan.Settle
 		scfg.Start = plan.Start
 		scfg.Looks = plan.Looks
+		scfg.FollowEpoch = epoch // where the last step's connections are
 		if err := scfg.Validate(); err != nil {
 			return steps, err
 		}
 		if plan.Duration <= 0 || plan.Settle < 0 || plan.AbortAfter < 0 {
 			return steps, errors.New("open step with a non-positive duration or a negative settle or abort bound")
 		}
-		st, stepCl, err := runStep(ctx, cur, sws, cmds, scfg.withDefaults(), plan, cl)
+		st, stepCl, err := runStep(ctx, cur, sws, cmds, scfg.withDefaults(), plan, cl, &epoch)
 		cl = stepCl
 		if st != nil {
 			st.Index = i
@@ -195,11 +197,20 @@ func RunOpenSteps(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg Op
 }
 
 // runStep runs one step over cur (updated in place with the connections
-// the next step gets). In a cluster it also returns the step's cluster
-// state, whose slot map the next step (prev) starts from.
-func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Commands, cfg OpenConfig, plan StepPlan, prev *clusterRun) (*Step, *clusterRun, error) {
+// the next step gets, and sws with their handlers). In a cluster it also
+// returns the step's cluster state, whose slot map the next step (prev)
+// starts from; following a primary that moves, epoch becomes the move
+// the step's connections followed.
+func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Commands, cfg OpenConfig, plan StepPlan, prev *clusterRun, epoch *uint64) (*Step, *clusterRun, error) {
+	if err := cfg.validateReplicas(len(cur)); err != nil {
+		return nil, prev, err
+	}
+	if err := cfg.validateWait(); err != nil {
+		return nil, prev, err
+	}
 	run := newOpenRun(ctx, cfg)
 	defer run.stopRedials()
+	run.startConns = len(cur)
 	if cfg.Cluster != nil {
 		// Each step's own: its per-node results, command stores and wait
 		// queues start empty (no request is in flight between steps).
@@ -262,11 +273,10 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 			expired++
 		default:
 			n := s.counts(c)
-			if run.cl != nil {
-				// Nothing is left unwritten: its resends and ASKINGs
-				// were all written, and are no requests of their own.
-				n.written = firstWrites(n.written, s.extra.Load())
-			}
+			// Nothing is left unwritten: its resends, ASKINGs and WAITs
+			// were all written, and are no requests of their own.
+			n.written = firstWrites(n.written, s.extra.Load())
+			s.extra.Store(0)
 			run.moveCounts(c, s, n, &run.tally)
 			run.tally.unsolicited += n.unsolicited
 			s.c, keep[i] = nil, c
@@ -281,7 +291,9 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 	}
 	for i := range cur {
 		cur[i] = keep[i]
+		sws[i] = run.lanes[i].sw // a lane that followed a moved primary has a new one
 	}
+	*epoch = run.epoch
 	// A primary that joined during the step (the cluster scaled out) has
 	// its connections after cur's: they end with the step, and the next
 	// step joins it again on its first redirect there.

@@ -30,8 +30,10 @@ func (t *Target) Discover(ctx context.Context) (*cluster.Topology, error) {
 }
 
 // OpenCluster discovers the cluster and opens per connections to each
-// primary that owns slots, for an open run routed by slot with keys.
-func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys) ([]*conn.Conn, *scheduler.OpenCluster, error) {
+// primary that owns slots, for an open run routed by slot with keys; with
+// replicas, per connections to each of their replicas too (READONLY),
+// which are the nodes after the primaries.
+func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys, replicas bool) ([]*conn.Conn, *scheduler.OpenCluster, error) {
 	top, err := t.Discover(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -48,11 +50,31 @@ func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys) ([]*conn.C
 			CloseAll(conns)
 			return nil, nil, fmt.Errorf("cluster node %s: %w", p.Addr, err)
 		}
-		oc.Nodes = append(oc.Nodes, scheduler.Node{Addr: p.Addr, ID: p.ID, Slots: top.SlotsOf(i)})
+		oc.Nodes = append(oc.Nodes, scheduler.Node{Addr: p.Addr, ID: p.ID, Slots: top.SlotsOf(i), Role: scheduler.RolePrimary})
 		conns = append(conns, cs...)
 	}
 	if len(oc.Nodes) == 0 {
 		return nil, nil, fmt.Errorf("cluster %s: no primary serves slots", seed.Addr)
+	}
+	readOnly := map[string]bool{} // the replicas' addresses: their connections send READONLY
+	if replicas {
+		for i, p := range top.Primaries {
+			if top.SlotsOf(i) == 0 {
+				continue
+			}
+			for _, r := range p.Replicas {
+				o := seed.ForAddr(r)
+				o.ReadOnly = true
+				cs, err := t.Pool(ctx, o, per)
+				if err != nil {
+					t.say("pacer: cluster replica %s of %s: %v; its primary's reads go elsewhere", r, p.Addr, err)
+					continue
+				}
+				readOnly[r] = true
+				oc.Nodes = append(oc.Nodes, scheduler.Node{Addr: r, Role: scheduler.RoleReplica, Primary: p.Addr})
+				conns = append(conns, cs...)
+			}
+		}
 	}
 	if !top.Covered() {
 		t.say("pacer: warning: the cluster leaves slots without a primary; their requests fail")
@@ -61,6 +83,7 @@ func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys) ([]*conn.C
 	oc.Dial = func(ctx context.Context, addr string) (*conn.Conn, error) {
 		o := seed.ForAddr(addr)
 		o.OnTLSHandshake = nil
+		o.ReadOnly = readOnly[addr]
 		return conn.Dial(ctx, o)
 	}
 	oc.Refresh = t.Discover

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/sentinel"
 )
 
 // Target is where the load goes: a server, or with Cluster a Redis Cluster
@@ -26,11 +27,14 @@ import (
 type Target struct {
 	Options conn.Options
 	Cluster bool
+	// Sentinels, when set, name the primary (see FollowSentinels).
+	Sentinels *sentinel.Config
 	// Say receives notes for the user (one line, no newline); nil drops
 	// them.
 	Say func(string)
 
-	tls *handshakes // WatchTLS
+	tls      *handshakes        // WatchTLS
+	follower *sentinel.Follower // FollowSentinels
 }
 
 // say passes a note to Say, if set.
@@ -91,7 +95,7 @@ func (t *Target) BenchPool(ctx context.Context, o conn.Options, n int) ([]*conn.
 
 // Redial opens one more connection to the target (a replacement for one
 // that died).
-func (t *Target) Redial(ctx context.Context) (*conn.Conn, error) { return conn.Dial(ctx, t.Options) }
+func (t *Target) Redial(ctx context.Context) (*conn.Conn, error) { return conn.Dial(ctx, t.Current()) }
 
 // opened drops the connections that could not be opened (nil).
 func opened(all []*conn.Conn) []*conn.Conn {

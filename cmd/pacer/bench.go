@@ -88,7 +88,7 @@ type benchConfig struct {
 func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	cfg := &benchConfig{}
 	var err error
-	if cfg.target, err = targetOptions(c); err != nil {
+	if cfg.target, cfg.sentinels, err = targetOptions(c); err != nil {
 		return nil, err
 	}
 	if cfg.Clients, err = parseConns(c); err != nil {

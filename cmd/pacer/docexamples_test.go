@@ -651,6 +651,10 @@ func runChain(t *testing.T, bin string, srv *redistest.Server, dir string, chain
 			for i, a := range args {
 				if a == "--json" && i+1 < len(args) {
 					skipped[args[i+1]] = true
+					if args[0] == "ab" { // and each side's result beside it
+						stem := strings.TrimSuffix(args[i+1], ".json")
+						skipped[stem+".a.json"], skipped[stem+".b.json"] = true, true
+					}
 				}
 			}
 			continue

@@ -87,6 +87,13 @@ func openEnv(c *cli.Context, ec envConfig) (*runEnv, error) {
 	announceMetrics(e.stderr, e.metrics)
 	scopeMetrics(e.metrics, e.target.Options, e.place)
 	e.target.Say = e.say
+	if e.target.Sentinels != nil {
+		if err := e.target.FollowSentinels(e.ctx); err != nil {
+			e.close()
+			return nil, failed(err)
+		}
+		e.stop = append(e.stop, e.target.Close)
+	}
 	e.target.WatchTLS()
 	e.doc = report.NewDocument(ec.mode, version, e.place)
 	return e, nil
@@ -180,6 +187,7 @@ func (e *runEnv) writeFiles() error {
 		o, _ := report.DocumentOutcome(e.doc)
 		e.doc.Outcome = o.String()
 	}
+	echoSentinels(e.doc.Config, e.target)
 	return e.files.Write(e.stdout, e.doc)
 }
 

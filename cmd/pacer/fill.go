@@ -51,11 +51,11 @@ func fillCommand() *cli.Command {
 const fillID = "fill"
 
 func fillAction(c *cli.Context) error {
-	o, err := targetOptions(c)
+	o, sentinels, err := targetOptions(c)
 	if err != nil {
 		return err
 	}
-	tgt := &target.Target{Options: o, Cluster: c.Bool("cluster")}
+	tgt := &target.Target{Options: o, Cluster: c.Bool("cluster"), Sentinels: sentinels}
 	if c.Args().Len() > 0 {
 		return usageErrorf("fill takes no arguments, got %q (the command is --command)", c.Args().First())
 	}

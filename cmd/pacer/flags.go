@@ -58,7 +58,7 @@ func targetFlags() []cli.Flag {
 		&cli.IntFlag{Name: "dbnum", Value: 0, DefaultText: "0", Usage: "SELECT database `N` on every connection", Category: catTarget},
 		&cli.BoolFlag{Name: "3", Usage: "RESP3: start every connection with HELLO 3", Category: catTarget},
 		&cli.BoolFlag{Name: "enable-tracking", Usage: "send CLIENT TRACKING on before starting", Category: catTarget},
-	}, tlsFlags()...)
+	}, append(sentinelFlags(), tlsFlags()...)...)
 }
 
 // workloadSpec says how a command words and defaults its workload flags.
@@ -286,6 +286,21 @@ func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (experiment.OpenLo
 	}
 	if defines(c, "max-backlog") {
 		f.Backlog = new(c.Duration("max-backlog"))
+	}
+	if defines(c, "read-from") {
+		f.ReadFrom = new(c.String("read-from"))
+		if c.Bool("embedded") && *f.ReadFrom != "primary" {
+			return experiment.OpenLoad{}, usageErrorf("--read-from %s: the embedded target is a single server, without replicas", *f.ReadFrom)
+		}
+	}
+	if err := topologyChecks(c); err != nil {
+		return experiment.OpenLoad{}, err
+	}
+	if defines(c, "visibility") && c.IsSet("visibility") {
+		f.Visibility = new(c.String("visibility"))
+	}
+	if defines(c, "wait") && c.IsSet("wait") {
+		f.Wait = new(c.String("wait"))
 	}
 	return f.Parse()
 }

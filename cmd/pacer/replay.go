@@ -78,7 +78,7 @@ func parseReplayConfig(c *cli.Context) (*replayConfig, error) {
 	}
 	cfg := &replayConfig{Options: o, dryRun: c.Bool("dry-run")}
 	cfg.cluster = o.Cluster
-	if cfg.target, err = targetOptions(c); err != nil {
+	if cfg.target, cfg.sentinels, err = targetOptions(c); err != nil {
 		return nil, err
 	}
 	if cfg.shard, err = parseReplayShard(c); err != nil {

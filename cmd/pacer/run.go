@@ -29,6 +29,7 @@ func runCommand() *cli.Command {
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
 	)
 	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent")...)
+	flags = append(flags, append(topologyFlags(), visibilityFlag())...)
 	flags = append(flags, repeatFlag())
 	flags = append(flags, decideFlag("with --slo, a budget `DURATION` (such as 1m) to reach a verdict in: wait up to 2s for a quiet host, run --duration and, while the verdict is inconclusive because of the client or its host, go on measuring the same timeline and judge everything measured every --duration (a sequential rule whose false-alarm rate is in docs/ci.md) until it decides or the budget ends"))
 	flags = append(flags, shardFlags()...)
@@ -192,7 +193,8 @@ func runAction(c *cli.Context) error {
 		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
 			return exp.RunOpen(ctx, experiment.Open{
 				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
-				Decide: cfg.decide.forTest(report.TestOptions{ID: j.id(), SLO: cfg.slo}),
+				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.id(), SLO: cfg.slo}),
+				Visibility: cfg.load.Visibility,
 			})
 		}, func(res *scheduler.Result) error {
 			if cfg.repeat == 1 || cfg.quiet {

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
 )
 
 func sweepCommand() *cli.Command {
@@ -36,6 +37,7 @@ func sweepCommand() *cli.Command {
 		seedFlag("seeds poisson arrivals and random keys (the JSON records it)"),
 	)
 	flags = append(flags, openLoadFlags("a request more than `DURATION` late when its turn comes is counted unsent instead of sent")...)
+	flags = append(flags, topologyFlags()...)
 	flags = append(flags, shardFlags()...)
 	flags = append(flags, workloadFlags(workloadSpec{
 		tests:    "get",
@@ -174,6 +176,14 @@ func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any 
 	}
 	if cfg.cluster {
 		extra["cluster"] = true // an open sweep's connections are per primary
+	}
+	if !cfg.closed {
+		if rf := cfg.Open.ReadFrom; rf != scheduler.ReadPrimary {
+			extra["read_from"] = rf.String()
+		}
+		if w := cfg.Open.Wait; w != nil {
+			extra["wait"] = map[string]any{"replicas": w.Replicas, "timeout_ms": w.Timeout.Milliseconds()}
+		}
 	}
 	return echoWork(ctx, rc, cfg.work, extra)
 }

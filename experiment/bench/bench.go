@@ -339,7 +339,7 @@ func ServerConfig(id *serverinfo.Identity) (save, aof string, ok bool) {
 // the count of clients on a terminal.
 func Idle(ctx context.Context, t *target.Target, clients int, out io.Writer, terminal bool) error {
 	fmt.Fprintf(out, "Creating %d idle connections and waiting forever (Ctrl+C when done)\n", clients)
-	conns, err := t.BenchPool(ctx, t.Options, clients)
+	conns, err := t.BenchPool(ctx, t.Current(), clients)
 	if err != nil {
 		return err
 	}

@@ -54,20 +54,23 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 	since := func() *serverinfo.Stats { return nil }
 	if env.Target.Cluster {
 		keys := target.Keys{Specs: plan.specsByKind(), Tagged: make([]bool, len(plan.Names))}
-		if conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, keys); err != nil {
+		if conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, keys, false); err != nil {
 			return nil, nil, err
 		}
+		env.Topology(&ocfg, env.Target.Options.Addr, 0)
 	} else {
+		primary, epoch := env.Target.Primary()
 		if conns, ocfg.Groups, err = dialGroups(ctx, env.Target, cfg, plan); err != nil {
 			return nil, nil, err
 		}
 		since = env.Server.Mark(ctx)
 		ocfg.RedialGroup = func(ctx context.Context, g int) (*conn.Conn, error) {
-			o := env.Target.Options
+			o := env.Target.Current() // the primary of the moment, with sentinels
 			o.DB = plan.dbs[g]
 			o.OnTLSHandshake = nil
 			return conn.Dial(ctx, o)
 		}
+		env.Topology(&ocfg, primary.Addr, epoch)
 	}
 	ocfg.Name, ocfg.Timeline, ocfg.CommandNames = name, tl, plan.Names
 	ocfg.Start = env.Place.Instant()
@@ -123,7 +126,7 @@ func dialGroups(ctx context.Context, t *target.Target, cfg Config, plan *Plan) (
 	var conns []*conn.Conn
 	var groups []int
 	for g := range plan.Groups {
-		o := t.Options
+		o := t.Current()
 		o.DB = plan.dbs[g]
 		cs, err := t.Pool(ctx, o, per)
 		if err != nil {

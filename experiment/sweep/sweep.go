@@ -174,16 +174,20 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	env.Target.TakeHandshakes() // the sweep's own handshakes only
 	var conns []*conn.Conn
 	ocfg := cfg.Open
+	ocfg.Reads = env.Target.Reads(ctx, j.Recipe)
+	addr, epoch := env.Target.Options.Addr, uint64(0)
+	var nodes []scheduler.Node
 	if env.Target.Cluster {
-		conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, cfg.Keys)
+		conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, cfg.Keys, ocfg.ReadFrom != scheduler.ReadPrimary)
 	} else {
-		conns, err = env.Target.Pool(ctx, env.Target.Options, cfg.Conns)
+		conns, addr, epoch, nodes, err = env.DialStandalone(ctx, &ocfg, cfg.Conns)
 	}
 	if err != nil {
 		return nil, err
 	}
+	env.Topology(&ocfg, addr, epoch)
 	o := &openSweep{cfg: &cfg, env: env, byRate: map[float64][]*openPoint{}, index: map[*openPoint]int{},
-		stats: map[*scheduler.Step]*serverinfo.Stats{}}
+		stats: map[*scheduler.Step]*serverinfo.Stats{}, clusterNodes: nodes}
 	if ocfg.Cluster != nil {
 		o.clusterNodes = ocfg.Cluster.Nodes
 	}
@@ -282,7 +286,8 @@ type openSweep struct {
 	// looked completes the step's result with how it used its budget to
 	// decide (nil: none).
 	looked func(*scheduler.Result)
-	// clusterNodes are a cluster's primaries, asked around each step.
+	// clusterNodes are a cluster's primaries (or a primary and its
+	// replicas), asked around each step.
 	clusterNodes []scheduler.Node
 }
 
@@ -338,7 +343,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 		return scheduler.StepPlan{}, false
 	}
 	o.since = env.Server.MarkNodes(context.Background(), o.clusterNodes) // the seed's counters are not the cluster's
-	if !env.Target.Cluster {
+	if len(o.clusterNodes) == 0 {
 		o.since = env.Server.Mark(context.Background())
 	}
 	stepDur, looks := o.stepDur, (*scheduler.Looks)(nil)

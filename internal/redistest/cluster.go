@@ -22,6 +22,8 @@ import (
 type Cluster struct {
 	// Nodes are the primaries, in the order they were started.
 	Nodes []*Server
+	// Replicas are the replicas of a cluster of StartClusterWithReplicas.
+	Replicas []*Server
 	// Migrating, when set, is called by MoveSlots for each slot once its
 	// keys have moved and before the slot is handed over: meanwhile the
 	// source answers -ASK for the slot's keys. Tests use it to look.
@@ -355,7 +357,7 @@ func (s *Server) open() (*session, error) {
 	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
 	q := &session{c: c, r: bufio.NewReader(c)}
 	if s.password != "" {
-		if _, err := roundTrip(c, q.r, "AUTH", s.password); err != nil {
+		if _, err := roundTrip(c, q.r, s.auth()...); err != nil {
 			c.Close()
 			return nil, err
 		}

@@ -1,5 +1,11 @@
 // Package redistest starts real redis-server processes on free loopback
-// ports for tests, and stops them when the test ends.
+// ports for tests, and stops them when the test ends: single servers
+// (Start, StartTLS), a primary with replicas (StartReplicated) watched by
+// redis-sentinel processes (StartSentinels), and Redis Clusters with or
+// without replicas (StartCluster, StartClusterWithReplicas); with what
+// moves a topology during a run: a forced Sentinel failover, a CLUSTER
+// FAILOVER, a slot migration or reshard, and a node paused for a while
+// (PauseFor).
 //
 // A plain `go test ./...` runs the tests that need redis-server whenever
 // it is installed: found on PATH, in the usual install directories (which
@@ -40,8 +46,9 @@ type Server struct {
 	dir   string
 	bin   string
 	extra []string
-	// password is sent with AUTH by Do when the server requires one.
-	password string
+	// password (with user, when set) is sent with AUTH by Do when the
+	// server requires one.
+	user, password string
 	// TLS is set for a server started by StartTLS: it listens on a TLS
 	// port only.
 	TLS *TLSFiles
@@ -276,12 +283,24 @@ func start(bin string, port int, dir string, extra []string, tf *TLSFiles) (*Ser
 			s.password = extra[i+1]
 		}
 	}
+	if err := s.awaitStart(errPath, "redis.log"); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// awaitStart waits up to 5 s for the server just started to answer as
+// itself; if it does not, it stops it and returns an error with the last
+// lines it said (on stderr, errPath, or in its log, named log in its
+// directory).
+func (s *Server) awaitStart(errPath, logName string) error {
+	cmd, dir, port := s.cmd, s.dir, s.Port
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		// The server that answers must be this one: whoever else
 		// listens on the port when it cannot bind is not it.
 		if info, err := s.Info("server"); err == nil && info["process_id"] == strconv.Itoa(cmd.Process.Pid) {
-			return s, nil
+			return nil
 		}
 		if !s.running() {
 			break
@@ -289,9 +308,9 @@ func start(bin string, port int, dir string, extra []string, tf *TLSFiles) (*Ser
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.Stop()
-	log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+	log, _ := os.ReadFile(filepath.Join(dir, logName))
 	said, _ := os.ReadFile(errPath)
-	return nil, fmt.Errorf("redis-server on port %d did not answer: %s", port, lastLines(string(said)+"\n"+string(log), 5))
+	return fmt.Errorf("%s on port %d did not answer: %s", filepath.Base(s.bin), port, lastLines(string(said)+"\n"+string(log), 5))
 }
 
 func lastLines(s string, n int) string {
@@ -361,11 +380,19 @@ func (s *Server) Do(args ...string) (string, error) {
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	r := bufio.NewReader(c)
 	if s.password != "" {
-		if _, err := roundTrip(c, r, "AUTH", s.password); err != nil {
+		if _, err := roundTrip(c, r, s.auth()...); err != nil {
 			return "", err
 		}
 	}
 	return roundTrip(c, r, args...)
+}
+
+// auth is the AUTH command of the server's password (and user).
+func (s *Server) auth() []string {
+	if s.user != "" {
+		return []string{"AUTH", s.user, s.password}
+	}
+	return []string{"AUTH", s.password}
 }
 
 // dial connects to the server, over TLS for a TLS server.

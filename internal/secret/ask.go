@@ -26,12 +26,18 @@ const maxPasswordLen = 4096
 // A nil in is os.Stdin. A cancelled ctx (the first Ctrl-C) ends the wait
 // with internal/input's ErrInterrupted, the terminal's echo restored.
 func AskPassword(ctx context.Context, in io.Reader, prompt io.Writer) (string, error) {
+	return AskPasswordFor(ctx, in, prompt, AskPrompt)
+}
+
+// AskPasswordFor is AskPassword with its own prompt (a second password,
+// the sentinels'): text is shown on a terminal.
+func AskPasswordFor(ctx context.Context, in io.Reader, prompt io.Writer, text string) (string, error) {
 	if in == nil {
 		in = os.Stdin
 	}
 	var pw []byte
 	if f, ok := in.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprint(prompt, AskPrompt)
+		fmt.Fprint(prompt, text)
 		var err error
 		pw, err = readTerminal(ctx, int(f.Fd()))
 		fmt.Fprintln(prompt)

@@ -47,7 +47,7 @@ func Find(args []string, getenv func(string) string) *Set {
 			break // a command follows: its words are the user's, not ours
 		}
 		name, value, inline := flagParts(arg)
-		if name != "a" && name != "u" && name != "requirepass" && !uris[name] {
+		if name != "a" && name != "u" && name != "requirepass" && name != "sentinel-pass" && !uris[name] {
 			continue
 		}
 		if !inline {
@@ -59,11 +59,11 @@ func Find(args []string, getenv func(string) string) *Set {
 		}
 		switch {
 		case uris[name]:
-			if pw := uriPasswords(value); len(pw) > 0 {
+			if pw := append(uriPasswords(value), sentinelPasswords(value)...); len(pw) > 0 {
 				s.Add(pw...)
 				s.OnCommandLine = true
 			}
-		case value != "": // -a, --requirepass
+		case value != "": // -a, --requirepass, --sentinel-pass
 			s.Add(value)
 			s.OnCommandLine = true
 		}
@@ -111,6 +111,25 @@ func uriPasswords(s string) []string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		if p, ok := u.User.Password(); ok {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sentinelPasswords returns the sentinel_password option of a Sentinel
+// URI (redis+sentinel://...?sentinel_password=...), as typed and decoded.
+func sentinelPasswords(s string) []string {
+	_, query, ok := strings.Cut(s, "?")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, kv := range strings.Split(query, "&") {
+		if v, ok := strings.CutPrefix(kv, "sentinel_password="); ok && v != "" {
+			out = append(out, v)
+			if dec, err := url.QueryUnescape(v); err == nil && dec != v {
+				out = append(out, dec)
+			}
 		}
 	}
 	return out

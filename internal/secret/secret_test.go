@@ -34,6 +34,9 @@ func TestFindSecrets(t *testing.T) {
 		// pacer ab's --a and --b are its targets' URIs, not passwords.
 		{[]string{"pacer", "ab", "--a", "redis://127.0.0.1:6379", "--b=redis://127.0.0.1:6380"}, "", nil, []string{"127.0.0.1:6379", "127.0.0.1:6380"}, false},
 		{[]string{"pacer", "ab", "--a", "redis://:pw6@h:1", "-b", "rediss://bob:pw7@h:2"}, "", []string{"pw6", "pw7"}, []string{"bob", "h:2"}, true},
+		{[]string{"pacer", "run", "--sentinel-pass", "spw"}, "", []string{"spw"}, nil, true},
+		{[]string{"pacer", "run", "-u", "redis+sentinel://app:dpw@h:1,h:2/m?sentinel_username=w&sentinel_password=s%21pw"}, "",
+			[]string{"dpw", "s%21pw", "s!pw"}, []string{"app", "h:1", "sentinel_username=w"}, true},
 	} {
 		getenv := func(name string) string {
 			if name == PasswordEnv {

@@ -1,0 +1,97 @@
+package scheduler
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/pacer-load/pacer/events"
+	"github.com/pacer-load/pacer/histo"
+)
+
+// What a running test shows of its topology, for live metrics: its
+// nodes with their roles and response-time recorders, the events so far
+// with their windows as they stand, and the replicas' visibility lag
+// (set by whoever runs the probes beside it).
+
+// LiveNode is a node of a running test: its address, role and response
+// times (nil until it answered).
+type LiveNode struct {
+	Addr, Role string
+	Response   *histo.Recorder
+}
+
+// liveTopology is the Live view's part for the topology.
+type liveTopology struct {
+	nodes      func() []LiveNode
+	events     func() []events.Event
+	visibility atomic.Pointer[func() map[string]*histo.Recorder]
+}
+
+// Nodes returns the test's nodes now (a cluster's, a primary and its
+// replicas); nil for a test of one server.
+func (l *Live) Nodes() []LiveNode {
+	if l.topo.nodes == nil {
+		return nil
+	}
+	return l.topo.nodes()
+}
+
+// Events returns the test's topology events so far, their windows as
+// they stand (instants on the run's clock); nil without events.
+func (l *Live) Events() []events.Event {
+	if l.topo.events == nil {
+		return nil
+	}
+	return l.topo.events()
+}
+
+// SetVisibility makes f the source of the replicas' visibility lag
+// recorders, by address (package visibility's Prober.Lags).
+func (l *Live) SetVisibility(f func() map[string]*histo.Recorder) { l.topo.visibility.Store(&f) }
+
+// Visibility returns the replicas' visibility lag recorders, nil without
+// probes.
+func (l *Live) Visibility() map[string]*histo.Recorder {
+	if f := l.topo.visibility.Load(); f != nil {
+		return (*f)()
+	}
+	return nil
+}
+
+// nodeView is a node as observers see it.
+type nodeView struct {
+	addr, role string
+	rec        *nodeRecorders
+}
+
+// liveNodes is the nodes for the Live view.
+func (run *openRun) liveNodes() []LiveNode {
+	v := run.nodeRecs.Load()
+	if v == nil {
+		return nil
+	}
+	out := make([]LiveNode, len(*v))
+	for i, n := range *v {
+		out[i] = LiveNode{Addr: n.addr, Role: n.role}
+		if h := n.rec.p.Load(); h != nil {
+			out[i].Response = h.resp
+		}
+	}
+	return out
+}
+
+// liveEvents is the events so far with their windows as they stand,
+// judged against the run's bound (its SLO's, or ten times the median
+// response so far).
+func (run *openRun) liveEvents() []events.Event {
+	if run.events == nil {
+		return nil
+	}
+	evs, _ := run.events.Events()
+	bound := run.cfg.EventBound
+	if bound <= 0 {
+		bound = events.DefaultBound(time.Duration(run.response.Snapshot().ValueAtQuantile(50)))
+	}
+	events.Windows(evs, run.outcomes.Load(), events.WindowOptions{Bound: bound, Gap: eventGap(run.cfg.Rate)})
+	return evs
+}
