@@ -448,6 +448,10 @@ func parseRatio(s string) (mix string, err error) {
 	return strings.Join(parts, ","), nil
 }
 
+// MixNames lists the catalogue's test names a mix takes (get, set,
+// lrange_100, …): one per test, in the suite's order.
+func MixNames() []string { return mixTests() }
+
 // mixTests lists the catalogue names a --mix accepts: one per test.
 func mixTests() []string {
 	var names []string

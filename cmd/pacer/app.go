@@ -119,6 +119,11 @@ func mainWith(parent context.Context, stdin io.Reader, args []string, stdout, st
 	return code
 }
 
+// filesCommands are the commands whose arguments are files: their flags may
+// come before or after them (clihelp.FlagsFirst). diff reads its own, a
+// "--" separating its sides.
+var filesCommands = map[string]bool{"replay": true, "report": true, "merge": true}
+
 // run runs the app and turns its error into an exit code, printing the
 // error's one line on stderr.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -137,6 +142,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if name := args[1]; !strings.HasPrefix(name, "-") && app.Command(name) == nil {
 		fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		return exitUsage
+	}
+	if cmd := app.Command(args[1]); cmd != nil && filesCommands[cmd.Name] {
+		args = append(args[:2:2], clihelp.FlagsFirst(cmd.Flags, args[2:])...)
 	}
 	if cmd := app.Command(args[1]); cmd != nil && clihelp.HostTakesFlag(cmd.Flags, args[2:]) {
 		fmt.Fprintln(stderr, "pacer: -h takes a host; help is --help")

@@ -46,7 +46,10 @@ func (f Flags) Parse() (Options, error) {
 	case 0:
 		return o, usage.Errorf("replay needs a TRACE file: redis-cli monitor output or pacer's JSON lines")
 	default:
-		return o, usage.Errorf("replay takes one TRACE file, after the flags (pacer replay [flags] TRACE); got %d arguments", len(f.Args))
+		if last := f.Args[len(f.Args)-1]; len(last) > 1 && last[0] == '-' {
+			return o, usage.Errorf("flag needs an argument: %s", last)
+		}
+		return o, usage.Errorf("replay takes one TRACE file (pacer replay [flags] TRACE); got %d arguments", len(f.Args))
 	}
 	o.Path = f.Args[0]
 	if o.Cluster = f.Cluster; o.Cluster && f.Embedded {

@@ -26,6 +26,7 @@ var layer = map[string]int{
 	"experiment/ab": 7, "experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
 	"pubsub": 7, "stream": 7,
 	"cmd/pacer": 8,
+	".":         8, // the library's facade, package pacer
 }
 
 const modulePath = "github.com/pacer-load/pacer/"
