@@ -181,6 +181,9 @@ func seriesPlots(in []Input, o PlotOptions) (latPanel, thrPanel *panel) {
 					rmax = math.Max(rmax, v.Y)
 				}
 			}
+			if t.Messages != nil {
+				rmax = math.Max(rmax, deliveredLine(thrPanel, legThr, in, t, sl[r].start, f))
+			}
 			if t.TargetRate != nil && *t.TargetRate > 0 {
 				l, err := plotter.NewLine(plotter.XYs{{X: sl[r].start, Y: *t.TargetRate}, {X: sl[r].end, Y: *t.TargetRate}})
 				if err == nil {
@@ -243,4 +246,29 @@ func seriesPlots(in []Input, o PlotOptions) (latPanel, thrPanel *panel) {
 		}
 	}
 	return latPanel, thrPanel
+}
+
+// deliveredLine draws a pubsub or stream test's deliveries per second
+// (every receiver's, so fan-out times the rate) on the throughput panel
+// and returns the highest.
+func deliveredLine(pn *panel, leg *legend, in []Input, t *Test, off float64, f int) float64 {
+	top := 0.0
+	for _, xy := range stepXY(t.Intervals, off, func(iv *Interval) (float64, bool) {
+		if iv.Messages == nil || iv.DurationS <= 0 || iv.DurationS < t.IntervalS/2 {
+			return 0, false
+		}
+		return float64(iv.Messages.Delivered) / iv.DurationS, true
+	}) {
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			continue
+		}
+		l.Color, l.Dashes, l.Width = palette[2], dash(f), vg.Points(1.5)
+		pn.add(l)
+		leg.add(legendName(in, f, "delivered per second"), l.Color, l.Dashes)
+		for _, v := range xy {
+			top = math.Max(top, v.Y)
+		}
+	}
+	return top
 }

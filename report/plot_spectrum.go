@@ -87,7 +87,12 @@ func spectrumSeries(t *Test) ([]string, []*hdrhistogram.Histogram, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if t.Mode == "closed" {
+	switch {
+	case t.Messages != nil && t.Mode == "closed":
+		return []string{"delivery from the send (closed)"}, []*hdrhistogram.Histogram{s.response}, nil
+	case t.Messages != nil:
+		return []string{"delivery", "delivery from the send"}, []*hdrhistogram.Histogram{s.response, s.service}, nil
+	case t.Mode == "closed":
 		return []string{"latency (closed)"}, []*hdrhistogram.Histogram{s.response}, nil
 	}
 	names, hs := []string{"response", "service"}, []*hdrhistogram.Histogram{s.response, s.service}

@@ -124,6 +124,22 @@ func checkTest(where string, t *Test) error {
 		clampSummary(n.ServiceMs)
 		clampSummary(n.ReceiveLagMs)
 	}
+	if m := t.Messages; m != nil {
+		clampLatencies(&m.Publish)
+		for i := range m.Receivers {
+			clampSummary(m.Receivers[i].LatencyMs)
+			if at := m.Receivers[i].EndedAtS; at != nil {
+				if err := checkSeconds(where+": messages: ended_at_s", *at); err != nil {
+					return err
+				}
+			}
+		}
+		for _, e := range m.Events {
+			if err := checkSeconds(where+": messages: event at_s", e.AtS); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -296,6 +296,9 @@ func SideBySide(w io.Writer, in []Input) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("Latency: response time from the intended send (open tests), latency from the actual send (closed tests).\n")
+	if anyMessages(in) {
+		b.WriteString("Pubsub and stream tests: the deliveries' latency, from each message's intended publish (a closed publisher's: from its send).\n")
+	}
 	for _, input := range in {
 		if input.Format != FormatPacer {
 			b.WriteString("n/a: a figure the file's format does not carry; other tools time each request from its send, as a closed loop.\n")
@@ -440,4 +443,16 @@ func writeTestNotes(w io.Writer, t *Test) error {
 		return nil
 	}
 	return WriteNotes(w, t, t.ResponsePercentiles[0].CI95 != nil, t.Repeats)
+}
+
+// anyMessages reports whether a document holds a pubsub or stream test.
+func anyMessages(in []Input) bool {
+	for _, input := range in {
+		for _, t := range input.Doc.Tests {
+			if t.Messages != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
