@@ -467,7 +467,7 @@ func (n Node) decode() ([3]*hdrhistogram.Histogram, error) {
 			continue
 		}
 		var err error
-		if out[i], err = decodeHistogram(enc); err != nil {
+		if out[i], err = DecodeHistogram(enc); err != nil {
 			return out, err
 		}
 	}

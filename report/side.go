@@ -219,11 +219,11 @@ type Match struct {
 	Tests []*Test
 }
 
-// matchTests lines up the tests of the inputs: by id where the documents
+// MatchTests lines up the tests of the inputs: by id where the documents
 // have ids, else by name; the k-th test of a key in one document matches
 // the k-th of the same key in another. Tests come in the first
 // document's order, then the others' unmatched ones in theirs.
-func matchTests(in []Input) []Match {
+func MatchTests(in []Input) []Match {
 	var out []Match
 	index := map[string]int{}
 	for f, input := range in {
@@ -274,7 +274,7 @@ func SideBySide(w io.Writer, in []Input) error {
 	}
 	b.WriteString("\n")
 	var missing []string
-	for _, m := range matchTests(in) {
+	for _, m := range MatchTests(in) {
 		var where, absent []string
 		for f, t := range m.Tests {
 			if t == nil {

@@ -250,7 +250,7 @@ func packedOf(enc string) (histo.Packed, error) {
 	if enc == "" {
 		return histo.Packed{}, nil
 	}
-	h, err := decodeHistogram(enc)
+	h, err := DecodeHistogram(enc)
 	if err != nil {
 		return histo.Packed{}, err
 	}
