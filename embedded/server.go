@@ -100,6 +100,11 @@ type Config struct {
 	// TLS, when set, makes the server speak TLS only (it needs a
 	// certificate). The TLS handshake happens on a connection's first read.
 	TLS *tls.Config
+	// MaxPubsubBuffer bounds a subscriber's deliveries not yet written
+	// (Redis's client-output-buffer-limit pubsub, hard limit): a
+	// subscriber that does not read fast enough is disconnected when its
+	// pending output would exceed it. Default DefaultMaxPubsubBuffer.
+	MaxPubsubBuffer int
 }
 
 // withDefaults fills in zero limits.
@@ -116,6 +121,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxClientMemory == 0 {
 		c.MaxClientMemory = DefaultMaxClientMemory
 	}
+	if c.MaxPubsubBuffer == 0 {
+		c.MaxPubsubBuffer = DefaultMaxPubsubBuffer
+	}
 	switch {
 	case c.MaxMemory == 0:
 		c.MaxMemory = DefaultMaxMemory
@@ -127,7 +135,7 @@ func (c Config) withDefaults() Config {
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
-	if c.MaxQueryBuffer < 0 || c.MaxOutputBuffer < 0 || c.MaxClientMemory < 0 {
+	if c.MaxQueryBuffer < 0 || c.MaxOutputBuffer < 0 || c.MaxClientMemory < 0 || c.MaxPubsubBuffer < 0 {
 		return errors.New("embedded target: buffer limits must not be negative")
 	}
 	if c.TLS != nil && len(c.TLS.Certificates) == 0 && c.TLS.GetCertificate == nil && c.TLS.GetConfigForClient == nil {
@@ -150,6 +158,11 @@ type Server struct {
 	rng       *rand.Rand
 	stats     []cmdStats // per command of commandTable
 	processed atomic.Uint64
+	// pubsub holds the subscriptions; scratch encodes deliveries.
+	pubsub  registry
+	scratch client
+	// waiters are the clients blocked on each stream key.
+	waiters map[string]map[*client]struct{}
 
 	clientMem atomic.Int64 // bytes of connection buffers charged beyond their base
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/target"
@@ -53,6 +54,10 @@ type Env struct {
 	// HiccupInterval is every run's host hiccup meter interval, as the
 	// scheduler's configurations take it (0: the default, negative: off).
 	HiccupInterval time.Duration
+	// WatchMessages shows a pubsub or stream run's deliveries live (the
+	// metrics) under its test's name and mode; it returns what stops
+	// showing them. Nil: not shown.
+	WatchMessages func(test, mode string, m *messages.Meter) (end func())
 
 	// serverProc is the target's process on this host, found once
 	// (ServerProcess); procLooked says it was looked for.

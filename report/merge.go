@@ -132,8 +132,10 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 			return nil, refuse("%s is shard %d/%d: N from 1 to %d", s.Label, d.Shard.K, d.Shard.N, scheduler.MaxShards)
 		case d.Shard.K < 1 || d.Shard.K > d.Shard.N:
 			return nil, refuse("%s is shard %d/%d: K from 1 to %d", s.Label, d.Shard.K, d.Shard.N, d.Shard.N)
-		case d.Mode != "open":
-			return nil, refuse("%s: only open-model results (pacer run) are split into shards", s.Label)
+		case d.Mode != "open" && d.Mode != "pubsub" && d.Mode != "stream":
+			return nil, refuse("%s: only open-model results (pacer run, pubsub, stream) are split into shards", s.Label)
+		case d.Mode != first.Doc.Mode:
+			return nil, refuse("%s is a %s result, %s a %s one", first.Label, first.Doc.Mode, s.Label, d.Mode)
 		}
 	}
 	for _, s := range in {
@@ -356,6 +358,10 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 			t.Commands = map[string]Command{}
 		}
 		t.Commands[name] = c
+	}
+	// Last: it reads the figures, which are kept once made.
+	if t.Messages, err = mergeMessages(parts, in, &t); err != nil {
+		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
 	// The verdict, from the sums; a shard that lost its target loses the
 	// merged test's.

@@ -224,6 +224,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			benchCommand(),
 			sweepCommand(),
 			compareCommand(),
+			pubsubCommand(),
+			streamCommand(),
 			abCommand(),
 			replayCommand(),
 			fillCommand(),

@@ -168,6 +168,7 @@ func (e *runEnv) experiment(showErrs bool) *experiment.Env {
 		Quiet:          e.quiet,
 		HiccupInterval: e.hiccups,
 		InProcess:      e.embedded != nil,
+		WatchMessages:  e.metrics.WatchMessages,
 	}
 	if showErrs {
 		x.OnErrorReply = watch.Errors(e.stderr)

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/plots"
 )
 
 // keepPlots writes a drawing to $PACER_PLOT_DIR when set, to look at.
@@ -20,10 +23,10 @@ func keepPlots(t *testing.T, name string, b []byte) {
 	}
 }
 
-// plotPNG draws in as a PNG, kept as name (see keepPlots), and decodes it.
-func plotPNG(t *testing.T, in []Input, name string) image.Image {
+// plotPNG draws in as a plots.PNG, kept as name (see keepPlots), and decodes it.
+func plotPNG(t *testing.T, in []report.Input, name string) image.Image {
 	t.Helper()
-	b, err := Plot(in, PNG, PlotOptions{})
+	b, err := plots.Plot(in, plots.PNG, plots.PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +58,9 @@ func notBlank(t *testing.T, img image.Image) {
 func TestPlotFormat(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ path, want string }{
-		{"out.png", PNG}, {"a/b/OUT.PNG", PNG}, {"x.svg", SVG}, {"x.pdf", ""}, {"x", ""}, {"png", ""},
+		{"out.png", plots.PNG}, {"a/b/OUT.PNG", plots.PNG}, {"x.svg", plots.SVG}, {"x.pdf", ""}, {"x", ""}, {"png", ""},
 	} {
-		got, err := PlotFormat(c.path)
+		got, err := plots.PlotFormat(c.path)
 		if got != c.want || (err == nil) != (c.want != "") {
 			t.Errorf("PlotFormat(%q) = %q, %v; want %q", c.path, got, err, c.want)
 		}
@@ -67,14 +70,14 @@ func TestPlotFormat(t *testing.T) {
 func TestPlotPNGAndSVG(t *testing.T) {
 	t.Parallel()
 	skipDrawingUnderRace(t)
-	in := []Input{input(t, "compare.json", compareFixture(t))}
+	in := []report.Input{report.InputOf(t, "compare.json", report.CompareFixture(t))}
 	img := plotPNG(t, in, "compare.png")
 	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 1056 || h != 1248 {
 		t.Errorf("png is %dx%d, want 1056x1248 (11 x 13 in at 96 dpi)", w, h)
 	}
 	notBlank(t, img)
 
-	s, err := Plot(in, SVG, PlotOptions{})
+	s, err := plots.Plot(in, plots.SVG, plots.PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,15 +113,15 @@ func checkSVG(t *testing.T, b []byte, texts ...string) {
 func TestPlotSeveralFiles(t *testing.T) {
 	t.Parallel()
 	skipDrawingUnderRace(t)
-	a := craftDoc("open",
-		craft(t, fixture{name: "GET", mode: "open", rate: 5000, seconds: 4, base: 0.1, interval: 1, seed: 4}),
-		craft(t, fixture{name: "SET", mode: "open", rate: 5000, seconds: 4, base: 0.12, interval: 1, seed: 5}))
-	b := craftDoc("open",
-		craft(t, fixture{name: "GET", mode: "open", rate: 5000, seconds: 4, base: 0.1, stallMs: 50, stallEvery: 2, interval: 0.5, seed: 6}),
-		craft(t, fixture{name: "INCR", mode: "open", rate: 5000, seconds: 2, base: 0.1, interval: 0.5, seed: 7}))
-	in := []Input{input(t, "before.json", a), input(t, "after.json", b)}
+	a := report.CraftDoc("open",
+		report.Craft(t, report.Fixture{Name: "GET", Mode: "open", Rate: 5000, Seconds: 4, Base: 0.1, Interval: 1, Seed: 4}),
+		report.Craft(t, report.Fixture{Name: "SET", Mode: "open", Rate: 5000, Seconds: 4, Base: 0.12, Interval: 1, Seed: 5}))
+	b := report.CraftDoc("open",
+		report.Craft(t, report.Fixture{Name: "GET", Mode: "open", Rate: 5000, Seconds: 4, Base: 0.1, StallMs: 50, StallEvery: 2, Interval: 0.5, Seed: 6}),
+		report.Craft(t, report.Fixture{Name: "INCR", Mode: "open", Rate: 5000, Seconds: 2, Base: 0.1, Interval: 0.5, Seed: 7}))
+	in := []report.Input{report.InputOf(t, "before.json", a), report.InputOf(t, "after.json", b)}
 	notBlank(t, plotPNG(t, in, "two.png"))
-	spec, series, err := plotSVGs(in, PlotOptions{})
+	spec, series, err := plots.SVGs(in, plots.PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,26 +134,26 @@ func TestPlotSeveralFiles(t *testing.T) {
 func TestPlotWithoutIntervals(t *testing.T) {
 	t.Parallel()
 	skipDrawingUnderRace(t)
-	test := craft(t, fixture{name: "GET", mode: "open", rate: 1000, seconds: 1, base: 0.1, interval: 1, seed: 8})
+	test := report.Craft(t, report.Fixture{Name: "GET", Mode: "open", Rate: 1000, Seconds: 1, Base: 0.1, Interval: 1, Seed: 8})
 	test.Intervals, test.IntervalS = nil, 0
-	in := []Input{input(t, "old.json", craftDoc("open", test))}
-	spec, series, err := plotSVGs(in, PlotOptions{})
+	in := []report.Input{report.InputOf(t, "old.json", report.CraftDoc("open", test))}
+	spec, series, err := plots.SVGs(in, plots.PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSVG(t, spec, "GET — response")
 	checkSVG(t, series, "no interval series in these files")
-	if _, err := Plot(in, PNG, PlotOptions{}); err != nil {
+	if _, err := plots.Plot(in, plots.PNG, plots.PlotOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // Text from the documents (test names come from command templates) is
-// escaped in the SVG.
+// escaped in the plots.SVG.
 func TestPlotEscapesNames(t *testing.T) {
 	t.Parallel()
-	test := craft(t, fixture{name: `<script>alert("x")</script> & co`, mode: "closed", rate: 1000, seconds: 1, base: 0.1, interval: 0.5, seed: 9})
-	spec, series, err := plotSVGs([]Input{input(t, "x.json", craftDoc("closed", test))}, PlotOptions{})
+	test := report.Craft(t, report.Fixture{Name: `<script>alert("x")</script> & co`, Mode: "closed", Rate: 1000, Seconds: 1, Base: 0.1, Interval: 0.5, Seed: 9})
+	spec, series, err := plots.SVGs([]report.Input{report.InputOf(t, "x.json", report.CraftDoc("closed", test))}, plots.PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package report
+package plots
 
 import (
 	"image/color"
@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/pacer-load/pacer/report"
 )
 
 // Events on the interval plot: a vertical line where each event was
@@ -21,10 +23,10 @@ var (
 // eventOverlay draws t's events, its timeline placed at off, on the
 // latency and throughput plots (whose vertical ranges are set), and adds
 // what it drew to the legend.
-func eventOverlay(t *Test, off float64, lat, thr *plot.Plot, leg *legend) {
+func eventOverlay(t *report.Test, off float64, lat, thr *plot.Plot, leg *legend) {
 	for _, e := range t.Events {
 		for _, w := range []struct {
-			win   *EventWindow
+			win   *report.EventWindow
 			shade color.Color
 			name  string
 		}{{e.Write, writeShade, "writes unavailable (an event's window)"}, {e.Read, readShade, "reads unavailable (an event's window)"}} {

@@ -1,4 +1,4 @@
-package report
+package plots
 
 import (
 	"bytes"
@@ -17,9 +17,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/pacer-load/pacer/report"
 )
 
-// This file and plot_spectrum.go and plot_series.go draw saved results
+// plot.go, plot_spectrum.go and plot_series.go draw saved results
 // with gonum.org/v1/plot:
 //
 //   - the percentile spectrum: latency (ms, log) against the percentile on
@@ -88,7 +90,7 @@ func (pn *panel) add(l *plotter.Line) {
 
 // Plot draws the spectrum above the time series in one image, as PNG or
 // SVG.
-func Plot(in []Input, format string, o PlotOptions) (b []byte, err error) {
+func Plot(in []report.Input, format string, o PlotOptions) (b []byte, err error) {
 	defer plotPanic(&err)
 	spec, err := spectrumPlot(in, o)
 	if err != nil {
@@ -106,8 +108,9 @@ func Plot(in []Input, format string, o PlotOptions) (b []byte, err error) {
 	return write()
 }
 
-// plotSVGs draws the spectrum and the time series as two SVG images.
-func plotSVGs(in []Input, o PlotOptions) (spectrum, series []byte, err error) {
+// SVGs draws the spectrum and the time series as two SVG images, as the
+// HTML page embeds them.
+func SVGs(in []report.Input, o PlotOptions) (spectrum, series []byte, err error) {
 	defer plotPanic(&err)
 	spec, err := spectrumPlot(in, o)
 	if err != nil {
@@ -248,7 +251,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 
 // plotTitle is a plot's title: what it shows, then --title or the
 // inputs' labels.
-func plotTitle(what string, in []Input, o PlotOptions) string {
+func plotTitle(what string, in []report.Input, o PlotOptions) string {
 	if o.Title != "" {
 		return what + " — " + o.Title
 	}
@@ -345,7 +348,7 @@ func plotMs(v float64) (float64, bool) {
 	if math.IsNaN(v) {
 		return 0, false
 	}
-	return min(max(v, minMs), maxMs), true
+	return min(max(v, minMs), report.MaxMs), true
 }
 
 // logRange is the range of a logarithmic axis showing [lo, hi] with a
@@ -406,7 +409,7 @@ func (l *legend) addThumb(name string, th plot.Thumbnailer) {
 }
 
 // files adds, with several documents, an entry for each one's line style.
-func (l *legend) files(in []Input) {
+func (l *legend) files(in []report.Input) {
 	if len(in) < 2 {
 		return
 	}
@@ -473,7 +476,7 @@ func (l *legend) draw(c draw.Canvas) {
 
 // legendName prefixes a series with its document's label when there are
 // several.
-func legendName(in []Input, f int, s string) string {
+func legendName(in []report.Input, f int, s string) string {
 	if len(in) > 1 {
 		return in[f].Label + " — " + s
 	}

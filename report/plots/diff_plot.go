@@ -1,4 +1,4 @@
-package report
+package plots
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pacer-load/pacer/report"
 )
 
 // The pictures of a comparison, one row per test: on the left both
@@ -37,7 +39,7 @@ var (
 )
 
 // DiffPlot draws a comparison's pictures as PNG or SVG.
-func DiffPlot(d *Diff, format string, o PlotOptions) (b []byte, err error) {
+func DiffPlot(d *report.Diff, format string, o PlotOptions) (b []byte, err error) {
 	defer plotPanic(&err)
 	rows := d.Tests
 	if len(rows) > maxDiffRows {
@@ -77,7 +79,7 @@ func DiffPlot(d *Diff, format string, o PlotOptions) (b []byte, err error) {
 func percentileX(p float64) float64 { return 1 / (1 - p/100) }
 
 // diffSpectrum draws both sides' latency by percentile with their bands.
-func diffSpectrum(d *Diff, t DiffTest, title string) *plot.Plot {
+func diffSpectrum(d *report.Diff, t report.DiffTest, title string) *plot.Plot {
 	p := newPlot(title+": latency by percentile", "percentile (%), on a 1/(1−p) scale", "latency (ms)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker = plot.TickerFunc(percentileTicker)
@@ -87,11 +89,11 @@ func diffSpectrum(d *Diff, t DiffTest, title string) *plot.Plot {
 	for s, side := range []struct {
 		label      string
 		line, band color.Color
-		value      func(DiffFigure) *float64
-		iv         func(DiffFigure) []*float64
+		value      func(report.DiffFigure) *float64
+		iv         func(report.DiffFigure) []*float64
 	}{
-		{"baseline " + d.Baseline.Label, baseColour, baseBand, func(f DiffFigure) *float64 { return f.Baseline }, func(f DiffFigure) []*float64 { return f.BaselineInterval }},
-		{"candidate " + d.Candidate.Label, candColour, candBand, func(f DiffFigure) *float64 { return f.Candidate }, func(f DiffFigure) []*float64 { return f.CandidateInterval }},
+		{"baseline " + d.Baseline.Label, baseColour, baseBand, func(f report.DiffFigure) *float64 { return f.Baseline }, func(f report.DiffFigure) []*float64 { return f.BaselineInterval }},
+		{"candidate " + d.Candidate.Label, candColour, candBand, func(f report.DiffFigure) *float64 { return f.Candidate }, func(f report.DiffFigure) []*float64 { return f.CandidateInterval }},
 	} {
 		var xy plotter.XYs
 		var run []diffBandPoint
@@ -179,7 +181,7 @@ func bandPolygon(run []diffBandPoint) *plotter.Polygon {
 
 // diffChanges draws the change at each percentile with its interval, in
 // %, against the band of no change.
-func diffChanges(d *Diff, t DiffTest, title string) *plot.Plot {
+func diffChanges(d *report.Diff, t report.DiffTest, title string) *plot.Plot {
 	p := newPlot(title+": change by percentile", "percentile (%), on a 1/(1−p) scale", "candidate − baseline (%)")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.TickerFunc(percentileTicker)
@@ -203,7 +205,7 @@ func diffChanges(d *Diff, t DiffTest, title string) *plot.Plot {
 	if poly, err := plotter.NewPolygon(plotter.XYs{{X: xlo, Y: -eq}, {X: xhi, Y: -eq}, {X: xhi, Y: eq}, {X: xlo, Y: eq}}); err == nil {
 		poly.Color, poly.LineStyle.Width = sameBand, 0
 		p.Add(poly)
-		p.Legend.Add(fmt.Sprintf("no change: ±%s", diffPct(eq)), poly)
+		p.Legend.Add(fmt.Sprintf("no change: ±%s", report.DiffPct(eq)), poly)
 	}
 	if zero, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: 0}, {X: xhi, Y: 0}}); err == nil {
 		zero.Color, zero.Width = grey, vg.Points(1)

@@ -1,4 +1,4 @@
-package report
+package plots
 
 import (
 	"image/color"
@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/pacer-load/pacer/report"
 )
 
 // slot is where a matched test sits on the time axis.
@@ -19,7 +21,7 @@ type slot struct {
 
 // slots lays the matched tests end to end, each as long as its longest
 // run (or its last interval's end).
-func slots(ms []Match) []slot {
+func slots(ms []report.Match) []slot {
 	var out []slot
 	at := 0.0
 	for _, m := range ms {
@@ -64,13 +66,13 @@ func fitName(name string, width vg.Length) string {
 // interval (false: none, the line breaks) and its colour.
 type stat struct {
 	name  string
-	value func(iv *Interval) (float64, bool)
+	value func(iv *report.Interval) (float64, bool)
 	color color.Color
 }
 
 // responseStat is a figure of an interval's response time.
-func responseStat(pick func(s *Interval) float64) func(iv *Interval) (float64, bool) {
-	return func(iv *Interval) (float64, bool) {
+func responseStat(pick func(s *report.Interval) float64) func(iv *report.Interval) (float64, bool) {
+	return func(iv *report.Interval) (float64, bool) {
 		if iv.ResponseMs == nil {
 			return 0, false
 		}
@@ -83,13 +85,13 @@ func responseStat(pick func(s *Interval) float64) func(iv *Interval) (float64, b
 }
 
 var seriesStats = []stat{
-	{"p50", responseStat(func(iv *Interval) float64 { return iv.ResponseMs.P50 }), palette[0]},
-	{"p99", responseStat(func(iv *Interval) float64 { return iv.ResponseMs.P99 }), palette[1]},
-	{"max", responseStat(func(iv *Interval) float64 { return iv.ResponseMs.Max }), palette[3]},
+	{"p50", responseStat(func(iv *report.Interval) float64 { return iv.ResponseMs.P50 }), palette[0]},
+	{"p99", responseStat(func(iv *report.Interval) float64 { return iv.ResponseMs.P99 }), palette[1]},
+	{"max", responseStat(func(iv *report.Interval) float64 { return iv.ResponseMs.Max }), palette[3]},
 	// The age of the oldest unanswered request at the interval's end:
 	// while the server is frozen nothing completes (the other lines
 	// break), and this line climbs in the intervals the freeze covers.
-	{"oldest unanswered", func(iv *Interval) (float64, bool) {
+	{"oldest unanswered", func(iv *report.Interval) (float64, bool) {
 		if iv.OldestInflightMs == nil || *iv.OldestInflightMs <= 0 {
 			return 0, false // nothing in flight
 		}
@@ -99,7 +101,7 @@ var seriesStats = []stat{
 
 // stepXY draws each interval as a flat segment over its extent; an
 // interval without a value breaks the line.
-func stepXY(ivs []Interval, off float64, value func(iv *Interval) (float64, bool)) []plotter.XYs {
+func stepXY(ivs []report.Interval, off float64, value func(iv *report.Interval) (float64, bool)) []plotter.XYs {
 	var out []plotter.XYs
 	var cur plotter.XYs
 	for i := range ivs {
@@ -121,8 +123,8 @@ func stepXY(ivs []Interval, off float64, value func(iv *Interval) (float64, bool
 }
 
 // seriesPlots draws the latency and throughput panels.
-func seriesPlots(in []Input, o PlotOptions) (latPanel, thrPanel *panel) {
-	ms := matchTests(in)
+func seriesPlots(in []report.Input, o PlotOptions) (latPanel, thrPanel *panel) {
+	ms := report.MatchTests(in)
 	sl := slots(ms)
 	lat := newPlot(plotTitle("Latency per interval", in, o), "", "latency (ms)")
 	xlabel := "time (s)"
@@ -160,7 +162,7 @@ func seriesPlots(in []Input, o PlotOptions) (latPanel, thrPanel *panel) {
 					}
 				}
 			}
-			for _, xy := range stepXY(t.Intervals, sl[r].start, func(iv *Interval) (float64, bool) {
+			for _, xy := range stepXY(t.Intervals, sl[r].start, func(iv *report.Interval) (float64, bool) {
 				// The last interval ends with the window and may last a
 				// few ms: a rate over so little time says nothing.
 				if iv.DurationS <= 0 || iv.DurationS < t.IntervalS/2 {
@@ -180,6 +182,9 @@ func seriesPlots(in []Input, o PlotOptions) (latPanel, thrPanel *panel) {
 				for _, v := range xy {
 					rmax = math.Max(rmax, v.Y)
 				}
+			}
+			if t.Messages != nil {
+				rmax = math.Max(rmax, deliveredLine(thrPanel, legThr, in, t, sl[r].start, f))
 			}
 			if t.TargetRate != nil && *t.TargetRate > 0 {
 				l, err := plotter.NewLine(plotter.XYs{{X: sl[r].start, Y: *t.TargetRate}, {X: sl[r].end, Y: *t.TargetRate}})
@@ -243,4 +248,29 @@ func seriesPlots(in []Input, o PlotOptions) (latPanel, thrPanel *panel) {
 		}
 	}
 	return latPanel, thrPanel
+}
+
+// deliveredLine draws a pubsub or stream test's deliveries per second
+// (every receiver's, so fan-out times the rate) on the throughput panel
+// and returns the highest.
+func deliveredLine(pn *panel, leg *legend, in []report.Input, t *report.Test, off float64, f int) float64 {
+	top := 0.0
+	for _, xy := range stepXY(t.Intervals, off, func(iv *report.Interval) (float64, bool) {
+		if iv.Messages == nil || iv.DurationS <= 0 || iv.DurationS < t.IntervalS/2 {
+			return 0, false
+		}
+		return float64(iv.Messages.Delivered) / iv.DurationS, true
+	}) {
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			continue
+		}
+		l.Color, l.Dashes, l.Width = palette[2], dash(f), vg.Points(1.5)
+		pn.add(l)
+		leg.add(legendName(in, f, "delivered per second"), l.Color, l.Dashes)
+		for _, v := range xy {
+			top = math.Max(top, v.Y)
+		}
+	}
+	return top
 }

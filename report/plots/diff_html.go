@@ -1,10 +1,12 @@
-package report
+package plots
 
 import (
 	"bytes"
 	"fmt"
 	"html/template"
 	"strings"
+
+	"github.com/pacer-load/pacer/report"
 )
 
 // DiffHTML renders a comparison as one self-contained page (styles
@@ -12,7 +14,7 @@ import (
 // gate's decision, each test's table with its words and why, the
 // pictures and the text report. Every text from the document is
 // escaped.
-func DiffHTML(d *Diff, text, title string) ([]byte, error) {
+func DiffHTML(d *report.Diff, text, title string) ([]byte, error) {
 	svg, err := DiffPlot(d, SVG, PlotOptions{Title: title})
 	if err != nil {
 		return nil, err
@@ -21,20 +23,20 @@ func DiffHTML(d *Diff, text, title string) ([]byte, error) {
 		title = "pacer diff: " + d.Baseline.Label + " → " + d.Candidate.Label
 	}
 	data := diffPage{Title: title, Base: d.Baseline, Cand: d.Candidate, Text: text, Plot: inlineSVG(svg),
-		Unmatched: d.Unmatched, Equivalence: diffPct(d.EquivalencePct), ErrorEquivalence: diffNum(d.ErrorEquivalencePct)}
+		Unmatched: d.Unmatched, Equivalence: report.DiffPct(d.EquivalencePct), ErrorEquivalence: report.DiffNum(d.ErrorEquivalencePct)}
 	if g := d.Gate; g != nil {
 		data.Gate, data.GatePass = g, g.Outcome == "pass"
 	}
 	for _, t := range d.Tests {
-		row := diffPageTest{Name: t.Name, Head: strings.TrimSpace(t.Mode + " " + rateText(t.TargetRate)), Method: methodText(t), Note: t.Note}
+		row := diffPageTest{Name: t.Name, Head: strings.TrimSpace(t.Mode + " " + rateText(t.TargetRate)), Method: report.MethodText(t), Note: t.Note}
 		for _, f := range t.Figures {
 			digits := 3
 			if f.Unit == "req/s" {
 				digits = 2
 			}
 			row.Figures = append(row.Figures, diffPageFigure{Label: f.Figure + " (" + f.Unit + ")",
-				Base: diffCell(f.Baseline, digits), Cand: diffCell(f.Candidate, digits), Change: changeCell(f, digits),
-				Interval: intervalCell(f, digits), Word: f.Word, Class: wordClass(f.Word), Why: f.Why})
+				Base: report.DiffCell(f.Baseline, digits), Cand: report.DiffCell(f.Candidate, digits), Change: report.ChangeCell(f, digits),
+				Interval: report.IntervalCell(f, digits), Word: f.Word, Class: wordClass(f.Word), Why: f.Why})
 		}
 		data.Tests = append(data.Tests, row)
 	}
@@ -52,7 +54,7 @@ func rateText(r *float64) string {
 	if r == nil {
 		return ""
 	}
-	return "at " + diffNum(*r) + " req/s"
+	return "at " + report.DiffNum(*r) + " req/s"
 }
 
 func wordClass(w string) string {
@@ -69,11 +71,11 @@ func wordClass(w string) string {
 
 type diffPage struct {
 	Title                         string
-	Base, Cand                    DiffSide
-	Gate                          *DiffGate
+	Base, Cand                    report.DiffSide
+	Gate                          *report.DiffGate
 	GatePass                      bool
 	Tests                         []diffPageTest
-	Unmatched                     []DiffUnmatched
+	Unmatched                     []report.DiffUnmatched
 	Equivalence, ErrorEquivalence string
 	Text                          string
 	Plot                          template.HTML

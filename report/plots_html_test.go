@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -14,19 +14,21 @@ import (
 
 	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/plots"
 )
 
 func htmlFixture(t *testing.T) []byte {
 	t.Helper()
-	doc := compareFixture(t)
+	doc := report.CompareFixture(t)
 	doc.Tests[1].Name = `GET <b>"bold"</b> & co`
-	slo, err := ParseSLO("p99<5ms")
+	slo, err := report.ParseSLO("p99<5ms")
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc.Tests[1].SLO = &SLOResult{Spec: slo.Spec, Pass: false, Violations: []string{"p99 95.000 ms >= 5.000 ms (wanted p99<5ms)"}}
-	in := input(t, "compare.json", doc)
-	b, err := HTML(Page{Inputs: []Input{in}, Text: "the text report <with> & markup"})
+	doc.Tests[1].SLO = &report.SLOResult{Spec: slo.Spec, Pass: false, Violations: []string{"p99 95.000 ms >= 5.000 ms (wanted p99<5ms)"}}
+	in := report.InputOf(t, "compare.json", doc)
+	b, err := plots.HTML(plots.Page{Inputs: []report.Input{in}, Text: "the text report <with> & markup"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	bin := reference.Chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	if err := writeOutput(page, htmlFixture(t)); err != nil {
+	if err := report.WriteOutput(page, htmlFixture(t)); err != nil {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(dir, "shot.png")

@@ -1,4 +1,4 @@
-package report
+package plots
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 )
 
 // percentileTicks label the 1/(1−p) axis with percentiles.
@@ -60,10 +61,10 @@ func spectrumXY(h *hdrhistogram.Histogram) plotter.XYs {
 
 // summaryPoints are the percentiles a test read from another tool has
 // (no histogram), on the 1/(1−p) axis.
-func summaryPoints(t *Test) plotter.XYs {
+func summaryPoints(t *report.Test) plotter.XYs {
 	var xy plotter.XYs
 	for _, p := range histo.Percentiles {
-		m := percentileMetric(p)
+		m := report.PercentileMetric(p)
 		if t.Lacking(m) {
 			continue
 		}
@@ -82,15 +83,20 @@ func glyph(f int) draw.GlyphDrawer {
 }
 
 // series of a test in the spectrum: the histograms and their names.
-func spectrumSeries(t *Test) ([]string, []*hdrhistogram.Histogram, error) {
-	s, err := t.Histograms.decode()
+func spectrumSeries(t *report.Test) ([]string, []*hdrhistogram.Histogram, error) {
+	response, service, err := t.Histograms.Decode()
 	if err != nil {
 		return nil, nil, err
 	}
-	if t.Mode == "closed" {
-		return []string{"latency (closed)"}, []*hdrhistogram.Histogram{s.response}, nil
+	switch {
+	case t.Messages != nil && t.Mode == "closed":
+		return []string{"delivery from the send (closed)"}, []*hdrhistogram.Histogram{response}, nil
+	case t.Messages != nil:
+		return []string{"delivery", "delivery from the send"}, []*hdrhistogram.Histogram{response, service}, nil
+	case t.Mode == "closed":
+		return []string{"latency (closed)"}, []*hdrhistogram.Histogram{response}, nil
 	}
-	names, hs := []string{"response", "service"}, []*hdrhistogram.Histogram{s.response, s.service}
+	names, hs := []string{"response", "service"}, []*hdrhistogram.Histogram{response, service}
 	// Beside response time: each replica's visibility lag, and WAIT's
 	// latency from the intended write.
 	if v := t.Visibility; v != nil {
@@ -98,7 +104,7 @@ func spectrumSeries(t *Test) ([]string, []*hdrhistogram.Histogram, error) {
 			if r.Histogram == "" {
 				continue
 			}
-			h, err := decodeHistogram(r.Histogram)
+			h, err := report.DecodeHistogram(r.Histogram)
 			if err != nil {
 				return nil, nil, fmt.Errorf("visibility lag of %s: %w", r.Addr, err)
 			}
@@ -106,7 +112,7 @@ func spectrumSeries(t *Test) ([]string, []*hdrhistogram.Histogram, error) {
 		}
 	}
 	if w := t.Wait; w != nil && w.Histogram != "" {
-		h, err := decodeHistogram(w.Histogram)
+		h, err := report.DecodeHistogram(w.Histogram)
 		if err != nil {
 			return nil, nil, fmt.Errorf("WAIT latency: %w", err)
 		}
@@ -119,7 +125,7 @@ func spectrumSeries(t *Test) ([]string, []*hdrhistogram.Histogram, error) {
 // test's response, service or closed latency) has a colour of its own;
 // with one document each test also has a dash pattern of its own, with
 // several each document has one (and a legend entry for it).
-func spectrumPlot(in []Input, o PlotOptions) (*panel, error) {
+func spectrumPlot(in []report.Input, o PlotOptions) (*panel, error) {
 	p := newPlot(plotTitle("Latency by percentile", in, o), "percentile (%), on a 1/(1−p) scale", "latency (ms)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker = plot.TickerFunc(percentileTicker)
@@ -128,7 +134,7 @@ func spectrumPlot(in []Input, o PlotOptions) (*panel, error) {
 	colours := map[string]int{}
 	leg := newLegend()
 	pn := &panel{p: p, leg: leg}
-	for mi, m := range matchTests(in) {
+	for mi, m := range report.MatchTests(in) {
 		for f, t := range m.Tests {
 			if t == nil {
 				continue

@@ -1,4 +1,4 @@
-package report
+package plots
 
 import (
 	"bytes"
@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
 )
 
 // Page is what the HTML report shows: the documents and the text report
 // of them (as pacer report prints it), under a title (--title; "" names
 // the page after the inputs' labels).
 type Page struct {
-	Inputs []Input
+	Inputs []report.Input
 	Text   string
 	Title  string
 }
@@ -29,7 +30,7 @@ const maxPage = 64 << 20
 // documents is escaped: markup by the template, control bytes and bidi
 // overrides by safetext.
 func HTML(p Page) ([]byte, error) {
-	spec, series, err := plotSVGs(p.Inputs, PlotOptions{Title: p.Title})
+	spec, series, err := SVGs(p.Inputs, PlotOptions{Title: p.Title})
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func HTML(p Page) ([]byte, error) {
 		d := in.Doc
 		doc := htmlDoc{Label: in.Label, Tool: d.Tool.Name + " " + d.Tool.Version, Started: d.StartedAt,
 			Mode: d.Mode + " mode", Interrupted: d.Interrupted, Config: setConfig(in.Config())}
-		if in.Format != FormatPacer {
+		if in.Format != report.FormatPacer {
 			doc.Tool, doc.Mode, doc.Lacks = in.Format, "closed loop (latency from the send)", strings.Join(in.Lacks, ", ")
 		}
 		for _, t := range d.Tests {
@@ -66,7 +67,7 @@ func HTML(p Page) ([]byte, error) {
 			if t.ResponseMs != nil && !t.Lacking("max") {
 				row.Max = strconv.FormatFloat(t.ResponseMs.Max, 'f', 3, 64)
 			}
-			if in.Format != FormatPacer && t.Verdict == "" {
+			if in.Format != report.FormatPacer && t.Verdict == "" {
 				row.Verdict, row.OK, row.Foreign = "n/a", true, true
 			}
 			if t.SLO != nil {
@@ -77,8 +78,8 @@ func HTML(p Page) ([]byte, error) {
 			data.Tests = append(data.Tests, row)
 			for _, e := range t.Events {
 				data.Events = append(data.Events, htmlEvent{Doc: in.Label, Test: t.Name, Kind: e.Kind,
-					At: strconv.FormatFloat(e.AtS, 'f', 3, 64) + " s", Nodes: strings.Join(e.Nodes, ", "), Seen: seenText(e),
-					Writes: windowText(e.Write), Reads: windowText(e.Read)})
+					At: strconv.FormatFloat(e.AtS, 'f', 3, 64) + " s", Nodes: strings.Join(e.Nodes, ", "), Seen: report.SeenText(e),
+					Writes: report.WindowText(e.Write), Reads: report.WindowText(e.Read)})
 			}
 		}
 		data.Docs = append(data.Docs, doc)
@@ -100,8 +101,8 @@ func HTML(p Page) ([]byte, error) {
 
 // setConfig leaves out the settings a run left unset (null, "", an
 // empty list or object): a page lists what was set, not every flag.
-func setConfig(items []ConfigItem) []ConfigItem {
-	var out []ConfigItem
+func setConfig(items []report.ConfigItem) []report.ConfigItem {
+	var out []report.ConfigItem
 	for _, c := range items {
 		switch strings.TrimSpace(c.Value) {
 		case "", "null", "[]", "{}":
@@ -125,7 +126,7 @@ type htmlData struct {
 type htmlDoc struct {
 	Label, Tool, Started, Mode, Lacks string
 	Interrupted                       bool
-	Config                            []ConfigItem
+	Config                            []report.ConfigItem
 }
 
 // htmlEvent is a row of the page's events table.
