@@ -35,7 +35,7 @@ var flagTextAllowed = []struct{ file, text, why string }{
 	{"report/side.go", "(--seed to repeat)", "report text for the terminal"},
 	{"report/diff_text.go", "--repeat", "report text for the terminal"},
 	{"report/diff_text.go", "gate --max-regression", "report text for the terminal"},
-	{"report/diff_html.go", "gate <code>--max-regression", "the diff report's HTML page"},
+	{"report/plots/diff_html.go", "gate <code>--max-regression", "the diff report's HTML page"},
 	{"experiment/compare/text.go", "(--rate)", "report text for the terminal"},
 	{"experiment/compare/text.go", "(--seed to repeat)", "report text for the terminal"},
 	{"diff/figure.go", "--rounds", "a figure's note in the diff report"},

@@ -22,6 +22,11 @@ var options = map[string]string{
 	"timeout": "Timeout", "tls": "TLS", "tls-cert": "TLSCert", "tls-ciphers": "TLSCiphers",
 	"tls-ciphersuites": "TLSCipherSuites", "tls-key": "TLSKey", "to": "To", "visibility": "Visibility",
 	"wait": "Wait", "warmup": "Warmup",
+	// Pub/Sub and streams.
+	"channels": "Channels", "subscribers": "Subscribers", "patterns": "Patterns", "sharded": "Sharded",
+	"slow-subscribers": "SlowSubscribers", "subscriber-delay": "SubscriberDelay", "channel-prefix": "ChannelPrefix",
+	"streams": "Streams", "groups": "Groups", "consumers": "Consumers", "count": "Count", "block": "Block",
+	"consumer-delay": "ConsumerDelay", "maxlen": "MaxLen", "stream-prefix": "StreamPrefix",
 	// redis-benchmark's one-letter flags.
 	"c": "Conns", "d": "DataSize", "I": "Idle", "k": "KeepAlive", "l": "Loop", "n": "Requests", "P": "Pipeline", "r": "Keyspace",
 	"t": "Tests", "u": "URI", "x": "Stdin",
