@@ -198,7 +198,7 @@ func Run(ctx context.Context, l Load) (*Result, error) {
 	var keys target.Keys
 	if l.Cluster {
 		if keys, err = target.ClusterKeys(ctx, env.Target.Options, test.Recipe); err != nil {
-			return nil, configErr("Cluster", "%s", strings.TrimPrefix(err.Error(), "--cluster: "))
+			return nil, configErr("Cluster", "%s", strings.TrimPrefix(err.Error(), "Cluster: "))
 		}
 	}
 	res, st, err := env.RunOpen(ctx, experiment.Open{Test: test, Name: test.Title, Timeline: tl, Conns: l.Connections,

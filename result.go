@@ -163,7 +163,7 @@ func parseSLO(spec string) (report.SLO, error) {
 	}
 	s, err := report.ParseSLO(spec)
 	if err != nil {
-		return s, &ConfigError{Field: "SLO", Err: errors.New(strings.TrimPrefix(err.Error(), "--slo "))}
+		return s, &ConfigError{Field: "SLO", Err: errors.New(strings.TrimPrefix(err.Error(), "SLO "))}
 	}
 	return s, nil
 }

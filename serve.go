@@ -36,7 +36,7 @@ func Serve(f Faults) (*Server, error) {
 	if f.Delay != "" {
 		d, err := embedded.ParseDelay(f.Delay)
 		if err != nil {
-			return nil, &ConfigError{Field: "Delay", Err: errors.New(strings.TrimPrefix(err.Error(), "--delay "))}
+			return nil, &ConfigError{Field: "Delay", Err: errors.New(strings.TrimPrefix(err.Error(), "Delay "))}
 		}
 		faults.Delay = d
 	}

@@ -52,7 +52,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	if stream == nil {
 		var err error
 		if stream, err = o.Test.Stream(e.Place.StreamSeed(o.Seed)); err != nil {
-			return nil, nil, usage.Errorf("%v", err)
+			return nil, nil, usage.Errorf("%w", err)
 		}
 	}
 	if err := e.Place.Wait(ctx, e.WaitNotes()); err != nil {
@@ -87,7 +87,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	whole := o.Timeline
 	if cfg.Timeline, err = e.Place.Timeline(whole); err != nil {
 		target.CloseAll(conns)
-		return nil, nil, usage.Errorf("--shard: %v", err)
+		return nil, nil, usage.Flagf("shard", "{shard}: %v", err)
 	}
 	defer e.Place.Next(whole, cfg.Duration, cfg.Requests, cfg.Drain)
 	cfg.Name, cfg.CommandNames = o.Name, o.Test.Names
@@ -230,7 +230,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 		e.Place.Started(res)
 	}
 	if streamErr != nil {
-		return nil, nil, usage.Errorf("command: %v", streamErr)
+		return nil, nil, usage.Errorf("command: %w", streamErr)
 	}
 	if res == nil {
 		return nil, nil, err

@@ -15,7 +15,6 @@ package pubsub
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -26,6 +25,7 @@ import (
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
@@ -87,25 +87,25 @@ type Config struct {
 func (c *Config) Validate() error {
 	switch {
 	case c.Channels < 1 || c.Channels > MaxChannels:
-		return fmt.Errorf("--channels %d: want 1 to %d", c.Channels, MaxChannels)
+		return usage.Option("channels", "{channels} %d: want 1 to %d", c.Channels, MaxChannels)
 	case c.Subscribers < 1 || c.Subscribers > MaxSubscribers:
-		return fmt.Errorf("--subscribers %d: want 1 to %d", c.Subscribers, MaxSubscribers)
+		return usage.Option("subscribers", "{subscribers} %d: want 1 to %d", c.Subscribers, MaxSubscribers)
 	case c.Patterns && c.Sharded:
-		return errors.New("--patterns and --sharded exclude each other: sharded Pub/Sub has no patterns")
+		return usage.Option("patterns", "{patterns} and {sharded} exclude each other: sharded Pub/Sub has no patterns")
 	case c.Size < messages.HeaderLen || c.Size > MaxPayload:
 		return fmt.Errorf("-d %d: a message carries a %d-byte header, so want %d to %d bytes", c.Size, messages.HeaderLen, messages.HeaderLen, MaxPayload)
 	case c.SlowSubscribers < 0 || c.SlowSubscribers > c.Subscribers:
-		return fmt.Errorf("--slow-subscribers %d: want 0 to --subscribers %d", c.SlowSubscribers, c.Subscribers)
+		return usage.Option("slow-subscribers", "{slow-subscribers} %d: want 0 to {subscribers} %d", c.SlowSubscribers, c.Subscribers)
 	case c.SubscriberDelay < 0:
-		return fmt.Errorf("--subscriber-delay %s: must not be negative", c.SubscriberDelay)
+		return usage.Option("subscriber-delay", "{subscriber-delay} %s: must not be negative", c.SubscriberDelay)
 	case c.Cluster && c.Sharded && c.Subscribers < c.Channels:
-		return fmt.Errorf("--cluster --sharded: --subscribers %d is fewer than --channels %d; each subscriber listens on the node of its channel's slot, so give at least one per channel", c.Subscribers, c.Channels)
+		return usage.Option("cluster", "{cluster} {sharded}: {subscribers} %d is fewer than {channels} %d; each subscriber listens on the node of its channel's slot, so give at least one per channel", c.Subscribers, c.Channels)
 	case c.Closed && c.Cluster && c.Sharded:
-		return errors.New("--closed with --cluster --sharded: the closed publisher sends all its messages to one node, and SPUBLISH must reach each channel's own")
+		return usage.Option("closed", "{closed} with {cluster} {sharded}: the closed publisher sends all its messages to one node, and SPUBLISH must reach each channel's own")
 	case c.Publishers < 1:
 		return fmt.Errorf("-c %d: want at least one publishing connection", c.Publishers)
 	case c.Prefix == "":
-		return errors.New("--channel-prefix must not be empty")
+		return usage.Option("channel-prefix", "{channel-prefix} must not be empty")
 	}
 	return nil
 }

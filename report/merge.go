@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -115,7 +116,7 @@ func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 // timeline and returns their K's, in order.
 func checkShards(in []MergeInput, partial bool) ([]int, error) {
 	refuse := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrMerge, fmt.Sprintf(format, args...))
+		return usage.Option("", "%w: "+format, append([]any{ErrMerge}, args...)...)
 	}
 	first := in[0]
 	seen := map[int]string{}
@@ -123,7 +124,7 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 	for _, s := range in {
 		switch d := s.Doc; {
 		case d.Shard == nil:
-			return nil, refuse("%s is not a shard's result (run with --shard K/N)", s.Label)
+			return nil, refuse("%s is not a shard's result (run with {shard} K/N)", s.Label)
 		case d.Shard.K == 0:
 			return nil, refuse("%s is already a merged result", s.Label)
 		case d.Shard.N < 1 || d.Shard.N > scheduler.MaxShards:
@@ -145,7 +146,7 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 		case seen[d.Shard.K] != "":
 			return nil, refuse("%s and %s are both shard %d/%d", seen[d.Shard.K], s.Label, d.Shard.K, d.Shard.N)
 		case d.StartAt != first.Doc.StartAt:
-			return nil, refuse("%s starts at %s, %s at %s: give every shard the same --start-at", first.Label, orNone(first.Doc.StartAt), s.Label, orNone(d.StartAt))
+			return nil, refuse("%s starts at %s, %s at %s: give every shard the same {start-at}", first.Label, orNone(first.Doc.StartAt), s.Label, orNone(d.StartAt))
 		case len(d.Tests) != len(first.Doc.Tests):
 			return nil, refuse("%s holds %d tests, %s %d", first.Label, len(first.Doc.Tests), s.Label, len(d.Tests))
 		}
@@ -174,7 +175,7 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 		if all := n - len(ks); all > len(missing) {
 			list += fmt.Sprintf(", … (%d in all)", all)
 		}
-		return nil, refuse("shard %s of %d missing (--partial merges the shards given)", list, n)
+		return nil, refuse("shard %s of %d missing ({partial} merges the shards given)", list, n)
 	}
 	return ks, nil
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -47,12 +47,12 @@ func ParseSLO(spec string) (SLO, error) {
 		}
 		c, err := parseClause(text)
 		if err != nil {
-			return SLO{}, fmt.Errorf("--slo clause %q: %v", text, err)
+			return SLO{}, usage.Option("slo", "{slo} clause %q: %v", text, err)
 		}
 		s.clauses = append(s.clauses, c)
 	}
 	if len(s.clauses) == 0 {
-		return SLO{}, fmt.Errorf("--slo %q has no clause (want e.g. p99<5ms,errors<0.1%%)", spec)
+		return SLO{}, usage.Option("slo", "{slo} %q has no clause (want e.g. p99<5ms,errors<0.1%%)", spec)
 	}
 	return s, nil
 }
@@ -429,10 +429,10 @@ func groupWindows(t *Test, length time.Duration) ([]*windowGroup, error) {
 	}
 	interval := t.mustFigures().interval
 	if interval <= 0 || len(series) == 0 {
-		return nil, errors.New("--slo-window needs the test's interval series")
+		return nil, usage.Option("slo-window", "{slo-window} needs the test's interval series")
 	}
 	if length%interval != 0 {
-		return nil, fmt.Errorf("--slo-window %s is not a multiple of the interval %s", length, interval)
+		return nil, usage.Option("slo-window", "{slo-window} %s is not a multiple of the interval %s", length, interval)
 	}
 	var groups []*windowGroup
 	for _, iv := range series {

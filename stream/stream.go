@@ -15,7 +15,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -26,6 +25,7 @@ import (
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
@@ -91,27 +91,27 @@ type Config struct {
 func (c *Config) Validate() error {
 	switch {
 	case c.Streams < 1 || c.Streams > MaxStreams:
-		return fmt.Errorf("--streams %d: want 1 to %d", c.Streams, MaxStreams)
+		return usage.Option("streams", "{streams} %d: want 1 to %d", c.Streams, MaxStreams)
 	case c.Groups < 1 || c.Groups > MaxGroups:
-		return fmt.Errorf("--groups %d: want 1 to %d", c.Groups, MaxGroups)
+		return usage.Option("groups", "{groups} %d: want 1 to %d", c.Groups, MaxGroups)
 	case c.Consumers < 1 || c.Groups*c.Consumers > MaxConsumers:
-		return fmt.Errorf("--consumers %d: want 1 or more, at most %d over all groups", c.Consumers, MaxConsumers)
+		return usage.Option("consumers", "{consumers} %d: want 1 or more, at most %d over all groups", c.Consumers, MaxConsumers)
 	case c.Count < 1 || c.Count > MaxCount:
-		return fmt.Errorf("--count %d: want 1 to %d entries per read", c.Count, MaxCount)
+		return usage.Option("count", "{count} %d: want 1 to %d entries per read", c.Count, MaxCount)
 	case c.Block < time.Millisecond:
-		return fmt.Errorf("--block %s: want at least 1ms", c.Block)
+		return usage.Option("block", "{block} %s: want at least 1ms", c.Block)
 	case c.ConsumerDelay < 0:
-		return fmt.Errorf("--consumer-delay %s: must not be negative", c.ConsumerDelay)
+		return usage.Option("consumer-delay", "{consumer-delay} %s: must not be negative", c.ConsumerDelay)
 	case c.MaxLen < 0:
-		return fmt.Errorf("--maxlen %d: must not be negative", c.MaxLen)
+		return usage.Option("maxlen", "{maxlen} %d: must not be negative", c.MaxLen)
 	case c.Size < messages.HeaderLen || c.Size > MaxPayload:
 		return fmt.Errorf("-d %d: an entry carries a %d-byte header, so want %d to %d bytes", c.Size, messages.HeaderLen, messages.HeaderLen, MaxPayload)
 	case c.Cluster && c.Consumers < c.Streams:
-		return fmt.Errorf("--cluster: --consumers %d is fewer than --streams %d; a consumer reads one stream, on the node of its slot, so give at least one per stream", c.Consumers, c.Streams)
+		return usage.Option("cluster", "{cluster}: {consumers} %d is fewer than {streams} %d; a consumer reads one stream, on the node of its slot, so give at least one per stream", c.Consumers, c.Streams)
 	case c.Producers < 1:
 		return fmt.Errorf("-c %d: want at least one producing connection", c.Producers)
 	case c.Prefix == "":
-		return errors.New("--stream-prefix must not be empty")
+		return usage.Option("stream-prefix", "{stream-prefix} must not be empty")
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func ClusterKeys(ctx context.Context, seed conn.Options, r *scenarios.Recipe) (K
 		}
 	}
 	if err := cluster.Learn(ctx, seed, names); err != nil {
-		return Keys{}, usage.Errorf("--cluster: %v", err)
+		return Keys{}, usage.Flagf("cluster", "{cluster}: %v", err)
 	}
 	k := Keys{Specs: make([]cluster.KeySpec, len(all)), Tagged: make([]bool, len(all)), TagByKey: make([]bool, len(all))}
 	random := r.Opts.Random || r.Opts.Keyspace > 0 // else __rand_int__ is sent as it stands
@@ -44,7 +44,7 @@ func ClusterKeys(ctx context.Context, seed conn.Options, r *scenarios.Recipe) (K
 		}
 		spec, ok := KeySpecOf(args)
 		if !ok {
-			return Keys{}, usage.Errorf("--cluster: %s: the server does not say where its keys are", strings.ToUpper(args[0]))
+			return Keys{}, usage.Flagf("cluster", "{cluster}: %s: the server does not say where its keys are", strings.ToUpper(args[0]))
 		}
 		k.Specs[i] = spec
 		keys := keyArgs(args, spec)
@@ -63,7 +63,7 @@ func ClusterKeys(ctx context.Context, seed conn.Options, r *scenarios.Recipe) (K
 		for _, key := range keys {
 			t := string(cluster.HashTag([]byte(key)))
 			if t == key || t != tag || strings.Contains(t, "__") {
-				return Keys{}, usage.Errorf("--cluster: %s keys may span slots (%s, %s); give them one {hash tag}, such as {tag}",
+				return Keys{}, usage.Flagf("cluster", "{cluster}: %s keys may span slots (%s, %s); give them one {hash tag}, such as {tag}",
 					strings.ToUpper(args[0]), keys[0], key)
 			}
 		}
@@ -89,7 +89,7 @@ func KeySpecOf(args []string) (cluster.KeySpec, bool) {
 func (k Keys) NeedTags(r *scenarios.Recipe, who string) error {
 	for i, args := range r.Args() {
 		if k.Specs[i].First > 0 && !k.Tagged[i] {
-			return usage.Errorf("%s: %s has keys without {tag}: the closed loop sends each connection's requests to one primary, as redis-benchmark --cluster does; put {tag} in every key", who, strings.ToUpper(args[0]))
+			return usage.Flagf("", "%s: %s has keys without {tag}: the closed loop sends each connection's requests to one primary, as redis-benchmark --cluster does; put {tag} in every key", who, strings.ToUpper(args[0]))
 		}
 	}
 	return nil

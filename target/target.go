@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/sentinel"
 )
 
@@ -61,7 +62,7 @@ func benchErrorf(format string, args ...any) error {
 func (t *Target) Pool(ctx context.Context, o conn.Options, n int) ([]*conn.Conn, error) {
 	conns, failed, first := conn.DialSome(ctx, o, n)
 	if failed == n {
-		return nil, fmt.Errorf("cannot connect to %s: %v", o.Addr, first)
+		return nil, usage.Option("", "cannot connect to %s: %v", o.Addr, first) // first may name a setting
 	}
 	if failed > 0 {
 		t.say("pacer: %d of %d connections to %s could not be opened (%v); going on with %d", failed, n, o.Addr, first, n-failed)

@@ -327,7 +327,7 @@ func abAction(c *cli.Context) error {
 	switch {
 	case interrupted:
 		if res.Err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(res.Err.Error()))
+			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(message(res.Err)))
 		}
 		return exitCode(exitInterrupted)
 	case res.Err != nil && usage.Is(res.Err):

@@ -48,8 +48,34 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func usageErrorf(format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = cliError{s: message(err), err: err}
+		}
+	}
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
+
+// message is err's message as the command line says it: the settings its
+// packages name by their Go names (usage.OptionError) spelt as flags.
+func message(err error) string { return usage.Render(err, flagName) }
+
+// flagName spells a setting's command-line name as a flag: -c, --rate.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// cliError is an error whose message is already the command line's.
+type cliError struct {
+	s   string
+	err error
+}
+
+func (e cliError) Error() string { return e.s }
+func (e cliError) Unwrap() error { return e.err }
 
 func failed(err error) error { return &exitError{code: exitFailed, err: err} }
 
@@ -158,7 +184,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var be *target.BenchError
 	switch {
 	case usage.Is(err):
-		fmt.Fprintf(stderr, "pacer: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "pacer: %s\n", oneLine(message(err)))
 		return exitUsage
 	case errors.As(err, &be):
 		// redis-benchmark's words, without pacer's prefix.
@@ -169,13 +195,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch {
 		case ee.err == nil:
 		case ee.raw:
-			fmt.Fprintf(stderr, "%s\n", oneLine(ee.err.Error()))
+			fmt.Fprintf(stderr, "%s\n", oneLine(message(ee.err)))
 		default:
-			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(ee.err.Error()))
+			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(message(ee.err)))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "pacer: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "pacer: %s\n", oneLine(message(err)))
 	return exitFailed
 }
 

@@ -224,7 +224,7 @@ func (e *runEnv) exit(code int, runErr error) error {
 	switch {
 	case e.doc.Interrupted || e.ctx.Err() != nil:
 		if runErr != nil {
-			fmt.Fprintf(e.stderr, "pacer: %s\n", oneLine(runErr.Error()))
+			fmt.Fprintf(e.stderr, "pacer: %s\n", oneLine(message(runErr)))
 		}
 		return exitCode(exitInterrupted)
 	case runErr != nil:

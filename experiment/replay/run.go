@@ -48,7 +48,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 	}
 	tl, err := env.Place.Timeline(whole)
 	if err != nil {
-		return nil, nil, usage.Errorf("--shard: %v", err)
+		return nil, nil, usage.Flagf("shard", "{shard}: %v", err)
 	}
 	var conns []*conn.Conn
 	since := func() *serverinfo.Stats { return nil }

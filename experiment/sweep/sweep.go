@@ -166,7 +166,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	j := cfg.Test
 	stream, err := j.Stream(env.Place.StreamSeed(cfg.Seed))
 	if err != nil {
-		return nil, usage.Errorf("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	if err := env.Place.Wait(ctx, env.WaitNotes()); err != nil {
 		return &Result{Interrupted: true}, nil
@@ -339,7 +339,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 	o.cur.measured += o.stepDur
 	tl, err := env.Place.Timeline(tl)
 	if err != nil {
-		o.judgeErr = usage.Errorf("--shard: %v", err)
+		o.judgeErr = usage.Flagf("shard", "{shard}: %v", err)
 		return scheduler.StepPlan{}, false
 	}
 	o.since = env.Server.MarkNodes(context.Background(), o.clusterNodes) // the seed's counters are not the cluster's
