@@ -38,12 +38,12 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Load is an open-model run, as `pacer run` takes it. Only Rate is
@@ -195,9 +195,9 @@ func Run(ctx context.Context, l Load) (*Result, error) {
 	oc.Duration, oc.Requests = experiment.Shape{Duration: l.Duration, Requests: uint64(l.Requests), Warmup: l.Warmup}.Bounds(tl)
 	env, closeEnv := l.env(ctx)
 	defer closeEnv()
-	var keys target.Keys
+	var keys endpoint.Keys
 	if l.Cluster {
-		if keys, err = target.ClusterKeys(ctx, env.Target.Options, test.Recipe); err != nil {
+		if keys, err = endpoint.ClusterKeys(ctx, env.Target.Options, test.Recipe); err != nil {
 			return nil, configErr("Cluster", "%s", strings.TrimPrefix(err.Error(), "Cluster: "))
 		}
 	}
@@ -265,7 +265,7 @@ func (l Load) env(ctx context.Context) (*experiment.Env, func()) {
 		network = "unix"
 	}
 	opts := conn.Options{Network: network, Addr: l.Addr, User: l.User, Password: l.Password, TLS: l.TLS, Now: scheduler.Now}
-	tgt := &target.Target{Options: opts, Cluster: l.Cluster}
-	env := &experiment.Env{Target: tgt, Server: target.AskServer(ctx, opts, nil, nil), InProcess: inProcess(l.Addr)}
+	tgt := &endpoint.Target{Options: opts, Cluster: l.Cluster}
+	env := &experiment.Env{Target: tgt, Server: endpoint.AskServer(ctx, opts, nil, nil), InProcess: inProcess(l.Addr)}
 	return env, func() {}
 }

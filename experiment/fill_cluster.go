@@ -9,11 +9,11 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // fillPlan is fill --cluster's work: each primary writes its own keys
@@ -52,8 +52,8 @@ func (p *fillPlan) nodes() []scheduler.Node {
 
 // planFill finds where each of the n keys goes, by running the fill's own
 // key sequence once.
-func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe, n, seed uint64) (*fillPlan, error) {
-	keys, err := target.ClusterKeys(ctx, tgt.Options, recipe)
+func planFill(ctx context.Context, tgt *endpoint.Target, recipe *scenarios.Recipe, n, seed uint64) (*fillPlan, error) {
+	keys, err := endpoint.ClusterKeys(ctx, tgt.Options, recipe)
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 	"github.com/pacer-load/pacer/visibility"
 )
 
@@ -27,7 +27,7 @@ func (e *Env) DialStandalone(ctx context.Context, cfg *scheduler.OpenConfig, n i
 	}
 	reps, err := e.dialReplicas(ctx, cfg, n)
 	if err != nil {
-		target.CloseAll(conns)
+		endpoint.CloseAll(conns)
 		return nil, "", 0, nil, err
 	}
 	conns = append(conns, reps...)
@@ -74,7 +74,7 @@ func (e *Env) dialReplicas(ctx context.Context, cfg *scheduler.OpenConfig, n int
 	for _, a := range addrs {
 		cs, err := e.Target.Pool(ctx, e.Target.Options.ForAddr(a), n)
 		if err != nil {
-			target.CloseAll(conns)
+			endpoint.CloseAll(conns)
 			return nil, fmt.Errorf("replica %s: %w", a, err)
 		}
 		conns = append(conns, cs...)

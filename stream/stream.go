@@ -23,13 +23,13 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/clock"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Limits of a configuration.
@@ -198,9 +198,9 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) 
 		}
 		prefixes[s] = messages.Prefix(append(args, "*", "p"), cfg.Size)
 	}
-	var keys target.Keys
+	var keys endpoint.Keys
 	if cfg.Cluster {
-		keys = target.Keys{Specs: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}, Tagged: []bool{false}, TagByKey: []bool{false}}
+		keys = endpoint.Keys{Specs: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}, Tagged: []bool{false}, TagByKey: []bool{false}}
 	}
 	res, st, err := env.RunOpen(ctx, experiment.Open{Test: experiment.Test{ID: "stream", Title: cfg.Name}, Name: cfg.Name, Label: cfg.Name,
 		Timeline: cfg.Timeline, Conns: cfg.Producers, Keys: keys, Stream: messages.NewPublisher(meter, sent, prefixes, cfg.Size), Config: cfg.Open})

@@ -9,12 +9,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/internal/guarded"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/internal/usage"
-	"github.com/pacer-load/pacer/target"
 	"github.com/pacer-load/pacer/verdict"
 	"github.com/urfave/cli/v2"
 )
@@ -181,7 +181,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	var ee *exitError
-	var be *target.BenchError
+	var be *endpoint.BenchError
 	switch {
 	case usage.Is(err):
 		fmt.Fprintf(stderr, "pacer: %s\n", oneLine(message(err)))

@@ -21,12 +21,12 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Limits of a sweep.
@@ -66,7 +66,7 @@ type Config struct {
 	// a cluster, routed by Keys).
 	Open  scheduler.OpenConfig
 	Conns int
-	Keys  target.Keys
+	Keys  endpoint.Keys
 	// Clients and Pipelines are a closed sweep's points (Closed); Drain
 	// and Interval its driver's.
 	Clients, Pipelines []int

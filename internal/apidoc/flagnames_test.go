@@ -27,7 +27,7 @@ var flagTextAllowed = []struct{ file, text, why string }{
 	{"report/foreign.go", "redis-benchmark --csv", "another tool's flag: the format pacer reads"},
 	{"report/foreign.go", "memtier_benchmark --json-out-file", "another tool's flag: the format pacer reads"},
 	{"report/read.go", "redis-benchmark --csv", "another tool's flag: the format pacer reads"},
-	{"target/keys.go", "redis-benchmark --cluster", "another tool's flag: what it does alike"},
+	{"endpoint/keys.go", "redis-benchmark --cluster", "another tool's flag: what it does alike"},
 	{"embedded/faults.go", "-ERR injected by pacer (--error-rate)", "a RESP reply the embedded server sends, not a Go error"},
 	{"metrics/collector.go", "--timeout closed their connection", "Prometheus HELP text of the metrics the command line serves"},
 	{"metrics/topology.go", "(--visibility)", "Prometheus HELP text of the metrics the command line serves"},

@@ -21,7 +21,7 @@ var layer = map[string]int{
 	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2, "messages": 2,
 	"scheduler": 3,
 	"report":    4, "metrics": 4,
-	"report/watch": 5, "report/plots": 5, "target": 5, "diff": 5,
+	"report/watch": 5, "report/plots": 5, "endpoint": 5, "diff": 5,
 	"experiment":    6,
 	"experiment/ab": 7, "experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
 	"pubsub": 7, "stream": 7,

@@ -1,4 +1,4 @@
-// Package target is the system under test as pacer reaches it: pools of
+// Package endpoint is the system under test as pacer reaches it: pools of
 // connections to a server, a Redis Cluster's primaries and slot maps set up
 // for the drivers (scheduler.OpenCluster, scheduler.ClosedCluster), and what
 // the server says about itself around each test (package serverinfo). It
@@ -8,7 +8,7 @@
 // It sits just below the experiments (package experiment and the command
 // use it to set up each run) and above the drivers and the transport:
 // scheduler, cluster, conn and serverinfo.
-package target
+package endpoint
 
 import (
 	"context"

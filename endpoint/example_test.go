@@ -1,4 +1,4 @@
-package target_test
+package endpoint_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // A Target opens a run's connections (and replaces those that die), and
@@ -18,11 +18,11 @@ func ExampleTarget() {
 	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	ctx := context.Background()
-	t := &target.Target{
+	t := &endpoint.Target{
 		Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now},
 		Say:     func(line string) { fmt.Println(line) },
 	}
-	server := target.AskServer(ctx, t.Options, t.Say, nil)
+	server := endpoint.AskServer(ctx, t.Options, t.Say, nil)
 	fmt.Println("server:", server.ID.Name)
 
 	conns, err := t.Pool(ctx, t.Options, 3)
