@@ -56,20 +56,20 @@ func ExampleBench() {
 // A server whose service time misses the bound fails the check, and the
 // error says whose the miss is.
 func ExampleResult_Check() {
-	srv, err := pacer.Serve(pacer.Faults{Delay: "5ms"})
+	srv, err := pacer.Serve(pacer.Faults{Delay: "20ms"})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	res, err := pacer.Run(context.Background(), pacer.Load{Addr: srv.Addr(), Rate: 200, Duration: time.Second})
+	res, err := pacer.Run(context.Background(), pacer.Load{Addr: srv.Addr(), Rate: 100, Duration: time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = res.Check("p99<=1ms")
+	err = res.Check("p50<=1ms")
 	var v *pacer.VerdictError
 	if errors.As(err, &v) {
 		fmt.Println(v.Outcome, v.Missed)
 	}
 	// Output:
-	// fail [p99<=1ms]
+	// fail [p50<=1ms]
 }

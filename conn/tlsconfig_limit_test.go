@@ -30,7 +30,7 @@ func bigFile(t *testing.T, dir string, size int64) string {
 // TestTLSFilesAreCapped: --cacert, --cert, --key (and the files of
 // --cacertdir, and the server's --tls-cert and --tls-key) are read up to
 // MaxTLSFileSize, like --commands: /dev/zero or a huge file is an error
-// after the limit, not gigabytes read (issue 22).
+// after the limit, not gigabytes read.
 func TestTLSFilesAreCapped(t *testing.T) {
 	dir := t.TempDir()
 	files, err := certs.Write(dir, "127.0.0.1")

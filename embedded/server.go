@@ -50,8 +50,8 @@ const (
 	// behind, and freed pages return to the system late. With 30 clients
 	// sending unfinished 60 MB SETs, pacer serve peaked at 735 MB resident
 	// with a 256 MiB cap, 186-270 MB with 64 MiB and 143-171 MB with
-	// 48 MiB (bench/bounds serve-30x60MB-sets), under the 256 MB bound of
-	// issue 9. A command that needs more than the cap is refused.
+	// 48 MiB (bench/bounds serve-30x60MB-sets), under the 256 MB that a
+	// server with default flags may take. A command that needs more than the cap is refused.
 	DefaultMaxClientMemory = 48 << 20
 	// DefaultMaxMemory bounds the dataset (maxmemory): enough for the
 	// keyspaces of the README's examples, little enough not to exhaust a
