@@ -30,8 +30,9 @@ const retryAfter = time.Second
 
 // refreshEvery is how often a Follower asks for the replicas again: a
 // failover's former primary joins them only once the sentinels convert
-// it, seconds after the switch.
-const refreshEvery = 2 * time.Second
+// it, seconds after the switch. A variable for the tests that follow
+// the announcements alone.
+var refreshEvery = 2 * time.Second
 
 // state is the primary and its replicas as last known; Epoch counts the
 // switches seen.
@@ -42,10 +43,16 @@ type state struct {
 }
 
 // Follower keeps the address of the primary watched under a master name
-// current while a command runs: it listens to a sentinel's +switch-master
-// (another sentinel's when that one goes away) and updates Primary at
-// once, and asks for the replicas again now and then. Safe for
-// concurrent use.
+// current while a command runs: it listens to every sentinel's
+// +switch-master and updates Primary at the first, and asks for the
+// replicas again now and then. One sentinel's subscription (another's
+// when that one goes away) also brings what it notes beside the switch.
+// Safe for concurrent use.
+//
+// Every sentinel, not one: the sentinel that leads a failover announces
+// the switch last, once it has reconfigured the other replicas, a second
+// or more after the others learnt the new configuration from it; the
+// former primary takes the writes sent to it meanwhile, and loses them.
 type Follower struct {
 	cfg   Config
 	now   func() int64
@@ -77,6 +84,9 @@ func Follow(ctx context.Context, c Config, t Topology, now func() int64) *Follow
 	ctx, f.stop = context.WithCancel(ctx)
 	f.wg.Go(func() { f.loop(ctx) })
 	f.wg.Go(func() { f.refreshing(ctx) })
+	for _, a := range c.Addrs {
+		f.wg.Go(func() { f.watch(ctx, a) })
+	}
 	return f
 }
 
@@ -161,7 +171,7 @@ func (f *Follower) loop(ctx context.Context) {
 		listened := false
 		for k := range n {
 			i := (int(f.first.Load()) + k) % n
-			if f.listen(ctx, f.cfg.Addrs[i]) {
+			if f.listen(ctx, f.cfg.Addrs[i], channels, true) {
 				f.first.Store(int32(i))
 				listened = true
 				break // it went away after serving: start over from it
@@ -180,10 +190,24 @@ func (f *Follower) loop(ctx context.Context) {
 	}
 }
 
-// listen subscribes to sentinel addr and follows what it announces until
-// it goes away, goes silent or ctx ends; it reports whether the
-// subscription was taken.
-func (f *Follower) listen(ctx context.Context, addr string) bool {
+// watch follows sentinel addr's +switch-master until ctx ends,
+// subscribing again after retryAfter whenever it goes away, goes silent
+// or cannot be reached.
+func (f *Follower) watch(ctx context.Context, addr string) {
+	for ctx.Err() == nil {
+		f.listen(ctx, addr, channels[:1], false)
+		select {
+		case <-ctx.Done():
+		case <-time.After(retryAfter):
+		}
+	}
+}
+
+// listen subscribes to chans on sentinel addr and follows what it
+// announces until it goes away, goes silent or ctx ends; it reports
+// whether the subscription was taken. The main subscription (loop's) is
+// the one Listening names, and asks for a refresh once taken.
+func (f *Follower) listen(ctx context.Context, addr string, chans []string, main bool) bool {
 	dctx, cancel := context.WithTimeout(ctx, 2*f.cfg.timeout())
 	c, err := conn.Dial(dctx, f.cfg.options(addr))
 	cancel()
@@ -214,19 +238,21 @@ func (f *Follower) listen(ctx context.Context, addr string) bool {
 			}
 		}
 	}()
-	if err := c.Write(conn.AppendCommand(nil, append([]string{"SUBSCRIBE"}, channels...)...)); err != nil {
+	if err := c.Write(conn.AppendCommand(nil, append([]string{"SUBSCRIBE"}, chans...)...)); err != nil {
 		return false
 	}
-	for range channels {
+	for range chans {
 		v, err := c.ReadValue()
 		if err != nil || len(v.Elems) < 1 || !strings.EqualFold(v.Elems[0].Str, "subscribe") {
 			return false
 		}
 		heard.Store(time.Now().UnixNano())
 	}
-	f.subs.Store(&addr)
-	// A switch while nobody listened: ask what the primary is now.
-	f.refreshSoon()
+	if main {
+		f.subs.Store(&addr)
+		// A switch while nobody listened: ask what the primary is now.
+		f.refreshSoon()
+	}
 	for {
 		v, err := c.ReadValue()
 		if err != nil {

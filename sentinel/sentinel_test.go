@@ -126,6 +126,46 @@ func TestFollowFailover(t *testing.T) {
 	}
 }
 
+// TestFollowFirstAnnouncement: the sentinel that leads a failover
+// announces +switch-master last, once it has reconfigured the other
+// replicas, a second or more after the others have learnt the new
+// configuration from it and announced it. A Follower whose subscription
+// is on the leader follows the switch from the first announcement,
+// another sentinel's, not the leader's. The periodic refresh is off
+// meanwhile (the test is not parallel for it), so that only the
+// announcements can move it.
+func TestFollowFirstAnnouncement(t *testing.T) {
+	testrun.SkipShort(t, "starts three servers and three sentinels, and fails over")
+	set := redistest.StartReplicated(t, 2)
+	s := redistest.StartSentinels(t, set, 3, redistest.SentinelOptions{})
+	c := Config{Addrs: []string{s.Nodes[0].Addr, s.Nodes[1].Addr, s.Nodes[2].Addr}, Master: s.Master}
+	top, err := Discover(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { refreshEvery = d }(refreshEvery)
+	refreshEvery = time.Hour
+	f := Follow(context.Background(), c, top, nil)
+	defer f.Close()
+	log := events.NewLog()
+	f.SetLog(log)
+	waitFor(t, func() bool { return f.Listening() == s.Nodes[0].Addr }, "the subscription")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sw, err := s.Failover(ctx, 0) // the sentinel listened to leads it
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { p, _ := f.Primary(); return p == sw.To }, "the switch followed")
+	evs, _ := log.Events()
+	if len(evs) == 0 || evs[0].Kind != events.Failover || !slices.Contains(evs[0].Seen, "+switch-master") {
+		t.Fatalf("events %+v: want a failover announced by +switch-master", evs)
+	}
+	if strings.Contains(evs[0].Detail, "(sentinel "+s.Nodes[0].Addr+")") {
+		t.Errorf("the switch was followed from the leader's announcement, the last: %s", evs[0].Detail)
+	}
+}
+
 // TestDiscoverWithACLAndTLS: sentinels that speak TLS only and want an
 // ACL user are asked with them; without the password they are skipped,
 // each saying why.
