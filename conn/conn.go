@@ -110,8 +110,8 @@ type Options struct {
 // command with a value of up to about 1 MB. Against a server that stops
 // reading, the default 50 connections hold 50 MiB unsent, which the
 // collector's headroom doubles: at 2 MiB, run -d 100000 took 270 MB
-// resident (bench/bounds neverread-d100000), above the 256 MB bound of
-// issue 9.
+// resident (bench/bounds neverread-d100000), above the 256 MB that a run
+// with default flags may take.
 const DefaultMaxBuffer = 1 << 20
 
 // DefaultMaxInflight is the default FIFO capacity of a connection. An entry

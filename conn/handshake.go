@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // step is one command of the handshake.
@@ -121,9 +122,9 @@ func (c *Conn) stepErr(ctx context.Context, o Options, s step, err error) error 
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w", s.name, ctx.Err())
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%s: the server closed the connection without replying%s: %w", s.name, tlsHint(o), err)
+		return usage.Option("", "%s: the server closed the connection without replying"+tlsHint(o)+": %w", s.name, err)
 	case errors.Is(err, syscall.ECONNRESET):
-		return fmt.Errorf("%s: the server reset the connection%s: %w", s.name, tlsHint(o), err)
+		return usage.Option("", "%s: the server reset the connection"+tlsHint(o)+": %w", s.name, err)
 	}
 	return fmt.Errorf("%s: %w", s.name, err)
 }
@@ -136,7 +137,7 @@ func tlsHint(o Options) string {
 	if o.TLS != nil {
 		return " (after the TLS handshake: does the server require a client certificate?)"
 	}
-	return " (a TLS port? connect with --tls)"
+	return " (a TLS port? connect with {tls})"
 }
 
 // answeredAnyway reports whether an error reply to the probe still shows a

@@ -48,7 +48,8 @@ type Reply struct {
 	// Text is an error reply's message (up to 256 bytes) as the
 	// connection's reader passes it to a Handler: valid during the call.
 	Text []byte
-	// Int is an integer reply's value (:N), IsInt says it is one.
+	// Int is an integer reply's value (:N: PUBLISH's receivers, XACK's
+	// count), IsInt says it is one.
 	Int   int64
 	IsInt bool
 }
@@ -336,7 +337,7 @@ func (p *Reader) Next() (Reply, error) {
 // skipped: a reply's value is the caller's concern, not the protocol's).
 func integer(b []byte) (n int64, ok bool) {
 	neg := len(b) > 0 && b[0] == '-'
-	if neg {
+	if neg || len(b) > 0 && b[0] == '+' {
 		b = b[1:]
 	}
 	if len(b) == 0 || len(b) > 18 {

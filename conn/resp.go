@@ -5,7 +5,10 @@
 // configuration from files and cipher names (TLSFiles, TLSServerFiles).
 // For the control plane only (INFO, CONFIG GET, CLUSTER SHARDS), Do and
 // DoAll send a command on a connection of their own and build its reply
-// as a Value; the load path never builds one.
+// as a Value; the load path never builds one. A subscribed connection's
+// deliveries (ReadPush) and a stream read's entries (ReadEntries) are
+// read the same way, in place: a channel, an ID and the first bytes of a
+// payload are copied, the rest skipped.
 //
 // It is the bottom of pacer's layering, beside scenarios and histo: the
 // drivers (package scheduler) queue commands on its connections, and it

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/rxstamp"
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // ErrTLS is wrapped by the error of every failed TLS handshake.
@@ -203,13 +204,13 @@ func tlsErr(ctx context.Context, o Options, err error, sock *capture) error {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && sock.heard > 0 && tlsRecordType(sock.first):
 		return fmt.Errorf("%w: the handshake timed out after the server answered: no more from it within %v of connecting (the port speaks TLS, then stalled): %w", ErrTLS, o.DialTimeout, ctx.Err())
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && sock.heard > 0:
-		return fmt.Errorf("%w: the server does not speak TLS on %s: it answered %d bytes that are not TLS, then nothing within %v (a plain port? drop --tls): %w", ErrTLS, o.Addr, sock.heard, o.DialTimeout, ctx.Err())
+		return usage.Option("", "%w: the server does not speak TLS on %s: it answered %d bytes that are not TLS, then nothing within %v (a plain port? drop {tls}): %w", ErrTLS, o.Addr, sock.heard, o.DialTimeout, ctx.Err())
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("%w: no reply within %v (is it a TLS port?): %w", ErrTLS, o.DialTimeout, ctx.Err())
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: %w", ErrTLS, ctx.Err())
 	case errors.As(err, &rh):
-		return fmt.Errorf("%w: the server does not speak TLS on %s (a plain port? drop --tls): %w", ErrTLS, o.Addr, err)
+		return usage.Option("", "%w: the server does not speak TLS on %s (a plain port? drop {tls}): %w", ErrTLS, o.Addr, err)
 	}
 	return fmt.Errorf("%w: %w", ErrTLS, err)
 }

@@ -41,7 +41,7 @@ func (s *stallWriter) Write(b []byte) (int, error) {
 // TestTLSHandshakeStallSaysTimedOut: a port that answers the ClientHello
 // and then stalls midway is a TLS port whose handshake timed out; a port
 // that says nothing may not be a TLS port; a plain server answering
-// garbage does not speak TLS (issue 22).
+// garbage does not speak TLS.
 func TestTLSHandshakeStallSaysTimedOut(t *testing.T) {
 	t.Parallel() // each case waits out a 500 ms dial timeout: side by side
 	srv, cli := tlsPair(t)

@@ -63,31 +63,31 @@ func (f TLSFiles) Client(ctx context.Context, host string) (*tls.Config, error) 
 		cfg.ServerName = f.SNI
 	}
 	if cfg.ServerName == "" && !cfg.InsecureSkipVerify {
-		return nil, usage.Errorf("TLS over a unix socket needs --sni NAME (the name its certificate is for) or --insecure")
+		return nil, usage.Flagf("", "TLS over a unix socket needs {sni} NAME (the name its certificate is for) or {insecure}")
 	}
 	if f.CACert != "" || f.CACertDir != "" {
 		pool := x509.NewCertPool()
 		if f.CACert != "" {
 			n, err := addPEMFile(ctx, pool, f.CACert)
 			if err != nil {
-				return nil, usage.Errorf("--cacert %s: %v", f.CACert, err)
+				return nil, usage.Flagf("cacert", "{cacert} %s: %v", f.CACert, err)
 			}
 			if n == 0 {
-				return nil, usage.Errorf("--cacert %s: no PEM certificate in it", f.CACert)
+				return nil, usage.Flagf("cacert", "{cacert} %s: no PEM certificate in it", f.CACert)
 			}
 		}
 		if f.CACertDir != "" {
 			if err := addPEMDir(ctx, pool, f.CACertDir); err != nil {
-				return nil, usage.Errorf("--cacertdir %s: %v", f.CACertDir, err)
+				return nil, usage.Flagf("cacertdir", "{cacertdir} %s: %v", f.CACertDir, err)
 			}
 		}
 		cfg.RootCAs = pool
 	}
 	switch {
 	case (f.Cert != "") != (f.Key != ""):
-		return nil, usage.Errorf("--cert and --key go together: give both")
+		return nil, usage.Flagf("cert", "{cert} and {key} go together: give both")
 	case f.Cert != "":
-		pair, err := loadKeyPair(ctx, "--cert", f.Cert, "--key", f.Key)
+		pair, err := loadKeyPair(ctx, "cert", f.Cert, "key", f.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -96,20 +96,20 @@ func (f TLSFiles) Client(ctx context.Context, host string) (*tls.Config, error) 
 	if f.Ciphers != "" {
 		ids, err := parseCiphers(f.Ciphers)
 		if err != nil {
-			return nil, usage.Errorf("--tls-ciphers: %v", err)
+			return nil, usage.Flagf("tls-ciphers", "{tls-ciphers}: %v", err)
 		}
 		cfg.CipherSuites = ids
 	}
 	if f.Suites13 != "" {
 		allowed, err := parseSuites13(f.Suites13)
 		if err != nil {
-			return nil, usage.Errorf("--tls-ciphersuites: %v", err)
+			return nil, usage.Flagf("tls-ciphersuites", "{tls-ciphersuites}: %v", err)
 		}
 		// Go offers every TLS 1.3 suite and lets no one choose: the
 		// connection is refused after the handshake instead.
 		cfg.VerifyConnection = func(st tls.ConnectionState) error {
 			if st.Version == tls.VersionTLS13 && !allowed[st.CipherSuite] {
-				return fmt.Errorf("the server chose %s, which --tls-ciphersuites leaves out (Go offers every TLS 1.3 suite: restrict them on the server)", tls.CipherSuiteName(st.CipherSuite))
+				return usage.Option("", "the server chose %s, which {tls-ciphersuites} leaves out (Go offers every TLS 1.3 suite: restrict them on the server)", tls.CipherSuiteName(st.CipherSuite))
 			}
 			return nil
 		}
@@ -132,7 +132,7 @@ type TLSServerFiles struct {
 func (f TLSServerFiles) Config() (*tls.Config, error) {
 	switch {
 	case (f.Cert != "") != (f.Key != ""):
-		return nil, usage.Errorf("--tls-cert and --tls-key go together: give both")
+		return nil, usage.Flagf("tls-cert", "{tls-cert} and {tls-key} go together: give both")
 	case f.Cert == "":
 		return nil, nil
 	}
@@ -155,7 +155,7 @@ func (f TLSServerFiles) Trusted(client *tls.Config) (*tls.Config, error) {
 	var pair tls.Certificate
 	switch {
 	case (f.Cert != "") != (f.Key != ""):
-		return nil, usage.Errorf("--tls-cert and --tls-key go together: give both")
+		return nil, usage.Flagf("tls-cert", "{tls-cert} and {tls-key} go together: give both")
 	case f.Cert != "":
 		var err error
 		if pair, err = f.load(); err != nil {
@@ -172,7 +172,7 @@ func (f TLSServerFiles) Trusted(client *tls.Config) (*tls.Config, error) {
 	}
 	leaf, err := x509.ParseCertificate(pair.Certificate[0])
 	if err != nil {
-		return nil, usage.Errorf("--tls-cert %s: %v", f.Cert, err)
+		return nil, usage.Flagf("tls-cert", "{tls-cert} %s: %v", f.Cert, err)
 	}
 	if client.RootCAs == nil {
 		client.RootCAs = x509.NewCertPool()
@@ -187,7 +187,7 @@ func (f TLSServerFiles) load() (tls.Certificate, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return loadKeyPair(ctx, "--tls-cert", f.Cert, "--tls-key", f.Key)
+	return loadKeyPair(ctx, "tls-cert", f.Cert, "tls-key", f.Key)
 }
 
 // loadKeyPair is tls.LoadX509KeyPair with each file read up to
@@ -195,15 +195,15 @@ func (f TLSServerFiles) load() (tls.Certificate, error) {
 func loadKeyPair(ctx context.Context, certFlag, cert, keyFlag, key string) (tls.Certificate, error) {
 	certPEM, err := readTLSFile(ctx, cert)
 	if err != nil {
-		return tls.Certificate{}, usage.Errorf("%s %s: %v", certFlag, cert, err)
+		return tls.Certificate{}, usage.Flagf(certFlag, "%v %s: %v", usage.Name(certFlag), cert, err)
 	}
 	keyPEM, err := readTLSFile(ctx, key)
 	if err != nil {
-		return tls.Certificate{}, usage.Errorf("%s %s: %v", keyFlag, key, err)
+		return tls.Certificate{}, usage.Flagf(keyFlag, "%v %s: %v", usage.Name(keyFlag), key, err)
 	}
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		return pair, usage.Errorf("%s %s %s %s: %v", certFlag, cert, keyFlag, key, err)
+		return pair, usage.Flagf(certFlag, "%v %s %v %s: %v", usage.Name(certFlag), cert, usage.Name(keyFlag), key, err)
 	}
 	return pair, nil
 }
@@ -356,7 +356,7 @@ func parseCiphers(s string) ([]uint16, error) {
 		case ok:
 			ids = append(ids, id)
 		case suites13[name] != 0:
-			return nil, fmt.Errorf("%s is a TLS 1.3 suite: give it with --tls-ciphersuites", name)
+			return nil, usage.Option("", "%s is a TLS 1.3 suite: give it with {tls-ciphersuites}", name)
 		default:
 			return nil, fmt.Errorf("unknown or unsupported cipher %q (Go's crypto/tls implements: %s)", name, strings.Join(knownCiphers(), ":"))
 		}

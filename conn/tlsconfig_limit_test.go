@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/certs"
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 // bigFile makes a sparse file of size bytes: on disk it costs nothing,
@@ -29,7 +30,7 @@ func bigFile(t *testing.T, dir string, size int64) string {
 // TestTLSFilesAreCapped: --cacert, --cert, --key (and the files of
 // --cacertdir, and the server's --tls-cert and --tls-key) are read up to
 // MaxTLSFileSize, like --commands: /dev/zero or a huge file is an error
-// after the limit, not gigabytes read (issue 22).
+// after the limit, not gigabytes read.
 func TestTLSFilesAreCapped(t *testing.T) {
 	dir := t.TempDir()
 	files, err := certs.Write(dir, "127.0.0.1")
@@ -53,22 +54,22 @@ func TestTLSFilesAreCapped(t *testing.T) {
 			{TLSFiles{Cert: files.ClientCert, Key: p}, "--key " + p + ": "},
 		} {
 			_, err := tc.f.Client(t.Context(), "h")
-			if err == nil || !usage.Is(err) || !strings.HasPrefix(err.Error(), tc.want) || !strings.Contains(err.Error(), limit) {
+			if err == nil || !usage.Is(err) || !strings.HasPrefix(usagetest.CLI(err), tc.want) || !strings.Contains(usagetest.CLI(err), limit) {
 				t.Errorf("%+v: %v; want a usage error %q…%q", tc.f, err, tc.want, limit)
 			}
 		}
 		for _, f := range []TLSServerFiles{{Cert: p, Key: files.ServerKey}, {Cert: files.ServerCert, Key: p}} {
-			if _, err := f.Config(); err == nil || !usage.Is(err) || !strings.Contains(err.Error(), limit) {
+			if _, err := f.Config(); err == nil || !usage.Is(err) || !strings.Contains(usagetest.CLI(err), limit) {
 				t.Errorf("%+v: %v; want a usage error %q", f, err, limit)
 			}
 		}
 	}
-	if _, err := (TLSFiles{CACertDir: bigDir}).Client(t.Context(), "h"); err == nil || !strings.Contains(err.Error(), "big.pem: "+limit) {
+	if _, err := (TLSFiles{CACertDir: bigDir}).Client(t.Context(), "h"); err == nil || !strings.Contains(usagetest.CLI(err), "big.pem: "+limit) {
 		t.Errorf("--cacertdir with a big file: %v", err)
 	}
 	// At the limit is still read.
 	ok := bigFile(t, t.TempDir(), MaxTLSFileSize)
-	if _, err := (TLSFiles{CACert: ok}).Client(t.Context(), "h"); err == nil || !strings.HasSuffix(err.Error(), "no PEM certificate in it") {
+	if _, err := (TLSFiles{CACert: ok}).Client(t.Context(), "h"); err == nil || !strings.HasSuffix(usagetest.CLI(err), "no PEM certificate in it") {
 		t.Errorf("a file at the limit: %v", err)
 	}
 }

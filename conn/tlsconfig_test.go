@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/certs"
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 // TestOpenSSLCipherNames: every OpenSSL name maps to a suite Go knows by
@@ -77,7 +78,7 @@ func TestTLSFilesClient(t *testing.T) {
 		t.Errorf("client config %+v", cfg)
 	}
 	if err := cfg.VerifyConnection(tls.ConnectionState{Version: tls.VersionTLS13, CipherSuite: tls.TLS_AES_256_GCM_SHA384}); err == nil ||
-		!strings.Contains(err.Error(), "the server chose TLS_AES_256_GCM_SHA384, which --tls-ciphersuites leaves out") {
+		!strings.Contains(usagetest.CLI(err), "the server chose TLS_AES_256_GCM_SHA384, which --tls-ciphersuites leaves out") {
 		t.Errorf("a suite left out: %v", err)
 	}
 	if err := cfg.VerifyConnection(tls.ConnectionState{Version: tls.VersionTLS13, CipherSuite: tls.TLS_AES_128_GCM_SHA256}); err != nil {
@@ -109,7 +110,7 @@ func TestTLSFilesClient(t *testing.T) {
 		{TLSFiles{Suites13: ","}, "h", "--tls-ciphersuites: no suite named"},
 	} {
 		_, err := tc.f.Client(t.Context(), tc.host)
-		if err == nil || !usage.Is(err) || !strings.HasPrefix(err.Error(), tc.want) {
+		if err == nil || !usage.Is(err) || !strings.HasPrefix(usagetest.CLI(err), tc.want) {
 			t.Errorf("%+v: %v (usage %v), want %q", tc.f, err, usage.Is(err), tc.want)
 		}
 	}
@@ -130,15 +131,15 @@ func TestTLSServerFiles(t *testing.T) {
 		t.Errorf("files: %+v, %v", cfg, err)
 	}
 	for _, f := range []TLSServerFiles{{Cert: files.ServerCert}, {Key: files.ServerKey}} {
-		if _, err := f.Config(); err == nil || !usage.Is(err) || err.Error() != "--tls-cert and --tls-key go together: give both" {
+		if _, err := f.Config(); err == nil || !usage.Is(err) || usagetest.CLI(err) != "--tls-cert and --tls-key go together: give both" {
 			t.Errorf("%+v: Config: %v", f, err)
 		}
-		if _, err := f.Trusted(&tls.Config{}); err == nil || !usage.Is(err) || err.Error() != "--tls-cert and --tls-key go together: give both" {
+		if _, err := f.Trusted(&tls.Config{}); err == nil || !usage.Is(err) || usagetest.CLI(err) != "--tls-cert and --tls-key go together: give both" {
 			t.Errorf("%+v: Trusted: %v", f, err)
 		}
 	}
 	bad := TLSServerFiles{Cert: files.ServerCert, Key: files.ClientKey}
-	if _, err := bad.Config(); err == nil || !usage.Is(err) || !strings.HasPrefix(err.Error(), "--tls-cert "+files.ServerCert+" --tls-key "+files.ClientKey+": ") {
+	if _, err := bad.Config(); err == nil || !usage.Is(err) || !strings.HasPrefix(usagetest.CLI(err), "--tls-cert "+files.ServerCert+" --tls-key "+files.ClientKey+": ") {
 		t.Errorf("mismatched key: %v", err)
 	}
 	if cfg, err := (TLSServerFiles{}).Trusted(nil); cfg != nil || err != nil {

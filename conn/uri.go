@@ -18,7 +18,7 @@ func (o *Options) ApplyURI(s string) (host string, rediss bool, err error) {
 	u, perr := url.Parse(s)
 	if perr != nil || u.Host == "" {
 		// Not echoed: it may hold a password.
-		return "", false, usage.Errorf("-u: want redis[s]://[user:password@]host[:port][/db]")
+		return "", false, usage.Flagf("u", "{u}: want redis[s]://[user:password@]host[:port][/db]")
 	}
 	shown := u.Redacted() // never echo the password
 	switch u.Scheme {
@@ -26,14 +26,14 @@ func (o *Options) ApplyURI(s string) (host string, rediss bool, err error) {
 	case "rediss":
 		rediss = true
 	default:
-		return "", false, usage.Errorf("-u %q: want the redis:// or rediss:// (TLS) scheme", shown)
+		return "", false, usage.Flagf("u", "{u} %q: want the redis:// or rediss:// (TLS) scheme", shown)
 	}
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
 		port = "6379"
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return "", false, usage.Errorf("-u %q: want a port between 1 and 65535", shown)
+		return "", false, usage.Flagf("u", "{u} %q: want a port between 1 and 65535", shown)
 	}
 	o.Network, o.Addr = "tcp", net.JoinHostPort(host, port)
 	if u.User != nil {
@@ -46,7 +46,7 @@ func (o *Options) ApplyURI(s string) (host string, rediss bool, err error) {
 	if db := strings.Trim(u.Path, "/"); db != "" {
 		n, err := strconv.Atoi(db)
 		if err != nil || n < 0 {
-			return "", false, usage.Errorf("-u %q: bad database number %q", shown, db)
+			return "", false, usage.Flagf("u", "{u} %q: bad database number %q", shown, db)
 		}
 		o.DB = n
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 func TestApplyURI(t *testing.T) {
@@ -33,7 +34,7 @@ func TestApplyURI(t *testing.T) {
 	} {
 		var o Options
 		_, _, err := o.ApplyURI(tc.uri)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "SECRET") || !usage.Is(err) {
+		if err == nil || !strings.Contains(usagetest.CLI(err), tc.want) || strings.Contains(usagetest.CLI(err), "SECRET") || !usage.Is(err) {
 			t.Errorf("%s: %v, want a usage error with %q and no password", tc.uri, err, tc.want)
 		}
 	}

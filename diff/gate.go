@@ -35,14 +35,14 @@ type clause struct {
 func ParseGate(s string) (Gate, error) {
 	g := Gate{spec: strings.TrimSpace(s)}
 	if g.spec == "" {
-		return g, usage.Errorf("--max-regression %q: want clauses such as p99:10%%,throughput:5%%,errors:0.1%%", s)
+		return g, usage.Flagf("max-regression", "{max-regression} %q: want clauses such as p99:10%%,throughput:5%%,errors:0.1%%", s)
 	}
 	seen := map[string]bool{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		name, allow, ok := strings.Cut(part, ":")
 		if !ok {
-			return g, usage.Errorf("--max-regression %q: %q is not FIGURE:ALLOWANCE (p99:10%%)", s, part)
+			return g, usage.Flagf("max-regression", "{max-regression} %q: %q is not FIGURE:ALLOWANCE (p99:10%%)", s, part)
 		}
 		name, allow = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(allow)
 		var f spec
@@ -54,20 +54,20 @@ func ParseGate(s string) (Gate, error) {
 		case strings.HasPrefix(name, "p"):
 			q, err := strconv.ParseFloat(name[1:], 64)
 			if err != nil || !(q > 0 && q < 100) {
-				return g, usage.Errorf("--max-regression %q: %q is not a percentile above p0 and below p100", s, name)
+				return g, usage.Flagf("max-regression", "{max-regression} %q: %q is not a percentile above p0 and below p100", s, name)
 			}
 			f = spec{kind: latency, q: q}
 		default:
-			return g, usage.Errorf("--max-regression %q: unknown figure %q (want a percentile such as p99, throughput or errors)", s, name)
+			return g, usage.Flagf("max-regression", "{max-regression} %q: unknown figure %q (want a percentile such as p99, throughput or errors)", s, name)
 		}
 		if seen[f.name()] {
-			return g, usage.Errorf("--max-regression %q: %s given twice", s, f.name())
+			return g, usage.Flagf("max-regression", "{max-regression} %q: %s given twice", s, f.name())
 		}
 		seen[f.name()] = true
 		num, isPct := strings.CutSuffix(allow, "%")
 		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 		if !isPct || err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return g, usage.Errorf("--max-regression %q: allowance %q of %s: want a percentage such as 10%%", s, allow, f.name())
+			return g, usage.Flagf("max-regression", "{max-regression} %q: allowance %q of %s: want a percentage such as 10%%", s, allow, f.name())
 		}
 		c := clause{text: f.name() + ":" + allow, f: f, allow: v}
 		if f.kind != errorRate {

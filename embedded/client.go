@@ -23,9 +23,32 @@ type client struct {
 	// mark, when set, is when the previous command of the chunk ended:
 	// the next one starts there, which saves a clock reading per command.
 	mark int64
+	// cn is the client's connection; box its outbox once it subscribed,
+	// touched the outboxes its batch delivered to (pubsub.go).
+	cn      *connection
+	box     *outbox
+	touched []*outbox
+	// A read blocked on streams (stream_groups.go): the keys it waits on
+	// (nil: not blocked), until when (-1 forever, 0 not yet blocked),
+	// XREAD's starting IDs, and what wakes it.
+	block      [][]byte
+	blockUntil int64
+	blockFrom  []streamID
+	wake       chan struct{}
 }
 
 func cmdPing(c *client, a [][]byte) {
+	if c.proto == 2 && c.box != nil && c.box.count() > 0 {
+		// Subscribed, RESP2: PING answers as a push would.
+		c.array(2)
+		c.bulkString("pong")
+		if len(a) > 1 {
+			c.bulk(a[1])
+		} else {
+			c.bulkString("")
+		}
+		return
+	}
 	switch len(a) {
 	case 1:
 		c.simple("PONG")

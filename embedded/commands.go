@@ -59,9 +59,9 @@ var commandBuckets [maxNameLen + 1][26][]int
 // commandUpper are the names of commandTable in upper case, to match.
 var commandUpper []string
 
-// maxNameLen is the longest command name in the table (SISMEMBER): longer
-// names are unknown without a lookup.
-const maxNameLen = 9
+// maxNameLen is the longest command name in the table (PUNSUBSCRIBE):
+// longer names are unknown without a lookup.
+const maxNameLen = 12
 
 // findCommand returns the index in commandTable of the command called
 // name, in any case.
@@ -141,6 +141,24 @@ func init() {
 		{"zscore", 3, r | fast, 1, 1, 1, cmdZScore},
 		{"xadd", -5, w | oom | fast, 1, 1, 1, cmdXAdd},
 		{"xlen", 2, r | fast, 1, 1, 1, cmdLen('x')},
+		{"xrange", -4, r, 1, 1, 1, cmdXRange},
+		{"xdel", -3, w | fast, 1, 1, 1, cmdXDel},
+		{"xtrim", -4, w, 1, 1, 1, cmdXTrim},
+		{"xread", -4, r, 0, 0, 0, cmdXRead},
+		{"xreadgroup", -7, w, 0, 0, 0, cmdXReadGroup},
+		{"xack", -4, w | fast, 1, 1, 1, cmdXAck},
+		{"xpending", -3, r, 1, 1, 1, cmdXPending},
+		{"xgroup", -2, w, 2, 2, 1, cmdXGroup},
+		{"xinfo", -2, r, 2, 2, 1, cmdXInfo},
+		{"subscribe", -2, 0, 0, 0, 0, subscribe(' ', "subscribe")},
+		{"psubscribe", -2, 0, 0, 0, 0, subscribe('p', "psubscribe")},
+		{"ssubscribe", -2, 0, 1, -1, 1, subscribe('s', "ssubscribe")},
+		{"unsubscribe", -1, 0, 0, 0, 0, unsubscribe(' ', "unsubscribe")},
+		{"punsubscribe", -1, 0, 0, 0, 0, unsubscribe('p', "punsubscribe")},
+		{"sunsubscribe", -1, 0, 1, -1, 1, unsubscribe('s', "sunsubscribe")},
+		{"publish", 3, fast, 0, 0, 0, publish(false)},
+		{"spublish", 3, fast, 1, 1, 1, publish(true)},
+		{"pubsub", -2, 0, 0, 0, 0, cmdPubsub},
 	}
 	commandUpper = make([]string, len(commandTable))
 	for i, cmd := range commandTable {
@@ -167,6 +185,9 @@ func (c *client) exec(args [][]byte) {
 		c.errorRaw(errNoAuth)
 		return
 	}
+	if !c.subscribedOK(args[0]) {
+		return
+	}
 	if cmd.flags&flagDenyOOM != 0 && c.srv.used > c.srv.cfg.MaxMemory {
 		c.errorRaw(errOOM)
 		return
@@ -176,6 +197,9 @@ func (c *client) exec(args [][]byte) {
 		start = clock.Now()
 	}
 	cmd.run(c, args)
+	if c.block != nil {
+		return // it waits: counted once it answers
+	}
 	end := clock.Now()
 	// Counted once done, as Redis does: INFO does not count itself.
 	c.ran, c.took = i, end-start

@@ -61,6 +61,9 @@ type connection struct {
 	charged int64 // bytes charged to srv.clientMem
 	timer   *time.Timer
 	started bool // a command has been executed (see isSetup)
+	// unread: input arrived while a read was blocked (awaitBlock): parse
+	// it before reading more.
+	unread bool
 	// ran and delays are a chunk's commands as executed and the delays
 	// drawn for them (see exec).
 	ran    []ran
@@ -87,7 +90,9 @@ func (s *Server) serve(nc net.Conn) {
 		rw = tls.Server(nc, s.cfg.TLS)
 	}
 	cn := &connection{srv: s, nc: rw, cl: client{srv: s, proto: 2, noauth: s.cfg.Password != ""}, buf: make([]byte, baseInput)}
+	cn.cl.cn, cn.cl.wake = cn, make(chan struct{}, 1)
 	defer func() {
+		s.endPubsub(&cn.cl)
 		if cn.timer != nil {
 			cn.timer.Stop()
 		}
@@ -100,7 +105,7 @@ func (s *Server) serve(nc net.Conn) {
 	}()
 	more := false // the last parse stopped at maxBatch with input left
 	for {
-		if !more {
+		if !more && !cn.unread {
 			if err := cn.makeRoom(); err != nil {
 				cn.refuse(err)
 				return
@@ -113,6 +118,7 @@ func (s *Server) serve(nc net.Conn) {
 		}
 		now := clock.Now()
 		var perr error
+		cn.unread = false
 		more, perr = cn.parse()
 		if len(cn.cmds) > 0 && !cn.exec(now) {
 			return
@@ -232,6 +238,10 @@ func (cn *connection) exec(now int64) bool {
 				continue
 			}
 			cl.exec(args)
+			if cl.block != nil {
+				j-- // blocked (XREADGROUP BLOCK): run it again once woken
+				break
+			}
 			cn.ran = append(cn.ran, ran{idx: cl.ran, took: cl.took})
 		}
 		cl.mark = 0
@@ -250,19 +260,31 @@ func (cn *connection) exec(now int64) bool {
 			}
 		}
 		cn.ran = cn.ran[:0]
+		cl.flushToBox(done)
 		s.mu.Unlock()
 		s.processed.Add(uint64(j - i))
 		i = j
 		if cap(cl.out) > s.cfg.MaxOutputBuffer || !cn.charge(cap(cn.buf)) {
 			return false // like Redis, no reply: the client is not reading them
 		}
-		if done > now && !s.sleepUntil(done, &cn.timer) {
-			return false
+		if len(cl.out) > 0 { // empty: a subscribed connection's, gone to its outbox
+			if done > now && !s.sleepUntil(done, &cn.timer) {
+				return false
+			}
+			if _, err := cn.nc.Write(cl.out); err != nil {
+				return false
+			}
 		}
-		if _, err := cn.nc.Write(cl.out); err != nil || cl.quit {
+		if cl.quit {
 			return false
 		}
 		cl.out = cl.out[:0]
+		if cl.block != nil {
+			if !cn.awaitBlock() {
+				return false
+			}
+			now = clock.Now() // the read runs again now, stalls and all
+		}
 	}
 	return true
 }

@@ -1,11 +1,12 @@
 package embedded
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // Faults make the embedded server misbehave on purpose.
@@ -27,15 +28,15 @@ type Faults struct {
 func (f Faults) Validate() error {
 	switch {
 	case f.Stall < 0 || f.Every < 0:
-		return errors.New("--stall and --every must not be negative")
+		return usage.Option("stall", "{stall} and {every} must not be negative")
 	case f.Stall > 0 && f.Every == 0:
-		return errors.New("--stall needs --every (how often the server stalls)")
+		return usage.Option("stall", "{stall} needs {every} (how often the server stalls)")
 	case f.Every > 0 && f.Stall == 0:
-		return errors.New("--every needs --stall (how long each stall lasts)")
+		return usage.Option("every", "{every} needs {stall} (how long each stall lasts)")
 	case f.Stall > 0 && f.Stall >= f.Every:
-		return fmt.Errorf("--stall %v must be shorter than --every %v", f.Stall, f.Every)
+		return usage.Option("stall", "{stall} %v must be shorter than {every} %v", f.Stall, f.Every)
 	case f.ErrorRate < 0 || f.ErrorRate > 1 || math.IsNaN(f.ErrorRate):
-		return fmt.Errorf("--error-rate %v: want a fraction from 0 to 1", f.ErrorRate)
+		return usage.Option("error-rate", "{error-rate} %v: want a fraction from 0 to 1", f.ErrorRate)
 	}
 	return nil
 }
@@ -80,7 +81,7 @@ type Delay struct {
 // ParseDelay reads "200us" (fixed), "exp:200us" (exponential, mean 200 µs)
 // or "uniform:100us-300us".
 func ParseDelay(s string) (Delay, error) {
-	bad := fmt.Errorf("--delay %q: want a duration (200us), exp:MEAN or uniform:MIN-MAX", s)
+	bad := usage.Option("delay", "{delay} %q: want a duration (200us), exp:MEAN or uniform:MIN-MAX", s)
 	kind, arg, hasKind := strings.Cut(s, ":")
 	if !hasKind {
 		d, err := time.ParseDuration(s)

@@ -15,6 +15,8 @@ func FuzzServerInput(f *testing.F) {
 		"*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n", "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$1\r\n[\r\n",
 		"RPUSH l a b c\r\nLPOP l 2\r\nSADD s x y\r\nSPOP s 1\r\nHSET h f v f w\r\nZADD z 1 a 2 a 3 b\r\nZPOPMIN z 5\r\nDEL l s h z\r\n",
 		"SET k 1\r\nINCRBY k 9223372036854775806\r\nAPPEND k x\r\nGETSET k v\r\nMSET a 1 b 2\r\nFLUSHDB\r\nCOMMAND INFO get nosuch\r\n",
+		"XADD s MAXLEN ~ 2 * f v\r\nXGROUP CREATE s g 0\r\nXREADGROUP GROUP g c COUNT 1 STREAMS s >\r\nXACK s g 0-1\r\nXPENDING s g\r\nXPENDING s g - + 10\r\nXINFO STREAM s\r\nXINFO GROUPS s\r\nXRANGE s - +\r\nXREAD STREAMS s 0\r\n",
+		"SUBSCRIBE a b\r\nPSUBSCRIBE a*\r\nPUBLISH a m\r\nPING\r\nGET k\r\nUNSUBSCRIBE\r\nPUNSUBSCRIBE x\r\nSPUBLISH s m\r\nPUBSUB NUMSUB a\r\n",
 	} {
 		f.Add([]byte(s))
 	}

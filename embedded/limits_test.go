@@ -36,7 +36,7 @@ func peakHeapGrowth(base int64, d time.Duration) int64 {
 // memory under clients that fill the buffers was measured at up to about
 // four times the cap plus the runtime (the collector's headroom, the copies
 // a doubling buffer leaves, pages returned late): the default keeps that
-// under the 256 MB bound of issue 9, which bench/bounds measures
+// under the 256 MB bound, which bench/bounds measures
 // (serve-30x60MB-sets: 735 MB with a 256 MiB cap, up to 270 MB with 64 MiB).
 func TestDefaultClientMemoryLeavesRoomForTheCollector(t *testing.T) {
 	const bound, runtimeBase, factor = 256 << 20, 32 << 20, 4

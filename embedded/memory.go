@@ -32,6 +32,8 @@ func (o *object) footprint() int64 {
 		return o.bytes + hashEntry*int64(len(o.hash))
 	case 'z':
 		return o.bytes + zsetEntry*int64(len(o.zset.score)) + zsetHeapSlot*int64(len(o.zset.h))
+	case 'x':
+		return o.bytes // entries, each with its overhead (entryBytes)
 	}
 	return 0
 }
@@ -56,6 +58,10 @@ func (o *object) recount() int64 {
 	case 'z':
 		for m := range o.zset.score {
 			n += int64(len(m))
+		}
+	case 'x':
+		for _, e := range o.stream.live() {
+			n += entryBytes(e)
 		}
 	}
 	return n

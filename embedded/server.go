@@ -50,8 +50,8 @@ const (
 	// behind, and freed pages return to the system late. With 30 clients
 	// sending unfinished 60 MB SETs, pacer serve peaked at 735 MB resident
 	// with a 256 MiB cap, 186-270 MB with 64 MiB and 143-171 MB with
-	// 48 MiB (bench/bounds serve-30x60MB-sets), under the 256 MB bound of
-	// issue 9. A command that needs more than the cap is refused.
+	// 48 MiB (bench/bounds serve-30x60MB-sets), under the 256 MB that a
+	// server with default flags may take. A command that needs more than the cap is refused.
 	DefaultMaxClientMemory = 48 << 20
 	// DefaultMaxMemory bounds the dataset (maxmemory): enough for the
 	// keyspaces of the README's examples, little enough not to exhaust a
@@ -100,6 +100,11 @@ type Config struct {
 	// TLS, when set, makes the server speak TLS only (it needs a
 	// certificate). The TLS handshake happens on a connection's first read.
 	TLS *tls.Config
+	// MaxPubsubBuffer bounds a subscriber's deliveries not yet written
+	// (Redis's client-output-buffer-limit pubsub, hard limit): a
+	// subscriber that does not read fast enough is disconnected when its
+	// pending output would exceed it. Default DefaultMaxPubsubBuffer.
+	MaxPubsubBuffer int
 }
 
 // withDefaults fills in zero limits.
@@ -116,6 +121,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxClientMemory == 0 {
 		c.MaxClientMemory = DefaultMaxClientMemory
 	}
+	if c.MaxPubsubBuffer == 0 {
+		c.MaxPubsubBuffer = DefaultMaxPubsubBuffer
+	}
 	switch {
 	case c.MaxMemory == 0:
 		c.MaxMemory = DefaultMaxMemory
@@ -127,7 +135,7 @@ func (c Config) withDefaults() Config {
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
-	if c.MaxQueryBuffer < 0 || c.MaxOutputBuffer < 0 || c.MaxClientMemory < 0 {
+	if c.MaxQueryBuffer < 0 || c.MaxOutputBuffer < 0 || c.MaxClientMemory < 0 || c.MaxPubsubBuffer < 0 {
 		return errors.New("embedded target: buffer limits must not be negative")
 	}
 	if c.TLS != nil && len(c.TLS.Certificates) == 0 && c.TLS.GetCertificate == nil && c.TLS.GetConfigForClient == nil {
@@ -150,6 +158,11 @@ type Server struct {
 	rng       *rand.Rand
 	stats     []cmdStats // per command of commandTable
 	processed atomic.Uint64
+	// pubsub holds the subscriptions; scratch encodes deliveries.
+	pubsub  registry
+	scratch client
+	// waiters are the clients blocked on each stream key.
+	waiters map[string]map[*client]struct{}
 
 	clientMem atomic.Int64 // bytes of connection buffers charged beyond their base
 

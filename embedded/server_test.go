@@ -33,7 +33,7 @@ func TestMustStart(t *testing.T) {
 	s.Close()
 	defer func() {
 		r := recover()
-		if msg, _ := r.(string); !strings.Contains(msg, "--error-rate 2") {
+		if msg, _ := r.(string); !strings.Contains(msg, "ErrorRate 2") {
 			t.Fatalf("MustStart with an invalid Config panicked with %v, want Validate's error", r)
 		}
 	}()
@@ -89,7 +89,7 @@ func (s *session) reply() string {
 				}
 				b.Write(buf)
 			}
-		case '*', '%':
+		case '*', '%', '>':
 			fmt.Sscanf(line[1:], "%d", &n)
 			if line[0] == '%' {
 				n *= 2

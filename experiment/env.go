@@ -10,7 +10,7 @@
 //
 // It and its subpackages sit above the drivers (scheduler) and, for the
 // subpackages' judging, the report; they get their connections and the
-// server's side from a target.Target. Only the command (cmd/pacer) is
+// server's side from a endpoint.Target. Only the command (cmd/pacer) is
 // above them. An experiment never prints: it shows its runs through the
 // Env's hooks, and returns results (and, in the subpackages, judged
 // report tests).
@@ -20,17 +20,18 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Env is what an experiment needs from the program around it.
 type Env struct {
-	Target *target.Target
+	Target *endpoint.Target
 	// Server asks the server for its side of each test; nil: not asked.
-	Server *target.Server
+	Server *endpoint.Server
 	// Place is the shard this process sends and the tests' planned
 	// starts; nil: the whole timeline, each test at once.
 	Place *scheduler.Placement
@@ -53,6 +54,10 @@ type Env struct {
 	// HiccupInterval is every run's host hiccup meter interval, as the
 	// scheduler's configurations take it (0: the default, negative: off).
 	HiccupInterval time.Duration
+	// WatchMessages shows a pubsub or stream run's deliveries live (the
+	// metrics) under its test's name and mode; it returns what stops
+	// showing them. Nil: not shown.
+	WatchMessages func(test, mode string, m *messages.Meter) (end func())
 
 	// serverProc is the target's process on this host, found once
 	// (ServerProcess); procLooked says it was looked for.
@@ -98,7 +103,7 @@ func (e *Env) ServerProcess() *host.ServerProcess {
 // embedded target), as `pacer run --embedded` sets it up, minus the
 // server's side and the live view.
 func InProcessEnv(addr string) *Env {
-	return &Env{Target: &target.Target{Options: conn.Options{Addr: addr, Now: scheduler.Now}}, InProcess: true}
+	return &Env{Target: &endpoint.Target{Options: conn.Options{Addr: addr, Now: scheduler.Now}}, InProcess: true}
 }
 
 // Command is a test that sends one command again and again, as `pacer run

@@ -8,10 +8,10 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // An Env runs what a command runs, for any Go program: here a prefill of
@@ -21,11 +21,11 @@ func ExampleEnv() {
 	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	ctx := context.Background()
-	tgt := &target.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}}
+	tgt := &endpoint.Target{Options: conn.Options{Addr: srv.Addr(), Now: scheduler.Now}}
 	env := &experiment.Env{
 		Target:    tgt,
-		Server:    target.AskServer(ctx, tgt.Options, nil, nil), // the server's side of each run
-		InProcess: true,                                         // the embedded target shares pacer's process
+		Server:    endpoint.AskServer(ctx, tgt.Options, nil, nil), // the server's side of each run
+		InProcess: true,                                           // the embedded target shares pacer's process
 	}
 
 	const keys = 1000

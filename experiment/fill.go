@@ -62,14 +62,14 @@ func FillTemplate(given string, set, cluster bool) string {
 func FillRecipe(template string, keys uint64, sizes scenarios.Sizes) (*scenarios.Recipe, error) {
 	custom, err := scenarios.ParseCustom(template)
 	if err != nil {
-		return nil, usage.Errorf("--command: %v", err)
+		return nil, usage.Flagf("command", "{command}: %v", err)
 	}
 	if !strings.Contains(strings.Join(custom.Args, " "), scenarios.KeyPlaceholder) {
-		return nil, usage.Errorf("--command %q has no %s: every key would be the same", template, scenarios.KeyPlaceholder)
+		return nil, usage.Flagf("command", "{command} %q has no %s: every key would be the same", template, scenarios.KeyPlaceholder)
 	}
 	r, err := scenarios.BuildRecipe("", []scenarios.Custom{custom}, scenarios.Options{Sizes: sizes, Keyspace: keys})
 	if err != nil {
-		return nil, usage.Errorf("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	return r, nil
 }
@@ -166,7 +166,7 @@ func (f *Fill) Run(ctx context.Context) (*scheduler.Result, *serverinfo.Stats, e
 		st = since()
 	}
 	if buildErr != nil {
-		return nil, nil, usage.Errorf("%v", buildErr)
+		return nil, nil, usage.Errorf("%w", buildErr)
 	}
 	return res, st, err
 }

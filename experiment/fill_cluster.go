@@ -9,11 +9,11 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // fillPlan is fill --cluster's work: each primary writes its own keys
@@ -52,18 +52,18 @@ func (p *fillPlan) nodes() []scheduler.Node {
 
 // planFill finds where each of the n keys goes, by running the fill's own
 // key sequence once.
-func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe, n, seed uint64) (*fillPlan, error) {
-	keys, err := target.ClusterKeys(ctx, tgt.Options, recipe)
+func planFill(ctx context.Context, tgt *endpoint.Target, recipe *scenarios.Recipe, n, seed uint64) (*fillPlan, error) {
+	keys, err := endpoint.ClusterKeys(ctx, tgt.Options, recipe)
 	if err != nil {
 		return nil, err
 	}
 	specs := keys.Specs
 	args := recipe.Args()[0]
 	if specs[0].First <= 0 || specs[0].First >= len(args) {
-		return nil, usage.Errorf("fill --cluster: --command %q has no key", strings.Join(args, " "))
+		return nil, usage.Flagf("command", "fill {cluster}: {command} %q has no key", strings.Join(args, " "))
 	}
 	if strings.Contains(args[specs[0].First], scenarios.RandPlaceholder) {
-		return nil, usage.Errorf("fill --cluster: the key %q holds %s: use %s", args[specs[0].First], scenarios.RandPlaceholder, scenarios.KeyPlaceholder)
+		return nil, usage.Flagf("", "fill {cluster}: the key %q holds %s: use %s", args[specs[0].First], scenarios.RandPlaceholder, scenarios.KeyPlaceholder)
 	}
 	top, err := tgt.Discover(ctx)
 	if err != nil {
@@ -72,19 +72,19 @@ func planFill(ctx context.Context, tgt *target.Target, recipe *scenarios.Recipe,
 	p := &fillPlan{top: top, spec: specs[0], tagged: keys.Tagged[0], count: make([]uint64, len(top.Primaries))}
 	m, err := recipe.Build()
 	if err != nil {
-		return nil, usage.Errorf("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	s := scenarios.NewMixStream(m, seed, scenarios.NewSequential(n))
 	for range n {
 		cmd, _ := s.Next()
 		slot, ok := p.slot(cmd)
 		if !ok {
-			return nil, fmt.Errorf("fill --cluster: cannot find the key in %q", cmd)
+			return nil, usage.Option("", "fill {cluster}: cannot find the key in %q", cmd)
 		}
 		o := top.Owner(slot)
 		if o < 0 {
 			key, _ := conn.Arg(cmd, p.spec.First)
-			return nil, fmt.Errorf("fill --cluster: slot %d of %s has no primary", slot, key)
+			return nil, usage.Option("", "fill {cluster}: slot %d of %s has no primary", slot, key)
 		}
 		p.count[o]++
 	}

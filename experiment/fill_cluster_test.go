@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // infoField reads one field of a server's INFO section.
@@ -44,8 +44,8 @@ func TestFillClusterIsReadBack(t *testing.T) {
 	c := redistest.StartCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tgt := &target.Target{Options: conn.Options{Network: "tcp", Addr: c.Addr()}, Cluster: true}
-	e := &Env{Target: tgt, Server: target.AskServer(ctx, tgt.Options, nil, nil)}
+	tgt := &endpoint.Target{Options: conn.Options{Network: "tcp", Addr: c.Addr()}, Cluster: true}
+	e := &Env{Target: tgt, Server: endpoint.AskServer(ctx, tgt.Options, nil, nil)}
 	const n = 2000
 	res, st, err := e.Fill(ctx, FillConfig{Recipe: fillRecipe(t, FillTemplate("", false, true), n), Keys: n, Seed: 1, Conns: 2, Pipeline: 16})
 	if err != nil {
@@ -75,7 +75,7 @@ func TestFillClusterIsReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := target.ClusterKeys(ctx, tgt.Options, recipe)
+	keys, err := endpoint.ClusterKeys(ctx, tgt.Options, recipe)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -17,7 +18,7 @@ func TestFillRecipe(t *testing.T) {
 		"SET k v":          `--command "SET k v" has no __key__`,
 		`SET "k:__key__ v`: "--command: ",
 	} {
-		if _, err := FillRecipe(tmpl, 10, scenarios.FixedSize(3)); err == nil || !strings.Contains(err.Error(), want) || !usage.Is(err) {
+		if _, err := FillRecipe(tmpl, 10, scenarios.FixedSize(3)); err == nil || !strings.Contains(usagetest.CLI(err), want) || !usage.Is(err) {
 			t.Errorf("%q: %v, want a usage error with %q", tmpl, err, want)
 		}
 	}

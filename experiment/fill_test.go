@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // fillRecipe is the fill's one command for n keys.
@@ -35,9 +35,9 @@ func fillRecipe(t *testing.T, command string, n uint64) *scenarios.Recipe {
 func TestFillServer(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	tgt := &target.Target{Options: conn.Options{Network: "tcp", Addr: srv.Addr}}
+	tgt := &endpoint.Target{Options: conn.Options{Network: "tcp", Addr: srv.Addr}}
 	watched := 0
-	e := &Env{Target: tgt, Server: target.AskServer(ctx, tgt.Options, nil, nil),
+	e := &Env{Target: tgt, Server: endpoint.AskServer(ctx, tgt.Options, nil, nil),
 		Watch: func(w Watched) (func(*scheduler.Live), func()) {
 			if w.Name != "fill" || w.Mode != "closed" {
 				t.Errorf("watched %+v", w)
@@ -69,7 +69,7 @@ func TestFillCluster(t *testing.T) {
 	t.Parallel()
 	c := redistest.StartCluster(t, 3)
 	ctx := context.Background()
-	e := &Env{Target: &target.Target{Options: conn.Options{Network: "tcp", Addr: c.Addr()}, Cluster: true},
+	e := &Env{Target: &endpoint.Target{Options: conn.Options{Network: "tcp", Addr: c.Addr()}, Cluster: true},
 		Watch: func(Watched) (func(*scheduler.Live), func()) {
 			t.Error("a cluster's fill is watched")
 			return nil, func() {}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/memlimit"
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // An open run's connections take memory as they need it, up to their caps:
@@ -42,10 +43,11 @@ const (
 )
 
 // MemoryFit is the outcome of FitMemory: the caps to run with and, when
-// they were lowered, the note that says so.
+// they were lowered, the note that says so (a usage.OptionError, for it
+// names the caps; nil when they stand).
 type MemoryFit struct {
 	MaxBuffer, MaxInflight int
-	Note                   string
+	Note                   error
 }
 
 // FitMemory checks that conns connections with the caps of l fit the
@@ -84,8 +86,8 @@ func FitMemory(conns int, l OpenLoad, bufferSet, inflightSet bool, maxCommand in
 	if worst(fit.MaxBuffer, inflight) <= budget {
 		return fit, nil
 	}
-	caps := func() string {
-		return "--max-buffer " + bytesize.Format(int64(fit.MaxBuffer)) + ", --max-inflight " + strconv.Itoa(inflight)
+	caps := func() error {
+		return usage.Option("", "{max-buffer} %s, {max-inflight} %d", bytesize.Format(int64(fit.MaxBuffer)), inflight)
 	}
 	asked := caps()
 	// Per connection, what the two caps may take together.
@@ -104,14 +106,14 @@ func FitMemory(conns int, l OpenLoad, bufferSet, inflightSet bool, maxCommand in
 	fit.MaxBuffer, inflight = min(fit.MaxBuffer, l.MaxBuffer), min(inflight, max(l.MaxInflight, defaultInflight))
 	if int64(fit.MaxBuffer) < floorBuffer && !bufferSet || inflight < minFittedInflight && !inflightSet ||
 		worst(fit.MaxBuffer, inflight) > budget {
-		return MemoryFit{MaxBuffer: l.MaxBuffer, MaxInflight: l.MaxInflight}, fmt.Errorf(
-			"%d connections at %s may hold %s; %s of %s leaves them %s: lower -c, --max-buffer or --max-inflight, or raise the limit",
+		return MemoryFit{MaxBuffer: l.MaxBuffer, MaxInflight: l.MaxInflight}, usage.Option("",
+			"%d connections at %v may hold %s; %s of %s leaves them %s: lower {c}, {max-buffer} or {max-inflight}, or raise the limit",
 			conns, asked, mb(worst(l.MaxBuffer, max(l.MaxInflight, defaultInflight))), lim.Source, mb(lim.Bytes), mb(budget))
 	}
 	if l.MaxInflight != 0 {
 		fit.MaxInflight = inflight
 	}
-	fit.Note = fmt.Sprintf("pacer: note: %s of %s holds %d connections at %s each, not %s (their worst case, %s, must fit three quarters of it); give both flags to choose",
+	fit.Note = usage.Option("", "pacer: note: %s of %s holds %d connections at %v each, not %v (their worst case, %s, must fit three quarters of it); give both flags to choose",
 		lim.Source, mb(lim.Bytes), conns, caps(), asked, mb(worst(fit.MaxBuffer, inflight)))
 	return fit, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/memlimit"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 // TestFitMemory: the connections' caps are held to three quarters of the
@@ -36,7 +37,7 @@ func TestFitMemory(t *testing.T) {
 	} {
 		fit, err := FitMemory(c.conns, load, c.bufferSet, c.inflSet, cmd, c.lim, 10000)
 		if c.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) || strings.Contains(err.Error(), "\n") {
+			if err == nil || !strings.Contains(usagetest.CLI(err), c.wantErr) || strings.Contains(usagetest.CLI(err), "\n") {
 				t.Errorf("%s: %v, want one line with %q", c.name, err, c.wantErr)
 			}
 			continue
@@ -45,7 +46,7 @@ func TestFitMemory(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if !strings.Contains(fit.Note, c.wantNote) || (c.wantNote == "") != (fit.Note == "") {
+		if !strings.Contains(usagetest.CLI(fit.Note), c.wantNote) || (c.wantNote == "") != (fit.Note == nil) {
 			t.Errorf("%s: note %q, want %q", c.name, fit.Note, c.wantNote)
 		}
 		if c.wantBuffer > 0 && fit.MaxBuffer != c.wantBuffer || c.wantInfl > 0 && fit.MaxInflight != c.wantInfl {
@@ -60,7 +61,7 @@ func TestFitMemory(t *testing.T) {
 		if c.lim.Bytes > 0 && worst > usable/4*3-memoryBase {
 			t.Errorf("%s: caps %d, %d hold %d bytes, more than the limit %d allows", c.name, fit.MaxBuffer, fit.MaxInflight, worst, c.lim.Bytes)
 		}
-		if fit.Note != "" && (fit.MaxBuffer < minFittedBuffer || fit.MaxInflight < minFittedInflight) {
+		if fit.Note != nil && (fit.MaxBuffer < minFittedBuffer || fit.MaxInflight < minFittedInflight) {
 			t.Errorf("%s: caps %d, %d below the floor", c.name, fit.MaxBuffer, fit.MaxInflight)
 		}
 	}

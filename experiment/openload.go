@@ -85,12 +85,12 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 	var l OpenLoad
 	if f.Arrival != nil {
 		if l.Arrival = *f.Arrival; l.Arrival != "uniform" && l.Arrival != "poisson" {
-			return l, usage.Errorf("--arrival %q: want uniform or poisson", l.Arrival)
+			return l, usage.Flagf("arrival", "{arrival} %q: want uniform or poisson", l.Arrival)
 		}
 	}
 	if f.MaxInflight != nil {
 		if l.MaxInflight = *f.MaxInflight; l.MaxInflight < 1 || l.MaxInflight > MaxInflightPerConn {
-			return l, usage.Errorf("--max-inflight %d: want 1 to %d", l.MaxInflight, MaxInflightPerConn)
+			return l, usage.Flagf("max-inflight", "{max-inflight} %d: want 1 to %d", l.MaxInflight, MaxInflightPerConn)
 		}
 		if err := checkInflightBudget(f.Conns, l.MaxInflight); err != nil {
 			return l, err
@@ -102,10 +102,10 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 	}
 	var ok bool
 	if l.Pacing, ok = scheduler.ParsePacing(f.Pacing); !ok {
-		return l, usage.Errorf("--pacing %q: want auto, precise or coarse", f.Pacing)
+		return l, usage.Flagf("pacing", "{pacing} %q: want auto, precise or coarse", f.Pacing)
 	}
 	if l.Drain = f.Drain; l.Drain < 0 {
-		return l, usage.Errorf("--drain %s: must not be negative", l.Drain)
+		return l, usage.Flagf("drain", "{drain} %s: must not be negative", l.Drain)
 	}
 	if l.Drain == 0 {
 		l.Drain = time.Nanosecond // zero would mean the default
@@ -114,26 +114,26 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 	l.EventBound = f.SLO.TightestLatency()
 	if f.LagLimit != nil {
 		if l.LagLimit = *f.LagLimit; l.LagLimit <= 0 {
-			return l, usage.Errorf("--lag-limit %s: want a positive duration", l.LagLimit)
+			return l, usage.Flagf("lag-limit", "{lag-limit} %s: want a positive duration", l.LagLimit)
 		}
 	}
 	if l.Timeout = f.Timeout; l.Timeout < 0 || (f.TimeoutSet && l.Timeout == 0) {
-		return l, usage.Errorf("--timeout %s: want a positive duration", l.Timeout)
+		return l, usage.Flagf("timeout", "{timeout} %s: want a positive duration", l.Timeout)
 	}
 	if f.Backlog != nil {
 		if l.Backlog = *f.Backlog; l.Backlog <= 0 {
-			return l, usage.Errorf("--max-backlog %s: want a positive duration", l.Backlog)
+			return l, usage.Flagf("max-backlog", "{max-backlog} %s: want a positive duration", l.Backlog)
 		}
 	}
 	if f.ReadFrom != nil {
 		if l.ReadFrom, ok = scheduler.ParseReadFrom(*f.ReadFrom); !ok {
-			return l, usage.Errorf("--read-from %q: want primary, replicas or prefer-replicas", *f.ReadFrom)
+			return l, usage.Flagf("read-from", "{read-from} %q: want primary, replicas or prefer-replicas", *f.ReadFrom)
 		}
 	}
 	if f.Visibility != nil {
 		r, err := scheduler.ParseRate(*f.Visibility)
 		if err != nil || r.PerSecond() <= 0 || r.PerSecond() > MaxVisibilityRate {
-			return l, usage.Errorf("--visibility %q: want probes per second, above 0 and at most %d", *f.Visibility, MaxVisibilityRate)
+			return l, usage.Flagf("visibility", "{visibility} %q: want probes per second, above 0 and at most %d", *f.Visibility, MaxVisibilityRate)
 		}
 		l.Visibility = r.PerSecond()
 	}
@@ -157,11 +157,11 @@ func ParseWait(s string) (*scheduler.Wait, error) {
 	w := &scheduler.Wait{}
 	var err error
 	if w.Replicas, err = strconv.Atoi(strings.TrimSpace(n)); err != nil || w.Replicas < 1 || w.Replicas > 1000 {
-		return nil, usage.Errorf("--wait %q: want N[,TIMEOUT], N the replicas to wait for (1 to 1000), such as 1 or 2,100ms", s)
+		return nil, usage.Flagf("wait", "{wait} %q: want N[,TIMEOUT], N the replicas to wait for (1 to 1000), such as 1 or 2,100ms", s)
 	}
 	if hasT {
 		if w.Timeout, err = time.ParseDuration(strings.TrimSpace(t)); err != nil || w.Timeout < 0 || w.Timeout%time.Millisecond != 0 {
-			return nil, usage.Errorf("--wait %q: TIMEOUT %q: want whole milliseconds, such as 100ms or 2s (0: for ever)", s, t)
+			return nil, usage.Flagf("wait", "{wait} %q: TIMEOUT %q: want whole milliseconds, such as 100ms or 2s (0: for ever)", s, t)
 		}
 	}
 	return w, nil
@@ -181,7 +181,7 @@ func (l OpenLoad) Open(interval time.Duration) scheduler.OpenConfig {
 func parseMaxBuffer(s string) (int, error) {
 	n, err := bytesize.Parse(s)
 	if err != nil || n < 1 || n > scenarios.MaxValueSize*2 {
-		return 0, usage.Errorf("--max-buffer %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", s, bytesize.Format(scenarios.MaxValueSize*2))
+		return 0, usage.Flagf("max-buffer", "{max-buffer} %q: want a size from 1 byte to %s, such as 2MiB, 512KiB, 4MB or 65536", s, bytesize.Format(scenarios.MaxValueSize*2))
 	}
 	return int(n), nil
 }
@@ -190,7 +190,7 @@ func parseMaxBuffer(s string) (int, error) {
 // MaxFIFOBytes.
 func checkInflightBudget(conns, inflight int) error {
 	if total := int64(conns) * int64(inflight) * FIFOEntryBytes; total > MaxFIFOBytes {
-		return usage.Errorf("-c %d × --max-inflight %d × %d B = %s of in-flight entries; at most %s: lower -c or --max-inflight",
+		return usage.Flagf("c", "{c} %d × {max-inflight} %d × %d B = %s of in-flight entries; at most %s: lower {c} or {max-inflight}",
 			conns, inflight, FIFOEntryBytes, bytesize.Format(total), bytesize.Format(MaxFIFOBytes))
 	}
 	return nil

@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 	"github.com/pacer-load/pacer/visibility"
 )
 
@@ -27,7 +27,7 @@ func (e *Env) DialStandalone(ctx context.Context, cfg *scheduler.OpenConfig, n i
 	}
 	reps, err := e.dialReplicas(ctx, cfg, n)
 	if err != nil {
-		target.CloseAll(conns)
+		endpoint.CloseAll(conns)
 		return nil, "", 0, nil, err
 	}
 	conns = append(conns, reps...)
@@ -63,7 +63,7 @@ func (e *Env) dialReplicas(ctx context.Context, cfg *scheduler.OpenConfig, n int
 	}
 	if len(addrs) == 0 {
 		if cfg.ReadFrom == scheduler.ReadReplicas {
-			return nil, usage.Errorf("--read-from replicas: the primary %s has no replica online", e.Target.Current().Addr)
+			return nil, usage.Flagf("read-from", "{read-from} replicas: the primary %s has no replica online", e.Target.Current().Addr)
 		}
 		if e.Say != nil {
 			e.Say("pacer: --read-from prefer-replicas: the primary has no replica online; reads go to the primary")
@@ -74,7 +74,7 @@ func (e *Env) dialReplicas(ctx context.Context, cfg *scheduler.OpenConfig, n int
 	for _, a := range addrs {
 		cs, err := e.Target.Pool(ctx, e.Target.Options.ForAddr(a), n)
 		if err != nil {
-			target.CloseAll(conns)
+			endpoint.CloseAll(conns)
 			return nil, fmt.Errorf("replica %s: %w", a, err)
 		}
 		conns = append(conns, cs...)
@@ -95,14 +95,14 @@ func (e *Env) probe(ctx context.Context, rate float64, cfg *scheduler.OpenConfig
 		return nil, nil
 	}
 	if e.Target.Cluster {
-		return nil, usage.Errorf("--visibility: probes are for a primary and its replicas, not a Redis Cluster")
+		return nil, usage.Flagf("visibility", "{visibility}: probes are for a primary and its replicas, not a Redis Cluster")
 	}
 	reps, err := e.Target.Replicas(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if len(reps) == 0 {
-		return nil, usage.Errorf("--visibility: the primary %s has no replica online", e.Target.Current().Addr)
+		return nil, usage.Flagf("visibility", "{visibility}: the primary %s has no replica online", e.Target.Current().Addr)
 	}
 	own := func(o conn.Options) conn.Options {
 		o.OnTLSHandshake = nil // the probes' handshakes are not the load's

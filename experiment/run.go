@@ -5,10 +5,10 @@ import (
 	"errors"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Open is one open-model run of a test.
@@ -28,7 +28,7 @@ type Open struct {
 	// Conns is the connections to open (per primary with a cluster,
 	// routed by Keys).
 	Conns int
-	Keys  target.Keys
+	Keys  endpoint.Keys
 	// Seed draws the command stream (Env.Place makes it the shard's own),
 	// unless Stream is given (a stream continued from an earlier run).
 	Seed   uint64
@@ -52,7 +52,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	if stream == nil {
 		var err error
 		if stream, err = o.Test.Stream(e.Place.StreamSeed(o.Seed)); err != nil {
-			return nil, nil, usage.Errorf("%v", err)
+			return nil, nil, usage.Errorf("%w", err)
 		}
 	}
 	if err := e.Place.Wait(ctx, e.WaitNotes()); err != nil {
@@ -81,13 +81,13 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	e.Topology(&cfg, addr, epoch)
 	prober, err := e.probe(ctx, o.Visibility, &cfg)
 	if err != nil {
-		target.CloseAll(conns)
+		endpoint.CloseAll(conns)
 		return nil, nil, err
 	}
 	whole := o.Timeline
 	if cfg.Timeline, err = e.Place.Timeline(whole); err != nil {
-		target.CloseAll(conns)
-		return nil, nil, usage.Errorf("--shard: %v", err)
+		endpoint.CloseAll(conns)
+		return nil, nil, usage.Flagf("shard", "{shard}: %v", err)
 	}
 	defer e.Place.Next(whole, cfg.Duration, cfg.Requests, cfg.Drain)
 	cfg.Name, cfg.CommandNames = o.Name, o.Test.Names
@@ -143,7 +143,7 @@ type Closed struct {
 	// Conns is the client connections (spread over Primaries' nodes in a
 	// cluster, redis-benchmark's way).
 	Conns     int
-	Primaries *target.Primaries
+	Primaries *endpoint.Primaries
 	// StreamSeed is the seed of connection i's command stream;
 	// ClusterSeed draws each connection's slots in a cluster.
 	StreamSeed  func(i int) uint64
@@ -190,7 +190,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 	}
 	if c.Placed {
 		if err := e.Place.SleepUntil(ctx); err != nil {
-			target.CloseAll(conns)
+			endpoint.CloseAll(conns)
 			return nil, nil, nil
 		}
 		defer e.Place.Next(scheduler.Uniform{}, cfg.Duration, 0, scheduler.DefaultDrain)
@@ -230,7 +230,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 		e.Place.Started(res)
 	}
 	if streamErr != nil {
-		return nil, nil, usage.Errorf("command: %v", streamErr)
+		return nil, nil, usage.Errorf("command: %w", streamErr)
 	}
 	if res == nil {
 		return nil, nil, err

@@ -42,7 +42,7 @@ func (f ShapeFlags) Parse() (Shape, error) {
 	var s Shape
 	if f.Stages != nil {
 		if f.Rate != nil || f.DurationSet {
-			return s, usage.Errorf("--stages replaces --rate and --duration: give one or the other")
+			return s, usage.Flagf("stages", "{stages} replaces {rate} and {duration}: give one or the other")
 		}
 		s.StageArg = *f.Stages
 		list, err := scheduler.ParseStages(s.StageArg)
@@ -50,22 +50,22 @@ func (f ShapeFlags) Parse() (Shape, error) {
 			s.Stages, err = scheduler.NewStages(list)
 		}
 		if err != nil {
-			return s, usage.Errorf("--stages: %v", err)
+			return s, usage.Flagf("stages", "{stages}: %v", err)
 		}
 		s.Duration = s.Stages.Duration()
 	} else {
 		if f.Rate == nil {
-			return s, usage.Errorf("--rate is required (for example --rate 10k), or --stages")
+			return s, usage.Flagf("rate", "{rate} is required (for example {rate} 10k), or {stages}")
 		}
 		var err error
 		if s.Rate, err = scheduler.ParseRate(*f.Rate); err != nil {
-			return s, usage.Errorf("--rate: %v", err)
+			return s, usage.Flagf("rate", "{rate}: %v", err)
 		}
 		s.Duration = f.Duration
 	}
 	if f.Requests != nil {
 		if n := *f.Requests; n <= 0 {
-			return s, usage.Errorf("-n %d: want a positive number of requests", n)
+			return s, usage.Flagf("n", "{n} %d: want a positive number of requests", n)
 		}
 		s.Requests = uint64(*f.Requests)
 		if !f.DurationSet && s.Stages == nil {
@@ -73,16 +73,16 @@ func (f ShapeFlags) Parse() (Shape, error) {
 		}
 	}
 	if f.DurationSet && s.Duration <= 0 || s.Requests == 0 && s.Duration <= 0 {
-		return s, usage.Errorf("--duration %s: want a positive duration such as 10s or 2m", f.Duration)
+		return s, usage.Flagf("duration", "{duration} %s: want a positive duration such as 10s or 2m", f.Duration)
 	}
 	s.Warmup = f.Warmup
 	switch {
 	case s.Warmup < 0 || f.WarmupSet && s.Warmup == 0:
-		return s, usage.Errorf("--warmup %s: want a positive duration such as 5s", s.Warmup)
+		return s, usage.Flagf("warmup", "{warmup} %s: want a positive duration such as 5s", s.Warmup)
 	case s.Stages != nil && s.Warmup >= s.Duration:
-		return s, usage.Errorf("--warmup %s: the stages last %s; the warmup must end before them", s.Warmup, s.Duration)
+		return s, usage.Flagf("warmup", "{warmup} %s: the stages last %s; the warmup must end before them", s.Warmup, s.Duration)
 	case s.Duration > 0 && s.Warmup > math.MaxInt64-s.Duration:
-		return s, usage.Errorf("--warmup %s: too long", s.Warmup)
+		return s, usage.Flagf("warmup", "{warmup} %s: too long", s.Warmup)
 	}
 	return s, nil
 }

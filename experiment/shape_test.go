@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -38,7 +39,7 @@ func TestShape(t *testing.T) {
 	} {
 		sh, err := tc.f.Parse()
 		if tc.err != "" {
-			if !usage.Is(err) || !strings.Contains(err.Error(), tc.err) {
+			if !usage.Is(err) || !strings.Contains(usagetest.CLI(err), tc.err) {
 				t.Errorf("%s: %v, want a usage error with %q", tc.name, err, tc.err)
 			}
 			continue

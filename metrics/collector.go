@@ -74,6 +74,9 @@ type Collector struct {
 	mu     sync.Mutex
 	series []*series
 	byKey  map[key]*series
+	// msgSeries are the pubsub and stream tests' deliveries (messages.go).
+	msgSeries []*msgSeries
+	msgByKey  map[key]*msgSeries
 	// target and shard label the tests watched from now on (SetScope).
 	target, shard string
 	// bounds are the histograms' bucket bounds in nanoseconds, le their
@@ -303,6 +306,9 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range descCmdHist {
 		ch <- d
 	}
+	for _, d := range messageDescs {
+		ch <- d
+	}
 }
 
 // Collect reads every test's numbers: the base of its ended runs plus the
@@ -314,6 +320,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, s := range all {
 		s.collect(ch, c)
 	}
+	c.collectMessages(ch)
 }
 
 func (s *series) collect(ch chan<- prometheus.Metric, c *Collector) {

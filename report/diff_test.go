@@ -2,18 +2,10 @@ package report
 
 import (
 	"bytes"
-	"context"
-	"image/png"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/internal/testrun"
 )
 
@@ -121,90 +113,4 @@ func TestReadDiffRoundTrip(t *testing.T) {
 			t.Errorf("%s: read", bad)
 		}
 	}
-}
-
-func TestDiffPlot(t *testing.T) {
-	t.Parallel()
-	d := diffFixture()
-	b, err := DiffPlot(d, PNG, PlotOptions{Title: "Upgrade"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keepPlots(t, "diff.png", b)
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	notBlank(t, img)
-	svg, err := DiffPlot(d, SVG, PlotOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testrun.Contains(t, string(svg), "latency by percentile", "change by percentile", "baseline before.json", "no change: ±5%", "worse")
-	// Nothing to draw is a picture that says so, not an error.
-	if _, err := DiffPlot(&Diff{}, SVG, PlotOptions{}); err != nil {
-		t.Errorf("empty: %v", err)
-	}
-}
-
-func TestDiffHTMLSelfContainedAndEscaped(t *testing.T) {
-	t.Parallel()
-	b, err := DiffHTML(diffFixture(), "the text <report>", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keepPlots(t, "diff.html", b)
-	s := string(b)
-	testrun.Contains(t, s, "<title>pacer diff: before.json → after.json</title>", "GET &lt;b&gt;&#34;x&#34;&lt;/b&gt;",
-		"the text &lt;report&gt;", `class="bad">worse`, `class="same">same`, "too few samples", "SET: only in the baseline",
-		"--max-regression p99:10%", "<svg")
-	if strings.Contains(s, "<b>") || strings.Contains(s, "<?xml") {
-		t.Error("unescaped markup or an xml prologue in the page")
-	}
-	if m := regexp.MustCompile(`(?i)[\s:](src|href)\s*=|@import|url\(`).FindString(s); m != "" {
-		t.Errorf("the page fetches something: %q", m)
-	}
-}
-
-// The comparison's page in headless chromium: not blank, its title and
-// its pictures in the DOM.
-func TestDiffHTMLInBrowser(t *testing.T) {
-	t.Parallel()
-	testrun.SkipShort(t, "starts Chromium, which takes seconds on its own; .ci/run runs it")
-	bin := reference.Chromium(t)
-	dir := t.TempDir()
-	page := filepath.Join(dir, "diff.html")
-	b, err := DiffHTML(diffFixture(), "text", "Upgrade")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	shot := filepath.Join(dir, "shot.png")
-	chromium := func(args ...string) []byte {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1200,2000"}
-		cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
-		}
-		return stdout.Bytes()
-	}
-	chromium("--screenshot=" + shot)
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	notBlank(t, img)
-	testrun.Contains(t, string(chromium("--dump-dom")), "<title>Upgrade</title>", "change by percentile", "<svg", "worse")
 }

@@ -41,7 +41,7 @@ func DiffText(w io.Writer, d *Diff) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "worse, better: the %.0f%% interval excludes no change and the change is beyond ±%s (errors: ±%s points); same: the whole interval lies within that margin; cannot tell: neither, or a side cannot be trusted.\n",
-		100*d.Level, diffPct(d.EquivalencePct), diffNum(d.ErrorEquivalencePct))
+		100*d.Level, DiffPct(d.EquivalencePct), DiffNum(d.ErrorEquivalencePct))
 	if notes["blocks"] {
 		b.WriteString("One run per side: its intervals come from a block bootstrap over the run's own intervals; the spread between runs is not in them: repeat the runs (--repeat, or several files per side) to include it.\n")
 	}
@@ -66,7 +66,7 @@ func writeDiffTest(b *strings.Builder, d *Diff, t DiffTest) {
 	if t.TargetRate != nil {
 		head += ", " + strconv.FormatFloat(*t.TargetRate, 'f', -1, 64) + " req/s"
 	}
-	fmt.Fprintf(b, "====== %s ====== %s; %s\n", safetext.Escape(t.Name), head, methodText(t))
+	fmt.Fprintf(b, "====== %s ====== %s; %s\n", safetext.Escape(t.Name), head, MethodText(t))
 	fmt.Fprintf(b, "%-*s %*s %*s %*s %*s  %s\n", diffFirst, "", diffValue, "baseline", diffValue, "candidate",
 		diffChange, "change", diffIv, fmt.Sprintf("%.0f%% interval", 100*d.Level), "word")
 	var order []string
@@ -77,8 +77,8 @@ func writeDiffTest(b *strings.Builder, d *Diff, t DiffTest) {
 		if f.Unit == "req/s" {
 			digits = 2
 		}
-		fmt.Fprintf(b, "%-*s %*s %*s %*s %*s  %s\n", diffFirst, label, diffValue, diffCell(f.Baseline, digits), diffValue, diffCell(f.Candidate, digits),
-			diffChange, changeCell(f, digits), diffIv, intervalCell(f, digits), f.Word)
+		fmt.Fprintf(b, "%-*s %*s %*s %*s %*s  %s\n", diffFirst, label, diffValue, DiffCell(f.Baseline, digits), diffValue, DiffCell(f.Candidate, digits),
+			diffChange, ChangeCell(f, digits), diffIv, IntervalCell(f, digits), f.Word)
 		if f.Word == "cannot tell" && f.Why != "" {
 			if figs[f.Why] == nil {
 				order = append(order, f.Why)
@@ -102,8 +102,8 @@ func writeDiffTest(b *strings.Builder, d *Diff, t DiffTest) {
 	b.WriteString("\n")
 }
 
-// methodText says what a test's intervals rest on.
-func methodText(t DiffTest) string {
+// MethodText says what a test's intervals rest on.
+func MethodText(t DiffTest) string {
 	n := func(k int, one, many string) string {
 		if k == 1 {
 			return "1 " + one
@@ -121,7 +121,7 @@ func methodText(t DiffTest) string {
 	return fmt.Sprintf("%s against %s (the spread between runs)", n(t.NBaseline, "run", "runs"), n(t.NCandidate, "run", "runs"))
 }
 
-func diffCell(v *float64, digits int) string {
+func DiffCell(v *float64, digits int) string {
 	if v == nil {
 		return "-"
 	}
@@ -136,9 +136,9 @@ func diffSigned(v float64, digits int) string {
 	return s
 }
 
-// changeCell is "+0.086 (+20.9%)", the change in the unit and relative
+// ChangeCell is "+0.086 (+20.9%)", the change in the unit and relative
 // to the baseline.
-func changeCell(f DiffFigure, digits int) string {
+func ChangeCell(f DiffFigure, digits int) string {
 	if f.Change == nil {
 		return "-"
 	}
@@ -152,9 +152,9 @@ func changeCell(f DiffFigure, digits int) string {
 	return s
 }
 
-// intervalCell is the change's interval: in % for relative figures, in
+// IntervalCell is the change's interval: in % for relative figures, in
 // the unit for the error rate; an unbounded end is "…".
-func intervalCell(f DiffFigure, digits int) string {
+func IntervalCell(f DiffFigure, digits int) string {
 	iv, unit, d := f.Interval, "", digits
 	if f.Relative() {
 		iv, unit, d = f.IntervalPct, "%", 1
@@ -174,6 +174,6 @@ func intervalCell(f DiffFigure, digits int) string {
 	return "[" + end(iv[0]) + ", " + end(iv[1]) + "]"
 }
 
-func diffPct(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%" }
+func DiffPct(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%" }
 
-func diffNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func DiffNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

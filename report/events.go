@@ -161,19 +161,19 @@ func writeEvents(b *strings.Builder, t *Test) {
 		if len(e.Slots) > 0 {
 			fmt.Fprintf(b, "  %12s  slots %s\n", "", slotsText(e.Slots))
 		}
-		if seen := seenText(e); seen != "" {
+		if seen := SeenText(e); seen != "" {
 			fmt.Fprintf(b, "  %12s  seen %s\n", "", safetext.Escape(seen))
 		}
-		fmt.Fprintf(b, "  %12s  writes: %s\n", "", windowText(e.Write))
-		fmt.Fprintf(b, "  %12s  reads:  %s\n", "", windowText(e.Read))
+		fmt.Fprintf(b, "  %12s  writes: %s\n", "", WindowText(e.Write))
+		fmt.Fprintf(b, "  %12s  reads:  %s\n", "", WindowText(e.Read))
 	}
 	if t.EventsDropped > 0 {
 		fmt.Fprintf(b, "  (and %d events more, not kept)\n", t.EventsDropped)
 	}
 }
 
-// seenText lists what an event saw, each error kind with its count.
-func seenText(e Event) string {
+// SeenText lists what an event saw, each error kind with its count.
+func SeenText(e Event) string {
 	var parts []string
 	for _, s := range e.Seen {
 		if n, ok := e.Errors[s]; ok {
@@ -200,10 +200,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// windowText words a window: "unavailable 0.012 s (9.998–10.010 s), 3
+// WindowText words a window: "unavailable 0.012 s (9.998–10.010 s), 3
 // failed, spike 12.410 ms", that the class was served throughout (an
 // empty window), or that none of it was sent near the event (none).
-func windowText(w *EventWindow) string {
+func WindowText(w *EventWindow) string {
 	switch {
 	case w == nil:
 		return "none sent around it"

@@ -162,39 +162,3 @@ func TestMergedShardsEvents(t *testing.T) {
 		t.Fatalf("errors %v", evs[0].Errors)
 	}
 }
-
-// TestPlotEvents: the interval plot marks the events and shades their
-// windows; the spectrum draws each replica's visibility lag and WAIT's
-// latency beside response time.
-func TestPlotEvents(t *testing.T) {
-	t.Parallel()
-	skipDrawingUnderRace(t)
-	f := craft(t, fixture{name: "SET", mode: "open", rate: 10000, seconds: 1, base: 0.1, interval: 0.5, seed: 3})
-	top := asTest(t, withTopology(), nil)
-	f.Events, f.EventBoundMs, f.Visibility, f.Wait = top.Events, top.EventBoundMs, top.Visibility, top.Wait
-	in := []Input{input(t, "topology.json", craftDoc("open", f))}
-	notBlank(t, plotPNG(t, in, "topology.png"))
-	s, err := Plot(in, SVG, PlotOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keepPlots(t, "topology.svg", s)
-	checkSVG(t, s, "topology event", "writes unavailable (an event's window)",
-		"SET — visibility lag 127.0.0.1:7003", "SET — visibility lag 127.0.0.1:7004", "SET — WAIT latency")
-}
-
-// TestHTMLEvents: the page lists each test's events, their nodes, what
-// was seen and both windows; a node's name from the server is escaped.
-func TestHTMLEvents(t *testing.T) {
-	t.Parallel()
-	f := craft(t, fixture{name: "SET", mode: "open", rate: 10000, seconds: 1, base: 0.1, interval: 0.5, seed: 3})
-	top := asTest(t, withTopology(), nil)
-	f.Events = top.Events
-	f.Events[1].Nodes = []string{"<node>"}
-	b, err := HTML(Page{Inputs: []Input{input(t, "topology.json", craftDoc("open", f))}, Text: "text"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testrun.Contains(t, string(b), "<h2>Events</h2>", "<td>failover</td>", "127.0.0.1:7001, 127.0.0.1:7002",
-		"&#43;switch-master, READONLY (3)", "unavailable 0.120 s (0.580–0.700 s), 3 failed, spike 45.000 ms", "&lt;node&gt;")
-}

@@ -64,23 +64,23 @@ type Files struct {
 // most one is stdout, and no two name the same file. Its errors are usage
 // errors that name the flags.
 func (f Files) Check() error {
-	named := []struct{ flag, path string }{{"--json", f.JSON}, {"--hdr-log", f.HdrLog}, {"--hdr-spectrum", f.HdrSpectrum}}
+	named := []struct{ flag, path string }{{"json", f.JSON}, {"hdr-log", f.HdrLog}, {"hdr-spectrum", f.HdrSpectrum}}
 	for i, a := range named {
 		if a.path == "" {
 			continue
 		}
 		if err := CheckOutputPath(a.path); err != nil {
-			return usage.Errorf("%s: %v", a.flag, err)
+			return usage.Flagf(a.flag, "%v: %v", usage.Name(a.flag), err)
 		}
 		for _, b := range named[:i] {
 			if b.path == "" {
 				continue
 			}
 			if a.path == StdoutPath && b.path == StdoutPath {
-				return usage.Errorf("%s - and %s -: only one output can go to stdout", b.flag, a.flag)
+				return usage.Flagf(a.flag, "%v - and %v -: only one output can go to stdout", usage.Name(b.flag), usage.Name(a.flag))
 			}
 			if a.path != StdoutPath && sameOutput(a.path, b.path) {
-				return usage.Errorf("%s and %s both name %s: give each its own file", b.flag, a.flag, a.path)
+				return usage.Flagf(a.flag, "%v and %v both name %s: give each its own file", usage.Name(b.flag), usage.Name(a.flag), a.path)
 			}
 		}
 	}
@@ -130,7 +130,7 @@ func (f Files) Write(stdout io.Writer, doc *Document) error {
 	if f.HdrSpectrum != "" {
 		outs, err := spectrumOutputs(f.HdrSpectrum, doc)
 		if err != nil {
-			return fmt.Errorf("--hdr-spectrum: %w", err)
+			return usage.Option("hdr-spectrum", "{hdr-spectrum}: %w", err)
 		}
 		for _, o := range outs {
 			if err := WriteOutputTo(stdout, o.Path, o.Data); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 func TestOutputPaths(t *testing.T) {
@@ -59,7 +60,7 @@ func TestFilesCheck(t *testing.T) {
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%+v: %v", tc.f, err)
-		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want) || !usage.Is(err)):
+		case tc.want != "" && (err == nil || !strings.HasPrefix(usagetest.CLI(err), tc.want) || !usage.Is(err)):
 			t.Errorf("%+v: %v, want a usage error %q", tc.f, err, tc.want)
 		}
 	}

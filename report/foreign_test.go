@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/reference"
-	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 // A redis-benchmark 7 --csv output, as it prints it.
@@ -168,57 +166,4 @@ func get0(t *testing.T, data []byte) string {
 	}
 	s = s[i+len(key):]
 	return s[:strings.Index(s, `"`)]
-}
-
-// TestForeignSideBySide: pacer's run, redis-benchmark's CSV and
-// memtier's JSON side by side: GET matched across the three, the figures
-// a format lacks shown as n/a, the lacks said in the header.
-func TestForeignSideBySide(t *testing.T) {
-	t.Parallel()
-	run := craftDoc("closed", craft(t, fixture{name: "GET", mode: "closed", rate: 5000, seconds: 2, base: 0.4, interval: 0.5, seed: 3}))
-	run.Tests[0].ID = "get"
-	csv, err := ReadInput("bench.csv", []byte(benchmarkCSV))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, _ := memtierInput(t)
-	in := []Input{input(t, "run.json", run), csv, mt}
-	var b bytes.Buffer
-	if err := SideBySide(&b, in); err != nil {
-		t.Fatal(err)
-	}
-	s := b.String()
-	testrun.Contains(t, s,
-		"[2] bench.csv: redis-benchmark --csv, closed loop (latency from the send), 4 tests; it lacks p90, p99.9, p99.99, counts",
-		"[3] memtier.json: memtier_benchmark --json-out-file",
-		"====== GET ======",
-		"n/a: a figure the file's format does not carry",
-	)
-	get := testrun.Section(s, "====== GET ======")
-	for _, row := range []string{"  p99.9 ", "scheduled "} {
-		line := get[strings.Index(get, row):]
-		line = line[:strings.Index(line, "\n")]
-		if f := strings.Fields(line); len(f) < 4 || f[2] != "n/a" || f[1] == "n/a" || f[1] == "-" {
-			t.Errorf("row %q: %q, want pacer's figure then n/a for the csv", row, line)
-		}
-	}
-	if !strings.Contains(get, "1.423") || !strings.Contains(get, "0.839") {
-		t.Errorf("the GET table lacks the tools' p99s:\n%s", get)
-	}
-	for _, f := range []string{PNG, SVG} {
-		b, err := Plot(in, f, PlotOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		keepPlots(t, "foreign."+f, b)
-	}
-	page, err := HTML(Page{Inputs: in, Text: s})
-	if err != nil || !bytes.Contains(page, []byte("its format lacks p90")) || bytes.Contains(page, []byte("hunter2")) {
-		t.Fatalf("html: %v", err)
-	}
-	spec, _, err := plotSVGs(in, PlotOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSVG(t, spec, "bench.csv — GET — latency (closed), printed percentiles", "memtier.json", "run.json")
 }

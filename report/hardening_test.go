@@ -13,7 +13,7 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// The reproductions of issue 9's adversarial test, rendered through every
+// The reproductions of the adversarial test, rendered through every
 // output of the package.
 
 // noAuth is what a run against a server with requirepass and no -a gave:

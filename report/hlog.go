@@ -167,8 +167,12 @@ func HdrLog(d *Document) (histo.Log, error) {
 			s.prefix = histo.LogTag(keys[i]) + ":"
 		}
 		whole := Interval{DurationS: t.DurationS, Latencies: t.Latencies}
-		s.add("response", t.Intervals, whole, seriesResponse)
-		s.add("service", t.Intervals, whole, seriesService)
+		response, service := "response", "service"
+		if t.Messages != nil { // a pubsub or stream test's latencies are its deliveries'
+			response, service = "delivery", "delivery_service"
+		}
+		s.add(response, t.Intervals, whole, seriesResponse)
+		s.add(service, t.Intervals, whole, seriesService)
 		if t.Mode == "open" || t.Histograms.SendLag != nil {
 			s.add("send_lag", t.Intervals, whole, seriesLag)
 		}

@@ -18,7 +18,9 @@ const Schema = "pacer.result/v1"
 // contract: scripts depend on them (see README, "JSON output").
 type Document struct {
 	Schema string `json:"schema"`
-	// Mode is "open" or "closed"; "mixed" when tests of both are present.
+	// Mode is "open" or "closed"; "mixed" when tests of both are present;
+	// "pubsub" or "stream" for pacer pubsub and pacer stream, whose tests
+	// are each publisher's (open, or closed with --closed).
 	Mode      string `json:"mode"`
 	Tool      Tool   `json:"tool"`
 	StartedAt string `json:"started_at"`
@@ -174,6 +176,9 @@ type Test struct {
 	// when none were.
 	HeldSent   uint64 `json:"held_sent,omitempty"`
 	HeldUnsent uint64 `json:"held_unsent,omitempty"`
+	// Messages is, for a pubsub or stream test, what its messages did;
+	// the test's latencies are then its deliveries' (see Messages).
+	Messages *Messages `json:"messages,omitempty"`
 	// Events are what happened to the topology during an open test (see
 	// Event), absent when nothing did; EventBoundMs is the response time
 	// above which a request counted against an event's window (the
@@ -257,6 +262,8 @@ type Interval struct {
 	// InFlight is the requests written and not yet answered at the
 	// interval's end (tests only; absent from older documents).
 	InFlight *uint64 `json:"in_flight,omitempty"`
+	// Messages is a pubsub or stream test's deliveries in the interval.
+	Messages *IntervalMessages `json:"messages,omitempty"`
 	// ServerProcess is the local server process's share of the test's
 	// (tests only; absent when not watched).
 	ServerProcess *ServerProcess `json:"server_process,omitempty"`
@@ -460,7 +467,7 @@ func (n Node) decode() ([3]*hdrhistogram.Histogram, error) {
 			continue
 		}
 		var err error
-		if out[i], err = decodeHistogram(enc); err != nil {
+		if out[i], err = DecodeHistogram(enc); err != nil {
 			return out, err
 		}
 	}

@@ -1,9 +1,10 @@
 package report
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // Relabel names inputs as --label FILE=NAME asks: the input read from
@@ -29,11 +30,11 @@ func Relabel(in []Input, paths, labels []string) error {
 		}
 		switch {
 		case !strings.Contains(l, "="):
-			return fmt.Errorf("--label %q: want FILE=NAME", l)
+			return usage.Option("label", "{label} %q: want FILE=NAME", l)
 		case k < 0:
-			return fmt.Errorf("--label %q: the file is none of those given", l)
+			return usage.Option("label", "{label} %q: the file is none of those given", l)
 		case strings.TrimSpace(name) == "":
-			return fmt.Errorf("--label %q: give a name after =", l)
+			return usage.Option("label", "{label} %q: give a name after =", l)
 		}
 		in[k].Label = cutText(name)
 	}

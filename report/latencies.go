@@ -78,6 +78,12 @@ func newLatencies(s latencySet) (Latencies, error) {
 }
 
 // decode decodes the histograms; an absent one is nil.
+// Decode returns the response and service histograms (nil when absent).
+func (h Histograms) Decode() (response, service *hdrhistogram.Histogram, err error) {
+	s, err := h.decode()
+	return s.response, s.service, err
+}
+
 func (h Histograms) decode() (latencySet, error) {
 	var s latencySet
 	dec := func(enc *string, into **hdrhistogram.Histogram) error {
@@ -85,7 +91,7 @@ func (h Histograms) decode() (latencySet, error) {
 			return nil
 		}
 		var err error
-		*into, err = decodeHistogram(*enc)
+		*into, err = DecodeHistogram(*enc)
 		return err
 	}
 	for _, o := range []struct {

@@ -317,7 +317,7 @@ func memtierTest(c *memtierCommand, runtimeMs float64) (Test, bool, error) {
 		if err != nil {
 			continue
 		}
-		if m := percentileMetric(p); m != "" {
+		if m := PercentileMetric(p); m != "" {
 			if err := set(m, &v); err != nil {
 				return t, false, err
 			}
@@ -353,9 +353,9 @@ func memtierTest(c *memtierCommand, runtimeMs float64) (Test, bool, error) {
 	return t, hasHist, nil
 }
 
-// percentileMetric names a percentile a Summary has ("p99.9"), "" for
+// PercentileMetric names a percentile a Summary has ("p99.9"), "" for
 // others.
-func percentileMetric(p float64) string {
+func PercentileMetric(p float64) string {
 	for _, q := range histo.Percentiles {
 		if math.Abs(p-q) < 1e-9 {
 			return "p" + strconv.FormatFloat(q, 'f', -1, 64)

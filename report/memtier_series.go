@@ -169,7 +169,7 @@ func (m *seriesMerger) second(w *walker, key string) error {
 			b.s.Max, b.have = v, b.have|bit("max")
 		case strings.HasPrefix(k, "p"):
 			p, err := strconv.ParseFloat(k[1:], 64)
-			if name := percentileMetric(p); err == nil && name != "" {
+			if name := PercentileMetric(p); err == nil && name != "" {
 				*b.s.Field(name), b.have = v, b.have|bit(name)
 			}
 		}

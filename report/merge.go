@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -115,7 +116,7 @@ func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 // timeline and returns their K's, in order.
 func checkShards(in []MergeInput, partial bool) ([]int, error) {
 	refuse := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrMerge, fmt.Sprintf(format, args...))
+		return usage.Option("", "%w: "+format, append([]any{ErrMerge}, args...)...)
 	}
 	first := in[0]
 	seen := map[int]string{}
@@ -123,7 +124,7 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 	for _, s := range in {
 		switch d := s.Doc; {
 		case d.Shard == nil:
-			return nil, refuse("%s is not a shard's result (run with --shard K/N)", s.Label)
+			return nil, refuse("%s is not a shard's result (run with {shard} K/N)", s.Label)
 		case d.Shard.K == 0:
 			return nil, refuse("%s is already a merged result", s.Label)
 		case d.Shard.N < 1 || d.Shard.N > scheduler.MaxShards:
@@ -131,8 +132,10 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 			return nil, refuse("%s is shard %d/%d: N from 1 to %d", s.Label, d.Shard.K, d.Shard.N, scheduler.MaxShards)
 		case d.Shard.K < 1 || d.Shard.K > d.Shard.N:
 			return nil, refuse("%s is shard %d/%d: K from 1 to %d", s.Label, d.Shard.K, d.Shard.N, d.Shard.N)
-		case d.Mode != "open":
-			return nil, refuse("%s: only open-model results (pacer run) are split into shards", s.Label)
+		case d.Mode != "open" && d.Mode != "pubsub" && d.Mode != "stream":
+			return nil, refuse("%s: only open-model results (pacer run, pubsub, stream) are split into shards", s.Label)
+		case d.Mode != first.Doc.Mode:
+			return nil, refuse("%s is a %s result, %s a %s one", first.Label, first.Doc.Mode, s.Label, d.Mode)
 		}
 	}
 	for _, s := range in {
@@ -143,7 +146,7 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 		case seen[d.Shard.K] != "":
 			return nil, refuse("%s and %s are both shard %d/%d", seen[d.Shard.K], s.Label, d.Shard.K, d.Shard.N)
 		case d.StartAt != first.Doc.StartAt:
-			return nil, refuse("%s starts at %s, %s at %s: give every shard the same --start-at", first.Label, orNone(first.Doc.StartAt), s.Label, orNone(d.StartAt))
+			return nil, refuse("%s starts at %s, %s at %s: give every shard the same {start-at}", first.Label, orNone(first.Doc.StartAt), s.Label, orNone(d.StartAt))
 		case len(d.Tests) != len(first.Doc.Tests):
 			return nil, refuse("%s holds %d tests, %s %d", first.Label, len(first.Doc.Tests), s.Label, len(d.Tests))
 		}
@@ -172,7 +175,7 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 		if all := n - len(ks); all > len(missing) {
 			list += fmt.Sprintf(", … (%d in all)", all)
 		}
-		return nil, refuse("shard %s of %d missing (--partial merges the shards given)", list, n)
+		return nil, refuse("shard %s of %d missing ({partial} merges the shards given)", list, n)
 	}
 	return ks, nil
 }
@@ -355,6 +358,10 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 			t.Commands = map[string]Command{}
 		}
 		t.Commands[name] = c
+	}
+	// Last: it reads the figures, which are kept once made.
+	if t.Messages, err = mergeMessages(parts, in, &t); err != nil {
+		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
 	// The verdict, from the sums; a shard that lost its target loses the
 	// merged test's.

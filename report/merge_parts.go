@@ -283,6 +283,7 @@ func mergeInterval(s float64, ivs []Interval) (Interval, error) {
 		sum.overflow = what(sum.overflow)
 		return m, sum.err()
 	}
+	m.Messages = mergeIntervalMessages(ivs)
 	if withBytes {
 		m.BytesSent, m.BytesReceived = &sent, &recv
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/reference"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 // shardDoc crafts shard k of n: 1/n of a 3000/s timeline for 2 s, with
@@ -164,7 +165,7 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, err := Merge(tc.change(shardInputs(t, 3)), MergeOptions{Partial: tc.partial})
-		if !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, ErrMerge) || !strings.Contains(usagetest.CLI(err), tc.want) || strings.Contains(usagetest.CLI(err), "\n") {
 			t.Errorf("%s: %v, want one line containing %q", tc.name, err, tc.want)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 // TestOutputErrorSaysWriteOnce: a failed write names the path once, not
 // once per layer ("write /dev/full: write /dev/full: no space left on
-// device", issue 22).
+// device").
 func TestOutputErrorSaysWriteOnce(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // MaxPercentiles bounds the length of a --percentiles list: each is a
@@ -28,17 +28,17 @@ type TextOptions struct {
 // numbers above 0 and at most 100, returned sorted without duplicates.
 func ParsePercentiles(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("--percentiles %q: want a comma-separated list such as 50,90,99,99.9", s)
+		return nil, usage.Option("percentiles", "{percentiles} %q: want a comma-separated list such as 50,90,99,99.9", s)
 	}
 	var out []float64
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		v, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimPrefix(part, "p"), "P"), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("--percentiles %q: %q is not a number", s, part)
+			return nil, usage.Option("percentiles", "{percentiles} %q: %q is not a number", s, part)
 		}
 		if v <= 0 || v > 100 {
-			return nil, fmt.Errorf("--percentiles %q: %s is not a percentile above 0 and at most 100", s, part)
+			return nil, usage.Option("percentiles", "{percentiles} %q: %s is not a percentile above 0 and at most 100", s, part)
 		}
 		out = append(out, v)
 	}
@@ -50,7 +50,7 @@ func ParsePercentiles(s string) ([]float64, error) {
 		}
 	}
 	if len(uniq) > MaxPercentiles {
-		return nil, fmt.Errorf("--percentiles %q: %d percentiles, at most %d", s, len(uniq), MaxPercentiles)
+		return nil, usage.Option("percentiles", "{percentiles} %q: %d percentiles, at most %d", s, len(uniq), MaxPercentiles)
 	}
 	return uniq, nil
 }

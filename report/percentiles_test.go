@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -27,7 +28,7 @@ func TestParsePercentiles(t *testing.T) {
 	for _, in := range []string{"", " ", "0", "-1", "100.1", "abc", "NaN", "Inf", "50,,90", "50;90", "1,2,3,4,5,6,7,8,9,10,11,12,13"} {
 		if got, err := ParsePercentiles(in); err == nil {
 			t.Errorf("ParsePercentiles(%q) = %v, want an error", in, got)
-		} else if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "--percentiles ") {
+		} else if strings.Contains(usagetest.CLI(err), "\n") || !strings.HasPrefix(usagetest.CLI(err), "--percentiles ") {
 			t.Errorf("ParsePercentiles(%q): %q is not one line naming the flag", in, err)
 		}
 	}

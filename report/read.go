@@ -74,15 +74,15 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 			}
 		}
 		if err != nil && left < MaxDocumentSize {
-			err = fmt.Errorf("%v (the files given hold more than %s in all)", err, bytesize.Format(maxInputTotal))
+			err = fmt.Errorf("%w (the files given hold more than %s in all)", err, bytesize.Format(maxInputTotal))
 		}
 		if err != nil {
-			return nil, usage.Errorf("%s: %v", p, err)
+			return nil, usage.Errorf("%s: %w", p, err)
 		}
 		if memtier != nil { // read as it streamed in
 			left -= memtier.read
 			if memtier.err != nil {
-				return nil, usage.Errorf("%s: %v", p, memtier.err)
+				return nil, usage.Errorf("%s: %w", p, memtier.err)
 			}
 			out = append(out, memtier.in)
 			continue
@@ -90,7 +90,7 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 		left -= int64(len(data))
 		in, err := ReadInput(label, data)
 		if err != nil {
-			return nil, usage.Errorf("%s: %v", p, err)
+			return nil, usage.Errorf("%s: %w", p, err)
 		}
 		out = append(out, in)
 	}
@@ -124,7 +124,7 @@ func readLimited(label string, r io.Reader, limit int64) (data []byte, memtier *
 			continue
 		}
 		if c != '{' && c != '"' { // a JSON object, or redis-benchmark --csv
-			return nil, nil, errors.New("not a result document (a JSON object written by --json, or redis-benchmark --csv)")
+			return nil, nil, usage.Option("", "not a result document (a JSON object written by {json}, or redis-benchmark --csv)")
 		}
 		br.UnreadByte()
 		break

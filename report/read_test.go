@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 func TestReadInputs(t *testing.T) {
@@ -47,7 +48,7 @@ func TestReadInputs(t *testing.T) {
 		{[]string{filepath.Join(dir, "none.json")}, "", "none.json: open"},
 	} {
 		_, err := ReadInputs(t.Context(), tc.paths, strings.NewReader(tc.stdin))
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !usage.Is(err) {
+		if err == nil || !strings.Contains(usagetest.CLI(err), tc.want) || !usage.Is(err) {
 			t.Errorf("%q: %v, want a usage error with %q", tc.paths, err, tc.want)
 		}
 	}

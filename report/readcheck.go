@@ -43,8 +43,8 @@ const (
 	maxRate = 1e12
 )
 
-// maxMs is the largest latency a pacer histogram holds, in ms.
-var maxMs = histo.Millis(histo.Highest)
+// MaxMs is the largest latency a pacer histogram holds, in ms.
+var MaxMs = histo.Millis(histo.Highest)
 
 // checkDocument checks and bounds a document read back (see above): an
 // error for what cannot be a pacer result (a duration or rate out of
@@ -124,6 +124,22 @@ func checkTest(where string, t *Test) error {
 		clampSummary(n.ServiceMs)
 		clampSummary(n.ReceiveLagMs)
 	}
+	if m := t.Messages; m != nil {
+		clampLatencies(&m.Publish)
+		for i := range m.Receivers {
+			clampSummary(m.Receivers[i].LatencyMs)
+			if at := m.Receivers[i].EndedAtS; at != nil {
+				if err := checkSeconds(where+": messages: ended_at_s", *at); err != nil {
+					return err
+				}
+			}
+		}
+		for _, e := range m.Events {
+			if err := checkSeconds(where+": messages: event at_s", e.AtS); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -159,8 +175,8 @@ func clampMs(v *float64) {
 	switch {
 	case math.IsNaN(*v) || *v < 0:
 		*v = 0
-	case *v > maxMs:
-		*v = maxMs
+	case *v > MaxMs:
+		*v = MaxMs
 	}
 }
 
@@ -242,11 +258,11 @@ func cutTexts(v reflect.Value) {
 	}
 }
 
-// decodeHistogram decodes an encoded histogram of a document read back:
+// DecodeHistogram decodes an encoded histogram of a document read back:
 // only pacer's own geometry is accepted (checked on the encoding's header,
 // before anything is allocated for the counts). The library refuses
 // counts that add up beyond an int64.
-func decodeHistogram(enc string) (*hdrhistogram.Histogram, error) {
+func DecodeHistogram(enc string) (*hdrhistogram.Histogram, error) {
 	if err := checkGeometry(enc, histo.Lowest, histo.Highest, histo.SigFigs); err != nil {
 		return nil, err
 	}

@@ -40,6 +40,9 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 	if err != nil {
 		return err
 	}
+	if t.Messages != nil {
+		return messagesText(w, t, f, o)
+	}
 	r := t
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
@@ -338,6 +341,9 @@ func Quiet(w io.Writer, t *Test, o TextOptions) error {
 	f, err := t.figures()
 	if err != nil {
 		return err
+	}
+	if t.Messages != nil {
+		return messagesQuiet(w, t, f, o)
 	}
 	r, slo := t, t.SLO
 	s := histo.Summarize(f.response)

@@ -219,11 +219,11 @@ type Match struct {
 	Tests []*Test
 }
 
-// matchTests lines up the tests of the inputs: by id where the documents
+// MatchTests lines up the tests of the inputs: by id where the documents
 // have ids, else by name; the k-th test of a key in one document matches
 // the k-th of the same key in another. Tests come in the first
 // document's order, then the others' unmatched ones in theirs.
-func matchTests(in []Input) []Match {
+func MatchTests(in []Input) []Match {
 	var out []Match
 	index := map[string]int{}
 	for f, input := range in {
@@ -274,7 +274,7 @@ func SideBySide(w io.Writer, in []Input) error {
 	}
 	b.WriteString("\n")
 	var missing []string
-	for _, m := range matchTests(in) {
+	for _, m := range MatchTests(in) {
 		var where, absent []string
 		for f, t := range m.Tests {
 			if t == nil {
@@ -296,6 +296,9 @@ func SideBySide(w io.Writer, in []Input) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("Latency: response time from the intended send (open tests), latency from the actual send (closed tests).\n")
+	if anyMessages(in) {
+		b.WriteString("Pubsub and stream tests: the deliveries' latency, from each message's intended publish (a closed publisher's: from its send).\n")
+	}
 	for _, input := range in {
 		if input.Format != FormatPacer {
 			b.WriteString("n/a: a figure the file's format does not carry; other tools time each request from its send, as a closed loop.\n")
@@ -440,4 +443,16 @@ func writeTestNotes(w io.Writer, t *Test) error {
 		return nil
 	}
 	return WriteNotes(w, t, t.ResponsePercentiles[0].CI95 != nil, t.Repeats)
+}
+
+// anyMessages reports whether a document holds a pubsub or stream test.
+func anyMessages(in []Input) bool {
+	for _, input := range in {
+		for _, t := range input.Doc.Tests {
+			if t.Messages != nil {
+				return true
+			}
+		}
+	}
+	return false
 }

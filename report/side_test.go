@@ -119,7 +119,7 @@ func TestMatchTests(t *testing.T) {
 	}
 	a := input(t, "a", mk("GET", "SET", "GET"))
 	b := input(t, "b", mk("SET", "GET", "INCR"))
-	ms := matchTests([]Input{a, b})
+	ms := MatchTests([]Input{a, b})
 	var got []string
 	for _, m := range ms {
 		s := m.Name + ":"
@@ -140,7 +140,7 @@ func TestMatchTests(t *testing.T) {
 	// their rates.
 	e := input(t, "e", mk("GET (closed loop)", "GET (open loop at 1000 req/s)", "GET (open loop at 1600 req/s)"))
 	f := input(t, "f", mk("GET (closed loop)", "GET (open loop at 2000 req/s)", "GET (open loop at 3200 req/s)"))
-	if ms := matchTests([]Input{e, f}); len(ms) != 3 || ms[2].Tests[1] == nil || ms[2].Tests[1].Name != "GET (open loop at 3200 req/s)" {
+	if ms := MatchTests([]Input{e, f}); len(ms) != 3 || ms[2].Tests[1] == nil || ms[2].Tests[1].Name != "GET (open loop at 3200 req/s)" {
 		t.Fatalf("compare documents: %+v", ms)
 	}
 	// Ids, where documents have them, match tests whose names differ.
@@ -161,7 +161,7 @@ func TestMatchTests(t *testing.T) {
 	}
 	c := raw(mk("GET (open loop at 1000 req/s)"), "get")
 	d := raw(mk("GET (open loop at 2000 req/s)"), "get")
-	if ms := matchTests([]Input{c, d}); len(ms) != 1 || ms[0].Tests[1] == nil {
+	if ms := MatchTests([]Input{c, d}); len(ms) != 1 || ms[0].Tests[1] == nil {
 		t.Fatalf("ids did not match: %+v", ms)
 	}
 }

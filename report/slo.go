@@ -1,9 +1,7 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -48,12 +47,12 @@ func ParseSLO(spec string) (SLO, error) {
 		}
 		c, err := parseClause(text)
 		if err != nil {
-			return SLO{}, fmt.Errorf("--slo clause %q: %v", text, err)
+			return SLO{}, usage.Option("slo", "{slo} clause %q: %v", text, err)
 		}
 		s.clauses = append(s.clauses, c)
 	}
 	if len(s.clauses) == 0 {
-		return SLO{}, fmt.Errorf("--slo %q has no clause (want e.g. p99<5ms,errors<0.1%%)", spec)
+		return SLO{}, usage.Option("slo", "{slo} %q has no clause (want e.g. p99<5ms,errors<0.1%%)", spec)
 	}
 	return s, nil
 }
@@ -81,17 +80,7 @@ func parseClause(text string) (clause, error) {
 		}
 		c.value, c.unit = histo.Millis(int64(d)), "ms"
 	case c.metric == "errors" || c.metric == "timeouts" || c.metric == "unsent":
-		pct := strings.HasSuffix(rest, "%")
-		v, err := strconv.ParseFloat(strings.TrimSuffix(rest, "%"), 64)
-		// NaN compares false with everything: without the explicit test
-		// "errors<NaN%" would be accepted and then never met.
-		if err != nil || math.IsNaN(v) || v < 0 || (pct && v > 100) || (!pct && v > 1) {
-			return c, fmt.Errorf("%q is not a share such as 0.1%% or 0.001", rest)
-		}
-		if !pct {
-			v *= 100
-		}
-		c.value, c.unit = v, "%"
+		return parseShare(c, rest)
 	case c.metric == "unavailable":
 		// Per event: the longest window of any topology event, writes or
 		// reads, in seconds.
@@ -106,8 +95,10 @@ func parseClause(text string) (clause, error) {
 			return c, err
 		}
 		c.value, c.unit = r.PerSecond(), "req/s"
+	case messageMetric(c.metric):
+		return parseMessageClause(c, rest)
 	default:
-		return c, fmt.Errorf("unknown metric %q (want min, mean, p50, p90, p95, p99, p99.9, p99.99, max, errors, timeouts, unsent, rate, achieved or unavailable)", c.metric)
+		return c, fmt.Errorf("unknown metric %q (want min, mean, p50, p90, p95, p99, p99.9, p99.99, max, errors, timeouts, unsent, rate, achieved or unavailable; pubsub and stream also loss, stream lag)", c.metric)
 	}
 	return c, nil
 }
@@ -204,7 +195,8 @@ type ClauseResult struct {
 	Unit     string   `json:"unit"`
 	Pass     bool     `json:"pass"`
 	// Basis is what latencies were measured on: "response" (open loop,
-	// from the intended time) or "service" (closed loop, from the send).
+	// from the intended time), "service" (closed loop, from the send) or
+	// "delivery" (a pubsub or stream test: its messages' deliveries).
 	Basis string `json:"basis"`
 	// Window is, with --slo-window, the worst window and how many failed;
 	// null without.
@@ -318,7 +310,10 @@ func (s SLO) Check(t *Test) (*SLOResult, error) {
 	}
 	out := &SLOResult{Spec: s.Spec, Pass: true, Clauses: []ClauseResult{}, Violations: []string{}, Checked: []string{}, Warnings: []string{}}
 	basis := "response"
-	if t.Mode == "closed" {
+	switch {
+	case t.Messages != nil:
+		basis = "delivery" // the test's response times are its deliveries'
+	case t.Mode == "closed":
 		basis = "service"
 	}
 	var scopes []scope
@@ -335,14 +330,21 @@ func (s SLO) Check(t *Test) (*SLOResult, error) {
 	r := t
 	errorsJudged, timeoutsJudged := false, false
 	for _, c := range s.clauses {
-		cr := evaluate(c, scopes, basis, s.Window)
-		if s.Window == 0 && f.lag != nil {
-			// The whole test: the send lag the generator answers for.
-			cr.lagP99 = histo.Millis(int64(Assess(t).LagP99))
+		var cr ClauseResult
+		line := ""
+		if messageMetric(c.metric) {
+			cr = evaluateMessages(c, t, s.Window > 0)
+			line = messageClauseLine(cr, t)
+		} else {
+			cr = evaluate(c, scopes, basis, s.Window)
+			if s.Window == 0 && f.lag != nil {
+				// The whole test: the send lag the generator answers for.
+				cr.lagP99 = histo.Millis(int64(Assess(t).LagP99))
+			}
+			line = clauseLine(cr)
 		}
 		errorsJudged = errorsJudged || c.metric == "errors"
 		timeoutsJudged = timeoutsJudged || c.metric == "errors" || c.metric == "timeouts"
-		line := clauseLine(cr)
 		if cr.Pass {
 			out.Checked = append(out.Checked, line)
 		} else {
@@ -427,10 +429,10 @@ func groupWindows(t *Test, length time.Duration) ([]*windowGroup, error) {
 	}
 	interval := t.mustFigures().interval
 	if interval <= 0 || len(series) == 0 {
-		return nil, errors.New("--slo-window needs the test's interval series")
+		return nil, usage.Option("slo-window", "{slo-window} needs the test's interval series")
 	}
 	if length%interval != 0 {
-		return nil, fmt.Errorf("--slo-window %s is not a multiple of the interval %s", length, interval)
+		return nil, usage.Option("slo-window", "{slo-window} %s is not a multiple of the interval %s", length, interval)
 	}
 	var groups []*windowGroup
 	for _, iv := range series {
@@ -587,6 +589,8 @@ func formatValue(v float64, unit string) string {
 		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
 	case "%":
 		return strconv.FormatFloat(v, 'f', 3, 64) + "%"
+	case "entries":
+		return strconv.FormatFloat(v, 'f', 0, 64) + " entries"
 	case "s":
 		return strconv.FormatFloat(v, 'f', 3, 64) + " s"
 	}
@@ -634,7 +638,7 @@ func (r *SLOResult) MetOnService() bool {
 		if c.Pass {
 			continue
 		}
-		if c.c.metric == "" || !c.c.latency() || c.serviceFails || c.Basis != "response" {
+		if c.c.metric == "" || !c.c.latency() || c.serviceFails || c.Basis != "response" && c.Basis != "delivery" {
 			return false
 		}
 	}

@@ -41,7 +41,7 @@ func decodeOrEmpty(enc string) (*hdrhistogram.Histogram, error) {
 	if enc == "" {
 		return histo.New(), nil
 	}
-	return decodeHistogram(enc)
+	return DecodeHistogram(enc)
 }
 
 // spectrumOutputs returns what --hdr-spectrum PATH writes for d:

@@ -33,9 +33,9 @@ type StepInfo struct {
 	Aborted     bool   `json:"aborted"`
 	AbortReason string `json:"abort_reason,omitempty"`
 	// Basis is what the verdict rests on: "response" times (absent
-	// without an SLO). "service", a step passed on service times when
-	// the send lag failed it, is no longer given: the trust rule's
-	// attribution makes such a step inconclusive (see Decision).
+	// without an SLO). A step that would pass on service times only (the
+	// send lag failed it) is inconclusive by the trust rule's attribution
+	// (see Decision); documents of earlier versions may say "service".
 	Basis string `json:"basis,omitempty"`
 	// JudgedWith lists the earlier steps at the same rate (a search's
 	// second look): Pass is then set when any of them or this one passed

@@ -42,26 +42,36 @@ type TestOptions struct {
 
 // NewTest makes a run's result into a report test: its JSON form, its
 // SLO verdict and the trust rule's judgement (Judge), which it records as
-// the test's verdict and returns. It is the one place a verdict is
-// written; nothing writes one back into a scheduler result.
+// the test's verdict and returns. It and NewMessagesTest are the places a
+// verdict is written (judgeTest); nothing writes one back into a
+// scheduler result.
 func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 	t, err := fromResult(r)
 	if err != nil {
 		return nil, Judgement{}, err
 	}
-	t.ID, t.Server = o.ID, o.Server
+	t.ID = o.ID
+	if o.Percentiles || o.CI {
+		t.ResponsePercentiles = percentileStats(r.Response, o.CI, ciSource{runs: o.Runs, intervals: r.Intervals, closed: r.Mode == "closed"})
+	}
+	return judgeTest(&t, o)
+}
+
+// judgeTest finishes a test made from a run (NewTest, NewMessagesTest):
+// what the server counted, the SLO, and the trust rule's judgement, which
+// it records as the test's verdict and outcome.
+func judgeTest(t *Test, o TestOptions) (*Test, Judgement, error) {
+	t.Server = o.Server
 	if o.Server != nil {
 		for k := range t.Nodes { // a cluster's primaries, each asked on its own
 			t.Nodes[k].Server = o.Server.Nodes[t.Nodes[k].Addr]
 		}
 	}
-	if o.Percentiles || o.CI {
-		t.ResponsePercentiles = percentileStats(r.Response, o.CI, ciSource{runs: o.Runs, intervals: r.Intervals, closed: r.Mode == "closed"})
-	}
-	if t.SLO, err = o.SLO.Check(&t); err != nil {
+	var err error
+	if t.SLO, err = o.SLO.Check(t); err != nil {
 		return nil, Judgement{}, err
 	}
-	j := Judge(&t)
+	j := Judge(t)
 	t.Verdict, t.VerdictReason, t.Outcome = j.Verdict, j.Reason, j.Outcome.String()
 	if t.SLO != nil {
 		for i := range t.SLO.Clauses {
@@ -70,7 +80,7 @@ func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
 			}
 		}
 	}
-	return &t, j, nil
+	return t, j, nil
 }
 
 // figures are a test's exact facts beyond its JSON fields.
@@ -240,7 +250,7 @@ func packedOf(enc string) (histo.Packed, error) {
 	if enc == "" {
 		return histo.Packed{}, nil
 	}
-	h, err := decodeHistogram(enc)
+	h, err := DecodeHistogram(enc)
 	if err != nil {
 		return histo.Packed{}, err
 	}

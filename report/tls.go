@@ -51,7 +51,7 @@ func (t *TLS) result() (*scheduler.TLSHandshakes, error) {
 	h := &scheduler.TLSHandshakes{Version: t.Version, CipherSuite: t.CipherSuite}
 	if t.Histogram != "" {
 		var err error
-		if h.Time, err = decodeHistogram(t.Histogram); err != nil {
+		if h.Time, err = DecodeHistogram(t.Histogram); err != nil {
 			return nil, fmt.Errorf("tls: %w", err)
 		}
 	}

@@ -483,6 +483,10 @@ func regardless(cr ClauseResult, h Health, total scheduler.Counts) (string, bool
 		return "lateness only makes latencies higher", true
 	case c.metric == "errors" || c.metric == "timeouts":
 		return "errors and timeouts are the server's answers, not the generator's lateness", true
+	case c.metric == "loss":
+		return "what the subscribers never received was the server's to deliver, whenever it was sent", true
+	case c.metric == "lag":
+		return "a backlog is the server's and its consumers' pace, not the publisher's lateness", true
 	}
 	// Shares and rates: had the generator sent its own unsent requests
 	// (and had they completed), would the clause pass?

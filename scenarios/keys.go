@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // KeyDist draws key numbers in [0, N) for __key__ and __rand_int__ slots.
@@ -41,14 +43,14 @@ func parseKeyDist(s string, n uint64) (KeyDist, error) {
 	case "zipf":
 		e, err := strconv.ParseFloat(arg, 64)
 		if err != nil || !(e > 0 && e <= MaxZipfExponent) {
-			return nil, fmt.Errorf("--key-dist %q: want zipf:S with an exponent S above 0 and at most %d, such as zipf:0.99", s, MaxZipfExponent)
+			return nil, usage.Option("key-dist", "{key-dist} %q: want zipf:S with an exponent S above 0 and at most %d, such as zipf:0.99", s, MaxZipfExponent)
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("--key-dist %q needs a keyspace (-r N)", s)
+			return nil, usage.Option("key-dist", "{key-dist} %q needs a keyspace ({r} N)", s)
 		}
 		return newZipf(n, e), nil
 	case "gaussian":
-		bad := fmt.Errorf("--key-dist %q: want gaussian:MEAN,SD with finite numbers and SD above 0, such as gaussian:50000,1000 or gaussian:50%%,1000", s)
+		bad := usage.Option("key-dist", "{key-dist} %q: want gaussian:MEAN,SD with finite numbers and SD above 0, such as gaussian:50000,1000 or gaussian:50%%,1000", s)
 		ms, sds, ok := strings.Cut(arg, ",")
 		sd, err2 := strconv.ParseFloat(sds, 64)
 		var mean float64
@@ -58,7 +60,7 @@ func parseKeyDist(s string, n uint64) (KeyDist, error) {
 			var p float64
 			p, err1 = strconv.ParseFloat(pct, 64)
 			if err1 == nil && !(p >= 0 && p < 100) {
-				return nil, fmt.Errorf("--key-dist %q: a MEAN in %% must be at least 0%% and below 100%%", s)
+				return nil, usage.Option("key-dist", "{key-dist} %q: a MEAN in %% must be at least 0%% and below 100%%", s)
 			}
 			mean = p / 100 * float64(n)
 		} else {
@@ -68,15 +70,15 @@ func parseKeyDist(s string, n uint64) (KeyDist, error) {
 			return nil, bad
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("--key-dist %q needs a keyspace (-r N)", s)
+			return nil, usage.Option("key-dist", "{key-dist} %q needs a keyspace ({r} N)", s)
 		}
 		g, err := newGaussian(n, mean, sd)
 		if err != nil {
-			return nil, fmt.Errorf("--key-dist %q: %w", s, err)
+			return nil, usage.Option("key-dist", "{key-dist} %q: %w", s, err)
 		}
 		return g, nil
 	}
-	return nil, fmt.Errorf("--key-dist %q: want uniform, sequential, zipf:S or gaussian:MEAN,SD", s)
+	return nil, usage.Option("key-dist", "{key-dist} %q: want uniform, sequential, zipf:S or gaussian:MEAN,SD", s)
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

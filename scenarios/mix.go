@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/pacer-load/pacer/internal/input"
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // Mix is a weighted set of templates sent from one timeline as one test.
@@ -431,7 +432,7 @@ func weightLike(f string) bool {
 // then its GETs); a mix draws each command at random with those weights,
 // so the proportions match over a run, not within every cycle.
 func parseRatio(s string) (mix string, err error) {
-	bad := fmt.Errorf("--ratio %q: want SET:GET, whole numbers from 0 to %d not both 0, such as 1:10", s, uint64(MaxWeight))
+	bad := usage.Option("ratio", "{ratio} %q: want SET:GET, whole numbers from 0 to %d not both 0, such as 1:10", s, uint64(MaxWeight))
 	a, b, ok := strings.Cut(strings.TrimSpace(s), ":")
 	sets, err1 := strconv.ParseUint(a, 10, 32)
 	gets, err2 := strconv.ParseUint(b, 10, 32)
@@ -447,6 +448,10 @@ func parseRatio(s string) (mix string, err error) {
 	}
 	return strings.Join(parts, ","), nil
 }
+
+// MixNames lists the catalogue's test names a mix takes (get, set,
+// lrange_100, …): one per test, in the suite's order.
+func MixNames() []string { return mixTests() }
 
 // mixTests lists the catalogue names a --mix accepts: one per test.
 func mixTests() []string {
@@ -507,10 +512,10 @@ func BuildRecipe(spec string, customs []Custom, o Options) (*Recipe, error) {
 		name, w, ok := strings.Cut(strings.TrimSpace(item), ":")
 		weight, err := strconv.ParseUint(w, 10, 32)
 		if !ok || err != nil || weight == 0 {
-			return nil, fmt.Errorf("--mix %q: want NAME:WEIGHT,... with whole weights from 1 to %d, such as get:9,set:1", spec, uint64(MaxWeight))
+			return nil, usage.Option("mix", "{mix} %q: want NAME:WEIGHT,... with whole weights from 1 to %d, such as get:9,set:1", spec, uint64(MaxWeight))
 		}
 		if seen[name] {
-			return nil, fmt.Errorf("--mix %q names %s twice", spec, name)
+			return nil, usage.Option("mix", "{mix} %q names %s twice", spec, name)
 		}
 		seen[name] = true
 		if c, ok := byName[name]; ok {
@@ -519,7 +524,7 @@ func BuildRecipe(spec string, customs []Custom, o Options) (*Recipe, error) {
 		}
 		t := testByMixName(strings.ToLower(name))
 		if t == nil {
-			return nil, fmt.Errorf("--mix: unknown command %q (catalogue: %s; or name a --command)", name, strings.Join(mixTests(), ", "))
+			return nil, usage.Option("mix", "{mix}: unknown command %q (catalogue: %s; or name a {command})", name, strings.Join(mixTests(), ", "))
 		}
 		r.Items = append(r.Items, RecipeItem{Name: strings.ToLower(name), Weight: weight, test: t})
 	}

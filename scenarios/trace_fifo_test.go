@@ -13,7 +13,7 @@ import (
 // TestOpenTraceRefusesAFIFO: a replay reads its trace more than once
 // (checked, then replayed, once per loop), which a FIFO cannot give; and
 // opening one that no one writes waited for a writer, deaf to the first
-// Ctrl-C (issue 22). It is refused at once.
+// Ctrl-C. It is refused at once.
 func TestOpenTraceRefusesAFIFO(t *testing.T) {
 	fifo := testrun.Fifo(t, "trace")
 	done := make(chan error, 1)

@@ -72,15 +72,15 @@ type SuiteTest struct {
 func (w Workload) Build(ctx context.Context) (*Suite, error) {
 	s := &Suite{Options: Options{Sizes: w.Sizes, Cluster: w.Cluster}}
 	if w.TestsGiven && strings.Trim(w.Tests, " ,") == "" {
-		return nil, usage.Errorf("-t %q names no test: give one or more, such as -t get,set (leave -t out for the whole suite)", w.Tests)
+		return nil, usage.Flagf("t", "{t} %q names no test: give one or more, such as {t} get,set (leave {t} out for the whole suite)", w.Tests)
 	}
 	if w.KeyspaceGiven {
 		n, err := strconv.ParseInt(w.Keyspace, 10, 64)
 		if err != nil {
-			return nil, usage.Errorf("-r %q: want a keyspace size", w.Keyspace)
+			return nil, usage.Flagf("r", "{r} %q: want a keyspace size", w.Keyspace)
 		}
 		if n < 0 {
-			return nil, usage.Errorf("-r %d: must not be negative", n)
+			return nil, usage.Flagf("r", "{r} %d: must not be negative", n)
 		}
 		s.Options.Random, s.Options.Keyspace = true, uint64(n)
 	}
@@ -90,10 +90,10 @@ func (w Workload) Build(ctx context.Context) (*Suite, error) {
 	}
 	keys, err := parseKeyDist(dist, s.Options.Keyspace)
 	if err != nil {
-		return nil, usage.Errorf("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	if w.KeyDistGiven && !s.Options.Random {
-		return nil, usage.Errorf("--key-dist needs a keyspace: give -r N")
+		return nil, usage.Flagf("key-dist", "{key-dist} needs a keyspace: give {r} N")
 	}
 	s.Keys = keys
 
@@ -101,56 +101,56 @@ func (w Workload) Build(ctx context.Context) (*Suite, error) {
 	for _, c := range w.Commands {
 		cu, err := ParseCustom(c)
 		if err != nil {
-			return nil, usage.Errorf("--command: %v", err)
+			return nil, usage.Flagf("command", "{command}: %v", err)
 		}
 		customs = append(customs, cu)
 	}
 	if len(w.Weights) > len(customs) {
-		return nil, usage.Errorf("%d --command-weight for %d --command", len(w.Weights), len(customs))
+		return nil, usage.Flagf("", "%d {command-weight} for %d {command}", len(w.Weights), len(customs))
 	}
 	for i, ws := range w.Weights {
 		v, err := strconv.ParseUint(ws, 10, 32)
 		if err != nil || v == 0 {
-			return nil, usage.Errorf("--command-weight %q: want a whole number above 0", ws)
+			return nil, usage.Flagf("command-weight", "{command-weight} %q: want a whole number above 0", ws)
 		}
 		customs[i].Weight = v
 	}
 	if w.CommandsFile != "" {
 		more, err := loadCommandsFile(ctx, w.CommandsFile)
 		if err != nil {
-			return nil, usage.Errorf("--commands: %v", err)
+			return nil, usage.Flagf("commands", "{commands}: %v", err)
 		}
 		customs = append(customs, more...)
 	}
 	mix := w.Mix
 	if w.RatioGiven {
 		if mix != "" {
-			return nil, usage.Errorf("--ratio is a --mix of set and get: give one of them")
+			return nil, usage.Flagf("ratio", "{ratio} is a {mix} of set and get: give one of them")
 		}
 		if mix, err = parseRatio(w.Ratio); err != nil {
-			return nil, usage.Errorf("%v", err)
+			return nil, usage.Errorf("%w", err)
 		}
 	}
 	if mix != "" && len(w.Weights) > 0 {
-		return nil, usage.Errorf("--mix sets the weights: drop --command-weight")
+		return nil, usage.Flagf("mix", "{mix} sets the weights: drop {command-weight}")
 	}
 	switch {
 	case mix != "" || len(customs) > 0:
 		if w.TestsGiven {
-			return nil, usage.Errorf("-t selects catalogue tests; use --mix to combine them with --command")
+			return nil, usage.Flagf("t", "{t} selects catalogue tests; use {mix} to combine them with {command}")
 		}
 		if len(w.Trailing) > 0 {
-			return nil, usage.Errorf("a command after the flags cannot be combined with --mix or --command: use --command")
+			return nil, usage.Flagf("", "a command after the flags cannot be combined with {mix} or {command}: use {command}")
 		}
 		r, err := BuildRecipe(mix, customs, s.Options)
 		if err != nil {
-			return nil, usage.Errorf("%v", err)
+			return nil, usage.Errorf("%w", err)
 		}
 		if err := w.buildable(r); err != nil {
 			return nil, err
 		}
 		if _, err := r.Build(); err != nil {
-			return nil, usage.Errorf("%v", err)
+			return nil, usage.Errorf("%w", err)
 		}
 		t := SuiteTest{Recipe: r, Title: r.Title()}
 		if len(r.Items) > 1 {
@@ -166,13 +166,13 @@ func (w Workload) Build(ctx context.Context) (*Suite, error) {
 			_, err = r.Build()
 		}
 		if err != nil {
-			return nil, usage.Errorf("command: %v", err)
+			return nil, usage.Errorf("command: %w", err)
 		}
 		s.Tests = []SuiteTest{{Recipe: r, Title: Title(w.Trailing), Custom: true}}
 	default:
 		tests, err := Select(w.Tests)
 		if err != nil {
-			return nil, usage.Errorf("%v", err)
+			return nil, usage.Errorf("%w", err)
 		}
 		for _, t := range tests {
 			s.Tests = append(s.Tests, SuiteTest{Recipe: TestRecipe(t, s.Options), Title: t.Title})
@@ -187,7 +187,7 @@ func (w Workload) Build(ctx context.Context) (*Suite, error) {
 // check saw it.
 func (w Workload) buildable(r *Recipe) error {
 	if n := int64(r.MaxCommandSize()); w.MaxCommand > 0 && n > w.MaxCommand {
-		return usage.Errorf("a command of %s is larger than %s: lower -d or use fewer __data__", bytesize.Format(n), bytesize.Format(w.MaxCommand))
+		return usage.Flagf("", "a command of %s is larger than %s: lower {d} or use fewer __data__", bytesize.Format(n), bytesize.Format(w.MaxCommand))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 func TestWorkloadBuild(t *testing.T) {
@@ -63,7 +64,7 @@ func TestWorkloadBuild(t *testing.T) {
 		{Workload{Sizes: d3, Tests: "nosuch"}, "nosuch"},
 	} {
 		_, err := tc.w.Build(t.Context())
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !usage.Is(err) {
+		if err == nil || !strings.Contains(usagetest.CLI(err), tc.want) || !usage.Is(err) {
 			t.Errorf("%+v: %v, want a usage error with %q", tc.w, err, tc.want)
 		}
 	}

@@ -71,6 +71,9 @@ type ClosedConfig struct {
 	// OnErrorReply, if set, sees the text of every error reply (from the
 	// connection goroutines, concurrently).
 	OnErrorReply func(text []byte)
+	// OnInteger, if set, sees the value of every integer reply (from the
+	// connection goroutines, concurrently).
+	OnInteger func(v int64)
 	// Precision is the significant digits of the redis-benchmark
 	// compatible histogram (--precision). Default 3.
 	Precision int

@@ -159,6 +159,9 @@ func (w *closedWorker) loop() {
 				continue
 			}
 			ok++
+			if r.IsInt && cfg.OnInteger != nil {
+				cfg.OnInteger(r.Int)
+			}
 			run.receive.Record(rt.Read - at)
 			if w.run.nodes != nil {
 				w.run.nodes[w.node].receive.Record(rt.Read - at)

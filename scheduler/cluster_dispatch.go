@@ -134,6 +134,9 @@ func (p *pacer) emitCluster(horizon, el int64) emitOutcome {
 		if !due {
 			return emitDone
 		}
+		if p.stamper != nil {
+			p.stamper.Stamp(p.next, p.t0+off, now)
+		}
 		cmd, kind := p.cmds.Next()
 		node, _, _ := p.cl.route(cmd, kind, p.next, true)
 		node = p.readReplica(node, kind)

@@ -14,7 +14,7 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 )
 
-// Regression tests of the second hardening round (issue 9): each names
+// Regression tests of the second hardening round: each names
 // the reproduction it guards.
 
 // TestRedialBacksOffWhenReplacementsNeverServe: a server that accepts and

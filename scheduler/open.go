@@ -73,6 +73,10 @@ type OpenConfig struct {
 	// OnErrorReply, if set, sees every error reply's text, from the
 	// connections' reader goroutines (concurrently).
 	OnErrorReply func(text []byte)
+	// OnInteger, if set, sees the value of every measured integer reply
+	// (PUBLISH's count of receivers), from the connections' reader
+	// goroutines (concurrently).
+	OnInteger func(v int64)
 	// MaxBacklog bounds how late a request may be sent: one whose intended
 	// time is further in the past when its turn comes is counted unsent.
 	// Default DefaultMaxBacklog.

@@ -69,12 +69,14 @@ type pacer struct {
 	// it is (t0).
 	onPrepare func()
 	onStart   func(t0 int64)
-	dirty     []int
-	isDirty   []bool
-	failure   error
-	slice     sliceHolder
-	cl        *clusterRun // nil without a cluster
-	routes    *routes     // nil unless reads go to replicas
+	// stamper, when the stream is one, is told each request's place.
+	stamper Stamper
+	dirty   []int
+	isDirty []bool
+	failure error
+	slice   sliceHolder
+	cl      *clusterRun // nil without a cluster
+	routes  *routes     // nil unless reads go to replicas
 }
 
 // sliceHolder keeps a short time slice (clock.ShortSlice) on the OS thread
@@ -133,6 +135,7 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 		warmup:  int64(cfg.Warmup),
 		cl:      run.cl,
 	}
+	p.stamper, _ = cmds.(Stamper)
 	if g, ok := cmds.(Grouper); ok && len(cfg.Groups) > 0 {
 		p.grouper = g
 		for i, grp := range cfg.Groups {
@@ -206,6 +209,9 @@ func (p *pacer) loop() {
 	}
 	if p.onStart != nil {
 		p.onStart(p.t0)
+	}
+	if p.stamper != nil {
+		p.stamper.Begin(p.t0)
 	}
 	for {
 		now := nanotime()
@@ -377,6 +383,9 @@ func (p *pacer) emit(horizon, el int64) emitOutcome {
 				}
 			}
 			return emitNoConns
+		}
+		if p.stamper != nil {
+			p.stamper.Stamp(p.next, p.t0+off, p.t0+el)
 		}
 		cmd, kind := p.cmds.Next()
 		s := p.run.lanes[i]

@@ -123,6 +123,9 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 		kc.completed++
 		ks.completed.Add(1)
 	}
+	if r.IsInt && run.cfg.OnInteger != nil {
+		run.cfg.OnInteger(r.Int)
+	}
 	h.completed.Add(1)
 }
 

@@ -67,6 +67,9 @@ func (p *pacer) emitRouted(horizon, el int64) emitOutcome {
 		if r.hold.ok && r.hold.index == p.next {
 			cmd, kind = r.hold.cmd, r.hold.kind
 		} else {
+			if p.stamper != nil {
+				p.stamper.Stamp(p.next, p.t0+off, p.t0+el)
+			}
 			cmd, kind = p.cmds.Next()
 		}
 		r.hold.ok = false

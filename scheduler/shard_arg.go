@@ -21,25 +21,25 @@ func ParseShard(v string, lookup func(string) (string, bool)) (k, n int, err err
 	ks, ns, ok := strings.Cut(v, "/")
 	n, nerr := strconv.Atoi(ns)
 	if !ok || nerr != nil || plainDigits(ns) != nil || n < 1 || n > MaxShards {
-		return 0, 0, usage.Errorf("--shard %q: want K/N such as 2/4 (N from 1 to %d), or auto/N", v, MaxShards)
+		return 0, 0, usage.Flagf("shard", "{shard} %q: want K/N such as 2/4 (N from 1 to %d), or auto/N", v, MaxShards)
 	}
 	if ks == "auto" {
 		idx, set := lookup(JobIndexEnv)
 		if !set {
-			return 0, 0, usage.Errorf("--shard %s: %s is not set (a Kubernetes Indexed Job sets it); give K/N", v, JobIndexEnv)
+			return 0, 0, usage.Flagf("shard", "{shard} %s: %s is not set (a Kubernetes Indexed Job sets it); give K/N", v, JobIndexEnv)
 		}
 		i, err := strconv.Atoi(strings.TrimSpace(idx))
 		if err != nil || i < 0 || i >= n {
-			return 0, 0, usage.Errorf("--shard %s: %s=%q is not an index from 0 to %d", v, JobIndexEnv, idx, n-1)
+			return 0, 0, usage.Flagf("shard", "{shard} %s: %s=%q is not an index from 0 to %d", v, JobIndexEnv, idx, n-1)
 		}
 		return i + 1, n, nil
 	}
 	if err := plainDigits(ks); err != nil {
-		return 0, 0, usage.Errorf("--shard %q: K %q %v", v, ks, err)
+		return 0, 0, usage.Flagf("shard", "{shard} %q: K %q %v", v, ks, err)
 	}
 	k, err = strconv.Atoi(ks)
 	if err != nil || k < 1 || k > n {
-		return 0, 0, usage.Errorf("--shard %q: K must be from 1 to %d", v, n)
+		return 0, 0, usage.Flagf("shard", "{shard} %q: K must be from 1 to %d", v, n)
 	}
 	return k, n, nil
 }

@@ -29,7 +29,7 @@ func TestParseShard(t *testing.T) {
 		{"1/0", env("", false), 0, 0, "want K/N"},
 		{"1/2000000", env("", false), 0, 0, "want K/N"},
 		// K is a whole number, written as one: digits only, no sign, no
-		// leading zero, no spaces (issue 22).
+		// leading zero, no spaces.
 		{"1.5/3", env("", false), 0, 0, `K "1.5" is not a whole number`},
 		{"one/3", env("", false), 0, 0, `K "one" is not a whole number`},
 		{"/3", env("", false), 0, 0, `K "" is not a whole number`},

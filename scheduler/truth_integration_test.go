@@ -20,7 +20,7 @@ import (
 // bench/truth on a quiet machine; this test holds what noise cannot
 // flip: no response is below the truth (a reply arrives after it is
 // written), the median is within a millisecond of it, and the first
-// requests of the run leave on time (issue 19: the first 100 requests'
+// requests of the run leave on time (the first 100 requests'
 // send lag is no worse than the run's p99, give or take a millisecond of
 // noise; the defect it guards against sent them 4–5 ms late at once). A
 // run that starts late is run again, twice at most: one host hiccup

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/usage"
 )
 
 // DefaultPort is a sentinel's port when its address names none.
@@ -92,7 +93,7 @@ func (c Config) Validate() error {
 		return errors.New("no sentinel to ask")
 	}
 	if c.Master == "" {
-		return errors.New("no master name (--master)")
+		return usage.Option("master", "no master name ({master})")
 	}
 	return nil
 }

@@ -3,8 +3,9 @@
 // the same way: the interval of a percentile over repeated runs, the block
 // bootstrap over one run's intervals, the change between a baseline and a
 // candidate with its interval and its word (worse, better, same, cannot
-// tell), and the error budget of a rule that looks at its data more than
-// once.
+// tell), the error budget of a rule that looks at its data more than
+// once, and Mann–Kendall's test for a rising trend in a series (a
+// sweep's queue, a stream's consumer lag).
 //
 // Where the variance comes from decides the method. On a real machine the
 // spread between runs dominates: two identical runs differ by several per

@@ -16,7 +16,8 @@ import (
 	"github.com/pacer-load/pacer/internal/hostile"
 )
 
-// allCases are the memory and hang reproductions of issue 9, in its order:
+// allCases are the memory and hang reproductions, in the order of the
+// hardening round's findings:
 // 2(a) --commands, 2(b) the send side, 2(c) --max-inflight, 2(d) error
 // codes, 2(e) bench, 2(f) serve, 3(a)-(c) hangs, 4 refused connections, and
 // the first round's server stopped mid-run. Flags are the defaults but for

@@ -1,5 +1,5 @@
 // Command bounds runs the memory and hang reproductions of the hardening
-// round (issue 9) against a pacer binary, one case at a time, and prints a
+// round against a pacer binary, one case at a time, and prints a
 // table: each case's peak resident memory (VmHWM), exit code, wall and CPU
 // time, and whether it stayed under the bound (256 MiB with default flags)
 // and ended by itself.
@@ -191,7 +191,7 @@ func flushAll(addr string) error {
 // benchCase is one reproduction.
 type benchCase struct {
 	name  string
-	about string        // the reproduction, as issue 9 words it
+	about string        // the reproduction, in the words of its report
 	limit time.Duration // killed and reported as a hang after this
 	want  []int         // the exit codes that are right (nil: any)
 	setup func(e *env) (*job, error)

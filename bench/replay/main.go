@@ -5,8 +5,8 @@
 // read that checks and sums the trace up) and runs the replay at -speed
 // against a redis-server it starts on loopback, reporting each process's
 // wall time, CPU and peak resident memory (the kernel's high-water mark).
-// Issue 21 asks for a 5-million-line trace to replay at 3× in under
-// 150 MB, and to be read and checked in under 10 s.
+// The target: a 5-million-line trace replayed at 3× in under 150 MB,
+// and read and checked in under 10 s.
 //
 //	go build -o /tmp/pacer ./cmd/pacer
 //	go run ./bench/replay -bin /tmp/pacer                       # 5M lines over 300 s, at 3×

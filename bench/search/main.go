@@ -6,8 +6,8 @@
 // it ended and its exit code. Per pair it says whether the two intervals
 // overlap (they must, if both are right: the sustainable rate lies in
 // each); per target, how many pairs overlapped and the medians of lo, hi
-// and the steps. Issue 19 asks for at least 4 of 5 pairs to overlap for
-// p99<=5ms.
+// and the steps. A search that agrees with itself has at least 4 of 5
+// pairs overlapping for p99<=5ms.
 //
 // Targets: embedded (`--embedded --delay exp:100us`, an M/M/1-like
 // server of 100 µs services, in pacer's own process), serve (the same

@@ -8,12 +8,12 @@
 //
 // For each case it reports, as medians over -rounds rounds:
 //   - the p50, p99 and p99.9 of pacer's response time and of the truth,
-//     and their differences (issue 19: p50 within 15 µs at 10k/s and 50k/s;
-//     p99 and p99.9 within 1% under a 100 ms stall every second);
+//     and their differences (the target: p50 within 15 µs at 10k/s and
+//     50k/s; p99 and p99.9 within 1% under a 100 ms stall every second);
 //   - the receive clock pacer used and its receive lag p99;
 //   - how late the first 100 requests reached the sink (their p90, from
-//     their intended times) against the run's p99 of the same: issue 19
-//     asks that a run start on time.
+//     their intended times) against the run's p99 of the same: a run
+//     must start on time.
 //
 // The cases: 10k/s and 50k/s for -duration, then 10k/s with the sink
 // stalling 100 ms every second. Run it on a quiet machine.

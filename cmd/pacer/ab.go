@@ -13,12 +13,12 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/diff"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/ab"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Bounds of ab's rounds.
@@ -228,7 +228,7 @@ func abAction(c *cli.Context) error {
 	if cfg.Closed != nil {
 		mode = "closed"
 	}
-	e, err := openEnv(c, envConfig{target: &target.Target{Options: a.sides[ab.A]}, quiet: a.quiet, mode: mode})
+	e, err := openEnv(c, envConfig{target: &endpoint.Target{Options: a.sides[ab.A]}, quiet: a.quiet, mode: mode})
 	if err != nil {
 		return err
 	}
@@ -236,10 +236,10 @@ func abAction(c *cli.Context) error {
 	ctx, out := c.Context, e.out
 	// The other side: its own target, TLS handshakes and server.
 	a.sides[ab.B].ReceiveClock = e.target.Options.ReceiveClock
-	tb := &target.Target{Options: a.sides[ab.B], Say: e.say}
+	tb := &endpoint.Target{Options: a.sides[ab.B], Say: e.say}
 	tb.WatchTLS()
 	e.askServer()
-	serverB := target.AskServer(ctx, tb.Options, e.say, secretsFrom(ctx).Redact)
+	serverB := endpoint.AskServer(ctx, tb.Options, e.say, secretsFrom(ctx).Redact)
 	expA := e.experiment(a.errs)
 	expB := *expA
 	expB.Target, expB.Server = tb, serverB
@@ -251,7 +251,7 @@ func abAction(c *cli.Context) error {
 	cfg.Tests = tests
 	session := strconv.FormatUint(cfg.Seed, 36) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if !a.quiet {
-		for s, srv := range []*target.Server{e.server, serverB} {
+		for s, srv := range []*endpoint.Server{e.server, serverB} {
 			fmt.Fprintf(out, "%s: %s, %s\n", ab.SideName(s), a.shown[s], strings.TrimPrefix(report.ServerLine(srv.ID), "server: "))
 		}
 		var what string
@@ -283,7 +283,7 @@ func abAction(c *cli.Context) error {
 	lost := ""
 	for s := range 2 {
 		doc := report.NewDocument(mode, version, nil)
-		doc.Server = []*target.Server{e.server, serverB}[s].ID
+		doc.Server = []*endpoint.Server{e.server, serverB}[s].ID
 		doc.Interrupted = interrupted
 		doc.Config = a.echo(ctx, s, session)
 		ts, js, err := res.Tests(s, tests, report.TestOptions{Percentiles: true})
@@ -327,7 +327,7 @@ func abAction(c *cli.Context) error {
 	switch {
 	case interrupted:
 		if res.Err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(res.Err.Error()))
+			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(message(res.Err)))
 		}
 		return exitCode(exitInterrupted)
 	case res.Err != nil && usage.Is(res.Err):

@@ -9,12 +9,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/internal/guarded"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/internal/usage"
-	"github.com/pacer-load/pacer/target"
 	"github.com/pacer-load/pacer/verdict"
 	"github.com/urfave/cli/v2"
 )
@@ -48,8 +48,34 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func usageErrorf(format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = cliError{s: message(err), err: err}
+		}
+	}
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
+
+// message is err's message as the command line says it: the settings its
+// packages name by their Go names (usage.OptionError) spelt as flags.
+func message(err error) string { return usage.Render(err, flagName) }
+
+// flagName spells a setting's command-line name as a flag: -c, --rate.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// cliError is an error whose message is already the command line's.
+type cliError struct {
+	s   string
+	err error
+}
+
+func (e cliError) Error() string { return e.s }
+func (e cliError) Unwrap() error { return e.err }
 
 func failed(err error) error { return &exitError{code: exitFailed, err: err} }
 
@@ -119,6 +145,11 @@ func mainWith(parent context.Context, stdin io.Reader, args []string, stdout, st
 	return code
 }
 
+// filesCommands are the commands whose arguments are files: their flags may
+// come before or after them (clihelp.FlagsFirst). diff reads its own, a
+// "--" separating its sides.
+var filesCommands = map[string]bool{"replay": true, "report": true, "merge": true}
+
 // run runs the app and turns its error into an exit code, printing the
 // error's one line on stderr.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -138,6 +169,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "pacer: unknown command %q (see pacer --help)\n", name)
 		return exitUsage
 	}
+	if cmd := app.Command(args[1]); cmd != nil && filesCommands[cmd.Name] {
+		args = append(args[:2:2], clihelp.FlagsFirst(cmd.Flags, args[2:])...)
+	}
 	if cmd := app.Command(args[1]); cmd != nil && clihelp.HostTakesFlag(cmd.Flags, args[2:]) {
 		fmt.Fprintln(stderr, "pacer: -h takes a host; help is --help")
 		return exitUsage
@@ -147,10 +181,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	var ee *exitError
-	var be *target.BenchError
+	var be *endpoint.BenchError
 	switch {
 	case usage.Is(err):
-		fmt.Fprintf(stderr, "pacer: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "pacer: %s\n", oneLine(message(err)))
 		return exitUsage
 	case errors.As(err, &be):
 		// redis-benchmark's words, without pacer's prefix.
@@ -161,13 +195,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch {
 		case ee.err == nil:
 		case ee.raw:
-			fmt.Fprintf(stderr, "%s\n", oneLine(ee.err.Error()))
+			fmt.Fprintf(stderr, "%s\n", oneLine(message(ee.err)))
 		default:
-			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(ee.err.Error()))
+			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(message(ee.err)))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "pacer: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "pacer: %s\n", oneLine(message(err)))
 	return exitFailed
 }
 
@@ -190,6 +224,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			benchCommand(),
 			sweepCommand(),
 			compareCommand(),
+			pubsubCommand(),
+			streamCommand(),
 			abCommand(),
 			replayCommand(),
 			fillCommand(),

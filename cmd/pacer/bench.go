@@ -233,7 +233,7 @@ func benchAction(c *cli.Context) error {
 	switch {
 	case res.Err != nil:
 		if werr := writeDoc(); werr != nil {
-			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(werr.Error()))
+			fmt.Fprintf(stderr, "pacer: %s\n", oneLine(message(werr)))
 		}
 		if experiment.IsErrorReply(res.Err) {
 			// redis-benchmark's words, on stderr, and exit 1.

@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/plots"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -96,7 +97,7 @@ func diffSettings(c *cli.Context, vals map[string]*string) (diffOutput, error) {
 	o.html, _ = get("html")
 	o.text, _ = get("title")
 	if _, set := get("plot"); set {
-		if o.plotFormat, err = report.PlotFormat(o.plot); err != nil {
+		if o.plotFormat, err = plots.PlotFormat(o.plot); err != nil {
 			return o, usageErrorf("--plot %v", err)
 		}
 	}
@@ -211,7 +212,7 @@ func writeDiff(stdout, stderr io.Writer, d *report.Diff, out diffOutput) error {
 		}
 	}
 	if out.plotFormat != "" {
-		b, err := report.DiffPlot(d, out.plotFormat, report.PlotOptions{Title: out.text})
+		b, err := plots.DiffPlot(d, out.plotFormat, plots.PlotOptions{Title: out.text})
 		if err != nil {
 			return failed(err)
 		}
@@ -224,7 +225,7 @@ func writeDiff(stdout, stderr io.Writer, d *report.Diff, out diffOutput) error {
 		return failed(err)
 	}
 	if out.html != "" {
-		b, err := report.DiffHTML(d, tb.String(), out.text)
+		b, err := plots.DiffHTML(d, tb.String(), out.text)
 		if err != nil {
 			return failed(err)
 		}

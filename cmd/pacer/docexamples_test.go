@@ -167,7 +167,7 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	}
 	codes := []int{exitOK}
 	switch {
-	case len(out) > 0 && (out[0] == "run" || out[0] == "compare" || out[0] == "sweep" || out[0] == "replay" || out[0] == "ab"):
+	case len(out) > 0 && (out[0] == "run" || out[0] == "compare" || out[0] == "sweep" || out[0] == "replay" || out[0] == "pubsub" || out[0] == "stream" || out[0] == "ab"):
 		// Whether the generator kept its send-lag limit depends on the
 		// machine's load, and an SLO on its latency too: documented outcomes
 		// (a sweep exits 4 when its bounding failure could be the client's).
@@ -256,7 +256,7 @@ func shortened(args []string) []string {
 	// Left to its default length, a run or compare lasts seconds and a
 	// throttled bench 100,000 requests: the caps are given.
 	switch {
-	case (out[0] == "run" || out[0] == "compare") && !hasArg(out, "--duration") && !hasArg(out, "-n") && !hasArg(out, "--stages"):
+	case (out[0] == "run" || out[0] == "compare" || out[0] == "pubsub" || out[0] == "stream") && !hasArg(out, "--duration") && !hasArg(out, "-n") && !hasArg(out, "--stages"):
 		out = slices.Insert(out, 1, "--duration", shortDuration.String())
 	case out[0] == "bench" && hasArg(out, "--rate") && !hasArg(out, "-n"):
 		out = slices.Insert(out, 1, "-n", strconv.Itoa(shortRequests))
@@ -309,7 +309,7 @@ func shortened(args []string) []string {
 				}
 			}
 			value = strings.Join(stages, ",")
-		case name == "-n" && (out[0] == "run" || out[0] == "bench"):
+		case name == "-n" && (out[0] == "run" || out[0] == "bench" || out[0] == "pubsub" || out[0] == "stream"):
 			value = capInt(value, shortRequests)
 		case name == "-r" && out[0] == "fill":
 			value = capInt(value, shortKeys)
@@ -368,6 +368,11 @@ func estimate(args []string) time.Duration {
 		return d
 	case "compare":
 		return 4 * d
+	case "pubsub":
+		if hasArg(args, "--closed") {
+			return 2 * d
+		}
+		return d
 	case "bench":
 		// About 100k requests a second on a small machine.
 		n, tests := 100000, 21

@@ -9,12 +9,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/embedded"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // runEnv is what every load command sets up around its runs, in one
@@ -30,8 +30,8 @@ type runEnv struct {
 	// out is where the human text goes: stderr when stdout carries a
 	// result file.
 	out      io.Writer
-	target   *target.Target
-	server   *target.Server
+	target   *endpoint.Target
+	server   *endpoint.Server
 	metrics  *liveMetrics
 	embedded *embedded.Server
 	place    *scheduler.Placement
@@ -46,7 +46,7 @@ type runEnv struct {
 
 // envConfig is what a command's flags said that the environment needs.
 type envConfig struct {
-	target  *target.Target
+	target  *endpoint.Target
 	place   *scheduler.Placement
 	files   resultFiles
 	quiet   bool
@@ -114,7 +114,7 @@ func (e *runEnv) say(s string) {
 // askServer asks the server who it is (outside any measured window) and
 // records it in the document.
 func (e *runEnv) askServer() {
-	e.server = target.AskServer(e.ctx, e.target.Options, e.say, secretsFrom(e.ctx).Redact)
+	e.server = endpoint.AskServer(e.ctx, e.target.Options, e.say, secretsFrom(e.ctx).Redact)
 	e.doc.Server = e.server.ID
 }
 
@@ -139,11 +139,11 @@ func (e *runEnv) faults() string {
 // that may fall in different slots and, when closedLoop names the command,
 // keys without {tag} (a closed loop sends each connection's requests to
 // one primary). Outside a cluster there is nothing to find.
-func (e *runEnv) clusterKeys(t workTest, closedLoop string) (target.Keys, error) {
+func (e *runEnv) clusterKeys(t workTest, closedLoop string) (endpoint.Keys, error) {
 	if !e.target.Cluster {
-		return target.Keys{}, nil
+		return endpoint.Keys{}, nil
 	}
-	keys, err := target.ClusterKeys(e.ctx, e.target.Options, t.recipe)
+	keys, err := endpoint.ClusterKeys(e.ctx, e.target.Options, t.recipe)
 	if err != nil {
 		return keys, err
 	}
@@ -168,6 +168,7 @@ func (e *runEnv) experiment(showErrs bool) *experiment.Env {
 		Quiet:          e.quiet,
 		HiccupInterval: e.hiccups,
 		InProcess:      e.embedded != nil,
+		WatchMessages:  e.metrics.WatchMessages,
 	}
 	if showErrs {
 		x.OnErrorReply = watch.Errors(e.stderr)
@@ -223,7 +224,7 @@ func (e *runEnv) exit(code int, runErr error) error {
 	switch {
 	case e.doc.Interrupted || e.ctx.Err() != nil:
 		if runErr != nil {
-			fmt.Fprintf(e.stderr, "pacer: %s\n", oneLine(runErr.Error()))
+			fmt.Fprintf(e.stderr, "pacer: %s\n", oneLine(message(runErr)))
 		}
 		return exitCode(exitInterrupted)
 	case runErr != nil:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/metrics"
@@ -14,7 +15,6 @@ import (
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // fillCommand is `pacer fill`: write every key of a keyspace once, with
@@ -55,7 +55,7 @@ func fillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	tgt := &target.Target{Options: o, Cluster: c.Bool("cluster"), Sentinels: sentinels}
+	tgt := &endpoint.Target{Options: o, Cluster: c.Bool("cluster"), Sentinels: sentinels}
 	if c.Args().Len() > 0 {
 		return usageErrorf("fill takes no arguments, got %q (the command is --command)", c.Args().First())
 	}

@@ -149,6 +149,9 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 		if o.slo, err = report.ParseSLO(c.String("slo")); err != nil {
 			return o, usageErrorf("%v", err)
 		}
+		if err := messageClauses(c, o.slo); err != nil {
+			return o, err
+		}
 	}
 	if c.IsSet("slo-window") {
 		w := c.Duration("slo-window")

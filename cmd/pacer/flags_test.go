@@ -15,11 +15,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment/bench"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
-	"github.com/pacer-load/pacer/target"
 )
 
 // The commands run in-process here; main sets GOMAXPROCS once for the
@@ -470,7 +470,7 @@ func TestServerConfigIgnoresHugeReplies(t *testing.T) {
 	for _, size := range []int{2, 1 << 20} {
 		v := strings.Repeat("x", size)
 		srv := hostile.Start(t, hostile.Answer(fmt.Sprintf("*2\r\n$4\r\nsave\r\n$%d\r\n%s\r\n", len(v), v)))
-		id := target.AskServer(context.Background(), conn.Options{Network: "tcp", Addr: srv.Addr}, nil, nil).ID
+		id := endpoint.AskServer(context.Background(), conn.Options{Network: "tcp", Addr: srv.Addr}, nil, nil).ID
 		save, _, ok := bench.ServerConfig(id)
 		srv.Close()
 		if want := size <= 1024; ok != want || ok && save != "xx" {

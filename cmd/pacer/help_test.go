@@ -33,7 +33,7 @@ func helpSections(t *testing.T, cmd string) (map[string]string, []string) {
 	return flags, order
 }
 
-// TestHelpGroups (issue 22): every command lists its flags in the same
+// TestHelpGroups: every command lists its flags in the same
 // groups: TARGET, LOAD, WORKLOAD, SLO AND TRUST (--slo, --slo-window,
 // --lag-limit, --pacing and the measurement flags), OUTPUT, the tuning
 // flags and the shard flags in groups of their own, TLS last. Before,
@@ -64,7 +64,7 @@ func TestHelpGroups(t *testing.T) {
 	}
 }
 
-// TestHostThenFlagIsAUsageError (issue 22): -h followed by a word that
+// TestHostThenFlagIsAUsageError: -h followed by a word that
 // starts with - is a mistake, in every command that takes -h, not the
 // host "--rate"; -h HOST and a trailing -h (help) are unchanged.
 func TestHostThenFlagIsAUsageError(t *testing.T) {
@@ -91,7 +91,7 @@ func TestHostThenFlagIsAUsageError(t *testing.T) {
 	}
 }
 
-// TestRunSendsGetWithoutTests (issue 22): run without -t or a command
+// TestRunSendsGetWithoutTests: run without -t or a command
 // runs what sweep runs by default (GET), and -t all the whole suite.
 func TestRunSendsGetWithoutTests(t *testing.T) {
 	t.Parallel()
@@ -111,7 +111,7 @@ func TestRunSendsGetWithoutTests(t *testing.T) {
 	}
 }
 
-// TestVersionCommand (issue 22): pacer version prints what --version
+// TestVersionCommand: pacer version prints what --version
 // prints.
 func TestVersionCommand(t *testing.T) {
 	t.Parallel()
@@ -125,7 +125,7 @@ func TestVersionCommand(t *testing.T) {
 	}
 }
 
-// TestHelpExamplesUseNoPrivateAddress (issue 22): help examples use
+// TestHelpExamplesUseNoPrivateAddress: help examples use
 // loopback or a placeholder (-h HOST), never a private address a reader
 // might copy.
 func TestHelpExamplesUseNoPrivateAddress(t *testing.T) {

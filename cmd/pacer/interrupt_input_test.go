@@ -17,7 +17,7 @@ import (
 // waits for its input, at once with exit 130: a FIFO that no one writes
 // (report, merge, --commands, --cacert), one whose writer says nothing,
 // and a stdin pipe that stays open and silent (report -, --askpass,
-// bench -x). It used to print "stopping" and go on waiting (issue 22).
+// bench -x). It used to print "stopping" and go on waiting.
 func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 	testrun.SkipShort(t, "builds and runs the binary")
 	t.Parallel()   // it signals the binaries it starts, not the test
@@ -81,7 +81,7 @@ func TestFirstCtrlCEndsAWaitForInput(t *testing.T) {
 
 // TestReplayRefusesAFIFO: replay reads its trace more than once, so a
 // FIFO is a usage error at once; it used to wait for a writer, deaf to
-// the first Ctrl-C (issue 22).
+// the first Ctrl-C.
 func TestReplayRefusesAFIFO(t *testing.T) {
 	testrun.SkipShort(t, "builds and runs the binary")
 	t.Parallel()

@@ -39,8 +39,8 @@ func fitCaps(c *cli.Context, conns int, load *experiment.OpenLoad, largest int, 
 		return err
 	}
 	load.MaxBuffer, load.MaxInflight = fit.MaxBuffer, fit.MaxInflight
-	if fit.Note != "" {
-		fmt.Fprintln(c.App.ErrWriter, fit.Note)
+	if fit.Note != nil {
+		fmt.Fprintln(c.App.ErrWriter, message(fit.Note))
 	}
 	return nil
 }

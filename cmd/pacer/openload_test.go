@@ -72,7 +72,7 @@ func TestParseOpenLoad(t *testing.T) {
 		{[]string{"--timeout", "0s"}, "--timeout 0s"},
 		{[]string{"--max-backlog", "0s"}, "--max-backlog 0s"},
 	} {
-		if _, err := openLoadOf(t, true, 10, "", tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) || !usage.Is(err) {
+		if _, err := openLoadOf(t, true, 10, "", tc.args...); err == nil || !strings.Contains(message(err), tc.want) || !usage.Is(err) {
 			t.Errorf("%q: %v, want a usage error with %q", tc.args, err, tc.want)
 		}
 	}

@@ -50,7 +50,7 @@ func TestReplayUsageErrors(t *testing.T) {
 	}{
 		{"no trace", nil, "needs a TRACE"},
 		{"two traces", []string{good, good}, "one TRACE"},
-		{"flags after the trace", []string{good, "--speed", "2"}, "after the flags"},
+		{"an unknown flag after the trace", []string{good, "--sped", "2"}, "sped"},
 		{"missing file", []string{filepath.Join(dir, "nope.txt")}, "nope.txt"},
 		{"empty", []string{file("empty.txt", "")}, "empty"},
 		{"blank lines only", []string{file("blank.txt", "\n\n  \n")}, "no command"},
@@ -132,6 +132,11 @@ func TestReplayDryRunSaysWhatItWillDo(t *testing.T) {
 		"skipped       KEYS × 1 (from line 101): --skip", "replay at 2× speed: 100 requests")
 	if n := len(s.Records()); n != 0 {
 		t.Errorf("a dry run sent %d commands", n)
+	}
+	// The same with the flags after the trace.
+	code, out2, stderr := pacer(t, append(append([]string{"replay", path}, hostPort(t, s.Addr())...), "--dry-run", "--skip", "KEYS", "--speed", "2x")...)
+	if code != exitOK || out2 != out {
+		t.Fatalf("flags after the trace: exit %d: %s\n%s", code, stderr, out2)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/plots"
 )
 
 func reportCommand() *cli.Command {
@@ -52,7 +53,7 @@ func reportAction(c *cli.Context) error {
 	}
 	format := ""
 	if plotSet {
-		if format, err = report.PlotFormat(plotPath); err != nil {
+		if format, err = plots.PlotFormat(plotPath); err != nil {
 			return usageErrorf("--plot %v", err)
 		}
 		if err := report.CheckOutputPath(plotPath); err != nil {
@@ -89,7 +90,7 @@ func reportAction(c *cli.Context) error {
 	}
 	// Files before stdout, as the load commands write theirs.
 	if format != "" {
-		b, err := report.Plot(inputs, format, report.PlotOptions{Title: title})
+		b, err := plots.Plot(inputs, format, plots.PlotOptions{Title: title})
 		if err != nil {
 			return failed(err)
 		}
@@ -99,7 +100,7 @@ func reportAction(c *cli.Context) error {
 	}
 	out := c.App.Writer
 	if htmlPath != "" {
-		b, err := report.HTML(report.Page{Inputs: inputs, Text: text.String(), Title: title})
+		b, err := plots.HTML(plots.Page{Inputs: inputs, Text: text.String(), Title: title})
 		if err != nil {
 			return failed(err)
 		}

@@ -8,12 +8,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 func runCommand() *cli.Command {
@@ -168,7 +168,7 @@ func runAction(c *cli.Context) error {
 	e.askServer()
 	e.noteConfig()
 	// In a cluster every test's keys must be routable: refused up front.
-	keys := make([]target.Keys, len(cfg.work.tests))
+	keys := make([]endpoint.Keys, len(cfg.work.tests))
 	for i, j := range cfg.work.tests {
 		if keys[i], err = e.clusterKeys(j, ""); err != nil {
 			return err

@@ -6,10 +6,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/sentinel"
-	"github.com/pacer-load/pacer/target"
 )
 
 // sentinelFlags reach the primary through Redis Sentinel: the sentinels,
@@ -29,7 +29,7 @@ func sentinelFlags() []cli.Flag {
 // echoSentinels records in a document's config how the target was found
 // through sentinels: their addresses, the master's name, and as target
 // the primary they named at the start (not -h/-p, which do not apply).
-func echoSentinels(config map[string]any, t *target.Target) {
+func echoSentinels(config map[string]any, t *endpoint.Target) {
 	if config == nil || t.Sentinels == nil {
 		return
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 )
 
-// Issue 12, "what it must reach": a closed sweep over -c 1,5,10,50,200
+// The acceptance of closed sweeps: a closed sweep over -c 1,5,10,50,200
 // names the knee, and where the server is the bottleneck its Little's-law
 // column matches the measured mean within 10%.
 //

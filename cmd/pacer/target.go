@@ -9,10 +9,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/sentinel"
-	"github.com/pacer-load/pacer/target"
 )
 
 // destination is where a load command sends: the target's connection
@@ -44,8 +44,8 @@ func parseDestination(c *cli.Context) (destination, error) {
 
 // newTarget is the target a command's runEnv starts from (openEnv points
 // it at the embedded target, when there is one).
-func (d destination) newTarget() *target.Target {
-	return &target.Target{Options: d.target, Cluster: d.cluster, Sentinels: d.sentinels}
+func (d destination) newTarget() *endpoint.Target {
+	return &endpoint.Target{Options: d.target, Cluster: d.cluster, Sentinels: d.sentinels}
 }
 
 // targetOptions reads the target flags (targetFlags) into connection options:

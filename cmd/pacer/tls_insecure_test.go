@@ -7,7 +7,7 @@ import (
 
 // TestInsecureWarnsOnce: --insecure says on stderr, once per command
 // however many connections it makes, that the server's certificate is not
-// verified; verification kept on says nothing (issue 22).
+// verified; verification kept on says nothing.
 func TestInsecureWarnsOnce(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range [][]string{

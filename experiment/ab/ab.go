@@ -15,11 +15,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Names of the sides.
@@ -67,7 +67,7 @@ type Closed struct {
 type Side struct {
 	Env *experiment.Env
 	// Keys route each test's requests in a cluster (nil or zero: not one).
-	Keys []target.Keys
+	Keys []endpoint.Keys
 }
 
 // Order is the sides of pair i in the order they run: A then B for even
@@ -149,7 +149,7 @@ func Label(s, round, rounds int) string {
 func (sd Side) run(ctx context.Context, cfg Config, ti int, test experiment.Test, round, s int) (*scheduler.Result, *serverinfo.Stats, error) {
 	seed := cfg.Seed + uint64(ti)<<32 + uint64(round)
 	label := Label(s, round, cfg.Rounds)
-	var keys target.Keys
+	var keys endpoint.Keys
 	if ti < len(sd.Keys) {
 		keys = sd.Keys[ti]
 	}

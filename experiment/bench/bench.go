@@ -14,6 +14,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
@@ -22,7 +23,6 @@ import (
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Test is one test of the list.
@@ -61,7 +61,7 @@ type Config struct {
 	Text       report.TextOptions
 	SLO        report.SLO
 	// Primaries are a cluster's primaries (nil: one server).
-	Primaries *target.Primaries
+	Primaries *endpoint.Primaries
 	// Info is the full report's header; Run sets each test's data size.
 	Info report.BenchInfo
 	// Keep keeps every test's runs pooled for Result.Tests (for the
@@ -337,13 +337,13 @@ func ServerConfig(id *serverinfo.Identity) (save, aof string, ok bool) {
 
 // Idle is -I: it opens the connections and waits until ctx ends, redrawing
 // the count of clients on a terminal.
-func Idle(ctx context.Context, t *target.Target, clients int, out io.Writer, terminal bool) error {
+func Idle(ctx context.Context, t *endpoint.Target, clients int, out io.Writer, terminal bool) error {
 	fmt.Fprintf(out, "Creating %d idle connections and waiting forever (Ctrl+C when done)\n", clients)
 	conns, err := t.BenchPool(ctx, t.Current(), clients)
 	if err != nil {
 		return err
 	}
-	defer target.CloseAll(conns)
+	defer endpoint.CloseAll(conns)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {

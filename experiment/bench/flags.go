@@ -41,7 +41,7 @@ type Settings struct {
 func (f Flags) Parse(cfg *Config) (Settings, error) {
 	var s Settings
 	if cfg.Requests = f.Requests; cfg.Requests < 1 {
-		return s, usage.Errorf("-n %d: want at least one request", cfg.Requests)
+		return s, usage.Flagf("n", "{n} %d: want at least one request", cfg.Requests)
 	}
 	// redis-benchmark clamps -P to at least 1, and takes any -k but 0 as 1.
 	cfg.Pipeline = max(f.Pipeline, 1)
@@ -52,11 +52,11 @@ func (f Flags) Parse(cfg *Config) (Settings, error) {
 	if f.Cluster {
 		switch {
 		case f.Embedded:
-			return s, usage.Errorf("--cluster needs a Redis Cluster: --embedded is a single server")
+			return s, usage.Flagf("cluster", "{cluster} needs a Redis Cluster: {embedded} is a single server")
 		case f.Idle:
-			return s, usage.Errorf("--cluster with -I is not supported")
+			return s, usage.Flagf("cluster", "{cluster} with {I} is not supported")
 		case s.KeepAlive == 0:
-			return s, usage.Errorf("--cluster with -k 0 is not supported: connections stay open")
+			return s, usage.Flagf("cluster", "{cluster} with {k} 0 is not supported: connections stay open")
 		}
 	}
 	// --precision is HdrHistogram's significant digits: redis-benchmark
@@ -73,7 +73,7 @@ func (f Flags) Parse(cfg *Config) (Settings, error) {
 	if f.Rate != nil {
 		var err error
 		if cfg.Rate, err = scheduler.ParseRate(*f.Rate); err != nil {
-			return s, usage.Errorf("--rate: %v", err)
+			return s, usage.Flagf("rate", "{rate}: %v", err)
 		}
 	}
 	switch f.Latency {
@@ -82,10 +82,10 @@ func (f Flags) Parse(cfg *Config) (Settings, error) {
 	case "per-reply":
 		cfg.Latency = scheduler.PerReply
 	default:
-		return s, usage.Errorf("--latency %q: want first-reply or per-reply", f.Latency)
+		return s, usage.Flagf("latency", "{latency} %q: want first-reply or per-reply", f.Latency)
 	}
 	if cfg.Repeat = f.Repeat; cfg.Repeat > 1 && cfg.Loop {
-		return s, usage.Errorf("--repeat %d cannot be combined with -l: -l already repeats the tests", cfg.Repeat)
+		return s, usage.Flagf("repeat", "{repeat} %d cannot be combined with {l}: {l} already repeats the tests", cfg.Repeat)
 	}
 	return s, nil
 }

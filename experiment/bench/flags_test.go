@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 // TestFlagsParse: redis-benchmark's clamps (-P, -k, --precision,
@@ -29,7 +30,7 @@ func TestFlagsParse(t *testing.T) {
 	} {
 		f := ok
 		c.f(&f)
-		if _, err := f.Parse(&Config{}); !usage.Is(err) || !strings.Contains(err.Error(), c.want) {
+		if _, err := f.Parse(&Config{}); !usage.Is(err) || !strings.Contains(usagetest.CLI(err), c.want) {
 			t.Errorf("%+v: %v, want a usage error %q", f, err, c.want)
 		}
 	}

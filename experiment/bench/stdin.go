@@ -36,7 +36,7 @@ func readLimit(stdin io.Reader, limit int64, why string) (string, error) {
 		return "", fmt.Errorf("read stdin: %w", err)
 	}
 	if int64(b.Len()) > limit {
-		return "", usage.Errorf("-x: stdin holds more than %s, %s", bytesize.Format(limit), why)
+		return "", usage.Flagf("x", "{x}: stdin holds more than %s, %s", bytesize.Format(limit), why)
 	}
 	return b.String(), nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -20,7 +21,7 @@ func TestReadLastArgIsBounded(t *testing.T) {
 		t.Fatalf("%q %v", s, err)
 	}
 	_, err = readLimit(zeros{}, 1<<20, "")
-	if !usage.Is(err) || !strings.Contains(err.Error(), "-x") {
+	if !usage.Is(err) || !strings.Contains(usagetest.CLI(err), "-x") {
 		t.Fatalf("endless stdin: %v (usage %v)", err, usage.Is(err))
 	}
 }
@@ -32,7 +33,7 @@ func TestReadLastArgStopsAtTheInFlightBudget(t *testing.T) {
 	const budget = 1 << 30
 	r := &countingZeros{}
 	_, err := ReadLastArg(r, 50, 1, budget)
-	if !usage.Is(err) || !strings.Contains(err.Error(), "-c 50 × -P 1") {
+	if !usage.Is(err) || !strings.Contains(usagetest.CLI(err), "-c 50 × -P 1") {
 		t.Fatalf("-c 50: %v (usage %v)", err, usage.Is(err))
 	}
 	if want := int64(budget/50) + 1; r.n > want+32<<10 {

@@ -16,11 +16,11 @@ import (
 	"math"
 	"time"
 
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Fractions are the open-loop rates tried without a rate, as fractions of
@@ -49,7 +49,7 @@ type Config struct {
 	// that hide queueing).
 	SLO report.SLO
 	// Keys route the open loop's requests in a cluster.
-	Keys target.Keys
+	Keys endpoint.Keys
 }
 
 // Run is one run of a comparison: the closed loop first, then the open

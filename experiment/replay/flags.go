@@ -46,35 +46,38 @@ func (f Flags) Parse() (Options, error) {
 	case 0:
 		return o, usage.Errorf("replay needs a TRACE file: redis-cli monitor output or pacer's JSON lines")
 	default:
-		return o, usage.Errorf("replay takes one TRACE file, after the flags (pacer replay [flags] TRACE); got %d arguments", len(f.Args))
+		if last := f.Args[len(f.Args)-1]; len(last) > 1 && last[0] == '-' {
+			return o, usage.Errorf("flag needs an argument: %s", last)
+		}
+		return o, usage.Errorf("replay takes one TRACE file (pacer replay [flags] TRACE); got %d arguments", len(f.Args))
 	}
 	o.Path = f.Args[0]
 	if o.Cluster = f.Cluster; o.Cluster && f.Embedded {
-		return o, usage.Errorf("--cluster needs a Redis Cluster: --embedded is a single server")
+		return o, usage.Flagf("cluster", "{cluster} needs a Redis Cluster: {embedded} is a single server")
 	}
 	var err error
 	if o.Format, err = scenarios.ParseTraceFormat(f.Format); err != nil {
-		return o, usage.Errorf("--format: %v", err)
+		return o, usage.Flagf("format", "{format}: %v", err)
 	}
 	if o.Policy, err = scenarios.ParsePolicy(f.Allow, f.Skip); err != nil {
-		return o, usage.Errorf("%v", err)
+		return o, usage.Errorf("%w", err)
 	}
 	o.ScriptCommands, o.KeyPrefix, o.PerClient = f.ScriptCommands, f.KeyPrefix, f.PerClient
 	if f.Set("key-prefix") && o.KeyPrefix == "" {
-		return o, usage.Errorf("--key-prefix: want a non-empty prefix")
+		return o, usage.Flagf("key-prefix", "{key-prefix}: want a non-empty prefix")
 	}
 	if o.DBSet = f.Set("db"); o.DBSet {
 		if o.DB = f.DB; o.DB < 0 {
-			return o, usage.Errorf("--db %d: must not be negative", o.DB)
+			return o, usage.Flagf("db", "{db} %d: must not be negative", o.DB)
 		}
 	}
 	if f.Set("speed") && f.Set("rate") {
-		return o, usage.Errorf("--rate and --speed both scale the trace: give one")
+		return o, usage.Flagf("rate", "{rate} and {speed} both scale the trace: give one")
 	}
 	if f.Set("rate") {
 		r, err := scheduler.ParseRate(f.Rate)
 		if err != nil {
-			return o, usage.Errorf("--rate: %v", err)
+			return o, usage.Flagf("rate", "{rate}: %v", err)
 		}
 		o.Rate = r.PerSecond()
 	} else if o.Speed, err = parseSpeed(f.Speed); err != nil {
@@ -87,19 +90,19 @@ func (f Flags) Parse() (Options, error) {
 // bounds reads --duration, -n and --warmup.
 func (f Flags) bounds(o *Options) error {
 	if o.Duration = f.Duration; f.Set("duration") && o.Duration <= 0 {
-		return usage.Errorf("--duration %s: want a positive duration such as 10s or 2m", o.Duration)
+		return usage.Flagf("duration", "{duration} %s: want a positive duration such as 10s or 2m", o.Duration)
 	}
 	if n := f.Requests; f.Set("n") {
 		if n <= 0 {
-			return usage.Errorf("-n %d: want a positive number of requests", n)
+			return usage.Flagf("n", "{n} %d: want a positive number of requests", n)
 		}
 		o.Requests = uint64(n)
 	}
 	if o.Warmup = f.Warmup; o.Warmup < 0 || f.Set("warmup") && o.Warmup == 0 {
-		return usage.Errorf("--warmup %s: want a positive duration such as 5s", o.Warmup)
+		return usage.Flagf("warmup", "{warmup} %s: want a positive duration such as 5s", o.Warmup)
 	}
 	if o.Duration > 0 && o.Warmup > math.MaxInt64-o.Duration {
-		return usage.Errorf("--warmup %s: too long", o.Warmup)
+		return usage.Flagf("warmup", "{warmup} %s: too long", o.Warmup)
 	}
 	return nil
 }
@@ -110,9 +113,9 @@ func parseSpeed(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "x"), "X"), 64)
 	switch {
 	case err == nil && v > MaxSpeed && !math.IsInf(v, 0):
-		return 0, usage.Errorf("--speed %q: at most %g× (a faster replay sends the trace all at once)", s, float64(MaxSpeed))
+		return 0, usage.Flagf("speed", "{speed} %q: at most %g× (a faster replay sends the trace all at once)", s, float64(MaxSpeed))
 	case err != nil || !(v > 0) || math.IsInf(v, 0) || v > MaxSpeed:
-		return 0, usage.Errorf("--speed %q: want a positive factor such as 1, 2x or 0.5", s)
+		return 0, usage.Flagf("speed", "{speed} %q: want a positive factor such as 1, 2x or 0.5", s)
 	}
 	return v, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 // TestFlags: the replay's own flags, read and checked in the user's
@@ -60,7 +61,7 @@ func TestFlags(t *testing.T) {
 	} {
 		f := base()
 		tc.f(&f)
-		if _, err := f.Parse(); !usage.Is(err) || !strings.Contains(err.Error(), tc.want) {
+		if _, err := f.Parse(); !usage.Is(err) || !strings.Contains(usagetest.CLI(err), tc.want) {
 			t.Errorf("%+v: %v, want a usage error with %q", f, err, tc.want)
 		}
 	}

@@ -182,7 +182,7 @@ func Scan(ctx context.Context, cfg Config) (*Plan, error) {
 	}
 	tf, err := scenarios.OpenTraceFile(cfg.Path)
 	if err != nil {
-		return nil, usage.Errorf("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	p := &Plan{Loops: cfg.Loops, kinds: map[string]uint32{}, groups: map[string]int{}, policy: policyOf(cfg), file: tf, format: cfg.Format}
 	if err := p.scan(ctx, cfg); err != nil {
@@ -195,7 +195,7 @@ func Scan(ctx context.Context, cfg Config) (*Plan, error) {
 func (p *Plan) scan(ctx context.Context, cfg Config) error {
 	r, err := p.reader(ctx.Done())
 	if err != nil {
-		return usage.Errorf("%v", err)
+		return usage.Errorf("%w", err)
 	}
 	sum, err := scenarios.ScanTrace(r, p.policy)
 	r.Close()
@@ -215,7 +215,7 @@ func readError(err error) error {
 	if errors.Is(err, scenarios.ErrTraceInterrupted) {
 		return err
 	}
-	return usage.Errorf("%v", err)
+	return usage.Errorf("%w", err)
 }
 
 func hexDigest(b [32]byte) string { return hex.EncodeToString(b[:]) }
@@ -223,21 +223,21 @@ func hexDigest(b [32]byte) string { return hex.EncodeToString(b[:]) }
 func (cfg *Config) validate() error {
 	switch {
 	case cfg.Rate > 0 && cfg.Speed > 0:
-		return usage.Errorf("--rate and --speed both scale the trace: give one")
+		return usage.Flagf("rate", "{rate} and {speed} both scale the trace: give one")
 	case cfg.Rate == 0 && !(cfg.Speed > 0) || math.IsInf(cfg.Speed, 0):
-		return usage.Errorf("--speed %v: want a positive factor such as 1, 2x or 0.5", cfg.Speed)
+		return usage.Flagf("speed", "{speed} %v: want a positive factor such as 1, 2x or 0.5", cfg.Speed)
 	case cfg.Speed > MaxSpeed:
-		return usage.Errorf("--speed %v: at most %g× (a faster replay sends the trace all at once)", cfg.Speed, float64(MaxSpeed))
+		return usage.Flagf("speed", "{speed} %v: at most %g× (a faster replay sends the trace all at once)", cfg.Speed, float64(MaxSpeed))
 	case cfg.Rate < 0 || math.IsInf(cfg.Rate, 0) || math.IsNaN(cfg.Rate):
-		return usage.Errorf("--rate: want a positive rate")
+		return usage.Flagf("rate", "{rate}: want a positive rate")
 	case cfg.Loops < 1 || cfg.Loops > MaxLoops:
-		return usage.Errorf("--loop %d: want 1 to %d passes", cfg.Loops, MaxLoops)
+		return usage.Flagf("loop", "{loop} %d: want 1 to %d passes", cfg.Loops, MaxLoops)
 	case cfg.Conns < 1:
-		return usage.Errorf("-c %d: want at least one connection", cfg.Conns)
+		return usage.Flagf("c", "{c} %d: want at least one connection", cfg.Conns)
 	case cfg.Cluster && cfg.PerClient:
-		return usage.Errorf("--cluster with --per-client is not supported: a client's commands would go to several primaries")
+		return usage.Flagf("cluster", "{cluster} with {per-client} is not supported: a client's commands would go to several primaries")
 	case cfg.Cluster && cfg.DBSet && cfg.DB != 0:
-		return usage.Errorf("--cluster has database 0 only: drop --db %d", cfg.DB)
+		return usage.Flagf("cluster", "{cluster} has database 0 only: drop {db} %d", cfg.DB)
 	}
 	return nil
 }
@@ -254,7 +254,7 @@ func (p *Plan) scaled(d time.Duration) time.Duration {
 func (p *Plan) survey(ctx context.Context, cfg Config) error {
 	r, err := p.reader(ctx.Done())
 	if err != nil {
-		return usage.Errorf("%v", err)
+		return usage.Errorf("%w", err)
 	}
 	defer r.Close()
 	maxBuffer := cfg.MaxBuffer
@@ -279,7 +279,7 @@ func (p *Plan) survey(ctx context.Context, cfg Config) error {
 			continue
 		}
 		if size := encodedSize(rec.Argv, prefix, &keys); size > maxBuffer {
-			return usage.Errorf("%s:%d: %s is %s (%d bytes as sent), more than --max-buffer %s holds: raise --max-buffer, or leave it out with --skip",
+			return usage.Flagf("", "%s:%d: %s is %s (%d bytes as sent), more than {max-buffer} %s holds: raise {max-buffer}, or leave it out with {skip}",
 				r.Name(), rec.Line, safetext.Escape(string(scenarios.AppendCommandName(nil, rec.Argv))), bytesText(int64(size)), size, bytesize.Format(int64(maxBuffer)))
 		}
 		if !cfg.PerClient {
@@ -293,7 +293,7 @@ func (p *Plan) survey(ctx context.Context, cfg Config) error {
 				why = "a blocking command holds its connection"
 			}
 			if why != "" {
-				return usage.Errorf("%s:%d: %s: %s: replay it with --per-client, or leave it out with --skip", r.Name(), rec.Line,
+				return usage.Flagf("", "%s:%d: %s: %s: replay it with {per-client}, or leave it out with {skip}", r.Name(), rec.Line,
 					string(scenarios.AppendCommandName(nil, rec.Argv)), why)
 			}
 		}
@@ -328,12 +328,12 @@ func (p *Plan) survey(ctx context.Context, cfg Config) error {
 		return err
 	}
 	if len(bad) > 0 {
-		return usage.Errorf("--cluster needs each command's key positions; pacer does not know them for %s: leave those out with --skip", joinList(bad))
+		return usage.Flagf("cluster", "{cluster} needs each command's key positions; pacer does not know them for %s: leave those out with {skip}", joinList(bad))
 	}
 	if cfg.Cluster && len(p.dbs) > 0 {
 		for _, db := range p.dbs {
 			if db != 0 {
-				return usage.Errorf("--cluster has database 0 only, and the trace uses database %d: add --db 0", db)
+				return usage.Flagf("cluster", "{cluster} has database 0 only, and the trace uses database %d: add {db} 0", db)
 			}
 		}
 	}
@@ -349,7 +349,7 @@ func (p *Plan) survey(ctx context.Context, cfg Config) error {
 	})
 	if len(names) > MaxKinds {
 		if cfg.Cluster {
-			return usage.Errorf("--cluster routes by command name, and the trace has %d of them, more than %d", len(names), MaxKinds)
+			return usage.Flagf("cluster", "{cluster} routes by command name, and the trace has %d of them, more than %d", len(names), MaxKinds)
 		}
 		names = append(names[:MaxKinds-1], "other")
 	}

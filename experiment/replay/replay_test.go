@@ -16,11 +16,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/sink"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 func TestMain(m *testing.M) {
@@ -93,7 +93,7 @@ func replayTo(t *testing.T, addr string, cfg Config) (*scheduler.Result, *Plan) 
 		t.Fatal(err)
 	}
 	defer plan.Close()
-	env := &experiment.Env{Target: &target.Target{Options: conn.Options{Network: "tcp", Addr: addr, Now: scheduler.Now}}}
+	env := &experiment.Env{Target: &endpoint.Target{Options: conn.Options{Network: "tcp", Addr: addr, Now: scheduler.Now}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, _, err := Run(ctx, env, cfg, plan, "replay", scheduler.OpenConfig{Pacing: scheduler.Precise})

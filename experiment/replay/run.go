@@ -7,11 +7,11 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Run replays the trace as plan says, with the open driver's settings
@@ -48,12 +48,12 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 	}
 	tl, err := env.Place.Timeline(whole)
 	if err != nil {
-		return nil, nil, usage.Errorf("--shard: %v", err)
+		return nil, nil, usage.Flagf("shard", "{shard}: %v", err)
 	}
 	var conns []*conn.Conn
 	since := func() *serverinfo.Stats { return nil }
 	if env.Target.Cluster {
-		keys := target.Keys{Specs: plan.specsByKind(), Tagged: make([]bool, len(plan.Names))}
+		keys := endpoint.Keys{Specs: plan.specsByKind(), Tagged: make([]bool, len(plan.Names))}
 		if conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, keys, false); err != nil {
 			return nil, nil, err
 		}
@@ -118,7 +118,7 @@ func (p *Plan) bounds(tl scheduler.Timeline, d time.Duration, n uint64, warmup t
 // dialGroups opens the connections of every group: one per client with
 // PerClient, else Conns per database (at least one each), with the
 // group's database selected.
-func dialGroups(ctx context.Context, t *target.Target, cfg Config, plan *Plan) ([]*conn.Conn, []int, error) {
+func dialGroups(ctx context.Context, t *endpoint.Target, cfg Config, plan *Plan) ([]*conn.Conn, []int, error) {
 	per := 1
 	if !cfg.PerClient {
 		per = max(1, cfg.Conns/max(1, len(plan.Groups)))
@@ -130,7 +130,7 @@ func dialGroups(ctx context.Context, t *target.Target, cfg Config, plan *Plan) (
 		o.DB = plan.dbs[g]
 		cs, err := t.Pool(ctx, o, per)
 		if err != nil {
-			target.CloseAll(conns)
+			endpoint.CloseAll(conns)
 			return nil, nil, fmt.Errorf("%s: %w", plan.Groups[g], err)
 		}
 		for _, c := range cs {

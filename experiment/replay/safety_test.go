@@ -12,17 +12,17 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/sink"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // runPlan replays a plan already made to the sink at addr.
 func runPlan(t *testing.T, addr string, cfg Config, plan *Plan) (*scheduler.Result, error) {
 	t.Helper()
-	env := &experiment.Env{Target: &target.Target{Options: conn.Options{Network: "tcp", Addr: addr, Now: scheduler.Now}}}
+	env := &experiment.Env{Target: &endpoint.Target{Options: conn.Options{Network: "tcp", Addr: addr, Now: scheduler.Now}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, _, err := Run(ctx, env, cfg, plan, "replay", scheduler.OpenConfig{Pacing: scheduler.Coarse})

@@ -19,11 +19,11 @@ func (p *Plan) timeline(cfg Config) error {
 	p.Speed = cfg.Speed
 	if cfg.Rate > 0 {
 		if sum.MeanRate <= 0 {
-			return usage.Errorf("--rate: the trace has no span (its %d commands share one instant): give --speed", sum.Commands)
+			return usage.Flagf("rate", "{rate}: the trace has no span (its %d commands share one instant): give {speed}", sum.Commands)
 		}
 		p.Speed = cfg.Rate / sum.MeanRate
 		if p.Speed > MaxSpeed {
-			return usage.Errorf("--rate %s: that is %.3g× the trace's mean rate (%s/s), above the fastest replay (%g×)",
+			return usage.Flagf("rate", "{rate} %s: that is %.3g× the trace's mean rate (%s/s), above the fastest replay (%g×)",
 				rateText(cfg.Rate), p.Speed, rateText(sum.MeanRate), float64(MaxSpeed))
 		}
 	}
@@ -38,13 +38,13 @@ func (p *Plan) timeline(cfg Config) error {
 	whole := (float64(p.Loops-1)*float64(p.Length) + float64(sum.Span)) / p.Speed
 	switch {
 	case pass > float64(MaxSpan) && cfg.Rate > 0:
-		return usage.Errorf("--rate %s: the replay would last %s (%d requests at %s/s), longer than the %s pacer plans at most",
+		return usage.Flagf("rate", "{rate} %s: the replay would last %s (%d requests at %s/s), longer than the %s pacer plans at most",
 			rateText(cfg.Rate), years(pass), sum.Commands, rateText(cfg.Rate), years(float64(MaxSpan)))
 	case pass > float64(MaxSpan):
-		return usage.Errorf("--speed %s: the replay would last %s (the trace's %s scaled by it), longer than the %s pacer plans at most",
+		return usage.Flagf("speed", "{speed} %s: the replay would last %s (the trace's %s scaled by it), longer than the %s pacer plans at most",
 			strconv.FormatFloat(p.Speed, 'g', -1, 64), years(pass), sum.Span, years(float64(MaxSpan)))
 	case whole > float64(MaxSpan):
-		return usage.Errorf("--loop %d: the replay would last %s (%d passes of %s), longer than the %s pacer plans at most",
+		return usage.Flagf("loop", "{loop} %d: the replay would last %s (%d passes of %s), longer than the %s pacer plans at most",
 			p.Loops, years(whole), p.Loops, time.Duration(float64(p.Length)/p.Speed).Round(time.Millisecond), years(float64(MaxSpan)))
 	}
 	p.Span = time.Duration(whole)
@@ -78,7 +78,7 @@ func rateText(r float64) string {
 // measure: the trace's end bounds the warmup as it bounds the rest.
 func (p *Plan) CheckWarmup(w time.Duration) error {
 	if w > 0 && w >= p.Span {
-		return usage.Errorf("--warmup %s: the replay lasts %s, and nothing would be left to measure", w, p.Span.Round(time.Millisecond))
+		return usage.Flagf("warmup", "{warmup} %s: the replay lasts %s, and nothing would be left to measure", w, p.Span.Round(time.Millisecond))
 	}
 	return nil
 }

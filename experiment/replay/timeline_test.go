@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -40,7 +41,7 @@ func TestTimelineBounds(t *testing.T) {
 			t.Errorf("%+v: %v", c.cfg, err)
 		case c.want == "" && (p.Span != c.span || p.Speed != c.speed):
 			t.Errorf("%+v: span %v speed %g, want %v %g", c.cfg, p.Span, p.Speed, c.span, c.speed)
-		case c.want != "" && (!usage.Is(err) || !strings.Contains(err.Error(), c.want)):
+		case c.want != "" && (!usage.Is(err) || !strings.Contains(usagetest.CLI(err), c.want)):
 			t.Errorf("%+v: %v, want a usage error with %q", c.cfg, err, c.want)
 		}
 	}

@@ -7,12 +7,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/target"
 )
 
 // closedPoint is one -c × -P point of a closed sweep and its runs.
@@ -41,7 +41,7 @@ func Closed(ctx context.Context, env *experiment.Env, cfg Config) (*Result, erro
 		}
 		return x.clients < y.clients
 	})
-	var primaries *target.Primaries
+	var primaries *endpoint.Primaries
 	if env.Target.Cluster {
 		// The primaries, as bench --cluster finds them, once: each point
 		// dials its clients over them by redis-benchmark's rule.

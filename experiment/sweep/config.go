@@ -17,21 +17,21 @@ import (
 func (c *Config) Validate() error {
 	switch {
 	case c.StepDuration <= 0:
-		return usage.Errorf("--step-duration %s: want a positive duration such as 5s", c.StepDuration)
+		return usage.Flagf("step-duration", "{step-duration} %s: want a positive duration such as 5s", c.StepDuration)
 	case c.Settle < 0:
-		return usage.Errorf("--settle %s: must not be negative", c.Settle)
+		return usage.Flagf("settle", "{settle} %s: must not be negative", c.Settle)
 	case c.AbortAfter < 0:
-		return usage.Errorf("--abort-after %s: must not be negative", c.AbortAfter)
+		return usage.Flagf("abort-after", "{abort-after} %s: must not be negative", c.AbortAfter)
 	case len(c.Clients)*len(c.Pipelines) > MaxPoints:
-		return usage.Errorf("-c × -P makes %d points; at most %d", len(c.Clients)*len(c.Pipelines), MaxPoints)
+		return usage.Flagf("c", "{c} × {P} makes %d points; at most %d", len(c.Clients)*len(c.Pipelines), MaxPoints)
 	case len(c.Rates) > MaxPoints:
-		return usage.Errorf("--rates lists %d rates; at most %d", len(c.Rates), MaxPoints)
+		return usage.Flagf("rates", "{rates} lists %d rates; at most %d", len(c.Rates), MaxPoints)
 	case !c.Search:
 		return nil
 	case c.SLO.IsZero():
-		return usage.Errorf("--search needs --slo: the search finds the highest rate that meets it")
+		return usage.Flagf("search", "{search} needs {slo}: the search finds the highest rate that meets it")
 	case c.MaxSteps < 1 || c.MaxSteps > MaxPoints:
-		return usage.Errorf("--max-steps %d: want 1 to %d", c.MaxSteps, MaxPoints)
+		return usage.Flagf("max-steps", "{max-steps} %d: want 1 to %d", c.MaxSteps, MaxPoints)
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func (c *Config) SetRates(f RateFlags) error {
 	rate := func(name string, v *string) (float64, error) {
 		r, err := scheduler.ParseRate(*v)
 		if err != nil {
-			return 0, usage.Errorf("--%s: %v", name, err)
+			return 0, usage.Flagf(name, "%v: %v", usage.Name(name), err)
 		}
 		return r.PerSecond(), nil
 	}
@@ -62,7 +62,7 @@ func (c *Config) SetRates(f RateFlags) error {
 	switch {
 	case c.Search:
 		if name := given(flag{"rates", f.Rates}, flag{"step", f.Step}); name != "" {
-			return usage.Errorf("--search chooses its own rates: drop --%s (--from and --to bound it)", name)
+			return usage.Flagf("search", "{search} chooses its own rates: drop %v ({from} and {to} bound it)", usage.Name(name))
 		}
 		c.From = DefaultSearchFrom
 		if f.From != nil {
@@ -77,23 +77,23 @@ func (c *Config) SetRates(f RateFlags) error {
 			// --to below a given --from is a mistake; below the default
 			// --from, the search starts at --to.
 			if c.To < c.From && f.From != nil {
-				return usage.Errorf("--to %s is below --from %s", *f.To, *f.From)
+				return usage.Flagf("to", "{to} %s is below {from} %s", *f.To, *f.From)
 			}
 		}
 		if c.Precision, err = parseShare(f.Precision); err != nil {
-			return usage.Errorf("--precision %q: want a share such as 5%% or 0.05, above 0 and below 100%%", f.Precision)
+			return usage.Flagf("precision", "{precision} %q: want a share such as 5%% or 0.05, above 0 and below 100%%", f.Precision)
 		}
 		c.MaxSteps = f.MaxSteps
 	case f.Rates != nil:
 		if name := given(flag{"from", f.From}, flag{"to", f.To}, flag{"step", f.Step}); name != "" {
-			return usage.Errorf("--rates lists the rates: drop --%s", name)
+			return usage.Flagf("rates", "{rates} lists the rates: drop %v", usage.Name(name))
 		}
 		if c.Rates, err = parseRates(*f.Rates); err != nil {
-			return usage.Errorf("--rates: %v", err)
+			return usage.Flagf("rates", "{rates}: %v", err)
 		}
 	case f.From != nil || f.To != nil || f.Step != nil:
 		if f.From == nil || f.To == nil || f.Step == nil {
-			return usage.Errorf("--from, --to and --step go together (or list the rates with --rates)")
+			return usage.Flagf("from", "{from}, {to} and {step} go together (or list the rates with {rates})")
 		}
 		var from, to, step float64
 		if from, err = rate("from", f.From); err != nil {
@@ -106,14 +106,14 @@ func (c *Config) SetRates(f RateFlags) error {
 			return err
 		}
 		if to < from {
-			return usage.Errorf("--to %s is below --from %s", *f.To, *f.From)
+			return usage.Flagf("to", "{to} %s is below {from} %s", *f.To, *f.From)
 		}
 		var ok bool
 		if c.Rates, ok = ratesBetween(from, to, step); !ok {
-			return usage.Errorf("--from %s --to %s --step %s makes more than %d steps", *f.From, *f.To, *f.Step, MaxPoints)
+			return usage.Flagf("from", "{from} %s {to} %s {step} %s makes more than %d steps", *f.From, *f.To, *f.Step, MaxPoints)
 		}
 	default:
-		return usage.Errorf("give the rates (--rates 10k,20k,40k, or --from, --to and --step), --search with --slo, or --closed")
+		return usage.Flagf("", "give the rates ({rates} 10k,20k,40k, or {from}, {to} and {step}), {search} with {slo}, or {closed}")
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 	"github.com/pacer-load/pacer/report"
 )
 
@@ -76,7 +77,7 @@ func TestValidate(t *testing.T) {
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%+v: %v", c, err)
-		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want) || !usage.Is(err)):
+		case tc.want != "" && (err == nil || !strings.HasPrefix(usagetest.CLI(err), tc.want) || !usage.Is(err)):
 			t.Errorf("Validate = %v; want a usage error %q", err, tc.want)
 		}
 	}
@@ -114,7 +115,7 @@ func TestSetRates(t *testing.T) {
 		switch {
 		case tc.want == "" && (err != nil || !slices.Equal(c.Rates, tc.rates) || c.From != tc.from || c.To != tc.to):
 			t.Errorf("%+v: %v, rates %v from %v to %v", tc.f, err, c.Rates, c.From, c.To)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !usage.Is(err)):
+		case tc.want != "" && (err == nil || !strings.Contains(usagetest.CLI(err), tc.want) || !usage.Is(err)):
 			t.Errorf("%+v: %v, want a usage error %q", tc.f, err, tc.want)
 		}
 	}

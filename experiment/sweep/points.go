@@ -16,11 +16,11 @@ var openOnly = []string{"rates", "from", "to", "step", "search", "settle", "abor
 // to most. pipelined says -P was given, which only a closed sweep takes.
 func (c *Config) SetConns(conns string, pipelined bool, most int) error {
 	if pipelined {
-		return usage.Errorf("-P belongs to a closed sweep: add --closed")
+		return usage.Flagf("P", "{P} belongs to a closed sweep: add {closed}")
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(conns))
 	if err != nil || n < 1 || n > most {
-		return usage.Errorf("-c %q: want 1 to %d connections (a list needs --closed)", conns, most)
+		return usage.Flagf("c", "{c} %q: want 1 to %d connections (a list needs {closed})", conns, most)
 	}
 	c.Conns = n
 	return nil
@@ -32,15 +32,15 @@ func (c *Config) SetConns(conns string, pipelined bool, most int) error {
 func (c *Config) SetClosed(clients, pipelines string, drain time.Duration, set func(string) bool, most int) error {
 	for _, name := range openOnly {
 		if set(name) {
-			return usage.Errorf("--%s belongs to an open sweep: drop it or --closed", name)
+			return usage.Flagf(name, "%v belongs to an open sweep: drop it or {closed}", usage.Name(name))
 		}
 	}
 	var err error
 	if c.Clients, err = parseInts(clients, 1, most); err != nil {
-		return usage.Errorf("-c %q: want a list of 1 to %d connections, such as 10,50,100,200", clients, most)
+		return usage.Flagf("c", "{c} %q: want a list of 1 to %d connections, such as 10,50,100,200", clients, most)
 	}
 	if c.Pipelines, err = parseInts(pipelines, 1, 1<<20); err != nil {
-		return usage.Errorf("-P %q: want a list of batch sizes, such as 1,16,64", pipelines)
+		return usage.Flagf("P", "{P} %q: want a list of batch sizes, such as 1,16,64", pipelines)
 	}
 	if c.Drain = drain; c.Drain <= 0 {
 		c.Drain = time.Nanosecond

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
 // TestSetPoints: an open sweep's one -c, a closed sweep's lists, and the
@@ -39,7 +40,7 @@ func TestSetPoints(t *testing.T) {
 		{c.SetClosed("1,x", "1", 0, none, 100), `-c "1,x": want a list of 1 to 100 connections`},
 		{c.SetClosed("1", "0", 0, none, 100), `-P "0"`},
 	} {
-		if !usage.Is(tc.err) || !strings.Contains(tc.err.Error(), tc.want) {
+		if !usage.Is(tc.err) || !strings.Contains(usagetest.CLI(tc.err), tc.want) {
 			t.Errorf("%v, want a usage error with %q", tc.err, tc.want)
 		}
 	}

@@ -174,7 +174,7 @@ func TestRateSearch(t *testing.T) {
 		// the burst), apart, and the search converges; 1610/s, failed by
 		// the burst, is measured again and passes.
 		{name: "a burst over the last steps", from: 1000, maxSteps: 12, judge: server(1610, 7, 8), converged: true, lo: 1610 / 1.05, hi: 1610, maxRates: 12},
-		// Issue 12's run against redis-server: a neighbour's burst failed
+		// A run against redis-server: a neighbour's burst failed
 		// 32000/s twice, back to back, and the old search believed it.
 		// Now the burst fails 32000/s (step 4) and 22627/s (step 5);
 		// 22627/s is measured again after 19027/s passed, and 32000/s,

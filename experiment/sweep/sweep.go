@@ -21,12 +21,12 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/target"
 )
 
 // Limits of a sweep.
@@ -66,7 +66,7 @@ type Config struct {
 	// a cluster, routed by Keys).
 	Open  scheduler.OpenConfig
 	Conns int
-	Keys  target.Keys
+	Keys  endpoint.Keys
 	// Clients and Pipelines are a closed sweep's points (Closed); Drain
 	// and Interval its driver's.
 	Clients, Pipelines []int
@@ -166,7 +166,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	j := cfg.Test
 	stream, err := j.Stream(env.Place.StreamSeed(cfg.Seed))
 	if err != nil {
-		return nil, usage.Errorf("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	if err := env.Place.Wait(ctx, env.WaitNotes()); err != nil {
 		return &Result{Interrupted: true}, nil
@@ -339,7 +339,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 	o.cur.measured += o.stepDur
 	tl, err := env.Place.Timeline(tl)
 	if err != nil {
-		o.judgeErr = usage.Errorf("--shard: %v", err)
+		o.judgeErr = usage.Flagf("shard", "{shard}: %v", err)
 		return scheduler.StepPlan{}, false
 	}
 	o.since = env.Server.MarkNodes(context.Background(), o.clusterNodes) // the seed's counters are not the cluster's

@@ -18,13 +18,15 @@ import (
 // a new package takes its place in the table (and in the layout) first.
 var layer = map[string]int{
 	"histo": 1, "conn": 1, "scenarios": 1, "embedded": 1, "stats": 1, "verdict": 1, "events": 1,
-	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2,
+	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2, "messages": 2,
 	"scheduler": 3,
 	"report":    4, "metrics": 4,
-	"report/watch": 5, "target": 5, "diff": 5,
+	"report/watch": 5, "report/plots": 5, "endpoint": 5, "diff": 5,
 	"experiment":    6,
 	"experiment/ab": 7, "experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
+	"pubsub": 7, "stream": 7,
 	"cmd/pacer": 8,
+	".":         8, // the library's facade, package pacer
 }
 
 const modulePath = "github.com/pacer-load/pacer/"

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/pacer-load/pacer/internal/usage"
 )
 
@@ -37,5 +39,24 @@ func TestTrailingLists(t *testing.T) {
 	}
 	if _, _, err := TrailingLists([]string{"a.json", "--label"}, nil, nil, map[string]*[]string{"label": &labels}); err == nil || !strings.Contains(err.Error(), "needs an argument") {
 		t.Fatalf("a --label without its value: %v", err)
+	}
+}
+
+func TestFlagsFirst(t *testing.T) {
+	flags := []cli.Flag{&cli.BoolFlag{Name: "dry-run"}, &cli.Float64Flag{Name: "speed"}, &cli.StringFlag{Name: "json", Aliases: []string{"j"}}}
+	for _, c := range []struct{ in, want string }{
+		{"trace.txt --speed 2", "--speed 2 trace.txt"},
+		{"--speed 2 trace.txt", "--speed 2 trace.txt"},
+		{"trace.txt --speed=2 --dry-run -j out.json", "--speed=2 --dry-run -j out.json trace.txt"},
+		{"a.json --speed -1 b.json", "--speed -1 a.json b.json"},
+		{"- --dry-run", "--dry-run -"},
+		{"trace.txt --unknown x", "--unknown trace.txt x"},
+		{"trace.txt -- --speed 2", "trace.txt -- --speed 2"},
+		{"trace.txt --speed", "trace.txt --speed"},
+	} {
+		got := strings.Join(FlagsFirst(flags, strings.Fields(c.in)), " ")
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -38,7 +38,7 @@ func awaitAsk(t *testing.T, done <-chan error) error {
 }
 
 // TestAskPasswordInterruptedOnAPipe: --askpass from a pipe that stays
-// open and silent waits until the context is cancelled (issue 22).
+// open and silent waits until the context is cancelled.
 func TestAskPasswordInterruptedOnAPipe(t *testing.T) {
 	pr, pw, err := os.Pipe()
 	if err != nil {

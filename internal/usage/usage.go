@@ -1,6 +1,8 @@
 // Package usage marks errors that are the user's: a flag, a file or a
 // command line that cannot work as given. Packages below cmd/ return them;
-// the CLI prints their one line and exits 2.
+// the CLI prints their one line and exits 2. An OptionError names the
+// settings it speaks of as Go does (Arrival); the CLI spells them as flags
+// (--arrival), so no package below cmd/ writes a flag's name.
 package usage
 
 import (

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/internal/bytesize"
+	"github.com/pacer-load/pacer/messages"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// What pacer pubsub and pacer stream share: the publisher's timeline
+// flags (run's), the payload's size and the output, SLO and tail flags.
+
+// messageLoadFlags are the timeline's flags of a message command: --rate
+// (with its default, unlike run's), --duration, --stages, --warmup, -n,
+// -c (the publisher's connections), --arrival and --seed.
+func messageLoadFlags(who string, defaultConns int) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "rate", Value: "1k", Usage: "publish `RATE` messages per second: 2500, 10k, 1.5M (or --stages)", Category: catLoad},
+		&cli.DurationFlag{Name: "duration", Value: 10 * time.Second, Usage: "`DURATION` of the measured timeline", Category: catLoad},
+		&cli.StringFlag{Name: "stages", Usage: "a rate that ramps linearly through `STAGES` DURATION:RATE,... from 0, e.g. 30s:1k,2m:10k; replaces --rate and --duration", Category: catLoad},
+		&cli.DurationFlag{Name: "warmup", Usage: "publish the first `DURATION` of the timeline but leave its messages out of the results", Category: catLoad},
+		&cli.Int64Flag{Name: "n", Usage: "`N` messages (instead of --duration; with both, whichever ends first)", DefaultText: "none", Category: catLoad},
+		&cli.IntFlag{Name: "c", Value: defaultConns, Usage: "`N` " + who + " connections (each keeps its messages in order)", Category: catLoad},
+		arrivalFlag(),
+		seedFlag("seeds poisson arrivals and the payloads' run mark (the JSON records it)"),
+		&cli.StringFlag{Name: "d", Value: "64", Usage: "payload `SIZE` in bytes, at least 32 (its header: run, sequence number, intended and queued instants)", Category: catWorkload},
+	}
+}
+
+// messageOutputFlags are the output, SLO and tail flags of a message
+// command.
+func messageOutputFlags(sloUse string) []cli.Flag {
+	fl := outputFlags(outputSpec{
+		quietUse:  "quiet: one line per test, no progress",
+		jsonUse:   "write the pacer.result/v1 JSON to `FILE` (- for stdout)",
+		errorsUse: "print error replies on stderr, at most one per second",
+		sloUse:    sloUse,
+		latency:   true,
+	})
+	fl = append(fl, openLoadFlags("a message more than `DURATION` late when its turn comes (no connection, or all full) is counted unsent instead of sent")...)
+	fl = append(fl, shardFlags()...)
+	return append(fl, openTailFlags("the publisher's send lag is high: inconclusive (verdict generator_behind) when it is also at least 10% of the delivery p99, or could explain an --slo violation", false)...)
+}
+
+// messageLoad is a message command's timeline and publisher, parsed.
+type messageLoad struct {
+	experiment.Shape
+	destination
+	conns    int
+	seed     uint64
+	size     int
+	load     experiment.OpenLoad
+	out      outputConfig
+	interval time.Duration
+}
+
+// parseMessageLoad reads the flags messageLoadFlags and messageOutputFlags
+// define.
+func parseMessageLoad(c *cli.Context) (*messageLoad, error) {
+	m := &messageLoad{}
+	var err error
+	if m.destination, err = parseDestination(c); err != nil {
+		return nil, err
+	}
+	// --rate has a default here: given or not, it is the rate unless
+	// --stages replaces it.
+	rate := new(c.String("rate"))
+	if c.IsSet("stages") {
+		if c.IsSet("rate") {
+			return nil, usageErrorf("--stages replaces --rate and --duration: give one or the other")
+		}
+		rate = nil
+	}
+	shape := experiment.ShapeFlags{Duration: c.Duration("duration"), DurationSet: c.IsSet("duration"),
+		Warmup: c.Duration("warmup"), WarmupSet: c.IsSet("warmup"), Rate: rate, Stages: given(c, "stages")}
+	if c.IsSet("n") {
+		shape.Requests = new(c.Int64("n"))
+	}
+	if m.Shape, err = shape.Parse(); err != nil {
+		return nil, err
+	}
+	if m.conns, err = parseConns(c); err != nil {
+		return nil, err
+	}
+	m.seed = parseSeed(c)
+	size, err := bytesize.Parse(c.String("d"))
+	if err != nil || size < messages.HeaderLen || size > scenariosMax {
+		return nil, usageErrorf("-d %q: want a payload of %d bytes (its header) to %s", c.String("d"), messages.HeaderLen, bytesize.Format(scenariosMax))
+	}
+	m.size = int(size)
+	if m.out, err = parseOutput(c); err != nil {
+		return nil, err
+	}
+	m.interval = m.out.interval
+	if m.load, err = parseOpenLoad(c, m.conns, m.out.slo); err != nil {
+		return nil, err
+	}
+	m.target.MaxInflight, m.target.MaxBuffer = m.load.MaxInflight, m.load.MaxBuffer
+	return m, nil
+}
+
+// scenariosMax is the largest payload: Redis's proto-max-bulk-len.
+const scenariosMax = 512 << 20
+
+// open is the publisher's driver settings and whole timeline.
+func (m *messageLoad) open() (scheduler.Timeline, scheduler.OpenConfig) {
+	tl := m.Timeline(m.load.Arrival, m.seed)
+	oc := m.load.Open(m.interval)
+	oc.Rate, oc.Warmup = m.Rate, m.Warmup
+	oc.Duration, oc.Requests = m.Bounds(tl)
+	return tl, oc
+}
+
+// echo is the JSON config's common keys for a message command.
+func (m *messageLoad) echo(rc report.RunConfig, extra map[string]any) report.RunConfig {
+	extra["arrival"] = m.load.Arrival
+	extra["payload_size"] = m.size
+	if m.Stages != nil {
+		extra["stages"] = m.StageArg
+	}
+	if m.Warmup > 0 {
+		extra["warmup_s"] = m.Warmup.Seconds()
+	}
+	if m.cluster {
+		extra["cluster"] = true
+	}
+	rc.Target, rc.Conns, rc.Dial, rc.Seed, rc.Rate, rc.Duration, rc.Requests = m.target.Addr, m.conns, m.target, m.seed, m.Rate, m.Duration, m.Requests
+	rc.Sizes = scenarios.FixedSize(m.size) // data_size: the payload's, as -d gave it
+	return rc
+}
+
+// sloFor refuses clauses a command cannot judge: lag without a stream.
+func sloFor(slo report.SLO, stream bool) error {
+	for _, metric := range slo.Metrics() {
+		if metric == "lag" && !stream {
+			return usageErrorf("--slo lag: a consumer lag is a stream's (pacer stream); pubsub has loss")
+		}
+	}
+	return nil
+}
+
+// messageClauses refuses loss and lag clauses outside pacer pubsub and
+// pacer stream: only messages are lost or lag.
+func messageClauses(c *cli.Context, slo report.SLO) error {
+	if c.Command != nil && (c.Command.Name == "pubsub" || c.Command.Name == "stream") {
+		return nil
+	}
+	for _, metric := range slo.Metrics() {
+		if metric == "loss" || metric == "lag" {
+			return usageErrorf("--slo %s: only messages are lost or lag behind (pacer pubsub, pacer stream)", metric)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/pacer-load/pacer/internal/redistest"
+	"github.com/pacer-load/pacer/internal/testrun"
+)
+
+// TestMessagesCluster: against a Redis Cluster of 3 primaries, sharded
+// Pub/Sub (SPUBLISH routed to each channel's slot, SSUBSCRIBE on the
+// node that owns it), Pub/Sub over the cluster bus, and streams routed by
+// key with their consumers on each stream's node: every message delivered.
+func TestMessagesCluster(t *testing.T) {
+	testrun.SkipShort(t, "starts a Redis Cluster of 3 primaries")
+	t.Parallel()
+	c := redistest.StartCluster(t, 3)
+	port := strconv.Itoa(c.Nodes[1].Port)
+	dir := t.TempDir()
+	for _, sharded := range []bool{true, false} {
+		out := filepath.Join(dir, "pubsub.json")
+		args := []string{"pubsub", "--cluster", "-p", port, "--rate", "2k", "-n", "2000", "--channels", "6", "--subscribers", "12", "--json", out, "--lag-limit", "1s"}
+		if sharded {
+			args = append(args, "--sharded")
+		}
+		code, stdout, stderr := pacer(t, args...)
+		if code != exitOK && code != exitUntrusted {
+			t.Fatalf("sharded %v: exit %d\n%s\n%s", sharded, code, stdout, stderr)
+		}
+		tt := resultDocument(t, out).Tests[0]
+		m := tt.Messages
+		if m.Expected != 4000 || m.Delivered != 4000 || m.Lost != 0 || len(tt.Nodes) != 3 {
+			t.Errorf("sharded %v: expected %d delivered %d lost %d, %d nodes", sharded, m.Expected, m.Delivered, m.Lost, len(tt.Nodes))
+		}
+		if sharded {
+			// SPUBLISH counts the subscribers of the node that owns the
+			// slot: all of the channel's.
+			if m.PublishReceivers.Sum != 4000 {
+				t.Errorf("SPUBLISH counted %d receivers, want 4000", m.PublishReceivers.Sum)
+			}
+		}
+	}
+	out := filepath.Join(dir, "stream.json")
+	code, stdout, stderr := pacer(t, "stream", "--cluster", "-p", port, "--rate", "2k", "-n", "2000", "--streams", "3", "--consumers", "3", "--json", out, "--lag-limit", "1s")
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("stream: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	m := resultDocument(t, out).Tests[0].Messages
+	if m.Delivered != 2000 || m.Lost != 0 || m.Stream.Acked != 2000 {
+		t.Errorf("stream: delivered %d lost %d acked %d", m.Delivered, m.Lost, m.Stream.Acked)
+	}
+	wantUsageError(t, "--cluster --sharded: --subscribers 2 is fewer than --channels 6", "pubsub", "--cluster", "-p", port, "--sharded", "--channels", "6", "--subscribers", "2")
+}
+
+// TestMessagesTLSAndAuth: subscribers and consumers connect as the
+// publisher does, over TLS and with a password.
+func TestMessagesTLSAndAuth(t *testing.T) {
+	testrun.SkipShort(t, "starts a TLS redis-server with a password")
+	t.Parallel()
+	rs := redistest.StartTLS(t, redistest.TLSOptions{}, "--requirepass", "s3cret")
+	for _, cmd := range []string{"pubsub", "stream"} {
+		out := filepath.Join(t.TempDir(), cmd+".json")
+		code, stdout, stderr := pacer(t, cmd, "-p", rs.PortString(), "--tls", "--cacert", rs.TLS.CA, "-a", "s3cret",
+			"--rate", "2k", "-n", "1000", "--json", out, "--lag-limit", "1s")
+		if code != exitOK && code != exitUntrusted {
+			t.Fatalf("%s: exit %d\n%s\n%s", cmd, code, stdout, stderr)
+		}
+		tt := resultDocument(t, out).Tests[0]
+		if tt.Messages.Lost != 0 || tt.Messages.Delivered == 0 || tt.TLS == nil {
+			t.Errorf("%s: delivered %d lost %d tls %v", cmd, tt.Messages.Delivered, tt.Messages.Lost, tt.TLS)
+		}
+	}
+}
+
+// TestMessagesShardsMerge: two shards of one pubsub timeline, started
+// together, merge into one result whose counts are their sums.
+func TestMessagesShardsMerge(t *testing.T) {
+	testrun.SkipShort(t, "runs two shards against a redis-server")
+	t.Parallel()
+	rs := redistest.Start(t)
+	dir := t.TempDir()
+	type res struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan res, 2)
+	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	for k := 1; k <= 2; k++ {
+		go func() {
+			code, stdout, stderr := pacer(t, "pubsub", "-p", rs.PortString(), "--rate", "2k", "-n", "2000", "--subscribers", "2", "--seed", "7",
+				"--shard", strconv.Itoa(k)+"/2", "--start-at", at, "-q", "--json", filepath.Join(dir, "s"+strconv.Itoa(k)+".json"), "--lag-limit", "1s")
+			done <- res{code, stdout, stderr}
+		}()
+	}
+	for range 2 {
+		r := <-done
+		if r.code != exitOK && r.code != exitUntrusted {
+			t.Fatalf("shard: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	}
+	merged := filepath.Join(dir, "merged.json")
+	code, _, stderr := pacer(t, "merge", filepath.Join(dir, "s1.json"), filepath.Join(dir, "s2.json"), "-o", merged)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("merge: exit %d %s", code, stderr)
+	}
+	d := resultDocument(t, merged)
+	m := d.Tests[0].Messages
+	// Each shard publishes 1000 messages, each to its own 2 subscribers.
+	if d.Mode != "pubsub" || m.Published != 2000 || m.Expected != 4000 || m.Delivered != 4000 || len(m.Receivers) != 4 || d.Tests[0].Counts.Completed != 2000 {
+		t.Errorf("merged: mode %s, published %d expected %d delivered %d, %d receivers", d.Mode, m.Published, m.Expected, m.Delivered, len(m.Receivers))
+	}
+	// Each shard's subscribers saw the other's messages, as foreign.
+	if m.Foreign != 4000 {
+		t.Errorf("foreign %d, want each shard's 2 subscribers to see the other's 1000 messages", m.Foreign)
+	}
+}

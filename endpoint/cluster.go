@@ -1,0 +1,290 @@
+package endpoint
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// Discover asks the seed for the slot map within the dial timeout, failing
+// in redis-benchmark's words (every command uses them).
+func (t *Target) Discover(ctx context.Context) (*cluster.Topology, error) {
+	seed := t.Options
+	seed.OnTLSHandshake = nil // the map's handshakes are not the load's
+	dctx, cancel := context.WithTimeout(ctx, seed.DialTimeout+conn.DefaultDialTimeout)
+	defer cancel()
+	top, err := cluster.Discover(dctx, seed)
+	if err != nil {
+		return nil, benchErrorf("Failed to fetch cluster configuration from %s: %v", seed.Addr, err)
+	}
+	return top, nil
+}
+
+// OpenCluster discovers the cluster and opens per connections to each
+// primary that owns slots, for an open run routed by slot with keys; with
+// replicas, per connections to each of their replicas too (READONLY),
+// which are the nodes after the primaries.
+func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys, replicas bool) ([]*conn.Conn, *scheduler.OpenCluster, error) {
+	top, err := t.Discover(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	seed := t.Options
+	oc := &scheduler.OpenCluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged, TagByKey: keys.TagByKey}
+	var conns []*conn.Conn
+	for i, p := range top.Primaries {
+		if top.SlotsOf(i) == 0 {
+			continue
+		}
+		cs, err := t.Pool(ctx, seed.ForAddr(p.Addr), per) // its own host for TLS, unless --sni
+		if err != nil {
+			CloseAll(conns)
+			return nil, nil, fmt.Errorf("cluster node %s: %w", p.Addr, err)
+		}
+		oc.Nodes = append(oc.Nodes, scheduler.Node{Addr: p.Addr, ID: p.ID, Slots: top.SlotsOf(i), Role: scheduler.RolePrimary})
+		conns = append(conns, cs...)
+	}
+	if len(oc.Nodes) == 0 {
+		return nil, nil, fmt.Errorf("cluster %s: no primary serves slots", seed.Addr)
+	}
+	readOnly := map[string]bool{} // the replicas' addresses: their connections send READONLY
+	if replicas {
+		for i, p := range top.Primaries {
+			if top.SlotsOf(i) == 0 {
+				continue
+			}
+			for _, r := range p.Replicas {
+				o := seed.ForAddr(r)
+				o.ReadOnly = true
+				cs, err := t.Pool(ctx, o, per)
+				if err != nil {
+					t.say("pacer: cluster replica %s of %s: %v; its primary's reads go elsewhere", r, p.Addr, err)
+					continue
+				}
+				readOnly[r] = true
+				oc.Nodes = append(oc.Nodes, scheduler.Node{Addr: r, Role: scheduler.RoleReplica, Primary: p.Addr})
+				conns = append(conns, cs...)
+			}
+		}
+	}
+	if !top.Covered() {
+		t.say("pacer: warning: the cluster leaves slots without a primary; their requests fail")
+	}
+	// Redials, and the primaries that join the cluster during the run.
+	oc.Dial = func(ctx context.Context, addr string) (*conn.Conn, error) {
+		o := seed.ForAddr(addr)
+		o.OnTLSHandshake = nil
+		o.ReadOnly = readOnly[addr]
+		return conn.Dial(ctx, o)
+	}
+	oc.Refresh = t.Discover
+	return conns, oc, nil
+}
+
+// Primaries is a closed loop's view of a cluster, redis-benchmark
+// --cluster's: the primaries that own slots, which slots each owns, and a
+// refresh of that map when the cluster redirects a request.
+type Primaries struct {
+	t     *Target
+	Nodes []scheduler.Node
+	// slots[k] lists the slots of Nodes[k]; replaced whole on refresh.
+	slots atomic.Pointer[[][]uint16]
+
+	refreshing atomic.Bool
+	pending    atomic.Bool // a redirect came after the last fetch began
+	wg         sync.WaitGroup
+	ctx        context.Context
+}
+
+// Primaries asks the seed for the topology, with redis-benchmark's words
+// for what it refuses: a primary without slots is skipped with a warning
+// (with warn), fewer than two primaries is an error.
+func (t *Target) Primaries(ctx context.Context, warn bool) (*Primaries, error) {
+	top, err := t.Discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &Primaries{t: t, ctx: ctx}
+	var lists [][]uint16
+	for i, pr := range top.Primaries {
+		if top.SlotsOf(i) == 0 {
+			if warn {
+				t.say("WARNING: Master node %s has no slots, skipping...", pr.Addr)
+			}
+			continue
+		}
+		p.Nodes = append(p.Nodes, scheduler.Node{Addr: pr.Addr, ID: pr.ID, Slots: top.SlotsOf(i)})
+		lists = append(lists, slotsOf(top, i))
+	}
+	if len(p.Nodes) <= 1 {
+		return nil, benchErrorf("Invalid cluster: %d node(s).", len(p.Nodes))
+	}
+	p.slots.Store(&lists)
+	return p, nil
+}
+
+func slotsOf(top *cluster.Topology, i int) []uint16 {
+	var out []uint16
+	for s := range uint16(cluster.Slots) {
+		if top.Owner(s) == i {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Header is redis-benchmark's list of primaries, printed before the tests.
+func (p *Primaries) Header() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Cluster has %d master nodes:\n\n", len(p.Nodes))
+	for i, n := range p.Nodes {
+		fmt.Fprintf(&b, "Master %d: %s %s\n", i, n.ID, n.Addr)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// Configs fetches each primary's save and appendonly for the full report.
+func (p *Primaries) Configs(ctx context.Context) []report.NodeConfig {
+	out := make([]report.NodeConfig, len(p.Nodes))
+	for i, n := range p.Nodes {
+		o := p.t.Options.ForAddr(n.Addr)
+		o.OnTLSHandshake = nil
+		cctx, cancel := context.WithTimeout(ctx, conn.DefaultDialTimeout)
+		ans, err := conn.DoAll(cctx, o, []string{"CONFIG", "GET", "save"}, []string{"CONFIG", "GET", "appendonly"})
+		cancel()
+		if err != nil || len(ans) != 2 || ans[0].Err != nil || ans[1].Err != nil ||
+			len(ans[0].Value.Elems) < 2 || len(ans[1].Value.Elems) < 2 {
+			p.t.say("WARNING: Could not fetch node CONFIG %s", n.Addr)
+			continue
+		}
+		out[i] = report.NodeConfig{HaveConfig: true, Save: ans[0].Value.Elems[1].Str, AppendOnly: ans[1].Value.Elems[1].Str}
+	}
+	return out
+}
+
+// Dial opens clients connections, client i on primary i mod N
+// (redis-benchmark's rule with its default of one thread per primary),
+// and returns them with the primary of each.
+func (p *Primaries) Dial(ctx context.Context, clients int) ([]*conn.Conn, []int, error) {
+	n := len(p.Nodes)
+	per := make([][]*conn.Conn, n)
+	for k, node := range p.Nodes {
+		want := clients / n
+		if k < clients%n {
+			want++
+		}
+		if want == 0 {
+			continue
+		}
+		cs, err := p.t.BenchPool(ctx, p.t.Options.ForAddr(node.Addr), want)
+		if err != nil {
+			for _, l := range per {
+				CloseAll(l)
+			}
+			return nil, nil, err
+		}
+		per[k] = cs
+	}
+	var conns []*conn.Conn
+	var of []int
+	for i := 0; i < clients; i++ {
+		k := i % n
+		if len(per[k]) == 0 {
+			continue
+		}
+		conns, of = append(conns, per[k][0]), append(of, k)
+		per[k] = per[k][1:]
+	}
+	return conns, of, nil
+}
+
+// Closed is the scheduler's view for conns on primaries of: a random slot
+// of the connection's primary per batch, and a refresh of the slot map
+// after a redirect.
+func (p *Primaries) Closed(of []int, seed uint64) *scheduler.ClosedCluster {
+	rngs := make([]*scenarios.Rand, len(of))
+	for i := range rngs {
+		rngs[i] = scenarios.NewRand(seed ^ uint64(i)*0x9E3779B97F4A7C15)
+	}
+	return &scheduler.ClosedCluster{
+		Nodes: p.Nodes,
+		Of:    of,
+		Slot: func(i int) uint16 {
+			s := (*p.slots.Load())[of[i]]
+			return s[rngs[i].Below(uint64(len(s)))]
+		},
+		OnRedirect: func([]byte) { p.refresh() },
+	}
+}
+
+// minRefresh spaces slot map refreshes: the redirects of requests already
+// in flight do not each ask again.
+const minRefresh = 100 * time.Millisecond
+
+// refresh fetches the slot map again in the background, as redis-benchmark
+// does after MOVED or ASK ("Cluster slots configuration changed"): one
+// fetch at a time, at most one per minRefresh, and one more after the
+// last redirect seen. Primaries it did not know get no connection; a known
+// primary that lost every slot keeps its old list (its requests go on
+// being redirected, and counted so).
+func (p *Primaries) refresh() {
+	p.pending.Store(true)
+	if !p.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			for p.pending.Swap(false) {
+				p.fetch()
+				select {
+				case <-p.ctx.Done():
+				case <-time.After(minRefresh):
+				}
+			}
+			p.refreshing.Store(false)
+			// A redirect between the last Swap and here found refreshing
+			// set: take it over, unless another goroutine did.
+			if !p.pending.Load() || !p.refreshing.CompareAndSwap(false, true) {
+				return
+			}
+		}
+	}()
+}
+
+// fetch replaces the slot lists by the seed's current map.
+func (p *Primaries) fetch() {
+	p.t.say("WARNING: Cluster slots configuration changed, fetching new one...")
+	ctx, cancel := context.WithTimeout(p.ctx, conn.DefaultDialTimeout)
+	defer cancel()
+	o := p.t.Options
+	o.OnTLSHandshake = nil
+	top, err := cluster.Discover(ctx, o)
+	if err != nil {
+		p.t.say("Failed to update cluster slots configuration: %v", err)
+		return
+	}
+	old := *p.slots.Load()
+	lists := make([][]uint16, len(p.Nodes))
+	for k, n := range p.Nodes {
+		lists[k] = old[k]
+		if i := top.Index(n.Addr); i >= 0 && top.SlotsOf(i) > 0 {
+			lists[k] = slotsOf(top, i)
+		}
+	}
+	p.slots.Store(&lists)
+}
+
+// Wait waits for the refreshes in progress.
+func (p *Primaries) Wait() { p.wg.Wait() }

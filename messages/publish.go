@@ -1,0 +1,168 @@
+package messages
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Sent counts the messages the publishers queued on each channel (or
+// stream): what every receiver of the channel should get. Measured and
+// warmup messages apart.
+type Sent struct {
+	measured, warm []atomic.Uint64
+}
+
+// NewSent counts for channels channels.
+func NewSent(channels int) *Sent {
+	return &Sent{measured: make([]atomic.Uint64, channels), warm: make([]atomic.Uint64, channels)}
+}
+
+// Channel returns the measured messages queued on channel c.
+func (s *Sent) Channel(c int) uint64 { return s.measured[c].Load() }
+
+// All returns the messages queued on channel c, the warmup's included.
+func (s *Sent) All(c int) uint64 { return s.measured[c].Load() + s.warm[c].Load() }
+
+// Total returns the measured messages queued on every channel.
+func (s *Sent) Total() uint64 {
+	var n uint64
+	for i := range s.measured {
+		n += s.measured[i].Load()
+	}
+	return n
+}
+
+// Channels is the number of channels counted.
+func (s *Sent) Channels() int { return len(s.measured) }
+
+// Prefix encodes a command of args followed by one more argument of
+// payloadLen bytes, up to that argument's bytes: what goes before a
+// payload (PUBLISH channel, XADD key * p).
+func Prefix(args []string, payloadLen int) []byte {
+	b := []byte{'*'}
+	b = strconv.AppendInt(b, int64(len(args)+1), 10)
+	b = append(b, '\r', '\n')
+	for _, a := range args {
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, '\r', '\n')
+		b = append(b, a...)
+		b = append(b, '\r', '\n')
+	}
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(payloadLen), 10)
+	return append(b, '\r', '\n')
+}
+
+// Publisher is a publisher's command stream: message i goes to channel
+// i mod K, its command being that channel's prefix (see Prefix) and a
+// payload whose header says where it stands. On the open timeline it is
+// a scheduler.Stamper: the pacer's Stamp gives it the message's index,
+// intended instant and queued instant. A closed loop (Closed) numbers
+// its messages itself, shared by its connections, and stamps them with
+// the instant it builds them: what a closed-loop tool measures from.
+type Publisher struct {
+	meter    *Meter
+	sent     *Sent
+	prefixes [][]byte
+	payload  []byte
+	buf      []byte
+
+	// An open publisher's next message.
+	index            uint64
+	intended, queued int64
+
+	// closed is set for a closed loop's connections: they share seq.
+	closed *closedSeq
+}
+
+// closedSeq numbers a closed loop's messages across its connections and
+// begins the meter at the first.
+type closedSeq struct {
+	next  atomic.Uint64
+	begin sync.Once
+}
+
+// NewPublisher returns the stream of an open publisher sending to
+// len(prefixes) channels payloads of size bytes.
+func NewPublisher(m *Meter, sent *Sent, prefixes [][]byte, size int) *Publisher {
+	p := &Publisher{meter: m, sent: sent, prefixes: prefixes, payload: Payload(size)}
+	return p
+}
+
+// ClosedPublishers returns what makes a closed loop's streams: each call
+// a stream for one connection, all numbering their messages in one
+// sequence.
+func ClosedPublishers(m *Meter, sent *Sent, prefixes [][]byte, size int) func() *Publisher {
+	seq := &closedSeq{}
+	return func() *Publisher {
+		p := NewPublisher(m, sent, prefixes, size)
+		p.closed = seq
+		return p
+	}
+}
+
+// Begin implements scheduler.Stamper: the timeline starts at t0.
+func (p *Publisher) Begin(t0 int64) { p.meter.Begin(t0) }
+
+// Stamp implements scheduler.Stamper: the next message is index, intended
+// at intended, queued at queued.
+func (p *Publisher) Stamp(index uint64, intended, queued int64) {
+	p.index, p.intended, p.queued = index, intended, queued
+}
+
+// Next implements the scheduler's command stream: the next message's
+// command, valid until the next call.
+func (p *Publisher) Next() ([]byte, uint32) {
+	if p.closed != nil {
+		p.closed.begin.Do(func() { p.meter.Begin(now()) })
+		p.index = p.closed.next.Add(1) - 1
+		p.intended = now()
+		p.queued = p.intended
+	}
+	k := uint64(len(p.prefixes))
+	c := int(p.index % k)
+	Header{Run: p.meter.Run, Seq: p.index, Intended: p.intended, Sent: p.queued}.Put(p.payload)
+	if p.intended >= p.meter.warmEnd.Load() {
+		p.sent.measured[c].Add(1)
+	} else {
+		p.sent.warm[c].Add(1)
+	}
+	p.buf = append(append(append(p.buf[:0], p.prefixes[c]...), p.payload...), '\r', '\n')
+	return p.buf, 0
+}
+
+// Ordinal returns message seq's channel and its ordinal there, for K
+// channels.
+func Ordinal(seq uint64, k int) (channel int, ord uint64) {
+	return int(seq % uint64(k)), seq / uint64(k)
+}
+
+// Layout spreads n receivers (subscribers, a group's consumers) over k
+// channels (or streams): with n ≥ k receiver j
+// takes channel j mod k (so each channel has ⌊n/k⌋ or ⌈n/k⌉ of them, its
+// fan-out); with fewer receivers than channels, receiver j takes every
+// channel c with c mod n = j, so every channel has one.
+func Layout(j, n, k int) []int {
+	if n >= k {
+		return []int{j % k}
+	}
+	var out []int
+	for c := j; c < k; c += n {
+		out = append(out, c)
+	}
+	return out
+}
+
+// FanOut returns how many of n receivers listen to channel c of k.
+func FanOut(c, n, k int) int {
+	if n < k {
+		return 1
+	}
+	f := n / k
+	if c < n%k {
+		f++
+	}
+	return f
+}
