@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -92,7 +91,11 @@ type test struct {
 	EventBoundMs    float64        `json:"event_bound_ms"`
 	Intervals       []interval     `json:"intervals"`
 	Nodes           []node         `json:"nodes"`
-	Visibility      *struct {
+	Host            *struct {
+		BusyPct  float64 `json:"busy_pct"`
+		StealPct float64 `json:"steal_pct"`
+	} `json:"host"`
+	Visibility *struct {
 		Probes   uint64       `json:"probes"`
 		Replicas []visReplica `json:"replicas"`
 	} `json:"visibility"`
@@ -277,10 +280,11 @@ func slotCount(r [][2]uint16) int {
 	return n
 }
 
-// finite is v, or 0 for NaN and infinities.
-func finite(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
+// hostLine is the host's CPU over the test: busy and stolen by the
+// hypervisor, the noise a run's p99 carries.
+func (t *test) hostLine() string {
+	if t.Host == nil {
+		return "host -"
 	}
-	return v
+	return fmt.Sprintf("host busy %.0f%%, steal %.1f%%", t.Host.BusyPct, t.Host.StealPct)
 }

@@ -41,6 +41,7 @@ func replicas(c config) {
 	d, err := readDoc(js)
 	e.check(err)
 	t := &d.Tests[0]
+	fmt.Printf("  %s\n", t.hostLine())
 	t0, err := t.start()
 	e.check(err)
 	rel := func(x time.Time) float64 { return x.Sub(t0).Seconds() }

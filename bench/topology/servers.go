@@ -160,7 +160,7 @@ func movedBetween(ss []sample, from, to time.Time) (n int64, first time.Time) {
 	return n, first
 }
 
-// last is the final sample (zero when none).
+// lastSample is the final sample (zero when none).
 func lastSample(ss []sample) sample {
 	if len(ss) == 0 {
 		return sample{}
