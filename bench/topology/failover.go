@@ -57,7 +57,7 @@ func failover(c config) {
 
 	old := set.Primary
 	resetStats(e, set.Nodes()...)
-	w := watchWrites(old)
+	w := redistest.WatchWrites(old)
 	p := e.startPacer(c.bin, limit, args("failover.json")...)
 	sleepUntil(p.started, at)
 	issued := time.Now()
@@ -67,7 +67,7 @@ func failover(c config) {
 	e.check(err)
 	atSwitch := calls(old, "set") // read a few ms after the announcement
 	o := p.wait()
-	last, lastCalls := w.stop()
+	last, lastCalls := w.Stop()
 	fmt.Printf("failover run (load %s): exit %d; +switch-master %s -> %s\n", loadAverage(), o.code, sw.From, sw.To)
 	if d, err := readDoc(filepath.Join(dir, "failover.json")); err == nil {
 		for _, t := range d.Tests {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -106,7 +105,7 @@ func TestRunFollowsSentinelFailover(t *testing.T) {
 	s := redistest.StartSentinels(t, set, 3, redistest.SentinelOptions{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	old := set.Primary
-	watch := watchWrites(old)
+	watch := redistest.WatchWrites(old)
 	type outcome struct {
 		code           int
 		stdout, stderr string
@@ -125,7 +124,7 @@ func TestRunFollowsSentinelFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := <-done
-	last, lastCalls := watch.stop()
+	last, lastCalls := watch.Stop()
 	if !runOK(o.code) {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -242,7 +241,7 @@ func TestBenchFollowsSentinelFailover(t *testing.T) {
 		code, stdout, stderr := pacer(t, "bench", "--sentinel", s.Addrs(), "--master", s.Master, "--rate", "2000", "-n", "12000", "-c", "10", "-t", "set", "-q")
 		done <- outcome{code, stdout, stderr}
 	}()
-	w := watchWrites(set.Primary)
+	w := redistest.WatchWrites(set.Primary)
 	time.Sleep(2 * time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -255,7 +254,7 @@ func TestBenchFollowsSentinelFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := <-done
-	_, calls := w.stop()
+	_, calls := w.Stop()
 	if !runOK(o.code) || !strings.Contains(o.stdout, "SET [closed loop") {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -264,52 +263,4 @@ func TestBenchFollowsSentinelFailover(t *testing.T) {
 	if sw.From != set.Primary.Addr || calls-atSwitch > 4000 {
 		t.Fatalf("switch %s -> %s; the former primary took %d SETs after it as a primary, want at most 4000", sw.From, sw.To, calls-atSwitch)
 	}
-}
-
-// writeWatch samples a primary's SET count every 5 ms while it is a
-// primary: once the sentinels make it a replica, the SETs it replicates
-// are no writes of pacer's.
-type writeWatch struct {
-	mu    sync.Mutex
-	last  time.Time
-	calls uint64
-	quit  chan struct{}
-	done  chan struct{}
-}
-
-func watchWrites(s *redistest.Server) *writeWatch {
-	w := &writeWatch{quit: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(w.done)
-		for {
-			select {
-			case <-w.quit:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-			if role, err := s.Role(); err != nil || role != "master" {
-				continue
-			}
-			n, err := s.Calls("set")
-			if err != nil {
-				continue
-			}
-			w.mu.Lock()
-			if n > w.calls {
-				w.calls, w.last = n, time.Now()
-			}
-			w.mu.Unlock()
-		}
-	}()
-	return w
-}
-
-// stop ends the watch and returns when the last write was taken and the
-// count then.
-func (w *writeWatch) stop() (time.Time, uint64) {
-	close(w.quit)
-	<-w.done
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.last, w.calls
 }
