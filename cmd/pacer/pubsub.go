@@ -114,13 +114,13 @@ func pubsubAction(c *cli.Context) error {
 	var open, closed *report.Test
 	var openJ report.Judgement
 	if outcome != nil && outcome.Open != nil {
-		if open, openJ, err = pubsubTest(outcome.Open, cfg.run, cfg.out.slo); err != nil {
+		if open, openJ, err = outcome.Open.Test(cfg.run, cfg.out.slo); err != nil {
 			return failed(err)
 		}
 		e.doc.Tests = append(e.doc.Tests, *open)
 	}
 	if outcome != nil && outcome.Closed != nil {
-		if closed, _, err = pubsubTest(outcome.Closed, cfg.run, report.SLO{}); err != nil {
+		if closed, _, err = outcome.Closed.Test(cfg.run, report.SLO{}); err != nil {
 			return failed(err)
 		}
 		e.doc.Tests = append(e.doc.Tests, *closed)
@@ -160,26 +160,4 @@ func pubsubAction(c *cli.Context) error {
 		code = judged(e.stderr, open, openJ)
 	}
 	return e.exit(code, runErr)
-}
-
-// pubsubTest makes one publisher's side a report test.
-func pubsubTest(s *pubsub.Side, cfg pubsub.Config, slo report.SLO) (*report.Test, report.Judgement, error) {
-	rc := s.Receivers
-	pr := &report.PublishReceivers{Replies: rc.Replies, Sum: rc.Sum, Min: rc.Min, Max: rc.Max}
-	for _, d := range rc.Drops {
-		pr.Drops = append(pr.Drops, report.ReceiverDrop{AtS: d.At.Seconds(), From: d.From, To: d.To})
-	}
-	if rc.Replies > 0 {
-		pr.Mean = float64(rc.Sum) / float64(rc.Replies)
-	}
-	t, j, err := report.NewMessagesTest(report.MessagesRun{Kind: report.KindPubSub, Publisher: s.Publisher, Messages: s.Messages,
-		Channels: cfg.Channels, Subscribers: cfg.Subscribers, Patterns: cfg.Patterns, Sharded: cfg.Sharded, PayloadBytes: cfg.Size,
-		Published: s.Published, Receivers: pr}, report.TestOptions{ID: "pubsub", SLO: slo, Server: s.Server, Percentiles: true})
-	if err != nil {
-		return nil, j, err
-	}
-	if s.Closed {
-		t.Name = s.Publisher.Name
-	}
-	return t, j, nil
 }

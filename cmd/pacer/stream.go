@@ -98,11 +98,7 @@ func streamAction(c *cli.Context) error {
 	res, runErr := stream.Run(ctx, e.experiment(cfg.out.showErrs), cfg.run)
 	code := exitOK
 	if res != nil {
-		r := cfg.run
-		t, j, err := report.NewMessagesTest(report.MessagesRun{Kind: report.KindStream, Publisher: res.Producer, Messages: res.Messages,
-			Channels: r.Streams, Groups: r.Groups, Consumers: r.Consumers, PayloadBytes: r.Size, Published: res.Added,
-			Stream: &report.StreamDeliveries{Added: res.Added, Acked: res.Acked, Redelivered: res.Redelivered, NeverDelivered: res.Messages.Lost}},
-			report.TestOptions{ID: "stream", SLO: cfg.out.slo, Server: res.Server, Percentiles: true})
+		t, j, err := res.Test(cfg.run, cfg.out.slo)
 		if err != nil {
 			return failed(err)
 		}

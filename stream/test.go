@@ -1,0 +1,13 @@
+package stream
+
+import "github.com/pacer-load/pacer/report"
+
+// Test makes the run a report test, judged against slo: its deliveries are
+// the test's latencies, the producer's own requests beside them, with the
+// at-least-once accounting and the lag.
+func (res *Result) Test(r Config, slo report.SLO) (*report.Test, report.Judgement, error) {
+	return report.NewMessagesTest(report.MessagesRun{Kind: report.KindStream, Publisher: res.Producer, Messages: res.Messages,
+		Channels: r.Streams, Groups: r.Groups, Consumers: r.Consumers, PayloadBytes: r.Size, Published: res.Added,
+		Stream: &report.StreamDeliveries{Added: res.Added, Acked: res.Acked, Redelivered: res.Redelivered, NeverDelivered: res.Messages.Lost}},
+		report.TestOptions{ID: "stream", SLO: slo, Server: res.Server, Percentiles: true})
+}
