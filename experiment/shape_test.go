@@ -7,7 +7,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/internal/usage/usagetest"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // TestShape: the timeline's shape from --rate, --stages, --duration, -n
@@ -54,7 +54,7 @@ func TestShape(t *testing.T) {
 		}
 	}
 	sh, _ := ShapeFlags{Rate: str("1k"), Duration: s}.Parse()
-	if _, ok := sh.Timeline("poisson", 1).(*scheduler.Poisson); !ok {
+	if _, ok := sh.Timeline("poisson", 1).(*timeline.Poisson); !ok {
 		t.Errorf("poisson: %T", sh.Timeline("poisson", 1))
 	}
 }

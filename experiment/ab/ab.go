@@ -20,6 +20,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Names of the sides.
@@ -52,7 +53,7 @@ type Config struct {
 
 // Open is the open loop of every run.
 type Open struct {
-	Rate    scheduler.Rate
+	Rate    timeline.Rate
 	Arrival string
 	Load    experiment.OpenLoad
 }
