@@ -417,10 +417,8 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
-	early := uint64(0)
 	for _, s := range run.lanes {
 		h := s.h
-		early += h.early.Load()
 		stamped, replied = stamped+h.stamped, replied+h.replied
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
@@ -517,7 +515,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		HeldSent:       min(p.heldSent, cnt.Sent),
 		HeldUnsent:     min(heldUnsent, cnt.Unsent),
 		DroppedBacklog: p.dropped,
-		Unsolicited:    t.unsolicited + early,
+		Unsolicited:    t.unsolicited,
 		ClockErrors:    run.clockErrors.Load(),
 		Warmup:         cfg.Warmup,
 		WarmupCounts:   warm,
