@@ -6,7 +6,7 @@
 // subpackages, the command) and the transport, templates, timelines and
 // histograms below it (conn, scenarios, timeline, histo); it returns facts
 // and decides nothing: whether a Result can be trusted, and whether it
-// meets an SLO, is report.Judge's call.
+// meets an SLO, is verdict.Judge's call.
 //
 // # Timeline and intended time
 //

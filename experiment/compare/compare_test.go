@@ -24,7 +24,7 @@ func TestCompareReading(t *testing.T) {
 		if rate > 0 {
 			r.TargetRate = timeline.RatePerSecond(rate)
 		}
-		tt, _, err := report.NewTest(r, report.TestOptions{})
+		tt, err := report.NewTest(r, report.TestOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
