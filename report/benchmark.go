@@ -240,34 +240,9 @@ func BenchProgress(w io.Writer, title string, instRPS, rps, instAvgMs, avgMs flo
 	return len(line), err
 }
 
-// BenchCommands writes, after redis-benchmark's report of a mix, each
-// command's share and latency (pacer's addition; redis-benchmark has no
-// mixes), with o.Percentiles in place of p50 and p99. quiet prints one
-// indented line per command.
-func BenchCommands(w io.Writer, t *Test, quiet bool, o TextOptions) error {
-	commands := t.mustFigures().commands
-	if len(commands) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	var total uint64
-	for _, c := range commands {
-		total += c.Counts.Completed + c.Counts.Errors
-	}
-	if !quiet {
-		b.WriteString("Per command:\n")
-	}
-	for _, c := range commands {
-		s := histo.Summarize(c.Response)
-		n := c.Counts.Completed + c.Counts.Errors
-		share := 0.0
-		if total > 0 {
-			share = 100 * float64(n) / float64(total)
-		}
-		lat := percentilesText(s, c.Response, o.Percentiles, ", ")
-		fmt.Fprintf(&b, "  %s: %.2f%% of requests (%d), errors %d, %s, max=%s msec\n",
-			safetext.Escape(c.Name), share, n, c.Counts.Errors, lat, millis(s, s.Max))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+// BenchLine is redis-benchmark's -q line of a closed test read back
+// (pacer report), without the blanking of a progress line before it.
+func BenchLine(title string, t *Test) string {
+	s := statsOf(t)
+	return fmt.Sprintf("%s: %s requests per second, p50=%s msec\n", safetext.Escape(title), cfloat(2, s.rps), cfloat(3, s.p50))
 }

@@ -1,9 +1,15 @@
 package report
 
-import "testing"
+import (
+	"testing"
 
-// What the external tests of the plots (package report_test, which may
-// import report/plots) take from the internal ones.
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// What the external tests of the plots and of the text (package
+// report_test, which may import report/plots and report/text) take from
+// the internal ones.
 
 // Fixture is fixture with exported fields.
 type Fixture struct {
@@ -28,6 +34,18 @@ var (
 	ReadBack       = readBack
 	AsTest         = asTest
 	MemtierInput   = memtierInput
+	FromResult     = fromResult
+	JSONObject     = jsonObject
+	MustCheck      = mustCheck
+	MustSLO        = mustSLO
+	NodeHist       = nodeHist
+	ClusterShards  = clusterShards
+	Sample         = sample
+	BenchSample    = benchSample
+	GetStats       = getStats
+	Golden         = golden
+	ServerSample   = serverSample
+	ShardInputs    = shardInputs
 )
 
 const (
@@ -39,3 +57,18 @@ const (
 func StreamRun(t testing.TB, rate float64, seconds, subs int, deliverMs float64, lag []int64) MessagesRun {
 	return msgFixture{rate: rate, seconds: seconds, subs: subs, deliverMs: deliverMs, lag: lag}.run(t)
 }
+
+// PercentileStatsCI are a histogram's response percentiles with their
+// intervals, from runs or else from the intervals' series.
+func PercentileStatsCI(h *hdrhistogram.Histogram, runs []*hdrhistogram.Histogram, ivs []scheduler.Interval) []Percentile {
+	return percentileStats(h, true, ciSource{runs: runs, intervals: ivs})
+}
+
+// WithResponse is a test of percentiles ps over the response histogram h.
+func WithResponse(ps []Percentile, h *hdrhistogram.Histogram) *Test {
+	return &Test{ResponsePercentiles: ps, fig: &figures{response: h}}
+}
+
+// ForgetFacts drops t's facts, so that the next use rebuilds them from
+// its JSON.
+func ForgetFacts(t *Test) { t.fig = nil }

@@ -20,21 +20,6 @@ import (
 // tools time each request from its send) with the figures the format
 // has, and says which it lacks (Input.Lacks).
 
-// Formats an Input is read from.
-const (
-	// FormatPacer is a pacer.result/v1 document (--json).
-	FormatPacer = ""
-	// FormatRedisBenchmarkCSV is redis-benchmark's --csv output: a line
-	// per test with its requests per second and, from Redis 6.2 on, its
-	// mean, min, p50, p95, p99 and max latency in ms.
-	FormatRedisBenchmarkCSV = "redis-benchmark --csv"
-	// FormatMemtierJSON is memtier_benchmark's --json-out-file: per
-	// command its ops/sec, count, mean, min and max latency, the
-	// percentiles of --print-percentiles, a per-second series and (since
-	// 2020) its HdrHistogram.
-	FormatMemtierJSON = "memtier_benchmark --json-out-file"
-)
-
 // maxForeignTests bounds the tests a file of another tool may hold.
 const maxForeignTests = 1000
 
@@ -203,7 +188,3 @@ func sortedLacks(set map[string]bool) []string {
 	}
 	return out
 }
-
-// Lacking says whether the test, read from another tool's result, lacks
-// a figure (a Summary's metric name, or "counts").
-func (t *Test) Lacking(metric string) bool { return t.lacks[metric] }

@@ -89,45 +89,6 @@ func TestReadBoundsDurations(t *testing.T) {
 	}
 }
 
-// TestReportEscapesVerdictAndSLO: the verdict and the SLO's lines of a
-// document are printed escaped, like everything else it holds.
-func TestReportEscapesVerdictAndSLO(t *testing.T) {
-	t.Parallel()
-	const esc = "\x1b]0;owned\x07\x1b[2J"
-	doc := hostileDoc(t)
-	closed := craft(t, fixture{name: "SET", mode: "closed", rate: 2000, seconds: 1, base: 0.2, interval: 0.25, seed: 5})
-	doc.Tests = append(doc.Tests, closed)
-	doc.Mode = "mixed"
-	for i := range doc.Tests {
-		doc.Tests[i].Verdict = "ok" + esc
-		doc.Tests[i].VerdictReason = "why" + esc
-		doc.Tests[i].SLO = &SLOResult{Spec: "p99<1ms", Pass: false, Violations: []string{"p99 " + esc}, Warnings: []string{"warn " + esc}, Checked: []string{"p99<1ms" + esc}}
-	}
-	in, err := readBack(t, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var one, two bytes.Buffer
-	if err := Render(&one, in.Doc); err != nil {
-		t.Fatal(err)
-	}
-	if err := SideBySide(&two, []Input{in, in}); err != nil {
-		t.Fatal(err)
-	}
-	for name, s := range map[string]string{"render": one.String(), "side by side": two.String()} {
-		if strings.ContainsAny(s, "\x1b\x07") {
-			t.Errorf("%s prints a raw escape:\n%q", name, s)
-		}
-	}
-	// Built in memory (a run's own result), the SLO's lines are escaped too.
-	s := SLOResult{Violations: []string{esc}, Warnings: []string{esc}}
-	for _, l := range s.Lines() {
-		if strings.ContainsAny(l, "\x1b\x07") {
-			t.Errorf("SLO line %q", l)
-		}
-	}
-}
-
 // TestReadDecodesOnce: the config object is kept as its JSON text, so a
 // seed above 2^53 keeps its digits.
 func TestReadKeepsConfigText(t *testing.T) {

@@ -446,12 +446,6 @@ type NodeHistograms struct {
 	ReceiveLag string `json:"receive_lag,omitempty"`
 }
 
-// counts are the node's counts as a test's.
-func (n Node) counts() scheduler.Counts {
-	return scheduler.Counts{Scheduled: n.Scheduled, Sent: n.Sent, Completed: n.Completed,
-		Errors: n.Errors, Timeouts: n.Timeouts, Unsent: n.Unsent}
-}
-
 // response decodes the node's response-time histogram; nil when it has none.
 func (n Node) response() (*hdrhistogram.Histogram, error) {
 	h, err := n.decode()

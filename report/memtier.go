@@ -353,17 +353,6 @@ func memtierTest(c *memtierCommand, runtimeMs float64) (Test, bool, error) {
 	return t, hasHist, nil
 }
 
-// PercentileMetric names a percentile a Summary has ("p99.9"), "" for
-// others.
-func PercentileMetric(p float64) string {
-	for _, q := range histo.Percentiles {
-		if math.Abs(p-q) < 1e-9 {
-			return "p" + strconv.FormatFloat(q, 'f', -1, 64)
-		}
-	}
-	return ""
-}
-
 // memtierHistogram re-encodes memtier's latency histogram (µs, its own
 // geometry) as pacer's (ns): each bucket recorded at its highest
 // equivalent value, so pacer's percentiles are memtier's. A geometry

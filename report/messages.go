@@ -401,9 +401,3 @@ func roundP(p float64) float64 {
 	}
 	return float64(int64(p*scale+0.5)) / scale
 }
-
-// publishHistograms decodes the publisher's own latencies of a messages
-// test (nil where absent).
-func (m *Messages) publishHistograms() (latencySet, error) {
-	return m.Publish.Histograms.decode()
-}

@@ -18,6 +18,7 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/plots"
+	reporttext "github.com/pacer-load/pacer/report/text"
 )
 
 // From diff_test.go.
@@ -162,7 +163,7 @@ func TestForeignSideBySide(t *testing.T) {
 	mt, _ := report.MemtierInput(t)
 	in := []report.Input{report.InputOf(t, "run.json", run), csv, mt}
 	var b bytes.Buffer
-	if err := report.SideBySide(&b, in); err != nil {
+	if err := reporttext.SideBySide(&b, in); err != nil {
 		t.Fatal(err)
 	}
 	s := b.String()
@@ -223,7 +224,7 @@ func TestReadCutsLongTexts(t *testing.T) {
 		}
 	}
 	var text bytes.Buffer
-	if err := report.Render(&text, in.Doc); err != nil {
+	if err := reporttext.Render(&text, in.Doc); err != nil {
 		t.Fatal(err)
 	}
 	page, err := plots.HTML(plots.Page{Inputs: []report.Input{in}, Text: text.String()})

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -59,24 +58,6 @@ func sample() *scheduler.Result {
 
 // The golden files are pins written by -update from this package's own
 // output, not independent checks: see testdata/README.md.
-
-func TestTextGolden(t *testing.T) {
-	t.Parallel()
-	var b bytes.Buffer
-	if err := Text(&b, asTest(t, sample(), nil), TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "text.golden", b.Bytes())
-}
-
-func TestQuietGolden(t *testing.T) {
-	t.Parallel()
-	var b bytes.Buffer
-	if err := Quiet(&b, asTest(t, sample(), nil), TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "quiet.golden", b.Bytes())
-}
 
 func TestJSONGolden(t *testing.T) {
 	t.Parallel()
@@ -183,35 +164,6 @@ func TestCFloatPrintsLikeC(t *testing.T) {
 	for in, want := range map[float64]string{math.NaN(): "-nan", math.Inf(1): "inf", 0.1234: "0.123"} {
 		if got := cfloat(3, in); got != want {
 			t.Errorf("cfloat(%v) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestAutoPacingShowsItsQuantum(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		quantum  time.Duration
-		text     string
-		jsonUsec float64
-	}{
-		{600 * time.Microsecond, "auto pacing (600 µs quantum)", 600},
-		{0, "auto pacing (precise)", 0},
-	} {
-		r := sample()
-		r.Pacing, r.PacingQuantum = "auto", c.quantum
-		var b bytes.Buffer
-		if err := Text(&b, asTest(t, r, nil), TextOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(b.String(), "50 connections, "+c.text+"\n") {
-			t.Errorf("text lacks %q:\n%s", c.text, b.String())
-		}
-		tt, err := fromResult(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tt.Pacing != "auto" || tt.PacingQuantumUs == nil || *tt.PacingQuantumUs != c.jsonUsec {
-			t.Errorf("JSON pacing %q, quantum %v µs, want auto, %v", tt.Pacing, tt.PacingQuantumUs, c.jsonUsec)
 		}
 	}
 }

@@ -3,14 +3,12 @@ package report
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
-	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -81,22 +79,6 @@ func serverProcessOf(s *ServerProcess) *scheduler.ServerProcess {
 		return nil
 	}
 	return &scheduler.ServerProcess{ServerProcess: host.ServerProcess{PID: s.PID, Name: s.Name, How: s.How}, Usage: s.usage()}
-}
-
-// writeServerProcess writes the server process's line of the text
-// report.
-func writeServerProcess(b *strings.Builder, sp *scheduler.ServerProcess) {
-	if sp == nil {
-		return
-	}
-	u := sp.Usage
-	name := ""
-	if sp.Name != "" {
-		name = " (" + safetext.Escape(sp.Name) + ")"
-	}
-	fmt.Fprintf(b, "  server process pid %d%s: CPU %.3f s; waited for a CPU %s (%s of the time, %s per time slice over %d slices); %d involuntary switches\n",
-		sp.PID, name, u.CPU.Seconds(), waitText(u.Wait), shareText(u.WaitShare()), waitText(u.MeanWait()), u.Slices, u.Involuntary)
-	fmt.Fprintf(b, "                 found as %s\n", safetext.Escape(sp.How))
 }
 
 // waitText words a wait: "3.2 ms", "41 µs".

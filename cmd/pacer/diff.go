@@ -15,6 +15,7 @@ import (
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/plots"
+	reporttext "github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -221,7 +222,7 @@ func writeDiff(stdout, stderr io.Writer, d *report.Diff, out diffOutput) error {
 		}
 	}
 	var tb bytes.Buffer
-	if err := report.DiffText(&tb, d); err != nil {
+	if err := reporttext.DiffText(&tb, d); err != nil {
 		return failed(err)
 	}
 	if out.html != "" {

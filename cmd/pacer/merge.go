@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 )
 
 func mergeCommand() *cli.Command {
@@ -81,7 +82,7 @@ func mergeAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(out, "merged shards %s of %d\n", joinInts(doc.Shard.Merged), doc.Shard.N)
 	for i := range doc.Tests {
-		if err := report.Quiet(out, &doc.Tests[i], report.TextOptions{}); err != nil {
+		if err := text.Quiet(out, &doc.Tests[i], report.TextOptions{}); err != nil {
 			return failed(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/plots"
+	"github.com/pacer-load/pacer/report/text"
 )
 
 func reportCommand() *cli.Command {
@@ -138,11 +139,11 @@ func verdictsExit(stderr io.Writer, inputs []report.Input) error {
 // it, several (or another tool's result) side by side.
 func renderReport(w io.Writer, in []report.Input) error {
 	if len(in) > 1 || in[0].Format != report.FormatPacer {
-		return report.SideBySide(w, in)
+		return text.SideBySide(w, in)
 	}
 	d := in[0].Doc
 	if runs := compare.FromDocument(d); runs != nil {
 		return compare.WriteDocument(w, d, runs)
 	}
-	return report.Render(w, d)
+	return text.Render(w, d)
 }

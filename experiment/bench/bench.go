@@ -19,6 +19,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -134,7 +135,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, o Output) (*Resul
 			for k := 0; k < cfg.Repeat; k++ {
 				r, st, runErr := cfg.runOne(ctx, env, o, j, (round*len(cfg.Tests)+i)*cfg.Repeat+k)
 				if st != nil && full && r != nil && !r.Interrupted && runErr == nil {
-					fmt.Fprintln(o.Err, report.ServerBrief(st))
+					fmt.Fprintln(o.Err, text.ServerBrief(st))
 				}
 				var t *report.Test
 				var jd report.Judgement
@@ -217,7 +218,7 @@ func (cfg *Config) writeNotes(o Output, j Test, reps []*scheduler.Result) error 
 			return err
 		}
 	}
-	return report.WriteNotes(w, t, cfg.CI, rep)
+	return text.WriteNotes(w, t, cfg.CI, rep)
 }
 
 // runOne runs test j once (the n-th run of the bench) and writes its
@@ -263,7 +264,7 @@ func (cfg *Config) runOne(ctx context.Context, env *experiment.Env, o Output, j 
 	if terr != nil {
 		return res, st, terr
 	}
-	if line := report.TLSLine(t); line != "" && !cfg.Quiet && !cfg.CSV {
+	if line := text.TLSLine(t); line != "" && !cfg.Quiet && !cfg.CSV {
 		fmt.Fprintf(o.Err, "tls: %s\n", line)
 	}
 	if err != nil {
@@ -275,12 +276,12 @@ func (cfg *Config) runOne(ctx context.Context, env *experiment.Env, o Output, j 
 	case cfg.Quiet:
 		err = report.BenchQuiet(o.Out, title, t, last, cfg.Text)
 		if err == nil {
-			err = report.BenchCommands(o.Out, t, true, cfg.Text)
+			err = text.BenchCommands(o.Out, t, true, cfg.Text)
 		}
 	default:
 		err = report.BenchFull(o.Out, title, t, cfg.Info, last)
 		if err == nil {
-			err = report.BenchCommands(o.Out, t, false, cfg.Text)
+			err = text.BenchCommands(o.Out, t, false, cfg.Text)
 		}
 	}
 	return res, st, err

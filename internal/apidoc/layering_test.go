@@ -21,12 +21,14 @@ var layer = map[string]int{
 	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2, "messages": 2,
 	"scheduler": 3,
 	"report":    4, "metrics": 4,
-	"report/watch": 5, "report/plots": 5, "endpoint": 5, "diff": 5,
-	"experiment":    6,
-	"experiment/ab": 7, "experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
-	"pubsub": 7, "stream": 7,
-	"cmd/pacer": 8,
-	".":         8, // the library's facade, package pacer
+	"diff":        5,
+	"report/text": 6, "endpoint": 6,
+	"report/watch": 7, "report/plots": 7,
+	"experiment":    8,
+	"experiment/ab": 9, "experiment/bench": 9, "experiment/compare": 9, "experiment/replay": 9, "experiment/sweep": 9,
+	"pubsub": 9, "stream": 9,
+	"cmd/pacer": 10,
+	".":         10, // the library's facade, package pacer
 }
 
 const modulePath = "github.com/pacer-load/pacer/"

@@ -1,4 +1,4 @@
-package report
+package text
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -18,17 +19,17 @@ import (
 const maxReceiverRows = 20
 
 // messagesText writes the human summary of a pubsub or stream test.
-func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
+func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOptions) error {
 	m := t.Messages
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(t.Name))
 	noun, verb, unit, what, done := "messages", "publisher", "msg/s", "message's intended publish instant", "published"
-	if m.Kind == KindStream {
+	if m.Kind == report.KindStream {
 		noun, verb, unit, what, done = "entries", "producer", "entries/s", "entry's intended add", "added"
 	}
-	shape := f.target.String() + " " + unit
-	if len(f.stages) > 0 {
-		shape = "stages " + scheduler.FormatStages(f.stages)
+	shape := f.Target.String() + " " + unit
+	if len(f.Stages) > 0 {
+		shape = "stages " + scheduler.FormatStages(f.Stages)
 	}
 	if t.Mode == "closed" {
 		fmt.Fprintf(&b, "  closed-loop %s: each of %s waits for its reply before the next; %s counted from their actual send (what a closed-loop tool shows)\n",
@@ -38,13 +39,13 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 		fmt.Fprintf(&b, "  delivery latency counted from each %s (no coordinated omission)\n", what)
 	}
 	fmt.Fprintf(&b, "  %s\n", messagesShape(m))
-	if f.target.PerSecond() > 0 {
-		fmt.Fprintf(&b, "  target rate    %12.2f %s%s\n", f.target.PerSecond(), unit, stagesMean(f))
+	if f.Target.PerSecond() > 0 {
+		fmt.Fprintf(&b, "  target rate    %12.2f %s%s\n", f.Target.PerSecond(), unit, stagesMean(f))
 	}
-	if f.warmup > 0 && t.WarmupCounts != nil {
-		fmt.Fprintf(&b, "  warmup         first %s %s, left out of every figure below (%d deliveries)\n", f.warmup, done, m.WarmupDelivered)
+	if f.Warmup > 0 && t.WarmupCounts != nil {
+		fmt.Fprintf(&b, "  warmup         first %s %s, left out of every figure below (%d deliveries)\n", f.Warmup, done, m.WarmupDelivered)
 	}
-	fmt.Fprintf(&b, "  %-14s %12.2f %s over %.3f s\n", done, t.achieved(), unit, f.window.Seconds())
+	fmt.Fprintf(&b, "  %-14s %12.2f %s over %.3f s\n", done, t.Achieved(), unit, f.Window.Seconds())
 	c := t.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
@@ -91,9 +92,9 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 	if t.FirstError != "" {
 		fmt.Fprintf(&b, "  first error    %s\n", safetext.Escape(t.FirstError))
 	}
-	if t.ConnectionsLost > 0 || t.DroppedBacklog > 0 || f.blocked > 0 {
+	if t.ConnectionsLost > 0 || t.DroppedBacklog > 0 || f.Blocked > 0 {
 		fmt.Fprintf(&b, "  connections    %d lost, %d reconnected; sends held back %.2f s; %d messages dropped as more than the backlog bound late\n",
-			t.ConnectionsLost, t.Reconnects, f.blocked.Seconds(), t.DroppedBacklog)
+			t.ConnectionsLost, t.Reconnects, f.Blocked.Seconds(), t.DroppedBacklog)
 	}
 	if m.ClockErrors > 0 {
 		fmt.Fprintf(&b, "  clock          %d deliveries came out earlier than their intended instant (recorded as 0)\n", m.ClockErrors)
@@ -102,20 +103,20 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 		fmt.Fprintf(&b, "  interrupted    partial result: the timeline stopped early\n")
 	}
 	b.WriteString("\n")
-	pub, err := m.publishHistograms()
+	pubResponse, _, err := m.Publish.Histograms.Decode()
 	if err != nil {
 		return err
 	}
 	cmd := "publish"
-	if m.Kind == KindStream {
+	if m.Kind == report.KindStream {
 		cmd = "xadd"
 	}
-	rows := []row{{"delivery", f.response}, {"from the send", f.service}, {cmd, pub.response}, {"send lag", f.lag}}
-	if f.receive != nil {
-		rows = append(rows, row{"receive lag", f.receive})
+	rows := []row{{"delivery", f.Response}, {"from the send", f.Service}, {cmd, pubResponse}, {"send lag", f.Lag}}
+	if f.Receive != nil {
+		rows = append(rows, row{"receive lag", f.Receive})
 	}
-	if f.hiccups != nil {
-		rows = append(rows, row{"host hiccups", f.hiccups})
+	if f.Hiccups != nil {
+		rows = append(rows, row{"host hiccups", f.Hiccups})
 	}
 	if len(o.Percentiles) > 0 {
 		writeTablePercentiles(&b, rows, o.Percentiles)
@@ -136,14 +137,14 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 		b.WriteString("\n")
 		writeServer(&b, t, t.Server)
 	}
-	if f.server != nil {
+	if f.Server != nil {
 		if t.Server == nil {
 			b.WriteString("\n")
 		}
-		writeServerProcess(&b, f.server)
+		writeServerProcess(&b, f.Server)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeOf(t), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
+	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", report.OutcomeOf(t), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
 	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {
 			fmt.Fprintf(&b, "  %s\n", l)
@@ -155,8 +156,8 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 }
 
 // messagesShape says who publishes to whom.
-func messagesShape(m *Messages) string {
-	if m.Kind == KindStream {
+func messagesShape(m *report.Messages) string {
+	if m.Kind == report.KindStream {
 		return fmt.Sprintf("XADD %d B entries to %s, read by %s of %s each (XREADGROUP, XACK)",
 			m.PayloadBytes, plural(m.Channels, "stream"), plural(m.Groups, "consumer group"), plural(m.Consumers, "consumer"))
 	}
@@ -183,7 +184,7 @@ func plural(n int, what string) string {
 }
 
 // lagLine words the consumers' lag.
-func lagLine(l *Lag) string {
+func lagLine(l *report.Lag) string {
 	s := fmt.Sprintf("at most %d entries added and not yet delivered, %d at the end; pending (delivered, not acknowledged) at most %d",
 		l.MaxEntries, l.FinalEntries, l.MaxPending)
 	switch {
@@ -198,11 +199,11 @@ func lagLine(l *Lag) string {
 
 // writeReceivers lists the receivers: each with its deliveries and
 // latency, the worst first when they are many.
-func writeReceivers(b *strings.Builder, m *Messages) {
+func writeReceivers(b *strings.Builder, m *report.Messages) {
 	if len(m.Receivers) == 0 {
 		return
 	}
-	rs := append([]Receiver(nil), m.Receivers...)
+	rs := append([]report.Receiver(nil), m.Receivers...)
 	if len(rs) > maxReceiverRows {
 		// The receivers that lost most, then the slowest at p99.
 		sort.SliceStable(rs, func(i, j int) bool {
@@ -212,7 +213,7 @@ func writeReceivers(b *strings.Builder, m *Messages) {
 			return p99Of(rs[i]) > p99Of(rs[j])
 		})
 	}
-	stream := m.Kind == KindStream
+	stream := m.Kind == report.KindStream
 	if stream {
 		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %9s %9s %9s\n", "per consumer", "stream", "delivered", "redeliv.", "p50 ms", "p99 ms", "max ms")
 	} else {
@@ -242,7 +243,7 @@ func writeReceivers(b *strings.Builder, m *Messages) {
 	}
 }
 
-func p99Of(r Receiver) float64 {
+func p99Of(r report.Receiver) float64 {
 	if r.LatencyMs == nil {
 		return 0
 	}
@@ -253,9 +254,9 @@ func p99Of(r Receiver) float64 {
 // entries):
 //
 //	PUBLISH …: 10000.00 messages per second (target 10000), delivery p50=0.101 msec p99=0.352 msec, lost 0 of 100000, pass
-func messagesQuiet(w io.Writer, t *Test, f *figures, o TextOptions) error {
+func messagesQuiet(w io.Writer, t *report.Test, f *report.Facts, o report.TextOptions) error {
 	m := t.Messages
-	s := histo.Summarize(f.response)
+	s := histo.Summarize(f.Response)
 	extra := ""
 	if failed := t.Counts.Errors + t.Counts.Timeouts; failed > 0 {
 		extra += ", errors " + percent(failed, t.Counts.Scheduled)
@@ -276,49 +277,49 @@ func messagesQuiet(w io.Writer, t *Test, f *figures, o TextOptions) error {
 			extra += ", slo violated"
 		}
 	}
-	verdict := outcomeOf(t).String()
+	verdict := report.OutcomeOf(t).String()
 	switch {
-	case t.Verdict == VerdictTargetLost && t.VerdictReason != "":
+	case t.Verdict == report.VerdictTargetLost && t.VerdictReason != "":
 		verdict += " (" + safetext.Escape(t.Verdict) + ": " + safetext.Escape(t.VerdictReason) + ")"
-	case t.Verdict != VerdictOK && t.Verdict != "" && t.Verdict != verdict:
+	case t.Verdict != report.VerdictOK && t.Verdict != "" && t.Verdict != verdict:
 		verdict += " (" + safetext.Escape(t.Verdict) + ")"
 	}
 	noun := "messages"
-	if m.Kind == KindStream {
+	if m.Kind == report.KindStream {
 		noun = "entries"
 	}
 	_, err := fmt.Fprintf(w, "%s: %.2f %s per second (target %s), delivery %s, lost %d of %d, %s%s\n",
-		safetext.Escape(t.Name), t.achieved(), noun, f.target, percentilesText(s, f.response, o.Percentiles, " "), m.Lost, m.Expected, verdict, extra)
+		safetext.Escape(t.Name), t.Achieved(), noun, f.Target, percentilesText(s, f.Response, o.Percentiles, " "), m.Lost, m.Expected, verdict, extra)
 	return err
 }
 
 // MessagesSideBySide writes the open and the closed publisher's delivery
 // latencies side by side: what the closed loop's numbers hide.
-func MessagesSideBySide(w io.Writer, open, closed *Test) error {
-	fo, err := open.figures()
+func MessagesSideBySide(w io.Writer, open, closed *report.Test) error {
+	fo, err := open.Facts()
 	if err != nil {
 		return err
 	}
-	fc, err := closed.figures()
+	fc, err := closed.Facts()
 	if err != nil {
 		return err
 	}
 	var b strings.Builder
 	b.WriteString("====== open against closed publisher ======\n")
 	fmt.Fprintf(&b, "  %-38s %10s %10s %10s %10s %10s %12s %8s\n", "delivery latency (ms)", "p50", "p90", "p99", "p99.9", "max", "published", "lost")
-	line := func(name string, t *Test, h *hdrhistogram.Histogram) {
+	line := func(name string, t *report.Test, h *hdrhistogram.Histogram) {
 		s := histo.Summarize(h)
 		fmt.Fprintf(&b, "  %-38s %10s %10s %10s %10s %10s %12d %8d\n", name, millis(s, s.P50), millis(s, s.P90), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max),
 			t.Messages.Published, t.Messages.Lost)
 	}
-	line("open: from the intended publish", open, fo.response)
-	line("closed: from the actual send", closed, fc.response)
-	so, sc := histo.Summarize(fo.response), histo.Summarize(fc.response)
+	line("open: from the intended publish", open, fo.Response)
+	line("closed: from the actual send", closed, fc.Response)
+	so, sc := histo.Summarize(fo.Response), histo.Summarize(fc.Response)
 	switch {
 	case so.Count == 0 || sc.Count == 0:
 	case sc.P99 > 0 && so.P99 >= 2*sc.P99:
 		fmt.Fprintf(&b, "  the closed publisher's p99 is %.1f× lower: it published less while the server was slow (%.0f msg/s against %.0f), so its messages never waited for it\n",
-			so.P99/sc.P99, closed.achieved(), open.achieved())
+			so.P99/sc.P99, closed.Achieved(), open.Achieved())
 	default:
 		b.WriteString("  the two agree within a factor of two at p99: the server kept up with the open timeline\n")
 	}

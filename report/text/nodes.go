@@ -1,4 +1,4 @@
-package report
+package text
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 )
 
@@ -17,7 +19,7 @@ import (
 // counts, redirects, response and service times and the server's own
 // count), as the full text report shows it after the latency table;
 // nothing without per-node results.
-func WriteNodes(w io.Writer, t *Test) error {
+func WriteNodes(w io.Writer, t *report.Test) error {
 	if len(t.Nodes) == 0 {
 		return nil
 	}
@@ -40,8 +42,8 @@ func WriteNodes(w io.Writer, t *Test) error {
 // The primaries come in the order of their first slot (the run lists them
 // so). A primary that joined during the run says "joined" where the
 // others say how many slots they had.
-func writeNodes(b *strings.Builder, t *Test) {
-	f := t.mustFigures()
+func writeNodes(b *strings.Builder, t *report.Test) {
+	f := t.FactsOrZero()
 	service := false // service times to show: absent from documents written before nodes carried them
 	for _, n := range t.Nodes {
 		service = service || n.ServiceMs != nil
@@ -54,11 +56,11 @@ func writeNodes(b *strings.Builder, t *Test) {
 		"errors", "timeouts", "unsent", "moved", "ask", "resp p50", "p99", "p99.9", "max")
 	for i, n := range t.Nodes {
 		var h *hdrhistogram.Histogram
-		if i < len(f.nodes) {
-			h = f.nodes[i]
+		if i < len(f.Nodes) {
+			h = f.Nodes[i]
 		}
 		s := histo.Summarize(h)
-		k := n.counts()
+		k := nodeCounts(n)
 		slots := strconv.Itoa(n.Slots)
 		switch {
 		case n.Joined:
@@ -87,7 +89,7 @@ func writeNodes(b *strings.Builder, t *Test) {
 }
 
 // clustered reports whether nodes are a cluster's: some own slots.
-func clustered(nodes []Node) bool {
+func clustered(nodes []report.Node) bool {
 	for _, n := range nodes {
 		if n.Slots > 0 || n.Joined {
 			return true
@@ -111,4 +113,10 @@ func nodeServerText(s *serverinfo.Stats) string {
 		text += "; " + strconv.FormatUint(*s.Keys, 10) + " keys after"
 	}
 	return text
+}
+
+// nodeCounts are a node's counts as a test's.
+func nodeCounts(n report.Node) scheduler.Counts {
+	return scheduler.Counts{Scheduled: n.Scheduled, Sent: n.Sent, Completed: n.Completed,
+		Errors: n.Errors, Timeouts: n.Timeouts, Unsent: n.Unsent}
 }

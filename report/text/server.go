@@ -1,4 +1,4 @@
-package report
+package text
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/serverinfo"
 )
 
@@ -69,7 +70,7 @@ const maxServerRows = 8
 // command it executed during the test, and where the mean response time
 // went: send lag, the server's time, and the rest (network, client, and
 // waiting in the server behind other commands).
-func writeServer(b *strings.Builder, t *Test, s *serverinfo.Stats) {
+func writeServer(b *strings.Builder, t *report.Test, s *serverinfo.Stats) {
 	if s == nil {
 		return
 	}
@@ -111,8 +112,8 @@ func writeServer(b *strings.Builder, t *Test, s *serverinfo.Stats) {
 		fmt.Fprintf(b, "  note           the server counted %d calls, pacer sent %d: other clients were busy too, or the server counts these commands differently\n",
 			total.Calls, sent)
 	}
-	f := t.mustFigures()
-	resp, serv, lag := histo.Summarize(f.response), histo.Summarize(f.service), histo.Summarize(f.lag)
+	f := t.FactsOrZero()
+	resp, serv, lag := histo.Summarize(f.Response), histo.Summarize(f.Service), histo.Summarize(f.Lag)
 	if resp.Count == 0 || serv.Count == 0 {
 		return
 	}
@@ -192,7 +193,7 @@ func usecText(us float64) string {
 // writeNetwork prints the bytes per second that went out and came in, in
 // bytes and in bits (links are sold in bits: 4 KB values at 100k req/s
 // are 3.28 Gbit/s, more than a 1 Gbit/s link carries).
-func writeNetwork(b *strings.Builder, t *Test) {
+func writeNetwork(b *strings.Builder, t *report.Test) {
 	if line := networkLine(t); line != "" {
 		fmt.Fprintf(b, "  network        %s\n", line)
 	}
@@ -204,8 +205,8 @@ func writeNetwork(b *strings.Builder, t *Test) {
 //	out 409.60 MB/s (3.28 Gbit/s), in 1.10 MB/s (8.80 Mbit/s); per request 4.10 kB out, 11 B in — more than a 1 Gbit/s link carries
 //
 // It is empty when nothing was counted.
-func networkLine(r *Test) string {
-	secs := r.mustFigures().window.Seconds()
+func networkLine(r *report.Test) string {
+	secs := r.FactsOrZero().Window.Seconds()
 	if r.BytesSent+r.BytesReceived == 0 || secs <= 0 {
 		return ""
 	}

@@ -1,8 +1,4 @@
-// Package report renders results: the human summary, the quiet line and the
-// pacer.result/v1 JSON document, and the lines about a running test
-// (ProgressLine, ConnectionsLine, JoinLine). It reads scheduler results and histo
-// histograms and writes to an io.Writer; it never touches sockets.
-package report
+package text
 
 import (
 	"fmt"
@@ -16,6 +12,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -25,8 +22,8 @@ import (
 // control bytes and invalid UTF-8 print as \xNN, never as escape codes.
 
 // stagesMean says what the target rate of a --stages run is.
-func stagesMean(f *figures) string {
-	if len(f.stages) == 0 {
+func stagesMean(f *report.Facts) string {
+	if len(f.Stages) == 0 {
 		return ""
 	}
 	return " (the stages' mean over the measured window)"
@@ -35,8 +32,8 @@ func stagesMean(f *figures) string {
 // Text writes the human summary of one open-model test: its figures, its
 // server's side (t.Server) when asked for, its verdict and its SLO's
 // (t.SLO). o.Percentiles choose the columns of the latency tables.
-func Text(w io.Writer, t *Test, o TextOptions) error {
-	f, err := t.figures()
+func Text(w io.Writer, t *report.Test, o report.TextOptions) error {
+	f, err := t.Facts()
 	if err != nil {
 		return err
 	}
@@ -46,21 +43,21 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 	r := t
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(r.Name))
-	bound := fmt.Sprintf("%.3f s", f.window.Seconds())
-	shape := f.target.String() + " req/s"
-	if len(f.stages) > 0 {
-		shape = "stages " + scheduler.FormatStages(f.stages)
+	bound := fmt.Sprintf("%.3f s", f.Window.Seconds())
+	shape := f.Target.String() + " req/s"
+	if len(f.Stages) > 0 {
+		shape = "stages " + scheduler.FormatStages(f.Stages)
 	}
 	fmt.Fprintf(&b, "  open model: %s %s timeline, %s, %s\n",
 		shape, r.Arrival, connectionsText(t), pacingText(t, f))
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
-	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", f.target.PerSecond(), stagesMean(f))
-	if f.warmup > 0 && t.WarmupCounts != nil {
+	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", f.Target.PerSecond(), stagesMean(f))
+	if f.Warmup > 0 && t.WarmupCounts != nil {
 		w := *t.WarmupCounts
 		fmt.Fprintf(&b, "  warmup         first %s sent, left out of every figure below: scheduled %d = completed %d + errors %d + timeouts %d + unsent %d\n",
-			f.warmup, w.Scheduled, w.Completed, w.Errors, w.Timeouts, w.Unsent)
+			f.Warmup, w.Scheduled, w.Completed, w.Errors, w.Timeouts, w.Unsent)
 	}
-	fmt.Fprintf(&b, "  achieved rate  %12.2f req/s over %s\n", t.achieved(), bound)
+	fmt.Fprintf(&b, "  achieved rate  %12.2f req/s over %s\n", t.Achieved(), bound)
 	c := r.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
@@ -81,33 +78,33 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 	if r.Unsolicited > 0 {
 		fmt.Fprintf(&b, "  unsolicited replies %d (never matched to requests)\n", r.Unsolicited)
 	}
-	if r.ConnectionsLost > 0 || r.DroppedBacklog > 0 || f.blocked > 0 {
+	if r.ConnectionsLost > 0 || r.DroppedBacklog > 0 || f.Blocked > 0 {
 		fmt.Fprintf(&b, "  connections    %d lost, %d reconnected; sends held back %.2f s; %d requests dropped as more than the backlog bound late\n",
-			r.ConnectionsLost, r.Reconnects, f.blocked.Seconds(), r.DroppedBacklog)
+			r.ConnectionsLost, r.Reconnects, f.Blocked.Seconds(), r.DroppedBacklog)
 	}
 	if r.Interrupted {
 		fmt.Fprintf(&b, "  interrupted    partial result: the timeline stopped early\n")
 	}
 	b.WriteString("\n")
 	rows := []row{
-		{"response", f.response},
-		{"service", f.service},
-		{"send lag", f.lag},
+		{"response", f.Response},
+		{"service", f.Service},
+		{"send lag", f.Lag},
 	}
-	if f.receive != nil {
-		rows = append(rows, row{"receive lag", f.receive})
+	if f.Receive != nil {
+		rows = append(rows, row{"receive lag", f.Receive})
 	}
-	if f.hiccups != nil {
-		rows = append(rows, row{"host hiccups", f.hiccups})
+	if f.Hiccups != nil {
+		rows = append(rows, row{"host hiccups", f.Hiccups})
 	}
 	if len(o.Percentiles) > 0 {
 		writeTablePercentiles(&b, rows, o.Percentiles)
 	} else {
 		writeTable(&b, rows)
 	}
-	if len(f.commands) > 0 {
+	if len(f.Commands) > 0 {
 		b.WriteString("\n")
-		writeCommands(&b, f.commands, o.Percentiles)
+		writeCommands(&b, f.Commands, o.Percentiles)
 	}
 	if len(r.Nodes) > 0 {
 		b.WriteString("\n")
@@ -125,19 +122,19 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 		b.WriteString("\n")
 		writeServer(&b, t, t.Server)
 	}
-	if f.server != nil {
+	if f.Server != nil {
 		if t.Server == nil {
 			b.WriteString("\n")
 		}
-		writeServerProcess(&b, f.server)
+		writeServerProcess(&b, f.Server)
 	}
 	for _, ts := range t.Servers {
 		fmt.Fprintf(&b, "\n  server side of %s (%s):\n", shardsText(ts.Shards), safetext.Escape(ts.Target))
 		writeServer(&b, t, ts.Server)
 	}
 	b.WriteString("\n")
-	b.WriteString(decideLine(t.Decide))
-	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeOf(t), safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
+	b.WriteString(report.DecideLine(t.Decide))
+	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", report.OutcomeOf(t), safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
 	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {
 			fmt.Fprintf(&b, "  %s\n", l)
@@ -151,7 +148,7 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 // connectionsText is "50 connections", or for a merged result the sum
 // and its parts: "150 connections (50 + 50 + 50 over 3 shards)" (-c is
 // per process).
-func connectionsText(t *Test) string {
+func connectionsText(t *report.Test) string {
 	s := fmt.Sprintf("%d connections", t.Connections)
 	switch n := len(t.ShardConnections); {
 	case n == 0:
@@ -203,7 +200,7 @@ func writeTable(b *strings.Builder, rows []row) {
 func writeTablePercentiles(b *strings.Builder, rows []row, ps []float64) {
 	fmt.Fprintf(b, "  %-14s %9s %9s", "latency (ms)", "min", "mean")
 	for _, p := range ps {
-		fmt.Fprintf(b, " %9s", PercentileLabel(p))
+		fmt.Fprintf(b, " %9s", report.PercentileLabel(p))
 	}
 	fmt.Fprintf(b, " %9s\n", "max")
 	for _, r := range rows {
@@ -213,7 +210,7 @@ func writeTablePercentiles(b *strings.Builder, rows []row, ps []float64) {
 			continue
 		}
 		fmt.Fprintf(b, "  %-14s %9.3f %9.3f", r.name, s.Min, s.Mean)
-		for _, v := range PercentileMillis(r.h, ps) {
+		for _, v := range report.PercentileMillis(r.h, ps) {
 			fmt.Fprintf(b, " %9.3f", v)
 		}
 		fmt.Fprintf(b, " %9.3f\n", s.Max)
@@ -227,7 +224,7 @@ func writeCommands(b *strings.Builder, commands []scheduler.CommandResult, ps []
 	if len(ps) > 0 {
 		labels = labels[:0]
 		for i, p := range ps {
-			l := PercentileLabel(p)
+			l := report.PercentileLabel(p)
 			if i == 0 {
 				l = "resp " + l
 			}
@@ -252,7 +249,7 @@ func writeCommands(b *strings.Builder, commands []scheduler.CommandResult, ps []
 		k := c.Counts
 		vals := []float64{s.P50, s.P99, s.P999}
 		if len(ps) > 0 {
-			vals = PercentileMillis(c.Response, ps)
+			vals = report.PercentileMillis(c.Response, ps)
 		}
 		fmt.Fprintf(b, "  %-14s %6.2f%% %10d %10d %7d %9d %7d",
 			safetext.Escape(c.Name), share, k.Scheduled, k.Completed, k.Errors, k.Timeouts, k.Unsent)
@@ -280,8 +277,8 @@ func percentilesText(s histo.Summary, h *hdrhistogram.Histogram, percentiles []f
 		return "p50=" + millis(s, s.P50) + " msec" + sep + "p99=" + millis(s, s.P99) + " msec"
 	}
 	parts := make([]string, len(percentiles))
-	for i, v := range PercentileMillis(h, percentiles) {
-		parts[i] = PercentileLabel(percentiles[i]) + "=" + millis(s, v) + " msec"
+	for i, v := range report.PercentileMillis(h, percentiles) {
+		parts[i] = report.PercentileLabel(percentiles[i]) + "=" + millis(s, v) + " msec"
 	}
 	return strings.Join(parts, sep)
 }
@@ -337,8 +334,8 @@ func errorCodes(m map[string]uint64) string {
 // share of the scheduled requests (", errors 5.00%"); a test with no
 // latency samples prints p50=- and p99=-. o.Percentiles replace p50 and
 // p99 ("response p50=0.111 msec p99.9=0.301 msec").
-func Quiet(w io.Writer, t *Test, o TextOptions) error {
-	f, err := t.figures()
+func Quiet(w io.Writer, t *report.Test, o report.TextOptions) error {
+	f, err := t.Facts()
 	if err != nil {
 		return err
 	}
@@ -346,12 +343,12 @@ func Quiet(w io.Writer, t *Test, o TextOptions) error {
 		return messagesQuiet(w, t, f, o)
 	}
 	r, slo := t, t.SLO
-	s := histo.Summarize(f.response)
-	verdict := outcomeOf(t).String()
+	s := histo.Summarize(f.Response)
+	verdict := report.OutcomeOf(t).String()
 	switch {
-	case r.Verdict == VerdictTargetLost && r.VerdictReason != "":
+	case r.Verdict == report.VerdictTargetLost && r.VerdictReason != "":
 		verdict += " (" + safetext.Escape(r.Verdict) + ": " + safetext.Escape(r.VerdictReason) + ")"
-	case r.Verdict != VerdictOK && r.Verdict != "" && r.Verdict != verdict:
+	case r.Verdict != report.VerdictOK && r.Verdict != "" && r.Verdict != verdict:
 		verdict += " (" + safetext.Escape(r.Verdict) + ")"
 	}
 	extra := ""
@@ -371,21 +368,21 @@ func Quiet(w io.Writer, t *Test, o TextOptions) error {
 			extra += " with warnings"
 		}
 	}
-	lat := percentilesText(s, f.response, o.Percentiles, " ")
+	lat := percentilesText(s, f.Response, o.Percentiles, " ")
 	_, err = fmt.Fprintf(w, "%s: %.2f requests per second (target %s), response %s, %s%s\n",
-		safetext.Escape(r.Name), t.achieved(), f.target, lat, verdict, extra)
+		safetext.Escape(r.Name), t.Achieved(), f.Target, lat, verdict, extra)
 	return err
 }
 
 // pacingText names the pacing, and for auto the quantum it chose.
-func pacingText(t *Test, f *figures) string {
+func pacingText(t *report.Test, f *report.Facts) string {
 	switch {
 	case t.Pacing != "auto":
 		return t.Pacing + " pacing"
-	case f.quantum == 0:
+	case f.Quantum == 0:
 		return "auto pacing (precise)"
 	}
-	return fmt.Sprintf("auto pacing (%d µs quantum)", f.quantum.Microseconds())
+	return fmt.Sprintf("auto pacing (%d µs quantum)", f.Quantum.Microseconds())
 }
 
 // receiveClockLine says what a reply's time is ("" for a document that

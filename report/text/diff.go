@@ -1,4 +1,4 @@
-package report
+package text
 
 import (
 	"fmt"
@@ -7,15 +7,16 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
 )
 
 // DiffText writes a comparison as text: each test's figures side by side
 // (baseline, candidate, the change in the unit and in %, its 95%
 // interval and the word), why each "cannot tell" cannot, the tests not
 // compared, what the words mean and the gate's decision.
-func DiffText(w io.Writer, d *Diff) error {
+func DiffText(w io.Writer, d *report.Diff) error {
 	var b strings.Builder
-	side := func(s DiffSide) string {
+	side := func(s report.DiffSide) string {
 		out := safetext.Escape(s.Label)
 		if s.Target != "" {
 			out += " (" + safetext.Escape(s.Target) + ")"
@@ -61,7 +62,7 @@ const (
 )
 
 // writeDiffTest writes one test's table.
-func writeDiffTest(b *strings.Builder, d *Diff, t DiffTest) {
+func writeDiffTest(b *strings.Builder, d *report.Diff, t report.DiffTest) {
 	head := t.Mode
 	if t.TargetRate != nil {
 		head += ", " + strconv.FormatFloat(*t.TargetRate, 'f', -1, 64) + " req/s"
@@ -103,7 +104,7 @@ func writeDiffTest(b *strings.Builder, d *Diff, t DiffTest) {
 }
 
 // MethodText says what a test's intervals rest on.
-func MethodText(t DiffTest) string {
+func MethodText(t report.DiffTest) string {
 	n := func(k int, one, many string) string {
 		if k == 1 {
 			return "1 " + one
@@ -138,7 +139,7 @@ func diffSigned(v float64, digits int) string {
 
 // ChangeCell is "+0.086 (+20.9%)", the change in the unit and relative
 // to the baseline.
-func ChangeCell(f DiffFigure, digits int) string {
+func ChangeCell(f report.DiffFigure, digits int) string {
 	if f.Change == nil {
 		return "-"
 	}
@@ -154,7 +155,7 @@ func ChangeCell(f DiffFigure, digits int) string {
 
 // IntervalCell is the change's interval: in % for relative figures, in
 // the unit for the error rate; an unbounded end is "…".
-func IntervalCell(f DiffFigure, digits int) string {
+func IntervalCell(f report.DiffFigure, digits int) string {
 	iv, unit, d := f.Interval, "", digits
 	if f.Relative() {
 		iv, unit, d = f.IntervalPct, "%", 1
