@@ -33,7 +33,6 @@ var (
 	WithTopology   = withTopology
 	ReadBack       = readBack
 	AsTest         = asTest
-	MemtierInput   = memtierInput
 	FromResult     = fromResult
 	JSONObject     = jsonObject
 	MustCheck      = mustCheck
@@ -41,17 +40,13 @@ var (
 	NodeHist       = nodeHist
 	ClusterShards  = clusterShards
 	Sample         = sample
-	BenchSample    = benchSample
 	GetStats       = getStats
 	Golden         = golden
 	ServerSample   = serverSample
 	ShardInputs    = shardInputs
 )
 
-const (
-	BenchmarkCSV = benchmarkCSV
-	MaxText      = maxText
-)
+const MaxText = maxText
 
 // StreamRun is a crafted stream run (msgFixture with a lag per interval).
 func StreamRun(t testing.TB, rate float64, seconds, subs int, deliverMs float64, lag []int64) MessagesRun {

@@ -2,10 +2,7 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,55 +109,5 @@ func TestReadKeepsConfigText(t *testing.T) {
 	if !found {
 		js, _ := json.Marshal(in.Config())
 		t.Fatalf("seed lost its digits: %s", js)
-	}
-}
-
-// TestInputsBoundedInAll: what ReadInputs reads (pacer report, pacer
-// merge) is bounded in all, not only per file.
-func TestInputsBoundedInAll(t *testing.T) {
-	t.Parallel()
-	b, err := hostileDoc(t).Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "run.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	defer func(v int64) { maxInputTotal = v }(maxInputTotal)
-	maxInputTotal = int64(len(b)) * 3 / 2
-	if _, err := ReadInputs(context.Background(), []string{path}, nil); err != nil {
-		t.Fatalf("one file within the bound: %v", err)
-	}
-	_, err = ReadInputs(context.Background(), []string{path, path}, nil)
-	if err == nil || !strings.Contains(err.Error(), "in all") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("two files beyond the bound: %v", err)
-	}
-}
-
-// TestReadSizesItsBufferOnce: a large file is read into one buffer of its
-// size (with io.ReadAll's doublings, reading 250 MB of first_error took
-// 836 MB of memory; 519 MB with one buffer).
-func TestReadSizesItsBufferOnce(t *testing.T) {
-	testrun.SkipShort(t, "writes and reads a 32 MB file")
-	testrun.SkipRace(t, "it allocates beside the buffer measured")
-	const size = 32 << 20
-	path := filepath.Join(t.TempDir(), "big.json")
-	if err := os.WriteFile(path, append([]byte(`{"x":"`), bytes.Repeat([]byte("<"), size)...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var b []byte
-	grew := testrun.Allocated(func() { b, _, err = readLimited("big.json", f, MaxDocumentSize) })
-	if err != nil || len(b) != size+6 {
-		t.Fatalf("read %d bytes: %v", len(b), err)
-	}
-	t.Logf("reading %d MB allocated %d MB", size>>20, grew>>20)
-	if grew > size*5/4 {
-		t.Errorf("reading %d MB allocated %d MB", size>>20, grew>>20)
 	}
 }

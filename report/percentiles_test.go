@@ -1,13 +1,11 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
-	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
@@ -46,36 +44,4 @@ func TestPercentileMillisAgreesWithSummary(t *testing.T) {
 	if got := PercentileMillis(histo.New(), []float64{50}); got[0] != 0 {
 		t.Errorf("empty histogram: %v", got)
 	}
-}
-
-func TestBenchWithPercentiles(t *testing.T) {
-	t.Parallel()
-	res := benchSample()
-	o := TextOptions{Percentiles: []float64{50, 99.9}}
-	var b bytes.Buffer
-	if err := BenchCSVHeader(&b, o); err != nil {
-		t.Fatal(err)
-	}
-	if err := BenchCSV(&b, "SET", asTest(t, res, nil), o); err != nil {
-		t.Fatal(err)
-	}
-	if err := BenchQuiet(&b, "SET", asTest(t, res, nil), 0, o); err != nil {
-		t.Fatal(err)
-	}
-	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, Percentiles: o.Percentiles}
-	if err := BenchFull(&b, "SET", asTest(t, res, nil), info, 0); err != nil {
-		t.Fatal(err)
-	}
-	s := statsOf(asTest(t, res, nil))
-	p := benchPercentiles(asTest(t, res, nil), o.Percentiles)
-	if p[0] != s.p50 {
-		t.Errorf("p50 %v differs from the summary's %v", p[0], s.p50)
-	}
-	out := b.String()
-	testrun.Contains(t, out,
-		`"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p99.9_latency_ms","max_latency_ms"`+"\n",
-		fmt.Sprintf(`"SET","%s","%s","%s","%s","%s","%s"`+"\n", cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min), cfloat(3, p[0]), cfloat(3, p[1]), cfloat(3, s.max)),
-		fmt.Sprintf("SET: %s requests per second, p50=%s msec p99.9=%s msec\n", cfloat(2, s.rps), cfloat(3, p[0]), cfloat(3, p[1])),
-		"  latency summary (msec):\n          avg       min       p50     p99.9       max\n",
-	)
 }

@@ -34,15 +34,9 @@ type Input struct {
 
 // ReadInput reads a pacer.result/v1 document from data, checks that its
 // histograms decode, bounds what it holds (see checkDocument), and labels
-// it.
-//
-// Results of other tools (redis-benchmark --csv, memtier_benchmark
-// --json-out-file) are read too, as closed-loop tests with the figures
-// they have (see foreign.go).
+// it. The results of other tools are read by report/peers
+// (peers.ReadInput), which hands pacer's own documents to it.
 func ReadInput(label string, data []byte) (Input, error) {
-	if in, ok, err := readForeign(label, data); ok {
-		return in, err
-	}
 	// One pass: the document, with its config object also kept as its
 	// JSON text (a seed above 2^53 keeps every digit).
 	var raw struct {

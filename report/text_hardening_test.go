@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -143,7 +144,7 @@ func TestServerTextEscaped(t *testing.T) {
 	r.FirstError = "ERR " + evil + " rest of the text"
 	lost := []string{report.VerdictTargetLost, "every connection lost: read: " + evil}
 	r.Commands = []scheduler.CommandResult{{Name: "SET" + evil, Counts: r.Counts, Response: r.Response, Service: r.Service, Lag: r.Lag}}
-	bench := report.BenchSample()
+	bench := benchSample()
 	bench.Commands = r.Commands
 	outs := map[string]string{
 		"Text": render(t, func(b *bytes.Buffer) error {
@@ -156,13 +157,13 @@ func TestServerTextEscaped(t *testing.T) {
 			return text.BenchCommands(b, report.AsTest(t, bench, nil), false, report.TextOptions{})
 		}),
 		"BenchFull": render(t, func(b *bytes.Buffer) error {
-			return report.BenchFull(b, "SET"+evil, report.AsTest(t, bench, nil), report.BenchInfo{}, 0)
+			return peers.BenchFull(b, "SET"+evil, report.AsTest(t, bench, nil), peers.BenchInfo{}, 0)
 		}),
 		"BenchQuiet": render(t, func(b *bytes.Buffer) error {
-			return report.BenchQuiet(b, "SET"+evil, report.AsTest(t, bench, nil), 0, report.TextOptions{})
+			return peers.BenchQuiet(b, "SET"+evil, report.AsTest(t, bench, nil), 0, report.TextOptions{})
 		}),
 		"BenchCSV": render(t, func(b *bytes.Buffer) error {
-			return report.BenchCSV(b, "SET"+evil, report.AsTest(t, bench, nil), report.TextOptions{})
+			return peers.BenchCSV(b, "SET"+evil, report.AsTest(t, bench, nil), report.TextOptions{})
 		}),
 	}
 	for name, out := range outs {
@@ -264,4 +265,20 @@ func sloWarnings(t *testing.T, res *report.SLOResult) string {
 		t.Fatal(err)
 	}
 	return string(m["warnings"])
+}
+
+// benchSample is a closed-loop result with a redis-benchmark-geometry
+// histogram of known values.
+func benchSample() *scheduler.Result {
+	r := histo.NewRecorderGeometry(10, 3000000, 3)
+	for i := int64(1); i <= 2000; i++ {
+		r.Record(150 + i%7*40 + i/1000*900) // 0.15–2.1 ms
+	}
+	ns := histo.NewRecorder()
+	ns.Record(1)
+	return &scheduler.Result{
+		Name: "SET", Mode: "closed", Connections: 50,
+		Counts: scheduler.Counts{Scheduled: 2000, Sent: 2000, Completed: 2000},
+		Window: 25 * time.Millisecond, Micros: r.Snapshot(), Response: ns.Snapshot(), Service: ns.Snapshot(),
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/internal/input"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
@@ -170,7 +171,7 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	ctx, out := c.Context, e.out
-	info := report.BenchInfo{Clients: cfg.Clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.Text.Percentiles}
+	info := peers.BenchInfo{Clients: cfg.Clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.Text.Percentiles}
 	if cfg.cluster {
 		// redis-benchmark --cluster: the primaries first, on stdout, in
 		// every output format; one thread per primary by default.

@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/plots"
 	reporttext "github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
@@ -180,7 +181,7 @@ func diffAction(c *cli.Context) error {
 	if err := report.CheckOutputsApart(all, []report.NamedPath{{Flag: "--json", Path: out.json}, {Flag: "--plot", Path: out.plot}, {Flag: "--html", Path: out.html}}); err != nil {
 		return usageErrorf("%v", err)
 	}
-	inputs, err := report.ReadInputs(c.Context, all, os.Stdin)
+	inputs, err := peers.ReadInputs(c.Context, all, os.Stdin)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/text"
 )
 
@@ -54,7 +55,7 @@ func mergeAction(c *cli.Context) error {
 	if err := report.CheckOutputsApart(paths, []report.NamedPath{{Flag: "-o", Path: outPath}}); err != nil {
 		return usageErrorf("%v", err)
 	}
-	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
+	inputs, err := peers.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/plots"
 	"github.com/pacer-load/pacer/report/text"
 )
@@ -78,7 +79,7 @@ func reportAction(c *cli.Context) error {
 		}
 		return writeDiff(c.App.Writer, c.App.ErrWriter, d, diffOutput{plot: plotPath, plotFormat: format, html: htmlPath, text: title})
 	}
-	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
+	inputs, err := peers.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
 		return err
 	}

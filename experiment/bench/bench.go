@@ -19,6 +19,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
@@ -64,7 +65,7 @@ type Config struct {
 	// Primaries are a cluster's primaries (nil: one server).
 	Primaries *endpoint.Primaries
 	// Info is the full report's header; Run sets each test's data size.
-	Info report.BenchInfo
+	Info peers.BenchInfo
 	// Keep keeps every test's runs pooled for Result.Tests (for the
 	// result files); without it no run outlives its report.
 	Keep bool
@@ -123,7 +124,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, o Output) (*Resul
 		res.runs[i].Keep = cfg.Repeat > 1
 	}
 	if cfg.CSV {
-		if err := report.BenchCSVHeader(o.Out, cfg.Text); err != nil {
+		if err := peers.BenchCSVHeader(o.Out, cfg.Text); err != nil {
 			return res, err
 		}
 	}
@@ -272,14 +273,14 @@ func (cfg *Config) runOne(ctx context.Context, env *experiment.Env, o Output, j 
 	}
 	switch {
 	case cfg.CSV:
-		err = report.BenchCSV(o.Out, title, t, cfg.Text)
+		err = peers.BenchCSV(o.Out, title, t, cfg.Text)
 	case cfg.Quiet:
-		err = report.BenchQuiet(o.Out, title, t, last, cfg.Text)
+		err = peers.BenchQuiet(o.Out, title, t, last, cfg.Text)
 		if err == nil {
 			err = text.BenchCommands(o.Out, t, true, cfg.Text)
 		}
 	default:
-		err = report.BenchFull(o.Out, title, t, cfg.Info, last)
+		err = peers.BenchFull(o.Out, title, t, cfg.Info, last)
 		if err == nil {
 			err = text.BenchCommands(o.Out, t, false, cfg.Text)
 		}
@@ -300,7 +301,7 @@ func progress(out io.Writer, title string, live <-chan *scheduler.Live, last *in
 			finished := p.Completed + p.Errors
 			interval, now := l.Micros.Interval(prevHist)
 			prevHist = now
-			n, err := report.BenchProgress(out, title,
+			n, err := peers.BenchProgress(out, title,
 				float64(finished-prevDone)/(p.Elapsed-prevAt).Seconds(), float64(finished)/p.Elapsed.Seconds(),
 				histo.CMean(interval)/1000, histo.CMean(now)/1000, *last)
 			if err == nil {

@@ -24,9 +24,9 @@ var flagName = regexp.MustCompile(`--[A-Za-z]`)
 // it as usage.OptionError does, and cmd/pacer spells it.
 var flagTextAllowed = []struct{ file, text, why string }{
 	{"internal/redistest/", "--", "the test servers' own command lines (redis-server --port)"},
-	{"report/foreign.go", "redis-benchmark --csv", "another tool's flag: the format pacer reads"},
+	{"report/peers/foreign.go", "redis-benchmark --csv", "another tool's flag: the format pacer reads"},
 	{"report/formats.go", "memtier_benchmark --json-out-file", "another tool's flag: the format pacer reads"},
-	{"report/read_inputs.go", "redis-benchmark --csv", "another tool's flag: the format pacer reads"},
+	{"report/peers/read.go", "redis-benchmark --csv", "another tool's flag: the format pacer reads"},
 	{"report/formats.go", "redis-benchmark --csv", "another tool's flag: the format pacer reads"},
 	{"endpoint/keys.go", "redis-benchmark --cluster", "another tool's flag: what it does alike"},
 	{"embedded/faults.go", "-ERR injected by pacer (--error-rate)", "a RESP reply the embedded server sends, not a Go error"},

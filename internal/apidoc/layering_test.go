@@ -21,7 +21,7 @@ var layer = map[string]int{
 	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2, "messages": 2,
 	"scheduler": 3,
 	"report":    4, "metrics": 4,
-	"diff":        5,
+	"diff": 5, "report/peers": 5,
 	"report/text": 6, "endpoint": 6,
 	"report/watch": 7, "report/plots": 7,
 	"experiment":    8,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -26,7 +27,7 @@ func Render(w io.Writer, d *report.Document) error {
 		}
 		if t.Mode == "closed" {
 			closed = append(closed, *t)
-			b.WriteString(report.BenchLine(t.Name, t))
+			b.WriteString(peers.BenchLine(t.Name, t))
 			if err := BenchCommands(&b, t, true, report.TextOptions{}); err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package report
+package peers
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 )
 
@@ -29,7 +30,7 @@ var lacksAll = []string{"service time", "send lag", "verdicts"}
 // readForeign reads data as another tool's result, if it is one: ok is
 // false when it is none of the formats it knows (the caller then reads a
 // pacer document).
-func readForeign(label string, data []byte) (in Input, ok bool, err error) {
+func readForeign(label string, data []byte) (in report.Input, ok bool, err error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '"':
@@ -39,12 +40,12 @@ func readForeign(label string, data []byte) (in Input, ok bool, err error) {
 		in, err = readMemtierJSON(label, trimmed)
 		return in, true, err
 	}
-	return Input{}, false, nil
+	return report.Input{}, false, nil
 }
 
 // foreignDoc wraps tests read from another tool's file.
-func foreignDoc(tool string, tests []Test) *Document {
-	return &Document{Schema: Schema, Mode: "closed", Tool: Tool{Name: tool}, Config: map[string]any{}, Tests: tests}
+func foreignDoc(tool string, tests []report.Test) *report.Document {
+	return &report.Document{Schema: report.Schema, Mode: "closed", Tool: report.Tool{Name: tool}, Config: map[string]any{}, Tests: tests}
 }
 
 // catalogueID is the id of pacer's test that a tool's test name matches
@@ -92,12 +93,12 @@ func ordered(s *histo.Summary, have func(metric string) bool) error {
 // ("test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",
 // "p95_latency_ms","p99_latency_ms","max_latency_ms") and a line per
 // test; before Redis 6.2, lines of test and rps only, without a header.
-func readRedisBenchmarkCSV(label string, data []byte) (Input, error) {
+func readRedisBenchmarkCSV(label string, data []byte) (report.Input, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	cols := []string{"test", "rps"}
-	var tests []Test
+	var tests []report.Test
 	lacks := map[string]bool{}
 	for line := 1; ; line++ {
 		rec, err := r.Read()
@@ -105,20 +106,20 @@ func readRedisBenchmarkCSV(label string, data []byte) (Input, error) {
 			break
 		}
 		if err != nil {
-			return Input{}, fmt.Errorf("not a redis-benchmark --csv result: %w", err)
+			return report.Input{}, fmt.Errorf("not a redis-benchmark --csv result: %w", err)
 		}
 		if line == 1 && len(rec) > 0 && rec[0] == "test" {
 			cols = append([]string(nil), rec...)
 			continue
 		}
 		if len(rec) != len(cols) {
-			return Input{}, fmt.Errorf("not a redis-benchmark --csv result: line %d has %d fields, want %d", line, len(rec), len(cols))
+			return report.Input{}, fmt.Errorf("not a redis-benchmark --csv result: line %d has %d fields, want %d", line, len(rec), len(cols))
 		}
 		if len(tests) == maxForeignTests {
-			return Input{}, fmt.Errorf("redis-benchmark --csv: more than %d tests", maxForeignTests)
+			return report.Input{}, fmt.Errorf("redis-benchmark --csv: more than %d tests", maxForeignTests)
 		}
-		name := cutText(rec[0])
-		t := Test{ID: catalogueID(name), Name: name, Mode: "closed", Errors: map[string]uint64{}}
+		name := report.CutText(rec[0])
+		t := report.Test{ID: catalogueID(name), Name: name, Mode: "closed", Errors: map[string]uint64{}}
 		s := histo.Summary{}
 		have := map[string]bool{}
 		for i, c := range cols[1:] {
@@ -127,7 +128,7 @@ func readRedisBenchmarkCSV(label string, data []byte) (Input, error) {
 				err = finite(c, v)
 			}
 			if err != nil {
-				return Input{}, fmt.Errorf("redis-benchmark --csv: line %d, %s: %q is not a number", line, c, rec[i+1])
+				return report.Input{}, fmt.Errorf("redis-benchmark --csv: line %d, %s: %q is not a number", line, c, rec[i+1])
 			}
 			metric := strings.TrimSuffix(c, "_latency_ms")
 			switch metric {
@@ -140,24 +141,25 @@ func readRedisBenchmarkCSV(label string, data []byte) (Input, error) {
 			}
 		}
 		if err := ordered(&s, func(m string) bool { return have[m] }); err != nil {
-			return Input{}, fmt.Errorf("redis-benchmark --csv: line %d: %w", line, err)
+			return report.Input{}, fmt.Errorf("redis-benchmark --csv: line %d: %w", line, err)
 		}
 		if len(have) > 0 {
 			t.ResponseMs = &s
 		}
-		t.lacks = lacking(have, true)
-		for m := range t.lacks {
+		tl := lacking(have, true)
+		t.SetLacking(tl)
+		for m := range tl {
 			lacks[m] = true
 		}
 		tests = append(tests, t)
 	}
 	if len(tests) == 0 {
-		return Input{}, errors.New("redis-benchmark --csv: no tests")
+		return report.Input{}, errors.New("redis-benchmark --csv: no tests")
 	}
-	in := Input{Label: label, Doc: foreignDoc("redis-benchmark", tests), Format: FormatRedisBenchmarkCSV}
+	in := report.Input{Label: label, Doc: foreignDoc("redis-benchmark", tests), Format: report.FormatRedisBenchmarkCSV}
 	in.Lacks = append(sortedLacks(lacks), "histograms", "intervals")
 	in.Lacks = append(in.Lacks, lacksAll...)
-	return in, checkDocument(in.Doc)
+	return in, report.CheckDocument(in.Doc)
 }
 
 // summaryMetrics are the figures of a Summary, in order.
@@ -176,6 +178,15 @@ func lacking(have map[string]bool, noCounts bool) map[string]bool {
 		out["counts"] = true
 	}
 	return out
+}
+
+// addLacks adds the figures t lacks to set.
+func addLacks(set map[string]bool, t *report.Test) {
+	for _, m := range append(append([]string{}, summaryMetrics...), "counts") {
+		if t.Lacking(m) {
+			set[m] = true
+		}
+	}
 }
 
 // sortedLacks lists the figures in the order a report shows them.

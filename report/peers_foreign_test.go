@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"os"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/reference"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 )
 
 // A redis-benchmark 7 --csv output, as it prints it.
@@ -24,11 +26,11 @@ const benchmarkCSV = `"test","rps","avg_latency_ms","min_latency_ms","p50_latenc
 // the format has; those it lacks are said.
 func TestReadRedisBenchmarkCSV(t *testing.T) {
 	t.Parallel()
-	in, err := ReadInput("bench.csv", []byte(benchmarkCSV))
+	in, err := peers.ReadInput("bench.csv", []byte(benchmarkCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Format != FormatRedisBenchmarkCSV || len(in.Doc.Tests) != 4 {
+	if in.Format != report.FormatRedisBenchmarkCSV || len(in.Doc.Tests) != 4 {
 		t.Fatalf("format %q, %d tests", in.Format, len(in.Doc.Tests))
 	}
 	get := in.Doc.Tests[2]
@@ -51,7 +53,7 @@ func TestReadRedisBenchmarkCSV(t *testing.T) {
 		t.Errorf("lacks %q", lacks)
 	}
 	// Before Redis 6.2: test and rps only, no header.
-	old, err := ReadInput("old.csv", []byte("\"PING_INLINE\",\"116279.07\"\n\"GET\",\"120481.93\"\n"))
+	old, err := peers.ReadInput("old.csv", []byte("\"PING_INLINE\",\"116279.07\"\n\"GET\",\"120481.93\"\n"))
 	if err != nil || len(old.Doc.Tests) != 2 || old.Doc.Tests[1].AchievedRate != 120481.93 || old.Doc.Tests[1].ResponseMs != nil ||
 		!old.Doc.Tests[1].Lacking("p50") {
 		t.Fatalf("an old csv: %v %+v", err, old.Doc)
@@ -67,7 +69,7 @@ func TestReadRedisBenchmarkCSV(t *testing.T) {
 		"a mean above max":    strings.Replace(benchmarkCSV, `"0.560","0.096"`, `"9.000","0.096"`, 1),
 		"a min above p50":     strings.Replace(benchmarkCSV, `"0.560","0.096"`, `"0.560","0.900"`, 1),
 	} {
-		if _, err := ReadInput("bad.csv", []byte(bad)); err == nil || strings.Contains(err.Error(), "\n") {
+		if _, err := peers.ReadInput("bad.csv", []byte(bad)); err == nil || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line", name, err)
 		}
 	}
@@ -75,13 +77,13 @@ func TestReadRedisBenchmarkCSV(t *testing.T) {
 
 // memtierInput reads testdata/memtier.json as pacer report would, and
 // returns the file's bytes too.
-func memtierInput(t *testing.T) (Input, []byte) {
+func memtierInput(t *testing.T) (report.Input, []byte) {
 	t.Helper()
 	data, err := os.ReadFile("testdata/memtier.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := ReadInput("memtier.json", data)
+	in, err := peers.ReadInput("memtier.json", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestReadMemtierJSON(t *testing.T) {
 	for _, x := range in.Doc.Tests {
 		names = append(names, x.ID+"/"+x.Name)
 	}
-	if in.Format != FormatMemtierJSON || strings.Join(names, " ") != "get/GET set/SET /Totals (memtier)" {
+	if in.Format != report.FormatMemtierJSON || strings.Join(names, " ") != "get/GET set/SET /Totals (memtier)" {
 		t.Fatalf("format %q, tests %q", in.Format, names)
 	}
 	get := in.Doc.Tests[0]
@@ -137,11 +139,11 @@ func TestReadMemtierJSON(t *testing.T) {
 	// left out.
 	falling := strings.Replace(string(data), `"p50.000": 0.799`, `"p50.000": 3`, 1)
 	falling = strings.Replace(falling, `"p99.000": 1.119`, `"p99.000": 1`, 1)
-	if _, err := ReadInput("falling.json", []byte(falling)); err == nil || !strings.Contains(err.Error(), "p99 1 is below p50 3") {
+	if _, err := peers.ReadInput("falling.json", []byte(falling)); err == nil || !strings.Contains(err.Error(), "p99 1 is below p50 3") {
 		t.Errorf("falling percentiles in a memtier file: %v", err)
 	}
 	second := strings.Replace(string(data), `"p99.00": 0.839`, `"p99.00": 0.001`, 1)
-	if in, err := ReadInput("second.json", []byte(second)); err != nil || in.Doc.Tests[0].Intervals[0].ResponseMs != nil {
+	if in, err := peers.ReadInput("second.json", []byte(second)); err != nil || in.Doc.Tests[0].Intervals[0].ResponseMs != nil {
 		t.Errorf("a second whose p99 is below its p50: %v, kept", err)
 	}
 	// A geometry memtier never writes is refused before it is decoded.
@@ -150,7 +152,7 @@ func TestReadMemtierJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := strings.Replace(string(data), get0(t, data), string(wide), 1)
-	if _, err := ReadInput("wide.json", []byte(doc)); err == nil || !strings.Contains(err.Error(), "geometry") {
+	if _, err := peers.ReadInput("wide.json", []byte(doc)); err == nil || !strings.Contains(err.Error(), "geometry") {
 		t.Errorf("a wide histogram in a memtier file: %v", err)
 	}
 }

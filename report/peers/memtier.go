@@ -1,4 +1,4 @@
-package report
+package peers
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 )
 
 // This file reads memtier_benchmark's --json-out-file. The file is walked
@@ -54,13 +55,13 @@ type memtierSection struct {
 // "configuration" it ran with and one stats section ("ALL STATS", or for
 // several runs "AGGREGATED AVERAGE RESULTS (N runs)", else "BEST RUN
 // RESULTS"), a test per command that ran (Sets, Gets, …, and Totals).
-func readMemtierJSON(label string, data []byte) (Input, error) {
+func readMemtierJSON(label string, data []byte) (report.Input, error) {
 	return readMemtier(label, bytes.NewReader(data))
 }
 
 // readMemtier is readMemtierJSON reading from r as it streams in: what it
 // holds is bounded by the intervals kept, not by the file's size.
-func readMemtier(label string, r io.Reader) (Input, error) {
+func readMemtier(label string, r io.Reader) (report.Input, error) {
 	w := newWalker(r)
 	rank := func(k string) int { // the section to show: lower is better
 		switch {
@@ -82,7 +83,7 @@ func readMemtier(label string, r io.Reader) (Input, error) {
 		case r > 0 && r < bestRank:
 			s, err := readMemtierSection(w, &budget)
 			if err != nil {
-				return fmt.Errorf("%s: %w", cutText(k), err)
+				return fmt.Errorf("%s: %w", report.CutText(k), err)
 			}
 			best, section, bestRank = s, k, r
 			return nil
@@ -98,10 +99,10 @@ func readMemtier(label string, r io.Reader) (Input, error) {
 		err = errors.New("not an object")
 	}
 	if err != nil {
-		return Input{}, fmt.Errorf("not a memtier_benchmark result: %w", err)
+		return report.Input{}, fmt.Errorf("not a memtier_benchmark result: %w", err)
 	}
 	if best == nil {
-		return Input{}, errors.New("memtier_benchmark result: no ALL STATS section")
+		return report.Input{}, errors.New("memtier_benchmark result: no ALL STATS section")
 	}
 	cmds := best.commands
 	sort.SliceStable(cmds, func(i, j int) bool { // Totals last
@@ -110,7 +111,7 @@ func readMemtier(label string, r io.Reader) (Input, error) {
 		}
 		return cmds[i].name < cmds[j].name
 	})
-	var tests []Test
+	var tests []report.Test
 	lacks := map[string]bool{}
 	withHist := true
 	merged, dropped := 0, 0
@@ -122,11 +123,11 @@ func readMemtier(label string, r io.Reader) (Input, error) {
 			continue // Waits, in a run without WAIT
 		}
 		if len(tests) == maxForeignTests {
-			return Input{}, fmt.Errorf("memtier_benchmark result: more than %d commands", maxForeignTests)
+			return report.Input{}, fmt.Errorf("memtier_benchmark result: more than %d commands", maxForeignTests)
 		}
 		t, hasHist, err := memtierTest(c, best.runtimeMs)
 		if err != nil {
-			return Input{}, fmt.Errorf("memtier_benchmark result: %s: %w", cutText(c.name), err)
+			return report.Input{}, fmt.Errorf("memtier_benchmark result: %s: %w", report.CutText(c.name), err)
 		}
 		if c.series != nil {
 			merged = max(merged, c.series.width)
@@ -135,16 +136,14 @@ func readMemtier(label string, r io.Reader) (Input, error) {
 			}
 		}
 		withHist = withHist && hasHist
-		for m := range t.lacks {
-			lacks[m] = true
-		}
+		addLacks(lacks, &t)
 		tests = append(tests, t)
 	}
 	if len(tests) == 0 {
-		return Input{}, errors.New("memtier_benchmark result: no command ran")
+		return report.Input{}, errors.New("memtier_benchmark result: no command ran")
 	}
 	d := foreignDoc("memtier_benchmark", tests)
-	in := Input{Label: label, Doc: d, Format: FormatMemtierJSON, Lacks: sortedLacks(lacks)}
+	in := report.Input{Label: label, Doc: d, Format: report.FormatMemtierJSON, Lacks: sortedLacks(lacks)}
 	if !withHist {
 		in.Lacks = append(in.Lacks, "histograms")
 	}
@@ -165,9 +164,9 @@ func readMemtier(label string, r io.Reader) (Input, error) {
 				config[k] = json.RawMessage(`"***"`)
 			}
 		}
-		in.config = config
+		in.SetConfig(config)
 	}
-	return in, checkDocument(d)
+	return in, report.CheckDocument(d)
 }
 
 // readMemtierSection reads a stats section's object: "Runtime" and the
@@ -262,8 +261,8 @@ func readMemtierField(w *walker, c *memtierCommand, f string, budget *int) error
 // count and latencies (ms); its percentiles from its histogram when the
 // file has one (every percentile then), else those --print-percentiles
 // printed; its per-second series as intervals (merged when long).
-func memtierTest(c *memtierCommand, runtimeMs float64) (Test, bool, error) {
-	t := Test{Name: cutText(c.name), Mode: "closed", Errors: map[string]uint64{}}
+func memtierTest(c *memtierCommand, runtimeMs float64) (report.Test, bool, error) {
+	t := report.Test{Name: report.CutText(c.name), Mode: "closed", Errors: map[string]uint64{}}
 	if c.name != "Totals" {
 		t.ID = strings.TrimSuffix(strings.ToLower(c.name), "s")
 		t.Name = strings.ToUpper(t.ID)
@@ -317,7 +316,7 @@ func memtierTest(c *memtierCommand, runtimeMs float64) (Test, bool, error) {
 		if err != nil {
 			continue
 		}
-		if m := PercentileMetric(p); m != "" {
+		if m := report.PercentileMetric(p); m != "" {
 			if err := set(m, &v); err != nil {
 				return t, false, err
 			}
@@ -349,7 +348,7 @@ func memtierTest(c *memtierCommand, runtimeMs float64) (Test, bool, error) {
 			t.IntervalS = float64(c.series.width)
 		}
 	}
-	t.lacks = lacking(have, !counted)
+	t.SetLacking(lacking(have, !counted))
 	return t, hasHist, nil
 }
 
@@ -359,12 +358,12 @@ func memtierTest(c *memtierCommand, runtimeMs float64) (Test, bool, error) {
 // whose counts would take more than half a MB is refused before it is
 // decoded.
 func memtierHistogram(enc string) (string, histo.Summary, error) {
-	low, high, sig, err := readGeometry(enc)
+	low, high, sig, err := report.ReadGeometry(enc)
 	if err != nil {
 		return "", histo.Summary{}, err
 	}
 	if low < 1 || high > 1e11 || high <= low || sig < 1 || sig > 3 {
-		return "", histo.Summary{}, fmt.Errorf("%w: a histogram of %d to %d µs, %d digits: not memtier's", errGeometry, low, high, sig)
+		return "", histo.Summary{}, fmt.Errorf("%w: a histogram of %d to %d µs, %d digits: not memtier's", report.ErrGeometry, low, high, sig)
 	}
 	h, err := histo.Decode(enc)
 	if err != nil {

@@ -1,4 +1,4 @@
-package report
+package peers
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
 )
 
 // This file prints closed-loop results in redis-benchmark 7's formats, byte
@@ -54,14 +55,14 @@ type benchStats struct {
 	seconds                           float64
 }
 
-func statsOf(t *Test) benchStats {
-	f := t.mustFigures()
-	h := f.micros
+func statsOf(t *report.Test) benchStats {
+	f := t.FactsOrZero()
+	h := f.Micros
 	if h == nil {
 		h = histo.NewRecorderGeometry(10, 3000000, 3).Snapshot()
 	}
 	finished := t.Counts.Completed + t.Counts.Errors
-	secs := float32(f.window.Seconds())
+	secs := float32(f.Window.Seconds())
 	s := benchStats{
 		rps:      float64(float32(finished) / secs),
 		avg:      float64(float32(histo.CMean(h) / 1000)),
@@ -79,8 +80,8 @@ func statsOf(t *Test) benchStats {
 // benchPercentiles are the chosen percentiles of r's latency in
 // milliseconds, computed as the others (the C library's rank, whole
 // microseconds, float arithmetic).
-func benchPercentiles(t *Test, ps []float64) []float64 {
-	h := t.mustFigures().micros
+func benchPercentiles(t *report.Test, ps []float64) []float64 {
+	h := t.FactsOrZero().Micros
 	if h == nil {
 		h = histo.NewRecorderGeometry(10, 3000000, 3).Snapshot()
 	}
@@ -113,7 +114,7 @@ func cleanLine(last int) string {
 
 // BenchCSVHeader writes the CSV header redis-benchmark prints once, with
 // o.Percentiles in place of p50, p95 and p99 ("p99.9_latency_ms").
-func BenchCSVHeader(w io.Writer, o TextOptions) error {
+func BenchCSVHeader(w io.Writer, o report.TextOptions) error {
 	if len(o.Percentiles) == 0 {
 		_, err := io.WriteString(w, `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`+"\n")
 		return err
@@ -121,7 +122,7 @@ func BenchCSVHeader(w io.Writer, o TextOptions) error {
 	var b strings.Builder
 	b.WriteString(`"test","rps","avg_latency_ms","min_latency_ms"`)
 	for _, p := range o.Percentiles {
-		fmt.Fprintf(&b, `,"%s_latency_ms"`, PercentileLabel(p))
+		fmt.Fprintf(&b, `,"%s_latency_ms"`, report.PercentileLabel(p))
 	}
 	b.WriteString(`,"max_latency_ms"` + "\n")
 	_, err := io.WriteString(w, b.String())
@@ -130,7 +131,7 @@ func BenchCSVHeader(w io.Writer, o TextOptions) error {
 
 // BenchCSV writes one CSV row, with o.Percentiles in place of p50, p95
 // and p99.
-func BenchCSV(w io.Writer, title string, r *Test, o TextOptions) error {
+func BenchCSV(w io.Writer, title string, r *report.Test, o report.TextOptions) error {
 	s := statsOf(r)
 	cols := []string{cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min)}
 	if len(o.Percentiles) == 0 {
@@ -148,13 +149,13 @@ func BenchCSV(w io.Writer, title string, r *Test, o TextOptions) error {
 // BenchQuiet writes the -q line, with o.Percentiles in place of p50
 // ("p50=0.111 msec p99=0.223 msec"); last is the length of the progress
 // line printed before (0 for none).
-func BenchQuiet(w io.Writer, title string, r *Test, last int, o TextOptions) error {
+func BenchQuiet(w io.Writer, title string, r *report.Test, last int, o report.TextOptions) error {
 	s := statsOf(r)
 	lat := "p50=" + cfloat(3, s.p50) + " msec"
 	if len(o.Percentiles) > 0 {
 		parts := make([]string, len(o.Percentiles))
 		for i, v := range benchPercentiles(r, o.Percentiles) {
-			parts[i] = PercentileLabel(o.Percentiles[i]) + "=" + cfloat(3, v) + " msec"
+			parts[i] = report.PercentileLabel(o.Percentiles[i]) + "=" + cfloat(3, v) + " msec"
 		}
 		lat = strings.Join(parts, " ")
 	}
@@ -163,9 +164,9 @@ func BenchQuiet(w io.Writer, title string, r *Test, last int, o TextOptions) err
 }
 
 // BenchFull writes redis-benchmark's full report.
-func BenchFull(w io.Writer, title string, r *Test, info BenchInfo, last int) error {
+func BenchFull(w io.Writer, title string, r *report.Test, info BenchInfo, last int) error {
 	s := statsOf(r)
-	micros := r.mustFigures().micros
+	micros := r.FactsOrZero().Micros
 	var b strings.Builder
 	b.WriteString(cleanLine(last))
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(title))
@@ -217,7 +218,7 @@ func BenchFull(w io.Writer, title string, r *Test, info BenchInfo, last int) err
 	} else {
 		fmt.Fprintf(&b, "    %9s %9s", "avg", "min")
 		for _, p := range info.Percentiles {
-			fmt.Fprintf(&b, " %9s", PercentileLabel(p))
+			fmt.Fprintf(&b, " %9s", report.PercentileLabel(p))
 		}
 		fmt.Fprintf(&b, " %9s\n", "max")
 		fmt.Fprintf(&b, "    %9s %9s", cfloat(3, s.avg), cfloat(3, s.min))
@@ -242,7 +243,7 @@ func BenchProgress(w io.Writer, title string, instRPS, rps, instAvgMs, avgMs flo
 
 // BenchLine is redis-benchmark's -q line of a closed test read back
 // (pacer report), without the blanking of a progress line before it.
-func BenchLine(title string, t *Test) string {
+func BenchLine(title string, t *report.Test) string {
 	s := statsOf(t)
 	return fmt.Sprintf("%s: %s requests per second, p50=%s msec\n", safetext.Escape(title), cfloat(2, s.rps), cfloat(3, s.p50))
 }

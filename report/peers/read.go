@@ -1,4 +1,4 @@
-package report
+package peers
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	userinput "github.com/pacer-load/pacer/internal/input"
+	"github.com/pacer-load/pacer/report"
 
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/usage"
@@ -18,7 +19,7 @@ import (
 
 // maxInputTotal bounds what ReadInputs reads in all (a variable for
 // tests).
-var maxInputTotal int64 = 2 * MaxDocumentSize
+var maxInputTotal int64 = 2 * report.MaxDocumentSize
 
 // ReadInputs reads and checks the documents of paths (pacer report and
 // pacer merge); "-" is stdin, which may be given once. Documents are
@@ -26,13 +27,13 @@ var maxInputTotal int64 = 2 * MaxDocumentSize
 // one. Its errors are usage errors that name the path. A cancelled ctx
 // (the first Ctrl-C) ends a read that waits, of a FIFO or of stdin, with
 // internal/input's ErrInterrupted.
-func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, error) {
+func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]report.Input, error) {
 	base := map[string]int{}
 	for _, p := range paths {
 		base[filepath.Base(p)]++
 	}
 	stdinRead := false
-	var out []Input
+	var out []report.Input
 	left := maxInputTotal
 	for _, p := range paths {
 		var data []byte
@@ -43,19 +44,19 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 			label = p
 		}
 		switch {
-		case p == StdoutPath && stdinRead:
+		case p == report.StdoutPath && stdinRead:
 			return nil, usage.Errorf("- (stdin) given twice")
-		case p == StdoutPath:
+		case p == report.StdoutPath:
 			stdinRead, label = true, "stdin"
-			data, memtier, err = readLimited(label, userinput.Reader(ctx, stdin), min(MaxDocumentSize, left))
+			data, memtier, err = readLimited(label, userinput.Reader(ctx, stdin), min(report.MaxDocumentSize, left))
 		default:
 			var f *userinput.File
 			if f, err = userinput.Open(ctx, p); err == nil {
-				data, memtier, err = readLimited(label, f, min(MaxDocumentSize, left))
+				data, memtier, err = readLimited(label, f, min(report.MaxDocumentSize, left))
 				f.Close()
 			}
 		}
-		if err != nil && left < MaxDocumentSize {
+		if err != nil && left < report.MaxDocumentSize {
 			err = fmt.Errorf("%w (the files given hold more than %s in all)", err, bytesize.Format(maxInputTotal))
 		}
 		if err != nil {
@@ -82,7 +83,7 @@ func ReadInputs(ctx context.Context, paths []string, stdin io.Reader) ([]Input, 
 // streamed is a document read as it streamed in (memtier's JSON): what
 // it gave, its error, and the bytes it took.
 type streamed struct {
-	in   Input
+	in   report.Input
 	err  error
 	read int64
 }
@@ -147,4 +148,15 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// ReadInput reads data as the result of one of the tools pacer is
+// compared with (redis-benchmark --csv, memtier_benchmark
+// --json-out-file), as closed-loop tests with the figures they have (see
+// foreign.go), or else as a pacer.result/v1 document (report.ReadInput).
+func ReadInput(label string, data []byte) (report.Input, error) {
+	if in, ok, err := readForeign(label, data); ok {
+		return in, err
+	}
+	return report.ReadInput(label, data)
 }

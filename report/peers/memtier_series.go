@@ -1,4 +1,4 @@
-package report
+package peers
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -169,7 +170,7 @@ func (m *seriesMerger) second(w *walker, key string) error {
 			b.s.Max, b.have = v, b.have|bit("max")
 		case strings.HasPrefix(k, "p"):
 			p, err := strconv.ParseFloat(k[1:], 64)
-			if name := PercentileMetric(p); err == nil && name != "" {
+			if name := report.PercentileMetric(p); err == nil && name != "" {
 				*b.s.Field(name), b.have = v, b.have|bit(name)
 			}
 		}
@@ -248,7 +249,7 @@ func (m *seriesMerger) widen() {
 }
 
 // intervals returns the merged intervals in time order.
-func (m *seriesMerger) intervals() []Interval {
+func (m *seriesMerger) intervals() []report.Interval {
 	if m.dropped {
 		return nil
 	}
@@ -257,10 +258,10 @@ func (m *seriesMerger) intervals() []Interval {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := make([]Interval, 0, len(keys))
+	out := make([]report.Interval, 0, len(keys))
 	for _, k := range keys {
 		b := m.buckets[k]
-		iv := Interval{StartS: float64(k * m.width), DurationS: float64(m.width)}
+		iv := report.Interval{StartS: float64(k * m.width), DurationS: float64(m.width)}
 		if b.counted {
 			iv.Counts = scheduler.Counts{Completed: b.count, Sent: b.count, Scheduled: b.count}
 		}
