@@ -38,12 +38,10 @@ var (
 	MustCheck      = mustCheck
 	MustSLO        = mustSLO
 	NodeHist       = nodeHist
-	ClusterShards  = clusterShards
 	Sample         = sample
 	GetStats       = getStats
 	Golden         = golden
 	ServerSample   = serverSample
-	ShardInputs    = shardInputs
 )
 
 const MaxText = maxText
@@ -67,3 +65,12 @@ func WithResponse(ps []Percentile, h *hdrhistogram.Histogram) *Test {
 // ForgetFacts drops t's facts, so that the next use rebuilds them from
 // its JSON.
 func ForgetFacts(t *Test) { t.fig = nil }
+
+// LossyRun is a crafted pubsub run whose every receiver lost lost
+// messages (msgFixture).
+func LossyRun(t testing.TB, rate float64, seconds, subs int, deliverMs float64, lost uint64) MessagesRun {
+	return msgFixture{rate: rate, seconds: seconds, subs: subs, deliverMs: deliverMs, lost: lost}.run(t)
+}
+
+// EncodeHist is encodeHist: h's encoding as the JSON holds it.
+var EncodeHist = encodeHist

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/pacer-load/pacer/histo"
 )
 
 // What the text rendering (report/text) reads of the judgement rules and
@@ -34,3 +35,35 @@ func ShareText(v float64) string { return shareText(v) }
 func PercentileStats(h *hdrhistogram.Histogram) []Percentile {
 	return percentileStats(h, false, ciSource{})
 }
+
+// What merging documents (report/merge) reads of the store's histograms
+// and tests.
+
+// MergeLatencies adds several parts' histograms (the shards' of a test,
+// or of one of its commands) into one test's latencies (see
+// mergeLatencies): an error wrapping ErrMerge when they cannot add up.
+func MergeLatencies(hs []Histograms) (Latencies, error) { return mergeLatencies(hs) }
+
+// AddHistograms adds hs (nil entries are absent ones) into one histogram
+// (see addHistograms).
+func AddHistograms(hs []*hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
+	return addHistograms(hs)
+}
+
+// MarkIntervals gives each interval the indexes of the events that
+// happened in it (see markIntervals).
+func MarkIntervals(ivs []Interval, evs []Event) { markIntervals(ivs, evs) }
+
+// LagOf reads the consumers' lag from a stream test's intervals (see
+// lagOf).
+func LagOf(ivs []Interval, t *Test) *Lag { return lagOf(ivs, t) }
+
+// Round rounds v to digits decimals, as the JSON keeps figures.
+func Round(v float64, digits int) float64 { return round(v, digits) }
+
+// SummaryOf is h's summary as the JSON keeps it, nil when h is empty.
+func SummaryOf(h *hdrhistogram.Histogram) *histo.Summary { return summary(h) }
+
+// Decode decodes the node's response, service and receive-lag histograms
+// (nil where it has none).
+func (n Node) Decode() ([3]*hdrhistogram.Histogram, error) { return n.decode() }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -114,44 +113,5 @@ func TestLossClause(t *testing.T) {
 	}
 	if _, err := ParseSLO("loss<=2"); err == nil {
 		t.Error("loss<=2 is not a share")
-	}
-}
-
-// TestMergeMessages: two shards' messages add up, receivers keep their
-// shard, and the merged test judges its loss again.
-func TestMergeMessages(t *testing.T) {
-	t.Parallel()
-	var in []MergeInput
-	for k := 1; k <= 2; k++ {
-		tt, _, err := NewMessagesTest(msgFixture{rate: 500, seconds: 2, subs: 2, deliverMs: float64(k), lost: uint64(k)}.run(t), TestOptions{ID: "pubsub"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tt.StartedAt = "2030-01-01T00:00:10Z"
-		d := craftDoc("pubsub", *tt)
-		d.Config = map[string]any{"connections": 2.0, "rate": 1000.0}
-		d.Shard = &Shard{K: k, N: 2}
-		b, err := d.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := ReadInput("x", b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = append(in, MergeInput{Label: "s" + string(rune('0'+k)), Doc: got.Doc})
-	}
-	out, err := Merge(in, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := out.Tests[0].Messages
-	if out.Mode != "pubsub" || m.Expected != 4000 || m.Lost != 3 || m.Delivered != 3997 || len(m.Receivers) != 4 || m.Receivers[2].Name != "shard 2 subscriber 1" ||
-		m.PublishReceivers.Sum != 4000 || out.Tests[0].ResponseMs.Count != 3997 || out.Tests[0].Intervals[0].Messages.Delivered != 2000 {
-		t.Errorf("merged %+v", m)
-	}
-	in[1].Doc.Mode = "stream"
-	if _, err := Merge(in, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "a pubsub result") {
-		t.Errorf("a pubsub and a stream shard: %v", err)
 	}
 }

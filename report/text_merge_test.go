@@ -7,6 +7,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/merge"
 	reporttext "github.com/pacer-load/pacer/report/text"
 )
 
@@ -15,11 +16,11 @@ import (
 // shards of different targets keep each target's.
 func TestMergeServerSide(t *testing.T) {
 	t.Parallel()
-	in := report.ShardInputs(t, 3)
+	in := shardInputs(t, 3)
 	for k := range in {
 		in[k].Doc.Tests[0].Server = report.GetStats(6000 + uint64(k))
 	}
-	doc, err := report.Merge(in, report.MergeOptions{})
+	doc, err := merge.Merge(in, merge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestMergeServerSide(t *testing.T) {
 	}
 	// Each shard its own embedded server (the config's target is then
 	// the flags' default, the same for all); shard 2 has no reading.
-	in = report.ShardInputs(t, 3)
+	in = shardInputs(t, 3)
 	for k := range in {
 		in[k].Doc.Config["embedded"] = "no faults"
 		in[k].Doc.Config["target"] = "127.0.0.1:6379"
@@ -37,7 +38,7 @@ func TestMergeServerSide(t *testing.T) {
 			in[k].Doc.Tests[0].Server = report.GetStats(2000 + uint64(k))
 		}
 	}
-	doc, err = report.Merge(in, report.MergeOptions{})
+	doc, err = merge.Merge(in, merge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

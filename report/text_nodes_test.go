@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/merge"
 	reporttext "github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -94,8 +95,8 @@ func TestNodesReadBack(t *testing.T) {
 // is kept with its counts; the merged nodes read back and print.
 func TestMergeNodes(t *testing.T) {
 	t.Parallel()
-	in := report.ClusterShards(t)
-	doc, err := report.Merge(in, report.MergeOptions{})
+	in := clusterShards(t)
+	doc, err := merge.Merge(in, merge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestMergeNodes(t *testing.T) {
 	}
 	// A shard that has no nodes (another primary, no cluster) merges to
 	// no per-node rows of its own.
-	if doc, err := report.Merge(report.ShardInputs(t, 3), report.MergeOptions{}); err != nil || doc.Tests[0].Nodes != nil {
+	if doc, err := merge.Merge(shardInputs(t, 3), merge.Options{}); err != nil || doc.Tests[0].Nodes != nil {
 		t.Errorf("shards without nodes: %v %+v", err, doc.Tests[0].Nodes)
 	}
 }

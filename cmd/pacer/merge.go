@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/merge"
 	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/text"
 )
@@ -59,11 +60,11 @@ func mergeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in := make([]report.MergeInput, len(inputs))
+	in := make([]merge.Input, len(inputs))
 	for i, x := range inputs {
-		in[i] = report.MergeInput{Label: x.Label, Doc: x.Doc}
+		in[i] = merge.Input{Label: x.Label, Doc: x.Doc}
 	}
-	doc, err := report.Merge(in, report.MergeOptions{Partial: partial, Tool: report.Tool{Name: "pacer", Version: version}})
+	doc, err := merge.Merge(in, merge.Options{Partial: partial, Tool: report.Tool{Name: "pacer", Version: version}})
 	if errors.Is(err, report.ErrMerge) {
 		return usageErrorf("%v", err)
 	}

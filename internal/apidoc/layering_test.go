@@ -22,7 +22,7 @@ var layer = map[string]int{
 	"scheduler": 3,
 	"report":    4, "metrics": 4,
 	"diff": 5, "report/peers": 5,
-	"report/text": 6, "endpoint": 6,
+	"report/text": 6, "report/merge": 6, "endpoint": 6,
 	"report/watch": 7, "report/plots": 7,
 	"experiment":    8,
 	"experiment/ab": 9, "experiment/bench": 9, "experiment/compare": 9, "experiment/replay": 9, "experiment/sweep": 9,

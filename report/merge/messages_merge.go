@@ -1,8 +1,10 @@
-package report
+package merge
 
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/pacer-load/pacer/report"
 )
 
 // mergeMessages adds the shards' messages of one test. Each shard's
@@ -11,21 +13,21 @@ import (
 // shard by shard, named after it; the publisher's latencies are added as
 // histograms; a stream's lag is the sum of the shards' at each interval
 // (their consumer groups are the shards'), judged again.
-func mergeMessages(parts []Test, in []MergeInput, t *Test) (*Messages, error) {
+func mergeMessages(parts []report.Test, in []Input, t *report.Test) (*report.Messages, error) {
 	f := parts[0].Messages
 	if f == nil {
 		return nil, nil
 	}
-	out := &Messages{Kind: f.Kind, Channels: f.Channels, Patterns: f.Patterns, Sharded: f.Sharded, Groups: f.Groups,
-		PayloadBytes: f.PayloadBytes, ReceiveClock: f.ReceiveClock, Receivers: []Receiver{}, Events: []MessageEvent{}}
+	out := &report.Messages{Kind: f.Kind, Channels: f.Channels, Patterns: f.Patterns, Sharded: f.Sharded, Groups: f.Groups,
+		PayloadBytes: f.PayloadBytes, ReceiveClock: f.ReceiveClock, Receivers: []report.Receiver{}, Events: []report.MessageEvent{}}
 	var sum sums
-	hs := make([]Histograms, 0, len(parts))
-	var recv *PublishReceivers
-	var stream *StreamDeliveries
+	hs := make([]report.Histograms, 0, len(parts))
+	var recv *report.PublishReceivers
+	var stream *report.StreamDeliveries
 	for i, p := range parts {
 		m := p.Messages
 		if m == nil || m.Kind != f.Kind {
-			return nil, fmt.Errorf("%w: %s is not a %s result", ErrMerge, in[i].Label, f.Kind)
+			return nil, fmt.Errorf("%w: %s is not a %s result", report.ErrMerge, in[i].Label, f.Kind)
 		}
 		out.Subscribers += m.Subscribers
 		out.Consumers = max(out.Consumers, m.Consumers)
@@ -54,7 +56,7 @@ func mergeMessages(parts []Test, in []MergeInput, t *Test) (*Messages, error) {
 		}
 		if pr := m.PublishReceivers; pr != nil {
 			if recv == nil {
-				recv = &PublishReceivers{Min: pr.Min, Max: pr.Max}
+				recv = &report.PublishReceivers{Min: pr.Min, Max: pr.Max}
 			}
 			sum.add(&recv.Replies, pr.Replies, "messages: publish_receivers")
 			sum.add(&recv.Sum, pr.Sum, "messages: publish_receivers")
@@ -62,7 +64,7 @@ func mergeMessages(parts []Test, in []MergeInput, t *Test) (*Messages, error) {
 		}
 		if s := m.Stream; s != nil {
 			if stream == nil {
-				stream = &StreamDeliveries{}
+				stream = &report.StreamDeliveries{}
 			}
 			sum.add(&stream.Added, s.Added, "messages: added")
 			sum.add(&stream.Acked, s.Acked, "messages: acked")
@@ -74,34 +76,34 @@ func mergeMessages(parts []Test, in []MergeInput, t *Test) (*Messages, error) {
 		return nil, err
 	}
 	if recv != nil && recv.Replies > 0 {
-		recv.Mean = round(float64(recv.Sum)/float64(recv.Replies), 3)
+		recv.Mean = report.Round(float64(recv.Sum)/float64(recv.Replies), 3)
 	}
 	out.PublishReceivers = recv
 	if out.Expected > 0 {
-		out.LossPct = round(100*float64(out.Lost)/float64(out.Expected), 6)
+		out.LossPct = report.Round(100*float64(out.Lost)/float64(out.Expected), 6)
 	}
 	var err error
-	if out.Publish, err = mergeLatencies(hs); err != nil {
+	if out.Publish, err = report.MergeLatencies(hs); err != nil {
 		return nil, err
 	}
 	if stream != nil {
 		out.Stream = stream
-		stream.Lag = lagOf(t.Intervals, t)
+		stream.Lag = report.LagOf(t.Intervals, t)
 	}
 	return out, nil
 }
 
 // mergeIntervalMessages adds the shards' interval messages of one
 // interval (nil when none has any).
-func mergeIntervalMessages(ivs []Interval) *IntervalMessages {
-	var out *IntervalMessages
+func mergeIntervalMessages(ivs []report.Interval) *report.IntervalMessages {
+	var out *report.IntervalMessages
 	for _, iv := range ivs {
 		m := iv.Messages
 		if m == nil {
 			continue
 		}
 		if out == nil {
-			out = &IntervalMessages{}
+			out = &report.IntervalMessages{}
 		}
 		out.Delivered += m.Delivered
 		out.Duplicates += m.Duplicates

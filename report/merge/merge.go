@@ -1,7 +1,6 @@
-package report
+package merge
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -12,26 +11,23 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-// MergeOptions tune Merge.
-type MergeOptions struct {
+// Options tune Merge.
+type Options struct {
 	// Partial merges the shards there are when some are missing; without
 	// it a missing shard is refused.
 	Partial bool
 	// Tool is the program writing the merged document.
-	Tool Tool
+	Tool report.Tool
 }
 
-// ErrMerge marks a refusal to merge: documents that are not shards of one
-// timeline.
-var ErrMerge = errors.New("cannot merge")
-
-// MergeInput is one shard's document and the name to call it by.
-type MergeInput struct {
+// Input is one shard's document and the name to call it by.
+type Input struct {
 	Label string
-	Doc   *Document
+	Doc   *report.Document
 }
 
 // mergedConfig are the config entries every shard of one timeline shares:
@@ -56,9 +52,9 @@ var mergedConfig = []string{
 // server's side is kept once when the shards shared a target, once per
 // target when they did not (see mergeServers), and the connections are
 // summed with each shard's kept (Test.ShardConnections).
-func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
+func Merge(in []Input, opt Options) (*report.Document, error) {
 	if len(in) == 0 {
-		return nil, fmt.Errorf("%w: no documents", ErrMerge)
+		return nil, fmt.Errorf("%w: no documents", report.ErrMerge)
 	}
 	ks, err := checkShards(in, opt.Partial)
 	if err != nil {
@@ -66,14 +62,14 @@ func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 	}
 	// In the order of the shards' K, as Shard.Merged lists them.
 	in = slices.Clone(in)
-	slices.SortStableFunc(in, func(a, b MergeInput) int { return a.Doc.Shard.K - b.Doc.Shard.K })
+	slices.SortStableFunc(in, func(a, b Input) int { return a.Doc.Shard.K - b.Doc.Shard.K })
 	first := in[0].Doc
 	targets := groupTargets(in)
-	out := &Document{
-		Schema: Schema, Mode: first.Mode, Tool: opt.Tool,
+	out := &report.Document{
+		Schema: report.Schema, Mode: first.Mode, Tool: opt.Tool,
 		StartedAt: first.StartedAt, Config: map[string]any{},
 		StartAt: first.StartAt,
-		Shard:   &Shard{N: first.Shard.N, Merged: ks},
+		Shard:   &report.Shard{N: first.Shard.N, Merged: ks},
 	}
 	if len(targets) == 1 { // one server: what it said of itself, once
 		out.Server = first.Server
@@ -95,7 +91,7 @@ func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 		out.Config["connections"] = conns
 	}
 	for i := range first.Tests {
-		parts := make([]Test, len(in))
+		parts := make([]report.Test, len(in))
 		for j, s := range in {
 			parts[j] = s.Doc.Tests[i]
 		}
@@ -107,16 +103,16 @@ func Merge(in []MergeInput, opt MergeOptions) (*Document, error) {
 		out.Tests = append(out.Tests, t)
 	}
 	if out.Tests == nil {
-		out.Tests = []Test{}
+		out.Tests = []report.Test{}
 	}
 	return out, nil
 }
 
 // checkShards refuses documents that are not distinct shards of one
 // timeline and returns their K's, in order.
-func checkShards(in []MergeInput, partial bool) ([]int, error) {
+func checkShards(in []Input, partial bool) ([]int, error) {
 	refuse := func(format string, args ...any) error {
-		return usage.Option("", "%w: "+format, append([]any{ErrMerge}, args...)...)
+		return usage.Option("", "%w: "+format, append([]any{report.ErrMerge}, args...)...)
 	}
 	first := in[0]
 	seen := map[int]string{}
@@ -188,7 +184,7 @@ func orNone(s string) string {
 }
 
 // sameConfig checks that two shards ran the same workload and timeline.
-func sameConfig(a, b MergeInput) error {
+func sameConfig(a, b Input) error {
 	keys := mergedConfig
 	_, embA := a.Doc.Config["embedded"]
 	_, embB := b.Doc.Config["embedded"]
@@ -206,7 +202,7 @@ func sameConfig(a, b MergeInput) error {
 
 // sameTimeline checks that test i of two shards is the same test on the
 // same timeline.
-func sameTimeline(a, b MergeInput, i int) error {
+func sameTimeline(a, b Input, i int) error {
 	ta, tb := a.Doc.Tests[i], b.Doc.Tests[i]
 	type field struct {
 		name   string
@@ -232,7 +228,7 @@ func sameTimeline(a, b MergeInput, i int) error {
 	return nil
 }
 
-func commandNames(t Test) []string {
+func commandNames(t report.Test) []string {
 	var names []string
 	for n := range t.Commands {
 		names = append(names, n)
@@ -252,9 +248,9 @@ func show(v any) string {
 }
 
 // mergeTest adds test i of every shard.
-func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, error) {
+func mergeTest(parts []report.Test, in []Input, config map[string]any) (report.Test, error) {
 	f := parts[0]
-	t := Test{
+	t := report.Test{
 		ID: f.ID, Name: f.Name, StartedAt: f.StartedAt, Mode: f.Mode, Arrival: f.Arrival, Pacing: f.Pacing,
 		IntervalS: f.IntervalS, Stages: f.Stages, WarmupS: f.WarmupS, Errors: map[string]uint64{},
 		PacingQuantumUs: f.PacingQuantumUs,
@@ -279,7 +275,7 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 		sum.add(&t.ConnectionsLost, p.ConnectionsLost, "connections_lost")
 		sum.add(&t.Reconnects, p.Reconnects, "reconnects")
 		sum.add(&t.DroppedBacklog, p.DroppedBacklog, "dropped_backlog")
-		t.BlockedS = round(t.BlockedS+p.BlockedS, 3)
+		t.BlockedS = report.Round(t.BlockedS+p.BlockedS, 3)
 		sum.add(&t.Unsolicited, p.Unsolicited, "unsolicited")
 		sum.add(&t.HeldSent, p.HeldSent, "held_sent")
 		sum.add(&t.HeldUnsent, p.HeldUnsent, "held_unsent")
@@ -303,20 +299,20 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 		t.LagLimitMs = &lagLimit
 	}
 	if w := t.DurationS; w > 0 {
-		t.AchievedRate = round(float64(t.Counts.Completed)/w, 3)
-		t.BytesSentPerS = round(float64(t.BytesSent)/w, 3)
-		t.BytesReceivedPerS = round(float64(t.BytesReceived)/w, 3)
+		t.AchievedRate = report.Round(float64(t.Counts.Completed)/w, 3)
+		t.BytesSentPerS = report.Round(float64(t.BytesSent)/w, 3)
+		t.BytesReceivedPerS = report.Round(float64(t.BytesReceived)/w, 3)
 	}
 	t.TargetRate = mergedTarget(parts, config)
-	hs := make([]Histograms, len(parts))
+	hs := make([]report.Histograms, len(parts))
 	for i, p := range parts {
 		hs[i] = p.Histograms
 	}
 	var err error
-	if t.Latencies, err = mergeLatencies(hs); err != nil {
+	if t.Latencies, err = report.MergeLatencies(hs); err != nil {
 		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
-	if t.Intervals, err = mergeIntervals(parts, func(p Test) []Interval { return p.Intervals }); err != nil {
+	if t.Intervals, err = mergeIntervals(parts, func(p report.Test) []report.Interval { return p.Intervals }); err != nil {
 		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
 	if t.Nodes, err = mergeNodes(parts, in); err != nil {
@@ -324,7 +320,7 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	}
 	for k := range t.Nodes {
 		addr := t.Nodes[k].Addr
-		if t.Nodes[k].Intervals, err = mergeIntervals(parts, func(p Test) []Interval {
+		if t.Nodes[k].Intervals, err = mergeIntervals(parts, func(p report.Test) []report.Interval {
 			for _, n := range p.Nodes {
 				if n.Addr == addr {
 					return n.Intervals
@@ -336,9 +332,9 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 		}
 	}
 	t.Events, t.EventBoundMs, t.EventsDropped = mergeEvents(parts)
-	markIntervals(t.Intervals, t.Events)
+	report.MarkIntervals(t.Intervals, t.Events)
 	for _, name := range commandNames(f) {
-		c := Command{Errors: map[string]uint64{}}
+		c := report.Command{Errors: map[string]uint64{}}
 		for i, p := range parts {
 			pc := p.Commands[name]
 			sum.counts(&c.Counts, pc.Counts, "command "+name)
@@ -348,14 +344,14 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 		if err := sum.err(); err != nil {
 			return t, fmt.Errorf("test %s: %w", f.ID, err)
 		}
-		if c.Latencies, err = mergeLatencies(hs); err != nil {
+		if c.Latencies, err = report.MergeLatencies(hs); err != nil {
 			return t, fmt.Errorf("test %s, command %s: %w", f.ID, name, err)
 		}
-		if c.Intervals, err = mergeIntervals(parts, func(p Test) []Interval { return p.Commands[name].Intervals }); err != nil {
+		if c.Intervals, err = mergeIntervals(parts, func(p report.Test) []report.Interval { return p.Commands[name].Intervals }); err != nil {
 			return t, fmt.Errorf("test %s, command %s: %w", f.ID, name, err)
 		}
 		if t.Commands == nil {
-			t.Commands = map[string]Command{}
+			t.Commands = map[string]report.Command{}
 		}
 		t.Commands[name] = c
 	}
@@ -366,16 +362,16 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	// The verdict, from the sums; a shard that lost its target loses the
 	// merged test's.
 	for i, p := range parts {
-		if p.Verdict == VerdictTargetLost {
+		if p.Verdict == report.VerdictTargetLost {
 			t.Verdict, t.VerdictReason = p.Verdict, fmt.Sprintf("%s: %s", in[i].Label, p.VerdictReason)
-			t.Outcome = Failed.String()
+			t.Outcome = report.Failed.String()
 			return t, nil
 		}
 	}
-	if _, err := t.figures(); err != nil {
+	if _, err := t.Facts(); err != nil {
 		return t, err
 	}
-	j := Judge(&t)
+	j := report.Judge(&t)
 	t.Verdict, t.VerdictReason, t.Outcome = j.Verdict, j.Reason, j.Outcome.String()
 	return t, nil
 }
@@ -383,7 +379,7 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 // mergedTarget is the whole timeline's target rate: --rate, or the
 // stages' mean over the measured window (as a run computes it); without
 // either, the sum of the shards' shares.
-func mergedTarget(parts []Test, config map[string]any) *float64 {
+func mergedTarget(parts []report.Test, config map[string]any) *float64 {
 	f := parts[0]
 	if len(f.Stages) > 0 {
 		list := make([]scheduler.Stage, len(f.Stages))
@@ -408,6 +404,6 @@ func mergedTarget(parts []Test, config map[string]any) *float64 {
 	if !found {
 		return nil
 	}
-	sum = round(sum, 3)
+	sum = report.Round(sum, 3)
 	return &sum
 }

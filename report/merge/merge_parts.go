@@ -1,11 +1,10 @@
-package report
+package merge
 
 import (
 	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -66,46 +66,7 @@ func (s *sums) err() error {
 	if s.overflow == "" {
 		return nil
 	}
-	return fmt.Errorf("%w: %s: the shards' sum overflows a 64-bit count", ErrMerge, s.overflow)
-}
-
-// errHistogramOverflow refuses histograms whose samples add up beyond an
-// int64.
-var errHistogramOverflow = fmt.Errorf("%w: histograms of more than 2^63 samples in all: the sum overflows", ErrMerge)
-
-// addChecked is histo.Add, refusing a sum of more samples than an int64
-// counts.
-func addChecked(into, from *hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
-	if into != nil && from != nil && from.TotalCount() > math.MaxInt64-into.TotalCount() {
-		return nil, errHistogramOverflow
-	}
-	sum, dropped := histo.Add(into, from)
-	if dropped > 0 {
-		return nil, errDoesNotFit(dropped)
-	}
-	return sum, nil
-}
-
-// addHistograms adds hs (nil entries are absent ones) into a histogram of
-// pacer's geometry; nil when all are absent.
-func addHistograms(hs []*hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
-	if !slices.ContainsFunc(hs, func(h *hdrhistogram.Histogram) bool { return h != nil }) {
-		return nil, nil
-	}
-	sum := histo.New()
-	for _, h := range hs {
-		var err error
-		if sum, err = addChecked(sum, h); err != nil {
-			return nil, err
-		}
-	}
-	return sum, nil
-}
-
-// errDoesNotFit refuses a merge whose histograms have values beyond
-// pacer's range.
-func errDoesNotFit(dropped int64) error {
-	return fmt.Errorf("%d values do not fit pacer's histograms", dropped)
+	return fmt.Errorf("%w: %s: the shards' sum overflows a 64-bit count", report.ErrMerge, s.overflow)
 }
 
 // mergeNodes adds the shards' per-node results (a Redis Cluster's
@@ -118,8 +79,8 @@ func errDoesNotFit(dropped int64) error {
 // (written before nodes carried one) cannot be merged exactly: refused,
 // an error wrapping ErrMerge. Nodes are found through an index by addr,
 // so the merge takes time in proportion to the nodes.
-func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
-	var out []Node
+func mergeNodes(parts []report.Test, in []Input) ([]report.Node, error) {
+	var out []report.Node
 	var hs [][3][]*hdrhistogram.Histogram // response, service, receive lag
 	byAddr := map[string][]int{}          // indexes into out
 	var sum sums
@@ -127,9 +88,9 @@ func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
 		for _, n := range p.Nodes {
 			if n.ResponseMs != nil && n.Histograms.Response == "" {
 				return nil, fmt.Errorf("%w: %s: node %s has response times but no histogram (written by an older pacer): they cannot be merged exactly",
-					ErrMerge, in[i].Label, strconv.Quote(n.Addr))
+					report.ErrMerge, in[i].Label, strconv.Quote(n.Addr))
 			}
-			h, err := n.decode()
+			h, err := n.Decode()
 			if err != nil {
 				return nil, fmt.Errorf("%s: node %s: %w", in[i].Label, strconv.Quote(n.Addr), err)
 			}
@@ -141,7 +102,7 @@ func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
 				}
 			}
 			if k < 0 {
-				out = append(out, Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Role: n.Role})
+				out = append(out, report.Node{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Role: n.Role})
 				hs = append(hs, [3][]*hdrhistogram.Histogram{})
 				k = len(out) - 1
 				byAddr[n.Addr] = append(byAddr[n.Addr], k)
@@ -176,12 +137,12 @@ func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
 		var total [3]*hdrhistogram.Histogram
 		for j := range total {
 			var err error
-			if total[j], err = addHistograms(hs[k][j]); err != nil {
+			if total[j], err = report.AddHistograms(hs[k][j]); err != nil {
 				return nil, fmt.Errorf("node %s: %w", strconv.Quote(out[k].Addr), err)
 			}
 		}
 		n := &out[k]
-		n.ResponseMs, n.ServiceMs, n.ReceiveLagMs = summary(total[0]), summary(total[1]), summary(total[2])
+		n.ResponseMs, n.ServiceMs, n.ReceiveLagMs = report.SummaryOf(total[0]), report.SummaryOf(total[1]), report.SummaryOf(total[2])
 		for j, enc := range []*string{&n.Histograms.Response, &n.Histograms.Service, &n.Histograms.ReceiveLag} {
 			var err error
 			if *enc, err = histo.Encode(total[j]); err != nil {
@@ -194,7 +155,7 @@ func mergeNodes(parts []Test, in []MergeInput) ([]Node, error) {
 
 // sameNode reports whether a and b are one primary: the same addr, and
 // the same id where both have one.
-func sameNode(a, b Node) bool {
+func sameNode(a, b report.Node) bool {
 	return a.Addr == b.Addr && (a.ID == "" || b.ID == "" || a.ID == b.ID)
 }
 
@@ -203,8 +164,8 @@ func sameNode(a, b Node) bool {
 // request in flight is the oldest of any shard's. The intervals are
 // independent: their histograms (most of the work, a few ms each) are
 // added on every CPU.
-func mergeIntervals(parts []Test, series func(Test) []Interval) ([]Interval, error) {
-	byStart := map[float64][]Interval{}
+func mergeIntervals(parts []report.Test, series func(report.Test) []report.Interval) ([]report.Interval, error) {
+	byStart := map[float64][]report.Interval{}
 	var starts []float64
 	for _, p := range parts {
 		for _, iv := range series(p) {
@@ -218,7 +179,7 @@ func mergeIntervals(parts []Test, series func(Test) []Interval) ([]Interval, err
 		return nil, nil
 	}
 	sort.Float64s(starts)
-	out := make([]Interval, len(starts))
+	out := make([]report.Interval, len(starts))
 	errs := make([]error, len(starts))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -253,9 +214,9 @@ func firstError(errs []error) error {
 }
 
 // mergeInterval adds the shards' intervals that start at s.
-func mergeInterval(s float64, ivs []Interval) (Interval, error) {
-	m := Interval{StartS: s}
-	hs := make([]Histograms, 0, len(ivs))
+func mergeInterval(s float64, ivs []report.Interval) (report.Interval, error) {
+	m := report.Interval{StartS: s}
+	hs := make([]report.Histograms, 0, len(ivs))
 	var sent, recv, inFlight uint64
 	withBytes, withFlight := false, false
 	var sum sums
@@ -291,7 +252,7 @@ func mergeInterval(s float64, ivs []Interval) (Interval, error) {
 		m.InFlight = &inFlight
 	}
 	var err error
-	if m.Latencies, err = mergeLatencies(hs); err != nil {
+	if m.Latencies, err = report.MergeLatencies(hs); err != nil {
 		return m, fmt.Errorf("%s: %w", what(""), err)
 	}
 	return m, nil
@@ -319,7 +280,7 @@ type target struct {
 // groupTargets groups the shards (in order) by the target they ran
 // against: one group when they shared a server (sameConfig checked their
 // target), one per shard when each ran its own (--embedded).
-func groupTargets(in []MergeInput) []target {
+func groupTargets(in []Input) []target {
 	var out []target
 	index := map[string]int{}
 	for i, s := range in {
@@ -343,9 +304,9 @@ func groupTargets(in []MergeInput) []target {
 // for a shared target (each shard's reading counts every client, so a sum
 // would count the load N times: the first shard's that has one), and once
 // per target when they differ.
-func mergeServers(t *Test, parts []Test, in []MergeInput, targets []target) {
+func mergeServers(t *report.Test, parts []report.Test, in []Input, targets []target) {
 	for _, g := range targets {
-		ts := TargetServer{Target: g.addr}
+		ts := report.TargetServer{Target: g.addr}
 		for _, i := range g.shards {
 			ts.Shards = append(ts.Shards, in[i].Doc.Shard.K)
 			if ts.Server == nil && parts[i].Server != nil {
