@@ -10,7 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -154,8 +154,8 @@ func (p *Primaries) Header() string {
 }
 
 // Configs fetches each primary's save and appendonly for the full report.
-func (p *Primaries) Configs(ctx context.Context) []report.NodeConfig {
-	out := make([]report.NodeConfig, len(p.Nodes))
+func (p *Primaries) Configs(ctx context.Context) []peers.NodeConfig {
+	out := make([]peers.NodeConfig, len(p.Nodes))
 	for i, n := range p.Nodes {
 		o := p.t.Options.ForAddr(n.Addr)
 		o.OnTLSHandshake = nil
@@ -167,7 +167,7 @@ func (p *Primaries) Configs(ctx context.Context) []report.NodeConfig {
 			p.t.say("WARNING: Could not fetch node CONFIG %s", n.Addr)
 			continue
 		}
-		out[i] = report.NodeConfig{HaveConfig: true, Save: ans[0].Value.Elems[1].Str, AppendOnly: ans[1].Value.Elems[1].Str}
+		out[i] = peers.NodeConfig{HaveConfig: true, Save: ans[0].Value.Elems[1].Str, AppendOnly: ans[1].Value.Elems[1].Str}
 	}
 	return out
 }

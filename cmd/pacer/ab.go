@@ -18,6 +18,7 @@ import (
 	"github.com/pacer-load/pacer/experiment/ab"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -254,7 +255,7 @@ func abAction(c *cli.Context) error {
 	session := strconv.FormatUint(cfg.Seed, 36) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if !a.quiet {
 		for s, srv := range []*endpoint.Server{e.server, serverB} {
-			fmt.Fprintf(out, "%s: %s, %s\n", ab.SideName(s), a.shown[s], strings.TrimPrefix(report.ServerLine(srv.ID), "server: "))
+			fmt.Fprintf(out, "%s: %s, %s\n", ab.SideName(s), a.shown[s], strings.TrimPrefix(text.ServerLine(srv.ID), "server: "))
 		}
 		var what string
 		if cfg.Open != nil {
@@ -277,7 +278,7 @@ func abAction(c *cli.Context) error {
 		t, _, err := verdict.NewTest(r.Result, report.TestOptions{}, verdict.SLO{})
 		if err == nil {
 			t.Name = ab.Label(r.Side, r.Round, cfg.Rounds) + " " + t.Name
-			_ = report.Quiet(out, t, report.TextOptions{})
+			_ = text.Quiet(out, t, report.TextOptions{})
 		}
 	})
 	interrupted := res.Interrupted || ctx.Err() != nil

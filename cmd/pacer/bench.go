@@ -14,6 +14,8 @@ import (
 	"github.com/pacer-load/pacer/internal/input"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -170,7 +172,7 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	ctx, out := c.Context, e.out
-	info := report.BenchInfo{Clients: cfg.Clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.Text.Percentiles}
+	info := peers.BenchInfo{Clients: cfg.Clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.Text.Percentiles}
 	if cfg.cluster {
 		// redis-benchmark --cluster: the primaries first, on stdout, in
 		// every output format; one thread per primary by default.
@@ -192,7 +194,7 @@ func benchAction(c *cli.Context) error {
 	// and its side of each test go to stderr, and only with the full
 	// report (not -q, --csv).
 	if !cfg.Quiet && !cfg.CSV && !cfg.idle && e.server.ID.Available {
-		fmt.Fprintln(stderr, report.ServerLine(e.server.ID))
+		fmt.Fprintln(stderr, text.ServerLine(e.server.ID))
 	}
 	tty := term.IsTerminal(fdOf(out))
 	if cfg.idle {

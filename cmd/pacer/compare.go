@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -163,7 +164,7 @@ func compareAction(c *cli.Context) error {
 	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
 		oneLine(cfg.test.title), cfg.Conns, cfg.Pipeline, cfg.Duration, oneLine(where))
 	if e.server.ID.Available {
-		fmt.Fprintln(out, report.ServerLine(e.server.ID))
+		fmt.Fprintln(out, text.ServerLine(e.server.ID))
 	}
 	fmt.Fprintln(out)
 	e.doc.Config = cfg.echo(ctx, e.faults())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/pubsub"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -138,7 +139,7 @@ func pubsubAction(c *cli.Context) error {
 	code := exitOK
 	if open != nil {
 		if !cfg.out.quiet {
-			fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
+			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 		}
 		for _, t := range []*report.Test{open, closed} {
 			if t == nil {
@@ -149,7 +150,7 @@ func pubsubAction(c *cli.Context) error {
 			}
 		}
 		if closed != nil && !cfg.out.quiet {
-			if werr := report.MessagesSideBySide(out, open, closed); werr != nil {
+			if werr := text.MessagesSideBySide(out, open, closed); werr != nil {
 				return failed(werr)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/verdict"
@@ -204,7 +205,7 @@ func runAction(c *cli.Context) error {
 			// Each run's line; the test's report pools them.
 			rt, _, err := verdict.NewTest(res, report.TestOptions{}, cfg.slo)
 			if err == nil {
-				err = report.Quiet(out, rt, cfg.text)
+				err = text.Quiet(out, rt, cfg.text)
 			}
 			return err
 		})
@@ -226,7 +227,7 @@ func runAction(c *cli.Context) error {
 				return failed(err)
 			}
 			if identity {
-				fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
+				fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 				identity = false
 			}
 			if werr := render(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
@@ -252,10 +253,10 @@ func runAction(c *cli.Context) error {
 // percentiles' confidence intervals), or with quiet its line.
 func render(w io.Writer, t *report.Test, quiet, ci bool, o report.TextOptions) error {
 	if quiet {
-		return report.Quiet(w, t, o)
+		return text.Quiet(w, t, o)
 	}
-	if err := report.Text(w, t, o); err != nil {
+	if err := text.Text(w, t, o); err != nil {
 		return err
 	}
-	return report.WriteNotes(w, t, ci, t.Repeats)
+	return text.WriteNotes(w, t, ci, t.Repeats)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/report"
+
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/stream"
 )
 
@@ -108,7 +110,7 @@ func streamAction(c *cli.Context) error {
 			return failed(err)
 		}
 		if !cfg.out.quiet {
-			fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
+			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 		}
 		if werr := render(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
 			return failed(werr)

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -220,7 +221,7 @@ func sweepAction(c *cli.Context) error {
 	e.askServer()
 	e.noteConfig()
 	if !cfg.Quiet && e.server.ID.Available {
-		fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
+		fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 	}
 	sc := cfg.Config
 	sc.Test, sc.Keys = cfg.work.testOf(j), keys

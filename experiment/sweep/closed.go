@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -180,12 +181,12 @@ points:
 		}
 		b.WriteString("\n")
 		if cfg.CI || cfg.Repeat > 1 {
-			if err := report.WriteNotes(&b, pt.test, cfg.CI, pt.test.Repeats); err != nil {
+			if err := text.WriteNotes(&b, pt.test, cfg.CI, pt.test.Repeats); err != nil {
 				return nil, err
 			}
 		}
 		if nodes {
-			if err := report.WriteNodes(&b, pt.test); err != nil {
+			if err := text.WriteNodes(&b, pt.test); err != nil {
 				return nil, err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -189,14 +190,14 @@ func uncertainWhy(ivs []report.StepInterval, k int) string {
 		where = fmt.Sprintf(" in the window at %s s", strconv.FormatFloat(*iv.WindowS, 'f', -1, 64))
 	}
 	return fmt.Sprintf("uncertain: the 95%% interval of %s [%s, %s] ms%s holds its %s ms bound (%s)",
-		iv.Metric, ciEnd(iv.Lo), ciEnd(iv.Hi), where, report.FormatMs(iv.Bound), iv.Clause)
+		iv.Metric, ciEnd(iv.Lo), ciEnd(iv.Hi), where, text.FormatMs(iv.Bound), iv.Clause)
 }
 
 func ciEnd(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return report.FormatMs(*v)
+	return text.FormatMs(*v)
 }
 
 // percentileIntervals computes, for each clause of the SLO that bounds a

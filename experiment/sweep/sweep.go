@@ -25,6 +25,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
@@ -419,7 +420,7 @@ func (o *openSweep) stepLine(st *scheduler.Step) {
 		}
 	}
 	var b strings.Builder
-	_ = report.Quiet(&b, t, report.TextOptions{})
+	_ = text.Quiet(&b, t, report.TextOptions{})
 	if st.Aborted {
 		fmt.Fprintf(&b, "  aborted: %s\n", st.AbortReason)
 	}

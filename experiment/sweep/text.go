@@ -6,6 +6,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -116,9 +117,9 @@ func (o *openSweep) text(res *Result) error {
 	}
 	fmt.Fprintf(&b, "====== %s: %s, %s, steps of %s after a %s settle ======\n",
 		what, safetext.Escape(cfg.Test.Title), conns, steps, cfg.Settle)
-	rows := make([]report.OpenRow, len(o.points))
+	rows := make([]text.OpenRow, len(o.points))
 	for i, p := range o.points {
-		rows[i] = report.NewOpenRow(p.test, p.pass, p.aborted)
+		rows[i] = text.NewOpenRow(p.test, p.pass, p.aborted)
 		rows[i].JudgedWith, rows[i].Unjudged = p.judgedWith, p.short
 		// Seconds per repeat: a lengthened point's are all its steps'.
 		rows[i].Seconds /= float64(max(1, min(len(p.steps), cfg.Repeat)))
@@ -133,7 +134,7 @@ func (o *openSweep) text(res *Result) error {
 			rows[i].Notes = append(rows[i].Notes, "lengthened")
 		}
 	}
-	if err := report.WriteOpenSweep(&b, rows); err != nil {
+	if err := text.WriteOpenSweep(&b, rows); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -159,12 +160,12 @@ func (o *openSweep) text(res *Result) error {
 			if cfg.Repeat > 1 {
 				rep = res.Tests[i].Repeats
 			}
-			if err := report.WriteNotes(&b, p.test, cfg.CI, rep); err != nil {
+			if err := text.WriteNotes(&b, p.test, cfg.CI, rep); err != nil {
 				return err
 			}
 		}
 		if nodes {
-			if err := report.WriteNodes(&b, p.test); err != nil {
+			if err := text.WriteNodes(&b, p.test); err != nil {
 				return err
 			}
 		}
