@@ -186,10 +186,7 @@ func runAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		tl := cfg.Timeline(cfg.load.Arrival, cfg.seed+uint64(i))
-		oc := cfg.load.Open(cfg.interval)
-		oc.Rate, oc.Warmup = cfg.Rate, cfg.Warmup
-		oc.Duration, oc.Requests = cfg.Bounds(tl)
+		tl, oc := cfg.Open(cfg.load, cfg.interval, cfg.seed+uint64(i))
 		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
 			return exp.RunOpen(ctx, experiment.Open{
 				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
