@@ -27,6 +27,26 @@ func (t *Target) Discover(ctx context.Context) (*cluster.Topology, error) {
 	return top, nil
 }
 
+// RouteKeys finds where a cluster routes the keys of r, refusing keys
+// that may fall in different slots and, when closedLoop names the command,
+// keys without {tag} (a closed loop sends each connection's requests to
+// one primary). Outside a cluster there is nothing to find: the zero Keys.
+func (t *Target) RouteKeys(ctx context.Context, r *scenarios.Recipe, closedLoop string) (Keys, error) {
+	if !t.Cluster {
+		return Keys{}, nil
+	}
+	keys, err := ClusterKeys(ctx, t.Options, r)
+	if err != nil {
+		return keys, err
+	}
+	if closedLoop != "" {
+		if err := keys.NeedTags(r, closedLoop); err != nil {
+			return keys, err
+		}
+	}
+	return keys, nil
+}
+
 // OpenCluster discovers the cluster and opens per connections to each
 // primary that owns slots, for an open run routed by slot with keys; with
 // replicas, per connections to each of their replicas too (READONLY),

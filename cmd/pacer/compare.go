@@ -154,7 +154,7 @@ func compareAction(c *cli.Context) error {
 	// The closed loop sends each connection's requests to one primary,
 	// so every key needs redis-benchmark's {tag} (the catalogue's have
 	// it).
-	keys, err := e.clusterKeys(cfg.test, "compare --cluster")
+	keys, err := e.target.RouteKeys(ctx, cfg.test.recipe, "compare --cluster")
 	if err != nil {
 		return err
 	}

@@ -135,26 +135,6 @@ func (e *runEnv) faults() string {
 	return e.embedded.Faults().String()
 }
 
-// clusterKeys finds where a cluster routes the keys of t, refusing keys
-// that may fall in different slots and, when closedLoop names the command,
-// keys without {tag} (a closed loop sends each connection's requests to
-// one primary). Outside a cluster there is nothing to find.
-func (e *runEnv) clusterKeys(t workTest, closedLoop string) (endpoint.Keys, error) {
-	if !e.target.Cluster {
-		return endpoint.Keys{}, nil
-	}
-	keys, err := endpoint.ClusterKeys(e.ctx, e.target.Options, t.recipe)
-	if err != nil {
-		return keys, err
-	}
-	if closedLoop != "" {
-		if err := keys.NeedTags(t.recipe, closedLoop); err != nil {
-			return keys, err
-		}
-	}
-	return keys, nil
-}
-
 // experiment is the environment the experiments run in: this command's
 // target, server, placement, live views and redaction.
 func (e *runEnv) experiment(showErrs bool) *experiment.Env {

@@ -170,7 +170,7 @@ func runAction(c *cli.Context) error {
 	// In a cluster every test's keys must be routable: refused up front.
 	keys := make([]endpoint.Keys, len(cfg.work.tests))
 	for i, j := range cfg.work.tests {
-		if keys[i], err = e.clusterKeys(j, ""); err != nil {
+		if keys[i], err = e.target.RouteKeys(ctx, j.recipe, ""); err != nil {
 			return err
 		}
 	}

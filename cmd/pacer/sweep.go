@@ -212,7 +212,7 @@ func sweepAction(c *cli.Context) error {
 	if cfg.closed {
 		closedLoop = "sweep --closed --cluster"
 	}
-	keys, err := e.clusterKeys(j, closedLoop)
+	keys, err := e.target.RouteKeys(ctx, j.recipe, closedLoop)
 	if err != nil {
 		return err
 	}
