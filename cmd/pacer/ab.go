@@ -241,7 +241,7 @@ func abAction(c *cli.Context) error {
 	envs := [2]*experiment.Env{expA, ab.Other(ctx, expA, a.sides[ab.B], secretsFrom(ctx).Redact)}
 	var tests []experiment.Test
 	for _, j := range a.work.tests {
-		tests = append(tests, a.work.testOf(j))
+		tests = append(tests, j.Test)
 	}
 	cfg.Tests = tests
 	session := ab.Session(cfg.Seed, time.Now())

@@ -185,18 +185,6 @@ func judged(stderr io.Writer, t *report.Test, j report.Judgement) int {
 	return j.Outcome.ExitCode()
 }
 
-// testOf is a workload's test as the experiments take it.
-func (w *workload) testOf(t workTest) experiment.Test {
-	return experiment.Test{ID: t.id(), Title: t.title, Names: t.names, Recipe: t.recipe,
-		Stream: func(seed uint64) (scheduler.Commands, error) {
-			s, err := w.stream(t, seed)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		}}
-}
-
 // exit turns how a command ended into its exit: interrupted (130, with
 // the error that came with it on stderr), failed with runErr, or the
 // verdicts' code.

@@ -17,7 +17,7 @@ import (
 func fitMemory(c *cli.Context, conns int, load *experiment.OpenLoad, w *workload) error {
 	largest := 0
 	for _, t := range w.tests {
-		largest = max(largest, t.recipe.MaxCommandSize())
+		largest = max(largest, t.Recipe.MaxCommandSize())
 	}
 	return fitCaps(c, conns, load, largest, c.IsSet("max-buffer"))
 }

@@ -170,7 +170,7 @@ func runAction(c *cli.Context) error {
 	// In a cluster every test's keys must be routable: refused up front.
 	keys := make([]endpoint.Keys, len(cfg.work.tests))
 	for i, j := range cfg.work.tests {
-		if keys[i], err = e.target.RouteKeys(ctx, j.recipe, ""); err != nil {
+		if keys[i], err = e.target.RouteKeys(ctx, j.Recipe, ""); err != nil {
 			return err
 		}
 	}
@@ -181,7 +181,7 @@ func runAction(c *cli.Context) error {
 	code := exitOK
 	var runErr error
 	for i, j := range cfg.work.tests {
-		test := cfg.work.testOf(j)
+		test := j.Test
 		stream, err := test.Stream(e.place.StreamSeed(cfg.seed + uint64(i)))
 		if err != nil {
 			return usageErrorf("%v", err)
@@ -189,8 +189,8 @@ func runAction(c *cli.Context) error {
 		tl, oc := cfg.Open(cfg.load, cfg.interval, cfg.seed+uint64(i))
 		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
 			return exp.RunOpen(ctx, experiment.Open{
-				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
-				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.id(), SLO: cfg.slo}),
+				Test: test, Name: sweep.RunName(j.Title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
+				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.ID, SLO: cfg.slo}),
 				Visibility: cfg.load.Visibility,
 			})
 		}, func(res *scheduler.Result) error {
@@ -211,7 +211,7 @@ func runAction(c *cli.Context) error {
 		if runs.Len() > 0 {
 			// The test pools its runs and the server's counts (a
 			// cluster's: its primaries' sum).
-			t, jd, terr := runs.Test(j.title, report.TestOptions{ID: j.id(), SLO: cfg.slo, Percentiles: true, CI: cfg.ci})
+			t, jd, terr := runs.Test(j.Title, report.TestOptions{ID: j.ID, SLO: cfg.slo, Percentiles: true, CI: cfg.ci})
 			if terr != nil {
 				return failed(terr)
 			}

@@ -212,7 +212,7 @@ func sweepAction(c *cli.Context) error {
 	if cfg.closed {
 		closedLoop = "sweep --closed --cluster"
 	}
-	keys, err := e.target.RouteKeys(ctx, j.recipe, closedLoop)
+	keys, err := e.target.RouteKeys(ctx, j.Recipe, closedLoop)
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func sweepAction(c *cli.Context) error {
 		fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
 	}
 	sc := cfg.Config
-	sc.Test, sc.Keys = cfg.work.testOf(j), keys
+	sc.Test, sc.Keys = j.Test, keys
 	if !cfg.Quiet {
 		sc.Print = func(s string) { io.WriteString(out, s) }
 	}
