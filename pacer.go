@@ -44,6 +44,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Load is an open-model run, as `pacer run` takes it. Only Rate is
@@ -209,7 +210,7 @@ func Run(ctx context.Context, l Load) (*Result, error) {
 		}
 		return nil, err
 	}
-	t, _, jerr := report.NewTest(res, report.TestOptions{ID: test.ID, Server: st, Percentiles: true, SLO: slo})
+	t, _, jerr := verdict.NewTest(res, report.TestOptions{ID: test.ID, Server: st, Percentiles: true}, slo)
 	if jerr != nil {
 		return nil, jerr
 	}

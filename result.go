@@ -99,7 +99,7 @@ func (r *Result) Check(slo string) error {
 	if t.SLO, err = s.Check(&t); err != nil {
 		return err
 	}
-	j := report.Judge(&t)
+	j := verdict.Judge(&t)
 	if j.Outcome == Pass {
 		return nil
 	}
@@ -157,11 +157,11 @@ var (
 )
 
 // parseSLO reads an SLO as --slo does ("" is none).
-func parseSLO(spec string) (report.SLO, error) {
+func parseSLO(spec string) (verdict.SLO, error) {
 	if strings.TrimSpace(spec) == "" {
-		return report.SLO{}, nil
+		return verdict.SLO{}, nil
 	}
-	s, err := report.ParseSLO(spec)
+	s, err := verdict.ParseSLO(spec)
 	if err != nil {
 		return s, &ConfigError{Field: "SLO", Err: errors.New(strings.TrimPrefix(err.Error(), "SLO "))}
 	}

@@ -223,7 +223,7 @@ func (c clause) untrusted(f *report.DiffFigure, decided stats.Verdict) string {
 // noiseBeyond holds a latency clause to the trust rule's attribution: the
 // allowed value (the baseline's figure, plus the allowance) is the bound;
 // a side's client host noise at the percentile (hiccups + receive lag)
-// that is a material share of it (report.QuietShare), and at least the
+// that is a material share of it (verdict.QuietShare), and at least the
 // margin by which the interval clears the allowance (share, a fraction
 // of the baseline), could have made that margin: ok, with the noise and
 // the margin in ms. A margin larger than the noise is the server's, on a
@@ -234,7 +234,7 @@ func (c clause) noiseBeyond(f *report.DiffFigure, noise *float64, share float64)
 	}
 	bound := *f.Baseline * (1 + c.allow)
 	by := *f.Baseline * share
-	return *noise, by, *noise >= report.QuietShare*bound && *noise >= by
+	return *noise, by, *noise >= verdict.QuietShare*bound && *noise >= by
 }
 
 // bounds are the interval of f's change on the scale the allowance is

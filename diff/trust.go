@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // A side's own account of whether its numbers can be trusted: the trust
@@ -79,7 +80,7 @@ func (s *sample) noiseOf() hostNoise {
 // added to a side's figure there: the host hiccups and pacer's receive
 // lag at q, summed as the trust rule sums them (report's attribution);
 // measured is false when the side has neither. noisy says, when that
-// noise is a material share of the side's own figure (report.QuietShare
+// noise is a material share of the side's own figure (verdict.QuietShare
 // of it, the trust rule's test of a quiet host with the figure as the
 // bound), what it was; "" on a quiet host. The host's busy CPUs alone do
 // not count: what they did to pacer shows in its hiccups and receive lag,
@@ -100,7 +101,7 @@ func (n hostNoise) at(q float64) (noiseMs float64, measured bool, noisy string) 
 		measured = true
 		x := histo.Millis(c.h.ValueAtQuantile(q))
 		noiseMs += x
-		if noisy == "" && v > 0 && x >= report.QuietShare*v {
+		if noisy == "" && v > 0 && x >= verdict.QuietShare*v {
 			noisy = fmt.Sprintf("%s %s %.3f ms, %.0f%% of its %s (%.3f ms)", c.what, label, x, 100*x/v, label, v)
 		}
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Decide gives an open run a budget to reach a verdict in
 // (--decide-within): it waits for a quiet host (at most QuietMax), runs
 // its planned duration and is judged; while the verdict is inconclusive
 // it goes on, one continuous timeline, and is judged again on everything
-// measured every Every (report.Judge's sequential rule), until a look
+// measured every Every (verdict.Judge's sequential rule), until a look
 // decides or the budget is spent.
 type Decide struct {
 	// Budget bounds the whole test, the quiet wait included (not the
@@ -27,8 +28,10 @@ type Decide struct {
 	// QuietMax bounds the wait for a quiet host (0: DefaultQuietMax; at
 	// most a tenth of the budget).
 	QuietMax time.Duration
-	// Options judge each look (the SLO, the test's id); Server is unused.
+	// Options make each look a test (its id); Server is unused.
 	Options report.TestOptions
+	// SLO is what each look checks (the zero SLO checks nothing).
+	SLO verdict.SLO
 }
 
 // Defaults of Decide.
@@ -77,13 +80,13 @@ func (d Decide) quietMax() time.Duration {
 
 // quietBelow is the hiccup p99 under which the host counts as quiet: the
 // share of the tightest latency bound the trust rule calls quiet
-// (report.QuietShare), at least quietFloor.
+// (verdict.QuietShare), at least quietFloor.
 func (d Decide) quietBelow() time.Duration {
-	b := d.Options.SLO.TightestLatency()
+	b := d.SLO.TightestLatency()
 	if b <= 0 {
 		return time.Millisecond
 	}
-	return max(time.Duration(report.QuietShare*float64(b)), quietFloor)
+	return max(time.Duration(verdict.QuietShare*float64(b)), quietFloor)
 }
 
 // waitQuiet measures the host's hiccups in windows of quietWindow until
@@ -155,14 +158,14 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 	if k.server != nil {
 		opts.Server = k.server() // its latency events so far: a look sees the server's evidence too
 	}
-	_, j, err := report.NewTest(r, opts)
+	_, j, err := verdict.NewTest(r, opts, k.d.SLO)
 	if err != nil {
 		return false
 	}
-	if k.looks == 1 && j.Outcome == report.Untrusted {
+	if k.looks == 1 && j.Outcome == verdict.Inconclusive {
 		k.ext.WentOn = j.Reason
 	}
-	if j.Outcome == report.Untrusted || ext.Final {
+	if j.Outcome == verdict.Inconclusive || ext.Final {
 		return false // the budget's end ends the run anyway
 	}
 	k.decided = true

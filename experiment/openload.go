@@ -7,9 +7,9 @@ import (
 
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/usage"
-	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Limits of the open loop's load flags.
@@ -71,7 +71,7 @@ type OpenLoadFlags struct {
 	// Conns is the connections the FIFO budget counts; SLO is --slo, which
 	// bounds the default lag limit.
 	Conns int
-	SLO   report.SLO
+	SLO   verdict.SLO
 	// ReadFrom is --read-from (nil: the command has none); Visibility
 	// and Wait are --visibility and --wait (nil: not given).
 	ReadFrom, Visibility, Wait *string
@@ -213,7 +213,7 @@ const SLOLagShare = 0.10
 // instant; bench/pacing measures what that costs in CPU), and 500 µs for
 // p99<=5ms (a 100 µs quantum). Where the machine cannot keep the lag
 // within it on a quiet host, the verdict's reason says so.
-func SLOLagLimit(p scheduler.Pacing, slo report.SLO) time.Duration {
+func SLOLagLimit(p scheduler.Pacing, slo verdict.SLO) time.Duration {
 	def := scheduler.DefaultLagLimit(p)
 	if b := slo.TightestLatency(); b > 0 {
 		return min(def, time.Duration(float64(b)*SLOLagShare))

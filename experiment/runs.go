@@ -4,6 +4,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Runs are the runs of one test (--repeat, bench -l) and what the server
@@ -13,7 +14,7 @@ import (
 // for the summary of the repeats.
 type Runs struct {
 	// Keep keeps every run: Test then adds the median and min–max of
-	// their figures (report.RepeatsOf) when there are several.
+	// their figures (verdict.Repeats) when there are several.
 	Keep bool
 
 	list   []*scheduler.Result
@@ -49,16 +50,16 @@ func (r *Runs) Server() *serverinfo.Stats { return r.server }
 
 // Test is the runs pooled into one test named name: judged as one, with
 // the server's counts over them all and, for several kept runs, the
-// summary of each run (Repeats, judged with o but without the server's
+// summary of each run (Repeats, judged with o and slo but without the server's
 // counts, which are the pool's) when the runs are kept. o.Server is set
 // by Test. With no run it returns nil.
-func (r *Runs) Test(name string, o report.TestOptions) (*report.Test, report.Judgement, error) {
+func (r *Runs) Test(name string, o report.TestOptions, slo verdict.SLO) (*report.Test, verdict.Judgement, error) {
 	pooled := r.pooled
 	if r.Keep {
 		pooled = scheduler.Pool(r.list)
 	}
 	if pooled == nil {
-		return nil, report.Judgement{}, nil
+		return nil, verdict.Judgement{}, nil
 	}
 	pooled.Name = name
 	each := o
@@ -68,12 +69,12 @@ func (r *Runs) Test(name string, o report.TestOptions) (*report.Test, report.Jud
 			o.Runs = append(o.Runs, run.Response)
 		}
 	}
-	t, j, err := report.NewTest(pooled, o)
+	t, j, err := verdict.NewTest(pooled, o, slo)
 	if err != nil {
 		return nil, j, err
 	}
 	if r.Keep {
-		if t.Repeats, err = report.RepeatsOf(r.list, each); err != nil {
+		if t.Repeats, err = verdict.Repeats(r.list, each, slo); err != nil {
 			return nil, j, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // run is a crafted open run of n requests of ms milliseconds each.
@@ -30,7 +31,7 @@ func run(n int, ms int64) *scheduler.Result {
 // runs left as they were, and the repeats' summary only when kept.
 func TestRunsPoolAsScheduler(t *testing.T) {
 	a, b, c := run(1000, 1), run(500, 3), run(2000, 2)
-	want, _, err := report.NewTest(scheduler.Pool([]*scheduler.Result{a, b, c}), report.TestOptions{ID: "get", Percentiles: true})
+	want, _, err := verdict.NewTest(scheduler.Pool([]*scheduler.Result{a, b, c}), report.TestOptions{ID: "get", Percentiles: true}, verdict.SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestRunsPoolAsScheduler(t *testing.T) {
 		if r.Len() != 3 || (r.List() != nil) != keep {
 			t.Fatalf("keep %v: %d runs, list %d", keep, r.Len(), len(r.List()))
 		}
-		got, _, err := r.Test("GET", report.TestOptions{ID: "get", Percentiles: true})
+		got, _, err := r.Test("GET", report.TestOptions{ID: "get", Percentiles: true}, verdict.SLO{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestRunsPoolAsScheduler(t *testing.T) {
 	if a.Counts.Completed != 1000 {
 		t.Errorf("the first run was changed: %+v", a.Counts)
 	}
-	if got, _, err := (&Runs{}).Test("GET", report.TestOptions{}); got != nil || err != nil {
+	if got, _, err := (&Runs{}).Test("GET", report.TestOptions{}, verdict.SLO{}); got != nil || err != nil {
 		t.Errorf("no runs: %v %v", got, err)
 	}
 }

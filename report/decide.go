@@ -2,9 +2,7 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
@@ -52,7 +50,7 @@ func decideJSON(e *scheduler.Extension, window time.Duration) *Decide {
 		return nil
 	}
 	d := &Decide{BudgetS: e.Budget.Seconds(), PlannedS: e.Planned.Seconds(), EveryS: e.Every.Seconds(), MeasuredS: round(window.Seconds(), 3),
-		Looks: e.Looks, PlannedLooks: e.PlannedLooks, Level: round(lookLevel(e), 6), Decided: e.Decided, By: lookRule(e),
+		Looks: e.Looks, PlannedLooks: e.PlannedLooks, Level: round(LookLevel(e), 6), Decided: e.Decided, By: lookRule(e),
 		QuietWaitS: round(e.QuietWait.Seconds(), 3), Quiet: e.Quiet, QuietHiccupsP99Ms: round(histo.Millis(int64(e.QuietHiccups)), 3), WentOn: e.WentOn}
 	return d
 }
@@ -67,9 +65,9 @@ func extensionOf(d *Decide) *scheduler.Extension {
 		QuietWait: exactSeconds(d.QuietWaitS), Quiet: d.Quiet, QuietHiccups: exactSeconds(d.QuietHiccupsP99Ms / 1e3), WentOn: d.WentOn}
 }
 
-// lookLevel is the confidence of a later look's intervals: 95% spent
+// LookLevel is the confidence of a later look's intervals: 95% spent
 // over the looks the budget held (stats.Bonferroni).
-func lookLevel(e *scheduler.Extension) float64 {
+func LookLevel(e *scheduler.Extension) float64 {
 	return stats.Bonferroni(stats.Level, max(e.PlannedLooks, 1))
 }
 
@@ -84,147 +82,6 @@ func lookRule(e *scheduler.Extension) string {
 		return "budget"
 	}
 	return "sequential"
-}
-
-// sequential applies --decide-within's rule to j, the ordinary rule's
-// judgement of a test measured for a budget: at the first look (the
-// planned duration) and once the budget is spent it is j itself; at the
-// looks between, on everything measured so far, with intervals from the
-// block bootstrap over the test's intervals (stats.Series) at the level
-// the budget's looks leave each (lookLevel):
-//
-//   - pass when every latency percentile clause's response interval lies
-//     within its bound, every other clause passes and the load was
-//     delivered;
-//   - the server's failure when a clause the ordinary rule gives the
-//     server (its evidence: service time, the server process, its
-//     latency events) fails beyond doubt: a percentile clause's service
-//     interval lies beyond its bound, or a clause that is no percentile;
-//   - otherwise inconclusive: the run goes on.
-//
-// A look never passes or fails on a point estimate, so looking again
-// while the answer does not suit spends the error budget and no more; a
-// target lost is lost at any look.
-func sequential(t *Test, j Judgement) Judgement {
-	f := t.mustFigures()
-	e := f.extension
-	if e == nil || e.Looks <= 1 || e.Final || j.Outcome == Failed || t.SLO == nil {
-		return j
-	}
-	level := lookLevel(e)
-	where := fmt.Sprintf("look %d of %d (%.1f s measured; %.1f%% intervals, block bootstrap over the intervals)", e.Looks, e.PlannedLooks, f.window.Seconds(), 100*level)
-	ivs, err := t.series()
-	if err != nil || len(ivs) < stats.MinIntervals {
-		return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: "undecided at " + where + ": too few intervals", Owners: j.Owners}
-	}
-	resp, serv, err := seriesOf(ivs)
-	if err != nil {
-		return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: "undecided at " + where + ": " + err.Error(), Owners: j.Owners}
-	}
-	h := Assess(t)
-	pass := !h.UnderDelivered
-	var passWhy, failWhy, openWhy []string
-	for i, c := range t.SLO.Clauses {
-		q, isPct := percentileOfMetric(c.Metric)
-		owner := ""
-		if i < len(j.Owners) {
-			owner = j.Owners[i]
-		}
-		if !c.c.latency() || !c.c.upper() || !isPct {
-			if !c.Pass {
-				pass = false
-				if owner == OwnerServer {
-					failWhy = append(failWhy, c.Clause+": "+clauseLine(c))
-				}
-			}
-			continue
-		}
-		ri, rerr := resp.PercentileIntervals([]float64{q}, level, 1)
-		si, serr := serv.PercentileIntervals([]float64{q}, level, 2)
-		if rerr != nil || serr != nil {
-			pass = false
-			openWhy = append(openWhy, c.Clause+": too few intervals")
-			continue
-		}
-		r, s := ri[0], si[0]
-		switch {
-		case c.c.met(msOf(r.Hi)):
-			passWhy = append(passWhy, fmt.Sprintf("%s: response %s %s within %s", c.Clause, c.Metric, ivText(r.Interval), formatValue(c.Bound, "ms")))
-		case !c.c.met(msOf(s.Lo)) && owner == OwnerServer:
-			pass = false
-			failWhy = append(failWhy, fmt.Sprintf("%s: service %s %s beyond %s", c.Clause, c.Metric, ivText(s.Interval), formatValue(c.Bound, "ms")))
-		default:
-			pass = false
-			openWhy = append(openWhy, fmt.Sprintf("%s: response %s %s holds %s", c.Clause, c.Metric, ivText(r.Interval), formatValue(c.Bound, "ms")))
-		}
-	}
-	switch {
-	case len(failWhy) > 0:
-		reason := "decided at " + where + ": the server missed " + andMore(failWhy)
-		if j.Outcome == Violated {
-			reason += "; " + j.Reason
-		}
-		return Judgement{Outcome: Violated, Verdict: VerdictOK, Reason: reason, Owners: j.Owners}
-	case pass:
-		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: "decided at " + where + ": " + strings.Join(passWhy, "; "), Owners: nil}
-	}
-	why := openWhy
-	if len(why) == 0 {
-		why = []string{j.Reason}
-	}
-	return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: "undecided at " + where + ": " + strings.Join(why, "; ") + "; " + j.Reason, Owners: j.Owners}
-}
-
-// seriesOf makes the response and service times of intervals into the
-// block bootstrap's series.
-func seriesOf(ivs []scheduler.Interval) (resp, serv *stats.Series, err error) {
-	rs := make([]stats.Hist, len(ivs))
-	ss := make([]stats.Hist, len(ivs))
-	for i, iv := range ivs {
-		if !iv.Response.Empty() {
-			h, err := iv.Response.Histogram()
-			if err != nil {
-				return nil, nil, err
-			}
-			rs[i] = stats.HistOf(h)
-		}
-		if !iv.Service.Empty() {
-			h, err := iv.Service.Histogram()
-			if err != nil {
-				return nil, nil, err
-			}
-			ss[i] = stats.HistOf(h)
-		}
-	}
-	return stats.NewSeries(rs), stats.NewSeries(ss), nil
-}
-
-// percentileOfMetric reads p99 as 99; false for the other metrics.
-func percentileOfMetric(m string) (float64, bool) {
-	if !strings.HasPrefix(m, "p") {
-		return 0, false
-	}
-	q, err := strconv.ParseFloat(m[1:], 64)
-	return q, err == nil && q > 0 && q < 100
-}
-
-// msOf is a bootstrap end (nanoseconds; +Inf unbounded) in ms.
-func msOf(v float64) float64 {
-	if math.IsInf(v, 0) {
-		return v
-	}
-	return v / 1e6
-}
-
-// ivText words an interval in ms: "1.204 [1.101, 1.390] ms".
-func ivText(iv stats.Interval) string {
-	end := func(v float64) string {
-		if math.IsInf(v, 0) {
-			return "…"
-		}
-		return strconv.FormatFloat(v/1e6, 'f', 3, 64)
-	}
-	return fmt.Sprintf("%s [%s, %s] ms", end(iv.Estimate), end(iv.Lo), end(iv.Hi))
 }
 
 // decideLine is the text report's line on how a test used its budget.

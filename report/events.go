@@ -83,9 +83,9 @@ func offsetSeconds(ns int64) float64 {
 	return round(float64(ns)/1e9, 6)
 }
 
-// worstUnavailable is the longest window of any of evs, writes or reads,
+// WorstUnavailable is the longest window of any of evs, writes or reads,
 // in seconds (0 when none has one).
-func worstUnavailable(evs []Event) float64 {
+func WorstUnavailable(evs []Event) float64 {
 	worst := 0.0
 	for _, e := range evs {
 		for _, w := range []*EventWindow{e.Write, e.Read} {
@@ -97,9 +97,9 @@ func worstUnavailable(evs []Event) float64 {
 	return worst
 }
 
-// eventsIn returns the events of evs whose windows start in [from, to)
+// EventsIn returns the events of evs whose windows start in [from, to)
 // (an event without a window: first seen there).
-func eventsIn(evs []Event, from, to time.Duration) []Event {
+func EventsIn(evs []Event, from, to time.Duration) []Event {
 	var out []Event
 	lo, hi := from.Seconds(), to.Seconds()
 	for _, e := range evs {
@@ -149,7 +149,7 @@ func writeEvents(b *strings.Builder, t *Test) {
 	}
 	bound := "failed"
 	if t.EventBoundMs != nil && *t.EventBoundMs > 0 {
-		bound += " or took over " + formatValue(*t.EventBoundMs, "ms")
+		bound += " or took over " + FormatValue(*t.EventBoundMs, "ms")
 	}
 	fmt.Fprintf(b, "  events (a request counts against one when it %s)\n", bound)
 	for _, e := range t.Events {
@@ -215,7 +215,7 @@ func WindowText(w *EventWindow) string {
 		end = "the end (never served again)"
 	}
 	return fmt.Sprintf("unavailable %s s (%s–%s), %d failed, spike %s", strconv.FormatFloat(w.UnavailableS, 'f', 3, 64),
-		strconv.FormatFloat(w.StartS, 'f', 3, 64), end, w.Failed, formatValue(w.SpikeMs, "ms"))
+		strconv.FormatFloat(w.StartS, 'f', 3, 64), end, w.Failed, FormatValue(w.SpikeMs, "ms"))
 }
 
 // slotsText is "0-5460, 10923" for slot ranges.

@@ -137,7 +137,7 @@ func TestUnavailableClause(t *testing.T) {
 	if !strings.Contains(mustCheck(t, mustSLO(t, "unavailable<100ms", 0), withTopology()).Violations[0], "unavailable 0.120 s >= 0.100 s") {
 		t.Error("the violation does not word the window")
 	}
-	if _, err := ParseSLO("unavailable<=x"); err == nil {
+	if _, err := parseSLO("unavailable<=x"); err == nil {
 		t.Error("unavailable<=x accepted")
 	}
 }

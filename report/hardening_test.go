@@ -58,11 +58,11 @@ func render(t *testing.T, f func(*bytes.Buffer) error) string {
 func TestNoAuthRunIsNotOK(t *testing.T) {
 	t.Parallel()
 	r := noAuth()
-	slo, err := ParseSLO("p99<2ms")
+	slo, err := parseSLO("p99<2ms")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := slo.Check(asTest(t, r, nil))
+	res, err := checkHook(slo, asTest(t, r, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestQuietShowsErrorShare(t *testing.T) {
 func TestSLOWarnsOfErrorsItDoesNotJudge(t *testing.T) {
 	t.Parallel()
 	r := sample() // 2 errors + 2 timeouts of 10003
-	slo, _ := ParseSLO("p99<20ms")
+	slo, _ := parseSLO("p99<20ms")
 	res := mustCheck(t, slo, r)
 	if !res.Pass {
 		t.Fatalf("%s", res.Line())
@@ -159,7 +159,7 @@ func TestSLOWarnsOfErrorsItDoesNotJudge(t *testing.T) {
 	}
 	// An errors clause judges them: no warning. No errors: no warning.
 	for _, spec := range []string{"p99<20ms,errors<1%"} {
-		slo, _ := ParseSLO(spec)
+		slo, _ := parseSLO(spec)
 		if w := sloWarnings(t, mustCheck(t, slo, r)); w != "[]" {
 			t.Errorf("%s: warnings %s", spec, w)
 		}
@@ -190,8 +190,8 @@ func TestParseSLORejectsNonFiniteAndNegative(t *testing.T) {
 		"errors<NaN%", "errors<NaN", "errors<nan%", "unsent<NaN%", "errors<Inf%", "errors<+Inf", "errors<-Inf%",
 		"errors<-1%", "unsent<-0.5", "p99<NaNms", "p99<-5ms", "p99<Infms", "rate>NaN", "rate>-5", "rate>Inf",
 	} {
-		if _, err := ParseSLO(s); err == nil {
-			t.Errorf("ParseSLO(%q) accepted", s)
+		if _, err := parseSLO(s); err == nil {
+			t.Errorf("parseSLO(%q) accepted", s)
 		}
 	}
 }

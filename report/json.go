@@ -172,7 +172,7 @@ type Test struct {
 	ReceiveClock string `json:"receive_clock,omitempty"`
 	// HeldSent and HeldUnsent count the requests the target held back
 	// (sent late, or never, because no connection could take them): their
-	// lateness is the server's, not the generator's (see Assess). Absent
+	// lateness is the server's, not the generator's (see verdict.Assess). Absent
 	// when none were.
 	HeldSent   uint64 `json:"held_sent,omitempty"`
 	HeldUnsent uint64 `json:"held_unsent,omitempty"`
@@ -540,6 +540,10 @@ func summary(h *hdrhistogram.Histogram) *histo.Summary {
 	}
 	return &s
 }
+
+// Round rounds v to digits decimals, as the JSON's figures are (half
+// up).
+func Round(v float64, digits int) float64 { return round(v, digits) }
 
 func round(v float64, digits int) float64 {
 	p := 1.0

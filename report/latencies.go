@@ -137,3 +137,26 @@ func mergeLatencies(hs []Histograms) (Latencies, error) {
 	}
 	return newLatencies(sum)
 }
+
+// MergeHist merges packed histograms into one (nil: no samples).
+func MergeHist(ps []histo.Packed) (*hdrhistogram.Histogram, error) {
+	var hs []*hdrhistogram.Histogram
+	for _, p := range ps {
+		if p.Empty() {
+			continue
+		}
+		h, err := p.Histogram()
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, h)
+	}
+	switch len(hs) {
+	case 0:
+		return nil, nil
+	case 1:
+		return hs[0], nil
+	}
+	sum, _ := histo.Merge(hs...)
+	return sum, nil
+}

@@ -48,7 +48,9 @@ var mergedConfig = []string{
 // counts, bytes and errors are summed, histograms added (so every
 // percentile is that of all requests), intervals with the same start
 // merged, rates taken over the union of the windows, and every summary
-// and verdict computed again from the sums; a cluster's nodes are merged
+// computed again from the sums (the verdicts are the caller's to judge
+// again: verdict.Merged; a shard that lost its target loses the merged
+// test's here); a cluster's nodes are merged
 // the same way (see mergeNodes). It refuses (an error wrapping ErrMerge)
 // documents that are not shards of one timeline (K and N as --shard
 // takes them), a missing shard unless opt.Partial, and sums that overflow
@@ -363,20 +365,17 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 	if t.Messages, err = mergeMessages(parts, in, &t); err != nil {
 		return t, fmt.Errorf("test %s: %w", f.ID, err)
 	}
-	// The verdict, from the sums; a shard that lost its target loses the
-	// merged test's.
+	// A shard that lost its target loses the merged test's; any other
+	// verdict is the caller's to judge from the sums (verdict.Merged).
 	for i, p := range parts {
 		if p.Verdict == VerdictTargetLost {
 			t.Verdict, t.VerdictReason = p.Verdict, fmt.Sprintf("%s: %s", in[i].Label, p.VerdictReason)
-			t.Outcome = Failed.String()
 			return t, nil
 		}
 	}
 	if _, err := t.figures(); err != nil {
 		return t, err
 	}
-	j := Judge(&t)
-	t.Verdict, t.VerdictReason, t.Outcome = j.Verdict, j.Reason, j.Outcome.String()
 	return t, nil
 }
 

@@ -131,6 +131,12 @@ func TestMergeIsExact(t *testing.T) {
 	if ivSched != m.Counts.Scheduled {
 		t.Errorf("intervals schedule %d of %d", ivSched, m.Counts.Scheduled)
 	}
+	// Merge leaves the verdict to verdict.Merged, which judges the sums.
+	if m.Verdict != "" {
+		t.Errorf("merge judged: %s", m.Verdict)
+	}
+	j := judgeHook(&m)
+	m.Verdict, m.VerdictReason, m.Outcome = j.Verdict, j.Reason, j.Outcome
 	if m.Verdict != "ok" {
 		t.Errorf("verdict %s: %s", m.Verdict, m.VerdictReason)
 	}

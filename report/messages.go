@@ -199,11 +199,12 @@ type MessagesRun struct {
 }
 
 // NewMessagesTest makes a pubsub or stream run into a report test whose
-// latencies are the deliveries' (see above), judged as NewTest judges
-// one: its SLO (with the loss and lag clauses) and the trust rule.
-func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, Judgement, error) {
+// latencies are the deliveries' (see above), as NewTest makes a run's;
+// verdict.NewMessagesTest judges it (its SLO with the loss and lag
+// clauses, and the trust rule).
+func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, error) {
 	if in.Publisher == nil || in.Messages == nil {
-		return nil, Judgement{}, errors.New("a messages test needs its publisher's and its receivers' results")
+		return nil, errors.New("a messages test needs its publisher's and its receivers' results")
 	}
 	m := in.Messages
 	r := *in.Publisher
@@ -216,12 +217,12 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, Judgement, error) {
 	r.Clamped += m.Clamped
 	ivs, err := deliveryIntervals(in.Publisher.Intervals, m.Intervals)
 	if err != nil {
-		return nil, Judgement{}, err
+		return nil, err
 	}
 	r.Intervals = ivs
 	t, err := fromResult(&r)
 	if err != nil {
-		return nil, Judgement{}, err
+		return nil, err
 	}
 	intervalMessages(t.Intervals, m.Intervals)
 	pub := in.Publisher
@@ -234,7 +235,7 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, Judgement, error) {
 		msgs.LossPct = round(100*float64(m.Lost)/float64(m.Expected), 6)
 	}
 	if msgs.Publish, err = newLatencies(latencySet{response: pub.Response, service: pub.Service, lag: pub.Lag, receive: pub.Receive}); err != nil {
-		return nil, Judgement{}, err
+		return nil, err
 	}
 	for _, rr := range m.Receivers {
 		j := Receiver{Name: rr.Name, Channels: rr.Channels, Expected: rr.Expected, Delivered: rr.Delivered, Lost: rr.Lost,
@@ -261,7 +262,8 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, Judgement, error) {
 	if t.ID == "" {
 		t.ID = in.Kind
 	}
-	return judgeTest(&t, o)
+	attachServer(&t, o.Server)
+	return &t, nil
 }
 
 // deliveryIntervals puts the deliveries' histograms into the publisher's
@@ -302,7 +304,7 @@ func addPacked(a, b histo.Packed) (histo.Packed, error) {
 	if a.Empty() {
 		return b, nil
 	}
-	h, err := mergeHist([]histo.Packed{a, b})
+	h, err := MergeHist([]histo.Packed{a, b})
 	if err != nil {
 		return histo.Packed{}, err
 	}

@@ -143,7 +143,7 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 		writeServerProcess(&b, f.server)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeOf(t), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
+	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeWord(t), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
 	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {
 			fmt.Fprintf(&b, "  %s\n", l)
@@ -276,7 +276,7 @@ func messagesQuiet(w io.Writer, t *Test, f *figures, o TextOptions) error {
 			extra += ", slo violated"
 		}
 	}
-	verdict := outcomeOf(t).String()
+	verdict := outcomeWord(t)
 	switch {
 	case t.Verdict == VerdictTargetLost && t.VerdictReason != "":
 		verdict += " (" + safetext.Escape(t.Verdict) + ": " + safetext.Escape(t.VerdictReason) + ")"

@@ -276,7 +276,7 @@ func TestNodesServiceAndServer(t *testing.T) {
 			Response: nodeHist(10, 900), Service: nodeHist(10, 800)},
 	}
 	st := &serverinfo.Stats{Available: true, Commands: node.Commands, Nodes: map[string]*serverinfo.Stats{"127.0.0.1:7001": node, "127.0.0.1:7002": gone}}
-	tt, _, err := NewTest(r, TestOptions{ID: "get", Server: st})
+	tt, err := NewTest(r, TestOptions{ID: "get", Server: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,13 +16,14 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/plots"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func htmlFixture(t *testing.T) []byte {
 	t.Helper()
 	doc := report.CompareFixture(t)
 	doc.Tests[1].Name = `GET <b>"bold"</b> & co`
-	slo, err := report.ParseSLO("p99<5ms")
+	slo, err := verdict.ParseSLO("p99<5ms")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -275,7 +275,7 @@ func TestPlotClampsAbsurdValues(t *testing.T) {
 // under delivery tags that merge back into the test's histograms.
 func TestMessagesPlotsAndLogs(t *testing.T) {
 	t.Parallel()
-	tt, _, err := report.NewMessagesTest(report.StreamRun(t, 1000, 3, 4, 2, []int64{10, 12, 9}), report.TestOptions{})
+	tt, err := report.NewMessagesTest(report.StreamRun(t, 1000, 3, 4, 2, []int64{10, 12, 9}), report.TestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

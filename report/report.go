@@ -137,7 +137,7 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 	}
 	b.WriteString("\n")
 	b.WriteString(decideLine(t.Decide))
-	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeOf(t), safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
+	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", outcomeWord(t), safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
 	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {
 			fmt.Fprintf(&b, "  %s\n", l)
@@ -347,7 +347,7 @@ func Quiet(w io.Writer, t *Test, o TextOptions) error {
 	}
 	r, slo := t, t.SLO
 	s := histo.Summarize(f.response)
-	verdict := outcomeOf(t).String()
+	verdict := outcomeWord(t)
 	switch {
 	case r.Verdict == VerdictTargetLost && r.VerdictReason != "":
 		verdict += " (" + safetext.Escape(r.Verdict) + ": " + safetext.Escape(r.VerdictReason) + ")"

@@ -2,13 +2,9 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
@@ -95,20 +91,20 @@ func writeServerProcess(b *strings.Builder, sp *scheduler.ServerProcess) {
 		name = " (" + safetext.Escape(sp.Name) + ")"
 	}
 	fmt.Fprintf(b, "  server process pid %d%s: CPU %.3f s; waited for a CPU %s (%s of the time, %s per time slice over %d slices); %d involuntary switches\n",
-		sp.PID, name, u.CPU.Seconds(), waitText(u.Wait), shareText(u.WaitShare()), waitText(u.MeanWait()), u.Slices, u.Involuntary)
+		sp.PID, name, u.CPU.Seconds(), WaitText(u.Wait), ShareText(u.WaitShare()), WaitText(u.MeanWait()), u.Slices, u.Involuntary)
 	fmt.Fprintf(b, "                 found as %s\n", safetext.Escape(sp.How))
 }
 
-// waitText words a wait: "3.2 ms", "41 µs".
-func waitText(d time.Duration) string {
+// WaitText words a wait: "3.2 ms", "41 µs".
+func WaitText(d time.Duration) string {
 	if d >= time.Millisecond {
 		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
 	}
 	return fmt.Sprintf("%.0f µs", float64(d)/1e3)
 }
 
-// shareText words a share: "0.3%".
-func shareText(v float64) string {
+// ShareText words a share: "0.3%".
+func ShareText(v float64) string {
 	switch {
 	case v >= 0.1:
 		return fmt.Sprintf("%.0f%%", 100*v)
@@ -116,143 +112,4 @@ func shareText(v float64) string {
 		return fmt.Sprintf("%.1f%%", 100*v)
 	}
 	return fmt.Sprintf("%.2f%%", 100*v)
-}
-
-// The server process's wait for a CPU, held against a clause at
-// quantile q (a share 1 − q of the requests lies beyond it). A
-// single-threaded server that is runnable but waits for a CPU a share w
-// of the time delays the requests that arrive meanwhile, about a share w
-// of them (arrivals at random instants see the time averages), and those
-// alone: its backlog clears in microseconds once it runs. So its waits
-// can explain a miss at q only when w reaches 1 − q, and cannot when w
-// stays under half of it (most of the requests beyond the percentile then
-// met no wait). Measured on the 2-vCPU VM pacer is developed on
-// (bench/gate, 10k GET/s against a local redis-server): see docs/ci.md.
-const (
-	// WaitExplainsShare is the least wait share, whatever the quantile,
-	// from which waits count as explaining a miss: below it a host is
-	// not busy enough for its load to be the story.
-	WaitExplainsShare = 0.02
-	// WaitIdleShare is the share of 1 − q under which the server counts
-	// as not waiting for a CPU.
-	WaitIdleShare = 0.5
-)
-
-// serverWait is the server process's wait over the intervals of a
-// clause's scope that miss its bound on service time (all of the scope's
-// when none does alone).
-type serverWait struct {
-	u  host.ProcUsage
-	ok bool
-	// failing says the usage is that of the failing intervals.
-	failing bool
-	// calm is the usage over the intervals in which the server process
-	// did not wait (idle at the clause's quantile), calmService their
-	// service time at the clause's metric (ms) and calmCount its samples.
-	calm        host.ProcUsage
-	calmService float64
-	calmCount   int64
-}
-
-// serverWaitOf is the server process's usage over the intervals of
-// [from, from+dur) (dur 0: the whole test) whose service time at metric
-// misses boundMs, or over all of them when none does.
-func serverWaitOf(t *Test, from, dur time.Duration, metric string, boundMs float64) serverWait {
-	f := t.mustFigures()
-	if f.server == nil {
-		return serverWait{}
-	}
-	ivs, err := t.series()
-	if err != nil || len(ivs) == 0 {
-		return serverWait{u: f.server.Usage, ok: f.server.Usage.Seconds > 0}
-	}
-	var all, failing, calm host.ProcUsage
-	var calmHists []*hdrhistogram.Histogram
-	idleBelow := WaitIdleShare * beyond(metricQuantile(metric))
-	for _, iv := range ivs {
-		if iv.ServerProcess == nil || dur > 0 && (iv.Start < from || iv.Start >= from+dur) {
-			continue
-		}
-		all.Add(*iv.ServerProcess)
-		if v, ok := iv.Service.Summary.Metric(metric); ok && iv.Service.Summary.Count > 0 && v > boundMs {
-			failing.Add(*iv.ServerProcess)
-		}
-		if iv.ServerProcess.WaitShare() < idleBelow && !iv.Service.Empty() {
-			if h, err := iv.Service.Histogram(); err == nil {
-				calm.Add(*iv.ServerProcess)
-				calmHists = append(calmHists, h)
-			}
-		}
-	}
-	w := serverWait{u: all, ok: all.Seconds > 0, calm: calm}
-	if failing.Seconds > 0 {
-		w.u, w.failing = failing, true
-	}
-	if len(calmHists) > 0 {
-		h, _ := histo.Merge(calmHists...)
-		s := histo.Summarize(h)
-		w.calmService, _ = s.Metric(metric)
-		w.calmCount = h.TotalCount()
-	}
-	return w
-}
-
-// calmMiss reports whether the service time of the intervals in which
-// the server process did not wait for a CPU, pooled, misses the bound
-// (met says what meets it) at quantile q, on enough samples to tell
-// (histo.MinTailSamples beyond the percentile): the server's own time
-// misses it, whatever the host did in the other intervals.
-func (w serverWait) calmMiss(q float64, met func(float64) bool) bool {
-	if w.calmCount == 0 || w.calm.Seconds <= 0 {
-		return false
-	}
-	return !histo.Insufficient(w.calmCount, q) && !met(w.calmService)
-}
-
-// calmWords says what calmMiss found.
-func (w serverWait) calmWords(metric string) string {
-	return fmt.Sprintf("in the %.1f s in which the server process hardly waited for a CPU (%s of the time), its service %s is still %.3f ms",
-		w.calm.Seconds, shareText(w.calm.WaitShare()), metric, w.calmService)
-}
-
-// explains reports whether the server's waits for a CPU can explain a
-// miss at quantile q (percent): it waited for a CPU at least the share
-// of the time the percentile leaves beyond it (1 − q), and at least
-// WaitExplainsShare.
-func (w serverWait) explains(q float64) bool {
-	if !w.ok {
-		return false
-	}
-	return w.u.WaitShare() >= max(beyond(q), WaitExplainsShare)
-}
-
-// idle reports whether the server's waits for a CPU cannot explain a miss
-// at quantile q: it waited under WaitIdleShare of the share beyond the
-// percentile.
-func (w serverWait) idle(q float64) bool {
-	return w.ok && w.u.WaitShare() < WaitIdleShare*beyond(q)
-}
-
-// beyond is the share of requests beyond quantile q (percent); the
-// maximum's is one request in a thousand, the mean's a half.
-func beyond(q float64) float64 {
-	switch {
-	case math.IsNaN(q) || q <= 0:
-		return 0.5
-	case q >= 100:
-		return 0.001
-	}
-	return 1 - q/100
-}
-
-// words says what the server process's waits were: "the server process
-// waited 12.3 ms for a CPU in 10.0 s (0.1% of the time, 3 µs per time
-// slice)", over the intervals that missed when they are the scope.
-func (w serverWait) words() string {
-	in := ""
-	if w.failing {
-		in = " of the intervals that missed"
-	}
-	return fmt.Sprintf("the server process waited %s for a CPU in %.1f s%s (%s of the time, %s per time slice)",
-		waitText(w.u.Wait), w.u.Seconds, in, shareText(w.u.WaitShare()), waitText(w.u.MeanWait()))
 }

@@ -35,7 +35,7 @@ func openResult(name string, scale int64) *scheduler.Result {
 func TestRenderRoundTrip(t *testing.T) {
 	t.Parallel()
 	orig := openResult("GET", 1)
-	slo, err := ParseSLO("p99<1ms,errors<1%")
+	slo, err := parseSLO("p99<1ms,errors<1%")
 	if err != nil {
 		t.Fatal(err)
 	}

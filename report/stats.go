@@ -268,22 +268,6 @@ func writeRepeats(w io.Writer, title string, rep *Repeats) error {
 	return err
 }
 
-// RepeatsOf summarises the runs of one test: the median, min and max of
-// their figures, and each run as a test of its own, with its own SLO
-// verdict and verdict (the test's own are those of the runs pooled).
-func RepeatsOf(runs []*scheduler.Result, o TestOptions) (*Repeats, error) {
-	figs := make([]map[string]float64, len(runs))
-	tests := make([]Test, len(runs))
-	for i, r := range runs {
-		t, _, err := NewTest(r, o)
-		if err != nil {
-			return nil, err
-		}
-		figs[i], tests[i] = Figures(t), *t
-	}
-	return NewRepeats(figs, tests), nil
-}
-
 // WriteNotes writes the notes under a test's report: what the sample says
 // of each percentile of its response time (with ci, their confidence
 // intervals) and, for several runs (rep), their median and min–max.

@@ -26,8 +26,6 @@ import (
 type TestOptions struct {
 	// ID is the test's stable identifier (get, mix, custom, fill, ...).
 	ID string
-	// SLO is --slo; the zero SLO checks nothing.
-	SLO SLO
 	// Percentiles adds response_percentiles (run, bench, sweep); CI adds
 	// their confidence intervals (--ci).
 	Percentiles, CI bool
@@ -40,47 +38,32 @@ type TestOptions struct {
 	Runs []*hdrhistogram.Histogram
 }
 
-// NewTest makes a run's result into a report test: its JSON form, its
-// SLO verdict and the trust rule's judgement (Judge), which it records as
-// the test's verdict and returns. It and NewMessagesTest are the places a
-// verdict is written (judgeTest); nothing writes one back into a
-// scheduler result.
-func NewTest(r *scheduler.Result, o TestOptions) (*Test, Judgement, error) {
+// NewTest makes a run's result into a report test: its JSON form and
+// what the server counted. It does not judge it: verdict.NewTest checks
+// its SLO and records the trust rule's judgement as its verdict and
+// outcome. Nothing writes a verdict back into a scheduler result.
+func NewTest(r *scheduler.Result, o TestOptions) (*Test, error) {
 	t, err := fromResult(r)
 	if err != nil {
-		return nil, Judgement{}, err
+		return nil, err
 	}
 	t.ID = o.ID
 	if o.Percentiles || o.CI {
 		t.ResponsePercentiles = percentileStats(r.Response, o.CI, ciSource{runs: o.Runs, intervals: r.Intervals, closed: r.Mode == "closed"})
 	}
-	return judgeTest(&t, o)
+	attachServer(&t, o.Server)
+	return &t, nil
 }
 
-// judgeTest finishes a test made from a run (NewTest, NewMessagesTest):
-// what the server counted, the SLO, and the trust rule's judgement, which
-// it records as the test's verdict and outcome.
-func judgeTest(t *Test, o TestOptions) (*Test, Judgement, error) {
-	t.Server = o.Server
-	if o.Server != nil {
+// attachServer gives a test made from a run (NewTest, NewMessagesTest)
+// what the server counted during it (nil: not asked).
+func attachServer(t *Test, s *serverinfo.Stats) {
+	t.Server = s
+	if s != nil {
 		for k := range t.Nodes { // a cluster's primaries, each asked on its own
-			t.Nodes[k].Server = o.Server.Nodes[t.Nodes[k].Addr]
+			t.Nodes[k].Server = s.Nodes[t.Nodes[k].Addr]
 		}
 	}
-	var err error
-	if t.SLO, err = o.SLO.Check(t); err != nil {
-		return nil, Judgement{}, err
-	}
-	j := Judge(t)
-	t.Verdict, t.VerdictReason, t.Outcome = j.Verdict, j.Reason, j.Outcome.String()
-	if t.SLO != nil {
-		for i := range t.SLO.Clauses {
-			if i < len(j.Owners) {
-				t.SLO.Clauses[i].Owner = j.Owners[i]
-			}
-		}
-	}
-	return t, j, nil
 }
 
 // figures are a test's exact facts beyond its JSON fields.

@@ -99,7 +99,7 @@ type ClosedConfig struct {
 	ServerProcess *host.ServerProcess
 	// LagLimit is, with Rate, the send-lag p99 above which the throttled
 	// loop counts as behind its schedule (when the lag is also material:
-	// see report.Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
+	// see verdict.Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
 	// with the runtime's timers.
 	LagLimit time.Duration
 	// Cluster, when set, runs against a Redis Cluster (see ClosedCluster);

@@ -5,7 +5,7 @@
 // experiments above it (package experiment and its subpackages, the
 // command) and the transport, templates and histograms below it (conn,
 // scenarios, histo); it returns facts and decides nothing: whether a
-// Result can be trusted, and whether it meets an SLO, is report.Judge's
+// Result can be trusted, and whether it meets an SLO, is verdict.Judge's
 // call.
 //
 // # Timeline and intended time

@@ -37,7 +37,7 @@ func TestRedialBacksOffWhenReplacementsNeverServe(t *testing.T) {
 			if limit := uint64(conns * 10); res.Reconnects > limit {
 				t.Fatalf("%d reconnects in 2 s over %d connections, want at most %d with backoff", res.Reconnects, conns, limit)
 			}
-			// The facts of a lost target (report.Judge's target_lost): nothing
+			// The facts of a lost target (verdict.Judge's target_lost): nothing
 			// completed, and the first error says why.
 			if res.Counts.Completed != 0 || res.FirstError == "" {
 				t.Fatalf("counts %+v, first error %q: want nothing completed and the first error kept", res.Counts, res.FirstError)

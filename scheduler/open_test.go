@@ -252,7 +252,7 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 		t.Fatalf("response max %v below send lag max %v", r, time.Duration(res.Lag.Max()))
 	}
 	// The server held the sends back (every FIFO full), not the generator:
-	// the run counts the requests it held, which report.Judge leaves out of
+	// the run counts the requests it held, which verdict.Judge leaves out of
 	// the generator's lag. How long the pacer saw itself blocked depends on
 	// when it got a CPU (a loaded machine under -race saw 5 ms of the 100);
 	// the requests held are the measure.

@@ -156,7 +156,7 @@ func errorText(b []byte) string {
 
 // Result is what one test measured: facts only. Whether they can be
 // trusted, and whether they meet an SLO, is decided in one place from
-// them (report.Judge).
+// them (verdict.Judge).
 type Result struct {
 	Name string
 	// Mode is "open" or "closed".
@@ -269,7 +269,7 @@ type Result struct {
 	// sent, or left unsent, from a moment no connection could take a due
 	// request until everything due was queued again (or the run ended).
 	// Their lateness is the server's doing, not the generator's (see
-	// report.Assess).
+	// verdict.Assess).
 	HeldSent, HeldUnsent uint64
 	// DroppedBacklog counts requests unsent because they were more than
 	// MaxBacklog late when their turn came.
@@ -317,7 +317,7 @@ type Result struct {
 // (--decide-within) used it: it waited for a quiet host, ran its planned
 // duration, and while its verdict was inconclusive went on in steps of
 // Every, looking at everything measured after each (Looks), until a look
-// decided or the budget ran out. Facts only: report.Judge decides from
+// decided or the budget ran out. Facts only: verdict.Judge decides from
 // them which rule a look applies.
 type Extension struct {
 	// Planned is the planned duration, Budget the most the whole test

@@ -21,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Bounds of ab's rounds.
@@ -120,7 +121,7 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 		return nil, usageErrorf("--interval %s: want at least %s", cfg.Interval, minInterval)
 	}
 	cfg.Seed = parseSeed(c)
-	if a.load, err = parseOpenLoad(c, cfg.Conns, report.SLO{}); err != nil {
+	if a.load, err = parseOpenLoad(c, cfg.Conns, verdict.SLO{}); err != nil {
 		return nil, err
 	}
 	for s := range a.sides {
@@ -268,7 +269,7 @@ func abAction(c *cli.Context) error {
 		if a.quiet {
 			return
 		}
-		t, _, err := report.NewTest(r.Result, report.TestOptions{})
+		t, _, err := verdict.NewTest(r.Result, report.TestOptions{}, verdict.SLO{})
 		if err == nil {
 			t.Name = ab.Label(r.Side, r.Round, cfg.Rounds) + " " + t.Name
 			_ = report.Quiet(out, t, report.TextOptions{})

@@ -17,6 +17,7 @@ import (
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // benchCommand is `pacer bench`: redis-benchmark's closed loop with its
@@ -215,7 +216,7 @@ func benchAction(c *cli.Context) error {
 		Metrics: func(test string, onStart func(*scheduler.Live)) (func(*scheduler.Live), func()) {
 			return e.metrics.Hook(test, metrics.ModeClosed, onStart)
 		},
-		Judged: func(t *report.Test, j report.Judgement) { code = worst(code, judged(stderr, t, j)) }})
+		Judged: func(t *report.Test, j verdict.Judgement) { code = worst(code, judged(stderr, t, j)) }})
 	if err != nil {
 		return failed(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // maxDecideWithin bounds --decide-within: a gate that may take longer
@@ -26,7 +27,7 @@ type decideOpts struct {
 // parseDecide reads --decide-within for tests of planned measured length
 // planned (warmup included) judged by slo; refused without an SLO to
 // decide, or with a budget shorter than the planned length.
-func parseDecide(c *cli.Context, slo report.SLO, planned time.Duration) (decideOpts, error) {
+func parseDecide(c *cli.Context, slo verdict.SLO, planned time.Duration) (decideOpts, error) {
 	if !c.IsSet("decide-within") {
 		return decideOpts{}, nil
 	}
@@ -42,11 +43,11 @@ func parseDecide(c *cli.Context, slo report.SLO, planned time.Duration) (decideO
 	return decideOpts{budget: d}, nil
 }
 
-// forTest is the experiment's Decide for a test judged with o (nil
+// forTest is the experiment's Decide for a test judged with o and slo (nil
 // without --decide-within).
-func (d decideOpts) forTest(o report.TestOptions) *experiment.Decide {
+func (d decideOpts) forTest(o report.TestOptions, slo verdict.SLO) *experiment.Decide {
 	if d.budget <= 0 {
 		return nil
 	}
-	return &experiment.Decide{Budget: d.budget, Options: o}
+	return &experiment.Decide{Budget: d.budget, Options: o, SLO: slo}
 }

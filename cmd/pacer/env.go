@@ -15,6 +15,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // runEnv is what every load command sets up around its runs, in one
@@ -164,7 +165,7 @@ func (e *runEnv) writeFiles() error {
 		return nil
 	}
 	if e.doc.Outcome == "" && !e.doc.Interrupted && len(e.doc.Tests) > 0 {
-		o, _ := report.DocumentOutcome(e.doc)
+		o, _ := verdict.OfDocument(e.doc)
 		e.doc.Outcome = o.String()
 	}
 	echoSentinels(e.doc.Config, e.target)
@@ -175,11 +176,11 @@ func (e *runEnv) writeFiles() error {
 // "pacer: GET: error: target lost: …" (exit 1), "pacer: GET:
 // inconclusive: …" (exit 4, naming the figure), "pacer: GET: fail: …"
 // (exit 3, the server's evidence), and returns its exit code.
-func judged(stderr io.Writer, t *report.Test, j report.Judgement) int {
+func judged(stderr io.Writer, t *report.Test, j verdict.Judgement) int {
 	switch j.Outcome {
-	case report.Failed:
+	case verdict.Error:
 		fmt.Fprintf(stderr, "pacer: %s: %s: target lost: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
-	case report.Untrusted, report.Violated:
+	case verdict.Inconclusive, verdict.Fail:
 		fmt.Fprintf(stderr, "pacer: %s: %s: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
 	}
 	return j.Outcome.ExitCode()

@@ -15,6 +15,7 @@ import (
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // fillCommand is `pacer fill`: write every key of a keyspace once, with
@@ -131,10 +132,10 @@ func fillAction(c *cli.Context) error {
 	}
 	code := exitOK
 	var t *report.Test
-	var jd report.Judgement
+	var jd verdict.Judgement
 	if res != nil {
 		var terr error
-		if t, jd, terr = report.NewTest(res, report.TestOptions{ID: fillID, SLO: out.slo, Server: st}); terr != nil {
+		if t, jd, terr = verdict.NewTest(res, report.TestOptions{ID: fillID, Server: st}, out.slo); terr != nil {
 			return failed(terr)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Limits every load command checks before anything runs.
@@ -131,7 +132,7 @@ type outputConfig struct {
 	quiet    bool
 	jsonPath string
 	showErrs bool
-	slo      report.SLO
+	slo      verdict.SLO
 	interval time.Duration
 	// files are the result files (--json, --hdr-log, --hdr-spectrum).
 	files resultFiles
@@ -146,7 +147,7 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 	}
 	if c.IsSet("slo") {
 		var err error
-		if o.slo, err = report.ParseSLO(c.String("slo")); err != nil {
+		if o.slo, err = verdict.ParseSLO(c.String("slo")); err != nil {
 			return o, usageErrorf("%v", err)
 		}
 		if err := messageClauses(c, o.slo); err != nil {
@@ -272,7 +273,7 @@ func parseSeed(c *cli.Context) uint64 {
 // parseOpenLoad reads the open loop's load flags (run, replay, sweep and
 // compare): of --arrival, --max-inflight and --max-backlog, those the
 // command defines.
-func parseOpenLoad(c *cli.Context, conns int, slo report.SLO) (experiment.OpenLoad, error) {
+func parseOpenLoad(c *cli.Context, conns int, slo verdict.SLO) (experiment.OpenLoad, error) {
 	f := experiment.OpenLoadFlags{MaxBuffer: c.String("max-buffer"), Pacing: c.String("pacing"), Drain: c.Duration("drain"),
 		Timeout: c.Duration("timeout"), TimeoutSet: c.IsSet("timeout"), Conns: conns, SLO: slo}
 	if defines(c, "arrival") {

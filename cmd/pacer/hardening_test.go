@@ -20,6 +20,7 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // TestBadInvocations: every bad input is one line on stderr and exit 2,
@@ -669,12 +670,12 @@ func TestJudge(t *testing.T) {
 		{"nothing scheduled", &scheduler.Result{}, nil, exitOK, ""},
 	} {
 		var stderr syncBuffer
-		tt, _, err := report.NewTest(tc.res, report.TestOptions{})
+		tt, _, err := verdict.NewTest(tc.res, report.TestOptions{}, verdict.SLO{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tt.SLO = tc.slo
-		j := report.Judge(tt)
+		j := verdict.Judge(tt)
 		if got := judged(&stderr, tt, j); got != tc.want || !strings.Contains(stderr.String(), tc.says) || (tc.says == "") != (stderr.String() == "") {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.name, got, stderr.String(), tc.want, tc.says)
 		}

@@ -18,7 +18,7 @@ const maxHiccupInterval = time.Second
 // a reply's arrival comes from and the host hiccup meter's interval.
 func measureFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "receive-clock", Value: conn.ReceiveKernel, Usage: fmt.Sprintf("`CLOCK` of a reply's arrival: %s (the kernel's receive timestamp, where the socket has one; else the read) or %s (when a goroutine read it, as before: its wake-up delay counts as the server's)", conn.ReceiveKernel, conn.ReceiveRead), Category: catTrust},
+		&cli.StringFlag{Name: "receive-clock", Value: conn.ReceiveKernel, Usage: fmt.Sprintf("`CLOCK` of a reply's arrival: %s (the kernel's receive timestamp, where the socket has one; else the read) or %s (when a goroutine read it: its wake-up delay counts as the server's)", conn.ReceiveKernel, conn.ReceiveRead), Category: catTrust},
 		&cli.DurationFlag{Name: "hiccup-interval", Value: host.DefaultInterval, Usage: "the host hiccup meter sleeps `DURATION` at a time and records how late it wakes (0: off)", Category: catTrust},
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func mergeCommand() *cli.Command {
@@ -68,6 +69,7 @@ func mergeAction(c *cli.Context) error {
 	if err != nil {
 		return failed(err)
 	}
+	verdict.Merged(doc)
 	if err := report.WriteJSON(c.App.Writer, outPath, doc); err != nil {
 		return failed(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // What pacer pubsub and pacer stream share: the publisher's timeline
@@ -126,7 +127,7 @@ func (m *messageLoad) echo(rc report.RunConfig, extra map[string]any) report.Run
 }
 
 // sloFor refuses clauses a command cannot judge: lag without a stream.
-func sloFor(slo report.SLO, stream bool) error {
+func sloFor(slo verdict.SLO, stream bool) error {
 	for _, metric := range slo.Metrics() {
 		if metric == "lag" && !stream {
 			return usageErrorf("--slo lag: a consumer lag is a stream's (pacer stream); pubsub has loss")
@@ -137,7 +138,7 @@ func sloFor(slo report.SLO, stream bool) error {
 
 // messageClauses refuses loss and lag clauses outside pacer pubsub and
 // pacer stream: only messages are lost or lag.
-func messageClauses(c *cli.Context, slo report.SLO) error {
+func messageClauses(c *cli.Context, slo verdict.SLO) error {
 	if c.Command != nil && (c.Command.Name == "pubsub" || c.Command.Name == "stream") {
 		return nil
 	}

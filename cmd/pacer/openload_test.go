@@ -9,8 +9,8 @@ import (
 
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
-	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // openLoadOf parses args with the open loop's load flags (all of them, or
@@ -22,10 +22,10 @@ func openLoadOf(t *testing.T, all bool, conns int, slo string, args ...string) (
 	if all {
 		flags = append(flags, arrivalFlag(), maxInflightFlag(), &cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog})
 	}
-	var s report.SLO
+	var s verdict.SLO
 	if slo != "" {
 		var err error
-		if s, err = report.ParseSLO(slo); err != nil {
+		if s, err = verdict.ParseSLO(slo); err != nil {
 			t.Fatal(err)
 		}
 	}

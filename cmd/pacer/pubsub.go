@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/pubsub"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func pubsubCommand() *cli.Command {
@@ -112,7 +113,7 @@ func pubsubAction(c *cli.Context) error {
 	e.noteConfig()
 	outcome, runErr := pubsub.Run(ctx, e.experiment(cfg.out.showErrs), cfg.run)
 	var open, closed *report.Test
-	var openJ report.Judgement
+	var openJ verdict.Judgement
 	if outcome != nil && outcome.Open != nil {
 		if open, openJ, err = outcome.Open.Test(cfg.run, cfg.out.slo); err != nil {
 			return failed(err)
@@ -120,7 +121,7 @@ func pubsubAction(c *cli.Context) error {
 		e.doc.Tests = append(e.doc.Tests, *open)
 	}
 	if outcome != nil && outcome.Closed != nil {
-		if closed, _, err = outcome.Closed.Test(cfg.run, report.SLO{}); err != nil {
+		if closed, _, err = outcome.Closed.Test(cfg.run, verdict.SLO{}); err != nil {
 			return failed(err)
 		}
 		e.doc.Tests = append(e.doc.Tests, *closed)

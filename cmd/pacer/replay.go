@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/experiment/replay"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func replayCommand() *cli.Command {
@@ -167,11 +168,11 @@ func replayAction(c *cli.Context) error {
 		e.doc.Interrupted = true // interrupted waiting for its start
 	}
 	if res != nil {
-		o := report.TestOptions{ID: "replay", SLO: cfg.out.slo, Percentiles: true}
+		o := report.TestOptions{ID: "replay", Percentiles: true}
 		if !cfg.Cluster {
 			o.Server = st
 		}
-		t, jd, terr := report.NewTest(res, o)
+		t, jd, terr := verdict.NewTest(res, o, cfg.out.slo)
 		if terr != nil {
 			return failed(terr)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/plots"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func reportCommand() *cli.Command {
@@ -118,12 +119,12 @@ func reportAction(c *cli.Context) error {
 }
 
 // verdictsExit exits with the code of the documents' verdicts (see
-// report.DocumentOutcome), saying on stderr which tests make it.
+// verdict.OfDocument), saying on stderr which tests make it.
 func verdictsExit(stderr io.Writer, inputs []report.Input) error {
-	worst := report.Trusted
+	worst := verdict.Pass
 	for _, in := range inputs {
-		o, lines := report.DocumentOutcome(in.Doc)
-		worst = report.Worse(worst, o)
+		o, lines := verdict.OfDocument(in.Doc)
+		worst = verdict.Worse(worst, o)
 		for _, l := range lines {
 			fmt.Fprintf(stderr, "pacer: %s: %s\n", oneLine(in.Label), oneLine(l))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func runCommand() *cli.Command {
@@ -71,7 +72,7 @@ type runConfig struct {
 	load     experiment.OpenLoad
 	interval time.Duration
 	showErrs bool
-	slo      report.SLO
+	slo      verdict.SLO
 	work     *workload
 	quiet    bool
 	files    resultFiles
@@ -190,7 +191,7 @@ func runAction(c *cli.Context) error {
 		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
 			return exp.RunOpen(ctx, experiment.Open{
 				Test: test, Name: sweep.RunName(j.Title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
-				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.ID, SLO: cfg.slo}),
+				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.ID}, cfg.slo),
 				Visibility: cfg.load.Visibility,
 			})
 		}, func(res *scheduler.Result) error {
@@ -198,7 +199,7 @@ func runAction(c *cli.Context) error {
 				return nil
 			}
 			// Each run's line; the test's report pools them.
-			rt, _, err := report.NewTest(res, report.TestOptions{SLO: cfg.slo})
+			rt, _, err := verdict.NewTest(res, report.TestOptions{}, cfg.slo)
 			if err == nil {
 				err = report.Quiet(out, rt, cfg.text)
 			}
@@ -211,7 +212,7 @@ func runAction(c *cli.Context) error {
 		if runs.Len() > 0 {
 			// The test pools its runs and the server's counts (a
 			// cluster's: its primaries' sum).
-			t, jd, terr := runs.Test(j.Title, report.TestOptions{ID: j.ID, SLO: cfg.slo, Percentiles: true, CI: cfg.ci})
+			t, jd, terr := runs.Test(j.Title, report.TestOptions{ID: j.ID, Percentiles: true, CI: cfg.ci}, cfg.slo)
 			if terr != nil {
 				return failed(terr)
 			}

@@ -15,8 +15,8 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
-	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // hogEnv makes the test binary a CPU hog (see TestMain).
@@ -219,9 +219,9 @@ func TestLagBudgetFollowsSLO(t *testing.T) {
 		{scheduler.Coarse, "", 2 * time.Millisecond, scheduler.CoarseQuantum},
 		{scheduler.Precise, "p99<=1ms", 100 * time.Microsecond, 0},
 	} {
-		slo, err := report.ParseSLO(c.slo)
+		slo, err := verdict.ParseSLO(c.slo)
 		if c.slo == "" {
-			slo, err = report.SLO{}, nil
+			slo, err = verdict.SLO{}, nil
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Names of the sides.
@@ -182,15 +183,15 @@ func (sd Side) run(ctx context.Context, cfg Config, ti int, test experiment.Test
 // Tests are each side's tests for its document: a test's rounds pooled,
 // each round kept as a run (report.Repeats), judged with o (its ID set
 // per test).
-func (r *Result) Tests(s int, tests []experiment.Test, o report.TestOptions) ([]report.Test, []report.Judgement, error) {
+func (r *Result) Tests(s int, tests []experiment.Test, o report.TestOptions) ([]report.Test, []verdict.Judgement, error) {
 	var out []report.Test
-	var js []report.Judgement
+	var js []verdict.Judgement
 	for ti, runs := range r.Runs[s] {
 		if runs.Len() == 0 {
 			continue
 		}
 		o.ID = tests[ti].ID
-		t, j, err := runs.Test(tests[ti].Title, o)
+		t, j, err := runs.Test(tests[ti].Title, o, verdict.SLO{})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Session names one comparison in both sides' documents, so that a
@@ -15,7 +16,7 @@ func Session(seed uint64, start time.Time) string {
 	return strconv.FormatUint(seed, 36) + "-" + strconv.FormatInt(start.UnixNano(), 36)
 }
 
-// Lost is a test whose target was lost (its judgement report.Failed) on
+// Lost is a test whose target was lost (its judgement verdict.Error) on
 // one side.
 type Lost struct {
 	Side         int
@@ -32,7 +33,7 @@ func (r *Result) Document(s int, tests []experiment.Test, doc *report.Document) 
 	}
 	doc.Tests = ts
 	for i, j := range js {
-		if j.Outcome == report.Failed {
+		if j.Outcome == verdict.Error {
 			return &Lost{Side: s, Test: ts[i].Name, Reason: j.Reason}, nil
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Test is one test of the list.
@@ -59,7 +60,7 @@ type Config struct {
 	// Quiet and CSV are -q and --csv: redis-benchmark's terse formats.
 	Quiet, CSV bool
 	Text       report.TextOptions
-	SLO        report.SLO
+	SLO        verdict.SLO
 	// Primaries are a cluster's primaries (nil: one server).
 	Primaries *endpoint.Primaries
 	// Info is the full report's header; Run sets each test's data size.
@@ -81,7 +82,7 @@ type Output struct {
 	// gets the test's name and the hook to chain, as metrics.Server.Hook.
 	Metrics func(test string, onStart func(*scheduler.Live)) (func(*scheduler.Live), func())
 	// Judged sees every run's judgement, as it ends (nil: none).
-	Judged func(*report.Test, report.Judgement)
+	Judged func(*report.Test, verdict.Judgement)
 }
 
 // Result is how a bench ended.
@@ -102,7 +103,7 @@ func (r *Result) Tests() ([]report.Test, error) {
 	tests := []report.Test{}
 	for i := range r.runs {
 		j := r.cfg.Tests[i]
-		t, _, err := r.runs[i].Test(r.cfg.title(j), report.TestOptions{ID: j.ID, SLO: r.cfg.SLO, Percentiles: true, CI: r.cfg.CI})
+		t, _, err := r.runs[i].Test(r.cfg.title(j), report.TestOptions{ID: j.ID, Percentiles: true, CI: r.cfg.CI}, r.cfg.SLO)
 		if err != nil {
 			return nil, err
 		}
@@ -137,11 +138,11 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, o Output) (*Resul
 					fmt.Fprintln(o.Err, report.ServerBrief(st))
 				}
 				var t *report.Test
-				var jd report.Judgement
+				var jd verdict.Judgement
 				if r != nil {
 					reps = append(reps, r)
 					var err error
-					if t, jd, err = report.NewTest(r, report.TestOptions{SLO: cfg.SLO}); err != nil {
+					if t, jd, err = verdict.NewTest(r, report.TestOptions{}, cfg.SLO); err != nil {
 						return res, err
 					}
 					if t.SLO != nil {
@@ -204,13 +205,13 @@ func (cfg *Config) writeNotes(o Output, j Test, reps []*scheduler.Result) error 
 			opts.Runs = append(opts.Runs, r.Response)
 		}
 	}
-	t, _, err := report.NewTest(scheduler.Pool(reps), opts)
+	t, _, err := verdict.NewTest(scheduler.Pool(reps), opts, verdict.SLO{})
 	if err != nil {
 		return err
 	}
 	var rep *report.Repeats
 	if cfg.Repeat > 1 {
-		if rep, err = report.RepeatsOf(reps, report.TestOptions{}); err != nil {
+		if rep, err = verdict.Repeats(reps, report.TestOptions{}, verdict.SLO{}); err != nil {
 			return err
 		}
 		if _, err := fmt.Fprintf(w, "%s: %d runs\n", safetext.Escape(cfg.title(j)), len(reps)); err != nil {
@@ -259,7 +260,7 @@ func (cfg *Config) runOne(ctx context.Context, env *experiment.Env, o Output, j 
 	}
 	// redis-benchmark's output stays as it is: the handshakes go to Err
 	// with the full report, as the server's side does.
-	t, _, terr := report.NewTest(res, report.TestOptions{})
+	t, _, terr := verdict.NewTest(res, report.TestOptions{}, verdict.SLO{})
 	if terr != nil {
 		return res, st, terr
 	}

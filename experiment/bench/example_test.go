@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/bench"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Run sends each test's requests in redis-benchmark's closed loop and
@@ -28,7 +29,7 @@ func ExampleRun() {
 	}, bench.Output{
 		Out: io.Discard, // os.Stdout prints "GET: 48123.45 requests per second, p50=0.031 msec" per run
 		Err: io.Discard, // the repeats' median and min–max
-		Judged: func(t *report.Test, j report.Judgement) {
+		Judged: func(t *report.Test, j verdict.Judgement) {
 			fmt.Println("a run of", t.Counts.Completed, "requests:", j.Verdict)
 		},
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Fractions are the open-loop rates tried without a rate, as fractions of
@@ -47,7 +48,7 @@ type Config struct {
 	Seed               uint64
 	// SLO judges the open loops (the closed loop's numbers are the ones
 	// that hide queueing).
-	SLO report.SLO
+	SLO verdict.SLO
 	// Keys route the open loop's requests in a cluster.
 	Keys endpoint.Keys
 }
@@ -57,7 +58,7 @@ type Config struct {
 type Run struct {
 	Label     string
 	Test      *report.Test
-	Judgement report.Judgement
+	Judgement verdict.Judgement
 	// Fraction is the share of the closed throughput the open loop ran at
 	// (0 for the closed loop, or a given rate).
 	Fraction float64
@@ -77,8 +78,8 @@ func openLabel(title string, rate scheduler.Rate) string {
 // returns what it measured with its error).
 func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error) {
 	var runs []Run
-	add := func(label string, res *scheduler.Result, st *serverinfo.Stats, slo report.SLO, fraction float64) error {
-		t, j, err := report.NewTest(res, report.TestOptions{ID: cfg.Test.ID, SLO: slo, Server: st})
+	add := func(label string, res *scheduler.Result, st *serverinfo.Stats, slo verdict.SLO, fraction float64) error {
+		t, j, err := verdict.NewTest(res, report.TestOptions{ID: cfg.Test.ID, Server: st}, slo)
 		if err != nil {
 			return err
 		}
@@ -105,7 +106,7 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 	}
 	closed, st, err := env.RunClosed(ctx, c)
 	if closed != nil {
-		if aerr := add(closedLabel(cfg.Test.Title), closed, st, report.SLO{}, 0); aerr != nil {
+		if aerr := add(closedLabel(cfg.Test.Title), closed, st, verdict.SLO{}, 0); aerr != nil {
 			return runs, aerr
 		}
 	}

@@ -23,7 +23,7 @@ func TestCompareReading(t *testing.T) {
 		if rate > 0 {
 			r.TargetRate = scheduler.RatePerSecond(rate)
 		}
-		tt, _, err := report.NewTest(r, report.TestOptions{})
+		tt, err := report.NewTest(r, report.TestOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

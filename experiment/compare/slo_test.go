@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // TestWriteSLOs: a line per clause, named by its run; a run without an
 // SLO writes nothing.
 func TestWriteSLOs(t *testing.T) {
-	slo, err := report.ParseSLO("p99<5ms")
+	slo, err := verdict.ParseSLO("p99<5ms")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // closedPoint is one -c × -P point of a closed sweep and its runs.
@@ -20,7 +21,7 @@ type closedPoint struct {
 	clients, pipeline int
 	runs              []*scheduler.Result
 	test              *report.Test
-	verdict
+	pointVerdict
 }
 
 // Closed runs the bench loop at every -c × -P point, in the order of
@@ -90,37 +91,37 @@ points:
 	for i, pt := range done {
 		pooled := scheduler.Pool(pt.runs)
 		pooled.Name = fmt.Sprintf("%s -c %d -P %d", j.Title, pt.clients, pt.pipeline)
-		opts := report.TestOptions{ID: j.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI}
+		opts := report.TestOptions{ID: j.ID, Percentiles: true, CI: cfg.CI}
 		if len(pt.runs) > 1 {
 			for _, r := range pt.runs {
 				opts.Runs = append(opts.Runs, r.Response)
 			}
 		}
-		t, jd, err := report.NewTest(pooled, opts)
+		t, jd, err := verdict.NewTest(pooled, opts, cfg.SLO)
 		if err != nil {
 			return nil, err
 		}
 		pt.test = t
 		var f pointFacts
 		if t.SLO != nil {
-			var wins []report.Window
+			var wins []verdict.Window
 			if cfg.SLO.Window > 0 {
-				if wins, err = report.LatencyWindows(t, cfg.SLO.Window); err != nil {
+				if wins, err = verdict.LatencyWindows(t, cfg.SLO.Window); err != nil {
 					return nil, err
 				}
 			}
 			f.intervals = percentileIntervals(t.SLO, pooled.Response, wins)
 		}
-		pt.verdict = judgePoint(t, jd, f)
+		pt.pointVerdict = judgePoint(t, jd, f)
 		if cfg.Repeat > 1 {
-			if t.Repeats, err = report.RepeatsOf(pt.runs, report.TestOptions{ID: j.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI}); err != nil {
+			if t.Repeats, err = verdict.Repeats(pt.runs, report.TestOptions{ID: j.ID, Percentiles: true, CI: cfg.CI}, cfg.SLO); err != nil {
 				return nil, err
 			}
 		}
 		figs := make([]map[string]float64, len(pt.runs))
 		rxLag := make([]float64, 0, len(pt.runs))
 		for k, r := range pt.runs {
-			rt, _, err := report.NewTest(r, report.TestOptions{})
+			rt, _, err := verdict.NewTest(r, report.TestOptions{}, verdict.SLO{})
 			if err != nil {
 				return nil, err
 			}
@@ -196,9 +197,9 @@ points:
 	}
 	for _, pt := range done {
 		for _, r := range pt.runs {
-			rt, jd, err := report.NewTest(r, report.TestOptions{})
-			if err == nil && jd.Outcome == report.Failed {
-				out.Outcome = report.Worse(out.Outcome, report.Failed)
+			rt, jd, err := verdict.NewTest(r, report.TestOptions{}, verdict.SLO{})
+			if err == nil && jd.Outcome == verdict.Error {
+				out.Outcome = verdict.Worse(out.Outcome, verdict.Error)
 				out.Notes = append(out.Notes, fmt.Sprintf("pacer: %s: error: target lost: %s", safetext.Escape(rt.Name), oneLine(jd.Reason)))
 			}
 		}
@@ -211,9 +212,9 @@ points:
 			failed = failed || pt.pass != nil && !*pt.pass
 		}
 		if failed || len(done) == 0 {
-			out.Outcome = report.Worse(out.Outcome, report.Violated)
+			out.Outcome = verdict.Worse(out.Outcome, verdict.Fail)
 		} else {
-			out.Outcome = report.Worse(out.Outcome, report.Untrusted)
+			out.Outcome = verdict.Worse(out.Outcome, verdict.Inconclusive)
 			out.Notes = append(out.Notes, "pacer: no point passed or failed the SLO beyond doubt: each was uncertain or inconclusive")
 		}
 	}

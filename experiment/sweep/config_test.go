@@ -8,7 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/internal/usage/usagetest"
-	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func TestRatesBetween(t *testing.T) {
@@ -52,7 +52,7 @@ func TestParseRatesAndShare(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	slo, err := report.ParseSLO("p99<1ms")
+	slo, err := verdict.ParseSLO("p99<1ms")
 	if err != nil {
 		t.Fatal(err)
 	}

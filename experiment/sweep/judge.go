@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Decisions of a point (report.StepInfo.Decision).
@@ -25,13 +26,13 @@ const (
 	decideUnjudged      = "unjudged"
 )
 
-// verdict is how a point was judged against the SLO.
-type verdict struct {
+// pointVerdict is how a point was judged against the SLO.
+type pointVerdict struct {
 	// pass is set for a pass and for the failures (fail, unsustainable,
 	// aborted); nil without an SLO and for the other decisions. outcome
 	// is the trust rule's judgement the sweep's outcome reads.
 	pass     *bool
-	outcome  report.Outcome
+	outcome  verdict.Outcome
 	decision string
 	// why says what made a decision other than a plain pass or fail;
 	// note is the same in a few words for the step table.
@@ -85,8 +86,8 @@ type pointFacts struct {
 // A late generator no longer passes a step on its service time: the
 // attribution says whose a miss was, and a miss that was not the
 // server's is inconclusive.
-func judgePoint(t *report.Test, j report.Judgement, f pointFacts) verdict {
-	v := verdict{outcome: j.Outcome, shown: -1, trend: f.trend}
+func judgePoint(t *report.Test, j verdict.Judgement, f pointFacts) pointVerdict {
+	v := pointVerdict{outcome: j.Outcome, shown: -1, trend: f.trend}
 	s := t.SLO
 	if s == nil {
 		return v
@@ -115,22 +116,22 @@ func judgePoint(t *report.Test, j report.Judgement, f pointFacts) verdict {
 	}
 	switch {
 	case f.aborted:
-		v.pass, v.outcome, v.decision = &no, report.Violated, decideAborted
+		v.pass, v.outcome, v.decision = &no, verdict.Fail, decideAborted
 		show(decideFail)
-	case j.Outcome == report.Failed:
+	case j.Outcome == verdict.Error:
 		v.pass, v.decision = &no, decideFail
 		v.why = "the target was lost: " + oneLine(j.Reason)
 	case unjudged(s, f.short, false):
 		v.decision = decideUnjudged
 		v.why = "too few samples for " + strings.Join(f.short, ", ")
 		show(decideUncertain)
-	case j.Outcome == report.Untrusted:
+	case j.Outcome == verdict.Inconclusive:
 		v.decision = decideInconclusive
 		// The trust rule's reason says whose the miss was ("… but the
 		// client host was too busy to tell whose it is: …").
 		v.why = "inconclusive: " + oneLine(j.Reason)
 		switch {
-		case slices.Contains(j.Owners, report.OwnerHost):
+		case slices.Contains(j.Owners, verdict.OwnerHost):
 			v.note = "client host too busy"
 		case j.Verdict == report.VerdictInconclusive:
 			v.note = "the client's miss"
@@ -139,13 +140,13 @@ func judgePoint(t *report.Test, j report.Judgement, f pointFacts) verdict {
 		}
 		show(decideUncertain)
 	case f.trend != nil && f.trend.Rising:
-		v.pass, v.outcome, v.decision = &no, report.Violated, decideUnsustainable
+		v.pass, v.outcome, v.decision = &no, verdict.Fail, decideUnsustainable
 		v.why, v.note = trendWhy(f.trend), "unsustainable"
 		show(decideFail)
-	case j.Outcome == report.Violated:
+	case j.Outcome == verdict.Fail:
 		sure := false
 		for i, c := range s.Clauses {
-			if c.Pass || i < len(j.Owners) && j.Owners[i] != "" && j.Owners[i] != report.OwnerServer {
+			if c.Pass || i < len(j.Owners) && j.Owners[i] != "" && j.Owners[i] != verdict.OwnerServer {
 				continue
 			}
 			if iv, ok := f.intervals[i]; !ok || iv.Decision == decideFail {
@@ -207,7 +208,7 @@ func ciEnd(v *float64) string {
 // window without samples fails, as SLO.Check fails it), passes when
 // every window's lies within it, and is uncertain otherwise; the
 // interval shown is that window's.
-func percentileIntervals(sr *report.SLOResult, h *hdrhistogram.Histogram, windows []report.Window) map[int]report.StepInterval {
+func percentileIntervals(sr *report.SLOResult, h *hdrhistogram.Histogram, windows []verdict.Window) map[int]report.StepInterval {
 	if sr == nil {
 		return nil
 	}
@@ -282,7 +283,7 @@ func judgeAgain(p *openPoint, earlier []*openPoint, index map[*openPoint]int) {
 		p.judgedWith = append(p.judgedWith, index[q])
 		if q.pass != nil && *q.pass && !(p.pass != nil && *p.pass) {
 			yes := true
-			p.pass, p.outcome, p.decision, p.why, p.note = &yes, report.Trusted, decidePass, "", ""
+			p.pass, p.outcome, p.decision, p.why, p.note = &yes, verdict.Pass, decidePass, "", ""
 		}
 	}
 }
@@ -299,13 +300,13 @@ func judgeAgain(p *openPoint, earlier []*openPoint, index map[*openPoint]int) {
 // generator's lateness could explain, the sweep is Untrusted, as run is.
 // No sustainable rate with a credible failure at the lowest rate is
 // Violated.
-func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted bool) (report.Outcome, []string) {
-	out := report.Trusted
+func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted bool) (verdict.Outcome, []string) {
+	out := verdict.Pass
 	var notes []string
 	for _, p := range points {
-		if p.outcome == report.Failed && !p.aborted {
+		if p.outcome == verdict.Error && !p.aborted {
 			notes = append(notes, fmt.Sprintf("pacer: %s: error: target lost: %s", safetext.Escape(p.test.Name), oneLine(p.test.VerdictReason)))
-			out = report.Worse(out, report.Failed)
+			out = verdict.Worse(out, verdict.Error)
 		}
 	}
 	if interrupted {
@@ -313,9 +314,9 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 	}
 	if !sloSet {
 		for _, p := range points {
-			if p.outcome == report.Untrusted && !p.aborted {
+			if p.outcome == verdict.Inconclusive && !p.aborted {
 				notes = append(notes, fmt.Sprintf("pacer: %s: inconclusive: %s", safetext.Escape(p.test.Name), oneLine(p.test.VerdictReason)))
-				out = report.Worse(out, report.Untrusted)
+				out = verdict.Worse(out, verdict.Inconclusive)
 			}
 		}
 		return out, notes
@@ -336,10 +337,10 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 			if p.decision == decideUncertain || p.decision == decideInconclusive {
 				notes = append(notes, fmt.Sprintf("pacer: %s: inconclusive: no step passed or failed the SLO beyond doubt: %s",
 					safetext.Escape(p.test.Name), oneLine(p.why)))
-				return report.Worse(out, report.Untrusted), notes
+				return verdict.Worse(out, verdict.Inconclusive), notes
 			}
 		}
-		return report.Worse(out, report.Violated), notes // nothing measured to a verdict
+		return verdict.Worse(out, verdict.Fail), notes // nothing measured to a verdict
 	}
 	credible := false
 	var doubt *openPoint
@@ -348,9 +349,9 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 			continue
 		}
 		switch p.outcome {
-		case report.Violated, report.Failed:
+		case verdict.Fail, verdict.Error:
 			credible = true
-		case report.Untrusted:
+		case verdict.Inconclusive:
 			doubt = p
 		}
 	}
@@ -358,9 +359,9 @@ func openOutcome(points []*openPoint, sloSet bool, best float64, interrupted boo
 	case !credible && doubt != nil:
 		notes = append(notes, fmt.Sprintf("pacer: %s: inconclusive: the sweep's failure at %s/s could be the generator's: %s",
 			safetext.Escape(doubt.test.Name), formatRate(upper), oneLine(doubt.test.VerdictReason)))
-		return report.Worse(out, report.Untrusted), notes
+		return verdict.Worse(out, verdict.Inconclusive), notes
 	case best == 0:
-		return report.Worse(out, report.Violated), notes
+		return verdict.Worse(out, verdict.Fail), notes
 	}
 	return out, notes
 }

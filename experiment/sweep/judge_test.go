@@ -14,44 +14,45 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // TestOpenOutcome: the outcome of an open sweep (its exit code) reads the trust rule's
 // outcome of the points that bound its result (no clock, crafted points).
 func TestOpenOutcome(t *testing.T) {
 	yes, no := true, false
-	pt := func(rate float64, pass *bool, o report.Outcome) *openPoint {
-		return &openPoint{rate: rate, verdict: verdict{pass: pass, outcome: o, shown: -1}, test: &report.Test{Name: "get", VerdictReason: "why"}}
+	pt := func(rate float64, pass *bool, o verdict.Outcome) *openPoint {
+		return &openPoint{rate: rate, pointVerdict: pointVerdict{pass: pass, outcome: o, shown: -1}, test: &report.Test{Name: "get", VerdictReason: "why"}}
 	}
 	for _, c := range []struct {
 		name   string
 		points []*openPoint
 		slo    bool
 		best   float64
-		want   report.Outcome
+		want   verdict.Outcome
 	}{
-		{"found, the failure above is the server's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Violated)}, true, 1000, report.Trusted},
-		{"found, the failure above could be the generator's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Untrusted)}, true, 1000, report.Untrusted},
-		{"found, one of two failures there is the server's", []*openPoint{pt(1000, &yes, report.Trusted), pt(2000, &no, report.Untrusted), pt(2000, &no, report.Violated)}, true, 1000, report.Trusted},
-		{"an untrusted failure far above the bracket does not matter", []*openPoint{pt(1000, &yes, report.Trusted), pt(1500, &no, report.Violated), pt(4000, &no, report.Untrusted)}, true, 1000, report.Trusted},
-		{"found at the top, nothing failed", []*openPoint{pt(1000, &yes, report.Trusted)}, true, 1000, report.Trusted},
-		{"none met, the server's", []*openPoint{pt(1000, &no, report.Violated), pt(250, &no, report.Violated)}, true, 0, report.Violated},
-		{"none met, the lowest failure could be the generator's", []*openPoint{pt(1000, &no, report.Violated), pt(250, &no, report.Untrusted)}, true, 0, report.Untrusted},
-		{"target lost", []*openPoint{pt(1000, &no, report.Failed)}, true, 0, report.Failed},
-		{"no slo, all ok", []*openPoint{pt(1000, nil, report.Trusted), pt(2000, nil, report.Trusted)}, false, 0, report.Trusted},
+		{"found, the failure above is the server's", []*openPoint{pt(1000, &yes, verdict.Pass), pt(2000, &no, verdict.Fail)}, true, 1000, verdict.Pass},
+		{"found, the failure above could be the generator's", []*openPoint{pt(1000, &yes, verdict.Pass), pt(2000, &no, verdict.Inconclusive)}, true, 1000, verdict.Inconclusive},
+		{"found, one of two failures there is the server's", []*openPoint{pt(1000, &yes, verdict.Pass), pt(2000, &no, verdict.Inconclusive), pt(2000, &no, verdict.Fail)}, true, 1000, verdict.Pass},
+		{"an untrusted failure far above the bracket does not matter", []*openPoint{pt(1000, &yes, verdict.Pass), pt(1500, &no, verdict.Fail), pt(4000, &no, verdict.Inconclusive)}, true, 1000, verdict.Pass},
+		{"found at the top, nothing failed", []*openPoint{pt(1000, &yes, verdict.Pass)}, true, 1000, verdict.Pass},
+		{"none met, the server's", []*openPoint{pt(1000, &no, verdict.Fail), pt(250, &no, verdict.Fail)}, true, 0, verdict.Fail},
+		{"none met, the lowest failure could be the generator's", []*openPoint{pt(1000, &no, verdict.Fail), pt(250, &no, verdict.Inconclusive)}, true, 0, verdict.Inconclusive},
+		{"target lost", []*openPoint{pt(1000, &no, verdict.Error)}, true, 0, verdict.Error},
+		{"no slo, all ok", []*openPoint{pt(1000, nil, verdict.Pass), pt(2000, nil, verdict.Pass)}, false, 0, verdict.Pass},
 		// A point with too few samples for a percentile clause is neither
 		// pass nor fail (pass nil): below a sustainable rate it changes
 		// nothing; a search that found none exits 3 as without it.
-		{"unjudged below a sustainable rate", []*openPoint{pt(250, nil, report.Trusted), pt(1000, &yes, report.Trusted), pt(2000, &no, report.Violated)}, true, 1000, report.Trusted},
-		{"unjudged, none met", []*openPoint{pt(1000, &no, report.Violated), pt(250, nil, report.Trusted)}, true, 0, report.Violated},
-		{"only unjudged", []*openPoint{pt(250, nil, report.Trusted)}, true, 0, report.Violated},
-		{"no slo, a step behind", []*openPoint{pt(1000, nil, report.Trusted), pt(2000, nil, report.Untrusted)}, false, 0, report.Untrusted},
+		{"unjudged below a sustainable rate", []*openPoint{pt(250, nil, verdict.Pass), pt(1000, &yes, verdict.Pass), pt(2000, &no, verdict.Fail)}, true, 1000, verdict.Pass},
+		{"unjudged, none met", []*openPoint{pt(1000, &no, verdict.Fail), pt(250, nil, verdict.Pass)}, true, 0, verdict.Fail},
+		{"only unjudged", []*openPoint{pt(250, nil, verdict.Pass)}, true, 0, verdict.Fail},
+		{"no slo, a step behind", []*openPoint{pt(1000, nil, verdict.Pass), pt(2000, nil, verdict.Inconclusive)}, false, 0, verdict.Inconclusive},
 	} {
 		got, notes := openOutcome(c.points, c.slo, c.best, false)
 		if got != c.want {
 			t.Errorf("%s: outcome %d, want %d (notes %q)", c.name, got, c.want, notes)
 		}
-		if c.want == report.Untrusted && !strings.Contains(strings.Join(notes, "\n"), "inconclusive") {
+		if c.want == verdict.Inconclusive && !strings.Contains(strings.Join(notes, "\n"), "inconclusive") {
 			t.Errorf("%s: notes %q do not say why", c.name, notes)
 		}
 	}
@@ -118,39 +119,39 @@ func TestJudgePoint(t *testing.T) {
 		facts    pointFacts
 		decision string
 		pass     *bool
-		outcome  report.Outcome
+		outcome  verdict.Outcome
 		interval string // the shown interval's decision ("": none shown)
 		why      string // a phrase of why
 	}{
-		{name: "well within", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), decision: decidePass, pass: ptr(true), outcome: report.Trusted, interval: decidePass},
-		{name: "well beyond, the server's", slo: "p99<=1ms", n: 2000, f: flat(2*ms, 10*us), decision: decideFail, pass: ptr(false), outcome: report.Violated, interval: decideFail},
+		{name: "well within", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), decision: decidePass, pass: ptr(true), outcome: verdict.Pass, interval: decidePass},
+		{name: "well beyond, the server's", slo: "p99<=1ms", n: 2000, f: flat(2*ms, 10*us), decision: decideFail, pass: ptr(false), outcome: verdict.Fail, interval: decideFail},
 		// p99 of 2000 with 18 slow ones (0.9%) is fast, but the interval
 		// reaches the slow ones: not a sure pass.
-		{name: "a pass the interval cannot support", slo: "p99<=1ms", n: 2000, f: tail(9, 500*us, 3*ms), decision: decideUncertain, outcome: report.Trusted, interval: decideUncertain, why: "holds its 1.00 ms bound"},
+		{name: "a pass the interval cannot support", slo: "p99<=1ms", n: 2000, f: tail(9, 500*us, 3*ms), decision: decideUncertain, outcome: verdict.Pass, interval: decideUncertain, why: "holds its 1.00 ms bound"},
 		// 12 slow of 1000 (1.2%): the p99 is slow, the interval reaches
 		// the fast ones.
-		{name: "a failure the interval cannot support", slo: "p99<=1ms", n: 2000, f: tail(12, 500*us, 3*ms), decision: decideUncertain, outcome: report.Violated, interval: decideUncertain, why: "uncertain"},
+		{name: "a failure the interval cannot support", slo: "p99<=1ms", n: 2000, f: tail(12, 500*us, 3*ms), decision: decideUncertain, outcome: verdict.Fail, interval: decideUncertain, why: "uncertain"},
 		// The issue's `pass (service)`: response p99 6.9 ms on a 5 ms
 		// bound, the server's side 1 ms: the send lag's miss is the
 		// client's, neither a pass nor the server's failure.
-		{name: "the client's miss is no pass", slo: "p99<=5ms", n: 2000, f: flat(ms, 5900*us), decision: decideInconclusive, outcome: report.Untrusted, interval: decideFail, why: "inconclusive: p99<=5ms: the server's side met it"},
+		{name: "the client's miss is no pass", slo: "p99<=5ms", n: 2000, f: flat(ms, 5900*us), decision: decideInconclusive, outcome: verdict.Inconclusive, interval: decideFail, why: "inconclusive: p99<=5ms: the server's side met it"},
 		// The server's side missed too, but the host's hiccups (1.5 ms
 		// each) could have added all of it: too busy to tell.
 		{name: "a host too busy to tell", slo: "p99<=1ms", n: 2000, f: flat(2*ms, 10*us), adjust: func(r *scheduler.Result) {
 			r.Hiccups = histo.New()
 			_ = r.Hiccups.RecordValues(int64(1500*us), 2000)
-		}, decision: decideInconclusive, outcome: report.Untrusted, interval: decideFail, why: "misses 1.000 ms, but the client host was too busy to tell whose it is: host hiccups 1.500 ms"},
+		}, decision: decideInconclusive, outcome: verdict.Inconclusive, interval: decideFail, why: "misses 1.000 ms, but the client host was too busy to tell whose it is: host hiccups 1.500 ms"},
 		// A queue that grows fails a step that meets its percentiles.
-		{name: "unsustainable", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{trend: rising}, decision: decideUnsustainable, pass: ptr(false), outcome: report.Violated, interval: decidePass, why: "Mann–Kendall"},
-		{name: "aborted", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{aborted: true}, decision: decideAborted, pass: ptr(false), outcome: report.Violated, interval: decidePass},
+		{name: "unsustainable", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{trend: rising}, decision: decideUnsustainable, pass: ptr(false), outcome: verdict.Fail, interval: decidePass, why: "Mann–Kendall"},
+		{name: "aborted", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{aborted: true}, decision: decideAborted, pass: ptr(false), outcome: verdict.Fail, interval: decidePass},
 		// Another clause fails for sure: the step fails whatever the
 		// percentile's interval says.
-		{name: "a sure failure beside an uncertain interval", slo: "p99<=1ms,max<=2ms", n: 2000, f: tail(12, 500*us, 3*ms), decision: decideFail, pass: ptr(false), outcome: report.Violated, interval: decideUncertain},
-		{name: "too few samples", slo: "p99.9<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{short: []string{"p99.9"}}, decision: decideUnjudged, outcome: report.Trusted, interval: decideUncertain, why: "too few samples for p99.9"},
+		{name: "a sure failure beside an uncertain interval", slo: "p99<=1ms,max<=2ms", n: 2000, f: tail(12, 500*us, 3*ms), decision: decideFail, pass: ptr(false), outcome: verdict.Fail, interval: decideUncertain},
+		{name: "too few samples", slo: "p99.9<=1ms", n: 2000, f: flat(500*us, 10*us), facts: pointFacts{short: []string{"p99.9"}}, decision: decideUnjudged, outcome: verdict.Pass, interval: decideUncertain, why: "too few samples for p99.9"},
 		// A clause that bounds no percentile has no interval.
-		{name: "no percentile clause", slo: "max<=1ms", n: 2000, f: flat(500*us, 10*us), decision: decidePass, pass: ptr(true), outcome: report.Trusted},
+		{name: "no percentile clause", slo: "max<=1ms", n: 2000, f: flat(500*us, 10*us), decision: decidePass, pass: ptr(true), outcome: verdict.Pass},
 	} {
-		slo, err := report.ParseSLO(c.slo)
+		slo, err := verdict.ParseSLO(c.slo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ func TestJudgePoint(t *testing.T) {
 		if c.adjust != nil {
 			c.adjust(r)
 		}
-		tt, j, err := report.NewTest(r, report.TestOptions{SLO: slo})
+		tt, j, err := verdict.NewTest(r, report.TestOptions{}, slo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,9 +193,9 @@ func TestPercentileIntervals(t *testing.T) {
 		}
 		return out
 	}
-	slo, _ := report.ParseSLO("p99<=1ms,errors<1%,p50<1ms")
+	slo, _ := verdict.ParseSLO("p99<=1ms,errors<1%,p50<1ms")
 	r := craftedStep(1000, func(int) (time.Duration, time.Duration) { return 500 * us, 0 })
-	tt, _, err := report.NewTest(r, report.TestOptions{SLO: slo})
+	tt, _, err := verdict.NewTest(r, report.TestOptions{}, slo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,19 +215,19 @@ func TestPercentileIntervals(t *testing.T) {
 			t.Errorf("%d slow of 1000: %+v, want %s", c.slow, got, c.want)
 		}
 	}
-	win := func(s int, hist *hdrhistogram.Histogram) report.Window {
-		return report.Window{Start: time.Duration(s) * time.Second, Duration: time.Second, Latency: hist}
+	win := func(s int, hist *hdrhistogram.Histogram) verdict.Window {
+		return verdict.Window{Start: time.Duration(s) * time.Second, Duration: time.Second, Latency: hist}
 	}
 	for _, c := range []struct {
 		name    string
-		windows []report.Window
+		windows []verdict.Window
 		want    string
 		at      float64
 	}{
-		{"every window passes: the nearest its bound", []report.Window{win(0, h(1000, 0, 500*us, 0)), win(1, h(1000, 0, 800*us, 0))}, decidePass, 1},
-		{"one uncertain", []report.Window{win(0, h(1000, 0, 500*us, 0)), win(1, h(1000, 10, 500*us, 2000*us)), win(2, h(1000, 0, 500*us, 0))}, decideUncertain, 1},
-		{"one fails", []report.Window{win(0, h(1000, 10, 500*us, 2000*us)), win(1, h(1000, 0, 500*us, 0)), win(2, h(1000, 20, 500*us, 2000*us))}, decideFail, 2},
-		{"an empty window fails", []report.Window{win(0, h(1000, 0, 500*us, 0)), win(1, nil)}, decideFail, 1},
+		{"every window passes: the nearest its bound", []verdict.Window{win(0, h(1000, 0, 500*us, 0)), win(1, h(1000, 0, 800*us, 0))}, decidePass, 1},
+		{"one uncertain", []verdict.Window{win(0, h(1000, 0, 500*us, 0)), win(1, h(1000, 10, 500*us, 2000*us)), win(2, h(1000, 0, 500*us, 0))}, decideUncertain, 1},
+		{"one fails", []verdict.Window{win(0, h(1000, 10, 500*us, 2000*us)), win(1, h(1000, 0, 500*us, 0)), win(2, h(1000, 20, 500*us, 2000*us))}, decideFail, 2},
+		{"an empty window fails", []verdict.Window{win(0, h(1000, 0, 500*us, 0)), win(1, nil)}, decideFail, 1},
 	} {
 		got := percentileIntervals(tt.SLO, nil, c.windows)[0]
 		if got.Decision != c.want || got.WindowS == nil || *got.WindowS != c.at {
@@ -274,7 +275,7 @@ func TestLengthen(t *testing.T) {
 		{"--slo-window", uncertain, time.Second, nil, []time.Duration{0}},
 		{"a shard", uncertain, 0, &scheduler.Placement{K: 1, N: 2}, []time.Duration{0}},
 	} {
-		slo, err := report.ParseSLO("p99<=1ms")
+		slo, err := verdict.ParseSLO("p99<=1ms")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Steps long enough to judge a percentile.
@@ -52,7 +53,7 @@ type sampleRule struct {
 	window time.Duration
 }
 
-func newSampleRule(slo report.SLO, base time.Duration) sampleRule {
+func newSampleRule(slo verdict.SLO, base time.Duration) sampleRule {
 	r := sampleRule{base: base, cap: stepCap(base), window: slo.Window}
 	for _, m := range slo.Metrics() {
 		if p, ok := percentileOf(m); ok && p > r.p {

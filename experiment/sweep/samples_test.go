@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // TestSampleRule: a step is lengthened until the SLO's highest percentile
@@ -38,7 +39,7 @@ func TestSampleRule(t *testing.T) {
 		// Per window, a longer step adds windows, not samples to each.
 		{"--slo-window", "p99<=1ms", 2 * time.Second, 5 * time.Second, 100, 5 * time.Second, "p99", 11.0 / 0.01 / 2, "in --slo-window windows of 2s"},
 	} {
-		slo, err := report.ParseSLO(c.spec)
+		slo, err := verdict.ParseSLO(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,12 +93,12 @@ func TestShortAndUnjudged(t *testing.T) {
 		// p95 clause (25 beyond), not for the p99 (5).
 		{"per window", "p95<=1ms,p99<=1ms", time.Second, 2000, 0.5, false, []string{"p99"}, true},
 	} {
-		slo, err := report.ParseSLO(c.spec)
+		slo, err := verdict.ParseSLO(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := res(c.n, c.ms, 4*time.Second)
-		tt, _, err := report.NewTest(r, report.TestOptions{SLO: slo})
+		tt, _, err := verdict.NewTest(r, report.TestOptions{}, slo)
 		sr := tt.SLO
 		if err != nil {
 			t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Limits of a sweep.
@@ -73,7 +74,7 @@ type Config struct {
 	Drain, Interval    time.Duration
 	// SLO is what a step must meet (the zero SLO: none); a search needs
 	// one.
-	SLO report.SLO
+	SLO verdict.SLO
 	// Repeat measures each point Repeat times; CI adds the confidence
 	// intervals of its percentiles.
 	Repeat int
@@ -93,7 +94,7 @@ type Config struct {
 
 // DefaultAbortAfter is --abort-after's default: 10× the SLO's largest
 // latency bound, at least 100 ms; 1 s without one.
-func DefaultAbortAfter(slo report.SLO) time.Duration {
+func DefaultAbortAfter(slo verdict.SLO) time.Duration {
 	b := slo.LoosestLatency()
 	if b <= 0 {
 		return time.Second
@@ -110,7 +111,7 @@ type Result struct {
 	Text string
 	// Outcome is the sweep's judgement by the trust rule; Notes say why it
 	// is not Trusted, one line each.
-	Outcome report.Outcome
+	Outcome verdict.Outcome
 	Notes   []string
 	// Interrupted is set when the sweep stopped before its end.
 	Interrupted bool
@@ -137,7 +138,7 @@ type openPoint struct {
 	pooled *scheduler.Result
 	test   *report.Test
 	// verdict is its judgement against the SLO (see judgePoint).
-	verdict
+	pointVerdict
 	// aborted: a step of it was cut by --abort-after; atOnce: within its
 	// first interval.
 	aborted, atOnce bool
@@ -251,7 +252,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	res.Outcome, res.Notes = openOutcome(o.points, !cfg.SLO.IsZero(), best, interrupted)
 	if s := o.search; s != nil && s.done && !interrupted {
 		if ok, why := s.trusted(); !ok {
-			res.Outcome = report.Worse(res.Outcome, report.Untrusted)
+			res.Outcome = verdict.Worse(res.Outcome, verdict.Inconclusive)
 			res.Notes = append(res.Notes, "pacer: inconclusive: "+why)
 		}
 	}
@@ -349,7 +350,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 	stepDur, looks := o.stepDur, (*scheduler.Looks)(nil)
 	o.looked = nil
 	if budget := o.decideBudget(); budget > 0 {
-		d := experiment.Decide{Budget: budget, Options: report.TestOptions{ID: j.ID, SLO: cfg.SLO}}
+		d := experiment.Decide{Budget: budget, Options: report.TestOptions{ID: j.ID}, SLO: cfg.SLO}
 		stepDur, looks, o.looked = env.StepLooks(d, cfg.Open, cfg.Conns, name, tl, o.stepDur)
 		o.cur.measured += stepDur - o.stepDur
 	}
@@ -409,9 +410,9 @@ func (o *openSweep) finishStep(st *scheduler.Step) {
 // alone (its verdict by the trust rule); its point is judged when its
 // steps are pooled.
 func (o *openSweep) stepLine(st *scheduler.Step) {
-	t, _, err := report.NewTest(st.Result, report.TestOptions{SLO: o.cfg.SLO})
+	t, _, err := verdict.NewTest(st.Result, report.TestOptions{}, o.cfg.SLO)
 	if err != nil { // said when the point is judged
-		t, _, err = report.NewTest(st.Result, report.TestOptions{})
+		t, _, err = verdict.NewTest(st.Result, report.TestOptions{}, verdict.SLO{})
 		if err != nil {
 			return
 		}
@@ -426,7 +427,7 @@ func (o *openSweep) stepLine(st *scheduler.Step) {
 
 // newPoint starts a point at rate.
 func (o *openSweep) newPoint(rate float64) *openPoint {
-	return &openPoint{rate: rate, want: o.cfg.Repeat, verdict: verdict{shown: -1}}
+	return &openPoint{rate: rate, want: o.cfg.Repeat, pointVerdict: pointVerdict{shown: -1}}
 }
 
 // lengthen decides whether the current point, its steps measured, runs
@@ -461,8 +462,8 @@ func (o *openSweep) closePoint(decide bool) (float64, bool) {
 			o.judgeErr = err
 		}
 		// Said when the sweep ends; the point is shown without its SLO.
-		p.verdict = verdict{shown: -1}
-		p.test, _, _ = report.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID})
+		p.pointVerdict = pointVerdict{shown: -1}
+		p.test, _, _ = verdict.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID}, verdict.SLO{})
 	}
 	if p.decision == decideUncertain && p.why != "" {
 		switch {
@@ -533,22 +534,22 @@ func (o *openSweep) assess(p *openPoint) error {
 // intervals of its percentile clauses, its samples and its trend.
 func (o *openSweep) judge(p *openPoint) error {
 	cfg := o.cfg
-	opts := report.TestOptions{ID: cfg.Test.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI, Server: p.server}
+	opts := report.TestOptions{ID: cfg.Test.ID, Percentiles: true, CI: cfg.CI, Server: p.server}
 	if len(p.steps) > 1 {
 		for _, st := range p.steps {
 			opts.Runs = append(opts.Runs, st.Response)
 		}
 	}
-	t, j, err := report.NewTest(p.pooled, opts)
+	t, j, err := verdict.NewTest(p.pooled, opts, cfg.SLO)
 	if err != nil {
 		return err
 	}
 	p.test = t
 	f := pointFacts{aborted: p.aborted}
 	if t.SLO != nil {
-		var wins []report.Window
+		var wins []verdict.Window
 		if cfg.SLO.Window > 0 {
-			if wins, err = report.LatencyWindows(t, cfg.SLO.Window); err != nil {
+			if wins, err = verdict.LatencyWindows(t, cfg.SLO.Window); err != nil {
 				return err
 			}
 		}
@@ -562,7 +563,7 @@ func (o *openSweep) judge(p *openPoint) error {
 			return err
 		}
 	}
-	p.verdict = judgePoint(t, j, f)
+	p.pointVerdict = judgePoint(t, j, f)
 	p.short = nil
 	if p.decision == decideUnjudged {
 		p.short = f.short

@@ -7,6 +7,7 @@ import (
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // document fills the result's tests (one per point) and the sweep's
@@ -31,7 +32,7 @@ func (o *openSweep) document(res *Result) error {
 		t.Step = info
 		if cfg.Repeat > 1 {
 			var err error
-			if t.Repeats, err = report.RepeatsOf(stepResults(p.steps), report.TestOptions{ID: cfg.Test.ID, SLO: cfg.SLO, Percentiles: true, CI: cfg.CI}); err != nil {
+			if t.Repeats, err = verdict.Repeats(stepResults(p.steps), report.TestOptions{ID: cfg.Test.ID, Percentiles: true, CI: cfg.CI}, cfg.SLO); err != nil {
 				return err
 			}
 		}

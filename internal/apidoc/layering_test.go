@@ -17,11 +17,12 @@ import (
 // imports flow one way, downward. A package missing here fails the test:
 // a new package takes its place in the table (and in the layout) first.
 var layer = map[string]int{
-	"histo": 1, "conn": 1, "scenarios": 1, "embedded": 1, "stats": 1, "verdict": 1, "events": 1,
+	"histo": 1, "conn": 1, "scenarios": 1, "embedded": 1, "stats": 1, "events": 1,
 	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2, "messages": 2,
 	"scheduler": 3,
 	"report":    4, "metrics": 4,
-	"report/watch": 5, "report/plots": 5, "endpoint": 5, "diff": 5,
+	"report/watch": 5, "report/plots": 5, "endpoint": 5, "verdict": 5,
+	"diff":          6,
 	"experiment":    6,
 	"experiment/ab": 7, "experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
 	"pubsub": 7, "stream": 7,

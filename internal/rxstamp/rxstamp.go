@@ -7,7 +7,7 @@
 //
 // Linux stamps TCP segments (loopback included) and UDP datagrams; it never
 // stamps AF_UNIX stream sockets, whose reads therefore carry no timestamp.
-// Elsewhere New returns nil and callers read the socket as before.
+// Elsewhere New returns nil and callers read the socket with plain reads.
 package rxstamp
 
 import "time"

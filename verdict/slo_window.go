@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"time"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/report"
 )
 
 // The windows of an SLO (--slo-window) and the latency histograms each
@@ -16,12 +17,12 @@ import (
 // k belongs to window ⌊start/length⌋. A last window shorter than half the
 // length (the drain's tail) joins the one before it, so a handful of late
 // replies is never judged alone.
-func groupWindows(t *Test, length time.Duration) ([]*windowGroup, error) {
-	series, err := t.series()
+func groupWindows(t *report.Test, length time.Duration) ([]*windowGroup, error) {
+	series, err := t.Series()
 	if err != nil {
 		return nil, err
 	}
-	interval := t.mustFigures().interval
+	interval := t.MustFacts().Interval
 	if interval <= 0 || len(series) == 0 {
 		return nil, usage.Option("slo-window", "{slo-window} needs the test's interval series")
 	}
@@ -53,7 +54,7 @@ func groupWindows(t *Test, length time.Duration) ([]*windowGroup, error) {
 
 // windows cuts t's interval series into the scopes of windows of length
 // (see groupWindows).
-func windows(t *Test, length time.Duration) ([]scope, error) {
+func windows(t *report.Test, length time.Duration) ([]scope, error) {
 	groups, err := groupWindows(t, length)
 	if err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func windows(t *Test, length time.Duration) ([]scope, error) {
 		if g.dur > 0 {
 			sc.rate = float64(g.counts.Completed) / g.dur.Seconds()
 		}
-		sc.unavailable = worstUnavailable(eventsIn(t.Events, g.start, g.start+g.dur))
+		sc.unavailable = report.WorstUnavailable(report.EventsIn(t.Events, g.start, g.start+g.dur))
 		var err error
 		if sc.resp, err = mergePacked(g.resp); err != nil {
 			return nil, err
@@ -98,14 +99,14 @@ type Window struct {
 // LatencyWindows cuts t into the windows --slo-window length judges it
 // by, as SLO.Check does, with each window's latency histogram: what a
 // confidence interval of a window's percentile is read from.
-func LatencyWindows(t *Test, length time.Duration) ([]Window, error) {
+func LatencyWindows(t *report.Test, length time.Duration) ([]Window, error) {
 	groups, err := groupWindows(t, length)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Window, 0, len(groups))
 	for _, g := range groups {
-		h, err := mergeHist(g.resp)
+		h, err := report.MergeHist(g.resp)
 		if err != nil {
 			return nil, err
 		}
@@ -114,32 +115,9 @@ func LatencyWindows(t *Test, length time.Duration) ([]Window, error) {
 	return out, nil
 }
 
-// mergeHist merges packed histograms into one (nil: no samples).
-func mergeHist(ps []histo.Packed) (*hdrhistogram.Histogram, error) {
-	var hs []*hdrhistogram.Histogram
-	for _, p := range ps {
-		if p.Empty() {
-			continue
-		}
-		h, err := p.Histogram()
-		if err != nil {
-			return nil, err
-		}
-		hs = append(hs, h)
-	}
-	switch len(hs) {
-	case 0:
-		return nil, nil
-	case 1:
-		return hs[0], nil
-	}
-	sum, _ := histo.Merge(hs...)
-	return sum, nil
-}
-
 // mergePacked merges packed histograms and summarises the sum.
 func mergePacked(ps []histo.Packed) (histo.Summary, error) {
-	h, err := mergeHist(ps)
+	h, err := report.MergeHist(ps)
 	if err != nil {
 		return histo.Summary{}, err
 	}

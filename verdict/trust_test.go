@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"reflect"
@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 )
@@ -92,86 +93,86 @@ func TestJudge(t *testing.T) {
 		// The server went away: whatever else, the run failed.
 		{name: "target lost", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) {
 			r.TargetGone = true
-		}}, slo: "p99<1s", want: Failed, verdict: "target_lost", says: "every connection was lost"},
+		}}, slo: "p99<1s", want: Error, verdict: "target_lost", says: "every connection was lost"},
 		// Nothing completed: failed, naming the first error.
 		{name: "nothing completed", f: healthy, adjust: []func(*scheduler.Result){errs(2000), func(r *scheduler.Result) { r.FirstError = "NOAUTH" }},
-			want: Failed, verdict: "target_lost", says: "none of 2000 scheduled requests completed; the first error was: NOAUTH"},
+			want: Error, verdict: "target_lost", says: "none of 2000 scheduled requests completed; the first error was: NOAUTH"},
 		// Interrupted before anything completed: target lost too (the exit
 		// code is 130 all the same: interrupted comes first).
 		{name: "interrupted, nothing completed", f: healthy, adjust: []func(*scheduler.Result){errs(2000), func(r *scheduler.Result) { r.Interrupted = true }},
-			want: Failed, verdict: "target_lost"},
+			want: Error, verdict: "target_lost"},
 
 		// No SLO, a healthy generator.
-		{name: "no slo, healthy", f: healthy, want: Trusted, verdict: "ok", says: "send lag p99 0.050 ms ≤ 1.000 ms"},
+		{name: "no slo, healthy", f: healthy, want: Pass, verdict: "ok", says: "send lag p99 0.050 ms ≤ 1.000 ms"},
 		// No SLO, lag above the limit but under 10% of a stall's response
 		// p99: immaterial.
-		{name: "no slo, high lag under a stall", f: stall(2 * ms), want: Trusted, verdict: "ok", says: "so immaterial"},
+		{name: "no slo, high lag under a stall", f: stall(2 * ms), want: Pass, verdict: "ok", says: "so immaterial"},
 		// No SLO, lag above the limit and material to the response times.
-		{name: "no slo, material lag", f: flat(100*us, 5*ms), want: Untrusted, verdict: "generator_behind", says: "send lag p99 5.001 ms is above 1.000 ms"},
+		{name: "no slo, material lag", f: flat(100*us, 5*ms), want: Inconclusive, verdict: "generator_behind", says: "send lag p99 5.001 ms is above 1.000 ms"},
 		// No SLO, the generator sent less than 99.5%.
-		{name: "no slo, unsent", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, want: Untrusted, verdict: "generator_behind", says: "only 99.01%"},
+		{name: "no slo, unsent", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, want: Inconclusive, verdict: "generator_behind", says: "only 99.01%"},
 		// No SLO, the target held sends back: their lag is the server's.
-		{name: "no slo, target held back the lag", f: heldBack, adjust: []func(*scheduler.Result){held(200*ms, 200, 0)}, want: Trusted, verdict: "ok", says: "the target held sends back for 0.200 s"},
+		{name: "no slo, target held back the lag", f: heldBack, adjust: []func(*scheduler.Result){held(200*ms, 200, 0)}, want: Pass, verdict: "ok", says: "the target held sends back for 0.200 s"},
 		// Same lag without the target holding back: the generator's.
-		{name: "no slo, same lag, generator's", f: heldBack, want: Untrusted, verdict: "generator_behind"},
+		{name: "no slo, same lag, generator's", f: heldBack, want: Inconclusive, verdict: "generator_behind"},
 		// No SLO, the target held back the unsent requests too.
-		{name: "no slo, target held back the unsent", f: healthy, adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, want: Trusted, verdict: "ok"},
+		{name: "no slo, target held back the unsent", f: healthy, adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, want: Pass, verdict: "ok"},
 
 		// SLO passed, healthy generator.
-		{name: "pass, healthy", f: healthy, slo: "p99<=50ms", want: Trusted, verdict: "ok", says: "≤ 1.000 ms"},
+		{name: "pass, healthy", f: healthy, slo: "p99<=50ms", want: Pass, verdict: "ok", says: "≤ 1.000 ms"},
 		// SLO passed despite a high lag: response time includes it.
-		{name: "pass, high lag", f: flat(100*us, 5*ms), slo: "p99<=50ms", want: Trusted, verdict: "ok", says: "can only have made it look worse"},
+		{name: "pass, high lag", f: flat(100*us, 5*ms), slo: "p99<=50ms", want: Pass, verdict: "ok", says: "can only have made it look worse"},
 		// SLO passed on an under-delivered load (sent share below 99.5%).
-		{name: "pass, under-delivered", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind", says: "under-delivered load: only 99.01%"},
+		{name: "pass, under-delivered", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "p99<=50ms", want: Inconclusive, verdict: "generator_behind", says: "under-delivered load: only 99.01%"},
 		// The target held back the unsent: under-delivered all the same.
-		{name: "pass, under-delivered by the target", f: healthy, adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind"},
+		{name: "pass, under-delivered by the target", f: healthy, adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, slo: "p99<=50ms", want: Inconclusive, verdict: "generator_behind"},
 		// A throttled closed loop whose sending took 2% longer than its
 		// timeline: sent at 2% under its rate.
 		{name: "pass, closed loop short of its rate", mode: "closed", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window, r.SendWindow = 2060*ms, 2040*ms }},
-			slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind", says: "2.0% short of the target 1000 req/s"},
+			slo: "p99<=50ms", want: Inconclusive, verdict: "generator_behind", says: "2.0% short of the target 1000 req/s"},
 		// A throttled closed loop that sent everything on time, its window
 		// stretched to a last reply 100 ms after the timeline: no shortfall
 		// (the window used to count, and a late reply failed the gate).
 		{name: "pass, closed loop on time, late last reply", mode: "closed", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window, r.SendWindow = 2100*ms, 2000*ms }},
-			slo: "p99<=50ms", want: Trusted, verdict: "ok"},
+			slo: "p99<=50ms", want: Pass, verdict: "ok"},
 		// A result read back has no send window: its window counts.
 		{name: "pass, closed loop read back", mode: "closed", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window = 2040 * ms }},
-			slo: "p99<=50ms", want: Untrusted, verdict: "generator_behind", says: "2.0% short"},
+			slo: "p99<=50ms", want: Inconclusive, verdict: "generator_behind", says: "2.0% short"},
 		// An open run that sent everything, its window stretched to a last
 		// reply 100 ms late (an achieved rate 4.8% short): not
 		// under-delivered, the sent share says what was delivered.
 		{name: "pass, open, late last reply", f: healthy, adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.Window = 2100 * ms }},
-			slo: "p99<=50ms", want: Trusted, verdict: "ok"},
+			slo: "p99<=50ms", want: Pass, verdict: "ok"},
 
 		// SLO failed, the generator kept time: the server's.
-		{name: "fail, healthy", f: stall(50 * us), slo: "p99<5ms", want: Violated, verdict: "ok", says: "the server missed p99<5ms: service p99 90.046 ms misses 5.000 ms too, on a quiet client host"},
+		{name: "fail, healthy", f: stall(50 * us), slo: "p99<5ms", want: Fail, verdict: "ok", says: "the server missed p99<5ms: service p99 90.046 ms misses 5.000 ms too, on a quiet client host"},
 		// SLO failed with a material lag, but the clause fails on service
 		// time as well.
-		{name: "fail, fails on service too", f: stall(5 * ms), slo: "p99<5ms", want: Violated, verdict: "ok", says: "misses 5.000 ms too"},
+		{name: "fail, fails on service too", f: stall(5 * ms), slo: "p99<5ms", want: Fail, verdict: "ok", says: "misses 5.000 ms too"},
 		// SLO failed with a lag under 10% of the failing value, while the
 		// server's side met the bound: the client's (it used to be blamed
 		// on the server, as the lag looked small).
-		{name: "fail, lag under 10% of it", f: flat(11500*us, 1200*us), slo: "p99<12.5ms", want: Untrusted, verdict: "inconclusive", says: "the server's side met it (service p99 11.502 ms)"},
+		{name: "fail, lag under 10% of it", f: flat(11500*us, 1200*us), slo: "p99<12.5ms", want: Inconclusive, verdict: "inconclusive", says: "the server's side met it (service p99 11.502 ms)"},
 		// SLO failed and the lag could explain it: untrusted.
-		{name: "fail, lateness could explain", f: flat(ms, 5*ms), slo: "p99<3ms", want: Untrusted, verdict: "inconclusive", says: "its send lag p99 5.001 ms (167% of the bound) made the response time miss 3.000 ms"},
+		{name: "fail, lateness could explain", f: flat(ms, 5*ms), slo: "p99<3ms", want: Inconclusive, verdict: "inconclusive", says: "its send lag p99 5.001 ms (167% of the bound) made the response time miss 3.000 ms"},
 		// An errors clause fails whatever the generator's lag.
-		{name: "fail, errors", f: flat(ms, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "p99<3ms,errors<1%", want: Violated, verdict: "ok", says: "the server missed errors<1%: errors and timeouts are the server's answers"},
+		{name: "fail, errors", f: flat(ms, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "p99<3ms,errors<1%", want: Fail, verdict: "ok", says: "the server missed errors<1%: errors and timeouts are the server's answers"},
 		// A latency bound from below: lateness only raises latencies.
-		{name: "fail, lower bound", f: flat(ms, 5*ms), slo: "p50>10ms", want: Violated, verdict: "ok", says: "only makes latencies higher"},
+		{name: "fail, lower bound", f: flat(ms, 5*ms), slo: "p50>10ms", want: Fail, verdict: "ok", says: "only makes latencies higher"},
 		// The generator left requests unsent: it could explain unsent<0.5%.
-		{name: "fail, unsent by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "unsent<0.5%", want: Untrusted, verdict: "inconclusive", says: "could be the generator's 20 unsent"},
+		{name: "fail, unsent by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(20)}, slo: "unsent<0.5%", want: Inconclusive, verdict: "inconclusive", says: "could be the generator's 20 unsent"},
 		// The target held back those unsent (and the generator lagged
 		// elsewhere): the clause fails regardless.
-		{name: "fail, unsent by the target", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, slo: "unsent<0.5%", want: Violated, verdict: "ok", says: "cannot account for it"},
+		{name: "fail, unsent by the target", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){unsent(20), held(20*ms, 0, 20)}, slo: "unsent<0.5%", want: Fail, verdict: "ok", says: "cannot account for it"},
 		// A rate clause the generator's unsent requests could account for.
-		{name: "fail, rate short by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(40)}, slo: "rate>=1010", want: Untrusted, verdict: "inconclusive"},
+		{name: "fail, rate short by the generator", f: healthy, adjust: []func(*scheduler.Result){unsent(40)}, slo: "rate>=1010", want: Inconclusive, verdict: "inconclusive"},
 		// A rate clause errors made fail: the server's.
-		{name: "fail, rate short by errors", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "rate>=990", want: Violated, verdict: "ok", says: "cannot account for it"},
+		{name: "fail, rate short by errors", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "rate>=990", want: Fail, verdict: "ok", says: "cannot account for it"},
 		// A closed loop: latency from the send holds no lateness.
 		{name: "fail, closed loop", mode: "closed", f: flat(10*ms, 0), adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.TargetRate, r.Lag, r.LagLimit = scheduler.Rate{}, nil, 0 }},
-			slo: "p99<5ms", want: Violated, verdict: "ok", says: "service p99 10.002 ms misses 5.000 ms too"},
+			slo: "p99<5ms", want: Fail, verdict: "ok", says: "service p99 10.002 ms misses 5.000 ms too"},
 		// A throttled closed loop far behind its schedule, no SLO.
-		{name: "no slo, throttled closed loop behind", mode: "closed", f: flat(ms, 50*ms), want: Untrusted, verdict: "generator_behind", says: "send lag p99"},
+		{name: "no slo, throttled closed loop behind", mode: "closed", f: flat(ms, 50*ms), want: Inconclusive, verdict: "generator_behind", says: "send lag p99"},
 
 		// Per window: one window stalls at the server (service fails).
 		{name: "window fails on service", f: func(i int) (time.Duration, time.Duration) {
@@ -179,70 +180,70 @@ func TestJudge(t *testing.T) {
 				return 40 * ms, 3 * ms
 			}
 			return ms, 3 * ms
-		}, slo: "p90<10ms", window: 500 * ms, want: Violated, verdict: "ok", says: "service p90 40.010 ms misses 10.000 ms too"},
+		}, slo: "p90<10ms", window: 500 * ms, want: Fail, verdict: "ok", says: "service p90 40.010 ms misses 10.000 ms too"},
 		// Per window: one window's lag alone breaks it.
 		{name: "window broken by lag", f: func(i int) (time.Duration, time.Duration) {
 			if i >= 1200 && i < 1300 {
 				return ms, 40 * ms
 			}
 			return ms, 50 * us
-		}, slo: "p90<10ms", window: 500 * ms, want: Untrusted, verdict: "inconclusive", says: "its send lag p90 40.010 ms"},
+		}, slo: "p90<10ms", window: 500 * ms, want: Inconclusive, verdict: "inconclusive", says: "its send lag p90 40.010 ms"},
 
 		// Attribution to the client host: the server's side misses the
 		// bound, but the host could not tell.
 		{name: "fail, busy local host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(1.0, 0.04, true)}, slo: "p99<5ms",
-			want: Untrusted, verdict: "inconclusive", says: "too busy to tell whose it is: host CPU 100% busy, 4% stolen; the target is on this host"},
+			want: Inconclusive, verdict: "inconclusive", says: "too busy to tell whose it is: host CPU 100% busy, 4% stolen; the target is on this host"},
 		{name: "fail, host hiccups", f: flat(3*ms, 50*us), adjust: []func(*scheduler.Result){hiccups(2500 * us)}, slo: "p99<=2ms",
-			want: Untrusted, verdict: "inconclusive", says: "host hiccups 2.501 ms on a 2.000 ms bound"},
+			want: Inconclusive, verdict: "inconclusive", says: "host hiccups 2.501 ms on a 2.000 ms bound"},
 		// A remote target missing by far more than the host's hiccups:
 		// the server's, however noisy the client.
 		{name: "fail, remote target far beyond the hiccups", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(1.0, 0, false), hiccups(3 * ms)}, slo: "p99<5ms",
-			want: Violated, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
+			want: Fail, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
 		// The same miss with the target on this host and its CPUs
 		// saturated: the server's own time grows with them, nobody can
 		// tell.
 		{name: "fail, local target, saturated host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms)}, slo: "p99<5ms",
-			want: Untrusted, verdict: "inconclusive", says: "host hiccups 3.000 ms on a 5.000 ms bound; host CPU 95% busy, 0% stolen; the target is on this host"},
+			want: Inconclusive, verdict: "inconclusive", says: "host hiccups 3.000 ms on a 5.000 ms bound; host CPU 95% busy, 0% stolen; the target is on this host"},
 		// The same in pacer's own process (the embedded target): the meter
 		// sees every delay its goroutines see, so a miss far beyond it is
 		// the server's.
 		{name: "fail, in-process target, saturated host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms),
 			func(r *scheduler.Result) { r.TargetInProcess = true }}, slo: "p99<5ms",
-			want: Violated, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
+			want: Fail, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
 		// On this host but with CPUs to spare: a miss far beyond the
 		// client's noise is the server's.
 		{name: "fail, local target, hiccups, CPUs to spare", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(3 * ms)}, slo: "p99<5ms",
-			want: Violated, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
+			want: Fail, verdict: "ok", says: "by more than the client's noise (host hiccups p99 3.000 ms) could have added"},
 		// A quiet host, measured: the server's, with the figures.
 		{name: "fail, quiet host measured", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.3, 0, true), hiccups(100 * us)}, slo: "p99<5ms",
-			want: Violated, verdict: "ok", says: "on a quiet client host (hiccups p99 0.100 ms (2% of the bound), CPU 30% busy, 0% stolen)"},
+			want: Fail, verdict: "ok", says: "on a quiet client host (hiccups p99 0.100 ms (2% of the bound), CPU 30% busy, 0% stolen)"},
 		// A pass on a quiet host whose send lag still exceeded its limit:
 		// the machine could not pace to the precision asked, and says so.
 		{name: "pass, lag above its limit on a quiet host", f: flat(100*us, 1500*us), adjust: []func(*scheduler.Result){hostCPU(0.3, 0, true), hiccups(100 * us)}, slo: "p99<5ms",
-			want: Trusted, verdict: "ok", says: "this machine could not pace to the precision asked: send lag p99 1.500 ms above the limit 1.000 ms on a quiet host"},
+			want: Pass, verdict: "ok", says: "this machine could not pace to the precision asked: send lag p99 1.500 ms above the limit 1.000 ms on a quiet host"},
 		// The client host quiet, but the server's process waited for a CPU
 		// a third of the time, 2 ms a slice (its CPUs were taken: pinned
 		// beside busy loops): the host's, naming the wait.
 		{name: "fail, the server process waits for a CPU", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(100 * us), waiting(2*ms, 300)}, slo: "p99<5ms",
-			want: Untrusted, verdict: "inconclusive", says: "the server process waited 600.0 ms for a CPU in 2.0 s (30% of the time, 2.0 ms per time slice)"},
+			want: Inconclusive, verdict: "inconclusive", says: "the server process waited 600.0 ms for a CPU in 2.0 s (30% of the time, 2.0 ms per time slice)"},
 		// A saturated client host, but the server's process hardly waited:
 		// the miss is the server's own.
 		{name: "fail, busy host, the server process not waiting", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms), waiting(5*us, 800)}, slo: "p99<5ms",
-			want: Violated, verdict: "ok", says: "the server process waited 4.0 ms for a CPU in 2.0 s (0.2% of the time, 5 µs per time slice): the time is the server's own"},
+			want: Fail, verdict: "ok", says: "the server process waited 4.0 ms for a CPU in 2.0 s (0.2% of the time, 5 µs per time slice): the time is the server's own"},
 		// An fsync of 40 ms during the test: the server's, whatever its
 		// waits.
 		{name: "fail beside an fsync", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms), waiting(2*ms, 300)}, slo: "p99<5ms",
 			server: &serverinfo.Stats{Available: true, LatencyEvents: []serverinfo.LatencyEvent{{Event: "aof-fsync-always", At: 1700000000, Ms: 40}}},
-			want:   Violated, verdict: "ok", says: "beside the server's own latency event aof-fsync-always 40 ms at 22:13:20 UTC"},
+			want:   Fail, verdict: "ok", says: "beside the server's own latency event aof-fsync-always 40 ms at 22:13:20 UTC"},
 		// A slow command event while the process waited for a CPU: the
 		// command's time holds the waits, so the host's.
 		{name: "fail beside a command event, waiting", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(100 * us), waiting(2*ms, 300)}, slo: "p99<5ms",
 			server: &serverinfo.Stats{Available: true, LatencyEvents: []serverinfo.LatencyEvent{{Event: "command", At: 1700000000, Ms: 8}}},
-			want:   Untrusted, verdict: "inconclusive", says: "the server process waited"},
+			want:   Inconclusive, verdict: "inconclusive", says: "the server process waited"},
 		// The same event with the process not waiting: the server's.
 		{name: "fail beside a command event", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms), waiting(5*us, 100)}, slo: "p99<5ms",
 			server: &serverinfo.Stats{Available: true, LatencyEvents: []serverinfo.LatencyEvent{{Event: "command", At: 1700000000, Ms: 8}}},
-			want:   Violated, verdict: "ok", says: "latency event command 8 ms"},
+			want:   Fail, verdict: "ok", says: "latency event command 8 ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mode := tc.mode
@@ -253,7 +254,7 @@ func TestJudge(t *testing.T) {
 			for _, f := range tc.adjust {
 				f(r)
 			}
-			var res *SLOResult
+			var res *report.SLOResult
 			if tc.slo != "" {
 				res = mustCheck(t, mustSLO(t, tc.slo, tc.window), r)
 			}
@@ -271,7 +272,7 @@ func TestJudge(t *testing.T) {
 			}
 		})
 	}
-	if j := Judge(nil); j.Outcome != Trusted {
+	if j := Judge(nil); j.Outcome != Pass {
 		t.Errorf("nil result: %+v", j)
 	}
 }

@@ -1,9 +1,10 @@
-package report
+package verdict
 
 import (
 	"fmt"
 	"time"
 
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -18,19 +19,6 @@ import (
 // counts them (scheduler.Result.HeldSent, HeldUnsent). Assess leaves them
 // out of the generator's send lag, taking them from the top of the lag
 // distribution (where their wait puts them), and out of its sent share.
-
-// Verdicts.
-const (
-	VerdictOK              = "ok"
-	VerdictGeneratorBehind = "generator_behind"
-	// VerdictTargetLost: the server went away (every connection gone and
-	// none back by the end of the timeline) or nothing completed.
-	VerdictTargetLost = "target_lost"
-	// VerdictInconclusive: the SLO failed, and the client's parts (its
-	// send or receive lag) or its host's noise could explain every failing
-	// clause: whether the server missed cannot be told (exit 4).
-	VerdictInconclusive = "inconclusive"
-)
 
 // MinSentFraction is the share of scheduled requests that must have been
 // sent by the end of the timeline for the verdict to be ok.
@@ -93,22 +81,22 @@ func (h Health) GeneratorUnsent(c scheduler.Counts) uint64 {
 
 // Assess reads what a test says about the generator (pure: no clock,
 // no I/O).
-func Assess(t *Test) Health {
-	f := t.mustFigures()
-	h := Health{LagLimit: f.lagLimit, SentShare: 1, GeneratorSentShare: 1, Target: f.target.PerSecond(), Blocked: f.blocked}
+func Assess(t *report.Test) Health {
+	f := t.MustFacts()
+	h := Health{LagLimit: f.LagLimit, SentShare: 1, GeneratorSentShare: 1, Target: f.Target.PerSecond(), Blocked: f.Blocked}
 	h.Paced = t.Mode == "open" || h.Target > 0
 	c := t.Counts
-	if f.response != nil {
-		h.ResponseP99 = time.Duration(f.response.ValueAtQuantile(99))
+	if f.Response != nil {
+		h.ResponseP99 = time.Duration(f.Response.ValueAtQuantile(99))
 	}
-	h.HeldBackUnsent = min(f.heldUnsent, c.Unsent)
-	h.HeldBack = f.heldSent + h.HeldBackUnsent
-	if f.lag != nil && f.lag.TotalCount() > 0 {
-		n := f.lag.TotalCount()
-		h.RawLagP99 = time.Duration(f.lag.ValueAtQuantile(99))
-		held := int64(min(f.heldSent, uint64(n)))
+	h.HeldBackUnsent = min(f.HeldUnsent, c.Unsent)
+	h.HeldBack = f.HeldSent + h.HeldBackUnsent
+	if f.Lag != nil && f.Lag.TotalCount() > 0 {
+		n := f.Lag.TotalCount()
+		h.RawLagP99 = time.Duration(f.Lag.ValueAtQuantile(99))
+		held := int64(min(f.HeldSent, uint64(n)))
 		if held < n {
-			h.LagP99 = time.Duration(f.lag.ValueAtQuantile(99 * float64(n-held) / float64(n)))
+			h.LagP99 = time.Duration(f.Lag.ValueAtQuantile(99 * float64(n-held) / float64(n)))
 		}
 	}
 	if c.Scheduled > 0 {
@@ -121,10 +109,10 @@ func Assess(t *Test) Health {
 	case h.Target <= 0:
 	case t.Mode == "open":
 		h.Delivered = h.SentShare * h.Target
-	case f.sendWindow > 0:
-		h.Delivered = float64(c.Sent) / f.sendWindow.Seconds()
-	case f.window > 0: // a test read back, which has no send window
-		h.Delivered = float64(c.Sent) / f.window.Seconds()
+	case f.SendWindow > 0:
+		h.Delivered = float64(c.Sent) / f.SendWindow.Seconds()
+	case f.Window > 0: // a test read back, which has no send window
+		h.Delivered = float64(c.Sent) / f.Window.Seconds()
 	}
 	if !h.Paced {
 		return h
@@ -143,25 +131,25 @@ func Assess(t *Test) Health {
 // sentence. (target_lost is decided before: see Judge.)
 func (h Health) verdict() (string, string) {
 	if !h.Paced {
-		return VerdictOK, "closed loop: latency counts from the actual send"
+		return report.VerdictOK, "closed loop: latency counts from the actual send"
 	}
 	held := h.HeldBackNote()
 	switch {
 	case h.GeneratorSentShare < MinSentFraction:
-		return VerdictGeneratorBehind, fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)%s",
+		return report.VerdictGeneratorBehind, fmt.Sprintf("only %.2f%% of scheduled requests were sent (below %.1f%%)%s",
 			h.GeneratorSentShare*100, MinSentFraction*100, held)
 	case h.LagMaterial:
 		of := "above the response p99"
 		if h.LagP99 < h.ResponseP99 {
 			of = fmt.Sprintf("%.0f%% of the response p99", 100*float64(h.LagP99)/float64(h.ResponseP99))
 		}
-		return VerdictGeneratorBehind, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms and %s (%.3f ms)%s",
+		return report.VerdictGeneratorBehind, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms and %s (%.3f ms)%s",
 			dms(h.LagP99), dms(h.LagLimit), of, dms(h.ResponseP99), held)
 	case h.LagHigh:
-		return VerdictOK, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms but under %.0f%% of the response p99 (%.3f ms), so immaterial; %.2f%% of scheduled sent%s",
+		return report.VerdictOK, fmt.Sprintf("send lag p99 %.3f ms is above %.3f ms but under %.0f%% of the response p99 (%.3f ms), so immaterial; %.2f%% of scheduled sent%s",
 			dms(h.LagP99), dms(h.LagLimit), MaterialLag*100, dms(h.ResponseP99), h.SentShare*100, held)
 	}
-	return VerdictOK, fmt.Sprintf("send lag p99 %.3f ms ≤ %.3f ms, %.2f%% of scheduled sent%s",
+	return report.VerdictOK, fmt.Sprintf("send lag p99 %.3f ms ≤ %.3f ms, %.2f%% of scheduled sent%s",
 		dms(h.LagP99), dms(h.LagLimit), h.SentShare*100, held)
 }
 

@@ -1,10 +1,12 @@
-package report
+package verdict
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pacer-load/pacer/report"
 )
 
 // The SLO clauses of a pubsub or stream test beyond its latencies:
@@ -54,8 +56,8 @@ func parseShare(c clause, rest string) (clause, error) {
 }
 
 // evaluateMessages checks a loss or lag clause on the whole test.
-func evaluateMessages(c clause, t *Test, window bool) ClauseResult {
-	cr := ClauseResult{Clause: c.text, Metric: c.metric, Op: c.op, Bound: c.value, Unit: c.unit, Basis: "delivery", c: c}
+func evaluateMessages(c clause, t *report.Test, window bool) report.ClauseResult {
+	cr := report.ClauseResult{Clause: c.text, Metric: c.metric, Op: c.op, Bound: c.value, Unit: c.unit, Basis: "delivery", Figures: &report.ClauseFigures{}}
 	m := t.Messages
 	var v float64
 	ok := false
@@ -69,7 +71,7 @@ func evaluateMessages(c clause, t *Test, window bool) ClauseResult {
 	if !ok {
 		return cr
 	}
-	v = round(v, 6)
+	v = report.Round(v, 6)
 	cr.Observed = &v
 	cr.Pass = c.met(v)
 	if c.metric == "lag" && m.Stream.Lag.Rising && c.upper() {
@@ -83,15 +85,15 @@ func evaluateMessages(c clause, t *Test, window bool) ClauseResult {
 
 // messageClauseLine words a loss or lag clause, with why a lag that met
 // its bound still failed.
-func messageClauseLine(cr ClauseResult, t *Test) string {
-	line := clauseLine(cr)
+func messageClauseLine(cr report.ClauseResult, t *report.Test) string {
+	line := cr.Line()
 	if cr.Metric != "lag" || cr.Observed == nil || t.Messages == nil || t.Messages.Stream == nil || t.Messages.Stream.Lag == nil {
 		return line
 	}
 	l := t.Messages.Stream.Lag
-	if l.Rising && cr.c.upper() {
-		if cr.c.met(*cr.Observed) {
-			line = fmt.Sprintf("lag %s %s %s, but rising (wanted %s)", formatValue(*cr.Observed, "entries"), cr.Op, formatValue(cr.Bound, "entries"), cr.Clause)
+	if l.Rising && clauseOf(cr).upper() {
+		if clauseOf(cr).met(*cr.Observed) {
+			line = fmt.Sprintf("lag %s %s %s, but rising (wanted %s)", report.FormatValue(*cr.Observed, "entries"), cr.Op, report.FormatValue(cr.Bound, "entries"), cr.Clause)
 		}
 		line += fmt.Sprintf(": unsustainable, the lag rose through the run (Mann–Kendall S = %d over %d intervals, p = %.2g; %+.0f entries/s)", l.S, l.Intervals, l.P, l.GrowthPerS)
 	}

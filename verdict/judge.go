@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"fmt"
@@ -8,29 +8,9 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
-	"github.com/pacer-load/pacer/verdict"
-)
-
-// Outcome is what a judged test means, in the verdict package's words
-// (pass, fail, inconclusive, error); the names below are the trust
-// rule's for the same four, and verdict.Outcome.ExitCode the exit code.
-type Outcome = verdict.Outcome
-
-const (
-	// Trusted: the result stands (pass, exit 0).
-	Trusted = verdict.Pass
-	// Violated: the SLO failed and the generator cannot explain it (fail,
-	// exit 3).
-	Violated = verdict.Fail
-	// Untrusted: the generator's lateness, the client host's noise or an
-	// under-delivered load could change the conclusion (inconclusive,
-	// exit 4; verdict generator_behind or inconclusive).
-	Untrusted = verdict.Inconclusive
-	// Failed: the target was lost or nothing completed (error, exit 1;
-	// verdict target_lost).
-	Failed = verdict.Error
 )
 
 // Judgement is the trust rule's decision on one test: its outcome, the
@@ -51,20 +31,20 @@ type Judgement struct {
 // lateness can only make latencies look worse:
 //
 //   - target lost (every connection gone for good, or nothing completed
-//     of what was scheduled, unless interrupted first): Failed. A test
+//     of what was scheduled, unless interrupted first): Error. A test
 //     read back keeps the target_lost it was given.
-//   - no SLO: Untrusted (generator_behind) when the lag is material — send
+//   - no SLO: Inconclusive (generator_behind) when the lag is material — send
 //     lag p99 above the limit and at least 10% of the response p99 — or
 //     less than 99.5% of the requests the generator answered for were sent;
-//     Trusted otherwise (with a note when the lag was high but immaterial).
-//   - SLO passed: Trusted, noting a high lag, unless the load was
+//     Pass otherwise (with a note when the lag was high but immaterial).
+//   - SLO passed: Pass, noting a high lag, unless the load was
 //     under-delivered (sent share below 99.5%, or the delivered rate short
-//     of the target by more than 0.5%, whoever caused it): Untrusted.
-//   - SLO failed: Violated when the generator kept its timeline, or when
+//     of the target by more than 0.5%, whoever caused it): Inconclusive.
+//   - SLO failed: Fail when the generator kept its timeline, or when
 //     one failing clause fails regardless of it (a latency that also fails
 //     on service time, or whose window's lag p99 is under 10% of it; errors
 //     and timeouts; shares and rates the generator's own unsent requests
-//     cannot account for); Untrusted only when its lateness could explain
+//     cannot account for); Inconclusive only when its lateness could explain
 //     every failing clause.
 //
 // Requests the target held back (see Assess) count as the
@@ -74,36 +54,36 @@ type Judgement struct {
 // A test measured with a budget to decide in (--decide-within) is judged
 // by this rule at its first look and when the budget runs out, and by the
 // sequential rule (see sequential) at the looks between.
-func Judge(t *Test) Judgement {
+func Judge(t *report.Test) Judgement {
 	if t == nil {
-		return Judgement{Outcome: Trusted, Verdict: VerdictOK}
+		return Judgement{Outcome: Pass, Verdict: report.VerdictOK}
 	}
 	return sequential(t, judge(t))
 }
 
 // judge is Judge's ordinary rule.
-func judge(t *Test) Judgement {
+func judge(t *report.Test) Judgement {
 	if t == nil {
-		return Judgement{Outcome: Trusted, Verdict: VerdictOK}
+		return Judgement{Outcome: Pass, Verdict: report.VerdictOK}
 	}
 	slo := t.SLO
 	if lost, why := targetLost(t); lost {
-		return Judgement{Outcome: Failed, Verdict: VerdictTargetLost, Reason: why}
+		return Judgement{Outcome: Error, Verdict: report.VerdictTargetLost, Reason: why}
 	}
 	h := Assess(t)
 	verdict, why := h.verdict()
 	switch {
-	case slo == nil && verdict == VerdictGeneratorBehind:
-		return Judgement{Outcome: Untrusted, Verdict: verdict, Reason: why + hiccupNote(t, h)}
+	case slo == nil && verdict == report.VerdictGeneratorBehind:
+		return Judgement{Outcome: Inconclusive, Verdict: verdict, Reason: why + hiccupNote(t, h)}
 	case slo == nil:
-		return Judgement{Outcome: Trusted, Verdict: verdict, Reason: why + hiccupNote(t, h)}
+		return Judgement{Outcome: Pass, Verdict: verdict, Reason: why + hiccupNote(t, h)}
 	case slo.Pass && h.UnderDelivered:
-		return Judgement{Outcome: Untrusted, Verdict: VerdictGeneratorBehind, Reason: "the SLO passed, but on an under-delivered load: " + shortfall(h) + h.HeldBackNote()}
+		return Judgement{Outcome: Inconclusive, Verdict: report.VerdictGeneratorBehind, Reason: "the SLO passed, but on an under-delivered load: " + shortfall(h) + h.HeldBackNote()}
 	case slo.Pass && h.LagHigh:
-		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: fmt.Sprintf("the SLO passed on response time, which includes the send lag: a send lag p99 of %.3f ms (above %.3f ms) can only have made it look worse",
+		return Judgement{Outcome: Pass, Verdict: report.VerdictOK, Reason: fmt.Sprintf("the SLO passed on response time, which includes the send lag: a send lag p99 of %.3f ms (above %.3f ms) can only have made it look worse",
 			dms(h.LagP99), dms(h.LagLimit)) + precisionNote(t, h)}
 	case slo.Pass:
-		return Judgement{Outcome: Trusted, Verdict: VerdictOK, Reason: why}
+		return Judgement{Outcome: Pass, Verdict: report.VerdictOK, Reason: why}
 	}
 	// The SLO failed: each failing clause has an owner (attribute).
 	host := hostOf(t)
@@ -125,12 +105,12 @@ func judge(t *Test) Judgement {
 		if len(server) == 0 { // a failed SLO without a failing clause
 			server = []string{"the SLO"}
 		}
-		return Judgement{Outcome: Violated, Verdict: VerdictOK, Reason: "the server missed " + andMore(server) + host.evidence(t) + precisionNote(t, h), Owners: owners}
+		return Judgement{Outcome: Fail, Verdict: report.VerdictOK, Reason: "the server missed " + andMore(server) + host.evidence(t) + precisionNote(t, h), Owners: owners}
 	}
 	// The server's own account, when it gave one, says where the time
 	// went (a server executing in microseconds beside a service time of
 	// milliseconds points at the host), whoever the verdict names.
-	return Judgement{Outcome: Untrusted, Verdict: VerdictInconclusive, Reason: andMore(client) + h.HeldBackNote() + host.evidence(t) + precisionNote(t, h), Owners: owners}
+	return Judgement{Outcome: Inconclusive, Verdict: report.VerdictInconclusive, Reason: andMore(client) + h.HeldBackNote() + host.evidence(t) + precisionNote(t, h), Owners: owners}
 }
 
 // precisionNote is "" or a clause, starting with "; ", saying that this
@@ -140,22 +120,22 @@ func judge(t *Test) Judgement {
 // quiet (hiccups p99 under QuietShare of the limit's bound, CPUs neither
 // busy nor stolen), so the lateness is the machine's wake-up latency
 // itself, not a neighbour's load.
-func precisionNote(t *Test, h Health) string {
+func precisionNote(t *report.Test, h Health) string {
 	if !h.LagHigh || t.SLO == nil {
 		return ""
 	}
-	f := t.mustFigures()
+	f := t.MustFacts()
 	host := hostOf(t)
 	if !host.measured || host.saturated() {
 		return ""
 	}
 	bound := 0.0
 	for _, c := range t.SLO.Clauses {
-		if c.c.latency() && c.c.upper() && c.Bound > 0 && (bound == 0 || c.Bound < bound) {
+		if cl := clauseOf(c); cl.latency() && cl.upper() && c.Bound > 0 && (bound == 0 || c.Bound < bound) {
 			bound = c.Bound
 		}
 	}
-	p99 := time.Duration(f.hiccups.ValueAtQuantile(99))
+	p99 := time.Duration(f.Hiccups.ValueAtQuantile(99))
 	if bound == 0 || dms(p99) >= QuietShare*bound {
 		return ""
 	}
@@ -166,12 +146,12 @@ func precisionNote(t *Test, h Health) string {
 // hiccupNote is "" or a clause on the host's hiccups, starting with "; ",
 // when their p99 exceeds MaterialLag of the response p99: the client
 // machine's own noise is then a visible part of the latencies.
-func hiccupNote(t *Test, h Health) string {
-	f := t.mustFigures()
-	if f.hiccups == nil || f.hiccups.TotalCount() == 0 || h.ResponseP99 <= 0 {
+func hiccupNote(t *report.Test, h Health) string {
+	f := t.MustFacts()
+	if f.Hiccups == nil || f.Hiccups.TotalCount() == 0 || h.ResponseP99 <= 0 {
 		return ""
 	}
-	p99 := time.Duration(f.hiccups.ValueAtQuantile(99))
+	p99 := time.Duration(f.Hiccups.ValueAtQuantile(99))
 	if float64(p99) <= MaterialLag*float64(h.ResponseP99) {
 		return ""
 	}
@@ -238,8 +218,12 @@ func andMore(list []string) string {
 // to tell. Shares and rates are the server's unless the generator's own
 // unsent requests could account for them (regardless); a bound from
 // below, errors and timeouts are always the server's.
-func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts, wait serverWait) (owner, because string) {
-	c := cr.c
+func attribute(cr report.ClauseResult, h Health, host hostFacts, total scheduler.Counts, wait serverWait) (owner, because string) {
+	c := clauseOf(cr)
+	fig := cr.Figures
+	if fig == nil {
+		fig = &report.ClauseFigures{}
+	}
 	if !c.latency() || cr.Observed == nil || !c.upper() {
 		because, theirs := regardless(cr, h, total)
 		if theirs {
@@ -247,7 +231,7 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 		}
 		return OwnerClient, because
 	}
-	bound := formatValue(c.value, cr.Unit)
+	bound := report.FormatValue(c.value, cr.Unit)
 	share := func(v *float64) string {
 		if v == nil || c.value <= 0 {
 			return ""
@@ -256,17 +240,17 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 	}
 	parts := cr.Client
 	if parts == nil {
-		parts = &ClientShare{}
+		parts = &report.ClientShare{}
 	}
-	if !cr.serviceFails {
+	if !fig.ServiceFails {
 		lag := "its send lag"
 		if parts.SendLagMs != nil {
-			lag = fmt.Sprintf("its send lag %s %s%s", c.metric, formatValue(*parts.SendLagMs, "ms"), share(parts.SendLagMs))
+			lag = fmt.Sprintf("its send lag %s %s%s", c.metric, report.FormatValue(*parts.SendLagMs, "ms"), share(parts.SendLagMs))
 		}
 		return OwnerClient, fmt.Sprintf("the server's side met it (service %s %s), the client's part did not: %s made the response time miss %s",
-			c.metric, formatValue(cr.service, "ms"), lag, bound)
+			c.metric, report.FormatValue(fig.ServiceMs, "ms"), lag, bound)
 	}
-	missed := fmt.Sprintf("service %s %s misses %s", c.metric, formatValue(cr.service, "ms"), bound)
+	missed := fmt.Sprintf("service %s %s misses %s", c.metric, report.FormatValue(fig.ServiceMs, "ms"), bound)
 	event, hasEvent := host.event(c.value)
 	explains := wait.explains(metricQuantile(c.metric))
 
@@ -288,22 +272,22 @@ func attribute(cr ClauseResult, h Health, host hostFacts, total scheduler.Counts
 	}
 	noise := host.noise(c.value, parts)
 	if len(noise) == 0 {
-		return OwnerServer, fmt.Sprintf("service %s %s misses %s too, on a quiet client host%s%s", c.metric, formatValue(cr.service, "ms"), bound, host.quietNote(c.metric, parts, share), waited)
+		return OwnerServer, fmt.Sprintf("service %s %s misses %s too, on a quiet client host%s%s", c.metric, report.FormatValue(fig.ServiceMs, "ms"), bound, host.quietNote(c.metric, parts, share), waited)
 	}
 	// A miss larger than the client's measured noise could have added is
 	// the server's, unless the server shares saturated CPUs with pacer
 	// from a process of its own (its time then grows with them, beyond
 	// what the meter sees; in pacer's process the meter sees it).
-	if explain, what := host.explains(c.metric, parts); cr.service-explain > c.value && !(host.local && !host.inProcess && host.saturated()) {
+	if explain, what := host.explains(c.metric, parts); fig.ServiceMs-explain > c.value && !(host.local && !host.inProcess && host.saturated()) {
 		return OwnerServer, fmt.Sprintf("service %s %s misses %s by more than the client's noise (%s) could have added",
-			c.metric, formatValue(cr.service, "ms"), bound, what)
+			c.metric, report.FormatValue(fig.ServiceMs, "ms"), bound, what)
 	}
 	why := strings.Join(noise, "; ")
 	if host.local {
 		why += "; the target is on this host: the server and pacer compete for the same cores"
 	}
 	return OwnerHost, fmt.Sprintf("service %s %s misses %s, but the client host was too busy to tell whose it is: %s%s",
-		c.metric, formatValue(cr.service, "ms"), bound, why, waited)
+		c.metric, report.FormatValue(fig.ServiceMs, "ms"), bound, why, waited)
 }
 
 // hostFacts are what a test says of the client machine.
@@ -320,9 +304,9 @@ type hostFacts struct {
 	kernelClock bool
 }
 
-func hostOf(t *Test) hostFacts {
-	f := t.mustFigures()
-	return hostFacts{cpu: f.cpu, measured: f.hiccups != nil && f.hiccups.TotalCount() > 0, local: f.local, inProcess: f.inProcess, server: t.Server,
+func hostOf(t *report.Test) hostFacts {
+	f := t.MustFacts()
+	return hostFacts{cpu: f.CPU, measured: f.Hiccups != nil && f.Hiccups.TotalCount() > 0, local: f.Local, inProcess: f.InProcess, server: t.Server,
 		kernelClock: t.ReceiveClock == scheduler.ReceiveKernel}
 }
 
@@ -362,9 +346,9 @@ func metricQuantile(metric string) float64 {
 
 // clauseWait is the server process's wait over a failing clause's scope:
 // the worst window's intervals, or the whole test.
-func clauseWait(t *Test, c ClauseResult) serverWait {
+func clauseWait(t *report.Test, c report.ClauseResult) serverWait {
 	if w := c.Window; w != nil {
-		return serverWaitOf(t, exactSeconds(w.StartS), exactSeconds(w.DurationS), c.Metric, c.Bound)
+		return serverWaitOf(t, seconds(w.StartS), seconds(w.DurationS), c.Metric, c.Bound)
 	}
 	return serverWaitOf(t, 0, 0, c.Metric, c.Bound)
 }
@@ -372,13 +356,13 @@ func clauseWait(t *Test, c ClauseResult) serverWait {
 // noise lists what made the host too busy to tell, for a bound of
 // boundMs: hiccups or receive lag a material share of it (QuietShare),
 // CPUs saturated or stolen. Nothing when quiet, or not measured.
-func (h hostFacts) noise(boundMs float64, p *ClientShare) []string {
+func (h hostFacts) noise(boundMs float64, p *report.ClientShare) []string {
 	var out []string
 	if v := p.HostHiccupsMs; v != nil && *v >= QuietShare*boundMs {
-		out = append(out, fmt.Sprintf("host hiccups %s on a %s bound", formatValue(*v, "ms"), formatValue(boundMs, "ms")))
+		out = append(out, fmt.Sprintf("host hiccups %s on a %s bound", report.FormatValue(*v, "ms"), report.FormatValue(boundMs, "ms")))
 	}
 	if v := p.ReceiveLagMs; v != nil && *v >= QuietShare*boundMs {
-		out = append(out, fmt.Sprintf("pacer's receive lag %s on a %s bound", formatValue(*v, "ms"), formatValue(boundMs, "ms")))
+		out = append(out, fmt.Sprintf("pacer's receive lag %s on a %s bound", report.FormatValue(*v, "ms"), report.FormatValue(boundMs, "ms")))
 	}
 	if c := h.cpu; c.Available && (c.Busy >= BusyHost || c.Steal >= StealHost) {
 		out = append(out, fmt.Sprintf("host CPU %.0f%% busy, %.0f%% stolen", 100*c.Busy, 100*c.Steal))
@@ -394,16 +378,16 @@ func (h hostFacts) saturated() bool {
 
 // explains is the most the client's noise could have added to a latency
 // at metric (its hiccups and receive lag there), in ms, and it in words.
-func (h hostFacts) explains(metric string, p *ClientShare) (float64, string) {
+func (h hostFacts) explains(metric string, p *report.ClientShare) (float64, string) {
 	var ms float64
 	var parts []string
 	if v := p.HostHiccupsMs; v != nil {
 		ms += *v
-		parts = append(parts, fmt.Sprintf("host hiccups %s %s", metric, formatValue(*v, "ms")))
+		parts = append(parts, fmt.Sprintf("host hiccups %s %s", metric, report.FormatValue(*v, "ms")))
 	}
 	if v := p.ReceiveLagMs; v != nil {
 		ms += *v
-		parts = append(parts, fmt.Sprintf("receive lag %s %s", metric, formatValue(*v, "ms")))
+		parts = append(parts, fmt.Sprintf("receive lag %s %s", metric, report.FormatValue(*v, "ms")))
 	}
 	if len(parts) == 0 {
 		return 0, "none measured"
@@ -412,13 +396,13 @@ func (h hostFacts) explains(metric string, p *ClientShare) (float64, string) {
 }
 
 // quietNote says what made the host count as quiet.
-func (h hostFacts) quietNote(metric string, p *ClientShare, share func(*float64) string) string {
+func (h hostFacts) quietNote(metric string, p *report.ClientShare, share func(*float64) string) string {
 	if p.HostHiccupsMs == nil && !h.cpu.Available {
 		return " (host not measured)"
 	}
 	var parts []string
 	if v := p.HostHiccupsMs; v != nil {
-		parts = append(parts, fmt.Sprintf("hiccups %s %s%s", metric, formatValue(*v, "ms"), share(v)))
+		parts = append(parts, fmt.Sprintf("hiccups %s %s%s", metric, report.FormatValue(*v, "ms"), share(v)))
 	}
 	if c := h.cpu; c.Available {
 		parts = append(parts, fmt.Sprintf("CPU %.0f%% busy, %.0f%% stolen", 100*c.Busy, 100*c.Steal))
@@ -429,7 +413,7 @@ func (h hostFacts) quietNote(metric string, p *ClientShare, share func(*float64)
 // evidence quotes the server's own account of the test, when it gave one:
 // its LATENCY HISTOGRAM's p99 over every command it ran, or its mean time
 // per call.
-func (h hostFacts) evidence(t *Test) string {
+func (h hostFacts) evidence(t *report.Test) string {
 	s := h.server
 	if s == nil || !s.Available {
 		return ""
@@ -449,10 +433,10 @@ func (h hostFacts) evidence(t *Test) string {
 // timeline. The reason is one sentence naming the first error. A test
 // read back whose verdict says so keeps it (a merge of shards judges its
 // parts first).
-func targetLost(t *Test) (bool, string) {
+func targetLost(t *report.Test) (bool, string) {
 	c := t.Counts
-	f := t.mustFigures()
-	if f.read && t.Verdict == VerdictTargetLost {
+	f := t.MustFacts()
+	if f.Read && t.Verdict == report.VerdictTargetLost {
 		return true, t.VerdictReason
 	}
 	cause := ""
@@ -465,7 +449,7 @@ func targetLost(t *Test) (bool, string) {
 	switch {
 	case c.Scheduled > 0 && c.Completed == 0:
 		return true, fmt.Sprintf("none of %d scheduled requests completed%s", c.Scheduled, cause)
-	case f.targetGone:
+	case f.TargetGone:
 		return true, "every connection was lost and none came back by the end of the timeline" + cause
 	}
 	return false, ""
@@ -474,8 +458,12 @@ func targetLost(t *Test) (bool, string) {
 // regardless decides whether failing clause c fails whatever the
 // generator did, and says why (or, when not, how lateness could explain
 // it).
-func regardless(cr ClauseResult, h Health, total scheduler.Counts) (string, bool) {
-	c := cr.c
+func regardless(cr report.ClauseResult, h Health, total scheduler.Counts) (string, bool) {
+	c := clauseOf(cr)
+	fig := cr.Figures
+	if fig == nil {
+		fig = &report.ClauseFigures{}
+	}
 	switch {
 	case c.latency() && cr.Observed == nil:
 		return "nothing was answered", true
@@ -493,17 +481,17 @@ func regardless(cr ClauseResult, h Health, total scheduler.Counts) (string, bool
 	gen := h.GeneratorUnsent(total)
 	v := *cr.Observed
 	switch {
-	case c.metric == "unsent" && c.upper() && cr.scheduled > 0:
-		v = math.Max(0, v-100*float64(gen)/float64(cr.scheduled))
-	case (c.metric == "rate" || c.metric == "achieved") && !c.upper() && cr.dur > 0:
-		v += float64(gen) / cr.dur.Seconds()
+	case c.metric == "unsent" && c.upper() && fig.Scheduled > 0:
+		v = math.Max(0, v-100*float64(gen)/float64(fig.Scheduled))
+	case (c.metric == "rate" || c.metric == "achieved") && !c.upper() && fig.Duration > 0:
+		v += float64(gen) / fig.Duration.Seconds()
 	default:
 		return "lateness cannot account for it", true
 	}
 	if !c.met(v) {
 		return fmt.Sprintf("the generator's own %d unsent requests cannot account for it", gen), true
 	}
-	return fmt.Sprintf("(%s) could be the generator's %d unsent requests", formatValue(*cr.Observed, cr.Unit), gen), false
+	return fmt.Sprintf("(%s) could be the generator's %d unsent requests", report.FormatValue(*cr.Observed, cr.Unit), gen), false
 }
 
 // shortfall says how the load fell short: the sent share or the
@@ -517,7 +505,3 @@ func shortfall(h Health) string {
 }
 
 func dms(d time.Duration) float64 { return histo.Millis(int64(d)) }
-
-// Worse returns the outcome that matters more when several apply: Failed,
-// then Untrusted, then Violated, then Trusted (verdict.Worse).
-func Worse(a, b Outcome) Outcome { return verdict.Worse(a, b) }

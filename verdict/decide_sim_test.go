@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/verdict"
 )
 
 // The --decide-within rule, measured by simulation: a gate of p99<=2ms
@@ -120,7 +120,7 @@ func (h simHost) pool(t *testing.T, rng *rand.Rand) pool {
 // looks × planned seconds (looks every planned seconds), its seconds
 // drawn from p: the outcome without --decide-within (the first look
 // alone), the outcome with it, and how many looks it took.
-func (h simHost) gate(t *testing.T, rng *rand.Rand, p pool, slo SLO, planned, looks int) (plain, decided verdict.Outcome, taken int) {
+func (h simHost) gate(t *testing.T, rng *rand.Rand, p pool, slo SLO, planned, looks int) (plain, decided Outcome, taken int) {
 	t.Helper()
 	busy := h.noisy && rng.Float64() < h.enter/(h.enter+h.leave) // the chain's stationary share
 	ivs := make([]scheduler.Interval, 0, planned*looks)
@@ -156,18 +156,18 @@ func (h simHost) gate(t *testing.T, rng *rand.Rand, p pool, slo SLO, planned, lo
 		}
 		r.Extension = &scheduler.Extension{Planned: time.Duration(planned) * time.Second, Every: time.Duration(planned) * time.Second,
 			PlannedLooks: looks, Looks: k, Final: k == looks}
-		_, j, err := NewTest(r, TestOptions{SLO: slo})
+		_, j, err := NewTest(r, report.TestOptions{}, slo)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if k == 1 {
 			plain = j.Outcome
 		}
-		if j.Outcome != Untrusted || k == looks {
+		if j.Outcome != Inconclusive || k == looks {
 			return plain, j.Outcome, k
 		}
 	}
-	return plain, Untrusted, looks
+	return plain, Inconclusive, looks
 }
 
 // tally counts outcomes.
@@ -176,15 +176,15 @@ type tally struct {
 	pass, fail, inconc, looked int
 }
 
-func (c *tally) add(o verdict.Outcome, looks int) {
+func (c *tally) add(o Outcome, looks int) {
 	c.n++
 	c.looked += looks
 	switch o {
-	case Trusted:
+	case Pass:
 		c.pass++
-	case Violated:
+	case Fail:
 		c.fail++
-	case Untrusted:
+	case Inconclusive:
 		c.inconc++
 	}
 }
@@ -286,7 +286,7 @@ func TestSequentialLooks(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Extension = &scheduler.Extension{Planned: 10 * time.Second, Every: 10 * time.Second, PlannedLooks: 4, Looks: look, Final: look == 4}
-		tt, j, err := NewTest(r, TestOptions{SLO: slo})
+		tt, j, err := NewTest(r, report.TestOptions{}, slo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,34 +296,34 @@ func TestSequentialLooks(t *testing.T) {
 		t.Logf("look %d: %s: %s", look, j.Outcome, j.Reason)
 		return j
 	}
-	if j := judge(10, 1); j.Outcome != Untrusted {
+	if j := judge(10, 1); j.Outcome != Inconclusive {
 		t.Fatalf("first look: %s (%s), want inconclusive", j.Outcome, j.Reason)
 	}
 	// A later look passes on an interval, not on a point: two busy
 	// seconds in forty leave the p99's interval unbounded above (the
 	// blocks that hold them make the share below the bound uncertain).
-	if j := judge(40, 3); j.Outcome != Untrusted || !strings.Contains(j.Reason, "undecided at look 3 of 4") || !strings.Contains(j.Reason, "holds 2.000 ms") {
+	if j := judge(40, 3); j.Outcome != Inconclusive || !strings.Contains(j.Reason, "undecided at look 3 of 4") || !strings.Contains(j.Reason, "holds 2.000 ms") {
 		t.Fatalf("look 3: %s (%s), want undecided: the interval holds the bound", j.Outcome, j.Reason)
 	}
 	// The budget's end: the ordinary rule on all of it, which passes.
-	if j := judge(40, 4); j.Outcome != Trusted || strings.Contains(j.Reason, "look") {
+	if j := judge(40, 4); j.Outcome != Pass || strings.Contains(j.Reason, "look") {
 		t.Fatalf("the budget's end: %s (%s), want the ordinary rule's pass", j.Outcome, j.Reason)
 	}
 	// Quiet seconds only: a later look passes on the interval.
 	for i := range ivs {
 		ivs[i] = h.interval(t, rng, false, time.Duration(i)*time.Second)
 	}
-	if j := judge(20, 2); j.Outcome != Trusted || !strings.Contains(j.Reason, "decided at look 2 of 4") || !strings.Contains(j.Reason, "within 2.000 ms") {
+	if j := judge(20, 2); j.Outcome != Pass || !strings.Contains(j.Reason, "decided at look 2 of 4") || !strings.Contains(j.Reason, "within 2.000 ms") {
 		t.Fatalf("quiet, look 2: %s (%s), want a pass on the interval", j.Outcome, j.Reason)
 	}
 	bad := simHost{failing: true}
 	for i := range ivs {
 		ivs[i] = bad.interval(t, rng, false, time.Duration(i)*time.Second)
 	}
-	if j := judge(10, 1); j.Outcome != Violated {
+	if j := judge(10, 1); j.Outcome != Fail {
 		t.Fatalf("a failing server: %s (%s)", j.Outcome, j.Reason)
 	}
-	if j := judge(20, 2); j.Outcome != Violated || !strings.Contains(j.Reason, "beyond 2.000 ms") {
+	if j := judge(20, 2); j.Outcome != Fail || !strings.Contains(j.Reason, "beyond 2.000 ms") {
 		t.Fatalf("a failing server at look 2: %s (%s)", j.Outcome, j.Reason)
 	}
 }

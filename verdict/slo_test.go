@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"encoding/json"
@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
-func mustCheck(t *testing.T, s SLO, r *scheduler.Result) *SLOResult {
+func mustCheck(t *testing.T, s SLO, r *scheduler.Result) *report.SLOResult {
 	t.Helper()
 	res, err := s.Check(asTest(t, r, nil))
 	if err != nil {

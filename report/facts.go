@@ -1,0 +1,72 @@
+package report
+
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// Facts are a test's exact figures beyond its JSON fields, as the rules
+// that judge it (package verdict) read them: taken from the run for a
+// test just measured, rebuilt from the JSON for one read back. The
+// histograms are the test's own, not copies: read them, never record
+// into them.
+type Facts struct {
+	// Target is the timeline's rate; Window the measured window,
+	// SendWindow the time requests were sent in (zero for a test read
+	// back), Blocked how long the target held the timeline back.
+	Target                      scheduler.Rate
+	Window, SendWindow, Blocked time.Duration
+	// LagLimit is the send-lag budget; Interval the interval series'
+	// length.
+	LagLimit, Interval time.Duration
+	// HeldSent and HeldUnsent count the requests the target held back.
+	HeldSent, HeldUnsent uint64
+	// TargetGone: every connection was lost and none came back.
+	TargetGone bool
+	// Read: rebuilt from a document's JSON, not taken from a run.
+	Read bool
+	// CPU is what the client host's CPUs did; Local and InProcess say
+	// whether the target ran on it, and in pacer's process.
+	CPU              scheduler.HostCPU
+	Local, InProcess bool
+	// Server is the local server process's use of the CPUs (nil: not
+	// watched).
+	Server *scheduler.ServerProcess
+	// Extension is how a run with a budget to decide in used it (nil:
+	// none).
+	Extension *scheduler.Extension
+	// The latency histograms (nil when absent).
+	Response, Service, Lag, Receive, Hiccups *hdrhistogram.Histogram
+}
+
+// Facts returns the test's exact figures, rebuilding them from the JSON
+// for a test read back (an error when they do not decode).
+func (t *Test) Facts() (Facts, error) {
+	f, err := t.figures()
+	if err != nil {
+		return Facts{}, err
+	}
+	return factsOf(f), nil
+}
+
+// MustFacts is Facts for a test from NewTest or ReadInput, which checked
+// that its figures decode (zero Facts otherwise).
+func (t *Test) MustFacts() Facts { return factsOf(t.mustFigures()) }
+
+func factsOf(f *figures) Facts {
+	return Facts{
+		Target: f.target, Window: f.window, SendWindow: f.sendWindow, Blocked: f.blocked,
+		LagLimit: f.lagLimit, Interval: f.interval, HeldSent: f.heldSent, HeldUnsent: f.heldUnsent,
+		TargetGone: f.targetGone, Read: f.read, CPU: f.cpu, Local: f.local, InProcess: f.inProcess,
+		Server: f.server, Extension: f.extension,
+		Response: f.response, Service: f.service, Lag: f.lag, Receive: f.receive, Hiccups: f.hiccups,
+	}
+}
+
+// Series returns the interval series of the test: the run's, or rebuilt
+// from the JSON (decoding every interval's histograms, so only when
+// asked for).
+func (t *Test) Series() ([]scheduler.Interval, error) { return t.series() }
