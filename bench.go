@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/pacer-load/pacer/experiment/bench"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // BenchLoad is a closed-loop run, as `pacer bench` (redis-benchmark's
@@ -53,7 +53,7 @@ func Bench(ctx context.Context, b BenchLoad) (*Result, error) {
 	cfg := bench.Config{Tests: []bench.Test{{Test: test}}, Clients: b.Clients, Requests: b.Requests, Pipeline: b.Pipeline,
 		Interval: l.Interval, Seed: l.Seed, Repeat: 1, Quiet: true, Keep: true, Precision: 3}
 	if l.Rate > 0 {
-		cfg.Rate = scheduler.RatePerSecond(l.Rate)
+		cfg.Rate = timeline.RatePerSecond(l.Rate)
 	}
 	res, err := bench.Run(ctx, env, cfg, bench.Output{Out: io.Discard, Err: io.Discard})
 	if err != nil {

@@ -44,6 +44,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -186,10 +187,10 @@ func Run(ctx context.Context, l Load) (*Result, error) {
 	if err != nil {
 		return nil, configErr("Load", "%s", strings.TrimPrefix(err.Error(), "pacer: "))
 	}
-	rate := scheduler.RatePerSecond(l.Rate)
-	var tl scheduler.Timeline = scheduler.Uniform{Rate: rate}
+	rate := timeline.RatePerSecond(l.Rate)
+	var tl timeline.Timeline = timeline.Uniform{Rate: rate}
 	if l.Arrival == "poisson" {
-		tl = scheduler.NewPoisson(rate, l.Seed)
+		tl = timeline.NewPoisson(rate, l.Seed)
 	}
 	oc := load.Open(l.Interval)
 	oc.Rate, oc.Warmup = rate, l.Warmup

@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// MinRefresh spaces a Refresher's fetches: the redirects of requests
-// already in flight do not each ask again.
-const MinRefresh = 100 * time.Millisecond
-
 // Refresher decides when a client fetches the slot map again after
 // redirects, as redis-benchmark does after MOVED or ASK: one fetch at a
 // time, in the background, at most one per MinRefresh, and one more after

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // A Target opens a run's connections (and replaces those that die), and
@@ -30,9 +31,9 @@ func ExampleTarget() {
 		log.Fatal(err)
 	}
 	since := server.Mark(ctx) // just before the test
-	rate := scheduler.RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res, err := scheduler.RunOpen(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "INCR", "n")),
-		scheduler.OpenConfig{Timeline: scheduler.Uniform{Rate: rate}, Rate: rate, Requests: 30, Redial: t.Redial})
+		scheduler.OpenConfig{Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Requests: 30, Redial: t.Redial})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -192,7 +193,7 @@ func (d *Decide) waitQuiet(ctx context.Context) quiet {
 // budget to decide in (a sweep's step: no quiet wait, its settle plays
 // that part): the step's longest measured length, the looks to give the
 // driver, and what completes the step's result once it returns.
-func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, name string, tl scheduler.Timeline, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
+func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, name string, tl timeline.Timeline, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
 	cfg.Duration, cfg.Warmup, cfg.Name, cfg.Timeline = planned, 0, name, tl
 	finish := e.withDecide(&d, quiet{}, &cfg, conns, nil)
 	return cfg.Duration, cfg.Looks, finish

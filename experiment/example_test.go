@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // An Env runs what a command runs, for any Go program: here a prefill of
@@ -48,9 +49,9 @@ func ExampleEnv() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rate := scheduler.RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res, st, err := env.RunOpen(ctx, experiment.Open{
-		Name: "GET", Timeline: scheduler.Uniform{Rate: rate}, Conns: 4, Stream: scenarios.NewStream(get, 1),
+		Name: "GET", Timeline: timeline.Uniform{Rate: rate}, Conns: 4, Stream: scenarios.NewStream(get, 1),
 		Config: scheduler.OpenConfig{Rate: rate, Duration: 100 * time.Millisecond},
 	})
 	if err != nil {

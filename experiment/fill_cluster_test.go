@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // infoField reads one field of a server's INFO section.
@@ -92,7 +93,7 @@ func TestFillClusterIsReadBack(t *testing.T) {
 		hitsBefore += infoField(t, s, "stats", "keyspace_hits")
 	}
 	const gets = 3000
-	run, rst, err := e.RunOpen(ctx, Open{Test: test, Name: "GET", Timeline: scheduler.Uniform{Rate: scheduler.RatePerSecond(3000)},
+	run, rst, err := e.RunOpen(ctx, Open{Test: test, Name: "GET", Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(3000)},
 		Config: scheduler.OpenConfig{Requests: gets}, Conns: 1, Keys: keys, Seed: 7})
 	if err != nil {
 		t.Fatal(err)

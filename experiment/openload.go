@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -131,7 +132,7 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 		}
 	}
 	if f.Visibility != nil {
-		r, err := scheduler.ParseRate(*f.Visibility)
+		r, err := timeline.ParseRate(*f.Visibility)
 		if err != nil || r.PerSecond() <= 0 || r.PerSecond() > MaxVisibilityRate {
 			return l, usage.Flagf("visibility", "{visibility} %q: want probes per second, above 0 and at most %d", *f.Visibility, MaxVisibilityRate)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Open is one open-model run of a test.
@@ -23,7 +24,7 @@ type Open struct {
 	// share of it); Config the driver's settings, whose Timeline, Start,
 	// Name, CommandNames, OnStart, Redial, OnErrorReply and Cluster the run
 	// fills in.
-	Timeline scheduler.Timeline
+	Timeline timeline.Timeline
 	Config   scheduler.OpenConfig
 	// Conns is the connections to open (per primary with a cluster,
 	// routed by Keys).
@@ -193,7 +194,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 			endpoint.CloseAll(conns)
 			return nil, nil, nil
 		}
-		defer e.Place.Next(scheduler.Uniform{}, cfg.Duration, 0, scheduler.DefaultDrain)
+		defer e.Place.Next(timeline.Uniform{}, cfg.Duration, 0, scheduler.DefaultDrain)
 	}
 	var streamErr error
 	cfg.Name, cfg.CommandNames = c.Name, c.Test.Names

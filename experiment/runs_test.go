@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -20,7 +21,7 @@ func run(n int, ms int64) *scheduler.Result {
 		_ = serv.RecordValue(ms * 1e6)
 		_ = lag.RecordValue(1000)
 	}
-	return &scheduler.Result{Name: "GET", Mode: "open", TargetRate: scheduler.RatePerSecond(1000),
+	return &scheduler.Result{Name: "GET", Mode: "open", TargetRate: timeline.RatePerSecond(1000),
 		Counts:   scheduler.Counts{Scheduled: uint64(n), Sent: uint64(n), Completed: uint64(n)},
 		Window:   time.Duration(n) * time.Millisecond,
 		Response: resp, Service: serv, Lag: lag, LagLimit: time.Millisecond}

@@ -6,15 +6,16 @@ import (
 
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Shape is an open run's timeline: a constant Rate, or a ramp of Stages,
 // measured for Duration and/or Requests after Warmup.
 type Shape struct {
-	Rate scheduler.Rate
+	Rate timeline.Rate
 	// Stages is the rate profile (nil: the constant Rate), as StageArg
 	// gave it.
-	Stages   *scheduler.Stages
+	Stages   *timeline.Stages
 	StageArg string
 	// Duration is the measured part of the timeline (with Stages: all of
 	// it), Requests the measured requests (0: no bound).
@@ -45,9 +46,9 @@ func (f ShapeFlags) Parse() (Shape, error) {
 			return s, usage.Flagf("stages", "{stages} replaces {rate} and {duration}: give one or the other")
 		}
 		s.StageArg = *f.Stages
-		list, err := scheduler.ParseStages(s.StageArg)
+		list, err := timeline.ParseStages(s.StageArg)
 		if err == nil {
-			s.Stages, err = scheduler.NewStages(list)
+			s.Stages, err = timeline.NewStages(list)
 		}
 		if err != nil {
 			return s, usage.Flagf("stages", "{stages}: %v", err)
@@ -58,7 +59,7 @@ func (f ShapeFlags) Parse() (Shape, error) {
 			return s, usage.Flagf("rate", "{rate} is required (for example {rate} 10k), or {stages}")
 		}
 		var err error
-		if s.Rate, err = scheduler.ParseRate(*f.Rate); err != nil {
+		if s.Rate, err = timeline.ParseRate(*f.Rate); err != nil {
 			return s, usage.Flagf("rate", "{rate}: %v", err)
 		}
 		s.Duration = f.Duration
@@ -89,22 +90,22 @@ func (f ShapeFlags) Parse() (Shape, error) {
 
 // Timeline is the shape's timeline with arrival's process (uniform or
 // poisson, drawn with seed).
-func (s Shape) Timeline(arrival string, seed uint64) scheduler.Timeline {
+func (s Shape) Timeline(arrival string, seed uint64) timeline.Timeline {
 	switch {
 	case s.Stages != nil && arrival == "poisson":
-		return scheduler.NewStagedPoisson(s.Stages, seed)
+		return timeline.NewStagedPoisson(s.Stages, seed)
 	case s.Stages != nil:
 		return s.Stages
 	case arrival == "poisson":
-		return scheduler.NewPoisson(s.Rate, seed)
+		return timeline.NewPoisson(s.Rate, seed)
 	}
-	return scheduler.Uniform{Rate: s.Rate}
+	return timeline.Uniform{Rate: s.Rate}
 }
 
 // Open is one run's timeline, load's arrival process drawn with seed, and
 // the open loop's settings for it: load's, with the shape's rate, warm-up
 // and bounds (Bounds), the results cut every interval.
-func (s Shape) Open(load OpenLoad, interval time.Duration, seed uint64) (scheduler.Timeline, scheduler.OpenConfig) {
+func (s Shape) Open(load OpenLoad, interval time.Duration, seed uint64) (timeline.Timeline, scheduler.OpenConfig) {
 	tl := s.Timeline(load.Arrival, seed)
 	oc := load.Open(interval)
 	oc.Rate, oc.Warmup = s.Rate, s.Warmup
@@ -116,7 +117,7 @@ func (s Shape) Open(load OpenLoad, interval time.Duration, seed uint64) (schedul
 // with a rate the warmup comes before the duration and the requests; with
 // stages it is their first part, and Requests counts the measured
 // requests.
-func (s Shape) Bounds(tl scheduler.Timeline) (time.Duration, uint64) {
+func (s Shape) Bounds(tl timeline.Timeline) (time.Duration, uint64) {
 	d, n := s.Duration, s.Requests
 	if s.Warmup == 0 {
 		return d, n
@@ -125,7 +126,7 @@ func (s Shape) Bounds(tl scheduler.Timeline) (time.Duration, uint64) {
 		d += s.Warmup
 	}
 	if n > 0 {
-		n += scheduler.Count(tl, int64(s.Warmup), math.MaxUint64)
+		n += timeline.Count(tl, int64(s.Warmup), math.MaxUint64)
 	}
 	return d, n
 }

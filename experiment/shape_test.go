@@ -7,7 +7,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/internal/usage/usagetest"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // TestShape: the timeline's shape from --rate, --stages, --duration, -n
@@ -54,7 +54,7 @@ func TestShape(t *testing.T) {
 		}
 	}
 	sh, _ := ShapeFlags{Rate: str("1k"), Duration: s}.Parse()
-	if _, ok := sh.Timeline("poisson", 1).(*scheduler.Poisson); !ok {
+	if _, ok := sh.Timeline("poisson", 1).(*timeline.Poisson); !ok {
 		t.Errorf("poisson: %T", sh.Timeline("poisson", 1))
 	}
 }
@@ -63,16 +63,16 @@ func TestShape(t *testing.T) {
 // bounds (the warm-up before the duration and the requests) over the
 // load's settings, and its arrival process.
 func TestShapeOpen(t *testing.T) {
-	s := Shape{Rate: scheduler.RatePerSecond(1000), Duration: 2 * time.Second, Requests: 500, Warmup: time.Second}
+	s := Shape{Rate: timeline.RatePerSecond(1000), Duration: 2 * time.Second, Requests: 500, Warmup: time.Second}
 	load := OpenLoad{Arrival: "poisson"}
 	tl, oc := s.Open(load, 250*time.Millisecond, 42)
-	if _, ok := tl.(*scheduler.Poisson); !ok {
+	if _, ok := tl.(*timeline.Poisson); !ok {
 		t.Errorf("timeline %T, want poisson arrivals", tl)
 	}
 	if oc.Rate != s.Rate || oc.Warmup != time.Second || oc.Duration != 3*time.Second || oc.Interval != 250*time.Millisecond {
 		t.Errorf("rate %v warm-up %s duration %s interval %s", oc.Rate, oc.Warmup, oc.Duration, oc.Interval)
 	}
-	if want := 500 + scheduler.Count(tl, int64(time.Second), 1<<62); oc.Requests != want {
+	if want := 500 + timeline.Count(tl, int64(time.Second), 1<<62); oc.Requests != want {
 		t.Errorf("requests %d, want %d (the warm-up's before the 500)", oc.Requests, want)
 	}
 	if _, oc := s.Open(OpenLoad{Arrival: "uniform"}, time.Second, 1); oc.Requests != 1500 {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Label values of mode.
@@ -202,7 +203,7 @@ type source interface {
 	Totals() scheduler.Totals
 	Progress() scheduler.Progress
 	recorders() [numHists]*histo.Recorder
-	target() scheduler.Rate
+	target() timeline.Rate
 	commands() []commandSource
 	serverProcess() serverSnap
 	topology() topologySource
@@ -214,7 +215,7 @@ func (l liveSource) recorders() [numHists]*histo.Recorder {
 	return [numHists]*histo.Recorder{l.Response, l.Service, l.Lag, l.Receive, l.Hiccups}
 }
 
-func (l liveSource) target() scheduler.Rate { return l.TargetRate }
+func (l liveSource) target() timeline.Rate { return l.TargetRate }
 
 // commands are a mix's commands, as the live view shows them.
 func (l liveSource) commands() []commandSource {

@@ -24,6 +24,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -34,7 +35,7 @@ type fake struct {
 	totals   scheduler.Totals
 	progress scheduler.Progress
 	hists    [numHists]*histo.Recorder
-	rate     scheduler.Rate
+	rate     timeline.Rate
 	cmds     []commandSource
 	server   serverSnap
 	topo     topologySource
@@ -53,18 +54,18 @@ func (f *fake) Progress() scheduler.Progress {
 }
 
 func (f *fake) recorders() [numHists]*histo.Recorder { return f.hists }
-func (f *fake) target() scheduler.Rate               { return f.rate }
+func (f *fake) target() timeline.Rate                { return f.rate }
 func (f *fake) commands() []commandSource            { return f.cmds }
 func (f *fake) serverProcess() serverSnap            { return f.server }
 func (f *fake) topology() topologySource             { return f.topo }
 
 func newFake(open bool) *fake {
-	f := &fake{rate: scheduler.RatePerSecond(5000)}
+	f := &fake{rate: timeline.RatePerSecond(5000)}
 	f.hists[histResponse], f.hists[histService] = histo.NewRecorder(), histo.NewRecorder()
 	if open {
 		f.hists[histLag] = histo.NewRecorder()
 	} else {
-		f.rate = scheduler.Rate{}
+		f.rate = timeline.Rate{}
 	}
 	f.totals = scheduler.Totals{
 		Counts:      scheduler.Counts{Scheduled: 1000, Sent: 990, Completed: 970, Errors: 7, Timeouts: 2, Unsent: 10},

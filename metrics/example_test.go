@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // A Collector exposes a running test's live numbers to Prometheus: Watch
@@ -30,9 +31,9 @@ func ExampleCollector() {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(c)
 	end := func() {}
-	rate := scheduler.RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	_, err = scheduler.RunOpen(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "PING")), scheduler.OpenConfig{
-		Timeline: scheduler.Uniform{Rate: rate}, Rate: rate, Requests: 50,
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Requests: 50,
 		OnStart: func(l *scheduler.Live) { end = c.Watch("PING", metrics.ModeOpen, l) },
 	})
 	end()

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/pubsub"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // One publisher at 1000 messages a second to two channels, three
@@ -17,9 +18,9 @@ import (
 func ExampleRun() {
 	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
-	rate := scheduler.RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	cfg := pubsub.Config{Name: "example", Channels: 2, Subscribers: 6, Prefix: pubsub.DefaultPrefix, Size: 64, Publishers: 1,
-		Timeline: scheduler.Uniform{Rate: rate}, Open: scheduler.OpenConfig{Rate: rate, Requests: 200, HiccupInterval: -1}}
+		Timeline: timeline.Uniform{Rate: rate}, Open: scheduler.OpenConfig{Rate: rate, Requests: 200, HiccupInterval: -1}}
 	out, err := pubsub.Run(context.Background(), experiment.InProcessEnv(srv.Addr()), cfg)
 	if err != nil {
 		log.Fatal(err)

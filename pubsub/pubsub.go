@@ -30,6 +30,7 @@ import (
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Limits of a configuration.
@@ -69,13 +70,13 @@ type Config struct {
 	// Timeline is the publisher's whole timeline; Open its driver's
 	// settings (rate, duration or requests, warmup, pacing, drain,
 	// interval…); the run fills in its stream's hooks.
-	Timeline scheduler.Timeline
+	Timeline timeline.Timeline
 	Open     scheduler.OpenConfig
 	// Closed runs, after the open publisher, a closed-loop one with the
 	// same subscribers' layout, throttled to ClosedRate (zero:
 	// unthrottled) for Open.Duration or Open.Requests.
 	Closed     bool
-	ClosedRate scheduler.Rate
+	ClosedRate timeline.Rate
 	// Cluster says the target is a Redis Cluster.
 	Cluster bool
 	// Run marks the payloads (0: drawn at random), so that another run's

@@ -14,15 +14,16 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // config is a run of n messages at rate over k channels to n subscribers.
 func config(rate float64, msgs uint64, k, subs int) Config {
-	r := scheduler.RatePerSecond(rate)
+	r := timeline.RatePerSecond(rate)
 	return Config{Name: "test", Channels: k, Subscribers: subs, Prefix: DefaultPrefix, Size: 64, Publishers: 2,
-		Timeline: scheduler.Uniform{Rate: r}, Open: scheduler.OpenConfig{Rate: r, Requests: msgs, HiccupInterval: -1, Interval: 100 * time.Millisecond}}
+		Timeline: timeline.Uniform{Rate: r}, Open: scheduler.OpenConfig{Rate: r, Requests: msgs, HiccupInterval: -1, Interval: 100 * time.Millisecond}}
 }
 
 // TestPubSubEmbedded: every message reaches every subscriber of its
@@ -82,7 +83,7 @@ func TestStallShowsFromTheIntendedTime(t *testing.T) {
 	defer srv.Close()
 	cfg := config(2000, 0, 1, 3)
 	cfg.Open.Requests, cfg.Open.Duration = 0, 900*time.Millisecond
-	cfg.Closed, cfg.ClosedRate = true, scheduler.RatePerSecond(2000)
+	cfg.Closed, cfg.ClosedRate = true, timeline.RatePerSecond(2000)
 	out, err := Run(context.Background(), experiment.InProcessEnv(srv.Addr()), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // RunConfig holds the settings every load command writes in its
@@ -30,10 +30,10 @@ type RunConfig struct {
 	Keyspace uint64 // 0: fixed keys (no -r)
 	KeyDist  scenarios.KeyDist
 	Seed     uint64
-	Tests    []string       // the tests' IDs, in run order
-	Rate     scheduler.Rate // zero: no target rate
-	Duration time.Duration  // 0: not bounded by time
-	Requests uint64         // 0: not bounded by a count
+	Tests    []string      // the tests' IDs, in run order
+	Rate     timeline.Rate // zero: no target rate
+	Duration time.Duration // 0: not bounded by time
+	Requests uint64        // 0: not bounded by a count
 }
 
 // Echo returns the config: the common keys, always present (null where a

@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // NewTest makes a run's result into the report's test: its JSON form,
@@ -16,7 +17,7 @@ import (
 func ExampleNewTest() {
 	r := &scheduler.Result{
 		Name: "GET", Mode: "open", Arrival: "uniform", Pacing: "precise", Connections: 4,
-		TargetRate: scheduler.RatePerSecond(1000), Window: time.Second, LagLimit: time.Millisecond,
+		TargetRate: timeline.RatePerSecond(1000), Window: time.Second, LagLimit: time.Millisecond,
 		Counts:   scheduler.Counts{Scheduled: 1000, Sent: 1000, Completed: 1000},
 		Response: histo.New(), Service: histo.New(), Lag: histo.New(),
 	}

@@ -6,6 +6,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Facts are a test's exact figures beyond its JSON fields, as the rules
@@ -17,7 +18,7 @@ type Facts struct {
 	// Target is the timeline's rate; Window the measured window,
 	// SendWindow the time requests were sent in (zero for a test read
 	// back), Blocked how long the target held the timeline back.
-	Target                      scheduler.Rate
+	Target                      timeline.Rate
 	Window, SendWindow, Blocked time.Duration
 	// LagLimit is the send-lag budget; Interval the interval series'
 	// length.

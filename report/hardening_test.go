@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // The reproductions of the adversarial test, rendered through every
@@ -27,7 +28,7 @@ func noAuth() *scheduler.Result {
 	for i := int64(1); i <= 1000; i++ {
 		lag.Record(20000)
 	}
-	rate, _ := scheduler.ParseRate("1000")
+	rate, _ := timeline.ParseRate("1000")
 	r := &scheduler.Result{
 		Name: "GET", Mode: "open", TargetRate: rate, Arrival: "uniform", Pacing: "precise", Connections: 50,
 		Counts:   scheduler.Counts{Scheduled: 1000, Sent: 1000, Errors: 1000},

@@ -11,11 +11,11 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // TestMergeValidatesShardNumbers: k and n are checked as --shard checks
-// them (1 ≤ k ≤ n ≤ scheduler.MaxShards) before anything is sized by
+// them (1 ≤ k ≤ n ≤ timeline.MaxShards) before anything is sized by
 // them, and every message stays short.
 func TestMergeValidatesShardNumbers(t *testing.T) {
 	t.Parallel()
@@ -45,7 +45,7 @@ func TestMergeValidatesShardNumbers(t *testing.T) {
 	// A valid but large N: the list of missing shards is bounded.
 	in := shardInputs(t, 3)
 	for i := range in {
-		in[i].Doc.Shard.N = scheduler.MaxShards
+		in[i].Doc.Shard.N = timeline.MaxShards
 	}
 	_, err := Merge(in, MergeOptions{})
 	if !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), "missing") || len(err.Error()) > 300 {

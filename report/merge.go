@@ -13,6 +13,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // MergeOptions tune Merge.
@@ -129,9 +130,9 @@ func checkShards(in []MergeInput, partial bool) ([]int, error) {
 			return nil, refuse("%s is not a shard's result (run with {shard} K/N)", s.Label)
 		case d.Shard.K == 0:
 			return nil, refuse("%s is already a merged result", s.Label)
-		case d.Shard.N < 1 || d.Shard.N > scheduler.MaxShards:
+		case d.Shard.N < 1 || d.Shard.N > timeline.MaxShards:
 			// As --shard reads them: nothing is sized by an N beyond it.
-			return nil, refuse("%s is shard %d/%d: N from 1 to %d", s.Label, d.Shard.K, d.Shard.N, scheduler.MaxShards)
+			return nil, refuse("%s is shard %d/%d: N from 1 to %d", s.Label, d.Shard.K, d.Shard.N, timeline.MaxShards)
 		case d.Shard.K < 1 || d.Shard.K > d.Shard.N:
 			return nil, refuse("%s is shard %d/%d: K from 1 to %d", s.Label, d.Shard.K, d.Shard.N, d.Shard.N)
 		case d.Mode != "open" && d.Mode != "pubsub" && d.Mode != "stream":
@@ -385,13 +386,13 @@ func mergeTest(parts []Test, in []MergeInput, config map[string]any) (Test, erro
 func mergedTarget(parts []Test, config map[string]any) *float64 {
 	f := parts[0]
 	if len(f.Stages) > 0 {
-		list := make([]scheduler.Stage, len(f.Stages))
+		list := make([]timeline.Stage, len(f.Stages))
 		for i, s := range f.Stages {
-			list[i] = scheduler.Stage{Duration: time.Duration(math.Round(s.DurationS * 1e9)), Target: scheduler.RatePerSecond(s.TargetRate)}
+			list[i] = timeline.Stage{Duration: time.Duration(math.Round(s.DurationS * 1e9)), Target: timeline.RatePerSecond(s.TargetRate)}
 		}
-		if st, err := scheduler.NewStages(list); err == nil {
+		if st, err := timeline.NewStages(list); err == nil {
 			warm := int64(math.Round(f.WarmupS * 1e9))
-			v := scheduler.RatePerSecond(st.Mean(warm, int64(st.Duration()))).PerSecond()
+			v := timeline.RatePerSecond(st.Mean(warm, int64(st.Duration()))).PerSecond()
 			return &v
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // msgFixture is a crafted pubsub (or, with lag, stream) run: a publisher
@@ -40,7 +41,7 @@ func pack(t testing.TB, h *hdrhistogram.Histogram) histo.Packed {
 func (f msgFixture) run(t testing.TB) MessagesRun {
 	t.Helper()
 	per := int(f.rate)
-	pub := &scheduler.Result{Name: "PUBLISH", Mode: "open", TargetRate: scheduler.RatePerSecond(f.rate), Arrival: "uniform", Pacing: "precise",
+	pub := &scheduler.Result{Name: "PUBLISH", Mode: "open", TargetRate: timeline.RatePerSecond(f.rate), Arrival: "uniform", Pacing: "precise",
 		Connections: 2, Window: time.Duration(f.seconds) * time.Second, Interval: time.Second, LagLimit: time.Millisecond,
 		Response: histo.New(), Service: histo.New(), Lag: histo.New(), Receive: histo.New(), ErrorCodes: map[string]uint64{}}
 	m := &messages.Result{Delivery: histo.New(), Service: histo.New(), Receive: histo.New()}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // maxReceiverRows is how many receivers the text lists one by one; the
@@ -28,7 +28,7 @@ func messagesText(w io.Writer, t *Test, f *figures, o TextOptions) error {
 	}
 	shape := f.target.String() + " " + unit
 	if len(f.stages) > 0 {
-		shape = "stages " + scheduler.FormatStages(f.stages)
+		shape = "stages " + timeline.FormatStages(f.stages)
 	}
 	if t.Mode == "closed" {
 		fmt.Fprintf(&b, "  closed-loop %s: each of %s waits for its reply before the next; %s counted from their actual send (what a closed-loop tool shows)\n",

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // TestProgressLine: what a progress line says about a test of a planned
 // duration, of a planned number of requests, in warmup, following stages.
 func TestProgressLine(t *testing.T) {
 	t.Parallel()
-	stages, err := scheduler.NewStages([]scheduler.Stage{{Duration: 10 * time.Second, Target: scheduler.RatePerSecond(1000)}})
+	stages, err := timeline.NewStages([]timeline.Stage{{Duration: 10 * time.Second, Target: timeline.RatePerSecond(1000)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Text that came from a server (error codes and texts, a verdict's reason
@@ -49,7 +50,7 @@ func Text(w io.Writer, t *Test, o TextOptions) error {
 	bound := fmt.Sprintf("%.3f s", f.window.Seconds())
 	shape := f.target.String() + " req/s"
 	if len(f.stages) > 0 {
-		shape = "stages " + scheduler.FormatStages(f.stages)
+		shape = "stages " + timeline.FormatStages(f.stages)
 	}
 	fmt.Fprintf(&b, "  open model: %s %s timeline, %s, %s\n",
 		shape, r.Arrival, connectionsText(t), pacingText(t, f))

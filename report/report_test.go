@@ -13,6 +13,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -43,7 +44,7 @@ func sample() *scheduler.Result {
 		serv.Record(i * 500)
 		lag.Record(10000 + i%10*1000)
 	}
-	rate, _ := scheduler.ParseRate("10k")
+	rate, _ := timeline.ParseRate("10k")
 	r := &scheduler.Result{
 		Name: "SET", Mode: "open", TargetRate: rate, Arrival: "uniform", Pacing: "precise",
 		Connections: 50,

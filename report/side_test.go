@@ -9,13 +9,14 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // openResult is a result as scheduler.RunOpen returns one, for a round
 // trip through the JSON.
 func openResult(name string, scale int64) *scheduler.Result {
 	r := &scheduler.Result{
-		Name: name, Mode: "open", TargetRate: scheduler.RatePerSecond(2000), Arrival: "uniform", Pacing: "precise",
+		Name: name, Mode: "open", TargetRate: timeline.RatePerSecond(2000), Arrival: "uniform", Pacing: "precise",
 		Connections: 8, Window: 2 * time.Second,
 		LagLimit: time.Millisecond, Response: histo.New(), Service: histo.New(), Lag: histo.New(),
 		Counts:     scheduler.Counts{Scheduled: 4000, Sent: 3990, Completed: 3980, Errors: 5, Timeouts: 5, Unsent: 10},

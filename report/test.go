@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // A Test is the report's unit: what every renderer prints, what the SLO
@@ -68,7 +69,7 @@ func attachServer(t *Test, s *serverinfo.Stats) {
 
 // figures are a test's exact facts beyond its JSON fields.
 type figures struct {
-	target                      scheduler.Rate
+	target                      timeline.Rate
 	window, sendWindow, blocked time.Duration
 	lagLimit, quantum, warmup   time.Duration
 	interval                    time.Duration
@@ -92,7 +93,7 @@ type figures struct {
 	// micros is a closed loop's latency as redis-benchmark records it.
 	micros    *hdrhistogram.Histogram
 	tls       *scheduler.TLSHandshakes
-	stages    []scheduler.Stage
+	stages    []timeline.Stage
 	commands  []scheduler.CommandResult // in the run's order
 	nodes     []*hdrhistogram.Histogram // each node's response time
 	intervals []scheduler.Interval
@@ -142,7 +143,7 @@ func (t *Test) figures() (*figures, error) {
 		}
 	}
 	if t.TargetRate != nil {
-		f.target = scheduler.RatePerSecond(*t.TargetRate)
+		f.target = timeline.RatePerSecond(*t.TargetRate)
 	}
 	if t.LagLimitMs != nil {
 		f.lagLimit = time.Duration(math.Round(*t.LagLimitMs * 1e6))
@@ -162,7 +163,7 @@ func (t *Test) figures() (*figures, error) {
 		return nil, err
 	}
 	for _, s := range t.Stages {
-		f.stages = append(f.stages, scheduler.Stage{Duration: exactSeconds(s.DurationS), Target: scheduler.RatePerSecond(s.TargetRate)})
+		f.stages = append(f.stages, timeline.Stage{Duration: exactSeconds(s.DurationS), Target: timeline.RatePerSecond(s.TargetRate)})
 	}
 	for _, n := range slices.Sorted(maps.Keys(t.Commands)) {
 		c := t.Commands[n]
@@ -272,7 +273,7 @@ func (t *Test) Achieved() float64 { return t.achieved() }
 func (t *Test) Window() time.Duration { return t.mustFigures().window }
 
 // Target is the timeline's rate (zero for an unthrottled closed loop).
-func (t *Test) Target() scheduler.Rate { return t.mustFigures().target }
+func (t *Test) Target() timeline.Rate { return t.mustFigures().target }
 
 // LatencyHistograms are the response, service and send-lag histograms
 // (nil when absent).

@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // LatencyMode selects what a closed-loop batch records.
@@ -64,7 +65,7 @@ type ClosedConfig struct {
 	// Rate throttles the loop with go.uber.org/ratelimit (zero: as fast
 	// as replies allow). Latency still counts from the actual send; the
 	// send lag then shows how far the loop fell behind Rate's schedule.
-	Rate Rate
+	Rate timeline.Rate
 	// ContinueOnError keeps going after error replies; otherwise the first
 	// one ends the run with an *ErrorReply, as in redis-benchmark 7.
 	ContinueOnError bool
@@ -144,7 +145,7 @@ type closedRun struct {
 	receive  *histo.Recorder
 	host     *hostWatch
 	limiter  ratelimit.Limiter
-	timeline Uniform
+	timeline timeline.Uniform
 	kinds    []kindStats // per command of a mix; nil for one
 	t0       int64
 	failMu   sync.Mutex
@@ -211,9 +212,9 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 	defer run.cancel()
 	if !cfg.Rate.IsZero() {
 		run.lag = histo.NewRecorder()
-		run.timeline = Uniform{Rate: cfg.Rate}
+		run.timeline = timeline.Uniform{Rate: cfg.Rate}
 		// One permission per batch: Pipeline requests at Rate.
-		run.limiter = ratelimit.New(int(cfg.Rate.milli), ratelimit.Per(time.Duration(cfg.Pipeline)*1000*time.Second))
+		run.limiter = ratelimit.New(int(cfg.Rate.Milli()), ratelimit.Per(time.Duration(cfg.Pipeline)*1000*time.Second))
 	}
 	run.kinds = newKindStats(cfg.CommandNames, !cfg.Rate.IsZero())
 	if cl := cfg.Cluster; cl != nil && (len(cl.Of) != len(conns) || cl.Slot == nil) {

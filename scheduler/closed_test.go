@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 func closedCommands(t *testing.T, title string, o scenarios.Options) func(int) Commands {
@@ -193,7 +194,7 @@ func TestClosedKeepAliveOffReconnects(t *testing.T) {
 
 func TestClosedThrottledByRate(t *testing.T) {
 	srv := redistest.Start(t)
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	start := time.Now()
 	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 4, 0), ClosedConfig{
 		Requests: 1000, Rate: rate, NewCommands: closedCommands(t, "get", scenarios.Options{}),

@@ -3,6 +3,8 @@ package scheduler
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/pacer-load/pacer/cluster"
 )
 
 // The three queues of an open cluster run: redirects from the readers to
@@ -17,9 +19,7 @@ type redirect struct {
 	seq      uint64
 	intended int64
 	kind     uint32
-	moved    bool // MOVED (ask, retry false)
-	ask      bool
-	retry    bool // CLUSTERDOWN, TRYAGAIN
+	next     cluster.Next // Moved, Ask, Retry (CLUSTERDOWN, TRYAGAIN) or Broken
 	hslot    uint16
 	addr     string
 	code     string

@@ -17,28 +17,27 @@ func (cl *clusterRun) intercept(h *replies, e *conn.Entry, r conn.Reply, seq uin
 	if !r.Err {
 		return false
 	}
-	rd := redirect{lane: h.index, seq: seq, intended: e.Intended, kind: e.Kind}
-	if red, ok := cluster.ParseRedirect(r.Text); ok {
+	next := cluster.Follow(r.Text, r.Code())
+	if next.Next == cluster.Answered {
+		return false
+	}
+	rd := redirect{lane: h.index, seq: seq, intended: e.Intended, kind: e.Kind, next: next.Next}
+	switch next.Next {
+	case cluster.Moved, cluster.Ask:
+		red := next.Redirect
 		rd.hslot, rd.addr = red.Slot, red.Addr
 		h.run.noteRedirect(h, red)
 		if red.Ask {
-			rd.ask = true
 			h.ask.Add(1)
 		} else {
-			rd.moved = true
 			h.moved.Add(1)
 		}
-	} else if err := cluster.BadRedirect(r.Text); err != nil {
-		// "-MOVED 1 :99999" names no node: the request fails with the
-		// reason instead of a node joining and failing to dial.
-		rd.bad = err.Error()
-	} else if cluster.Retryable(r.Text) {
-		rd.retry = true
-		rd.code = string(r.Code())
+	case cluster.Broken:
+		rd.bad = next.Err.Error()
+	case cluster.Retry:
+		rd.code = next.Code
 		h.retries.Add(1)
 		h.run.noteRetry(h, rd.code)
-	} else {
-		return false
 	}
 	// The first send's lag is the generator's; a resend's is the
 	// redirect's, and counts in its response time only.
@@ -98,7 +97,7 @@ func (p *pacer) takeRedirects(el int64) {
 			code := rd.code
 			if code == "" {
 				code = CodeRedirectLoop
-				if rd.ask {
+				if rd.next == cluster.Ask {
 					code = "ASK"
 				}
 			}
@@ -109,7 +108,7 @@ func (p *pacer) takeRedirects(el int64) {
 		it := waitItem{intended: rd.intended, kind: kind, tries: tries}
 		to := -1
 		switch {
-		case rd.moved || rd.ask:
+		case rd.next == cluster.Moved || rd.next == cluster.Ask:
 			// "-MOVED 3999 :6381" names a port on the host of the node
 			// that sent it.
 			addr := cluster.Redirect{Addr: rd.addr}.Target(cl.members[from].Addr)
@@ -122,14 +121,18 @@ func (p *pacer) takeRedirects(el int64) {
 					continue
 				}
 			}
-			if rd.moved {
-				cl.owner[rd.hslot] = int32(to)
+			if rd.next == cluster.Moved {
+				cl.owner.Set(rd.hslot, to)
+			}
+			if cluster.Refetch(rd.next) {
 				cl.refresh()
 			}
-			it.ask = rd.ask
+			it.ask = rd.next == cluster.Ask
 		default: // CLUSTERDOWN, TRYAGAIN: back off, refresh, resend to the owner
-			cl.refresh()
-			it.notBefore = nanotime() + int64(min(RetryBackoff<<(tries-1), MaxRetryBackoff))
+			if cluster.Refetch(rd.next) {
+				cl.refresh()
+			}
+			it.notBefore = nanotime() + int64(cluster.Backoff(int(tries)))
 			var hasKey bool
 			to, _, hasKey = cl.route(cmd, kind, 0, false)
 			if !hasKey {

@@ -1,5 +1,7 @@
 package scheduler
 
+import "github.com/pacer-load/pacer/cluster"
+
 // Reads from a cluster's replicas (Topology.ReadFrom): the run's nodes
 // after the primaries are replicas (Node.Role, Node.Primary), whose
 // connections were opened with READONLY. A read is routed by its slot to
@@ -20,16 +22,16 @@ func (p *pacer) readReplica(node int, kind uint32) int {
 		return node
 	}
 	reps := cl.replicas[node]
-	for range reps {
-		r := reps[cl.rrRep[node]%len(reps)]
-		cl.rrRep[node]++
+	i, tried, ok := cluster.InTurn(len(reps), cl.rrRep[node], func(i int) bool {
+		r := reps[i]
 		if m := &cl.members[r]; m.joining || m.down {
-			continue
+			return false
 		}
-		if run.cfg.ReadFrom == PreferReplicas && !p.roomIn(r) {
-			continue
-		}
-		return r
+		return run.cfg.ReadFrom != PreferReplicas || p.roomIn(r)
+	})
+	cl.rrRep[node] += tried
+	if ok {
+		return reps[i]
 	}
 	if run.cfg.ReadFrom == ReadReplicas {
 		return reps[0] // it waits in the replica's queue

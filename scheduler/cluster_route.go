@@ -7,16 +7,9 @@ import (
 // Routing: which node a command goes to, by the hash slot of its key (its
 // "{tag}" filled first), or round-robin for a keyless one.
 
-// spreadSlot is the slot of request i's "{tag}": consecutive indices land
-// on slots spread evenly over the whole range.
-func spreadSlot(i uint64) uint16 {
-	return uint16((i * 0x9E3779B97F4A7C15) >> (64 - 14))
-}
-
 // route returns the node of a command of kind, and its slot (hasKey false:
 // keyless, sent round-robin). With fill, the "{tag}" of a tagged kind is
-// filled first: with the tag its first key's name gives it (TagByKey), or
-// else the tag of request idx's slot.
+// filled first (cluster.RouteSlot).
 func (cl *clusterRun) route(cmd []byte, kind uint32, idx uint64, fill bool) (node int, slot uint16, hasKey bool) {
 	k := int(kind & kindMask)
 	var spec cluster.KeySpec
@@ -30,30 +23,17 @@ func (cl *clusterRun) route(cmd []byte, kind uint32, idx uint64, fill bool) (nod
 	if k < len(cl.cfg.TagByKey) {
 		byKey = cl.cfg.TagByKey[k]
 	}
-	switch {
-	case tagged && fill && byKey:
-		if slot, hasKey = cluster.EncodedTagSlot(cmd, spec); hasKey {
-			cluster.PutKeyTags(cmd, spec, slot)
-		}
-	case tagged && fill && spec.First > 0 && spec.Step > 0:
-		slot, hasKey = spreadSlot(idx), true
-		cluster.PutKeyTags(cmd, spec, slot)
-	default:
-		slot, hasKey = cluster.EncodedSlot(cmd, spec)
-	}
+	slot, hasKey = cluster.RouteSlot(cmd, spec, tagged && fill, byKey, idx)
 	if hasKey {
-		if o := cl.owner[slot]; o >= 0 {
-			return int(o), slot, true
+		if o, ok := cl.owner.Owner(slot); ok {
+			return o, slot, true
 		}
 	}
-	for range cl.members { // skipping replicas, and joined nodes not (yet) reachable
-		node = cl.rr
-		if cl.rr++; cl.rr == len(cl.members) {
-			cl.rr = 0
-		}
-		if m := &cl.members[node]; !m.joining && !m.down && m.Role != RoleReplica {
-			break
-		}
-	}
+	// Skipping replicas, and joined nodes not (yet) reachable.
+	node, tried, _ := cluster.InTurn(len(cl.members), cl.rr, func(i int) bool {
+		m := &cl.members[i]
+		return !m.joining && !m.down && m.Role != RoleReplica
+	})
+	cl.rr = (cl.rr + tried) % len(cl.members)
 	return node, slot, hasKey
 }

@@ -1,17 +1,17 @@
-// Package scheduler decides when each request is sent and measures what
-// happened to it: the timelines (uniform, Poisson, stages, a replayed
-// trace, a shard of any of them) and the drivers that follow them, open
-// (RunOpen, RunOpenSteps) and closed (RunClosed). It sits between the
-// experiments above it (package experiment and its subpackages, the
-// command) and the transport, templates and histograms below it (conn,
-// scenarios, histo); it returns facts and decides nothing: whether a
-// Result can be trusted, and whether it meets an SLO, is verdict.Judge's
-// call.
+// Package scheduler sends each request at its intended instant and
+// measures what happened to it: the drivers that walk a timeline (package
+// timeline: uniform, Poisson, stages, a replayed trace, a shard of any of
+// them), open (RunOpen, RunOpenSteps) and closed (RunClosed). It sits
+// between the experiments above it (package experiment and its
+// subpackages, the command) and the transport, templates, timelines and
+// histograms below it (conn, scenarios, timeline, histo); it returns facts
+// and decides nothing: whether a Result can be trusted, and whether it
+// meets an SLO, is verdict.Judge's call.
 //
 // # Timeline and intended time
 //
-// A Timeline gives request i's offset from the run's start t0, computed
-// from i alone, never by adding a period to the last instant:
+// A timeline.Timeline gives request i's offset from the run's start t0,
+// computed from i alone, never by adding a period to the last instant:
 //
 //	intended(i) = t0 + Offset(i)
 //

@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // The fault suite: in every test the accounting must add up exactly
@@ -34,9 +35,9 @@ func TestFaultKillAndRestartRecovers(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	rate := RatePerSecond(5000)
+	rate := timeline.RatePerSecond(5000)
 	res := runOpen(t, dial(t, srv.Addr, 8, 0), stream(t, "get", 100), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 4 * time.Second, Redial: redialTo(srv.Addr),
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 4 * time.Second, Redial: redialTo(srv.Addr),
 	})
 	c := res.Counts
 	t.Logf("counts %+v, lost %d conns, %d reconnects, errors %v, response max %.0f ms",
@@ -61,9 +62,9 @@ func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
 		time.Sleep(time.Second)
 		srv.Restart()
 	}()
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	res := runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
 		MaxBacklog: 300 * time.Millisecond,
 	})
 	// At least 0.7 s of the 1 s outage is more than 300 ms late by the
@@ -87,10 +88,10 @@ func TestFaultStopContinue(t *testing.T) {
 		time.Sleep(time.Second)
 		srv.Resume()
 	}
-	rate := RatePerSecond(3000)
+	rate := timeline.RatePerSecond(3000)
 	go pause()
 	res := runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
 	})
 	// Without --timeout nothing is lost: every request completes late.
 	if c := res.Counts; !c.Balanced() || c.Completed != c.Scheduled || res.Response.ValueAtQuantile(99.9) < int64(800*time.Millisecond) {
@@ -99,7 +100,7 @@ func TestFaultStopContinue(t *testing.T) {
 
 	go pause()
 	res = runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
 		Timeout: 200 * time.Millisecond,
 	})
 	c := res.Counts
@@ -119,9 +120,9 @@ func TestFaultSomeConnectionsRefused(t *testing.T) {
 	if failed == 0 || failed == 10 || first == nil {
 		t.Fatalf("%d of 10 failed (%v): want some", failed, first)
 	}
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	res := runOpen(t, conns, stream(t, "get", 100), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 2000,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 2000,
 		Redial: func(ctx context.Context) (*conn.Conn, error) { return conn.Dial(ctx, o) },
 	})
 	if c := res.Counts; !c.Balanced() || c.Completed != 2000 {
@@ -141,9 +142,9 @@ func TestFaultGarbageServer(t *testing.T) {
 		}
 		return pong, false
 	})
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	res := runOpen(t, srv.dial(t, 2, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
 	})
 	c := res.Counts
 	if !c.Balanced() || res.ConnsLost == 0 || res.ErrorCodes["protocol error"] == 0 {
@@ -162,9 +163,9 @@ func TestFaultGarbageServer(t *testing.T) {
 func TestFaultServerClosesAfterNReplies(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 100 })
-	rate := RatePerSecond(4000)
+	rate := timeline.RatePerSecond(4000)
 	res := runOpen(t, srv.dial(t, 4, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
 	})
 	c := res.Counts
 	t.Logf("counts %+v, lost %d, reconnects %d", c, res.ConnsLost, res.Reconnects)
@@ -177,9 +178,9 @@ func TestFaultServerNeverAnswersWithTimeout(t *testing.T) {
 	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res := runOpen(t, srv.dial(t, 2, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
 		Timeout: 100 * time.Millisecond, Drain: 300 * time.Millisecond,
 	})
 	c := res.Counts
@@ -227,10 +228,10 @@ func TestFaultMemoryStaysBoundedWhileStopped(t *testing.T) {
 			}
 		}
 	}()
-	rate := RatePerSecond(50000)
+	rate := timeline.RatePerSecond(50000)
 	cmds := stream(t, "get", 1000)
 	res, err := RunOpen(context.Background(), dial(t, srv.Addr, conns, maxInflight), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 4500 * time.Millisecond, Redial: redialTo(srv.Addr),
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 4500 * time.Millisecond, Redial: redialTo(srv.Addr),
 	})
 	close(done)
 	<-sampled

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Regression tests of the second hardening round: each names
@@ -27,10 +28,10 @@ func TestRedialBacksOffWhenReplacementsNeverServe(t *testing.T) {
 	for name, b := range map[string]hostile.Behaviour{"accept-close": hostile.AcceptClose, "maxclients": hostile.MaxClients} {
 		t.Run(name, func(t *testing.T) {
 			srv := hostile.Start(t, b)
-			rate := RatePerSecond(1000)
+			rate := timeline.RatePerSecond(1000)
 			const conns = 4
 			res := runOpen(t, dial(t, srv.Addr, conns, 0), stream(t, "ping_inline", 1), OpenConfig{
-				Timeline: Uniform{Rate: rate}, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
+				Timeline: timeline.Uniform{Rate: rate}, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
 				Drain: 100 * time.Millisecond,
 			})
 			t.Logf("%d reconnects, %d accepted, counts %+v, first error %q", res.Reconnects, srv.Accepted(), res.Counts, res.FirstError)
@@ -69,9 +70,9 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 	t.Parallel()
 	const text = "ERR unknown command 'PING', with args beginning with: "
 	srv := hostile.Start(t, hostile.Answer("-"+text+"\r\n"))
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res := runOpen(t, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 100,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 100,
 	})
 	if res.Counts.Errors != 100 || res.Counts.Completed != 0 {
 		t.Fatalf("open: counts %+v: want 100 errors, nothing completed", res.Counts)
@@ -94,7 +95,7 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 	// A server that never answers: every request a timeout.
 	silent := hostile.Start(t, hostile.Silent)
 	res = runOpen(t, dial(t, silent.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 50, Drain: 100 * time.Millisecond,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 50, Drain: 100 * time.Millisecond,
 	})
 	if res.Counts.Timeouts != 50 || res.Counts.Completed != 0 {
 		t.Fatalf("silent: counts %+v: want 50 timeouts", res.Counts)
@@ -107,9 +108,9 @@ func TestEveryConnectionGoneAtTheEndIsTargetLost(t *testing.T) {
 	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 20 })
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res := runOpen(t, srv.dial(t, 2, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: 500 * time.Millisecond,
+		Timeline: timeline.Uniform{Rate: rate}, Duration: 500 * time.Millisecond,
 		Redial: func(context.Context) (*conn.Conn, error) { return nil, errors.New("connection refused") },
 	})
 	if res.Counts.Completed == 0 || !res.TargetGone {
@@ -148,9 +149,9 @@ func TestInterruptNeverWaitsForADial(t *testing.T) {
 		cancelled.Store(Now())
 		cancel()
 	}()
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res, err := RunOpen(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: time.Minute, Redial: stuck,
+		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Minute, Redial: stuck,
 	})
 	took := time.Duration(Now() - cancelled.Load())
 	if err != nil {
@@ -244,9 +245,9 @@ func TestErrorCodesAreBounded(t *testing.T) {
 			t.Fatalf("%s: %d codes (other %d), summing to %d of %d errors", mode, len(codes), codes[OtherErrors], sum, errs)
 		}
 	}
-	rate := RatePerSecond(5000)
+	rate := timeline.RatePerSecond(5000)
 	res := runOpen(t, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 500, CommandNames: []string{"PING", "unused"},
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 500, CommandNames: []string{"PING", "unused"},
 	})
 	check("open", res.ErrorCodes, res.Counts.Errors)
 	check("open, per command", res.Commands[0].ErrorCodes, res.Commands[0].Counts.Errors)
@@ -314,9 +315,9 @@ func TestClosedCountsRepliesFromBeforeTheirBatch(t *testing.T) {
 // every connection of the test counted, the retired ones too.
 func TestOpenSumsUnsolicitedOverConnections(t *testing.T) {
 	srv := hostile.Start(t, hostile.UnsolicitedFirst)
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res := runOpen(t, dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 100,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 100,
 	})
 	if res.Unsolicited != 3 || res.Counts.Completed != 100 {
 		t.Fatalf("unsolicited %d, counts %+v: want one per connection, all completed", res.Unsolicited, res.Counts)
@@ -337,9 +338,9 @@ func TestZeroClockFailsTheRun(t *testing.T) {
 		}
 		return conns
 	}
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	res, err := RunOpen(context.Background(), noClock(2), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 100,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 100,
 	})
 	if !errors.Is(err, ErrBadClock) || res.ClockErrors != 100 || !strings.Contains(err.Error(), "100 requests") {
 		t.Fatalf("open: err %v, %d clock errors: want ErrBadClock naming 100", err, res.ClockErrors)
@@ -381,12 +382,12 @@ func TestInterruptDuringTheDrainCutsIt(t *testing.T) {
 	srv := hostile.Start(t, hostile.Silent)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	start := time.Now()
 	// The timeline lasts 100 ms; the interrupt comes 300 ms into a 60 s drain.
 	time.AfterFunc(400*time.Millisecond, cancel)
 	res, err := RunOpen(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: 100 * time.Millisecond,
+		Timeline: timeline.Uniform{Rate: rate}, Duration: 100 * time.Millisecond,
 		Drain: time.Minute, InterruptDrain: 200 * time.Millisecond,
 	})
 	if err != nil {
@@ -406,7 +407,7 @@ func TestLastProgressMatchesResult(t *testing.T) {
 	srv := hostile.Start(t, hostile.OK)
 	var live *Live
 	res := runOpen(t, dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: RatePerSecond(2000)}, Requests: 200,
+		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(2000)}, Requests: 200,
 		OnStart: func(l *Live) { live = l },
 	})
 	p := live.Progress()
@@ -456,9 +457,9 @@ func TestRedialsAreBounded(t *testing.T) {
 	}
 	conns := make([]*conn.Conn, 300) // one live connection, 299 to redial
 	conns[0] = dial(t, srv.Addr, 1, 0)[0]
-	rate := RatePerSecond(100)
+	rate := timeline.RatePerSecond(100)
 	if _, err := RunOpen(context.Background(), conns, stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: 300 * time.Millisecond, Redial: refused, Drain: 50 * time.Millisecond,
+		Timeline: timeline.Uniform{Rate: rate}, Duration: 300 * time.Millisecond, Redial: refused, Drain: 50 * time.Millisecond,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -468,5 +469,18 @@ func TestRedialsAreBounded(t *testing.T) {
 	}
 	if peak.Load() > MaxConcurrentRedials {
 		t.Fatalf("%d redials at once, want at most %d", peak.Load(), MaxConcurrentRedials)
+	}
+}
+
+// finishes fails t when f does not return within a generous bound: for
+// work that must not hang whatever the server does.
+func finishes(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s did not finish in 20 s", what)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Progress is a moment's view of a running test.
@@ -43,7 +44,7 @@ type Live struct {
 	// host's hiccups (nil without the meter).
 	Response, Service, Lag, Receive, Hiccups *histo.Recorder
 	// TargetRate is the timeline's rate (zero: an unthrottled closed loop).
-	TargetRate Rate
+	TargetRate timeline.Rate
 	totals     func() Totals
 	conns      func() Connections
 	joins      func(from int) []NodeJoin
@@ -53,7 +54,7 @@ type Live struct {
 	// commands are a mix's commands (nil for one command).
 	commands []LiveCommand
 	// Stages is the rate the timeline follows, nil for a constant rate.
-	Stages *Stages
+	Stages *timeline.Stages
 	// ServerProcess, when set, reads what a local server's process did
 	// with the CPUs since the test's measured window began (false before
 	// it began, or when a reading fails).

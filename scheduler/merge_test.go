@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/visibility"
 )
 
@@ -80,7 +81,7 @@ func filled(t *testing.T, base int64, b bool) *Result {
 			f.Set(reflect.ValueOf(&Extension{Looks: int(base)}))
 			continue
 		case "Stages":
-			f.Set(reflect.ValueOf([]Stage{{Duration: time.Duration(base), Target: RatePerSecond(float64(base))}}))
+			f.Set(reflect.ValueOf([]timeline.Stage{{Duration: time.Duration(base), Target: timeline.RatePerSecond(float64(base))}}))
 			continue
 		case "Started":
 			f.Set(reflect.ValueOf(time.Unix(base, 0)))
@@ -98,7 +99,7 @@ func filled(t *testing.T, base int64, b bool) *Result {
 				Write: &events.Window{Start: base, End: 2 * base}}}))
 			continue
 		case "TargetRate":
-			f.Set(reflect.ValueOf(RatePerSecond(float64(base))))
+			f.Set(reflect.ValueOf(timeline.RatePerSecond(float64(base))))
 			continue
 		}
 		switch f.Kind() {

@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Commands yields what to send: the next command's encoded bytes (valid
@@ -26,9 +27,9 @@ type OpenConfig struct {
 	// Name labels the result.
 	Name string
 	// Timeline plans the sends. Required.
-	Timeline Timeline
+	Timeline timeline.Timeline
 	// Rate is the timeline's rate, for the report.
-	Rate Rate
+	Rate timeline.Rate
 	// Duration is the length of the timeline: requests with an offset
 	// below it are scheduled. Zero means Requests bounds the run.
 	Duration time.Duration
@@ -349,7 +350,7 @@ func (run *openRun) prepare() {
 		run.series.nodes = run.nodeRecorders
 	}
 	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
-		Duration: cfg.Duration, Requests: requestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: stagesOf(cfg.Timeline),
+		Duration: cfg.Duration, Requests: timeline.RequestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: timeline.StagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
 		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince, ServerProcess: run.host.liveServer()}
 	l.topo.nodes, l.topo.events = run.liveNodes, run.liveEvents
@@ -416,10 +417,8 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	codes := map[string]uint64{}
 	firstErr := ""
 	last := int64(0)
-	early := uint64(0)
 	for _, s := range run.lanes {
 		h := s.h
-		early += h.early.Load()
 		stamped, replied = stamped+h.stamped, replied+h.replied
 		cnt.Completed += h.completed.Load()
 		cnt.Errors += h.errors.Load()
@@ -454,14 +453,14 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	// warmN of the timeline. Counted on a cursor of the counts' own, in
 	// one forward walk for a trace (whose pacer cursor reads commands).
 	queued := p.next
-	counting := forTimeline(p.tl)
+	counting := timeline.Fork(p.tl)
 	warmN := uint64(0)
 	if p.warmup > 0 {
-		warmN = countFrom(counting, 0, p.warmup, p.limit)
+		warmN = timeline.CountFrom(counting, 0, p.warmup, p.limit)
 	}
-	scheduled := countFrom(counting, max(queued, warmN), p.end, p.limit)
+	scheduled := timeline.CountFrom(counting, max(queued, warmN), p.end, p.limit)
 	warmN = min(warmN, scheduled)
-	closeTimeline(counting)
+	timeline.Close(counting)
 	warmNeverQueued := warmN - min(queued, warmN)
 	cnt.Scheduled = scheduled - warmN
 	cnt.Unsent += scheduled - queued - warmNeverQueued + p.dropped
@@ -516,7 +515,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		HeldSent:       min(p.heldSent, cnt.Sent),
 		HeldUnsent:     min(heldUnsent, cnt.Unsent),
 		DroppedBacklog: p.dropped,
-		Unsolicited:    t.unsolicited + early,
+		Unsolicited:    t.unsolicited,
 		ClockErrors:    run.clockErrors.Load(),
 		Warmup:         cfg.Warmup,
 		WarmupCounts:   warm,
@@ -559,12 +558,12 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 // targetRate is the rate of the report: cfg.Rate, or when it is unset
 // and the timeline follows stages, their mean over the measured window;
 // a shard's is its share of that rate, 1/N of it.
-func targetRate(cfg OpenConfig) Rate {
-	st := stagesOf(cfg.Timeline)
-	n := shardOf(cfg.Timeline)
+func targetRate(cfg OpenConfig) timeline.Rate {
+	st := timeline.StagesOf(cfg.Timeline)
+	n := timeline.ShardsOf(cfg.Timeline)
 	if !cfg.Rate.IsZero() || st == nil {
 		if n > 1 {
-			return RatePerSecond(cfg.Rate.PerSecond() / float64(n))
+			return timeline.RatePerSecond(cfg.Rate.PerSecond() / float64(n))
 		}
 		return cfg.Rate
 	}
@@ -572,12 +571,12 @@ func targetRate(cfg OpenConfig) Rate {
 	if cfg.Duration > 0 {
 		end = min(end, int64(cfg.Duration))
 	}
-	return RatePerSecond(st.Mean(int64(cfg.Warmup), end) / float64(n))
+	return timeline.RatePerSecond(st.Mean(int64(cfg.Warmup), end) / float64(n))
 }
 
 // stageList is the stages tl follows, nil for a constant rate.
-func stageList(tl Timeline) []Stage {
-	if st := stagesOf(tl); st != nil {
+func stageList(tl timeline.Timeline) []timeline.Stage {
+	if st := timeline.StagesOf(tl); st != nil {
 		return st.List()
 	}
 	return nil
@@ -605,15 +604,15 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	// Scheduled: the requests intended within each interval, the last
 	// holding the rest (the timeline's end may have moved with a stop).
 	// The intervals' bounds increase: one forward walk counts them all.
-	counting := forTimeline(p.tl)
-	defer closeTimeline(counting)
+	counting := timeline.Fork(p.tl)
+	defer timeline.Close(counting)
 	var sum, before uint64
 	for k := range ivs[:len(ivs)-1] {
 		iv := &ivs[k]
 		if k == 0 {
-			before = countFrom(counting, 0, min(int64(iv.Start), p.end), p.limit)
+			before = timeline.CountFrom(counting, 0, min(int64(iv.Start), p.end), p.limit)
 		}
-		upTo := countFrom(counting, before, min(int64(iv.Start+iv.Duration), p.end), p.limit)
+		upTo := timeline.CountFrom(counting, before, min(int64(iv.Start+iv.Duration), p.end), p.limit)
 		iv.Counts.Scheduled = upTo - before
 		sum += iv.Counts.Scheduled
 		before = upTo

@@ -55,7 +55,7 @@ type OpenCluster struct {
 	// a primary not in the first slot map is an error.
 	Dial func(ctx context.Context, addr string) (*conn.Conn, error)
 	// Refresh fetches the slot map again; called in the background after
-	// a redirect, at most one at a time and one per MinRefresh. Nil: the
+	// a redirect, at most one at a time and one per cluster.MinRefresh. Nil: the
 	// map follows the MOVED replies only.
 	Refresh func(ctx context.Context) (*cluster.Topology, error)
 	// MaxTries bounds the sends of one request (redirects and retries
@@ -67,17 +67,6 @@ type OpenCluster struct {
 // DefaultClusterTries is how many times a request may be sent before a
 // redirect or a -CLUSTERDOWN/-TRYAGAIN counts as its error.
 const DefaultClusterTries = 5
-
-// MinRefresh spaces the slot map refreshes: the redirects of the requests
-// already in flight do not each ask again.
-const MinRefresh = 100 * time.Millisecond
-
-// Retry backoff after -CLUSTERDOWN or -TRYAGAIN: RetryBackoff, doubling per
-// try, at most MaxRetryBackoff.
-const (
-	RetryBackoff    = 10 * time.Millisecond
-	MaxRetryBackoff = 200 * time.Millisecond
-)
 
 // The command stores of a run hold at most maxStoreBytes between them
 // (each connection at least minStoreBytes): the bytes of the commands in
@@ -151,7 +140,7 @@ type clusterRun struct {
 	// Pacer-owned.
 	members []member
 	nodeRec []*nodeRecorders
-	owner   [cluster.Slots]int32
+	owner   cluster.Owners
 	stores  []cmdStore
 	heads   []uint64
 	waits   []waitQueue
@@ -192,9 +181,7 @@ func newClusterRun(ctx context.Context, c *OpenCluster, lanes, kinds int) *clust
 	if kinds > 0 {
 		cl.kinds = make([]kindCount, kinds)
 	}
-	for i := range cl.owner {
-		cl.owner[i] = -1
-	}
+	cl.owner = *cluster.NewOwners()
 	cl.linkReplicas()
 	cl.apply(c.Topology, nil)
 	cl.last = c.Topology
@@ -255,13 +242,8 @@ func (run *openRun) addClusterLane(c *conn.Conn, k int, addr string) *lane {
 // nodes. With join, a primary that owns slots and is not yet a node
 // joins (join returns its index, -1 if it cannot).
 func (cl *clusterRun) apply(t *cluster.Topology, join func(addr, id string) int) {
-	owns := make([]bool, len(t.Primaries))
-	for s := range uint16(cluster.Slots) {
-		if o := t.Owner(s); o >= 0 {
-			owns[o] = true
-		}
-	}
-	idx := make([]int32, len(t.Primaries))
+	owns := t.Owning()
+	idx := make([]int, len(t.Primaries))
 	for i, p := range t.Primaries {
 		k := cl.node(p.Addr)
 		if k < 0 && join != nil && owns[i] {
@@ -273,13 +255,9 @@ func (cl *clusterRun) apply(t *cluster.Topology, join func(addr, id string) int)
 		if k >= 0 && owns[i] && cl.members[k].Role == RoleReplica {
 			cl.members[k].Role = RolePrimary // a replica that took over
 		}
-		idx[i] = int32(k)
+		idx[i] = k
 	}
-	for s := range uint16(cluster.Slots) {
-		if o := t.Owner(s); o >= 0 && idx[o] >= 0 {
-			cl.owner[s] = idx[o]
-		}
-	}
+	cl.owner.Take(t, idx)
 	addrs, reps := make([]string, len(t.Primaries)), make([][]string, len(t.Primaries))
 	for i, p := range t.Primaries {
 		addrs[i], reps[i] = p.Addr, p.Replicas
@@ -298,7 +276,7 @@ func (cl *clusterRun) node(addr string) int {
 }
 
 // refresh fetches the slot map in the background (one fetch at a time, at
-// most one per MinRefresh); the pacer applies it at its next wake.
+// most one per cluster.MinRefresh); the pacer applies it at its next wake.
 func (cl *clusterRun) refresh() {
 	if cl.cfg.Refresh == nil || !cl.refreshing.CompareAndSwap(false, true) {
 		return
@@ -311,7 +289,7 @@ func (cl *clusterRun) refresh() {
 		if err == nil && t != nil {
 			cl.fresh.Store(t)
 		}
-		timer := time.NewTimer(MinRefresh)
+		timer := time.NewTimer(cluster.MinRefresh)
 		defer timer.Stop()
 		select {
 		case <-cl.refreshCtx.Done():

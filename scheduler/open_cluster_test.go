@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // oneKey is the key positions of a command whose one key is its first
@@ -69,7 +70,7 @@ func TestClusterRunSurvivesASlotMigration(t *testing.T) {
 	// Fill the keyspace first, so the slots moved hold keys.
 	conns, oc := clusterConns(t, c, 2)
 	res := runOpen(t, conns, scenarios.NewStream(tpl, 1), OpenConfig{
-		Timeline: Uniform{Rate: RatePerSecond(20000)}, Requests: 20000, Cluster: oc,
+		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(20000)}, Requests: 20000, Cluster: oc,
 	})
 	if res.Counts.Completed != 20000 || len(res.Nodes) != 3 {
 		t.Fatalf("fill: %+v, %d nodes", res.Counts, len(res.Nodes))
@@ -78,7 +79,7 @@ func TestClusterRunSurvivesASlotMigration(t *testing.T) {
 	conns, oc = clusterConns(t, c, 2)
 	onStart, moved := moveSlotsDuring(t, c, 500*time.Millisecond, 0, 1, 20)
 	res, err := RunOpen(context.Background(), conns, scenarios.NewStream(tpl, 2), OpenConfig{
-		Timeline: Uniform{Rate: RatePerSecond(5000)}, Duration: 3 * time.Second, Cluster: oc,
+		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Duration: 3 * time.Second, Cluster: oc,
 		OnStart: onStart,
 	})
 	moved()
@@ -131,7 +132,7 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 			oc.Topology.Assign(s, s, top.Owner(s))
 		}
 		res, m := runOpenMallocs(t, conns, scenarios.NewStream(tpl, 1), OpenConfig{
-			Timeline: Uniform{Rate: RatePerSecond(40000)}, Requests: requests, Cluster: oc,
+			Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(40000)}, Requests: requests, Cluster: oc,
 		})
 		if res.Counts.Completed != requests {
 			t.Fatalf("counts %+v", res.Counts)
@@ -164,7 +165,7 @@ func TestClusterRunFollowsASK(t *testing.T) {
 	tpl := compileKeyed(t, 100000, "SET", "key:__rand_int__", "v")
 	conns, oc := clusterConns(t, c, 2)
 	res, err := RunOpen(ctx, conns, scenarios.NewStream(tpl, 3), OpenConfig{
-		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 3000, Cluster: oc,
+		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 3000, Cluster: oc,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +225,7 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 			top := cluster.NewTopology([]cluster.Node{{Addr: addr}})
 			top.Assign(0, cluster.Slots-1, 0)
 			res := runOpen(t, srv.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
-				Timeline: Uniform{Rate: RatePerSecond(2000)}, Requests: 200, Drain: 5 * time.Second,
+				Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(2000)}, Requests: 200, Drain: 5 * time.Second,
 				Cluster: &OpenCluster{Nodes: []Node{{Addr: addr}}, PerNode: 1, Topology: top,
 					Keys: oneKey},
 			})
@@ -253,7 +254,7 @@ func TestClusterRunJoinsANewNode(t *testing.T) {
 	watching, watched := make(chan struct{}), make(chan struct{})
 	maxOf := 0
 	res, err := RunOpen(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
-		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 500,
+		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 500,
 		OnStart: func(l *Live) {
 			go func() {
 				defer close(watched)
@@ -317,7 +318,7 @@ func TestClusterRunNodeThatCannotJoin(t *testing.T) {
 	a, top := redirectingPrimary(t, tpl.Len(), gone)
 	aAddr := a.ln.Addr().String()
 	res := runOpen(t, a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), OpenConfig{
-		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
+		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 300,
 		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr}}, PerNode: 2, Topology: top,
 			Keys: oneKey,
 			Dial: dialNode},
@@ -352,7 +353,7 @@ func TestClusterRunFollowsAScaleOut(t *testing.T) {
 	}
 	onStart, moved := moveSlotsDuring(t, c, 300*time.Millisecond, 0, 3, 200)
 	res, err := RunOpen(ctx, conns, scenarios.NewStream(tpl, 4), OpenConfig{
-		Timeline: Uniform{Rate: RatePerSecond(3000)}, Duration: 4 * time.Second, Cluster: oc,
+		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(3000)}, Duration: 4 * time.Second, Cluster: oc,
 		OnStart: onStart,
 	})
 	moved()
@@ -454,7 +455,7 @@ func TestClusterRunMovedToAPortOnly(t *testing.T) {
 	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
 	top.Assign(0, cluster.Slots-1, 0)
 	res := runOpen(t, a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
-		Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 300,
+		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 300,
 		Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
 			Keys: oneKey,
 			Dial: dialNode},
@@ -484,7 +485,7 @@ func TestClusterRunMovedToNoPort(t *testing.T) {
 			top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
 			top.Assign(0, cluster.Slots-1, 0)
 			res := runOpen(t, a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), OpenConfig{
-				Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 200,
+				Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 200,
 				Cluster: &OpenCluster{Nodes: []Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
 					Keys: oneKey, Dial: dialNode},
 			})

@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 type openRun struct {
@@ -61,7 +62,7 @@ type openRun struct {
 	// liveTL is scheduledBy's own timeline (see forker), and liveWarm
 	// its count of the warmup's requests (-1: not counted yet).
 	liveTLMu sync.Mutex
-	liveTL   Timeline
+	liveTL   timeline.Timeline
 	liveWarm int64
 	// liveDone is set once the run closed liveTL; liveLast is the last
 	// count, what later calls return.
@@ -220,7 +221,7 @@ func (run *openRun) scheduledBy(off int64) uint64 {
 		return run.liveLast
 	}
 	if run.liveTL == nil {
-		run.liveTL, run.liveWarm = forTimeline(run.cfg.Timeline), -1
+		run.liveTL, run.liveWarm = timeline.Fork(run.cfg.Timeline), -1
 	}
 	cfg := run.cfg
 	cfg.Timeline = run.liveTL
@@ -229,17 +230,17 @@ func (run *openRun) scheduledBy(off int64) uint64 {
 		end = int64(cfg.Duration)
 	}
 	if cfg.Requests > 0 {
-		limit = requestLimit(cfg.Timeline, cfg.Requests)
+		limit = timeline.RequestLimit(cfg.Timeline, cfg.Requests)
 	}
 	// The warmup's count first, once: later calls then read forward only
 	// (a trace's cursor walks its file; going back reopens it).
 	if run.liveWarm < 0 {
 		run.liveWarm = 0
 		if cfg.Warmup > 0 {
-			run.liveWarm = int64(countFrom(cfg.Timeline, 0, min(int64(cfg.Warmup), end), limit))
+			run.liveWarm = int64(timeline.CountFrom(cfg.Timeline, 0, min(int64(cfg.Warmup), end), limit))
 		}
 	}
-	n := countFrom(cfg.Timeline, 0, min(off, end), limit)
+	n := timeline.CountFrom(cfg.Timeline, 0, min(off, end), limit)
 	run.liveLast = n - min(n, uint64(run.liveWarm))
 	return run.liveLast
 }
@@ -251,7 +252,7 @@ func (run *openRun) closeLive(final uint64) {
 	defer run.liveTLMu.Unlock()
 	run.liveDone, run.liveLast = true, final
 	if run.liveTL != nil {
-		closeTimeline(run.liveTL)
+		timeline.Close(run.liveTL)
 		run.liveTL = nil
 	}
 }

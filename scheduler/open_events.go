@@ -7,6 +7,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // An open run's events (package events): the tally of what went well and
@@ -153,7 +154,7 @@ func (run *openRun) finishEvents(res *Result) {
 // eventGap is the longest stretch without a bad request inside one
 // window: events.DefaultGap, or at low rates the time twenty requests
 // take, so that a slow trickle of failures is one window.
-func eventGap(r Rate) time.Duration {
+func eventGap(r timeline.Rate) time.Duration {
 	if ps := r.PerSecond(); ps > 0 {
 		return max(events.DefaultGap, time.Duration(20/ps*float64(time.Second)))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 func dial(t *testing.T, addr string, n, maxInflight int) []*conn.Conn {
@@ -59,9 +60,9 @@ func TestOpenCountsMatchServer(t *testing.T) {
 		t.Run(pacing.String(), func(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
-			rate := RatePerSecond(2000)
+			rate := timeline.RatePerSecond(2000)
 			res := runOpen(t, dial(t, srv.Addr, 8, 0), stream(t, "set", 1000), OpenConfig{
-				Name: "SET", Timeline: Uniform{Rate: rate}, Rate: rate, Requests: 3000, Pacing: pacing,
+				Name: "SET", Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Requests: 3000, Pacing: pacing,
 			})
 			c := res.Counts
 			if c.Scheduled != 3000 || c.Completed != 3000 || c.Sent != 3000 || !c.Balanced() {

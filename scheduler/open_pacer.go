@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // pacer walks the timeline on one goroutine and writes what is due straight
@@ -22,7 +23,7 @@ import (
 type pacer struct {
 	run  *openRun
 	cmds Commands
-	tl   Timeline
+	tl   timeline.Timeline
 	stop *atomic.Bool
 	t0   int64
 	// quantum is the least time between wake targets, in ns (0: wake at
@@ -153,8 +154,8 @@ func newPacer(run *openRun, cmds Commands, stop *atomic.Bool) *pacer {
 	if cfg.Requests > 0 {
 		// A count-bounded timeline ends when request n would be due (for
 		// a shard: the whole timeline's request n).
-		p.limit = requestLimit(cfg.Timeline, cfg.Requests)
-		p.end = min(p.end, requestEnd(cfg.Timeline, cfg.Requests))
+		p.limit = timeline.RequestLimit(cfg.Timeline, cfg.Requests)
+		p.end = min(p.end, timeline.RequestEnd(cfg.Timeline, cfg.Requests))
 	}
 	run.span = p.end
 	p.routes = newRoutes(run)

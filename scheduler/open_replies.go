@@ -17,7 +17,6 @@ type replies struct {
 	run       *openRun
 	completed atomic.Uint64
 	errors    atomic.Uint64
-	early     atomic.Uint64     // replies read before their request was written
 	kinds     []kindCount       // per command of a mix; read after the reader exits
 	last      int64             // arrival of the latest reply; read after the reader exits
 	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
@@ -66,23 +65,14 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 		}
 	}
 	if run.warm(e) {
-		h.warmReply(e, r, at)
+		h.warmReply(r)
 		return
 	}
 	h.last = at
 	ks, kc := run.kindOf(h, e)
-	good := true
-	if at != 0 && e.Written != 0 && at < e.Written {
-		// Read before its request was written (the write's clock is read
-		// before the write begins): it answers no request, e.g. a
-		// refusal sent on accept. It is counted as unsolicited and, as
-		// the connection matched it, still ends that request; its times
-		// mean nothing and are not recorded.
-		h.early.Add(1)
-		good = false
-	} else {
-		good = run.clockOK(e, at)
-	}
+	// A reply read before its request was written never gets here: the
+	// connection skips it as unsolicited (conn.Conn.Unsolicited).
+	good := run.clockOK(e, at)
 	if good && e.Kind&resendFlag == 0 {
 		run.recordLag(e, ks)
 	}
@@ -169,12 +159,8 @@ func (h *replies) ReadEnded() {
 }
 
 // warmReply counts the reply to a warmup request: nothing else of it is
-// kept, but error replies still reach OnErrorReply and a reply read before
-// its request was written still counts as unsolicited.
-func (h *replies) warmReply(e *conn.Entry, r conn.Reply, at int64) {
-	if at != 0 && e.Written != 0 && at < e.Written {
-		h.early.Add(1)
-	}
+// kept, but error replies still reach OnErrorReply.
+func (h *replies) warmReply(r conn.Reply) {
 	if !r.Err {
 		h.warmCompleted.Add(1)
 		return

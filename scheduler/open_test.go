@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // fakeServer is a loopback RESP server for the driver's end-of-run rules.
@@ -130,9 +131,9 @@ func TestNeverAnsweredRequestsAreTimeoutsWithTheirAge(t *testing.T) {
 	t.Parallel()
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res := runOpen(t, srv.dial(t, 4, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 200, Drain: 300 * time.Millisecond,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 200, Drain: 300 * time.Millisecond,
 	})
 	c := res.Counts
 	if c.Scheduled != 200 || c.Timeouts != 200 || c.Completed != 0 || !c.Balanced() {
@@ -159,9 +160,9 @@ func TestErrorRepliesCountedByCode(t *testing.T) {
 		}
 		return pong, false
 	})
-	rate := RatePerSecond(4000)
+	rate := timeline.RatePerSecond(4000)
 	res := runOpen(t, srv.dial(t, 1, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 400,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 400,
 	})
 	c := res.Counts
 	if c.Completed != 200 || c.Errors != 200 || !c.Balanced() {
@@ -187,9 +188,9 @@ func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
 		}
 		return pong, false
 	})
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	res := runOpen(t, srv.dial(t, 4, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 1000,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 1000,
 	})
 	c := res.Counts
 	if !c.Balanced() || c.Completed < 900 || c.Errors == 0 {
@@ -203,9 +204,9 @@ func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
 func TestInflightCapDelaysSendsAndCountsTheRestUnsent(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false }) // never answers
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	res := runOpen(t, srv.dial(t, 2, 10), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 200, Drain: 50 * time.Millisecond,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 200, Drain: 50 * time.Millisecond,
 	})
 	c := res.Counts
 	// 2 connections × 10 in flight: 20 sent, the rest could not be.
@@ -235,9 +236,9 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 			srv.noRead.Store(false)
 		}()
 	}
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res := runOpen(t, srv.dial(t, 1, 5), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Requests: 300, OnStart: onStart,
+		Timeline: timeline.Uniform{Rate: rate}, Requests: 300, OnStart: onStart,
 	})
 	c := res.Counts
 	if c.Completed != 300 || !c.Balanced() {
@@ -266,10 +267,10 @@ func TestInterruptStopsTheTimelineAndStillAccounts(t *testing.T) {
 	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	start := time.Now()
 	res, err := RunOpen(ctx, srv.dial(t, 2, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: time.Minute,
+		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Minute,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -286,9 +287,9 @@ func TestInterruptStopsTheTimelineAndStillAccounts(t *testing.T) {
 func TestAllConnectionsLostEndsTheRun(t *testing.T) {
 	cmds, n := pingStream(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return nil, k == 3 })
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	res, err := RunOpen(context.Background(), srv.dial(t, 2, 0), cmds, OpenConfig{
-		Timeline: Uniform{Rate: rate}, Duration: 30 * time.Second,
+		Timeline: timeline.Uniform{Rate: rate}, Duration: 30 * time.Second,
 	})
 	if err == nil {
 		t.Fatal("no error when every connection was lost")
@@ -356,8 +357,8 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		}
 		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
 		conns := srv.dial(t, 2, 0)
-		rate := RatePerSecond(40000)
-		cfg := OpenConfig{Timeline: Uniform{Rate: rate}, Requests: requests, CommandNames: names}
+		rate := timeline.RatePerSecond(40000)
+		cfg := OpenConfig{Timeline: timeline.Uniform{Rate: rate}, Requests: requests, CommandNames: names}
 		cfg.Events = true // the tally of every request's outcome too
 		_, m := runOpenMallocs(t, conns, cmds, cfg)
 		return m

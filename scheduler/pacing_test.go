@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 func TestPacingQuantum(t *testing.T) {
@@ -80,10 +81,10 @@ func TestPacerThreadHasAShortSlice(t *testing.T) {
 	for _, pacing := range []Pacing{Precise, Coarse, Auto} {
 		cmds, n := pingStream(t)
 		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
-		rate := RatePerSecond(2000)
+		rate := timeline.RatePerSecond(2000)
 		sleeps, short := 0, 0
 		res := runOpen(t, srv.dial(t, 2, 0), cmds, OpenConfig{
-			Timeline: NewPoisson(rate, 1), Rate: rate, Requests: 20, Pacing: pacing,
+			Timeline: timeline.NewPoisson(rate, 1), Rate: rate, Requests: 20, Pacing: pacing,
 			beforeSleep: func() {
 				sleeps++
 				if clock.Slice(clock.Thread()) == clock.ShortSlice {

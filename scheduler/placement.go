@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Placement says which part of a timeline a process sends and when each of
@@ -49,11 +51,11 @@ func (p *Placement) FirstStart() time.Time {
 }
 
 // Timeline returns this process's part of tl.
-func (p *Placement) Timeline(tl Timeline) (Timeline, error) {
+func (p *Placement) Timeline(tl timeline.Timeline) (timeline.Timeline, error) {
 	if !p.Sharded() {
 		return tl, nil
 	}
-	return NewShard(tl, p.K, p.N)
+	return timeline.NewShard(tl, p.K, p.N)
 }
 
 // StreamSeed is the seed of a test's command stream. Commands and keys are
@@ -130,7 +132,7 @@ func (p *Placement) Started(res *Result) {
 // Next plans the next test's start: after this test's whole timeline
 // (tl, bounded by duration and requests) and its drain, with StartSlack
 // to spare.
-func (p *Placement) Next(tl Timeline, duration time.Duration, requests uint64, drain time.Duration) {
+func (p *Placement) Next(tl timeline.Timeline, duration time.Duration, requests uint64, drain time.Duration) {
 	if p != nil && !p.start.IsZero() {
 		p.start = p.start.Add(timelineLength(tl, duration, requests) + drain + StartSlack)
 	}
@@ -138,7 +140,7 @@ func (p *Placement) Next(tl Timeline, duration time.Duration, requests uint64, d
 
 // timelineLength is how long a timeline bounded by duration and requests
 // lasts (the offset of its end).
-func timelineLength(tl Timeline, duration time.Duration, requests uint64) time.Duration {
+func timelineLength(tl timeline.Timeline, duration time.Duration, requests uint64) time.Duration {
 	end := duration
 	if requests > 0 {
 		if off := time.Duration(tl.Offset(requests)); end <= 0 || off < end {

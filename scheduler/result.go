@@ -12,6 +12,7 @@ import (
 
 	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/visibility"
 )
 
@@ -162,7 +163,7 @@ type Result struct {
 	// Mode is "open" or "closed".
 	Mode string
 	// TargetRate is the timeline's rate (zero for an unthrottled closed loop).
-	TargetRate Rate
+	TargetRate timeline.Rate
 	Arrival    string
 	Pacing     string
 	// PacingQuantum is the least time between the open pacer's wakes (0:
@@ -298,7 +299,7 @@ type Result struct {
 	// Stages is the piecewise-linear rate the timeline followed (nil for
 	// a constant rate); TargetRate is then the stages' mean rate over the
 	// measured window.
-	Stages []Stage
+	Stages []timeline.Stage
 	// Events are what happened to the topology during the run (open
 	// runs): their instants and windows as offsets from T0 (see
 	// events.Event), the windows judged against EventBound; EventsDropped

@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // checkSeries verifies that a series adds up to what it cuts: counts sum
@@ -97,9 +98,9 @@ func TestOpenIntervalsAddUpToTheTest(t *testing.T) {
 	}
 	cmds, names := mixNames(t)
 	const d = 100 * time.Millisecond
-	rate := RatePerSecond(5000)
+	rate := timeline.RatePerSecond(5000)
 	res := runOpen(t, dial(t, srv.Addr, 4, 0), cmds(1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 1200 * time.Millisecond, Interval: d, CommandNames: names,
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 1200 * time.Millisecond, Interval: d, CommandNames: names,
 		OnStart: pause,
 	})
 	if res.Interval != d || len(res.Intervals) < 12 {
@@ -179,10 +180,10 @@ func TestInterruptedSeriesStillAddsUp(t *testing.T) {
 	srv := hostile.Start(t, hostile.OK)
 	ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 	defer cancel()
-	rate := RatePerSecond(4000)
+	rate := timeline.RatePerSecond(4000)
 	const d = 100 * time.Millisecond
 	res, err := RunOpen(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, Interval: d,
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, Interval: d,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -256,8 +257,8 @@ func TestWarmupIsSentButNotMeasured(t *testing.T) {
 	cmds, names := mixNames(t)
 	const d = 200 * time.Millisecond
 	const warmup = 500 * time.Millisecond
-	rate := RatePerSecond(4000)
-	tl := Uniform{Rate: rate}
+	rate := timeline.RatePerSecond(4000)
+	tl := timeline.Uniform{Rate: rate}
 	res := runOpen(t, dial(t, srv.Addr, 4, 0), cmds(1), OpenConfig{
 		Timeline: tl, Rate: rate, Duration: 1200 * time.Millisecond, Interval: d, CommandNames: names,
 		Warmup: warmup,
@@ -329,9 +330,9 @@ func TestStopDuringWarmup(t *testing.T) {
 	srv := hostile.Start(t, hostile.OK)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	res, err := RunOpen(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, Warmup: 5 * time.Second,
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, Warmup: 5 * time.Second,
 		Interval: 100 * time.Millisecond,
 	})
 	if err != nil {
@@ -354,12 +355,12 @@ func TestStopDuringWarmup(t *testing.T) {
 func TestLiveTotalsDuringPoisson(t *testing.T) {
 	t.Parallel()
 	srv := hostile.Start(t, hostile.OK)
-	rate := RatePerSecond(5000)
+	rate := timeline.RatePerSecond(5000)
 	done := make(chan struct{})
 	var last Totals
 	read := make(chan struct{})
 	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), OpenConfig{
-		Timeline: NewPoisson(rate, 7), Rate: rate, Duration: 300 * time.Millisecond,
+		Timeline: timeline.NewPoisson(rate, 7), Rate: rate, Duration: 300 * time.Millisecond,
 		OnStart: func(l *Live) {
 			go func() {
 				defer close(read)

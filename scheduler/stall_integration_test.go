@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/internal/clock"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // pauseWindow is when the server was stopped, on the Now clock.
@@ -74,9 +75,9 @@ func TestOpenStallTruth(t *testing.T) {
 	srv := redistest.Start(t)
 	windowsOf := pauseEvery(t, srv, 200*time.Millisecond, 2*time.Second)
 
-	rate := RatePerSecond(10000)
+	rate := timeline.RatePerSecond(10000)
 	res, err := RunOpen(context.Background(), dial(t, srv.Addr, 50, 0), stream(t, "get", 1000), OpenConfig{
-		Name: "GET", Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 8 * time.Second, Pacing: Precise,
+		Name: "GET", Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 8 * time.Second, Pacing: Precise,
 	})
 	windows := windowsOf()
 	if err != nil {

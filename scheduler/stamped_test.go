@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // stamps is a Stamper that records what the pacer told it.
@@ -34,11 +36,11 @@ func TestStamperSeesEveryQueuedRequest(t *testing.T) {
 	t.Parallel()
 	s := newFakeServer(t, 14, func(int) ([]byte, bool) { return pong, false })
 	for _, shards := range []int{1, 3} {
-		rate := RatePerSecond(5000)
-		var tl Timeline = Uniform{Rate: rate}
+		rate := timeline.RatePerSecond(5000)
+		var tl timeline.Timeline = timeline.Uniform{Rate: rate}
 		whole := tl
 		if shards > 1 {
-			sh, err := NewShard(tl, 2, shards)
+			sh, err := timeline.NewShard(tl, 2, shards)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,9 +55,10 @@ func TestStamperSeesEveryQueuedRequest(t *testing.T) {
 			t.Fatalf("%d shards: begun %d, %d stamped, %d sent", shards, st.begun, len(st.index), res.Counts.Sent)
 		}
 		for k, i := range st.index {
-			g, _ := Shard{tl: whole, k: 2, n: uint64(shards)}.Global(i)
-			if shards == 1 {
-				g = i
+			g := i
+			if shards > 1 {
+				sh, _ := timeline.NewShard(whole, 2, shards)
+				g, _ = sh.Global(i)
 			}
 			if i != uint64(k) || st.intended[k] != st.t0+whole.Offset(g) || st.now[k] < st.intended[k] || st.now[k]-st.intended[k] > int64(time.Minute) {
 				t.Fatalf("%d shards: stamp %d: index %d intended %d (t0 %d, offset %d) now %d", shards, k, i, st.intended[k], st.t0, whole.Offset(g), st.now[k])
@@ -77,7 +80,7 @@ func TestOnIntegerSeesIntegerReplies(t *testing.T) {
 	var sum, n atomic.Int64
 	on := func(v int64) { sum.Add(v); n.Add(1) }
 	ping := []byte("*1\r\n$4\r\nPING\r\n")
-	res, err := RunOpen(context.Background(), s.dial(t, 1, 0), Fixed(ping), OpenConfig{Timeline: Uniform{Rate: RatePerSecond(5000)}, Requests: 100, HiccupInterval: -1, OnInteger: on})
+	res, err := RunOpen(context.Background(), s.dial(t, 1, 0), Fixed(ping), OpenConfig{Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 100, HiccupInterval: -1, OnInteger: on})
 	if err != nil || res.Counts.Completed != 100 || n.Load() != 100 || sum.Load() != 50*7 {
 		t.Fatalf("open: %v, %d completed, %d integers summing to %d", err, res.Counts.Completed, n.Load(), sum.Load())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // StepPlan is one step of RunOpenSteps: its own timeline, measured for
@@ -25,8 +26,8 @@ type StepPlan struct {
 	Name string
 	// Timeline plans the step's sends from the step's start (settle
 	// included); Rate is its rate, for the report.
-	Timeline Timeline
-	Rate     Rate
+	Timeline timeline.Timeline
+	Rate     timeline.Rate
 	// Duration is the measured part of the step, after Settle.
 	Duration time.Duration
 	// Settle is sent first, at the step's rate, and not measured: it is

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // TestClusterStepsRouteEveryStep: two steps over the pools of three
@@ -39,8 +40,8 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 	steps := runSteps(t, conns, scenarios.NewStream(tpl, 1), OpenConfig{Cluster: oc, Interval: 100 * time.Millisecond}, next, len(rates))
 	for i, st := range steps {
 		cnt := st.Counts
-		tl := Uniform{Rate: RatePerSecond(rates[i])}
-		want := Count(tl, int64(settle+d), 1<<62) - Count(tl, int64(settle), 1<<62)
+		tl := timeline.Uniform{Rate: timeline.RatePerSecond(rates[i])}
+		want := timeline.Count(tl, int64(settle+d), 1<<62) - timeline.Count(tl, int64(settle), 1<<62)
 		if cnt.Scheduled != want || cnt.Completed != want || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 || !cnt.Balanced() {
 			t.Errorf("step %d: counts %+v (%v), want %d completed", i, cnt, st.ErrorCodes, want)
 		}

@@ -9,6 +9,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // runSteps runs RunOpenSteps and wants one step for each of its n
@@ -33,8 +34,8 @@ func plans(rates []float64, settle, d time.Duration, prevs *[]*Step) func(int, *
 		if i >= len(rates) {
 			return StepPlan{}, false
 		}
-		r := RatePerSecond(rates[i])
-		return StepPlan{Name: "step", Timeline: Uniform{Rate: r}, Rate: r, Duration: d, Settle: settle}, true
+		r := timeline.RatePerSecond(rates[i])
+		return StepPlan{Name: "step", Timeline: timeline.Uniform{Rate: r}, Rate: r, Duration: d, Settle: settle}, true
 	}
 }
 
@@ -53,9 +54,9 @@ func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 	steps := runSteps(t, conns, cmds, OpenConfig{Interval: 50 * time.Millisecond}, plans(rates, settle, d, &prevs), len(rates))
 	var all uint64
 	for i, st := range steps {
-		tl := Uniform{Rate: RatePerSecond(rates[i])}
-		want := Count(tl, int64(settle+d), 1<<62) - Count(tl, int64(settle), 1<<62)
-		all += Count(tl, int64(settle+d), 1<<62)
+		tl := timeline.Uniform{Rate: timeline.RatePerSecond(rates[i])}
+		want := timeline.Count(tl, int64(settle+d), 1<<62) - timeline.Count(tl, int64(settle), 1<<62)
+		all += timeline.Count(tl, int64(settle+d), 1<<62)
 		c := st.Counts
 		if st.Index != i || c.Scheduled != want || c.Completed != want || c.Sent != want || !c.Balanced() {
 			t.Fatalf("step %d (index %d): counts %+v, want %d scheduled, sent and completed", i, st.Index, c, want)
@@ -95,9 +96,9 @@ func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 func TestStepSettleRequestsAreNotMeasured(t *testing.T) {
 	t.Parallel()
 	cmds, n := pingStream(t)
-	rate := RatePerSecond(2000)
+	rate := timeline.RatePerSecond(2000)
 	settle, d := 100*time.Millisecond, 100*time.Millisecond
-	settleN := int(Count(Uniform{Rate: rate}, int64(settle), 1<<62))
+	settleN := int(timeline.Count(timeline.Uniform{Rate: rate}, int64(settle), 1<<62))
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
 		if k < settleN {
 			return errBoom, false
@@ -133,16 +134,16 @@ func TestStepAbortsWhenTheOldestRequestWaitsTooLong(t *testing.T) {
 		}
 		return pong, false
 	})
-	rate := RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	steps, err := RunOpenSteps(context.Background(), srv.dial(t, 2, 0), cmds,
 		OpenConfig{Redial: redialTo(srv.ln.Addr().String())},
 		func(i int, prev *Step) (StepPlan, bool) {
 			switch i {
 			case 0:
-				return StepPlan{Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, AbortAfter: 50 * time.Millisecond}, true
+				return StepPlan{Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, AbortAfter: 50 * time.Millisecond}, true
 			case 1:
 				silent.Store(false)
-				return StepPlan{Timeline: Uniform{Rate: rate}, Rate: rate, Duration: 100 * time.Millisecond}, true
+				return StepPlan{Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 100 * time.Millisecond}, true
 			}
 			return StepPlan{}, false
 		})
@@ -153,7 +154,7 @@ func TestStepAbortsWhenTheOldestRequestWaitsTooLong(t *testing.T) {
 		t.Fatalf("%d steps, want 2", len(steps))
 	}
 	a := steps[0]
-	full := Count(Uniform{Rate: rate}, int64(10*time.Second), 1<<62)
+	full := timeline.Count(timeline.Uniform{Rate: rate}, int64(10*time.Second), 1<<62)
 	if !a.Aborted || a.AbortReason == "" || a.Interrupted || a.Counts.Scheduled >= full/2 {
 		t.Fatalf("step 0: aborted %v (%s), interrupted %v, scheduled %d of %d", a.Aborted, a.AbortReason, a.Interrupted, a.Counts.Scheduled, full)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/sink"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // TestResponseTracksTheTruth runs an open timeline against the
@@ -28,8 +29,8 @@ import (
 func TestResponseTracksTheTruth(t *testing.T) {
 	testrun.SkipShort(t, "a 2 s run against the sink")
 	testrun.SkipRace(t, "it slows the generator by milliseconds: the median it holds to the truth would measure it")
-	rate := RatePerSecond(10000)
-	tl := Uniform{Rate: rate}
+	rate := timeline.RatePerSecond(10000)
+	tl := timeline.Uniform{Rate: rate}
 	run := func() (*sink.Child, *Result) {
 		s, err := sink.StartChild(os.Args[0], nil, 0, 0)
 		if err != nil {

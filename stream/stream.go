@@ -30,6 +30,7 @@ import (
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Limits of a configuration.
@@ -76,7 +77,7 @@ type Config struct {
 	Producers int
 	// Timeline is the producer's whole timeline; Open its driver's
 	// settings.
-	Timeline scheduler.Timeline
+	Timeline timeline.Timeline
 	Open     scheduler.OpenConfig
 	// Cluster says the target is a Redis Cluster; Shard (from 1, 0: not
 	// sharded) names this process's consumer groups apart from the other

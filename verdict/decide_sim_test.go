@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // The --decide-within rule, measured by simulation: a gate of p99<=2ms
@@ -124,7 +125,7 @@ func (h simHost) gate(t *testing.T, rng *rand.Rand, p pool, slo SLO, planned, lo
 	t.Helper()
 	busy := h.noisy && rng.Float64() < h.enter/(h.enter+h.leave) // the chain's stationary share
 	ivs := make([]scheduler.Interval, 0, planned*looks)
-	proto := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: scheduler.RatePerSecond(perInterval), Arrival: "uniform",
+	proto := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: timeline.RatePerSecond(perInterval), Arrival: "uniform",
 		Pacing: "auto", LagLimit: 200 * time.Microsecond, Connections: 10, Interval: time.Second, HiccupInterval: time.Millisecond,
 		TargetLocal: true, ReceiveClock: scheduler.ReceiveKernel,
 		ServerProcess: &scheduler.ServerProcess{ServerProcess: host.ServerProcess{PID: 1, Name: "redis-server", How: "simulated"}}}
@@ -276,7 +277,7 @@ func TestSequentialLooks(t *testing.T) {
 		iv := h.interval(t, rng, i == 3 || i == 4, time.Duration(i)*time.Second)
 		ivs = append(ivs, iv)
 	}
-	proto := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: scheduler.RatePerSecond(perInterval), Arrival: "uniform",
+	proto := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: timeline.RatePerSecond(perInterval), Arrival: "uniform",
 		Pacing: "auto", LagLimit: 200 * time.Microsecond, Connections: 10, Interval: time.Second, HiccupInterval: time.Millisecond,
 		TargetLocal: true, ReceiveClock: scheduler.ReceiveKernel, CPU: scheduler.HostCPU{Available: true, Seconds: 10, Busy: 0.6, CPUs: 2},
 		ServerProcess: &scheduler.ServerProcess{ServerProcess: host.ServerProcess{PID: 1, How: "simulated"}}}

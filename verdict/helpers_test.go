@@ -7,6 +7,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // asTest makes a crafted result into a test as NewTest does (without
@@ -34,7 +35,7 @@ func sample() *scheduler.Result {
 		serv.Record(i * 500)
 		lag.Record(10000 + i%10*1000)
 	}
-	rate, _ := scheduler.ParseRate("10k")
+	rate, _ := timeline.ParseRate("10k")
 	return &scheduler.Result{
 		Name: "SET", Mode: "open", TargetRate: rate, Arrival: "uniform", Pacing: "precise",
 		Connections: 50,

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // SLO is a list of clauses a test's result must meet, such as
@@ -88,7 +89,7 @@ func parseClause(text string) (clause, error) {
 		}
 		c.value, c.unit = d.Seconds(), "s"
 	case c.metric == "rate" || c.metric == "achieved":
-		r, err := scheduler.ParseRate(rest)
+		r, err := timeline.ParseRate(rest)
 		if err != nil {
 			return c, err
 		}

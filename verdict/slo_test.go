@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 func mustCheck(t *testing.T, s SLO, r *scheduler.Result) *report.SLOResult {
@@ -189,7 +190,7 @@ func crafted(mode string, n int, f func(i int) (serv, lag time.Duration), series
 	}
 	flush(n/100 - 1)
 	r := &scheduler.Result{
-		Name: "GET", Mode: mode, TargetRate: scheduler.RatePerSecond(1000),
+		Name: "GET", Mode: mode, TargetRate: timeline.RatePerSecond(1000),
 		Counts:   scheduler.Counts{Scheduled: uint64(n), Sent: uint64(n), Completed: uint64(n)},
 		Window:   time.Duration(n) * time.Millisecond,
 		Response: resp.Snapshot(), Service: serv.Snapshot(), Lag: lag.Snapshot(),

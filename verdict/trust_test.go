@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // TestJudge walks every path of the trust rule on crafted results: 2000
@@ -169,7 +170,7 @@ func TestJudge(t *testing.T) {
 		// A rate clause errors made fail: the server's.
 		{name: "fail, rate short by errors", f: flat(100*us, 5*ms), adjust: []func(*scheduler.Result){errs(100)}, slo: "rate>=990", want: Fail, verdict: "ok", says: "cannot account for it"},
 		// A closed loop: latency from the send holds no lateness.
-		{name: "fail, closed loop", mode: "closed", f: flat(10*ms, 0), adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.TargetRate, r.Lag, r.LagLimit = scheduler.Rate{}, nil, 0 }},
+		{name: "fail, closed loop", mode: "closed", f: flat(10*ms, 0), adjust: []func(*scheduler.Result){func(r *scheduler.Result) { r.TargetRate, r.Lag, r.LagLimit = timeline.Rate{}, nil, 0 }},
 			slo: "p99<5ms", want: Fail, verdict: "ok", says: "service p99 10.002 ms misses 5.000 ms too"},
 		// A throttled closed loop far behind its schedule, no SLO.
 		{name: "no slo, throttled closed loop behind", mode: "closed", f: flat(ms, 50*ms), want: Inconclusive, verdict: "generator_behind", says: "send lag p99"},

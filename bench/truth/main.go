@@ -38,6 +38,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/sink"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // tcase is one configuration measured.
@@ -117,8 +118,8 @@ func measure(c tcase, d time.Duration, n int, clock string) (measured, error) {
 	// receive timestamps on its own time: a command that reaches it before
 	// would carry its late read instant, and the start would look late.
 	time.Sleep(200 * time.Millisecond)
-	rate := scheduler.RatePerSecond(c.rate)
-	tl := scheduler.Uniform{Rate: rate}
+	rate := timeline.RatePerSecond(c.rate)
+	tl := timeline.Uniform{Rate: rate}
 	res, err := scheduler.RunOpen(ctx, conns, &sink.Indexed{}, scheduler.OpenConfig{Timeline: tl, Rate: rate, Duration: d})
 	records, cerr := s.Close()
 	if err != nil {

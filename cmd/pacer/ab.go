@@ -21,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -150,7 +151,7 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 	case c.IsSet("P"):
 		return nil, usageErrorf("-P pipelines a closed loop: it needs --closed (an open loop sends each request at its time)")
 	default:
-		rate, err := scheduler.ParseRate(c.String("rate"))
+		rate, err := timeline.ParseRate(c.String("rate"))
 		if err != nil {
 			return nil, usageErrorf("--rate: %v", err)
 		}

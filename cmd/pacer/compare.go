@@ -10,7 +10,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // compareFractions are the open-loop rates tried without --rate, as
@@ -100,7 +100,7 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 		return nil, usageErrorf("--duration %s: want a positive duration", cfg.Duration)
 	}
 	if c.IsSet("rate") {
-		if cfg.Rate, err = scheduler.ParseRate(c.String("rate")); err != nil {
+		if cfg.Rate, err = timeline.ParseRate(c.String("rate")); err != nil {
 			return nil, usageErrorf("--rate: %v", err)
 		}
 	}

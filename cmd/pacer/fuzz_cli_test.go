@@ -23,7 +23,7 @@ import (
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // FuzzCLI runs the whole CLI in-process on command lines built from the
@@ -799,7 +799,7 @@ func (g *gen) clamp(name, v string) string {
 	case "rate":
 		// run and compare are bounded by --duration; bench's closed loop
 		// only by -n, so a slow throttle would take long.
-		if r, err := scheduler.ParseRate(v); err == nil && g.cmd == "bench" && r.PerSecond() < minFuzzBenchHz {
+		if r, err := timeline.ParseRate(v); err == nil && g.cmd == "bench" && r.PerSecond() < minFuzzBenchHz {
 			return strconv.Itoa(minFuzzBenchHz)
 		}
 	}

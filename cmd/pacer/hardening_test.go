@@ -20,6 +20,7 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -649,7 +650,7 @@ func TestJudge(t *testing.T) {
 	counts := func(scheduled, completed uint64) scheduler.Counts {
 		return scheduler.Counts{Scheduled: scheduled, Sent: scheduled, Completed: completed, Errors: scheduled - completed}
 	}
-	behind := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: scheduler.RatePerSecond(1000), LagLimit: time.Millisecond,
+	behind := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: timeline.RatePerSecond(1000), LagLimit: time.Millisecond,
 		Counts: scheduler.Counts{Scheduled: 1000, Sent: 900, Completed: 900, Unsent: 100}}
 	for _, tc := range []struct {
 		name string

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Several machines, one timeline: --shard K/N makes this process send the
@@ -17,7 +18,7 @@ import (
 
 // jobIndexEnv is the variable Kubernetes sets in each pod of an Indexed
 // Job, read by --shard auto/N.
-const jobIndexEnv = scheduler.JobIndexEnv
+const jobIndexEnv = timeline.JobIndexEnv
 
 // shardFlags are --shard, --start-at and --start-in of a command whose
 // timeline is drawn (run, compare, sweep).
@@ -44,7 +45,7 @@ func parseShard(c *cli.Context, lookup func(string) (string, bool), now time.Tim
 	var start time.Time
 	if c.IsSet("shard") {
 		var err error
-		if k, n, err = scheduler.ParseShard(c.String("shard"), lookup); err != nil {
+		if k, n, err = timeline.ParseShard(c.String("shard"), lookup); err != nil {
 			return nil, err
 		}
 		if hasFlag(c, "seed") && !c.IsSet("seed") {

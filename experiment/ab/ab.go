@@ -21,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -54,7 +55,7 @@ type Config struct {
 
 // Open is the open loop of every run.
 type Open struct {
-	Rate    scheduler.Rate
+	Rate    timeline.Rate
 	Arrival string
 	Load    experiment.OpenLoad
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -44,7 +45,7 @@ type Config struct {
 	Reconnect bool
 	Latency   scheduler.LatencyMode
 	// Rate throttles the closed loop (zero: as fast as it goes).
-	Rate      scheduler.Rate
+	Rate      timeline.Rate
 	Precision int
 	Interval  time.Duration
 	// ContinueOnError keeps going past error replies (-e).

@@ -3,6 +3,7 @@ package bench
 import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // MaxThreads caps --threads, as redis-benchmark does.
@@ -72,7 +73,7 @@ func (f Flags) Parse(cfg *Config) (Settings, error) {
 	}
 	if f.Rate != nil {
 		var err error
-		if cfg.Rate, err = scheduler.ParseRate(*f.Rate); err != nil {
+		if cfg.Rate, err = timeline.ParseRate(*f.Rate); err != nil {
 			return s, usage.Flagf("rate", "{rate}: %v", err)
 		}
 	}

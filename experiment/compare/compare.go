@@ -21,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -33,7 +34,7 @@ type Config struct {
 	Test experiment.Test
 	// Rate is the open loop's rate; zero: the Fractions of the closed
 	// loop's throughput.
-	Rate     scheduler.Rate
+	Rate     timeline.Rate
 	Duration time.Duration
 	// Conns is the open loop's connections and, unless ClosedConns, the
 	// closed loop's clients (a shard's share of them: its timeline is
@@ -69,7 +70,7 @@ type Run struct {
 func closedLabel(title string) string { return title + " (closed loop)" }
 
 // openLabel names the open loop at rate.
-func openLabel(title string, rate scheduler.Rate) string {
+func openLabel(title string, rate timeline.Rate) string {
 	return fmt.Sprintf("%s (open loop at %s req/s)", title, rate)
 }
 
@@ -113,7 +114,7 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 	if err != nil || ctx.Err() != nil || closed == nil {
 		return runs, err
 	}
-	rates, fractions := []scheduler.Rate{cfg.Rate}, []float64{0}
+	rates, fractions := []timeline.Rate{cfg.Rate}, []float64{0}
 	if cfg.Rate.IsZero() {
 		rates, fractions = nil, nil
 		for _, f := range Fractions {
@@ -140,9 +141,9 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 		perNode = (cfg.Conns + max(n, 1) - 1) / max(n, 1)
 	}
 	for i, rate := range rates {
-		var tl scheduler.Timeline = scheduler.Uniform{Rate: rate}
+		var tl timeline.Timeline = timeline.Uniform{Rate: rate}
 		if cfg.Arrival == "poisson" {
-			tl = scheduler.NewPoisson(rate, cfg.Seed+uint64(i))
+			tl = timeline.NewPoisson(rate, cfg.Seed+uint64(i))
 		}
 		label := openLabel(cfg.Test.Title, rate)
 		res, st, err := env.RunOpen(ctx, experiment.Open{
@@ -165,12 +166,12 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 }
 
 // roundRate keeps three significant digits, so rates read well.
-func roundRate(perSec float64) scheduler.Rate {
+func roundRate(perSec float64) timeline.Rate {
 	if perSec <= 0 {
-		return scheduler.Rate{}
+		return timeline.Rate{}
 	}
 	p := math.Pow(10, math.Floor(math.Log10(perSec))-2)
-	return scheduler.RatePerSecond(math.Round(perSec/p) * p)
+	return timeline.RatePerSecond(math.Round(perSec/p) * p)
 }
 
 // ShareOf is shard k's (from 1) share of n clients: every N-th of them,

@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // TestCompareReading: the one sentence states the rates compared and
@@ -21,7 +22,7 @@ func TestCompareReading(t *testing.T) {
 		r := &scheduler.Result{Mode: mode, Counts: scheduler.Counts{Completed: completed}, Window: time.Second,
 			Response: h.Snapshot()}
 		if rate > 0 {
-			r.TargetRate = scheduler.RatePerSecond(rate)
+			r.TargetRate = timeline.RatePerSecond(rate)
 		}
 		tt, err := report.NewTest(r, report.TestOptions{})
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/compare"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Measure runs a workload closed-loop (the redis-benchmark way), then
@@ -22,7 +22,7 @@ func ExampleMeasure() {
 	env := experiment.InProcessEnv(srv.Addr()) // the embedded target shares this process: for the verdict's attribution
 	get := experiment.Command("get", "GET", "GET", "key")
 	runs, err := compare.Measure(context.Background(), env, compare.Config{
-		Test: get, Rate: scheduler.RatePerSecond(1000), Duration: 100 * time.Millisecond,
+		Test: get, Rate: timeline.RatePerSecond(1000), Duration: 100 * time.Millisecond,
 		Conns: 2, Pipeline: 1, Arrival: "uniform",
 	})
 	if err != nil {

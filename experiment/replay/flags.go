@@ -8,7 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Flags are pacer replay's own flags as given, and its arguments; the
@@ -75,7 +75,7 @@ func (f Flags) Parse() (Options, error) {
 		return o, usage.Flagf("rate", "{rate} and {speed} both scale the trace: give one")
 	}
 	if f.Set("rate") {
-		r, err := scheduler.ParseRate(f.Rate)
+		r, err := timeline.ParseRate(f.Rate)
 		if err != nil {
 			return o, usage.Flagf("rate", "{rate}: %v", err)
 		}

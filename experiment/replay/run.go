@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Run replays the trace as plan says, with the open driver's settings
@@ -30,7 +31,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 		sh.k, sh.n = uint64(env.Place.K), uint64(env.Place.N)
 	}
 	opened := false
-	whole := scheduler.NewTrace(func() (scheduler.TraceOffsets, error) {
+	whole := timeline.NewTrace(func() (timeline.TraceOffsets, error) {
 		if !opened { // the pacer's walk: the reader the commands share
 			opened = true
 			return sh, nil
@@ -40,11 +41,11 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 	defer whole.Close()
 	// Counted on a cursor of its own: the pacer's shares its reader with
 	// the commands.
-	counting := scheduler.NewTrace(func() (scheduler.TraceOffsets, error) { return offsets{newReader(&cfg, plan)}, nil }, plan.Requests)
+	counting := timeline.NewTrace(func() (timeline.TraceOffsets, error) { return offsets{newReader(&cfg, plan)}, nil }, plan.Requests)
 	ocfg.Duration, ocfg.Requests = plan.bounds(counting, ocfg.Duration, ocfg.Requests, ocfg.Warmup)
 	counting.Close()
 	if ocfg.Rate.IsZero() {
-		ocfg.Rate = scheduler.RatePerSecond(plan.Summary.MeanRate * plan.Speed)
+		ocfg.Rate = timeline.RatePerSecond(plan.Summary.MeanRate * plan.Speed)
 	}
 	tl, err := env.Place.Timeline(whole)
 	if err != nil {
@@ -98,7 +99,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 // timeline's: the warmup comes first, -n counts the requests after it,
 // and the trace's end bounds both (a request count of 0: the trace's
 // own end).
-func (p *Plan) bounds(tl scheduler.Timeline, d time.Duration, n uint64, warmup time.Duration) (time.Duration, uint64) {
+func (p *Plan) bounds(tl timeline.Timeline, d time.Duration, n uint64, warmup time.Duration) (time.Duration, uint64) {
 	if d > 0 {
 		d += warmup
 	} else {
@@ -107,7 +108,7 @@ func (p *Plan) bounds(tl scheduler.Timeline, d time.Duration, n uint64, warmup t
 		d = p.Span + warmup + time.Millisecond
 	}
 	if n > 0 && warmup > 0 {
-		n += scheduler.Count(tl, int64(warmup), p.Requests)
+		n += timeline.Count(tl, int64(warmup), p.Requests)
 	}
 	if n >= p.Requests {
 		n = 0

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // reader reads the requests a replay sends, in order, from the trace:
@@ -147,7 +148,7 @@ type pending struct {
 	group int
 }
 
-// Next implements scheduler.TraceOffsets for the pacer's timeline.
+// Next implements timeline.TraceOffsets for the pacer's timeline.
 func (s *shared) Next() (int64, bool) {
 	if !s.x.read(true) {
 		return 0, false
@@ -241,7 +242,7 @@ func (c commands) Next() ([]byte, uint32) { return c.s.next() }
 func (c commands) Group() int             { return c.s.Group() }
 
 var (
-	_ scheduler.TraceOffsets = offsets{}
-	_ scheduler.TraceOffsets = (*shared)(nil)
-	_ scheduler.Grouper      = commands{}
+	_ timeline.TraceOffsets = offsets{}
+	_ timeline.TraceOffsets = (*shared)(nil)
+	_ scheduler.Grouper     = commands{}
 )

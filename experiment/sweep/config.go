@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/internal/usage"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // Validate checks what a sweep's flags may get wrong, before anything
@@ -52,7 +52,7 @@ type RateFlags struct {
 // words; Validate checks the rest.
 func (c *Config) SetRates(f RateFlags) error {
 	rate := func(name string, v *string) (float64, error) {
-		r, err := scheduler.ParseRate(*v)
+		r, err := timeline.ParseRate(*v)
 		if err != nil {
 			return 0, usage.Flagf(name, "%v: %v", usage.Name(name), err)
 		}
@@ -138,7 +138,7 @@ func given(flags ...flag) string {
 func parseRates(list string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(list, ",") {
-		r, err := scheduler.ParseRate(f)
+		r, err := timeline.ParseRate(f)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -83,7 +84,7 @@ func craftedStep(n int, f func(i int) (serv, lag time.Duration)) *scheduler.Resu
 			ir, is, il = histo.New(), histo.New(), histo.New()
 		}
 	}
-	return &scheduler.Result{Name: "GET", Mode: "open", TargetRate: scheduler.RatePerSecond(1000),
+	return &scheduler.Result{Name: "GET", Mode: "open", TargetRate: timeline.RatePerSecond(1000),
 		Counts:   scheduler.Counts{Scheduled: uint64(n), Sent: uint64(n), Completed: uint64(n)},
 		Window:   time.Duration(n) * time.Millisecond,
 		Response: resp, Service: serv, Lag: lag, LagLimit: time.Millisecond,

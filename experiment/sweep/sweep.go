@@ -27,6 +27,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -281,7 +282,7 @@ type openSweep struct {
 	// counters before it.
 	onStart func(*scheduler.Live)
 	endStep func()
-	stepTL  scheduler.Timeline
+	stepTL  timeline.Timeline
 	stepDur time.Duration
 	since   func() *serverinfo.Stats
 	// looked completes the step's result with how it used its budget to
@@ -319,14 +320,14 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 			}
 		}
 	}
-	r := scheduler.RatePerSecond(o.cur.rate)
+	r := timeline.RatePerSecond(o.cur.rate)
 	name := RunName(fmt.Sprintf("%s at %s/s", j.Title, formatRate(o.cur.rate)), len(o.cur.steps), cfg.Repeat)
 	if o.cur.lengthened > 0 {
 		name = fmt.Sprintf("%s at %s/s, lengthened (%d)", j.Title, formatRate(o.cur.rate), o.cur.lengthened)
 	}
-	var tl scheduler.Timeline = scheduler.Uniform{Rate: r}
+	var tl timeline.Timeline = timeline.Uniform{Rate: r}
 	if cfg.Arrival == "poisson" {
-		tl = scheduler.NewPoisson(r, cfg.Seed+uint64(i))
+		tl = timeline.NewPoisson(r, cfg.Seed+uint64(i))
 	}
 	o.stepTL = tl
 	// Every shard plans the same durations: from the step's whole rate,

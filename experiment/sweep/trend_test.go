@@ -6,6 +6,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // trendStep is a crafted step at 100/s: n full intervals of 1 s whose
@@ -15,7 +16,7 @@ import (
 // flight.
 func trendStep(t *testing.T, p50s []float64, inFlight []uint64) *scheduler.Result {
 	t.Helper()
-	r := &scheduler.Result{Mode: "open", Interval: time.Second, TargetRate: scheduler.RatePerSecond(100)}
+	r := &scheduler.Result{Mode: "open", Interval: time.Second, TargetRate: timeline.RatePerSecond(100)}
 	for i := range p50s {
 		h := histo.New()
 		for range 100 {

@@ -17,7 +17,7 @@ import (
 // imports flow one way, downward. A package missing here fails the test:
 // a new package takes its place in the table (and in the layout) first.
 var layer = map[string]int{
-	"histo": 1, "conn": 1, "scenarios": 1, "embedded": 1, "stats": 1, "events": 1,
+	"histo": 1, "conn": 1, "scenarios": 1, "embedded": 1, "stats": 1, "events": 1, "timeline": 1,
 	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2, "messages": 2,
 	"scheduler": 3,
 	"report":    4, "metrics": 4,

@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/timeline"
 )
 
 // A watcher gets the test's Live from the driver's OnStart and reads it on
@@ -32,9 +33,9 @@ func ExampleLive() {
 		func(*scheduler.Live) { fmt.Println("started") },
 		func(l *scheduler.Live) { _ = l.Progress() }, // a progress line's numbers, every 20 ms
 		func(l *scheduler.Live) { fmt.Println("completed", l.Progress().Completed) })
-	rate := scheduler.RatePerSecond(1000)
+	rate := timeline.RatePerSecond(1000)
 	_, err = scheduler.RunOpen(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "PING")), scheduler.OpenConfig{
-		Timeline: scheduler.Uniform{Rate: rate}, Rate: rate, Duration: 100 * time.Millisecond,
+		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 100 * time.Millisecond,
 		OnStart: func(l *scheduler.Live) { live <- l },
 	})
 	stop()

@@ -1,4 +1,4 @@
-package scheduler
+package timeline
 
 import (
 	"math"
@@ -33,17 +33,17 @@ var (
 // than the pacer's (live totals).
 type forker interface{ fork() Timeline }
 
-// forTimeline returns tl itself when it keeps no state, else a fork.
-func forTimeline(tl Timeline) Timeline {
+// Fork returns tl itself when it keeps no state, else a fork.
+func Fork(tl Timeline) Timeline {
 	if f, ok := tl.(forker); ok {
 		return f.fork()
 	}
 	return tl
 }
 
-// closeTimeline releases what a fork of a timeline holds (a trace's
+// Close releases what a fork of a timeline holds (a trace's
 // reader).
-func closeTimeline(tl Timeline) {
+func Close(tl Timeline) {
 	if c, ok := tl.(interface{ Close() }); ok {
 		c.Close()
 	}
@@ -108,11 +108,11 @@ func (u Uniform) countBefore(end int64, limit uint64) uint64 {
 // Count returns how many requests of tl fall before end (offset < end),
 // stopping at limit. For Uniform and Poisson it takes bounded time whatever
 // the rate and end; other timelines are walked.
-func Count(tl Timeline, end int64, limit uint64) uint64 { return countFrom(tl, 0, end, limit) }
+func Count(tl Timeline, end int64, limit uint64) uint64 { return CountFrom(tl, 0, end, limit) }
 
-// countFrom is Count for a timeline known to have at least from requests
+// CountFrom is Count for a timeline known to have at least from requests
 // before end.
-func countFrom(tl Timeline, from uint64, end int64, limit uint64) uint64 {
+func CountFrom(tl Timeline, from uint64, end int64, limit uint64) uint64 {
 	if c, ok := tl.(counter); ok {
 		return max(from, c.countBefore(end, limit))
 	}

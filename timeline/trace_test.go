@@ -1,4 +1,4 @@
-package scheduler
+package timeline
 
 import (
 	"errors"
@@ -61,7 +61,7 @@ func TestTraceTimeline(t *testing.T) {
 		for want < c.limit && want < uint64(len(offs)) && offs[want] < c.end {
 			want++
 		}
-		if got := countFrom(tl, 0, c.end, c.limit); got != want {
+		if got := CountFrom(tl, 0, c.end, c.limit); got != want {
 			t.Errorf("count before %d (limit %d) = %d, want %d", c.end, c.limit, got, want)
 		}
 	}
@@ -70,7 +70,7 @@ func TestTraceTimeline(t *testing.T) {
 	if short.Offset(9) != offs[9] || short.Offset(10) != math.MaxInt64 {
 		t.Fatalf("n = 10: Offset(9) %d, Offset(10) %d", short.Offset(9), short.Offset(10))
 	}
-	f := forTimeline(tl).(*Trace)
+	f := Fork(tl).(*Trace)
 	if f.Offset(500) != offs[500] || tl.next == f.next {
 		t.Fatal("fork shares the cursor")
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package timeline
 
 import (
 	"errors"
@@ -432,15 +432,15 @@ func (p *StagedPoisson) countBefore(end int64, limit uint64) uint64 {
 	return p.unit.countBefore(int64(m), limit)
 }
 
-// stagesOf returns the stages a timeline follows, nil for a constant rate.
-func stagesOf(tl Timeline) *Stages {
+// StagesOf returns the stages a timeline follows, nil for a constant rate.
+func StagesOf(tl Timeline) *Stages {
 	switch t := tl.(type) {
 	case *Stages:
 		return t
 	case *StagedPoisson:
 		return t.st
 	case Shard:
-		return stagesOf(t.tl)
+		return StagesOf(t.tl)
 	}
 	return nil
 }

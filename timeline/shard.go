@@ -1,4 +1,4 @@
-package scheduler
+package timeline
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // requests, each exactly once, whatever its arrival process (uniform,
 // Poisson, stages): the offsets come from the global index.
 //
-// A request bound is global too: OpenConfig.Requests with a Shard
+// A request bound is global too: scheduler.OpenConfig.Requests with a Shard
 // timeline counts the whole timeline's requests, and the shard sends its
 // share of them (Share).
 //
@@ -89,10 +89,10 @@ func (s Shard) Offset(j uint64) int64 {
 func (s Shard) Name() string { return s.tl.Name() }
 
 // fork implements forker.
-func (s Shard) fork() Timeline { return Shard{tl: forTimeline(s.tl), k: s.k, n: s.n} }
+func (s Shard) fork() Timeline { return Shard{tl: Fork(s.tl), k: s.k, n: s.n} }
 
 // Close releases what the timeline it shards holds (a trace's reader).
-func (s Shard) Close() { closeTimeline(s.tl) }
+func (s Shard) Close() { Close(s.tl) }
 
 // countBefore implements counter, exactly: the shard's requests before
 // end are its share of the timeline's requests before end. The shard's
@@ -107,33 +107,33 @@ func (s Shard) countBefore(end int64, limit uint64) uint64 {
 	if last, ok := s.Global(limit - 1); ok && last < math.MaxUint64 {
 		globalLimit = last + 1
 	}
-	return min(s.Share(countFrom(s.tl, 0, end, globalLimit)), limit)
+	return min(s.Share(CountFrom(s.tl, 0, end, globalLimit)), limit)
 }
 
-// requestLimit turns a bound of n requests on the whole timeline into
+// RequestLimit turns a bound of n requests on the whole timeline into
 // tl's own: n, or a shard's share of n.
-func requestLimit(tl Timeline, n uint64) uint64 {
+func RequestLimit(tl Timeline, n uint64) uint64 {
 	if s, ok := tl.(Shard); ok {
 		return s.Share(n)
 	}
 	return n
 }
 
-// requestEnd is the offset where a timeline bounded to n requests ends:
+// RequestEnd is the offset where a timeline bounded to n requests ends:
 // that of its request n (for a shard, the whole timeline's request n,
 // whichever shard it is in). It reads a cursor of its own: a trace's
 // timeline read n requests ahead on the pacer's cursor would hold all
 // their commands until they are sent.
-func requestEnd(tl Timeline, n uint64) int64 {
+func RequestEnd(tl Timeline, n uint64) int64 {
 	if s, ok := tl.(Shard); ok {
 		tl = s.tl
 	}
-	return forTimeline(tl).Offset(n)
+	return Fork(tl).Offset(n)
 }
 
-// shardOf returns the number of shards tl is split into (1 when it is
+// ShardsOf returns the number of shards tl is split into (1 when it is
 // not a shard).
-func shardOf(tl Timeline) uint64 {
+func ShardsOf(tl Timeline) uint64 {
 	if s, ok := tl.(Shard); ok {
 		return s.n
 	}

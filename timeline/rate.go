@@ -1,4 +1,4 @@
-package scheduler
+package timeline
 
 import (
 	"errors"
@@ -87,6 +87,10 @@ func parseRate(s string) (Rate, error) {
 
 // PerSecond returns the rate in requests per second.
 func (r Rate) PerSecond() float64 { return float64(r.milli) / 1000 }
+
+// Milli returns the rate in thousandths of a request per second, exactly
+// as it is stored (a token bucket's rate without float rounding).
+func (r Rate) Milli() uint64 { return r.milli }
 
 // IsZero reports whether no rate is set.
 func (r Rate) IsZero() bool { return r.milli == 0 }
