@@ -81,9 +81,6 @@ func ParseGate(s string) (Gate, error) {
 // IsZero reports whether the gate has no clause.
 func (g Gate) IsZero() bool { return len(g.clauses) == 0 }
 
-// String is the gate as given.
-func (g Gate) String() string { return g.spec }
-
 // percentiles are the percentiles the gate judges.
 func (g Gate) percentiles() []float64 {
 	var out []float64

@@ -206,8 +206,8 @@ func benchAction(c *cli.Context) error {
 	e.doc.Config = cfg.echo(ctx, e.faults())
 	cfg.Info, cfg.Keep = info, cfg.files.Any()
 	for _, j := range cfg.work.tests {
-		cfg.Tests = append(cfg.Tests, bench.Test{Test: cfg.work.testOf(j), Custom: j.custom,
-			Payload: bench.Payload(j.recipe, j.custom, cfg.sizes, cfg.work.keys)})
+		cfg.Tests = append(cfg.Tests, bench.Test{Test: j.Test, Custom: j.custom,
+			Payload: bench.Payload(j.Recipe, j.custom, cfg.sizes, cfg.work.keys)})
 	}
 	exp := e.experiment(false)
 	if cfg.ContinueOnError {

@@ -92,7 +92,7 @@ func fillAction(c *cli.Context) error {
 	// The keys the fill draws from (it has its own), for the budget and
 	// the config.
 	keys := scenarios.NewSequential(n)
-	w := &workload{opts: scenarios.Options{Sizes: sizes, Keyspace: n}, keys: keys, tests: []workTest{{recipe: recipe, title: "fill"}}}
+	w := &workload{opts: scenarios.Options{Sizes: sizes, Keyspace: n}, keys: keys, tests: []workTest{{Test: testOf(recipe, "fill", nil, keys)}}}
 	if err := checkClosedBudget(w, conns, pipeline); err != nil {
 		return err
 	}

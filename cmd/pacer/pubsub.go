@@ -67,7 +67,7 @@ func parsePubsubConfig(c *cli.Context) (*pubsubConfig, error) {
 	if c.IsSet("slow-subscribers") && r.SubscriberDelay <= 0 {
 		return nil, usageErrorf("--slow-subscribers needs --subscriber-delay (how long each of them takes per message)")
 	}
-	r.Timeline, r.Open = m.open()
+	r.Timeline, r.Open = m.Open(m.load, m.interval, m.seed)
 	// The payloads' mark, from the seed (--seed repeats it) and the shard:
 	// each shard's receivers measure its own publisher's messages.
 	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x70756273+uint64(m.shard.K))).Uint32()) | 1

@@ -172,7 +172,7 @@ func runAction(c *cli.Context) error {
 	// In a cluster every test's keys must be routable: refused up front.
 	keys := make([]endpoint.Keys, len(cfg.work.tests))
 	for i, j := range cfg.work.tests {
-		if keys[i], err = e.clusterKeys(j, ""); err != nil {
+		if keys[i], err = e.target.RouteKeys(ctx, j.Recipe, ""); err != nil {
 			return err
 		}
 	}
@@ -183,19 +183,16 @@ func runAction(c *cli.Context) error {
 	code := exitOK
 	var runErr error
 	for i, j := range cfg.work.tests {
-		test := cfg.work.testOf(j)
+		test := j.Test
 		stream, err := test.Stream(e.place.StreamSeed(cfg.seed + uint64(i)))
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		tl := cfg.Timeline(cfg.load.Arrival, cfg.seed+uint64(i))
-		oc := cfg.load.Open(cfg.interval)
-		oc.Rate, oc.Warmup = cfg.Rate, cfg.Warmup
-		oc.Duration, oc.Requests = cfg.Bounds(tl)
+		tl, oc := cfg.Open(cfg.load, cfg.interval, cfg.seed+uint64(i))
 		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
 			return exp.RunOpen(ctx, experiment.Open{
-				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
-				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.id()}, cfg.slo),
+				Test: test, Name: sweep.RunName(j.Title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
+				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.ID}, cfg.slo),
 				Visibility: cfg.load.Visibility,
 			})
 		}, func(res *scheduler.Result) error {
@@ -216,7 +213,7 @@ func runAction(c *cli.Context) error {
 		if runs.Len() > 0 {
 			// The test pools its runs and the server's counts (a
 			// cluster's: its primaries' sum).
-			t, jd, terr := runs.Test(j.title, report.TestOptions{ID: j.id(), Percentiles: true, CI: cfg.ci}, cfg.slo)
+			t, jd, terr := runs.Test(j.Title, report.TestOptions{ID: j.ID, Percentiles: true, CI: cfg.ci}, cfg.slo)
 			if terr != nil {
 				return failed(terr)
 			}

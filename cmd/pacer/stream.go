@@ -63,7 +63,7 @@ func parseStreamConfig(c *cli.Context) (*streamConfig, error) {
 	if m.shard.Sharded() {
 		r.Shard = m.shard.K
 	}
-	r.Timeline, r.Open = m.open()
+	r.Timeline, r.Open = m.Open(m.load, m.interval, m.seed)
 	// The payloads' mark, from the seed (--seed repeats it) and the shard:
 	// each shard's receivers measure its own publisher's messages.
 	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x73747265+uint64(m.shard.K))).Uint32()) | 1

@@ -213,7 +213,7 @@ func sweepAction(c *cli.Context) error {
 	if cfg.closed {
 		closedLoop = "sweep --closed --cluster"
 	}
-	keys, err := e.clusterKeys(j, closedLoop)
+	keys, err := e.target.RouteKeys(ctx, j.Recipe, closedLoop)
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func sweepAction(c *cli.Context) error {
 		fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 	}
 	sc := cfg.Config
-	sc.Test, sc.Keys = cfg.work.testOf(j), keys
+	sc.Test, sc.Keys = j.Test, keys
 	if !cfg.Quiet {
 		sc.Print = func(s string) { io.WriteString(out, s) }
 	}
