@@ -1,7 +1,9 @@
 // Package verdict owns every judgement of a measurement: the trust rule
 // (Judge: facts and an SLO into a verdict and an outcome), the
 // sequential rule of a budget to decide in, the SLO's parsing and
-// checking, and what a document read back or merged concludes. It names
+// checking, a sweep step's decision (Step) and a sweep's conclusion
+// (OpenSweep, ClosedSweep), and what a document read back or merged
+// concludes. It names
 // the outcomes, one word per state, and derives the exit code from them
 // in one place: a run, a repeat, a sweep step or search, a comparison, a
 // replay, a merge and a diff all end in one of these outcomes, and a
