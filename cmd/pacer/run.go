@@ -217,7 +217,7 @@ func runAction(c *cli.Context) error {
 			if terr != nil {
 				return failed(terr)
 			}
-			verdict := judged(c.App.ErrWriter, t, jd)
+			testCode := judged(c.App.ErrWriter, t, jd)
 			e.doc.Tests = append(e.doc.Tests, *t)
 			e.doc.Interrupted = e.doc.Interrupted || t.Interrupted || ctx.Err() != nil
 			if err := cfg.files.Checkpoint(e.doc); err != nil {
@@ -230,7 +230,7 @@ func runAction(c *cli.Context) error {
 			if werr := render(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
 				return failed(werr)
 			}
-			code = worst(code, verdict)
+			code = worst(code, testCode)
 		}
 		if runErr != nil || e.doc.Interrupted || ctx.Err() != nil {
 			e.doc.Interrupted = e.doc.Interrupted || ctx.Err() != nil

@@ -119,17 +119,7 @@ func boundCell(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return FormatMs(*v)
-}
-
-// FormatMs prints a latency in ms to three significant digits, without an
-// exponent: 0.0612, 0.612, 6.12, 61.2, 612.
-func FormatMs(v float64) string {
-	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	digits := 2 - int(math.Floor(math.Log10(v)))
-	return strconv.FormatFloat(v, 'f', max(0, digits), 64)
+	return report.FormatMs(*v)
 }
 
 func msCell(v float64, weak bool) string {
