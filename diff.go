@@ -10,7 +10,7 @@ import (
 // better, same, cannot tell), and the gate's outcome. Doc is the whole
 // pacer.diff/v1 document (docs/diff.md).
 type Comparison struct {
-	Doc *report.Diff
+	Doc *diff.Document
 	// Outcome is the gate's (Pass without a MaxRegression).
 	Outcome Outcome
 }

@@ -98,7 +98,7 @@ func (c *comparer) noise(s *sample) hostNoise {
 // interval and its word, the tests it could not match named, and the
 // gate's decision when o.Gate has clauses. With no test matched it
 // returns the document with ErrNoMatch (a usage error naming the tests).
-func Compare(base, cand Side, o Options) (*report.Diff, error) {
+func Compare(base, cand Side, o Options) (*Document, error) {
 	if o.Equivalence <= 0 {
 		o.Equivalence = DefaultEquivalence
 	}
@@ -106,10 +106,10 @@ func Compare(base, cand Side, o Options) (*report.Diff, error) {
 		o.ErrorEquivalence = DefaultErrorEquivalence
 	}
 	c := &comparer{o: o, level: stats.Level, trusted: map[*sample]trust{}, noises: map[*sample]hostNoise{}}
-	d := &report.Diff{Schema: report.DiffSchema, Tool: report.Tool{Name: "pacer", Version: o.Version},
+	d := &Document{Schema: Schema, Tool: report.Tool{Name: "pacer", Version: o.Version},
 		Baseline: sideInfo(base), Candidate: sideInfo(cand), Level: c.level,
 		EquivalencePct: 100 * o.Equivalence, ErrorEquivalencePct: o.ErrorEquivalence,
-		Tests: []report.DiffTest{}, Unmatched: []report.DiffUnmatched{}}
+		Tests: []Test{}, Unmatched: []Unmatched{}}
 	pairs, unmatched := match(base, cand)
 	d.Unmatched = append(d.Unmatched, unmatched...)
 	if len(pairs) == 0 {
@@ -126,7 +126,7 @@ func Compare(base, cand Side, o Options) (*report.Diff, error) {
 	return d, nil
 }
 
-func unmatchedText(un []report.DiffUnmatched) string {
+func unmatchedText(un []Unmatched) string {
 	var parts []string
 	for _, u := range un {
 		parts = append(parts, u.Test+": "+u.Why)
@@ -141,8 +141,8 @@ func unmatchedText(un []report.DiffUnmatched) string {
 }
 
 // sideInfo describes a side for the document.
-func sideInfo(s Side) report.DiffSide {
-	out := report.DiffSide{Target: s.Target, Files: []string{}}
+func sideInfo(s Side) SideInfo {
+	out := SideInfo{Target: s.Target, Files: []string{}}
 	tools := map[string]bool{}
 	for _, in := range s.Inputs {
 		out.Files = append(out.Files, safetext.Escape(in.Label))
@@ -166,9 +166,9 @@ func sideInfo(s Side) report.DiffSide {
 }
 
 // compareTest compares every figure of a matched test.
-func (c *comparer) compareTest(p pair, isPaired bool) report.DiffTest {
+func (c *comparer) compareTest(p pair, isPaired bool) Test {
 	b := p.base
-	t := report.DiffTest{ID: safetext.Escape(b.id), Name: safetext.Escape(b.name), Mode: b.mode, TargetRate: b.rate,
+	t := Test{ID: safetext.Escape(b.id), Name: safetext.Escape(b.name), Mode: b.mode, TargetRate: b.rate,
 		NBaseline: len(b.runs), NCandidate: len(p.cand.runs)}
 	h := &how{method: method(p, isPaired)}
 	t.Method = h.method

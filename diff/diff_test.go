@@ -221,7 +221,7 @@ func TestNoisyCandidateCannotFail(t *testing.T) {
 	if Outcome(out) != verdict.Fail {
 		t.Errorf("gate %+v", out.Gate)
 	}
-	var p50clause report.DiffClause
+	var p50clause ClauseResult
 	for _, c := range out.Gate.Clauses {
 		if c.Clause == "p50:10%" {
 			p50clause = c
@@ -327,21 +327,21 @@ func TestParseGate(t *testing.T) {
 // trust.
 func TestGateDecide(t *testing.T) {
 	t.Parallel()
-	rel := func(name string, lo, hi float64) report.DiffFigure {
+	rel := func(name string, lo, hi float64) Figure {
 		est := (lo + hi) / 2
-		return report.DiffFigure{Figure: name, Unit: "ms", ChangePct: &est, IntervalPct: report.DiffEnds(lo, hi), Word: "cannot tell"}
+		return Figure{Figure: name, Unit: "ms", ChangePct: &est, IntervalPct: Ends(lo, hi), Word: "cannot tell"}
 	}
-	abs := func(lo, hi float64) report.DiffFigure {
+	abs := func(lo, hi float64) Figure {
 		est := (lo + hi) / 2
-		return report.DiffFigure{Figure: "errors", Unit: "%", Change: &est, Interval: report.DiffEnds(lo, hi), Word: "cannot tell"}
+		return Figure{Figure: "errors", Unit: "%", Change: &est, Interval: Ends(lo, hi), Word: "cannot tell"}
 	}
-	thr := func(lo, hi float64) report.DiffFigure {
+	thr := func(lo, hi float64) Figure {
 		f := rel("throughput", lo, hi)
 		f.Unit = "req/s"
 		return f
 	}
 	// A side whose hiccups and receive lag add 0.5 ms to a 1 ms figure.
-	noisy := func(f report.DiffFigure, base bool) report.DiffFigure {
+	noisy := func(f Figure, base bool) Figure {
 		one, half := 1.0, 0.5
 		f.Baseline = &one
 		if base {
@@ -351,39 +351,39 @@ func TestGateDecide(t *testing.T) {
 		}
 		return f
 	}
-	paired := func(f report.DiffFigure) report.DiffFigure {
+	paired := func(f Figure) Figure {
 		f.Method = "paired-runs"
 		return f
 	}
 	for _, c := range []struct {
 		name string
 		gate string
-		figs []report.DiffFigure
+		figs []Figure
 		want verdict.Outcome
 	}{
-		{"beyond", "p99:10%", []report.DiffFigure{rel("p99", 12, 30)}, verdict.Fail},
-		{"within", "p99:10%", []report.DiffFigure{rel("p99", -5, 8)}, verdict.Pass},
-		{"straddles", "p99:10%", []report.DiffFigure{rel("p99", 5, 15)}, verdict.Inconclusive},
-		{"unbounded above", "p99:10%", []report.DiffFigure{rel("p99", 12, 1e300*10)}, verdict.Fail},
-		{"lower throughput", "throughput:5%", []report.DiffFigure{thr(-20, -8)}, verdict.Fail},
-		{"higher throughput", "throughput:5%", []report.DiffFigure{thr(2, 9)}, verdict.Pass},
-		{"errors in points", "errors:0.1%", []report.DiffFigure{abs(0.2, 0.5)}, verdict.Fail},
-		{"errors within", "errors:0.1%", []report.DiffFigure{abs(-0.01, 0.05)}, verdict.Pass},
-		{"one beyond, one unsure: fail", "p50:10%,p99:10%", []report.DiffFigure{rel("p50", 5, 15), rel("p99", 12, 30)}, verdict.Fail},
-		{"noisy candidate cannot fail", "p99:10%", []report.DiffFigure{noisy(rel("p99", 12, 30), false)}, verdict.Inconclusive},
-		{"noisy candidate can pass", "p99:10%", []report.DiffFigure{noisy(rel("p99", -5, 8), false)}, verdict.Pass},
-		{"noisy baseline cannot pass", "p99:10%", []report.DiffFigure{noisy(rel("p99", -5, 8), true)}, verdict.Inconclusive},
-		{"noisy baseline can fail", "p99:10%", []report.DiffFigure{noisy(rel("p99", 12, 30), true)}, verdict.Fail},
-		{"beyond by more than the noise", "p99:10%", []report.DiffFigure{noisy(rel("p99", 80, 120), false)}, verdict.Fail},
-		{"noisy baseline of interleaved rounds", "p99:10%", []report.DiffFigure{paired(noisy(rel("p99", -5, 8), true))}, verdict.Pass},
-		{"no interval", "p99:10%", []report.DiffFigure{{Figure: "p99", Unit: "ms", Word: "cannot tell", Why: "no latencies"}}, verdict.Inconclusive},
-		{"figure missing", "p99.9:10%", []report.DiffFigure{rel("p99", -5, 8)}, verdict.Inconclusive},
+		{"beyond", "p99:10%", []Figure{rel("p99", 12, 30)}, verdict.Fail},
+		{"within", "p99:10%", []Figure{rel("p99", -5, 8)}, verdict.Pass},
+		{"straddles", "p99:10%", []Figure{rel("p99", 5, 15)}, verdict.Inconclusive},
+		{"unbounded above", "p99:10%", []Figure{rel("p99", 12, 1e300*10)}, verdict.Fail},
+		{"lower throughput", "throughput:5%", []Figure{thr(-20, -8)}, verdict.Fail},
+		{"higher throughput", "throughput:5%", []Figure{thr(2, 9)}, verdict.Pass},
+		{"errors in points", "errors:0.1%", []Figure{abs(0.2, 0.5)}, verdict.Fail},
+		{"errors within", "errors:0.1%", []Figure{abs(-0.01, 0.05)}, verdict.Pass},
+		{"one beyond, one unsure: fail", "p50:10%,p99:10%", []Figure{rel("p50", 5, 15), rel("p99", 12, 30)}, verdict.Fail},
+		{"noisy candidate cannot fail", "p99:10%", []Figure{noisy(rel("p99", 12, 30), false)}, verdict.Inconclusive},
+		{"noisy candidate can pass", "p99:10%", []Figure{noisy(rel("p99", -5, 8), false)}, verdict.Pass},
+		{"noisy baseline cannot pass", "p99:10%", []Figure{noisy(rel("p99", -5, 8), true)}, verdict.Inconclusive},
+		{"noisy baseline can fail", "p99:10%", []Figure{noisy(rel("p99", 12, 30), true)}, verdict.Fail},
+		{"beyond by more than the noise", "p99:10%", []Figure{noisy(rel("p99", 80, 120), false)}, verdict.Fail},
+		{"noisy baseline of interleaved rounds", "p99:10%", []Figure{paired(noisy(rel("p99", -5, 8), true))}, verdict.Pass},
+		{"no interval", "p99:10%", []Figure{{Figure: "p99", Unit: "ms", Word: "cannot tell", Why: "no latencies"}}, verdict.Inconclusive},
+		{"figure missing", "p99.9:10%", []Figure{rel("p99", -5, 8)}, verdict.Inconclusive},
 	} {
 		g, err := ParseGate(c.gate)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := &report.Diff{Tests: []report.DiffTest{{Name: "GET", Figures: c.figs}}}
+		d := &Document{Tests: []Test{{Name: "GET", Figures: c.figs}}}
 		got := g.Decide(d)
 		if got.Outcome != c.want.String() || got.Reason == "" {
 			t.Errorf("%s: %s (%s), want %s", c.name, got.Outcome, got.Reason, c.want)

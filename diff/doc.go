@@ -18,7 +18,7 @@
 // and a change that a noisy client host could account for is not the
 // server's.
 //
-// The result is a pacer.diff/v1 document (report.Diff), which package
+// The result is a pacer.diff/v1 document (Document), which package
 // report draws as text, plots and an HTML page. The package never
 // prints.
 package diff

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/pacer-load/pacer/diff"
-	"github.com/pacer-load/pacer/report"
 )
 
 // A gate of two clauses held to a comparison's intervals: the p99 is
@@ -16,13 +15,13 @@ func ExampleGate_Decide() {
 		panic(err)
 	}
 	pct := func(v float64) *float64 { return &v }
-	d := &report.Diff{Tests: []report.DiffTest{{Name: "GET", Figures: []report.DiffFigure{
-		{Figure: "p99", Unit: "ms", ChangePct: pct(20), IntervalPct: report.DiffEnds(12, 28)},
-		{Figure: "throughput", Unit: "req/s", ChangePct: pct(-1), IntervalPct: report.DiffEnds(-3, 2)},
+	d := &diff.Document{Tests: []diff.Test{{Name: "GET", Figures: []diff.Figure{
+		{Figure: "p99", Unit: "ms", ChangePct: pct(20), IntervalPct: diff.Ends(12, 28)},
+		{Figure: "throughput", Unit: "req/s", ChangePct: pct(-1), IntervalPct: diff.Ends(-3, 2)},
 	}}}}
 	out := g.Decide(d)
 	fmt.Println(out.Outcome+":", out.Reason)
-	fmt.Println("exit", diff.Outcome(&report.Diff{Gate: &out}).ExitCode())
+	fmt.Println("exit", diff.Outcome(&diff.Document{Gate: &out}).ExitCode())
 	// Output:
 	// fail: p99 of GET: +20.0% [+12.0%, +28.0%] is surely beyond the 10% allowance
 	// exit 3

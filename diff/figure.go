@@ -128,8 +128,8 @@ func (f spec) of() int {
 }
 
 // compareFigure compares one figure of a matched test.
-func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
-	out := report.DiffFigure{Figure: f.name(), Unit: f.unit(), Method: h.method,
+func (c *comparer) compareFigure(p pair, h *how, f spec) Figure {
+	out := Figure{Figure: f.name(), Unit: f.unit(), Method: h.method,
 		NBaseline: len(p.base.runs), NCandidate: len(p.cand.runs), Word: string(stats.CannotTell)}
 	if f.kind == latency {
 		out.P = f.q
@@ -140,15 +140,15 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) report.DiffFigure {
 		out.Why = err
 		return out
 	}
-	out.Baseline, out.Candidate = report.DiffValue(ch.Base), report.DiffValue(ch.Cand)
+	out.Baseline, out.Candidate = Value(ch.Base), Value(ch.Cand)
 	change := ch.Cand - ch.Base
-	out.Change = report.DiffValue(change)
+	out.Change = Value(change)
 	if f.scale() == stats.Relative {
-		out.ChangePct = report.DiffValue(100 * ch.Estimate)
-		out.IntervalPct = report.DiffEnds(100*ch.Lo, 100*ch.Hi)
-		out.Interval = report.DiffEnds(ch.Base*ch.Lo, ch.Base*ch.Hi)
+		out.ChangePct = Value(100 * ch.Estimate)
+		out.IntervalPct = Ends(100*ch.Lo, 100*ch.Hi)
+		out.Interval = Ends(ch.Base*ch.Lo, ch.Base*ch.Hi)
 	} else {
-		out.Interval = report.DiffEnds(ch.Lo, ch.Hi)
+		out.Interval = Ends(ch.Lo, ch.Hi)
 	}
 	if h.method == Identical {
 		out.Word = string(stats.Same)
@@ -234,18 +234,18 @@ func (c *comparer) figureChange(p pair, h *how, f spec) (stats.Change, *stats.In
 
 // serviceOf compares the service time at f's percentile as the response
 // time's was compared.
-func (c *comparer) serviceOf(p pair, h *how, f spec) report.DiffService {
+func (c *comparer) serviceOf(p pair, h *how, f spec) Service {
 	f.service = true
 	ch, _, _, err := c.figureChange(p, h, f)
 	if err != "" {
-		return report.DiffService{Word: string(stats.CannotTell), Why: err}
+		return Service{Word: string(stats.CannotTell), Why: err}
 	}
 	w, why := ch.Classify(c.margin(f), f.dir())
-	return report.DiffService{ChangePct: report.DiffValue(100 * ch.Estimate), IntervalPct: report.DiffEnds(100*ch.Lo, 100*ch.Hi), Word: string(w), Why: why}
+	return Service{ChangePct: Value(100 * ch.Estimate), IntervalPct: Ends(100*ch.Lo, 100*ch.Hi), Word: string(w), Why: why}
 }
 
 // serviceText is a service time's change as the reasons quote it.
-func serviceText(s report.DiffService) string {
+func serviceText(s Service) string {
 	if s.ChangePct == nil || len(s.IntervalPct) != 2 {
 		return s.Word + " (" + s.Why + ")"
 	}
@@ -287,7 +287,7 @@ func ends(iv *stats.Interval) []*float64 {
 	if iv == nil {
 		return nil
 	}
-	return report.DiffEnds(iv.Lo, iv.Hi)
+	return Ends(iv.Lo, iv.Hi)
 }
 
 // change finds the change of figure f by the test's method, with each

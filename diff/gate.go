@@ -103,14 +103,14 @@ func (g Gate) percentiles() []float64 {
 // rounds a baseline too noisy cannot pass it (a noisy side's figure is
 // the higher for it), unless the interval clears the allowance by more
 // than that noise (see noiseBeyond).
-func (g Gate) Decide(d *report.Diff) report.DiffGate {
-	out := report.DiffGate{Spec: g.spec}
+func (g Gate) Decide(d *Document) GateResult {
+	out := GateResult{Spec: g.spec}
 	var all []verdict.Outcome
 	why := map[verdict.Outcome]string{}
 	for _, t := range d.Tests {
 		for _, c := range g.clauses {
 			o, w := c.judge(t)
-			out.Clauses = append(out.Clauses, report.DiffClause{Test: t.Name, Clause: c.text, Outcome: o.String(), Why: w})
+			out.Clauses = append(out.Clauses, ClauseResult{Test: t.Name, Clause: c.text, Outcome: o.String(), Why: w})
 			all = append(all, o)
 			if _, ok := why[o]; !ok {
 				why[o] = w
@@ -126,7 +126,7 @@ func (g Gate) Decide(d *report.Diff) report.DiffGate {
 }
 
 // Outcome is the gate's decision as a verdict (Pass without a gate).
-func Outcome(d *report.Diff) verdict.Outcome {
+func Outcome(d *Document) verdict.Outcome {
 	if d.Gate == nil {
 		return verdict.Pass
 	}
@@ -138,9 +138,9 @@ func Outcome(d *report.Diff) verdict.Outcome {
 }
 
 // judge holds one test's figure to the clause.
-func (c clause) judge(t report.DiffTest) (verdict.Outcome, string) {
+func (c clause) judge(t Test) (verdict.Outcome, string) {
 	what := fmt.Sprintf("%s of %s", c.f.name(), t.Name)
-	var f *report.DiffFigure
+	var f *Figure
 	for i := range t.Figures {
 		if t.Figures[i].Figure == c.f.name() {
 			f = &t.Figures[i]
@@ -190,7 +190,7 @@ func (c clause) judge(t report.DiffTest) (verdict.Outcome, string) {
 // latency whose service time (the server's side, which that lateness
 // does not touch) does not decide the same. Errors and timeouts are the
 // server's answers, whatever the generator did.
-func (c clause) untrusted(f *report.DiffFigure, decided stats.Verdict) string {
+func (c clause) untrusted(f *Figure, decided stats.Verdict) string {
 	who, why := "baseline", f.BaselineUntrusted
 	if why == "" {
 		who, why = "candidate", f.CandidateUntrusted
@@ -225,7 +225,7 @@ func (c clause) untrusted(f *report.DiffFigure, decided stats.Verdict) string {
 // of the baseline), could have made that margin: ok, with the noise and
 // the margin in ms. A margin larger than the noise is the server's, on a
 // host however busy.
-func (c clause) noiseBeyond(f *report.DiffFigure, noise *float64, share float64) (float64, float64, bool) {
+func (c clause) noiseBeyond(f *Figure, noise *float64, share float64) (float64, float64, bool) {
 	if c.f.kind != latency || noise == nil || f.Baseline == nil {
 		return 0, 0, false
 	}
@@ -236,7 +236,7 @@ func (c clause) noiseBeyond(f *report.DiffFigure, noise *float64, share float64)
 
 // bounds are the interval of f's change on the scale the allowance is
 // in (a fraction, or percentage points); an unbounded end is infinite.
-func bounds(f *report.DiffFigure) (lo, hi float64, ok bool) {
+func bounds(f *Figure) (lo, hi float64, ok bool) {
 	iv, k := f.Interval, 1.0
 	if f.Relative() {
 		iv, k = f.IntervalPct, 100
@@ -264,7 +264,7 @@ func (c clause) allowText() string {
 }
 
 // changeText is f's change and interval as the gate's lines say them.
-func (c clause) changeText(f *report.DiffFigure) string {
+func (c clause) changeText(f *Figure) string {
 	end := func(v *float64, unit string, digits int) string {
 		if v == nil {
 			return "…"

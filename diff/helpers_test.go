@@ -132,7 +132,7 @@ func input(t testing.TB, label string, d *report.Document) report.Input {
 func side(in ...report.Input) Side { return Side{Inputs: in} }
 
 // figure returns the named figure of a compared test.
-func figure(t testing.TB, tt report.DiffTest, name string) report.DiffFigure {
+func figure(t testing.TB, tt Test, name string) Figure {
 	t.Helper()
 	for _, f := range tt.Figures {
 		if f.Figure == name {
@@ -140,7 +140,7 @@ func figure(t testing.TB, tt report.DiffTest, name string) report.DiffFigure {
 		}
 	}
 	t.Fatalf("%s: no figure %s", tt.Name, name)
-	return report.DiffFigure{}
+	return Figure{}
 }
 
 // runs draws n runs of p.

@@ -107,25 +107,25 @@ type pair struct {
 }
 
 // match lines up the sides' tests and names the ones it cannot compare.
-func match(base, cand Side) ([]pair, []report.DiffUnmatched) {
+func match(base, cand Side) ([]pair, []Unmatched) {
 	bo, bs, bbad := collect(base)
 	co, cs, cbad := collect(cand)
 	var out []pair
-	var un []report.DiffUnmatched
+	var un []Unmatched
 	name := func(s *sample) string { return safetext.Escape(s.name) }
 	for _, k := range bo {
 		b := bs[k]
 		c, ok := cs[k]
 		switch {
 		case !ok:
-			un = append(un, report.DiffUnmatched{Test: name(b), Why: "only in the baseline"})
+			un = append(un, Unmatched{Test: name(b), Why: "only in the baseline"})
 		case bbad[k] != "":
-			un = append(un, report.DiffUnmatched{Test: name(b), Why: "the baseline: " + bbad[k]})
+			un = append(un, Unmatched{Test: name(b), Why: "the baseline: " + bbad[k]})
 		case cbad[k] != "":
-			un = append(un, report.DiffUnmatched{Test: name(b), Why: "the candidate: " + cbad[k]})
+			un = append(un, Unmatched{Test: name(b), Why: "the candidate: " + cbad[k]})
 		default:
 			if why := differs("baseline", "candidate", b.mode, c.mode, b.rate, c.rate); why != "" {
-				un = append(un, report.DiffUnmatched{Test: name(b), Why: why})
+				un = append(un, Unmatched{Test: name(b), Why: why})
 				continue
 			}
 			out = append(out, pair{base: b, cand: c})
@@ -133,7 +133,7 @@ func match(base, cand Side) ([]pair, []report.DiffUnmatched) {
 	}
 	for _, k := range co {
 		if _, ok := bs[k]; !ok {
-			un = append(un, report.DiffUnmatched{Test: name(cs[k]), Why: "only in the candidate"})
+			un = append(un, Unmatched{Test: name(cs[k]), Why: "only in the candidate"})
 		}
 	}
 	return out, un

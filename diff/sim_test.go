@@ -22,7 +22,7 @@ type tally struct {
 	n, holds, alarms, worse, same int
 }
 
-func (c *tally) add(f report.DiffFigure, truthPct float64) {
+func (c *tally) add(f Figure, truthPct float64) {
 	c.n++
 	if len(f.IntervalPct) == 2 && f.IntervalPct[0] != nil && f.IntervalPct[1] != nil &&
 		*f.IntervalPct[0] <= truthPct && truthPct <= *f.IntervalPct[1] {

@@ -31,7 +31,6 @@ var (
 	CompareFixture = compareFixture
 	HostileDoc     = hostileDoc
 	WriteOutput    = writeOutput
-	DiffFixture    = diffFixture
 	WithTopology   = withTopology
 	ReadBack       = readBack
 	AsTest         = asTest

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/internal/testrun"
@@ -25,7 +26,7 @@ import (
 // From diff_test.go.
 func TestDiffPlot(t *testing.T) {
 	t.Parallel()
-	d := report.DiffFixture()
+	d := diffFixture()
 	b, err := plots.DiffPlot(d, plots.PNG, plots.PlotOptions{Title: "Upgrade"})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestDiffPlot(t *testing.T) {
 	}
 	testrun.Contains(t, string(svg), "latency by percentile", "change by percentile", "baseline before.json", "no change: ±5%", "worse")
 	// Nothing to draw is a picture that says so, not an error.
-	if _, err := plots.DiffPlot(&report.Diff{}, plots.SVG, plots.PlotOptions{}); err != nil {
+	if _, err := plots.DiffPlot(&diff.Document{}, plots.SVG, plots.PlotOptions{}); err != nil {
 		t.Errorf("empty: %v", err)
 	}
 }
@@ -50,7 +51,7 @@ func TestDiffPlot(t *testing.T) {
 // From diff_test.go.
 func TestDiffHTMLSelfContainedAndEscaped(t *testing.T) {
 	t.Parallel()
-	b, err := plots.DiffHTML(report.DiffFixture(), "the text <report>", "")
+	b, err := plots.DiffHTML(diffFixture(), "the text <report>", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 	bin := reference.Chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "diff.html")
-	b, err := plots.DiffHTML(report.DiffFixture(), "text", "Upgrade")
+	b, err := plots.DiffHTML(diffFixture(), "text", "Upgrade")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/internal/testrun"
-	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 )
 
 func TestDiffText(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := text.DiffText(&b, report.DiffFixture()); err != nil {
+	if err := text.DiffText(&b, diffFixture()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -51,15 +51,15 @@ func TestDiffText(t *testing.T) {
 
 func TestReadDiffRoundTrip(t *testing.T) {
 	t.Parallel()
-	d := report.DiffFixture()
+	d := diffFixture()
 	b, err := d.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !report.IsDiff(b) || report.IsDiff([]byte(`{"schema":"pacer.result/v1"}`)) {
+	if !diff.IsDocument(b) || diff.IsDocument([]byte(`{"schema":"pacer.result/v1"}`)) {
 		t.Fatal("IsDiff")
 	}
-	back, err := report.ReadDiff(b)
+	back, err := diff.Read(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestReadDiffRoundTrip(t *testing.T) {
 		`{"schema":"pacer.diff/v2"}`,
 		`{"schema":`,
 	} {
-		if _, err := report.ReadDiff([]byte(bad)); err == nil {
+		if _, err := diff.Read([]byte(bad)); err == nil {
 			t.Errorf("%s: read", bad)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/internal/guarded"
@@ -16,7 +18,6 @@ import (
 	"github.com/pacer-load/pacer/internal/secret"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/verdict"
-	"github.com/urfave/cli/v2"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -79,11 +80,6 @@ func (e cliError) Unwrap() error { return e.err }
 
 func failed(err error) error { return &exitError{code: exitFailed, err: err} }
 
-// worst returns the code that matters more when several apply:
-// interrupted, then usage, then error, inconclusive, fail and pass
-// (verdict.WorseCode).
-func worst(a, b int) int { return verdict.WorseCode(a, b) }
-
 // exitCode carries an exit code with nothing more to print.
 func exitCode(code int) error { return &exitError{code: code} }
 
@@ -140,7 +136,7 @@ func mainWith(parent context.Context, stdin io.Reader, args []string, stdout, st
 	if ctx.Err() != nil && code != exitOK {
 		// A run cut short by a signal fails in whatever way it noticed
 		// (a cancelled dial, say): interrupted is what it was.
-		code = worst(code, exitInterrupted)
+		code = verdict.WorseCode(code, exitInterrupted)
 	}
 	return code
 }

@@ -218,7 +218,7 @@ func benchAction(c *cli.Context) error {
 		Metrics: func(test string, onStart func(*scheduler.Live)) (func(*scheduler.Live), func()) {
 			return e.metrics.Hook(test, metrics.ModeClosed, onStart)
 		},
-		Judged: func(t *report.Test, j verdict.Judgement) { code = worst(code, judged(stderr, t, j)) }})
+		Judged: func(t *report.Test, j verdict.Judgement) { code = verdict.WorseCode(code, judged(stderr, t, j)) }})
 	if err != nil {
 		return failed(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/timeline"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // compareFractions are the open-loop rates tried without --rate, as
@@ -195,7 +196,7 @@ func compareAction(c *cli.Context) error {
 	}
 	code := exitOK
 	for _, r := range runs {
-		code = worst(code, judged(e.stderr, r.Test, r.Judgement))
+		code = verdict.WorseCode(code, judged(e.stderr, r.Test, r.Judgement))
 	}
 	return e.exit(code, nil)
 }

@@ -202,7 +202,7 @@ func diffAction(c *cli.Context) error {
 // writeDiff writes a comparison's files (--json, --plot, --html) and its
 // table, and exits with the gate's code, saying why on stderr when it is
 // not 0.
-func writeDiff(stdout, stderr io.Writer, d *report.Diff, out diffOutput) error {
+func writeDiff(stdout, stderr io.Writer, d *diff.Document, out diffOutput) error {
 	text := stdout
 	if out.json != "" {
 		b, err := d.Marshal()
@@ -248,7 +248,7 @@ func writeDiff(stdout, stderr io.Writer, d *report.Diff, out diffOutput) error {
 
 // gateExit is the exit of a comparison: the gate's code (0 without one),
 // with the gate's line on stderr when it failed or could not tell.
-func gateExit(stderr io.Writer, d *report.Diff) error {
+func gateExit(stderr io.Writer, d *diff.Document) error {
 	o := diff.Outcome(d)
 	if o == verdict.Pass {
 		return nil
@@ -260,19 +260,11 @@ func gateExit(stderr io.Writer, d *report.Diff) error {
 // readDiffFile reads a pacer.diff/v1 document when paths is one regular
 // file holding one (nil, nil otherwise: pacer report reads it as a
 // result, and says what is wrong with it).
-func readDiffFile(paths []string) (*report.Diff, error) {
+func readDiffFile(paths []string) (*diff.Document, error) {
 	if len(paths) != 1 || paths[0] == stdoutPath {
 		return nil, nil
 	}
-	fi, err := os.Stat(paths[0])
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > report.MaxDocumentSize {
-		return nil, nil
-	}
-	data, err := os.ReadFile(paths[0])
-	if err != nil || !report.IsDiff(data) {
-		return nil, nil
-	}
-	d, err := report.ReadDiff(data)
+	d, err := diff.ReadFile(paths[0])
 	if err != nil {
 		return nil, usageErrorf("%s: %v", paths[0], err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
@@ -18,9 +19,9 @@ import (
 )
 
 // readDiff reads a pacer.diff/v1 file with report's reader.
-func readDiff(t *testing.T, path string) *report.Diff {
+func readDiff(t *testing.T, path string) *diff.Document {
 	t.Helper()
-	d, err := report.ReadDiff(readFile(t, path))
+	d, err := diff.Read(readFile(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func readDiff(t *testing.T, path string) *report.Diff {
 
 // allSame fails t unless every figure of every test of d says same with
 // an interval holding 0.
-func allSame(t *testing.T, what string, d *report.Diff) {
+func allSame(t *testing.T, what string, d *diff.Document) {
 	t.Helper()
 	if len(d.Tests) == 0 {
 		t.Errorf("%s: no test compared (%+v)", what, d.Unmatched)
@@ -236,7 +237,7 @@ func TestDiffOutputs(t *testing.T) {
 	html := string(readFile(t, page))
 	testrun.Contains(t, html, "<title>Upgrade</title>", "<svg", "change by percentile")
 	d := readDiff(t, js)
-	if d.Schema != report.DiffSchema || len(d.Tests) != 1 || len(d.Tests[0].Spectrum) == 0 || d.Baseline.Files[0] != "a.json" {
+	if d.Schema != diff.Schema || len(d.Tests) != 1 || len(d.Tests[0].Spectrum) == 0 || d.Baseline.Files[0] != "a.json" {
 		t.Errorf("document: %+v", d)
 	}
 	f := d.Tests[0].Figures[0]

@@ -167,7 +167,7 @@ func fillAction(c *cli.Context) error {
 			fmt.Fprintf(stdout, "fill: %s\n", l)
 		}
 	}
-	code = worst(code, judged(e.stderr, t, jd)) // a missed SLO: 3 (or 4); nothing completed: 1
+	code = verdict.WorseCode(code, judged(e.stderr, t, jd)) // a missed SLO: 3 (or 4); nothing completed: 1
 	if code != exitOK {
 		return exitCode(code)
 	}

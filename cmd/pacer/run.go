@@ -230,7 +230,7 @@ func runAction(c *cli.Context) error {
 			if werr := render(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
 				return failed(werr)
 			}
-			code = worst(code, testCode)
+			code = verdict.WorseCode(code, testCode)
 		}
 		if runErr != nil || e.doc.Interrupted || ctx.Err() != nil {
 			e.doc.Interrupted = e.doc.Interrupted || ctx.Err() != nil

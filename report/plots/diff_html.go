@@ -6,8 +6,7 @@ import (
 	"html/template"
 	"strings"
 
-	"github.com/pacer-load/pacer/report"
-
+	"github.com/pacer-load/pacer/diff"
 	reporttext "github.com/pacer-load/pacer/report/text"
 )
 
@@ -16,7 +15,7 @@ import (
 // gate's decision, each test's table with its words and why, the
 // pictures and the text report. Every text from the document is
 // escaped.
-func DiffHTML(d *report.Diff, text, title string) ([]byte, error) {
+func DiffHTML(d *diff.Document, text, title string) ([]byte, error) {
 	svg, err := DiffPlot(d, SVG, PlotOptions{Title: title})
 	if err != nil {
 		return nil, err
@@ -73,11 +72,11 @@ func wordClass(w string) string {
 
 type diffPage struct {
 	Title                         string
-	Base, Cand                    report.DiffSide
-	Gate                          *report.DiffGate
+	Base, Cand                    diff.SideInfo
+	Gate                          *diff.GateResult
 	GatePass                      bool
 	Tests                         []diffPageTest
-	Unmatched                     []report.DiffUnmatched
+	Unmatched                     []diff.Unmatched
 	Equivalence, ErrorEquivalence string
 	Text                          string
 	Plot                          template.HTML

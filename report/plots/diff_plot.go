@@ -10,8 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/pacer-load/pacer/report"
-
+	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/report/text"
 )
 
@@ -41,7 +40,7 @@ var (
 )
 
 // DiffPlot draws a comparison's pictures as PNG or SVG.
-func DiffPlot(d *report.Diff, format string, o PlotOptions) (b []byte, err error) {
+func DiffPlot(d *diff.Document, format string, o PlotOptions) (b []byte, err error) {
 	defer plotPanic(&err)
 	rows := d.Tests
 	if len(rows) > maxDiffRows {
@@ -81,7 +80,7 @@ func DiffPlot(d *report.Diff, format string, o PlotOptions) (b []byte, err error
 func percentileX(p float64) float64 { return 1 / (1 - p/100) }
 
 // diffSpectrum draws both sides' latency by percentile with their bands.
-func diffSpectrum(d *report.Diff, t report.DiffTest, title string) *plot.Plot {
+func diffSpectrum(d *diff.Document, t diff.Test, title string) *plot.Plot {
 	p := newPlot(title+": latency by percentile", "percentile (%), on a 1/(1−p) scale", "latency (ms)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker = plot.TickerFunc(percentileTicker)
@@ -91,11 +90,11 @@ func diffSpectrum(d *report.Diff, t report.DiffTest, title string) *plot.Plot {
 	for s, side := range []struct {
 		label      string
 		line, band color.Color
-		value      func(report.DiffFigure) *float64
-		iv         func(report.DiffFigure) []*float64
+		value      func(diff.Figure) *float64
+		iv         func(diff.Figure) []*float64
 	}{
-		{"baseline " + d.Baseline.Label, baseColour, baseBand, func(f report.DiffFigure) *float64 { return f.Baseline }, func(f report.DiffFigure) []*float64 { return f.BaselineInterval }},
-		{"candidate " + d.Candidate.Label, candColour, candBand, func(f report.DiffFigure) *float64 { return f.Candidate }, func(f report.DiffFigure) []*float64 { return f.CandidateInterval }},
+		{"baseline " + d.Baseline.Label, baseColour, baseBand, func(f diff.Figure) *float64 { return f.Baseline }, func(f diff.Figure) []*float64 { return f.BaselineInterval }},
+		{"candidate " + d.Candidate.Label, candColour, candBand, func(f diff.Figure) *float64 { return f.Candidate }, func(f diff.Figure) []*float64 { return f.CandidateInterval }},
 	} {
 		var xy plotter.XYs
 		var run []diffBandPoint
@@ -183,7 +182,7 @@ func bandPolygon(run []diffBandPoint) *plotter.Polygon {
 
 // diffChanges draws the change at each percentile with its interval, in
 // %, against the band of no change.
-func diffChanges(d *report.Diff, t report.DiffTest, title string) *plot.Plot {
+func diffChanges(d *diff.Document, t diff.Test, title string) *plot.Plot {
 	p := newPlot(title+": change by percentile", "percentile (%), on a 1/(1−p) scale", "candidate − baseline (%)")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.TickerFunc(percentileTicker)

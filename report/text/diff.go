@@ -6,17 +6,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/internal/safetext"
-	"github.com/pacer-load/pacer/report"
 )
 
 // DiffText writes a comparison as text: each test's figures side by side
 // (baseline, candidate, the change in the unit and in %, its 95%
 // interval and the word), why each "cannot tell" cannot, the tests not
 // compared, what the words mean and the gate's decision.
-func DiffText(w io.Writer, d *report.Diff) error {
+func DiffText(w io.Writer, d *diff.Document) error {
 	var b strings.Builder
-	side := func(s report.DiffSide) string {
+	side := func(s diff.SideInfo) string {
 		out := safetext.Escape(s.Label)
 		if s.Target != "" {
 			out += " (" + safetext.Escape(s.Target) + ")"
@@ -62,7 +62,7 @@ const (
 )
 
 // writeDiffTest writes one test's table.
-func writeDiffTest(b *strings.Builder, d *report.Diff, t report.DiffTest) {
+func writeDiffTest(b *strings.Builder, d *diff.Document, t diff.Test) {
 	head := t.Mode
 	if t.TargetRate != nil {
 		head += ", " + strconv.FormatFloat(*t.TargetRate, 'f', -1, 64) + " req/s"
@@ -104,7 +104,7 @@ func writeDiffTest(b *strings.Builder, d *report.Diff, t report.DiffTest) {
 }
 
 // MethodText says what a test's intervals rest on.
-func MethodText(t report.DiffTest) string {
+func MethodText(t diff.Test) string {
 	n := func(k int, one, many string) string {
 		if k == 1 {
 			return "1 " + one
@@ -139,7 +139,7 @@ func diffSigned(v float64, digits int) string {
 
 // ChangeCell is "+0.086 (+20.9%)", the change in the unit and relative
 // to the baseline.
-func ChangeCell(f report.DiffFigure, digits int) string {
+func ChangeCell(f diff.Figure, digits int) string {
 	if f.Change == nil {
 		return "-"
 	}
@@ -155,7 +155,7 @@ func ChangeCell(f report.DiffFigure, digits int) string {
 
 // IntervalCell is the change's interval: in % for relative figures, in
 // the unit for the error rate; an unbounded end is "…".
-func IntervalCell(f report.DiffFigure, digits int) string {
+func IntervalCell(f diff.Figure, digits int) string {
 	iv, unit, d := f.Interval, "", digits
 	if f.Relative() {
 		iv, unit, d = f.IntervalPct, "%", 1

@@ -218,7 +218,7 @@ func writeMatch(b *strings.Builder, in []report.Input, m report.Match, first, co
 			}
 			cell := "-"
 			if have[0] && have[f] {
-				cell = diff(vals[0], vals[f])
+				cell = changeText(vals[0], vals[f])
 			}
 			fmt.Fprintf(b, " %*s", dcol, cell)
 		}
@@ -266,8 +266,8 @@ func hasSLO(m report.Match) bool {
 	return false
 }
 
-// diff formats v−base in ms and in percent of base.
-func diff(base, v float64) string {
+// changeText formats v−base in ms and in percent of base.
+func changeText(base, v float64) string {
 	d := v - base
 	s := strconv.FormatFloat(d, 'f', 3, 64)
 	if d >= 0 {

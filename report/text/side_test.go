@@ -19,8 +19,8 @@ func TestDiff(t *testing.T) {
 		{0, 1, "+1.000"},
 		{1, 1, "+0.000 (+0.0%)"},
 	} {
-		if got := diff(c.base, c.v); got != c.want {
-			t.Errorf("diff(%v, %v) = %q, want %q", c.base, c.v, got, c.want)
+		if got := changeText(c.base, c.v); got != c.want {
+			t.Errorf("changeText(%v, %v) = %q, want %q", c.base, c.v, got, c.want)
 		}
 	}
 }
@@ -44,7 +44,7 @@ func TestSideBySide(t *testing.T) {
 		"[1] a.json: pacer test, open mode, 2 tests",
 		"[2] b.json: pacer test, closed mode, 2 tests",
 		"====== GET ======", "[2]-[1] ms (%)",
-		diff(p50a, p50b),
+		changeText(p50a, p50b),
 		"No counterpart:", "SET: only in [1]", "LPUSH: only in [2]",
 		"they say nothing about the run-to-run spread",
 	)

@@ -1,28 +1,31 @@
-package report
+package diff
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+
+	"github.com/pacer-load/pacer/report"
 )
 
 // This file holds pacer diff's document, pacer.diff/v1: what pacer diff
 // and pacer ab concluded about a baseline and a candidate, per test and
-// figure, with the intervals and the method they rest on. Package diff
-// computes it; diff_text.go, diff_plot.go and diff_html.go draw it, from
+// figure, with the intervals and the method they rest on. Compare
+// computes it; report/text and report/plots draw it, from
 // a comparison just made or from a document read back (pacer report
 // diff.json), through the same code.
 
-// DiffSchema identifies pacer diff's JSON document.
-const DiffSchema = "pacer.diff/v1"
+// Schema identifies pacer diff's JSON document.
+const Schema = "pacer.diff/v1"
 
-// Diff is the pacer.diff/v1 document. Field names are a contract (see
+// Document is the pacer.diff/v1 document. Field names are a contract (see
 // docs/diff.md, "JSON").
-type Diff struct {
-	Schema    string   `json:"schema"`
-	Tool      Tool     `json:"tool"`
-	Baseline  DiffSide `json:"baseline"`
-	Candidate DiffSide `json:"candidate"`
+type Document struct {
+	Schema    string      `json:"schema"`
+	Tool      report.Tool `json:"tool"`
+	Baseline  SideInfo    `json:"baseline"`
+	Candidate SideInfo    `json:"candidate"`
 	// Level is the intervals' confidence (0.95).
 	Level float64 `json:"level"`
 	// EquivalencePct is --equivalence: latencies and throughput are the
@@ -31,16 +34,16 @@ type Diff struct {
 	// ErrorEquivalencePct is --equivalence-errors: the error rates are
 	// the same within ± it, in percentage points of the scheduled
 	// requests.
-	ErrorEquivalencePct float64    `json:"error_equivalence_pct"`
-	Tests               []DiffTest `json:"tests"`
+	ErrorEquivalencePct float64 `json:"error_equivalence_pct"`
+	Tests               []Test  `json:"tests"`
 	// Unmatched are the tests not compared, each with why.
-	Unmatched []DiffUnmatched `json:"unmatched"`
+	Unmatched []Unmatched `json:"unmatched"`
 	// Gate is --max-regression's decision (absent without it).
-	Gate *DiffGate `json:"gate,omitempty"`
+	Gate *GateResult `json:"gate,omitempty"`
 }
 
-// DiffSide says what one side of a comparison was read from.
-type DiffSide struct {
+// SideInfo says what one side of a comparison was read from.
+type SideInfo struct {
 	Label string `json:"label"`
 	// Files are the result files the side's runs come from (the labels
 	// they go by), several when they are repeats.
@@ -51,8 +54,8 @@ type DiffSide struct {
 	Target string `json:"target,omitempty"`
 }
 
-// DiffTest is one test compared.
-type DiffTest struct {
+// Test is one test compared.
+type Test struct {
 	ID         string   `json:"id"`
 	Name       string   `json:"name"`
 	Mode       string   `json:"mode"`
@@ -64,21 +67,21 @@ type DiffTest struct {
 	NBaseline  int    `json:"n_baseline"`
 	NCandidate int    `json:"n_candidate"`
 	// Note says what the method leaves out, when something.
-	Note    string       `json:"note,omitempty"`
-	Figures []DiffFigure `json:"figures"`
+	Note    string   `json:"note,omitempty"`
+	Figures []Figure `json:"figures"`
 	// Spectrum is the response time at more percentiles, for the
 	// pictures (word and why included).
-	Spectrum []DiffFigure `json:"spectrum,omitempty"`
+	Spectrum []Figure `json:"spectrum,omitempty"`
 }
 
-// DiffFigure is one figure of a test on both sides: its value on each
+// Figure is one figure of a test on both sides: its value on each
 // (with the side's own interval), the change and its interval, and the
 // word. A figure is a percentile of the response time (ms; the latency
 // from the send in closed mode), "throughput" (completed requests per
 // second) or "errors" (errors and timeouts, % of the scheduled
 // requests). Intervals are [lo, hi]; an end no data bound is null, and a
 // whole interval is null when there is none.
-type DiffFigure struct {
+type Figure struct {
 	Figure string `json:"figure"`
 	// P is the percentile of a latency figure (0 for the others).
 	P    float64 `json:"p,omitempty"`
@@ -123,11 +126,11 @@ type DiffFigure struct {
 	// verdict, the same comparison of the service time (the server's
 	// side, which the generator's lateness does not touch): the word
 	// stands only where it says the same.
-	Service *DiffService `json:"service,omitempty"`
+	Service *Service `json:"service,omitempty"`
 }
 
-// DiffService is a percentile's change on service time.
-type DiffService struct {
+// Service is a percentile's change on service time.
+type Service struct {
 	ChangePct   *float64   `json:"change_pct"`
 	IntervalPct []*float64 `json:"interval_pct"`
 	Word        string     `json:"word"`
@@ -137,32 +140,32 @@ type DiffService struct {
 // Paired reports whether the figure's change comes from interleaved
 // rounds (pacer ab), whose pairing puts the client host's noise on both
 // sides alike.
-func (f DiffFigure) Paired() bool { return f.Method == "paired-runs" }
+func (f Figure) Paired() bool { return f.Method == "paired-runs" }
 
 // Relative reports whether the figure changes relatively (latencies,
 // throughput) rather than absolutely (errors).
-func (f DiffFigure) Relative() bool { return f.Unit != "%" }
+func (f Figure) Relative() bool { return f.Unit != "%" }
 
-// DiffUnmatched is a test that was not compared, and why: only on one
+// Unmatched is a test that was not compared, and why: only on one
 // side, or its mode or rate differs between the sides.
-type DiffUnmatched struct {
+type Unmatched struct {
 	Test string `json:"test"`
 	Why  string `json:"why"`
 }
 
-// DiffGate is what --max-regression decided: pass (every clause surely
+// GateResult is what --max-regression decided: pass (every clause surely
 // within its allowance), fail (some clause surely beyond it) or
 // inconclusive, with the line that says why, and each clause's own
 // outcome on each test.
-type DiffGate struct {
-	Spec    string       `json:"spec"`
-	Outcome string       `json:"outcome"`
-	Reason  string       `json:"reason"`
-	Clauses []DiffClause `json:"clauses"`
+type GateResult struct {
+	Spec    string         `json:"spec"`
+	Outcome string         `json:"outcome"`
+	Reason  string         `json:"reason"`
+	Clauses []ClauseResult `json:"clauses"`
 }
 
-// DiffClause is one clause of the gate on one test.
-type DiffClause struct {
+// ClauseResult is one clause of the gate on one test.
+type ClauseResult struct {
 	Test    string `json:"test"`
 	Clause  string `json:"clause"`
 	Outcome string `json:"outcome"`
@@ -170,7 +173,7 @@ type DiffClause struct {
 }
 
 // Marshal renders the document as indented JSON with a final newline.
-func (d *Diff) Marshal() ([]byte, error) {
+func (d *Document) Marshal() ([]byte, error) {
 	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return nil, err
@@ -178,29 +181,29 @@ func (d *Diff) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// IsDiff reports whether data is a pacer.diff/v1 document (by its
+// IsDocument reports whether data is a pacer.diff/v1 document (by its
 // schema), so that pacer report can draw one.
-func IsDiff(data []byte) bool {
+func IsDocument(data []byte) bool {
 	var head struct {
 		Schema string `json:"schema"`
 	}
-	return json.Unmarshal(data, &head) == nil && head.Schema == DiffSchema
+	return json.Unmarshal(data, &head) == nil && head.Schema == Schema
 }
 
-// ReadDiff decodes a pacer.diff/v1 document and checks what its drawing
+// Read decodes a pacer.diff/v1 document and checks what its drawing
 // relies on: its schema, words and intervals of two ends.
-func ReadDiff(data []byte) (*Diff, error) {
-	var d Diff
+func Read(data []byte) (*Document, error) {
+	var d Document
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("not a pacer diff: %w", err)
 	}
-	if d.Schema != DiffSchema {
-		return nil, fmt.Errorf("not a pacer diff: schema %q, want %q", d.Schema, DiffSchema)
+	if d.Schema != Schema {
+		return nil, fmt.Errorf("not a pacer diff: schema %q, want %q", d.Schema, Schema)
 	}
 	for i := range d.Tests {
 		t := &d.Tests[i]
-		t.Name, t.ID, t.Note = cutText(t.Name), cutText(t.ID), cutText(t.Note)
-		for _, list := range [][]DiffFigure{t.Figures, t.Spectrum} {
+		t.Name, t.ID, t.Note = report.CutText(t.Name), report.CutText(t.ID), report.CutText(t.Note)
+		for _, list := range [][]Figure{t.Figures, t.Spectrum} {
 			for j := range list {
 				if err := checkDiffFigure(&list[j]); err != nil {
 					return nil, fmt.Errorf("test %q, %s: %w", t.Name, list[j].Figure, err)
@@ -212,7 +215,7 @@ func ReadDiff(data []byte) (*Diff, error) {
 }
 
 // checkDiffFigure refuses a figure the renderers cannot draw.
-func checkDiffFigure(f *DiffFigure) error {
+func checkDiffFigure(f *Figure) error {
 	switch f.Word {
 	case "worse", "better", "same", "cannot tell":
 	default:
@@ -228,13 +231,13 @@ func checkDiffFigure(f *DiffFigure) error {
 			return fmt.Errorf("not a number")
 		}
 	}
-	f.Figure, f.Why = cutText(f.Figure), cutText(f.Why)
+	f.Figure, f.Why = report.CutText(f.Figure), report.CutText(f.Why)
 	return nil
 }
 
-// DiffEnds makes [lo, hi] an interval of the document: an infinite or
+// Ends makes [lo, hi] an interval of the document: an infinite or
 // undefined end is null.
-func DiffEnds(lo, hi float64) []*float64 {
+func Ends(lo, hi float64) []*float64 {
 	end := func(v float64) *float64 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil
@@ -244,10 +247,26 @@ func DiffEnds(lo, hi float64) []*float64 {
 	return []*float64{end(lo), end(hi)}
 }
 
-// DiffValue is v as the document keeps a figure: null when not a number.
-func DiffValue(v float64) *float64 {
+// Value is v as the document keeps a figure: null when not a number.
+func Value(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}
 	return &v
+}
+
+// ReadFile reads the pacer.diff/v1 document in the file at path: nil and
+// no error when path is not a regular file holding one (not a diff, too
+// large, unreadable: a reader of results says what is wrong with it), an
+// error when it is one and does not check.
+func ReadFile(path string) (*Document, error) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > report.MaxDocumentSize {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !IsDocument(data) {
+		return nil, nil
+	}
+	return Read(data)
 }
