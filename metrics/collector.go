@@ -2,7 +2,7 @@
 // counters, gauges and latency histograms read at scrape time from the
 // scheduler's Live view of each test (the counters and HdrHistogram
 // recorders the run keeps anyway), so serving them adds nothing to the hot
-// path. Server is the HTTP listener that serves /metrics.
+// path. Exporter is the HTTP listener that serves /metrics.
 //
 // Every series carries the labels test (the test's name, as in the JSON
 // result), mode (open or closed), target (the server's address: a cluster's

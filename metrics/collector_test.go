@@ -75,7 +75,7 @@ func newFake(open bool) *fake {
 	return f
 }
 
-// scrape serves reg through promhttp (as Server does) and decodes the
+// scrape serves reg through promhttp (as Exporter does) and decodes the
 // answer in the format negotiated by accept.
 func scrape(t *testing.T, reg prometheus.Gatherer, accept string) map[string]*dto.MetricFamily {
 	t.Helper()

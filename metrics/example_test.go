@@ -16,7 +16,7 @@ import (
 
 // A Collector exposes a running test's live numbers to Prometheus: Watch
 // it from the driver's OnStart, end it when the run returns; its final
-// numbers stay. Server (Listen) serves them at /metrics; here a registry
+// numbers stay. Exporter (Listen) serves them at /metrics; here a registry
 // gathers them directly.
 func ExampleCollector() {
 	srv := embedded.MustStart(embedded.Config{})

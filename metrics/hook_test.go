@@ -7,10 +7,10 @@ import (
 )
 
 // TestNilServerHookAndClose: without --metrics-addr the commands hold a
-// nil Server; its Hook hands the driver the caller's own OnStart and its
+// nil Exporter; its Hook hands the driver the caller's own OnStart and its
 // Close does nothing.
 func TestNilServerHookAndClose(t *testing.T) {
-	var s *Server
+	var s *Exporter
 	called := false
 	onStart, end := s.Hook("get", ModeOpen, func(*scheduler.Live) { called = true })
 	onStart(nil)

@@ -87,8 +87,8 @@ func (c *Collector) WatchMessages(test, mode string, m *messages.Meter) (end fun
 }
 
 // WatchMessages is Collector.WatchMessages on the server's collector; on
-// a nil Server (no --metrics-addr) it exposes nothing.
-func (s *Server) WatchMessages(test, mode string, m *messages.Meter) (end func()) {
+// a nil Exporter (no --metrics-addr) it exposes nothing.
+func (s *Exporter) WatchMessages(test, mode string, m *messages.Meter) (end func()) {
 	if s == nil {
 		return func() {}
 	}

@@ -27,7 +27,7 @@ func metricsFlags() []cli.Flag {
 // liveMetrics is the --metrics-addr server of a command; nil (the flag
 // not given) serves nothing, and its Hook, SetScope, Linger and Close do
 // nothing.
-type liveMetrics = metrics.Server
+type liveMetrics = metrics.Exporter
 
 // startMetrics binds --metrics-addr, before anything else runs;
 // announceMetrics says where, once every usage error had its chance

@@ -82,7 +82,7 @@ type Output struct {
 	// is then redrawn on it (not with --csv).
 	Terminal bool
 	// Metrics, when not nil, hooks a run's live view to the metrics: it
-	// gets the test's name and the hook to chain, as metrics.Server.Hook.
+	// gets the test's name and the hook to chain, as metrics.Exporter.Hook.
 	Metrics func(test string, onStart func(*scheduler.Live)) (func(*scheduler.Live), func())
 	// Judged sees every run's judgement, as it ends (nil: none).
 	Judged func(*report.Test, verdict.Judgement)

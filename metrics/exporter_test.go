@@ -265,14 +265,14 @@ func (fakeConn) SetWriteDeadline(time.Time) error { return nil }
 
 // TestLinger: Linger waits Config.Linger after a watched test, says so
 // first, and ends early with its context; it does not wait for a nil
-// Server, an interrupted run or an endpoint that served no test.
+// Exporter, an interrupted run or an endpoint that served no test.
 func TestLinger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var nilServer *Server
-		nilServer.Linger(context.Background(), func(time.Duration) { t.Error("a nil Server lingers") })
-		nilServer.SetScope("x", "y")
+		var nilExporter *Exporter
+		nilExporter.Linger(context.Background(), func(time.Duration) { t.Error("a nil Exporter lingers") })
+		nilExporter.SetScope("x", "y")
 
-		s := &Server{Collector: NewCollector(nil), linger: time.Minute}
+		s := &Exporter{Collector: NewCollector(nil), linger: time.Minute}
 		s.Linger(context.Background(), func(time.Duration) { t.Error("lingers with no test served") })
 		s.Collector.watch("GET", ModeOpen, newFake(true))()
 

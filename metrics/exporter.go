@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Path is where Server serves the metrics.
+// Path is where Exporter serves the metrics.
 const Path = "/metrics"
 
 // ErrAddrInUse is returned by Listen when another process holds the port.
@@ -49,12 +49,12 @@ type Config struct {
 	Linger time.Duration
 }
 
-// Server serves a Collector's metrics, and the Go runtime's and the
+// Exporter serves a Collector's metrics, and the Go runtime's and the
 // process's (go_*, process_*: the generator's own CPU and memory), as
 // Prometheus text or OpenMetrics (as the scraper asks) at Path. It holds
 // at most Config.MaxConns connections, and an error never reaches a
 // client as more than one line (no stack, no source path).
-type Server struct {
+type Exporter struct {
 	// Collector holds the tests being served.
 	Collector *Collector
 	linger    time.Duration
@@ -65,7 +65,7 @@ type Server struct {
 
 // Listen binds cfg.Addr (exactly the address given) and serves until
 // Close. A port held by another process is ErrAddrInUse.
-func Listen(cfg Config) (*Server, error) {
+func Listen(cfg Config) (*Exporter, error) {
 	if err := CheckAddr(cfg.Addr); err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func Listen(cfg Config) (*Server, error) {
 	lim := newLimitListener(ln, cfg.MaxConns)
 	mux := http.NewServeMux()
 	mux.Handle(Path, oneLineErrors(promhttpHandler(reg)))
-	s := &Server{
+	s := &Exporter{
 		Collector: c,
 		linger:    cfg.Linger,
 		ln:        lim,
@@ -124,7 +124,7 @@ const maxHeaderBytes = 16 << 10
 
 // Loopback reports whether the server listens on a loopback address only
 // (127.0.0.0/8 or ::1), where no other machine can scrape it.
-func (s *Server) Loopback() bool { return isLoopback(s.ln.Addr()) }
+func (s *Exporter) Loopback() bool { return isLoopback(s.ln.Addr()) }
 
 func isLoopback(a net.Addr) bool {
 	t, ok := a.(*net.TCPAddr)
@@ -132,8 +132,8 @@ func isLoopback(a net.Addr) bool {
 }
 
 // SetScope sets the labels target and shard of the tests to come (see
-// Collector.SetScope); a nil Server ignores it.
-func (s *Server) SetScope(target, shard string) {
+// Collector.SetScope); a nil Exporter ignores it.
+func (s *Exporter) SetScope(target, shard string) {
 	if s != nil {
 		s.Collector.SetScope(target, shard)
 	}
@@ -142,10 +142,10 @@ func (s *Server) SetScope(target, shard string) {
 // Linger keeps serving after the last test for Config.Linger, so that the
 // last scrape sees the final numbers (and pacer_test_running 0): it
 // returns once that time has passed or ctx is done. It returns at once on
-// a nil Server, without Config.Linger, when ctx is already done (an
+// a nil Exporter, without Config.Linger, when ctx is already done (an
 // interrupted run) or when no test was watched; otherwise it first calls
 // note, if not nil, with the time it will wait. Call Close after it.
-func (s *Server) Linger(ctx context.Context, note func(time.Duration)) {
+func (s *Exporter) Linger(ctx context.Context, note func(time.Duration)) {
 	if s == nil || s.linger <= 0 || ctx.Err() != nil || !s.Collector.Watched() {
 		return
 	}
@@ -162,12 +162,12 @@ func (s *Server) Linger(ctx context.Context, note func(time.Duration)) {
 
 // Addr is the address the server listens on (with the real port when 0
 // was asked).
-func (s *Server) Addr() string { return s.ln.Addr().String() }
+func (s *Exporter) Addr() string { return s.ln.Addr().String() }
 
 // Close stops the server: a scrape in progress may finish (for at most a
-// second), then every connection is closed. A nil Server has nothing to
+// second), then every connection is closed. A nil Exporter has nothing to
 // stop.
-func (s *Server) Close() error {
+func (s *Exporter) Close() error {
 	if s == nil {
 		return nil
 	}
