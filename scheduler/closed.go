@@ -143,10 +143,10 @@ type closedRun struct {
 	micros   *histo.Recorder
 	lag      *histo.Recorder
 	receive  *histo.Recorder
-	host     *hostWatch
+	host     *HostWatch
 	limiter  ratelimit.Limiter
 	timeline timeline.Uniform
-	kinds    []kindStats // per command of a mix; nil for one
+	kinds    []CommandStats // per command of a mix; nil for one
 	t0       int64
 	failMu   sync.Mutex
 	failure  error
@@ -159,7 +159,7 @@ type closedRun struct {
 	connMu      sync.Mutex
 	closed      bool
 	clockErrors atomic.Uint64
-	series      *series
+	series      *Series
 	nodes       []nodeStats // per cluster node; nil without Cluster
 }
 
@@ -206,7 +206,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		latency: histo.NewRecorder(),
 		receive: histo.NewRecorder(),
 		micros:  histo.NewRecorderGeometry(microsLowest, microsHighest, cfg.Precision),
-		host:    newHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
+		host:    NewHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
 	}
 	run.ctx, run.cancel = context.WithCancel(ctx)
 	defer run.cancel()
@@ -216,7 +216,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		// One permission per batch: Pipeline requests at Rate.
 		run.limiter = ratelimit.New(int(cfg.Rate.Milli()), ratelimit.Per(time.Duration(cfg.Pipeline)*1000*time.Second))
 	}
-	run.kinds = newKindStats(cfg.CommandNames, !cfg.Rate.IsZero())
+	run.kinds = NewCommandStats(cfg.CommandNames, !cfg.Rate.IsZero())
 	if cl := cfg.Cluster; cl != nil && (len(cl.Of) != len(conns) || cl.Slot == nil) {
 		return nil, errors.New("cluster run without a node for every connection")
 	}
@@ -230,28 +230,28 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 			}
 		}
 		if run.kinds != nil {
-			w.tally = make([]kindCount, len(run.kinds))
+			w.tally = make([]CommandTally, len(run.kinds))
 			w.batchOK = make([]int64, len(run.kinds))
 		}
 		run.workers = append(run.workers, w)
 	}
 	// What watches the run is set up before it starts.
-	live := &Live{Latency: run.latency, Micros: run.micros, counts: run.liveCounts, commands: liveCommands(cfg.CommandNames, run.kinds, true),
+	live := &Live{Latency: run.latency, Micros: run.micros, counts: run.liveCounts, commands: LiveCommands(cfg.CommandNames, run.kinds, true),
 		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
-		Response: run.latency, Service: run.latency, Receive: run.receive, Hiccups: run.host.recorder(), TargetRate: cfg.Rate, ServerProcess: run.host.liveServer()}
+		Response: run.latency, Service: run.latency, Receive: run.receive, Hiccups: run.host.Recorder(), TargetRate: cfg.Rate, ServerProcess: run.host.LiveServer()}
 	live.totals = run.totals
-	run.series = newSeries(cfg.Interval, 0, run.totals, run.oldest,
-		seriesRecs{response: run.latency, service: run.latency, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
-	run.series.server = run.host.serverReader()
+	run.series = NewSeries(cfg.Interval, 0, run.totals, run.oldest,
+		SeriesRecorders{Response: run.latency, Service: run.latency, Lag: run.lag, Receive: run.receive, Hiccup: run.host.Recorder()}, run.kinds)
+	run.series.server = run.host.ServerReader()
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
-	run.host.prepare()
+	run.host.Prepare()
 	runtimeGC()
 	run.t0 = nanotime()
 	live.start.Store(run.t0)
-	run.series.begin(run.t0)
-	run.host.begin(run.t0)
+	run.series.Begin(run.t0)
+	run.host.Begin(run.t0)
 	var wg sync.WaitGroup
 	for i, w := range run.workers {
 		wg.Add(1)
@@ -295,7 +295,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", res.Counts)
 	}
 	if run.failure == nil && res.ClockErrors > 0 {
-		return res, clockError(res.ClockErrors)
+		return res, ClockError(res.ClockErrors)
 	}
 	return res, run.failure
 }
@@ -446,10 +446,10 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		SendWindow:   time.Duration(sendEnd),
 		Response:     run.latency.Snapshot(),
 		Receive:      run.receive.Snapshot(),
-		ReceiveClock: receiveClockOf(stamped, replied),
+		ReceiveClock: ReceiveClockOf(stamped, replied),
 		Stamped:      stamped,
 		Replies:      replied,
-		ErrorCodes:   trimCodes(codes),
+		ErrorCodes:   TrimCodes(codes),
 		Interrupted:  interrupted,
 		Micros:       run.micros.Snapshot(),
 		Pipeline:     run.cfg.Pipeline,
@@ -459,11 +459,11 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	}
 	res.Service = res.Response
 	if run.kinds != nil {
-		tallies := make([][]kindCount, len(run.workers))
+		tallies := make([][]CommandTally, len(run.workers))
 		for i, w := range run.workers {
 			tallies[i] = w.tally
 		}
-		res.Commands = commandResults(run.cfg.CommandNames, run.kinds, tallies)
+		res.Commands = CommandResults(run.cfg.CommandNames, run.kinds, tallies)
 		for i := range res.Commands {
 			res.Commands[i].Service = res.Commands[i].Response
 		}
@@ -487,13 +487,13 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		}
 	}
 	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
-	run.host.stop(res)
-	ivs, kinds, err := run.series.finish(end, total, res.Commands)
+	run.host.Stop(res)
+	ivs, kinds, err := run.series.Finish(end, total, res.Commands)
 	if err != nil {
 		run.fail(err)
 	}
 	res.Interval, res.Intervals, res.Started = run.series.d, ivs, run.series.started
-	res.ServerProcess = run.host.serverTotal(ivs)
+	res.ServerProcess = run.host.ServerTotal(ivs)
 	for i := range kinds {
 		for j := range kinds[i] {
 			kinds[i][j].Service = kinds[i][j].Response // one latency, as in the result

@@ -42,13 +42,13 @@ type closedWorker struct {
 	// of its last write and the timeline offset just past its last batch
 	// (throttled loops only).
 	sendEnd   int64
-	index     int         // its connection's index
-	node      int         // index of its cluster node
-	redirects uint64      // cluster redirect replies
-	batch     []uint32    // kinds of the batch in flight
-	tally     []kindCount // per command of a mix
-	batchOK   []int64     // ok replies of the batch in flight, per command
-	epoch     uint64      // the moves of cfg.Follow its connection followed
+	index     int            // its connection's index
+	node      int            // index of its cluster node
+	redirects uint64         // cluster redirect replies
+	batch     []uint32       // kinds of the batch in flight
+	tally     []CommandTally // per command of a mix
+	batchOK   []int64        // ok replies of the batch in flight, per command
+	epoch     uint64         // the moves of cfg.Follow its connection followed
 	_         [64]byte
 }
 
@@ -86,9 +86,9 @@ func (w *closedWorker) loop() {
 			// error.
 			lag := max(0, start-(run.t0+run.timeline.Offset(first)))
 			run.lag.Record(lag)
-			if timed(run.kinds) {
+			if Timed(run.kinds) {
 				for _, kind := range w.batch {
-					run.kinds[kind].lag.Record(lag)
+					run.kinds[kind].Lag.Record(lag)
 				}
 			}
 		}
@@ -135,9 +135,9 @@ func (w *closedWorker) loop() {
 				w.errors.Add(1)
 				w.noteError(r.Code())
 				if w.tally != nil {
-					w.tally[kind].errors++
-					w.tally[kind].noteError(r.Code())
-					run.kinds[kind].errors.Add(1)
+					w.tally[kind].Errors++
+					w.tally[kind].NoteError(r.Code())
+					run.kinds[kind].Errors.Add(1)
 				}
 				if cfg.OnErrorReply != nil {
 					cfg.OnErrorReply(w.c.ErrorText())
@@ -166,13 +166,13 @@ func (w *closedWorker) loop() {
 			if w.run.nodes != nil {
 				w.run.nodes[w.node].receive.Record(rt.Read - at)
 			}
-			if timed(run.kinds) {
-				run.kinds[kind].receive.Record(rt.Read - at)
+			if Timed(run.kinds) {
+				run.kinds[kind].Receive.Record(rt.Read - at)
 			}
 			if w.tally != nil {
-				w.tally[kind].completed++
+				w.tally[kind].Completed++
 				w.batchOK[kind]++
-				run.kinds[kind].completed.Add(1)
+				run.kinds[kind].Completed.Add(1)
 			}
 			if cfg.Latency == PerReply && run.clockOK(start, at, 1) {
 				w.record(at-start, 1, kind)
@@ -265,8 +265,8 @@ func (w *closedWorker) record(lat, n int64, kind uint32) {
 	if w.run.nodes != nil {
 		w.run.nodes[w.node].latency.RecordN(lat, n)
 	}
-	if timed(w.run.kinds) {
-		w.run.kinds[kind].response.RecordN(lat, n)
+	if Timed(w.run.kinds) {
+		w.run.kinds[kind].Response.RecordN(lat, n)
 	}
 }
 
@@ -280,8 +280,8 @@ func (w *closedWorker) recordBatch(lat, ok int64) {
 	}
 	for kind, n := range w.batchOK {
 		if n > 0 {
-			if timed(w.run.kinds) {
-				w.run.kinds[kind].response.RecordN(lat, n)
+			if Timed(w.run.kinds) {
+				w.run.kinds[kind].Response.RecordN(lat, n)
 			}
 			w.batchOK[kind] = 0
 		}
@@ -300,11 +300,11 @@ func (w *closedWorker) lostBatch(k, j uint64, written bool, start int64, err err
 		for _, kind := range w.batch[j:k] {
 			switch {
 			case !written:
-				w.tally[kind].unsent++
+				w.tally[kind].Unsent++
 			case closedByUs:
-				w.tally[kind].timeouts++
+				w.tally[kind].Timeouts++
 			default:
-				w.tally[kind].lost++
+				w.tally[kind].Lost++
 			}
 		}
 	}
@@ -335,8 +335,8 @@ func (w *closedWorker) noteError(code []byte) {
 	if w.codes == nil {
 		w.codes = map[string]uint64{}
 	}
-	addCode(w.codes, code, 1)
+	AddCode(w.codes, code, 1)
 	if w.firstErr == "" {
-		w.firstErr = errorText(w.c.ErrorText())
+		w.firstErr = ErrorText(w.c.ErrorText())
 	}
 }

@@ -162,9 +162,9 @@ func (p *pacer) giveUp(node int, intended int64, kind uint32, code, text string)
 	p.cl.nodes[node].errors++
 	p.cl.errs.Add(1)
 	if k := int(kind & kindMask); k < len(p.cl.kinds) {
-		p.cl.kinds[k].errors++
-		p.cl.kinds[k].noteError([]byte(code))
-		run.kinds[k].errors.Add(1)
+		p.cl.kinds[k].Errors++
+		p.cl.kinds[k].NoteError([]byte(code))
+		run.kinds[k].Errors.Add(1)
 	}
 }
 
@@ -180,7 +180,7 @@ func (p *pacer) dropUnsent(node int, intended int64, kind uint32) {
 	p.run.tallyFailed(intended, kind, 0)
 	p.cl.nodes[node].unsent++
 	if k := int(kind & kindMask); k < len(p.cl.kinds) {
-		p.cl.kinds[k].unsent++
+		p.cl.kinds[k].Unsent++
 	}
 }
 

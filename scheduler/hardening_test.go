@@ -266,7 +266,7 @@ func TestTrimCodes(t *testing.T) {
 	for i := range 30 {
 		m[string(rune('A'+i))] = uint64(100 - i) // A most frequent
 	}
-	got := trimCodes(m)
+	got := TrimCodes(m)
 	if len(got) != MaxErrorCodes+1 || got["A"] != 100 || got["T"] != 81 || got["U"] != 0 {
 		t.Fatalf("trimmed to %v", got)
 	}
@@ -276,7 +276,7 @@ func TestTrimCodes(t *testing.T) {
 	}
 	per := map[string]uint64{}
 	for i := range 100 {
-		addCode(per, []byte{byte(i)}, 1)
+		AddCode(per, []byte{byte(i)}, 1)
 	}
 	if len(per) > maxCodesPerConn || per[OtherErrors] != 100-(maxCodesPerConn-1) {
 		t.Fatalf("a connection's tally holds %d codes, other %d", len(per), per[OtherErrors])
@@ -285,10 +285,10 @@ func TestTrimCodes(t *testing.T) {
 
 func TestErrorText(t *testing.T) {
 	long := strings.Repeat("é", MaxErrorText) // 2 bytes each
-	if got := errorText([]byte(long)); len(got) > MaxErrorText || !strings.HasPrefix(long, got) || len(got) < MaxErrorText-1 {
+	if got := ErrorText([]byte(long)); len(got) > MaxErrorText || !strings.HasPrefix(long, got) || len(got) < MaxErrorText-1 {
 		t.Fatalf("kept %d bytes, cut inside a character or too short", len(got))
 	}
-	if got := errorText([]byte("ERR x")); got != "ERR x" {
+	if got := ErrorText([]byte("ERR x")); got != "ERR x" {
 		t.Fatalf("short text changed to %q", got)
 	}
 }
@@ -360,17 +360,17 @@ func TestLargeMixesCostCountsNotHistograms(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("cmd%d", i)
 	}
-	var ks []kindStats
-	if grew := testrun.Allocated(func() { ks = newKindStats(names, true) }); grew > 1<<20 {
+	var ks []CommandStats
+	if grew := testrun.Allocated(func() { ks = NewCommandStats(names, true) }); grew > 1<<20 {
 		t.Fatalf("%d commands allocated %d bytes of per-command stats, want under 1 MiB", len(names), grew)
 	}
-	tallies := [][]kindCount{make([]kindCount, len(names))}
-	tallies[0][7].completed = 5
-	res := commandResults(names, ks, tallies)
+	tallies := [][]CommandTally{make([]CommandTally, len(names))}
+	tallies[0][7].Completed = 5
+	res := CommandResults(names, ks, tallies)
 	if len(res) != 1000 || res[7].Counts.Completed != 5 || res[7].Response != nil {
 		t.Fatalf("command 7: %+v, want counts without histograms", res[7])
 	}
-	if small := newKindStats(names[:MaxTimedCommands], true); !timed(small) || small[0].lag == nil {
+	if small := NewCommandStats(names[:MaxTimedCommands], true); !Timed(small) || small[0].Lag == nil {
 		t.Fatal("a mix of MaxTimedCommands commands lost its histograms")
 	}
 }

@@ -268,7 +268,7 @@ func RunOpen(ctx context.Context, conns []*conn.Conn, cmds Commands, cfg OpenCon
 		err = p.failure
 	}
 	if err == nil && res != nil && res.ClockErrors > 0 {
-		err = clockError(res.ClockErrors)
+		err = ClockError(res.ClockErrors)
 	}
 	return res, err
 }
@@ -283,7 +283,7 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 		service:  histo.NewRecorder(),
 		lag:      histo.NewRecorder(),
 		receive:  histo.NewRecorder(),
-		host:     newHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
+		host:     NewHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
 	}
 	run.tally.codes = map[string]uint64{}
 	run.epoch = cfg.FollowEpoch
@@ -293,7 +293,7 @@ func newOpenRun(ctx context.Context, cfg OpenConfig) *openRun {
 	run.wait = newWaitRun(cfg.Wait)
 	run.redialCtx, run.stopRedials = context.WithCancel(ctx)
 	run.dialing = make(chan struct{}, MaxConcurrentRedials)
-	run.kinds = newKindStats(cfg.CommandNames, true)
+	run.kinds = NewCommandStats(cfg.CommandNames, true)
 	return run
 }
 
@@ -313,7 +313,7 @@ func (run *openRun) addLane(c *conn.Conn) *lane {
 func (run *openRun) newLane(addr string, epoch uint64) *lane {
 	h := &replies{run: run, codes: map[string]uint64{}}
 	if run.kinds != nil {
-		h.kinds = make([]kindCount, len(run.kinds))
+		h.kinds = make([]CommandTally, len(run.kinds))
 	}
 	s := &lane{h: h, next: make(chan redialed, 1), backoff: MinRedialBackoff, epoch: epoch}
 	h.lane = s
@@ -337,9 +337,9 @@ func (run *openRun) shown() []*lane {
 // once, while it ran after t0.
 func (run *openRun) prepare() {
 	cfg := run.cfg
-	run.series = newSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
-		seriesRecs{response: run.response, service: run.service, lag: run.lag, receive: run.receive, hiccup: run.host.recorder()}, run.kinds)
-	run.series.server = run.host.serverReader()
+	run.series = NewSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
+		SeriesRecorders{Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccup: run.host.Recorder()}, run.kinds)
+	run.series.server = run.host.ServerReader()
 	if cfg.Looks != nil {
 		run.series.looks = cfg.Looks
 		run.series.scheduled = run.scheduledBy
@@ -349,10 +349,10 @@ func (run *openRun) prepare() {
 		run.publishNodes()
 		run.series.nodes = run.nodeRecorders
 	}
-	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: liveCommands(cfg.CommandNames, run.kinds, false),
+	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: LiveCommands(cfg.CommandNames, run.kinds, false),
 		Duration: cfg.Duration, Requests: timeline.RequestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: timeline.StagesOf(cfg.Timeline),
-		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.recorder(),
-		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince, ServerProcess: run.host.liveServer()}
+		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.Recorder(),
+		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince, ServerProcess: run.host.LiveServer()}
 	l.topo.nodes, l.topo.events = run.liveNodes, run.liveEvents
 	l.totals = func() Totals {
 		t := run.totals()
@@ -363,7 +363,7 @@ func (run *openRun) prepare() {
 	if cfg.OnStart != nil {
 		cfg.OnStart(l)
 	}
-	run.host.prepare()
+	run.host.Prepare()
 	// Collect the set-up's garbage (rings, recorders, the series' and the
 	// observers' buffers) now: a collection its megabytes trigger just
 	// after the start held the first sends back 5 ms.
@@ -377,8 +377,8 @@ func (run *openRun) begin(t0 int64) {
 		run.warmEnd = t0 + int64(run.cfg.Warmup)
 	}
 	run.live.start.Store(t0)
-	run.series.begin(t0)
-	run.host.begin(t0 + int64(run.cfg.Warmup))
+	run.series.Begin(t0)
+	run.host.Begin(t0 + int64(run.cfg.Warmup))
 	run.beginEvents(t0)
 	if run.cfg.Begin != nil {
 		run.cfg.Begin(t0)
@@ -501,10 +501,10 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 		Service:        run.service.Snapshot(),
 		Lag:            run.lag.Snapshot(),
 		Receive:        run.receive.Snapshot(),
-		ReceiveClock:   receiveClockOf(stamped, replied),
+		ReceiveClock:   ReceiveClockOf(stamped, replied),
 		Stamped:        stamped,
 		Replies:        replied,
-		ErrorCodes:     trimCodes(codes),
+		ErrorCodes:     TrimCodes(codes),
 		FirstError:     firstErr,
 		LagLimit:       cfg.LagLimit,
 		Interrupted:    interrupted,
@@ -529,16 +529,16 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*Result, error)
 	run.finishEvents(res)
 	res.Wait = run.wait.result()
 	if run.kinds != nil {
-		tallies := make([][]kindCount, len(run.lanes), len(run.lanes)+1)
+		tallies := make([][]CommandTally, len(run.lanes), len(run.lanes)+1)
 		for i, s := range run.lanes {
 			tallies[i] = s.h.kinds
 		}
 		if run.cl != nil {
 			tallies = append(tallies, run.cl.kinds)
 		}
-		res.Commands = commandResults(cfg.CommandNames, run.kinds, tallies)
+		res.Commands = CommandResults(cfg.CommandNames, run.kinds, tallies)
 	}
-	run.host.stop(res)
+	run.host.Stop(res)
 	run.closeLive(cnt.Scheduled)
 	if run.series != nil {
 		if err := run.finishSeries(res, p, end); err != nil {
@@ -592,7 +592,7 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	}
 	total = run.series.measuredBytes(total)
 	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
-	ivs, kinds, err := run.series.finish(end, total, res.Commands)
+	ivs, kinds, err := run.series.Finish(end, total, res.Commands)
 	if err != nil {
 		return err
 	}
@@ -619,7 +619,7 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 	}
 	ivs[len(ivs)-1].Counts.Scheduled = res.Counts.Scheduled - min(sum, res.Counts.Scheduled)
 	res.Interval, res.Intervals, res.Started = run.cfg.Interval, ivs, run.series.started
-	res.ServerProcess = run.host.serverTotal(ivs)
+	res.ServerProcess = run.host.ServerTotal(ivs)
 	for i := range kinds {
 		res.Commands[i].Intervals = kinds[i]
 	}

@@ -145,11 +145,11 @@ type clusterRun struct {
 	heads   []uint64
 	waits   []waitQueue
 	nodes   []nodeTally
-	kinds   []kindCount // per command: requests the pacer gave up on
-	rr      int         // keyless round robin
-	pickRR  []int       // per node: next connection in rotation
-	taken   []int       // per node: commands its current connection took this wake
-	joins   int         // nodes joined
+	kinds   []CommandTally // per command: requests the pacer gave up on
+	rr      int            // keyless round robin
+	pickRR  []int          // per node: next connection in rotation
+	taken   []int          // per node: commands its current connection took this wake
+	joins   int            // nodes joined
 	// replicas are each primary member's replica members, rrRep their
 	// turn (see cluster_replicas.go).
 	replicas [][]int
@@ -179,7 +179,7 @@ func newClusterRun(ctx context.Context, c *OpenCluster, lanes, kinds int) *clust
 	}
 	cl.growStores(lanes)
 	if kinds > 0 {
-		cl.kinds = make([]kindCount, kinds)
+		cl.kinds = make([]CommandTally, kinds)
 	}
 	cl.owner = *cluster.NewOwners()
 	cl.linkReplicas()

@@ -19,10 +19,10 @@ type openRun struct {
 	response, service, lag, receive *histo.Recorder
 	// host measures the client machine during the run; live is the view
 	// handed to OnStart.
-	host        *hostWatch
+	host        *HostWatch
 	live        *Live
-	kinds       []kindStats // per command of a mix; nil for one
-	lanes       []*lane     // pacer-owned (observers: shown)
+	kinds       []CommandStats // per command of a mix; nil for one
+	lanes       []*lane        // pacer-owned (observers: shown)
 	view        atomic.Pointer[[]*lane]
 	tally       tally // requests of connections already retired
 	redialCtx   context.Context
@@ -35,7 +35,7 @@ type openRun struct {
 	// tally (requests lost with a connection, timed out, left unwritten)
 	// and the requests dropped for being too late.
 	accounted struct{ lost, timeouts, unsent, dropped atomic.Uint64 }
-	series    *series // set when the timeline starts
+	series    *Series // set when the timeline starts
 	// cut is the timeline offset a look ended the run at (0: none); the
 	// pacer ends the timeline there at its next wake.
 	cut atomic.Int64
@@ -335,10 +335,10 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 			switch {
 			case kc == nil:
 			case code == CodeConnectionLost:
-				kc.lost++
+				kc.Lost++
 			default:
-				kc.errors++
-				kc.noteError(codeBytes)
+				kc.Errors++
+				kc.NoteError(codeBytes)
 			}
 			return
 		}
@@ -348,7 +348,7 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 			run.recordAt(e, end, ks)
 		}
 		if kc != nil {
-			kc.timeouts++
+			kc.Timeouts++
 		}
 	})
 	// A cluster conn's resends left unwritten were sent once: they are
@@ -371,8 +371,8 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 				t.errors++
 				t.codes[codeResendUnsent]++
 				if _, kc := run.kindOf(h, e); kc != nil {
-					kc.errors++
-					kc.noteError([]byte(codeResendUnsent))
+					kc.Errors++
+					kc.NoteError([]byte(codeResendUnsent))
 				}
 			}
 		})
@@ -399,7 +399,7 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	if run.kinds != nil {
 		c.Unsent(func(e *conn.Entry) {
 			if int(e.Kind) < len(h.kinds) && !run.warm(e) { // flagged kinds are out of range
-				h.kinds[e.Kind].unsent++
+				h.kinds[e.Kind].Unsent++
 			}
 		})
 	}

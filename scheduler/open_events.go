@@ -80,7 +80,7 @@ func (h *replies) replyError(e *conn.Entry, r conn.Reply, response int64) {
 	}
 	run.tallyFailed(e.Intended, e.Kind, response)
 	run.note(events.Note{Kind: events.Errors, At: nanotime(), Node: h.lane.addr, Code: code, Seen: code,
-		Detail: h.lane.addr + " answered " + errorText(r.Text[:min(len(r.Text), 120)])})
+		Detail: h.lane.addr + " answered " + ErrorText(r.Text[:min(len(r.Text), 120)])})
 }
 
 // tallyLeft records what a closed connection left: its unanswered

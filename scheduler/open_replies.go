@@ -17,7 +17,7 @@ type replies struct {
 	run       *openRun
 	completed atomic.Uint64
 	errors    atomic.Uint64
-	kinds     []kindCount       // per command of a mix; read after the reader exits
+	kinds     []CommandTally    // per command of a mix; read after the reader exits
 	last      int64             // arrival of the latest reply; read after the reader exits
 	codes     map[string]uint64 // error replies by code, bounded; read after the reader exits
 	firstErr  string
@@ -95,23 +95,23 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	if r.Err {
 		h.errors.Add(1)
 		h.replyError(e, r, at-e.Intended)
-		addCode(h.codes, r.Code(), 1)
+		AddCode(h.codes, r.Code(), 1)
 		if h.firstErr == "" {
-			h.firstErr = errorText(r.Text)
+			h.firstErr = ErrorText(r.Text)
 		}
 		if run.cfg.OnErrorReply != nil {
 			run.cfg.OnErrorReply(r.Text)
 		}
 		if kc != nil {
-			kc.errors++
-			kc.noteError(r.Code())
-			ks.errors.Add(1)
+			kc.Errors++
+			kc.NoteError(r.Code())
+			ks.Errors.Add(1)
 		}
 		return
 	}
 	if kc != nil {
-		kc.completed++
-		ks.completed.Add(1)
+		kc.Completed++
+		ks.Completed.Add(1)
 	}
 	if r.IsInt && run.cfg.OnInteger != nil {
 		run.cfg.OnInteger(r.Int)
@@ -120,19 +120,19 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 }
 
 // pendingLag is a receive lag awaiting its recording: the value and how
-// many replies had it (per command of a mix: kindCount.recv).
+// many replies had it (per command of a mix: CommandTally.Recv).
 type pendingLag struct{ lag, n int64 }
 
 // addReceive notes a reply's receive lag. A lag other than the pending
 // one (a reply whose arrival After raised) flushes the pending one first.
-func (h *replies) addReceive(lag int64, kc *kindCount) {
+func (h *replies) addReceive(lag int64, kc *CommandTally) {
 	if h.recv.n > 0 && h.recv.lag != lag {
 		h.ReadEnded()
 	}
 	h.recv.lag = lag
 	h.recv.n++
 	if kc != nil {
-		kc.recv++
+		kc.Recv++
 	}
 }
 
@@ -145,11 +145,11 @@ func (h *replies) ReadEnded() {
 	run := h.run
 	run.receive.RecordN(p.lag, p.n)
 	for k := range h.kinds { // none in a single-command test
-		if n := h.kinds[k].recv; n > 0 {
-			if r := run.kinds[k].receive; r != nil {
+		if n := h.kinds[k].Recv; n > 0 {
+			if r := run.kinds[k].Receive; r != nil {
 				r.RecordN(p.lag, n)
 			}
-			h.kinds[k].recv = 0
+			h.kinds[k].Recv = 0
 		}
 	}
 	if h.nodeRec != nil {
@@ -188,7 +188,7 @@ func (run *openRun) clockOK(e *conn.Entry, t int64) bool {
 
 // kindOf returns the per-command stats and h's tally for e's command, or
 // nils in a single-command test.
-func (run *openRun) kindOf(h *replies, e *conn.Entry) (*kindStats, *kindCount) {
+func (run *openRun) kindOf(h *replies, e *conn.Entry) (*CommandStats, *CommandTally) {
 	k := e.Kind & kindMask
 	if run.kinds == nil || int(k) >= len(run.kinds) {
 		return nil, nil
@@ -197,20 +197,20 @@ func (run *openRun) kindOf(h *replies, e *conn.Entry) (*kindStats, *kindCount) {
 }
 
 // recordLag adds e's send lag to the total and to its command's stats.
-func (run *openRun) recordLag(e *conn.Entry, ks *kindStats) {
+func (run *openRun) recordLag(e *conn.Entry, ks *CommandStats) {
 	run.lag.Record(e.Written - e.Intended)
-	if ks != nil && ks.lag != nil {
-		ks.lag.Record(e.Written - e.Intended)
+	if ks != nil && ks.Lag != nil {
+		ks.Lag.Record(e.Written - e.Intended)
 	}
 }
 
 // recordAt adds e's response and service times as of t (its reply, or the
 // moment it was given up on) to the total and to its command's stats.
-func (run *openRun) recordAt(e *conn.Entry, t int64, ks *kindStats) {
+func (run *openRun) recordAt(e *conn.Entry, t int64, ks *CommandStats) {
 	run.response.Record(t - e.Intended)
 	run.service.Record(t - e.Written)
-	if ks != nil && ks.response != nil {
-		ks.response.Record(t - e.Intended)
-		ks.service.Record(t - e.Written)
+	if ks != nil && ks.Response != nil {
+		ks.Response.Record(t - e.Intended)
+		ks.Service.Record(t - e.Written)
 	}
 }

@@ -56,7 +56,7 @@ func (run *openRun) nodeRecorders() []*nodeRecorders {
 
 // takeNodes records each node's interval [start, start+dur): what its
 // response recorder got since the last. Called with mu held.
-func (s *series) takeNodes(start, dur time.Duration) {
+func (s *Series) takeNodes(start, dur time.Duration) {
 	if s.nodes == nil {
 		return
 	}
@@ -86,7 +86,7 @@ func (s *series) takeNodes(start, dur time.Duration) {
 }
 
 // nodeIntervals returns each node's intervals, by node index.
-func (s *series) nodeIntervals() [][]Interval {
+func (s *Series) nodeIntervals() [][]Interval {
 	out := make([][]Interval, len(s.perNode))
 	for k, ns := range s.perNode {
 		out[k] = ns.out

@@ -203,9 +203,9 @@ func TestSeriesMemoryPerInterval(t *testing.T) {
 	testrun.SkipShort(t, "records 36 million values")
 	testrun.SkipRace(t, "it makes recording 36 million values minutes (the memory is the same without it)")
 	resp, serv, lag := histo.NewRecorder(), histo.NewRecorder(), histo.NewRecorder()
-	s := newSeries(time.Hour, 0, func() Totals { return Totals{} }, nil, seriesRecs{response: resp, service: serv, lag: lag}, nil)
-	s.begin(nanotime())
-	defer s.finish(nanotime(), Totals{}, nil)
+	s := NewSeries(time.Hour, 0, func() Totals { return Totals{} }, nil, SeriesRecorders{Response: resp, Service: serv, Lag: lag}, nil)
+	s.Begin(nanotime())
+	defer s.Finish(nanotime(), Totals{}, nil)
 	rng := uint64(1)
 	fill := func() {
 		for range 20_000 {

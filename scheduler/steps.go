@@ -288,7 +288,7 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds Com
 		err = p.failure
 	}
 	if err == nil && res != nil && res.ClockErrors > 0 {
-		err = clockError(res.ClockErrors)
+		err = ClockError(res.ClockErrors)
 	}
 	for i := range cur {
 		cur[i] = keep[i]
