@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 )
 
 // Discover asks the seed for the slot map within the dial timeout, failing
@@ -211,12 +212,12 @@ func (p *Primaries) Dial(ctx context.Context, clients int) ([]*conn.Conn, []int,
 // Closed is the scheduler's view for conns on primaries of: a random slot
 // of the connection's primary per batch, and a refresh of the slot map
 // after a redirect.
-func (p *Primaries) Closed(of []int, seed uint64) *scheduler.ClosedCluster {
+func (p *Primaries) Closed(of []int, seed uint64) *closedloop.Cluster {
 	rngs := make([]*scenarios.Rand, len(of))
 	for i := range rngs {
 		rngs[i] = scenarios.NewRand(seed ^ uint64(i)*0x9E3779B97F4A7C15)
 	}
-	return &scheduler.ClosedCluster{
+	return &closedloop.Cluster{
 		Nodes: p.Nodes,
 		Of:    of,
 		Slot: func(i int) uint16 {

@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -140,7 +141,7 @@ type Closed struct {
 	Label, Metric string
 	// Config is the driver's settings; the run fills in Name,
 	// CommandNames, NewCommands, OnStart, OnErrorReply and Cluster.
-	Config scheduler.ClosedConfig
+	Config closedloop.Config
 	// Conns is the client connections (spread over Primaries' nodes in a
 	// cluster, redis-benchmark's way).
 	Conns     int
@@ -222,7 +223,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 	}
 	onStart, stop := e.watch(Watched{Name: c.Name, Test: metric, Mode: "closed", Label: label})
 	cfg.OnStart = onStart
-	res, err := scheduler.RunClosed(ctx, conns, cfg)
+	res, err := closedloop.Run(ctx, conns, cfg)
 	if c.Primaries != nil {
 		c.Primaries.Wait() // the slot map refreshes its redirects started
 	}
@@ -243,7 +244,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 // IsErrorReply reports whether a closed run ended on an error reply or a
 // lost connection, which redis-benchmark reports in its own words.
 func IsErrorReply(err error) bool {
-	var er *scheduler.ErrorReply
-	var lost *scheduler.ConnLostError
+	var er *closedloop.ErrorReply
+	var lost *closedloop.ConnLostError
 	return errors.As(err, &er) || errors.As(err, &lost)
 }

@@ -1,12 +1,17 @@
 // Package scheduler sends each request at its intended instant and
-// measures what happened to it: the drivers that walk a timeline (package
-// timeline: uniform, Poisson, stages, a replayed trace, a shard of any of
-// them), open (RunOpen, RunOpenSteps) and closed (RunClosed). It sits
-// between the experiments above it (package experiment and its
-// subpackages, the command) and the transport, templates, timelines and
-// histograms below it (conn, scenarios, timeline, histo); it returns facts
-// and decides nothing: whether a Result can be trusted, and whether it
-// meets an SLO, is verdict.Judge's call.
+// measures what happened to it: the open driver that walks a timeline
+// (package timeline: uniform, Poisson, stages, a replayed trace, a shard
+// of any of them; RunOpen, RunOpenSteps), and the facts every driver
+// returns and records them with: Result, Counts, Intervals, per-command
+// and per-node results, Merge and Pool, the Live view, and the recording
+// API the drivers share (Series, HostWatch, CommandStats, CommandTally,
+// LiveHooks). The closed loop, redis-benchmark's model, is package
+// scheduler/closedloop, which fills in the same facts. It sits between
+// the experiments above it (package experiment and its subpackages, the
+// command) and the transport, templates, timelines and histograms below
+// it (conn, scenarios, timeline, histo); it returns facts and decides
+// nothing: whether a Result can be trusted, and whether it meets an SLO,
+// is verdict.Judge's call.
 //
 // # Timeline and intended time
 //

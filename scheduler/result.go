@@ -72,7 +72,7 @@ const MaxErrorText = 512
 // time came out negative: its latencies cannot be trusted.
 var ErrBadClock = errors.New("clock readings were zero or went backwards")
 
-// ClockError is the error RunOpen and RunClosed return for n bad readings.
+// ClockError is the error RunOpen and closedloop.Run return for n bad readings.
 func ClockError(n uint64) error {
 	return fmt.Errorf("%w: %d requests had a zero clock reading or a negative response, service or lag time", ErrBadClock, n)
 }
@@ -288,7 +288,7 @@ type Result struct {
 	Intervals []Interval
 	// ClockErrors counts requests whose clock readings were zero or whose
 	// response, service or lag time came out negative. Any makes RunOpen
-	// and RunClosed return an error wrapping ErrBadClock.
+	// and closedloop.Run return an error wrapping ErrBadClock.
 	ClockErrors uint64
 	// Warmup is the leading part of the timeline that was sent but not
 	// measured (OpenConfig.Warmup); WarmupCounts account for its requests

@@ -20,6 +20,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -95,7 +96,7 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 	}
 	c := experiment.Closed{
 		Test: cfg.Test, Name: cfg.Test.Title, Label: "closed", Metric: closedLabel(cfg.Test.Title), Conns: closedConns,
-		Config:     scheduler.ClosedConfig{Duration: cfg.Duration, Pipeline: cfg.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
+		Config:     closedloop.Config{Duration: cfg.Duration, Pipeline: cfg.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
 		StreamSeed: func(i int) uint64 { return cfg.Seed + uint64(i) }, ClusterSeed: cfg.Seed, Placed: true,
 	}
 	if env.Target.Cluster {

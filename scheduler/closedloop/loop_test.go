@@ -1,4 +1,4 @@
-package scheduler
+package closedloop
 
 import (
 	"context"
@@ -13,15 +13,16 @@ import (
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
 
-func closedCommands(t *testing.T, title string, o scenarios.Options) func(int) Commands {
+func closedCommands(t *testing.T, title string, o scenarios.Options) func(int) scheduler.Commands {
 	tests, err := scenarios.Select(title)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(i int) Commands {
+	return func(i int) scheduler.Commands {
 		tpl, err := tests[0].Compile(o, false)
 		if err != nil {
 			t.Fatal(err)
@@ -36,7 +37,7 @@ func TestClosedSendsExactlyNAndCountsMatchServer(t *testing.T) {
 		if _, err := srv.Do("CONFIG", "RESETSTAT"); err != nil {
 			t.Fatal(err)
 		}
-		res, err := RunClosed(context.Background(), dial(t, srv.Addr, 7, 0), ClosedConfig{
+		res, err := Run(context.Background(), dial(t, srv.Addr, 7, 0), Config{
 			Name: "SET", Requests: 1001, Pipeline: p,
 			NewCommands: closedCommands(t, "set", scenarios.Options{Sizes: scenarios.FixedSize(3), Keyspace: 100}),
 		})
@@ -76,9 +77,9 @@ func TestClosedFirstReplyVersusPerReply(t *testing.T) {
 		return "+PONG\r\n"
 	}))
 	cmds, _ := pingCommands(t)
-	run := func(mode LatencyMode) *Result {
+	run := func(mode LatencyMode) *scheduler.Result {
 		seen.Store(0)
-		res, err := RunClosed(context.Background(), dial(t, srv.Addr, 1, 0), ClosedConfig{
+		res, err := Run(context.Background(), dial(t, srv.Addr, 1, 0), Config{
 			Requests: 3 * pipeline, Pipeline: pipeline, NewCommands: cmds, Latency: mode})
 		if err != nil || res.Counts.Completed != 3*pipeline {
 			t.Fatalf("err %v, counts %+v", err, res.Counts)
@@ -125,9 +126,9 @@ func nonEmpty(counts []int64) int {
 }
 
 // pingCommands gives every connection its own PING stream.
-func pingCommands(t *testing.T) (func(int) Commands, int) {
+func pingCommands(t *testing.T) (func(int) scheduler.Commands, int) {
 	_, n := pingStream(t)
-	return func(int) Commands { s, _ := pingStream(t); return s }, n
+	return func(int) scheduler.Commands { s, _ := pingStream(t); return s }, n
 }
 
 func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
@@ -135,11 +136,11 @@ func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
 	if _, err := srv.Do("SET", "str", "x"); err != nil {
 		t.Fatal(err)
 	}
-	cmds := func(int) Commands {
+	cmds := func(int) scheduler.Commands {
 		tpl, _ := scenarios.Compile("LPUSH str", []string{"LPUSH", "str", "a"}, scenarios.Options{})
 		return scenarios.NewStream(tpl, 1)
 	}
-	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{Requests: 1000, NewCommands: cmds})
+	res, err := Run(context.Background(), dial(t, srv.Addr, 2, 0), Config{Requests: 1000, NewCommands: cmds})
 	var er *ErrorReply
 	if !errors.As(err, &er) || er.Error() != "Error from server: WRONGTYPE Operation against a key holding the wrong kind of value" {
 		t.Fatalf("err %v", err)
@@ -148,7 +149,7 @@ func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
 		t.Fatalf("counts %+v: the run should stop early with every request accounted", res.Counts)
 	}
 	var shown atomic.Int64
-	res, err = RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
+	res, err = Run(context.Background(), dial(t, srv.Addr, 2, 0), Config{
 		Requests: 300, NewCommands: cmds, ContinueOnError: true,
 		OnErrorReply: func([]byte) { shown.Add(1) },
 	})
@@ -160,14 +161,14 @@ func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
 func TestClosedLostConnectionFails(t *testing.T) {
 	cmds, n := pingCommands(t)
 	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 50 })
-	res, err := RunClosed(context.Background(), srv.dial(t, 1, 0), ClosedConfig{
+	res, err := Run(context.Background(), srv.dial(t, 1, 0), Config{
 		Requests: 1000, NewCommands: cmds,
 	})
 	var lost *ConnLostError
 	if !errors.As(err, &lost) || err.Error() != "Error: Server closed the connection" {
 		t.Fatalf("err %v, want redis-benchmark's lost connection", err)
 	}
-	if !res.Counts.Balanced() || res.Counts.Completed != 50 || res.ErrorCodes[CodeConnectionLost] != 1 {
+	if !res.Counts.Balanced() || res.Counts.Completed != 50 || res.ErrorCodes[scheduler.CodeConnectionLost] != 1 {
 		t.Fatalf("counts %+v codes %v", res.Counts, res.ErrorCodes)
 	}
 }
@@ -176,11 +177,11 @@ func TestClosedKeepAliveOffReconnects(t *testing.T) {
 	srv := redistest.Start(t)
 	before, _ := srv.Info("stats")
 	dials := atomic.Int64{}
-	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 2, 0), ClosedConfig{
+	res, err := Run(context.Background(), dial(t, srv.Addr, 2, 0), Config{
 		Requests: 40, NewCommands: closedCommands(t, "ping_mbulk", scenarios.Options{}),
 		Reconnect: func(ctx context.Context) (*conn.Conn, error) {
 			dials.Add(1)
-			return conn.Dial(ctx, conn.Options{Addr: srv.Addr, SkipProbe: true, Now: Now})
+			return conn.Dial(ctx, conn.Options{Addr: srv.Addr, SkipProbe: true, Now: scheduler.Now})
 		},
 	})
 	if err != nil || res.Counts.Completed != 40 {
@@ -196,7 +197,7 @@ func TestClosedThrottledByRate(t *testing.T) {
 	srv := redistest.Start(t)
 	rate := timeline.RatePerSecond(2000)
 	start := time.Now()
-	res, err := RunClosed(context.Background(), dial(t, srv.Addr, 4, 0), ClosedConfig{
+	res, err := Run(context.Background(), dial(t, srv.Addr, 4, 0), Config{
 		Requests: 1000, Rate: rate, NewCommands: closedCommands(t, "get", scenarios.Options{}),
 	})
 	if err != nil {
@@ -228,7 +229,7 @@ func TestClosedInterrupt(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	res, err := RunClosed(ctx, srv.dial(t, 2, 0), ClosedConfig{
+	res, err := Run(ctx, srv.dial(t, 2, 0), Config{
 		Requests: 1 << 30, NewCommands: cmds, InterruptDrain: 100 * time.Millisecond,
 	})
 	if err != nil {

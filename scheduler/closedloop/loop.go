@@ -1,4 +1,4 @@
-package scheduler
+package closedloop
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -38,10 +40,10 @@ const (
 	microsHighest = 3_000_000
 )
 
-// ClosedConfig configures a closed-loop run: every connection keeps one
+// Config configures a closed-loop run: every connection keeps one
 // batch of Pipeline commands in flight and sends the next batch when the
 // last reply of the previous one has arrived.
-type ClosedConfig struct {
+type Config struct {
 	Name string
 	// Requests is the total to send (redis-benchmark's -n); exactly this
 	// many are sent, the last batch may be shorter. Zero: no count bound.
@@ -52,7 +54,7 @@ type ClosedConfig struct {
 	// at their age. Zero: no time bound.
 	Duration time.Duration
 	// Drain is how long batches in flight at Duration may still take.
-	// Default DefaultDrain.
+	// Default scheduler.DefaultDrain.
 	Drain time.Duration
 	// Pipeline is the batch size (-P). Default 1.
 	Pipeline int
@@ -79,38 +81,39 @@ type ClosedConfig struct {
 	// compatible histogram (--precision). Default 3.
 	Precision int
 	// NewCommands returns the command stream of connection i.
-	NewCommands func(i int) Commands
+	NewCommands func(i int) scheduler.Commands
 	// OnStart, if set, receives a view of the running test.
-	OnStart func(*Live)
+	OnStart func(*scheduler.Live)
 	// InterruptDrain bounds the wait for in-flight batches after ctx is
-	// cancelled. Default DefaultInterruptDrain.
+	// cancelled. Default scheduler.DefaultInterruptDrain.
 	InterruptDrain time.Duration
 	// CommandNames names the commands of a mix, by kind; with more than
 	// one, the result also holds per-command results.
 	CommandNames []string
 	// Interval is the length of the result's intervals. Default
-	// DefaultInterval.
+	// scheduler.DefaultInterval.
 	Interval time.Duration
-	// HiccupInterval is the host hiccup meter's sleep (Result.Hiccups):
-	// 0 is host.DefaultInterval (1 ms, as jHiccup), a negative one turns
-	// the meter off.
+	// HiccupInterval is the host hiccup meter's sleep
+	// (scheduler.Result.Hiccups): 0 is host.DefaultInterval (1 ms, as
+	// jHiccup), a negative one turns the meter off.
 	HiccupInterval time.Duration
 	// ServerProcess, when set, is the target's process on this host,
-	// read as OpenConfig.ServerProcess is.
+	// read as scheduler.OpenConfig.ServerProcess is.
 	ServerProcess *host.ServerProcess
 	// LagLimit is, with Rate, the send-lag p99 above which the throttled
 	// loop counts as behind its schedule (when the lag is also material:
-	// see verdict.Assess). Default DefaultLagLimit(Coarse): the limiter sleeps
-	// with the runtime's timers.
+	// see verdict.Assess). Default
+	// scheduler.DefaultLagLimit(scheduler.Coarse): the limiter sleeps with
+	// the runtime's timers.
 	LagLimit time.Duration
-	// Cluster, when set, runs against a Redis Cluster (see ClosedCluster);
+	// Cluster, when set, runs against a Redis Cluster (see Cluster);
 	// the result then holds per-node results.
-	Cluster *ClosedCluster
+	Cluster *Cluster
 	// Follow, when set, is a primary that may move (one Sentinel
 	// watches): a connection dialed before its epoch passed FollowEpoch
 	// is replaced after its batch with one of Redial, to the new primary.
 	// A connection lost still ends the run, as in redis-benchmark.
-	Follow      Mover
+	Follow      scheduler.Mover
 	FollowEpoch uint64
 	Redial      func(ctx context.Context) (*conn.Conn, error)
 }
@@ -136,17 +139,17 @@ func (e *ConnLostError) Unwrap() error { return e.Err }
 
 // closedRun is the state shared by the connection goroutines.
 type closedRun struct {
-	cfg      ClosedConfig
+	cfg      Config
 	issued   atomic.Uint64
 	stop     atomic.Bool
 	latency  *histo.Recorder
 	micros   *histo.Recorder
 	lag      *histo.Recorder
 	receive  *histo.Recorder
-	host     *HostWatch
+	host     *scheduler.HostWatch
 	limiter  ratelimit.Limiter
 	timeline timeline.Uniform
-	kinds    []CommandStats // per command of a mix; nil for one
+	kinds    []scheduler.CommandStats // per command of a mix; nil for one
 	t0       int64
 	failMu   sync.Mutex
 	failure  error
@@ -159,13 +162,13 @@ type closedRun struct {
 	connMu      sync.Mutex
 	closed      bool
 	clockErrors atomic.Uint64
-	series      *Series
+	series      *scheduler.Series
 	nodes       []nodeStats // per cluster node; nil without Cluster
 }
 
-// RunClosed runs one closed-loop test over conns (dialed with
-// conn.Options.Now = Now, no reader goroutine), one goroutine per
-// connection, and closes them when it returns. The result's Response and
+// Run runs one closed-loop test over conns (dialed with
+// conn.Options.Now = scheduler.Now, no reader goroutine), one goroutine
+// per connection, and closes them when it returns. The result's Response and
 // Service both hold the latency from the actual send; Micros holds the
 // same samples the way redis-benchmark records them.
 //
@@ -173,7 +176,7 @@ type closedRun struct {
 // InterruptDrain of ctx's cancellation, whatever the server does: the
 // connections are then closed and what they still awaited counts as
 // timeouts.
-func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Result, error) {
+func Run(ctx context.Context, conns []*conn.Conn, cfg Config) (*scheduler.Result, error) {
 	if len(conns) == 0 {
 		return nil, errors.New("closed run without connections")
 	}
@@ -193,20 +196,20 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		cfg.Precision = 3
 	}
 	if cfg.InterruptDrain <= 0 {
-		cfg.InterruptDrain = DefaultInterruptDrain
+		cfg.InterruptDrain = scheduler.DefaultInterruptDrain
 	}
 	if cfg.Drain <= 0 {
-		cfg.Drain = DefaultDrain
+		cfg.Drain = scheduler.DefaultDrain
 	}
 	if cfg.LagLimit <= 0 {
-		cfg.LagLimit = DefaultLagLimit(Coarse)
+		cfg.LagLimit = scheduler.DefaultLagLimit(scheduler.Coarse)
 	}
 	run := &closedRun{
 		cfg:     cfg,
 		latency: histo.NewRecorder(),
 		receive: histo.NewRecorder(),
 		micros:  histo.NewRecorderGeometry(microsLowest, microsHighest, cfg.Precision),
-		host:    NewHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
+		host:    scheduler.NewHostWatch(cfg.HiccupInterval, cfg.ServerProcess),
 	}
 	run.ctx, run.cancel = context.WithCancel(ctx)
 	defer run.cancel()
@@ -216,7 +219,7 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		// One permission per batch: Pipeline requests at Rate.
 		run.limiter = ratelimit.New(int(cfg.Rate.Milli()), ratelimit.Per(time.Duration(cfg.Pipeline)*1000*time.Second))
 	}
-	run.kinds = NewCommandStats(cfg.CommandNames, !cfg.Rate.IsZero())
+	run.kinds = scheduler.NewCommandStats(cfg.CommandNames, !cfg.Rate.IsZero())
 	if cl := cfg.Cluster; cl != nil && (len(cl.Of) != len(conns) || cl.Slot == nil) {
 		return nil, errors.New("cluster run without a node for every connection")
 	}
@@ -230,26 +233,26 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 			}
 		}
 		if run.kinds != nil {
-			w.tally = make([]CommandTally, len(run.kinds))
+			w.tally = make([]scheduler.CommandTally, len(run.kinds))
 			w.batchOK = make([]int64, len(run.kinds))
 		}
 		run.workers = append(run.workers, w)
 	}
 	// What watches the run is set up before it starts.
-	live := &Live{Latency: run.latency, Micros: run.micros, counts: run.liveCounts, commands: LiveCommands(cfg.CommandNames, run.kinds, true),
-		oldest: run.oldest, Requests: cfg.Requests, Duration: cfg.Duration,
+	live := &scheduler.Live{Latency: run.latency, Micros: run.micros, Requests: cfg.Requests, Duration: cfg.Duration,
 		Response: run.latency, Service: run.latency, Receive: run.receive, Hiccups: run.host.Recorder(), TargetRate: cfg.Rate, ServerProcess: run.host.LiveServer()}
-	live.totals = run.totals
-	run.series = NewSeries(cfg.Interval, 0, run.totals, run.oldest,
-		SeriesRecorders{Response: run.latency, Service: run.latency, Lag: run.lag, Receive: run.receive, Hiccup: run.host.Recorder()}, run.kinds)
-	run.series.server = run.host.ServerReader()
+	live.Hook(scheduler.LiveHooks{Counts: run.liveCounts, Oldest: run.oldest, Totals: run.totals,
+		Commands: scheduler.LiveCommands(cfg.CommandNames, run.kinds, true)})
+	run.series = scheduler.NewSeries(cfg.Interval, 0, run.totals, run.oldest,
+		scheduler.SeriesRecorders{Response: run.latency, Service: run.latency, Lag: run.lag, Receive: run.receive, Hiccup: run.host.Recorder()}, run.kinds)
+	run.series.SetServer(run.host.ServerReader())
 	if cfg.OnStart != nil {
 		cfg.OnStart(live)
 	}
 	run.host.Prepare()
-	runtimeGC()
-	run.t0 = nanotime()
-	live.start.Store(run.t0)
+	runtime.GC()
+	run.t0 = scheduler.Now()
+	live.Begin(run.t0)
 	run.series.Begin(run.t0)
 	run.host.Begin(run.t0)
 	var wg sync.WaitGroup
@@ -288,14 +291,14 @@ func RunClosed(ctx context.Context, conns []*conn.Conn, cfg ClosedConfig) (*Resu
 		}
 		grace.Stop()
 	}
-	end := nanotime()
+	end := scheduler.Now()
 	run.closeConns()
 	res := run.result(end, interrupted || ctx.Err() != nil)
 	if !res.Counts.Balanced() {
 		return res, fmt.Errorf("internal error: counts do not add up: %+v", res.Counts)
 	}
 	if run.failure == nil && res.ClockErrors > 0 {
-		return res, ClockError(res.ClockErrors)
+		return res, scheduler.ClockError(res.ClockErrors)
 	}
 	return res, run.failure
 }
@@ -353,8 +356,8 @@ func (run *closedRun) oldest() int64 {
 // totals reads the run's cumulative counts and bytes, for observers. A
 // closed loop schedules as it sends; requests lost with a connection,
 // timeouts and unsent requests are known at the end only.
-func (run *closedRun) totals() Totals {
-	var t Totals
+func (run *closedRun) totals() scheduler.Totals {
+	var t scheduler.Totals
 	for _, w := range run.workers {
 		t.Sent += w.sent.Load()
 		t.Completed += w.completed.Load()
@@ -388,7 +391,7 @@ func (run *closedRun) liveCounts() (sent, completed, errs uint64, inflight int) 
 // claim reserves up to Pipeline requests; it returns how many and the
 // global index of the first.
 func (run *closedRun) claim() (uint64, uint64) {
-	if run.cfg.Duration > 0 && nanotime()-run.t0 >= int64(run.cfg.Duration) {
+	if run.cfg.Duration > 0 && scheduler.Now()-run.t0 >= int64(run.cfg.Duration) {
 		return 0, 0
 	}
 	p := uint64(run.cfg.Pipeline)
@@ -399,8 +402,8 @@ func (run *closedRun) claim() (uint64, uint64) {
 	return min(p, run.cfg.Requests-first), first
 }
 
-func (run *closedRun) result(end int64, interrupted bool) *Result {
-	var cnt Counts
+func (run *closedRun) result(end int64, interrupted bool) *scheduler.Result {
+	var cnt scheduler.Counts
 	codes := map[string]uint64{}
 	last, sendEnd := int64(0), int64(0)
 	firstErr := ""
@@ -415,7 +418,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 			codes[k] += v
 		}
 		if w.lost > 0 {
-			codes[CodeConnectionLost] += w.lost
+			codes[scheduler.CodeConnectionLost] += w.lost
 		}
 		if firstErr == "" {
 			firstErr = w.firstErr
@@ -435,7 +438,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	// What was never written: not claimed, or claimed by a batch whose
 	// write failed.
 	cnt.Unsent = cnt.Scheduled - cnt.Sent
-	res := &Result{
+	res := &scheduler.Result{
 		Name:         run.cfg.Name,
 		Mode:         "closed",
 		TargetRate:   run.cfg.Rate,
@@ -446,10 +449,10 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 		SendWindow:   time.Duration(sendEnd),
 		Response:     run.latency.Snapshot(),
 		Receive:      run.receive.Snapshot(),
-		ReceiveClock: ReceiveClockOf(stamped, replied),
+		ReceiveClock: scheduler.ReceiveClockOf(stamped, replied),
 		Stamped:      stamped,
 		Replies:      replied,
-		ErrorCodes:   TrimCodes(codes),
+		ErrorCodes:   scheduler.TrimCodes(codes),
 		Interrupted:  interrupted,
 		Micros:       run.micros.Snapshot(),
 		Pipeline:     run.cfg.Pipeline,
@@ -459,11 +462,11 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	}
 	res.Service = res.Response
 	if run.kinds != nil {
-		tallies := make([][]CommandTally, len(run.workers))
+		tallies := make([][]scheduler.CommandTally, len(run.workers))
 		for i, w := range run.workers {
 			tallies[i] = w.tally
 		}
-		res.Commands = CommandResults(run.cfg.CommandNames, run.kinds, tallies)
+		res.Commands = scheduler.CommandResults(run.cfg.CommandNames, run.kinds, tallies)
 		for i := range res.Commands {
 			res.Commands[i].Service = res.Commands[i].Response
 		}
@@ -477,7 +480,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	if run.failure != nil {
 		res.FirstError = run.failure.Error()
 	}
-	total := Totals{Counts: cnt}
+	total := scheduler.Totals{Counts: cnt}
 	for _, w := range run.workers {
 		total.BytesSent += w.bytesOut.Load()
 		total.BytesReceived += w.bytesIn.Load()
@@ -492,7 +495,7 @@ func (run *closedRun) result(end int64, interrupted bool) *Result {
 	if err != nil {
 		run.fail(err)
 	}
-	res.Interval, res.Intervals, res.Started = run.series.d, ivs, run.series.started
+	res.Interval, res.Intervals, res.Started = run.series.Interval(), ivs, run.series.Started()
 	res.ServerProcess = run.host.ServerTotal(ivs)
 	for i := range kinds {
 		for j := range kinds[i] {

@@ -1,4 +1,4 @@
-package scheduler
+package closedloop
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/scheduler"
 )
 
 // A closed loop's worker: one per connection, it claims a batch, writes
@@ -18,7 +19,7 @@ type closedWorker struct {
 	c         *conn.Conn // written under run.connMu
 	dialing   bool       // in Reconnect; guarded by run.connMu
 	exited    chan struct{}
-	cmds      Commands
+	cmds      scheduler.Commands
 	buf       []byte
 	sent      atomic.Uint64
 	completed atomic.Uint64
@@ -42,13 +43,13 @@ type closedWorker struct {
 	// of its last write and the timeline offset just past its last batch
 	// (throttled loops only).
 	sendEnd   int64
-	index     int            // its connection's index
-	node      int            // index of its cluster node
-	redirects uint64         // cluster redirect replies
-	batch     []uint32       // kinds of the batch in flight
-	tally     []CommandTally // per command of a mix
-	batchOK   []int64        // ok replies of the batch in flight, per command
-	epoch     uint64         // the moves of cfg.Follow its connection followed
+	index     int                      // its connection's index
+	node      int                      // index of its cluster node
+	redirects uint64                   // cluster redirect replies
+	batch     []uint32                 // kinds of the batch in flight
+	tally     []scheduler.CommandTally // per command of a mix
+	batchOK   []int64                  // ok replies of the batch in flight, per command
+	epoch     uint64                   // the moves of cfg.Follow its connection followed
 	_         [64]byte
 }
 
@@ -78,7 +79,7 @@ func (w *closedWorker) loop() {
 		// next turn), and the server finds more clients ready per wake-up.
 		// Measured: +3-5% throughput at -P 16 and -P 64.
 		runtime.Gosched()
-		start := nanotime()
+		start := scheduler.Now()
 		if run.lag != nil {
 			// A batch may leave a little ahead of its place on the
 			// timeline (the limiter's slack, or another worker taking the
@@ -86,7 +87,7 @@ func (w *closedWorker) loop() {
 			// error.
 			lag := max(0, start-(run.t0+run.timeline.Offset(first)))
 			run.lag.Record(lag)
-			if Timed(run.kinds) {
+			if scheduler.Timed(run.kinds) {
 				for _, kind := range w.batch {
 					run.kinds[kind].Lag.Record(lag)
 				}
@@ -166,7 +167,7 @@ func (w *closedWorker) loop() {
 			if w.run.nodes != nil {
 				w.run.nodes[w.node].receive.Record(rt.Read - at)
 			}
-			if Timed(run.kinds) {
+			if scheduler.Timed(run.kinds) {
 				run.kinds[kind].Receive.Record(rt.Read - at)
 			}
 			if w.tally != nil {
@@ -207,7 +208,7 @@ func (run *closedRun) clockOK(start, at int64, n uint64) bool {
 }
 
 // moved reports whether the primary moved since the worker's connection
-// was dialed (ClosedConfig.Follow); the worker then follows it.
+// was dialed (Config.Follow); the worker then follows it.
 func (w *closedWorker) moved() bool {
 	f := w.run.cfg.Follow
 	if f == nil || w.run.cfg.Redial == nil {
@@ -265,7 +266,7 @@ func (w *closedWorker) record(lat, n int64, kind uint32) {
 	if w.run.nodes != nil {
 		w.run.nodes[w.node].latency.RecordN(lat, n)
 	}
-	if Timed(w.run.kinds) {
+	if scheduler.Timed(w.run.kinds) {
 		w.run.kinds[kind].Response.RecordN(lat, n)
 	}
 }
@@ -280,7 +281,7 @@ func (w *closedWorker) recordBatch(lat, ok int64) {
 	}
 	for kind, n := range w.batchOK {
 		if n > 0 {
-			if Timed(w.run.kinds) {
+			if scheduler.Timed(w.run.kinds) {
 				w.run.kinds[kind].Response.RecordN(lat, n)
 			}
 			w.batchOK[kind] = 0
@@ -320,7 +321,7 @@ func (w *closedWorker) lostBatch(k, j uint64, written bool, start int64, err err
 		w.timeouts += rest
 		// Their age so far, so a server that stops answering never
 		// looks fast.
-		if age := nanotime(); w.run.clockOK(start, age, rest) {
+		if age := scheduler.Now(); w.run.clockOK(start, age, rest) {
 			for _, kind := range w.batch[j:k] {
 				w.record(age-start, 1, kind)
 			}
@@ -335,8 +336,8 @@ func (w *closedWorker) noteError(code []byte) {
 	if w.codes == nil {
 		w.codes = map[string]uint64{}
 	}
-	AddCode(w.codes, code, 1)
+	scheduler.AddCode(w.codes, code, 1)
 	if w.firstErr == "" {
-		w.firstErr = ErrorText(w.c.ErrorText())
+		w.firstErr = scheduler.ErrorText(w.c.ErrorText())
 	}
 }
