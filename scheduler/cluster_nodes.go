@@ -1,43 +1,7 @@
 package scheduler
 
-import (
-	"sync/atomic"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/pacer-load/pacer/histo"
-)
-
 // Per-node accounting of an open cluster run: what the pacer gave up on,
 // per node, and each node's result.
-
-// nodeRecorders are a node's response-time, service-time and receive-lag
-// recorders, made at its first reply by the reader that reads it: the
-// three cost about 800 KB, and a node that never answers (a primary that
-// joined and could not be reached) needs none.
-type nodeRecorders struct{ p atomic.Pointer[nodeHists] }
-
-type nodeHists struct{ resp, serv, recv *histo.Recorder }
-
-// get returns the node's recorders, making them on the first call.
-func (n *nodeRecorders) get() *nodeHists {
-	if h := n.p.Load(); h != nil {
-		return h
-	}
-	h := &nodeHists{histo.NewRecorder(), histo.NewRecorder(), histo.NewRecorder()}
-	if n.p.CompareAndSwap(nil, h) {
-		return h
-	}
-	return n.p.Load()
-}
-
-// snapshot returns the node's histograms: nil when it recorded nothing.
-func (n *nodeRecorders) snapshot() (resp, serv, recv *hdrhistogram.Histogram) {
-	h := n.p.Load()
-	if h == nil {
-		return nil, nil, nil
-	}
-	return h.resp.Snapshot(), h.serv.Snapshot(), h.recv.Snapshot()
-}
 
 // nodeTally is what the pacer counts for a node: requests it gave up on.
 type nodeTally struct {
@@ -51,7 +15,7 @@ func (run *openRun) nodeResults(p *pacer) []NodeResult {
 	for k, m := range cl.members {
 		out[k].Node = m.Node
 		out[k].Connections = cl.cfg.PerNode
-		out[k].Response, out[k].Service, out[k].Receive = cl.nodeRec[k].snapshot()
+		out[k].Response, out[k].Service, out[k].Receive = cl.nodeRec[k].Snapshot()
 		out[k].Counts.Errors = cl.nodes[k].errors
 		out[k].Counts.Unsent = cl.nodes[k].unsent
 	}

@@ -9,14 +9,14 @@ import (
 // a reader records into them, the same for every reader; a node that
 // recorded nothing has no histograms.
 func TestNodeRecordersAreMadeAtTheFirstReply(t *testing.T) {
-	var n nodeRecorders
-	if r, s, v := n.snapshot(); r != nil || s != nil || v != nil {
+	var n NodeRecorders
+	if r, s, v := n.Snapshot(); r != nil || s != nil || v != nil {
 		t.Fatal("histograms before any reply")
 	}
 	var wg sync.WaitGroup
-	got := make([]*nodeHists, 8)
+	got := make([]*NodeHists, 8)
 	for i := range got {
-		wg.Go(func() { got[i] = n.get() })
+		wg.Go(func() { got[i] = n.Get() })
 	}
 	wg.Wait()
 	for _, h := range got {
@@ -24,8 +24,8 @@ func TestNodeRecordersAreMadeAtTheFirstReply(t *testing.T) {
 			t.Fatal("two readers got different recorders")
 		}
 	}
-	got[0].resp.Record(1000)
-	if r, _, _ := n.snapshot(); r == nil || r.TotalCount() != 1 {
+	got[0].Response.Record(1000)
+	if r, _, _ := n.Snapshot(); r == nil || r.TotalCount() != 1 {
 		t.Errorf("snapshot %v", r)
 	}
 }

@@ -85,7 +85,7 @@ func (p *pacer) takeRedirects(el int64) {
 		cmd, tries := cl.stores[rd.lane].get(rd.seq)
 		from := p.run.lanes[rd.lane].node
 		if rd.bad != "" {
-			p.giveUp(from, rd.intended, rd.kind, codeProtocolError, rd.bad)
+			p.giveUp(from, rd.intended, rd.kind, CodeProtocolError, rd.bad)
 			continue
 		}
 		if cmd == nil {

@@ -8,6 +8,12 @@ import (
 	"github.com/pacer-load/pacer/histo"
 )
 
+// Commands yields what to send: the next command's encoded bytes (valid
+// until the next call) and its kind. Implemented by scenarios.Stream.
+type Commands interface {
+	Next() (cmd []byte, kind uint32)
+}
+
 // CommandResult is one command's share of a mixed test: the same counts
 // and histograms as the test's total, for the requests that sent it. The
 // histograms are nil in a mix of more than MaxTimedCommands commands.

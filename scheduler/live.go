@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/timeline"
@@ -73,6 +74,8 @@ type LiveHooks struct {
 	Totals   func() Totals
 	Conns    func() Connections
 	Joins    func(from int) []NodeJoin
+	Nodes    func() []LiveNode
+	Events   func() []events.Event
 	Commands []LiveCommand
 }
 
@@ -80,11 +83,15 @@ type LiveHooks struct {
 // hands l out.
 func (l *Live) Hook(h LiveHooks) {
 	l.counts, l.oldest, l.totals, l.conns, l.joins, l.commands = h.Counts, h.Oldest, h.Totals, h.Conns, h.Joins, h.Commands
+	l.topo.nodes, l.topo.events = h.Nodes, h.Events
 }
 
 // Begin marks the start of the test's timeline at t0 (Now's clock),
 // from which Progress counts.
 func (l *Live) Begin(t0 int64) { l.start.Store(t0) }
+
+// T0 is the start of the test's timeline (Now's clock), 0 before Begin.
+func (l *Live) T0() int64 { return l.start.Load() }
 
 // Connections is a moment's view of an open run's connections.
 type Connections struct {

@@ -42,3 +42,15 @@ type NodeResult struct {
 	// how many completed in it.
 	Intervals []Interval
 }
+
+// Node roles.
+const (
+	RolePrimary = "primary"
+	RoleReplica = "replica"
+)
+
+// Mover is a primary that may move: its address now, and how many times
+// it moved.
+type Mover interface {
+	Primary() (addr string, epoch uint64)
+}

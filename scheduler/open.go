@@ -16,12 +16,6 @@ import (
 	"github.com/pacer-load/pacer/timeline"
 )
 
-// Commands yields what to send: the next command's encoded bytes (valid
-// until the next call) and its kind. Implemented by scenarios.Stream.
-type Commands interface {
-	Next() (cmd []byte, kind uint32)
-}
-
 // OpenConfig configures an open-model run.
 type OpenConfig struct {
 	// Name labels the result.
@@ -127,23 +121,6 @@ type OpenConfig struct {
 
 // DefaultMaxBacklog is how late the open loop still sends a request.
 const DefaultMaxBacklog = 10 * time.Second
-
-// DefaultDrain is how long an open run waits for the last replies.
-const DefaultDrain = 5 * time.Second
-
-// DefaultInterruptDrain is how long a run waits for the replies in flight
-// after it is interrupted: the bound on how long Ctrl-C takes.
-const DefaultInterruptDrain = 2 * time.Second
-
-// DefaultLagLimit is the send-lag p99 a healthy generator stays under: 1 ms
-// with precise and auto pacing, 2 ms with coarse pacing (whose wake quantum
-// alone is about 1 ms).
-func DefaultLagLimit(p Pacing) time.Duration {
-	if p == Coarse {
-		return 2 * time.Millisecond
-	}
-	return time.Millisecond
-}
 
 // batchPerConn is how many due commands one connection takes in a wake
 // before the next connection takes over.
@@ -339,26 +316,25 @@ func (run *openRun) prepare() {
 	cfg := run.cfg
 	run.series = NewSeries(cfg.Interval, cfg.Warmup, run.totals, run.oldest,
 		SeriesRecorders{Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccup: run.host.Recorder()}, run.kinds)
-	run.series.server = run.host.ServerReader()
+	run.series.SetServer(run.host.ServerReader())
 	if cfg.Looks != nil {
-		run.series.looks = cfg.Looks
-		run.series.scheduled = run.scheduledBy
-		run.series.cut = func() { run.cut.Store(max(nanotime()-run.live.start.Load(), 1)) }
+		run.series.SetLooks(cfg.Looks, run.scheduledBy, func() { run.cut.Store(max(nanotime()-run.live.T0(), 1)) })
 	}
 	if run.cl != nil || run.perNode() {
 		run.publishNodes()
-		run.series.nodes = run.nodeRecorders
+		run.series.SetNodes(run.nodeRecorders)
 	}
-	l := &Live{counts: run.liveCounts, oldest: run.oldest, Latency: run.response, commands: LiveCommands(cfg.CommandNames, run.kinds, false),
+	l := &Live{Latency: run.response,
 		Duration: cfg.Duration, Requests: timeline.RequestLimit(cfg.Timeline, cfg.Requests), Warmup: cfg.Warmup, Stages: timeline.StagesOf(cfg.Timeline),
 		Response: run.response, Service: run.service, Lag: run.lag, Receive: run.receive, Hiccups: run.host.Recorder(),
-		TargetRate: targetRate(cfg), conns: run.connections, joins: run.joinsSince, ServerProcess: run.host.LiveServer()}
-	l.topo.nodes, l.topo.events = run.liveNodes, run.liveEvents
-	l.totals = func() Totals {
-		t := run.totals()
-		t.Scheduled = run.scheduledBy(nanotime() - l.start.Load() + 1)
-		return t
-	}
+		TargetRate: targetRate(cfg), ServerProcess: run.host.LiveServer()}
+	l.Hook(LiveHooks{Counts: run.liveCounts, Oldest: run.oldest, Conns: run.connections, Joins: run.joinsSince,
+		Nodes: run.liveNodes, Events: run.liveEvents, Commands: LiveCommands(cfg.CommandNames, run.kinds, false),
+		Totals: func() Totals {
+			t := run.totals()
+			t.Scheduled = run.scheduledBy(nanotime() - l.T0() + 1)
+			return t
+		}})
 	run.live = l
 	if cfg.OnStart != nil {
 		cfg.OnStart(l)
@@ -376,7 +352,7 @@ func (run *openRun) begin(t0 int64) {
 	if run.cfg.Warmup > 0 {
 		run.warmEnd = t0 + int64(run.cfg.Warmup)
 	}
-	run.live.start.Store(t0)
+	run.live.Begin(t0)
 	run.series.Begin(t0)
 	run.host.Begin(t0 + int64(run.cfg.Warmup))
 	run.beginEvents(t0)
@@ -590,13 +566,13 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 		total.BytesSent += s.bytesOut.Load()
 		total.BytesReceived += s.bytesIn.Load()
 	}
-	total = run.series.measuredBytes(total)
+	total = run.series.MeasuredBytes(total)
 	res.BytesSent, res.BytesReceived = total.BytesSent, total.BytesReceived
 	ivs, kinds, err := run.series.Finish(end, total, res.Commands)
 	if err != nil {
 		return err
 	}
-	for k, nivs := range run.series.nodeIntervals() {
+	for k, nivs := range run.series.NodeIntervals() {
 		if k < len(res.Nodes) {
 			res.Nodes[k].Intervals = nivs
 		}
@@ -618,7 +594,7 @@ func (run *openRun) finishSeries(res *Result, p *pacer, end int64) error {
 		before = upTo
 	}
 	ivs[len(ivs)-1].Counts.Scheduled = res.Counts.Scheduled - min(sum, res.Counts.Scheduled)
-	res.Interval, res.Intervals, res.Started = run.cfg.Interval, ivs, run.series.started
+	res.Interval, res.Intervals, res.Started = run.cfg.Interval, ivs, run.series.Started()
 	res.ServerProcess = run.host.ServerTotal(ivs)
 	for i := range kinds {
 		res.Commands[i].Intervals = kinds[i]

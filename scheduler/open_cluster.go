@@ -139,7 +139,7 @@ type clusterRun struct {
 
 	// Pacer-owned.
 	members []member
-	nodeRec []*nodeRecorders
+	nodeRec []*NodeRecorders
 	owner   cluster.Owners
 	stores  []cmdStore
 	heads   []uint64
@@ -192,7 +192,7 @@ func newClusterRun(ctx context.Context, c *OpenCluster, lanes, kinds int) *clust
 // addNode adds n's per-node state and returns its index.
 func (cl *clusterRun) addNode(n Node) int {
 	cl.members = append(cl.members, member{Node: n})
-	cl.nodeRec = append(cl.nodeRec, &nodeRecorders{})
+	cl.nodeRec = append(cl.nodeRec, &NodeRecorders{})
 	cl.waits = append(cl.waits, waitQueue{})
 	cl.nodes = append(cl.nodes, nodeTally{})
 	cl.pickRR = append(cl.pickRR, 0)

@@ -490,7 +490,7 @@ func TestClusterRunMovedToNoPort(t *testing.T) {
 					Keys: oneKey, Dial: dialNode},
 			})
 			cnt := res.Counts
-			if cnt.Errors != 200 || res.ErrorCodes[codeProtocolError] != 200 {
+			if cnt.Errors != 200 || res.ErrorCodes[CodeProtocolError] != 200 {
 				t.Errorf("counts %+v, codes %v: want 200 protocol errors", cnt, res.ErrorCodes)
 			}
 			if !strings.Contains(res.FirstError, "protocol error") || !strings.Contains(res.FirstError, "-"+reply) {

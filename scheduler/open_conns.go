@@ -302,7 +302,7 @@ func (run *openRun) account(c *conn.Conn, s *lane, end int64, t *tally) {
 	code := CodeConnectionLost
 	timedOut := err == nil || errors.Is(err, conn.ErrTimeout)
 	if errors.Is(err, conn.ErrProtocol) {
-		code = codeProtocolError
+		code = CodeProtocolError
 	}
 	if err != nil && !timedOut && t.firstErr == "" {
 		t.firstErr = err.Error()

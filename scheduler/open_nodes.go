@@ -1,5 +1,11 @@
 package scheduler
 
+import (
+	"time"
+
+	"github.com/pacer-load/pacer/events"
+)
+
 // Per-node results of an open run that is not a cluster's: a primary with
 // replicas that reads go to, or a primary that moves (Sentinel). Each
 // address the run sends to is a node with its role, its recorders and its
@@ -8,7 +14,7 @@ package scheduler
 // soloNode is a node of such a run. Pacer-owned.
 type soloNode struct {
 	addr, role string
-	rec        *nodeRecorders
+	rec        *NodeRecorders
 }
 
 // perNode reports whether the run keeps per-node results for a target
@@ -28,7 +34,7 @@ func (run *openRun) soloNodeOf(addr, role string) int {
 			return i
 		}
 	}
-	run.solo = append(run.solo, soloNode{addr: addr, role: role, rec: &nodeRecorders{}})
+	run.solo = append(run.solo, soloNode{addr: addr, role: role, rec: &NodeRecorders{}})
 	run.publishNodes()
 	return len(run.solo) - 1
 }
@@ -51,7 +57,7 @@ func (run *openRun) soloResults(c Counts) []NodeResult {
 	out := make([]NodeResult, len(run.solo))
 	for k, n := range run.solo {
 		out[k].Node = Node{Addr: n.addr, Role: n.role}
-		out[k].Response, out[k].Service, out[k].Receive = n.rec.snapshot()
+		out[k].Response, out[k].Service, out[k].Receive = n.rec.Snapshot()
 	}
 	var laneUnsent uint64
 	for _, s := range run.lanes {
@@ -107,4 +113,73 @@ func (run *openRun) replicaLane(s *lane, i int) {
 	}
 	s.replica = true
 	run.label(s, cfg.Replicas[(i-first)/cfg.PerReplica], RoleReplica)
+}
+
+// publishNodes gives observers (the series) the run's node recorders as
+// they are now: a cluster's members, or the nodes of a primary and its
+// replicas. Pacer-side.
+func (run *openRun) publishNodes() {
+	var view []nodeView
+	switch {
+	case run.cl != nil:
+		for k, m := range run.cl.members {
+			view = append(view, nodeView{addr: m.Addr, role: m.Role, rec: run.cl.nodeRec[k]})
+		}
+	default:
+		for _, n := range run.solo {
+			view = append(view, nodeView{addr: n.addr, role: n.role, rec: n.rec})
+		}
+	}
+	run.nodeRecs.Store(&view)
+}
+
+// nodeRecorders returns the node recorders for observers.
+func (run *openRun) nodeRecorders() []*NodeRecorders {
+	v := run.nodeRecs.Load()
+	if v == nil {
+		return nil
+	}
+	out := make([]*NodeRecorders, len(*v))
+	for i, n := range *v {
+		out[i] = n.rec
+	}
+	return out
+}
+
+// nodeView is a node as observers see it.
+type nodeView struct {
+	addr, role string
+	rec        *NodeRecorders
+}
+
+// liveNodes is the nodes for the Live view.
+func (run *openRun) liveNodes() []LiveNode {
+	v := run.nodeRecs.Load()
+	if v == nil {
+		return nil
+	}
+	out := make([]LiveNode, len(*v))
+	for i, n := range *v {
+		out[i] = LiveNode{Addr: n.addr, Role: n.role}
+		if h := n.rec.Made(); h != nil {
+			out[i].Response = h.Response
+		}
+	}
+	return out
+}
+
+// liveEvents is the events so far with their windows as they stand,
+// judged against the run's bound (its SLO's, or ten times the median
+// response so far).
+func (run *openRun) liveEvents() []events.Event {
+	if run.events == nil {
+		return nil
+	}
+	evs, _ := run.events.Events()
+	bound := run.cfg.EventBound
+	if bound <= 0 {
+		bound = events.DefaultBound(time.Duration(run.response.Snapshot().ValueAtQuantile(50)))
+	}
+	events.Windows(evs, run.outcomes.Load(), events.WindowOptions{Bound: bound, Gap: eventGap(run.cfg.Rate)})
+	return evs
 }

@@ -33,7 +33,7 @@ type replies struct {
 	index, node int
 	// lane is the lane whose connections it reads (immutable).
 	lane    *lane
-	nodeRec *nodeRecorders
+	nodeRec *NodeRecorders
 	// stamped counts the replies that carried a kernel receive timestamp
 	// of the replied read; read after the reader exits.
 	stamped, replied    uint64
@@ -81,9 +81,9 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 		run.tallyDone(e, at-e.Intended)
 		h.addReceive(t.Read-at, kc)
 		if h.nodeRec != nil {
-			nh := h.nodeRec.get()
-			nh.resp.Record(at - e.Intended)
-			nh.serv.Record(at - e.Written)
+			nh := h.nodeRec.Get()
+			nh.Response.Record(at - e.Intended)
+			nh.Service.Record(at - e.Written)
 		}
 	}
 	if t.Last {
@@ -153,7 +153,7 @@ func (h *replies) ReadEnded() {
 		}
 	}
 	if h.nodeRec != nil {
-		h.nodeRec.get().recv.RecordN(p.lag, p.n)
+		h.nodeRec.Get().Receive.RecordN(p.lag, p.n)
 	}
 	p.n = 0
 }

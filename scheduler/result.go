@@ -51,9 +51,9 @@ func (c Counts) Balanced() bool {
 // connection that died.
 const CodeConnectionLost = "connection lost"
 
-// codeProtocolError is the error code of requests in flight on a
+// CodeProtocolError is the error code of requests in flight on a
 // connection that ended on a malformed reply.
-const codeProtocolError = "protocol error"
+const CodeProtocolError = "protocol error"
 
 // Error codes are bounded, so that a server answering with ever new codes
 // cannot grow memory or the report: each connection keeps at most

@@ -50,7 +50,7 @@ type Series struct {
 	looked    bool
 	// nodes, when set, returns the run's node recorders (see
 	// series_nodes.go); perNode is each one's part.
-	nodes   func() []*nodeRecorders
+	nodes   func() []*NodeRecorders
 	perNode []*nodeSeries
 
 	// pack packs a histogram: into spill when there is one, else in memory.
@@ -131,6 +131,18 @@ func NewSeries(d time.Duration, origin time.Duration, totals func() Totals, olde
 // Called before Begin.
 func (s *Series) SetServer(server func() host.ProcReading) { s.server = server }
 
+// SetLooks has the series hand its intervals to looks as they close:
+// scheduled counts what the timeline intended before an offset, and cut
+// ends the run when a look decides. Called before Begin.
+func (s *Series) SetLooks(looks *Looks, scheduled func(off int64) uint64, cut func()) {
+	s.looks, s.scheduled, s.cut = looks, scheduled, cut
+}
+
+// SetNodes has the series cut the response times of the run's nodes
+// (nodes returns their recorders as they are now) into intervals of
+// their own (see NodeIntervals). Called before Begin.
+func (s *Series) SetNodes(nodes func() []*NodeRecorders) { s.nodes = nodes }
+
 // Interval is the length of the series' intervals.
 func (s *Series) Interval() time.Duration { return s.d }
 
@@ -208,10 +220,10 @@ func (s *Series) measured(t Totals) Totals {
 	return t
 }
 
-// measuredBytes returns a test's final totals with the bytes counted from
+// MeasuredBytes returns a test's final totals with the bytes counted from
 // the start of the measured window: all of them without a warmup, none
 // when the run ended before the window started.
-func (s *Series) measuredBytes(t Totals) Totals {
+func (s *Series) MeasuredBytes(t Totals) Totals {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.based {

@@ -92,18 +92,6 @@ func (r ReadFrom) String() string {
 	return [...]string{"primary", "replicas", "prefer-replicas"}[r]
 }
 
-// Node roles.
-const (
-	RolePrimary = "primary"
-	RoleReplica = "replica"
-)
-
-// Mover is a primary that may move: its address now, and how many times
-// it moved.
-type Mover interface {
-	Primary() (addr string, epoch uint64)
-}
-
 // validateReplicas checks the replicas' connections among n.
 func (c *OpenConfig) validateReplicas(n int) error {
 	switch {

@@ -4,9 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"sync/atomic"
-	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
@@ -21,14 +18,6 @@ import (
 // connection's later requests wait behind them, as an application's
 // would.
 
-// Wait configures the WAIT after writes.
-type Wait struct {
-	// Replicas is how many must acknowledge; Timeout how long the server
-	// waits for them (0: for ever, WAIT's own meaning).
-	Replicas int
-	Timeout  time.Duration
-}
-
 // waitFlag marks a WAIT entry; it carries its write's kind.
 const waitFlag = uint32(1) << 29
 
@@ -38,18 +27,6 @@ const (
 	extraFlags = askingFlag | resendFlag | waitFlag
 	noRequest  = askingFlag | waitFlag
 )
-
-// WaitResult is what the WAITs after writes measured: how many were sent,
-// how many the replicas acknowledged in time (Acked: at least Replicas),
-// how many returned fewer (Short: the timeout ran out), error replies,
-// those lost with their connection or left unsent at the end, writes
-// that got no WAIT (their connection's FIFO had no room for it), and
-// the latency from each write's intended time to its WAIT's reply (ns).
-type WaitResult struct {
-	Wait
-	Sent, Acked, Short, Errors, Lost, Skipped uint64
-	Latency                                   *hdrhistogram.Histogram
-}
 
 // waitRun is an open run's WAIT state.
 type waitRun struct {
@@ -127,32 +104,4 @@ func (w *waitRun) result() *WaitResult {
 	r.Sent = w.queued.Load()
 	r.Lost = r.Sent - min(r.Sent, r.Acked+r.Short+r.Errors)
 	return r
-}
-
-// merge adds o, a later run's WAITs, to r (either may be nil; r is
-// returned, its own).
-func (r *WaitResult) merge(o *WaitResult) *WaitResult {
-	switch {
-	case o == nil:
-		return r
-	case r == nil:
-		return o.clone()
-	}
-	r.Sent += o.Sent
-	r.Acked += o.Acked
-	r.Short += o.Short
-	r.Errors += o.Errors
-	r.Lost += o.Lost
-	r.Skipped += o.Skipped
-	r.Latency, _ = histo.Add(r.Latency, o.Latency)
-	return r
-}
-
-func (r *WaitResult) clone() *WaitResult {
-	if r == nil {
-		return nil
-	}
-	c := *r
-	c.Latency = histo.Copy(r.Latency)
-	return &c
 }

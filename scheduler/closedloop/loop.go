@@ -250,6 +250,8 @@ func Run(ctx context.Context, conns []*conn.Conn, cfg Config) (*scheduler.Result
 		cfg.OnStart(live)
 	}
 	run.host.Prepare()
+	// The set-up garbage goes before the timeline starts, so that no
+	// collection lands in the measured window.
 	runtime.GC()
 	run.t0 = scheduler.Now()
 	live.Begin(run.t0)
