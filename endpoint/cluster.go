@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 // Discover asks the seed for the slot map within the dial timeout, failing
@@ -34,13 +35,13 @@ func (t *Target) Discover(ctx context.Context) (*cluster.Topology, error) {
 // primary that owns slots, for an open run routed by slot with keys; with
 // replicas, per connections to each of their replicas too (READONLY),
 // which are the nodes after the primaries.
-func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys, replicas bool) ([]*conn.Conn, *scheduler.OpenCluster, error) {
+func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys, replicas bool) ([]*conn.Conn, *openloop.Cluster, error) {
 	top, err := t.Discover(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	seed := t.Options
-	oc := &scheduler.OpenCluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged, TagByKey: keys.TagByKey}
+	oc := &openloop.Cluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged, TagByKey: keys.TagByKey}
 	var conns []*conn.Conn
 	for i, p := range top.Primaries {
 		if top.SlotsOf(i) == 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -26,7 +27,7 @@ type Open struct {
 	// Name, CommandNames, OnStart, Redial, OnErrorReply and Cluster the run
 	// fills in.
 	Timeline timeline.Timeline
-	Config   scheduler.OpenConfig
+	Config   openloop.Config
 	// Conns is the connections to open (per primary with a cluster,
 	// routed by Keys).
 	Conns int
@@ -69,7 +70,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	addr, epoch := e.Target.Options.Addr, uint64(0)
 	cfg.Reads = e.Target.Reads(ctx, o.Test.Recipe)
 	if e.Target.Cluster {
-		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys, cfg.ReadFrom != scheduler.ReadPrimary); err != nil {
+		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys, cfg.ReadFrom != openloop.ReadPrimary); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.MarkNodes(ctx, cfg.Cluster.Nodes)
@@ -116,7 +117,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 			}
 		}
 	}
-	res, err := scheduler.RunOpen(ctx, conns, stream, cfg)
+	res, err := openloop.Run(ctx, conns, stream, cfg)
 	if prober != nil {
 		if v := prober.Stop(); res != nil {
 			res.Visibility = v

@@ -30,6 +30,7 @@ import (
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -72,7 +73,7 @@ type Config struct {
 	// settings (rate, duration or requests, warmup, pacing, drain,
 	// interval…); the run fills in its stream's hooks.
 	Timeline timeline.Timeline
-	Open     scheduler.OpenConfig
+	Open     openloop.Config
 	// Closed runs, after the open publisher, a closed-loop one with the
 	// same subscribers' layout, throttled to ClosedRate (zero:
 	// unthrottled) for Open.Duration or Open.Requests.

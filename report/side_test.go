@@ -12,7 +12,7 @@ import (
 	"github.com/pacer-load/pacer/timeline"
 )
 
-// openResult is a result as scheduler.RunOpen returns one, for a round
+// openResult is a result as openloop.Run returns one, for a round
 // trip through the JSON.
 func openResult(name string, scale int64) *scheduler.Result {
 	r := &scheduler.Result{

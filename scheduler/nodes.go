@@ -29,7 +29,7 @@ type NodeResult struct {
 	Counts      Counts
 	// Redirects counts its -MOVED, -ASK, -CLUSTERDOWN and -TRYAGAIN
 	// replies: in a closed run they are also counted in Counts.Errors; an
-	// open run resends the request instead (see OpenCluster).
+	// open run resends the request instead (see openloop.Cluster).
 	Redirects uint64
 	// Moved and Ask count its -MOVED and -ASK replies (open runs).
 	Moved, Ask uint64

@@ -72,7 +72,8 @@ const MaxErrorText = 512
 // time came out negative: its latencies cannot be trusted.
 var ErrBadClock = errors.New("clock readings were zero or went backwards")
 
-// ClockError is the error RunOpen and closedloop.Run return for n bad readings.
+// ClockError is the error openloop.Run and closedloop.Run return for n
+// bad readings.
 func ClockError(n uint64) error {
 	return fmt.Errorf("%w: %d requests had a zero clock reading or a negative response, service or lag time", ErrBadClock, n)
 }
@@ -227,7 +228,7 @@ type Result struct {
 	TargetInProcess bool
 	// ServerProcess is what the server's process did with the CPUs
 	// during the measured window, when the target runs on this host in a
-	// process of its own that pacer found (OpenConfig.ServerProcess); nil
+	// process of its own that pacer found (openloop.Config.ServerProcess); nil
 	// otherwise. Each interval has its own share.
 	ServerProcess *ServerProcess
 	// Extension is, for a run given a budget to decide in
@@ -287,11 +288,11 @@ type Result struct {
 	Interval  time.Duration
 	Intervals []Interval
 	// ClockErrors counts requests whose clock readings were zero or whose
-	// response, service or lag time came out negative. Any makes RunOpen
-	// and closedloop.Run return an error wrapping ErrBadClock.
+	// response, service or lag time came out negative. Any makes
+	// openloop.Run and closedloop.Run return an error wrapping ErrBadClock.
 	ClockErrors uint64
 	// Warmup is the leading part of the timeline that was sent but not
-	// measured (OpenConfig.Warmup); WarmupCounts account for its requests
+	// measured (openloop.Config.Warmup); WarmupCounts account for its requests
 	// as Counts do for the measured ones. Everything else in the result,
 	// Window and the intervals included, covers the measured part only.
 	Warmup       time.Duration
@@ -307,7 +308,7 @@ type Result struct {
 	Events        []events.Event
 	EventBound    time.Duration
 	EventsDropped int
-	// Wait is what the WAITs after writes measured (OpenConfig.Wait);
+	// Wait is what the WAITs after writes measured (openloop.Config.Wait);
 	// Visibility what the replication probes did (set by the run's
 	// caller, package visibility); nil without them.
 	Wait       *WaitResult

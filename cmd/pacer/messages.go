@@ -10,7 +10,7 @@ import (
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -111,7 +111,7 @@ func parseMessageLoad(c *cli.Context) (*messageLoad, error) {
 const scenariosMax = 512 << 20
 
 // open is the publisher's driver settings and whole timeline.
-func (m *messageLoad) open() (timeline.Timeline, scheduler.OpenConfig) {
+func (m *messageLoad) open() (timeline.Timeline, openloop.Config) {
 	tl := m.Timeline(m.load.Arrival, m.seed)
 	oc := m.load.Open(m.interval)
 	oc.Rate, oc.Warmup = m.Rate, m.Warmup

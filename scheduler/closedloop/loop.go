@@ -98,7 +98,7 @@ type Config struct {
 	// jHiccup), a negative one turns the meter off.
 	HiccupInterval time.Duration
 	// ServerProcess, when set, is the target's process on this host,
-	// read as scheduler.OpenConfig.ServerProcess is.
+	// read as openloop.Config.ServerProcess is.
 	ServerProcess *host.ServerProcess
 	// LagLimit is, with Rate, the send-lag p99 above which the throttled
 	// loop counts as behind its schedule (when the lag is also material:
