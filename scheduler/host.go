@@ -78,8 +78,9 @@ func (h *HostWatch) readServer() host.ProcReading {
 	return r
 }
 
-// ServerReader is readServer for the interval series; nil when the
-// server's process is not watched.
+// ServerReader returns the reader of the server process's counters, for
+// the interval series (Series.SetServer); nil when the server's process
+// is not watched.
 func (h *HostWatch) ServerReader() func() host.ProcReading {
 	if h == nil || h.proc == nil {
 		return nil
