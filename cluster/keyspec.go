@@ -219,13 +219,6 @@ func upperInto(buf *[maxCommandName]byte, b []byte) ([]byte, bool) {
 	return buf[:len(b)], true
 }
 
-// KnownCommand reports whether the table knows argv's command (and its
-// subcommand, for a command that has them), and so where its keys are.
-func KnownCommand(argv [][]byte) bool {
-	c, _ := lookupCommand(argv)
-	return c != nil
-}
-
 // KeyIndexes appends to dst[:0] the indexes in argv of its keys, as the
 // server finds them from its key specifications, in the order of the
 // specs (an argument twice when two specs find it). ok is false when the

@@ -114,10 +114,6 @@ func NewReader(rd io.Reader, now func() int64) *Reader {
 	return &Reader{rd: rd, now: now, buf: make([]byte, readBufMin), ErrorText: make([]byte, 0, 256)}
 }
 
-// At returns the clock reading taken right after the read that brought the
-// most recent reply's last byte.
-func (p *Reader) At() int64 { return p.at }
-
 // Times returns the most recent reply's instants: the read's, and the
 // kernel's receive timestamp of the last segment that read consumed where
 // the socket gave one (else the read instant again).

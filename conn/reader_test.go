@@ -127,15 +127,16 @@ func TestReaderLongLine(t *testing.T) {
 }
 
 func TestReaderTimestampsLastRead(t *testing.T) {
-	// Two reads: the reply completes in the second, so At is its time.
+	// Two reads: the reply completes in the second, so its read time is
+	// that read's.
 	clock := int64(0)
 	now := func() int64 { clock += 10; return clock }
 	p := NewReader(io.MultiReader(strings.NewReader("$5\r\nhel"), strings.NewReader("lo\r\n")), now)
 	if _, err := p.Next(); err != nil {
 		t.Fatal(err)
 	}
-	if p.At() != 20 {
-		t.Fatalf("At = %d, want the second read's 20", p.At())
+	if got := p.Times().Read; got != 20 {
+		t.Fatalf("Times().Read = %d, want the second read's 20", got)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/stats"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -268,7 +269,7 @@ func TestABSidesArePaired(t *testing.T) {
 	}
 }
 
-// memtier_benchmark's JSON, read by report's reader: a file with itself
+// memtier_benchmark's JSON, read by report/peers' reader: a file with itself
 // is the same; one run a side cannot tell its percentiles (its
 // per-second series holds no histograms) but its throughput can; two
 // files a side compare as runs.
@@ -279,7 +280,7 @@ func TestMemtier(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func(label string) report.Input {
-		in, err := report.ReadInput(label, data)
+		in, err := peers.ReadInput(label, data)
 		if err != nil {
 			t.Fatal(err)
 		}

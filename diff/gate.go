@@ -81,9 +81,6 @@ func ParseGate(s string) (Gate, error) {
 // IsZero reports whether the gate has no clause.
 func (g Gate) IsZero() bool { return len(g.clauses) == 0 }
 
-// String is the gate as given.
-func (g Gate) String() string { return g.spec }
-
 // percentiles are the percentiles the gate judges.
 func (g Gate) percentiles() []float64 {
 	var out []float64
@@ -95,37 +92,34 @@ func (g Gate) percentiles() []float64 {
 	return out
 }
 
-// Decide holds every matched test of d to every clause: fail when some
-// clause is surely beyond its allowance (the interval's better end is
-// beyond it), pass when every clause surely is not (the interval's worse
-// end is within it), inconclusive otherwise, with the line that says why
-// (the first failing clause, else the first undecided one). A side whose
+// Decide holds every matched test of d to every clause, and the clauses
+// together (verdict.Conjunction): fail when some clause is surely beyond
+// its allowance (the interval's better end is beyond it), pass when
+// every clause surely is not (the interval's worse end is within it),
+// inconclusive otherwise, with the line that says why (the first failing
+// clause, else the first undecided one). A side whose
 // own verdict is untrusted decides nothing; a candidate whose client host
 // was too noisy at a percentile cannot fail it, and outside interleaved
 // rounds a baseline too noisy cannot pass it (a noisy side's figure is
 // the higher for it), unless the interval clears the allowance by more
 // than that noise (see noiseBeyond).
 func (g Gate) Decide(d *report.Diff) report.DiffGate {
-	out := report.DiffGate{Spec: g.spec, Outcome: verdict.Pass.String()}
-	var fail, unsure string
+	out := report.DiffGate{Spec: g.spec}
+	var all []verdict.Outcome
+	why := map[verdict.Outcome]string{}
 	for _, t := range d.Tests {
 		for _, c := range g.clauses {
-			o, why := c.judge(t)
-			out.Clauses = append(out.Clauses, report.DiffClause{Test: t.Name, Clause: c.text, Outcome: o.String(), Why: why})
-			switch {
-			case o == verdict.Fail && fail == "":
-				fail = why
-			case o == verdict.Inconclusive && unsure == "":
-				unsure = why
+			o, w := c.judge(t)
+			out.Clauses = append(out.Clauses, report.DiffClause{Test: t.Name, Clause: c.text, Outcome: o.String(), Why: w})
+			all = append(all, o)
+			if _, ok := why[o]; !ok {
+				why[o] = w
 			}
 		}
 	}
-	switch {
-	case fail != "":
-		out.Outcome, out.Reason = verdict.Fail.String(), fail
-	case unsure != "":
-		out.Outcome, out.Reason = verdict.Inconclusive.String(), unsure
-	default:
+	o := verdict.Conjunction(all...)
+	out.Outcome, out.Reason = o.String(), why[o]
+	if o == verdict.Pass {
 		out.Reason = "every clause is surely within its allowance"
 	}
 	return out

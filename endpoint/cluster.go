@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
@@ -29,6 +27,26 @@ func (t *Target) Discover(ctx context.Context) (*cluster.Topology, error) {
 		return nil, benchErrorf("Failed to fetch cluster configuration from %s: %v", seed.Addr, err)
 	}
 	return top, nil
+}
+
+// RouteKeys finds where a cluster routes the keys of r, refusing keys
+// that may fall in different slots and, when closedLoop names the command,
+// keys without {tag} (a closed loop sends each connection's requests to
+// one primary). Outside a cluster there is nothing to find: the zero Keys.
+func (t *Target) RouteKeys(ctx context.Context, r *scenarios.Recipe, closedLoop string) (Keys, error) {
+	if !t.Cluster {
+		return Keys{}, nil
+	}
+	keys, err := ClusterKeys(ctx, t.Options, r)
+	if err != nil {
+		return keys, err
+	}
+	if closedLoop != "" {
+		if err := keys.NeedTags(r, closedLoop); err != nil {
+			return keys, err
+		}
+	}
+	return keys, nil
 }
 
 // OpenCluster discovers the cluster and opens per connections to each
@@ -99,12 +117,9 @@ type Primaries struct {
 	t     *Target
 	Nodes []scheduler.Node
 	// slots[k] lists the slots of Nodes[k]; replaced whole on refresh.
-	slots atomic.Pointer[[][]uint16]
-
-	refreshing atomic.Bool
-	pending    atomic.Bool // a redirect came after the last fetch began
-	wg         sync.WaitGroup
-	ctx        context.Context
+	slots   atomic.Pointer[[][]uint16]
+	refresh cluster.Refresher
+	ctx     context.Context
 }
 
 // Primaries asks the seed for the topology, with redis-benchmark's words
@@ -116,6 +131,7 @@ func (t *Target) Primaries(ctx context.Context, warn bool) (*Primaries, error) {
 		return nil, err
 	}
 	p := &Primaries{t: t, ctx: ctx}
+	p.refresh.Ctx, p.refresh.Fetch = ctx, p.fetch
 	var lists [][]uint16
 	for i, pr := range top.Primaries {
 		if top.SlotsOf(i) == 0 {
@@ -125,23 +141,13 @@ func (t *Target) Primaries(ctx context.Context, warn bool) (*Primaries, error) {
 			continue
 		}
 		p.Nodes = append(p.Nodes, scheduler.Node{Addr: pr.Addr, ID: pr.ID, Slots: top.SlotsOf(i)})
-		lists = append(lists, slotsOf(top, i))
+		lists = append(lists, top.SlotList(i))
 	}
 	if len(p.Nodes) <= 1 {
 		return nil, benchErrorf("Invalid cluster: %d node(s).", len(p.Nodes))
 	}
 	p.slots.Store(&lists)
 	return p, nil
-}
-
-func slotsOf(top *cluster.Topology, i int) []uint16 {
-	var out []uint16
-	for s := range uint16(cluster.Slots) {
-		if top.Owner(s) == i {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // Header is redis-benchmark's list of primaries, printed before the tests.
@@ -156,8 +162,8 @@ func (p *Primaries) Header() string {
 }
 
 // Configs fetches each primary's save and appendonly for the full report.
-func (p *Primaries) Configs(ctx context.Context) []report.NodeConfig {
-	out := make([]report.NodeConfig, len(p.Nodes))
+func (p *Primaries) Configs(ctx context.Context) []peers.NodeConfig {
+	out := make([]peers.NodeConfig, len(p.Nodes))
 	for i, n := range p.Nodes {
 		o := p.t.Options.ForAddr(n.Addr)
 		o.OnTLSHandshake = nil
@@ -169,7 +175,7 @@ func (p *Primaries) Configs(ctx context.Context) []report.NodeConfig {
 			p.t.say("WARNING: Could not fetch node CONFIG %s", n.Addr)
 			continue
 		}
-		out[i] = report.NodeConfig{HaveConfig: true, Save: ans[0].Value.Elems[1].Str, AppendOnly: ans[1].Value.Elems[1].Str}
+		out[i] = peers.NodeConfig{HaveConfig: true, Save: ans[0].Value.Elems[1].Str, AppendOnly: ans[1].Value.Elems[1].Str}
 	}
 	return out
 }
@@ -225,47 +231,15 @@ func (p *Primaries) Closed(of []int, seed uint64) *closedloop.Cluster {
 			s := (*p.slots.Load())[of[i]]
 			return s[rngs[i].Below(uint64(len(s)))]
 		},
-		OnRedirect: func([]byte) { p.refresh() },
+		OnRedirect: func([]byte) { p.refresh.Redirected() },
 	}
 }
 
-// minRefresh spaces slot map refreshes: the redirects of requests already
-// in flight do not each ask again.
-const minRefresh = 100 * time.Millisecond
-
-// refresh fetches the slot map again in the background, as redis-benchmark
-// does after MOVED or ASK ("Cluster slots configuration changed"): one
-// fetch at a time, at most one per minRefresh, and one more after the
-// last redirect seen. Primaries it did not know get no connection; a known
-// primary that lost every slot keeps its old list (its requests go on
-// being redirected, and counted so).
-func (p *Primaries) refresh() {
-	p.pending.Store(true)
-	if !p.refreshing.CompareAndSwap(false, true) {
-		return
-	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			for p.pending.Swap(false) {
-				p.fetch()
-				select {
-				case <-p.ctx.Done():
-				case <-time.After(minRefresh):
-				}
-			}
-			p.refreshing.Store(false)
-			// A redirect between the last Swap and here found refreshing
-			// set: take it over, unless another goroutine did.
-			if !p.pending.Load() || !p.refreshing.CompareAndSwap(false, true) {
-				return
-			}
-		}
-	}()
-}
-
-// fetch replaces the slot lists by the seed's current map.
+// fetch replaces the slot lists by the seed's current map, as
+// redis-benchmark does after MOVED or ASK ("Cluster slots configuration
+// changed"), when p.refresh decides (cluster.Refresher): a primary it did
+// not know gets no connection, and a known primary that lost every slot
+// keeps its old list (cluster.Refreshed).
 func (p *Primaries) fetch() {
 	p.t.say("WARNING: Cluster slots configuration changed, fetching new one...")
 	ctx, cancel := context.WithTimeout(p.ctx, conn.DefaultDialTimeout)
@@ -277,16 +251,13 @@ func (p *Primaries) fetch() {
 		p.t.say("Failed to update cluster slots configuration: %v", err)
 		return
 	}
-	old := *p.slots.Load()
-	lists := make([][]uint16, len(p.Nodes))
+	addrs := make([]string, len(p.Nodes))
 	for k, n := range p.Nodes {
-		lists[k] = old[k]
-		if i := top.Index(n.Addr); i >= 0 && top.SlotsOf(i) > 0 {
-			lists[k] = slotsOf(top, i)
-		}
+		addrs[k] = n.Addr
 	}
+	lists := cluster.Refreshed(*p.slots.Load(), addrs, top)
 	p.slots.Store(&lists)
 }
 
 // Wait waits for the refreshes in progress.
-func (p *Primaries) Wait() { p.wg.Wait() }
+func (p *Primaries) Wait() { p.refresh.Wait() }

@@ -20,26 +20,11 @@ import (
 // fillPlan is fill --cluster's work: each primary writes its own keys
 // (those whose slot it owns), over its own connections, all at once.
 type fillPlan struct {
-	top  *cluster.Topology
-	spec cluster.KeySpec // where the command's keys are
-	// tagged: the keys hold "{tag}", given the tag of each key's own name
-	// (cluster.TagSlot), as an open run's tests give theirs: the keys
-	// written are the keys the tests read.
-	tagged bool
-	count  []uint64 // keys per primary
-}
-
-// slot returns the slot of cmd's keys, first writing their tag when they
-// have one; ok is false when cmd has no key where the plan expects it.
-func (p *fillPlan) slot(cmd []byte) (uint16, bool) {
-	if !p.tagged {
-		return cluster.EncodedSlot(cmd, p.spec)
-	}
-	slot, ok := cluster.EncodedTagSlot(cmd, p.spec)
-	if ok {
-		cluster.PutKeyTags(cmd, p.spec, slot)
-	}
-	return slot, ok
+	top *cluster.Topology
+	// part finds each key's primary, writing its tag first when the keys
+	// hold "{tag}".
+	part  cluster.Partition
+	count []uint64 // keys per primary
 }
 
 // nodes are the primaries of the plan's slot map, as a run's nodes.
@@ -70,7 +55,7 @@ func planFill(ctx context.Context, tgt *endpoint.Target, recipe *scenarios.Recip
 	if err != nil {
 		return nil, err
 	}
-	p := &fillPlan{top: top, spec: specs[0], tagged: keys.Tagged[0], count: make([]uint64, len(top.Primaries))}
+	p := &fillPlan{top: top, part: cluster.Partition{Topology: top, Spec: specs[0], Tagged: keys.Tagged[0]}, count: make([]uint64, len(top.Primaries))}
 	m, err := recipe.Build()
 	if err != nil {
 		return nil, usage.Errorf("%w", err)
@@ -78,13 +63,12 @@ func planFill(ctx context.Context, tgt *endpoint.Target, recipe *scenarios.Recip
 	s := scenarios.NewMixStream(m, seed, scenarios.NewSequential(n))
 	for range n {
 		cmd, _ := s.Next()
-		slot, ok := p.slot(cmd)
+		o, slot, ok := p.part.Owner(cmd)
 		if !ok {
 			return nil, usage.Option("", "fill {cluster}: cannot find the key in %q", cmd)
 		}
-		o := top.Owner(slot)
 		if o < 0 {
-			key, _ := conn.Arg(cmd, p.spec.First)
+			key, _ := conn.Arg(cmd, p.part.Spec.First)
 			return nil, usage.Option("", "fill {cluster}: slot %d of %s has no primary", slot, key)
 		}
 		p.count[o]++
@@ -102,8 +86,8 @@ type nodeKeys struct {
 func (f *nodeKeys) Next() ([]byte, uint32) {
 	for {
 		cmd, kind := f.s.Next()
-		slot, ok := f.plan.slot(cmd)
-		if !ok || f.plan.top.Owner(slot) == f.node {
+		o, _, ok := f.plan.part.Owner(cmd)
+		if !ok || o == f.node {
 			return cmd, kind
 		}
 	}

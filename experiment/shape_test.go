@@ -58,3 +58,24 @@ func TestShape(t *testing.T) {
 		t.Errorf("poisson: %T", sh.Timeline("poisson", 1))
 	}
 }
+
+// TestShapeOpen: a run's open loop takes the shape's rate, warm-up and
+// bounds (the warm-up before the duration and the requests) over the
+// load's settings, and its arrival process.
+func TestShapeOpen(t *testing.T) {
+	s := Shape{Rate: timeline.RatePerSecond(1000), Duration: 2 * time.Second, Requests: 500, Warmup: time.Second}
+	load := OpenLoad{Arrival: "poisson"}
+	tl, oc := s.Open(load, 250*time.Millisecond, 42)
+	if _, ok := tl.(*timeline.Poisson); !ok {
+		t.Errorf("timeline %T, want poisson arrivals", tl)
+	}
+	if oc.Rate != s.Rate || oc.Warmup != time.Second || oc.Duration != 3*time.Second || oc.Interval != 250*time.Millisecond {
+		t.Errorf("rate %v warm-up %s duration %s interval %s", oc.Rate, oc.Warmup, oc.Duration, oc.Interval)
+	}
+	if want := 500 + timeline.Count(tl, int64(time.Second), 1<<62); oc.Requests != want {
+		t.Errorf("requests %d, want %d (the warm-up's before the 500)", oc.Requests, want)
+	}
+	if _, oc := s.Open(OpenLoad{Arrival: "uniform"}, time.Second, 1); oc.Requests != 1500 {
+		t.Errorf("uniform: requests %d, want 1500", oc.Requests)
+	}
+}

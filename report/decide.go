@@ -49,9 +49,9 @@ func decideJSON(e *scheduler.Extension, window time.Duration) *Decide {
 	if e == nil {
 		return nil
 	}
-	d := &Decide{BudgetS: e.Budget.Seconds(), PlannedS: e.Planned.Seconds(), EveryS: e.Every.Seconds(), MeasuredS: round(window.Seconds(), 3),
-		Looks: e.Looks, PlannedLooks: e.PlannedLooks, Level: round(LookLevel(e), 6), Decided: e.Decided, By: lookRule(e),
-		QuietWaitS: round(e.QuietWait.Seconds(), 3), Quiet: e.Quiet, QuietHiccupsP99Ms: round(histo.Millis(int64(e.QuietHiccups)), 3), WentOn: e.WentOn}
+	d := &Decide{BudgetS: e.Budget.Seconds(), PlannedS: e.Planned.Seconds(), EveryS: e.Every.Seconds(), MeasuredS: Round(window.Seconds(), 3),
+		Looks: e.Looks, PlannedLooks: e.PlannedLooks, Level: Round(LookLevel(e), 6), Decided: e.Decided, By: lookRule(e),
+		QuietWaitS: Round(e.QuietWait.Seconds(), 3), Quiet: e.Quiet, QuietHiccupsP99Ms: Round(histo.Millis(int64(e.QuietHiccups)), 3), WentOn: e.WentOn}
 	return d
 }
 

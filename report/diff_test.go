@@ -1,14 +1,5 @@
 package report
 
-import (
-	"bytes"
-	"slices"
-	"strings"
-	"testing"
-
-	"github.com/pacer-load/pacer/internal/testrun"
-)
-
 // diffFixture is a comparison as package diff writes one: a test whose
 // percentiles got 30% slower, with a spectrum, a figure that cannot
 // tell, a test not compared and a gate; a name with markup.
@@ -42,75 +33,5 @@ func diffFixture() *Diff {
 		Unmatched: []DiffUnmatched{{Test: "SET", Why: "only in the baseline"}},
 		Gate: &DiffGate{Spec: "p99:10%", Outcome: "fail", Reason: "p99 of GET: +30.0% [+20.0%, +40.0%] is surely beyond the 10% allowance",
 			Clauses: []DiffClause{{Test: "GET", Clause: "p99:10%", Outcome: "fail", Why: "…"}}},
-	}
-}
-
-func TestDiffText(t *testing.T) {
-	t.Parallel()
-	var b bytes.Buffer
-	if err := DiffText(&b, diffFixture()); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	testrun.Contains(t, out,
-		"baseline:  before.json, pacer test",
-		"candidate: after.json (redis://:xxxxx@127.0.0.1:6380), pacer test",
-		`====== GET <b>"x"</b> ====== open, 5000 req/s; 3 runs against 3 runs (the spread between runs)`,
-		"p50 (ms)                    0.300        0.390      +0.090 (+30.0%)      [+20.0%, +40.0%]  worse",
-		"p99.99 (ms)", "[+20.0%, …]  cannot tell",
-		"throughput (req/s)        5000.00      4999.00        -1.00 (-0.0%)        [-0.1%, +0.0%]  same",
-		"errors (%)                  0.000        0.000               +0.000      [+0.000, +0.000]  same",
-		"cannot tell:\n  p99.99: too few samples",
-		"Not compared:\n  SET: only in the baseline",
-		"gate --max-regression p99:10%: fail: p99 of GET",
-	)
-	// The table's columns line up: every figure's word starts at one
-	// column.
-	var at []int
-	for l := range strings.Lines(out) {
-		if !strings.Contains(l, " (ms) ") && !strings.Contains(l, " (req/s) ") && !strings.Contains(l, " (%) ") {
-			continue
-		}
-		l = strings.TrimRight(l, "\n")
-		for _, w := range []string{"worse", "better", "same", "cannot tell"} {
-			if strings.HasSuffix(l, "  "+w) {
-				at = append(at, len([]rune(strings.TrimSuffix(l, w))))
-			}
-		}
-	}
-	if len(at) != 5 || slices.Min(at) != slices.Max(at) {
-		t.Errorf("the words start at columns %v:\n%s", at, out)
-	}
-}
-
-func TestReadDiffRoundTrip(t *testing.T) {
-	t.Parallel()
-	d := diffFixture()
-	b, err := d.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !IsDiff(b) || IsDiff([]byte(`{"schema":"pacer.result/v1"}`)) {
-		t.Fatal("IsDiff")
-	}
-	back, err := ReadDiff(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x, y bytes.Buffer
-	DiffText(&x, d)
-	DiffText(&y, back)
-	if x.String() != y.String() {
-		t.Errorf("read back, the text differs:\n%s\nwant\n%s", y.String(), x.String())
-	}
-	for _, bad := range []string{
-		`{"schema":"pacer.diff/v1","tests":[{"figures":[{"word":"maybe"}]}]}`,
-		`{"schema":"pacer.diff/v1","tests":[{"figures":[{"word":"same","interval":[1]}]}]}`,
-		`{"schema":"pacer.diff/v2"}`,
-		`{"schema":`,
-	} {
-		if _, err := ReadDiff([]byte(bad)); err == nil {
-			t.Errorf("%s: read", bad)
-		}
 	}
 }

@@ -3,10 +3,15 @@ package report
 import (
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/scheduler"
 )
 
-// What the external tests of the plots (package report_test, which may
-// import report/plots) take from the internal ones.
+// What the external tests of the plots and of the text (package
+// report_test, which may import report/plots and report/text) take from
+// the internal ones.
 
 // Fixture is fixture with exported fields.
 type Fixture struct {
@@ -30,13 +35,18 @@ var (
 	WithTopology   = withTopology
 	ReadBack       = readBack
 	AsTest         = asTest
-	MemtierInput   = memtierInput
+	FromResult     = fromResult
+	JSONObject     = jsonObject
+	MustCheck      = mustCheck
+	MustSLO        = mustSLO
+	NodeHist       = nodeHist
+	Sample         = sample
+	GetStats       = getStats
+	Golden         = golden
+	ServerSample   = serverSample
 )
 
-const (
-	BenchmarkCSV = benchmarkCSV
-	MaxText      = maxText
-)
+const MaxText = maxText
 
 // StreamRun is a crafted stream run (msgFixture with a lag per interval).
 func StreamRun(t testing.TB, rate float64, seconds, subs int, deliverMs float64, lag []int64) MessagesRun {
@@ -55,3 +65,27 @@ func SetVerdictHooks(parse func(string, time.Duration) (any, error), check func(
 	judgeHook = judge
 	recordHook = func(t *Test, s sloSpec) (judged, error) { return record(t, s) }
 }
+
+// PercentileStatsCI are a histogram's response percentiles with their
+// intervals, from runs or else from the intervals' series.
+func PercentileStatsCI(h *hdrhistogram.Histogram, runs []*hdrhistogram.Histogram, ivs []scheduler.Interval) []Percentile {
+	return percentileStats(h, true, ciSource{runs: runs, intervals: ivs})
+}
+
+// WithResponse is a test of percentiles ps over the response histogram h.
+func WithResponse(ps []Percentile, h *hdrhistogram.Histogram) *Test {
+	return &Test{ResponsePercentiles: ps, fig: &figures{response: h}}
+}
+
+// ForgetFacts drops t's facts, so that the next use rebuilds them from
+// its JSON.
+func ForgetFacts(t *Test) { t.fig = nil }
+
+// LossyRun is a crafted pubsub run whose every receiver lost lost
+// messages (msgFixture).
+func LossyRun(t testing.TB, rate float64, seconds, subs int, deliverMs float64, lost uint64) MessagesRun {
+	return msgFixture{rate: rate, seconds: seconds, subs: subs, deliverMs: deliverMs, lost: lost}.run(t)
+}
+
+// EncodeHist is encodeHist: h's encoding as the JSON holds it.
+var EncodeHist = encodeHist

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/serverinfo"
 )
 
 // asTest makes a crafted result into a test as NewTest does: its JSON
@@ -97,10 +96,4 @@ func jsonObject(t *testing.T, v any) map[string]any {
 		t.Fatal(err)
 	}
 	return m
-}
-
-// withServer gives t the server's side of the test.
-func withServer(t *Test, s *serverinfo.Stats) *Test {
-	t.Server = s
-	return t
 }

@@ -1,7 +1,6 @@
-package report
+package report_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/merge"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -37,8 +38,8 @@ func TestMergeValidatesShardNumbers(t *testing.T) {
 			in[i].Doc.Shard.N = tc.n
 		}
 		in[0].Doc.Shard.K = tc.k
-		_, err := Merge(in, MergeOptions{Partial: true})
-		if !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 300 {
+		_, err := merge.Merge(in, merge.Options{Partial: true})
+		if !errors.Is(err, report.ErrMerge) || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 300 {
 			t.Errorf("%s: %v, want a short refusal containing %q", tc.name, err, tc.want)
 		}
 	}
@@ -47,8 +48,8 @@ func TestMergeValidatesShardNumbers(t *testing.T) {
 	for i := range in {
 		in[i].Doc.Shard.N = timeline.MaxShards
 	}
-	_, err := Merge(in, MergeOptions{})
-	if !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), "missing") || len(err.Error()) > 300 {
+	_, err := merge.Merge(in, merge.Options{})
+	if !errors.Is(err, report.ErrMerge) || !strings.Contains(err.Error(), "missing") || len(err.Error()) > 300 {
 		t.Errorf("1,048,573 missing shards: %.400v", err)
 	}
 }
@@ -61,14 +62,14 @@ func TestMergeRefusesOverflow(t *testing.T) {
 	for i := range in {
 		in[i].Doc.Tests[0].Counts.Scheduled = 1 << 63
 	}
-	if _, err := Merge(in, MergeOptions{}); !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), "overflow") {
+	if _, err := merge.Merge(in, merge.Options{}); !errors.Is(err, report.ErrMerge) || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("scheduled 3 × 2^63: %v", err)
 	}
 	in = shardInputs(t, 3)
 	for i := range in {
 		in[i].Doc.Tests[0].Intervals[2].Completed = math.MaxUint64 - 1
 	}
-	if _, err := Merge(in, MergeOptions{}); !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), "overflow") {
+	if _, err := merge.Merge(in, merge.Options{}); !errors.Is(err, report.ErrMerge) || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("an interval's completed: %v", err)
 	}
 	in = shardInputs(t, 3)
@@ -76,11 +77,11 @@ func TestMergeRefusesOverflow(t *testing.T) {
 	if err := h.RecordValues(1_000_000, 1<<62); err != nil {
 		t.Fatal(err)
 	}
-	big := encodeHist(t, h)
+	big := report.EncodeHist(t, h)
 	for i := range in {
 		in[i].Doc.Tests[0].Histograms.Response = big
 	}
-	if _, err := Merge(in, MergeOptions{}); !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), "overflow") {
+	if _, err := merge.Merge(in, merge.Options{}); !errors.Is(err, report.ErrMerge) || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("histograms of 3 × 2^62: %v", err)
 	}
 }
@@ -96,7 +97,7 @@ func TestMergeManyNodes(t *testing.T) {
 	n := craftNode(t, "x", "", 5, 10, 100)
 	for k := range in {
 		in[k].Doc.Config["cluster"] = true
-		list := make([]Node, nodes)
+		list := make([]report.Node, nodes)
 		for i := range list {
 			list[i] = n
 			list[i].Addr = "10.0." + strconv.Itoa(i/250) + "." + strconv.Itoa(i%250) + ":7000"
@@ -112,7 +113,7 @@ func TestMergeManyNodes(t *testing.T) {
 		}
 		in[k].Doc.Tests[0].Nodes = list
 	}
-	doc, err := Merge(in, MergeOptions{})
+	doc, err := merge.Merge(in, merge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,84 +128,6 @@ func TestMergeManyNodes(t *testing.T) {
 	}
 }
 
-// BenchmarkMergeNodes measures matching the nodes of three shards.
-func BenchmarkMergeNodes(b *testing.B) {
-	t := &testing.T{}
-	in := shardInputs(t, 3)
-	for k := range in {
-		in[k].Doc.Config["cluster"] = true
-		list := make([]Node, 10000)
-		for i := range list {
-			list[i] = Node{Addr: "10.0." + strconv.Itoa(i/250) + "." + strconv.Itoa(i%250) + ":7000", ID: fmt.Sprintf("%040d", i)}
-		}
-		in[k].Doc.Tests[0].Nodes = list
-	}
-	b.ResetTimer()
-	for range b.N {
-		if _, err := mergeNodes([]Test{in[0].Doc.Tests[0], in[1].Doc.Tests[0], in[2].Doc.Tests[0]}, in); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkMergeIntervals measures merging the intervals of three shards,
-// per interval.
-func BenchmarkMergeIntervals(b *testing.B) {
-	t := &testing.T{}
-	var parts []Test
-	for k := 1; k <= 3; k++ {
-		parts = append(parts, craft(t, fixture{name: "GET", mode: "open", rate: 3000, seconds: 20, base: 0.1 * float64(k), interval: 0.1, seed: uint64(k)}))
-	}
-	b.ResetTimer()
-	for range b.N {
-		if _, err := mergeIntervals(parts, func(p Test) []Interval { return p.Intervals }); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(parts[0].Intervals)), "ns/interval")
-}
-
-// TestMergeServerSide: shards of one target keep the server's side once
-// (each shard measured every client, so a sum would count it N times);
-// shards of different targets keep each target's.
-func TestMergeServerSide(t *testing.T) {
-	t.Parallel()
-	in := shardInputs(t, 3)
-	for k := range in {
-		in[k].Doc.Tests[0].Server = getStats(6000 + uint64(k))
-	}
-	doc, err := Merge(in, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := doc.Tests[0]
-	if m.Server == nil || m.Server.Commands["get"].Calls != 6000 || len(m.Servers) != 0 {
-		t.Fatalf("one target: server %+v, servers %+v", m.Server, m.Servers)
-	}
-	// Each shard its own embedded server (the config's target is then
-	// the flags' default, the same for all); shard 2 has no reading.
-	in = shardInputs(t, 3)
-	for k := range in {
-		in[k].Doc.Config["embedded"] = "no faults"
-		in[k].Doc.Config["target"] = "127.0.0.1:6379"
-		if k != 1 {
-			in[k].Doc.Tests[0].Server = getStats(2000 + uint64(k))
-		}
-	}
-	doc, err = Merge(in, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m = doc.Tests[0]
-	if m.Server != nil || doc.Server != nil || len(m.Servers) != 2 || m.Servers[0].Target != "embedded" || fmt.Sprint(m.Servers[0].Shards) != "[1]" ||
-		m.Servers[0].Server.Commands["get"].Calls != 2000 || fmt.Sprint(m.Servers[1].Shards) != "[3]" || m.Servers[1].Server.Commands["get"].Calls != 2002 {
-		t.Fatalf("three servers: server %+v, servers %+v", m.Server, m.Servers)
-	}
-	back := input(t, "merged.json", doc)
-	text := render(t, func(b *bytes.Buffer) error { return Render(b, back.Doc) })
-	testrun.Contains(t, text, "server side of shard 1 (embedded)", "server side of shard 3 (embedded)", "30 connections (10 + 10 + 10 over 3 shards)")
-}
-
 // TestMergeKeepsOldestInflight: the merged interval's oldest request is
 // the oldest of any shard's, its requests in flight the sum.
 func TestMergeKeepsOldestInflight(t *testing.T) {
@@ -217,7 +140,7 @@ func TestMergeKeepsOldestInflight(t *testing.T) {
 			iv.OldestInflightMs, iv.OldestInflightMaxMs, iv.InFlight = &o, &m, &f
 		}
 	}
-	doc, err := Merge(in, MergeOptions{})
+	doc, err := merge.Merge(in, merge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +161,13 @@ func TestMergeKeepsNodeServerOnce(t *testing.T) {
 		in[k].Doc.Config["cluster"] = true
 		a := craftNode(t, "127.0.0.1:7000", "a", 8192, 10, 100)
 		b := craftNode(t, "127.0.0.1:7001", "b", 8192, 10, 100)
-		a.Server, b.Server = getStats(900+uint64(k)), getStats(500+uint64(k))
+		a.Server, b.Server = report.GetStats(900+uint64(k)), report.GetStats(500+uint64(k))
 		if k == 0 {
 			b.Server = nil // shard 1 did not read node b
 		}
-		in[k].Doc.Tests[0].Nodes = []Node{a, b}
+		in[k].Doc.Tests[0].Nodes = []report.Node{a, b}
 	}
-	doc, err := Merge(in, MergeOptions{})
+	doc, err := merge.Merge(in, merge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,7 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,45 +86,6 @@ func TestReadBoundsDurations(t *testing.T) {
 	}
 }
 
-// TestReportEscapesVerdictAndSLO: the verdict and the SLO's lines of a
-// document are printed escaped, like everything else it holds.
-func TestReportEscapesVerdictAndSLO(t *testing.T) {
-	t.Parallel()
-	const esc = "\x1b]0;owned\x07\x1b[2J"
-	doc := hostileDoc(t)
-	closed := craft(t, fixture{name: "SET", mode: "closed", rate: 2000, seconds: 1, base: 0.2, interval: 0.25, seed: 5})
-	doc.Tests = append(doc.Tests, closed)
-	doc.Mode = "mixed"
-	for i := range doc.Tests {
-		doc.Tests[i].Verdict = "ok" + esc
-		doc.Tests[i].VerdictReason = "why" + esc
-		doc.Tests[i].SLO = &SLOResult{Spec: "p99<1ms", Pass: false, Violations: []string{"p99 " + esc}, Warnings: []string{"warn " + esc}, Checked: []string{"p99<1ms" + esc}}
-	}
-	in, err := readBack(t, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var one, two bytes.Buffer
-	if err := Render(&one, in.Doc); err != nil {
-		t.Fatal(err)
-	}
-	if err := SideBySide(&two, []Input{in, in}); err != nil {
-		t.Fatal(err)
-	}
-	for name, s := range map[string]string{"render": one.String(), "side by side": two.String()} {
-		if strings.ContainsAny(s, "\x1b\x07") {
-			t.Errorf("%s prints a raw escape:\n%q", name, s)
-		}
-	}
-	// Built in memory (a run's own result), the SLO's lines are escaped too.
-	s := SLOResult{Violations: []string{esc}, Warnings: []string{esc}}
-	for _, l := range s.Lines() {
-		if strings.ContainsAny(l, "\x1b\x07") {
-			t.Errorf("SLO line %q", l)
-		}
-	}
-}
-
 // TestReadDecodesOnce: the config object is kept as its JSON text, so a
 // seed above 2^53 keeps its digits.
 func TestReadKeepsConfigText(t *testing.T) {
@@ -151,55 +109,5 @@ func TestReadKeepsConfigText(t *testing.T) {
 	if !found {
 		js, _ := json.Marshal(in.Config())
 		t.Fatalf("seed lost its digits: %s", js)
-	}
-}
-
-// TestInputsBoundedInAll: what ReadInputs reads (pacer report, pacer
-// merge) is bounded in all, not only per file.
-func TestInputsBoundedInAll(t *testing.T) {
-	t.Parallel()
-	b, err := hostileDoc(t).Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "run.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	defer func(v int64) { maxInputTotal = v }(maxInputTotal)
-	maxInputTotal = int64(len(b)) * 3 / 2
-	if _, err := ReadInputs(context.Background(), []string{path}, nil); err != nil {
-		t.Fatalf("one file within the bound: %v", err)
-	}
-	_, err = ReadInputs(context.Background(), []string{path, path}, nil)
-	if err == nil || !strings.Contains(err.Error(), "in all") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("two files beyond the bound: %v", err)
-	}
-}
-
-// TestReadSizesItsBufferOnce: a large file is read into one buffer of its
-// size (with io.ReadAll's doublings, reading 250 MB of first_error took
-// 836 MB of memory; 519 MB with one buffer).
-func TestReadSizesItsBufferOnce(t *testing.T) {
-	testrun.SkipShort(t, "writes and reads a 32 MB file")
-	testrun.SkipRace(t, "it allocates beside the buffer measured")
-	const size = 32 << 20
-	path := filepath.Join(t.TempDir(), "big.json")
-	if err := os.WriteFile(path, append([]byte(`{"x":"`), bytes.Repeat([]byte("<"), size)...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var b []byte
-	grew := testrun.Allocated(func() { b, _, err = readLimited("big.json", f, MaxDocumentSize) })
-	if err != nil || len(b) != size+6 {
-		t.Fatalf("read %d bytes: %v", len(b), err)
-	}
-	t.Logf("reading %d MB allocated %d MB", size>>20, grew>>20)
-	if grew > size*5/4 {
-		t.Errorf("reading %d MB allocated %d MB", size>>20, grew>>20)
 	}
 }

@@ -278,7 +278,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 	t := Test{
 		Name:         r.Name,
 		Mode:         r.Mode,
-		AchievedRate: round(r.AchievedRate(), 3),
+		AchievedRate: Round(r.AchievedRate(), 3),
 		DurationS:    r.Window.Seconds(), // exact to the ns: renderers recompute rates from it,
 		Counts:       r.Counts,
 		Errors:       r.ErrorCodes,
@@ -298,7 +298,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		return t, err
 	}
 	t.ConnectionsLost, t.Reconnects, t.DroppedBacklog = r.ConnsLost, r.Reconnects, r.DroppedBacklog
-	t.BlockedS = round(r.Blocked.Seconds(), 3)
+	t.BlockedS = Round(r.Blocked.Seconds(), 3)
 	t.Unsolicited = r.Unsolicited
 	if !r.TargetRate.IsZero() {
 		v := r.TargetRate.PerSecond()
@@ -311,9 +311,9 @@ func fromResult(r *scheduler.Result) (Test, error) {
 	t.ServerProcess = testServerProcess(r.ServerProcess)
 	t.Decide = decideJSON(r.Extension, r.Window)
 	if r.CPU.Available || r.HiccupInterval > 0 || r.TargetLocal {
-		t.Host = &Host{TargetLocal: r.TargetLocal, TargetInProcess: r.TargetInProcess, HiccupIntervalMs: round(histo.Millis(int64(r.HiccupInterval)), 3)}
+		t.Host = &Host{TargetLocal: r.TargetLocal, TargetInProcess: r.TargetInProcess, HiccupIntervalMs: Round(histo.Millis(int64(r.HiccupInterval)), 3)}
 		if c := r.CPU; c.Available {
-			t.Host.CPUs, t.Host.BusyPct, t.Host.StealPct, t.Host.PacerCores = c.CPUs, round(100*c.Busy, 2), round(100*c.Steal, 2), round(c.Self, 3)
+			t.Host.CPUs, t.Host.BusyPct, t.Host.StealPct, t.Host.PacerCores = c.CPUs, Round(100*c.Busy, 2), Round(100*c.Steal, 2), Round(c.Self, 3)
 		}
 	}
 	if r.Lag != nil && (r.Mode == "open" || r.LagLimit > 0) { // open, or a throttled closed loop
@@ -321,20 +321,20 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		t.LagLimitMs = &limit
 	}
 	if r.Mode == "open" && r.Pacing != "" {
-		q := round(float64(r.PacingQuantum)/1e3, 3)
+		q := Round(float64(r.PacingQuantum)/1e3, 3)
 		t.PacingQuantumUs = &q
 	}
 	t.BytesSent, t.BytesReceived = r.BytesSent, r.BytesReceived
 	if w := r.Window.Seconds(); w > 0 {
-		t.BytesSentPerS = round(float64(r.BytesSent)/w, 3)
-		t.BytesReceivedPerS = round(float64(r.BytesReceived)/w, 3)
+		t.BytesSentPerS = Round(float64(r.BytesSent)/w, 3)
+		t.BytesReceivedPerS = Round(float64(r.BytesReceived)/w, 3)
 	}
-	t.IntervalS = round(r.Interval.Seconds(), 6)
+	t.IntervalS = Round(r.Interval.Seconds(), 6)
 	for _, s := range r.Stages {
-		t.Stages = append(t.Stages, Stage{DurationS: round(s.Duration.Seconds(), 9), TargetRate: s.Target.PerSecond()})
+		t.Stages = append(t.Stages, Stage{DurationS: Round(s.Duration.Seconds(), 9), TargetRate: s.Target.PerSecond()})
 	}
 	if r.Warmup > 0 {
-		t.WarmupS = round(r.Warmup.Seconds(), 9)
+		t.WarmupS = Round(r.Warmup.Seconds(), 9)
 		wc := r.WarmupCounts
 		t.WarmupCounts = &wc
 	}
@@ -342,7 +342,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		t.StartedAt = r.Started.UTC().Format(time.RFC3339Nano)
 	}
 	if r.Mode == "open" && r.FirstWrite != 0 {
-		ms := round(float64(r.FirstWrite-r.T0)/1e6, 6)
+		ms := Round(float64(r.FirstWrite-r.T0)/1e6, 6)
 		t.FirstSendMs = &ms
 	}
 	if t.Intervals, err = intervals(r.Intervals, true, r.Mode == "open"); err != nil {
@@ -446,12 +446,6 @@ type NodeHistograms struct {
 	ReceiveLag string `json:"receive_lag,omitempty"`
 }
 
-// counts are the node's counts as a test's.
-func (n Node) counts() scheduler.Counts {
-	return scheduler.Counts{Scheduled: n.Scheduled, Sent: n.Sent, Completed: n.Completed,
-		Errors: n.Errors, Timeouts: n.Timeouts, Unsent: n.Unsent}
-}
-
 // response decodes the node's response-time histogram; nil when it has none.
 func (n Node) response() (*hdrhistogram.Histogram, error) {
 	h, err := n.decode()
@@ -488,7 +482,7 @@ func intervals(in []scheduler.Interval, withBytes, withLag bool) ([]Interval, er
 			}
 		}
 		j := Interval{
-			StartS: round(iv.Start.Seconds(), 6), DurationS: round(iv.Duration.Seconds(), 6), Counts: iv.Counts,
+			StartS: Round(iv.Start.Seconds(), 6), DurationS: Round(iv.Duration.Seconds(), 6), Counts: iv.Counts,
 		}
 		j.ResponseMs, j.ServiceMs = packedSummary(iv.Response), packedSummary(iv.Service)
 		j.Histograms = Histograms{Response: text[0], Service: text[1]}
@@ -543,9 +537,7 @@ func summary(h *hdrhistogram.Histogram) *histo.Summary {
 
 // Round rounds v to digits decimals, as the JSON's figures are (half
 // up).
-func Round(v float64, digits int) float64 { return round(v, digits) }
-
-func round(v float64, digits int) float64 {
+func Round(v float64, digits int) float64 {
 	p := 1.0
 	for range digits {
 		p *= 10

@@ -232,7 +232,7 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, error) {
 		Stale: m.Stale, Foreign: m.Foreign, WarmupDelivered: m.Warmup, PublishReceivers: in.Receivers,
 		ReceiveClock: r.ReceiveClock, Receivers: []Receiver{}, Events: []MessageEvent{}, ClockErrors: m.ClockErrors}
 	if m.Expected > 0 {
-		msgs.LossPct = round(100*float64(m.Lost)/float64(m.Expected), 6)
+		msgs.LossPct = Round(100*float64(m.Lost)/float64(m.Expected), 6)
 	}
 	if msgs.Publish, err = newLatencies(latencySet{response: pub.Response, service: pub.Service, lag: pub.Lag, receive: pub.Receive}); err != nil {
 		return nil, err
@@ -241,13 +241,13 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, error) {
 		j := Receiver{Name: rr.Name, Channels: rr.Channels, Expected: rr.Expected, Delivered: rr.Delivered, Lost: rr.Lost,
 			Duplicates: rr.Duplicates, Reordered: rr.Reordered, Stale: rr.Stale, Foreign: rr.Foreign, LatencyMs: summary(rr.Latency)}
 		if rr.Ended != nil {
-			at := round(rr.Ended.At.Seconds(), 6)
+			at := Round(rr.Ended.At.Seconds(), 6)
 			j.EndedAtS = &at
 		}
 		msgs.Receivers = append(msgs.Receivers, j)
 	}
 	for _, e := range m.Events {
-		msgs.Events = append(msgs.Events, MessageEvent{AtS: round(e.At.Seconds(), 6), Receiver: e.Receiver, What: e.What, Delivered: e.Delivered, Missed: e.Missed})
+		msgs.Events = append(msgs.Events, MessageEvent{AtS: Round(e.At.Seconds(), 6), Receiver: e.Receiver, What: e.What, Delivered: e.Delivered, Missed: e.Missed})
 	}
 	if in.Stream != nil {
 		s := *in.Stream
@@ -383,7 +383,7 @@ func lagOf(ivs []Interval, t *Test) *Lag {
 	l.Rising = l.P < LagAlpha
 	l.Sustainable = !l.Rising
 	if n := len(lag); n >= 2 && f.interval > 0 {
-		l.GrowthPerS = round((lag[n-1]-lag[0])/(float64(n-1)*f.interval.Seconds()), 3)
+		l.GrowthPerS = Round((lag[n-1]-lag[0])/(float64(n-1)*f.interval.Seconds()), 3)
 	}
 	l.PendingSamples = len(pend)
 	_, l.PendingP = stats.MannKendall(pend)
@@ -402,10 +402,4 @@ func roundP(p float64) float64 {
 		scale *= 10
 	}
 	return float64(int64(p*scale+0.5)) / scale
-}
-
-// publishHistograms decodes the publisher's own latencies of a messages
-// test (nil where absent).
-func (m *Messages) publishHistograms() (latencySet, error) {
-	return m.Publish.Histograms.decode()
 }

@@ -74,3 +74,14 @@ func PercentileMillis(h *hdrhistogram.Histogram, ps []float64) []float64 {
 	}
 	return out
 }
+
+// PercentileMetric names a percentile a Summary has ("p99.9"), "" for
+// others.
+func PercentileMetric(p float64) string {
+	for _, q := range histo.Percentiles {
+		if math.Abs(p-q) < 1e-9 {
+			return "p" + strconv.FormatFloat(q, 'f', -1, 64)
+		}
+	}
+	return ""
+}

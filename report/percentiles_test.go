@@ -1,15 +1,12 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
-	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/internal/usage/usagetest"
-	"github.com/pacer-load/pacer/scheduler"
 )
 
 func TestParsePercentiles(t *testing.T) {
@@ -47,80 +44,4 @@ func TestPercentileMillisAgreesWithSummary(t *testing.T) {
 	if got := PercentileMillis(histo.New(), []float64{50}); got[0] != 0 {
 		t.Errorf("empty histogram: %v", got)
 	}
-}
-
-func TestTextWithPercentiles(t *testing.T) {
-	t.Parallel()
-	r := sample()
-	get, set := histo.NewRecorder(), histo.NewRecorder()
-	for i := int64(1); i <= 1000; i++ {
-		get.Record(i * 1000)
-		set.Record(i * 3000)
-	}
-	r.Commands = []scheduler.CommandResult{
-		{Name: "get", Counts: scheduler.Counts{Scheduled: 1000, Completed: 1000}, Response: get.Snapshot()},
-		{Name: "set", Counts: scheduler.Counts{Scheduled: 1000, Completed: 1000}, Response: set.Snapshot()},
-	}
-	ps := []float64{50, 99.9, 99.99}
-	var def, b bytes.Buffer
-	if err := Text(&def, asTest(t, r, nil), TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := Text(&b, asTest(t, r, nil), TextOptions{Percentiles: ps}); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	resp := PercentileMillis(r.Response, ps)
-	s := histo.Summarize(r.Response)
-	testrun.Contains(t, out,
-		"  latency (ms)         min      mean       p50     p99.9    p99.99       max\n",
-		fmt.Sprintf("  response       %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", s.Min, s.Mean, resp[0], resp[1], resp[2], s.Max),
-		"  per command      share  scheduled  completed  errors  timeouts  unsent  resp p50     p99.9    p99.99       max\n",
-		"  get             50.00%       1000       1000       0         0       0     0.500     0.999     1.000     1.000\n",
-	)
-	if !strings.Contains(def.String(), "p95       p99     p99.9    p99.99       max\n") ||
-		!strings.Contains(def.String(), "resp p50       p99     p99.9       max\n") {
-		t.Errorf("the default columns changed:\n%s", def.String())
-	}
-
-	b.Reset()
-	if err := Quiet(&b, asTest(t, r, nil), TextOptions{Percentiles: []float64{99, 99.9}}); err != nil {
-		t.Fatal(err)
-	}
-	q := PercentileMillis(r.Response, []float64{99, 99.9})
-	if want := fmt.Sprintf("response p99=%.3f msec p99.9=%.3f msec, pass", q[0], q[1]); !strings.Contains(b.String(), want) {
-		t.Errorf("quiet line %q lacks %q", b.String(), want)
-	}
-}
-
-func TestBenchWithPercentiles(t *testing.T) {
-	t.Parallel()
-	res := benchSample()
-	o := TextOptions{Percentiles: []float64{50, 99.9}}
-	var b bytes.Buffer
-	if err := BenchCSVHeader(&b, o); err != nil {
-		t.Fatal(err)
-	}
-	if err := BenchCSV(&b, "SET", asTest(t, res, nil), o); err != nil {
-		t.Fatal(err)
-	}
-	if err := BenchQuiet(&b, "SET", asTest(t, res, nil), 0, o); err != nil {
-		t.Fatal(err)
-	}
-	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, Percentiles: o.Percentiles}
-	if err := BenchFull(&b, "SET", asTest(t, res, nil), info, 0); err != nil {
-		t.Fatal(err)
-	}
-	s := statsOf(asTest(t, res, nil))
-	p := benchPercentiles(asTest(t, res, nil), o.Percentiles)
-	if p[0] != s.p50 {
-		t.Errorf("p50 %v differs from the summary's %v", p[0], s.p50)
-	}
-	out := b.String()
-	testrun.Contains(t, out,
-		`"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p99.9_latency_ms","max_latency_ms"`+"\n",
-		fmt.Sprintf(`"SET","%s","%s","%s","%s","%s","%s"`+"\n", cfloat(2, s.rps), cfloat(3, s.avg), cfloat(3, s.min), cfloat(3, p[0]), cfloat(3, p[1]), cfloat(3, s.max)),
-		fmt.Sprintf("SET: %s requests per second, p50=%s msec p99.9=%s msec\n", cfloat(2, s.rps), cfloat(3, p[0]), cfloat(3, p[1])),
-		"  latency summary (msec):\n          avg       min       p50     p99.9       max\n",
-	)
 }

@@ -17,7 +17,9 @@ import (
 	"github.com/pacer-load/pacer/internal/reference"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/plots"
+	reporttext "github.com/pacer-load/pacer/report/text"
 )
 
 // From diff_test.go.
@@ -155,14 +157,14 @@ func TestForeignSideBySide(t *testing.T) {
 	t.Parallel()
 	run := report.CraftDoc("closed", report.Craft(t, report.Fixture{Name: "GET", Mode: "closed", Rate: 5000, Seconds: 2, Base: 0.4, Interval: 0.5, Seed: 3}))
 	run.Tests[0].ID = "get"
-	csv, err := report.ReadInput("bench.csv", []byte(report.BenchmarkCSV))
+	csv, err := peers.ReadInput("bench.csv", []byte(benchmarkCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mt, _ := report.MemtierInput(t)
+	mt, _ := memtierInput(t)
 	in := []report.Input{report.InputOf(t, "run.json", run), csv, mt}
 	var b bytes.Buffer
-	if err := report.SideBySide(&b, in); err != nil {
+	if err := reporttext.SideBySide(&b, in); err != nil {
 		t.Fatal(err)
 	}
 	s := b.String()
@@ -223,7 +225,7 @@ func TestReadCutsLongTexts(t *testing.T) {
 		}
 	}
 	var text bytes.Buffer
-	if err := report.Render(&text, in.Doc); err != nil {
+	if err := reporttext.Render(&text, in.Doc); err != nil {
 		t.Fatal(err)
 	}
 	page, err := plots.HTML(plots.Page{Inputs: []report.Input{in}, Text: text.String()})

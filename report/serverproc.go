@@ -2,11 +2,9 @@ package report
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/pacer-load/pacer/host"
-	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -42,8 +40,8 @@ type ServerProcess struct {
 // serverProcessJSON is u as the JSON holds it.
 func serverProcessJSON(u host.ProcUsage) *ServerProcess {
 	return &ServerProcess{
-		Seconds: round(u.Seconds, 6), CPUS: round(u.CPU.Seconds(), 6), CPUWaitS: round(u.Wait.Seconds(), 6),
-		WaitShare: round(u.WaitShare(), 6), Timeslices: u.Slices, MeanWaitUs: round(float64(u.MeanWait())/1e3, 3),
+		Seconds: Round(u.Seconds, 6), CPUS: Round(u.CPU.Seconds(), 6), CPUWaitS: Round(u.Wait.Seconds(), 6),
+		WaitShare: Round(u.WaitShare(), 6), Timeslices: u.Slices, MeanWaitUs: Round(float64(u.MeanWait())/1e3, 3),
 		InvoluntarySwitches: u.Involuntary, VoluntarySwitches: u.Voluntary, Threads: u.Threads,
 	}
 }
@@ -77,22 +75,6 @@ func serverProcessOf(s *ServerProcess) *scheduler.ServerProcess {
 		return nil
 	}
 	return &scheduler.ServerProcess{ServerProcess: host.ServerProcess{PID: s.PID, Name: s.Name, How: s.How}, Usage: s.usage()}
-}
-
-// writeServerProcess writes the server process's line of the text
-// report.
-func writeServerProcess(b *strings.Builder, sp *scheduler.ServerProcess) {
-	if sp == nil {
-		return
-	}
-	u := sp.Usage
-	name := ""
-	if sp.Name != "" {
-		name = " (" + safetext.Escape(sp.Name) + ")"
-	}
-	fmt.Fprintf(b, "  server process pid %d%s: CPU %.3f s; waited for a CPU %s (%s of the time, %s per time slice over %d slices); %d involuntary switches\n",
-		sp.PID, name, u.CPU.Seconds(), WaitText(u.Wait), ShareText(u.WaitShare()), WaitText(u.MeanWait()), u.Slices, u.Involuntary)
-	fmt.Fprintf(b, "                 found as %s\n", safetext.Escape(sp.How))
 }
 
 // WaitText words a wait: "3.2 ms", "41 µs".

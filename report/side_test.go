@@ -4,75 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/pacer-load/pacer/histo"
-	"github.com/pacer-load/pacer/internal/testrun"
-	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/timeline"
 )
-
-// openResult is a result as openloop.Run returns one, for a round
-// trip through the JSON.
-func openResult(name string, scale int64) *scheduler.Result {
-	r := &scheduler.Result{
-		Name: name, Mode: "open", TargetRate: timeline.RatePerSecond(2000), Arrival: "uniform", Pacing: "precise",
-		Connections: 8, Window: 2 * time.Second,
-		LagLimit: time.Millisecond, Response: histo.New(), Service: histo.New(), Lag: histo.New(),
-		Counts:     scheduler.Counts{Scheduled: 4000, Sent: 3990, Completed: 3980, Errors: 5, Timeouts: 5, Unsent: 10},
-		ErrorCodes: map[string]uint64{"ERR": 3, "WRONGTYPE": 2}, FirstError: "ERR nope",
-		ConnsLost: 1, Reconnects: 1, Blocked: 20 * time.Millisecond,
-	}
-	for i := int64(1); i <= 3990; i++ {
-		_ = r.Response.RecordValue(scale * (50_000 + i*37))
-		_ = r.Service.RecordValue(scale * (30_000 + i*11))
-		_ = r.Lag.RecordValue(1_000 + i)
-	}
-	return r
-}
-
-// A document read back prints as the run printed it: the text of the
-// result rebuilt from the JSON is the text of the original result.
-func TestRenderRoundTrip(t *testing.T) {
-	t.Parallel()
-	orig := openResult("GET", 1)
-	slo, err := parseSLO("p99<1ms,errors<1%")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sr := mustCheck(t, slo, orig)
-	var want bytes.Buffer
-	if err := Text(&want, asTest(t, orig, sr), TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	in := input(t, "run.json", craftDoc("open", *asTest(t, orig, sr)))
-	var got bytes.Buffer
-	if err := Render(&got, in.Doc); err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != want.String() {
-		t.Fatalf("re-rendered:\n%s\nprinted by the run:\n%s", got.String(), want.String())
-	}
-}
-
-func TestRenderClosed(t *testing.T) {
-	t.Parallel()
-	test := craft(t, fixture{name: "SET", mode: "closed", rate: 10000, seconds: 1, base: 0.5, interval: 1, seed: 3})
-	test.Verdict, test.VerdictReason = VerdictTargetLost, "every connection was lost"
-	var b bytes.Buffer
-	if err := Render(&b, input(t, "bench.json", craftDoc("closed", test)).Doc); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	testrun.Contains(t, out,
-		"SET: 10000.00 requests per second, p50=0.5", // redis-benchmark's -q line
-		"latency (ms)", "p99.99",
-		"SET: verdict target_lost (every connection was lost)",
-	)
-	if strings.Contains(out, "\r") {
-		t.Errorf("a progress line's carriage return in %q", out)
-	}
-}
 
 func TestReadInput(t *testing.T) {
 	t.Parallel()
@@ -164,47 +96,5 @@ func TestMatchTests(t *testing.T) {
 	d := raw(mk("GET (open loop at 2000 req/s)"), "get")
 	if ms := MatchTests([]Input{c, d}); len(ms) != 1 || ms[0].Tests[1] == nil {
 		t.Fatalf("ids did not match: %+v", ms)
-	}
-}
-
-func TestSideBySide(t *testing.T) {
-	t.Parallel()
-	a := craftDoc("open",
-		craft(t, fixture{name: "GET", mode: "open", rate: 1000, seconds: 1, base: 0.1, interval: 1, seed: 1}),
-		craft(t, fixture{name: "SET", mode: "open", rate: 1000, seconds: 1, base: 0.1, interval: 1, seed: 2}))
-	b := craftDoc("closed",
-		craft(t, fixture{name: "GET", mode: "closed", rate: 1000, seconds: 1, base: 0.2, interval: 1, seed: 3}),
-		craft(t, fixture{name: "LPUSH", mode: "closed", rate: 1000, seconds: 1, base: 0.2, interval: 1, seed: 4}))
-	ia, ib := input(t, "a.json", a), input(t, "b.json", b)
-	var out bytes.Buffer
-	if err := SideBySide(&out, []Input{ia, ib}); err != nil {
-		t.Fatal(err)
-	}
-	s := out.String()
-	p50a, p50b := a.Tests[0].ResponseMs.P50, b.Tests[0].ResponseMs.P50
-	testrun.Contains(t, s,
-		"[1] a.json: pacer test, open mode, 2 tests",
-		"[2] b.json: pacer test, closed mode, 2 tests",
-		"====== GET ======", "[2]-[1] ms (%)",
-		diff(p50a, p50b),
-		"No counterpart:", "SET: only in [1]", "LPUSH: only in [2]",
-		"they say nothing about the run-to-run spread",
-	)
-}
-
-func TestDiff(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		base, v float64
-		want    string
-	}{
-		{1, 1.5, "+0.500 (+50.0%)"},
-		{2, 1, "-1.000 (-50.0%)"},
-		{0, 1, "+1.000"},
-		{1, 1, "+0.000 (+0.0%)"},
-	} {
-		if got := diff(c.base, c.v); got != c.want {
-			t.Errorf("diff(%v, %v) = %q, want %q", c.base, c.v, got, c.want)
-		}
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -238,4 +239,14 @@ func (r *SLOResult) clientLine() string {
 		return ""
 	}
 	return "slo client share (of each bound, at its metric): " + strings.Join(clauses, "; ")
+}
+
+// FormatMs prints a latency in ms to three significant digits, without an
+// exponent: 0.0612, 0.612, 6.12, 61.2, 612.
+func FormatMs(v float64) string {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	digits := 2 - int(math.Floor(math.Log10(v)))
+	return strconv.FormatFloat(v, 'f', max(0, digits), 64)
 }

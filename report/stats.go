@@ -1,11 +1,7 @@
 package report
 
 import (
-	"fmt"
-	"io"
 	"math"
-	"strconv"
-	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -62,7 +58,7 @@ func percentileStats(h *hdrhistogram.Histogram, ci bool, src ciSource) []Percent
 		out = append(out, Percentile{
 			P:                   percentileNames[i],
 			ValueMs:             histo.Millis(h.ValueAtQuantile(p)),
-			SamplesBeyond:       round(float64(n)*(1-p/100), 3),
+			SamplesBeyond:       Round(float64(n)*(1-p/100), 3),
 			InsufficientSamples: histo.Insufficient(n, p),
 		})
 	}
@@ -126,65 +122,6 @@ func addIntervals(out []Percentile, src ciSource) {
 	set(ivs, string(stats.Blocks), len(hs))
 }
 
-// writePercentileNotes writes, under a test's summary, which percentiles
-// of its sample cannot support and, with ci, their 95% confidence
-// intervals and where they come from. It writes nothing when there is
-// nothing to say.
-func writePercentileNotes(w io.Writer, t *Test, ci bool) error {
-	ps := t.ResponsePercentiles
-	if ps == nil {
-		ps = percentileStats(t.mustFigures().response, false, ciSource{})
-	}
-	if len(ps) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	var weak []string
-	for _, s := range ps {
-		if s.InsufficientSamples {
-			weak = append(weak, s.P)
-		}
-	}
-	if len(weak) > 0 {
-		fmt.Fprintf(&b, "  insufficient samples: %s (%d samples; a percentile p needs n·(1−p) ≥ %d beyond it)\n",
-			strings.Join(weak, ", "), t.mustFigures().response.TotalCount(), histo.MinTailSamples)
-	}
-	if ci && ps[0].CI95 != nil {
-		switch ps[0].CI95Method {
-		case string(stats.Runs):
-			fmt.Fprintf(&b, "  95%% confidence (ms, from the spread between the %d runs):", ps[0].CI95N)
-		case string(stats.Blocks):
-			fmt.Fprintf(&b, "  95%% confidence (ms, block bootstrap over this run's %d intervals; the next run's spread is not in it: --repeat):", ps[0].CI95N)
-		case "none":
-			fmt.Fprintf(&b, "  95%% confidence: none from %d intervals (one run needs %d; or --repeat)\n", ps[0].CI95N, stats.MinIntervals)
-		default: // a document written before intervals took the spread into account
-			fmt.Fprintf(&b, "  95%% confidence (ms, order statistics: every request taken as independent):")
-		}
-		if ps[0].CI95Method != "none" {
-			for _, s := range ps {
-				fmt.Fprintf(&b, " %s %s", s.P, ciText(s.CI95))
-			}
-			b.WriteString("\n")
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// ciText formats [lo, hi], an unbounded end as "…".
-func ciText(ci []*float64) string {
-	end := func(v *float64) string {
-		if v == nil {
-			return "…"
-		}
-		return strconv.FormatFloat(*v, 'f', 3, 64)
-	}
-	if len(ci) != 2 {
-		return "-"
-	}
-	return "[" + end(ci[0]) + ", " + end(ci[1]) + "]"
-}
-
 // Repeats summarises the N runs of one test or sweep point
 // (tests[].repeats): the median, min and max of each figure over the
 // runs, and every run's own result.
@@ -236,51 +173,9 @@ func NewRepeats(figs []map[string]float64, runs []Test) *Repeats {
 		for _, v := range vs {
 			lo, hi = min(lo, v), max(hi, v)
 		}
-		rep.Median[name] = round(histo.Median(vs), 6)
-		rep.Min[name] = round(lo, 6)
-		rep.Max[name] = round(hi, 6)
+		rep.Median[name] = Round(histo.Median(vs), 6)
+		rep.Min[name] = Round(lo, 6)
+		rep.Max[name] = Round(hi, 6)
 	}
 	return rep
-}
-
-// writeRepeats writes the median and min–max of every figure of rep.
-func writeRepeats(w io.Writer, title string, rep *Repeats) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "  %s: %d runs          %12s %12s %12s\n", title, rep.N, "median", "min", "max")
-	for _, name := range RepeatFigures {
-		m, ok := rep.Median[name]
-		if !ok {
-			continue
-		}
-		label := name + " (ms)"
-		digits := 3
-		switch name {
-		case "achieved_rate":
-			label, digits = "achieved (req/s)", 2
-		case "errors_pct":
-			label = "errors (%)"
-		}
-		fmt.Fprintf(&b, "  %-28s %12s %12s %12s\n", label,
-			strconv.FormatFloat(m, 'f', digits, 64), strconv.FormatFloat(rep.Min[name], 'f', digits, 64),
-			strconv.FormatFloat(rep.Max[name], 'f', digits, 64))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// WriteNotes writes the notes under a test's report: what the sample says
-// of each percentile of its response time (with ci, their confidence
-// intervals) and, for several runs (rep), their median and min–max.
-func WriteNotes(w io.Writer, t *Test, ci bool, rep *Repeats) error {
-	if err := writePercentileNotes(w, t, ci); err != nil {
-		return err
-	}
-	if rep != nil && rep.N > 1 {
-		if err := writeRepeats(w, "repeats", rep); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, "\n")
-		return err
-	}
-	return nil
 }

@@ -16,19 +16,3 @@ const (
 	// clause: whether the server missed cannot be told (exit 4).
 	VerdictInconclusive = "inconclusive"
 )
-
-// outcomeWord is the outcome word (pass, fail, inconclusive, error) of a
-// test's stored verdict and SLO, as verdict.Of reads them, for the text
-// renderers: report ranks below verdict and cannot call it.
-func outcomeWord(t *Test) string {
-	switch t.Verdict {
-	case VerdictTargetLost:
-		return "error"
-	case VerdictGeneratorBehind, VerdictInconclusive:
-		return "inconclusive"
-	}
-	if t.SLO != nil && !t.SLO.Pass {
-		return "fail"
-	}
-	return "pass"
-}

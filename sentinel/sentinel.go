@@ -135,17 +135,6 @@ type Topology struct {
 	Skipped []string
 }
 
-// UpReplicas returns the addresses of the replicas that are up.
-func (t Topology) UpReplicas() []string {
-	var out []string
-	for _, r := range t.Replicas {
-		if r.Up {
-			out = append(out, r.Addr)
-		}
-	}
-	return out
-}
-
 // Discover asks the sentinels, in order, for the primary watched under
 // Master and its replicas. A sentinel that cannot be reached, does not
 // answer within the timeout, refuses (a wrong password) or does not know

@@ -52,7 +52,7 @@ func TestDiscoverSkipsSentinelsThatDoNotAnswer(t *testing.T) {
 	if top.Primary != set.Primary.Addr || top.From != s.Nodes[2].Addr || len(top.Skipped) != 2 {
 		t.Fatalf("topology %+v", top)
 	}
-	up := top.UpReplicas()
+	up := upReplicas(top)
 	slices.Sort(up)
 	want := []string{set.Replicas[0].Addr, set.Replicas[1].Addr}
 	slices.Sort(want)
@@ -180,7 +180,7 @@ func TestDiscoverWithACLAndTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top.Primary != set.Primary.Addr || len(top.UpReplicas()) != 1 {
+	if top.Primary != set.Primary.Addr || len(upReplicas(top)) != 1 {
 		t.Fatalf("%+v", top)
 	}
 	c.Options.Password = "wrong"
@@ -199,4 +199,15 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// upReplicas is the addresses of the replicas top says are up.
+func upReplicas(top Topology) []string {
+	var out []string
+	for _, r := range top.Replicas {
+		if r.Up {
+			out = append(out, r.Addr)
+		}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 
@@ -58,7 +59,7 @@ func ExampleNewTest() {
 			log.Fatal(err)
 		}
 		fmt.Printf("%s's miss: %s\n", j.Owners[0], j.Reason)
-		if err := report.Quiet(os.Stdout, t, report.TextOptions{}); err != nil {
+		if err := text.Quiet(os.Stdout, t, report.TextOptions{}); err != nil {
 			log.Fatal(err)
 		}
 	}

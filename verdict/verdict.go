@@ -1,7 +1,9 @@
 // Package verdict owns every judgement of a measurement: the trust rule
 // (Judge: facts and an SLO into a verdict and an outcome), the
 // sequential rule of a budget to decide in, the SLO's parsing and
-// checking, and what a document read back or merged concludes. It names
+// checking, a sweep step's decision (Step) and a sweep's conclusion
+// (OpenSweep, ClosedSweep), and what a document read back or merged
+// concludes. It names
 // the outcomes, one word per state, and derives the exit code from them
 // in one place: a run, a repeat, a sweep step or search, a comparison, a
 // replay, a merge and a diff all end in one of these outcomes, and a
@@ -99,6 +101,34 @@ func (o Outcome) ExitCode() int {
 // then Inconclusive, then Fail, then Pass (a run that cannot be trusted
 // says nothing of the server, so it outranks a failure).
 func Worse(a, b Outcome) Outcome { return max(a, b) }
+
+// Conjunction is the outcome of clauses that must all hold, each judged
+// on its own (a regression gate's): Error when one could not be judged,
+// else Fail when one surely fails (the others' doubt cannot save it),
+// else Inconclusive when one cannot be told, else Pass. Worse ranks
+// doubt above a failure because there the doubt is whether the failure
+// itself is the server's; here each clause's doubt is its own, and a sure
+// failure of another clause stands. No outcome is Pass.
+func Conjunction(clauses ...Outcome) Outcome {
+	out := Pass
+	rank := func(o Outcome) int {
+		switch o {
+		case Inconclusive:
+			return 1
+		case Fail:
+			return 2
+		case Error:
+			return 3
+		}
+		return 0
+	}
+	for _, o := range clauses {
+		if rank(o) > rank(out) {
+			out = o
+		}
+	}
+	return out
+}
 
 // WorseCode returns the exit code that matters more of two: interrupted
 // (130), then usage (2), then 1, 4, 3 and 0, as Worse ranks outcomes.

@@ -43,3 +43,24 @@ func TestWorse(t *testing.T) {
 		}
 	}
 }
+
+// TestConjunction: clauses that must all hold fail on one sure failure
+// whatever the others' doubt (unlike Worse), are inconclusive on doubt
+// alone and pass only when every one passes.
+func TestConjunction(t *testing.T) {
+	for _, c := range []struct {
+		in   []Outcome
+		want Outcome
+	}{
+		{nil, Pass},
+		{[]Outcome{Pass, Pass}, Pass},
+		{[]Outcome{Pass, Inconclusive}, Inconclusive},
+		{[]Outcome{Inconclusive, Fail, Pass}, Fail},
+		{[]Outcome{Fail, Inconclusive}, Fail},
+		{[]Outcome{Fail, Error, Inconclusive}, Error},
+	} {
+		if got := Conjunction(c.in...); got != c.want {
+			t.Errorf("Conjunction(%v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

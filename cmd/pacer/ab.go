@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"github.com/pacer-load/pacer/experiment/ab"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -236,25 +239,18 @@ func abAction(c *cli.Context) error {
 	}
 	defer e.close()
 	ctx, out := c.Context, e.out
-	// The other side: its own target, TLS handshakes and server.
-	a.sides[ab.B].ReceiveClock = e.target.Options.ReceiveClock
-	tb := &endpoint.Target{Options: a.sides[ab.B], Say: e.say}
-	tb.WatchTLS()
 	e.askServer()
-	serverB := endpoint.AskServer(ctx, tb.Options, e.say, secretsFrom(ctx).Redact)
 	expA := e.experiment(a.errs)
-	expB := *expA
-	expB.Target, expB.Server = tb, serverB
-	envs := [2]*experiment.Env{expA, &expB}
+	envs := [2]*experiment.Env{expA, ab.Other(ctx, expA, a.sides[ab.B], secretsFrom(ctx).Redact)}
 	var tests []experiment.Test
 	for _, j := range a.work.tests {
-		tests = append(tests, a.work.testOf(j))
+		tests = append(tests, j.Test)
 	}
 	cfg.Tests = tests
-	session := strconv.FormatUint(cfg.Seed, 36) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	session := ab.Session(cfg.Seed, time.Now())
 	if !a.quiet {
-		for s, srv := range []*endpoint.Server{e.server, serverB} {
-			fmt.Fprintf(out, "%s: %s, %s\n", ab.SideName(s), a.shown[s], strings.TrimPrefix(report.ServerLine(srv.ID), "server: "))
+		for s, env := range envs {
+			fmt.Fprintf(out, "%s: %s, %s\n", ab.SideName(s), a.shown[s], strings.TrimPrefix(text.ServerLine(env.Server.ID), "server: "))
 		}
 		var what string
 		if cfg.Open != nil {
@@ -265,38 +261,36 @@ func abAction(c *cli.Context) error {
 		fmt.Fprintf(out, "%d rounds of %s (after %s warm-up each), %s, %d connections, in the order %s\n\n",
 			cfg.Rounds, cfg.RoundDuration, cfg.Warmup, what, cfg.Conns, ab.OrderText(cfg.Rounds))
 	}
+	sides := [2]ab.Side{{Env: envs[0]}, {Env: envs[1]}}
 	if a.fill {
-		if err := abFill(ctx, e, envs, a); err != nil {
+		if err := abFill(ctx, out, sides, a); err != nil {
 			return err
 		}
 	}
-	res := ab.Measure(ctx, [2]ab.Side{{Env: envs[0]}, {Env: envs[1]}}, cfg, func(r ab.Run) {
+	res := ab.Measure(ctx, sides, cfg, func(r ab.Run) {
 		if a.quiet {
 			return
 		}
 		t, _, err := verdict.NewTest(r.Result, report.TestOptions{}, verdict.SLO{})
 		if err == nil {
 			t.Name = ab.Label(r.Side, r.Round, cfg.Rounds) + " " + t.Name
-			_ = report.Quiet(out, t, report.TextOptions{})
+			_ = text.Quiet(out, t, report.TextOptions{})
 		}
 	})
 	interrupted := res.Interrupted || ctx.Err() != nil
 	var inputs [2]report.Input
-	lost := ""
+	var lost *ab.Lost
 	for s := range 2 {
 		doc := report.NewDocument(mode, version, nil)
-		doc.Server = []*endpoint.Server{e.server, serverB}[s].ID
+		doc.Server = envs[s].Server.ID
 		doc.Interrupted = interrupted
 		doc.Config = a.echo(ctx, s, session)
-		ts, js, err := res.Tests(s, tests, report.TestOptions{Percentiles: true})
+		l, err := res.Document(s, tests, doc)
 		if err != nil {
 			return failed(err)
 		}
-		doc.Tests = ts
-		for i, j := range js {
-			if j.Outcome == verdict.Error && lost == "" {
-				lost = fmt.Sprintf("%s: %s: target lost: %s", ab.SideName(s), ts[i].Name, oneLine(j.Reason))
-			}
+		if lost == nil {
+			lost = l
 		}
 		if a.json != "" {
 			if err := report.WriteJSON(c.App.Writer, sidePath(a.json, s), doc); err != nil {
@@ -336,33 +330,29 @@ func abAction(c *cli.Context) error {
 		return res.Err
 	case res.Err != nil:
 		return failed(res.Err)
-	case lost != "":
-		return failed(fmt.Errorf("%s", lost))
+	case lost != nil:
+		return failed(fmt.Errorf("%s: %s: target lost: %s", ab.SideName(lost.Side), lost.Test, oneLine(lost.Reason)))
 	case derr != nil:
 		return derr
 	}
 	return gate
 }
 
-// abFill prefills both targets alike: every key of -r once, with the
-// same values (one seed), as pacer fill does.
-func abFill(ctx context.Context, e *runEnv, envs [2]*experiment.Env, a *abConfig) error {
-	n := a.work.opts.Keyspace
-	recipe, err := experiment.FillRecipe(experiment.FillCommand, n, a.work.opts.Sizes)
-	if err != nil {
-		return err
-	}
-	for s, env := range envs {
-		res, _, err := env.Fill(ctx, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: a.cfg.Seed, Conns: 16, Pipeline: 64, Interval: a.cfg.Interval})
-		if err != nil {
-			return failed(fmt.Errorf("--fill %s: %w", ab.SideName(s), err))
-		}
-		if res == nil || res.Interrupted || ctx.Err() != nil {
-			return exitCode(exitInterrupted)
-		}
+// abFill prefills both targets alike (ab.Fill) and says how each went.
+func abFill(ctx context.Context, out io.Writer, sides [2]ab.Side, a *abConfig) error {
+	done, err := ab.Fill(ctx, sides, a.work.opts.Keyspace, a.work.opts.Sizes, a.cfg, func(s int, res *scheduler.Result) {
 		if !a.quiet {
-			fmt.Fprintf(e.out, "%s: filled %d keys (%s bytes each) in %.2f s\n", ab.SideName(s), res.Counts.Completed, a.work.opts.Sizes, res.Window.Seconds())
+			fmt.Fprintf(out, "%s: filled %d keys (%s bytes each) in %.2f s\n", ab.SideName(s), res.Counts.Completed, a.work.opts.Sizes, res.Window.Seconds())
 		}
+	})
+	var fe *ab.FillError
+	switch {
+	case errors.As(err, &fe):
+		return failed(fmt.Errorf("--fill %s: %w", ab.SideName(fe.Side), fe.Err))
+	case err != nil:
+		return err
+	case !done:
+		return exitCode(exitInterrupted)
 	}
 	return nil
 }

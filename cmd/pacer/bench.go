@@ -14,6 +14,8 @@ import (
 	"github.com/pacer-load/pacer/internal/input"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -171,7 +173,7 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	ctx, out := c.Context, e.out
-	info := report.BenchInfo{Clients: cfg.Clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.Text.Percentiles}
+	info := peers.BenchInfo{Clients: cfg.Clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.Text.Percentiles}
 	if cfg.cluster {
 		// redis-benchmark --cluster: the primaries first, on stdout, in
 		// every output format; one thread per primary by default.
@@ -193,7 +195,7 @@ func benchAction(c *cli.Context) error {
 	// and its side of each test go to stderr, and only with the full
 	// report (not -q, --csv).
 	if !cfg.Quiet && !cfg.CSV && !cfg.idle && e.server.ID.Available {
-		fmt.Fprintln(stderr, report.ServerLine(e.server.ID))
+		fmt.Fprintln(stderr, text.ServerLine(e.server.ID))
 	}
 	tty := term.IsTerminal(fdOf(out))
 	if cfg.idle {
@@ -205,8 +207,8 @@ func benchAction(c *cli.Context) error {
 	e.doc.Config = cfg.echo(ctx, e.faults())
 	cfg.Info, cfg.Keep = info, cfg.files.Any()
 	for _, j := range cfg.work.tests {
-		cfg.Tests = append(cfg.Tests, bench.Test{Test: cfg.work.testOf(j), Custom: j.custom,
-			Payload: bench.Payload(j.recipe, j.custom, cfg.sizes, cfg.work.keys)})
+		cfg.Tests = append(cfg.Tests, bench.Test{Test: j.Test, Custom: j.custom,
+			Payload: bench.Payload(j.Recipe, j.custom, cfg.sizes, cfg.work.keys)})
 	}
 	exp := e.experiment(false)
 	if cfg.ContinueOnError {

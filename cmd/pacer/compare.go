@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -154,21 +155,21 @@ func compareAction(c *cli.Context) error {
 	// The closed loop sends each connection's requests to one primary,
 	// so every key needs redis-benchmark's {tag} (the catalogue's have
 	// it).
-	keys, err := e.clusterKeys(cfg.test, "compare --cluster")
+	keys, err := e.target.RouteKeys(ctx, cfg.test.Recipe, "compare --cluster")
 	if err != nil {
 		return err
 	}
 	e.askServer()
 	e.noteConfig()
 	fmt.Fprintf(out, "pacer compare: %s, %d connections, closed-loop pipeline %d, %s per run, %s\n",
-		oneLine(cfg.test.title), cfg.Conns, cfg.Pipeline, cfg.Duration, oneLine(where))
+		oneLine(cfg.test.Title), cfg.Conns, cfg.Pipeline, cfg.Duration, oneLine(where))
 	if e.server.ID.Available {
-		fmt.Fprintln(out, report.ServerLine(e.server.ID))
+		fmt.Fprintln(out, text.ServerLine(e.server.ID))
 	}
 	fmt.Fprintln(out)
 	e.doc.Config = cfg.echo(ctx, e.faults())
 	cc := cfg.Config
-	cc.Test, cc.Keys = cfg.work.testOf(cfg.test), keys
+	cc.Test, cc.Keys = cfg.test.Test, keys
 	runs, runErr := compare.Measure(ctx, e.experiment(cfg.output.showErrs), cc)
 	for _, r := range runs {
 		e.doc.Tests = append(e.doc.Tests, *r.Test)
@@ -200,7 +201,7 @@ func compareAction(c *cli.Context) error {
 }
 
 func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]any {
-	extra := map[string]any{"arrival": cfg.Arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.Pacing.String(), "test": cfg.test.title}
+	extra := map[string]any{"arrival": cfg.Arrival, "max_buffer": cfg.target.MaxBuffer, "pacing": cfg.Pacing.String(), "test": cfg.test.Title}
 	return echoWork(ctx, report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Conns: cfg.Conns, Pipeline: cfg.Pipeline,
 		Dial: cfg.target, Seed: cfg.Seed, Rate: cfg.Rate, Duration: cfg.Duration}, cfg.work, extra)
 }

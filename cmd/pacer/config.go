@@ -22,10 +22,10 @@ func echoConfig(ctx context.Context, rc report.RunConfig, extra map[string]any) 
 func echoWork(ctx context.Context, rc report.RunConfig, w *workload, extra map[string]any) map[string]any {
 	rc.Sizes, rc.Keyspace, rc.KeyDist = w.opts.Sizes, w.opts.Keyspace, w.keys
 	for _, t := range w.tests {
-		rc.Tests = append(rc.Tests, t.id())
+		rc.Tests = append(rc.Tests, t.ID)
 	}
 	if len(w.tests) == 1 && (w.tests[0].custom || w.mixed) {
-		extra["command"] = w.tests[0].title
+		extra["command"] = w.tests[0].Title
 	}
 	return echoConfig(ctx, rc, extra)
 }

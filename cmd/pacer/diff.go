@@ -14,7 +14,9 @@ import (
 	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/plots"
+	reporttext "github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -179,7 +181,7 @@ func diffAction(c *cli.Context) error {
 	if err := report.CheckOutputsApart(all, []report.NamedPath{{Flag: "--json", Path: out.json}, {Flag: "--plot", Path: out.plot}, {Flag: "--html", Path: out.html}}); err != nil {
 		return usageErrorf("%v", err)
 	}
-	inputs, err := report.ReadInputs(c.Context, all, os.Stdin)
+	inputs, err := peers.ReadInputs(c.Context, all, os.Stdin)
 	if err != nil {
 		return err
 	}
@@ -221,7 +223,7 @@ func writeDiff(stdout, stderr io.Writer, d *report.Diff, out diffOutput) error {
 		}
 	}
 	var tb bytes.Buffer
-	if err := report.DiffText(&tb, d); err != nil {
+	if err := reporttext.DiffText(&tb, d); err != nil {
 		return failed(err)
 	}
 	if out.html != "" {

@@ -136,26 +136,6 @@ func (e *runEnv) faults() string {
 	return e.embedded.Faults().String()
 }
 
-// clusterKeys finds where a cluster routes the keys of t, refusing keys
-// that may fall in different slots and, when closedLoop names the command,
-// keys without {tag} (a closed loop sends each connection's requests to
-// one primary). Outside a cluster there is nothing to find.
-func (e *runEnv) clusterKeys(t workTest, closedLoop string) (endpoint.Keys, error) {
-	if !e.target.Cluster {
-		return endpoint.Keys{}, nil
-	}
-	keys, err := endpoint.ClusterKeys(e.ctx, e.target.Options, t.recipe)
-	if err != nil {
-		return keys, err
-	}
-	if closedLoop != "" {
-		if err := keys.NeedTags(t.recipe, closedLoop); err != nil {
-			return keys, err
-		}
-	}
-	return keys, nil
-}
-
 // experiment is the environment the experiments run in: this command's
 // target, server, placement, live views and redaction.
 func (e *runEnv) experiment(showErrs bool) *experiment.Env {
@@ -204,18 +184,6 @@ func judged(stderr io.Writer, t *report.Test, j verdict.Judgement) int {
 		fmt.Fprintf(stderr, "pacer: %s: %s: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
 	}
 	return j.Outcome.ExitCode()
-}
-
-// testOf is a workload's test as the experiments take it.
-func (w *workload) testOf(t workTest) experiment.Test {
-	return experiment.Test{ID: t.id(), Title: t.title, Names: t.names, Recipe: t.recipe,
-		Stream: func(seed uint64) (scheduler.Commands, error) {
-			s, err := w.stream(t, seed)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		}}
 }
 
 // exit turns how a command ended into its exit: interrupted (130, with

@@ -192,8 +192,8 @@ func TestLargestCommand(t *testing.T) {
 						return err
 					}
 					for _, tt := range cfg.work.tests {
-						got = append(got, int64(tt.recipe.MaxCommandSize()))
-						s, err := cfg.work.stream(tt, 1)
+						got = append(got, int64(tt.Recipe.MaxCommandSize()))
+						s, err := tt.Stream(1)
 						if err != nil {
 							return err
 						}

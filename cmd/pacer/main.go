@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/pacer-load/pacer/experiment/bench"
+	"github.com/pacer-load/pacer/internal/memlimit"
 )
 
 // maxBenchThreads caps bench --threads, as redis-benchmark does.
@@ -24,7 +25,7 @@ func main() {
 	if n := procsFor(os.Args); n > 0 {
 		runtime.GOMAXPROCS(n)
 	}
-	setMemoryLimit()
+	memlimit.SetRuntime() // fitMemory bounds what a run holds
 	// PACER_CPUPROFILE=file writes a CPU profile of the whole run,
 	// PACER_MEMPROFILE=file a heap profile at its end (what was allocated,
 	// and what is still in use), and PACER_TRACE=file an execution trace,

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,7 +17,7 @@ import (
 func fitMemory(c *cli.Context, conns int, load *experiment.OpenLoad, w *workload) error {
 	largest := 0
 	for _, t := range w.tests {
-		largest = max(largest, t.recipe.MaxCommandSize())
+		largest = max(largest, t.Recipe.MaxCommandSize())
 	}
 	return fitCaps(c, conns, load, largest, c.IsSet("max-buffer"))
 }
@@ -43,26 +41,4 @@ func fitCaps(c *cli.Context, conns int, load *experiment.OpenLoad, largest int, 
 		fmt.Fprintln(c.App.ErrWriter, message(fit.Note))
 	}
 	return nil
-}
-
-// setMemoryLimit sets the runtime's soft memory limit to 90% of the
-// process's memory limit, when it has one and GOMEMLIMIT is not set: near
-// the limit the collector runs more often rather than let the heap's
-// headroom take the process past it. It prevents nothing a run truly
-// needs; fitMemory bounds that.
-func setMemoryLimit() {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	lim := memlimit.Find()
-	if lim.Bytes <= 0 {
-		return
-	}
-	usable := lim.Bytes
-	if lim.AddressSpace {
-		usable -= 2 << 30 // the runtime's reserved address space
-	}
-	if usable > 0 {
-		debug.SetMemoryLimit(usable / 10 * 9)
-	}
 }

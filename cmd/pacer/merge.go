@@ -10,6 +10,9 @@ import (
 
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/merge"
+	"github.com/pacer-load/pacer/report/peers"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -54,15 +57,15 @@ func mergeAction(c *cli.Context) error {
 	if err := report.CheckOutputsApart(paths, []report.NamedPath{{Flag: "-o", Path: outPath}}); err != nil {
 		return usageErrorf("%v", err)
 	}
-	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
+	inputs, err := peers.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
 		return err
 	}
-	in := make([]report.MergeInput, len(inputs))
+	in := make([]merge.Input, len(inputs))
 	for i, x := range inputs {
-		in[i] = report.MergeInput{Label: x.Label, Doc: x.Doc}
+		in[i] = merge.Input{Label: x.Label, Doc: x.Doc}
 	}
-	doc, err := report.Merge(in, report.MergeOptions{Partial: partial, Tool: report.Tool{Name: "pacer", Version: version}})
+	doc, err := merge.Merge(in, merge.Options{Partial: partial, Tool: report.Tool{Name: "pacer", Version: version}})
 	if errors.Is(err, report.ErrMerge) {
 		return usageErrorf("%v", err)
 	}
@@ -83,7 +86,7 @@ func mergeAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(out, "merged shards %s of %d\n", joinInts(doc.Shard.Merged), doc.Shard.N)
 	for i := range doc.Tests {
-		if err := report.Quiet(out, &doc.Tests[i], report.TextOptions{}); err != nil {
+		if err := text.Quiet(out, &doc.Tests[i], report.TextOptions{}); err != nil {
 			return failed(err)
 		}
 	}

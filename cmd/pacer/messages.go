@@ -10,8 +10,6 @@ import (
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/scheduler/openloop"
-	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -109,15 +107,6 @@ func parseMessageLoad(c *cli.Context) (*messageLoad, error) {
 
 // scenariosMax is the largest payload: Redis's proto-max-bulk-len.
 const scenariosMax = 512 << 20
-
-// open is the publisher's driver settings and whole timeline.
-func (m *messageLoad) open() (timeline.Timeline, openloop.Config) {
-	tl := m.Timeline(m.load.Arrival, m.seed)
-	oc := m.load.Open(m.interval)
-	oc.Rate, oc.Warmup = m.Rate, m.Warmup
-	oc.Duration, oc.Requests = m.Bounds(tl)
-	return tl, oc
-}
 
 // echo is the JSON config's common keys for a message command.
 func (m *messageLoad) echo(rc report.RunConfig, extra map[string]any) report.RunConfig {

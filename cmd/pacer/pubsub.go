@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/pubsub"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -66,7 +67,7 @@ func parsePubsubConfig(c *cli.Context) (*pubsubConfig, error) {
 	if c.IsSet("slow-subscribers") && r.SubscriberDelay <= 0 {
 		return nil, usageErrorf("--slow-subscribers needs --subscriber-delay (how long each of them takes per message)")
 	}
-	r.Timeline, r.Open = m.open()
+	r.Timeline, r.Open = m.Open(m.load, m.interval, m.seed)
 	// The payloads' mark, from the seed (--seed repeats it) and the shard:
 	// each shard's receivers measure its own publisher's messages.
 	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x70756273+uint64(m.shard.K))).Uint32()) | 1
@@ -138,7 +139,7 @@ func pubsubAction(c *cli.Context) error {
 	code := exitOK
 	if open != nil {
 		if !cfg.out.quiet {
-			fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
+			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 		}
 		for _, t := range []*report.Test{open, closed} {
 			if t == nil {
@@ -149,7 +150,7 @@ func pubsubAction(c *cli.Context) error {
 			}
 		}
 		if closed != nil && !cfg.out.quiet {
-			if werr := report.MessagesSideBySide(out, open, closed); werr != nil {
+			if werr := text.MessagesSideBySide(out, open, closed); werr != nil {
 				return failed(werr)
 			}
 		}

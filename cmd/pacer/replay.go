@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/replay"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -180,7 +181,7 @@ func replayAction(c *cli.Context) error {
 		e.doc.Tests = append(e.doc.Tests, *t)
 		e.doc.Interrupted = res.Interrupted || ctx.Err() != nil
 		if !cfg.out.quiet {
-			fmt.Fprintf(out, "\n%s\n\n", report.ServerLine(e.server.ID))
+			fmt.Fprintf(out, "\n%s\n\n", text.ServerLine(e.server.ID))
 		}
 		if werr := render(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
 			return failed(werr)

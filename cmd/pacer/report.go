@@ -11,7 +11,9 @@ import (
 	"github.com/pacer-load/pacer/experiment/compare"
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/report/plots"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -78,7 +80,7 @@ func reportAction(c *cli.Context) error {
 		}
 		return writeDiff(c.App.Writer, c.App.ErrWriter, d, diffOutput{plot: plotPath, plotFormat: format, html: htmlPath, text: title})
 	}
-	inputs, err := report.ReadInputs(c.Context, paths, os.Stdin)
+	inputs, err := peers.ReadInputs(c.Context, paths, os.Stdin)
 	if err != nil {
 		return err
 	}
@@ -139,11 +141,11 @@ func verdictsExit(stderr io.Writer, inputs []report.Input) error {
 // it, several (or another tool's result) side by side.
 func renderReport(w io.Writer, in []report.Input) error {
 	if len(in) > 1 || in[0].Format != report.FormatPacer {
-		return report.SideBySide(w, in)
+		return text.SideBySide(w, in)
 	}
 	d := in[0].Doc
 	if runs := compare.FromDocument(d); runs != nil {
 		return compare.WriteDocument(w, d, runs)
 	}
-	return report.Render(w, d)
+	return text.Render(w, d)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/verdict"
@@ -171,7 +172,7 @@ func runAction(c *cli.Context) error {
 	// In a cluster every test's keys must be routable: refused up front.
 	keys := make([]endpoint.Keys, len(cfg.work.tests))
 	for i, j := range cfg.work.tests {
-		if keys[i], err = e.clusterKeys(j, ""); err != nil {
+		if keys[i], err = e.target.RouteKeys(ctx, j.Recipe, ""); err != nil {
 			return err
 		}
 	}
@@ -182,19 +183,16 @@ func runAction(c *cli.Context) error {
 	code := exitOK
 	var runErr error
 	for i, j := range cfg.work.tests {
-		test := cfg.work.testOf(j)
+		test := j.Test
 		stream, err := test.Stream(e.place.StreamSeed(cfg.seed + uint64(i)))
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		tl := cfg.Timeline(cfg.load.Arrival, cfg.seed+uint64(i))
-		oc := cfg.load.Open(cfg.interval)
-		oc.Rate, oc.Warmup = cfg.Rate, cfg.Warmup
-		oc.Duration, oc.Requests = cfg.Bounds(tl)
+		tl, oc := cfg.Open(cfg.load, cfg.interval, cfg.seed+uint64(i))
 		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
 			return exp.RunOpen(ctx, experiment.Open{
-				Test: test, Name: sweep.RunName(j.title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
-				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.id()}, cfg.slo),
+				Test: test, Name: sweep.RunName(j.Title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
+				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.ID}, cfg.slo),
 				Visibility: cfg.load.Visibility,
 			})
 		}, func(res *scheduler.Result) error {
@@ -204,7 +202,7 @@ func runAction(c *cli.Context) error {
 			// Each run's line; the test's report pools them.
 			rt, _, err := verdict.NewTest(res, report.TestOptions{}, cfg.slo)
 			if err == nil {
-				err = report.Quiet(out, rt, cfg.text)
+				err = text.Quiet(out, rt, cfg.text)
 			}
 			return err
 		})
@@ -215,24 +213,24 @@ func runAction(c *cli.Context) error {
 		if runs.Len() > 0 {
 			// The test pools its runs and the server's counts (a
 			// cluster's: its primaries' sum).
-			t, jd, terr := runs.Test(j.title, report.TestOptions{ID: j.id(), Percentiles: true, CI: cfg.ci}, cfg.slo)
+			t, jd, terr := runs.Test(j.Title, report.TestOptions{ID: j.ID, Percentiles: true, CI: cfg.ci}, cfg.slo)
 			if terr != nil {
 				return failed(terr)
 			}
-			verdict := judged(c.App.ErrWriter, t, jd)
+			testCode := judged(c.App.ErrWriter, t, jd)
 			e.doc.Tests = append(e.doc.Tests, *t)
 			e.doc.Interrupted = e.doc.Interrupted || t.Interrupted || ctx.Err() != nil
 			if err := cfg.files.Checkpoint(e.doc); err != nil {
 				return failed(err)
 			}
 			if identity {
-				fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
+				fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 				identity = false
 			}
 			if werr := render(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
 				return failed(werr)
 			}
-			code = worst(code, verdict)
+			code = worst(code, testCode)
 		}
 		if runErr != nil || e.doc.Interrupted || ctx.Err() != nil {
 			e.doc.Interrupted = e.doc.Interrupted || ctx.Err() != nil
@@ -252,10 +250,10 @@ func runAction(c *cli.Context) error {
 // percentiles' confidence intervals), or with quiet its line.
 func render(w io.Writer, t *report.Test, quiet, ci bool, o report.TextOptions) error {
 	if quiet {
-		return report.Quiet(w, t, o)
+		return text.Quiet(w, t, o)
 	}
-	if err := report.Text(w, t, o); err != nil {
+	if err := text.Text(w, t, o); err != nil {
 		return err
 	}
-	return report.WriteNotes(w, t, ci, t.Repeats)
+	return text.WriteNotes(w, t, ci, t.Repeats)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/report"
+
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/stream"
 )
 
@@ -61,7 +63,7 @@ func parseStreamConfig(c *cli.Context) (*streamConfig, error) {
 	if m.shard.Sharded() {
 		r.Shard = m.shard.K
 	}
-	r.Timeline, r.Open = m.open()
+	r.Timeline, r.Open = m.Open(m.load, m.interval, m.seed)
 	// The payloads' mark, from the seed (--seed repeats it) and the shard:
 	// each shard's receivers measure its own publisher's messages.
 	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x73747265+uint64(m.shard.K))).Uint32()) | 1
@@ -108,7 +110,7 @@ func streamAction(c *cli.Context) error {
 			return failed(err)
 		}
 		if !cfg.out.quiet {
-			fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
+			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 		}
 		if werr := render(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
 			return failed(werr)

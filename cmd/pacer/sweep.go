@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
@@ -212,7 +213,7 @@ func sweepAction(c *cli.Context) error {
 	if cfg.closed {
 		closedLoop = "sweep --closed --cluster"
 	}
-	keys, err := e.clusterKeys(j, closedLoop)
+	keys, err := e.target.RouteKeys(ctx, j.Recipe, closedLoop)
 	if err != nil {
 		return err
 	}
@@ -220,10 +221,10 @@ func sweepAction(c *cli.Context) error {
 	e.askServer()
 	e.noteConfig()
 	if !cfg.Quiet && e.server.ID.Available {
-		fmt.Fprintf(out, "%s\n\n", report.ServerLine(e.server.ID))
+		fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 	}
 	sc := cfg.Config
-	sc.Test, sc.Keys = cfg.work.testOf(j), keys
+	sc.Test, sc.Keys = j.Test, keys
 	if !cfg.Quiet {
 		sc.Print = func(s string) { io.WriteString(out, s) }
 	}

@@ -6,8 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/scheduler"
 )
 
 // workload is what one invocation sends: one or more tests.
@@ -19,27 +21,25 @@ type workload struct {
 	mixed bool
 }
 
-// workTest is one test: a recipe compiled afresh for every sender.
+// workTest is one test as the experiments take it (its recipe compiled
+// afresh for every sender's stream, its ID stable in the JSON: see
+// scenarios.Recipe.ID), and whether it is a command given after the flags.
 type workTest struct {
-	recipe *scenarios.Recipe
-	title  string
-	// names of the commands, for per-command results (nil for one).
-	names []string
-	// custom is set for a command given after the flags.
+	experiment.Test
 	custom bool
 }
 
-// id is the test's stable ID in the JSON (tests[].id): see
-// scenarios.Recipe.ID.
-func (t workTest) id() string { return t.recipe.ID() }
-
-// stream builds a sender's command stream for the test.
-func (w *workload) stream(t workTest, seed uint64) (*scenarios.Stream, error) {
-	m, err := t.recipe.Build()
-	if err != nil {
-		return nil, err
-	}
-	return scenarios.NewMixStream(m, seed, w.keys), nil
+// testOf is the test of recipe r titled title, its streams drawing keys
+// from keys.
+func testOf(r *scenarios.Recipe, title string, names []string, keys scenarios.KeyDist) experiment.Test {
+	return experiment.Test{ID: r.ID(), Title: title, Names: names, Recipe: r,
+		Stream: func(seed uint64) (scheduler.Commands, error) {
+			m, err := r.Build()
+			if err != nil {
+				return nil, err
+			}
+			return scenarios.NewMixStream(m, seed, keys), nil
+		}}
 }
 
 // parseSizes reads -d. bench keeps redis-benchmark's clamp of a plain
@@ -99,7 +99,7 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 		for k := range t.Names {
 			t.Names[k] = sec.Redact(t.Names[k])
 		}
-		w.tests = append(w.tests, workTest{recipe: t.Recipe, title: sec.Redact(t.Title), names: t.Names, custom: t.Custom})
+		w.tests = append(w.tests, workTest{Test: testOf(t.Recipe, sec.Redact(t.Title), t.Names, s.Keys), custom: t.Custom})
 	}
 	return w, nil
 }
@@ -122,10 +122,10 @@ func parseOpenWorkload(c *cli.Context, tests string) (*workload, error) {
 // than maxClosedInFlight bytes: -c × -P × the largest command.
 func checkClosedBudget(w *workload, conns, pipeline int) error {
 	for _, t := range w.tests {
-		l := int64(t.recipe.MaxCommandSize()) // RESP framing and the largest value included
+		l := int64(t.Recipe.MaxCommandSize()) // RESP framing and the largest value included
 		if total := int64(conns) * int64(pipeline) * l; total > maxClosedInFlight {
 			return usageErrorf("-c %d × -P %d × %s (the largest command of %s) = %s in flight; at most %s: lower -c, -P or -d",
-				conns, pipeline, bytesize.Format(l), t.title, bytesize.Format(total), bytesize.Format(maxClosedInFlight))
+				conns, pipeline, bytesize.Format(l), t.Title, bytesize.Format(total), bytesize.Format(maxClosedInFlight))
 		}
 	}
 	return nil
@@ -135,9 +135,9 @@ func checkClosedBudget(w *workload, conns, pipeline int) error {
 // --max-buffer.
 func checkMaxBuffer(w *workload, maxBuffer int) error {
 	for _, t := range w.tests {
-		if l := int64(t.recipe.MaxCommandSize()); l > int64(maxBuffer) {
+		if l := int64(t.Recipe.MaxCommandSize()); l > int64(maxBuffer) {
 			return usageErrorf("a command of %s (%s) is larger than --max-buffer %s: raise --max-buffer or lower -d",
-				bytesize.Format(l), t.title, bytesize.Format(int64(maxBuffer)))
+				bytesize.Format(l), t.Title, bytesize.Format(int64(maxBuffer)))
 		}
 	}
 	return nil

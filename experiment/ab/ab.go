@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
@@ -199,4 +200,18 @@ func (r *Result) Tests(s int, tests []experiment.Test, o report.TestOptions) ([]
 		out, js = append(out, *t), append(js, j)
 	}
 	return out, js, nil
+}
+
+// Other is side B's environment beside side A's, a: the same settings
+// (live views, redaction, hiccups), with its own target dialled with o
+// (on a's receive clock, its TLS handshakes recorded) and its own server,
+// asked who it is now, outside any measured window; redact masks the
+// passwords in what it says.
+func Other(ctx context.Context, a *experiment.Env, o conn.Options, redact func(string) string) *experiment.Env {
+	o.ReceiveClock = a.Target.Options.ReceiveClock
+	t := &endpoint.Target{Options: o, Say: a.Say}
+	t.WatchTLS()
+	b := *a
+	b.Target, b.Server = t, endpoint.AskServer(ctx, t.Options, a.Say, redact)
+	return &b
 }

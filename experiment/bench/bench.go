@@ -19,6 +19,8 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/peers"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
@@ -66,7 +68,7 @@ type Config struct {
 	// Primaries are a cluster's primaries (nil: one server).
 	Primaries *endpoint.Primaries
 	// Info is the full report's header; Run sets each test's data size.
-	Info report.BenchInfo
+	Info peers.BenchInfo
 	// Keep keeps every test's runs pooled for Result.Tests (for the
 	// result files); without it no run outlives its report.
 	Keep bool
@@ -125,7 +127,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, o Output) (*Resul
 		res.runs[i].Keep = cfg.Repeat > 1
 	}
 	if cfg.CSV {
-		if err := report.BenchCSVHeader(o.Out, cfg.Text); err != nil {
+		if err := peers.BenchCSVHeader(o.Out, cfg.Text); err != nil {
 			return res, err
 		}
 	}
@@ -137,7 +139,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, o Output) (*Resul
 			for k := 0; k < cfg.Repeat; k++ {
 				r, st, runErr := cfg.runOne(ctx, env, o, j, (round*len(cfg.Tests)+i)*cfg.Repeat+k)
 				if st != nil && full && r != nil && !r.Interrupted && runErr == nil {
-					fmt.Fprintln(o.Err, report.ServerBrief(st))
+					fmt.Fprintln(o.Err, text.ServerBrief(st))
 				}
 				var t *report.Test
 				var jd verdict.Judgement
@@ -220,7 +222,7 @@ func (cfg *Config) writeNotes(o Output, j Test, reps []*scheduler.Result) error 
 			return err
 		}
 	}
-	return report.WriteNotes(w, t, cfg.CI, rep)
+	return text.WriteNotes(w, t, cfg.CI, rep)
 }
 
 // runOne runs test j once (the n-th run of the bench) and writes its
@@ -266,7 +268,7 @@ func (cfg *Config) runOne(ctx context.Context, env *experiment.Env, o Output, j 
 	if terr != nil {
 		return res, st, terr
 	}
-	if line := report.TLSLine(t); line != "" && !cfg.Quiet && !cfg.CSV {
+	if line := text.TLSLine(t); line != "" && !cfg.Quiet && !cfg.CSV {
 		fmt.Fprintf(o.Err, "tls: %s\n", line)
 	}
 	if err != nil {
@@ -274,16 +276,16 @@ func (cfg *Config) runOne(ctx context.Context, env *experiment.Env, o Output, j 
 	}
 	switch {
 	case cfg.CSV:
-		err = report.BenchCSV(o.Out, title, t, cfg.Text)
+		err = peers.BenchCSV(o.Out, title, t, cfg.Text)
 	case cfg.Quiet:
-		err = report.BenchQuiet(o.Out, title, t, last, cfg.Text)
+		err = peers.BenchQuiet(o.Out, title, t, last, cfg.Text)
 		if err == nil {
-			err = report.BenchCommands(o.Out, t, true, cfg.Text)
+			err = text.BenchCommands(o.Out, t, true, cfg.Text)
 		}
 	default:
-		err = report.BenchFull(o.Out, title, t, cfg.Info, last)
+		err = peers.BenchFull(o.Out, title, t, cfg.Info, last)
 		if err == nil {
-			err = report.BenchCommands(o.Out, t, false, cfg.Text)
+			err = text.BenchCommands(o.Out, t, false, cfg.Text)
 		}
 	}
 	return res, st, err
@@ -302,7 +304,7 @@ func progress(out io.Writer, title string, live <-chan *scheduler.Live, last *in
 			finished := p.Completed + p.Errors
 			interval, now := l.Micros.Interval(prevHist)
 			prevHist = now
-			n, err := report.BenchProgress(out, title,
+			n, err := peers.BenchProgress(out, title,
 				float64(finished-prevDone)/(p.Elapsed-prevAt).Seconds(), float64(finished)/p.Elapsed.Seconds(),
 				histo.CMean(interval)/1000, histo.CMean(now)/1000, *last)
 			if err == nil {

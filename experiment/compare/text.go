@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 )
 
 // Write prints the side-by-side table of runs (the closed loop first) and
@@ -213,7 +214,7 @@ func Reading(closedRun, openRun Run) string {
 // or "-".
 func bitsPerSecond(t *report.Test, n uint64) string {
 	if secs := t.Window().Seconds(); secs > 0 {
-		return report.BitRate(float64(n) / secs)
+		return text.BitRate(float64(n) / secs)
 	}
 	return "-"
 }
@@ -269,7 +270,7 @@ func WriteDocument(w io.Writer, d *report.Document, runs []Run) error {
 	fmt.Fprintf(&b, "pacer compare: %s, %.0f connections, closed-loop pipeline %.0f, %s per run, %s\n",
 		title, num("connections"), num("pipeline"), dur, where)
 	if d.Server != nil && d.Server.Available {
-		fmt.Fprintln(&b, report.ServerLine(d.Server))
+		fmt.Fprintln(&b, text.ServerLine(d.Server))
 	}
 	b.WriteString("\n")
 	if err := Write(&b, runs, nil); err != nil {
@@ -288,7 +289,7 @@ func WriteDocument(w io.Writer, d *report.Document, runs []Run) error {
 	if d.Interrupted {
 		b.WriteString("(the run was interrupted: partial result)\n")
 	}
-	if seed := report.Seed(d); seed != "" {
+	if seed := text.Seed(d); seed != "" {
 		fmt.Fprintf(&b, "seed %s (--seed to repeat)\n", seed)
 	}
 	_, err := io.WriteString(w, b.String())

@@ -105,7 +105,7 @@ func contradictionsOf(passedAt, failedAt map[float64][]int, persisting bool) []r
 // that did not converge, unless its bracket is within the precision
 // anyway or every rate up to --to passed; and none with contradictions
 // left (resolved ones passed when measured again). A search with no passing rate is left to the points'
-// outcome (see openOutcome).
+// outcome (see verdict.OpenSweep).
 func (s *rateSearch) trusted() (bool, string) {
 	if s.lo == 0 || s.converged || s.toReached {
 		return true, ""

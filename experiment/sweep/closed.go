@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/verdict"
@@ -22,7 +23,7 @@ type closedPoint struct {
 	clients, pipeline int
 	runs              []*scheduler.Result
 	test              *report.Test
-	pointVerdict
+	verdict.StepJudgement
 }
 
 // Closed runs the bench loop at every -c × -P point, in the order of
@@ -88,7 +89,6 @@ points:
 	}
 	out := &Result{Interrupted: ctx.Err() != nil}
 	fp := make([]report.ClosedPoint, len(done))
-	anyPass := false
 	for i, pt := range done {
 		pooled := scheduler.Pool(pt.runs)
 		pooled.Name = fmt.Sprintf("%s -c %d -P %d", j.Title, pt.clients, pt.pipeline)
@@ -103,7 +103,7 @@ points:
 			return nil, err
 		}
 		pt.test = t
-		var f pointFacts
+		var f verdict.StepFacts
 		if t.SLO != nil {
 			var wins []verdict.Window
 			if cfg.SLO.Window > 0 {
@@ -111,9 +111,9 @@ points:
 					return nil, err
 				}
 			}
-			f.intervals = percentileIntervals(t.SLO, pooled.Response, wins)
+			f.Intervals = verdict.PercentileIntervals(t.SLO, pooled.Response, wins)
 		}
-		pt.pointVerdict = judgePoint(t, jd, f)
+		pt.StepJudgement = verdict.Step(t, jd, f)
 		if cfg.Repeat > 1 {
 			if t.Repeats, err = verdict.Repeats(pt.runs, report.TestOptions{ID: j.ID, Percentiles: true, CI: cfg.CI}, cfg.SLO); err != nil {
 				return nil, err
@@ -134,7 +134,7 @@ points:
 		med := report.NewRepeats(figs, nil).Median
 		fp[i] = report.ClosedPoint{Index: i, Clients: pt.clients, Pipeline: pt.pipeline,
 			Throughput: round3(med["achieved_rate"]), MeanMs: med["mean"], P50Ms: med["p50"], P99Ms: med["p99"]}
-		fp[i].Decision, fp[i].Intervals = pt.decision, pt.intervals
+		fp[i].Decision, fp[i].Intervals = string(pt.Decision), pt.Intervals
 		var rxLagMean float64
 		if len(rxLag) > 0 {
 			rxLagMean = histo.Median(rxLag)
@@ -142,7 +142,6 @@ points:
 		little(&fp[i], rxLagMean)
 		fp[i].LittleMs, fp[i].LittleRatio = round6(fp[i].LittleMs), round6(fp[i].LittleRatio)
 		out.Tests = append(out.Tests, *t)
-		anyPass = anyPass || (pt.pass != nil && *pt.pass)
 	}
 	knee := -1
 	if ctx.Err() == nil && runErr == nil {
@@ -172,21 +171,21 @@ points:
 		fmt.Fprintf(&b, "  -c %d -P %d:", pt.clients, pt.pipeline)
 		if pt.test.SLO != nil {
 			fmt.Fprintf(&b, " %s", pt.test.SLO.Line())
-			if k := pt.shown; k >= 0 {
-				iv := pt.intervals[k]
-				fmt.Fprintf(&b, "; %s 95%% interval [%s, %s] ms: %s", iv.Metric, ciEnd(iv.Lo), ciEnd(iv.Hi), pt.decision)
-			} else if pt.decision != "" && pt.decision != decidePass && pt.decision != decideFail {
-				fmt.Fprintf(&b, "; %s", pt.decision)
+			if k := pt.Shown; k >= 0 {
+				iv := pt.Intervals[k]
+				fmt.Fprintf(&b, "; %s 95%% interval [%s, %s] ms: %s", iv.Metric, verdict.IntervalEnd(iv.Lo), verdict.IntervalEnd(iv.Hi), pt.Decision)
+			} else if pt.Decision != "" && pt.Decision != verdict.StepPass && pt.Decision != verdict.StepFail {
+				fmt.Fprintf(&b, "; %s", pt.Decision)
 			}
 		}
 		b.WriteString("\n")
 		if cfg.CI || cfg.Repeat > 1 {
-			if err := report.WriteNotes(&b, pt.test, cfg.CI, pt.test.Repeats); err != nil {
+			if err := text.WriteNotes(&b, pt.test, cfg.CI, pt.test.Repeats); err != nil {
 				return nil, err
 			}
 		}
 		if nodes {
-			if err := report.WriteNodes(&b, pt.test); err != nil {
+			if err := text.WriteNodes(&b, pt.test); err != nil {
 				return nil, err
 			}
 		}
@@ -196,29 +195,13 @@ points:
 	if runErr != nil {
 		return out, runErr
 	}
-	for _, pt := range done {
-		for _, r := range pt.runs {
-			rt, jd, err := verdict.NewTest(r, report.TestOptions{}, verdict.SLO{})
-			if err == nil && jd.Outcome == verdict.Error {
-				out.Outcome = verdict.Worse(out.Outcome, verdict.Error)
-				out.Notes = append(out.Notes, fmt.Sprintf("pacer: %s: error: target lost: %s", safetext.Escape(rt.Name), oneLine(jd.Reason)))
-			}
-		}
+	var runs []*scheduler.Result
+	points := make([]verdict.StepJudgement, len(done))
+	for i, pt := range done {
+		runs = append(runs, pt.runs...)
+		points[i] = pt.StepJudgement
 	}
-	if !cfg.SLO.IsZero() && !anyPass && !out.Interrupted {
-		// No point passed: the server's, unless no point failed either
-		// (each uncertain or inconclusive).
-		failed := false
-		for _, pt := range done {
-			failed = failed || pt.pass != nil && !*pt.pass
-		}
-		if failed || len(done) == 0 {
-			out.Outcome = verdict.Worse(out.Outcome, verdict.Fail)
-		} else {
-			out.Outcome = verdict.Worse(out.Outcome, verdict.Inconclusive)
-			out.Notes = append(out.Notes, "pacer: no point passed or failed the SLO beyond doubt: each was uncertain or inconclusive")
-		}
-	}
+	out.Outcome, out.Notes = verdict.ClosedSweep(runs, points, !cfg.SLO.IsZero(), out.Interrupted)
 	return out, nil
 }
 

@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -131,19 +130,4 @@ func (r sampleRule) short(res *scheduler.Result, sr *report.SLOResult) []string 
 		}
 	}
 	return out
-}
-
-// unjudged reports whether a point's verdict must give way to its short
-// clauses: it passed (a pass the samples cannot support), or every clause
-// it failed is short. An aborted point failed whatever its samples.
-func unjudged(sr *report.SLOResult, short []string, aborted bool) bool {
-	if sr == nil || len(short) == 0 || aborted {
-		return false
-	}
-	for _, c := range sr.Clauses {
-		if !c.Pass && !slices.Contains(short, c.Metric) {
-			return false
-		}
-	}
-	return true
 }

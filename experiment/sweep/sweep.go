@@ -25,6 +25,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
@@ -139,8 +140,8 @@ type openPoint struct {
 	steps  []*openloop.Step
 	pooled *scheduler.Result
 	test   *report.Test
-	// verdict is its judgement against the SLO (see judgePoint).
-	pointVerdict
+	// StepJudgement is its judgement against the SLO (see verdict.Step).
+	verdict.StepJudgement
 	// aborted: a step of it was cut by --abort-after; atOnce: within its
 	// first interval.
 	aborted, atOnce bool
@@ -420,7 +421,7 @@ func (o *openSweep) stepLine(st *openloop.Step) {
 		}
 	}
 	var b strings.Builder
-	_ = report.Quiet(&b, t, report.TextOptions{})
+	_ = text.Quiet(&b, t, report.TextOptions{})
 	if st.Aborted {
 		fmt.Fprintf(&b, "  aborted: %s\n", st.AbortReason)
 	}
@@ -429,7 +430,7 @@ func (o *openSweep) stepLine(st *openloop.Step) {
 
 // newPoint starts a point at rate.
 func (o *openSweep) newPoint(rate float64) *openPoint {
-	return &openPoint{rate: rate, want: o.cfg.Repeat, pointVerdict: pointVerdict{shown: -1}}
+	return &openPoint{rate: rate, want: o.cfg.Repeat, StepJudgement: verdict.Unjudged()}
 }
 
 // lengthen decides whether the current point, its steps measured, runs
@@ -444,7 +445,7 @@ func (o *openSweep) lengthen() time.Duration {
 	if o.cfg.SLO.IsZero() || o.env.Place.Sharded() || o.rule.window > 0 || o.rule.metric == "" {
 		return 0
 	}
-	if err := o.assess(p); err != nil || p.decision != decideUncertain {
+	if err := o.assess(p); err != nil || p.Decision != verdict.StepUncertain {
 		return 0
 	}
 	d := min(p.measured, time.Duration(o.cfg.Repeat)*o.rule.cap-p.measured)
@@ -464,15 +465,15 @@ func (o *openSweep) closePoint(decide bool) (float64, bool) {
 			o.judgeErr = err
 		}
 		// Said when the sweep ends; the point is shown without its SLO.
-		p.pointVerdict = pointVerdict{shown: -1}
+		p.StepJudgement = verdict.Unjudged()
 		p.test, _, _ = verdict.NewTest(p.pooled, report.TestOptions{ID: cfg.Test.ID}, verdict.SLO{})
 	}
-	if p.decision == decideUncertain && p.why != "" {
+	if p.Decision == verdict.StepUncertain && p.Why != "" {
 		switch {
 		case o.rule.window > 0:
-			p.why += "; with --slo-window a longer step adds windows, not samples to a window"
+			p.Why += "; with --slo-window a longer step adds windows, not samples to a window"
 		case p.lengthened > 0:
-			p.why += fmt.Sprintf(", after %s of steps at this rate", p.measured)
+			p.Why += fmt.Sprintf(", after %s of steps at this rate", p.measured)
 		}
 	}
 	o.index[p] = len(o.points)
@@ -487,14 +488,14 @@ func (o *openSweep) closePoint(decide bool) (float64, bool) {
 	if o.search != nil {
 		v := stepFail
 		switch {
-		case p.pass != nil && *p.pass:
+		case p.Pass != nil && *p.Pass:
 			v = stepPass
-		case p.pass != nil && p.atOnce:
+		case p.Pass != nil && p.atOnce:
 			v = stepSureFail
-		case p.pass != nil:
-		case p.decision == decideUncertain:
+		case p.Pass != nil:
+		case p.Decision == verdict.StepUncertain:
 			v = stepUncertain
-		case p.decision == decideInconclusive:
+		case p.Decision == verdict.StepInconclusive:
 			v = stepInconclusive
 		default:
 			v = stepUnjudged
@@ -516,7 +517,7 @@ func (o *openSweep) assess(p *openPoint) error {
 	for k, st := range p.steps {
 		rs[k] = st.Result
 		p.aborted = p.aborted || st.Aborted
-		p.atOnce = p.atOnce || st.Aborted && abortedAtOnce(st, o.cfg.AbortAfter)
+		p.atOnce = p.atOnce || st.Aborted && verdict.AbortedAtOnce(st, o.cfg.AbortAfter)
 	}
 	p.pooled = scheduler.Pool(rs)
 	p.server = nil
@@ -532,7 +533,7 @@ func (o *openSweep) assess(p *openPoint) error {
 	return o.judge(p)
 }
 
-// judge judges a point's pooled steps (judgePoint): its SLO, the
+// judge judges a point's pooled steps (verdict.Step): its SLO, the
 // intervals of its percentile clauses, its samples and its trend.
 func (o *openSweep) judge(p *openPoint) error {
 	cfg := o.cfg
@@ -547,7 +548,7 @@ func (o *openSweep) judge(p *openPoint) error {
 		return err
 	}
 	p.test = t
-	f := pointFacts{aborted: p.aborted}
+	f := verdict.StepFacts{Aborted: p.aborted}
 	if t.SLO != nil {
 		var wins []verdict.Window
 		if cfg.SLO.Window > 0 {
@@ -555,39 +556,22 @@ func (o *openSweep) judge(p *openPoint) error {
 				return err
 			}
 		}
-		f.intervals = percentileIntervals(t.SLO, p.pooled.Response, wins)
-		f.short = o.rule.short(p.pooled, t.SLO)
+		f.Intervals = verdict.PercentileIntervals(t.SLO, p.pooled.Response, wins)
+		f.Short = o.rule.short(p.pooled, t.SLO)
 		steps := make([]*scheduler.Result, len(p.steps))
 		for k, st := range p.steps {
 			steps[k] = st.Result
 		}
-		if f.trend, err = pointTrend(steps); err != nil {
+		if f.Trend, err = pointTrend(steps); err != nil {
 			return err
 		}
 	}
-	p.pointVerdict = judgePoint(t, j, f)
+	p.StepJudgement = verdict.Step(t, j, f)
 	p.short = nil
-	if p.decision == decideUnjudged {
-		p.short = f.short
+	if p.Decision == verdict.StepUnjudged {
+		p.short = f.Short
 	}
 	return nil
-}
-
-// abortedAtOnce reports whether an aborted step was cut within its first
-// interval (or before any was measured) on a host that did not stall
-// meanwhile: its oldest request had waited past --abort-after (bound) by
-// the first interval's end, while the host's longest hiccup stayed under
-// half of it. A host that froze pacer for as long can have made the
-// abort itself: that step is a failure to measure again like any other.
-func abortedAtOnce(st *openloop.Step, bound time.Duration) bool {
-	iv := st.Interval
-	if iv <= 0 {
-		iv = scheduler.DefaultInterval
-	}
-	if st.Hiccups != nil && st.Hiccups.TotalCount() > 0 && time.Duration(st.Hiccups.Max()) >= bound/2 {
-		return false
-	}
-	return st.Window <= iv || len(st.Intervals) <= 1
 }
 
 // sustainable is the highest rate that met the SLO below the lowest that
@@ -595,13 +579,13 @@ func abortedAtOnce(st *openloop.Step, bound time.Duration) bool {
 func sustainable(points []*openPoint) float64 {
 	lowestFail := math.Inf(1)
 	for _, p := range points {
-		if p.pass != nil && !*p.pass {
+		if p.Pass != nil && !*p.Pass {
 			lowestFail = min(lowestFail, p.rate)
 		}
 	}
 	best := 0.0
 	for _, p := range points {
-		if p.pass != nil && *p.pass && p.rate < lowestFail {
+		if p.Pass != nil && *p.Pass && p.rate < lowestFail {
 			best = max(best, p.rate)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/verdict"
@@ -18,9 +19,9 @@ func (o *openSweep) document(res *Result) error {
 	sloSet := !cfg.SLO.IsZero()
 	for i, p := range o.points {
 		t := *p.test
-		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.pass, Aborted: p.aborted, SettleS: cfg.Settle.Seconds(),
+		info := &report.StepInfo{Index: i, TargetRate: p.rate, Pass: p.Pass, Aborted: p.aborted, SettleS: cfg.Settle.Seconds(),
 			JudgedWith: p.judgedWith, InsufficientSamples: p.short, PlannedS: p.planned.Seconds(),
-			Decision: p.decision, Why: p.why, Intervals: p.intervals, Lengthened: p.lengthened, Trend: p.trend}
+			Decision: string(p.Decision), Why: p.Why, Intervals: p.Intervals, Lengthened: p.lengthened, Trend: p.Trend}
 		if sloSet {
 			info.Basis = "response"
 		}
@@ -62,8 +63,8 @@ func (o *openSweep) document(res *Result) error {
 		passedAt, failedAt := map[float64][]int{}, map[float64][]int{}
 		for i, p := range o.points {
 			switch {
-			case p.pass == nil:
-			case *p.pass:
+			case p.Pass == nil:
+			case *p.Pass:
 				passedAt[p.rate] = append(passedAt[p.rate], i)
 			default:
 				failedAt[p.rate] = append(failedAt[p.rate], i)
@@ -117,24 +118,24 @@ func (o *openSweep) text(res *Result) error {
 	}
 	fmt.Fprintf(&b, "====== %s: %s, %s, steps of %s after a %s settle ======\n",
 		what, safetext.Escape(cfg.Test.Title), conns, steps, cfg.Settle)
-	rows := make([]report.OpenRow, len(o.points))
+	rows := make([]text.OpenRow, len(o.points))
 	for i, p := range o.points {
-		rows[i] = report.NewOpenRow(p.test, p.pass, p.aborted)
+		rows[i] = text.NewOpenRow(p.test, p.Pass, p.aborted)
 		rows[i].JudgedWith, rows[i].Unjudged = p.judgedWith, p.short
 		// Seconds per repeat: a lengthened point's are all its steps'.
 		rows[i].Seconds /= float64(max(1, min(len(p.steps), cfg.Repeat)))
-		rows[i].Decision = p.decision
-		if p.shown >= 0 && p.shown < len(p.intervals) {
-			rows[i].Interval = &p.intervals[p.shown]
+		rows[i].Decision = string(p.Decision)
+		if p.Shown >= 0 && p.Shown < len(p.Intervals) {
+			rows[i].Interval = &p.Intervals[p.Shown]
 		}
-		if p.note != "" {
-			rows[i].Notes = append(rows[i].Notes, p.note)
+		if p.Note != "" {
+			rows[i].Notes = append(rows[i].Notes, p.Note)
 		}
 		if p.lengthened > 0 {
 			rows[i].Notes = append(rows[i].Notes, "lengthened")
 		}
 	}
-	if err := report.WriteOpenSweep(&b, rows); err != nil {
+	if err := text.WriteOpenSweep(&b, rows); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -144,8 +145,8 @@ func (o *openSweep) text(res *Result) error {
 		}
 	}
 	for i, p := range o.points {
-		if p.why != "" && p.decision != decideUnjudged {
-			fmt.Fprintf(&b, "  step %d at %s/s: %s\n", i, formatRate(p.rate), safetext.Escape(p.why))
+		if p.Why != "" && p.Decision != verdict.StepUnjudged {
+			fmt.Fprintf(&b, "  step %d at %s/s: %s\n", i, formatRate(p.rate), safetext.Escape(p.Why))
 		}
 	}
 	for i, p := range o.points {
@@ -160,12 +161,12 @@ func (o *openSweep) text(res *Result) error {
 			if cfg.Repeat > 1 {
 				rep = res.Tests[i].Repeats
 			}
-			if err := report.WriteNotes(&b, p.test, cfg.CI, rep); err != nil {
+			if err := text.WriteNotes(&b, p.test, cfg.CI, rep); err != nil {
 				return err
 			}
 		}
 		if nodes {
-			if err := report.WriteNodes(&b, p.test); err != nil {
+			if err := text.WriteNodes(&b, p.test); err != nil {
 				return err
 			}
 		}

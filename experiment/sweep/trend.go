@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/pacer-load/pacer/report"
@@ -103,10 +102,4 @@ func roundP(p float64) float64 {
 	}
 	scale := math.Pow(10, 3-math.Floor(math.Log10(p)))
 	return math.Round(p*scale) / scale
-}
-
-// trendWhy words a rising trend for the step table's notes.
-func trendWhy(t *report.StepTrend) string {
-	return fmt.Sprintf("unsustainable: the response p50 rose through the step (Mann–Kendall S = %d over %d intervals, p = %.2g) and so did the requests in flight (S = %d, p = %.2g), at α = %g",
-		t.P50S, t.Intervals, t.P50P, t.InFlightS, t.InFlightP, t.Alpha)
 }

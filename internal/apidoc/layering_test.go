@@ -21,13 +21,15 @@ var layer = map[string]int{
 	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2, "messages": 2,
 	"scheduler": 3,
 	"report":    4, "metrics": 4, "scheduler/closedloop": 4, "scheduler/openloop": 4,
-	"report/watch": 5, "report/plots": 5, "endpoint": 5, "verdict": 5,
-	"diff":          6,
-	"experiment":    6,
-	"experiment/ab": 7, "experiment/bench": 7, "experiment/compare": 7, "experiment/replay": 7, "experiment/sweep": 7,
-	"pubsub": 7, "stream": 7,
-	"cmd/pacer": 8,
-	".":         8, // the library's facade, package pacer
+	"verdict": 5, "report/peers": 5,
+	"diff": 6, "report/merge": 6,
+	"report/text": 7, "endpoint": 7,
+	"report/watch": 8, "report/plots": 8,
+	"experiment":    9,
+	"experiment/ab": 10, "experiment/bench": 10, "experiment/compare": 10, "experiment/replay": 10, "experiment/sweep": 10,
+	"pubsub": 10, "stream": 10,
+	"cmd/pacer": 11,
+	".":         11, // the library's facade, package pacer
 }
 
 const modulePath = "github.com/pacer-load/pacer/"

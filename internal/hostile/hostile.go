@@ -20,7 +20,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // Limits of the command reader, so a test server cannot be made to hold an
@@ -328,13 +327,5 @@ func DistinctErrors() Behaviour {
 	var n atomic.Uint64
 	return Serve(func([]string) string {
 		return "-E" + strconv.FormatUint(n.Add(1), 10) + " distinct error\r\n"
-	})
-}
-
-// stall answers like OK but only after d per command, as a slow server.
-func stall(d time.Duration) Behaviour {
-	return Serve(func(args []string) string {
-		time.Sleep(d)
-		return "+OK\r\n"
 	})
 }

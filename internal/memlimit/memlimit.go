@@ -1,8 +1,9 @@
 // Package memlimit finds the memory limit a process runs under: its
 // cgroup's (v2 memory.max, v1 memory.limit_in_bytes) and its resource
-// limits on address space and data (ulimit -v, ulimit -d). Nothing here
-// prevents running out of memory; the caller compares what it plans to
-// hold with the limit before it allocates.
+// limits on address space and data (ulimit -v, ulimit -d), and the
+// runtime's soft limit set below it. Nothing here prevents running out of
+// memory; the caller compares what it plans to hold with the limit before
+// it allocates.
 package memlimit
 
 import (

@@ -56,3 +56,21 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+// TestSoft: 90% of the limit, less the runtime's reserved address space
+// under ulimit -v; nothing without a limit or when nothing is left.
+func TestSoft(t *testing.T) {
+	for _, c := range []struct {
+		l    Limit
+		want int64
+	}{
+		{Limit{}, 0},
+		{Limit{Bytes: 1000}, 900},
+		{Limit{Bytes: 4 << 30, AddressSpace: true}, (2 << 30) / 10 * 9},
+		{Limit{Bytes: 1 << 30, AddressSpace: true}, 0},
+	} {
+		if got := c.l.Soft(); got != c.want {
+			t.Errorf("%+v: %d, want %d", c.l, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/pacer-load/pacer/report"
+
+	reporttext "github.com/pacer-load/pacer/report/text"
 )
 
 // DiffHTML renders a comparison as one self-contained page (styles
@@ -23,20 +25,20 @@ func DiffHTML(d *report.Diff, text, title string) ([]byte, error) {
 		title = "pacer diff: " + d.Baseline.Label + " → " + d.Candidate.Label
 	}
 	data := diffPage{Title: title, Base: d.Baseline, Cand: d.Candidate, Text: text, Plot: inlineSVG(svg),
-		Unmatched: d.Unmatched, Equivalence: report.DiffPct(d.EquivalencePct), ErrorEquivalence: report.DiffNum(d.ErrorEquivalencePct)}
+		Unmatched: d.Unmatched, Equivalence: reporttext.DiffPct(d.EquivalencePct), ErrorEquivalence: reporttext.DiffNum(d.ErrorEquivalencePct)}
 	if g := d.Gate; g != nil {
 		data.Gate, data.GatePass = g, g.Outcome == "pass"
 	}
 	for _, t := range d.Tests {
-		row := diffPageTest{Name: t.Name, Head: strings.TrimSpace(t.Mode + " " + rateText(t.TargetRate)), Method: report.MethodText(t), Note: t.Note}
+		row := diffPageTest{Name: t.Name, Head: strings.TrimSpace(t.Mode + " " + rateText(t.TargetRate)), Method: reporttext.MethodText(t), Note: t.Note}
 		for _, f := range t.Figures {
 			digits := 3
 			if f.Unit == "req/s" {
 				digits = 2
 			}
 			row.Figures = append(row.Figures, diffPageFigure{Label: f.Figure + " (" + f.Unit + ")",
-				Base: report.DiffCell(f.Baseline, digits), Cand: report.DiffCell(f.Candidate, digits), Change: report.ChangeCell(f, digits),
-				Interval: report.IntervalCell(f, digits), Word: f.Word, Class: wordClass(f.Word), Why: f.Why})
+				Base: reporttext.DiffCell(f.Baseline, digits), Cand: reporttext.DiffCell(f.Candidate, digits), Change: reporttext.ChangeCell(f, digits),
+				Interval: reporttext.IntervalCell(f, digits), Word: f.Word, Class: wordClass(f.Word), Why: f.Why})
 		}
 		data.Tests = append(data.Tests, row)
 	}
@@ -54,7 +56,7 @@ func rateText(r *float64) string {
 	if r == nil {
 		return ""
 	}
-	return "at " + report.DiffNum(*r) + " req/s"
+	return "at " + reporttext.DiffNum(*r) + " req/s"
 }
 
 func wordClass(w string) string {

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/pacer-load/pacer/report"
+
+	"github.com/pacer-load/pacer/report/text"
 )
 
 // The pictures of a comparison, one row per test: on the left both
@@ -205,7 +207,7 @@ func diffChanges(d *report.Diff, t report.DiffTest, title string) *plot.Plot {
 	if poly, err := plotter.NewPolygon(plotter.XYs{{X: xlo, Y: -eq}, {X: xhi, Y: -eq}, {X: xhi, Y: eq}, {X: xlo, Y: eq}}); err == nil {
 		poly.Color, poly.LineStyle.Width = sameBand, 0
 		p.Add(poly)
-		p.Legend.Add(fmt.Sprintf("no change: ±%s", report.DiffPct(eq)), poly)
+		p.Legend.Add(fmt.Sprintf("no change: ±%s", text.DiffPct(eq)), poly)
 	}
 	if zero, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: 0}, {X: xhi, Y: 0}}); err == nil {
 		zero.Color, zero.Width = grey, vg.Points(1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 )
 
 // Page is what the HTML report shows: the documents and the text report
@@ -78,8 +79,8 @@ func HTML(p Page) ([]byte, error) {
 			data.Tests = append(data.Tests, row)
 			for _, e := range t.Events {
 				data.Events = append(data.Events, htmlEvent{Doc: in.Label, Test: t.Name, Kind: e.Kind,
-					At: strconv.FormatFloat(e.AtS, 'f', 3, 64) + " s", Nodes: strings.Join(e.Nodes, ", "), Seen: report.SeenText(e),
-					Writes: report.WindowText(e.Write), Reads: report.WindowText(e.Read)})
+					At: strconv.FormatFloat(e.AtS, 'f', 3, 64) + " s", Nodes: strings.Join(e.Nodes, ", "), Seen: text.SeenText(e),
+					Writes: text.WindowText(e.Write), Reads: text.WindowText(e.Read)})
 			}
 		}
 		data.Docs = append(data.Docs, doc)

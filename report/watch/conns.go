@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -14,8 +14,8 @@ import (
 const connsEvery = time.Second
 
 // Connections says on w when an open run's connections drop, with how
-// many are open and how many were replaced so far (report.ConnectionsLine),
-// and when a Redis Cluster primary joins the run (report.JoinLine), until
+// many are open and how many were replaced so far (text.ConnectionsLine),
+// and when a Redis Cluster primary joins the run (text.JoinLine), until
 // the returned stop is called. A run whose connections all went and never
 // came back ends as target_lost, which its verdict says.
 func Connections(w io.Writer, label string, live <-chan *scheduler.Live) (stop func()) {
@@ -23,14 +23,14 @@ func Connections(w io.Writer, label string, live <-chan *scheduler.Live) (stop f
 	joins := 0
 	check := func(l *scheduler.Live) {
 		for _, j := range l.Joins(joins) {
-			fmt.Fprintln(w, report.JoinLine(label, l.Progress().Elapsed, j))
+			fmt.Fprintln(w, text.JoinLine(label, l.Progress().Elapsed, j))
 			joins++
 		}
 		c, ok := l.Connections()
 		if !ok || c.Lost <= seen {
 			return
 		}
-		fmt.Fprintln(w, report.ConnectionsLine(label, l.Progress().Elapsed, c, c.Lost-seen))
+		fmt.Fprintln(w, text.ConnectionsLine(label, l.Progress().Elapsed, c, c.Lost-seen))
 		seen = c.Lost
 	}
 	return Live(live, connsEvery, nil, check, check)

@@ -16,7 +16,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/term"
 
-	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -122,7 +122,7 @@ func clip(s string, n int) string {
 }
 
 // Progress prints a line about the test whose Live arrives on live every
-// second (report.ProgressLine: elapsed, rates, p50 and p99 of the last
+// second (text.ProgressLine: elapsed, rates, p50 and p99 of the last
 // second, in flight, the oldest unanswered request, errors) until the
 // returned stop is called; on a terminal the line is cleared at the end.
 func Progress(t Terminal, label string, live <-chan *scheduler.Live) (stop func()) {
@@ -135,7 +135,7 @@ func Progress(t Terminal, label string, live <-chan *scheduler.Live) (stop func(
 			now := l.Progress()
 			interval, snap := l.Latency.Interval(prev)
 			prev = snap
-			t.draw(report.ProgressLine(label, l, last, now, interval.ValueAtQuantile(50), interval.ValueAtQuantile(99)))
+			t.draw(text.ProgressLine(label, l, last, now, interval.ValueAtQuantile(50), interval.ValueAtQuantile(99)))
 			last = now
 			printed = true
 		},

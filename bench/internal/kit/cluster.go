@@ -66,15 +66,6 @@ func (c *Cluster) FlushAll() error {
 	return nil
 }
 
-// Pids are the nodes' process ids.
-func (c *Cluster) Pids() []int {
-	var p []int
-	for _, s := range c.Nodes {
-		p = append(p, s.Pid())
-	}
-	return p
-}
-
 // Stop stops every node.
 func (c *Cluster) Stop() {
 	for _, s := range c.Nodes {

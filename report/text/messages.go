@@ -1,0 +1,330 @@
+package text
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/timeline"
+	"github.com/pacer-load/pacer/verdict"
+)
+
+// maxReceiverRows is how many receivers the text lists one by one; the
+// rest are summed in one line (the JSON has them all).
+const maxReceiverRows = 20
+
+// messagesText writes the human summary of a pubsub or stream test.
+func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOptions) error {
+	m := t.Messages
+	var b strings.Builder
+	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(t.Name))
+	noun, verb, unit, what, done := "messages", "publisher", "msg/s", "message's intended publish instant", "published"
+	if m.Kind == report.KindStream {
+		noun, verb, unit, what, done = "entries", "producer", "entries/s", "entry's intended add", "added"
+	}
+	shape := f.Target.String() + " " + unit
+	if len(f.Stages) > 0 {
+		shape = "stages " + timeline.FormatStages(f.Stages)
+	}
+	if t.Mode == "closed" {
+		fmt.Fprintf(&b, "  closed-loop %s: each of %s waits for its reply before the next; %s counted from their actual send (what a closed-loop tool shows)\n",
+			verb, connectionsText(t), noun)
+	} else {
+		fmt.Fprintf(&b, "  open model: %s %s %s timeline, %s, %s\n", verb, shape, t.Arrival, connectionsText(t), pacingText(t, f))
+		fmt.Fprintf(&b, "  delivery latency counted from each %s (no coordinated omission)\n", what)
+	}
+	fmt.Fprintf(&b, "  %s\n", messagesShape(m))
+	if f.Target.PerSecond() > 0 {
+		fmt.Fprintf(&b, "  target rate    %12.2f %s%s\n", f.Target.PerSecond(), unit, stagesMean(f))
+	}
+	if f.Warmup > 0 && t.WarmupCounts != nil {
+		fmt.Fprintf(&b, "  warmup         first %s %s, left out of every figure below (%d deliveries)\n", f.Warmup, done, m.WarmupDelivered)
+	}
+	fmt.Fprintf(&b, "  %-14s %12.2f %s over %.3f s\n", done, t.Achieved(), unit, f.Window.Seconds())
+	c := t.Counts
+	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
+		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
+	fmt.Fprintf(&b, "  deliveries     expected %d = delivered %d + lost %d (%s)", m.Expected, m.Delivered, m.Lost, percent(m.Lost, m.Expected))
+	if m.Duplicates > 0 || m.Reordered > 0 || m.Stale > 0 {
+		fmt.Fprintf(&b, "; duplicates %d, out of order %d", m.Duplicates, m.Reordered)
+		if m.Stale > 0 {
+			fmt.Fprintf(&b, ", too late to tell %d", m.Stale)
+		}
+	}
+	b.WriteString("\n")
+	if m.Foreign > 0 {
+		fmt.Fprintf(&b, "  foreign        %d payloads of another client or run on these channels (not measured)\n", m.Foreign)
+	}
+	if pr := m.PublishReceivers; pr != nil && pr.Replies > 0 {
+		fmt.Fprintf(&b, "  %-14s mean %.2f per message (min %d, max %d), %d in all: the server's own count of deliveries\n",
+			"receivers", pr.Mean, pr.Min, pr.Max, pr.Sum)
+		for _, d := range pr.Drops {
+			fmt.Fprintf(&b, "  %-14s PUBLISH counted %d receivers at %.3f s, %d before\n", "", d.To, d.AtS, d.From)
+		}
+	}
+	if s := m.Stream; s != nil {
+		fmt.Fprintf(&b, "  at least once  added %d; delivered %d, redelivered %d, never delivered %d; acknowledged %d\n",
+			s.Added, m.Delivered, s.Redelivered, s.NeverDelivered, s.Acked)
+		if l := s.Lag; l != nil {
+			fmt.Fprintf(&b, "  consumer lag   %s\n", lagLine(l))
+		}
+	}
+	for _, e := range m.Events {
+		fmt.Fprintf(&b, "  event          %s: %s (its last delivery reached this machine at %.3f s); it had %d, missed %d (counted lost)\n",
+			safetext.Escape(e.Receiver), safetext.Escape(e.What), e.AtS, e.Delivered, e.Missed)
+	}
+	writeNetwork(&b, t)
+	writeTLS(&b, t)
+	if line := receiveClockLine(t.ReceiveClock); line != "" {
+		fmt.Fprintf(&b, "  receive clock  %s\n", strings.ReplaceAll(line, "a reply", "a delivery"))
+	}
+	if failed := c.Errors + c.Timeouts; failed > 0 {
+		fmt.Fprintf(&b, "  error share    %s of scheduled (errors and timeouts)\n", percent(failed, c.Scheduled))
+	}
+	if len(t.Errors) > 0 {
+		fmt.Fprintf(&b, "  errors by code %s\n", errorCodes(t.Errors))
+	}
+	if t.FirstError != "" {
+		fmt.Fprintf(&b, "  first error    %s\n", safetext.Escape(t.FirstError))
+	}
+	if t.ConnectionsLost > 0 || t.DroppedBacklog > 0 || f.Blocked > 0 {
+		fmt.Fprintf(&b, "  connections    %d lost, %d reconnected; sends held back %.2f s; %d messages dropped as more than the backlog bound late\n",
+			t.ConnectionsLost, t.Reconnects, f.Blocked.Seconds(), t.DroppedBacklog)
+	}
+	if m.ClockErrors > 0 {
+		fmt.Fprintf(&b, "  clock          %d deliveries came out earlier than their intended instant (recorded as 0)\n", m.ClockErrors)
+	}
+	if t.Interrupted {
+		fmt.Fprintf(&b, "  interrupted    partial result: the timeline stopped early\n")
+	}
+	b.WriteString("\n")
+	pubResponse, _, err := m.Publish.Histograms.Decode()
+	if err != nil {
+		return err
+	}
+	cmd := "publish"
+	if m.Kind == report.KindStream {
+		cmd = "xadd"
+	}
+	rows := []row{{"delivery", f.Response}, {"from the send", f.Service}, {cmd, pubResponse}, {"send lag", f.Lag}}
+	if f.Receive != nil {
+		rows = append(rows, row{"receive lag", f.Receive})
+	}
+	if f.Hiccups != nil {
+		rows = append(rows, row{"host hiccups", f.Hiccups})
+	}
+	if len(o.Percentiles) > 0 {
+		writeTablePercentiles(&b, rows, o.Percentiles)
+	} else {
+		writeTable(&b, rows)
+	}
+	b.WriteString("\n")
+	writeReceivers(&b, m)
+	if len(t.Nodes) > 0 {
+		b.WriteString("\n")
+		writeNodes(&b, t)
+	}
+	if len(t.Events) > 0 {
+		b.WriteString("\n")
+		writeEvents(&b, t)
+	}
+	if t.Server != nil {
+		b.WriteString("\n")
+		writeServer(&b, t, t.Server)
+	}
+	if f.Server != nil {
+		if t.Server == nil {
+			b.WriteString("\n")
+		}
+		writeServerProcess(&b, f.Server)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", verdict.Of(t), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
+	if slo := t.SLO; slo != nil {
+		for _, l := range slo.Lines() {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	b.WriteString("\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// messagesShape says who publishes to whom.
+func messagesShape(m *report.Messages) string {
+	if m.Kind == report.KindStream {
+		return fmt.Sprintf("XADD %d B entries to %s, read by %s of %s each (XREADGROUP, XACK)",
+			m.PayloadBytes, plural(m.Channels, "stream"), plural(m.Groups, "consumer group"), plural(m.Consumers, "consumer"))
+	}
+	verb, sub := "PUBLISH", "SUBSCRIBE"
+	switch {
+	case m.Sharded:
+		verb, sub = "SPUBLISH", "SSUBSCRIBE"
+	case m.Patterns:
+		sub = "PSUBSCRIBE"
+	}
+	fan := ""
+	if m.Subscribers >= m.Channels && m.Channels > 0 {
+		per := float64(m.Subscribers) / float64(m.Channels)
+		fan = fmt.Sprintf(", fan-out %.4g", per)
+	}
+	return fmt.Sprintf("%s %d B messages to %s; %s (%s)%s", verb, m.PayloadBytes, plural(m.Channels, "channel"), plural(m.Subscribers, "subscriber"), sub, fan)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// lagLine words the consumers' lag.
+func lagLine(l *report.Lag) string {
+	s := fmt.Sprintf("at most %d entries added and not yet delivered, %d at the end; pending (delivered, not acknowledged) at most %d",
+		l.MaxEntries, l.FinalEntries, l.MaxPending)
+	switch {
+	case l.Rising:
+		s += fmt.Sprintf("; RISING %+.0f entries/s (Mann–Kendall S = %d over %d intervals, p = %.2g < %g): unsustainable, the consumers do not keep up",
+			l.GrowthPerS, l.S, l.Intervals, l.P, l.Alpha)
+	case l.Intervals >= 2:
+		s += fmt.Sprintf("; flat (Mann–Kendall p = %.2g over %d intervals)", l.P, l.Intervals)
+	}
+	return s
+}
+
+// writeReceivers lists the receivers: each with its deliveries and
+// latency, the worst first when they are many.
+func writeReceivers(b *strings.Builder, m *report.Messages) {
+	if len(m.Receivers) == 0 {
+		return
+	}
+	rs := append([]report.Receiver(nil), m.Receivers...)
+	if len(rs) > maxReceiverRows {
+		// The receivers that lost most, then the slowest at p99.
+		sort.SliceStable(rs, func(i, j int) bool {
+			if rs[i].Lost != rs[j].Lost {
+				return rs[i].Lost > rs[j].Lost
+			}
+			return p99Of(rs[i]) > p99Of(rs[j])
+		})
+	}
+	stream := m.Kind == report.KindStream
+	if stream {
+		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %9s %9s %9s\n", "per consumer", "stream", "delivered", "redeliv.", "p50 ms", "p99 ms", "max ms")
+	} else {
+		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %8s %8s %9s %9s %9s\n", "per subscriber", "channels", "expected", "delivered", "lost", "reorder", "p50 ms", "p99 ms", "max ms")
+	}
+	for i, r := range rs {
+		if i == maxReceiverRows {
+			fmt.Fprintf(b, "  … and %d more (the JSON lists every one)\n", len(rs)-i)
+			break
+		}
+		s := histo.Summary{}
+		if r.LatencyMs != nil {
+			s = *r.LatencyMs
+			s.Count = 1 // a summary read back has no count; present means samples
+		}
+		name := safetext.Escape(r.Name)
+		if r.EndedAtS != nil {
+			name += fmt.Sprintf(" (ended %.1fs)", *r.EndedAtS)
+		}
+		if stream {
+			fmt.Fprintf(b, "  %-26s %-16s %10d %10d %9s %9s %9s\n", name, safetext.Escape(r.Channels), r.Delivered, r.Duplicates,
+				millis(s, s.P50), millis(s, s.P99), millis(s, s.Max))
+			continue
+		}
+		fmt.Fprintf(b, "  %-26s %-16s %10d %10d %8d %8d %9s %9s %9s\n", name, safetext.Escape(r.Channels), r.Expected, r.Delivered, r.Lost, r.Reordered,
+			millis(s, s.P50), millis(s, s.P99), millis(s, s.Max))
+	}
+}
+
+func p99Of(r report.Receiver) float64 {
+	if r.LatencyMs == nil {
+		return 0
+	}
+	return r.LatencyMs.P99
+}
+
+// messagesQuiet is a messages test's one line (a stream's counts
+// entries):
+//
+//	PUBLISH …: 10000.00 messages per second (target 10000), delivery p50=0.101 msec p99=0.352 msec, lost 0 of 100000, pass
+func messagesQuiet(w io.Writer, t *report.Test, f *report.Facts, o report.TextOptions) error {
+	m := t.Messages
+	s := histo.Summarize(f.Response)
+	extra := ""
+	if failed := t.Counts.Errors + t.Counts.Timeouts; failed > 0 {
+		extra += ", errors " + percent(failed, t.Counts.Scheduled)
+	}
+	if m.Stream != nil && m.Stream.Lag != nil && m.Stream.Lag.Rising {
+		extra += ", lag rising"
+	}
+	if n := len(m.Events); n > 0 {
+		extra += fmt.Sprintf(", %s ended early", plural(n, "receiver"))
+	}
+	if t.Interrupted {
+		extra += ", interrupted"
+	}
+	if slo := t.SLO; slo != nil {
+		if slo.Pass {
+			extra += ", slo pass"
+		} else {
+			extra += ", slo violated"
+		}
+	}
+	verdict := verdict.Of(t).String()
+	switch {
+	case t.Verdict == report.VerdictTargetLost && t.VerdictReason != "":
+		verdict += " (" + safetext.Escape(t.Verdict) + ": " + safetext.Escape(t.VerdictReason) + ")"
+	case t.Verdict != report.VerdictOK && t.Verdict != "" && t.Verdict != verdict:
+		verdict += " (" + safetext.Escape(t.Verdict) + ")"
+	}
+	noun := "messages"
+	if m.Kind == report.KindStream {
+		noun = "entries"
+	}
+	_, err := fmt.Fprintf(w, "%s: %.2f %s per second (target %s), delivery %s, lost %d of %d, %s%s\n",
+		safetext.Escape(t.Name), t.Achieved(), noun, f.Target, percentilesText(s, f.Response, o.Percentiles, " "), m.Lost, m.Expected, verdict, extra)
+	return err
+}
+
+// MessagesSideBySide writes the open and the closed publisher's delivery
+// latencies side by side: what the closed loop's numbers hide.
+func MessagesSideBySide(w io.Writer, open, closed *report.Test) error {
+	fo, err := open.Facts()
+	if err != nil {
+		return err
+	}
+	fc, err := closed.Facts()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("====== open against closed publisher ======\n")
+	fmt.Fprintf(&b, "  %-38s %10s %10s %10s %10s %10s %12s %8s\n", "delivery latency (ms)", "p50", "p90", "p99", "p99.9", "max", "published", "lost")
+	line := func(name string, t *report.Test, h *hdrhistogram.Histogram) {
+		s := histo.Summarize(h)
+		fmt.Fprintf(&b, "  %-38s %10s %10s %10s %10s %10s %12d %8d\n", name, millis(s, s.P50), millis(s, s.P90), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max),
+			t.Messages.Published, t.Messages.Lost)
+	}
+	line("open: from the intended publish", open, fo.Response)
+	line("closed: from the actual send", closed, fc.Response)
+	so, sc := histo.Summarize(fo.Response), histo.Summarize(fc.Response)
+	switch {
+	case so.Count == 0 || sc.Count == 0:
+	case sc.P99 > 0 && so.P99 >= 2*sc.P99:
+		fmt.Fprintf(&b, "  the closed publisher's p99 is %.1f× lower: it published less while the server was slow (%.0f msg/s against %.0f), so its messages never waited for it\n",
+			so.P99/sc.P99, closed.Achieved(), open.Achieved())
+	default:
+		b.WriteString("  the two agree within a factor of two at p99: the server kept up with the open timeline\n")
+	}
+	b.WriteString("\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,26 @@
+package text
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pacer-load/pacer/internal/safetext"
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/scheduler"
+)
+
+// writeServerProcess writes the server process's line of the text
+// report.
+func writeServerProcess(b *strings.Builder, sp *scheduler.ServerProcess) {
+	if sp == nil {
+		return
+	}
+	u := sp.Usage
+	name := ""
+	if sp.Name != "" {
+		name = " (" + safetext.Escape(sp.Name) + ")"
+	}
+	fmt.Fprintf(b, "  server process pid %d%s: CPU %.3f s; waited for a CPU %s (%s of the time, %s per time slice over %d slices); %d involuntary switches\n",
+		sp.PID, name, u.CPU.Seconds(), report.WaitText(u.Wait), report.ShareText(u.WaitShare()), report.WaitText(u.MeanWait()), u.Slices, u.Involuntary)
+	fmt.Fprintf(b, "                 found as %s\n", safetext.Escape(sp.How))
+}
