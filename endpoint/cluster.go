@@ -11,6 +11,8 @@ import (
 	"github.com/pacer-load/pacer/report/peers"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 // Discover asks the seed for the slot map within the dial timeout, failing
@@ -51,13 +53,13 @@ func (t *Target) RouteKeys(ctx context.Context, r *scenarios.Recipe, closedLoop 
 // primary that owns slots, for an open run routed by slot with keys; with
 // replicas, per connections to each of their replicas too (READONLY),
 // which are the nodes after the primaries.
-func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys, replicas bool) ([]*conn.Conn, *scheduler.OpenCluster, error) {
+func (t *Target) OpenCluster(ctx context.Context, per int, keys Keys, replicas bool) ([]*conn.Conn, *openloop.Cluster, error) {
 	top, err := t.Discover(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	seed := t.Options
-	oc := &scheduler.OpenCluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged, TagByKey: keys.TagByKey}
+	oc := &openloop.Cluster{PerNode: per, Topology: top, Keys: keys.Specs, Tagged: keys.Tagged, TagByKey: keys.TagByKey}
 	var conns []*conn.Conn
 	for i, p := range top.Primaries {
 		if top.SlotsOf(i) == 0 {
@@ -217,12 +219,12 @@ func (p *Primaries) Dial(ctx context.Context, clients int) ([]*conn.Conn, []int,
 // Closed is the scheduler's view for conns on primaries of: a random slot
 // of the connection's primary per batch, and a refresh of the slot map
 // after a redirect.
-func (p *Primaries) Closed(of []int, seed uint64) *scheduler.ClosedCluster {
+func (p *Primaries) Closed(of []int, seed uint64) *closedloop.Cluster {
 	rngs := make([]*scenarios.Rand, len(of))
 	for i := range rngs {
 		rngs[i] = scenarios.NewRand(seed ^ uint64(i)*0x9E3779B97F4A7C15)
 	}
-	return &scheduler.ClosedCluster{
+	return &closedloop.Cluster{
 		Nodes: p.Nodes,
 		Of:    of,
 		Slot: func(i int) uint16 {

@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -32,8 +33,8 @@ func ExampleTarget() {
 	}
 	since := server.Mark(ctx) // just before the test
 	rate := timeline.RatePerSecond(1000)
-	res, err := scheduler.RunOpen(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "INCR", "n")),
-		scheduler.OpenConfig{Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Requests: 30, Redial: t.Redial})
+	res, err := openloop.Run(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "INCR", "n")),
+		openloop.Config{Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Requests: 30, Redial: t.Redial})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -17,7 +17,7 @@ type Keys struct {
 	Tagged []bool
 	// TagByKey says, per tagged command, that its key holds a number (a
 	// key placeholder that runs through a keyspace), so its "{tag}" is
-	// taken from the key's name (scheduler.OpenCluster.TagByKey).
+	// taken from the key's name (openloop.Cluster.TagByKey).
 	TagByKey []bool
 }
 

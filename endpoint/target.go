@@ -1,6 +1,6 @@
 // Package endpoint is the system under test as pacer reaches it: pools of
 // connections to a server, a Redis Cluster's primaries and slot maps set up
-// for the drivers (scheduler.OpenCluster, scheduler.ClosedCluster), and what
+// for the drivers (openloop.Cluster, closedloop.Cluster), and what
 // the server says about itself around each test (package serverinfo). It
 // dials and asks; it never prints: what the user should know goes to
 // Target.Say, one line at a time.

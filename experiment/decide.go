@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -193,7 +194,7 @@ func (d *Decide) waitQuiet(ctx context.Context) quiet {
 // budget to decide in (a sweep's step: no quiet wait, its settle plays
 // that part): the step's longest measured length, the looks to give the
 // driver, and what completes the step's result once it returns.
-func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, name string, tl timeline.Timeline, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
+func (e *Env) StepLooks(d Decide, cfg openloop.Config, conns int, name string, tl timeline.Timeline, planned time.Duration) (time.Duration, *scheduler.Looks, func(*scheduler.Result)) {
 	cfg.Duration, cfg.Warmup, cfg.Name, cfg.Timeline = planned, 0, name, tl
 	finish := e.withDecide(&d, quiet{}, &cfg, conns, nil)
 	return cfg.Duration, cfg.Looks, finish
@@ -203,7 +204,7 @@ func (e *Env) StepLooks(d Decide, cfg scheduler.OpenConfig, conns int, name stri
 // the wait for a quiet host q: it plans the looks (each judged with what
 // server, when given, says the server counted so far), and returns what
 // to call with the result once the run returns (nothing without d).
-func (e *Env) withDecide(d *Decide, q quiet, cfg *scheduler.OpenConfig, conns int, server func() *serverinfo.Stats) func(*scheduler.Result) {
+func (e *Env) withDecide(d *Decide, q quiet, cfg *openloop.Config, conns int, server func() *serverinfo.Stats) func(*scheduler.Result) {
 	if d == nil || d.Budget <= 0 || cfg.Duration <= 0 {
 		return func(*scheduler.Result) {}
 	}

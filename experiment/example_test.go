@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -52,7 +53,7 @@ func ExampleEnv() {
 	rate := timeline.RatePerSecond(1000)
 	res, st, err := env.RunOpen(ctx, experiment.Open{
 		Name: "GET", Timeline: timeline.Uniform{Rate: rate}, Conns: 4, Stream: scenarios.NewStream(get, 1),
-		Config: scheduler.OpenConfig{Rate: rate, Duration: 100 * time.Millisecond},
+		Config: openloop.Config{Rate: rate, Duration: 100 * time.Millisecond},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/serverinfo"
 )
 
@@ -26,7 +27,7 @@ type FillConfig struct {
 	// Conns is the connections to open (to each primary in a cluster),
 	// Pipeline the commands each keeps in flight.
 	Conns, Pipeline int
-	// Interval is the results' interval (scheduler.ClosedConfig's).
+	// Interval is the results' interval (closedloop.Config's).
 	Interval time.Duration
 	// ContinueOnError goes on after an error reply; without it the first
 	// ends the fill.
@@ -157,7 +158,7 @@ func (f *Fill) Run(ctx context.Context) (*scheduler.Result, *serverinfo.Stats, e
 		}
 		var stop func()
 		closed.OnStart, stop = e.watch(Watched{Name: fillName, Test: fillName, Mode: "closed", Label: fillName})
-		res, err = scheduler.RunClosed(ctx, f.conns, closed)
+		res, err = closedloop.Run(ctx, f.conns, closed)
 		stop()
 	}
 	e.Finish(res)
@@ -172,8 +173,8 @@ func (f *Fill) Run(ctx context.Context) (*scheduler.Result, *serverinfo.Stats, e
 }
 
 // closedConfig is the driver's settings every part of the fill shares.
-func (f *Fill) closedConfig() scheduler.ClosedConfig {
-	return scheduler.ClosedConfig{
+func (f *Fill) closedConfig() closedloop.Config {
+	return closedloop.Config{
 		Name: fillName, Pipeline: f.cfg.Pipeline, Interval: f.cfg.Interval,
 		ContinueOnError: f.cfg.ContinueOnError,
 		OnErrorReply:    f.e.OnErrorReply,

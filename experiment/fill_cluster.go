@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 )
 
 // fillPlan is fill --cluster's work: each primary writes its own keys
@@ -95,7 +96,7 @@ func (f *nodeKeys) Next() ([]byte, uint32) {
 // fillCluster fills the keys of plan: per primary, cfg.Conns connections
 // that write its keys only, every primary at once, each with base's
 // settings. The result sums theirs and holds each as a node.
-func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, cfg FillConfig, base scheduler.ClosedConfig) (*scheduler.Result, error) {
+func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, cfg FillConfig, base closedloop.Config) (*scheduler.Result, error) {
 	recipe, n, seed, conns := cfg.Recipe, cfg.Keys, cfg.Seed, cfg.Conns
 	type part struct {
 		node scheduler.Node
@@ -143,7 +144,7 @@ func fillCluster(ctx context.Context, o conn.Options, plan *fillPlan, cfg FillCo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.res, p.err = scheduler.RunClosed(ctx, dialed[j], pc)
+			p.res, p.err = closedloop.Run(ctx, dialed[j], pc)
 			mu.Lock()
 			if p.err == nil && buildErr != nil {
 				p.err = buildErr

@@ -12,6 +12,7 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -94,7 +95,7 @@ func TestFillClusterIsReadBack(t *testing.T) {
 	}
 	const gets = 3000
 	run, rst, err := e.RunOpen(ctx, Open{Test: test, Name: "GET", Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(3000)},
-		Config: scheduler.OpenConfig{Requests: gets}, Conns: 1, Keys: keys, Seed: 7})
+		Config: openloop.Config{Requests: gets}, Conns: 1, Keys: keys, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

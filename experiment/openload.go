@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -47,7 +48,7 @@ type OpenLoad struct {
 	EventBound time.Duration
 	// ReadFrom is where reads go (--read-from; the primary when the
 	// command has no such flag).
-	ReadFrom scheduler.ReadFrom
+	ReadFrom openloop.ReadFrom
 	// Visibility is --visibility's probes per second (0: none); Wait is
 	// --wait (nil: none).
 	Visibility float64
@@ -127,7 +128,7 @@ func (f OpenLoadFlags) Parse() (OpenLoad, error) {
 		}
 	}
 	if f.ReadFrom != nil {
-		if l.ReadFrom, ok = scheduler.ParseReadFrom(*f.ReadFrom); !ok {
+		if l.ReadFrom, ok = openloop.ParseReadFrom(*f.ReadFrom); !ok {
 			return l, usage.Flagf("read-from", "{read-from} %q: want primary, replicas or prefer-replicas", *f.ReadFrom)
 		}
 	}
@@ -170,8 +171,8 @@ func ParseWait(s string) (*scheduler.Wait, error) {
 
 // Open is the scheduler's configuration of these flags, without the
 // timeline's rate and bounds.
-func (l OpenLoad) Open(interval time.Duration) scheduler.OpenConfig {
-	cfg := scheduler.OpenConfig{Pacing: l.Pacing, Drain: l.Drain, LagLimit: l.LagLimit, Timeout: l.Timeout,
+func (l OpenLoad) Open(interval time.Duration) openloop.Config {
+	cfg := openloop.Config{Pacing: l.Pacing, Drain: l.Drain, LagLimit: l.LagLimit, Timeout: l.Timeout,
 		Interval: interval, MaxBacklog: l.Backlog}
 	cfg.EventBound, cfg.ReadFrom, cfg.Wait = l.EventBound, l.ReadFrom, l.Wait
 	return cfg

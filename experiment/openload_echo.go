@@ -3,7 +3,7 @@ package experiment
 import (
 	"time"
 
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 // Echo is the open load's keys in a run's echoed config (pacing,
@@ -20,7 +20,7 @@ func (l OpenLoad) Echo(warmup time.Duration) map[string]any {
 // echoTopology adds the replicas' settings to m: read_from, visibility
 // (probes per second) and wait (replicas, timeout_ms), when set.
 func (l OpenLoad) echoTopology(m map[string]any) {
-	if l.ReadFrom != scheduler.ReadPrimary {
+	if l.ReadFrom != openloop.ReadPrimary {
 		m["read_from"] = l.ReadFrom.String()
 	}
 	if l.Visibility > 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/visibility"
 )
@@ -20,7 +21,7 @@ import (
 // server side of a run: the primary and its replicas when reads go to
 // them or sentinels may move the primary (nil otherwise: the server
 // itself, Server.Mark).
-func (e *Env) DialStandalone(ctx context.Context, cfg *scheduler.OpenConfig, n int) (conns []*conn.Conn, primary string, epoch uint64, nodes []scheduler.Node, err error) {
+func (e *Env) DialStandalone(ctx context.Context, cfg *openloop.Config, n int) (conns []*conn.Conn, primary string, epoch uint64, nodes []scheduler.Node, err error) {
 	o, epoch := e.Target.Primary()
 	if conns, err = e.Target.Pool(ctx, o, n); err != nil {
 		return nil, "", 0, nil, err
@@ -53,8 +54,8 @@ func (e *Env) markServer(ctx context.Context, nodes []scheduler.Node) func() *se
 
 // dialReplicas opens n connections to each replica of the primary that is
 // up, when cfg's reads go to replicas; none otherwise.
-func (e *Env) dialReplicas(ctx context.Context, cfg *scheduler.OpenConfig, n int) ([]*conn.Conn, error) {
-	if cfg.ReadFrom == scheduler.ReadPrimary {
+func (e *Env) dialReplicas(ctx context.Context, cfg *openloop.Config, n int) ([]*conn.Conn, error) {
+	if cfg.ReadFrom == openloop.ReadPrimary {
 		return nil, nil
 	}
 	addrs, err := e.Target.Replicas(ctx)
@@ -62,7 +63,7 @@ func (e *Env) dialReplicas(ctx context.Context, cfg *scheduler.OpenConfig, n int
 		return nil, err
 	}
 	if len(addrs) == 0 {
-		if cfg.ReadFrom == scheduler.ReadReplicas {
+		if cfg.ReadFrom == openloop.ReadReplicas {
 			return nil, usage.Flagf("read-from", "{read-from} replicas: the primary %s has no replica online", e.Target.Current().Addr)
 		}
 		if e.Say != nil {
@@ -90,7 +91,7 @@ func (e *Env) dialReplicas(ctx context.Context, cfg *scheduler.OpenConfig, n int
 // for 0): on the primary and each replica that is up, begun with the
 // run's timeline (cfg.Begin). A cluster, or a primary without replicas,
 // is the user's error.
-func (e *Env) probe(ctx context.Context, rate float64, cfg *scheduler.OpenConfig) (*visibility.Prober, error) {
+func (e *Env) probe(ctx context.Context, rate float64, cfg *openloop.Config) (*visibility.Prober, error) {
 	if rate <= 0 {
 		return nil, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -25,7 +27,7 @@ type Open struct {
 	// Name, CommandNames, OnStart, Redial, OnErrorReply and Cluster the run
 	// fills in.
 	Timeline timeline.Timeline
-	Config   scheduler.OpenConfig
+	Config   openloop.Config
 	// Conns is the connections to open (per primary with a cluster,
 	// routed by Keys).
 	Conns int
@@ -68,7 +70,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 	addr, epoch := e.Target.Options.Addr, uint64(0)
 	cfg.Reads = e.Target.Reads(ctx, o.Test.Recipe)
 	if e.Target.Cluster {
-		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys, cfg.ReadFrom != scheduler.ReadPrimary); err != nil {
+		if conns, cfg.Cluster, err = e.Target.OpenCluster(ctx, o.Conns, o.Keys, cfg.ReadFrom != openloop.ReadPrimary); err != nil {
 			return nil, nil, err
 		}
 		since = e.Server.MarkNodes(ctx, cfg.Cluster.Nodes)
@@ -115,7 +117,7 @@ func (e *Env) RunOpen(ctx context.Context, o Open) (*scheduler.Result, *serverin
 			}
 		}
 	}
-	res, err := scheduler.RunOpen(ctx, conns, stream, cfg)
+	res, err := openloop.Run(ctx, conns, stream, cfg)
 	if prober != nil {
 		if v := prober.Stop(); res != nil {
 			res.Visibility = v
@@ -140,7 +142,7 @@ type Closed struct {
 	Label, Metric string
 	// Config is the driver's settings; the run fills in Name,
 	// CommandNames, NewCommands, OnStart, OnErrorReply and Cluster.
-	Config scheduler.ClosedConfig
+	Config closedloop.Config
 	// Conns is the client connections (spread over Primaries' nodes in a
 	// cluster, redis-benchmark's way).
 	Conns     int
@@ -222,7 +224,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 	}
 	onStart, stop := e.watch(Watched{Name: c.Name, Test: metric, Mode: "closed", Label: label})
 	cfg.OnStart = onStart
-	res, err := scheduler.RunClosed(ctx, conns, cfg)
+	res, err := closedloop.Run(ctx, conns, cfg)
 	if c.Primaries != nil {
 		c.Primaries.Wait() // the slot map refreshes its redirects started
 	}
@@ -243,7 +245,7 @@ func (e *Env) RunClosed(ctx context.Context, c Closed) (*scheduler.Result, *serv
 // IsErrorReply reports whether a closed run ended on an error reply or a
 // lost connection, which redis-benchmark reports in its own words.
 func IsErrorReply(err error) bool {
-	var er *scheduler.ErrorReply
-	var lost *scheduler.ConnLostError
+	var er *closedloop.ErrorReply
+	var lost *closedloop.ConnLostError
 	return errors.As(err, &er) || errors.As(err, &lost)
 }

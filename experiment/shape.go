@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/internal/usage"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -105,7 +105,7 @@ func (s Shape) Timeline(arrival string, seed uint64) timeline.Timeline {
 // Open is one run's timeline, load's arrival process drawn with seed, and
 // the open loop's settings for it: load's, with the shape's rate, warm-up
 // and bounds (Bounds), the results cut every interval.
-func (s Shape) Open(load OpenLoad, interval time.Duration, seed uint64) (timeline.Timeline, scheduler.OpenConfig) {
+func (s Shape) Open(load OpenLoad, interval time.Duration, seed uint64) (timeline.Timeline, openloop.Config) {
 	tl := s.Timeline(load.Arrival, seed)
 	oc := load.Open(interval)
 	oc.Rate, oc.Warmup = s.Rate, s.Warmup

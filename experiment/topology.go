@@ -1,8 +1,6 @@
 package experiment
 
-import (
-	"github.com/pacer-load/pacer/scheduler"
-)
+import "github.com/pacer-load/pacer/scheduler/openloop"
 
 // Topology fills in what an open run notes and follows of the topology
 // (cfg.Topology, but its EventBound, Reads, ReadFrom and replicas): its
@@ -10,7 +8,7 @@ import (
 // dialed to, a cluster's seed) and, when sentinels name the primary, the
 // primary to follow from the failover count its connections were dialed
 // at (epoch).
-func (e *Env) Topology(cfg *scheduler.OpenConfig, addr string, epoch uint64) {
+func (e *Env) Topology(cfg *openloop.Config, addr string, epoch uint64) {
 	cfg.Events = true
 	cfg.Addr = addr
 	if f := e.Target.Follower(); f != nil && !e.Target.Cluster {

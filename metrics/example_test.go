@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/metrics"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -32,7 +33,7 @@ func ExampleCollector() {
 	reg.MustRegister(c)
 	end := func() {}
 	rate := timeline.RatePerSecond(1000)
-	_, err = scheduler.RunOpen(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "PING")), scheduler.OpenConfig{
+	_, err = openloop.Run(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "PING")), openloop.Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Requests: 50,
 		OnStart: func(l *scheduler.Live) { end = c.Watch("PING", metrics.ModeOpen, l) },
 	})

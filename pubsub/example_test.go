@@ -8,7 +8,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/pubsub"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -20,7 +20,7 @@ func ExampleRun() {
 	defer srv.Close()
 	rate := timeline.RatePerSecond(1000)
 	cfg := pubsub.Config{Name: "example", Channels: 2, Subscribers: 6, Prefix: pubsub.DefaultPrefix, Size: 64, Publishers: 1,
-		Timeline: timeline.Uniform{Rate: rate}, Open: scheduler.OpenConfig{Rate: rate, Requests: 200, HiccupInterval: -1}}
+		Timeline: timeline.Uniform{Rate: rate}, Open: openloop.Config{Rate: rate, Requests: 200, HiccupInterval: -1}}
 	out, err := pubsub.Run(context.Background(), experiment.InProcessEnv(srv.Addr()), cfg)
 	if err != nil {
 		log.Fatal(err)

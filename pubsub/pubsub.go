@@ -29,6 +29,8 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -71,7 +73,7 @@ type Config struct {
 	// settings (rate, duration or requests, warmup, pacing, drain,
 	// interval…); the run fills in its stream's hooks.
 	Timeline timeline.Timeline
-	Open     scheduler.OpenConfig
+	Open     openloop.Config
 	// Closed runs, after the open publisher, a closed-loop one with the
 	// same subscribers' layout, throttled to ClosedRate (zero:
 	// unthrottled) for Open.Duration or Open.Requests.
@@ -280,7 +282,7 @@ func runSide(ctx context.Context, env *experiment.Env, cfg *Config, closed bool)
 	} else {
 		mk := messages.ClosedPublishers(meter, sent, prefixes, cfg.Size)
 		test.Stream = func(uint64) (scheduler.Commands, error) { return mk(), nil }
-		cc := scheduler.ClosedConfig{Duration: cfg.Open.Duration + cfg.Open.Warmup, Requests: cfg.Open.Requests, Rate: cfg.ClosedRate,
+		cc := closedloop.Config{Duration: cfg.Open.Duration + cfg.Open.Warmup, Requests: cfg.Open.Requests, Rate: cfg.ClosedRate,
 			ContinueOnError: true, Interval: cfg.Open.Interval, OnInteger: tally.add, Drain: cfg.Open.Drain}
 		if cc.Duration > 0 && cc.Requests > 0 {
 			cc.Requests = 0 // the closed loop stops at whichever: the duration bounds it

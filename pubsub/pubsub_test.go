@@ -13,7 +13,7 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/messages"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func config(rate float64, msgs uint64, k, subs int) Config {
 	r := timeline.RatePerSecond(rate)
 	return Config{Name: "test", Channels: k, Subscribers: subs, Prefix: DefaultPrefix, Size: 64, Publishers: 2,
-		Timeline: timeline.Uniform{Rate: r}, Open: scheduler.OpenConfig{Rate: r, Requests: msgs, HiccupInterval: -1, Interval: 100 * time.Millisecond}}
+		Timeline: timeline.Uniform{Rate: r}, Open: openloop.Config{Rate: r, Requests: msgs, HiccupInterval: -1, Interval: 100 * time.Millisecond}}
 }
 
 // TestPubSubEmbedded: every message reaches every subscriber of its

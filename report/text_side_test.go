@@ -58,7 +58,7 @@ func TestRenderClosed(t *testing.T) {
 	}
 }
 
-// openResult is a result as scheduler.RunOpen returns one, for a round
+// openResult is a result as openloop.Run returns one, for a round
 // trip through the JSON.
 func openResult(name string, scale int64) *scheduler.Result {
 	r := &scheduler.Result{

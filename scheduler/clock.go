@@ -12,10 +12,6 @@ func nanotime() int64 { return clock.Now() }
 // times must be dialed with conn.Options.Now = scheduler.Now.
 func Now() int64 { return clock.Now() }
 
-const havePreciseSleep = clock.HavePrecise
-
-func preciseSleepUntil(deadline int64) { clock.RawSleepUntil(deadline) }
-
 // Pacing selects how the open-mode pacer waits for the next intended send.
 // The zero value is Precise; the CLI's default is Auto.
 type Pacing int

@@ -8,6 +8,12 @@ import (
 	"github.com/pacer-load/pacer/histo"
 )
 
+// Commands yields what to send: the next command's encoded bytes (valid
+// until the next call) and its kind. Implemented by scenarios.Stream.
+type Commands interface {
+	Next() (cmd []byte, kind uint32)
+}
+
 // CommandResult is one command's share of a mixed test: the same counts
 // and histograms as the test's total, for the requests that sent it. The
 // histograms are nil in a mix of more than MaxTimedCommands commands.
@@ -25,14 +31,14 @@ type CommandResult struct {
 	Intervals []Interval
 }
 
-// kindStats records one command of a mix. With a single command the
+// CommandStats records one command of a mix. With a single command the
 // per-command stats are the total's, so nothing is recorded twice. Its
 // recorders are nil when the mix has more than MaxTimedCommands commands.
-type kindStats struct {
-	response, service, lag, receive *histo.Recorder
-	// completed and errors (replies) count as they happen, for the
-	// command's interval series; kindCount holds the exact tallies.
-	completed, errors atomic.Uint64
+type CommandStats struct {
+	Response, Service, Lag, Receive *histo.Recorder
+	// Completed and Errors (replies) count as they happen, for the
+	// command's interval series; CommandTally holds the exact tallies.
+	Completed, Errors atomic.Uint64
 }
 
 // MaxTimedCommands is the largest mix whose commands get latency
@@ -42,72 +48,75 @@ type kindStats struct {
 // counts and error codes, and their latencies are in the test's total.
 const MaxTimedCommands = 32
 
-// kindCount is a command's tally on one connection, owned by its reader
+// CommandTally is a command's tally on one connection, owned by its reader
 // (or worker) goroutine and read after it exits.
-type kindCount struct {
-	completed, errors, timeouts, lost, unsent uint64
-	recv                                      int64 // replies whose receive lag is pending (replies.recv)
-	codes                                     map[string]uint64
+type CommandTally struct {
+	Completed, Errors, Timeouts, Lost, Unsent uint64
+	Recv                                      int64 // replies whose receive lag is pending (an open run's)
+	Codes                                     map[string]uint64
 }
 
-func (k *kindCount) noteError(code []byte) {
-	if k.codes == nil {
-		k.codes = map[string]uint64{}
+// NoteError counts one error reply of code.
+func (k *CommandTally) NoteError(code []byte) {
+	if k.Codes == nil {
+		k.Codes = map[string]uint64{}
 	}
-	addCode(k.codes, code, 1)
+	AddCode(k.Codes, code, 1)
 }
 
-// timed reports whether the commands of ks have latency recorders.
-func timed(ks []kindStats) bool { return len(ks) > 0 && ks[0].response != nil }
+// Timed reports whether the commands of ks have latency recorders.
+func Timed(ks []CommandStats) bool { return len(ks) > 0 && ks[0].Response != nil }
 
-func newKindStats(names []string, withLag bool) []kindStats {
+// NewCommandStats makes the per-command stats of a mix of the commands
+// names (nil for one command), with a send-lag recorder each when withLag.
+func NewCommandStats(names []string, withLag bool) []CommandStats {
 	if len(names) <= 1 {
 		return nil
 	}
-	ks := make([]kindStats, len(names))
+	ks := make([]CommandStats, len(names))
 	if len(names) > MaxTimedCommands {
 		return ks
 	}
 	for i := range ks {
-		ks[i] = kindStats{response: histo.NewRecorder(), service: histo.NewRecorder(), receive: histo.NewRecorder()}
+		ks[i] = CommandStats{Response: histo.NewRecorder(), Service: histo.NewRecorder(), Receive: histo.NewRecorder()}
 		if withLag {
-			ks[i].lag = histo.NewRecorder()
+			ks[i].Lag = histo.NewRecorder()
 		}
 	}
 	return ks
 }
 
-// commandResults sums per-connection tallies into per-command results.
-func commandResults(names []string, ks []kindStats, tallies [][]kindCount) []CommandResult {
+// CommandResults sums per-connection tallies into per-command results.
+func CommandResults(names []string, ks []CommandStats, tallies [][]CommandTally) []CommandResult {
 	if len(ks) == 0 {
 		return nil
 	}
 	out := make([]CommandResult, len(names))
 	for i, name := range names {
 		cr := CommandResult{Name: name, ErrorCodes: map[string]uint64{}}
-		if ks[i].response != nil {
-			cr.Response, cr.Service, cr.Receive = ks[i].response.Snapshot(), ks[i].service.Snapshot(), ks[i].receive.Snapshot()
+		if ks[i].Response != nil {
+			cr.Response, cr.Service, cr.Receive = ks[i].Response.Snapshot(), ks[i].Service.Snapshot(), ks[i].Receive.Snapshot()
 		}
-		if ks[i].lag != nil {
-			cr.Lag = ks[i].lag.Snapshot()
+		if ks[i].Lag != nil {
+			cr.Lag = ks[i].Lag.Snapshot()
 		}
 		for _, t := range tallies {
 			if i >= len(t) {
 				continue
 			}
 			k := t[i]
-			cr.Counts.Completed += k.completed
-			cr.Counts.Errors += k.errors + k.lost
-			cr.Counts.Timeouts += k.timeouts
-			cr.Counts.Unsent += k.unsent
-			for c, n := range k.codes {
+			cr.Counts.Completed += k.Completed
+			cr.Counts.Errors += k.Errors + k.Lost
+			cr.Counts.Timeouts += k.Timeouts
+			cr.Counts.Unsent += k.Unsent
+			for c, n := range k.Codes {
 				cr.ErrorCodes[c] += n
 			}
-			if k.lost > 0 {
-				cr.ErrorCodes[CodeConnectionLost] += k.lost
+			if k.Lost > 0 {
+				cr.ErrorCodes[CodeConnectionLost] += k.Lost
 			}
 		}
-		cr.ErrorCodes = trimCodes(cr.ErrorCodes)
+		cr.ErrorCodes = TrimCodes(cr.ErrorCodes)
 		cr.Counts.Sent = cr.Counts.Completed + cr.Counts.Errors + cr.Counts.Timeouts
 		cr.Counts.Scheduled = cr.Counts.Sent + cr.Counts.Unsent
 		out[i] = cr

@@ -1,13 +1,19 @@
-// Package scheduler sends each request at its intended instant and
-// measures what happened to it: the drivers that walk a timeline (package
-// timeline: uniform, Poisson, stages, a replayed trace, a shard of any of
-// them), open (RunOpen, RunOpenSteps) and closed (RunClosed). It sits
-// between the experiments above it (package experiment and its
-// subpackages, the command) and the transport, templates, timelines and
-// histograms below it (conn, scenarios, timeline, histo); it returns facts
-// and decides nothing: whether a Result can be trusted, and whether it
-// meets an SLO, is verdict.Judge's call.
-//
+// Package scheduler holds what every driver of pacer returns and records
+// it with: a Result (Counts that account for every request, latency
+// histograms, Intervals, per-command and per-node results, Merge and
+// Pool), the Live view of a running test, the Commands a driver sends and
+// the recording API the drivers share (Series, HostWatch, CommandStats,
+// CommandTally, LiveHooks, error codes). The drivers are packages of their
+// own below it in name and above it in imports: scheduler/openloop sends
+// each request at its intended instant on a timeline (package timeline:
+// uniform, Poisson, stages, a replayed trace, a shard of any of them),
+// scheduler/closedloop is redis-benchmark's closed loop; both fill in the
+// same facts. It sits between the experiments above it (package
+// experiment and its subpackages, the command) and the transport,
+// templates, timelines and histograms below it (conn, scenarios,
+// timeline, histo); it returns facts and decides nothing: whether a
+// Result can be trusted, and whether it meets an SLO, is verdict.Judge's
+// call.//
 // # Timeline and intended time
 //
 // A timeline.Timeline gives request i's offset from the run's start t0,
@@ -21,29 +27,6 @@
 // open run; service time (arrival − write) and send lag (write −
 // intended time) are measured beside it, and a request that could not be
 // sent in time is counted unsent, never dropped silently.
-//
-// # The pacer
-//
-// An open run's pacer is one goroutine that walks the timeline: at each
-// wake it queues every command due by now, writes them with one write per
-// connection (natural pipelining), and sleeps until the next intended
-// instant. It never waits for a reply and never sleeps per command; how it
-// sleeps (Pacing: precise, coarse or auto) trades CPU for send lag, and
-// the lag achieved is always in the result.
-//
-//	timeline i ──► pacer: commands due ≤ now ──► one write per connection
-//	connection's FIFO {intended, written, kind} ──► its reader: reply
-//	    ──► response = arrival − intended, service = arrival − written
-//
-// # Lanes
-//
-// Each connection of an open run runs in a lane: a place in the run that
-// outlives the connection. When a connection dies (or one could not be
-// opened) its requests in flight are accounted for, and with
-// OpenConfig.Redial a replacement takes the lane in the background, with
-// bounded backoff, while the timeline goes on. (A Redis Cluster's hash
-// slots are package cluster's; they only route requests to the lanes of
-// a node, see OpenCluster.)
 //
 // # Results
 //

@@ -9,11 +9,11 @@ import (
 	"github.com/pacer-load/pacer/host"
 )
 
-// hostWatch measures the client machine during a run: how late a sleeping
+// HostWatch measures the client machine during a run: how late a sleeping
 // goroutine wakes (host hiccups, package host's meter) and how busy the
 // CPUs were, so that a verdict can tell the host's delays from the
-// server's. A nil *hostWatch watches nothing.
-type hostWatch struct {
+// server's. A nil *HostWatch watches nothing.
+type HostWatch struct {
 	meter *host.Meter // nil: the meter is off
 	cpu0  host.CPUSample
 	cpuOK bool
@@ -40,12 +40,12 @@ func hiccupInterval(configured time.Duration) time.Duration {
 	return configured
 }
 
-// newHostWatch returns a watch whose meter sleeps interval (as
+// NewHostWatch returns a watch whose meter sleeps interval (as
 // hiccupInterval reads it) and that reads the scheduler statistics of
 // server's process (nil: none, or pacer's own); nothing runs before
 // start.
-func newHostWatch(interval time.Duration, server *host.ServerProcess) *hostWatch {
-	h := &hostWatch{}
+func NewHostWatch(interval time.Duration, server *host.ServerProcess) *HostWatch {
+	h := &HostWatch{}
 	if server != nil && !server.Self && server.PID > 0 {
 		h.server, h.proc = server, host.NewProcWatch(server.PID)
 	}
@@ -57,9 +57,9 @@ func newHostWatch(interval time.Duration, server *host.ServerProcess) *hostWatch
 	return h
 }
 
-// recorder is the hiccup meter's live recorder (nil: no meter), for the
+// Recorder is the hiccup meter's live recorder (nil: no meter), for the
 // interval series and the live view.
-func (h *hostWatch) recorder() *histo.Recorder {
+func (h *HostWatch) Recorder() *histo.Recorder {
 	if h == nil || h.meter == nil {
 		return nil
 	}
@@ -68,7 +68,7 @@ func (h *hostWatch) recorder() *histo.Recorder {
 
 // readServer reads the server process's counters now; a reading that
 // fails (the process ended) is not OK.
-func (h *hostWatch) readServer() host.ProcReading {
+func (h *HostWatch) readServer() host.ProcReading {
 	if h == nil || h.proc == nil {
 		return host.ProcReading{}
 	}
@@ -78,18 +78,19 @@ func (h *hostWatch) readServer() host.ProcReading {
 	return r
 }
 
-// serverReader is readServer for the interval series; nil when the
-// server's process is not watched.
-func (h *hostWatch) serverReader() func() host.ProcReading {
+// ServerReader returns the reader of the server process's counters, for
+// the interval series (Series.SetServer); nil when the server's process
+// is not watched.
+func (h *HostWatch) ServerReader() func() host.ProcReading {
 	if h == nil || h.proc == nil {
 		return nil
 	}
 	return h.readServer
 }
 
-// serverTotal is the server process's usage over a test: its
+// ServerTotal is the server process's usage over a test: its
 // intervals' added up (nil when it was not watched, or never read).
-func (h *hostWatch) serverTotal(ivs []Interval) *ServerProcess {
+func (h *HostWatch) ServerTotal(ivs []Interval) *ServerProcess {
 	if h == nil || h.server == nil {
 		return nil
 	}
@@ -105,10 +106,10 @@ func (h *hostWatch) serverTotal(ivs []Interval) *ServerProcess {
 	return total
 }
 
-// prepare begins the CPU accounting and starts the meter, recording
+// Prepare begins the CPU accounting and starts the meter, recording
 // nothing yet: while the run sets itself up, before it chooses its start,
 // so that none of it delays the first requests.
-func (h *hostWatch) prepare() {
+func (h *HostWatch) Prepare() {
 	if h == nil {
 		return
 	}
@@ -120,9 +121,9 @@ func (h *hostWatch) prepare() {
 	}
 }
 
-// begin starts the meter's measured window at from (the end of the
+// Begin starts the meter's measured window at from (the end of the
 // warmup), and the live view's count of the server process's usage.
-func (h *hostWatch) begin(from int64) {
+func (h *HostWatch) Begin(from int64) {
 	if h != nil && h.meter != nil {
 		h.meter.From(from)
 	}
@@ -134,9 +135,9 @@ func (h *hostWatch) begin(from int64) {
 	}
 }
 
-// liveServer is the live view's reader of the server process's usage
+// LiveServer is the live view's reader of the server process's usage
 // since begin (nil when it is not watched).
-func (h *hostWatch) liveServer() func() (host.ProcUsage, bool) {
+func (h *HostWatch) LiveServer() func() (host.ProcUsage, bool) {
 	if h == nil || h.proc == nil {
 		return nil
 	}
@@ -152,8 +153,8 @@ func (h *hostWatch) liveServer() func() (host.ProcUsage, bool) {
 	}
 }
 
-// stop ends the watch and writes what it measured into res.
-func (h *hostWatch) stop(res *Result) {
+// Stop ends the watch and writes what it measured into res.
+func (h *HostWatch) Stop(res *Result) {
 	if h == nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/timeline"
@@ -62,6 +63,35 @@ type Live struct {
 	// topo is the topology's part (see live_topology.go).
 	topo liveTopology
 }
+
+// LiveHooks are how a driver's run answers its Live view: each is
+// called from the watching goroutine, concurrently with the run. Counts
+// is required; the others may be nil (no totals beyond Counts, no
+// oldest request, connections or joins, one command).
+type LiveHooks struct {
+	Counts   func() (sent, completed, errors uint64, inflight int)
+	Oldest   func() int64 // clock time of the oldest unanswered request, 0 if none
+	Totals   func() Totals
+	Conns    func() Connections
+	Joins    func(from int) []NodeJoin
+	Nodes    func() []LiveNode
+	Events   func() []events.Event
+	Commands []LiveCommand
+}
+
+// Hook makes l read the run through h; a driver calls it once, before it
+// hands l out.
+func (l *Live) Hook(h LiveHooks) {
+	l.counts, l.oldest, l.totals, l.conns, l.joins, l.commands = h.Counts, h.Oldest, h.Totals, h.Conns, h.Joins, h.Commands
+	l.topo.nodes, l.topo.events = h.Nodes, h.Events
+}
+
+// Begin marks the start of the test's timeline at t0 (Now's clock),
+// from which Progress counts.
+func (l *Live) Begin(t0 int64) { l.start.Store(t0) }
+
+// T0 is the start of the test's timeline (Now's clock), 0 before Begin.
+func (l *Live) T0() int64 { return l.start.Load() }
 
 // Connections is a moment's view of an open run's connections.
 type Connections struct {
@@ -137,18 +167,18 @@ type LiveCommand struct {
 // of one command (its figures are the test's).
 func (l *Live) Commands() []LiveCommand { return l.commands }
 
-// liveCommands describes a run's per-command stats for its live view.
-func liveCommands(names []string, ks []kindStats, closed bool) []LiveCommand {
+// LiveCommands describes a run's per-command stats for its live view.
+func LiveCommands(names []string, ks []CommandStats, closed bool) []LiveCommand {
 	if len(ks) == 0 {
 		return nil
 	}
 	out := make([]LiveCommand, len(ks))
 	for i := range ks {
 		k := &ks[i]
-		out[i] = LiveCommand{Name: names[i], Completed: k.completed.Load, ReplyErrors: k.errors.Load,
-			Response: k.response, Service: k.service, Lag: k.lag, Receive: k.receive}
+		out[i] = LiveCommand{Name: names[i], Completed: k.Completed.Load, ReplyErrors: k.Errors.Load,
+			Response: k.Response, Service: k.Service, Lag: k.Lag, Receive: k.Receive}
 		if closed {
-			out[i].Service = k.response
+			out[i].Service = k.Response
 		}
 	}
 	return out

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"sync/atomic"
-	"time"
 
 	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/histo"
@@ -56,42 +55,4 @@ func (l *Live) Visibility() map[string]*histo.Recorder {
 		return (*f)()
 	}
 	return nil
-}
-
-// nodeView is a node as observers see it.
-type nodeView struct {
-	addr, role string
-	rec        *nodeRecorders
-}
-
-// liveNodes is the nodes for the Live view.
-func (run *openRun) liveNodes() []LiveNode {
-	v := run.nodeRecs.Load()
-	if v == nil {
-		return nil
-	}
-	out := make([]LiveNode, len(*v))
-	for i, n := range *v {
-		out[i] = LiveNode{Addr: n.addr, Role: n.role}
-		if h := n.rec.p.Load(); h != nil {
-			out[i].Response = h.resp
-		}
-	}
-	return out
-}
-
-// liveEvents is the events so far with their windows as they stand,
-// judged against the run's bound (its SLO's, or ten times the median
-// response so far).
-func (run *openRun) liveEvents() []events.Event {
-	if run.events == nil {
-		return nil
-	}
-	evs, _ := run.events.Events()
-	bound := run.cfg.EventBound
-	if bound <= 0 {
-		bound = events.DefaultBound(time.Duration(run.response.Snapshot().ValueAtQuantile(50)))
-	}
-	events.Windows(evs, run.outcomes.Load(), events.WindowOptions{Bound: bound, Gap: eventGap(run.cfg.Rate)})
-	return evs
 }

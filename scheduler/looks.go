@@ -16,7 +16,7 @@ import (
 // timeline then ends at once, where it is: one run, one continuous
 // timeline, its intended times never paused (a look runs on the interval
 // series' goroutine, beside the pacer), and the result holds everything
-// sent until then. OpenConfig.Duration is the most the run may last.
+// sent until then. openloop.Config.Duration is the most the run may last.
 //
 // The intervals a look gets carry their scheduled counts (what the
 // timeline intended in each), as the result's do.

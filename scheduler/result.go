@@ -51,9 +51,9 @@ func (c Counts) Balanced() bool {
 // connection that died.
 const CodeConnectionLost = "connection lost"
 
-// codeProtocolError is the error code of requests in flight on a
+// CodeProtocolError is the error code of requests in flight on a
 // connection that ended on a malformed reply.
-const codeProtocolError = "protocol error"
+const CodeProtocolError = "protocol error"
 
 // Error codes are bounded, so that a server answering with ever new codes
 // cannot grow memory or the report: each connection keeps at most
@@ -72,16 +72,17 @@ const MaxErrorText = 512
 // time came out negative: its latencies cannot be trusted.
 var ErrBadClock = errors.New("clock readings were zero or went backwards")
 
-// clockError is the error RunOpen and RunClosed return for n bad readings.
-func clockError(n uint64) error {
+// ClockError is the error openloop.Run and closedloop.Run return for n
+// bad readings.
+func ClockError(n uint64) error {
 	return fmt.Errorf("%w: %d requests had a zero clock reading or a negative response, service or lag time", ErrBadClock, n)
 }
 
-// addCode counts n replies of code in m, a connection's tally: a code not
+// AddCode counts n replies of code in m, a connection's tally: a code not
 // yet in m is counted under OtherErrors once m holds maxCodesPerConn-1
 // codes, so m never holds more than maxCodesPerConn keys. An existing code
 // costs no allocation.
-func addCode(m map[string]uint64, code []byte, n uint64) {
+func AddCode(m map[string]uint64, code []byte, n uint64) {
 	if _, ok := m[string(code)]; ok || len(m) < maxCodesPerConn-1 {
 		m[string(code)] += n
 		return
@@ -102,12 +103,12 @@ func mergeErrorCodes(into, from map[string]uint64) map[string]uint64 {
 	for k, v := range from {
 		into[k] += v
 	}
-	return trimCodes(into)
+	return TrimCodes(into)
 }
 
-// trimCodes keeps the MaxErrorCodes most frequent codes of m (ties by
+// TrimCodes keeps the MaxErrorCodes most frequent codes of m (ties by
 // name) and counts the rest under OtherErrors; the total is unchanged.
-func trimCodes(m map[string]uint64) map[string]uint64 {
+func TrimCodes(m map[string]uint64) map[string]uint64 {
 	if len(m) <= MaxErrorCodes {
 		return m
 	}
@@ -142,9 +143,9 @@ func trimCodes(m map[string]uint64) map[string]uint64 {
 	return out
 }
 
-// errorText keeps at most MaxErrorText bytes of an error's text, cut at a
+// ErrorText keeps at most MaxErrorText bytes of an error's text, cut at a
 // character boundary.
-func errorText(b []byte) string {
+func ErrorText(b []byte) string {
 	if len(b) <= MaxErrorText {
 		return string(b)
 	}
@@ -227,7 +228,7 @@ type Result struct {
 	TargetInProcess bool
 	// ServerProcess is what the server's process did with the CPUs
 	// during the measured window, when the target runs on this host in a
-	// process of its own that pacer found (OpenConfig.ServerProcess); nil
+	// process of its own that pacer found (openloop.Config.ServerProcess); nil
 	// otherwise. Each interval has its own share.
 	ServerProcess *ServerProcess
 	// Extension is, for a run given a budget to decide in
@@ -287,11 +288,11 @@ type Result struct {
 	Interval  time.Duration
 	Intervals []Interval
 	// ClockErrors counts requests whose clock readings were zero or whose
-	// response, service or lag time came out negative. Any makes RunOpen
-	// and RunClosed return an error wrapping ErrBadClock.
+	// response, service or lag time came out negative. Any makes
+	// openloop.Run and closedloop.Run return an error wrapping ErrBadClock.
 	ClockErrors uint64
 	// Warmup is the leading part of the timeline that was sent but not
-	// measured (OpenConfig.Warmup); WarmupCounts account for its requests
+	// measured (openloop.Config.Warmup); WarmupCounts account for its requests
 	// as Counts do for the measured ones. Everything else in the result,
 	// Window and the intervals included, covers the measured part only.
 	Warmup       time.Duration
@@ -307,7 +308,7 @@ type Result struct {
 	Events        []events.Event
 	EventBound    time.Duration
 	EventsDropped int
-	// Wait is what the WAITs after writes measured (OpenConfig.Wait);
+	// Wait is what the WAITs after writes measured (openloop.Config.Wait);
 	// Visibility what the replication probes did (set by the run's
 	// caller, package visibility); nil without them.
 	Wait       *WaitResult
@@ -397,11 +398,11 @@ const (
 	ReceiveRead   = "read"
 )
 
-// receiveClockOf says what the arrivals of replies were: "kernel" when at
+// ReceiveClockOf says what the arrivals of replies were: "kernel" when at
 // least 99% of them carried the kernel's receive timestamp (the very
 // first replies of a process may come before the kernel turns
 // timestamping on), "read" otherwise (none read: "read").
-func receiveClockOf(stamped, replies uint64) string {
+func ReceiveClockOf(stamped, replies uint64) string {
 	if replies > 0 && float64(stamped) >= 0.99*float64(replies) {
 		return ReceiveKernel
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/pacer-load/pacer/host"
 )
 
-// series cuts a running test into intervals. A goroutine wakes at the end
+// Series cuts a running test into intervals. A goroutine wakes at the end
 // of each interval (T0 + k·D), reads the test's cumulative totals and the
 // recorders, and keeps the differences since the last wake, packed (a few
 // hundred bytes per histogram). finish adds the last, partial interval from
@@ -22,7 +22,7 @@ import (
 // With a warmup W, the cutting starts at T0+W (interval k covers
 // [W+k·D, W+(k+1)·D) of the timeline); the totals are the measured
 // requests' already, and the bytes count from a reading taken at T0+W.
-type series struct {
+type Series struct {
 	d       time.Duration
 	t0      int64
 	origin  time.Duration // the warmup: the first interval starts at t0+origin
@@ -31,7 +31,7 @@ type series struct {
 	// oldest is the clock instant the oldest unanswered request counts
 	// from (0: none), read at each interval's end.
 	oldest func() int64
-	// recorders of the test (see seriesRecs; absent ones nil).
+	// recorders of the test (see SeriesRecorders; absent ones nil).
 	recs [nSeries]*histo.Recorder
 	prev [nSeries]*histo.Delta
 	// kinds are the per-command recorders and counters of a timed mix.
@@ -50,7 +50,7 @@ type series struct {
 	looked    bool
 	// nodes, when set, returns the run's node recorders (see
 	// series_nodes.go); perNode is each one's part.
-	nodes   func() []*nodeRecorders
+	nodes   func() []*NodeRecorders
 	perNode []*nodeSeries
 
 	// pack packs a histogram: into spill when there is one, else in memory.
@@ -72,36 +72,36 @@ type series struct {
 
 // kindSeries is one command's part of a series.
 type kindSeries struct {
-	ks   *kindStats
+	ks   *CommandStats
 	prev [nSeries]*histo.Delta
 	out  []Interval
 	cum  Counts
 }
 
-// seriesRecs are the recorders a series cuts into intervals, in the
+// SeriesRecorders are the recorders a series cuts into intervals, in the
 // order of nSeries' slots (nil: absent, as a closed loop's send lag).
-type seriesRecs struct {
-	response, service, lag, receive, hiccup *histo.Recorder
+type SeriesRecorders struct {
+	Response, Service, Lag, Receive, Hiccup *histo.Recorder
 }
 
 // nSeries is the number of histograms an interval holds: response,
 // service, send lag, receive lag and host hiccups.
 const nSeries = 5
 
-func (r seriesRecs) list() [nSeries]*histo.Recorder {
-	return [nSeries]*histo.Recorder{r.response, r.service, r.lag, r.receive, r.hiccup}
+func (r SeriesRecorders) list() [nSeries]*histo.Recorder {
+	return [nSeries]*histo.Recorder{r.Response, r.Service, r.Lag, r.Receive, r.Hiccup}
 }
 
-// newSeries cuts a test that begins at t0, after a warmup of origin,
+// NewSeries cuts a test that begins at t0, after a warmup of origin,
 // into intervals of d: the recorders of recs, the totals and, at each
 // interval's end, the age of the oldest unanswered request (from
 // oldest). The mix's commands get their own series when ks is timed. It
 // runs from begin.
-func newSeries(d time.Duration, origin time.Duration, totals func() Totals, oldest func() int64, recs seriesRecs, ks []kindStats) *series {
+func NewSeries(d time.Duration, origin time.Duration, totals func() Totals, oldest func() int64, recs SeriesRecorders, ks []CommandStats) *Series {
 	if d <= 0 {
 		d = DefaultInterval
 	}
-	s := &series{d: d, origin: max(origin, 0), totals: totals, oldest: oldest, recs: recs.list(),
+	s := &Series{d: d, origin: max(origin, 0), totals: totals, oldest: oldest, recs: recs.list(),
 		stop: make(chan struct{}), done: make(chan struct{}), pack: (*histo.Delta).Pack, based: origin <= 0}
 	if sp, err := histo.NewSpill(); err == nil {
 		s.pack = sp.PackDelta
@@ -111,12 +111,12 @@ func newSeries(d time.Duration, origin time.Duration, totals func() Totals, olde
 			s.prev[i] = histo.NewDelta(r)
 		}
 	}
-	if timed(ks) {
+	if Timed(ks) {
 		s.kinds = make([]kindSeries, len(ks))
 		for i := range ks {
 			k := &s.kinds[i]
 			k.ks = &ks[i]
-			for j, r := range (seriesRecs{response: ks[i].response, service: ks[i].service, lag: ks[i].lag, receive: ks[i].receive}).list() {
+			for j, r := range (SeriesRecorders{Response: ks[i].Response, Service: ks[i].Service, Lag: ks[i].Lag, Receive: ks[i].Receive}).list() {
 				if r != nil {
 					k.prev[j] = histo.NewDelta(r)
 				}
@@ -126,9 +126,32 @@ func newSeries(d time.Duration, origin time.Duration, totals func() Totals, olde
 	return s
 }
 
-// begin starts cutting at t0, the start of the test's timeline: the set-up
+// SetServer has the series read a local server process's counters at
+// each interval's end (server from HostWatch.ServerReader; nil: none).
+// Called before Begin.
+func (s *Series) SetServer(server func() host.ProcReading) { s.server = server }
+
+// SetLooks has the series hand its intervals to looks as they close:
+// scheduled counts what the timeline intended before an offset, and cut
+// ends the run when a look decides. Called before Begin.
+func (s *Series) SetLooks(looks *Looks, scheduled func(off int64) uint64, cut func()) {
+	s.looks, s.scheduled, s.cut = looks, scheduled, cut
+}
+
+// SetNodes has the series cut the response times of the run's nodes
+// (nodes returns their recorders as they are now) into intervals of
+// their own (see NodeIntervals). Called before Begin.
+func (s *Series) SetNodes(nodes func() []*NodeRecorders) { s.nodes = nodes }
+
+// Interval is the length of the series' intervals.
+func (s *Series) Interval() time.Duration { return s.d }
+
+// Started is the wall clock at the test's start (set by Begin).
+func (s *Series) Started() time.Time { return s.started }
+
+// Begin starts cutting at t0, the start of the test's timeline: the set-up
 // above (a spill file, the recorders' deltas) is done before t0 is chosen.
-func (s *series) begin(t0 int64) {
+func (s *Series) Begin(t0 int64) {
 	s.t0, s.started = t0, time.Now()
 	if s.server != nil && s.origin == 0 {
 		s.serverAt = s.server()
@@ -136,7 +159,7 @@ func (s *series) begin(t0 int64) {
 	go s.loop()
 }
 
-func (s *series) loop() {
+func (s *Series) loop() {
 	defer close(s.done)
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -180,7 +203,7 @@ func (s *series) loop() {
 
 // baseline reads the bytes on the wire where the measured window starts,
 // once; later readings count from it. Called with mu held.
-func (s *series) baseline() {
+func (s *Series) baseline() {
 	if s.based {
 		return
 	}
@@ -191,16 +214,16 @@ func (s *series) baseline() {
 
 // measured returns t with the bytes counted from the measured window's
 // start. Called with mu held.
-func (s *series) measured(t Totals) Totals {
+func (s *Series) measured(t Totals) Totals {
 	t.BytesSent -= min(t.BytesSent, s.base.BytesSent)
 	t.BytesReceived -= min(t.BytesReceived, s.base.BytesReceived)
 	return t
 }
 
-// measuredBytes returns a test's final totals with the bytes counted from
+// MeasuredBytes returns a test's final totals with the bytes counted from
 // the start of the measured window: all of them without a warmup, none
 // when the run ended before the window started.
-func (s *series) measuredBytes(t Totals) Totals {
+func (s *Series) MeasuredBytes(t Totals) Totals {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.based {
@@ -212,7 +235,7 @@ func (s *series) measuredBytes(t Totals) Totals {
 
 // take records interval k−1, which ended at T0 + origin + k·D, from the
 // totals now.
-func (s *series) take(k int64, now Totals) {
+func (s *Series) take(k int64, now Totals) {
 	start := s.origin + time.Duration(k-1)*s.d
 	s.takeAll()
 	iv := Interval{Start: start, Duration: s.d, OldestInflight: s.oldestAge(), InFlight: inFlight(now.Counts), ServerProcess: s.serverSince()}
@@ -235,7 +258,7 @@ func (s *series) take(k int64, now Totals) {
 	s.out = append(s.out, iv)
 	for i := range s.kinds {
 		ksr := &s.kinds[i]
-		c := Counts{Completed: ksr.ks.completed.Load(), Errors: ksr.ks.errors.Load()}
+		c := Counts{Completed: ksr.ks.Completed.Load(), Errors: ksr.ks.Errors.Load()}
 		kiv := Interval{Start: start, Duration: s.d, Counts: commandCounts(sub(c, ksr.cum))}
 		if err := s.packInto(&kiv, &ksr.prev); err != nil && s.err == nil {
 			s.err = err
@@ -249,7 +272,7 @@ func (s *series) take(k int64, now Totals) {
 // serverSince is what the server's process did since the last reading
 // (nil when it is not watched, or a reading failed: the process ended).
 // Called with mu held.
-func (s *series) serverSince() *host.ProcUsage {
+func (s *Series) serverSince() *host.ProcUsage {
 	if s.server == nil {
 		return nil
 	}
@@ -268,7 +291,7 @@ func (s *series) serverSince() *host.ProcUsage {
 // takeAll reads every recorder's difference since the last interval, the
 // test's and its commands', at one instant; packInto then encodes them,
 // which takes far longer (about a millisecond each).
-func (s *series) takeAll() {
+func (s *Series) takeAll() {
 	for _, d := range s.prev {
 		if d != nil {
 			d.Take()
@@ -284,7 +307,7 @@ func (s *series) takeAll() {
 }
 
 // packInto encodes the differences takeAll read into iv.
-func (s *series) packInto(iv *Interval, prev *[nSeries]*histo.Delta) error {
+func (s *Series) packInto(iv *Interval, prev *[nSeries]*histo.Delta) error {
 	dst := [nSeries]*histo.Packed{&iv.Response, &iv.Service, &iv.Lag, &iv.Receive, &iv.Hiccup}
 	for i, d := range prev {
 		if d == nil {
@@ -299,10 +322,10 @@ func (s *series) packInto(iv *Interval, prev *[nSeries]*histo.Delta) error {
 	return nil
 }
 
-// finish stops the goroutine and closes the series at end with the test's
+// Finish stops the goroutine and closes the series at end with the test's
 // final counts and bytes (and each command's final counts, in kinds'
 // order): the last interval holds what the others do not.
-func (s *series) finish(end int64, total Totals, commands []CommandResult) ([]Interval, [][]Interval, error) {
+func (s *Series) Finish(end int64, total Totals, commands []CommandResult) ([]Interval, [][]Interval, error) {
 	close(s.stop)
 	<-s.done
 	s.mu.Lock()
@@ -350,7 +373,7 @@ func inFlight(c Counts) uint64 {
 
 // oldestAge is how long the oldest unanswered request has waited now (0:
 // none).
-func (s *series) oldestAge() time.Duration {
+func (s *Series) oldestAge() time.Duration {
 	if s.oldest == nil {
 		return 0
 	}

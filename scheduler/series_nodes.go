@@ -1,8 +1,10 @@
 package scheduler
 
 import (
+	"sync/atomic"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/pacer-load/pacer/histo"
 )
 
@@ -16,47 +18,50 @@ import (
 // (a cluster of hundreds of primaries) a node has none.
 const maxNodeSeries = 64
 
+// NodeRecorders are a node's response-time, service-time and receive-lag
+// recorders, made at its first reply by the reader that reads it: the
+// three cost about 800 KB, and a node that never answers (a primary that
+// joined and could not be reached) needs none. The zero value has none
+// yet.
+type NodeRecorders struct{ p atomic.Pointer[NodeHists] }
+
+// NodeHists are a node's recorders, in nanoseconds.
+type NodeHists struct{ Response, Service, Receive *histo.Recorder }
+
+// Get returns the node's recorders, making them on the first call.
+func (n *NodeRecorders) Get() *NodeHists {
+	if h := n.p.Load(); h != nil {
+		return h
+	}
+	h := &NodeHists{histo.NewRecorder(), histo.NewRecorder(), histo.NewRecorder()}
+	if n.p.CompareAndSwap(nil, h) {
+		return h
+	}
+	return n.p.Load()
+}
+
+// Made returns the node's recorders, nil until Get made them.
+func (n *NodeRecorders) Made() *NodeHists { return n.p.Load() }
+
+// Snapshot returns the node's histograms: nil when it recorded nothing.
+func (n *NodeRecorders) Snapshot() (resp, serv, recv *hdrhistogram.Histogram) {
+	h := n.p.Load()
+	if h == nil {
+		return nil, nil, nil
+	}
+	return h.Response.Snapshot(), h.Service.Snapshot(), h.Receive.Snapshot()
+}
+
 // nodeSeries is one node's part of a series.
 type nodeSeries struct {
-	rec   *nodeRecorders
+	rec   *NodeRecorders
 	delta *histo.Delta // made when the node's recorders are
 	out   []Interval
 }
 
-// publishNodes gives observers (the series) the run's node recorders as
-// they are now: a cluster's members, or the nodes of a primary and its
-// replicas. Pacer-side.
-func (run *openRun) publishNodes() {
-	var view []nodeView
-	switch {
-	case run.cl != nil:
-		for k, m := range run.cl.members {
-			view = append(view, nodeView{addr: m.Addr, role: m.Role, rec: run.cl.nodeRec[k]})
-		}
-	default:
-		for _, n := range run.solo {
-			view = append(view, nodeView{addr: n.addr, role: n.role, rec: n.rec})
-		}
-	}
-	run.nodeRecs.Store(&view)
-}
-
-// nodeRecorders returns the node recorders for observers.
-func (run *openRun) nodeRecorders() []*nodeRecorders {
-	v := run.nodeRecs.Load()
-	if v == nil {
-		return nil
-	}
-	out := make([]*nodeRecorders, len(*v))
-	for i, n := range *v {
-		out[i] = n.rec
-	}
-	return out
-}
-
 // takeNodes records each node's interval [start, start+dur): what its
 // response recorder got since the last. Called with mu held.
-func (s *series) takeNodes(start, dur time.Duration) {
+func (s *Series) takeNodes(start, dur time.Duration) {
 	if s.nodes == nil {
 		return
 	}
@@ -68,8 +73,8 @@ func (s *series) takeNodes(start, dur time.Duration) {
 		ns := s.perNode[k]
 		iv := Interval{Start: start, Duration: dur}
 		if ns.delta == nil {
-			if h := ns.rec.p.Load(); h != nil {
-				ns.delta = histo.NewDeltaZero(h.resp)
+			if h := ns.rec.Made(); h != nil {
+				ns.delta = histo.NewDeltaZero(h.Response)
 			}
 		}
 		if ns.delta != nil {
@@ -85,8 +90,8 @@ func (s *series) takeNodes(start, dur time.Duration) {
 	}
 }
 
-// nodeIntervals returns each node's intervals, by node index.
-func (s *series) nodeIntervals() [][]Interval {
+// NodeIntervals returns each node's intervals, by node index.
+func (s *Series) NodeIntervals() [][]Interval {
 	out := make([][]Interval, len(s.perNode))
 	for k, ns := range s.perNode {
 		out[k] = ns.out

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/stream"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -22,7 +22,7 @@ func ExampleRun() {
 	rate := timeline.RatePerSecond(1000)
 	cfg := stream.Config{Name: "example", Streams: 1, Prefix: stream.DefaultPrefix, Groups: 2, Consumers: 2, Count: stream.DefaultCount,
 		Block: 100 * time.Millisecond, Size: 64, Producers: 1,
-		Timeline: timeline.Uniform{Rate: rate}, Open: scheduler.OpenConfig{Rate: rate, Requests: 300, HiccupInterval: -1}}
+		Timeline: timeline.Uniform{Rate: rate}, Open: openloop.Config{Rate: rate, Requests: 300, HiccupInterval: -1}}
 	res, err := stream.Run(context.Background(), experiment.InProcessEnv(srv.Addr()), cfg)
 	if err != nil {
 		log.Fatal(err)

@@ -29,6 +29,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -78,7 +79,7 @@ type Config struct {
 	// Timeline is the producer's whole timeline; Open its driver's
 	// settings.
 	Timeline timeline.Timeline
-	Open     scheduler.OpenConfig
+	Open     openloop.Config
 	// Cluster says the target is a Redis Cluster; Shard (from 1, 0: not
 	// sharded) names this process's consumer groups apart from the other
 	// shards', which read the same streams.

@@ -13,7 +13,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func config(rate float64, n uint64, streams, groups, consumers int) Config {
 	r := timeline.RatePerSecond(rate)
 	return Config{Name: "test", Streams: streams, Prefix: DefaultPrefix, Groups: groups, Consumers: consumers, Count: DefaultCount, Block: DefaultBlock,
-		Size: 64, Producers: 1, Timeline: timeline.Uniform{Rate: r}, Open: scheduler.OpenConfig{Rate: r, Requests: n, HiccupInterval: -1, Interval: 100 * time.Millisecond}}
+		Size: 64, Producers: 1, Timeline: timeline.Uniform{Rate: r}, Open: openloop.Config{Rate: r, Requests: n, HiccupInterval: -1, Interval: 100 * time.Millisecond}}
 }
 
 // check runs cfg and checks that every entry reached every group once,

@@ -18,7 +18,7 @@ import (
 // requests, each exactly once, whatever its arrival process (uniform,
 // Poisson, stages): the offsets come from the global index.
 //
-// A request bound is global too: scheduler.OpenConfig.Requests with a Shard
+// A request bound is global too: openloop.Config.Requests with a Shard
 // timeline counts the whole timeline's requests, and the shard sends its
 // share of them (Share).
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 // A sweep's conclusion composes the judgements of its steps (Step): the
@@ -140,7 +141,7 @@ func ClosedSweep(runs []*scheduler.Result, points []StepJudgement, sloSet, inter
 // the first interval's end, while the host's longest hiccup stayed under
 // half of it. A host that froze pacer for as long can have made the
 // abort itself: that step is a failure to measure again like any other.
-func AbortedAtOnce(st *scheduler.Step, bound time.Duration) bool {
+func AbortedAtOnce(st *openloop.Step, bound time.Duration) bool {
 	iv := st.Interval
 	if iv <= 0 {
 		iv = scheduler.DefaultInterval

@@ -38,6 +38,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/sink"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -100,7 +101,7 @@ func main() {
 			med(func(m measured) float64 { return m.receiveP99 }), med(func(m measured) float64 { return m.firstP90 }),
 			med(func(m measured) float64 { return m.runP99 }))
 	}
-	fmt.Println("\nfirst100: p90 of the first 100 requests' arrival at the sink − intended; run p99: the same over the run (µs).\nThe sink's first reads of a fresh connection come late and take several commands at once, each stamped with\nthe last one's arrival: first100 is an upper bound. pacer's own send lag of the first 100 is held to its run's\np99 by scheduler.TestResponseTracksTheTruth.")
+	fmt.Println("\nfirst100: p90 of the first 100 requests' arrival at the sink − intended; run p99: the same over the run (µs).\nThe sink's first reads of a fresh connection come late and take several commands at once, each stamped with\nthe last one's arrival: first100 is an upper bound. pacer's own send lag of the first 100 is held to its run's\np99 by openloop.TestResponseTracksTheTruth.")
 }
 
 func measure(c tcase, d time.Duration, n int, clock string) (measured, error) {
@@ -120,7 +121,7 @@ func measure(c tcase, d time.Duration, n int, clock string) (measured, error) {
 	time.Sleep(200 * time.Millisecond)
 	rate := timeline.RatePerSecond(c.rate)
 	tl := timeline.Uniform{Rate: rate}
-	res, err := scheduler.RunOpen(ctx, conns, &sink.Indexed{}, scheduler.OpenConfig{Timeline: tl, Rate: rate, Duration: d})
+	res, err := openloop.Run(ctx, conns, &sink.Indexed{}, openloop.Config{Timeline: tl, Rate: rate, Duration: d})
 	records, cerr := s.Close()
 	if err != nil {
 		return measured{}, err

@@ -19,6 +19,7 @@ import (
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -265,7 +266,7 @@ func (cfg *benchConfig) echo(ctx context.Context, faults string) map[string]any 
 	extra := map[string]any{
 		"clients": cfg.Clients, "keepalive": cfg.keepAlive, "random_keys": cfg.work.opts.Random,
 		"precision": cfg.Precision, "threads": cfg.threads,
-		"latency": map[scheduler.LatencyMode]string{scheduler.FirstReply: "first-reply", scheduler.PerReply: "per-reply"}[cfg.Latency],
+		"latency": map[closedloop.LatencyMode]string{closedloop.FirstReply: "first-reply", closedloop.PerReply: "per-reply"}[cfg.Latency],
 	}
 	return echoWork(ctx, report.RunConfig{Target: cfg.target.Addr, Embedded: faults, Conns: cfg.Clients, Pipeline: cfg.Pipeline,
 		Dial: cfg.target, Seed: cfg.Seed, Rate: cfg.Rate, Requests: uint64(cfg.Requests)}, cfg.work, extra)

@@ -13,6 +13,7 @@ import (
 	"github.com/pacer-load/pacer/internal/clihelp"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -236,7 +237,7 @@ func maxInflightFlag() cli.Flag {
 // --timeout and --max-backlog (backlogUse words it).
 func openLoadFlags(backlogUse string) []cli.Flag {
 	return []cli.Flag{maxInflightFlag(), maxBufferFlag(), drainFlag(), timeoutFlag(),
-		&cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog, Usage: backlogUse, Category: catTuning}}
+		&cli.DurationFlag{Name: "max-backlog", Value: openloop.DefaultMaxBacklog, Usage: backlogUse, Category: catTuning}}
 }
 
 // parseConns reads -c.

@@ -10,6 +10,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -20,7 +21,7 @@ func openLoadOf(t *testing.T, all bool, conns int, slo string, args ...string) (
 	t.Helper()
 	flags := []cli.Flag{pacingFlag(), maxBufferFlag(), drainFlag(), timeoutFlag(), &cli.DurationFlag{Name: "lag-limit"}}
 	if all {
-		flags = append(flags, arrivalFlag(), maxInflightFlag(), &cli.DurationFlag{Name: "max-backlog", Value: scheduler.DefaultMaxBacklog})
+		flags = append(flags, arrivalFlag(), maxInflightFlag(), &cli.DurationFlag{Name: "max-backlog", Value: openloop.DefaultMaxBacklog})
 	}
 	var s verdict.SLO
 	if slo != "" {
@@ -46,7 +47,7 @@ func TestParseOpenLoad(t *testing.T) {
 	l, err := openLoadOf(t, true, 10, "")
 	if err != nil || l.Arrival != "uniform" || l.Pacing != scheduler.Auto || l.MaxInflight < 1 || l.MaxBuffer < 1 ||
 		l.Drain != scheduler.DefaultDrain || l.LagLimit != scheduler.DefaultLagLimit(scheduler.Auto) || l.Timeout != 0 ||
-		l.Backlog != scheduler.DefaultMaxBacklog {
+		l.Backlog != openloop.DefaultMaxBacklog {
 		t.Errorf("defaults: %+v, %v", l, err)
 	}
 	if l, err = openLoadOf(t, false, 10, "p99<=1ms", "--drain", "0s"); err != nil || l.Arrival != "" || l.MaxInflight != 0 ||

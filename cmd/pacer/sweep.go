@@ -13,7 +13,7 @@ import (
 	"github.com/pacer-load/pacer/experiment/sweep"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 func sweepCommand() *cli.Command {
@@ -179,7 +179,7 @@ func (cfg *sweepConfig) echo(ctx context.Context, faults string) map[string]any 
 		extra["cluster"] = true // an open sweep's connections are per primary
 	}
 	if !cfg.closed {
-		if rf := cfg.Open.ReadFrom; rf != scheduler.ReadPrimary {
+		if rf := cfg.Open.ReadFrom; rf != openloop.ReadPrimary {
 			extra["read_from"] = rf.String()
 		}
 		if w := cfg.Open.Wait; w != nil {

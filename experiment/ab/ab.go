@@ -20,6 +20,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -167,7 +168,7 @@ func (sd Side) run(ctx context.Context, cfg Config, ti int, test experiment.Test
 	}
 	closed := func(d time.Duration, label string) (*scheduler.Result, *serverinfo.Stats, error) {
 		return sd.Env.RunClosed(ctx, experiment.Closed{Test: test, Name: test.Title, Label: label, Metric: test.Title, Conns: cfg.Conns,
-			Config:     scheduler.ClosedConfig{Duration: d, Pipeline: cfg.Closed.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
+			Config:     closedloop.Config{Duration: d, Pipeline: cfg.Closed.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
 			StreamSeed: func(i int) uint64 { return seed + uint64(i)<<16 }})
 	}
 	if cfg.Warmup > 0 {

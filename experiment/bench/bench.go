@@ -24,6 +24,7 @@ import (
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -45,7 +46,7 @@ type Config struct {
 	Clients, Requests, Pipeline int
 	// Reconnect replaces a connection after every batch (-k 0).
 	Reconnect bool
-	Latency   scheduler.LatencyMode
+	Latency   closedloop.LatencyMode
 	// Rate throttles the closed loop (zero: as fast as it goes).
 	Rate      timeline.Rate
 	Precision int
@@ -252,7 +253,7 @@ func (cfg *Config) runOne(ctx context.Context, env *experiment.Env, o Output, j 
 	}
 	res, st, err := bx.RunClosed(ctx, experiment.Closed{
 		Test: j.Test, Name: title, Metric: title, Conns: cfg.Clients, Primaries: cfg.Primaries,
-		Config: scheduler.ClosedConfig{Requests: uint64(cfg.Requests), Pipeline: cfg.Pipeline, Latency: cfg.Latency,
+		Config: closedloop.Config{Requests: uint64(cfg.Requests), Pipeline: cfg.Pipeline, Latency: cfg.Latency,
 			Rate: cfg.Rate, Precision: cfg.Precision, Interval: cfg.Interval, ContinueOnError: cfg.ContinueOnError},
 		StreamSeed:  func(i int) uint64 { return seed + uint64(i) },
 		ClusterSeed: cfg.Seed + uint64(n)*7_919,

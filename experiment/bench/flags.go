@@ -2,7 +2,7 @@ package bench
 
 import (
 	"github.com/pacer-load/pacer/internal/usage"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -79,9 +79,9 @@ func (f Flags) Parse(cfg *Config) (Settings, error) {
 	}
 	switch f.Latency {
 	case "first-reply":
-		cfg.Latency = scheduler.FirstReply
+		cfg.Latency = closedloop.FirstReply
 	case "per-reply":
-		cfg.Latency = scheduler.PerReply
+		cfg.Latency = closedloop.PerReply
 	default:
 		return s, usage.Flagf("latency", "{latency} %q: want first-reply or per-reply", f.Latency)
 	}

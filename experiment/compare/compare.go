@@ -20,6 +20,8 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -95,7 +97,7 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 	}
 	c := experiment.Closed{
 		Test: cfg.Test, Name: cfg.Test.Title, Label: "closed", Metric: closedLabel(cfg.Test.Title), Conns: closedConns,
-		Config:     scheduler.ClosedConfig{Duration: cfg.Duration, Pipeline: cfg.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
+		Config:     closedloop.Config{Duration: cfg.Duration, Pipeline: cfg.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
 		StreamSeed: func(i int) uint64 { return cfg.Seed + uint64(i) }, ClusterSeed: cfg.Seed, Placed: true,
 	}
 	if env.Target.Cluster {
@@ -149,7 +151,7 @@ func Measure(ctx context.Context, env *experiment.Env, cfg Config) ([]Run, error
 		res, st, err := env.RunOpen(ctx, experiment.Open{
 			Test: cfg.Test, Name: cfg.Test.Title, Label: fmt.Sprintf("open %s/s", rate), Timeline: tl,
 			Conns: perNode, Keys: cfg.Keys, Seed: cfg.Seed + uint64(1000+i),
-			Config: scheduler.OpenConfig{Rate: rate, Duration: cfg.Duration, Pacing: cfg.Pacing, Drain: cfg.Drain,
+			Config: openloop.Config{Rate: rate, Duration: cfg.Duration, Pacing: cfg.Pacing, Drain: cfg.Drain,
 				LagLimit: cfg.LagLimit, Timeout: cfg.Timeout, Interval: cfg.Interval},
 			Metric: label,
 		})

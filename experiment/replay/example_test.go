@@ -10,7 +10,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/replay"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 // A replay reads a trace more than once: Scan checks it and plans (what
@@ -44,7 +44,7 @@ func ExampleRun() {
 	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	env := experiment.InProcessEnv(srv.Addr()) // the embedded target shares this process: for the verdict's attribution
-	res, _, err := replay.Run(context.Background(), env, cfg, plan, "monitor.txt", scheduler.OpenConfig{})
+	res, _, err := replay.Run(context.Background(), env, cfg, plan, "monitor.txt", openloop.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

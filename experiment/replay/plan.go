@@ -7,7 +7,7 @@
 // each pass's digest must be the check's.
 //
 // It reads traces with package scenarios and sends them with the open
-// driver (scheduler.RunOpen on a timeline.Trace) over an
+// driver (openloop.Run on a timeline.Trace) over an
 // experiment.Env's target; only the command (cmd/pacer) is above it.
 package replay
 

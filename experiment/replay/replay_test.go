@@ -21,6 +21,7 @@ import (
 	"github.com/pacer-load/pacer/internal/sink"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 func TestMain(m *testing.M) {
@@ -96,7 +97,7 @@ func replayTo(t *testing.T, addr string, cfg Config) (*scheduler.Result, *Plan) 
 	env := &experiment.Env{Target: &endpoint.Target{Options: conn.Options{Network: "tcp", Addr: addr, Now: scheduler.Now}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, _, err := Run(ctx, env, cfg, plan, "replay", scheduler.OpenConfig{Pacing: scheduler.Precise})
+	res, _, err := Run(ctx, env, cfg, plan, "replay", openloop.Config{Pacing: scheduler.Precise})
 	if err != nil {
 		t.Fatal(err)
 	}

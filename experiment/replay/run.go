@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -21,7 +22,7 @@ import (
 // trace): connections per group (a database's, or a client's), the
 // trace's timeline (this process's share of it, from its planned start),
 // and the trace's commands.
-func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name string, ocfg scheduler.OpenConfig) (*scheduler.Result, *serverinfo.Stats, error) {
+func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name string, ocfg openloop.Config) (*scheduler.Result, *serverinfo.Stats, error) {
 	if err := env.Place.Wait(ctx, env.WaitNotes()); err != nil {
 		return nil, nil, nil
 	}
@@ -83,7 +84,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config, plan *Plan, name 
 		ocfg.OnStart, stop = env.Watch(experiment.Watched{Name: name, Test: name, Mode: "open", Label: name})
 		defer stop()
 	}
-	res, err := scheduler.RunOpen(ctx, conns, commands{sh}, ocfg)
+	res, err := openloop.Run(ctx, conns, commands{sh}, ocfg)
 	env.Place.Started(res)
 	if terr := whole.Err(); terr != nil && err == nil {
 		err = fmt.Errorf("reading the trace: %w", terr)

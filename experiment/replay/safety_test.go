@@ -17,6 +17,7 @@ import (
 	"github.com/pacer-load/pacer/internal/sink"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 // runPlan replays a plan already made to the sink at addr.
@@ -25,7 +26,7 @@ func runPlan(t *testing.T, addr string, cfg Config, plan *Plan) (*scheduler.Resu
 	env := &experiment.Env{Target: &endpoint.Target{Options: conn.Options{Network: "tcp", Addr: addr, Now: scheduler.Now}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, _, err := Run(ctx, env, cfg, plan, "replay", scheduler.OpenConfig{Pacing: scheduler.Coarse})
+	res, _, err := Run(ctx, env, cfg, plan, "replay", openloop.Config{Pacing: scheduler.Coarse})
 	return res, err
 }
 

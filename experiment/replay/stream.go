@@ -8,7 +8,7 @@ import (
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -206,7 +206,7 @@ func (s *shared) front() (*pending, bool) {
 	return nil, false
 }
 
-// Group implements scheduler.Grouper: the group of the command Next gives
+// Group implements openloop.Grouper: the group of the command Next gives
 // next.
 func (s *shared) Group() int {
 	if p, ok := s.front(); ok {
@@ -244,5 +244,5 @@ func (c commands) Group() int             { return c.s.Group() }
 var (
 	_ timeline.TraceOffsets = offsets{}
 	_ timeline.TraceOffsets = (*shared)(nil)
-	_ scheduler.Grouper     = commands{}
+	_ openloop.Grouper      = commands{}
 )

@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -62,8 +63,8 @@ points:
 			seed := cfg.Seed + uint64(n)*1_000_003
 			res, _, err := env.RunClosed(ctx, experiment.Closed{
 				Test: j, Name: name, Conns: pt.clients, Primaries: primaries,
-				Config: scheduler.ClosedConfig{Duration: cfg.StepDuration, Drain: cfg.Drain, Pipeline: pt.pipeline,
-					Latency: scheduler.FirstReply, Interval: cfg.Interval, ContinueOnError: true},
+				Config: closedloop.Config{Duration: cfg.StepDuration, Drain: cfg.Drain, Pipeline: pt.pipeline,
+					Latency: closedloop.FirstReply, Interval: cfg.Interval, ContinueOnError: true},
 				StreamSeed:  func(i int) uint64 { return seed + uint64(i) },
 				ClusterSeed: cfg.Seed + uint64(n)*7_919,
 			})

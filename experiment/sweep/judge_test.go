@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -83,11 +84,11 @@ func TestLengthen(t *testing.T) {
 		slo.Window = c.window
 		cfg := &Config{Test: experiment.Test{Title: "GET"}, SLO: slo, StepDuration: time.Second, Repeat: 1}
 		o := &openSweep{cfg: cfg, env: &experiment.Env{Place: c.place}, rule: newSampleRule(slo, time.Second),
-			stats: map[*scheduler.Step]*serverinfo.Stats{}, index: map[*openPoint]int{}, byRate: map[float64][]*openPoint{}}
+			stats: map[*openloop.Step]*serverinfo.Stats{}, index: map[*openPoint]int{}, byRate: map[float64][]*openPoint{}}
 		o.cur = o.newPoint(2000)
 		step := time.Second
 		for k, want := range c.want {
-			o.cur.steps = append(o.cur.steps, &scheduler.Step{Result: craftedStep(int(2000*step.Seconds()), c.f)})
+			o.cur.steps = append(o.cur.steps, &openloop.Step{Result: craftedStep(int(2000*step.Seconds()), c.f)})
 			o.cur.measured += step
 			got := o.lengthen()
 			if got != want {

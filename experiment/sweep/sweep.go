@@ -27,6 +27,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
@@ -67,7 +68,7 @@ type Config struct {
 	// Open is the open driver's settings (pacing, drain, lag limit,
 	// timeout, interval, backlog); Conns its connections (per primary in
 	// a cluster, routed by Keys).
-	Open  scheduler.OpenConfig
+	Open  openloop.Config
 	Conns int
 	Keys  endpoint.Keys
 	// Clients and Pipelines are a closed sweep's points (Closed); Drain
@@ -136,7 +137,7 @@ func RunName(title string, k, n int) string {
 // openPoint is a rate of an open sweep and the steps (repeats) it ran.
 type openPoint struct {
 	rate   float64
-	steps  []*scheduler.Step
+	steps  []*openloop.Step
 	pooled *scheduler.Result
 	test   *report.Test
 	// StepJudgement is its judgement against the SLO (see verdict.Step).
@@ -181,7 +182,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	addr, epoch := env.Target.Options.Addr, uint64(0)
 	var nodes []scheduler.Node
 	if env.Target.Cluster {
-		conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, cfg.Keys, ocfg.ReadFrom != scheduler.ReadPrimary)
+		conns, ocfg.Cluster, err = env.Target.OpenCluster(ctx, cfg.Conns, cfg.Keys, ocfg.ReadFrom != openloop.ReadPrimary)
 	} else {
 		conns, addr, epoch, nodes, err = env.DialStandalone(ctx, &ocfg, cfg.Conns)
 	}
@@ -190,7 +191,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 	}
 	env.Topology(&ocfg, addr, epoch)
 	o := &openSweep{cfg: &cfg, env: env, byRate: map[float64][]*openPoint{}, index: map[*openPoint]int{},
-		stats: map[*scheduler.Step]*serverinfo.Stats{}, clusterNodes: nodes}
+		stats: map[*openloop.Step]*serverinfo.Stats{}, clusterNodes: nodes}
 	if ocfg.Cluster != nil {
 		o.clusterNodes = ocfg.Cluster.Nodes
 	}
@@ -219,7 +220,7 @@ func Open(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error)
 			o.onStart(l)
 		}
 	}
-	steps, runErr := scheduler.RunOpenSteps(ctx, conns, stream, ocfg, o.next)
+	steps, runErr := openloop.RunSteps(ctx, conns, stream, ocfg, o.next)
 	if o.endStep != nil {
 		o.endStep()
 	}
@@ -274,7 +275,7 @@ type openSweep struct {
 	// place in points.
 	byRate    map[float64][]*openPoint
 	index     map[*openPoint]int
-	stats     map[*scheduler.Step]*serverinfo.Stats
+	stats     map[*openloop.Step]*serverinfo.Stats
 	listIndex int
 	seen      int // steps handed back by next
 	judgeErr  error
@@ -296,7 +297,7 @@ type openSweep struct {
 
 // next is the driver's StepPlanner: it finishes the step that ended and
 // plans the next one, closing a point once its repeats are measured.
-func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool) {
+func (o *openSweep) next(i int, prev *openloop.Step) (openloop.StepPlan, bool) {
 	cfg, env, j := o.cfg, o.env, o.cfg.Test
 	if o.endStep != nil {
 		o.endStep()
@@ -315,7 +316,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 				r, ok := o.closePoint(true)
 				if !ok {
 					o.cur = nil
-					return scheduler.StepPlan{}, false
+					return openloop.StepPlan{}, false
 				}
 				o.cur = o.newPoint(r)
 			}
@@ -343,7 +344,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 	tl, err := env.Place.Timeline(tl)
 	if err != nil {
 		o.judgeErr = usage.Flagf("shard", "{shard}: %v", err)
-		return scheduler.StepPlan{}, false
+		return openloop.StepPlan{}, false
 	}
 	o.since = env.Server.MarkNodes(context.Background(), o.clusterNodes) // the seed's counters are not the cluster's
 	if len(o.clusterNodes) == 0 {
@@ -366,7 +367,7 @@ func (o *openSweep) next(i int, prev *scheduler.Step) (scheduler.StepPlan, bool)
 		stop()
 		o.endStep = nil
 	}
-	return scheduler.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: stepDur, Settle: cfg.Settle,
+	return openloop.StepPlan{Name: name, Timeline: tl, Rate: r, Duration: stepDur, Settle: cfg.Settle,
 		AbortAfter: cfg.AbortAfter, Start: env.Place.Instant(), Looks: looks}, true
 }
 
@@ -389,7 +390,7 @@ func (o *openSweep) decideBudget() time.Duration {
 }
 
 // finishStep completes a step's result and shows its line.
-func (o *openSweep) finishStep(st *scheduler.Step) {
+func (o *openSweep) finishStep(st *openloop.Step) {
 	env := o.env
 	st.TLS = env.Target.TakeHandshakes()
 	if env.Redact != nil {
@@ -411,7 +412,7 @@ func (o *openSweep) finishStep(st *scheduler.Step) {
 // stepLine shows a finished step's one-line summary. The step is judged
 // alone (its verdict by the trust rule); its point is judged when its
 // steps are pooled.
-func (o *openSweep) stepLine(st *scheduler.Step) {
+func (o *openSweep) stepLine(st *openloop.Step) {
 	t, _, err := verdict.NewTest(st.Result, report.TestOptions{}, o.cfg.SLO)
 	if err != nil { // said when the point is judged
 		t, _, err = verdict.NewTest(st.Result, report.TestOptions{}, verdict.SLO{})

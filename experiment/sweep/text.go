@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -90,7 +91,7 @@ func (o *openSweep) document(res *Result) error {
 	return nil
 }
 
-func stepResults(steps []*scheduler.Step) []*scheduler.Result {
+func stepResults(steps []*openloop.Step) []*scheduler.Result {
 	rs := make([]*scheduler.Result, len(steps))
 	for k, st := range steps {
 		rs[k] = st.Result

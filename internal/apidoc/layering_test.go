@@ -20,7 +20,7 @@ var layer = map[string]int{
 	"histo": 1, "conn": 1, "scenarios": 1, "embedded": 1, "stats": 1, "events": 1, "timeline": 1,
 	"host": 2, "cluster": 2, "serverinfo": 2, "sentinel": 2, "visibility": 2, "messages": 2,
 	"scheduler": 3,
-	"report":    4, "metrics": 4,
+	"report":    4, "metrics": 4, "scheduler/closedloop": 4, "scheduler/openloop": 4,
 	"verdict": 5, "report/peers": 5,
 	"diff": 6, "report/merge": 6,
 	"report/text": 7, "endpoint": 7,

@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/report/watch"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -34,7 +35,7 @@ func ExampleLive() {
 		func(l *scheduler.Live) { _ = l.Progress() }, // a progress line's numbers, every 20 ms
 		func(l *scheduler.Live) { fmt.Println("completed", l.Progress().Completed) })
 	rate := timeline.RatePerSecond(1000)
-	_, err = scheduler.RunOpen(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "PING")), scheduler.OpenConfig{
+	_, err = openloop.Run(ctx, conns, scheduler.Fixed(conn.AppendCommand(nil, "PING")), openloop.Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 100 * time.Millisecond,
 		OnStart: func(l *scheduler.Live) { live <- l },
 	})

@@ -1,0 +1,20 @@
+package scheduler
+
+import "time"
+
+// DefaultDrain is how long an open run waits for the last replies.
+const DefaultDrain = 5 * time.Second
+
+// DefaultInterruptDrain is how long a run waits for the replies in flight
+// after it is interrupted: the bound on how long Ctrl-C takes.
+const DefaultInterruptDrain = 2 * time.Second
+
+// DefaultLagLimit is the send-lag p99 a healthy generator stays under: 1 ms
+// with precise and auto pacing, 2 ms with coarse pacing (whose wake quantum
+// alone is about 1 ms).
+func DefaultLagLimit(p Pacing) time.Duration {
+	if p == Coarse {
+		return 2 * time.Millisecond
+	}
+	return time.Millisecond
+}
