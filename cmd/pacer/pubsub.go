@@ -145,7 +145,7 @@ func pubsubAction(c *cli.Context) error {
 			if t == nil {
 				continue
 			}
-			if werr := render(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
+			if werr := text.Report(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
 				return failed(werr)
 			}
 		}

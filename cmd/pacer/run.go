@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -227,7 +226,7 @@ func runAction(c *cli.Context) error {
 				fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 				identity = false
 			}
-			if werr := render(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
+			if werr := text.Report(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
 				return failed(werr)
 			}
 			code = verdict.WorseCode(code, testCode)
@@ -244,16 +243,4 @@ func runAction(c *cli.Context) error {
 		printSeed(out, cfg.seed)
 	}
 	return e.exit(code, runErr)
-}
-
-// render writes a test's full text report and its notes (with ci, the
-// percentiles' confidence intervals), or with quiet its line.
-func render(w io.Writer, t *report.Test, quiet, ci bool, o report.TextOptions) error {
-	if quiet {
-		return text.Quiet(w, t, o)
-	}
-	if err := text.Text(w, t, o); err != nil {
-		return err
-	}
-	return text.WriteNotes(w, t, ci, t.Repeats)
 }

@@ -112,7 +112,7 @@ func streamAction(c *cli.Context) error {
 		if !cfg.out.quiet {
 			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 		}
-		if werr := render(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
+		if werr := text.Report(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
 			return failed(werr)
 		}
 		if !cfg.out.quiet {

@@ -111,3 +111,16 @@ func WriteNotes(w io.Writer, t *report.Test, ci bool, rep *report.Repeats) error
 	}
 	return nil
 }
+
+// Report writes what pacer run prints for a test: its full text report
+// and its notes (with ci, the percentiles' confidence intervals), or with
+// quiet its one line.
+func Report(w io.Writer, t *report.Test, quiet, ci bool, o report.TextOptions) error {
+	if quiet {
+		return Quiet(w, t, o)
+	}
+	if err := Text(w, t, o); err != nil {
+		return err
+	}
+	return WriteNotes(w, t, ci, t.Repeats)
+}
