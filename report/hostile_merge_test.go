@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/merge"
@@ -161,7 +162,7 @@ func TestMergeKeepsNodeServerOnce(t *testing.T) {
 		in[k].Doc.Config["cluster"] = true
 		a := craftNode(t, "127.0.0.1:7000", "a", 8192, 10, 100)
 		b := craftNode(t, "127.0.0.1:7001", "b", 8192, 10, 100)
-		a.Server, b.Server = report.GetStats(900+uint64(k)), report.GetStats(500+uint64(k))
+		a.Server, b.Server = resulttest.GetStats(900+uint64(k)), resulttest.GetStats(500+uint64(k))
 		if k == 0 {
 			b.Server = nil // shard 1 did not read node b
 		}

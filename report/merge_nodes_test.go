@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/merge"
 )
@@ -81,7 +82,7 @@ func TestMergeNodesRefuses(t *testing.T) {
 // summary and the encoded histogram of n responses from baseUs.
 func craftNode(t *testing.T, addr, id string, slots, n int, baseUs int64) report.Node {
 	t.Helper()
-	h := report.NodeHist(n, baseUs)
+	h := resulttest.NodeHist(n, baseUs)
 	enc, err := histo.Encode(h)
 	if err != nil {
 		t.Fatal(err)

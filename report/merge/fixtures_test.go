@@ -3,12 +3,9 @@ package merge
 import (
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -24,28 +21,6 @@ func asTest(t testing.TB, r *scheduler.Result) *report.Test {
 		t.Fatal(err)
 	}
 	return tt
-}
-
-// sample builds a deterministic result: 10000 requests with response
-// times 1..10 ms, service half of that, lag 10-19 µs.
-func sample() *scheduler.Result {
-	resp, serv, lag := histo.NewRecorder(), histo.NewRecorder(), histo.NewRecorder()
-	for i := int64(1); i <= 10000; i++ {
-		resp.Record(i * 1000)
-		serv.Record(i * 500)
-		lag.Record(10000 + i%10*1000)
-	}
-	rate, _ := timeline.ParseRate("10k")
-	return &scheduler.Result{
-		Name: "SET", Mode: "open", TargetRate: rate, Arrival: "uniform", Pacing: "precise",
-		Connections: 50,
-		Counts:      scheduler.Counts{Scheduled: 10003, Sent: 10002, Completed: 9998, Errors: 2, Timeouts: 2, Unsent: 1},
-		Window:      time.Second + 250*time.Microsecond,
-		Response:    resp.Snapshot(), Service: serv.Snapshot(), Lag: lag.Snapshot(),
-		ErrorCodes: map[string]uint64{"ERR": 1, "WRONGTYPE": 1},
-		FirstError: "ERR",
-		LagLimit:   time.Millisecond,
-	}
 }
 
 // craft builds the test a run of f would have written.

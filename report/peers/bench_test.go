@@ -5,29 +5,11 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
-	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
 )
-
-// benchSample is a closed-loop result with a redis-benchmark-geometry
-// histogram of known values.
-func benchSample() *scheduler.Result {
-	r := histo.NewRecorderGeometry(10, 3000000, 3)
-	for i := int64(1); i <= 2000; i++ {
-		r.Record(150 + i%7*40 + i/1000*900) // 0.15–2.1 ms
-	}
-	ns := histo.NewRecorder()
-	ns.Record(1)
-	return &scheduler.Result{
-		Name: "SET", Mode: "closed", Connections: 50,
-		Counts: scheduler.Counts{Scheduled: 2000, Sent: 2000, Completed: 2000},
-		Window: 25 * time.Millisecond, Micros: r.Snapshot(), Response: ns.Snapshot(), Service: ns.Snapshot(),
-	}
-}
 
 // TestBenchFormatsGolden pins redis-benchmark's formats as rendered here
 // (testdata/bench.golden, written by -update, not by redis-benchmark); the
@@ -36,7 +18,7 @@ func benchSample() *scheduler.Result {
 func TestBenchFormatsGolden(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	res := benchSample()
+	res := resulttest.BenchSample()
 	if err := BenchCSVHeader(&b, report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +44,7 @@ func TestBenchFormatsGolden(t *testing.T) {
 	if err := BenchFull(&b, "GET", asTest(t, res), info, 0); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "bench.golden", b.Bytes())
+	resulttest.Golden(t, "bench.golden", b.Bytes())
 }
 
 func TestCFloatPrintsLikeC(t *testing.T) {
@@ -76,7 +58,7 @@ func TestCFloatPrintsLikeC(t *testing.T) {
 
 func TestBenchWithPercentiles(t *testing.T) {
 	t.Parallel()
-	res := benchSample()
+	res := resulttest.BenchSample()
 	o := report.TextOptions{Percentiles: []float64{50, 99.9}}
 	var b bytes.Buffer
 	if err := BenchCSVHeader(&b, o); err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
 )
@@ -12,19 +13,19 @@ import (
 func TestServerUnavailableAndOtherClients(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
-	writeServer(&b, asTest(t, sample()), &serverinfo.Stats{Error: "INFO refused: ERR unknown command 'INFO'"})
+	writeServer(&b, asTest(t, resulttest.Sample()), &serverinfo.Stats{Error: "INFO refused: ERR unknown command 'INFO'"})
 	if got := b.String(); got != "  server side    not available: INFO refused: ERR unknown command 'INFO'\n" {
 		t.Fatalf("unavailable: %q", got)
 	}
 	b.Reset()
-	writeServer(&b, asTest(t, sample()), getStats(50000))
+	writeServer(&b, asTest(t, resulttest.Sample()), resulttest.GetStats(50000))
 	if !strings.Contains(b.String(), "the server counted 50000 calls, pacer sent 10002: other clients were busy too") {
 		t.Fatalf("other clients not noted:\n%s", b.String())
 	}
 	if got := ServerBrief(&serverinfo.Stats{Error: "could not ask the server: no reply within 1.5s"}); got != "server side: not available (could not ask the server: no reply within 1.5s)" {
 		t.Fatalf("brief %q", got)
 	}
-	if got := ServerBrief(serverSample()); got != "server side: set 10002 calls, 1.20 µs/call, p50 ≤ 1 µs, p99 ≤ 2 µs; info\\x1b[2J 1 calls, 30.0 µs/call; 1000 keys after" {
+	if got := ServerBrief(resulttest.ServerSample()); got != "server side: set 10002 calls, 1.20 µs/call, p50 ≤ 1 µs, p99 ≤ 2 µs; info\\x1b[2J 1 calls, 30.0 µs/call; 1000 keys after" {
 		t.Fatalf("brief %q", got)
 	}
 }
