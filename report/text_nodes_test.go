@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
@@ -159,7 +160,7 @@ func TestMergeNodes(t *testing.T) {
 	}
 	// A shard that has no nodes (another primary, no cluster) merges to
 	// no per-node rows of its own.
-	if doc, err := merge.Merge(shardInputs(t, 3), merge.Options{}); err != nil || doc.Tests[0].Nodes != nil {
+	if doc, err := merge.Merge(reporttest.Shards[merge.Input](t, 3), merge.Options{}); err != nil || doc.Tests[0].Nodes != nil {
 		t.Errorf("shards without nodes: %v %+v", err, doc.Tests[0].Nodes)
 	}
 }

@@ -3,6 +3,7 @@ package merge
 import (
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/report"
 )
@@ -12,7 +13,7 @@ import (
 // add up.
 func TestMergedShardsEvents(t *testing.T) {
 	t.Parallel()
-	a, b := asTest(t, resulttest.WithTopology()), asTest(t, resulttest.WithTopology())
+	a, b := reporttest.AsTest(t, resulttest.WithTopology()), reporttest.AsTest(t, resulttest.WithTopology())
 	b.Events[0].AtS += 0.2
 	b.Events[0].Write = &report.EventWindow{StartS: 0.59, EndS: 0.8, UnavailableS: 0.21, Failed: 2, SpikeMs: 50}
 	evs, bound, _ := mergeEvents([]report.Test{*a, *b})

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
@@ -22,13 +23,13 @@ func TestBenchFormatsGolden(t *testing.T) {
 	if err := BenchCSVHeader(&b, report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchCSV(&b, "SET", asTest(t, res), report.TextOptions{}); err != nil {
+	if err := BenchCSV(&b, "SET", reporttest.AsTest(t, res), report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuiet(&b, "SET", asTest(t, res), 0, report.TextOptions{}); err != nil {
+	if err := BenchQuiet(&b, "SET", reporttest.AsTest(t, res), 0, report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuiet(&b, "SET", asTest(t, res), 12, report.TextOptions{}); err != nil { // after a 12-byte progress line
+	if err := BenchQuiet(&b, "SET", reporttest.AsTest(t, res), 12, report.TextOptions{}); err != nil { // after a 12-byte progress line
 		t.Fatal(err)
 	}
 	n, err := BenchProgress(&b, "SET", 80000, 79000.5, 0.2999, 0.31, 0)
@@ -37,11 +38,11 @@ func TestBenchFormatsGolden(t *testing.T) {
 	}
 	b.WriteString("\n")
 	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, HaveConfig: true, Save: "3600 1 300 100 60 10000", AppendOnly: "no"}
-	if err := BenchFull(&b, "SET", asTest(t, res), info, 0); err != nil {
+	if err := BenchFull(&b, "SET", reporttest.AsTest(t, res), info, 0); err != nil {
 		t.Fatal(err)
 	}
 	info.Threads, info.HaveConfig = 4, false
-	if err := BenchFull(&b, "GET", asTest(t, res), info, 0); err != nil {
+	if err := BenchFull(&b, "GET", reporttest.AsTest(t, res), info, 0); err != nil {
 		t.Fatal(err)
 	}
 	resulttest.Golden(t, "bench.golden", b.Bytes())
@@ -64,18 +65,18 @@ func TestBenchWithPercentiles(t *testing.T) {
 	if err := BenchCSVHeader(&b, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchCSV(&b, "SET", asTest(t, res), o); err != nil {
+	if err := BenchCSV(&b, "SET", reporttest.AsTest(t, res), o); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuiet(&b, "SET", asTest(t, res), 0, o); err != nil {
+	if err := BenchQuiet(&b, "SET", reporttest.AsTest(t, res), 0, o); err != nil {
 		t.Fatal(err)
 	}
 	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, Percentiles: o.Percentiles}
-	if err := BenchFull(&b, "SET", asTest(t, res), info, 0); err != nil {
+	if err := BenchFull(&b, "SET", reporttest.AsTest(t, res), info, 0); err != nil {
 		t.Fatal(err)
 	}
-	s := statsOf(asTest(t, res))
-	p := benchPercentiles(asTest(t, res), o.Percentiles)
+	s := statsOf(reporttest.AsTest(t, res))
+	p := benchPercentiles(reporttest.AsTest(t, res), o.Percentiles)
 	if p[0] != s.p50 {
 		t.Errorf("p50 %v differs from the summary's %v", p[0], s.p50)
 	}

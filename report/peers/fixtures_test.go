@@ -4,19 +4,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/verdict"
 )
-
-// asTest makes a result into a test as NewTest does, judged.
-func asTest(t testing.TB, r *scheduler.Result) *report.Test {
-	t.Helper()
-	tt, _, err := verdict.NewTest(r, report.TestOptions{}, verdict.SLO{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tt
-}
 
 // hostileDoc is a document of one open GET test.
 func hostileDoc(t *testing.T) *report.Document {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -59,7 +60,7 @@ func TestNodesServiceAndServer(t *testing.T) {
 	if !strings.Contains(lines[6], "not available (no reply within 1.5s)") {
 		t.Errorf("server row of a primary not asked %q", lines[6])
 	}
-	back := input(t, "a.json", report.SyntheticDocument("open", *tt)).Doc
+	back := reporttest.Input(t, "a.json", report.SyntheticDocument("open", *tt)).Doc
 	if s := back.Tests[0].Nodes[0].Server; s == nil || s.Commands["get"].Calls != 4999 || *s.Keys != keys {
 		t.Errorf("the node's server read back as %+v", s)
 	}
