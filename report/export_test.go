@@ -31,18 +31,12 @@ var (
 	CompareFixture = compareFixture
 	HostileDoc     = hostileDoc
 	WriteOutput    = writeOutput
-	WithTopology   = withTopology
 	ReadBack       = readBack
 	AsTest         = asTest
 	FromResult     = fromResult
 	JSONObject     = jsonObject
 	MustCheck      = mustCheck
 	MustSLO        = mustSLO
-	NodeHist       = nodeHist
-	Sample         = sample
-	GetStats       = getStats
-	Golden         = golden
-	ServerSample   = serverSample
 )
 
 const MaxText = maxText

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reporttest"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/merge"
@@ -33,7 +35,7 @@ func TestMergeValidatesShardNumbers(t *testing.T) {
 		{"negative n", 1, -3, "N from 1 to"},
 	}
 	for _, tc := range tests {
-		in := shardInputs(t, 3)
+		in := reporttest.Shards[merge.Input](t, 3)
 		for i := range in {
 			in[i].Doc.Shard.N = tc.n
 		}
@@ -44,7 +46,7 @@ func TestMergeValidatesShardNumbers(t *testing.T) {
 		}
 	}
 	// A valid but large N: the list of missing shards is bounded.
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[merge.Input](t, 3)
 	for i := range in {
 		in[i].Doc.Shard.N = timeline.MaxShards
 	}
@@ -58,21 +60,21 @@ func TestMergeValidatesShardNumbers(t *testing.T) {
 // counts, histograms of 3 × 2^62 samples) are refused, not wrapped.
 func TestMergeRefusesOverflow(t *testing.T) {
 	t.Parallel()
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[merge.Input](t, 3)
 	for i := range in {
 		in[i].Doc.Tests[0].Counts.Scheduled = 1 << 63
 	}
 	if _, err := merge.Merge(in, merge.Options{}); !errors.Is(err, report.ErrMerge) || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("scheduled 3 × 2^63: %v", err)
 	}
-	in = shardInputs(t, 3)
+	in = reporttest.Shards[merge.Input](t, 3)
 	for i := range in {
 		in[i].Doc.Tests[0].Intervals[2].Completed = math.MaxUint64 - 1
 	}
 	if _, err := merge.Merge(in, merge.Options{}); !errors.Is(err, report.ErrMerge) || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("an interval's completed: %v", err)
 	}
-	in = shardInputs(t, 3)
+	in = reporttest.Shards[merge.Input](t, 3)
 	h := histo.New()
 	if err := h.RecordValues(1_000_000, 1<<62); err != nil {
 		t.Fatal(err)
@@ -93,7 +95,7 @@ func TestMergeManyNodes(t *testing.T) {
 	t.Parallel()
 	testrun.SkipRace(t, "900 node histograms matched and added on one goroutine, which the detector only slows (7 s)")
 	const nodes = 300
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[merge.Input](t, 3)
 	n := craftNode(t, "x", "", 5, 10, 100)
 	for k := range in {
 		in[k].Doc.Config["cluster"] = true
@@ -132,7 +134,7 @@ func TestMergeManyNodes(t *testing.T) {
 // the oldest of any shard's, its requests in flight the sum.
 func TestMergeKeepsOldestInflight(t *testing.T) {
 	t.Parallel()
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[merge.Input](t, 3)
 	for k := range in {
 		for i := range in[k].Doc.Tests[0].Intervals {
 			iv := &in[k].Doc.Tests[0].Intervals[i]
@@ -156,12 +158,12 @@ func TestMergeKeepsOldestInflight(t *testing.T) {
 // node keeps one shard's reading, not their sum (nor none).
 func TestMergeKeepsNodeServerOnce(t *testing.T) {
 	t.Parallel()
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[merge.Input](t, 3)
 	for k := range in {
 		in[k].Doc.Config["cluster"] = true
 		a := craftNode(t, "127.0.0.1:7000", "a", 8192, 10, 100)
 		b := craftNode(t, "127.0.0.1:7001", "b", 8192, 10, 100)
-		a.Server, b.Server = report.GetStats(900+uint64(k)), report.GetStats(500+uint64(k))
+		a.Server, b.Server = resulttest.GetStats(900+uint64(k)), resulttest.GetStats(500+uint64(k))
 		if k == 0 {
 			b.Server = nil // shard 1 did not read node b
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reporttest"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/merge"
 )
@@ -13,7 +15,7 @@ import (
 // clusterShards are three shards of a cluster run: shard 3 saw a primary
 // (C) the others did not, and shard 2 knows primary B without its id.
 func clusterShards(t *testing.T) []merge.Input {
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[merge.Input](t, 3)
 	a, b, c := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)
 	nodes := [][]report.Node{
 		{craftNode(t, "10.0.0.1:7001", a, 8192, 300, 100), craftNode(t, "10.0.0.2:7002", b, 8192, 700, 2000)},
@@ -81,7 +83,7 @@ func TestMergeNodesRefuses(t *testing.T) {
 // summary and the encoded histogram of n responses from baseUs.
 func craftNode(t *testing.T, addr, id string, slots, n int, baseUs int64) report.Node {
 	t.Helper()
-	h := report.NodeHist(n, baseUs)
+	h := resulttest.NodeHist(n, baseUs)
 	enc, err := histo.Encode(h)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/usage/usagetest"
 )
 
@@ -34,7 +35,7 @@ func TestParsePercentiles(t *testing.T) {
 // The chosen percentiles are computed as the Summary computes its own.
 func TestPercentileMillisAgreesWithSummary(t *testing.T) {
 	t.Parallel()
-	h := sample().Response
+	h := resulttest.Sample().Response
 	s := histo.Summarize(h)
 	got := PercentileMillis(h, []float64{50, 90, 95, 99, 99.9, 99.99})
 	want := []float64{s.P50, s.P90, s.P95, s.P99, s.P999, s.P9999}

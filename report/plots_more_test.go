@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/reference"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/peers"
@@ -120,7 +121,7 @@ func TestPlotEvents(t *testing.T) {
 	t.Parallel()
 	skipDrawingUnderRace(t)
 	f := report.Craft(t, report.Fixture{Name: "SET", Mode: "open", Rate: 10000, Seconds: 1, Base: 0.1, Interval: 0.5, Seed: 3})
-	top := report.AsTest(t, report.WithTopology(), nil)
+	top := report.AsTest(t, resulttest.WithTopology(), nil)
 	f.Events, f.EventBoundMs, f.Visibility, f.Wait = top.Events, top.EventBoundMs, top.Visibility, top.Wait
 	in := []report.Input{report.InputOf(t, "topology.json", report.CraftDoc("open", f))}
 	notBlank(t, plotPNG(t, in, "topology.png"))
@@ -139,7 +140,7 @@ func TestPlotEvents(t *testing.T) {
 func TestHTMLEvents(t *testing.T) {
 	t.Parallel()
 	f := report.Craft(t, report.Fixture{Name: "SET", Mode: "open", Rate: 10000, Seconds: 1, Base: 0.1, Interval: 0.5, Seed: 3})
-	top := report.AsTest(t, report.WithTopology(), nil)
+	top := report.AsTest(t, resulttest.WithTopology(), nil)
 	f.Events = top.Events
 	f.Events[1].Nodes = []string{"<node>"}
 	b, err := plots.HTML(plots.Page{Inputs: []report.Input{report.InputOf(t, "topology.json", report.CraftDoc("open", f))}, Text: "text"})

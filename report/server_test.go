@@ -5,29 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/serverinfo"
 )
-
-func serverSample() *serverinfo.Stats {
-	keys := uint64(1000)
-	return &serverinfo.Stats{Available: true, Keys: &keys, Commands: map[string]serverinfo.Command{
-		"set": {Calls: 10002, Usec: 12002, UsecPerCall: 1.2, LatencyHistogram: &serverinfo.Histogram{
-			Calls: 10002, Buckets: []serverinfo.Bucket{{LeUsec: 1, Count: 9000}, {LeUsec: 2, Count: 950}, {LeUsec: 8, Count: 52}},
-			P50: 1, P99: 2, Max: 8}},
-		"info\x1b[2J": {Calls: 1, Usec: 30, UsecPerCall: 30},
-	}}
-}
-
-// getStats is a server's side that counted calls GETs, 1 µs each.
-func getStats(calls uint64) *serverinfo.Stats {
-	return &serverinfo.Stats{Available: true, Commands: map[string]serverinfo.Command{"get": {Calls: calls, Usec: calls, UsecPerCall: 1}}}
-}
 
 // TestJSONServerFields: the names README documents.
 func TestJSONServerFields(t *testing.T) {
 	t.Parallel()
 	keys := uint64(3)
-	doc := &Document{Schema: Schema, Tests: []Test{{Name: "SET", Server: serverSample()}},
+	doc := &Document{Schema: Schema, Tests: []Test{{Name: "SET", Server: resulttest.ServerSample()}},
 		Server: &serverinfo.Identity{Available: true, Name: "redis", Version: "7.0.15", RedisVersion: "7.0.15", Keys: &keys,
 			Config: map[string]string{"save": ""}, ConfigRefused: "not in JSON"}}
 	b, err := doc.Marshal()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	reporttext "github.com/pacer-load/pacer/report/text"
@@ -15,7 +16,7 @@ import (
 // sections, the same after the document is read back.
 func TestEventsInTheReport(t *testing.T) {
 	t.Parallel()
-	rt := report.AsTest(t, report.WithTopology(), nil)
+	rt := report.AsTest(t, resulttest.WithTopology(), nil)
 	if len(rt.Events) != 2 || rt.EventBoundMs == nil || *rt.EventBoundMs != 2 {
 		t.Fatalf("events %+v bound %v", rt.Events, rt.EventBoundMs)
 	}

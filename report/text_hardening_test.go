@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/peers"
@@ -95,7 +96,7 @@ func TestQuietShowsErrorShare(t *testing.T) {
 		{1, 0, 1000000, ", errors 0.0001%"}, // never rounded to 0.00%
 		{0, 0, 1000, ""},
 	} {
-		r := report.Sample()
+		r := resulttest.Sample()
 		r.Counts = scheduler.Counts{Scheduled: c.scheduled, Sent: c.scheduled, Errors: c.errors, Timeouts: c.timeouts,
 			Completed: c.scheduled - c.errors - c.timeouts}
 		q := render(t, func(b *bytes.Buffer) error { return text.Quiet(b, report.AsTest(t, r, nil), report.TextOptions{}) })
@@ -107,7 +108,7 @@ func TestQuietShowsErrorShare(t *testing.T) {
 
 func TestSLOWarnsOfErrorsItDoesNotJudge(t *testing.T) {
 	t.Parallel()
-	r := report.Sample() // 2 errors + 2 timeouts of 10003
+	r := resulttest.Sample() // 2 errors + 2 timeouts of 10003
 	slo, _ := verdict.ParseSLO("p99<20ms")
 	res := report.MustCheck(t, slo, r)
 	if !res.Pass {
@@ -140,13 +141,13 @@ func TestSLOWarnsOfErrorsItDoesNotJudge(t *testing.T) {
 func TestServerTextEscaped(t *testing.T) {
 	t.Parallel()
 	const evil = "\x1b]0;owned\x07\x1b[2J\r"
-	r := report.Sample()
+	r := resulttest.Sample()
 	r.Name = "GET" + evil
 	r.ErrorCodes = map[string]uint64{"ERR" + evil: 2}
 	r.FirstError = "ERR " + evil + " rest of the text"
 	lost := []string{report.VerdictTargetLost, "every connection lost: read: " + evil}
 	r.Commands = []scheduler.CommandResult{{Name: "SET" + evil, Counts: r.Counts, Response: r.Response, Service: r.Service, Lag: r.Lag}}
-	bench := benchSample()
+	bench := resulttest.BenchSample()
 	bench.Commands = r.Commands
 	outs := map[string]string{
 		"Text": render(t, func(b *bytes.Buffer) error {
@@ -189,7 +190,7 @@ func TestServerTextEscaped(t *testing.T) {
 
 func TestUnsolicitedReported(t *testing.T) {
 	t.Parallel()
-	r := report.Sample()
+	r := resulttest.Sample()
 	if txt := render(t, func(b *bytes.Buffer) error { return text.Text(b, report.AsTest(t, r, nil), report.TextOptions{}) }); strings.Contains(txt, "unsolicited") {
 		t.Errorf("unsolicited line without unsolicited replies:\n%s", txt)
 	}
@@ -208,7 +209,7 @@ func TestUnsolicitedReported(t *testing.T) {
 
 func TestOtherErrorsLast(t *testing.T) {
 	t.Parallel()
-	r := report.Sample()
+	r := resulttest.Sample()
 	r.ErrorCodes = map[string]uint64{"other": 500, "ERR": 3, "WRONGTYPE": 7}
 	txt := render(t, func(b *bytes.Buffer) error { return text.Text(b, report.AsTest(t, r, nil), report.TextOptions{}) })
 	if !strings.Contains(txt, "errors by code WRONGTYPE 7, ERR 3, other 500\n") {
@@ -267,20 +268,4 @@ func sloWarnings(t *testing.T, res *report.SLOResult) string {
 		t.Fatal(err)
 	}
 	return string(m["warnings"])
-}
-
-// benchSample is a closed-loop result with a redis-benchmark-geometry
-// histogram of known values.
-func benchSample() *scheduler.Result {
-	r := histo.NewRecorderGeometry(10, 3000000, 3)
-	for i := int64(1); i <= 2000; i++ {
-		r.Record(150 + i%7*40 + i/1000*900) // 0.15–2.1 ms
-	}
-	ns := histo.NewRecorder()
-	ns.Record(1)
-	return &scheduler.Result{
-		Name: "SET", Mode: "closed", Connections: 50,
-		Counts: scheduler.Counts{Scheduled: 2000, Sent: 2000, Completed: 2000},
-		Window: 25 * time.Millisecond, Micros: r.Snapshot(), Response: ns.Snapshot(), Service: ns.Snapshot(),
-	}
 }

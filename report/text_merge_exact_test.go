@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/reference"
+	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/merge"
 	reporttext "github.com/pacer-load/pacer/report/text"
@@ -21,7 +22,7 @@ import (
 // normal document that renders.
 func TestMergeIsExact(t *testing.T) {
 	t.Parallel()
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[merge.Input](t, 3)
 	doc, err := merge.Merge(in, merge.Options{Tool: report.Tool{Name: "pacer", Version: "test"}})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/reporttest"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/merge"
@@ -16,9 +18,9 @@ import (
 // shards of different targets keep each target's.
 func TestMergeServerSide(t *testing.T) {
 	t.Parallel()
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[merge.Input](t, 3)
 	for k := range in {
-		in[k].Doc.Tests[0].Server = report.GetStats(6000 + uint64(k))
+		in[k].Doc.Tests[0].Server = resulttest.GetStats(6000 + uint64(k))
 	}
 	doc, err := merge.Merge(in, merge.Options{})
 	if err != nil {
@@ -30,12 +32,12 @@ func TestMergeServerSide(t *testing.T) {
 	}
 	// Each shard its own embedded server (the config's target is then
 	// the flags' default, the same for all); shard 2 has no reading.
-	in = shardInputs(t, 3)
+	in = reporttest.Shards[merge.Input](t, 3)
 	for k := range in {
 		in[k].Doc.Config["embedded"] = "no faults"
 		in[k].Doc.Config["target"] = "127.0.0.1:6379"
 		if k != 1 {
-			in[k].Doc.Tests[0].Server = report.GetStats(2000 + uint64(k))
+			in[k].Doc.Tests[0].Server = resulttest.GetStats(2000 + uint64(k))
 		}
 	}
 	doc, err = merge.Merge(in, merge.Options{})

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reporttest"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/merge"
@@ -19,14 +21,14 @@ import (
 // prints the node table the run printed.
 func TestNodesReadBack(t *testing.T) {
 	t.Parallel()
-	r := report.Sample()
+	r := resulttest.Sample()
 	r.Nodes = []scheduler.NodeResult{
 		{Node: scheduler.Node{Addr: "127.0.0.1:7001", ID: strings.Repeat("a", 40), Slots: 5461}, Connections: 2,
 			Counts:    scheduler.Counts{Scheduled: 5001, Sent: 5001, Completed: 4999, Errors: 2},
-			Redirects: 4, Moved: 3, Ask: 1, Response: report.NodeHist(4999, 100)},
+			Redirects: 4, Moved: 3, Ask: 1, Response: resulttest.NodeHist(4999, 100)},
 		{Node: scheduler.Node{Addr: "127.0.0.1:7002", ID: strings.Repeat("b", 40), Slots: 10923}, Connections: 2,
 			Counts:   scheduler.Counts{Scheduled: 5002, Sent: 5001, Completed: 4999, Timeouts: 2, Unsent: 1},
-			Response: report.NodeHist(4999, 900)},
+			Response: resulttest.NodeHist(4999, 900)},
 		{Node: scheduler.Node{Addr: "127.0.0.1:7003"}, Response: histo.New()}, // nothing reached it
 	}
 	var live bytes.Buffer
@@ -158,7 +160,7 @@ func TestMergeNodes(t *testing.T) {
 	}
 	// A shard that has no nodes (another primary, no cluster) merges to
 	// no per-node rows of its own.
-	if doc, err := merge.Merge(shardInputs(t, 3), merge.Options{}); err != nil || doc.Tests[0].Nodes != nil {
+	if doc, err := merge.Merge(reporttest.Shards[merge.Input](t, 3), merge.Options{}); err != nil || doc.Tests[0].Nodes != nil {
 		t.Errorf("shards without nodes: %v %+v", err, doc.Tests[0].Nodes)
 	}
 }

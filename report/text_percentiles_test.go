@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
@@ -15,7 +16,7 @@ import (
 
 func TestTextWithPercentiles(t *testing.T) {
 	t.Parallel()
-	r := report.Sample()
+	r := resulttest.Sample()
 	get, set := histo.NewRecorder(), histo.NewRecorder()
 	for i := int64(1); i <= 1000; i++ {
 		get.Record(i * 1000)

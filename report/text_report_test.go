@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/report"
 	reporttext "github.com/pacer-load/pacer/report/text"
 )
@@ -13,19 +14,19 @@ import (
 func TestTextGolden(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := reporttext.Text(&b, report.AsTest(t, report.Sample(), nil), report.TextOptions{}); err != nil {
+	if err := reporttext.Text(&b, report.AsTest(t, resulttest.Sample(), nil), report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	report.Golden(t, "text.golden", b.Bytes())
+	resulttest.Golden(t, "text.golden", b.Bytes())
 }
 
 func TestQuietGolden(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := reporttext.Quiet(&b, report.AsTest(t, report.Sample(), nil), report.TextOptions{}); err != nil {
+	if err := reporttext.Quiet(&b, report.AsTest(t, resulttest.Sample(), nil), report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	report.Golden(t, "quiet.golden", b.Bytes())
+	resulttest.Golden(t, "quiet.golden", b.Bytes())
 }
 
 func TestAutoPacingShowsItsQuantum(t *testing.T) {
@@ -38,7 +39,7 @@ func TestAutoPacingShowsItsQuantum(t *testing.T) {
 		{600 * time.Microsecond, "auto pacing (600 µs quantum)", 600},
 		{0, "auto pacing (precise)", 0},
 	} {
-		r := report.Sample()
+		r := resulttest.Sample()
 		r.Pacing, r.PacingQuantum = "auto", c.quantum
 		var b bytes.Buffer
 		if err := reporttext.Text(&b, report.AsTest(t, r, nil), report.TextOptions{}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
@@ -16,14 +17,14 @@ import (
 // network line under a test.
 func TestTextWithServerGolden(t *testing.T) {
 	t.Parallel()
-	r := report.Sample()
+	r := resulttest.Sample()
 	r.BytesSent, r.BytesReceived = 413_500_000, 500_000
 	r.Window = time.Second
 	var b bytes.Buffer
-	if err := text.Text(&b, withServer(report.AsTest(t, r, nil), report.ServerSample()), report.TextOptions{}); err != nil {
+	if err := text.Text(&b, withServer(report.AsTest(t, r, nil), resulttest.ServerSample()), report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	report.Golden(t, "text_server.golden", b.Bytes())
+	resulttest.Golden(t, "text_server.golden", b.Bytes())
 	out := b.String()
 	testrun.Contains(t, out,
 		"network        out 413.50 MB/s (3.31 Gbit/s), in 500.00 kB/s (4.00 Mbit/s); per request 41.34 kB out, 50 B in — more than a 1 Gbit/s link carries",
@@ -36,10 +37,10 @@ func TestTextWithServerGolden(t *testing.T) {
 	}
 	// Without server stats and bytes, Text is what it was.
 	var plain, with bytes.Buffer
-	if err := text.Text(&plain, report.AsTest(t, report.Sample(), nil), report.TextOptions{}); err != nil {
+	if err := text.Text(&plain, report.AsTest(t, resulttest.Sample(), nil), report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := text.Text(&with, withServer(report.AsTest(t, report.Sample(), nil), nil), report.TextOptions{}); err != nil {
+	if err := text.Text(&with, withServer(report.AsTest(t, resulttest.Sample(), nil), nil), report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if plain.String() != with.String() || strings.Contains(plain.String(), "network") || strings.Contains(plain.String(), "server side") {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pacer-load/pacer/internal/testrun"
 )
 
 func mustStages(t testing.TB, spec string) *Stages {
@@ -423,7 +425,7 @@ func TestStagedPoissonReproducible(t *testing.T) {
 // not walk its requests.
 func TestStagesCountIsBounded(t *testing.T) {
 	st := mustStages(t, "1h:1000M,100h:1000M,1h:0")
-	finishes(t, "Count of 102 h of stages at 1000M/s", func() {
+	testrun.Finishes(t, "Count of 102 h of stages at 1000M/s", func() {
 		// Λ = 1e9·(1800 + 360000 + 1800) s.
 		if got, want := Count(st, st.total, math.MaxUint64), uint64(363600e9); got != want {
 			t.Errorf("Count = %d, want %d", got, want)

@@ -142,30 +142,17 @@ func TestUniformMatchesExactArithmetic(t *testing.T) {
 	}
 }
 
-// finishes fails t when f does not return within a generous bound: for
-// work that must not grow with the rate or the length of a run.
-func finishes(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s did not finish in 20 s", what)
-	}
-}
-
 // TestCountIsBoundedWhateverTheRate: counting the requests of a day at the
 // maximum rate (8.64e13 of them) must not walk them.
 func TestCountIsBoundedWhateverTheRate(t *testing.T) {
 	top, _ := ParseRate("1000M")
 	day := int64(24 * time.Hour)
-	finishes(t, "Count of a uniform day at 1000M/s", func() {
+	testrun.Finishes(t, "Count of a uniform day at 1000M/s", func() {
 		if got, want := Count(Uniform{Rate: top}, day, math.MaxUint64), uint64(86400e9); got != want {
 			t.Errorf("uniform: Count = %d, want %d", got, want)
 		}
 	})
-	finishes(t, "Count of a poisson day at 1000M/s", func() {
+	testrun.Finishes(t, "Count of a poisson day at 1000M/s", func() {
 		p := NewPoisson(top, 1)
 		got := Count(p, day, math.MaxUint64)
 		// Poisson(8.64e13): within 6 standard deviations (9.3e6 each).
@@ -176,7 +163,7 @@ func TestCountIsBoundedWhateverTheRate(t *testing.T) {
 			t.Errorf("poisson: counting a day drew from %d streams, want a bound independent of the rate", p.seeds)
 		}
 	})
-	finishes(t, "Offset far ahead", func() {
+	testrun.Finishes(t, "Offset far ahead", func() {
 		p := NewPoisson(top, 1)
 		if o := p.Offset(5e13); o < 49_000e9 || o > 51_000e9 {
 			t.Errorf("poisson: Offset(5e13) = %d, want about 5e4 s", o)

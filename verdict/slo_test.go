@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
@@ -51,7 +52,7 @@ func TestParseSLO(t *testing.T) {
 
 func TestSLOCheck(t *testing.T) {
 	t.Parallel()
-	r := sample() // response 1..10 ms uniform; 2 errors + 2 timeouts of 10003
+	r := resulttest.Sample() // response 1..10 ms uniform; 2 errors + 2 timeouts of 10003
 	pass := mustSLO(t, "p50<6ms,p99<=10ms,errors<0.1%,rate>=9000", 0)
 	if got := mustCheck(t, pass, r); !got.Pass || len(got.Checked) != 4 || len(got.Clauses) != 4 {
 		t.Fatalf("%+v", got)
@@ -69,7 +70,7 @@ func TestSLOCheck(t *testing.T) {
 // TestSLOClausesJSON: the numbers scripts read, one object per clause.
 func TestSLOClausesJSON(t *testing.T) {
 	t.Parallel()
-	r := sample() // response 1..10 ms, service half; 2 errors + 2 timeouts + 1 unsent of 10003
+	r := resulttest.Sample() // response 1..10 ms, service half; 2 errors + 2 timeouts + 1 unsent of 10003
 	got := mustCheck(t, mustSLO(t, "p99<5ms,timeouts<=0.02%,unsent<1%,achieved>=9k", 0), r)
 	b, err := json.Marshal(got.Clauses)
 	if err != nil {

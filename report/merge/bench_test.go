@@ -5,13 +5,14 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/report"
 )
 
 // BenchmarkMergeNodes measures matching the nodes of three shards.
 func BenchmarkMergeNodes(b *testing.B) {
 	t := &testing.T{}
-	in := shardInputs(t, 3)
+	in := reporttest.Shards[Input](t, 3)
 	for k := range in {
 		in[k].Doc.Config["cluster"] = true
 		list := make([]report.Node, 10000)
@@ -34,7 +35,7 @@ func BenchmarkMergeIntervals(b *testing.B) {
 	t := &testing.T{}
 	var parts []report.Test
 	for k := 1; k <= 3; k++ {
-		parts = append(parts, craft(t, report.SyntheticRun{Name: "GET", Mode: "open", Rate: 3000, Seconds: 20, Base: 0.1 * float64(k), Interval: 0.1, Seed: uint64(k)}))
+		parts = append(parts, reporttest.Craft(t, report.SyntheticRun{Name: "GET", Mode: "open", Rate: 3000, Seconds: 20, Base: 0.1 * float64(k), Interval: 0.1, Seed: uint64(k)}))
 	}
 	b.ResetTimer()
 	for range b.N {

@@ -5,29 +5,12 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
-	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reporttest"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/scheduler"
 )
-
-// benchSample is a closed-loop result with a redis-benchmark-geometry
-// histogram of known values.
-func benchSample() *scheduler.Result {
-	r := histo.NewRecorderGeometry(10, 3000000, 3)
-	for i := int64(1); i <= 2000; i++ {
-		r.Record(150 + i%7*40 + i/1000*900) // 0.15–2.1 ms
-	}
-	ns := histo.NewRecorder()
-	ns.Record(1)
-	return &scheduler.Result{
-		Name: "SET", Mode: "closed", Connections: 50,
-		Counts: scheduler.Counts{Scheduled: 2000, Sent: 2000, Completed: 2000},
-		Window: 25 * time.Millisecond, Micros: r.Snapshot(), Response: ns.Snapshot(), Service: ns.Snapshot(),
-	}
-}
 
 // TestBenchFormatsGolden pins redis-benchmark's formats as rendered here
 // (testdata/bench.golden, written by -update, not by redis-benchmark); the
@@ -36,17 +19,17 @@ func benchSample() *scheduler.Result {
 func TestBenchFormatsGolden(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	res := benchSample()
+	res := resulttest.BenchSample()
 	if err := BenchCSVHeader(&b, report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchCSV(&b, "SET", asTest(t, res), report.TextOptions{}); err != nil {
+	if err := BenchCSV(&b, "SET", reporttest.AsTest(t, res), report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuiet(&b, "SET", asTest(t, res), 0, report.TextOptions{}); err != nil {
+	if err := BenchQuiet(&b, "SET", reporttest.AsTest(t, res), 0, report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuiet(&b, "SET", asTest(t, res), 12, report.TextOptions{}); err != nil { // after a 12-byte progress line
+	if err := BenchQuiet(&b, "SET", reporttest.AsTest(t, res), 12, report.TextOptions{}); err != nil { // after a 12-byte progress line
 		t.Fatal(err)
 	}
 	n, err := BenchProgress(&b, "SET", 80000, 79000.5, 0.2999, 0.31, 0)
@@ -55,14 +38,14 @@ func TestBenchFormatsGolden(t *testing.T) {
 	}
 	b.WriteString("\n")
 	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, HaveConfig: true, Save: "3600 1 300 100 60 10000", AppendOnly: "no"}
-	if err := BenchFull(&b, "SET", asTest(t, res), info, 0); err != nil {
+	if err := BenchFull(&b, "SET", reporttest.AsTest(t, res), info, 0); err != nil {
 		t.Fatal(err)
 	}
 	info.Threads, info.HaveConfig = 4, false
-	if err := BenchFull(&b, "GET", asTest(t, res), info, 0); err != nil {
+	if err := BenchFull(&b, "GET", reporttest.AsTest(t, res), info, 0); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "bench.golden", b.Bytes())
+	resulttest.Golden(t, "bench.golden", b.Bytes())
 }
 
 func TestCFloatPrintsLikeC(t *testing.T) {
@@ -76,24 +59,24 @@ func TestCFloatPrintsLikeC(t *testing.T) {
 
 func TestBenchWithPercentiles(t *testing.T) {
 	t.Parallel()
-	res := benchSample()
+	res := resulttest.BenchSample()
 	o := report.TextOptions{Percentiles: []float64{50, 99.9}}
 	var b bytes.Buffer
 	if err := BenchCSVHeader(&b, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchCSV(&b, "SET", asTest(t, res), o); err != nil {
+	if err := BenchCSV(&b, "SET", reporttest.AsTest(t, res), o); err != nil {
 		t.Fatal(err)
 	}
-	if err := BenchQuiet(&b, "SET", asTest(t, res), 0, o); err != nil {
+	if err := BenchQuiet(&b, "SET", reporttest.AsTest(t, res), 0, o); err != nil {
 		t.Fatal(err)
 	}
 	info := BenchInfo{Clients: 50, DataSize: 3, KeepAlive: 1, Percentiles: o.Percentiles}
-	if err := BenchFull(&b, "SET", asTest(t, res), info, 0); err != nil {
+	if err := BenchFull(&b, "SET", reporttest.AsTest(t, res), info, 0); err != nil {
 		t.Fatal(err)
 	}
-	s := statsOf(asTest(t, res))
-	p := benchPercentiles(asTest(t, res), o.Percentiles)
+	s := statsOf(reporttest.AsTest(t, res))
+	p := benchPercentiles(reporttest.AsTest(t, res), o.Percentiles)
 	if p[0] != s.p50 {
 		t.Errorf("p50 %v differs from the summary's %v", p[0], s.p50)
 	}

@@ -6,49 +6,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 )
 
 // The plots' own drawing, checked on synthetic results (report.Synthetic).
 
-// synthetic is report.Synthetic, failing t on an error.
-func synthetic(t *testing.T, r report.SyntheticRun) report.Test {
-	t.Helper()
-	test, err := report.Synthetic(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return test
-}
-
 // compareDoc is a compare-like document: a closed loop and two open loops,
 // against a server that stalls 100 ms every second.
 func compareDoc(t *testing.T) *report.Document {
 	return report.SyntheticDocument("mixed",
-		synthetic(t, report.SyntheticRun{Name: "GET (closed loop)", Mode: "closed", Rate: 8000, Seconds: 3, Base: 0.3, StallMs: 100, StallEvery: 1, Interval: 0.1, Seed: 1}),
-		synthetic(t, report.SyntheticRun{Name: "GET (open loop at 4000 req/s)", Mode: "open", Rate: 4000, Seconds: 3, Base: 0.1, StallMs: 100, StallEvery: 1, Interval: 0.1, Seed: 2}),
-		synthetic(t, report.SyntheticRun{Name: "GET (open loop at 6000 req/s)", Mode: "open", Rate: 6000, Seconds: 3, Base: 0.1, StallMs: 100, StallEvery: 1, Interval: 0.1, Seed: 3}),
+		reporttest.Craft(t, report.SyntheticRun{Name: "GET (closed loop)", Mode: "closed", Rate: 8000, Seconds: 3, Base: 0.3, StallMs: 100, StallEvery: 1, Interval: 0.1, Seed: 1}),
+		reporttest.Craft(t, report.SyntheticRun{Name: "GET (open loop at 4000 req/s)", Mode: "open", Rate: 4000, Seconds: 3, Base: 0.1, StallMs: 100, StallEvery: 1, Interval: 0.1, Seed: 2}),
+		reporttest.Craft(t, report.SyntheticRun{Name: "GET (open loop at 6000 req/s)", Mode: "open", Rate: 6000, Seconds: 3, Base: 0.1, StallMs: 100, StallEvery: 1, Interval: 0.1, Seed: 3}),
 	)
 }
 
 // freezeDoc is one open GET test of four intervals.
 func freezeDoc(t *testing.T) *report.Document {
-	return report.SyntheticDocument("open", synthetic(t, report.SyntheticRun{Name: "GET", Mode: "open", Rate: 2000, Seconds: 1, Base: 0.2, Interval: 0.25, Seed: 4}))
-}
-
-// inputOf reads doc back as pacer report would.
-func inputOf(t *testing.T, label string, doc *report.Document) report.Input {
-	t.Helper()
-	b, err := doc.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := report.ReadInput(label, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
+	return report.SyntheticDocument("open", reporttest.Craft(t, report.SyntheticRun{Name: "GET", Mode: "open", Rate: 2000, Seconds: 1, Base: 0.2, Interval: 0.25, Seed: 4}))
 }
 
 // dataMax is the largest Y a plot's lines draw.
@@ -66,7 +43,7 @@ func dataMax(p *panel) float64 {
 // input it is drawn from.
 func compareSpectrum(t *testing.T) ([]report.Input, *panel) {
 	t.Helper()
-	in := []report.Input{inputOf(t, "compare.json", compareDoc(t))}
+	in := []report.Input{reporttest.Input(t, "compare.json", compareDoc(t))}
 	spec, err := spectrumPlot(in, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +107,7 @@ func TestIntervalPlotShowsTheFreeze(t *testing.T) {
 		}
 		ivs[i].OldestInflightMs = &age
 	}
-	in := []report.Input{inputOf(t, "freeze.json", doc)}
+	in := []report.Input{reporttest.Input(t, "freeze.json", doc)}
 	lat, _ := seriesPlots(in, PlotOptions{})
 	found := false
 	for _, l := range lat.lines {

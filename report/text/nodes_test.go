@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/reporttest"
+	"github.com/pacer-load/pacer/internal/resulttest"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/serverinfo"
@@ -16,7 +18,7 @@ import (
 // them; both survive the JSON, and the read-back table is the run's.
 func TestNodesServiceAndServer(t *testing.T) {
 	t.Parallel()
-	r := sample()
+	r := resulttest.Sample()
 	keys := uint64(33372)
 	node := &serverinfo.Stats{Available: true, Keys: &keys, Commands: map[string]serverinfo.Command{
 		"get": {Calls: 4999, Usec: 9998, UsecPerCall: 2}}}
@@ -24,10 +26,10 @@ func TestNodesServiceAndServer(t *testing.T) {
 	r.Nodes = []scheduler.NodeResult{
 		{Node: scheduler.Node{Addr: "127.0.0.1:7001", Slots: 8192}, Connections: 1,
 			Counts:   scheduler.Counts{Scheduled: 4999, Sent: 4999, Completed: 4999},
-			Response: nodeHist(4999, 300), Service: nodeHist(4999, 100)},
+			Response: resulttest.NodeHist(4999, 300), Service: resulttest.NodeHist(4999, 100)},
 		{Node: scheduler.Node{Addr: "127.0.0.1:7002", Slots: 8192}, Connections: 1,
 			Counts:   scheduler.Counts{Scheduled: 10, Sent: 10, Completed: 10},
-			Response: nodeHist(10, 900), Service: nodeHist(10, 800)},
+			Response: resulttest.NodeHist(10, 900), Service: resulttest.NodeHist(10, 800)},
 	}
 	st := &serverinfo.Stats{Available: true, Commands: node.Commands, Nodes: map[string]*serverinfo.Stats{"127.0.0.1:7001": node, "127.0.0.1:7002": gone}}
 	tt, _, err := verdict.NewTest(r, report.TestOptions{ID: "get", Server: st}, verdict.SLO{})
@@ -58,7 +60,7 @@ func TestNodesServiceAndServer(t *testing.T) {
 	if !strings.Contains(lines[6], "not available (no reply within 1.5s)") {
 		t.Errorf("server row of a primary not asked %q", lines[6])
 	}
-	back := input(t, "a.json", report.SyntheticDocument("open", *tt)).Doc
+	back := reporttest.Input(t, "a.json", report.SyntheticDocument("open", *tt)).Doc
 	if s := back.Tests[0].Nodes[0].Server; s == nil || s.Commands["get"].Calls != 4999 || *s.Keys != keys {
 		t.Errorf("the node's server read back as %+v", s)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 )
@@ -28,12 +29,12 @@ func TestDiff(t *testing.T) {
 func TestSideBySide(t *testing.T) {
 	t.Parallel()
 	a := report.SyntheticDocument("open",
-		craft(t, report.SyntheticRun{Name: "GET", Mode: "open", Rate: 1000, Seconds: 1, Base: 0.1, Interval: 1, Seed: 1}),
-		craft(t, report.SyntheticRun{Name: "SET", Mode: "open", Rate: 1000, Seconds: 1, Base: 0.1, Interval: 1, Seed: 2}))
+		reporttest.Craft(t, report.SyntheticRun{Name: "GET", Mode: "open", Rate: 1000, Seconds: 1, Base: 0.1, Interval: 1, Seed: 1}),
+		reporttest.Craft(t, report.SyntheticRun{Name: "SET", Mode: "open", Rate: 1000, Seconds: 1, Base: 0.1, Interval: 1, Seed: 2}))
 	b := report.SyntheticDocument("closed",
-		craft(t, report.SyntheticRun{Name: "GET", Mode: "closed", Rate: 1000, Seconds: 1, Base: 0.2, Interval: 1, Seed: 3}),
-		craft(t, report.SyntheticRun{Name: "LPUSH", Mode: "closed", Rate: 1000, Seconds: 1, Base: 0.2, Interval: 1, Seed: 4}))
-	ia, ib := input(t, "a.json", a), input(t, "b.json", b)
+		reporttest.Craft(t, report.SyntheticRun{Name: "GET", Mode: "closed", Rate: 1000, Seconds: 1, Base: 0.2, Interval: 1, Seed: 3}),
+		reporttest.Craft(t, report.SyntheticRun{Name: "LPUSH", Mode: "closed", Rate: 1000, Seconds: 1, Base: 0.2, Interval: 1, Seed: 4}))
+	ia, ib := reporttest.Input(t, "a.json", a), reporttest.Input(t, "b.json", b)
 	var out bytes.Buffer
 	if err := SideBySide(&out, []report.Input{ia, ib}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -17,8 +18,8 @@ import (
 // primaries the connections talk to, not for all (two recorders and their
 // snapshots for each cost over 1 MB: 1,000 primaries took 1.4 GB).
 func TestClosedClusterRecordsOnlyNodesWithConnections(t *testing.T) {
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
 	nodes := make([]scheduler.Node, 1000)
 	for i := range nodes {
 		nodes[i] = scheduler.Node{Addr: "node-" + strconv.Itoa(i) + ":7000", Slots: 16}
@@ -26,7 +27,7 @@ func TestClosedClusterRecordsOnlyNodesWithConnections(t *testing.T) {
 	var res *scheduler.Result
 	var err error
 	alloc := testrun.Allocated(func() {
-		res, err = Run(context.Background(), srv.dial(t, 2, 0), Config{
+		res, err = Run(context.Background(), srv.Dial(t, 2, 0), Config{
 			Requests: 200, NewCommands: func(int) scheduler.Commands { return cmds },
 			Cluster: &Cluster{Nodes: nodes, Of: []int{3, 700}, Slot: func(int) uint16 { return 0 }},
 		})
@@ -61,10 +62,10 @@ func TestClosedClusterRecordsOnlyNodesWithConnections(t *testing.T) {
 // :99999" ends the run with a protocol error naming the reply, not as an
 // ordinary redirect the run refreshes its map for and keeps meeting.
 func TestClosedClusterMovedToNoPort(t *testing.T) {
-	cmds, n := pingStream(t)
+	cmds, n := drivertest.PingStream(t)
 	moved := []byte("-MOVED 1 :99999\r\n")
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return moved, false })
-	_, err := Run(context.Background(), srv.dial(t, 1, 0), Config{
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return moved, false })
+	_, err := Run(context.Background(), srv.Dial(t, 1, 0), Config{
 		Requests: 50, NewCommands: func(int) scheduler.Commands { return cmds },
 		Cluster: &Cluster{Nodes: []scheduler.Node{{Addr: "127.0.0.1:7000", Slots: 16384}}, Of: []int{0},
 			Slot: func(int) uint16 { return 0 }},

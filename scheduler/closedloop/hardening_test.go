@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/hostile"
+	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -24,7 +26,7 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 	const text = "ERR unknown command 'PING', with args beginning with: "
 	srv := hostile.Start(t, hostile.Answer("-"+text+"\r\n"))
 	cmds, _ := pingCommands(t)
-	res, err := Run(context.Background(), dial(t, srv.Addr, 2, 0), Config{
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 2, 0), Config{
 		Requests: 100, NewCommands: cmds, ContinueOnError: true,
 	})
 	if err != nil {
@@ -41,7 +43,7 @@ func TestErrorCodesAreBounded(t *testing.T) {
 	t.Parallel()
 	srv := hostile.Start(t, hostile.DistinctErrors())
 	cmds, _ := pingCommands(t)
-	res, err := Run(context.Background(), dial(t, srv.Addr, 2, 0), Config{
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 2, 0), Config{
 		Requests: 500, NewCommands: cmds, ContinueOnError: true,
 	})
 	if err != nil {
@@ -77,7 +79,7 @@ func TestZeroClockFailsTheRun(t *testing.T) {
 // reply reaches OnInteger (PUBLISH's receivers).
 func TestOnIntegerSeesIntegerReplies(t *testing.T) {
 	t.Parallel()
-	s := newFakeServer(t, 14, func(k int) ([]byte, bool) {
+	s := drivertest.NewServer(t, 14, func(k int) ([]byte, bool) {
 		if k%2 == 0 {
 			return []byte(":-3\r\n"), false
 		}
@@ -86,7 +88,7 @@ func TestOnIntegerSeesIntegerReplies(t *testing.T) {
 	var sum, n atomic.Int64
 	on := func(v int64) { sum.Add(v); n.Add(1) }
 	ping := []byte("*1\r\n$4\r\nPING\r\n")
-	cres, err := Run(context.Background(), s.dial(t, 1, 0), Config{Requests: 40, NewCommands: func(int) scheduler.Commands { return scheduler.Fixed(ping) }, HiccupInterval: -1, OnInteger: on})
+	cres, err := Run(context.Background(), s.Dial(t, 1, 0), Config{Requests: 40, NewCommands: func(int) scheduler.Commands { return scheduler.Fixed(ping) }, HiccupInterval: -1, OnInteger: on})
 	if err != nil || cres.Counts.Completed != 40 || n.Load() != 40 || sum.Load() != 20*7 {
 		t.Fatalf("closed: %v, %d integers summing to %d", err, n.Load(), sum.Load())
 	}
@@ -113,7 +115,7 @@ func TestClosedInterruptWithAStuckReconnect(t *testing.T) {
 	}
 	cmds, _ := pingCommands(t)
 	start := time.Now()
-	res, err := Run(ctx, dial(t, srv.Addr, 2, 0), Config{
+	res, err := Run(ctx, drivertest.Dial(t, srv.Addr, 2, 0), Config{
 		Requests: 1 << 30, NewCommands: cmds, Reconnect: reconnect, InterruptDrain: 100 * time.Millisecond,
 	})
 	if err != nil {
@@ -137,8 +139,8 @@ func TestClosedDurationEndsWhenRepliesNeverCome(t *testing.T) {
 	const duration, drain = 200 * time.Millisecond, 300 * time.Millisecond
 	var res *scheduler.Result
 	var err error
-	finishes(t, "a closed run against a silent server", func() {
-		res, err = Run(context.Background(), dial(t, srv.Addr, 3, 0), Config{
+	testrun.Finishes(t, "a closed run against a silent server", func() {
+		res, err = Run(context.Background(), drivertest.Dial(t, srv.Addr, 3, 0), Config{
 			Duration: duration, Drain: drain, NewCommands: cmds, Pipeline: 4, ContinueOnError: true,
 		})
 	})
@@ -163,7 +165,7 @@ func TestClosedDurationEndsWhenRepliesNeverCome(t *testing.T) {
 func TestClosedCountsRepliesFromBeforeTheirBatch(t *testing.T) {
 	srv := hostile.Start(t, hostile.DoubleReply)
 	cmds, _ := pingCommands(t)
-	res, err := Run(context.Background(), dial(t, srv.Addr, 1, 0), Config{
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 1, 0), Config{
 		Requests: 100, NewCommands: cmds,
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
@@ -37,7 +38,7 @@ func TestClosedSendsExactlyNAndCountsMatchServer(t *testing.T) {
 		if _, err := srv.Do("CONFIG", "RESETSTAT"); err != nil {
 			t.Fatal(err)
 		}
-		res, err := Run(context.Background(), dial(t, srv.Addr, 7, 0), Config{
+		res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 7, 0), Config{
 			Name: "SET", Requests: 1001, Pipeline: p,
 			NewCommands: closedCommands(t, "set", scenarios.Options{Sizes: scenarios.FixedSize(3), Keyspace: 100}),
 		})
@@ -48,7 +49,7 @@ func TestClosedSendsExactlyNAndCountsMatchServer(t *testing.T) {
 		if c.Scheduled != 1001 || c.Sent != 1001 || c.Completed != 1001 || !c.Balanced() {
 			t.Fatalf("-P %d: counts %+v", p, c)
 		}
-		if got := commandCalls(t, srv, "set"); got != 1001 {
+		if got := drivertest.CommandCalls(t, srv, "set"); got != 1001 {
 			t.Fatalf("-P %d: server saw %d SETs, want exactly 1001", p, got)
 		}
 		if res.Response.TotalCount() != 1001 || res.Micros.TotalCount() != 1001 {
@@ -79,7 +80,7 @@ func TestClosedFirstReplyVersusPerReply(t *testing.T) {
 	cmds, _ := pingCommands(t)
 	run := func(mode LatencyMode) *scheduler.Result {
 		seen.Store(0)
-		res, err := Run(context.Background(), dial(t, srv.Addr, 1, 0), Config{
+		res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 1, 0), Config{
 			Requests: 3 * pipeline, Pipeline: pipeline, NewCommands: cmds, Latency: mode})
 		if err != nil || res.Counts.Completed != 3*pipeline {
 			t.Fatalf("err %v, counts %+v", err, res.Counts)
@@ -127,8 +128,8 @@ func nonEmpty(counts []int64) int {
 
 // pingCommands gives every connection its own PING stream.
 func pingCommands(t *testing.T) (func(int) scheduler.Commands, int) {
-	_, n := pingStream(t)
-	return func(int) scheduler.Commands { s, _ := pingStream(t); return s }, n
+	_, n := drivertest.PingStream(t)
+	return func(int) scheduler.Commands { s, _ := drivertest.PingStream(t); return s }, n
 }
 
 func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
@@ -140,7 +141,7 @@ func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
 		tpl, _ := scenarios.Compile("LPUSH str", []string{"LPUSH", "str", "a"}, scenarios.Options{})
 		return scenarios.NewStream(tpl, 1)
 	}
-	res, err := Run(context.Background(), dial(t, srv.Addr, 2, 0), Config{Requests: 1000, NewCommands: cmds})
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 2, 0), Config{Requests: 1000, NewCommands: cmds})
 	var er *ErrorReply
 	if !errors.As(err, &er) || er.Error() != "Error from server: WRONGTYPE Operation against a key holding the wrong kind of value" {
 		t.Fatalf("err %v", err)
@@ -149,7 +150,7 @@ func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
 		t.Fatalf("counts %+v: the run should stop early with every request accounted", res.Counts)
 	}
 	var shown atomic.Int64
-	res, err = Run(context.Background(), dial(t, srv.Addr, 2, 0), Config{
+	res, err = Run(context.Background(), drivertest.Dial(t, srv.Addr, 2, 0), Config{
 		Requests: 300, NewCommands: cmds, ContinueOnError: true,
 		OnErrorReply: func([]byte) { shown.Add(1) },
 	})
@@ -160,8 +161,8 @@ func TestClosedErrorReplyEndsTheRunUnlessContinuing(t *testing.T) {
 
 func TestClosedLostConnectionFails(t *testing.T) {
 	cmds, n := pingCommands(t)
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 50 })
-	res, err := Run(context.Background(), srv.dial(t, 1, 0), Config{
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) { return drivertest.Pong, k == 50 })
+	res, err := Run(context.Background(), srv.Dial(t, 1, 0), Config{
 		Requests: 1000, NewCommands: cmds,
 	})
 	var lost *ConnLostError
@@ -177,7 +178,7 @@ func TestClosedKeepAliveOffReconnects(t *testing.T) {
 	srv := redistest.Start(t)
 	before, _ := srv.Info("stats")
 	dials := atomic.Int64{}
-	res, err := Run(context.Background(), dial(t, srv.Addr, 2, 0), Config{
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 2, 0), Config{
 		Requests: 40, NewCommands: closedCommands(t, "ping_mbulk", scenarios.Options{}),
 		Reconnect: func(ctx context.Context) (*conn.Conn, error) {
 			dials.Add(1)
@@ -197,7 +198,7 @@ func TestClosedThrottledByRate(t *testing.T) {
 	srv := redistest.Start(t)
 	rate := timeline.RatePerSecond(2000)
 	start := time.Now()
-	res, err := Run(context.Background(), dial(t, srv.Addr, 4, 0), Config{
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 4, 0), Config{
 		Requests: 1000, Rate: rate, NewCommands: closedCommands(t, "get", scenarios.Options{}),
 	})
 	if err != nil {
@@ -221,15 +222,15 @@ func TestClosedThrottledByRate(t *testing.T) {
 
 func TestClosedInterrupt(t *testing.T) {
 	cmds, n := pingCommands(t)
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) {
 		if k > 100 {
 			return nil, false // stop answering
 		}
-		return pong, false
+		return drivertest.Pong, false
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	res, err := Run(ctx, srv.dial(t, 2, 0), Config{
+	res, err := Run(ctx, srv.Dial(t, 2, 0), Config{
 		Requests: 1 << 30, NewCommands: cmds, InterruptDrain: 100 * time.Millisecond,
 	})
 	if err != nil {

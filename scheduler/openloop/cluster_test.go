@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
@@ -46,7 +47,7 @@ func clusterConns(t *testing.T, c *redistest.Cluster, per int) ([]*conn.Conn, *C
 	var conns []*conn.Conn
 	for i, p := range top.Primaries {
 		oc.Nodes = append(oc.Nodes, scheduler.Node{Addr: p.Addr, ID: p.ID, Slots: top.SlotsOf(i)})
-		conns = append(conns, dial(t, p.Addr, per, 0)...)
+		conns = append(conns, drivertest.Dial(t, p.Addr, per, 0)...)
 	}
 	oc.Dial = dialNode
 	oc.Refresh = func(ctx context.Context) (*cluster.Topology, error) {
@@ -123,11 +124,11 @@ func TestClusterHotPathDoesNotAllocate(t *testing.T) {
 		var conns []*conn.Conn
 		oc := &Cluster{PerNode: 2, Topology: cluster.NewTopology(nil), Keys: oneKey, Tagged: []bool{tagged}}
 		for range nodes {
-			srv := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
-			addr := srv.ln.Addr().String()
+			srv := drivertest.NewServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
+			addr := srv.Addr()
 			oc.Nodes = append(oc.Nodes, scheduler.Node{Addr: addr})
 			oc.Topology.Primaries = append(oc.Topology.Primaries, cluster.Node{Addr: addr})
-			conns = append(conns, srv.dial(t, 2, 0)...)
+			conns = append(conns, srv.Dial(t, 2, 0)...)
 		}
 		for s := range uint16(cluster.Slots) {
 			oc.Topology.Assign(s, s, top.Owner(s))
@@ -221,11 +222,11 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv := newFakeServer(t, tpl.Len(), c.reply)
-			addr := srv.ln.Addr().String()
+			srv := drivertest.NewServer(t, tpl.Len(), c.reply)
+			addr := srv.Addr()
 			top := cluster.NewTopology([]cluster.Node{{Addr: addr}})
 			top.Assign(0, cluster.Slots-1, 0)
-			res := runOpen(t, srv.dial(t, 1, 0), scenarios.NewStream(tpl, 1), Config{
+			res := runOpen(t, srv.Dial(t, 1, 0), scenarios.NewStream(tpl, 1), Config{
 				Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(2000)}, Requests: 200, Drain: 5 * time.Second,
 				Cluster: &Cluster{Nodes: []scheduler.Node{{Addr: addr}}, PerNode: 1, Topology: top,
 					Keys: oneKey},
@@ -233,7 +234,7 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 			if !res.Counts.Balanced() || res.Counts.Sent != 200 {
 				t.Errorf("counts %+v", res.Counts)
 			}
-			c.check(t, res, srv.received.Load())
+			c.check(t, res, srv.Received())
 		})
 	}
 }
@@ -245,16 +246,16 @@ func TestClusterRetriesAreBounded(t *testing.T) {
 func TestClusterRunJoinsANewNode(t *testing.T) {
 	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	nilReply := []byte("$-1\r\n")
-	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
-	bAddr := b.ln.Addr().String()
+	b := drivertest.NewServer(t, tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
+	bAddr := b.Addr()
 	a, top := redirectingPrimary(t, tpl.Len(), bAddr)
-	aAddr := a.ln.Addr().String()
+	aAddr := a.Addr()
 	var dials atomic.Int64
 	// An observer looks all along, while the pacer adds the connections
 	// (go test -race watches).
 	watching, watched := make(chan struct{}), make(chan struct{})
 	maxOf := 0
-	res, err := Run(context.Background(), a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), Config{
+	res, err := Run(context.Background(), a.Dial(t, 2, 0), scenarios.NewStream(tpl, 1), Config{
 		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 500,
 		OnStart: func(l *scheduler.Live) {
 			go func() {
@@ -317,8 +318,8 @@ func TestClusterRunNodeThatCannotJoin(t *testing.T) {
 	gone := ln.Addr().String()
 	ln.Close() // nothing listens there: a dial is refused
 	a, top := redirectingPrimary(t, tpl.Len(), gone)
-	aAddr := a.ln.Addr().String()
-	res := runOpen(t, a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), Config{
+	aAddr := a.Addr()
+	res := runOpen(t, a.Dial(t, 2, 0), scenarios.NewStream(tpl, 1), Config{
 		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 300,
 		Cluster: &Cluster{Nodes: []scheduler.Node{{Addr: aAddr}}, PerNode: 2, Topology: top,
 			Keys: oneKey,
@@ -424,11 +425,11 @@ func moveSlotsDuring(t *testing.T, c *redistest.Cluster, delay time.Duration, fr
 // redirectingPrimary starts the one primary of a slot map (top) that
 // answers each of the n commands of a template with -MOVED to addr: a
 // primary the map does not hold, which the run must join.
-func redirectingPrimary(t *testing.T, n int, addr string) (*fakeServer, *cluster.Topology) {
+func redirectingPrimary(t *testing.T, n int, addr string) (*drivertest.Server, *cluster.Topology) {
 	t.Helper()
 	moved := []byte("-MOVED 0 " + addr + "\r\n")
-	a := newFakeServer(t, n, func(int) ([]byte, bool) { return moved, false })
-	top := cluster.NewTopology([]cluster.Node{{Addr: a.ln.Addr().String()}})
+	a := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return moved, false })
+	top := cluster.NewTopology([]cluster.Node{{Addr: a.Addr()}})
 	top.Assign(0, cluster.Slots-1, 0)
 	return a, top
 }
@@ -441,8 +442,8 @@ func redirectingPrimary(t *testing.T, n int, addr string) (*fakeServer, *cluster
 func TestClusterRunMovedToAPortOnly(t *testing.T) {
 	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
 	nilReply := []byte("$-1\r\n")
-	b := newFakeServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
-	bAddr := b.ln.Addr().String()
+	b := drivertest.NewServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return nilReply, false })
+	bAddr := b.Addr()
 	_, port, _ := net.SplitHostPort(bAddr)
 	impostor, err := hostile.ListenOn("127.0.0.1:"+port, hostile.AcceptClose)
 	if err == nil {
@@ -451,11 +452,11 @@ func TestClusterRunMovedToAPortOnly(t *testing.T) {
 		t.Logf("no impostor on 127.0.0.1:%s: %v", port, err)
 	}
 	moved := []byte("-MOVED 0 :" + port + "\r\n")
-	a := newFakeServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return moved, false })
-	aAddr := a.ln.Addr().String()
+	a := drivertest.NewServerOn(t, "127.0.0.2:0", tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+	aAddr := a.Addr()
 	top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
 	top.Assign(0, cluster.Slots-1, 0)
-	res := runOpen(t, a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), Config{
+	res := runOpen(t, a.Dial(t, 1, 0), scenarios.NewStream(tpl, 1), Config{
 		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 300,
 		Cluster: &Cluster{Nodes: []scheduler.Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
 			Keys: oneKey,
@@ -465,8 +466,8 @@ func TestClusterRunMovedToAPortOnly(t *testing.T) {
 	if cnt.Completed != 300 || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {
 		t.Errorf("counts %+v (%v, %q)", cnt, res.ErrorCodes, res.FirstError)
 	}
-	if len(res.Nodes) != 2 || res.Nodes[1].Addr != bAddr || res.Nodes[1].Counts.Completed != 300 || b.received.Load() != 300 {
-		t.Errorf("nodes %+v; %s received %d", res.Nodes, bAddr, b.received.Load())
+	if len(res.Nodes) != 2 || res.Nodes[1].Addr != bAddr || res.Nodes[1].Counts.Completed != 300 || b.Received() != 300 {
+		t.Errorf("nodes %+v; %s received %d", res.Nodes, bAddr, b.Received())
 	}
 	if impostor != nil && impostor.Accepted() != 0 {
 		t.Errorf("%d connections reached 127.0.0.1:%s", impostor.Accepted(), port)
@@ -481,11 +482,11 @@ func TestClusterRunMovedToNoPort(t *testing.T) {
 	for _, reply := range []string{"MOVED 1 :99999", "ASK 1 127.0.0.1:0", "MOVED 1 127.0.0.1:http"} {
 		t.Run(reply, func(t *testing.T) {
 			moved := []byte("-" + reply + "\r\n")
-			a := newFakeServerOn(t, "127.0.0.1:0", tpl.Len(), func(int) ([]byte, bool) { return moved, false })
-			aAddr := a.ln.Addr().String()
+			a := drivertest.NewServerOn(t, "127.0.0.1:0", tpl.Len(), func(int) ([]byte, bool) { return moved, false })
+			aAddr := a.Addr()
 			top := cluster.NewTopology([]cluster.Node{{Addr: aAddr}})
 			top.Assign(0, cluster.Slots-1, 0)
-			res := runOpen(t, a.dial(t, 1, 0), scenarios.NewStream(tpl, 1), Config{
+			res := runOpen(t, a.Dial(t, 1, 0), scenarios.NewStream(tpl, 1), Config{
 				Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 200,
 				Cluster: &Cluster{Nodes: []scheduler.Node{{Addr: aAddr, Slots: cluster.Slots}}, PerNode: 1, Topology: top,
 					Keys: oneKey, Dial: dialNode},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
@@ -37,7 +38,7 @@ func TestFaultKillAndRestartRecovers(t *testing.T) {
 		}
 	}()
 	rate := timeline.RatePerSecond(5000)
-	res := runOpen(t, dial(t, srv.Addr, 8, 0), stream(t, "get", 100), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 8, 0), stream(t, "get", 100), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 4 * time.Second, Redial: redialTo(srv.Addr),
 	})
 	c := res.Counts
@@ -64,7 +65,7 @@ func TestFaultBacklogBoundCountsUnsent(t *testing.T) {
 		srv.Restart()
 	}()
 	rate := timeline.RatePerSecond(2000)
-	res := runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 4, 0), stream(t, "get", 100), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
 		MaxBacklog: 300 * time.Millisecond,
 	})
@@ -91,7 +92,7 @@ func TestFaultStopContinue(t *testing.T) {
 	}
 	rate := timeline.RatePerSecond(3000)
 	go pause()
-	res := runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 4, 0), stream(t, "get", 100), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
 	})
 	// Without --timeout nothing is lost: every request completes late.
@@ -100,7 +101,7 @@ func TestFaultStopContinue(t *testing.T) {
 	}
 
 	go pause()
-	res = runOpen(t, dial(t, srv.Addr, 4, 0), stream(t, "get", 100), Config{
+	res = runOpen(t, drivertest.Dial(t, srv.Addr, 4, 0), stream(t, "get", 100), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 2500 * time.Millisecond, Redial: redialTo(srv.Addr),
 		Timeout: 200 * time.Millisecond,
 	})
@@ -135,17 +136,17 @@ func TestFaultSomeConnectionsRefused(t *testing.T) {
 // does: the share completed depends on how soon replacements connect
 // (beside other tests under -race, .ci/run saw 229 of 2,000).
 func TestFaultGarbageServer(t *testing.T) {
-	cmds, n := pingStream(t)
+	cmds, n := drivertest.PingStream(t)
 	garbage := []byte("?garbage\r\n")
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) {
 		if k == 20 {
 			return garbage, false
 		}
-		return pong, false
+		return drivertest.Pong, false
 	})
 	rate := timeline.RatePerSecond(2000)
-	res := runOpen(t, srv.dial(t, 2, 0), cmds, Config{
-		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+	res := runOpen(t, srv.Dial(t, 2, 0), cmds, Config{
+		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.Addr()),
 	})
 	c := res.Counts
 	if !c.Balanced() || res.ConnsLost == 0 || res.ErrorCodes["protocol error"] == 0 {
@@ -162,11 +163,11 @@ func TestFaultGarbageServer(t *testing.T) {
 // depends on how soon replacements connect, which tests beside it slow
 // (under -race with two busy loops it fell to 70%; alone it holds 80%).
 func TestFaultServerClosesAfterNReplies(t *testing.T) {
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 100 })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) { return drivertest.Pong, k == 100 })
 	rate := timeline.RatePerSecond(4000)
-	res := runOpen(t, srv.dial(t, 4, 0), cmds, Config{
-		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+	res := runOpen(t, srv.Dial(t, 4, 0), cmds, Config{
+		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.Addr()),
 	})
 	c := res.Counts
 	t.Logf("counts %+v, lost %d, reconnects %d", c, res.ConnsLost, res.Reconnects)
@@ -177,11 +178,11 @@ func TestFaultServerClosesAfterNReplies(t *testing.T) {
 
 func TestFaultServerNeverAnswersWithTimeout(t *testing.T) {
 	t.Parallel()
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return nil, false })
 	rate := timeline.RatePerSecond(1000)
-	res := runOpen(t, srv.dial(t, 2, 0), cmds, Config{
-		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.ln.Addr().String()),
+	res := runOpen(t, srv.Dial(t, 2, 0), cmds, Config{
+		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Second, Redial: redialTo(srv.Addr()),
 		Timeout: 100 * time.Millisecond, Drain: 300 * time.Millisecond,
 	})
 	c := res.Counts
@@ -231,7 +232,7 @@ func TestFaultMemoryStaysBoundedWhileStopped(t *testing.T) {
 	}()
 	rate := timeline.RatePerSecond(50000)
 	cmds := stream(t, "get", 1000)
-	res, err := Run(context.Background(), dial(t, srv.Addr, conns, maxInflight), cmds, Config{
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, conns, maxInflight), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 4500 * time.Millisecond, Redial: redialTo(srv.Addr),
 	})
 	close(done)

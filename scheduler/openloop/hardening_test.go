@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
@@ -30,7 +31,7 @@ func TestRedialBacksOffWhenReplacementsNeverServe(t *testing.T) {
 			srv := hostile.Start(t, b)
 			rate := timeline.RatePerSecond(1000)
 			const conns = 4
-			res := runOpen(t, dial(t, srv.Addr, conns, 0), stream(t, "ping_inline", 1), Config{
+			res := runOpen(t, drivertest.Dial(t, srv.Addr, conns, 0), stream(t, "ping_inline", 1), Config{
 				Timeline: timeline.Uniform{Rate: rate}, Duration: 2 * time.Second, Redial: redialTo(srv.Addr),
 				Drain: 100 * time.Millisecond,
 			})
@@ -71,7 +72,7 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 	const text = "ERR unknown command 'PING', with args beginning with: "
 	srv := hostile.Start(t, hostile.Answer("-"+text+"\r\n"))
 	rate := timeline.RatePerSecond(1000)
-	res := runOpen(t, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 100,
 	})
 	if res.Counts.Errors != 100 || res.Counts.Completed != 0 {
@@ -84,7 +85,7 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 
 	// A server that never answers: every request a timeout.
 	silent := hostile.Start(t, hostile.Silent)
-	res = runOpen(t, dial(t, silent.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
+	res = runOpen(t, drivertest.Dial(t, silent.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 50, Drain: 100 * time.Millisecond,
 	})
 	if res.Counts.Timeouts != 50 || res.Counts.Completed != 0 {
@@ -96,10 +97,10 @@ func TestNothingCompletedIsTargetLost(t *testing.T) {
 // then every connection died and none came back.
 func TestEveryConnectionGoneAtTheEndIsTargetLost(t *testing.T) {
 	t.Parallel()
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return pong, k == 20 })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) { return drivertest.Pong, k == 20 })
 	rate := timeline.RatePerSecond(1000)
-	res := runOpen(t, srv.dial(t, 2, 0), cmds, Config{
+	res := runOpen(t, srv.Dial(t, 2, 0), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Duration: 500 * time.Millisecond,
 		Redial: func(context.Context) (*conn.Conn, error) { return nil, errors.New("connection refused") },
 	})
@@ -140,7 +141,7 @@ func TestInterruptNeverWaitsForADial(t *testing.T) {
 		cancel()
 	}()
 	rate := timeline.RatePerSecond(1000)
-	res, err := Run(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
+	res, err := Run(ctx, drivertest.Dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Minute, Redial: stuck,
 	})
 	took := time.Duration(scheduler.Now() - cancelled.Load())
@@ -171,7 +172,7 @@ func TestErrorCodesAreBounded(t *testing.T) {
 		}
 	}
 	rate := timeline.RatePerSecond(5000)
-	res := runOpen(t, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 500, CommandNames: []string{"PING", "unused"},
 	})
 	check("open", res.ErrorCodes, res.Counts.Errors)
@@ -183,7 +184,7 @@ func TestErrorCodesAreBounded(t *testing.T) {
 func TestOpenSumsUnsolicitedOverConnections(t *testing.T) {
 	srv := hostile.Start(t, hostile.UnsolicitedFirst)
 	rate := timeline.RatePerSecond(1000)
-	res := runOpen(t, dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 100,
 	})
 	if res.Unsolicited != 3 || res.Counts.Completed != 100 {
@@ -226,7 +227,7 @@ func TestInterruptDuringTheDrainCutsIt(t *testing.T) {
 	start := time.Now()
 	// The timeline lasts 100 ms; the interrupt comes 300 ms into a 60 s drain.
 	time.AfterFunc(400*time.Millisecond, cancel)
-	res, err := Run(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
+	res, err := Run(ctx, drivertest.Dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Duration: 100 * time.Millisecond,
 		Drain: time.Minute, InterruptDrain: 200 * time.Millisecond,
 	})
@@ -246,7 +247,7 @@ func TestInterruptDuringTheDrainCutsIt(t *testing.T) {
 func TestLastProgressMatchesResult(t *testing.T) {
 	srv := hostile.Start(t, hostile.OK)
 	var live *scheduler.Live
-	res := runOpen(t, dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 3, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(2000)}, Requests: 200,
 		OnStart: func(l *scheduler.Live) { live = l },
 	})
@@ -276,7 +277,7 @@ func TestRedialsAreBounded(t *testing.T) {
 		return nil, errors.New("refused")
 	}
 	conns := make([]*conn.Conn, 300) // one live connection, 299 to redial
-	conns[0] = dial(t, srv.Addr, 1, 0)[0]
+	conns[0] = drivertest.Dial(t, srv.Addr, 1, 0)[0]
 	rate := timeline.RatePerSecond(100)
 	if _, err := Run(context.Background(), conns, stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Duration: 300 * time.Millisecond, Redial: refused, Drain: 50 * time.Millisecond,

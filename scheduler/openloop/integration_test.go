@@ -1,25 +1,14 @@
 package openloop
 
 import (
-	"context"
-	"strconv"
 	"testing"
 
-	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
-
-func dial(t *testing.T, addr string, n, maxInflight int) []*conn.Conn {
-	t.Helper()
-	conns, err := conn.DialAll(context.Background(), conn.Options{Addr: addr, SkipProbe: true, Now: scheduler.Now, MaxInflight: maxInflight}, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return conns
-}
 
 func stream(t *testing.T, title string, keyspace uint64) *scenarios.Stream {
 	t.Helper()
@@ -34,25 +23,6 @@ func stream(t *testing.T, title string, keyspace uint64) *scenarios.Stream {
 	return scenarios.NewStream(tpl, 1)
 }
 
-func commandCalls(t *testing.T, s *redistest.Server, cmd string) int {
-	t.Helper()
-	info, err := s.Info("commandstats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := info["cmdstat_"+cmd]
-	// calls=N,usec=...
-	if len(v) < 6 {
-		return 0
-	}
-	end := 6
-	for end < len(v) && v[end] != ',' {
-		end++
-	}
-	n, _ := strconv.Atoi(v[6:end])
-	return n
-}
-
 func TestOpenCountsMatchServer(t *testing.T) {
 	// The three pacings run side by side, a server each: 6,000 requests a
 	// second in all leave a 2-core machine mostly idle, so each still
@@ -62,14 +32,14 @@ func TestOpenCountsMatchServer(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
 			rate := timeline.RatePerSecond(2000)
-			res := runOpen(t, dial(t, srv.Addr, 8, 0), stream(t, "set", 1000), Config{
+			res := runOpen(t, drivertest.Dial(t, srv.Addr, 8, 0), stream(t, "set", 1000), Config{
 				Name: "SET", Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Requests: 3000, Pacing: pacing,
 			})
 			c := res.Counts
 			if c.Scheduled != 3000 || c.Completed != 3000 || c.Sent != 3000 || !c.Balanced() {
 				t.Fatalf("counts %+v, want 3000 scheduled, sent and completed", c)
 			}
-			if got := commandCalls(t, srv, "set"); got != 3000 {
+			if got := drivertest.CommandCalls(t, srv, "set"); got != 3000 {
 				t.Fatalf("server saw %d SETs, want 3000", got)
 			}
 			if res.Response.TotalCount() != 3000 || res.Lag.TotalCount() != 3000 {

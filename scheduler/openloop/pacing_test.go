@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -34,11 +35,11 @@ func TestPacerThreadHasAShortSlice(t *testing.T) {
 		t.Skip("this kernel has no per-task slice (Linux 6.12 or later)")
 	}
 	for _, pacing := range []scheduler.Pacing{scheduler.Precise, scheduler.Coarse, scheduler.Auto} {
-		cmds, n := pingStream(t)
-		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+		cmds, n := drivertest.PingStream(t)
+		srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
 		rate := timeline.RatePerSecond(2000)
 		sleeps, short := 0, 0
-		res := runOpen(t, srv.dial(t, 2, 0), cmds, Config{
+		res := runOpen(t, srv.Dial(t, 2, 0), cmds, Config{
 			Timeline: timeline.NewPoisson(rate, 1), Rate: rate, Requests: 20, Pacing: pacing,
 			beforeSleep: func() {
 				sleeps++

@@ -2,9 +2,7 @@ package openloop
 
 import (
 	"context"
-	"net"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,128 +10,24 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
 
-// fakeServer is a loopback RESP server for the driver's end-of-run rules.
-// Every command it receives is cmdLen bytes (the tests send one fixed
-// template); reply decides what each connection's k-th command gets.
-type fakeServer struct {
-	ln     net.Listener
-	cmdLen int
-	// reply returns the bytes to answer the k-th command of a connection,
-	// or nil for no answer; close=true closes the connection instead.
-	reply    func(k int) (b []byte, close bool)
-	noRead   atomic.Bool // stop reading (the socket buffers fill up)
-	received atomic.Int64
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	conns    []net.Conn
-}
-
-func newFakeServer(t *testing.T, cmdLen int, reply func(k int) ([]byte, bool)) *fakeServer {
-	t.Helper()
-	return newFakeServerOn(t, "127.0.0.1:0", cmdLen, reply)
-}
-
-// newFakeServerOn is newFakeServer listening on addr.
-func newFakeServerOn(t *testing.T, addr string, cmdLen int, reply func(k int) ([]byte, bool)) *fakeServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &fakeServer{ln: ln, cmdLen: cmdLen, reply: reply}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns = append(s.conns, c)
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go s.serve(c)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		s.noRead.Store(false)
-		s.mu.Lock()
-		for _, c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
-	return s
-}
-
-func (s *fakeServer) serve(c net.Conn) {
-	defer s.wg.Done()
-	defer c.Close()
-	buf := make([]byte, 64<<10)
-	var out []byte
-	pending, k := 0, 0
-	for {
-		for s.noRead.Load() {
-			time.Sleep(time.Millisecond)
-		}
-		n, err := c.Read(buf)
-		if err != nil {
-			return
-		}
-		pending += n
-		out = out[:0]
-		for pending >= s.cmdLen {
-			pending -= s.cmdLen
-			s.received.Add(1)
-			b, closeNow := s.reply(k)
-			k++
-			if closeNow {
-				c.Write(out)
-				return
-			}
-			out = append(out, b...)
-		}
-		if len(out) > 0 {
-			if _, err := c.Write(out); err != nil {
-				return
-			}
-		}
-	}
-}
-
-// Replies the fake server sends, shared so it allocates nothing per reply.
+// Error replies the fake server sends, shared so they allocate nothing per reply.
 var (
-	pong         = []byte("+PONG\r\n")
 	errBoom      = []byte("-ERR boom\r\n")
 	errWrongType = []byte("-WRONGTYPE no\r\n")
 )
 
-func (s *fakeServer) dial(t *testing.T, n, maxInflight int) []*conn.Conn {
-	return dial(t, s.ln.Addr().String(), n, maxInflight)
-}
-
-func pingStream(t *testing.T) (*scenarios.Stream, int) {
-	tpl, err := scenarios.Compile("PING", []string{"PING"}, scenarios.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return scenarios.NewStream(tpl, 1), tpl.Len()
-}
-
 func TestNeverAnsweredRequestsAreTimeoutsWithTheirAge(t *testing.T) {
 	t.Parallel()
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return nil, false })
 	rate := timeline.RatePerSecond(1000)
-	res := runOpen(t, srv.dial(t, 4, 0), cmds, Config{
+	res := runOpen(t, srv.Dial(t, 4, 0), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 200, Drain: 300 * time.Millisecond,
 	})
 	c := res.Counts
@@ -151,18 +45,18 @@ func TestNeverAnsweredRequestsAreTimeoutsWithTheirAge(t *testing.T) {
 }
 
 func TestErrorRepliesCountedByCode(t *testing.T) {
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) {
 		switch k % 4 {
 		case 0:
 			return errBoom, false
 		case 1:
 			return errWrongType, false
 		}
-		return pong, false
+		return drivertest.Pong, false
 	})
 	rate := timeline.RatePerSecond(4000)
-	res := runOpen(t, srv.dial(t, 1, 0), cmds, Config{
+	res := runOpen(t, srv.Dial(t, 1, 0), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 400,
 	})
 	c := res.Counts
@@ -180,17 +74,17 @@ func TestErrorRepliesCountedByCode(t *testing.T) {
 
 func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
 	t.Parallel() // a fake server; the checks are counts, not times
-	cmds, n := pingStream(t)
+	cmds, n := drivertest.PingStream(t)
 	// The first connection to send a 20th command is closed on it.
 	var closed atomic.Bool
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) {
 		if k == 19 && closed.CompareAndSwap(false, true) {
 			return nil, true
 		}
-		return pong, false
+		return drivertest.Pong, false
 	})
 	rate := timeline.RatePerSecond(2000)
-	res := runOpen(t, srv.dial(t, 4, 0), cmds, Config{
+	res := runOpen(t, srv.Dial(t, 4, 0), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 1000,
 	})
 	c := res.Counts
@@ -203,10 +97,10 @@ func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
 }
 
 func TestInflightCapDelaysSendsAndCountsTheRestUnsent(t *testing.T) {
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return nil, false }) // never answers
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return nil, false }) // never answers
 	rate := timeline.RatePerSecond(2000)
-	res := runOpen(t, srv.dial(t, 2, 10), cmds, Config{
+	res := runOpen(t, srv.Dial(t, 2, 10), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 200, Drain: 50 * time.Millisecond,
 	})
 	c := res.Counts
@@ -221,11 +115,11 @@ func TestInflightCapDelaysSendsAndCountsTheRestUnsent(t *testing.T) {
 }
 
 func TestCapDelayShowsAsSendLag(t *testing.T) {
-	cmds, n := pingStream(t)
+	cmds, n := drivertest.PingStream(t)
 	// The server reads nothing for 100 ms: with a cap of 5 in flight, sends
 	// due meanwhile wait for FIFO room.
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
-	srv.noRead.Store(true)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
+	srv.StopReading()
 	// The 100 ms count from the timeline's start, not from before the
 	// run's set-up (slow under the race detector).
 	onStart := func(l *scheduler.Live) {
@@ -234,11 +128,11 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 				time.Sleep(time.Millisecond)
 			}
 			time.Sleep(100 * time.Millisecond)
-			srv.noRead.Store(false)
+			srv.ResumeReading()
 		}()
 	}
 	rate := timeline.RatePerSecond(1000)
-	res := runOpen(t, srv.dial(t, 1, 5), cmds, Config{
+	res := runOpen(t, srv.Dial(t, 1, 5), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 300, OnStart: onStart,
 	})
 	c := res.Counts
@@ -264,13 +158,13 @@ func TestCapDelayShowsAsSendLag(t *testing.T) {
 }
 
 func TestInterruptStopsTheTimelineAndStillAccounts(t *testing.T) {
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	rate := timeline.RatePerSecond(1000)
 	start := time.Now()
-	res, err := Run(ctx, srv.dial(t, 2, 0), cmds, Config{
+	res, err := Run(ctx, srv.Dial(t, 2, 0), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Duration: time.Minute,
 	})
 	if err != nil {
@@ -286,10 +180,10 @@ func TestInterruptStopsTheTimelineAndStillAccounts(t *testing.T) {
 }
 
 func TestAllConnectionsLostEndsTheRun(t *testing.T) {
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) { return nil, k == 3 })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) { return nil, k == 3 })
 	rate := timeline.RatePerSecond(1000)
-	res, err := Run(context.Background(), srv.dial(t, 2, 0), cmds, Config{
+	res, err := Run(context.Background(), srv.Dial(t, 2, 0), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Duration: 30 * time.Second,
 	})
 	if err == nil {
@@ -354,10 +248,10 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 			m, _ := r.Build()
 			cmds, n, names = scenarios.NewMixStream(m, 1, scenarios.Uniform{}), len("*2\r\n$3\r\nGET\r\n$1\r\na\r\n"), []string{"a", "b"}
 		} else {
-			cmds, n = pingStream(t)
+			cmds, n = drivertest.PingStream(t)
 		}
-		srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
-		conns := srv.dial(t, 2, 0)
+		srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
+		conns := srv.Dial(t, 2, 0)
 		rate := timeline.RatePerSecond(40000)
 		cfg := Config{Timeline: timeline.Uniform{Rate: rate}, Requests: requests, CommandNames: names}
 		cfg.Events = true // the tally of every request's outcome too

@@ -7,79 +7,13 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/hostile"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
-
-// checkSeries verifies that a series adds up to what it cuts: counts sum
-// to counts, each histogram's intervals merge to the histogram exactly
-// (same count, same p99.9 and max), intervals are contiguous from 0.
-func checkSeries(t *testing.T, what string, ivs []scheduler.Interval, d time.Duration, total scheduler.Counts, hs [3]*hdrhistogram.Histogram) {
-	t.Helper()
-	checkSeriesFrom(t, what, 0, ivs, d, total, hs)
-}
-
-// checkSeriesFrom is checkSeries for a series whose first interval starts
-// at origin (the end of a warmup).
-func checkSeriesFrom(t *testing.T, what string, origin time.Duration, ivs []scheduler.Interval, d time.Duration, total scheduler.Counts, hs [3]*hdrhistogram.Histogram) {
-	t.Helper()
-	if len(ivs) == 0 {
-		t.Fatalf("%s: no intervals", what)
-	}
-	var sum scheduler.Counts
-	merged := [3]*hdrhistogram.Histogram{histo.New(), histo.New(), histo.New()}
-	for k, iv := range ivs {
-		if iv.Start != origin+time.Duration(k)*d || (k < len(ivs)-1 && iv.Duration != d) || iv.Duration < 0 {
-			t.Fatalf("%s: interval %d starts at %v and lasts %v, with intervals of %v", what, k, iv.Start, iv.Duration, d)
-		}
-		sum.Add(iv.Counts)
-		for i, p := range [3]histo.Packed{iv.Response, iv.Service, iv.Lag} {
-			h, err := p.Histogram()
-			if err != nil {
-				t.Fatalf("%s: interval %d: %v", what, k, err)
-			}
-			if h.TotalCount() != p.Summary.Count {
-				t.Fatalf("%s: interval %d: summary of %d samples for %d", what, k, p.Summary.Count, h.TotalCount())
-			}
-			merged[i].Merge(h)
-		}
-	}
-	if sum != total {
-		t.Fatalf("%s: intervals sum to %+v, the test counts %+v", what, sum, total)
-	}
-	for i, h := range hs {
-		if h == nil {
-			if merged[i].TotalCount() != 0 {
-				t.Fatalf("%s: histogram %d: intervals hold %d samples of a histogram the test does not have", what, i, merged[i].TotalCount())
-			}
-			continue
-		}
-		m := merged[i]
-		if m.TotalCount() != h.TotalCount() || m.ValueAtQuantile(99.9) != h.ValueAtQuantile(99.9) || m.Max() != h.Max() || m.Min() != h.Min() {
-			t.Fatalf("%s: histogram %d: intervals merge to %d samples (p99.9 %d, max %d), the test has %d (p99.9 %d, max %d)",
-				what, i, m.TotalCount(), m.ValueAtQuantile(99.9), m.Max(), h.TotalCount(), h.ValueAtQuantile(99.9), h.Max())
-		}
-	}
-}
-
-func mixNames(t *testing.T) (func(seed uint64) scheduler.Commands, []string) {
-	t.Helper()
-	r, err := scenarios.BuildRecipe("", []scenarios.Custom{
-		{Name: "a", Args: []string{"GET", "a"}, Weight: 3}, {Name: "b", Args: []string{"SET", "b", "x"}, Weight: 1}}, scenarios.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(seed uint64) scheduler.Commands { return scenarios.NewMixStream(m, seed, scenarios.Uniform{}) }, []string{"a", "b"}
-}
 
 // TestOpenIntervalsAddUpToTheTest: an open run against a real redis-server
 // paused for 300 ms in the middle, cut into 100 ms intervals, for the test
@@ -96,19 +30,19 @@ func TestOpenIntervalsAddUpToTheTest(t *testing.T) {
 			srv.Resume()
 		}()
 	}
-	cmds, names := mixNames(t)
+	cmds, names := drivertest.MixNames(t)
 	const d = 100 * time.Millisecond
 	rate := timeline.RatePerSecond(5000)
-	res := runOpen(t, dial(t, srv.Addr, 4, 0), cmds(1), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 4, 0), cmds(1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 1200 * time.Millisecond, Interval: d, CommandNames: names,
 		OnStart: pause,
 	})
 	if res.Interval != d || len(res.Intervals) < 12 {
 		t.Fatalf("interval %v, %d intervals for a 1.2 s run", res.Interval, len(res.Intervals))
 	}
-	checkSeries(t, "test", res.Intervals, d, res.Counts, [3]*hdrhistogram.Histogram{res.Response, res.Service, res.Lag})
+	drivertest.CheckSeries(t, "test", res.Intervals, d, res.Counts, [3]*hdrhistogram.Histogram{res.Response, res.Service, res.Lag})
 	for _, c := range res.Commands {
-		checkSeries(t, c.Name, c.Intervals, d, c.Counts, [3]*hdrhistogram.Histogram{c.Response, c.Service, c.Lag})
+		drivertest.CheckSeries(t, c.Name, c.Intervals, d, c.Counts, [3]*hdrhistogram.Histogram{c.Response, c.Service, c.Lag})
 	}
 	// 500 requests intended per 100 ms while the timeline runs.
 	for _, iv := range res.Intervals[:12] {
@@ -152,7 +86,7 @@ func TestInterruptedSeriesStillAddsUp(t *testing.T) {
 	defer cancel()
 	rate := timeline.RatePerSecond(4000)
 	const d = 100 * time.Millisecond
-	res, err := Run(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
+	res, err := Run(ctx, drivertest.Dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, Interval: d,
 	})
 	if err != nil {
@@ -161,7 +95,7 @@ func TestInterruptedSeriesStillAddsUp(t *testing.T) {
 	if !res.Interrupted || len(res.Intervals) > 6 {
 		t.Fatalf("interrupted %v with %d intervals", res.Interrupted, len(res.Intervals))
 	}
-	checkSeries(t, "interrupted", res.Intervals, d, res.Counts, [3]*hdrhistogram.Histogram{res.Response, res.Service, res.Lag})
+	drivertest.CheckSeries(t, "interrupted", res.Intervals, d, res.Counts, [3]*hdrhistogram.Histogram{res.Response, res.Service, res.Lag})
 }
 
 // TestWarmupIsSentButNotMeasured: a 1.2 s timeline at 4k/s whose first
@@ -172,12 +106,12 @@ func TestInterruptedSeriesStillAddsUp(t *testing.T) {
 // 2800, and still add up exactly.
 func TestWarmupIsSentButNotMeasured(t *testing.T) {
 	srv := redistest.Start(t)
-	cmds, names := mixNames(t)
+	cmds, names := drivertest.MixNames(t)
 	const d = 200 * time.Millisecond
 	const warmup = 500 * time.Millisecond
 	rate := timeline.RatePerSecond(4000)
 	tl := timeline.Uniform{Rate: rate}
-	res := runOpen(t, dial(t, srv.Addr, 4, 0), cmds(1), Config{
+	res := runOpen(t, drivertest.Dial(t, srv.Addr, 4, 0), cmds(1), Config{
 		Timeline: tl, Rate: rate, Duration: 1200 * time.Millisecond, Interval: d, CommandNames: names,
 		Warmup: warmup,
 		OnStart: func(*scheduler.Live) {
@@ -215,10 +149,10 @@ func TestWarmupIsSentButNotMeasured(t *testing.T) {
 	if res.Window < 700*time.Millisecond || res.Window > 1200*time.Millisecond {
 		t.Fatalf("window %v, want the 0.7 s after the warmup (and the last replies)", res.Window)
 	}
-	checkSeriesFrom(t, "test", warmup, res.Intervals, d, c, [3]*hdrhistogram.Histogram{res.Response, res.Service, res.Lag})
+	drivertest.CheckSeriesFrom(t, "test", warmup, res.Intervals, d, c, [3]*hdrhistogram.Histogram{res.Response, res.Service, res.Lag})
 	var perCommand scheduler.Counts
 	for _, cr := range res.Commands {
-		checkSeriesFrom(t, cr.Name, warmup, cr.Intervals, d, cr.Counts, [3]*hdrhistogram.Histogram{cr.Response, cr.Service, cr.Lag})
+		drivertest.CheckSeriesFrom(t, cr.Name, warmup, cr.Intervals, d, cr.Counts, [3]*hdrhistogram.Histogram{cr.Response, cr.Service, cr.Lag})
 		perCommand.Add(cr.Counts)
 	}
 	if perCommand != c {
@@ -249,7 +183,7 @@ func TestStopDuringWarmup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	rate := timeline.RatePerSecond(2000)
-	res, err := Run(ctx, dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
+	res, err := Run(ctx, drivertest.Dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 10 * time.Second, Warmup: 5 * time.Second,
 		Interval: 100 * time.Millisecond,
 	})
@@ -277,7 +211,7 @@ func TestLiveTotalsDuringPoisson(t *testing.T) {
 	done := make(chan struct{})
 	var last scheduler.Totals
 	read := make(chan struct{})
-	res, err := Run(context.Background(), dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 2, 0), stream(t, "ping_inline", 1), Config{
 		Timeline: timeline.NewPoisson(rate, 7), Rate: rate, Duration: 300 * time.Millisecond,
 		OnStart: func(l *scheduler.Live) {
 			go func() {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -49,9 +50,9 @@ func TestShardedRunsAddUp(t *testing.T) {
 	cmds := make([]scheduler.Commands, 3)
 	var n int
 	for i := range cmds {
-		cmds[i], n = pingStream(t)
+		cmds[i], n = drivertest.PingStream(t)
 	}
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
 	rate := timeline.RatePerSecond(3000)
 	start := scheduler.Now() + int64(200*time.Millisecond)
 	results := make([]*scheduler.Result, 3)
@@ -64,7 +65,7 @@ func TestShardedRunsAddUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		shards[k-1] = sh
-		conns := srv.dial(t, 2, 0)
+		conns := srv.Dial(t, 2, 0)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -103,19 +104,19 @@ func TestShardedRunsAddUp(t *testing.T) {
 		}
 		total.Add(res.Counts)
 	}
-	if total.Scheduled != 301 || total.Completed != 301 || srv.received.Load() != 301 {
-		t.Fatalf("together %+v, the server received %d; want 301", total, srv.received.Load())
+	if total.Scheduled != 301 || total.Completed != 301 || srv.Received() != 301 {
+		t.Fatalf("together %+v, the server received %d; want 301", total, srv.Received())
 	}
 }
 
 // TestStopWhileWaitingForTheStart: a stop during the wait for a start
 // instant ends the run at once, with nothing sent.
 func TestStopWhileWaitingForTheStart(t *testing.T) {
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	res, err := Run(ctx, srv.dial(t, 1, 0), cmds, Config{
+	res, err := Run(ctx, srv.Dial(t, 1, 0), cmds, Config{
 		Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(1000)}, Duration: time.Second,
 		Start: scheduler.Now() + int64(time.Hour),
 	})

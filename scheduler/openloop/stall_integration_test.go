@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/clock"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
@@ -77,7 +78,7 @@ func TestOpenStallTruth(t *testing.T) {
 	windowsOf := pauseEvery(t, srv, 200*time.Millisecond, 2*time.Second)
 
 	rate := timeline.RatePerSecond(10000)
-	res, err := Run(context.Background(), dial(t, srv.Addr, 50, 0), stream(t, "get", 1000), Config{
+	res, err := Run(context.Background(), drivertest.Dial(t, srv.Addr, 50, 0), stream(t, "get", 1000), Config{
 		Name: "GET", Timeline: timeline.Uniform{Rate: rate}, Rate: rate, Duration: 8 * time.Second, Pacing: scheduler.Precise,
 	})
 	windows := windowsOf()

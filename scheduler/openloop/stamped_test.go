@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -35,7 +36,7 @@ func (s *stamps) Next() ([]byte, uint32) { return s.cmd, 0 }
 // its command; every request sent was stamped, in order.
 func TestStamperSeesEveryQueuedRequest(t *testing.T) {
 	t.Parallel()
-	s := newFakeServer(t, 14, func(int) ([]byte, bool) { return pong, false })
+	s := drivertest.NewServer(t, 14, func(int) ([]byte, bool) { return drivertest.Pong, false })
 	for _, shards := range []int{1, 3} {
 		rate := timeline.RatePerSecond(5000)
 		var tl timeline.Timeline = timeline.Uniform{Rate: rate}
@@ -48,7 +49,7 @@ func TestStamperSeesEveryQueuedRequest(t *testing.T) {
 			tl = sh
 		}
 		st := &stamps{cmd: []byte("*1\r\n$4\r\nPING\r\n")}
-		res, err := Run(context.Background(), s.dial(t, 2, 0), st, Config{Timeline: tl, Rate: rate, Requests: 600, HiccupInterval: -1})
+		res, err := Run(context.Background(), s.Dial(t, 2, 0), st, Config{Timeline: tl, Rate: rate, Requests: 600, HiccupInterval: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestStamperSeesEveryQueuedRequest(t *testing.T) {
 // same name checks the closed loop.
 func TestOnIntegerSeesIntegerReplies(t *testing.T) {
 	t.Parallel()
-	s := newFakeServer(t, 14, func(k int) ([]byte, bool) {
+	s := drivertest.NewServer(t, 14, func(k int) ([]byte, bool) {
 		if k%2 == 0 {
 			return []byte(":-3\r\n"), false
 		}
@@ -82,7 +83,7 @@ func TestOnIntegerSeesIntegerReplies(t *testing.T) {
 	var sum, n atomic.Int64
 	on := func(v int64) { sum.Add(v); n.Add(1) }
 	ping := []byte("*1\r\n$4\r\nPING\r\n")
-	res, err := Run(context.Background(), s.dial(t, 1, 0), scheduler.Fixed(ping), Config{Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 100, HiccupInterval: -1, OnInteger: on})
+	res, err := Run(context.Background(), s.Dial(t, 1, 0), scheduler.Fixed(ping), Config{Timeline: timeline.Uniform{Rate: timeline.RatePerSecond(5000)}, Requests: 100, HiccupInterval: -1, OnInteger: on})
 	if err != nil || res.Counts.Completed != 100 || n.Load() != 100 || sum.Load() != 50*7 {
 		t.Fatalf("open: %v, %d completed, %d integers summing to %d", err, res.Counts.Completed, n.Load(), sum.Load())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scenarios"
@@ -86,10 +87,10 @@ func TestClusterStepsRouteEveryStep(t *testing.T) {
 func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
 	t.Parallel()
 	tpl := compileKeyed(t, 1000, "GET", "key:__rand_int__")
-	b := newFakeServer(t, tpl.Len(), func(int) ([]byte, bool) { return []byte("$-1\r\n"), false })
-	bAddr := b.ln.Addr().String()
+	b := drivertest.NewServer(t, tpl.Len(), func(int) ([]byte, bool) { return []byte("$-1\r\n"), false })
+	bAddr := b.Addr()
 	a, top := redirectingPrimary(t, tpl.Len(), bAddr)
-	aAddr := a.ln.Addr().String()
+	aAddr := a.Addr()
 	// The refreshed map gives every slot to the new primary, so the first
 	// step ends with a map whose owners the next step's nodes lack.
 	scaled := cluster.NewTopology([]cluster.Node{{Addr: aAddr}, {Addr: bAddr}})
@@ -102,7 +103,7 @@ func TestClusterStepsJoinANewNodeEachStep(t *testing.T) {
 	rates := []float64{2000, 3000}
 	settle, d := 100*time.Millisecond, 300*time.Millisecond
 	var prevs []*Step
-	steps := runSteps(t, a.dial(t, 2, 0), scenarios.NewStream(tpl, 1), Config{Cluster: oc}, plans(rates, settle, d, &prevs), len(rates))
+	steps := runSteps(t, a.Dial(t, 2, 0), scenarios.NewStream(tpl, 1), Config{Cluster: oc}, plans(rates, settle, d, &prevs), len(rates))
 	for i, st := range steps {
 		cnt := st.Counts
 		if cnt.Completed == 0 || cnt.Completed != cnt.Scheduled || cnt.Errors+cnt.Timeouts+cnt.Unsent != 0 {

@@ -9,6 +9,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -46,9 +47,9 @@ func plans(rates []float64, settle, d time.Duration, prevs *[]*Step) func(int, *
 // the settle windows' requests too.
 func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 	t.Parallel()
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
-	conns := srv.dial(t, 4, 0)
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
+	conns := srv.Dial(t, 4, 0)
 	rates := []float64{1000, 2000, 3000}
 	settle, d := 100*time.Millisecond, 200*time.Millisecond
 	var prevs []*Step
@@ -71,7 +72,7 @@ func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 		if st.Settle != settle || st.Window < d {
 			t.Fatalf("step %d: settle %v, window %v (want at least %v)", i, st.Settle, st.Window, d)
 		}
-		checkSeriesFrom(t, "step", settle, st.Intervals, 50*time.Millisecond, st.Counts, [3]*hdrhistogram.Histogram{st.Response, st.Service, st.Lag})
+		drivertest.CheckSeriesFrom(t, "step", settle, st.Intervals, 50*time.Millisecond, st.Counts, [3]*hdrhistogram.Histogram{st.Response, st.Service, st.Lag})
 		if prevs[i+1] != st {
 			t.Fatalf("next(%d) was not given step %d", i+1, i)
 		}
@@ -79,13 +80,11 @@ func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 	if prevs[0] != nil {
 		t.Fatal("next(0) was given a previous step")
 	}
-	srv.mu.Lock()
-	accepted := len(srv.conns)
-	srv.mu.Unlock()
+	accepted := srv.Accepted()
 	if accepted != len(conns) {
 		t.Fatalf("the server accepted %d connections for %d: steps reconnected", accepted, len(conns))
 	}
-	if got := uint64(srv.received.Load()); got != all {
+	if got := uint64(srv.Received()); got != all {
 		t.Fatalf("the server received %d commands, the steps intended %d (settle included)", got, all)
 	}
 }
@@ -96,18 +95,18 @@ func TestStepsKeepTheirConnectionsAndBalance(t *testing.T) {
 // clean.
 func TestStepSettleRequestsAreNotMeasured(t *testing.T) {
 	t.Parallel()
-	cmds, n := pingStream(t)
+	cmds, n := drivertest.PingStream(t)
 	rate := timeline.RatePerSecond(2000)
 	settle, d := 100*time.Millisecond, 100*time.Millisecond
 	settleN := int(timeline.Count(timeline.Uniform{Rate: rate}, int64(settle), 1<<62))
-	srv := newFakeServer(t, n, func(k int) ([]byte, bool) {
+	srv := drivertest.NewServer(t, n, func(k int) ([]byte, bool) {
 		if k < settleN {
 			return errBoom, false
 		}
-		return pong, false
+		return drivertest.Pong, false
 	})
 	var prevs []*Step
-	steps, err := RunSteps(context.Background(), srv.dial(t, 1, 0), cmds, Config{},
+	steps, err := RunSteps(context.Background(), srv.Dial(t, 1, 0), cmds, Config{},
 		plans([]float64{2000, 2000}, settle, d, &prevs))
 	if err != nil {
 		t.Fatal(err)
@@ -126,18 +125,18 @@ func TestStepSettleRequestsAreNotMeasured(t *testing.T) {
 // step runs on the new ones.
 func TestStepAbortsWhenTheOldestRequestWaitsTooLong(t *testing.T) {
 	t.Parallel()
-	cmds, n := pingStream(t)
+	cmds, n := drivertest.PingStream(t)
 	var silent atomic.Bool
 	silent.Store(true)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) {
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) {
 		if silent.Load() {
 			return nil, false
 		}
-		return pong, false
+		return drivertest.Pong, false
 	})
 	rate := timeline.RatePerSecond(1000)
-	steps, err := RunSteps(context.Background(), srv.dial(t, 2, 0), cmds,
-		Config{Redial: redialTo(srv.ln.Addr().String())},
+	steps, err := RunSteps(context.Background(), srv.Dial(t, 2, 0), cmds,
+		Config{Redial: redialTo(srv.Addr())},
 		func(i int, prev *Step) (StepPlan, bool) {
 			switch i {
 			case 0:
@@ -166,9 +165,7 @@ func TestStepAbortsWhenTheOldestRequestWaitsTooLong(t *testing.T) {
 	if c := b.Counts; !c.Balanced() || c.Completed != c.Scheduled || c.Scheduled != 100 || b.Aborted || b.Reconnects != 0 {
 		t.Fatalf("step 1: counts %+v, aborted %v, reconnects %d", c, b.Aborted, b.Reconnects)
 	}
-	srv.mu.Lock()
-	accepted := len(srv.conns)
-	srv.mu.Unlock()
+	accepted := srv.Accepted()
 	if accepted != 4 {
 		t.Fatalf("the server accepted %d connections, want 2 and their 2 replacements", accepted)
 	}
@@ -177,15 +174,15 @@ func TestStepAbortsWhenTheOldestRequestWaitsTooLong(t *testing.T) {
 // TestStepsStopOnCancel: a cancelled context ends the step under way as
 // interrupted and starts no other.
 func TestStepsStopOnCancel(t *testing.T) {
-	cmds, n := pingStream(t)
-	srv := newFakeServer(t, n, func(int) ([]byte, bool) { return pong, false })
+	cmds, n := drivertest.PingStream(t)
+	srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Cancelled 100 ms into the first step (however long setting up took).
 	var once sync.Once
 	onStart := func(*scheduler.Live) { once.Do(func() { time.AfterFunc(100*time.Millisecond, cancel) }) }
 	var prevs []*Step
-	steps, err := RunSteps(ctx, srv.dial(t, 2, 0), cmds, Config{OnStart: onStart},
+	steps, err := RunSteps(ctx, srv.Dial(t, 2, 0), cmds, Config{OnStart: onStart},
 		plans([]float64{1000, 1000, 1000}, 0, 10*time.Second, &prevs))
 	if err != nil {
 		t.Fatal(err)

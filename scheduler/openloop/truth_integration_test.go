@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/drivertest"
 	"github.com/pacer-load/pacer/internal/sink"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/scheduler"
@@ -37,7 +38,7 @@ func TestResponseTracksTheTruth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s, runOpen(t, dial(t, s.Addr(), 10, 0), &sink.Indexed{}, Config{
+		return s, runOpen(t, drivertest.Dial(t, s.Addr(), 10, 0), &sink.Indexed{}, Config{
 			Timeline: tl, Rate: rate, Duration: 2 * time.Second, Pacing: scheduler.Precise,
 			Interval: 10 * time.Millisecond, // the first interval: the first 100 requests
 		})
