@@ -87,8 +87,12 @@ func TestLostConnectionCountsInFlightAsErrorsAndOthersGoOn(t *testing.T) {
 	res := runOpen(t, srv.Dial(t, 4, 0), cmds, Config{
 		Timeline: timeline.Uniform{Rate: rate}, Requests: 1000,
 	})
+	// What was in flight on the lost connection ends in errors; how much
+	// that is depends on how far behind the pacer was when it closed (a
+	// loaded CI runner had 105 in flight). The others going on is what
+	// keeps most completed: without them about 20 a connection would be.
 	c := res.Counts
-	if !c.Balanced() || c.Completed < 900 || c.Errors == 0 {
+	if !c.Balanced() || c.Completed < 700 || c.Errors == 0 {
 		t.Fatalf("counts %+v: want most completed, some errors, all accounted", c)
 	}
 	if res.ErrorCodes[scheduler.CodeConnectionLost] == 0 || res.ErrorCodes[scheduler.CodeConnectionLost] != c.Errors {
