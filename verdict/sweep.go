@@ -8,7 +8,6 @@ import (
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/scheduler/openloop"
 )
 
 // A sweep's conclusion composes the judgements of its steps (Step): the
@@ -135,13 +134,13 @@ func ClosedSweep(runs []*scheduler.Result, points []StepJudgement, sloSet, inter
 	return Worse(out, Inconclusive), notes
 }
 
-// AbortedAtOnce reports whether an aborted step was cut within its first
+// AbortedAtOnce reports whether an aborted step (its facts st) was cut within its first
 // interval (or before any was measured) on a host that did not stall
 // meanwhile: its oldest request had waited past --abort-after (bound) by
 // the first interval's end, while the host's longest hiccup stayed under
 // half of it. A host that froze pacer for as long can have made the
 // abort itself: that step is a failure to measure again like any other.
-func AbortedAtOnce(st *openloop.Step, bound time.Duration) bool {
+func AbortedAtOnce(st *scheduler.Result, bound time.Duration) bool {
 	iv := st.Interval
 	if iv <= 0 {
 		iv = scheduler.DefaultInterval

@@ -517,7 +517,7 @@ func (o *openSweep) assess(p *openPoint) error {
 	for k, st := range p.steps {
 		rs[k] = st.Result
 		p.aborted = p.aborted || st.Aborted
-		p.atOnce = p.atOnce || st.Aborted && verdict.AbortedAtOnce(st, o.cfg.AbortAfter)
+		p.atOnce = p.atOnce || st.Aborted && verdict.AbortedAtOnce(st.Result, o.cfg.AbortAfter)
 	}
 	p.pooled = scheduler.Pool(rs)
 	p.server = nil
