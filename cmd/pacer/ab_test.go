@@ -161,22 +161,37 @@ func startServe(t *testing.T, extra ...string) string {
 // A slower server is found slower: pacer serve with a service time four
 // times as long (exp:400us against exp:100us) makes the p50 at least 10%
 // higher, and its word worse unless a side could not be trusted (a
-// loaded host's hiccups, a generator behind), which must then be said.
+// loaded host's hiccups, a generator behind), which must then be said. A
+// side the host's noise made untrusted also moves the point change (CI
+// under -race: hiccups p99 33 ms in the first round of A, the p50 −16%):
+// the session is measured once more, and if the host spoils that one too,
+// what must hold is that pacer said so and did not call it better or the
+// same.
 func TestABFindsASlowerServer(t *testing.T) {
 	t.Parallel()
 	testrun.SkipShort(t, "runs 3 rounds against two pacer serve processes")
 	fast, slow := startServe(t, "--delay", "exp:100us"), startServe(t, "--delay", "exp:400us")
-	dir := t.TempDir()
-	dj := filepath.Join(dir, "d.json")
-	code, stdout, stderr := pacer(t, "ab", "--a", "redis://"+fast, "--b", "redis://"+slow, "--rate", "1k", "-c", "4", "-t", "get",
-		"--rounds", "3", "--round-duration", "1s", "--warmup", "200ms", "-q", "--diff-json", dj)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
-	f := readDiff(t, dj).Tests[0].Figures[0]
-	untrusted := f.BaselineUntrusted + f.CandidateUntrusted + f.BaselineNoisy + f.CandidateNoisy
-	if f.Figure != "p50" || f.ChangePct == nil || *f.ChangePct < 10 || f.Word != "worse" && untrusted == "" {
-		t.Errorf("p50: %s %v%% (%s)\n%s", f.Word, ptrText(f.ChangePct), f.Why, stdout)
+	for attempt := 1; ; attempt++ {
+		dj := filepath.Join(t.TempDir(), "d.json")
+		code, stdout, stderr := pacer(t, "ab", "--a", "redis://"+fast, "--b", "redis://"+slow, "--rate", "1k", "-c", "4", "-t", "get",
+			"--rounds", "3", "--round-duration", "1s", "--warmup", "200ms", "-q", "--diff-json", dj)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+		}
+		f := readDiff(t, dj).Tests[0].Figures[0]
+		untrusted := f.BaselineUntrusted + f.CandidateUntrusted + f.BaselineNoisy + f.CandidateNoisy
+		found := f.Figure == "p50" && f.ChangePct != nil && *f.ChangePct >= 10 && (f.Word == "worse" || untrusted != "")
+		switch {
+		case found:
+			return
+		case untrusted == "":
+			t.Fatalf("p50: %s %v%% (%s)\n%s", f.Word, ptrText(f.ChangePct), f.Why, stdout)
+		case f.Word == "better" || f.Word == "same":
+			t.Fatalf("p50: %s beside an untrusted side (%s)\n%s", f.Word, untrusted, stdout)
+		case attempt == 2:
+			t.Logf("the host's noise spoilt both sessions, and pacer said so: p50 %s %v%% (%s)", f.Word, ptrText(f.ChangePct), f.Why)
+			return
+		}
 	}
 }
 
