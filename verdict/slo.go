@@ -160,6 +160,22 @@ func (s SLO) Metrics() []string {
 	return out
 }
 
+// For refuses the clauses a command cannot judge: loss and lag are a
+// message bus's (pacer pubsub, pacer stream), and a consumer lag only a
+// stream's. command is the command's name ("run", "pubsub", "stream", …).
+func (s SLO) For(command string) error {
+	messages := command == "pubsub" || command == "stream"
+	for _, metric := range s.Metrics() {
+		switch {
+		case (metric == "loss" || metric == "lag") && !messages:
+			return usage.Flagf("slo", "{slo} %s: only messages are lost or lag behind (pacer pubsub, pacer stream)", metric)
+		case metric == "lag" && command != "stream":
+			return usage.Flagf("slo", "{slo} lag: a consumer lag is a stream's (pacer stream); pubsub has loss")
+		}
+	}
+	return nil
+}
+
 // upper reports whether the clause bounds its metric from above (<, <=):
 // a larger value is worse.
 func (c clause) upper() bool { return c.op[0] == '<' }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/resulttest"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
@@ -239,5 +240,31 @@ func TestSLOLoosestLatencyAndMetrics(t *testing.T) {
 	}
 	if got, want := strings.Join(s.Metrics(), ","), "p99,p50,max,errors"; got != want {
 		t.Errorf("metrics %s, want %s", got, want)
+	}
+}
+
+// TestSLOFor: loss and lag are refused outside the message commands, lag
+// outside pacer stream, and what each command judges passes; the refusal
+// is a usage error that names the clause.
+func TestSLOFor(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		spec, command string
+		refused       bool
+	}{
+		{"p99<=1ms,errors<1%", "run", false},
+		{"loss<=0", "run", true},
+		{"lag<=10", "sweep", true},
+		{"loss<=0", "pubsub", false},
+		{"lag<=10", "pubsub", true},
+		{"lag<=10,loss<=0", "stream", false},
+	} {
+		err := mustSLO(t, c.spec, 0).For(c.command)
+		if (err != nil) != c.refused {
+			t.Errorf("%s for %s: %v, want refused %v", c.spec, c.command, err, c.refused)
+		}
+		if err != nil && (!usage.Is(err) || !strings.Contains(err.Error(), "SLO "+strings.SplitN(c.spec, "<", 2)[0]+":")) {
+			t.Errorf("%s for %s: %v, want a usage error naming the clause", c.spec, c.command, err)
+		}
 	}
 }

@@ -151,8 +151,10 @@ func parseOutput(c *cli.Context) (outputConfig, error) {
 		if o.slo, err = verdict.ParseSLO(c.String("slo")); err != nil {
 			return o, usageErrorf("%v", err)
 		}
-		if err := messageClauses(c, o.slo); err != nil {
-			return o, err
+		if c.Command != nil {
+			if err := o.slo.For(c.Command.Name); err != nil {
+				return o, err
+			}
 		}
 	}
 	if c.IsSet("slo-window") {

@@ -10,7 +10,6 @@ import (
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
-	"github.com/pacer-load/pacer/verdict"
 )
 
 // What pacer pubsub and pacer stream share: the publisher's timeline
@@ -124,28 +123,4 @@ func (m *messageLoad) echo(rc report.RunConfig, extra map[string]any) report.Run
 	rc.Target, rc.Conns, rc.Dial, rc.Seed, rc.Rate, rc.Duration, rc.Requests = m.target.Addr, m.conns, m.target, m.seed, m.Rate, m.Duration, m.Requests
 	rc.Sizes = scenarios.FixedSize(m.size) // data_size: the payload's, as -d gave it
 	return rc
-}
-
-// sloFor refuses clauses a command cannot judge: lag without a stream.
-func sloFor(slo verdict.SLO, stream bool) error {
-	for _, metric := range slo.Metrics() {
-		if metric == "lag" && !stream {
-			return usageErrorf("--slo lag: a consumer lag is a stream's (pacer stream); pubsub has loss")
-		}
-	}
-	return nil
-}
-
-// messageClauses refuses loss and lag clauses outside pacer pubsub and
-// pacer stream: only messages are lost or lag.
-func messageClauses(c *cli.Context, slo verdict.SLO) error {
-	if c.Command != nil && (c.Command.Name == "pubsub" || c.Command.Name == "stream") {
-		return nil
-	}
-	for _, metric := range slo.Metrics() {
-		if metric == "loss" || metric == "lag" {
-			return usageErrorf("--slo %s: only messages are lost or lag behind (pacer pubsub, pacer stream)", metric)
-		}
-	}
-	return nil
 }

@@ -52,9 +52,6 @@ func parsePubsubConfig(c *cli.Context) (*pubsubConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sloFor(m.out.slo, false); err != nil {
-		return nil, err
-	}
 	cfg := &pubsubConfig{messageLoad: m}
 	r := &cfg.run
 	r.Channels, r.Subscribers, r.Patterns, r.Sharded = c.Int("channels"), c.Int("subscribers"), c.Bool("patterns"), c.Bool("sharded")

@@ -52,9 +52,6 @@ func parseStreamConfig(c *cli.Context) (*streamConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sloFor(m.out.slo, true); err != nil {
-		return nil, err
-	}
 	cfg := &streamConfig{messageLoad: m}
 	r := &cfg.run
 	r.Streams, r.Groups, r.Consumers, r.MaxLen = c.Int("streams"), c.Int("groups"), c.Int("consumers"), c.Int64("maxlen")
