@@ -132,7 +132,7 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 	if a.work, err = parseOpenWorkload(c, "catalogue tests"); err != nil {
 		return nil, err
 	}
-	if err := checkMaxBuffer(a.work, a.load.MaxBuffer); err != nil {
+	if err := experiment.CheckMaxBuffer(a.work.list(), a.load.MaxBuffer); err != nil {
 		return nil, err
 	}
 	switch {
@@ -143,7 +143,7 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkClosedBudget(a.work, cfg.Conns, p); err != nil {
+		if err := experiment.CheckClosedBudget(a.work.list(), cfg.Conns, p); err != nil {
 			return nil, err
 		}
 		cfg.Closed = &ab.Closed{Pipeline: p}
@@ -242,11 +242,7 @@ func abAction(c *cli.Context) error {
 	e.askServer()
 	expA := e.experiment(a.errs)
 	envs := [2]*experiment.Env{expA, ab.Other(ctx, expA, a.sides[ab.B], secretsFrom(ctx).Redact)}
-	var tests []experiment.Test
-	for _, j := range a.work.tests {
-		tests = append(tests, j.Test)
-	}
-	cfg.Tests = tests
+	cfg.Tests = a.work.list()
 	session := ab.Session(cfg.Seed, time.Now())
 	if !a.quiet {
 		for s, env := range envs {
@@ -285,7 +281,7 @@ func abAction(c *cli.Context) error {
 		doc.Server = envs[s].Server.ID
 		doc.Interrupted = interrupted
 		doc.Config = a.echo(ctx, s, session)
-		l, err := res.Document(s, tests, doc)
+		l, err := res.Document(s, cfg.Tests, doc)
 		if err != nil {
 			return failed(err)
 		}

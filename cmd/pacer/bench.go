@@ -135,7 +135,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 		if len(trailing) == 0 {
 			return nil, usageErrorf("-x reads the last argument from stdin: give a command")
 		}
-		last, err := bench.ReadLastArg(input.Reader(c.Context, stdin), cfg.Clients, cfg.Pipeline, maxClosedInFlight)
+		last, err := bench.ReadLastArg(input.Reader(c.Context, stdin), cfg.Clients, cfg.Pipeline, experiment.MaxClosedInFlight)
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +148,7 @@ func parseBenchConfig(c *cli.Context, stdin io.Reader) (*benchConfig, error) {
 	if cfg.work, err = parseWorkload(c, cfg.sizes, trailing, ignoreT); err != nil {
 		return nil, err
 	}
-	if err := checkClosedBudget(cfg.work, cfg.Clients, cfg.Pipeline); err != nil {
+	if err := experiment.CheckClosedBudget(cfg.work.list(), cfg.Clients, cfg.Pipeline); err != nil {
 		return nil, err
 	}
 	if cfg.keepAlive == 0 {

@@ -123,14 +123,14 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	if len(cfg.work.tests) != 1 {
 		return nil, usageErrorf("-t %q selects %d tests; compare runs one (or a --mix)", c.String("t"), len(cfg.work.tests))
 	}
-	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
+	if err := experiment.CheckMaxBuffer(cfg.work.list(), cfg.target.MaxBuffer); err != nil {
 		return nil, err
 	}
 	if err := fitMemory(c, cfg.Conns, &l, cfg.work); err != nil {
 		return nil, err
 	}
 	cfg.target.MaxBuffer = l.MaxBuffer
-	if err := checkClosedBudget(cfg.work, cfg.Conns, cfg.Pipeline); err != nil {
+	if err := experiment.CheckClosedBudget(cfg.work.list(), cfg.Conns, cfg.Pipeline); err != nil {
 		return nil, err
 	}
 	cfg.test = cfg.work.tests[0]

@@ -93,7 +93,7 @@ func fillAction(c *cli.Context) error {
 	// the config.
 	keys := scenarios.NewSequential(n)
 	w := &workload{opts: scenarios.Options{Sizes: sizes, Keyspace: n}, keys: keys, tests: []workTest{{Test: testOf(recipe, "fill", nil, keys)}}}
-	if err := checkClosedBudget(w, conns, pipeline); err != nil {
+	if err := experiment.CheckClosedBudget(w.list(), conns, pipeline); err != nil {
 		return err
 	}
 	seed := parseSeed(c)

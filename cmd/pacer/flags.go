@@ -22,10 +22,6 @@ const (
 	// maxConnections bounds -c: each connection costs a socket, a reader
 	// goroutine and its FIFO.
 	maxConnections = 10000
-	// maxClosedInFlight bounds -c × -P × the largest command of a closed
-	// loop (bench, compare's closed run, fill): the loop holds whole
-	// batches.
-	maxClosedInFlight = 1 << 30
 )
 
 // Flag categories, in the order help lists them: where to send, how much,

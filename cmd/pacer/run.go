@@ -130,7 +130,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.work, err = parseOpenWorkload(c, "catalogue tests"); err != nil {
 		return nil, err
 	}
-	if err := checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err != nil {
+	if err := experiment.CheckMaxBuffer(cfg.work.list(), cfg.target.MaxBuffer); err != nil {
 		return nil, err
 	}
 	if err := fitMemory(c, cfg.conns, &cfg.load, cfg.work); err != nil {

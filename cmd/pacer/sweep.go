@@ -134,8 +134,8 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 		return nil, usageErrorf("a sweep runs one workload: -t names %d tests; pick one, or make them one test with --mix", len(cfg.work.tests))
 	}
 	if cfg.closed {
-		err = checkClosedBudget(cfg.work, slices.Max(cfg.Clients), slices.Max(cfg.Pipelines))
-	} else if err = checkMaxBuffer(cfg.work, cfg.target.MaxBuffer); err == nil {
+		err = experiment.CheckClosedBudget(cfg.work.list(), slices.Max(cfg.Clients), slices.Max(cfg.Pipelines))
+	} else if err = experiment.CheckMaxBuffer(cfg.work.list(), cfg.target.MaxBuffer); err == nil {
 		err = fitMemory(c, cfg.Conns, &cfg.load, cfg.work)
 		cfg.target.MaxInflight, cfg.target.MaxBuffer = cfg.load.MaxInflight, cfg.load.MaxBuffer
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/experiment"
-	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 )
@@ -85,7 +84,7 @@ func parseWorkload(c *cli.Context, sizes scenarios.Sizes, trailing []string, ign
 		Keyspace: c.String("r"), KeyspaceGiven: c.IsSet("r"), KeyDist: c.String("key-dist"), KeyDistGiven: c.IsSet("key-dist"),
 		Commands: c.StringSlice("command"), Weights: c.StringSlice("command-weight"), CommandsFile: c.String("commands"),
 		Mix: c.String("mix"), Ratio: c.String("ratio"), RatioGiven: c.IsSet("ratio"), Trailing: trailing,
-		Cluster: tags, MaxCommand: maxClosedInFlight}.Build(c.Context)
+		Cluster: tags, MaxCommand: experiment.MaxClosedInFlight}.Build(c.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -118,27 +117,11 @@ func parseOpenWorkload(c *cli.Context, tests string) (*workload, error) {
 	return parseWorkload(c, sizes, c.Args().Slice(), false)
 }
 
-// checkClosedBudget refuses a closed loop that could hold more in flight
-// than maxClosedInFlight bytes: -c × -P × the largest command.
-func checkClosedBudget(w *workload, conns, pipeline int) error {
-	for _, t := range w.tests {
-		l := int64(t.Recipe.MaxCommandSize()) // RESP framing and the largest value included
-		if total := int64(conns) * int64(pipeline) * l; total > maxClosedInFlight {
-			return usageErrorf("-c %d × -P %d × %s (the largest command of %s) = %s in flight; at most %s: lower -c, -P or -d",
-				conns, pipeline, bytesize.Format(l), t.Title, bytesize.Format(total), bytesize.Format(maxClosedInFlight))
-		}
+// list is the workload's tests as the experiments take them.
+func (w *workload) list() []experiment.Test {
+	tests := make([]experiment.Test, len(w.tests))
+	for i, j := range w.tests {
+		tests[i] = j.Test
 	}
-	return nil
-}
-
-// checkMaxBuffer refuses a command that can never fit a connection's
-// --max-buffer.
-func checkMaxBuffer(w *workload, maxBuffer int) error {
-	for _, t := range w.tests {
-		if l := int64(t.Recipe.MaxCommandSize()); l > int64(maxBuffer) {
-			return usageErrorf("a command of %s (%s) is larger than --max-buffer %s: raise --max-buffer or lower -d",
-				bytesize.Format(l), t.Title, bytesize.Format(int64(maxBuffer)))
-		}
-	}
-	return nil
+	return tests
 }
