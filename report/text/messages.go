@@ -145,13 +145,7 @@ func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOpt
 		writeServerProcess(&b, f.Server)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", verdict.Of(t), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
-	if slo := t.SLO; slo != nil {
-		for _, l := range slo.Lines() {
-			fmt.Fprintf(&b, "  %s\n", l)
-		}
-	}
-	b.WriteString("\n")
+	writeVerdict(&b, t)
 	_, err = io.WriteString(w, b.String())
 	return err
 }

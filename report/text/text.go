@@ -136,15 +136,21 @@ func Text(w io.Writer, t *report.Test, o report.TextOptions) error {
 	}
 	b.WriteString("\n")
 	b.WriteString(report.DecideLine(t.Decide))
-	fmt.Fprintf(&b, "  verdict: %s (%s: %s)\n", verdict.Of(t), safetext.Escape(r.Verdict), safetext.Escape(r.VerdictReason))
+	writeVerdict(&b, t)
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// writeVerdict writes a test's closing lines: its outcome with the trust
+// rule's verdict and reason, the SLO's lines, and a blank line.
+func writeVerdict(b *strings.Builder, t *report.Test) {
+	fmt.Fprintf(b, "  verdict: %s (%s: %s)\n", verdict.Of(t), safetext.Escape(t.Verdict), safetext.Escape(t.VerdictReason))
 	if slo := t.SLO; slo != nil {
 		for _, l := range slo.Lines() {
-			fmt.Fprintf(&b, "  %s\n", l)
+			fmt.Fprintf(b, "  %s\n", l)
 		}
 	}
 	b.WriteString("\n")
-	_, err = io.WriteString(w, b.String())
-	return err
 }
 
 // connectionsText is "50 connections", or for a merged result the sum
