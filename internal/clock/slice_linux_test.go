@@ -88,3 +88,20 @@ func TestShortSliceKeepsNice(t *testing.T) {
 		return ""
 	})
 }
+
+func TestPreciseTimers(t *testing.T) {
+	onOwnThread(t, func(int) string {
+		before := TimerSlack()
+		if !PreciseTimers() {
+			return "prctl(PR_SET_TIMERSLACK) refused"
+		}
+		if got := TimerSlack(); got != 1 {
+			t.Errorf("timer slack %v after PreciseTimers, want 1ns", got)
+		}
+		DefaultTimers()
+		if got := TimerSlack(); got != before {
+			t.Errorf("timer slack %v after DefaultTimers, want the default %v", got, before)
+		}
+		return ""
+	})
+}

@@ -19,3 +19,12 @@ func ResetSlice(tid int) {}
 
 // Slice returns 0: the slice is unknown here.
 func Slice(tid int) time.Duration { return 0 }
+
+// PreciseTimers does nothing here: it reports false.
+func PreciseTimers() bool { return false }
+
+// DefaultTimers does nothing here.
+func DefaultTimers() {}
+
+// TimerSlack returns 0: unknown here.
+func TimerSlack() time.Duration { return 0 }

@@ -93,22 +93,30 @@ type pacer struct {
 // ms for uniform. Under EEVDF (Linux 6.12 and later) a waking task with a
 // shorter slice than the running one may preempt it at once; where the
 // kernel has no per-task slice this does nothing.
+//
+// The thread also gets a timer slack of 1 ns (clock.PreciseTimers): with
+// the default 50 µs a precise sleep woke up to 50 µs after its deadline,
+// which every uniform send paid as send lag. A thread's slack can only be
+// changed by itself, so a thread the goroutine left keeps the short slack
+// (it costs that thread's other sleeps only their batching); the thread
+// the loop ends on gets the default back.
 type sliceHolder struct {
-	tid int  // the thread holding the short slice, 0 for none
-	off bool // the kernel refused: ask no more
+	tid   int  // the thread holding the short slice, 0 for none
+	off   bool // the kernel refused: ask no more
+	timer int  // the thread last given precise timers, 0 for none
 }
 
-// hold gives the calling thread the short slice, and the thread that had
-// it the default one back.
+// hold gives the calling thread the short slice and precise timers, and
+// the thread that had the slice the default one back.
 func (s *sliceHolder) hold() {
-	if s.off {
-		return
-	}
 	tid := clock.Thread()
-	if tid == s.tid {
+	if tid != s.timer && clock.PreciseTimers() {
+		s.timer = tid
+	}
+	if s.off || tid == s.tid {
 		return
 	}
-	s.release()
+	s.releaseSlice()
 	if clock.SetShortSlice(tid) {
 		s.tid = tid
 	} else {
@@ -116,8 +124,19 @@ func (s *sliceHolder) hold() {
 	}
 }
 
-// release gives the thread holding the short slice the default one back.
+// release gives the thread holding the short slice the default one back,
+// and the calling thread its default timer slack.
 func (s *sliceHolder) release() {
+	s.releaseSlice()
+	if s.timer == clock.Thread() {
+		clock.DefaultTimers()
+		s.timer = 0
+	}
+}
+
+// releaseSlice gives the thread holding the short slice the default one
+// back.
+func (s *sliceHolder) releaseSlice() {
 	if s.tid != 0 {
 		clock.ResetSlice(s.tid)
 		s.tid = 0

@@ -38,13 +38,16 @@ func TestPacerThreadHasAShortSlice(t *testing.T) {
 		cmds, n := drivertest.PingStream(t)
 		srv := drivertest.NewServer(t, n, func(int) ([]byte, bool) { return drivertest.Pong, false })
 		rate := timeline.RatePerSecond(2000)
-		sleeps, short := 0, 0
+		sleeps, short, precise := 0, 0, 0
 		res := runOpen(t, srv.Dial(t, 2, 0), cmds, Config{
 			Timeline: timeline.NewPoisson(rate, 1), Rate: rate, Requests: 20, Pacing: pacing,
 			beforeSleep: func() {
 				sleeps++
 				if clock.Slice(clock.Thread()) == clock.ShortSlice {
 					short++
+				}
+				if clock.TimerSlack() == 1 {
+					precise++
 				}
 			},
 		})
@@ -61,6 +64,9 @@ func TestPacerThreadHasAShortSlice(t *testing.T) {
 		}
 		if 2*short <= sleeps {
 			t.Errorf("%s: the pacing thread had the short slice in %d of %d sleeps", pacing, short, sleeps)
+		}
+		if 2*precise <= sleeps {
+			t.Errorf("%s: the pacing thread had a 1 ns timer slack in %d of %d sleeps", pacing, precise, sleeps)
 		}
 	}
 }
