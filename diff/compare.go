@@ -172,6 +172,13 @@ func (c *comparer) compareTest(p pair, isPaired bool) Test {
 		NBaseline: len(b.runs), NCandidate: len(p.cand.runs)}
 	h := &how{method: method(p, isPaired)}
 	t.Method = h.method
+	if h.method == string(stats.PairedRuns) {
+		var left []int
+		if p, left = trustedRounds(p); len(left) > 0 {
+			t.RoundsLeftOut = left
+			t.NBaseline, t.NCandidate = len(p.base.runs), len(p.cand.runs)
+		}
+	}
 	switch h.method {
 	case string(stats.Blocks):
 		t.Note = "one run per side: the intervals come from each run's own intervals (a block bootstrap); the spread between runs is not in them"
@@ -179,6 +186,9 @@ func (c *comparer) compareTest(p pair, isPaired bool) Test {
 		t.Note = "one side has a single run: the other side's spread between runs stands for both"
 	case Identical:
 		t.Note = "the same runs on both sides: the change is 0 exactly"
+	}
+	if len(t.RoundsLeftOut) > 0 {
+		t.Note = roundsLeftOutNote(t.RoundsLeftOut, t.NBaseline)
 	}
 	qs := slices.Clone(c.o.Percentiles)
 	if len(qs) == 0 {
@@ -367,4 +377,68 @@ func ratioOf(t *report.Test, f spec) stats.Ratio {
 		r.Den = append(r.Den, float64(iv.Scheduled))
 	}
 	return r
+}
+
+// MinTrustedRounds is the fewest rounds of a pacer ab session a paired
+// comparison keeps when it leaves out the rounds a side did not trust:
+// with fewer (or fewer than half the session's), every round is kept and
+// a side untrusted in any of them is judged as a whole (compareFigure).
+const MinTrustedRounds = 3
+
+// trustedRounds leaves out of a paired comparison the rounds in which
+// either side's own verdict did not trust its run (generator_behind or
+// inconclusive: the client host's doing), with the other side's run of
+// that round, and returns the rounds left out (1-based). A round is a
+// pair: leaving out both runs keeps the pairing, and the choice rests on
+// the client's account of itself (its send lag, receive lag, hiccups),
+// not on what the server answered, so it does not favour a side. A round
+// that lost its target is kept, for the comparison to say so. When fewer
+// than MinTrustedRounds (or than half the rounds) would remain, nothing
+// is left out.
+func trustedRounds(p pair) (pair, []int) {
+	n := len(p.base.runs)
+	if len(p.cand.runs) != n {
+		return p, nil
+	}
+	var keep, left []int
+	for i := range n {
+		if untrustedRun(p.base.runs[i]) || untrustedRun(p.cand.runs[i]) {
+			left = append(left, i+1)
+			continue
+		}
+		keep = append(keep, i)
+	}
+	if len(left) == 0 || len(keep) < MinTrustedRounds || 2*len(keep) < n {
+		return p, nil
+	}
+	sub := func(s *sample) *sample {
+		out := &sample{name: s.name, id: s.id, mode: s.mode, rate: s.rate}
+		for _, i := range keep {
+			out.runs = append(out.runs, s.runs[i])
+			out.where = append(out.where, s.where[i])
+		}
+		// The pooled test's verdict covered the rounds left out: each
+		// kept run's own verdict stands for the side.
+		return out
+	}
+	return pair{base: sub(p.base), cand: sub(p.cand)}, left
+}
+
+// untrustedRun reports whether a run's own verdict puts its numbers down
+// to the client (generator_behind, inconclusive).
+func untrustedRun(t *report.Test) bool {
+	return t.Verdict == report.VerdictGeneratorBehind || t.Verdict == report.VerdictInconclusive
+}
+
+// roundsLeftOutNote says which rounds a paired comparison left out.
+func roundsLeftOutNote(left []int, kept int) string {
+	words := make([]string, len(left))
+	for i, r := range left {
+		words[i] = fmt.Sprint(r)
+	}
+	what := "round " + words[0]
+	if len(left) > 1 {
+		what = "rounds " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+	}
+	return fmt.Sprintf("%s left out, with both sides' runs: a side's own verdict did not trust its run there (the client host's doing); the %d other rounds are paired", what, kept)
 }

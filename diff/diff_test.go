@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -407,5 +408,57 @@ func TestPairedRoundsNoiseOnBothSides(t *testing.T) {
 	}
 	if f := figure(t, out.Tests[0], "p50"); f.CandidateNoisy == "" || f.Word != string(stats.Worse) {
 		t.Errorf("p50 of noisy interleaved rounds: %s (%s), noisy %q", f.Word, f.Why, f.CandidateNoisy)
+	}
+}
+
+// A round in which one side's own verdict did not trust its run is left
+// out with the other side's run of that round, and the other rounds are
+// compared as they are; with too few trusted rounds left, none is left out
+// and the untrusted side is judged as a whole.
+func TestPairedRoundsLeaveOutUntrustedRounds(t *testing.T) {
+	t.Parallel()
+	cfg := func(s string) map[string]any { return map[string]any{"ab": map[string]any{"session": "s", "side": s}} }
+	behind := quick
+	behind.verdict, behind.lagUs = report.VerdictGeneratorBehind, 2000
+	for _, c := range []struct {
+		name     string
+		untrust  []int // rounds (0-based) of the candidate whose run is behind
+		wantLeft []int
+	}{
+		{"one of six", []int{1}, []int{2}},
+		{"two of six", []int{0, 4}, []int{1, 5}},
+		{"four of six: too few left", []int{0, 1, 2, 3}, nil},
+	} {
+		rng := rand.New(rand.NewPCG(9, 9))
+		as, bs := quick.runs(t, rng, 6), quick.runs(t, rng, 6)
+		for _, i := range c.untrust {
+			bs[i] = behind.run(t, rng)
+		}
+		a := input(t, "ab.a.json", doc(t, cfg("a"), as))
+		b := input(t, "ab.b.json", doc(t, cfg("b"), bs))
+		out, err := Compare(side(a), side(b), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt := out.Tests[0]
+		if !slices.Equal(tt.RoundsLeftOut, c.wantLeft) {
+			t.Errorf("%s: rounds left out %v, want %v", c.name, tt.RoundsLeftOut, c.wantLeft)
+		}
+		p50 := figure(t, tt, "p50")
+		if c.wantLeft == nil {
+			if p50.CandidateUntrusted == "" || tt.Note != "" {
+				t.Errorf("%s: the candidate's untrusted rounds were not judged as a whole: untrusted %q, note %q", c.name, p50.CandidateUntrusted, tt.Note)
+			}
+			continue
+		}
+		kept := 6 - len(c.wantLeft)
+		if tt.NCandidate != kept || p50.NBaseline != kept || !strings.Contains(tt.Note, "left out") {
+			t.Errorf("%s: n %d/%d, note %q", c.name, tt.NCandidate, p50.NBaseline, tt.Note)
+		}
+		// The rounds kept are all trusted: the 2 ms of lag is gone, and
+		// identical servers are the same at p50.
+		if p50.CandidateUntrusted != "" || p50.Word != string(stats.Same) {
+			t.Errorf("%s: p50 %s (%s), untrusted %q", c.name, p50.Word, p50.Why, p50.CandidateUntrusted)
+		}
 	}
 }

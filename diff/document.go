@@ -67,8 +67,12 @@ type Test struct {
 	NBaseline  int    `json:"n_baseline"`
 	NCandidate int    `json:"n_candidate"`
 	// Note says what the method leaves out, when something.
-	Note    string   `json:"note,omitempty"`
-	Figures []Figure `json:"figures"`
+	Note string `json:"note,omitempty"`
+	// RoundsLeftOut are the rounds (1-based) of a pacer ab session left
+	// out of the paired comparison because a side's own verdict did not
+	// trust its run of that round (see Note); absent when none.
+	RoundsLeftOut []int    `json:"rounds_left_out,omitempty"`
+	Figures       []Figure `json:"figures"`
 	// Spectrum is the response time at more percentiles, for the
 	// pictures (word and why included).
 	Spectrum []Figure `json:"spectrum,omitempty"`
