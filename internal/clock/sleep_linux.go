@@ -32,7 +32,10 @@ func RawSleepUntil(deadline int64) {
 // SleepUntil blocks the calling goroutine until deadline with microsecond
 // precision, for any number of goroutines: long waits use the runtime's
 // timers, the last millisecond a blocking clock_nanosleep (which releases
-// the P while the thread sleeps).
+// the P while the thread sleeps), on a thread whose timer slack it first
+// sets to 1 ns (PreciseTimers: the default 50 µs let the sleep end up to
+// 50 µs late). The slack stays on the thread; a goroutine that changes
+// threads between the two calls sleeps once with the thread's slack.
 func SleepUntil(deadline int64) {
 	for {
 		left := deadline - nanotime()
@@ -42,6 +45,7 @@ func SleepUntil(deadline int64) {
 		case left > int64(2*time.Millisecond):
 			time.Sleep(time.Duration(left) - time.Millisecond)
 		default:
+			PreciseTimers()
 			ts := syscall.NsecToTimespec(deadline)
 			syscall.Syscall6(syscall.SYS_CLOCK_NANOSLEEP, clockMonotonic, timerAbstime,
 				uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
