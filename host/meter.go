@@ -72,6 +72,9 @@ type Result struct {
 	// Wakes counts the wakes recorded. Total.TotalCount() − Wakes is the
 	// number of wakes that stalls hid.
 	Wakes uint64
+	// FedWakes counts those of Wakes that Feed brought (the run's own
+	// sleeps); the others are the meter's sleeper's.
+	FedWakes uint64
 	// Err is the first error packing a bucket (nil almost always: packing
 	// only encodes in memory). The buckets after it are missing.
 	Err error
@@ -96,15 +99,30 @@ type Meter struct {
 	from      atomic.Int64 // From's instant: wakes before it are not recorded
 	done      chan struct{}
 	started   bool
+	running   atomic.Bool // started, for Feed on other goroutines
 	res       Result
 
-	// Owned by the meter's goroutine until done is closed.
+	// mu guards what the samples go into: the meter's goroutine and Feed
+	// both record.
+	mu      sync.Mutex
 	bucket  *hdrhistogram.Histogram // the current bucket's wakes
 	cur     int64                   // the current bucket's number
 	buckets []histo.Packed
 	wakes   uint64
 	err     error
+	// last is the wake of the last sample taken (recorded or not yet in
+	// the window), fed the last one Feed took: a sample is taken at most
+	// once per interval, from whichever sleeper woke first.
+	last, fed int64
+	fedWakes  uint64
 }
+
+// standbyIntervals is how many intervals the meter's own goroutine sleeps
+// at once while Feed brings it samples: it wakes only to see whether the
+// feed has stopped (the run no longer sleeps, or sleeps longer than the
+// interval), so at the default interval it wakes 100 times a second
+// instead of 1,000.
+const standbyIntervals = 10
 
 // NewMeter returns a meter configured by cfg, not yet started.
 func NewMeter(cfg MeterConfig) (*Meter, error) {
@@ -144,6 +162,7 @@ func (m *Meter) StartAt(at int64) {
 			m.cfg.Start = m.now()
 		}
 		m.started = true
+		m.running.Store(true)
 		go m.run()
 	})
 }
@@ -161,8 +180,9 @@ func (m *Meter) From(at int64) { m.from.Store(at) }
 func (m *Meter) Live() *histo.Recorder { return m.total }
 
 // Stop ends the measured window, waits for the meter's goroutine to finish
-// (at most one interval, or as long as a stall in progress lasts) and
-// returns everything recorded. Later calls return the same Result.
+// (at most one interval, standbyIntervals while Feed brings samples, or as
+// long as a stall in progress lasts) and returns everything recorded.
+// Later calls return the same Result.
 //
 // A sleep still due when Stop is called is not counted; a sleeper stuck
 // past its due time counts as late by as much as it was at Stop.
@@ -178,30 +198,70 @@ func (m *Meter) Stop() Result {
 	return m.res
 }
 
-// run is the meter's goroutine: sleep, record, until Stop.
+// run is the meter's goroutine: sleep, record, until Stop. While Feed
+// brings samples it sleeps standbyIntervals intervals at a time, and its
+// own wake is a sample only when the feed left the last interval without
+// one.
 func (m *Meter) run() {
 	defer close(m.done)
 	interval := int64(m.cfg.Interval)
 	for {
 		from := m.now()
+		m.mu.Lock()
+		fedRecently := m.fed != 0 && from-m.fed < 2*interval
+		m.mu.Unlock()
 		due := from + interval
+		if fedRecently {
+			due = from + standbyIntervals*interval
+		}
 		m.sleepUntil(due)
 		woke := m.now()
-		if stop := m.stopAt.Load(); stop != 0 {
-			if due < stop {
+		stop := m.stopAt.Load()
+		m.mu.Lock()
+		if stop != 0 {
+			if due < stop && woke-m.last >= interval {
 				m.record(min(woke, stop), due)
 			}
+			m.mu.Unlock()
 			return
 		}
-		m.record(woke, due)
+		if woke-m.last >= interval {
+			m.record(woke, due)
+		}
+		m.mu.Unlock()
+	}
+}
+
+// Feed offers one of the caller's own timed sleeps as a sample: it was due
+// to end at due, and the caller ran again at woke. The meter takes at most
+// one sample per interval, from Feed or from its own sleeper, whichever
+// woke first, and records it as its own (the wakes a stall hid included,
+// at the meter's interval); while Feed brings samples at least once every
+// two intervals its own goroutine stands by (see the package doc). Safe
+// for concurrent use; a meter that is off, not started or stopped ignores
+// it.
+func (m *Meter) Feed(due, woke int64) {
+	if m == nil || m.total == nil || !m.running.Load() || m.stopAt.Load() != 0 || woke < due {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopAt.Load() != 0 || woke-m.last < int64(m.cfg.Interval) {
+		return
+	}
+	m.fed = woke
+	if m.record(woke, due) {
+		m.fedWakes++
 	}
 }
 
 // record adds a wake at woke that was due at due, and the wakes a stall
-// hid (see the package doc).
-func (m *Meter) record(woke, due int64) {
+// hid (see the package doc); it reports whether the wake was in the
+// measured window. Call with mu held.
+func (m *Meter) record(woke, due int64) bool {
+	m.last = woke
 	if woke < m.cfg.Start || woke < m.from.Load() {
-		return
+		return false
 	}
 	if m.bucket != nil {
 		if k := (woke - m.cfg.Start) / int64(m.cfg.Bucket); k > m.cur {
@@ -223,6 +283,7 @@ func (m *Meter) record(woke, due int64) {
 	for ; missed >= interval; missed -= interval {
 		m.add(missed, 1)
 	}
+	return true
 }
 
 // add records n occurrences of one lateness into the total and the current
@@ -266,8 +327,10 @@ func (m *Meter) result() Result {
 	if m.total == nil {
 		return r
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	r.Total = m.total.Snapshot()
-	r.Wakes = m.wakes
+	r.Wakes, r.FedWakes = m.wakes, m.fedWakes
 	if m.bucket != nil && m.started {
 		// Close the buckets up to the one Stop was called in (or the last
 		// wake's, if that came while Stop was being called).

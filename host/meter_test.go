@@ -360,3 +360,107 @@ func TestMeterRecordAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations per wake", n)
 	}
 }
+
+// steppedClock lets a test run a meter's sleeper step by step: each sleep
+// reports its deadline on asked and ends when the test sends the wake's
+// instant on wake (or at its deadline once Stop was called).
+type steppedClock struct {
+	mu    sync.Mutex
+	t     int64
+	asked chan int64
+	wake  chan int64
+	m     *Meter
+}
+
+func (c *steppedClock) now() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *steppedClock) set(t int64) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+func (c *steppedClock) sleep(deadline int64) {
+	c.asked <- deadline
+	c.set(<-c.wake)
+}
+
+func stepped(t *testing.T, cfg MeterConfig, t0 int64) (*Meter, *steppedClock) {
+	t.Helper()
+	c := &steppedClock{t: t0, asked: make(chan int64), wake: make(chan int64)}
+	m, err := newMeter(cfg, c.now, c.sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.m = m
+	return m, c
+}
+
+// A run's own sleeps fed to the meter are its samples, at most one per
+// interval, and while they come the meter's sleeper stands by (sleeps
+// standbyIntervals intervals) and takes no sample of its own; when the
+// feed stops it samples again.
+func TestMeterFedSamples(t *testing.T) {
+	const t0 = int64(1e9)
+	m, c := stepped(t, MeterConfig{Interval: time.Millisecond}, t0)
+	m.Start()
+	// The sleeper's first sleep: nothing fed yet, one interval.
+	if d := <-c.asked; d != t0+ms {
+		t.Fatalf("first sleep to %d, want one interval (%d)", d, t0+ms)
+	}
+	// The run sleeps every 0.25 ms: one in four is a sample, the first
+	// one first.
+	for k := int64(1); k <= 8; k++ {
+		due := t0 + k*ms/4
+		m.Feed(due, due+10_000)
+	}
+	// The sleeper wakes in time: a sample was fed within the interval, so
+	// its own wake is not one, and it stands by.
+	w := t0 + 2*ms + 50_000
+	c.wake <- w
+	standby := <-c.asked
+	if standby != w+standbyIntervals*ms {
+		t.Errorf("sleep while fed to %d, want %d intervals", standby-w, standbyIntervals)
+	}
+	// A stall: the run's next sleep ends 5 ms late.
+	end := t0 + 8*ms
+	m.Feed(end-5*ms, end)
+	// The feed stopped: the sleeper's standby wake is a sample, and it
+	// samples at its interval again.
+	c.wake <- standby + 30_000
+	if d := <-c.asked; d != standby+30_000+ms {
+		t.Errorf("sleep after the feed stopped to %d, want one interval (%d)", d, standby+30_000+ms)
+	}
+	go func() { c.wake <- standby + 30_000 + ms }()
+	r := m.Stop()
+	if r.FedWakes != 3 || r.Wakes != 4 {
+		t.Errorf("wakes %d, fed %d; want 4, 3", r.Wakes, r.FedWakes)
+	}
+	// Fed: 10 µs, 10 µs, 5 ms (and the 4, 3, 2, 1 ms it hid); the
+	// sleeper's: 30 µs.
+	if got, want := values(r.Total), lowest(5*ms, 4*ms, 3*ms, 2*ms, ms, 30_000, 10_000, 10_000); !slices.Equal(got, want) {
+		t.Errorf("recorded %v, want %v", got, want)
+	}
+}
+
+// Feed on a meter that is off, not started or stopped records nothing.
+func TestMeterFeedOutsideARun(t *testing.T) {
+	var nilMeter *Meter
+	nilMeter.Feed(0, 1)
+	off, _ := NewMeter(MeterConfig{})
+	off.Feed(0, 1)
+	m, c := stepped(t, MeterConfig{Interval: time.Millisecond}, 1e9)
+	m.Feed(1e9, 2e9) // not started
+	m.Start()
+	<-c.asked
+	go func() { c.wake <- 1e9 + ms }()
+	r := m.Stop()
+	m.Feed(3e9, 4e9) // stopped
+	if r.FedWakes != 0 || m.Stop().FedWakes != 0 {
+		t.Errorf("fed wakes %d outside the run", r.FedWakes)
+	}
+}
