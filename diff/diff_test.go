@@ -356,6 +356,12 @@ func TestGateDecide(t *testing.T) {
 		f.Method = "paired-runs"
 		return f
 	}
+	// quieter gives the baseline a tenth of the candidate's noise.
+	quieter := func(f Figure) Figure {
+		tenth := *f.CandidateNoiseMs / 10
+		f.BaselineNoiseMs = &tenth
+		return f
+	}
 	for _, c := range []struct {
 		name string
 		gate string
@@ -377,6 +383,11 @@ func TestGateDecide(t *testing.T) {
 		{"noisy baseline can fail", "p99:10%", []Figure{noisy(rel("p99", 12, 30), true)}, verdict.Fail},
 		{"beyond by more than the noise", "p99:10%", []Figure{noisy(rel("p99", 80, 120), false)}, verdict.Fail},
 		{"noisy baseline of interleaved rounds", "p99:10%", []Figure{paired(noisy(rel("p99", -5, 8), true))}, verdict.Pass},
+		// In interleaved rounds the host's noise falls on both sides: only
+		// the candidate's beyond the baseline's could account for a miss.
+		{"both noisy alike in interleaved rounds", "p99:10%", []Figure{paired(noisy(noisy(rel("p99", 12, 30), false), true))}, verdict.Fail},
+		{"noisy candidate of interleaved rounds", "p99:10%", []Figure{paired(noisy(rel("p99", 12, 30), false))}, verdict.Inconclusive},
+		{"candidate noisier than the baseline in interleaved rounds", "p99:10%", []Figure{paired(quieter(noisy(rel("p99", 12, 30), false)))}, verdict.Inconclusive},
 		{"no interval", "p99:10%", []Figure{{Figure: "p99", Unit: "ms", Word: "cannot tell", Why: "no latencies"}}, verdict.Inconclusive},
 		{"figure missing", "p99.9:10%", []Figure{rel("p99", -5, 8)}, verdict.Inconclusive},
 	} {

@@ -168,9 +168,10 @@ func (c clause) judge(t Test) (verdict.Outcome, string) {
 	}
 	switch decided {
 	case stats.Exceeded:
-		if noise, by, ok := c.noiseBeyond(f, f.CandidateNoiseMs, lo-c.allow); ok {
-			return verdict.Inconclusive, fmt.Sprintf("%s: %s is beyond the %s allowance by at least %.3f ms, which the candidate's client host noise there (%.3f ms: hiccups + receive lag) could account for: it cannot fail the gate",
-				what, shown, c.allowText(), by, noise)
+		noise, whose := candidateNoise(f)
+		if noise, by, ok := c.noiseBeyond(f, noise, lo-c.allow); ok {
+			return verdict.Inconclusive, fmt.Sprintf("%s: %s is beyond the %s allowance by at least %.3f ms, which the candidate's client host noise there (%.3f ms: %s) could account for: it cannot fail the gate",
+				what, shown, c.allowText(), by, noise, whose)
 		}
 		return verdict.Fail, fmt.Sprintf("%s: %s is surely beyond the %s allowance", what, shown, c.allowText())
 	case stats.Within:
@@ -232,6 +233,20 @@ func (c clause) noiseBeyond(f *Figure, noise *float64, share float64) (float64, 
 	bound := *f.Baseline * (1 + c.allow)
 	by := *f.Baseline * share
 	return *noise, by, *noise >= verdict.QuietShare*bound && *noise >= by
+}
+
+// candidateNoise is the client host's noise that could account for the
+// candidate's figure being higher, and what it is. In interleaved rounds
+// (paired) the host's own noise falls on both sides alike, so only the
+// candidate's noise beyond the baseline's is its own (none when the
+// baseline's was as high); otherwise all of it.
+func candidateNoise(f *Figure) (*float64, string) {
+	const what = "hiccups + receive lag"
+	if !f.Paired() || f.CandidateNoiseMs == nil || f.BaselineNoiseMs == nil {
+		return f.CandidateNoiseMs, what
+	}
+	excess := max(0, *f.CandidateNoiseMs-*f.BaselineNoiseMs)
+	return &excess, fmt.Sprintf("%s beyond the baseline's %.3f ms in the same rounds", what, *f.BaselineNoiseMs)
 }
 
 // bounds are the interval of f's change on the scale the allowance is

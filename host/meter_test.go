@@ -363,25 +363,11 @@ func TestMeterRecordAllocatesNothing(t *testing.T) {
 
 // steppedClock lets a test run a meter's sleeper step by step: each sleep
 // reports its deadline on asked and ends when the test sends the wake's
-// instant on wake (or at its deadline once Stop was called).
+// instant on wake. Its now and set are fakeClock's.
 type steppedClock struct {
-	mu    sync.Mutex
-	t     int64
+	fakeClock
 	asked chan int64
 	wake  chan int64
-	m     *Meter
-}
-
-func (c *steppedClock) now() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *steppedClock) set(t int64) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
 }
 
 func (c *steppedClock) sleep(deadline int64) {
@@ -391,7 +377,7 @@ func (c *steppedClock) sleep(deadline int64) {
 
 func stepped(t *testing.T, cfg MeterConfig, t0 int64) (*Meter, *steppedClock) {
 	t.Helper()
-	c := &steppedClock{t: t0, asked: make(chan int64), wake: make(chan int64)}
+	c := &steppedClock{fakeClock: fakeClock{t: t0}, asked: make(chan int64), wake: make(chan int64)}
 	m, err := newMeter(cfg, c.now, c.sleep)
 	if err != nil {
 		t.Fatal(err)
