@@ -64,31 +64,31 @@ func (s *Server) finish(now int64, n int, delays []int64) int64 {
 	return s.afterStall(t)
 }
 
+// preciseWait is how close to a deadline sleepUntil hands over to
+// clock.SleepUntil's precise (and uninterruptible) sleep.
+const preciseWait = 2 * time.Millisecond
+
 // sleepUntil waits until deadline on the clock.Now clock, or until Close:
-// false when the server closed first. It waits on the runtime's timer,
-// which parks the goroutine and frees its P. A blocking clock_nanosleep
-// for the last 2 ms (clock.SleepUntil), as it used to, kept the P in the
-// syscall until the runtime's monitor took it back: with 50 connections
-// most Ps sat in such sleeps, and in pacer's own process (--embedded) the
-// client's readers waited for one (receive lag p99 2.2 ms at 8k/s against
-// 0.19–0.21 ms on the timer; service p50 0.391–0.410 against 0.343–0.365
-// ms, and out of process 0.488–0.502 against 0.386–0.414 ms).
+// false when the server closed first. A timer covers all but the last
+// preciseWait, so Close wakes it at once.
 func (s *Server) sleepUntil(deadline int64, t **time.Timer) bool {
-	left := time.Duration(deadline - clock.Now())
-	if left <= 0 {
-		return !s.closed.Load()
-	}
-	if *t == nil {
-		*t = time.NewTimer(left)
-	} else {
-		(*t).Reset(left)
-	}
-	select {
-	case <-(*t).C:
-		return !s.closed.Load()
-	case <-s.quit:
-		(*t).Stop()
-		return false
+	for {
+		left := time.Duration(deadline - clock.Now())
+		if left <= preciseWait {
+			clock.SleepUntil(deadline)
+			return !s.closed.Load()
+		}
+		if *t == nil {
+			*t = time.NewTimer(left - time.Millisecond)
+		} else {
+			(*t).Reset(left - time.Millisecond)
+		}
+		select {
+		case <-(*t).C:
+		case <-s.quit:
+			(*t).Stop()
+			return false
+		}
 	}
 }
 
