@@ -29,9 +29,10 @@ func TestOutputErrorSaysWriteOnce(t *testing.T) {
 }
 
 // TestOutputAtomicErrorNamesNoTemp: a regular file's failed write names
-// the path given, not the temporary file beside it.
+// the path given, not the temporary file beside it. It replaces the
+// package's syncFile, so it must not run in parallel with the tests that
+// write files (the race detector caught TestWriteOutputAtomic reading it).
 func TestOutputAtomicErrorNamesNoTemp(t *testing.T) {
-	t.Parallel()
 	path := filepath.Join(t.TempDir(), "out.json")
 	defer func(f func(*os.File) error) { syncFile = f }(syncFile)
 	syncFile = func(f *os.File) error { return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO} }
