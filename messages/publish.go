@@ -75,6 +75,8 @@ type Publisher struct {
 
 	// closed is set for a closed loop's connections: they share seq.
 	closed *closedSeq
+	// log, when set, records every message (WithLog).
+	log *Log
 }
 
 // closedSeq numbers a closed loop's messages across its connections and
@@ -124,6 +126,9 @@ func (p *Publisher) Next() ([]byte, uint32) {
 	k := uint64(len(p.prefixes))
 	c := int(p.index % k)
 	Header{Run: p.meter.Run, Seq: p.index, Intended: p.intended, Sent: p.queued}.Put(p.payload)
+	if p.log != nil {
+		p.log.put(p.index, p.intended, p.queued)
+	}
 	if p.intended >= p.meter.warmEnd.Load() {
 		p.sent.measured[c].Add(1)
 	} else {
@@ -165,4 +170,84 @@ func FanOut(c, n, k int) int {
 		f++
 	}
 	return f
+}
+
+// Log remembers the recent messages' intended and queued instants by
+// sequence number, for receivers whose delivery does not carry the
+// payload: a client-side cache's invalidation names only its key, and
+// the receiver works out which write it was for. A ring of a power of
+// two slots: a message more than its size behind the newest is
+// forgotten. Written by the publisher, read by any goroutine.
+type Log struct {
+	slots  []logSlot
+	mask   uint64
+	issued atomic.Uint64
+}
+
+// logSlot holds one message; seq is its sequence number + 1 (0: empty),
+// stored last and checked on both sides of a read, so that a slot being
+// rewritten is never read as the older message.
+type logSlot struct {
+	seq, intended, queued atomic.Int64
+}
+
+// NewLog returns a Log of at least size messages.
+func NewLog(size int) *Log {
+	n := 1
+	for n < size {
+		n <<= 1
+	}
+	return &Log{slots: make([]logSlot, n), mask: uint64(n - 1)}
+}
+
+// put records message seq.
+func (l *Log) put(seq uint64, intended, queued int64) {
+	s := &l.slots[seq&l.mask]
+	s.seq.Store(0)
+	s.intended.Store(intended)
+	s.queued.Store(queued)
+	s.seq.Store(int64(seq) + 1)
+	for i := l.issued.Load(); seq+1 > i && !l.issued.CompareAndSwap(i, seq+1); i = l.issued.Load() {
+	}
+}
+
+// Get returns message seq's intended and queued instants; ok is false
+// when it was not queued yet or is forgotten.
+func (l *Log) Get(seq uint64) (intended, queued int64, ok bool) {
+	s := &l.slots[seq&l.mask]
+	if s.seq.Load() != int64(seq)+1 {
+		return 0, 0, false
+	}
+	intended, queued = s.intended.Load(), s.queued.Load()
+	if s.seq.Load() != int64(seq)+1 {
+		return 0, 0, false
+	}
+	return intended, queued, true
+}
+
+// Issued is one past the highest sequence number queued so far.
+func (l *Log) Issued() uint64 { return l.issued.Load() }
+
+// Size is how many messages the log remembers.
+func (l *Log) Size() int { return len(l.slots) }
+
+// WithLog makes p record every message it builds into l.
+func (p *Publisher) WithLog(l *Log) *Publisher {
+	p.log = l
+	return p
+}
+
+// Numbered reads the number of a channel, stream or key named prefix and
+// a decimal number (pacer:ch:7 is 7); ok is false for any other name.
+func Numbered(name []byte, prefix string) (n int, ok bool) {
+	if len(name) <= len(prefix) || string(name[:len(prefix)]) != prefix {
+		return 0, false
+	}
+	for _, ch := range name[len(prefix):] {
+		if ch < '0' || ch > '9' || n > 1<<30 {
+			return 0, false
+		}
+		n = n*10 + int(ch-'0')
+	}
+	return n, true
 }

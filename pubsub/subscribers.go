@@ -204,7 +204,6 @@ func (g *group) read(s *subscriber) {
 	defer g.wg.Done()
 	defer close(s.done)
 	cfg := g.cfg
-	prefix := []byte(cfg.Prefix)
 	var p conn.Push
 	var next, last int64
 	for {
@@ -232,7 +231,7 @@ func (g *group) read(s *subscriber) {
 			continue
 		}
 		h, ok := messages.ParseHeader(p.Head)
-		c, cok := channelOf(p.Channel, prefix)
+		c, cok := messages.Numbered(p.Channel, cfg.Prefix)
 		tr, tok := s.track[c]
 		if !ok || !cok || !tok || int(h.Seq%uint64(cfg.Channels)) != c {
 			s.r.Foreign()
@@ -258,21 +257,6 @@ func endReason(err error) string {
 		return "the server closed the connection"
 	}
 	return "the connection failed: " + err.Error()
-}
-
-// channelOf reads a channel's number from its name.
-func channelOf(name, prefix []byte) (int, bool) {
-	if len(name) <= len(prefix) || string(name[:len(prefix)]) != string(prefix) {
-		return 0, false
-	}
-	n := 0
-	for _, ch := range name[len(prefix):] {
-		if ch < '0' || ch > '9' || n > 1<<30 {
-			return 0, false
-		}
-		n = n*10 + int(ch-'0')
-	}
-	return n, true
 }
 
 // expected is what subscriber r should have received, the warmup's

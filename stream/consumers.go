@@ -148,7 +148,7 @@ func (c *consumer) loop() {
 	}
 	var e conn.StreamEntry
 	collect := func(e *conn.StreamEntry) {
-		s, ok := streamOf(e.Stream, cfg.Prefix)
+		s, ok := messages.Numbered(e.Stream, cfg.Prefix)
 		h, hok := messages.ParseHeader(e.Head)
 		en := entry{h: h, stream: s, ok: ok && hok && s < cfg.Streams && c.r.Ours(h) && int(h.Seq%uint64(cfg.Streams)) == s}
 		c.got = append(c.got, en)
@@ -267,19 +267,4 @@ func (c *consumer) end(err error) {
 		why = "the server closed the connection"
 	}
 	c.r.End(clock.Now(), why)
-}
-
-// streamOf reads a stream's number from its key.
-func streamOf(key []byte, prefix string) (int, bool) {
-	if len(key) <= len(prefix) || string(key[:len(prefix)]) != prefix {
-		return 0, false
-	}
-	n := 0
-	for _, ch := range key[len(prefix):] {
-		if ch < '0' || ch > '9' || n > 1<<30 {
-			return 0, false
-		}
-		n = n*10 + int(ch-'0')
-	}
-	return n, true
 }
