@@ -19,8 +19,9 @@ const Schema = "pacer.result/v1"
 type Document struct {
 	Schema string `json:"schema"`
 	// Mode is "open" or "closed"; "mixed" when tests of both are present;
-	// "pubsub" or "stream" for pacer pubsub and pacer stream, whose tests
-	// are each publisher's (open, or closed with --closed).
+	// "pubsub", "stream" or "tracking" for pacer pubsub, pacer stream and
+	// pacer tracking, whose tests are each publisher's (open, or closed
+	// with --closed).
 	Mode      string `json:"mode"`
 	Tool      Tool   `json:"tool"`
 	StartedAt string `json:"started_at"`

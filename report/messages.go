@@ -21,13 +21,16 @@ import (
 
 // Kinds of message test.
 const (
-	KindPubSub = "pubsub"
-	KindStream = "stream"
+	KindPubSub   = "pubsub"
+	KindStream   = "stream"
+	KindTracking = "tracking"
 )
 
 // Messages is what a pubsub or stream test's messages did.
 type Messages struct {
-	// Kind is "pubsub" or "stream".
+	// Kind is "pubsub", "stream" or "tracking" (client-side caching:
+	// Channels are its keys, Subscribers its readers, a delivery an
+	// invalidation).
 	Kind string `json:"kind"`
 	// Channels are the channels (pubsub) or streams (stream) the
 	// messages went to; Subscribers the subscribing connections, with
@@ -75,6 +78,7 @@ type Messages struct {
 	Receivers []Receiver        `json:"receivers"`
 	Events    []MessageEvent    `json:"events"`
 	Stream    *StreamDeliveries `json:"stream,omitempty"`
+	Tracking  *Invalidations    `json:"tracking,omitempty"`
 	// ClockErrors counts deliveries whose latency came out negative.
 	ClockErrors uint64 `json:"clock_errors,omitempty"`
 }
@@ -144,6 +148,33 @@ type StreamDeliveries struct {
 	Lag *Lag `json:"lag,omitempty"`
 }
 
+// Invalidations is a client-side caching test's accounting: the readers'
+// invalidation pushes and what they did not measure.
+type Invalidations struct {
+	// BCAST is set when the readers were subscribed to the key prefix
+	// (CLIENT TRACKING on BCAST) instead of tracked by their reads.
+	BCAST bool `json:"bcast"`
+	// Pushes counts the invalidation pushes read, Keys the keys they
+	// named, Flushes those that named none (the server flushed).
+	Pushes  uint64 `json:"pushes"`
+	Keys    uint64 `json:"keys"`
+	Flushes uint64 `json:"flushes"`
+	// Refetches counts the readers' reads of an invalidated key (default
+	// mode), Uncached the writes that found a reader without a copy
+	// (between an invalidation and its refetch: none was due).
+	Refetches uint64 `json:"refetches"`
+	Uncached  uint64 `json:"uncached"`
+	// StaleAtEnd counts the readers' keys left holding a value older than
+	// the key's last write, with no invalidation (the lost ones of
+	// default mode).
+	StaleAtEnd uint64 `json:"stale_at_end"`
+	// Spurious counts invalidations with no write of the key outstanding
+	// (an eviction, another client's write), Forgotten those of writes
+	// too old to date: neither is measured.
+	Spurious  uint64 `json:"spurious"`
+	Forgotten uint64 `json:"forgotten"`
+}
+
 // Lag is the consumers' backlog, read at every interval's end: the
 // entries added and not yet delivered (the most of any group), and the
 // entries delivered and not yet acknowledged (XPENDING), with
@@ -196,6 +227,9 @@ type MessagesRun struct {
 	// Stream is a stream's at-least-once accounting (nil for pubsub);
 	// its Lag is computed here from the intervals.
 	Stream *StreamDeliveries
+	// Tracking is a client-side caching run's accounting (nil
+	// otherwise).
+	Tracking *Invalidations
 }
 
 // NewMessagesTest makes a pubsub or stream run into a report test whose
@@ -248,6 +282,10 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, error) {
 	}
 	for _, e := range m.Events {
 		msgs.Events = append(msgs.Events, MessageEvent{AtS: Round(e.At.Seconds(), 6), Receiver: e.Receiver, What: e.What, Delivered: e.Delivered, Missed: e.Missed})
+	}
+	if in.Tracking != nil {
+		inv := *in.Tracking
+		msgs.Tracking = &inv
 	}
 	if in.Stream != nil {
 		s := *in.Stream

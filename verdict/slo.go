@@ -161,16 +161,17 @@ func (s SLO) Metrics() []string {
 }
 
 // For refuses the clauses a command cannot judge: loss and lag are a
-// message bus's (pacer pubsub, pacer stream), and a consumer lag only a
-// stream's. command is the command's name ("run", "pubsub", "stream", …).
+// message bus's (pacer pubsub, pacer stream; a cache's invalidations,
+// pacer tracking, are lost too), and a consumer lag only a stream's.
+// command is the command's name ("run", "pubsub", "stream", …).
 func (s SLO) For(command string) error {
-	messages := command == "pubsub" || command == "stream"
+	messages := command == "pubsub" || command == "stream" || command == "tracking"
 	for _, metric := range s.Metrics() {
 		switch {
 		case (metric == "loss" || metric == "lag") && !messages:
-			return usage.Flagf("slo", "{slo} %s: only messages are lost or lag behind (pacer pubsub, pacer stream)", metric)
+			return usage.Flagf("slo", "{slo} %s: only messages are lost or lag behind (pacer pubsub, pacer stream, pacer tracking)", metric)
 		case metric == "lag" && command != "stream":
-			return usage.Flagf("slo", "{slo} lag: a consumer lag is a stream's (pacer stream); pubsub has loss")
+			return usage.Flagf("slo", "{slo} lag: a consumer lag is a stream's (pacer stream); pubsub and tracking have loss")
 		}
 	}
 	return nil

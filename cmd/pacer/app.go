@@ -222,6 +222,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			compareCommand(),
 			pubsubCommand(),
 			streamCommand(),
+			trackingCommand(),
 			abCommand(),
 			replayCommand(),
 			fillCommand(),

@@ -72,7 +72,7 @@ func procsFor(args []string) int {
 // procsForEnv is procsFor with the GOMAXPROCS variable (env) and the number
 // of CPUs given:
 //
-//   - run, compare, replay, pubsub and stream: one more than the CPUs, because the open loop's
+//   - run, compare, replay, pubsub, stream, tracking and ab: one more than the CPUs, because the open loop's
 //     pacer holds a scheduler slot while it sleeps in the kernel;
 //   - bench: --threads N, else 1, redis-benchmark's single thread (but not
 //     with --embedded: the target in the same process needs the cores;
@@ -84,7 +84,7 @@ func procsForEnv(args []string, env string, numCPU int) int {
 		return 0
 	}
 	switch args[1] {
-	case "run", "compare", "replay", "pubsub", "stream", "ab":
+	case "run", "compare", "replay", "pubsub", "stream", "tracking", "ab":
 		return numCPU + 1
 	case "bench":
 		// bench's own flag definitions, so every spelling urfave/cli

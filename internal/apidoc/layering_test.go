@@ -27,7 +27,7 @@ var layer = map[string]int{
 	"report/watch": 8, "report/plots": 8,
 	"experiment":    9,
 	"experiment/ab": 10, "experiment/bench": 10, "experiment/compare": 10, "experiment/replay": 10, "experiment/sweep": 10,
-	"pubsub": 10, "stream": 10,
+	"pubsub": 10, "stream": 10, "tracking": 10,
 	"cmd/pacer": 11,
 	".":         11, // the library's facade, package pacer
 }

@@ -27,6 +27,8 @@ var options = map[string]string{
 	"slow-subscribers": "SlowSubscribers", "subscriber-delay": "SubscriberDelay", "channel-prefix": "ChannelPrefix",
 	"streams": "Streams", "groups": "Groups", "consumers": "Consumers", "count": "Count", "block": "Block",
 	"consumer-delay": "ConsumerDelay", "maxlen": "MaxLen", "stream-prefix": "StreamPrefix",
+	// Client-side caching.
+	"keys": "Keys", "readers": "Readers", "bcast": "BCAST",
 	// redis-benchmark's one-letter flags.
 	"c": "Conns", "d": "DataSize", "I": "Idle", "k": "KeepAlive", "l": "Loop", "n": "Requests", "P": "Pipeline", "r": "Keyspace",
 	"t": "Tests", "u": "URI", "x": "Stdin",

@@ -131,8 +131,8 @@ func checkShards(in []Input, partial bool) ([]int, error) {
 			return nil, refuse("%s is shard %d/%d: N from 1 to %d", s.Label, d.Shard.K, d.Shard.N, timeline.MaxShards)
 		case d.Shard.K < 1 || d.Shard.K > d.Shard.N:
 			return nil, refuse("%s is shard %d/%d: K from 1 to %d", s.Label, d.Shard.K, d.Shard.N, d.Shard.N)
-		case d.Mode != "open" && d.Mode != "pubsub" && d.Mode != "stream":
-			return nil, refuse("%s: only open-model results (pacer run, pubsub, stream) are split into shards", s.Label)
+		case d.Mode != "open" && d.Mode != "pubsub" && d.Mode != "stream" && d.Mode != "tracking":
+			return nil, refuse("%s: only open-model results (pacer run, pubsub, stream, tracking) are split into shards", s.Label)
 		case d.Mode != first.Doc.Mode:
 			return nil, refuse("%s is a %s result, %s a %s one", first.Label, first.Doc.Mode, s.Label, d.Mode)
 		}

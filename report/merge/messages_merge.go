@@ -24,6 +24,7 @@ func mergeMessages(parts []report.Test, in []Input, t *report.Test) (*report.Mes
 	hs := make([]report.Histograms, 0, len(parts))
 	var recv *report.PublishReceivers
 	var stream *report.StreamDeliveries
+	var tracking *report.Invalidations
 	for i, p := range parts {
 		m := p.Messages
 		if m == nil || m.Kind != f.Kind {
@@ -71,6 +72,21 @@ func mergeMessages(parts []report.Test, in []Input, t *report.Test) (*report.Mes
 			sum.add(&stream.Redelivered, s.Redelivered, "messages: redelivered")
 			sum.add(&stream.NeverDelivered, s.NeverDelivered, "messages: never_delivered")
 		}
+		if v := m.Tracking; v != nil {
+			if tracking == nil {
+				tracking = &report.Invalidations{BCAST: v.BCAST}
+			}
+			for _, c := range []struct {
+				dst *uint64
+				v   uint64
+				n   string
+			}{{&tracking.Pushes, v.Pushes, "pushes"}, {&tracking.Keys, v.Keys, "keys"}, {&tracking.Flushes, v.Flushes, "flushes"},
+				{&tracking.Refetches, v.Refetches, "refetches"}, {&tracking.Uncached, v.Uncached, "uncached"},
+				{&tracking.StaleAtEnd, v.StaleAtEnd, "stale_at_end"}, {&tracking.Spurious, v.Spurious, "spurious"},
+				{&tracking.Forgotten, v.Forgotten, "forgotten"}} {
+				sum.add(c.dst, c.v, "messages: tracking: "+c.n)
+			}
+		}
 	}
 	if err := sum.err(); err != nil {
 		return nil, err
@@ -86,6 +102,7 @@ func mergeMessages(parts []report.Test, in []Input, t *report.Test) (*report.Mes
 	if out.Publish, err = report.MergeLatencies(hs); err != nil {
 		return nil, err
 	}
+	out.Tracking = tracking
 	if stream != nil {
 		out.Stream = stream
 		stream.Lag = report.LagOf(t.Intervals, t)

@@ -24,10 +24,8 @@ func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOpt
 	m := t.Messages
 	var b strings.Builder
 	fmt.Fprintf(&b, "====== %s ======\n", safetext.Escape(t.Name))
-	noun, verb, unit, what, done := "messages", "publisher", "msg/s", "message's intended publish instant", "published"
-	if m.Kind == report.KindStream {
-		noun, verb, unit, what, done = "entries", "producer", "entries/s", "entry's intended add", "added"
-	}
+	wd := wordsOf(m.Kind)
+	noun, verb, unit, what, done := wd.noun, wd.sender, wd.unit, wd.from, wd.done
 	shape := f.Target.String() + " " + unit
 	if len(f.Stages) > 0 {
 		shape = "stages " + timeline.FormatStages(f.Stages)
@@ -37,7 +35,7 @@ func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOpt
 			verb, connectionsText(t), noun)
 	} else {
 		fmt.Fprintf(&b, "  open model: %s %s %s timeline, %s, %s\n", verb, shape, t.Arrival, connectionsText(t), pacingText(t, f))
-		fmt.Fprintf(&b, "  delivery latency counted from each %s (no coordinated omission)\n", what)
+		fmt.Fprintf(&b, "  %s latency counted from each %s (no coordinated omission)\n", wd.delivery, what)
 	}
 	fmt.Fprintf(&b, "  %s\n", messagesShape(m))
 	if f.Target.PerSecond() > 0 {
@@ -50,7 +48,7 @@ func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOpt
 	c := t.Counts
 	fmt.Fprintf(&b, "  requests       scheduled %d = completed %d + errors %d + timeouts %d + unsent %d  (sent %d)\n",
 		c.Scheduled, c.Completed, c.Errors, c.Timeouts, c.Unsent, c.Sent)
-	fmt.Fprintf(&b, "  deliveries     expected %d = delivered %d + lost %d (%s)", m.Expected, m.Delivered, m.Lost, percent(m.Lost, m.Expected))
+	fmt.Fprintf(&b, "  %-14s expected %d = delivered %d + lost %d (%s)", wd.deliveries, m.Expected, m.Delivered, m.Lost, percent(m.Lost, m.Expected))
 	if m.Duplicates > 0 || m.Reordered > 0 || m.Stale > 0 {
 		fmt.Fprintf(&b, "; duplicates %d, out of order %d", m.Duplicates, m.Reordered)
 		if m.Stale > 0 {
@@ -74,6 +72,9 @@ func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOpt
 		if l := s.Lag; l != nil {
 			fmt.Fprintf(&b, "  consumer lag   %s\n", lagLine(l))
 		}
+	}
+	if v := m.Tracking; v != nil {
+		fmt.Fprintf(&b, "  %-14s %s\n", "tracking", trackingLine(v))
 	}
 	for _, e := range m.Events {
 		fmt.Fprintf(&b, "  event          %s: %s (its last delivery reached this machine at %.3f s); it had %d, missed %d (counted lost)\n",
@@ -108,11 +109,7 @@ func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOpt
 	if err != nil {
 		return err
 	}
-	cmd := "publish"
-	if m.Kind == report.KindStream {
-		cmd = "xadd"
-	}
-	rows := []row{{"delivery", f.Response}, {"from the send", f.Service}, {cmd, pubResponse}, {"send lag", f.Lag}}
+	rows := []row{{wd.delivery, f.Response}, {"from the send", f.Service}, {wd.cmd, pubResponse}, {"send lag", f.Lag}}
 	if f.Receive != nil {
 		rows = append(rows, row{"receive lag", f.Receive})
 	}
@@ -150,8 +147,60 @@ func messagesText(w io.Writer, t *report.Test, f *report.Facts, o report.TextOpt
 	return err
 }
 
+// words are what a message test's text calls its parts.
+type words struct {
+	noun, sender, unit, from, done string
+	// delivery names a delivery, deliveries their count's line, cmd the
+	// sender's command in the latency table.
+	delivery, deliveries, cmd string
+	// receiver and channels head the receivers' table.
+	receiver, channels string
+}
+
+// wordsOf returns the words of a message test's kind.
+func wordsOf(kind string) words {
+	switch kind {
+	case report.KindStream:
+		return words{"entries", "producer", "entries/s", "entry's intended add", "added", "delivery", "deliveries", "xadd", "per consumer", "stream"}
+	case report.KindTracking:
+		return words{"writes", "writer", "writes/s", "write's intended instant", "written", "invalidation", "invalidations", "set", "per reader", "keys"}
+	}
+	return words{"messages", "publisher", "msg/s", "message's intended publish instant", "published", "delivery", "deliveries", "publish", "per subscriber", "channels"}
+}
+
+// trackingLine words a client-side caching test's accounting.
+func trackingLine(v *report.Invalidations) string {
+	s := fmt.Sprintf("%d pushes naming %d keys", v.Pushes, v.Keys)
+	if v.BCAST {
+		s += " (BCAST: every write of the prefix, to every reader)"
+	} else {
+		s += fmt.Sprintf("; %d refetches; %d writes found a reader without a copy (no invalidation due)", v.Refetches, v.Uncached)
+		if v.StaleAtEnd > 0 {
+			s += fmt.Sprintf("; %d copies left STALE at the end (a write with no invalidation: lost)", v.StaleAtEnd)
+		}
+	}
+	if v.Flushes > 0 {
+		s += fmt.Sprintf("; %d flushes (every key invalidated)", v.Flushes)
+	}
+	if v.Spurious > 0 {
+		s += fmt.Sprintf("; %d with no write outstanding (evictions, other clients)", v.Spurious)
+	}
+	if v.Forgotten > 0 {
+		s += fmt.Sprintf("; %d for writes too old to date (not measured)", v.Forgotten)
+	}
+	return s
+}
+
 // messagesShape says who publishes to whom.
 func messagesShape(m *report.Messages) string {
+	if m.Kind == report.KindTracking {
+		mode := "CLIENT TRACKING on, each reader refetching a key once it is invalidated"
+		if m.Tracking != nil && m.Tracking.BCAST {
+			mode = "CLIENT TRACKING on BCAST over the key prefix"
+		}
+		return fmt.Sprintf("SET %d B values to %s cached by %s (RESP3, %s), fan-out %d",
+			m.PayloadBytes, plural(m.Channels, "key"), plural(m.Subscribers, "reader"), mode, m.Subscribers)
+	}
 	if m.Kind == report.KindStream {
 		return fmt.Sprintf("XADD %d B entries to %s, read by %s of %s each (XREADGROUP, XACK)",
 			m.PayloadBytes, plural(m.Channels, "stream"), plural(m.Groups, "consumer group"), plural(m.Consumers, "consumer"))
@@ -209,10 +258,11 @@ func writeReceivers(b *strings.Builder, m *report.Messages) {
 		})
 	}
 	stream := m.Kind == report.KindStream
+	wd := wordsOf(m.Kind)
 	if stream {
-		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %9s %9s %9s\n", "per consumer", "stream", "delivered", "redeliv.", "p50 ms", "p99 ms", "max ms")
+		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %9s %9s %9s\n", wd.receiver, wd.channels, "delivered", "redeliv.", "p50 ms", "p99 ms", "max ms")
 	} else {
-		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %8s %8s %9s %9s %9s\n", "per subscriber", "channels", "expected", "delivered", "lost", "reorder", "p50 ms", "p99 ms", "max ms")
+		fmt.Fprintf(b, "  %-26s %-16s %10s %10s %8s %8s %9s %9s %9s\n", wd.receiver, wd.channels, "expected", "delivered", "lost", "reorder", "p50 ms", "p99 ms", "max ms")
 	}
 	for i, r := range rs {
 		if i == maxReceiverRows {
@@ -279,12 +329,9 @@ func messagesQuiet(w io.Writer, t *report.Test, f *report.Facts, o report.TextOp
 	case t.Verdict != report.VerdictOK && t.Verdict != "" && t.Verdict != verdict:
 		verdict += " (" + safetext.Escape(t.Verdict) + ")"
 	}
-	noun := "messages"
-	if m.Kind == report.KindStream {
-		noun = "entries"
-	}
-	_, err := fmt.Fprintf(w, "%s: %.2f %s per second (target %s), delivery %s, lost %d of %d, %s%s\n",
-		safetext.Escape(t.Name), t.Achieved(), noun, f.Target, percentilesText(s, f.Response, o.Percentiles, " "), m.Lost, m.Expected, verdict, extra)
+	wd := wordsOf(m.Kind)
+	_, err := fmt.Fprintf(w, "%s: %.2f %s per second (target %s), %s %s, lost %d of %d, %s%s\n",
+		safetext.Escape(t.Name), t.Achieved(), wd.noun, f.Target, wd.delivery, percentilesText(s, f.Response, o.Percentiles, " "), m.Lost, m.Expected, verdict, extra)
 	return err
 }
 

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
+	"github.com/pacer-load/pacer/tracking"
+)
+
+func trackingCommand() *cli.Command {
+	flags := targetFlags()
+	flags = append(flags, messageLoadFlags("writing", 1)...)
+	flags = append(flags,
+		&cli.IntFlag{Name: "keys", Value: 1000, Usage: fmt.Sprintf("write `K` keys, write i to key i mod K; every reader caches every key (at most %d)", tracking.MaxKeys), Category: catWorkload},
+		&cli.IntFlag{Name: "readers", Value: 10, Usage: fmt.Sprintf("`N` caching connections (RESP3, CLIENT TRACKING on): the fan-out of each write (at most %d)", tracking.MaxReaders), Category: catWorkload},
+		&cli.BoolFlag{Name: "bcast", Usage: "broadcast mode: the readers get every modified key under --key-prefix (CLIENT TRACKING on BCAST PREFIX) instead of being tracked by their reads", Category: catWorkload},
+		&cli.StringFlag{Name: "key-prefix", Value: tracking.DefaultPrefix, Usage: "keys are named `PREFIX` and their number (a shard adds s<K>: to it)", Category: catWorkload},
+	)
+	flags = append(flags, messageOutputFlags("`CLAUSES` the invalidations must meet, e.g. p99<=5ms,loss<=0 (latencies are the invalidations', from the intended write; loss a share of the expected ones); a miss exits 3")...)
+	return withHelp(&cli.Command{
+		Name:  "tracking",
+		Usage: "client-side caching on the open model: write cached keys on a timeline, measure every invalidation from its intended write",
+		Description: "Readers (RESP3, CLIENT TRACKING on) cache the keys and read a key again once it is invalidated, as a cache refetches;\n" +
+			"a writer SETs them on the timeline whatever the readers do. Each invalidation push is stamped with the kernel's receive\n" +
+			"time and counted from the intended instant of the write it is for. A reader left holding a value older than its key's\n" +
+			"last write, with no invalidation, lost one. --bcast subscribes the readers to the key prefix instead.",
+		Flags:  flags,
+		Action: trackingAction,
+	},
+		"pacer tracking --embedded --stall 100ms --every 1s",
+		"pacer tracking -h HOST --rate 5k --keys 10000 --readers 50 --slo 'p99<=5ms,loss<=0' --json tracking.json",
+	)
+}
+
+// trackingConfig is a validated `pacer tracking`.
+type trackingConfig struct {
+	*messageLoad
+	run tracking.Config
+}
+
+func parseTrackingConfig(c *cli.Context) (*trackingConfig, error) {
+	m, err := parseMessageLoad(c)
+	if err != nil {
+		return nil, err
+	}
+	if m.cluster {
+		return nil, usageErrorf("--cluster: pacer tracking measures one server (a cluster's nodes track their own keys); give one node's address")
+	}
+	cfg := &trackingConfig{messageLoad: m}
+	r := &cfg.run
+	r.Keys, r.Readers, r.BCAST, r.Prefix = c.Int("keys"), c.Int("readers"), c.Bool("bcast"), c.String("key-prefix")
+	r.Size, r.Writers = m.size, m.conns
+	if m.shard.Sharded() && r.Prefix != "" {
+		// Each shard writes keys of its own: another shard's writes would
+		// invalidate this one's readers.
+		r.Prefix += "s" + strconv.Itoa(m.shard.K) + ":"
+	}
+	r.Timeline, r.Open = m.Open(m.load, m.interval, m.seed)
+	// The values' mark, from the seed (--seed repeats it) and the shard.
+	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x74726163+uint64(m.shard.K))).Uint32()) | 1
+	if err := r.Validate(); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	r.Name = tracking.Title(*r)
+	return cfg, nil
+}
+
+func (cfg *trackingConfig) echo(ctx context.Context, faults string) map[string]any {
+	r := cfg.run
+	extra := map[string]any{"keys": r.Keys, "readers": r.Readers, "bcast": r.BCAST, "key_prefix": r.Prefix,
+		"pacing": cfg.load.Pacing.String(), "max_buffer": cfg.target.MaxBuffer}
+	rc := cfg.messageLoad.echo(report.RunConfig{Embedded: faults, Tests: []string{"tracking"}}, extra)
+	return echoConfig(ctx, rc, extra)
+}
+
+func trackingAction(c *cli.Context) error {
+	cfg, err := parseTrackingConfig(c)
+	if err != nil {
+		return err
+	}
+	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard, files: cfg.out.files, quiet: cfg.out.quiet, mode: "tracking", banner: true})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	ctx, out := c.Context, e.out
+	e.doc.Config = cfg.echo(ctx, e.faults())
+	e.askServer()
+	e.noteConfig()
+	res, runErr := tracking.Run(ctx, e.experiment(cfg.out.showErrs), cfg.run)
+	code := exitOK
+	if res != nil {
+		t, j, err := res.Test(cfg.run, cfg.out.slo)
+		if err != nil {
+			return failed(err)
+		}
+		e.doc.Tests = append(e.doc.Tests, *t)
+		e.doc.Interrupted = ctx.Err() != nil || t.Interrupted
+		if !e.doc.Interrupted {
+			e.doc.Outcome = j.Outcome.String()
+		}
+		if err := e.writeFiles(); err != nil {
+			return failed(err)
+		}
+		if !cfg.out.quiet {
+			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
+		}
+		if werr := text.Report(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
+			return failed(werr)
+		}
+		if !cfg.out.quiet {
+			printSeed(out, cfg.seed)
+		}
+		code = judged(e.stderr, t, j)
+	} else if err := e.writeFiles(); err != nil {
+		return failed(err)
+	}
+	return e.exit(code, runErr)
+}
