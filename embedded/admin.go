@@ -29,6 +29,7 @@ func (s *Server) configValues() map[string]string {
 		"client-query-buffer-limit":  strconv.Itoa(s.cfg.MaxQueryBuffer),
 		"client-output-buffer-limit": "normal " + strconv.Itoa(s.cfg.MaxOutputBuffer) + " 0 0",
 		"maxmemory-clients":          strconv.Itoa(s.cfg.MaxClientMemory),
+		"tracking-table-max-keys":    strconv.Itoa(max(s.cfg.MaxTrackedKeys, 0)),
 	}
 }
 
@@ -98,6 +99,9 @@ func cmdInfo(c *client, a [][]byte) {
 			b.WriteString("mem_clients_normal:" + strconv.FormatInt(s.clientMem.Load(), 10) + "\r\n")
 		case "stats":
 			b.WriteString("# Stats\r\ntotal_commands_processed:" + strconv.FormatUint(s.processed.Load(), 10) + "\r\n")
+			keys, items, prefixes := s.trackingStats()
+			b.WriteString("tracking_total_keys:" + strconv.Itoa(keys) + "\r\ntracking_total_items:" + strconv.Itoa(items) +
+				"\r\ntracking_total_prefixes:" + strconv.Itoa(prefixes) + "\r\n")
 		case "commandstats":
 			s.writeCommandstats(&b)
 		case "keyspace":

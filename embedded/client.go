@@ -35,6 +35,9 @@ type client struct {
 	blockUntil int64
 	blockFrom  []streamID
 	wake       chan struct{}
+	// track is its CLIENT TRACKING state, once it turned tracking on
+	// (tracking.go).
+	track *tracker
 }
 
 func cmdPing(c *client, a [][]byte) {
@@ -176,7 +179,9 @@ func cmdClient(c *client, a [][]byte) {
 		}
 	case is(sub, "ID"):
 		c.integer(1)
-	case is(sub, "TRACKING"), is(sub, "SETINFO"), is(sub, "REPLY"), is(sub, "NO-EVICT"), is(sub, "NO-TOUCH"):
+	case is(sub, "TRACKING"), is(sub, "TRACKINGINFO"), is(sub, "CACHING"), is(sub, "GETREDIR"):
+		clientTracking(c, a)
+	case is(sub, "SETINFO"), is(sub, "REPLY"), is(sub, "NO-EVICT"), is(sub, "NO-TOUCH"):
 		c.simple("OK")
 	default:
 		c.unknownSubcommand(sub, "CLIENT")

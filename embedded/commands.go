@@ -99,7 +99,7 @@ func init() {
 		{"info", -1, 0, 0, 0, 0, cmdInfo},
 		{"latency", -2, adm, 0, 0, 0, cmdLatency},
 		{"dbsize", 1, r | fast, 0, 0, 0, func(c *client, _ [][]byte) { c.integer(int64(len(c.keys()))) }},
-		{"flushdb", -1, w, 0, 0, 0, func(c *client, _ [][]byte) { c.srv.flush(c.db); c.simple("OK") }},
+		{"flushdb", -1, w, 0, 0, 0, func(c *client, _ [][]byte) { c.srv.flush(c.db); c.simple("OK"); c.flushed() }},
 		{"flushall", -1, w, 0, 0, 0, cmdFlushAll},
 		{"keys", 2, r, 0, 0, 0, func(c *client, a [][]byte) { c.keyList(a[1]) }},
 		{"scan", -2, r, 0, 0, 0, cmdScan},
@@ -171,6 +171,9 @@ func init() {
 // exec runs one command (args[0] is its name) and appends its reply.
 func (c *client) exec(args [][]byte) {
 	c.ran = -1
+	if c.track != nil && c.track.caching {
+		c.track.nextCommand(args[0])
+	}
 	i, ok := findCommand(args[0])
 	if !ok {
 		c.unknownCommand(args)
@@ -197,6 +200,9 @@ func (c *client) exec(args [][]byte) {
 		start = clock.Now()
 	}
 	cmd.run(c, args)
+	if c.track != nil || c.srv.trk.dirty {
+		c.afterCommand(cmd, args)
+	}
 	if c.block != nil {
 		return // it waits: counted once it answers
 	}

@@ -92,6 +92,7 @@ func (s *Server) serve(nc net.Conn) {
 	cn := &connection{srv: s, nc: rw, cl: client{srv: s, proto: 2, noauth: s.cfg.Password != ""}, buf: make([]byte, baseInput)}
 	cn.cl.cn, cn.cl.wake = cn, make(chan struct{}, 1)
 	defer func() {
+		s.endTracking(&cn.cl)
 		s.endPubsub(&cn.cl)
 		if cn.timer != nil {
 			cn.timer.Stop()

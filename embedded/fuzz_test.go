@@ -17,6 +17,8 @@ func FuzzServerInput(f *testing.F) {
 		"SET k 1\r\nINCRBY k 9223372036854775806\r\nAPPEND k x\r\nGETSET k v\r\nMSET a 1 b 2\r\nFLUSHDB\r\nCOMMAND INFO get nosuch\r\n",
 		"XADD s MAXLEN ~ 2 * f v\r\nXGROUP CREATE s g 0\r\nXREADGROUP GROUP g c COUNT 1 STREAMS s >\r\nXACK s g 0-1\r\nXPENDING s g\r\nXPENDING s g - + 10\r\nXINFO STREAM s\r\nXINFO GROUPS s\r\nXRANGE s - +\r\nXREAD STREAMS s 0\r\n",
 		"SUBSCRIBE a b\r\nPSUBSCRIBE a*\r\nPUBLISH a m\r\nPING\r\nGET k\r\nUNSUBSCRIBE\r\nPUNSUBSCRIBE x\r\nSPUBLISH s m\r\nPUBSUB NUMSUB a\r\n",
+		"HELLO 3\r\nCLIENT TRACKING on\r\nMGET a b\r\nSET a 1\r\nXREAD STREAMS s 0\r\nXADD s * f v\r\nCLIENT TRACKINGINFO\r\nFLUSHALL\r\nGET a\r\nCLIENT TRACKING off\r\n",
+		"HELLO 3\r\nCLIENT TRACKING on BCAST PREFIX a PREFIX b NOLOOP\r\nMSET a1 x b2 y c3 z\r\nCLIENT TRACKING on BCAST PREFIX ab\r\nCLIENT TRACKING off\r\nCLIENT TRACKING on OPTIN\r\nCLIENT CACHING yes\r\nGET k\r\nDEL k\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -40,6 +42,7 @@ func FuzzServerInput(f *testing.F) {
 		if got, want := s.used, s.recount(t); got != want {
 			t.Fatalf("running memory estimate %d, recount %d", got, want)
 		}
+		s.checkTracking(t)
 	})
 }
 

@@ -24,6 +24,7 @@ func cmdHSet(c *client, a [][]byte) {
 		o.bytes += int64(len(a[i]) + len(a[i+1]))
 	}
 	c.resized(o)
+	c.modified(a[1])
 	if is(a[0], "HMSET") {
 		c.simple("OK")
 	} else {

@@ -157,6 +157,7 @@ func cmdFlushAll(c *client, _ [][]byte) {
 		c.srv.flush(i)
 	}
 	c.simple("OK")
+	c.flushed()
 }
 
 func cmdScan(c *client, a [][]byte) {

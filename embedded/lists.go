@@ -19,6 +19,7 @@ func cmdPush(c *client, a [][]byte) {
 		o.bytes += int64(len(v))
 	}
 	c.resized(o)
+	c.modified(a[1])
 	c.integer(int64(o.list.len()))
 }
 
@@ -60,6 +61,9 @@ func cmdPop(c *client, a [][]byte) {
 		}
 		o.bytes -= int64(len(v))
 		c.bulk(v)
+	}
+	if n > 0 {
+		c.modified(a[1])
 	}
 	c.settle(a[1], o)
 }

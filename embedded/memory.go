@@ -75,7 +75,9 @@ func (c *client) resized(o *object) {
 	o.size = n
 }
 
-// setKey stores o at key, replacing any value, and charges it.
+// setKey stores o at key, replacing any value, and charges it. Like
+// delKey, it signals the change to client-side caching (tracking.go);
+// commands that change a value in place call modified themselves.
 func (c *client) setKey(key []byte, o *object) {
 	db := c.keys()
 	if old := db[string(key)]; old != nil {
@@ -86,6 +88,7 @@ func (c *client) setKey(key []byte, o *object) {
 	o.size = o.footprint()
 	c.srv.used += o.size
 	db[string(key)] = o
+	c.modified(key)
 }
 
 // delKey removes key; it reports whether it was there.
@@ -97,6 +100,7 @@ func (c *client) delKey(key []byte) bool {
 	}
 	delete(db, string(key))
 	c.srv.used -= keyCost(len(key)) + o.size
+	c.modified(key)
 	return true
 }
 

@@ -8,7 +8,9 @@ package embedded
 // clock says the PUBLISH finished, so stalls and delays reach deliveries
 // as they reach replies. A subscriber whose outbox outgrows
 // Config.MaxPubsubBuffer is disconnected (Redis's client-output-buffer-limit
-// pubsub).
+// pubsub). A RESP3 connection with CLIENT TRACKING on has an outbox too,
+// for its invalidations (tracking.go); subscribed to nothing, it is a
+// normal client, bounded by Config.MaxOutputBuffer.
 
 import (
 	"net"
@@ -81,7 +83,7 @@ func (o *outbox) count() int {
 }
 
 // outboxOf returns the connection's outbox, starting it (and its writer)
-// on the first subscription.
+// on the first subscription or CLIENT TRACKING ON.
 func (c *client) outboxOf() *outbox {
 	if c.box == nil {
 		b := &outbox{srv: c.srv, cl: c, subs: map[byte]map[string]struct{}{}, wake: make(chan struct{}, 1)}
@@ -97,7 +99,12 @@ func (c *client) outboxOf() *outbox {
 
 // push appends bytes to the outbox, past what is released. It reports
 // false when the outbox outgrew its limit: the connection is then closed.
+// Call with Server.mu held.
 func (o *outbox) push(b []byte) bool {
+	limit := o.srv.cfg.MaxOutputBuffer
+	if o.count() > 0 {
+		limit = o.srv.cfg.MaxPubsubBuffer
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
@@ -106,7 +113,7 @@ func (o *outbox) push(b []byte) bool {
 	if o.nc == nil {
 		return true // no socket: nothing to deliver to
 	}
-	if len(o.out)+len(b) > o.srv.cfg.MaxPubsubBuffer {
+	if len(o.out)+len(b) > limit {
 		o.closed = true
 		o.nc.Close() // as Redis: the client is dropped, its pending output with it
 		o.out, o.released = nil, 0

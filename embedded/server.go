@@ -1,7 +1,8 @@
 // Package embedded is pacer's built-in target: a small in-process RESP
 // server that answers every command of redis-benchmark's suite, and those
 // a client, pacer's own queries and a prefill need around them (AUTH,
-// HELLO, SELECT, INFO, CONFIG, LATENCY, COMMAND, SCAN…), so pacer can be
+// HELLO, SELECT, INFO, CONFIG, LATENCY, COMMAND, SCAN…), with pub/sub,
+// streams and client-side caching (CLIENT TRACKING), so pacer can be
 // tried with nothing installed, and that injects faults on purpose —
 // stalls, extra service time, error replies — so the difference between
 // open and closed loops can be shown on demand.
@@ -105,6 +106,12 @@ type Config struct {
 	// subscriber that does not read fast enough is disconnected when its
 	// pending output would exceed it. Default DefaultMaxPubsubBuffer.
 	MaxPubsubBuffer int
+	// MaxTrackedKeys bounds the keys remembered for clients with CLIENT
+	// TRACKING on in the default mode (Redis's tracking-table-max-keys):
+	// past it, a random key is forgotten and its readers are sent its
+	// invalidation, as if it had changed. Default DefaultMaxTrackedKeys;
+	// negative: no limit.
+	MaxTrackedKeys int
 }
 
 // withDefaults fills in zero limits.
@@ -123,6 +130,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPubsubBuffer == 0 {
 		c.MaxPubsubBuffer = DefaultMaxPubsubBuffer
+	}
+	if c.MaxTrackedKeys == 0 {
+		c.MaxTrackedKeys = DefaultMaxTrackedKeys
 	}
 	switch {
 	case c.MaxMemory == 0:
@@ -163,6 +173,8 @@ type Server struct {
 	scratch client
 	// waiters are the clients blocked on each stream key.
 	waiters map[string]map[*client]struct{}
+	// trk is client-side caching's state (CLIENT TRACKING).
+	trk tracking
 
 	clientMem atomic.Int64 // bytes of connection buffers charged beyond their base
 

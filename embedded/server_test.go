@@ -89,7 +89,7 @@ func (s *session) reply() string {
 				}
 				b.Write(buf)
 			}
-		case '*', '%', '>':
+		case '*', '%', '>', '~':
 			fmt.Sscanf(line[1:], "%d", &n)
 			if line[0] == '%' {
 				n *= 2

@@ -16,6 +16,9 @@ func cmdSAdd(c *client, a [][]byte) {
 		}
 	}
 	c.resized(o)
+	if n > 0 {
+		c.modified(a[1])
+	}
 	c.integer(int64(n))
 }
 
@@ -32,6 +35,9 @@ func cmdSRem(c *client, a [][]byte) {
 				o.bytes -= int64(len(m))
 				n++
 			}
+		}
+		if n > 0 {
+			c.modified(a[1])
 		}
 		c.settle(a[1], o)
 	}
@@ -87,6 +93,9 @@ func cmdSPop(c *client, a [][]byte) {
 	if withCount {
 		n = min(n, int64(len(o.set)))
 		c.setHeader(int(n))
+	}
+	if n > 0 {
+		c.modified(a[1])
 	}
 	for m := range o.set {
 		if n == 0 {

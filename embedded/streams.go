@@ -245,6 +245,7 @@ func cmdXAdd(c *client, a [][]byte) {
 	_, freed := tr.apply(st)
 	o.bytes -= freed
 	c.resized(o)
+	c.modified(a[1])
 	c.srv.wakeReaders(a[1])
 	var buf [48]byte
 	c.bulk(id.append(buf[:0]))
@@ -375,6 +376,9 @@ func cmdXDel(c *client, a [][]byte) {
 			n++
 		}
 		c.resized(o)
+		if n > 0 {
+			c.modified(a[1])
+		}
 	}
 	c.integer(int64(n))
 }
@@ -404,6 +408,9 @@ func cmdXTrim(c *client, a [][]byte) {
 	k, freed := tr.apply(o.stream)
 	o.bytes -= freed
 	c.resized(o)
+	if k > 0 {
+		c.modified(a[1])
+	}
 	c.integer(int64(k))
 }
 

@@ -73,6 +73,7 @@ func cmdSet(c *client, args [][]byte) {
 	if old != nil && old.kind == 's' {
 		old.str = append(old.str[:0], args[2]...)
 		c.resized(old)
+		c.modified(args[1])
 	} else {
 		c.setKey(args[1], &object{kind: 's', str: clone(args[2])})
 	}
@@ -147,6 +148,7 @@ func (c *client) incrBy(key []byte, by int64) {
 	} else {
 		o.str = strconv.AppendInt(o.str[:0], cur, 10)
 		c.resized(o)
+		c.modified(key)
 	}
 	c.integer(cur)
 }
@@ -165,5 +167,6 @@ func cmdAppend(c *client, a [][]byte) {
 	}
 	o.str = append(o.str, a[2]...)
 	c.resized(o)
+	c.modified(a[1])
 	c.integer(int64(len(o.str)))
 }

@@ -67,6 +67,9 @@ options:
 		}
 		o.zset.set(m, sc)
 	}
+	if added+changed > 0 {
+		c.modified(args[1])
+	}
 	c.settle(args[1], o)
 	if ch {
 		c.integer(int64(added + changed))
@@ -102,6 +105,9 @@ func cmdZPopMin(c *client, a [][]byte) {
 		o.bytes -= int64(len(m))
 		c.bulkString(m)
 		c.bulkFloat(sc)
+	}
+	if n > 0 {
+		c.modified(a[1])
 	}
 	c.settle(a[1], o)
 }
