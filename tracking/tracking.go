@@ -254,5 +254,12 @@ func Title(cfg Config) string {
 	if cfg.BCAST {
 		mode += " BCAST"
 	}
-	return fmt.Sprintf("%s: SET %d B to %d keys, %d readers", mode, cfg.Size, cfg.Keys, cfg.Readers)
+	keys, readers := strconv.Itoa(cfg.Keys)+" keys", strconv.Itoa(cfg.Readers)+" readers"
+	if cfg.Keys == 1 {
+		keys = "1 key"
+	}
+	if cfg.Readers == 1 {
+		readers = "1 reader"
+	}
+	return fmt.Sprintf("%s: SET %d B to %s, %s", mode, cfg.Size, keys, readers)
 }

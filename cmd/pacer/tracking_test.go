@@ -34,6 +34,29 @@ func TestTrackingUsage(t *testing.T) {
 	}
 }
 
+// TestTrackingEmbedded: the embedded target frozen 100 ms of every 500
+// ms: every write reaches every reader, or found it without a copy (a
+// key is written every 10 ms, and a stall holds the refetch), none lost;
+// the invalidations show the stalls from their intended writes.
+func TestTrackingEmbedded(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "tracking.json")
+	code, stdout, stderr := pacer(t, "tracking", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "-n", "3000",
+		"--keys", "20", "--readers", "3", "--json", out)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	tt := resultDocument(t, out).Tests[0]
+	m := tt.Messages
+	if m.Delivered+m.Tracking.Uncached != 9000 || m.Expected != m.Delivered || m.Lost != 0 || m.Tracking.Refetches != m.Delivered || m.Delivered < 6000 {
+		t.Fatalf("messages %+v, tracking %+v", m, m.Tracking)
+	}
+	if tt.ResponseMs.P99 < 60 {
+		t.Errorf("invalidation p99 %.3f ms: want the 100 ms stalls in it", tt.ResponseMs.P99)
+	}
+	testrun.Contains(t, stdout, "CLIENT TRACKING: SET 64 B to 20 keys, 3 readers", "invalidations  expected ")
+}
+
 // TestTrackingAgainstRedis: against redis-server, every write of a cached
 // key reaches every reader as one invalidation (default mode: each
 // reader refetches the key and is tracked again; BCAST: every write of
