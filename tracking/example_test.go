@@ -21,10 +21,11 @@ func ExampleRun() {
 	rate := timeline.RatePerSecond(1000)
 	cfg := tracking.Config{Name: "example", Keys: 20, Prefix: tracking.DefaultPrefix, Readers: 3, Size: 64, Writers: 1,
 		Timeline: timeline.Uniform{Rate: rate}, Open: openloop.Config{Rate: rate, Requests: 200, HiccupInterval: -1}}
-	res, err := tracking.Run(context.Background(), experiment.InProcessEnv(srv.Addr()), cfg)
+	out, err := tracking.Run(context.Background(), experiment.InProcessEnv(srv.Addr()), cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
+	res := out.Open
 	m := res.Messages
 	fmt.Printf("written %d, invalidations delivered %d of %d, lost %d; refetches %d\n",
 		res.Written, m.Delivered, m.Expected, m.Lost, res.Counts.Refetches)

@@ -12,7 +12,11 @@ func (res *Result) Test(cfg Config, slo verdict.SLO) (*report.Test, verdict.Judg
 	c := res.Counts
 	inv := &report.Invalidations{BCAST: cfg.BCAST, Pushes: c.Pushes, Keys: c.Keys, Flushes: c.Flushes, Refetches: c.Refetches,
 		Uncached: c.Uncached, StaleAtEnd: c.StaleAtEnd, Spurious: c.Spurious, Forgotten: c.Forgotten}
-	return verdict.NewMessagesTest(report.MessagesRun{Kind: report.KindTracking, Publisher: res.Writer, Messages: res.Messages,
+	t, j, err := verdict.NewMessagesTest(report.MessagesRun{Kind: report.KindTracking, Publisher: res.Writer, Messages: res.Messages,
 		Channels: cfg.Keys, Subscribers: cfg.Readers, PayloadBytes: cfg.Size, Published: res.Written, Tracking: inv},
 		report.TestOptions{ID: "tracking", Server: res.Server, Percentiles: true}, slo)
+	if err == nil && res.Closed {
+		t.Name = res.Writer.Name
+	}
+	return t, j, err
 }

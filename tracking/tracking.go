@@ -53,6 +53,7 @@ import (
 	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
@@ -91,6 +92,12 @@ type Config struct {
 	// (rate, duration or requests, warmup, pacing, drain, interval…).
 	Timeline timeline.Timeline
 	Open     openloop.Config
+	// Closed runs, after the open writer, a closed-loop one (each
+	// connection waits for its SET reply) throttled to ClosedRate (zero:
+	// unthrottled) for Open.Duration or Open.Requests, with readers of
+	// its own.
+	Closed     bool
+	ClosedRate timeline.Rate
 	// Run marks the values (0: drawn at random), so that another run's
 	// writes of the same keys are told apart.
 	Run uint32
@@ -116,8 +123,10 @@ func (c *Config) Validate() error {
 // key is key k's name.
 func (c *Config) key(k int) string { return c.Prefix + strconv.Itoa(k) }
 
-// Result is what a run measured: facts only.
+// Result is what a writer's run measured: facts only.
 type Result struct {
+	// Closed is set for the closed-loop writer.
+	Closed bool
 	// Writer is what the writer measured (its SET replies); Server what
 	// the server counted meanwhile.
 	Writer *scheduler.Result
@@ -172,24 +181,52 @@ const settleQuiet = 500 * time.Millisecond
 // run's peak rate: an invalidation later than that is not measured.
 const logSeconds = 60
 
-// Run measures cfg against env's target. It returns what was measured,
-// also when it fails or is interrupted midway.
-func Run(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) {
+// Outcome is a run's sides: the open writer's, and with Config.Closed the
+// closed one's.
+type Outcome struct {
+	Open, Closed *Result
+}
+
+// Run measures cfg against env's target: the open writer, then with
+// cfg.Closed the closed one, each with readers of its own. It returns
+// what was measured, also when it fails or is interrupted midway.
+func Run(ctx context.Context, env *experiment.Env, cfg Config) (*Outcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.Run == 0 {
 		cfg.Run = rand.Uint32() | 1
 	}
-	meter := messages.NewMeter(messages.MeterConfig{Run: cfg.Run, Interval: cfg.Open.Interval, Warmup: cfg.Open.Warmup})
+	out := &Outcome{}
+	var err error
+	out.Open, err = runSide(ctx, env, cfg, false)
+	if err != nil || !cfg.Closed || ctx.Err() != nil || out.Open == nil {
+		return out, err
+	}
+	cfg.Run++ // the closed side's values are its own
+	out.Closed, err = runSide(ctx, env, cfg, true)
+	return out, err
+}
+
+// runSide runs one writer with its readers.
+func runSide(ctx context.Context, env *experiment.Env, cfg Config, closed bool) (*Result, error) {
+	mc := messages.MeterConfig{Run: cfg.Run, Interval: cfg.Open.Interval}
+	if !closed {
+		mc.Warmup = cfg.Open.Warmup
+	}
+	meter := messages.NewMeter(mc)
 	sent := messages.NewSent(cfg.Keys)
 	log := messages.NewLog(logSize(cfg.Timeline, cfg.Keys))
 	rs, err := startReaders(ctx, &cfg, meter, log, env.Target.Options)
 	if err != nil {
 		return nil, err
 	}
+	name, mode := cfg.Name, "open"
+	if closed {
+		name, mode = cfg.Name+" (closed writer)", "closed"
+	}
 	if env.WatchMessages != nil {
-		end := env.WatchMessages(cfg.Name, "open", meter)
+		end := env.WatchMessages(name, mode, meter)
 		defer end()
 	}
 	prefixes := make([][]byte, cfg.Keys)
@@ -197,8 +234,22 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) 
 		prefixes[k] = messages.Prefix([]string{"SET", cfg.key(k)}, cfg.Size)
 	}
 	test := experiment.Test{ID: "tracking", Title: cfg.Name}
-	res, st, err := env.RunOpen(ctx, experiment.Open{Test: test, Name: cfg.Name, Label: cfg.Name, Timeline: cfg.Timeline,
-		Conns: cfg.Writers, Stream: messages.NewPublisher(meter, sent, prefixes, cfg.Size).WithLog(log), Config: cfg.Open})
+	var res *scheduler.Result
+	var st *serverinfo.Stats
+	if !closed {
+		res, st, err = env.RunOpen(ctx, experiment.Open{Test: test, Name: cfg.Name, Label: cfg.Name, Timeline: cfg.Timeline,
+			Conns: cfg.Writers, Stream: messages.NewPublisher(meter, sent, prefixes, cfg.Size).WithLog(log), Config: cfg.Open})
+	} else {
+		mk := messages.ClosedPublishers(meter, sent, prefixes, cfg.Size)
+		test.Stream = func(uint64) (scheduler.Commands, error) { return mk().WithLog(log), nil }
+		cc := closedloop.Config{Duration: cfg.Open.Duration + cfg.Open.Warmup, Requests: cfg.Open.Requests, Rate: cfg.ClosedRate,
+			ContinueOnError: true, Interval: cfg.Open.Interval, Drain: cfg.Open.Drain}
+		if cc.Duration > 0 && cc.Requests > 0 {
+			cc.Requests = 0 // the closed loop stops at whichever: the duration bounds it
+		}
+		res, st, err = env.RunClosed(ctx, experiment.Closed{Test: test, Name: name, Label: "closed", Metric: name, Conns: cfg.Writers,
+			Config: cc, StreamSeed: func(int) uint64 { return 0 }, Placed: true})
+	}
 	if res != nil {
 		limit := cfg.Open.Drain
 		if limit <= 0 {
@@ -218,7 +269,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) 
 	if err == nil {
 		err = ferr
 	}
-	return &Result{Writer: res, Server: st, Messages: m, Written: sent.Total(), Counts: counts, Run: cfg.Run}, err
+	return &Result{Closed: closed, Writer: res, Server: st, Messages: m, Written: sent.Total(), Counts: counts, Run: cfg.Run}, err
 }
 
 // allSent is every write queued, the warmup's included.

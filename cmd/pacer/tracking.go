@@ -11,6 +11,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/tracking"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func trackingCommand() *cli.Command {
@@ -21,6 +22,7 @@ func trackingCommand() *cli.Command {
 		&cli.IntFlag{Name: "readers", Value: 10, Usage: fmt.Sprintf("`N` caching connections (RESP3, CLIENT TRACKING on): the fan-out of each write (at most %d)", tracking.MaxReaders), Category: catWorkload},
 		&cli.BoolFlag{Name: "bcast", Usage: "broadcast mode: the readers get every modified key under --key-prefix (CLIENT TRACKING on BCAST PREFIX) instead of being tracked by their reads", Category: catWorkload},
 		&cli.StringFlag{Name: "key-prefix", Value: tracking.DefaultPrefix, Usage: "keys are named `PREFIX` and their number (a shard adds s<K>: to it)", Category: catWorkload},
+		&cli.BoolFlag{Name: "closed", Usage: "then run a closed-loop writer (each connection waits for its SET reply, throttled to --rate) with readers of its own, and show both: what a closed writer hides", Category: catLoad},
 	)
 	flags = append(flags, messageOutputFlags("`CLAUSES` the invalidations must meet, e.g. p99<=5ms,loss<=0 (latencies are the invalidations', from the intended write; loss a share of the expected ones); a miss exits 3")...)
 	return withHelp(&cli.Command{
@@ -62,6 +64,15 @@ func parseTrackingConfig(c *cli.Context) (*trackingConfig, error) {
 		r.Prefix += "s" + strconv.Itoa(m.shard.K) + ":"
 	}
 	r.Timeline, r.Open = m.Open(m.load, m.interval, m.seed)
+	if c.Bool("closed") {
+		if m.Stages != nil {
+			return nil, usageErrorf("--closed throttles the closed writer to --rate: it cannot follow --stages")
+		}
+		if m.shard.Sharded() {
+			return nil, usageErrorf("--closed: a closed writer has no timeline to split into shards")
+		}
+		r.Closed, r.ClosedRate = true, m.Rate
+	}
 	// The values' mark, from the seed (--seed repeats it) and the shard.
 	r.Run = uint32(rand.New(rand.NewPCG(m.seed, 0x74726163+uint64(m.shard.K))).Uint32()) | 1
 	if err := r.Validate(); err != nil {
@@ -73,7 +84,7 @@ func parseTrackingConfig(c *cli.Context) (*trackingConfig, error) {
 
 func (cfg *trackingConfig) echo(ctx context.Context, faults string) map[string]any {
 	r := cfg.run
-	extra := map[string]any{"keys": r.Keys, "readers": r.Readers, "bcast": r.BCAST, "key_prefix": r.Prefix,
+	extra := map[string]any{"keys": r.Keys, "readers": r.Readers, "bcast": r.BCAST, "key_prefix": r.Prefix, "closed": r.Closed,
 		"pacing": cfg.load.Pacing.String(), "max_buffer": cfg.target.MaxBuffer}
 	rc := cfg.messageLoad.echo(report.RunConfig{Embedded: faults, Tests: []string{"tracking"}}, extra)
 	return echoConfig(ctx, rc, extra)
@@ -93,33 +104,52 @@ func trackingAction(c *cli.Context) error {
 	e.doc.Config = cfg.echo(ctx, e.faults())
 	e.askServer()
 	e.noteConfig()
-	res, runErr := tracking.Run(ctx, e.experiment(cfg.out.showErrs), cfg.run)
+	outcome, runErr := tracking.Run(ctx, e.experiment(cfg.out.showErrs), cfg.run)
+	var open, closed *report.Test
+	var openJ verdict.Judgement
+	if outcome != nil && outcome.Open != nil {
+		if open, openJ, err = outcome.Open.Test(cfg.run, cfg.out.slo); err != nil {
+			return failed(err)
+		}
+		e.doc.Tests = append(e.doc.Tests, *open)
+	}
+	if outcome != nil && outcome.Closed != nil {
+		if closed, _, err = outcome.Closed.Test(cfg.run, verdict.SLO{}); err != nil {
+			return failed(err)
+		}
+		e.doc.Tests = append(e.doc.Tests, *closed)
+	}
+	e.doc.Interrupted = ctx.Err() != nil || open != nil && open.Interrupted
+	if open != nil && !e.doc.Interrupted {
+		// The document's outcome is the exit code's: the open writer's,
+		// the closed one being shown, not judged.
+		e.doc.Outcome = openJ.Outcome.String()
+	}
+	if err := e.writeFiles(); err != nil {
+		return failed(err)
+	}
 	code := exitOK
-	if res != nil {
-		t, j, err := res.Test(cfg.run, cfg.out.slo)
-		if err != nil {
-			return failed(err)
-		}
-		e.doc.Tests = append(e.doc.Tests, *t)
-		e.doc.Interrupted = ctx.Err() != nil || t.Interrupted
-		if !e.doc.Interrupted {
-			e.doc.Outcome = j.Outcome.String()
-		}
-		if err := e.writeFiles(); err != nil {
-			return failed(err)
-		}
+	if open != nil {
 		if !cfg.out.quiet {
 			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 		}
-		if werr := text.Report(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
-			return failed(werr)
+		for _, t := range []*report.Test{open, closed} {
+			if t == nil {
+				continue
+			}
+			if werr := text.Report(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
+				return failed(werr)
+			}
+		}
+		if closed != nil && !cfg.out.quiet {
+			if werr := text.MessagesSideBySide(out, open, closed); werr != nil {
+				return failed(werr)
+			}
 		}
 		if !cfg.out.quiet {
 			printSeed(out, cfg.seed)
 		}
-		code = judged(e.stderr, t, j)
-	} else if err := e.writeFiles(); err != nil {
-		return failed(err)
+		code = judged(e.stderr, open, openJ)
 	}
 	return e.exit(code, runErr)
 }

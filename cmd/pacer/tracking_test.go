@@ -29,6 +29,7 @@ func TestTrackingUsage(t *testing.T) {
 		{"-d \"8\"", []string{"tracking", "--embedded", "-d", "8"}},
 		{"--slo lag: a consumer lag is a stream's", []string{"tracking", "--embedded", "--slo", "lag<=10"}},
 		{"--cluster: pacer tracking measures one server", []string{"tracking", "--cluster", "-p", "1"}},
+		{"--closed throttles the closed writer to --rate", []string{"tracking", "--embedded", "--closed", "--stages", "1s:1k"}},
 	} {
 		wantUsageError(t, c.want, c.args...)
 	}
@@ -37,16 +38,25 @@ func TestTrackingUsage(t *testing.T) {
 // TestTrackingEmbedded: the embedded target frozen 100 ms of every 500
 // ms: every write reaches every reader, or found it without a copy (a
 // key is written every 10 ms, and a stall holds the refetch), none lost;
-// the invalidations show the stalls from their intended writes.
+// the invalidations show the stalls from their intended writes, and the
+// closed writer run next (--closed) hides them.
 func TestTrackingEmbedded(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "tracking.json")
 	code, stdout, stderr := pacer(t, "tracking", "--embedded", "--stall", "100ms", "--every", "500ms", "--rate", "2k", "-n", "3000",
-		"--keys", "20", "--readers", "3", "--json", out)
+		"--keys", "20", "--readers", "3", "--closed", "--json", out)
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	tt := resultDocument(t, out).Tests[0]
+	d := resultDocument(t, out)
+	if len(d.Tests) != 2 || d.Tests[0].Mode != "open" || d.Tests[1].Mode != "closed" || d.Mode != "tracking" {
+		t.Fatalf("mode %q, %d tests", d.Mode, len(d.Tests))
+	}
+	if closed := d.Tests[1]; closed.ResponseMs.P90 > d.Tests[0].ResponseMs.P99/3 || closed.Messages.Lost != 0 {
+		t.Errorf("closed writer: p90 %.3f ms against the open p99 %.3f ms, lost %d", closed.ResponseMs.P90, d.Tests[0].ResponseMs.P99, closed.Messages.Lost)
+	}
+	testrun.Contains(t, stdout, "open against closed writer", "open: from the intended write", "closed: from the actual send")
+	tt := d.Tests[0]
 	m := tt.Messages
 	if m.Delivered+m.Tracking.Uncached != 9000 || m.Expected != m.Delivered || m.Lost != 0 || m.Tracking.Refetches != m.Delivered || m.Delivered < 6000 {
 		t.Fatalf("messages %+v, tracking %+v", m, m.Tracking)

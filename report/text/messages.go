@@ -346,22 +346,31 @@ func MessagesSideBySide(w io.Writer, open, closed *report.Test) error {
 	if err != nil {
 		return err
 	}
+	wd := wordsOf(open.Messages.Kind)
 	var b strings.Builder
-	b.WriteString("====== open against closed publisher ======\n")
-	fmt.Fprintf(&b, "  %-38s %10s %10s %10s %10s %10s %12s %8s\n", "delivery latency (ms)", "p50", "p90", "p99", "p99.9", "max", "published", "lost")
+	fmt.Fprintf(&b, "====== open against closed %s ======\n", wd.sender)
+	fmt.Fprintf(&b, "  %-38s %10s %10s %10s %10s %10s %12s %8s\n", wd.delivery+" latency (ms)", "p50", "p90", "p99", "p99.9", "max", wd.done, "lost")
 	line := func(name string, t *report.Test, h *hdrhistogram.Histogram) {
 		s := histo.Summarize(h)
 		fmt.Fprintf(&b, "  %-38s %10s %10s %10s %10s %10s %12d %8d\n", name, millis(s, s.P50), millis(s, s.P90), millis(s, s.P99), millis(s, s.P999), millis(s, s.Max),
 			t.Messages.Published, t.Messages.Lost)
 	}
-	line("open: from the intended publish", open, fo.Response)
+	intended := "open: from the intended publish"
+	if open.Messages.Kind == report.KindTracking {
+		intended = "open: from the intended write"
+	}
+	line(intended, open, fo.Response)
 	line("closed: from the actual send", closed, fc.Response)
 	so, sc := histo.Summarize(fo.Response), histo.Summarize(fc.Response)
 	switch {
 	case so.Count == 0 || sc.Count == 0:
 	case sc.P99 > 0 && so.P99 >= 2*sc.P99:
-		fmt.Fprintf(&b, "  the closed publisher's p99 is %.1f× lower: it published less while the server was slow (%.0f msg/s against %.0f), so its messages never waited for it\n",
-			so.P99/sc.P99, closed.Achieved(), open.Achieved())
+		did := "published"
+		if open.Messages.Kind == report.KindTracking {
+			did = "wrote"
+		}
+		fmt.Fprintf(&b, "  the closed %s's p99 is %.1f× lower: it %s less while the server was slow (%.0f %s against %.0f), so its %s never waited for it\n",
+			wd.sender, so.P99/sc.P99, did, closed.Achieved(), wd.unit, open.Achieved(), wd.noun)
 	default:
 		b.WriteString("  the two agree within a factor of two at p99: the server kept up with the open timeline\n")
 	}
