@@ -11,7 +11,9 @@
 // The default points are 100,000 deliveries a second three ways: one
 // channel of 10 subscribers at 10k messages/s (the issue's), 100
 // subscribers at 1k/s, and one subscriber at 100k/s; -stream adds a
-// stream point (5k XADD/s to one group of 4 consumers). -pause 100ms
+// stream point (5k XADD/s to one group of 4 consumers), -tracking a
+// client-side caching one (10k SET/s to 1000 keys cached by 10 readers:
+// 100,000 invalidations a second, each refetched). -pause 100ms
 // stops the server (SIGSTOP, SIGCONT) for that long every second of every
 // run and adds the closed publisher (--closed): the open publisher's
 // delivery p99 from the intended instants beside the closed one's.
@@ -35,7 +37,9 @@ import (
 type point struct {
 	rate        string
 	subscribers int
-	stream      bool
+	// stream and tracking make it pacer stream's (subscribers are
+	// consumers) or pacer tracking's (readers).
+	stream, tracking bool
 }
 
 type sample struct {
@@ -53,6 +57,7 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "each run's timeline")
 	points := flag.String("points", "10k:10,1k:100,100k:1", "RATE:SUBSCRIBERS list")
 	withStream := flag.Bool("stream", false, "add a stream point: 5k XADD/s, one group of 4 consumers")
+	withTracking := flag.Bool("tracking", false, "add a client-side caching point: 10k SET/s to 1000 keys cached by 10 readers (pacer tracking)")
 	pause := flag.Duration("pause", 0, "stop the server this long every second during the runs, and run the closed publisher too")
 	flag.Parse()
 
@@ -67,6 +72,9 @@ func main() {
 	}
 	if *withStream {
 		pts = append(pts, point{rate: "5k", subscribers: 4, stream: true})
+	}
+	if *withTracking {
+		pts = append(pts, point{rate: "10k", subscribers: 10, tracking: true})
 	}
 	srv := kit.Must(kit.Start())
 	defer srv.Stop()
@@ -135,6 +143,9 @@ func pauser(srv *kit.Server, d time.Duration) func() {
 }
 
 func name(p point) string {
+	if p.tracking {
+		return fmt.Sprintf("tracking %s/s × %d readers", p.rate, p.subscribers)
+	}
 	if p.stream {
 		return fmt.Sprintf("stream %s/s × %d consumers", p.rate, p.subscribers)
 	}
@@ -150,6 +161,10 @@ func runOnce(bin, port string, p point, d time.Duration, out string, closed bool
 	}
 	if p.stream {
 		args = []string{"stream", "-h", "127.0.0.1", "-p", port, "--rate", p.rate, "--duration", d.String(), "--consumers", strconv.Itoa(p.subscribers),
+			"-q", "--json", out}
+	}
+	if p.tracking {
+		args = []string{"tracking", "-h", "127.0.0.1", "-p", port, "--rate", p.rate, "--duration", d.String(), "--readers", strconv.Itoa(p.subscribers),
 			"-q", "--json", out}
 	}
 	cmd := exec.Command(bin, args...)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -58,7 +59,7 @@ func TestTrackingEmbedded(t *testing.T) {
 	testrun.Contains(t, stdout, "open against closed writer", "open: from the intended write", "closed: from the actual send")
 	tt := d.Tests[0]
 	m := tt.Messages
-	if m.Delivered+m.Tracking.Uncached != 9000 || m.Expected != m.Delivered || m.Lost != 0 || m.Tracking.Refetches != m.Delivered || m.Delivered < 6000 {
+	if m.Delivered+m.Tracking.Uncached != 9000 || m.Expected != m.Delivered || m.Lost != 0 || m.Tracking.Refetches != m.Delivered || m.Delivered < 1000 {
 		t.Fatalf("messages %+v, tracking %+v", m, m.Tracking)
 	}
 	if tt.ResponseMs.P99 < 60 {
@@ -93,22 +94,29 @@ func TestTrackingAgainstRedis(t *testing.T) {
 		}
 		tt := d.Tests[0]
 		m, v := tt.Messages, tt.Messages.Tracking
-		if m.Kind != "tracking" || m.Published != 4000 || m.Expected != 16000 || m.Delivered != 16000 || m.Lost != 0 || len(m.Receivers) != 4 ||
-			v == nil || v.BCAST != bcast || v.StaleAtEnd != 0 || v.Spurious != 0 {
+		// Every write reaches every reader; in default mode one that came
+		// before the reader's refetch found no copy (uncached), which a
+		// slow machine (the race detector) makes more common.
+		if m.Kind != "tracking" || m.Published != 4000 || m.Delivered+v.Uncached != 16000 || m.Expected != m.Delivered || m.Lost != 0 ||
+			len(m.Receivers) != 4 || v == nil || v.BCAST != bcast || v.StaleAtEnd != 0 || v.Spurious != 0 {
 			t.Fatalf("bcast %v: messages %+v, tracking %+v", bcast, m, v)
 		}
-		if !bcast && (v.Pushes != 16000 || v.Refetches != 16000 || v.Uncached != 0) {
-			t.Errorf("default mode: %+v; want a push and a refetch per write and reader", v)
+		if !bcast && (v.Pushes != m.Delivered || v.Refetches != m.Delivered) {
+			t.Errorf("default mode: %+v; want a push and a refetch per invalidation", v)
+		}
+		if bcast && v.Uncached != 0 {
+			t.Errorf("BCAST: %d uncached", v.Uncached)
 		}
 		if tt.SLO == nil || !tt.SLO.Pass || tt.ResponseMs == nil || tt.ResponseMs.P50 <= 0 {
 			t.Errorf("bcast %v: slo %+v", bcast, tt.SLO)
 		}
-		testrun.Contains(t, stdout, "invalidations  expected 16000 = delivered 16000 + lost 0", "per reader", "invalidation ", "slo: pass")
+		want := fmt.Sprintf("invalidations  expected %d = delivered %d + lost 0", m.Delivered, m.Delivered)
+		testrun.Contains(t, stdout, want, "per reader", "invalidation ", "slo: pass")
 		code, rep, stderr := pacer(t, "report", out)
 		if code != exitOK {
 			t.Fatalf("report: exit %d %s", code, stderr)
 		}
-		testrun.Contains(t, rep, "invalidations  expected 16000 = delivered 16000 + lost 0", "SET 64 B values to 50 keys cached by 4 readers")
+		testrun.Contains(t, rep, want, "SET 64 B values to 50 keys cached by 4 readers")
 	}
 }
 

@@ -225,12 +225,23 @@ func stamp(oob []byte) int64 {
 }
 
 // toMono converts a CLOCK_REALTIME instant to now's clock, from the
-// offset of this moment (taken between two readings of now).
+// offset of this moment, taken between two readings of now: the tightest
+// of three pairs, so that a descheduling between the readings does not
+// move it (as package rxstamp converts).
 func toMono(real int64, now func() int64) int64 {
-	m1 := now()
-	wall := time.Now().UnixNano()
-	m2 := now()
-	return m1 + (m2-m1)/2 - (wall - real)
+	best, gap := int64(0), int64(-1)
+	for range 3 {
+		m1 := now()
+		wall := time.Now().UnixNano()
+		m2 := now()
+		if gap < 0 || m2-m1 < gap {
+			best, gap = m1+(m2-m1)/2-(wall-real), m2-m1
+		}
+		if gap <= 2000 {
+			break
+		}
+	}
+	return best
 }
 
 // Stop ends the tap and returns what it saw.
