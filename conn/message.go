@@ -168,7 +168,16 @@ func (p *Reader) readPush(m *Push) error {
 	if err != nil {
 		return err
 	}
-	for ; left > 0; left-- {
+	if err := p.skipElements(left); err != nil {
+		return err
+	}
+	m.Times = p.Times()
+	return nil
+}
+
+// skipElements skips the n elements left of an aggregate.
+func (p *Reader) skipElements(n int64) error {
+	for ; n > 0; n-- {
 		l, err := p.line()
 		if err != nil {
 			return err
@@ -180,7 +189,6 @@ func (p *Reader) readPush(m *Push) error {
 			return err
 		}
 	}
-	m.Times = p.Times()
 	return nil
 }
 

@@ -146,9 +146,7 @@ func (p *Reader) trackedPush(line []byte, t *Tracked, onKey func([]byte)) error 
 	if err != nil {
 		return err
 	}
-	left := n - 1
 	if n == 2 && string(kind) == "invalidate" {
-		left = 0
 		l, err := p.line()
 		if err != nil {
 			return err
@@ -185,19 +183,7 @@ func (p *Reader) trackedPush(line []byte, t *Tracked, onKey func([]byte)) error 
 		}
 		return nil
 	}
-	for ; left > 0; left-- {
-		l, err := p.line()
-		if err != nil {
-			return err
-		}
-		if len(l) == 0 {
-			return protoErr("empty line")
-		}
-		if err := p.element(l, 1); err != nil {
-			return err
-		}
-	}
-	return nil
+	return p.skipElements(n - 1)
 }
 
 // Buffered is how many bytes already read from the socket wait in the

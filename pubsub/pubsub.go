@@ -292,14 +292,7 @@ func runSide(ctx context.Context, env *experiment.Env, cfg *Config, closed bool)
 			Config: cc, StreamSeed: func(int) uint64 { return 0 }, Placed: true})
 	}
 	if res != nil {
-		limit := cfg.Open.Drain
-		if limit <= 0 {
-			limit = scheduler.DefaultDrain
-		}
-		if ctx.Err() != nil {
-			limit = min(limit, scheduler.DefaultInterruptDrain)
-		}
-		subs.settle(ctx, sent, settleQuiet, limit)
+		subs.settle(ctx, sent, settleQuiet, scheduler.DrainLimit(ctx, cfg.Open.Drain))
 	}
 	subs.finish(100*time.Millisecond, time.Second)
 	subs.close()

@@ -1,6 +1,9 @@
 package scheduler
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // DefaultDrain is how long an open run waits for the last replies.
 const DefaultDrain = 5 * time.Second
@@ -17,4 +20,17 @@ func DefaultLagLimit(p Pacing) time.Duration {
 		return 2 * time.Millisecond
 	}
 	return time.Millisecond
+}
+
+// DrainLimit is how long a run waits for what is still on its way once
+// its requests are sent: drain (DefaultDrain when 0), and at most
+// DefaultInterruptDrain when ctx was cancelled.
+func DrainLimit(ctx context.Context, drain time.Duration) time.Duration {
+	if drain <= 0 {
+		drain = DefaultDrain
+	}
+	if ctx.Err() != nil {
+		drain = min(drain, DefaultInterruptDrain)
+	}
+	return drain
 }

@@ -207,14 +207,7 @@ func Run(ctx context.Context, env *experiment.Env, cfg Config) (*Result, error) 
 	res, st, err := env.RunOpen(ctx, experiment.Open{Test: experiment.Test{ID: "stream", Title: cfg.Name}, Name: cfg.Name, Label: cfg.Name,
 		Timeline: cfg.Timeline, Conns: cfg.Producers, Keys: keys, Stream: messages.NewPublisher(meter, sent, prefixes, cfg.Size), Config: cfg.Open})
 	if res != nil {
-		limit := cfg.Open.Drain
-		if limit <= 0 {
-			limit = scheduler.DefaultDrain
-		}
-		if ctx.Err() != nil {
-			limit = min(limit, scheduler.DefaultInterruptDrain)
-		}
-		g.settle(ctx, settleQuiet, limit)
+		g.settle(ctx, settleQuiet, scheduler.DrainLimit(ctx, cfg.Open.Drain))
 	}
 	stopPoll()
 	<-polled

@@ -251,14 +251,7 @@ func runSide(ctx context.Context, env *experiment.Env, cfg Config, closed bool) 
 			Config: cc, StreamSeed: func(int) uint64 { return 0 }, Placed: true})
 	}
 	if res != nil {
-		limit := cfg.Open.Drain
-		if limit <= 0 {
-			limit = scheduler.DefaultDrain
-		}
-		if ctx.Err() != nil {
-			limit = min(limit, scheduler.DefaultInterruptDrain)
-		}
-		rs.settle(ctx, func() uint64 { return allSent(sent) }, settleQuiet, limit)
+		rs.settle(ctx, func() uint64 { return allSent(sent) }, settleQuiet, scheduler.DrainLimit(ctx, cfg.Open.Drain))
 	}
 	rs.close()
 	counts := rs.finish()

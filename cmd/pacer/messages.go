@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -9,7 +11,9 @@ import (
 	"github.com/pacer-load/pacer/internal/bytesize"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scenarios"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // What pacer pubsub and pacer stream share: the publisher's timeline
@@ -123,4 +127,61 @@ func (m *messageLoad) echo(rc report.RunConfig, extra map[string]any) report.Run
 	rc.Target, rc.Conns, rc.Dial, rc.Seed, rc.Rate, rc.Duration, rc.Requests = m.target.Addr, m.conns, m.target, m.seed, m.Rate, m.Duration, m.Requests
 	rc.Sizes = scenarios.FixedSize(m.size) // data_size: the payload's, as -d gave it
 	return rc
+}
+
+// openMessages opens a message command's environment (mode is the JSON
+// document's) and notes its configuration, as echo words it.
+func openMessages(c *cli.Context, m *messageLoad, mode string, echo func(context.Context, string) map[string]any) (*runEnv, error) {
+	e, err := openEnv(c, envConfig{target: m.newTarget(), place: m.shard, files: m.out.files, quiet: m.out.quiet, mode: mode, banner: true})
+	if err != nil {
+		return nil, err
+	}
+	e.doc.Config = echo(c.Context, e.faults())
+	e.askServer()
+	e.noteConfig()
+	return e, nil
+}
+
+// endMessages ends a message command: the open publisher's test (nil when
+// nothing was measured) is judged, and its judgement is the exit code and
+// the document's outcome; a closed publisher's test (nil without one) is
+// shown beside it, not judged: its numbers are the ones that hide the
+// server's stalls.
+func (e *runEnv) endMessages(m *messageLoad, open *report.Test, j verdict.Judgement, closed *report.Test, runErr error) error {
+	for _, t := range []*report.Test{open, closed} {
+		if t != nil {
+			e.doc.Tests = append(e.doc.Tests, *t)
+		}
+	}
+	e.doc.Interrupted = e.ctx.Err() != nil || open != nil && open.Interrupted
+	if open != nil && !e.doc.Interrupted {
+		e.doc.Outcome = j.Outcome.String()
+	}
+	if err := e.writeFiles(); err != nil {
+		return failed(err)
+	}
+	if open == nil {
+		return e.exit(exitOK, runErr)
+	}
+	quiet := m.out.quiet
+	if !quiet {
+		fmt.Fprintf(e.out, "%s\n\n", text.ServerLine(e.server.ID))
+	}
+	for _, t := range []*report.Test{open, closed} {
+		if t == nil {
+			continue
+		}
+		if err := text.Report(e.out, t, quiet, false, m.out.text); err != nil {
+			return failed(err)
+		}
+	}
+	if closed != nil && !quiet {
+		if err := text.MessagesSideBySide(e.out, open, closed); err != nil {
+			return failed(err)
+		}
+	}
+	if !quiet {
+		printSeed(e.out, m.seed)
+	}
+	return e.exit(judged(e.stderr, open, j), runErr)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pacer-load/pacer/pubsub"
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -100,63 +99,23 @@ func pubsubAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard, files: cfg.out.files, quiet: cfg.out.quiet, mode: "pubsub", banner: true})
+	e, err := openMessages(c, cfg.messageLoad, "pubsub", cfg.echo)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	ctx, out := c.Context, e.out
-	e.doc.Config = cfg.echo(ctx, e.faults())
-	e.askServer()
-	e.noteConfig()
-	outcome, runErr := pubsub.Run(ctx, e.experiment(cfg.out.showErrs), cfg.run)
+	outcome, runErr := pubsub.Run(c.Context, e.experiment(cfg.out.showErrs), cfg.run)
 	var open, closed *report.Test
 	var openJ verdict.Judgement
 	if outcome != nil && outcome.Open != nil {
 		if open, openJ, err = outcome.Open.Test(cfg.run, cfg.out.slo); err != nil {
 			return failed(err)
 		}
-		e.doc.Tests = append(e.doc.Tests, *open)
 	}
 	if outcome != nil && outcome.Closed != nil {
 		if closed, _, err = outcome.Closed.Test(cfg.run, verdict.SLO{}); err != nil {
 			return failed(err)
 		}
-		e.doc.Tests = append(e.doc.Tests, *closed)
 	}
-	e.doc.Interrupted = ctx.Err() != nil || open != nil && open.Interrupted
-	if open != nil && !e.doc.Interrupted {
-		// The document's outcome is the exit code's: the open
-		// publisher's, the closed one being shown, not judged.
-		e.doc.Outcome = openJ.Outcome.String()
-	}
-	if err := e.writeFiles(); err != nil {
-		return failed(err)
-	}
-	code := exitOK
-	if open != nil {
-		if !cfg.out.quiet {
-			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
-		}
-		for _, t := range []*report.Test{open, closed} {
-			if t == nil {
-				continue
-			}
-			if werr := text.Report(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
-				return failed(werr)
-			}
-		}
-		if closed != nil && !cfg.out.quiet {
-			if werr := text.MessagesSideBySide(out, open, closed); werr != nil {
-				return failed(werr)
-			}
-		}
-		if !cfg.out.quiet {
-			printSeed(out, cfg.seed)
-		}
-		// The closed publisher is shown, not judged: its numbers are the
-		// ones that hide the server's stalls.
-		code = judged(e.stderr, open, openJ)
-	}
-	return e.exit(code, runErr)
+	return e.endMessages(cfg.messageLoad, open, openJ, closed, runErr)
 }

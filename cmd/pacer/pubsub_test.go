@@ -349,18 +349,7 @@ func TestPubsubServerPaused(t *testing.T) {
 	testrun.SkipShort(t, "pauses a redis-server for 3 s under an open and a closed publisher")
 	testrun.SkipRace(t, "judges delivery latencies against the pauses")
 	rs := redistest.Start(t)
-	stop := clock.Every(time.Second, func() bool {
-		if err := rs.Pause(); err != nil {
-			t.Error(err)
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-		if err := rs.Resume(); err != nil {
-			t.Error(err)
-			return false
-		}
-		return true
-	})
+	stop := pauseEverySecond(t, rs, 100*time.Millisecond)
 	out := filepath.Join(t.TempDir(), "pubsub.json")
 	code, stdout, stderr := pacer(t, "pubsub", "-p", rs.PortString(), "--rate", "10k", "--duration", "3s", "--subscribers", "10", "--closed", "--json", out)
 	stop()
@@ -376,4 +365,21 @@ func TestPubsubServerPaused(t *testing.T) {
 			open.ResponseMs.P99, closed.ResponseMs.P99, open.Messages.Lost, closed.Messages.Lost)
 	}
 	testrun.Contains(t, stdout, "open against closed publisher")
+}
+
+// pauseEverySecond stops rs (SIGSTOP) for d at the start of every second
+// until the returned function is called.
+func pauseEverySecond(t *testing.T, rs *redistest.Server, d time.Duration) (stop func()) {
+	return clock.Every(time.Second, func() bool {
+		if err := rs.Pause(); err != nil {
+			t.Error(err)
+			return false
+		}
+		time.Sleep(d)
+		if err := rs.Resume(); err != nil {
+			t.Error(err)
+			return false
+		}
+		return true
+	})
 }

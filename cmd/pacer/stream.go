@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/report"
+	"github.com/pacer-load/pacer/verdict"
 
-	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/stream"
 )
 
@@ -85,39 +84,18 @@ func streamAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := openEnv(c, envConfig{target: cfg.newTarget(), place: cfg.shard, files: cfg.out.files, quiet: cfg.out.quiet, mode: "stream", banner: true})
+	e, err := openMessages(c, cfg.messageLoad, "stream", cfg.echo)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	ctx, out := c.Context, e.out
-	e.doc.Config = cfg.echo(ctx, e.faults())
-	e.askServer()
-	e.noteConfig()
-	res, runErr := stream.Run(ctx, e.experiment(cfg.out.showErrs), cfg.run)
-	code := exitOK
+	res, runErr := stream.Run(c.Context, e.experiment(cfg.out.showErrs), cfg.run)
+	var t *report.Test
+	var j verdict.Judgement
 	if res != nil {
-		t, j, err := res.Test(cfg.run, cfg.out.slo)
-		if err != nil {
+		if t, j, err = res.Test(cfg.run, cfg.out.slo); err != nil {
 			return failed(err)
 		}
-		e.doc.Tests = append(e.doc.Tests, *t)
-		e.doc.Interrupted = ctx.Err() != nil || t.Interrupted
-		if err := e.writeFiles(); err != nil {
-			return failed(err)
-		}
-		if !cfg.out.quiet {
-			fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
-		}
-		if werr := text.Report(out, t, cfg.out.quiet, false, cfg.out.text); werr != nil {
-			return failed(werr)
-		}
-		if !cfg.out.quiet {
-			printSeed(out, cfg.seed)
-		}
-		code = judged(e.stderr, t, j)
-	} else if err := e.writeFiles(); err != nil {
-		return failed(err)
 	}
-	return e.exit(code, runErr)
+	return e.endMessages(cfg.messageLoad, t, j, nil, runErr)
 }

@@ -168,18 +168,7 @@ func TestTrackingServerPaused(t *testing.T) {
 	testrun.SkipShort(t, "pauses a redis-server for 3 s under cached writes")
 	testrun.SkipRace(t, "judges invalidation latencies against the pauses")
 	rs := redistest.Start(t)
-	stop := clock.Every(time.Second, func() bool {
-		if err := rs.Pause(); err != nil {
-			t.Error(err)
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-		if err := rs.Resume(); err != nil {
-			t.Error(err)
-			return false
-		}
-		return true
-	})
+	stop := pauseEverySecond(t, rs, 100*time.Millisecond)
 	out := filepath.Join(t.TempDir(), "tracking.json")
 	code, stdout, stderr := pacer(t, "tracking", "-p", rs.PortString(), "--rate", "5k", "--duration", "3s", "--readers", "5", "--json", out)
 	stop()
