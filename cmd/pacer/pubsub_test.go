@@ -307,8 +307,9 @@ func nextMessage(b []byte) (payload, rest []byte, ok bool) {
 	return nil, nil, false
 }
 
-// TestMessagesMetrics: a pubsub run's and a stream run's deliveries are
-// served beside their publisher's requests, under the same labels.
+// TestMessagesMetrics: a pubsub run's, a stream run's and a tracking run's
+// deliveries are served beside their publisher's requests, under the same
+// labels.
 func TestMessagesMetrics(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -319,12 +320,17 @@ func TestMessagesMetrics(t *testing.T) {
 			`pacer_delivery_seconds_count{mode="open"`, `pacer_requests_completed_total{mode="open"`}},
 		{"stream", []string{`pacer_messages_delivered_total{mode="open",shard="",target="127.0.0.1:`, `,test="XADD 64 B, 1 stream, 1 group × 2 consumers"} 500`,
 			`pacer_delivery_seconds_count{mode="open"`}},
+		{"tracking", []string{`pacer_messages_delivered_total{mode="open",shard="",target="127.0.0.1:`, `,test="CLIENT TRACKING: SET 64 B to 1000 keys, 2 readers"} 1000`,
+			`pacer_delivery_seconds_count{mode="open"`}},
 	} {
 		addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 		args := []string{c.cmd, "--embedded", "--rate", "1k", "-n", "500", "-q", "--metrics-addr", addr, "--metrics-linger", "3s"}
-		if c.cmd == "pubsub" {
+		switch c.cmd {
+		case "pubsub":
 			args = append(args, "--subscribers", "2")
-		} else {
+		case "tracking":
+			args = append(args, "--readers", "2")
+		default:
 			args = append(args, "--consumers", "2")
 		}
 		_, body, wait := scrapeLingering(t, addr, args...)
