@@ -65,6 +65,9 @@ const (
 	MaxReaders = 10000
 	// MaxPayload is Redis's proto-max-bulk-len.
 	MaxPayload = 512 << 20
+	// MaxCopies bounds readers × keys: each reader keeps about 9 bytes a
+	// key (33 with BCAST), and reads every key once before the timeline.
+	MaxCopies = 1 << 22
 )
 
 // DefaultPrefix names the keys: pacer:cache:0, pacer:cache:1, ...
@@ -112,6 +115,8 @@ func (c *Config) Validate() error {
 		return usage.Option("readers", "{readers} %d: want 1 to %d", c.Readers, MaxReaders)
 	case c.Size < messages.HeaderLen || c.Size > MaxPayload:
 		return fmt.Errorf("-d %d: a value carries a %d-byte header, so want %d to %d bytes", c.Size, messages.HeaderLen, messages.HeaderLen, MaxPayload)
+	case c.Keys*c.Readers > MaxCopies:
+		return usage.Option("keys", "{keys} %d × {readers} %d: at most %d cached copies (each reader caches every key)", c.Keys, c.Readers, MaxCopies)
 	case c.Writers < 1:
 		return fmt.Errorf("-c %d: want at least one writing connection", c.Writers)
 	case c.Prefix == "":

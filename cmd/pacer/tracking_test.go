@@ -26,6 +26,7 @@ func TestTrackingUsage(t *testing.T) {
 	}{
 		{"--keys 0", []string{"tracking", "--embedded", "--keys", "0"}},
 		{"--readers 0", []string{"tracking", "--embedded", "--readers", "0"}},
+		{"--keys 1000000 × --readers 10: at most 4194304 cached copies", []string{"tracking", "--embedded", "--keys", "1000000"}},
 		{"--key-prefix must not be empty", []string{"tracking", "--embedded", "--key-prefix", ""}},
 		{"-d \"8\"", []string{"tracking", "--embedded", "-d", "8"}},
 		{"--slo lag: a consumer lag is a stream's", []string{"tracking", "--embedded", "--slo", "lag<=10"}},
