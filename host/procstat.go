@@ -33,6 +33,25 @@ type ProcUsage struct {
 	Voluntary, Involuntary uint64
 	// Threads is how many threads the process had at the later reading.
 	Threads int
+	// ThreadWait is the wait of the thread that waited most over the
+	// span: for a server of several threads, the wait its requests could
+	// meet on one thread, which the sum (Wait) overstates by as many
+	// threads as wait at once. Add sums the spans' (an upper bound for
+	// the whole); 0 where it was not read (an older JSON).
+	ThreadWait time.Duration
+}
+
+// ThreadWaitShare is ThreadWait per wall second: the share of the time
+// the most-waiting thread was runnable but not running; WaitShare where
+// ThreadWait was not read.
+func (u ProcUsage) ThreadWaitShare() float64 {
+	if u.Seconds <= 0 {
+		return 0
+	}
+	if u.ThreadWait <= 0 {
+		return u.WaitShare()
+	}
+	return u.ThreadWait.Seconds() / u.Seconds
 }
 
 // WaitShare is the wait per wall second: for a single-threaded server the
@@ -65,6 +84,7 @@ func (u *ProcUsage) Add(o ProcUsage) {
 	u.Voluntary += o.Voluntary
 	u.Involuntary += o.Involuntary
 	u.Threads = max(u.Threads, o.Threads)
+	u.ThreadWait += o.ThreadWait
 }
 
 // threadStat is one thread's counters.
@@ -97,6 +117,9 @@ type ProcReading struct {
 	total   threadStat
 	threads int
 	ok      bool
+	// waits are each thread's own wait counter (schedstat's, since the
+	// thread began), by thread id.
+	waits map[int]uint64
 }
 
 // OK reports whether the reading was taken.
@@ -108,11 +131,16 @@ func (r ProcReading) Since(a ProcReading) ProcUsage {
 		return ProcUsage{}
 	}
 	d := func(x, y uint64) uint64 { return x - min(x, y) }
+	// The most-waiting thread: a thread born since a counts all its wait.
+	var most uint64
+	for tid, w := range r.waits {
+		most = max(most, d(w, a.waits[tid]))
+	}
 	return ProcUsage{
 		Seconds: float64(r.At-a.At) / 1e9,
 		CPU:     time.Duration(d(r.total.cpu, a.total.cpu)), Wait: time.Duration(d(r.total.wait, a.total.wait)),
 		Slices: d(r.total.slices, a.total.slices), Voluntary: d(r.total.vol, a.total.vol), Involuntary: d(r.total.invol, a.total.invol),
-		Threads: r.threads,
+		Threads: r.threads, ThreadWait: time.Duration(min(most, d(r.total.wait, a.total.wait))),
 	}
 }
 
@@ -157,7 +185,11 @@ func (w *ProcWatch) Read() (ProcReading, error) {
 		return ProcReading{}, firstErr
 	}
 	w.last, w.read = seen, true
-	return ProcReading{At: now, total: w.total, threads: len(seen), ok: true}, nil
+	waits := make(map[int]uint64, len(seen))
+	for tid, st := range seen {
+		waits[tid] = st.wait
+	}
+	return ProcReading{At: now, total: w.total, threads: len(seen), ok: true, waits: waits}, nil
 }
 
 // readThread reads one thread's schedstat and context switches.

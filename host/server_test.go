@@ -1,6 +1,8 @@
 package host
 
 import (
+	"fmt"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -147,5 +149,52 @@ func TestProcWatchCountsCPU(t *testing.T) {
 	sum.Add(u)
 	if sum.CPU != 2*u.CPU || sum.MeanWait() != u.MeanWait() {
 		t.Fatalf("Add: %+v", sum)
+	}
+}
+
+// TestProcWatchThreadWait: over a span, the most-waiting thread's wait is
+// its own, not the sum; a thread born in the span counts all of its.
+func TestProcWatchThreadWait(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	write := func(tid int, cpu, wait, slices uint64) {
+		dir := filepath.Join(root, "42", "task", strconv.Itoa(tid))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		stat := fmt.Sprintf("%d %d %d\n", cpu, wait, slices)
+		if err := os.WriteFile(filepath.Join(dir, "schedstat"), []byte(stat), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		status := "voluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t2\n"
+		if err := os.WriteFile(filepath.Join(dir, "status"), []byte(status), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := NewProcWatch(42)
+	w.root = root
+	write(1, 100, 1000, 1)
+	write(2, 100, 5000, 1)
+	a, err := w.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(1, 200, 4000, 2) // waited 3000 ns
+	write(2, 200, 6000, 2) // waited 1000 ns
+	write(3, 50, 2500, 1)  // born since: 2500 ns
+	b, err := w.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := b.Since(a)
+	if u.Wait != 6500 || u.ThreadWait != 3000 || u.Threads != 3 {
+		t.Fatalf("%+v: want a wait of 6500 ns in all, 3000 ns the most of one thread", u)
+	}
+	u.Seconds = 1e-5
+	if got := u.ThreadWaitShare(); math.Abs(got-0.3) > 1e-9 {
+		t.Errorf("thread wait share %v, want 0.3", got)
+	}
+	if old := (ProcUsage{Seconds: 1e-5, Wait: 6500}); math.Abs(old.ThreadWaitShare()-0.65) > 1e-9 {
+		t.Errorf("without a thread wait (an older JSON): %v, want the whole wait share 0.65", old.ThreadWaitShare())
 	}
 }

@@ -35,6 +35,12 @@ type ServerProcess struct {
 	InvoluntarySwitches uint64 `json:"involuntary_switches"`
 	VoluntarySwitches   uint64 `json:"voluntary_switches"`
 	Threads             int    `json:"threads"`
+	// ThreadWaitS is the wait of the thread that waited most (a server of
+	// several threads' requests meet one thread's waits, not their sum),
+	// ThreadWaitShare it per wall second: the share the verdict weighs.
+	// Absent from older documents.
+	ThreadWaitS     float64 `json:"thread_wait_s,omitempty"`
+	ThreadWaitShare float64 `json:"thread_wait_share,omitempty"`
 }
 
 // serverProcessJSON is u as the JSON holds it.
@@ -43,6 +49,7 @@ func serverProcessJSON(u host.ProcUsage) *ServerProcess {
 		Seconds: Round(u.Seconds, 6), CPUS: Round(u.CPU.Seconds(), 6), CPUWaitS: Round(u.Wait.Seconds(), 6),
 		WaitShare: Round(u.WaitShare(), 6), Timeslices: u.Slices, MeanWaitUs: Round(float64(u.MeanWait())/1e3, 3),
 		InvoluntarySwitches: u.Involuntary, VoluntarySwitches: u.Voluntary, Threads: u.Threads,
+		ThreadWaitS: Round(u.ThreadWait.Seconds(), 6), ThreadWaitShare: Round(u.ThreadWaitShare(), 6),
 	}
 }
 
@@ -65,7 +72,7 @@ func (s *ServerProcess) usage() host.ProcUsage {
 	}
 	return host.ProcUsage{
 		Seconds: s.Seconds, CPU: exactSeconds(s.CPUS), Wait: exactSeconds(s.CPUWaitS), Slices: s.Timeslices,
-		Voluntary: s.VoluntarySwitches, Involuntary: s.InvoluntarySwitches, Threads: s.Threads,
+		Voluntary: s.VoluntarySwitches, Involuntary: s.InvoluntarySwitches, Threads: s.Threads, ThreadWait: exactSeconds(s.ThreadWaitS),
 	}
 }
 

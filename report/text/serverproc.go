@@ -22,5 +22,9 @@ func writeServerProcess(b *strings.Builder, sp *scheduler.ServerProcess) {
 	}
 	fmt.Fprintf(b, "  server process pid %d%s: CPU %.3f s; waited for a CPU %s (%s of the time, %s per time slice over %d slices); %d involuntary switches\n",
 		sp.PID, name, u.CPU.Seconds(), report.WaitText(u.Wait), report.ShareText(u.WaitShare()), report.WaitText(u.MeanWait()), u.Slices, u.Involuntary)
+	if u.Threads > 1 && u.ThreadWait > 0 && u.ThreadWait < u.Wait*9/10 {
+		fmt.Fprintf(b, "                 %d threads; the one that waited most waited %s (%s of the time): what a request meets, and the verdict weighs\n",
+			u.Threads, report.WaitText(u.ThreadWait), report.ShareText(u.ThreadWaitShare()))
+	}
 	fmt.Fprintf(b, "                 found as %s\n", safetext.Escape(sp.How))
 }
