@@ -9,16 +9,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/clock"
 	"github.com/pacer-load/pacer/messages"
 )
 
-// reader is one caching connection and its goroutine's state.
+// reader is one caching connection and its goroutine's state: in a
+// cluster, one of a reader's connections, to one primary, caching the
+// keys of its slots (keys; nil: every key).
 type reader struct {
-	rs *readers
-	c  *conn.Conn
-	r  *messages.Receiver
+	rs   *readers
+	c    *conn.Conn
+	r    *messages.Receiver
+	keys []int
 	// have[k] is the ordinal of key k's write the reader holds or was
 	// last invalidated for (-1: none of this run's), the next
 	// invalidation of k being for the write after it.
@@ -33,7 +37,7 @@ type reader struct {
 	refetching []bool
 	fifo       []int32
 	wbuf       []byte
-	keys       []int32 // the current push's keys of this run
+	pushed     []int32 // the current push's keys of this run
 	counts     Counts  // the goroutine's own, read once it ended
 	// accounted counts the writes the reader has accounted for (an
 	// invalidation, an uncached one, a forgotten one), inflight its GETs
@@ -52,21 +56,54 @@ type readers struct {
 }
 
 // startReaders dials the readers, turns tracking on, lets each read every
-// key once (default mode) and starts their goroutines.
-func startReaders(ctx context.Context, cfg *Config, meter *messages.Meter, log *messages.Log, o conn.Options) (*readers, error) {
+// key once (default mode) and starts their goroutines. In a cluster (top
+// set) each reader has a connection to every primary that owns some of
+// the keys, caching those: a node tracks its own keys only.
+func startReaders(ctx context.Context, cfg *Config, meter *messages.Meter, log *messages.Log, o conn.Options, top *cluster.Topology) (*readers, error) {
 	rs := &readers{cfg: cfg, log: log}
 	o.RESP3, o.ClientTracking = true, false
 	o.OnTLSHandshake = nil // the readers' handshakes are not the writer's
+	type place struct {
+		keys []int
+		opts conn.Options
+		node string
+	}
+	places := []place{{opts: o}}
+	if top != nil {
+		byNode := make([][]int, len(top.Primaries))
+		for k := range cfg.Keys {
+			n := top.Owner(cluster.Slot([]byte(cfg.key(k))))
+			if n < 0 {
+				return nil, fmt.Errorf("no primary serves the slot of key %s", cfg.key(k))
+			}
+			byNode[n] = append(byNode[n], k)
+		}
+		places = places[:0]
+		for n, keys := range byNode {
+			if len(keys) > 0 {
+				places = append(places, place{keys: keys, opts: o.ForAddr(top.Primaries[n].Addr), node: top.Primaries[n].Addr})
+			}
+		}
+		if copies := len(places) * cfg.Keys * cfg.Readers; copies > 4*MaxCopies {
+			return nil, fmt.Errorf("%d readers × %d keys on %d primaries: each connection keeps every key's state, %d in all, more than %d", cfg.Readers, cfg.Keys, len(places), copies, 4*MaxCopies)
+		}
+	}
 	what := fmt.Sprintf("%s0…%d", cfg.Prefix, cfg.Keys-1)
 	if cfg.Keys == 1 {
 		what = cfg.key(0)
 	}
-	rs.list = make([]*reader, cfg.Readers)
-	errs := make([]error, cfg.Readers)
+	n := cfg.Readers * len(places)
+	rs.list = make([]*reader, 0, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
-	for j := range rs.list {
-		rd := &reader{rs: rs, r: meter.NewReceiver(fmt.Sprintf("reader %d", j+1), what, 0), have: make([]int64, cfg.Keys),
+	for i := range n {
+		j, pl := i/len(places), places[i%len(places)]
+		name, keys := fmt.Sprintf("reader %d", j+1), what
+		if pl.node != "" {
+			name, keys = fmt.Sprintf("reader %d on %s", j+1, pl.node), fmt.Sprintf("%d keys of %s", len(pl.keys), pl.node)
+		}
+		rd := &reader{rs: rs, r: meter.NewReceiver(name, keys, 0), keys: pl.keys, have: make([]int64, cfg.Keys),
 			done: make(chan struct{})}
 		rd.refetching = make([]bool, cfg.Keys)
 		if cfg.BCAST {
@@ -78,12 +115,12 @@ func startReaders(ctx context.Context, cfg *Config, meter *messages.Meter, log *
 				rd.cover[k] = -1
 			}
 		}
-		rs.list[j] = rd
+		rs.list = append(rs.list, rd)
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[j] = rd.dial(ctx, j, o)
+			errs[i] = rd.dial(ctx, j, pl.opts)
 		}()
 	}
 	wg.Wait()
@@ -138,17 +175,20 @@ func (rd *reader) dial(ctx context.Context, j int, o conn.Options) error {
 	}
 	// Default mode: the server tracks what a reader reads, so it reads
 	// every key (a missing one is tracked too), in batches.
+	var keys []int
+	rd.eachKey(func(k int) { keys = append(keys, k) })
 	const batch = 512
-	for first := 0; first < cfg.Keys; first += batch {
+	for first := 0; first < len(keys); first += batch {
 		var b []byte
-		last := min(first+batch, cfg.Keys)
-		for k := first; k < last; k++ {
+		part := keys[first:min(first+batch, len(keys))]
+		for _, k := range part {
 			b = conn.AppendCommand(b, "GET", cfg.key(k))
 		}
 		if err := c.Write(b); err != nil {
 			return fmt.Errorf("reader %d: %w", j+1, err)
 		}
-		for k := first; k < last; k++ {
+		for i := 0; i < len(part); i++ {
+			k := part[i]
 			if err := rd.expect(ctx, &t, j); err != nil {
 				return err
 			}
@@ -158,7 +198,7 @@ func (rd *reader) dial(ctx context.Context, j int, o conn.Options) error {
 			case conn.TrackedValue:
 				rd.have[k] = rd.held(k, &t)
 			default:
-				k-- // a push before the reply: the key's reply is still to come
+				i-- // a push before the reply: the key's reply is still to come
 			}
 		}
 	}
@@ -200,7 +240,7 @@ func (rd *reader) read() {
 	var t conn.Tracked
 	onKey := func(key []byte) {
 		if k, ok := messages.Numbered(key, rs.cfg.Prefix); ok && k < rs.cfg.Keys {
-			rd.keys = append(rd.keys, int32(k))
+			rd.pushed = append(rd.pushed, int32(k))
 		} else {
 			rd.r.Foreign()
 		}
@@ -226,10 +266,10 @@ func (rd *reader) read() {
 			if t.Flush {
 				rd.counts.Flushes++
 			}
-			for _, k := range rd.keys {
+			for _, k := range rd.pushed {
 				rd.invalidated(int(k), t.Times)
 			}
-			rd.keys = rd.keys[:0]
+			rd.pushed = rd.pushed[:0]
 		case conn.TrackedValue, conn.TrackedError:
 			rd.refetched(&t)
 		}
@@ -396,11 +436,11 @@ func (rs *readers) finish() Counts {
 	} else {
 		last := rs.lastWrites()
 		for _, rd := range rs.list {
-			for k, have := range rd.have {
-				if last[k] > have && !rd.refetching[k] {
+			rd.eachKey(func(k int) {
+				if last[k] > rd.have[k] && !rd.refetching[k] {
 					rd.counts.StaleAtEnd++
 				}
-			}
+			})
 		}
 	}
 	for _, rd := range rs.list {
@@ -435,15 +475,31 @@ func (rs *readers) lastWrites() []int64 {
 
 // expected is what reader r should have received: in default mode what
 // it received and the stale copies it was left with, in BCAST every
-// measured write.
+// measured write of its keys.
 func (rs *readers) expected(r *messages.Receiver, sent *messages.Sent) uint64 {
-	if rs.cfg.BCAST {
-		return sent.Total()
-	}
 	for _, rd := range rs.list {
-		if rd.r == r {
+		if rd.r != r {
+			continue
+		}
+		if !rs.cfg.BCAST {
 			return r.Delivered() + rd.counts.StaleAtEnd
 		}
+		var n uint64
+		rd.eachKey(func(k int) { n += sent.Channel(k) })
+		return n
 	}
 	return 0
+}
+
+// eachKey calls f with each key the reader caches.
+func (rd *reader) eachKey(f func(k int)) {
+	if rd.keys != nil {
+		for _, k := range rd.keys {
+			f(k)
+		}
+		return
+	}
+	for k := range rd.have {
+		f(k)
+	}
 }

@@ -48,6 +48,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pacer-load/pacer/cluster"
+	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/clock"
 	"github.com/pacer-load/pacer/internal/usage"
@@ -95,6 +97,10 @@ type Config struct {
 	// (rate, duration or requests, warmup, pacing, drain, interval…).
 	Timeline timeline.Timeline
 	Open     openloop.Config
+	// Cluster says the target is a Redis Cluster: each reader has a
+	// connection to every primary, caching the keys of its slots, and the
+	// writer routes each SET to its key's primary.
+	Cluster bool
 	// Closed runs, after the open writer, a closed-loop one (each
 	// connection waits for its SET reply) throttled to ClosedRate (zero:
 	// unthrottled) for Open.Duration or Open.Requests, with readers of
@@ -117,6 +123,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("-d %d: a value carries a %d-byte header, so want %d to %d bytes", c.Size, messages.HeaderLen, messages.HeaderLen, MaxPayload)
 	case c.Keys*c.Readers > MaxCopies:
 		return usage.Option("keys", "{keys} %d × {readers} %d: at most %d cached copies (each reader caches every key)", c.Keys, c.Readers, MaxCopies)
+	case c.Closed && c.Cluster:
+		return usage.Option("closed", "{closed} with {cluster}: the closed writer sends all its writes to one node, and each SET must reach its key's own")
 	case c.Writers < 1:
 		return fmt.Errorf("-c %d: want at least one writing connection", c.Writers)
 	case c.Prefix == "":
@@ -221,8 +229,18 @@ func runSide(ctx context.Context, env *experiment.Env, cfg Config, closed bool) 
 	}
 	meter := messages.NewMeter(mc)
 	sent := messages.NewSent(cfg.Keys)
+	var err error
 	log := messages.NewLog(logSize(cfg.Timeline, cfg.Keys))
-	rs, err := startReaders(ctx, &cfg, meter, log, env.Target.Options)
+	var top *cluster.Topology
+	var keys endpoint.Keys
+	if cfg.Cluster {
+		if top, err = env.Target.Discover(ctx); err != nil {
+			return nil, err
+		}
+		// The SET's key routes it to its slot's primary.
+		keys = endpoint.Keys{Specs: []cluster.KeySpec{{First: 1, Last: 1, Step: 1}}, Tagged: []bool{false}, TagByKey: []bool{false}}
+	}
+	rs, err := startReaders(ctx, &cfg, meter, log, env.Target.Options, top)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +261,7 @@ func runSide(ctx context.Context, env *experiment.Env, cfg Config, closed bool) 
 	var st *serverinfo.Stats
 	if !closed {
 		res, st, err = env.RunOpen(ctx, experiment.Open{Test: test, Name: cfg.Name, Label: cfg.Name, Timeline: cfg.Timeline,
-			Conns: cfg.Writers, Stream: messages.NewPublisher(meter, sent, prefixes, cfg.Size).WithLog(log), Config: cfg.Open})
+			Conns: cfg.Writers, Keys: keys, Stream: messages.NewPublisher(meter, sent, prefixes, cfg.Size).WithLog(log), Config: cfg.Open})
 	} else {
 		mk := messages.ClosedPublishers(meter, sent, prefixes, cfg.Size)
 		test.Stream = func(uint64) (scheduler.Commands, error) { return mk().WithLog(log), nil }

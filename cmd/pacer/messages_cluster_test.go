@@ -12,8 +12,9 @@ import (
 
 // TestMessagesCluster: against a Redis Cluster of 3 primaries, sharded
 // Pub/Sub (SPUBLISH routed to each channel's slot, SSUBSCRIBE on the
-// node that owns it), Pub/Sub over the cluster bus, and streams routed by
-// key with their consumers on each stream's node: every message delivered.
+// node that owns it), Pub/Sub over the cluster bus, streams routed by key
+// with their consumers on each stream's node, and client-side caching with
+// readers on every primary: every message delivered.
 func TestMessagesCluster(t *testing.T) {
 	testrun.SkipShort(t, "starts a Redis Cluster of 3 primaries")
 	t.Parallel()
@@ -53,6 +54,26 @@ func TestMessagesCluster(t *testing.T) {
 		t.Errorf("stream: delivered %d lost %d acked %d", m.Delivered, m.Lost, m.Stream.Acked)
 	}
 	wantUsageError(t, "--cluster --sharded: --subscribers 2 is fewer than --channels 6", "pubsub", "--cluster", "-p", port, "--sharded", "--channels", "6", "--subscribers", "2")
+	// Client-side caching: each reader caches the keys of every primary
+	// on a connection to it, the writer routes each SET to its key's.
+	for _, bcast := range []bool{false, true} {
+		out := filepath.Join(dir, "tracking.json")
+		args := []string{"tracking", "--cluster", "-p", port, "--rate", "2k", "-n", "3000", "--keys", "30", "--readers", "2", "--json", out, "--lag-limit", "1s"}
+		if bcast {
+			args = append(args, "--bcast")
+		}
+		code, stdout, stderr := pacer(t, args...)
+		if code != exitOK && code != exitUntrusted {
+			t.Fatalf("tracking, bcast %v: exit %d\n%s\n%s", bcast, code, stdout, stderr)
+		}
+		tt := resultDocument(t, out).Tests[0]
+		m := tt.Messages
+		if m.Delivered+m.Tracking.Uncached != 6000 || m.Lost != 0 || m.Tracking.Spurious != 0 || len(m.Receivers) != 6 || len(tt.Nodes) != 3 {
+			t.Errorf("tracking, bcast %v: delivered %d + uncached %d, lost %d, spurious %d; %d receivers, %d nodes",
+				bcast, m.Delivered, m.Tracking.Uncached, m.Lost, m.Tracking.Spurious, len(m.Receivers), len(tt.Nodes))
+		}
+	}
+	wantUsageError(t, "--closed with --cluster", "tracking", "--cluster", "-p", port, "--closed")
 }
 
 // TestMessagesTLSAndAuth: subscribers and consumers connect as the

@@ -50,13 +50,10 @@ func parseTrackingConfig(c *cli.Context) (*trackingConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.cluster {
-		return nil, usageErrorf("--cluster: pacer tracking measures one server (a cluster's nodes track their own keys); give one node's address")
-	}
 	cfg := &trackingConfig{messageLoad: m}
 	r := &cfg.run
 	r.Keys, r.Readers, r.BCAST, r.Prefix = c.Int("keys"), c.Int("readers"), c.Bool("bcast"), c.String("key-prefix")
-	r.Size, r.Writers = m.size, m.conns
+	r.Size, r.Writers, r.Cluster = m.size, m.conns, m.cluster
 	if m.shard.Sharded() && r.Prefix != "" {
 		// Each shard writes keys of its own: another shard's writes would
 		// invalidate this one's readers.

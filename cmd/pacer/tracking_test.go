@@ -30,7 +30,6 @@ func TestTrackingUsage(t *testing.T) {
 		{"--key-prefix must not be empty", []string{"tracking", "--embedded", "--key-prefix", ""}},
 		{"-d \"8\"", []string{"tracking", "--embedded", "-d", "8"}},
 		{"--slo lag: a consumer lag is a stream's", []string{"tracking", "--embedded", "--slo", "lag<=10"}},
-		{"--cluster: pacer tracking measures one server", []string{"tracking", "--cluster", "-p", "1"}},
 		{"--closed throttles the closed writer to --rate", []string{"tracking", "--embedded", "--closed", "--stages", "1s:1k"}},
 	} {
 		wantUsageError(t, c.want, c.args...)
