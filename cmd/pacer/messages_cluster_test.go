@@ -76,13 +76,13 @@ func TestMessagesCluster(t *testing.T) {
 	wantUsageError(t, "--closed with --cluster", "tracking", "--cluster", "-p", port, "--closed")
 }
 
-// TestMessagesTLSAndAuth: subscribers and consumers connect as the
-// publisher does, over TLS and with a password.
+// TestMessagesTLSAndAuth: subscribers, consumers and caching readers
+// connect as the publisher does, over TLS and with a password.
 func TestMessagesTLSAndAuth(t *testing.T) {
 	testrun.SkipShort(t, "starts a TLS redis-server with a password")
 	t.Parallel()
 	rs := redistest.StartTLS(t, redistest.TLSOptions{}, "--requirepass", "s3cret")
-	for _, cmd := range []string{"pubsub", "stream"} {
+	for _, cmd := range []string{"pubsub", "stream", "tracking"} {
 		out := filepath.Join(t.TempDir(), cmd+".json")
 		code, stdout, stderr := pacer(t, cmd, "-p", rs.PortString(), "--tls", "--cacert", rs.TLS.CA, "-a", "s3cret",
 			"--rate", "2k", "-n", "1000", "--json", out, "--lag-limit", "1s")
