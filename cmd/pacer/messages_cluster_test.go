@@ -138,3 +138,46 @@ func TestMessagesShardsMerge(t *testing.T) {
 		t.Errorf("foreign %d, want each shard's 2 subscribers to see the other's 1000 messages", m.Foreign)
 	}
 }
+
+// TestTrackingShardsMerge: two shards of one tracking timeline, started
+// together against one redis-server, each writing keys of its own prefix
+// (another shard's writes would invalidate its readers), merge into one
+// result whose counts and tracking accounting are their sums.
+func TestTrackingShardsMerge(t *testing.T) {
+	testrun.SkipShort(t, "runs two tracking shards against a redis-server")
+	t.Parallel()
+	rs := redistest.Start(t)
+	dir := t.TempDir()
+	type res struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan res, 2)
+	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	for k := 1; k <= 2; k++ {
+		go func() {
+			code, stdout, stderr := pacer(t, "tracking", "-p", rs.PortString(), "--rate", "2k", "-n", "2000", "--readers", "2", "--keys", "100", "--seed", "7",
+				"--shard", strconv.Itoa(k)+"/2", "--start-at", at, "-q", "--json", filepath.Join(dir, "s"+strconv.Itoa(k)+".json"), "--lag-limit", "1s")
+			done <- res{code, stdout, stderr}
+		}()
+	}
+	for range 2 {
+		r := <-done
+		if r.code != exitOK && r.code != exitUntrusted {
+			t.Fatalf("shard: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	}
+	merged := filepath.Join(dir, "merged.json")
+	code, _, stderr := pacer(t, "merge", filepath.Join(dir, "s1.json"), filepath.Join(dir, "s2.json"), "-o", merged)
+	if code != exitOK && code != exitUntrusted {
+		t.Fatalf("merge: exit %d %s", code, stderr)
+	}
+	d := resultDocument(t, merged)
+	m := d.Tests[0].Messages
+	// Each shard writes 1000 times to its own 100 keys, cached by its own
+	// 2 readers: 2000 invalidations each, less the uncached.
+	if d.Mode != "tracking" || m.Published != 2000 || m.Delivered+m.Tracking.Uncached != 4000 || m.Lost != 0 || len(m.Receivers) != 4 ||
+		m.Foreign != 0 || m.Tracking.Spurious != 0 || m.Tracking.Pushes != m.Delivered {
+		t.Errorf("merged: mode %s, published %d delivered %d lost %d foreign %d, %d receivers, tracking %+v", d.Mode, m.Published, m.Delivered, m.Lost, m.Foreign, len(m.Receivers), m.Tracking)
+	}
+}
