@@ -1,9 +1,11 @@
 package messages
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Sent counts the messages the publishers queued on each channel (or
@@ -251,3 +253,29 @@ func Numbered(name []byte, prefix string) (n int, ok bool) {
 	}
 	return n, true
 }
+
+// Settle waits for what is still on its way to the receivers once the
+// publisher is done: look, every few milliseconds, reports the receivers'
+// progress (any count that grows while deliveries arrive) and whether
+// they have everything; Settle returns when they do, when the progress
+// stood still for quiet, when limit passed, or when ctx ends.
+func Settle(ctx context.Context, quiet, limit time.Duration, look func() (progress uint64, complete bool)) {
+	deadline := time.Now().Add(limit)
+	var last uint64
+	lastChange := time.Now()
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		progress, complete := look()
+		if complete {
+			return
+		}
+		if progress != last {
+			last, lastChange = progress, time.Now()
+		} else if time.Since(lastChange) >= quiet {
+			return
+		}
+		time.Sleep(settlePoll)
+	}
+}
+
+// settlePoll is how often Settle looks.
+const settlePoll = 5 * time.Millisecond

@@ -1,8 +1,10 @@
 package messages
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestTrack: in order, duplicates, reordering within the window, a gap
@@ -129,5 +131,34 @@ func TestLayout(t *testing.T) {
 				t.Errorf("n=%d k=%d: channel %d has %d subscribers, FanOut says %d", n, k, c, count[c], FanOut(c, n, k))
 			}
 		}
+	}
+}
+
+// TestSettle: Settle returns once the receivers have everything, once
+// their progress stands still for the quiet time, and at the limit while
+// it keeps moving; a cancelled context returns at once.
+func TestSettle(t *testing.T) {
+	t.Parallel()
+	looks := 0
+	Settle(context.Background(), time.Hour, time.Hour, func() (uint64, bool) { looks++; return uint64(looks), looks == 3 })
+	if looks != 3 {
+		t.Errorf("complete at the third look: looked %d times", looks)
+	}
+	looks = 0
+	Settle(context.Background(), 20*time.Millisecond, time.Hour, func() (uint64, bool) { looks++; return 7, false })
+	if looks < 2 {
+		t.Errorf("still progress: looked %d times", looks)
+	}
+	moving := uint64(0)
+	Settle(context.Background(), time.Hour, 30*time.Millisecond, func() (uint64, bool) { moving++; return moving, false })
+	if moving < 2 {
+		t.Errorf("moving progress: looked %d times before the limit", moving)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	looks = 0
+	Settle(ctx, time.Hour, time.Hour, func() (uint64, bool) { looks++; return 0, false })
+	if looks != 0 {
+		t.Errorf("cancelled: looked %d times", looks)
 	}
 }

@@ -277,10 +277,7 @@ func (g *group) expected(sent *messages.Sent, s *subscriber, all bool) uint64 {
 // are done: until every live subscriber has what was sent to it, or
 // nothing arrived for quiet, or limit passed.
 func (g *group) settle(ctx context.Context, sent *messages.Sent, quiet, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	var last uint64
-	lastChange := time.Now()
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	messages.Settle(ctx, quiet, limit, func() (uint64, bool) {
 		var got uint64
 		complete := true
 		for _, s := range g.subs {
@@ -290,16 +287,8 @@ func (g *group) settle(ctx context.Context, sent *messages.Sent, quiet, limit ti
 				complete = false
 			}
 		}
-		if complete {
-			return
-		}
-		if got != last {
-			last, lastChange = got, time.Now()
-		} else if time.Since(lastChange) >= quiet {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return got, complete
+	})
 }
 
 // finish reads at once what the slow subscribers' sockets still hold,
@@ -314,21 +303,13 @@ func (g *group) finish(quiet, limit time.Duration) {
 	if !slow {
 		return
 	}
-	deadline := time.Now().Add(limit)
-	var last uint64
-	lastChange := time.Now()
-	for time.Now().Before(deadline) {
+	messages.Settle(context.Background(), quiet, limit, func() (uint64, bool) {
 		var got uint64
 		for _, s := range g.subs {
 			got += s.r.Received()
 		}
-		if got != last {
-			last, lastChange = got, time.Now()
-		} else if time.Since(lastChange) >= quiet {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return got, false
+	})
 }
 
 // close ends every subscriber and waits for their goroutines.

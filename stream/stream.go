@@ -284,10 +284,7 @@ func (g *groups) gauges() messages.Gauges {
 // settle waits for the groups to read what the producer queued: until
 // each has it, or nothing is delivered for quiet, or limit passed.
 func (g *groups) settle(ctx context.Context, quiet, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	var last uint64
-	lastChange := time.Now()
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	messages.Settle(ctx, quiet, limit, func() (uint64, bool) {
 		var all, got uint64
 		for s := range g.cfg.Streams {
 			all += g.sent.All(s)
@@ -298,14 +295,6 @@ func (g *groups) settle(ctx context.Context, quiet, limit time.Duration) {
 			got += r
 			complete = complete && r >= all
 		}
-		if complete {
-			return
-		}
-		if got != last {
-			last, lastChange = got, time.Now()
-		} else if time.Since(lastChange) >= quiet {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return got, complete
+	})
 }

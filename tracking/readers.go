@@ -381,10 +381,7 @@ func (rd *reader) refetched(t *conn.Tracked) {
 // every write queued (sent) and has no read in flight, or nothing moved
 // for quiet, or limit passed.
 func (rs *readers) settle(ctx context.Context, sent func() uint64, quiet, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	var last uint64
-	lastChange := time.Now()
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	messages.Settle(ctx, quiet, limit, func() (uint64, bool) {
 		all := sent()
 		var moved uint64
 		complete := true
@@ -395,16 +392,8 @@ func (rs *readers) settle(ctx context.Context, sent func() uint64, quiet, limit 
 				complete = false
 			}
 		}
-		if complete {
-			return
-		}
-		if moved != last {
-			last, lastChange = moved, time.Now()
-		} else if time.Since(lastChange) >= quiet {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return moved, complete
+	})
 }
 
 // close ends every reader and waits for their goroutines.
