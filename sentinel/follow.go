@@ -40,6 +40,10 @@ type state struct {
 	primary  string
 	replicas []Replica
 	epoch    uint64
+	// config is the sentinels' configuration epoch of primary as known
+	// (from an answer), or its lower bound (one more than the former
+	// primary's, after a +switch-master); -1 unknown.
+	config int64
 }
 
 // Follower keeps the address of the primary watched under a master name
@@ -77,7 +81,7 @@ func Follow(ctx context.Context, c Config, t Topology, now func() int64) *Follow
 		now = func() int64 { return time.Now().UnixNano() }
 	}
 	f := &Follower{cfg: c, now: now, again: make(chan struct{}, 1)}
-	f.st.Store(&state{primary: t.Primary, replicas: t.Replicas})
+	f.st.Store(&state{primary: t.Primary, replicas: t.Replicas, config: t.ConfigEpoch})
 	if i := slices.Index(c.Addrs, t.From); i >= 0 {
 		f.first.Store(int32(i))
 	}
@@ -275,7 +279,7 @@ func (f *Follower) message(from, ch, text string) {
 			return
 		}
 		old, nu := joinAddr(w[1], w[2]), joinAddr(w[3], w[4])
-		f.switchTo(nu, "+switch-master", from, old)
+		f.switchTo(nu, "+switch-master", from, old, -1)
 		f.refreshSoon() // the replicas change too
 	case "+odown", "-odown":
 		// "master <name> <ip> <port> ..."
@@ -300,14 +304,19 @@ func (f *Follower) message(from, ch, text string) {
 }
 
 // switchTo makes nu the primary (a switch from old, learnt from
-// sentinel from by how), notes the failover and tells OnSwitch.
-func (f *Follower) switchTo(nu, how, from, old string) {
+// sentinel from by how, with the configuration epoch config: -1 from an
+// announcement, which carries none, and then one more than the former
+// primary's), notes the failover and tells OnSwitch.
+func (f *Follower) switchTo(nu, how, from, old string, config int64) {
 	for {
 		cur := f.st.Load()
 		if cur.primary == nu {
 			return // already followed (a second sentinel's message)
 		}
-		next := &state{primary: nu, epoch: cur.epoch + 1}
+		if config < 0 && cur.config >= 0 {
+			config = cur.config + 1
+		}
+		next := &state{primary: nu, epoch: cur.epoch + 1, config: config}
 		for _, r := range cur.replicas {
 			if r.Addr != nu {
 				next.replicas = append(next.replicas, r)
@@ -340,12 +349,30 @@ func (f *Follower) refresh(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	f.answered(t)
+}
+
+// answered takes a sentinel's answer (Discover's) into the state: a
+// primary that moved while nobody listened is followed, unless the
+// answer's configuration is older than the one followed; the replicas
+// are listed anew.
+func (f *Follower) answered(t Topology) {
 	if cur := f.st.Load(); t.Primary != cur.primary {
-		f.switchTo(t.Primary, "primary changed (asked "+t.From+")", t.From, "")
+		if t.ConfigEpoch >= 0 && cur.config >= 0 && t.ConfigEpoch < cur.config {
+			// A sentinel that has not heard of the last failover yet
+			// (the others learn it from the leader, a moment later):
+			// going back to its primary would send the writes to the
+			// former one. Asked again at the next refresh.
+			return
+		}
+		f.switchTo(t.Primary, "primary changed (asked "+t.From+")", t.From, "", t.ConfigEpoch)
 	}
 	for {
 		cur := f.st.Load()
-		next := &state{primary: cur.primary, epoch: cur.epoch}
+		if cur.primary != t.Primary {
+			return
+		}
+		next := &state{primary: cur.primary, epoch: cur.epoch, config: max(cur.config, t.ConfigEpoch)}
 		for _, r := range t.Replicas {
 			if r.Addr != cur.primary {
 				next.replicas = append(next.replicas, r)

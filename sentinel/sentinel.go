@@ -129,6 +129,11 @@ type Replica struct {
 type Topology struct {
 	Primary  string
 	Replicas []Replica
+	// ConfigEpoch is the sentinel's configuration epoch of the primary
+	// (SENTINEL MASTER's config-epoch): a failover makes it greater, so a
+	// sentinel that answers with a lower one has not heard of the latest
+	// failover yet. -1 when it was not read.
+	ConfigEpoch int64
 	// From is the sentinel that answered; Skipped the ones asked before
 	// it that did not, each with why.
 	From    string
@@ -164,7 +169,8 @@ func ask(ctx context.Context, c Config, addr string) (Topology, error) {
 	defer cancel()
 	ans, err := conn.DoAll(ctx, c.options(addr),
 		[]string{"SENTINEL", "GET-MASTER-ADDR-BY-NAME", c.Master},
-		[]string{"SENTINEL", "REPLICAS", c.Master})
+		[]string{"SENTINEL", "REPLICAS", c.Master},
+		[]string{"SENTINEL", "MASTER", c.Master})
 	if err != nil {
 		return Topology{}, err
 	}
@@ -175,9 +181,14 @@ func ask(ctx context.Context, c Config, addr string) (Topology, error) {
 	if err != nil {
 		return Topology{}, fmt.Errorf("master %q: %w", c.Master, err)
 	}
-	t := Topology{Primary: primary}
+	t := Topology{Primary: primary, ConfigEpoch: -1}
 	if ans[1].Err == nil {
 		t.Replicas = replicasOf(ans[1].Value)
+	}
+	if len(ans) > 2 && ans[2].Err == nil {
+		if e, err := strconv.ParseInt(fieldsOf(ans[2].Value)["config-epoch"], 10, 64); err == nil && e >= 0 {
+			t.ConfigEpoch = e
+		}
 	}
 	return t, nil
 }
@@ -200,20 +211,27 @@ func primaryOf(v conn.Value) (string, error) {
 	return net.JoinHostPort(v.Elems[0].Str, port), nil
 }
 
+// fieldsOf reads a sentinel's description of one server: a flat list
+// (RESP2) or a map (RESP3) of name, value pairs.
+func fieldsOf(v conn.Value) map[string]string {
+	f := map[string]string{}
+	for i := 0; i+1 < len(v.Elems); i += 2 {
+		val := v.Elems[i+1]
+		s := val.Str
+		if val.Kind == ':' {
+			s = strconv.FormatInt(val.Int, 10)
+		}
+		f[v.Elems[i].Str] = s
+	}
+	return f
+}
+
 // replicasOf reads SENTINEL REPLICAS: per replica a flat list (RESP2)
 // or a map (RESP3) of name, value pairs.
 func replicasOf(v conn.Value) []Replica {
 	var out []Replica
 	for _, r := range v.Elems {
-		f := map[string]string{}
-		for i := 0; i+1 < len(r.Elems); i += 2 {
-			val := r.Elems[i+1]
-			s := val.Str
-			if val.Kind == ':' {
-				s = strconv.FormatInt(val.Int, 10)
-			}
-			f[r.Elems[i].Str] = s
-		}
+		f := fieldsOf(r)
 		if f["ip"] == "" || f["port"] == "" {
 			continue
 		}

@@ -49,7 +49,7 @@ func TestDiscoverSkipsSentinelsThatDoNotAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top.Primary != set.Primary.Addr || top.From != s.Nodes[2].Addr || len(top.Skipped) != 2 {
+	if top.Primary != set.Primary.Addr || top.From != s.Nodes[2].Addr || len(top.Skipped) != 2 || top.ConfigEpoch < 0 {
 		t.Fatalf("topology %+v", top)
 	}
 	up := upReplicas(top)

@@ -151,6 +151,30 @@ func (s *Server) Calls(command string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return callsIn(info, command)
+}
+
+// CallsAsPrimary is Calls with whether the server was a primary when it
+// counted them, from one INFO of both sections: a replica also runs the
+// writes it replicates, so counts read apart from the role can be a
+// former primary's replicated writes.
+func (s *Server) CallsAsPrimary(command string) (n uint64, primary bool, err error) {
+	text, err := s.Do("INFO", "replication", "commandstats")
+	if err != nil {
+		return 0, false, err
+	}
+	info := map[string]string{}
+	for _, l := range strings.Split(text, "\r\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			info[k] = v
+		}
+	}
+	n, err = callsIn(info, command)
+	return n, info["role"] == "master", err
+}
+
+// callsIn reads a command's calls from INFO commandstats' fields.
+func callsIn(info map[string]string, command string) (uint64, error) {
 	v, ok := info["cmdstat_"+strings.ToLower(command)]
 	if !ok {
 		return 0, nil

@@ -27,11 +27,10 @@ func WatchWrites(s *Server) *WriteWatch {
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
-			if role, err := s.Role(); err != nil || role != "master" {
-				continue
-			}
-			n, err := s.Calls("set")
-			if err != nil {
+			// The role and the count from one INFO: read apart, a primary
+			// demoted in between counted the writes it then replicated.
+			n, primary, err := s.CallsAsPrimary("set")
+			if err != nil || !primary {
 				continue
 			}
 			w.mu.Lock()
