@@ -1,8 +1,11 @@
 package messages
 
 import (
+	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -220,6 +223,19 @@ func (r *Receiver) Ended() bool {
 	r.m.mu.Lock()
 	defer r.m.mu.Unlock()
 	return r.ended != nil
+}
+
+// EndReason words why a receiver's connection ended: the server closed
+// it (an end of stream, or a reset: a server that drops a client with
+// unread input resets the connection), or it failed.
+func EndReason(err error) string {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the server closed the connection (reset)"
+	}
+	return "the connection failed: " + err.Error()
 }
 
 // Event is something that happened to a receiver: the server

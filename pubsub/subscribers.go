@@ -2,9 +2,7 @@ package pubsub
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -217,7 +215,7 @@ func (g *group) read(s *subscriber) {
 				if last > 0 && s.delay > 0 {
 					at = last
 				}
-				s.r.End(at, endReason(err))
+				s.r.End(at, messages.EndReason(err))
 			}
 			return
 		}
@@ -248,15 +246,6 @@ func (g *group) read(s *subscriber) {
 			}
 		}
 	}
-}
-
-// endReason words why a subscriber's connection ended.
-func endReason(err error) string {
-	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "the server closed the connection"
-	}
-	return "the connection failed: " + err.Error()
 }
 
 // expected is what subscriber r should have received, the warmup's

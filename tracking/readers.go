@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -281,11 +280,7 @@ func (rd *reader) ended(err error) {
 	if rd.rs.stopping.Load() {
 		return
 	}
-	why := "the connection failed: " + err.Error()
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		why = "the server closed the connection"
-	}
-	rd.r.End(clock.Now(), why)
+	rd.r.End(clock.Now(), messages.EndReason(err))
 }
 
 // invalidated records an invalidation of key k that arrived at t: it is
