@@ -202,7 +202,10 @@ func TestProgressLinesWhenStderrIsNotATerminal(t *testing.T) {
 	t.Parallel()
 	testrun.SkipShort(t, "runs for seconds (TestProgressFitsANarrowTerminal covers -short)")
 	code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "3s", "-c", "2", "-t", "get", "--lag-limit", "1s")
-	if code != 0 {
+	// The progress lines are the test, not the verdict: a host that froze
+	// for more than the lag limit (1.3 s once in .ci/run's race pass)
+	// makes the run inconclusive, rightly.
+	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var lines []string
