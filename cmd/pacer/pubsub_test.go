@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/rxstamp"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/internal/wiretruth"
 	"github.com/pacer-load/pacer/messages"
 	"github.com/pacer-load/pacer/report"
 )
@@ -232,7 +232,7 @@ func subscribeAlone(t *testing.T, addr, channel string) *lone {
 			}
 			buf = append(buf, chunk[:n]...)
 			for {
-				msg, rest, ok := nextMessage(buf)
+				msg, rest, ok := wiretruth.NextMessage(buf)
 				if !ok {
 					break
 				}
@@ -264,47 +264,6 @@ func (l *lone) stop(t *testing.T) *hdrhistogram.Histogram {
 	l.nc.Close()
 	<-l.done
 	return l.h
-}
-
-// nextMessage cuts the first RESP2 array of three bulk strings off b and
-// returns its last one (a delivery's payload; a subscription's count is
-// an integer, returned empty); ok is false while it is incomplete. It
-// allocates nothing: a reader slower to drain its socket than pacer's
-// would see later timestamps (the kernel merges queued segments and
-// keeps the later stamp), not a different truth.
-func nextMessage(b []byte) (payload, rest []byte, ok bool) {
-	// line returns the number after a line's type byte and the rest.
-	line := func(b []byte) (n int, kind byte, rest []byte, ok bool) {
-		i := bytes.IndexByte(b, '\n')
-		if i < 2 || b[i-1] != '\r' {
-			return 0, 0, nil, false
-		}
-		for _, c := range b[1 : i-1] {
-			n = n*10 + int(c-'0')
-		}
-		return n, b[0], b[i+1:], true
-	}
-	n, kind, b, ok := line(b)
-	if !ok || kind != '*' || n != 3 {
-		return nil, nil, false
-	}
-	for i := range 3 {
-		l, kind, r, ok := line(b)
-		if !ok {
-			return nil, nil, false
-		}
-		if kind == ':' {
-			return nil, r, true
-		}
-		if len(r) < l+2 {
-			return nil, nil, false
-		}
-		if i == 2 {
-			return r[:l], r[l+2:], true
-		}
-		b = r[l+2:]
-	}
-	return nil, nil, false
 }
 
 // TestMessagesMetrics: a pubsub run's, a stream run's and a tracking run's
