@@ -40,7 +40,9 @@ func Start(cfg Config) (*Tap, error) {
 	if err != nil {
 		return nil, err
 	}
-	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, int(htons(unix.ETH_P_IP)))
+	// Protocol 0: the socket receives nothing until it is bound, after its
+	// filter is on, so no packet of another flow slips in before.
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
@@ -48,9 +50,6 @@ func Start(cfg Config) (*Tap, error) {
 	fail := func(what string, err error) (*Tap, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("looptap: %s: %w", what, err)
-	}
-	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_IP), Ifindex: lo}); err != nil {
-		return fail("bind to lo", err)
 	}
 	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
 		return fail("SO_TIMESTAMPNS", err)
@@ -67,6 +66,9 @@ func Start(cfg Config) (*Tap, error) {
 	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER,
 		&unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}); err != nil {
 		return fail("SO_ATTACH_FILTER", err)
+	}
+	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_IP), Ifindex: lo}); err != nil {
+		return fail("bind to lo", err)
 	}
 	tv := unix.NsecToTimeval(int64(cfg.Poll))
 	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {

@@ -109,7 +109,10 @@ func TestTapSeesWhatTheReaderReads(t *testing.T) {
 		}
 	}
 	t.Logf("%d segments; the reader's stamp less the tap's over %d reads: min %d ns, median %d ns, max %d ns; %d more than 3 µs later", st.Segments, len(diffs), diffs[0], med, most, later)
-	if med < -15000 || med > 2000 || later > len(diffs)/20 {
-		t.Errorf("the reader's stamps against the tap's: median %d ns, %d of %d more than 3 µs later; want the tap's a few µs later", med, later, len(diffs))
+	// The median only: each side converts its stamps from the wall clock
+	// at its own read, and a thread descheduled around all of its three
+	// clock pairs (a loaded machine) converts one read by as much.
+	if med < -15000 || med > 2000 {
+		t.Errorf("the reader's stamps against the tap's: median %d ns (%d of %d more than 3 µs later); want the tap's a few µs later", med, later, len(diffs))
 	}
 }
