@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/report"
-	"github.com/pacer-load/pacer/verdict"
 
 	"github.com/pacer-load/pacer/stream"
 )
@@ -90,12 +89,9 @@ func streamAction(c *cli.Context) error {
 	}
 	defer e.close()
 	res, runErr := stream.Run(c.Context, e.experiment(cfg.out.showErrs), cfg.run)
-	var t *report.Test
-	var j verdict.Judgement
-	if res != nil {
-		if t, j, err = res.Test(cfg.run, cfg.out.slo); err != nil {
-			return failed(err)
-		}
+	t, j, _, err := messageTests(cfg.run, cfg.out.slo, res, nil)
+	if err != nil {
+		return failed(err)
 	}
 	return e.endMessages(cfg.messageLoad, t, j, nil, runErr)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/tracking"
-	"github.com/pacer-load/pacer/verdict"
 )
 
 func trackingCommand() *cli.Command {
@@ -97,17 +96,13 @@ func trackingAction(c *cli.Context) error {
 	}
 	defer e.close()
 	outcome, runErr := tracking.Run(c.Context, e.experiment(cfg.out.showErrs), cfg.run)
-	var open, closed *report.Test
-	var openJ verdict.Judgement
-	if outcome != nil && outcome.Open != nil {
-		if open, openJ, err = outcome.Open.Test(cfg.run, cfg.out.slo); err != nil {
-			return failed(err)
-		}
+	var open, closed *tracking.Result
+	if outcome != nil {
+		open, closed = outcome.Open, outcome.Closed
 	}
-	if outcome != nil && outcome.Closed != nil {
-		if closed, _, err = outcome.Closed.Test(cfg.run, verdict.SLO{}); err != nil {
-			return failed(err)
-		}
+	openT, j, closedT, err := messageTests(cfg.run, cfg.out.slo, open, closed)
+	if err != nil {
+		return failed(err)
 	}
-	return e.endMessages(cfg.messageLoad, open, openJ, closed, runErr)
+	return e.endMessages(cfg.messageLoad, openT, j, closedT, runErr)
 }
