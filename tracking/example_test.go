@@ -12,14 +12,16 @@ import (
 	"github.com/pacer-load/pacer/tracking"
 )
 
-// A writer at 1000 writes a second to 20 keys that three readers cache:
+// A writer at 1000 writes a second to 200 keys that three readers cache:
 // every write invalidates every reader's copy once, and each reader reads
 // the key again.
 func ExampleRun() {
 	srv := embedded.MustStart(embedded.Config{})
 	defer srv.Close()
 	rate := timeline.RatePerSecond(1000)
-	cfg := tracking.Config{Name: "example", Keys: 20, Prefix: tracking.DefaultPrefix, Readers: 3, Size: 64, Writers: 1,
+	// One write per key, so no write can land between an invalidation and
+	// its refetch (it would be uncached, not expected), however slow the host.
+	cfg := tracking.Config{Name: "example", Keys: 200, Prefix: tracking.DefaultPrefix, Readers: 3, Size: 64, Writers: 1,
 		Timeline: timeline.Uniform{Rate: rate}, Open: openloop.Config{Rate: rate, Requests: 200, HiccupInterval: -1}}
 	out, err := tracking.Run(context.Background(), experiment.InProcessEnv(srv.Addr()), cfg)
 	if err != nil {
