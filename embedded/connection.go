@@ -59,8 +59,7 @@ type connection struct {
 	all     [][]byte // the batch's arguments, aliasing buf until it is answered
 	cmds    []span
 	charged int64 // bytes charged to srv.clientMem
-	timer   *time.Timer
-	started bool // a command has been executed (see isSetup)
+	started bool  // a command has been executed (see isSetup)
 	// unread: input arrived while a read was blocked (awaitBlock): parse
 	// it before reading more.
 	unread bool
@@ -94,9 +93,6 @@ func (s *Server) serve(nc net.Conn) {
 	defer func() {
 		s.endTracking(&cn.cl)
 		s.endPubsub(&cn.cl)
-		if cn.timer != nil {
-			cn.timer.Stop()
-		}
 		s.clientMem.Add(-cn.charged)
 		s.cmu.Lock()
 		delete(s.open, nc)
@@ -269,7 +265,7 @@ func (cn *connection) exec(now int64) bool {
 			return false // like Redis, no reply: the client is not reading them
 		}
 		if len(cl.out) > 0 { // empty: a subscribed connection's, gone to its outbox
-			if done > now && !s.sleepUntil(done, &cn.timer) {
+			if done > now && !s.sleepUntil(done) {
 				return false
 			}
 			if _, err := cn.nc.Write(cl.out); err != nil {

@@ -16,7 +16,6 @@ import (
 	"net"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/pacer-load/pacer/internal/clock"
 )
@@ -69,7 +68,6 @@ type outbox struct {
 	notBefore int64
 	closed    bool
 	wake      chan struct{}
-	timer     *time.Timer
 }
 
 // count is how many subscriptions the connection holds. Call with
@@ -177,7 +175,7 @@ func (o *outbox) write() {
 				o.out = append([]byte(nil), o.out...)
 			}
 			o.mu.Unlock()
-			if due > now() && !o.srv.sleepUntil(due, &o.timer) {
+			if due > now() && !o.srv.sleepUntil(due) {
 				return
 			}
 			if _, err := o.nc.Write(chunk); err != nil {

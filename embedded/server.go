@@ -161,6 +161,12 @@ type Server struct {
 	start int64         // clock.Now at start: stalls happen at start + k·Every for k ≥ 1
 	quit  chan struct{} // closed by Close: wakes connections sleeping on the virtual clock
 
+	waker   atomic.Pointer[clock.Waker] // the virtual clock's sleeps (vclock.go); started at the first
+	wakerMu sync.Mutex                  // orders startWaker with Close
+	// preciseSleeper is set while a wait sleeps in clock.SleepUntil: one
+	// at a time (vclock.go).
+	preciseSleeper atomic.Bool
+
 	mu        sync.Mutex // the "single thread": data, virtual clock, RNG, stats
 	dbs       [16]map[string]*object
 	used      int64 // the dataset's estimated bytes (see memory.go)
@@ -251,6 +257,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	close(s.quit)
+	s.stopWaker()
 	err := s.ln.Close()
 	s.cmu.Lock()
 	for c := range s.open {

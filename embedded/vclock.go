@@ -64,31 +64,56 @@ func (s *Server) finish(now int64, n int, delays []int64) int64 {
 	return s.afterStall(t)
 }
 
-// preciseWait is how close to a deadline sleepUntil hands over to
-// clock.SleepUntil's precise (and uninterruptible) sleep.
-const preciseWait = 2 * time.Millisecond
-
 // sleepUntil waits until deadline on the clock.Now clock, or until Close:
-// false when the server closed first. A timer covers all but the last
-// preciseWait, so Close wakes it at once.
-func (s *Server) sleepUntil(deadline int64, t **time.Timer) bool {
-	for {
-		left := time.Duration(deadline - clock.Now())
-		if left <= preciseWait {
-			clock.SleepUntil(deadline)
-			return !s.closed.Load()
-		}
-		if *t == nil {
-			*t = time.NewTimer(left - time.Millisecond)
-		} else {
-			(*t).Reset(left - time.Millisecond)
-		}
-		select {
-		case <-(*t).C:
-		case <-s.quit:
-			(*t).Stop()
+// false when the server closed first.
+//
+// A goroutine that sleeps in a blocking clock_nanosleep (clock.SleepUntil)
+// wakes to the microsecond but keeps its P until the runtime's monitor
+// takes it back, and a server with many connections waiting out their
+// delays so would hold every P an in-process load generator needs to read
+// its replies (pacer's receive lag reached 5 ms at 8k/s against
+// --delay exp:100us). So one wait at a time, when its deadline is near,
+// sleeps so; the others park on the server's Waker, which holds no P and
+// wakes them from a kernel timer, tens of microseconds later than the
+// precise sleep when the process was idle.
+func (s *Server) sleepUntil(deadline int64) bool {
+	if deadline-clock.Now() <= int64(preciseWait) && s.preciseSleeper.CompareAndSwap(false, true) {
+		clock.SleepUntil(deadline)
+		s.preciseSleeper.Store(false)
+		return !s.closed.Load()
+	}
+	w := s.waker.Load()
+	if w == nil {
+		if w = s.startWaker(); w == nil {
 			return false
 		}
+	}
+	return w.Wait(deadline, s.quit) && !s.closed.Load()
+}
+
+// preciseWait is the longest wait that may take the precise sleep: it
+// cannot be cut short by Close.
+const preciseWait = 2 * time.Millisecond
+
+// startWaker starts the server's Waker at its first wait (a server that
+// never waits has none to stop); nil once the server closed.
+func (s *Server) startWaker() *clock.Waker {
+	s.wakerMu.Lock()
+	defer s.wakerMu.Unlock()
+	if w := s.waker.Load(); w != nil || s.closed.Load() {
+		return w
+	}
+	w := clock.NewWaker()
+	s.waker.Store(w)
+	return w
+}
+
+// stopWaker wakes every connection still waiting (Close).
+func (s *Server) stopWaker() {
+	s.wakerMu.Lock()
+	defer s.wakerMu.Unlock()
+	if w := s.waker.Load(); w != nil {
+		w.Close()
 	}
 }
 

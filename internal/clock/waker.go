@@ -1,0 +1,176 @@
+package clock
+
+import (
+	"container/heap"
+	"sync"
+	"time"
+)
+
+// A Waker wakes goroutines at precise instants without holding a
+// processor while they wait. A goroutine that sleeps in a blocking
+// clock_nanosleep (SleepUntil) keeps its P until the runtime's monitor
+// takes it back, which takes from 20 µs to 10 ms; a server with fifty
+// connections each sleeping so leaves the process's other goroutines (an
+// in-process load generator's readers) waiting for a P. The runtime's own
+// timers release the P but fire on the netpoller's whole-millisecond
+// waits when the process is idle. A Waker parks its waiters on channels
+// and arms one kernel timer (a timerfd, read through the netpoller as a
+// socket is) for the earliest of their deadlines: the kernel's timer wakes
+// the netpoller to the microsecond, and no waiter holds a P. Where there
+// is no timerfd, it falls back to the runtime's timers.
+type Waker struct {
+	mu      sync.Mutex
+	waiters waiterHeap
+	timer   kernelTimer // nil: closed, or no timerfd (wait on the runtime's timers)
+	armed   int64       // the deadline timer is set for; 0: none
+	closed  bool
+}
+
+type waiter struct {
+	at   int64
+	wake chan struct{}
+}
+
+type waiterHeap []waiter
+
+func (h waiterHeap) Len() int           { return len(h) }
+func (h waiterHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h waiterHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *waiterHeap) Push(x any)        { *h = append(*h, x.(waiter)) }
+func (h *waiterHeap) Pop() any {
+	old := *h
+	w := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return w
+}
+
+// kernelTimer is a timer the netpoller waits on: set arms it for an
+// instant on the Now clock (in the past: it fires at once), wait blocks
+// until it fires (an error once closed).
+type kernelTimer interface {
+	set(at int64) error
+	wait() error
+	close() error
+}
+
+// NewWaker starts a Waker; Close stops it.
+func NewWaker() *Waker {
+	w := &Waker{}
+	if t, err := newKernelTimer(); err == nil {
+		w.timer = t
+		go w.loop()
+	}
+	return w
+}
+
+// Wait blocks until the Now clock reaches deadline (true), or until
+// cancel is closed or the Waker is closed (false).
+func (w *Waker) Wait(deadline int64, cancel <-chan struct{}) bool {
+	if deadline <= Now() {
+		return true
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return false
+	}
+	if w.timer == nil {
+		w.mu.Unlock()
+		return sleepOrCancel(deadline, cancel)
+	}
+	wake := make(chan struct{})
+	heap.Push(&w.waiters, waiter{at: deadline, wake: wake})
+	if w.armed == 0 || deadline < w.armed {
+		w.arm(deadline)
+	}
+	w.mu.Unlock()
+	select {
+	case <-wake:
+	case <-cancel:
+		return false // the loop closes wake when its time comes
+	}
+	if w.isClosed() {
+		return false
+	}
+	if deadline > Now() { // the timer failed and woke everyone early
+		return sleepOrCancel(deadline, cancel)
+	}
+	return true
+}
+
+// sleepOrCancel waits on the runtime's timers.
+func sleepOrCancel(deadline int64, cancel <-chan struct{}) bool {
+	t := time.NewTimer(time.Duration(deadline - Now()))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-cancel:
+		return false
+	}
+}
+
+// arm sets the kernel timer for at. Call with mu held.
+func (w *Waker) arm(at int64) {
+	if err := w.timer.set(at); err != nil {
+		// The timer is unusable: wake everyone now and let them fall
+		// back to the runtime's timers from here on.
+		w.wakeAll()
+		w.timer = nil
+		return
+	}
+	w.armed = at
+}
+
+// loop wakes the waiters whose deadlines passed each time the timer fires.
+func (w *Waker) loop() {
+	t := w.timer
+	for {
+		err := t.wait()
+		w.mu.Lock()
+		if err != nil || w.closed || w.timer == nil {
+			w.wakeAll()
+			w.mu.Unlock()
+			return
+		}
+		now := Now()
+		for len(w.waiters) > 0 && w.waiters[0].at <= now {
+			close(heap.Pop(&w.waiters).(waiter).wake)
+		}
+		w.armed = 0
+		if len(w.waiters) > 0 {
+			w.arm(w.waiters[0].at)
+		}
+		w.mu.Unlock()
+	}
+}
+
+// wakeAll wakes every waiter. Call with mu held.
+func (w *Waker) wakeAll() {
+	for _, x := range w.waiters {
+		close(x.wake)
+	}
+	w.waiters = nil
+	w.armed = 0
+}
+
+func (w *Waker) isClosed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.closed
+}
+
+// Close wakes every waiter (their Wait returns false) and releases the
+// kernel timer. Waits after Close return false at once.
+func (w *Waker) Close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.closed = true
+	w.wakeAll()
+	if w.timer != nil {
+		_ = w.timer.close() // the loop's wait returns an error and it ends
+	}
+}
