@@ -67,15 +67,16 @@ func (s *Server) finish(now int64, n int, delays []int64) int64 {
 // sleepUntil waits until deadline on the clock.Now clock, or until Close:
 // false when the server closed first.
 //
-// A goroutine that sleeps in a blocking clock_nanosleep (clock.SleepUntil)
-// wakes to the microsecond but keeps its P until the runtime's monitor
-// takes it back, and a server with many connections waiting out their
-// delays so would hold every P an in-process load generator needs to read
-// its replies (pacer's receive lag reached 5 ms at 8k/s against
-// --delay exp:100us). So one wait at a time, when its deadline is near,
-// sleeps so; the others park on the server's Waker, which holds no P and
-// wakes them from a kernel timer, tens of microseconds later than the
-// precise sleep when the process was idle.
+// A goroutine asleep in a blocking clock_nanosleep (clock.SleepUntil)
+// wakes to the microsecond but keeps one of the runtime's Ps until the
+// runtime takes it back, and a server whose connections all waited out
+// their delays so held every P an in-process load generator needs to read
+// its replies (pacer's receive lag reached 5 ms at 8k/s against --delay
+// exp:100us). So one wait at a time, when its deadline is near, sleeps
+// so; the others park on the server's Waker, whose one thread sleeps for
+// them all. At low rates almost every wait is the one (the Waker's
+// hand-over from its thread costs tens of microseconds in a busy
+// process); at high rates most are the others.
 func (s *Server) sleepUntil(deadline int64) bool {
 	if deadline-clock.Now() <= int64(preciseWait) && s.preciseSleeper.CompareAndSwap(false, true) {
 		clock.SleepUntil(deadline)
@@ -91,8 +92,8 @@ func (s *Server) sleepUntil(deadline int64) bool {
 	return w.Wait(deadline, s.quit) && !s.closed.Load()
 }
 
-// preciseWait is the longest wait that may take the precise sleep: it
-// cannot be cut short by Close.
+// preciseWait is the longest wait that may sleep in clock.SleepUntil,
+// which Close cannot cut short.
 const preciseWait = 2 * time.Millisecond
 
 // startWaker starts the server's Waker at its first wait (a server that

@@ -2,22 +2,23 @@ package clock
 
 import (
 	"container/heap"
+	"runtime"
 	"sync"
 	"time"
 )
 
-// A Waker wakes goroutines at precise instants without holding a
-// processor while they wait. A goroutine that sleeps in a blocking
-// clock_nanosleep (SleepUntil) keeps its P until the runtime's monitor
-// takes it back, which takes from 20 µs to 10 ms; a server with fifty
-// connections each sleeping so leaves the process's other goroutines (an
-// in-process load generator's readers) waiting for a P. The runtime's own
+// A Waker wakes goroutines at precise instants while holding at most one
+// of the runtime's processors. A goroutine that sleeps in a blocking
+// clock_nanosleep (SleepUntil) wakes to the microsecond but keeps its P
+// until the runtime's monitor takes it back (20 µs to 10 ms later), so a
+// server with fifty connections each sleeping so holds every P the rest
+// of the process (an in-process load generator) needs; the runtime's own
 // timers release the P but fire on the netpoller's whole-millisecond
-// waits when the process is idle. A Waker parks its waiters on channels
-// and arms one kernel timer (a timerfd, read through the netpoller as a
-// socket is) for the earliest of their deadlines: the kernel's timer wakes
-// the netpoller to the microsecond, and no waiter holds a P. Where there
-// is no timerfd, it falls back to the runtime's timers.
+// waits when the process is idle. A Waker parks its waiters on channels,
+// and one goroutine sleeps for them all in a blocking read of a kernel
+// timer (a timerfd) set for the earliest of their deadlines, then wakes
+// those that are due and yields its P to them. Where there is no timerfd, it falls back to the
+// runtime's timers.
 type Waker struct {
 	mu      sync.Mutex
 	waiters waiterHeap
@@ -44,9 +45,9 @@ func (h *waiterHeap) Pop() any {
 	return w
 }
 
-// kernelTimer is a timer the netpoller waits on: set arms it for an
-// instant on the Now clock (in the past: it fires at once), wait blocks
-// until it fires (an error once closed).
+// kernelTimer is a kernel timer a thread can sleep on: set arms it for
+// an instant on the Now clock (in the past: it fires at once), wait
+// blocks the calling thread until it fires.
 type kernelTimer interface {
 	set(at int64) error
 	wait() error
@@ -58,7 +59,7 @@ func NewWaker() *Waker {
 	w := &Waker{}
 	if t, err := newKernelTimer(); err == nil {
 		w.timer = t
-		go w.loop()
+		go w.loop(t)
 	}
 	return w
 }
@@ -114,7 +115,8 @@ func sleepOrCancel(deadline int64, cancel <-chan struct{}) bool {
 func (w *Waker) arm(at int64) {
 	if err := w.timer.set(at); err != nil {
 		// The timer is unusable: wake everyone now and let them fall
-		// back to the runtime's timers from here on.
+		// back to the runtime's timers from here on (the loop, waiting
+		// on it forever, stays: a thread and a descriptor).
 		w.wakeAll()
 		w.timer = nil
 		return
@@ -122,26 +124,36 @@ func (w *Waker) arm(at int64) {
 	w.armed = at
 }
 
-// loop wakes the waiters whose deadlines passed each time the timer fires.
-func (w *Waker) loop() {
-	t := w.timer
+// loop wakes the waiters whose deadlines passed each time the timer
+// fires, on a thread of its own; once the Waker closed it releases the
+// timer.
+func (w *Waker) loop(t kernelTimer) {
 	for {
 		err := t.wait()
 		w.mu.Lock()
 		if err != nil || w.closed || w.timer == nil {
 			w.wakeAll()
+			w.timer = nil
 			w.mu.Unlock()
+			_ = t.close()
 			return
 		}
 		now := Now()
+		woke := false
 		for len(w.waiters) > 0 && w.waiters[0].at <= now {
 			close(heap.Pop(&w.waiters).(waiter).wake)
+			woke = true
 		}
 		w.armed = 0
 		if len(w.waiters) > 0 {
 			w.arm(w.waiters[0].at)
 		}
 		w.mu.Unlock()
+		if woke {
+			// The woken wait in this P's run queue: run them here and
+			// now rather than after another thread woke to take them.
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -171,6 +183,9 @@ func (w *Waker) Close() {
 	w.closed = true
 	w.wakeAll()
 	if w.timer != nil {
-		_ = w.timer.close() // the loop's wait returns an error and it ends
+		// Closing the descriptor would not wake the thread reading it:
+		// the timer fires now, and the loop sees the Waker closed and
+		// releases it.
+		_ = w.timer.set(1)
 	}
 }
