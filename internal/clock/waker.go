@@ -17,8 +17,8 @@ import (
 // waits when the process is idle. A Waker parks its waiters on channels,
 // and one goroutine sleeps for them all in a blocking read of a kernel
 // timer (a timerfd) set for the earliest of their deadlines, then wakes
-// those that are due and yields its P to them. Where there is no timerfd, it falls back to the
-// runtime's timers.
+// those that are due and yields its P to them. Where there is no timerfd,
+// it falls back to the runtime's timers.
 type Waker struct {
 	mu      sync.Mutex
 	waiters waiterHeap
