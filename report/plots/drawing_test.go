@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/internal/reporttest"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
@@ -126,5 +127,34 @@ func TestIntervalPlotShowsTheFreeze(t *testing.T) {
 	}
 	if !strings.Contains(string(series), "oldest unanswered") {
 		t.Error("the interval plot does not name the oldest unanswered request")
+	}
+}
+
+// TestMessageSeriesNames: a message test's spectrum names its latencies
+// by what it delivers: deliveries for pubsub and stream, invalidations
+// for client-side caching; a closed test's one series says so.
+func TestMessageSeriesNames(t *testing.T) {
+	t.Parallel()
+	h := histo.New()
+	_ = h.RecordValue(1000)
+	enc, err := histo.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kind, mode string
+		want       []string
+	}{
+		{"pubsub", "open", []string{"delivery", "delivery from the send"}},
+		{"stream", "open", []string{"delivery", "delivery from the send"}},
+		{"tracking", "open", []string{"invalidation", "invalidation from the send"}},
+		{"tracking", "closed", []string{"invalidation from the send (closed)"}},
+	} {
+		tt := &report.Test{Mode: c.mode, Messages: &report.Messages{Kind: c.kind}}
+		tt.Histograms = report.Histograms{Response: enc, Service: enc}
+		names, _, err := spectrumSeries(tt)
+		if err != nil || fmt.Sprint(names) != fmt.Sprint(c.want) {
+			t.Errorf("%s %s: %q, %v; want %q", c.kind, c.mode, names, err, c.want)
+		}
 	}
 }

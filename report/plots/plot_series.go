@@ -250,9 +250,9 @@ func seriesPlots(in []report.Input, o PlotOptions) (latPanel, thrPanel *panel) {
 	return latPanel, thrPanel
 }
 
-// deliveredLine draws a pubsub or stream test's deliveries per second
-// (every receiver's, so fan-out times the rate) on the throughput panel
-// and returns the highest.
+// deliveredLine draws a message test's deliveries per second (every
+// receiver's, so fan-out times the rate; a tracking test's
+// invalidations) on the throughput panel and returns the highest.
 func deliveredLine(pn *panel, leg *legend, in []report.Input, t *report.Test, off float64, f int) float64 {
 	top := 0.0
 	for _, xy := range stepXY(t.Intervals, off, func(iv *report.Interval) (float64, bool) {
@@ -267,7 +267,11 @@ func deliveredLine(pn *panel, leg *legend, in []report.Input, t *report.Test, of
 		}
 		l.Color, l.Dashes, l.Width = palette[2], dash(f), vg.Points(1.5)
 		pn.add(l)
-		leg.add(legendName(in, f, "delivered per second"), l.Color, l.Dashes)
+		what := "delivered per second"
+		if t.Messages != nil && t.Messages.Kind == "tracking" {
+			what = "invalidations per second"
+		}
+		leg.add(legendName(in, f, what), l.Color, l.Dashes)
 		for _, v := range xy {
 			top = math.Max(top, v.Y)
 		}

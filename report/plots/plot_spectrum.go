@@ -88,11 +88,15 @@ func spectrumSeries(t *report.Test) ([]string, []*hdrhistogram.Histogram, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	what := "delivery"
+	if t.Messages != nil && t.Messages.Kind == "tracking" {
+		what = "invalidation"
+	}
 	switch {
 	case t.Messages != nil && t.Mode == "closed":
-		return []string{"delivery from the send (closed)"}, []*hdrhistogram.Histogram{response}, nil
+		return []string{what + " from the send (closed)"}, []*hdrhistogram.Histogram{response}, nil
 	case t.Messages != nil:
-		return []string{"delivery", "delivery from the send"}, []*hdrhistogram.Histogram{response, service}, nil
+		return []string{what, what + " from the send"}, []*hdrhistogram.Histogram{response, service}, nil
 	case t.Mode == "closed":
 		return []string{"latency (closed)"}, []*hdrhistogram.Histogram{response}, nil
 	}
