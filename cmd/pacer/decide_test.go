@@ -58,18 +58,25 @@ func TestDecideWithinRuns(t *testing.T) {
 	out := filepath.Join(dir, "pass.json")
 	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "1s", "-c", "2", "-t", "get",
 		"--slo", "p99<=500ms", "--decide-within", "6s", "--json", out)
-	if code != exitOK {
+	switch {
+	case code == exitUntrusted && strings.Contains(stderr, "the client's part did not"):
+		// A runner that stalled pacer itself for over half a second
+		// (once in CI under -race: send lag p99 1173 ms) leaves every
+		// look inconclusive, rightly: the first look cannot be judged.
+		t.Logf("the host stalled the client: %s", strings.TrimSpace(stderr))
+	case code != exitOK:
 		t.Fatalf("exit %d: %s", code, stderr)
+	default:
+		d := readJSON[doc](t, out)
+		tt := d.Tests[0]
+		if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.DurationS >= 3 {
+			// The run ends once the look returns: a look judges what was
+			// measured (about 0.2 s under -race, more on a busy runner), so
+			// the bound is the second look's time (every 2 s after the first).
+			t.Fatalf("outcome %s, %+v, measured %v s; want a pass at the first look, ended before the second", d.Outcome, tt.Decide, tt.DurationS)
+		}
+		testrun.Contains(t, stdout, "decided        at the first look, after the planned")
 	}
-	d := readJSON[doc](t, out)
-	tt := d.Tests[0]
-	if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.DurationS >= 3 {
-		// The run ends once the look returns: a look judges what was
-		// measured (about 0.2 s under -race, more on a busy runner), so
-		// the bound is the second look's time (every 2 s after the first).
-		t.Fatalf("outcome %s, %+v, measured %v s; want a pass at the first look, ended before the second", d.Outcome, tt.Decide, tt.DurationS)
-	}
-	testrun.Contains(t, stdout, "decided        at the first look, after the planned")
 
 	out = filepath.Join(dir, "budget.json")
 	code, stdout, stderr = pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "1s", "-c", "2", "-t", "get", "--pacing", "coarse",
@@ -77,8 +84,8 @@ func TestDecideWithinRuns(t *testing.T) {
 	if code != exitUntrusted {
 		t.Fatalf("exit %d, want 4: %s", code, stderr)
 	}
-	d = readJSON[doc](t, out)
-	tt = d.Tests[0]
+	d := readJSON[doc](t, out)
+	tt := d.Tests[0]
 	if dc := tt.Decide; dc == nil || dc.By != "budget" || dc.Looks != dc.PlannedLooks || dc.PlannedLooks < 2 || dc.WentOn == "" || dc.Decided {
 		t.Fatalf("decide %+v, want every look taken and the budget's end", tt.Decide)
 	}
