@@ -473,3 +473,38 @@ func TestPairedRoundsLeaveOutUntrustedRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestPairedWidthNamesTheClientsNoise: when paired rounds spread too
+// widely to decide, and in some of them the client host's own noise at
+// the percentile was a material share of the figure, the reason says so
+// (a quieter host narrows it); with a quiet client it asks for rounds.
+func TestPairedWidthNamesTheClientsNoise(t *testing.T) {
+	t.Parallel()
+	cfg := func(s string) map[string]any { return map[string]any{"ab": map[string]any{"session": "s", "side": s}} }
+	spread := quick
+	spread.runSigma, spread.hiccupUs = 0.3, 10
+	loud := spread
+	loud.hiccupUs = 2000 // beyond a quarter of the p99 (about 0.5 ms)
+	for _, c := range []struct {
+		name  string
+		noisy []int // rounds (0-based) whose candidate run had the loud host
+		want  string
+	}{
+		{"two noisy rounds", []int{1, 3}, "in 2 of the 6 rounds the client host's own noise at p99"},
+		{"a quiet client", nil, "too few rounds for the spread seen between them (more --rounds narrow it)"},
+	} {
+		rng := rand.New(rand.NewPCG(4, 4))
+		as, bs := spread.runs(t, rng, 6), spread.runs(t, rng, 6)
+		for _, i := range c.noisy {
+			bs[i] = loud.run(t, rng)
+		}
+		out, err := Compare(side(input(t, "ab.a.json", doc(t, cfg("a"), as))), side(input(t, "ab.b.json", doc(t, cfg("b"), bs))), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p99 := figure(t, out.Tests[0], "p99")
+		if p99.Method != string(stats.PairedRuns) || p99.Word != string(stats.CannotTell) || !strings.Contains(p99.Why, c.want) {
+			t.Errorf("%s: %s %s (%s); want cannot tell, %q", c.name, p99.Method, p99.Word, p99.Why, c.want)
+		}
+	}
+}

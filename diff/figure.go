@@ -8,6 +8,7 @@ import (
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/stats"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // Identical is the method of a comparison whose sides hold the same runs
@@ -179,7 +180,7 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) Figure {
 	}
 	word, why := ch.Classify(c.margin(f), f.dir())
 	if word == stats.CannotTell && strings.Contains(why, "wider than") {
-		why += hint(h.method)
+		why += c.widthHint(p, h, f)
 	}
 	switch {
 	case lostB || lostC:
@@ -280,6 +281,21 @@ func hint(method string) string {
 		return ": one run per side (a longer run, or repeats on each side, narrow it)"
 	}
 	return ""
+}
+
+// widthHint says what would narrow an interval too wide to decide: more
+// runs or rounds, or, where the rounds of a paired comparison moved with
+// the client host's own noise at the percentile, a quieter client host,
+// which more rounds narrow only slowly (their figures spread as the
+// noise does).
+func (c *comparer) widthHint(p pair, h *how, f spec) string {
+	if h.method == string(stats.PairedRuns) && f.kind == latency {
+		if noisy, measured := noisyRounds(p, f.q); noisy > 0 {
+			return fmt.Sprintf(": in %d of the %d rounds the client host's own noise at %s (host hiccups, pacer's receive lag) was at least %.0f%% of a side's figure there, and the rounds' figures spread with it (a quieter client host narrows it; more --rounds, slowly)",
+				noisy, measured, f.name(), 100*verdict.QuietShare)
+		}
+	}
+	return hint(h.method)
 }
 
 // ends is a side's interval for the document (nil: none).

@@ -53,7 +53,10 @@ type hostNoise struct {
 }
 
 // noiseOf pools the side's histograms (an absent one stays nil).
-func (s *sample) noiseOf() hostNoise {
+func (s *sample) noiseOf() hostNoise { return noiseOfRuns(s.runs) }
+
+// noiseOfRuns pools runs' response, hiccup and receive-lag histograms.
+func noiseOfRuns(runs []*report.Test) hostNoise {
 	var n hostNoise
 	add := func(into **hdrhistogram.Histogram, enc *string) {
 		if enc == nil || *enc == "" {
@@ -68,12 +71,33 @@ func (s *sample) noiseOf() hostNoise {
 		}
 		(*into).Merge(h)
 	}
-	for _, r := range s.runs {
+	for _, r := range runs {
 		add(&n.response, &r.Histograms.Response)
 		add(&n.hiccups, r.Histograms.Hiccup)
 		add(&n.receive, r.Histograms.ReceiveLag)
 	}
 	return n
+}
+
+// noisyRounds counts the rounds of a paired comparison in which either
+// side's client host noise at percentile q was a material share of its
+// own figure there (hostNoise.at's test), of the rounds it could tell.
+func noisyRounds(p pair, q float64) (noisy, measured int) {
+	for i := range min(len(p.base.runs), len(p.cand.runs)) {
+		loud, seen := false, false
+		for _, r := range []*report.Test{p.base.runs[i], p.cand.runs[i]} {
+			_, m, why := noiseOfRuns([]*report.Test{r}).at(q)
+			seen = seen || m
+			loud = loud || why != ""
+		}
+		if seen {
+			measured++
+		}
+		if loud {
+			noisy++
+		}
+	}
+	return noisy, measured
 }
 
 // noiseAt is what the client host's noise at percentile q may have
