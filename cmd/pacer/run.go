@@ -9,11 +9,10 @@ import (
 
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
-	"github.com/pacer-load/pacer/experiment/sweep"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/verdict"
 )
 
@@ -175,27 +174,20 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 	}
-	exp := e.experiment(cfg.showErrs)
+	series := experiment.Series{Repeat: cfg.repeat, Conns: cfg.conns, SLO: cfg.slo, Visibility: cfg.load.Visibility,
+		Options: report.TestOptions{Percentiles: true, CI: cfg.ci},
+		Decide:  func(id string) *experiment.Decide { return cfg.decide.forTest(report.TestOptions{ID: id}, cfg.slo) }}
+	for i, j := range cfg.work.tests {
+		tl, oc := cfg.Open(cfg.load, cfg.interval, cfg.seed+uint64(i))
+		series.Tests = append(series.Tests, experiment.SeriesTest{Test: j.Test, Timeline: tl, Config: oc, Keys: keys[i], Seed: cfg.seed + uint64(i)})
+	}
 	// The identity heads the first test's output: a run that cannot
 	// connect says only that.
 	identity := !cfg.quiet
 	code := exitOK
-	var runErr error
-	for i, j := range cfg.work.tests {
-		test := j.Test
-		stream, err := test.Stream(e.place.StreamSeed(cfg.seed + uint64(i)))
-		if err != nil {
-			return usageErrorf("%v", err)
-		}
-		tl, oc := cfg.Open(cfg.load, cfg.interval, cfg.seed+uint64(i))
-		runs, err := experiment.Repeat(ctx, cfg.repeat, func(k int) (*scheduler.Result, *serverinfo.Stats, error) {
-			return exp.RunOpen(ctx, experiment.Open{
-				Test: test, Name: sweep.RunName(j.Title, k, cfg.repeat), Timeline: tl, Conns: cfg.conns, Keys: keys[i], Stream: stream, Config: oc,
-				Decide:     cfg.decide.forTest(report.TestOptions{ID: j.ID}, cfg.slo),
-				Visibility: cfg.load.Visibility,
-			})
-		}, func(res *scheduler.Result) error {
-			if cfg.repeat == 1 || cfg.quiet {
+	res, err := e.experiment(cfg.showErrs).RunSeries(ctx, series, experiment.SeriesOutput{
+		Run: func(res *scheduler.Result) error {
+			if cfg.quiet {
 				return nil
 			}
 			// Each run's line; the test's report pools them.
@@ -204,38 +196,29 @@ func runAction(c *cli.Context) error {
 				err = text.Quiet(out, rt, cfg.text)
 			}
 			return err
-		})
-		if err != nil {
-			return failed(err)
-		}
-		runErr, e.doc.Interrupted = runs.Err, e.doc.Interrupted || runs.Interrupted
-		if runs.Len() > 0 {
-			// The test pools its runs and the server's counts (a
-			// cluster's: its primaries' sum).
-			t, jd, terr := runs.Test(j.Title, report.TestOptions{ID: j.ID, Percentiles: true, CI: cfg.ci}, cfg.slo)
-			if terr != nil {
-				return failed(terr)
-			}
-			testCode := judged(c.App.ErrWriter, t, jd)
+		},
+		Test: func(t *report.Test, j verdict.Judgement, interrupted bool) error {
+			code = verdict.WorseCode(code, judged(c.App.ErrWriter, t, j))
 			e.doc.Tests = append(e.doc.Tests, *t)
-			e.doc.Interrupted = e.doc.Interrupted || t.Interrupted || ctx.Err() != nil
+			e.doc.Interrupted = e.doc.Interrupted || interrupted
 			if err := cfg.files.Checkpoint(e.doc); err != nil {
-				return failed(err)
+				return err
 			}
 			if identity {
 				fmt.Fprintf(out, "%s\n\n", text.ServerLine(e.server.ID))
 				identity = false
 			}
-			if werr := text.Report(out, t, cfg.quiet, cfg.ci, cfg.text); werr != nil {
-				return failed(werr)
-			}
-			code = verdict.WorseCode(code, testCode)
-		}
-		if runErr != nil || e.doc.Interrupted || ctx.Err() != nil {
-			e.doc.Interrupted = e.doc.Interrupted || ctx.Err() != nil
-			break
-		}
+			return text.Report(out, t, cfg.quiet, cfg.ci, cfg.text)
+		},
+	})
+	switch {
+	case err != nil && usage.Is(err):
+		return err
+	case err != nil:
+		return failed(err)
 	}
+	runErr := res.Err
+	e.doc.Interrupted = e.doc.Interrupted || res.Interrupted || ctx.Err() != nil
 	if err := e.writeFiles(); err != nil {
 		return failed(err)
 	}

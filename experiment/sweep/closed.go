@@ -59,7 +59,7 @@ func Closed(ctx context.Context, env *experiment.Env, cfg Config) (*Result, erro
 points:
 	for _, pt := range pts {
 		for k := 0; k < cfg.Repeat; k++ {
-			name := RunName(fmt.Sprintf("%s -c %d -P %d", j.Title, pt.clients, pt.pipeline), k, cfg.Repeat)
+			name := experiment.RunName(fmt.Sprintf("%s -c %d -P %d", j.Title, pt.clients, pt.pipeline), k, cfg.Repeat)
 			seed := cfg.Seed + uint64(n)*1_000_003
 			res, _, err := env.RunClosed(ctx, experiment.Closed{
 				Test: j, Name: name, Conns: pt.clients, Primaries: primaries,

@@ -126,14 +126,6 @@ func (c *Config) print(s string) {
 	}
 }
 
-// RunName labels run k (from 0) of n of a test.
-func RunName(title string, k, n int) string {
-	if n <= 1 {
-		return title
-	}
-	return fmt.Sprintf("%s (run %d/%d)", title, k+1, n)
-}
-
 // openPoint is a rate of an open sweep and the steps (repeats) it ran.
 type openPoint struct {
 	rate   float64
@@ -323,7 +315,7 @@ func (o *openSweep) next(i int, prev *openloop.Step) (openloop.StepPlan, bool) {
 		}
 	}
 	r := timeline.RatePerSecond(o.cur.rate)
-	name := RunName(fmt.Sprintf("%s at %s/s", j.Title, formatRate(o.cur.rate)), len(o.cur.steps), cfg.Repeat)
+	name := experiment.RunName(fmt.Sprintf("%s at %s/s", j.Title, formatRate(o.cur.rate)), len(o.cur.steps), cfg.Repeat)
 	if o.cur.lengthened > 0 {
 		name = fmt.Sprintf("%s at %s/s, lengthened (%d)", j.Title, formatRate(o.cur.rate), o.cur.lengthened)
 	}
