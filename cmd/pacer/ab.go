@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pacer-load/pacer/conn"
-	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/ab"
@@ -274,41 +273,29 @@ func abAction(c *cli.Context) error {
 		}
 	})
 	interrupted := res.Interrupted || ctx.Err() != nil
-	var inputs [2]report.Input
-	var lost *ab.Lost
-	for s := range 2 {
+	docs, lost, err := res.Documents(cfg.Tests, func(s int) *report.Document {
 		doc := report.NewDocument(mode, version, nil)
 		doc.Server = envs[s].Server.ID
 		doc.Interrupted = interrupted
 		doc.Config = a.echo(ctx, s, session)
-		l, err := res.Document(s, cfg.Tests, doc)
-		if err != nil {
-			return failed(err)
-		}
-		if lost == nil {
-			lost = l
-		}
-		if a.json != "" {
+		return doc
+	})
+	if err != nil {
+		return failed(err)
+	}
+	labels := [2]string{ab.SideName(ab.A), ab.SideName(ab.B)}
+	if a.json != "" {
+		for s, doc := range docs {
 			if err := report.WriteJSON(c.App.Writer, sidePath(a.json, s), doc); err != nil {
 				return failed(err)
 			}
-		}
-		b, err := doc.Marshal()
-		if err != nil {
-			return failed(err)
-		}
-		label := ab.SideName(s)
-		if a.json != "" {
-			label = filepath.Base(sidePath(a.json, s))
-		}
-		if inputs[s], err = report.ReadInput(label, b); err != nil {
-			return failed(err)
+			labels[s] = filepath.Base(sidePath(a.json, s))
 		}
 	}
 	if !a.quiet {
 		fmt.Fprintln(out)
 	}
-	d, derr := diff.Compare(diff.Side{Inputs: inputs[:1], Target: a.shown[0]}, diff.Side{Inputs: inputs[1:], Target: a.shown[1]}, a.compare.opts)
+	d, derr := ab.Compare(docs, labels, a.shown, a.compare.opts)
 	var gate error
 	if derr == nil {
 		gate = writeDiff(out, c.App.ErrWriter, d, a.compare)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/verdict"
@@ -38,4 +39,43 @@ func (r *Result) Document(s int, tests []experiment.Test, doc *report.Document) 
 		}
 	}
 	return nil, nil
+}
+
+// Documents makes both sides' documents: newDoc gives side s's (its
+// header and config), Document sets its tests. Lost is the first test
+// whose target was lost, on side A first (nil: none).
+func (r *Result) Documents(tests []experiment.Test, newDoc func(s int) *report.Document) ([2]*report.Document, *Lost, error) {
+	var docs [2]*report.Document
+	var lost *Lost
+	for s := range docs {
+		docs[s] = newDoc(s)
+		l, err := r.Document(s, tests, docs[s])
+		if err != nil {
+			return docs, nil, err
+		}
+		if lost == nil {
+			lost = l
+		}
+	}
+	return docs, lost, nil
+}
+
+// Compare is diff's comparison of the sides' documents, baseline A and
+// candidate B, each read back as diff reads a file (labels name them,
+// targets say what each measured): what pacer ab ends with, and what
+// pacer diff of the two files would say.
+func Compare(docs [2]*report.Document, labels, targets [2]string, o diff.Options) (*diff.Document, error) {
+	var sides [2]diff.Side
+	for s, doc := range docs {
+		b, err := doc.Marshal()
+		if err != nil {
+			return nil, err
+		}
+		in, err := report.ReadInput(labels[s], b)
+		if err != nil {
+			return nil, err
+		}
+		sides[s] = diff.Side{Inputs: []report.Input{in}, Target: targets[s]}
+	}
+	return diff.Compare(sides[A], sides[B], o)
 }
