@@ -185,27 +185,3 @@ func (e *runEnv) endMessages(m *messageLoad, open *report.Test, j verdict.Judgem
 	}
 	return e.exit(judged(e.stderr, open, j), runErr)
 }
-
-// messageSide is a message run's side (an open or a closed publisher's):
-// its result made a test, judged against an SLO.
-type messageSide[C any] interface {
-	comparable
-	Test(cfg C, slo verdict.SLO) (*report.Test, verdict.Judgement, error)
-}
-
-// messageTests makes a run's sides tests: the open one judged against
-// slo, the closed one shown beside it (a nil side: no test).
-func messageTests[C any, S messageSide[C]](cfg C, slo verdict.SLO, open, closed S) (o *report.Test, j verdict.Judgement, c *report.Test, err error) {
-	var none S
-	if open != none {
-		if o, j, err = open.Test(cfg, slo); err != nil {
-			return nil, j, nil, err
-		}
-	}
-	if closed != none {
-		if c, _, err = closed.Test(cfg, verdict.SLO{}); err != nil {
-			return nil, j, nil, err
-		}
-	}
-	return o, j, c, nil
-}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/pubsub"
 	"github.com/pacer-load/pacer/report"
 )
@@ -108,7 +109,7 @@ func pubsubAction(c *cli.Context) error {
 	if outcome != nil {
 		open, closed = outcome.Open, outcome.Closed
 	}
-	openT, j, closedT, err := messageTests(cfg.run, cfg.out.slo, open, closed)
+	openT, j, closedT, err := experiment.SideTests(cfg.run, cfg.out.slo, open, closed)
 	if err != nil {
 		return failed(err)
 	}

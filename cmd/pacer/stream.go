@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
 
 	"github.com/pacer-load/pacer/stream"
@@ -89,7 +90,7 @@ func streamAction(c *cli.Context) error {
 	}
 	defer e.close()
 	res, runErr := stream.Run(c.Context, e.experiment(cfg.out.showErrs), cfg.run)
-	t, j, _, err := messageTests(cfg.run, cfg.out.slo, res, nil)
+	t, j, _, err := experiment.SideTests(cfg.run, cfg.out.slo, res, nil)
 	if err != nil {
 		return failed(err)
 	}

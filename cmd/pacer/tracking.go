@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/tracking"
 )
@@ -100,7 +101,7 @@ func trackingAction(c *cli.Context) error {
 	if outcome != nil {
 		open, closed = outcome.Open, outcome.Closed
 	}
-	openT, j, closedT, err := messageTests(cfg.run, cfg.out.slo, open, closed)
+	openT, j, closedT, err := experiment.SideTests(cfg.run, cfg.out.slo, open, closed)
 	if err != nil {
 		return failed(err)
 	}
