@@ -8,6 +8,7 @@ import (
 
 	"github.com/pacer-load/pacer/internal/redistest"
 	"github.com/pacer-load/pacer/internal/testrun"
+	"github.com/pacer-load/pacer/report"
 )
 
 // TestMessagesCluster: against a Redis Cluster of 3 primaries, sharded
@@ -102,32 +103,7 @@ func TestMessagesShardsMerge(t *testing.T) {
 	testrun.SkipShort(t, "runs two shards against a redis-server")
 	t.Parallel()
 	rs := redistest.Start(t)
-	dir := t.TempDir()
-	type res struct {
-		code           int
-		stdout, stderr string
-	}
-	done := make(chan res, 2)
-	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
-	for k := 1; k <= 2; k++ {
-		go func() {
-			code, stdout, stderr := pacer(t, "pubsub", "-p", rs.PortString(), "--rate", "2k", "-n", "2000", "--subscribers", "2", "--seed", "7",
-				"--shard", strconv.Itoa(k)+"/2", "--start-at", at, "-q", "--json", filepath.Join(dir, "s"+strconv.Itoa(k)+".json"), "--lag-limit", "1s")
-			done <- res{code, stdout, stderr}
-		}()
-	}
-	for range 2 {
-		r := <-done
-		if r.code != exitOK && r.code != exitUntrusted {
-			t.Fatalf("shard: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-		}
-	}
-	merged := filepath.Join(dir, "merged.json")
-	code, _, stderr := pacer(t, "merge", filepath.Join(dir, "s1.json"), filepath.Join(dir, "s2.json"), "-o", merged)
-	if code != exitOK && code != exitUntrusted {
-		t.Fatalf("merge: exit %d %s", code, stderr)
-	}
-	d := resultDocument(t, merged)
+	d := mergedShards(t, "pubsub", "-p", rs.PortString(), "--rate", "2k", "-n", "2000", "--subscribers", "2")
 	m := d.Tests[0].Messages
 	// Each shard publishes 1000 messages, each to its own 2 subscribers.
 	if d.Mode != "pubsub" || m.Published != 2000 || m.Expected != 4000 || m.Delivered != 4000 || len(m.Receivers) != 4 || d.Tests[0].Counts.Completed != 2000 {
@@ -147,6 +123,21 @@ func TestTrackingShardsMerge(t *testing.T) {
 	testrun.SkipShort(t, "runs two tracking shards against a redis-server")
 	t.Parallel()
 	rs := redistest.Start(t)
+	d := mergedShards(t, "tracking", "-p", rs.PortString(), "--rate", "2k", "-n", "2000", "--readers", "2", "--keys", "100")
+	m := d.Tests[0].Messages
+	// Each shard writes 1000 times to its own 100 keys, cached by its own
+	// 2 readers: 2000 invalidations each, less the uncached.
+	if d.Mode != "tracking" || m.Published != 2000 || m.Delivered+m.Tracking.Uncached != 4000 || m.Lost != 0 || len(m.Receivers) != 4 ||
+		m.Foreign != 0 || m.Tracking.Spurious != 0 || m.Tracking.Pushes != m.Delivered {
+		t.Errorf("merged: mode %s, published %d delivered %d lost %d foreign %d, %d receivers, tracking %+v", d.Mode, m.Published, m.Delivered, m.Lost, m.Foreign, len(m.Receivers), m.Tracking)
+	}
+}
+
+// mergedShards runs args (a message command and its flags) as two shards
+// of one timeline (seed 7) started together, each writing its own JSON,
+// and returns their merge.
+func mergedShards(t *testing.T, args ...string) *report.Document {
+	t.Helper()
 	dir := t.TempDir()
 	type res struct {
 		code           int
@@ -156,8 +147,8 @@ func TestTrackingShardsMerge(t *testing.T) {
 	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
 	for k := 1; k <= 2; k++ {
 		go func() {
-			code, stdout, stderr := pacer(t, "tracking", "-p", rs.PortString(), "--rate", "2k", "-n", "2000", "--readers", "2", "--keys", "100", "--seed", "7",
-				"--shard", strconv.Itoa(k)+"/2", "--start-at", at, "-q", "--json", filepath.Join(dir, "s"+strconv.Itoa(k)+".json"), "--lag-limit", "1s")
+			code, stdout, stderr := pacer(t, append(append([]string{}, args...), "--seed", "7", "--shard", strconv.Itoa(k)+"/2", "--start-at", at, "-q",
+				"--json", filepath.Join(dir, "s"+strconv.Itoa(k)+".json"), "--lag-limit", "1s")...)
 			done <- res{code, stdout, stderr}
 		}()
 	}
@@ -172,12 +163,5 @@ func TestTrackingShardsMerge(t *testing.T) {
 	if code != exitOK && code != exitUntrusted {
 		t.Fatalf("merge: exit %d %s", code, stderr)
 	}
-	d := resultDocument(t, merged)
-	m := d.Tests[0].Messages
-	// Each shard writes 1000 times to its own 100 keys, cached by its own
-	// 2 readers: 2000 invalidations each, less the uncached.
-	if d.Mode != "tracking" || m.Published != 2000 || m.Delivered+m.Tracking.Uncached != 4000 || m.Lost != 0 || len(m.Receivers) != 4 ||
-		m.Foreign != 0 || m.Tracking.Spurious != 0 || m.Tracking.Pushes != m.Delivered {
-		t.Errorf("merged: mode %s, published %d delivered %d lost %d foreign %d, %d receivers, tracking %+v", d.Mode, m.Published, m.Delivered, m.Lost, m.Foreign, len(m.Receivers), m.Tracking)
-	}
+	return resultDocument(t, merged)
 }
