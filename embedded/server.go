@@ -163,9 +163,6 @@ type Server struct {
 
 	waker   atomic.Pointer[clock.Waker] // the virtual clock's sleeps (vclock.go); started at the first
 	wakerMu sync.Mutex                  // orders startWaker with Close
-	// preciseSleeper is set while a wait sleeps in clock.SleepUntil: one
-	// at a time (vclock.go).
-	preciseSleeper atomic.Bool
 
 	mu        sync.Mutex // the "single thread": data, virtual clock, RNG, stats
 	dbs       [16]map[string]*object

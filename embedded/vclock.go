@@ -65,24 +65,13 @@ func (s *Server) finish(now int64, n int, delays []int64) int64 {
 }
 
 // sleepUntil waits until deadline on the clock.Now clock, or until Close:
-// false when the server closed first.
-//
-// A goroutine asleep in a blocking clock_nanosleep (clock.SleepUntil)
-// wakes to the microsecond but keeps one of the runtime's Ps until the
-// runtime takes it back, and a server whose connections all waited out
-// their delays so held every P an in-process load generator needs to read
-// its replies (pacer's receive lag reached 5 ms at 8k/s against --delay
-// exp:100us). So one wait at a time, when its deadline is near, sleeps
-// so; the others park on the server's Waker, whose one thread sleeps for
-// them all. At low rates almost every wait is the one (the Waker's
-// hand-over from its thread costs tens of microseconds in a busy
-// process); at high rates most are the others.
+// false when the server closed first. It waits on the server's Waker: a
+// connection asleep in clock_nanosleep itself keeps one of the runtime's
+// Ps until the runtime takes it back, and a server whose connections all
+// waited out their delays so held every P an in-process load generator
+// needs to read its replies (pacer's receive lag reached 5 ms at 8k/s
+// against --delay exp:100us).
 func (s *Server) sleepUntil(deadline int64) bool {
-	if deadline-clock.Now() <= int64(preciseWait) && s.preciseSleeper.CompareAndSwap(false, true) {
-		clock.SleepUntil(deadline)
-		s.preciseSleeper.Store(false)
-		return !s.closed.Load()
-	}
 	w := s.waker.Load()
 	if w == nil {
 		if w = s.startWaker(); w == nil {
@@ -91,10 +80,6 @@ func (s *Server) sleepUntil(deadline int64) bool {
 	}
 	return w.Wait(deadline, s.quit) && !s.closed.Load()
 }
-
-// preciseWait is the longest wait that may sleep in clock.SleepUntil,
-// which Close cannot cut short.
-const preciseWait = 2 * time.Millisecond
 
 // startWaker starts the server's Waker at its first wait (a server that
 // never waits has none to stop); nil once the server closed.

@@ -4,10 +4,11 @@ import (
 	"container/heap"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// A Waker wakes goroutines at precise instants while holding at most one
+// A Waker wakes goroutines at precise instants while holding at most two
 // of the runtime's processors. A goroutine that sleeps in a blocking
 // clock_nanosleep (SleepUntil) wakes to the microsecond but keeps its P
 // until the runtime's monitor takes it back (20 µs to 10 ms later), so a
@@ -25,7 +26,12 @@ type Waker struct {
 	timer   kernelTimer // nil: closed, or no timerfd (wait on the runtime's timers)
 	armed   int64       // the deadline timer is set for; 0: none
 	closed  bool
+	// sleeping is set while a wait sleeps in SleepUntil itself (Wait).
+	sleeping atomic.Bool
 }
+
+// PreciseWait is the longest wait that may sleep in SleepUntil itself.
+const PreciseWait = 2 * time.Millisecond
 
 type waiter struct {
 	at   int64
@@ -66,9 +72,21 @@ func NewWaker() *Waker {
 
 // Wait blocks until the Now clock reaches deadline (true), or until
 // cancel is closed or the Waker is closed (false).
+//
+// One wait at a time whose deadline is within PreciseWait sleeps in
+// SleepUntil itself, which Close and cancel cannot cut short: at low
+// rates almost every wait is that one, and wakes as precisely as its own
+// thread can (the hand-over from the Waker's thread costs tens of
+// microseconds in a busy process); it holds one more P while it sleeps.
 func (w *Waker) Wait(deadline int64, cancel <-chan struct{}) bool {
-	if deadline <= Now() {
+	now := Now()
+	if deadline <= now {
 		return true
+	}
+	if deadline-now <= int64(PreciseWait) && w.sleeping.CompareAndSwap(false, true) {
+		SleepUntil(deadline)
+		w.sleeping.Store(false)
+		return !w.isClosed()
 	}
 	w.mu.Lock()
 	if w.closed {
