@@ -19,7 +19,7 @@ import (
 // r's. r's histograms, maps and slices must be its own (see Clone); o is
 // left unchanged.
 //
-// A run's Extension stays the first run's (a run given a budget to decide
+// A run's PacingStep is the first run's that stepped back. A run's Extension stays the first run's (a run given a budget to decide
 // in is not repeated).
 //
 // Every field of Result has its rule here: TestMergeCoversEveryField fails
@@ -57,6 +57,9 @@ func (r *Result) Merge(o *Result) {
 	r.ServerProcess = r.ServerProcess.add(o.ServerProcess)
 	if r.FirstError == "" {
 		r.FirstError = o.FirstError
+	}
+	if r.PacingStep == nil {
+		r.PacingStep = o.PacingStep // the first run that stepped back, its offset its own
 	}
 	if o.TLS != nil {
 		if r.TLS == nil {

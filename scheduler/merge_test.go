@@ -37,6 +37,7 @@ var mergeRules = map[string]string{
 	"TLS": "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
 	"Events": "events", "EventBound": "max", "EventsDropped": "sum",
 	"Wait": "wait", "Visibility": "visibility",
+	"PacingStep": "first that stepped",
 }
 
 // filled returns a Result with every field set by reflection: numbers to
@@ -79,6 +80,9 @@ func filled(t *testing.T, base int64, b bool) *Result {
 			continue
 		case "Extension":
 			f.Set(reflect.ValueOf(&Extension{Looks: int(base)}))
+			continue
+		case "PacingStep":
+			f.Set(reflect.ValueOf(&PacingStep{At: time.Duration(base) * time.Second, To: 600 * time.Microsecond}))
 			continue
 		case "Stages":
 			f.Set(reflect.ValueOf([]timeline.Stage{{Duration: time.Duration(base), Target: timeline.RatePerSecond(float64(base))}}))
@@ -173,6 +177,15 @@ func TestMergeCoversEveryField(t *testing.T) {
 		case "kernel if every run's":
 			if got.String() != ReceiveRead {
 				t.Errorf("%s: %q, want %q when a run's was not kernel", name, got.String(), ReceiveRead)
+			}
+		case "first that stepped":
+			if !reflect.DeepEqual(got.Interface(), x.Interface()) {
+				t.Errorf("%s: %v, want the first run's %v", name, got.Interface(), x.Interface())
+			}
+			c := &Result{}
+			c.Merge(b)
+			if c.PacingStep != b.PacingStep {
+				t.Errorf("%s: %v after a run that kept its pacing, want the later run's %v", name, c.PacingStep, b.PacingStep)
 			}
 		case "first non-empty":
 			if got.String() != x.String() {

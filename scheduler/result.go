@@ -170,6 +170,9 @@ type Result struct {
 	// PacingQuantum is the least time between the open pacer's wakes (0:
 	// a wake at every due instant), from Pacing.Quantum.
 	PacingQuantum time.Duration
+	// PacingStep, when set, is when and why auto pacing left that
+	// quantum for a coarser one during the run (nil: it kept it).
+	PacingStep *PacingStep
 	// Connections used.
 	Connections int
 	// TLS summarizes the connections' TLS handshakes; nil over plain TCP.
@@ -415,4 +418,23 @@ func (r *Result) AchievedRate() float64 {
 		return 0
 	}
 	return float64(r.Counts.Completed) / r.Window.Seconds()
+}
+
+// PacingStep is auto pacing's step back, during a run, from a quantum
+// finer than its default (the precision a tight --slo asks: a wake at
+// every due instant for p99<=2ms) to the default quantum, taken when the
+// host's CPUs had too little idle time to pay for the finer one
+// (openloop's stepBack).
+type PacingStep struct {
+	// At is the offset from T0 where the pacer stepped back.
+	At time.Duration
+	// From and To are the quanta before and after (0: precise).
+	From, To time.Duration
+	// HostIdleCPUs is the idle CPU time per wall second, in CPUs, over the
+	// window that decided (0.12: an eighth of one CPU idle); HostBusy is
+	// the share of all CPUs' time that was busy, 0..1; Self is pacer's
+	// own CPU time per wall second, in CPUs.
+	HostIdleCPUs, HostBusy, Self float64
+	// Window is the length of that window.
+	Window time.Duration
 }

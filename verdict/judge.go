@@ -120,9 +120,21 @@ func judge(t *report.Test) Judgement {
 // quiet (hiccups p99 under QuietShare of the limit's bound, CPUs neither
 // busy nor stolen), so the lateness is the machine's wake-up latency
 // itself, not a neighbour's load.
+//
+// When auto pacing stepped back from that precision during the run
+// (report.PacingStep), the note says so instead, with the host's idle CPU
+// that made it.
 func precisionNote(t *report.Test, h Health) string {
 	if !h.LagHigh || t.SLO == nil {
 		return ""
+	}
+	if st := t.PacingStep; st != nil {
+		from := "precise pacing"
+		if st.FromQuantumUs > 0 {
+			from = fmt.Sprintf("pacing with a %g µs quantum", st.FromQuantumUs)
+		}
+		return fmt.Sprintf("; this machine could not pay for the precision asked: %s stepped back to a %g µs quantum at %g s, when the host's CPUs had %.2f of a CPU idle",
+			from, st.ToQuantumUs, st.AtS, st.HostIdleCPUs)
 	}
 	f := t.MustFacts()
 	host := hostOf(t)

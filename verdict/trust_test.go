@@ -231,6 +231,13 @@ func TestJudge(t *testing.T) {
 		// the machine could not pace to the precision asked, and says so.
 		{name: "pass, lag above its limit on a quiet host", f: flat(100*us, 1500*us), adjust: []func(*scheduler.Result){hostCPU(0.3, 0, true), hiccups(100 * us)}, slo: "p99<5ms",
 			want: Pass, verdict: "ok", says: "this machine could not pace to the precision asked: send lag p99 1.500 ms above the limit 1.000 ms on a quiet host"},
+		// The same with the pacing stepped back on a busy host: the note
+		// names the step, not a quiet host.
+		{name: "pass, lag above its limit after a pacing step", f: flat(100*us, 1500*us), adjust: []func(*scheduler.Result){hostCPU(0.9, 0, true), hiccups(100 * us),
+			func(r *scheduler.Result) {
+				r.PacingStep = &scheduler.PacingStep{At: 200 * ms, To: 600 * us, HostIdleCPUs: 0.12, HostBusy: 0.94, Window: 200 * ms}
+			}}, slo: "p99<5ms",
+			want: Pass, verdict: "ok", says: "this machine could not pay for the precision asked: precise pacing stepped back to a 600 µs quantum at 0.2 s, when the host's CPUs had 0.12 of a CPU idle"},
 		// The client host quiet, but the server's process waited for a CPU
 		// a third of the time, 2 ms a slice (its CPUs were taken: pinned
 		// beside busy loops): the host's, naming the wait.

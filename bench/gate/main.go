@@ -68,6 +68,7 @@ func main() {
 	slo := flag.String("slo", "p99<=2ms", "the gate's --slo")
 	decide := flag.Duration("decide-within", 0, "the gate's --decide-within (0: none)")
 	monitor := flag.Int("latency-monitor", 0, "the redis-server's latency-monitor-threshold in ms (0: off)")
+	extra := flag.String("args", "", "further pacer arguments, space-separated (e.g. \"--pacing coarse\")")
 	flag.Parse()
 	sc, ok := scenarios[*name]
 	if *bin == "" || !ok {
@@ -80,7 +81,7 @@ func main() {
 	if *monitor > 0 {
 		sc.redis = append(sc.redis, "--latency-monitor-threshold", fmt.Sprint(*monitor))
 	}
-	if err := run(*bin, *name, sc, *runs, *busy, *duration, *slo, *decide); err != nil {
+	if err := run(*bin, *name, sc, *runs, *busy, *duration, *slo, *decide, strings.Fields(*extra)); err != nil {
 		fmt.Fprintln(os.Stderr, "gate:", err)
 		os.Exit(1)
 	}
@@ -115,6 +116,10 @@ type doc struct {
 			WaitShare  float64 `json:"wait_share"`
 			MeanWaitUs float64 `json:"mean_wait_per_timeslice_us"`
 		} `json:"server_process"`
+		PacingStep *struct {
+			AtS          float64 `json:"at_s"`
+			HostIdleCPUs float64 `json:"host_idle_cpus"`
+		} `json:"pacing_step"`
 		Decide *struct {
 			By        string  `json:"by"`
 			Looks     int     `json:"looks"`
@@ -132,7 +137,7 @@ type doc struct {
 	} `json:"tests"`
 }
 
-func run(bin, name string, sc scenario, runs, busy int, duration time.Duration, slo string, decide time.Duration) error {
+func run(bin, name string, sc scenario, runs, busy int, duration time.Duration, slo string, decide time.Duration, extra []string) error {
 	srv, err := kit.Start(sc.redis...)
 	if err != nil {
 		return err
@@ -155,6 +160,7 @@ func run(bin, name string, sc scenario, runs, busy int, duration time.Duration, 
 	if decide > 0 {
 		args = append(args, "--decide-within", decide.String())
 	}
+	args = append(args, extra...)
 	where := ""
 	if sc.pinned {
 		where = " (redis-server and busy loops on CPU 0, pacer on CPU 1)"
@@ -179,7 +185,8 @@ func run(bin, name string, sc scenario, runs, busy int, duration time.Duration, 
 		stop()
 		code := cmd.ProcessState.ExitCode()
 		codes[code]++
-		line := fmt.Sprintf("run %2d: exit %d in %4.1f s, load %s", i+1, code, took.Seconds(), load)
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		line := fmt.Sprintf("run %2d: exit %d in %4.1f s (pacer's CPU %.2f s), load %s", i+1, code, took.Seconds(), cpu.Seconds(), load)
 		var d doc
 		if b, err := os.ReadFile(out); err == nil && json.Unmarshal(b, &d) == nil && len(d.Tests) == 1 {
 			line += "; " + describe(d, sc.test)
@@ -223,6 +230,9 @@ func describe(d doc, test string) string {
 		if n := len(t.Server.LatencyEvents); n > 0 {
 			s += fmt.Sprintf(", %d latency events", n)
 		}
+	}
+	if st := t.PacingStep; st != nil {
+		s += fmt.Sprintf(", pacing stepped back at %.1f s (host %.2f CPUs idle)", st.AtS, st.HostIdleCPUs)
 	}
 	if dc := t.Decide; dc != nil {
 		s += fmt.Sprintf("; decided by %s, %d looks, %.1f s measured, %.1f s quiet wait", dc.By, dc.Looks, dc.MeasuredS, dc.QuietS)

@@ -53,6 +53,9 @@ func Text(w io.Writer, t *report.Test, o report.TextOptions) error {
 	fmt.Fprintf(&b, "  open model: %s %s timeline, %s, %s\n",
 		shape, r.Arrival, connectionsText(t), pacingText(t, f))
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
+	if line := PacingStepLine(t.PacingStep); line != "" {
+		fmt.Fprintf(&b, "  pacing step    %s\n", line)
+	}
 	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", f.Target.PerSecond(), stagesMean(f))
 	if f.Warmup > 0 && t.WarmupCounts != nil {
 		w := *t.WarmupCounts
@@ -387,10 +390,30 @@ func pacingText(t *report.Test, f *report.Facts) string {
 	switch {
 	case t.Pacing != "auto":
 		return t.Pacing + " pacing"
+	case t.PacingStep != nil:
+		return fmt.Sprintf("auto pacing (%s, then from %s s a %s µs quantum)", quantumText(t.PacingStep.FromQuantumUs), DiffNum(t.PacingStep.AtS), DiffNum(t.PacingStep.ToQuantumUs))
 	case f.Quantum == 0:
 		return "auto pacing (precise)"
 	}
 	return fmt.Sprintf("auto pacing (%d µs quantum)", f.Quantum.Microseconds())
+}
+
+// quantumText names a pacing quantum in µs: "precise" for 0.
+func quantumText(us float64) string {
+	if us == 0 {
+		return "precise"
+	}
+	return DiffNum(us) + " µs quantum"
+}
+
+// PacingStepLine says when and why auto pacing stepped back to its
+// default quantum ("" for none).
+func PacingStepLine(st *report.PacingStep) string {
+	if st == nil {
+		return ""
+	}
+	return fmt.Sprintf("from %s to a %s µs quantum at %s s: the host's CPUs had %.2f of a CPU idle over %s s (%.0f%% busy; pacer %.2f CPUs), too little to pay for the finer pacing without taking CPU time from the server",
+		quantumText(st.FromQuantumUs), DiffNum(st.ToQuantumUs), DiffNum(st.AtS), st.HostIdleCPUs, DiffNum(st.WindowS), st.HostBusyPct, st.PacerCPUs)
 }
 
 // receiveClockLine says what a reply's time is ("" for a document that

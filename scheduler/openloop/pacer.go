@@ -28,8 +28,12 @@ type pacer struct {
 	stop *atomic.Bool
 	t0   int64
 	// quantum is the least time between wake targets, in ns (0: wake at
-	// every due instant).
+	// every due instant); back, when auto pacing paces finer than its
+	// default, may make it the default's during the run, and stepped is
+	// then when and why.
 	quantum int64
+	back    *stepBack
+	stepped *scheduler.PacingStep
 	end     int64  // timeline end offset: requests with offset < end are scheduled
 	limit   uint64 // request count bound (MaxUint64 when the duration bounds)
 	next    uint64 // next index to queue or drop
@@ -153,6 +157,7 @@ func newPacer(run *openRun, cmds scheduler.Commands, stop *atomic.Bool) *pacer {
 		limit:   math.MaxUint64,
 		isDirty: make([]bool, len(run.lanes)),
 		quantum: int64(cfg.Pacing.Quantum(cfg.LagLimit)),
+		back:    newStepBack(cfg, cfg.readCPU),
 		warmup:  int64(cfg.Warmup),
 		cl:      run.cl,
 	}
@@ -231,6 +236,8 @@ func (p *pacer) loop() {
 	if p.onStart != nil {
 		p.onStart(p.t0)
 	}
+	p.back.start(p.t0)
+	defer func() { p.stepped = p.back.stop() }()
 	if p.stamper != nil {
 		p.stamper.Begin(p.t0)
 	}
@@ -299,6 +306,9 @@ func (p *pacer) loop() {
 		if now-p.lastYield >= yieldEvery {
 			runtime.Gosched()
 			p.lastYield = now
+		}
+		if p.back != nil {
+			p.quantum = p.back.current()
 		}
 		p.slice.hold() // the goroutine may have changed threads
 		if p.run.cfg.beforeSleep != nil {

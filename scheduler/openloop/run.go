@@ -118,6 +118,9 @@ type Config struct {
 
 	// beforeSleep, for tests, runs on the pacer's thread before each sleep.
 	beforeSleep func()
+	// readCPU, for tests, replaces host.ReadCPU for auto pacing's step
+	// back (stepBack).
+	readCPU func() (host.CPUSample, error)
 }
 
 // DefaultMaxBacklog is how late the open loop still sends a request.
@@ -469,6 +472,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*scheduler.Resu
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
 		PacingQuantum:  cfg.Pacing.Quantum(cfg.LagLimit),
+		PacingStep:     p.stepped,
 		Connections:    len(run.lanes) - run.movedAside,
 		Counts:         cnt,
 		T0:             p.t0,
