@@ -39,6 +39,22 @@ type ProcUsage struct {
 	// threads as wait at once. Add sums the spans' (an upper bound for
 	// the whole); 0 where it was not read (an older JSON).
 	ThreadWait time.Duration
+	// Looks is how many times the threads' states were looked at over
+	// the span (ProcWatch.SampleStates; 0: not sampled), and DiskLooks
+	// how many of them found the busiest thread (the one that ran the
+	// most) waiting for the disk: in uninterruptible sleep, blocked in
+	// the kernel on I/O (an fsync). Add sums them.
+	Looks, DiskLooks uint64
+}
+
+// DiskWaitShare is the share of the looks that found the busiest thread
+// waiting for the disk (0 without looks): the share of the time its
+// requests could meet a disk wait, as ThreadWaitShare is for the CPU.
+func (u ProcUsage) DiskWaitShare() float64 {
+	if u.Looks == 0 {
+		return 0
+	}
+	return float64(u.DiskLooks) / float64(u.Looks)
 }
 
 // ThreadWaitShare is ThreadWait per wall second: the share of the time
@@ -85,6 +101,8 @@ func (u *ProcUsage) Add(o ProcUsage) {
 	u.Involuntary += o.Involuntary
 	u.Threads = max(u.Threads, o.Threads)
 	u.ThreadWait += o.ThreadWait
+	u.Looks += o.Looks
+	u.DiskLooks += o.DiskLooks
 }
 
 // threadStat is one thread's counters.
@@ -104,6 +122,9 @@ type ProcWatch struct {
 	last  map[int]threadStat
 	total threadStat
 	read  bool
+	// states, when SampleStates runs, counts the looks at the threads'
+	// states (its goroutine and Read share it under its lock).
+	states *stateLooks
 }
 
 // NewProcWatch watches process pid. Nothing is read before Read.
@@ -117,9 +138,13 @@ type ProcReading struct {
 	total   threadStat
 	threads int
 	ok      bool
-	// waits are each thread's own wait counter (schedstat's, since the
-	// thread began), by thread id.
-	waits map[int]uint64
+	// waits and cpus are each thread's own wait and CPU counters
+	// (schedstat's, since the thread began), by thread id.
+	waits, cpus map[int]uint64
+	// looks and disk are SampleStates' counts so far: its looks, and per
+	// thread those that found it waiting for the disk.
+	looks uint64
+	disk  map[int]uint64
 }
 
 // OK reports whether the reading was taken.
@@ -136,7 +161,16 @@ func (r ProcReading) Since(a ProcReading) ProcUsage {
 	for tid, w := range r.waits {
 		most = max(most, d(w, a.waits[tid]))
 	}
+	// The busiest thread, the one that ran the most: its disk waits.
+	busiest, ran := 0, uint64(0)
+	for tid, c := range r.cpus {
+		if v := d(c, a.cpus[tid]); v > ran || busiest == 0 {
+			busiest, ran = tid, v
+		}
+	}
+	looks := d(r.looks, a.looks)
 	return ProcUsage{
+		Looks: looks, DiskLooks: min(d(r.disk[busiest], a.disk[busiest]), looks),
 		Seconds: float64(r.At-a.At) / 1e9,
 		CPU:     time.Duration(d(r.total.cpu, a.total.cpu)), Wait: time.Duration(d(r.total.wait, a.total.wait)),
 		Slices: d(r.total.slices, a.total.slices), Voluntary: d(r.total.vol, a.total.vol), Involuntary: d(r.total.invol, a.total.invol),
@@ -185,11 +219,13 @@ func (w *ProcWatch) Read() (ProcReading, error) {
 		return ProcReading{}, firstErr
 	}
 	w.last, w.read = seen, true
-	waits := make(map[int]uint64, len(seen))
+	waits, cpus := make(map[int]uint64, len(seen)), make(map[int]uint64, len(seen))
 	for tid, st := range seen {
-		waits[tid] = st.wait
+		waits[tid], cpus[tid] = st.wait, st.cpu
 	}
-	return ProcReading{At: now, total: w.total, threads: len(seen), ok: true, waits: waits}, nil
+	r := ProcReading{At: now, total: w.total, threads: len(seen), ok: true, waits: waits, cpus: cpus}
+	w.states.snapshot(&r, w.tids())
+	return r, nil
 }
 
 // readThread reads one thread's schedstat and context switches.

@@ -297,7 +297,7 @@ func (s *series) endLocked(bounds []int64) {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descScheduled, descSent, descCompleted, descErrors, descTimeouts, descUnsent,
 		descBytesOut, descBytesIn, descRunning, descTarget, descAchieved, descInFlight, descOldest,
-		descCmdCompleted, descCmdErrors, descServerCPU, descServerWait, descServerSlices, descServerInvol,
+		descCmdCompleted, descCmdErrors, descServerCPU, descServerWait, descServerSlices, descServerInvol, descServerLooks, descServerDisk,
 		descNodeHist, descEvents, descUnavailable, descVisibility} {
 		ch <- d
 	}

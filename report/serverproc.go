@@ -41,6 +41,13 @@ type ServerProcess struct {
 	// Absent from older documents.
 	ThreadWaitS     float64 `json:"thread_wait_s,omitempty"`
 	ThreadWaitShare float64 `json:"thread_wait_share,omitempty"`
+	// StateLooks is how many times pacer looked at the threads' states
+	// (every 4 ms), DiskWaitLooks how many of those found the busiest
+	// thread waiting for the disk (uninterruptible sleep: an fsync), and
+	// DiskWaitShare their ratio. Absent when not sampled.
+	StateLooks    uint64  `json:"state_looks,omitempty"`
+	DiskWaitLooks uint64  `json:"disk_wait_looks,omitempty"`
+	DiskWaitShare float64 `json:"disk_wait_share,omitempty"`
 }
 
 // serverProcessJSON is u as the JSON holds it.
@@ -50,6 +57,7 @@ func serverProcessJSON(u host.ProcUsage) *ServerProcess {
 		WaitShare: Round(u.WaitShare(), 6), Timeslices: u.Slices, MeanWaitUs: Round(float64(u.MeanWait())/1e3, 3),
 		InvoluntarySwitches: u.Involuntary, VoluntarySwitches: u.Voluntary, Threads: u.Threads,
 		ThreadWaitS: Round(u.ThreadWait.Seconds(), 6), ThreadWaitShare: Round(u.ThreadWaitShare(), 6),
+		StateLooks: u.Looks, DiskWaitLooks: u.DiskLooks, DiskWaitShare: Round(u.DiskWaitShare(), 6),
 	}
 }
 
@@ -73,6 +81,7 @@ func (s *ServerProcess) usage() host.ProcUsage {
 	return host.ProcUsage{
 		Seconds: s.Seconds, CPU: exactSeconds(s.CPUS), Wait: exactSeconds(s.CPUWaitS), Slices: s.Timeslices,
 		Voluntary: s.VoluntarySwitches, Involuntary: s.InvoluntarySwitches, Threads: s.Threads, ThreadWait: exactSeconds(s.ThreadWaitS),
+		Looks: s.StateLooks, DiskLooks: s.DiskWaitLooks,
 	}
 }
 

@@ -131,6 +131,9 @@ func (h *HostWatch) Begin(from int64) {
 		r := h.readServer()
 		h.procMu.Lock()
 		h.procStart = r
+		if r.OK() {
+			h.proc.SampleStates() // from the threads this reading found
+		}
 		h.procMu.Unlock()
 	}
 }
@@ -157,6 +160,11 @@ func (h *HostWatch) LiveServer() func() (host.ProcUsage, bool) {
 func (h *HostWatch) Stop(res *Result) {
 	if h == nil {
 		return
+	}
+	if h.proc != nil {
+		h.procMu.Lock()
+		h.proc.StopSampling()
+		h.procMu.Unlock()
 	}
 	if h.meter != nil {
 		m := h.meter.Stop()

@@ -208,6 +208,11 @@ func andMore(list []string) string {
 //     of computing (a command, a cycle) and the server process's waits
 //     for a CPU explain the miss (below), since such an event's time
 //     includes the waits;
+//   - a server process on this host whose busiest thread was found
+//     waiting for the disk (uninterruptible sleep, looked at every 4 ms)
+//     in at least the share of the looks the percentile leaves beyond it
+//     (serverWait.diskExplains): the server's, whatever its waits for a
+//     CPU: the same fsyncs the latency monitor reports when it is on;
 //   - a server process on this host that in some intervals hardly
 //     waited for a CPU (under half the share beyond the percentile), and
 //     whose service time over those intervals alone still misses the
@@ -270,6 +275,8 @@ func attribute(cr report.ClauseResult, h Health, host hostFacts, total scheduler
 	switch {
 	case hasEvent && (ioEvent(event.Event) || !explains):
 		return OwnerServer, fmt.Sprintf("%s, beside the server's own latency event %s (its latency monitor)", missed, event)
+	case wait.diskExplains(q):
+		return OwnerServer, fmt.Sprintf("%s, and %s: its own I/O (an fsync, a write), which no wait for a CPU makes", missed, wait.diskWords())
 	case host.kernelClock && wait.calmMiss(q, c.met):
 		return OwnerServer, fmt.Sprintf("%s, and %s: the time is the server's own", missed, wait.calmWords(c.metric))
 	case explains:

@@ -127,6 +127,31 @@ func (w serverWait) explains(q float64) bool {
 	return w.u.ThreadWaitShare() >= max(beyond(q), WaitExplainsShare)
 }
 
+// MinDiskLooks is the least number of looks at the server's state that
+// found its busiest thread waiting for the disk before the disk can take
+// a miss: fewer are a few unlucky looks, not a share.
+const MinDiskLooks = 10
+
+// diskExplains reports whether the server's waits for the disk can
+// explain a miss at quantile q (percent): its busiest thread was found
+// waiting for the disk in at least the share of the looks the percentile
+// leaves beyond it (1 − q), at least WaitExplainsShare, and in
+// MinDiskLooks looks. That time is the server's own: its fsyncs and
+// writes, whatever the host's CPUs did.
+func (w serverWait) diskExplains(q float64) bool {
+	return w.ok && w.u.DiskLooks >= MinDiskLooks && w.u.DiskWaitShare() >= max(beyond(q), WaitExplainsShare)
+}
+
+// diskWords says what diskExplains found.
+func (w serverWait) diskWords() string {
+	in := "in the test"
+	if w.failing {
+		in = "in the intervals that missed"
+	}
+	return fmt.Sprintf("the server process's busiest thread was waiting for the disk in %d of %d looks at its state %s (%s of the time)",
+		w.u.DiskLooks, w.u.Looks, in, report.ShareText(w.u.DiskWaitShare()))
+}
+
 // idle reports whether the server's waits for a CPU cannot explain a miss
 // at quantile q: it waited under WaitIdleShare of the share beyond the
 // percentile.

@@ -85,6 +85,13 @@ func TestJudge(t *testing.T) {
 			r.ReceiveClock = scheduler.ReceiveKernel
 		}
 	}
+	// the server's busiest thread found waiting for the disk in d of 500
+	// looks at its state
+	disk := func(d uint64) func(*scheduler.Result) {
+		return func(r *scheduler.Result) {
+			r.ServerProcess.Usage.Looks, r.ServerProcess.Usage.DiskLooks = 500, d
+		}
+	}
 	errs := func(k uint64) func(*scheduler.Result) {
 		return func(r *scheduler.Result) { r.Counts.Completed -= k; r.Counts.Errors += k }
 	}
@@ -266,6 +273,16 @@ func TestJudge(t *testing.T) {
 		{name: "fail beside a command event, waiting", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(100 * us), waiting(2*ms, 300)}, slo: "p99<5ms",
 			server: &serverinfo.Stats{Available: true, LatencyEvents: []serverinfo.LatencyEvent{{Event: "command", At: 1700000000, Ms: 8}}},
 			want:   Inconclusive, verdict: "inconclusive", says: "the server process waited"},
+		// No latency monitor, but the server's busiest thread was found
+		// waiting for the disk in 20% of the looks (an fsync in every
+		// write): the server's, although its process also waited for a
+		// CPU 30% of the time.
+		{name: "fail, the server waits for the disk", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(100 * us), waiting(2*ms, 300), disk(100)}, slo: "p99<5ms",
+			want: Fail, verdict: "ok", says: "the server process's busiest thread was waiting for the disk in 100 of 500 looks at its state in the test (20% of the time): its own I/O"},
+		// A few looks in disk wait (under 1% of them at p99): the CPU
+		// waits decide.
+		{name: "fail, a few disk waits", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(100 * us), waiting(2*ms, 300), disk(4)}, slo: "p99<5ms",
+			want: Inconclusive, verdict: "inconclusive", says: "the server process waited 600.0 ms for a CPU"},
 		// The same event with the process not waiting: the server's.
 		{name: "fail beside a command event", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms), waiting(5*us, 100)}, slo: "p99<5ms",
 			server: &serverinfo.Stats{Available: true, LatencyEvents: []serverinfo.LatencyEvent{{Event: "command", At: 1700000000, Ms: 8}}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -25,6 +26,10 @@ func writeServerProcess(b *strings.Builder, sp *scheduler.ServerProcess) {
 	if u.Threads > 1 && u.ThreadWait > 0 && u.ThreadWait < u.Wait*9/10 {
 		fmt.Fprintf(b, "                 %d threads; the one that waited most waited %s (%s of the time): what a request meets, and the verdict weighs\n",
 			u.Threads, report.WaitText(u.ThreadWait), report.ShareText(u.ThreadWaitShare()))
+	}
+	if u.Looks > 0 {
+		fmt.Fprintf(b, "                 its busiest thread was waiting for the disk in %d of %d looks at its state, every %s (%s of the time)\n",
+			u.DiskLooks, u.Looks, host.StateLookEvery, report.ShareText(u.DiskWaitShare()))
 	}
 	fmt.Fprintf(b, "                 found as %s\n", safetext.Escape(sp.How))
 }
