@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -12,11 +13,14 @@ import (
 )
 
 // StateLookEvery is how often a ProcWatch that samples states looks at
-// its threads' scheduler state: 250 looks a second, 2,500 in a 10 s run,
+// its threads' scheduler state: 100 looks a second, 1,000 in a 10 s run,
 // so that a thread in disk wait 1% of the time (what a p99 leaves beyond
-// it) shows in about 25 of them. A look reads one small /proc file per
-// thread (a Redis server has five): about 1% of a CPU.
-const StateLookEvery = 4 * time.Millisecond
+// it) shows in about 10 of them. A look is a wake and one pread of each
+// thread's stat file, kept open (a Redis server has five threads). At
+// 10k GET/s on the 2-vCPU VM, looking every 4 ms cost 2.4% of a CPU
+// (median of six interleaved runs, 9.09 against 8.85 s of pacer's CPU in
+// 10 s), and opening each file at every look 4%.
+const StateLookEvery = 10 * time.Millisecond
 
 // stateLooks counts, per thread, the looks at its state that found it in
 // uninterruptible sleep ("D" in /proc/PID/task/TID/stat): blocked in the
@@ -29,6 +33,10 @@ type stateLooks struct {
 	disk  map[int]uint64 // per thread: looks that found it in D
 	tids  []int          // the threads to look at (the last Read's)
 	stop  func()
+	// files are the threads' stat files, open between looks; buf takes
+	// a read.
+	files map[int]*os.File
+	buf   [512]byte
 }
 
 // SampleStates starts looking at the process's threads' states every
@@ -40,28 +48,57 @@ func (w *ProcWatch) SampleStates() {
 	if w.states != nil {
 		return
 	}
-	s := &stateLooks{disk: map[int]uint64{}, tids: w.tids()}
+	s := &stateLooks{disk: map[int]uint64{}, tids: w.tids(), files: map[int]*os.File{}}
 	w.states = s
 	dir := filepath.Join(w.root, strconv.Itoa(w.pid), "task")
 	s.stop = clock.Every(StateLookEvery, func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		seen := false
-		for _, tid := range s.tids {
-			st, ok := threadState(filepath.Join(dir, strconv.Itoa(tid), "stat"))
-			if !ok {
-				continue // a thread that ended
-			}
-			seen = true
-			if st == 'D' {
-				s.disk[tid]++
-			}
-		}
-		if seen {
-			s.looks++
-		}
+		s.look(dir)
 		return true
 	})
+}
+
+// look reads each thread's state once and counts the look.
+func (s *stateLooks) look(dir string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := false
+	for _, tid := range s.tids {
+		f := s.files[tid]
+		if f == nil {
+			var err error
+			if f, err = os.Open(filepath.Join(dir, strconv.Itoa(tid), "stat")); err != nil {
+				continue // a thread that ended
+			}
+			s.files[tid] = f
+		}
+		n, err := f.ReadAt(s.buf[:], 0)
+		if n == 0 && err != nil {
+			f.Close()
+			delete(s.files, tid)
+			continue
+		}
+		st, ok := stateOf(s.buf[:n])
+		if !ok {
+			continue
+		}
+		seen = true
+		if st == 'D' {
+			s.disk[tid]++
+		}
+	}
+	if seen {
+		s.looks++
+	}
+}
+
+// closeFiles closes the stat files of the threads not in keep (nil: all).
+func (s *stateLooks) closeFiles(keep []int) {
+	for tid, f := range s.files {
+		if !slices.Contains(keep, tid) {
+			f.Close()
+			delete(s.files, tid)
+		}
+	}
 }
 
 // StopSampling ends SampleStates' looks.
@@ -69,6 +106,9 @@ func (w *ProcWatch) StopSampling() {
 	if w.states != nil && w.states.stop != nil {
 		w.states.stop()
 		w.states.stop = nil
+		w.states.mu.Lock()
+		w.states.closeFiles(nil)
+		w.states.mu.Unlock()
 	}
 }
 
@@ -95,16 +135,13 @@ func (s *stateLooks) snapshot(r *ProcReading, tids []int) {
 		r.disk[tid] = n
 	}
 	s.tids = tids
+	s.closeFiles(tids)
 }
 
-// threadState reads a thread's state letter from its stat file: the
-// field after the command name, which is in parentheses and may hold
-// spaces and parentheses itself.
-func threadState(path string) (byte, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, false
-	}
+// stateOf is the state letter of a stat file's text: the field after the
+// command name, which is in parentheses and may hold spaces and
+// parentheses itself.
+func stateOf(b []byte) (byte, bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 || i+2 >= len(b) {
 		return 0, false

@@ -104,7 +104,11 @@ func TestSampleStatesOfAProcess(t *testing.T) {
 	if u.DiskLooks > u.Looks/10 {
 		t.Errorf("a test process waiting for the disk in %d of %d looks", u.DiskLooks, u.Looks)
 	}
-	if s, ok := threadState("/proc/thread-self/stat"); !ok || s != 'R' {
+	b2, err := os.ReadFile("/proc/thread-self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := stateOf(b2); !ok || s != 'R' {
 		t.Errorf("this thread's state %q (%v), want R", s, ok)
 	}
 }

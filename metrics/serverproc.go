@@ -14,7 +14,7 @@ var (
 	descServerWait   = desc("pacer_server_process_cpu_wait_seconds_total", "Time the server's threads were runnable but waited for a CPU: the host's load on the server.")
 	descServerSlices = desc("pacer_server_process_timeslices_total", "Time slices the server's threads ran in (every wake-up and preemption starts one).")
 	descServerInvol  = desc("pacer_server_process_involuntary_switches_total", "Times the server's threads were preempted while runnable.")
-	descServerLooks  = desc("pacer_server_process_state_looks_total", "Looks at the server's threads' states (every 4 ms).")
+	descServerLooks  = desc("pacer_server_process_state_looks_total", "Looks at the server's threads' states (every 10 ms).")
 	descServerDisk   = desc("pacer_server_process_disk_wait_looks_total", "Looks that found the server's busiest thread waiting for the disk (uninterruptible sleep: an fsync, a write).")
 )
 

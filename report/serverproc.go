@@ -42,7 +42,7 @@ type ServerProcess struct {
 	ThreadWaitS     float64 `json:"thread_wait_s,omitempty"`
 	ThreadWaitShare float64 `json:"thread_wait_share,omitempty"`
 	// StateLooks is how many times pacer looked at the threads' states
-	// (every 4 ms), DiskWaitLooks how many of those found the busiest
+	// (every 10 ms), DiskWaitLooks how many of those found the busiest
 	// thread waiting for the disk (uninterruptible sleep: an fsync), and
 	// DiskWaitShare their ratio. Absent when not sampled.
 	StateLooks    uint64  `json:"state_looks,omitempty"`

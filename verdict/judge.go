@@ -209,7 +209,7 @@ func andMore(list []string) string {
 //     for a CPU explain the miss (below), since such an event's time
 //     includes the waits;
 //   - a server process on this host whose busiest thread was found
-//     waiting for the disk (uninterruptible sleep, looked at every 4 ms)
+//     waiting for the disk (uninterruptible sleep, looked at every 10 ms)
 //     in at least the share of the looks the percentile leaves beyond it
 //     (serverWait.diskExplains): the server's, whatever its waits for a
 //     CPU: the same fsyncs the latency monitor reports when it is on;
