@@ -39,11 +39,11 @@ type ProcUsage struct {
 	// threads as wait at once. Add sums the spans' (an upper bound for
 	// the whole); 0 where it was not read (an older JSON).
 	ThreadWait time.Duration
-	// Looks is how many times the threads' states were looked at over
-	// the span (ProcWatch.SampleStates; 0: not sampled), and DiskLooks
-	// how many of them found the busiest thread (the one that ran the
-	// most) waiting for the disk: in uninterruptible sleep, blocked in
-	// the kernel on I/O (an fsync). Add sums them.
+	// Looks is how many times the busiest thread's state (the thread
+	// that ran the most) was looked at over the span
+	// (ProcWatch.SampleStates; 0: not sampled), and DiskLooks how many of
+	// them found it waiting for the disk: in uninterruptible sleep,
+	// blocked in the kernel on I/O (an fsync). Add sums them.
 	Looks, DiskLooks uint64
 }
 
@@ -141,10 +141,9 @@ type ProcReading struct {
 	// waits and cpus are each thread's own wait and CPU counters
 	// (schedstat's, since the thread began), by thread id.
 	waits, cpus map[int]uint64
-	// looks and disk are SampleStates' counts so far: its looks, and per
-	// thread those that found it waiting for the disk.
-	looks uint64
-	disk  map[int]uint64
+	// looked and disk are SampleStates' counts so far, per thread: the
+	// looks at its state, and those that found it waiting for the disk.
+	looked, disk map[int]uint64
 }
 
 // OK reports whether the reading was taken.
@@ -168,7 +167,7 @@ func (r ProcReading) Since(a ProcReading) ProcUsage {
 			busiest, ran = tid, v
 		}
 	}
-	looks := d(r.looks, a.looks)
+	looks := d(r.looked[busiest], a.looked[busiest])
 	return ProcUsage{
 		Looks: looks, DiskLooks: min(d(r.disk[busiest], a.disk[busiest]), looks),
 		Seconds: float64(r.At-a.At) / 1e9,

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,11 +29,12 @@ const StateLookEvery = 10 * time.Millisecond
 // fault that reads). The scheduler statistics cannot tell that apart from
 // waiting for a request: both are sleep, and neither is a wait for a CPU.
 type stateLooks struct {
-	mu    sync.Mutex
-	looks uint64         // looks taken
-	disk  map[int]uint64 // per thread: looks that found it in D
-	tids  []int          // the threads to look at (the last Read's)
-	stop  func()
+	mu sync.Mutex
+	// looked and disk count, per thread, the looks that read its state
+	// and those that found it in D.
+	looked, disk map[int]uint64
+	tids         []int // the threads to look at (the last Read's)
+	stop         func()
 	// files are the threads' stat files, open between looks; buf takes
 	// a read.
 	files map[int]*os.File
@@ -48,7 +50,7 @@ func (w *ProcWatch) SampleStates() {
 	if w.states != nil {
 		return
 	}
-	s := &stateLooks{disk: map[int]uint64{}, tids: w.tids(), files: map[int]*os.File{}}
+	s := &stateLooks{looked: map[int]uint64{}, disk: map[int]uint64{}, tids: w.tids(), files: map[int]*os.File{}}
 	w.states = s
 	dir := filepath.Join(w.root, strconv.Itoa(w.pid), "task")
 	s.stop = clock.Every(StateLookEvery, func() bool {
@@ -57,11 +59,10 @@ func (w *ProcWatch) SampleStates() {
 	})
 }
 
-// look reads each thread's state once and counts the look.
+// look reads each thread's state once.
 func (s *stateLooks) look(dir string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	seen := false
 	for _, tid := range s.tids {
 		f := s.files[tid]
 		if f == nil {
@@ -81,13 +82,10 @@ func (s *stateLooks) look(dir string) {
 		if !ok {
 			continue
 		}
-		seen = true
+		s.looked[tid]++
 		if st == 'D' {
 			s.disk[tid]++
 		}
-	}
-	if seen {
-		s.looks++
 	}
 }
 
@@ -129,11 +127,7 @@ func (s *stateLooks) snapshot(r *ProcReading, tids []int) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r.looks = s.looks
-	r.disk = make(map[int]uint64, len(s.disk))
-	for tid, n := range s.disk {
-		r.disk[tid] = n
-	}
+	r.looked, r.disk = maps.Clone(s.looked), maps.Clone(s.disk)
 	s.tids = tids
 	s.closeFiles(tids)
 }
