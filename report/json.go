@@ -101,10 +101,10 @@ type Test struct {
 	// PacingQuantumUs is the open pacer's wake quantum in µs (0: a wake
 	// at every due instant); open tests only.
 	PacingQuantumUs *float64 `json:"pacing_quantum_us,omitempty"`
-	// PacingStep is auto pacing's step back to its default quantum
-	// during the run, when the host had too little idle CPU for the finer
-	// one (absent: it kept pacing_quantum_us).
-	PacingStep *PacingStep `json:"pacing_step,omitempty"`
+	// PacingSteps are auto pacing's steps back to coarser quanta during
+	// the run, in order, when the host had too little idle CPU for the
+	// finer one (absent: it kept pacing_quantum_us).
+	PacingSteps []PacingStep `json:"pacing_steps,omitempty"`
 	// Commands holds, for a mix, each command's counts and latencies.
 	Commands map[string]Command `json:"commands,omitempty"`
 	// Nodes holds, against a Redis Cluster, each primary's share.
@@ -214,9 +214,9 @@ type TargetServer struct {
 	Server *serverinfo.Stats `json:"server"`
 }
 
-// PacingStep is when auto pacing stepped back from the quantum the send-lag
-// limit asked for (FromQuantumUs, 0: a wake at every due instant) to its
-// default (ToQuantumUs), and why: over the window of WindowS seconds
+// PacingStep is when auto pacing stepped back from a quantum
+// (FromQuantumUs, 0: a wake at every due instant) to a coarser one
+// (ToQuantumUs), and why: over the window of WindowS seconds
 // before AtS, the host's CPUs had HostIdleCPUs of idle time per second
 // (HostBusyPct busy in all), of which pacer itself used PacerCPUs.
 type PacingStep struct {
@@ -344,9 +344,9 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		q := Round(float64(r.PacingQuantum)/1e3, 3)
 		t.PacingQuantumUs = &q
 	}
-	if st := r.PacingStep; st != nil {
-		t.PacingStep = &PacingStep{AtS: Round(st.At.Seconds(), 3), FromQuantumUs: Round(float64(st.From)/1e3, 3), ToQuantumUs: Round(float64(st.To)/1e3, 3),
-			HostIdleCPUs: Round(st.HostIdleCPUs, 3), HostBusyPct: Round(100*st.HostBusy, 2), PacerCPUs: Round(st.Self, 3), WindowS: Round(st.Window.Seconds(), 3)}
+	for _, st := range r.PacingSteps {
+		t.PacingSteps = append(t.PacingSteps, PacingStep{AtS: Round(st.At.Seconds(), 3), FromQuantumUs: Round(float64(st.From)/1e3, 3), ToQuantumUs: Round(float64(st.To)/1e3, 3),
+			HostIdleCPUs: Round(st.HostIdleCPUs, 3), HostBusyPct: Round(100*st.HostBusy, 2), PacerCPUs: Round(st.Self, 3), WindowS: Round(st.Window.Seconds(), 3)})
 	}
 	t.BytesSent, t.BytesReceived = r.BytesSent, r.BytesReceived
 	if w := r.Window.Seconds(); w > 0 {

@@ -19,7 +19,7 @@ import (
 // r's. r's histograms, maps and slices must be its own (see Clone); o is
 // left unchanged.
 //
-// A run's PacingStep is the first run's that stepped back. A run's Extension stays the first run's (a run given a budget to decide
+// A run's PacingSteps are the first run's that stepped back. A run's Extension stays the first run's (a run given a budget to decide
 // in is not repeated).
 //
 // Every field of Result has its rule here: TestMergeCoversEveryField fails
@@ -58,8 +58,8 @@ func (r *Result) Merge(o *Result) {
 	if r.FirstError == "" {
 		r.FirstError = o.FirstError
 	}
-	if r.PacingStep == nil {
-		r.PacingStep = o.PacingStep // the first run that stepped back, its offset its own
+	if len(r.PacingSteps) == 0 {
+		r.PacingSteps = o.PacingSteps // the first run that stepped back, its offsets its own
 	}
 	if o.TLS != nil {
 		if r.TLS == nil {

@@ -37,7 +37,7 @@ var mergeRules = map[string]string{
 	"TLS": "tls", "ErrorCodes": "codes", "Intervals": "series", "Commands": "by name", "Nodes": "by address",
 	"Events": "events", "EventBound": "max", "EventsDropped": "sum",
 	"Wait": "wait", "Visibility": "visibility",
-	"PacingStep": "first that stepped",
+	"PacingSteps": "first that stepped",
 }
 
 // filled returns a Result with every field set by reflection: numbers to
@@ -81,8 +81,8 @@ func filled(t *testing.T, base int64, b bool) *Result {
 		case "Extension":
 			f.Set(reflect.ValueOf(&Extension{Looks: int(base)}))
 			continue
-		case "PacingStep":
-			f.Set(reflect.ValueOf(&PacingStep{At: time.Duration(base) * time.Second, To: 600 * time.Microsecond}))
+		case "PacingSteps":
+			f.Set(reflect.ValueOf([]PacingStep{{At: time.Duration(base) * time.Second, To: 600 * time.Microsecond}}))
 			continue
 		case "Stages":
 			f.Set(reflect.ValueOf([]timeline.Stage{{Duration: time.Duration(base), Target: timeline.RatePerSecond(float64(base))}}))
@@ -184,8 +184,8 @@ func TestMergeCoversEveryField(t *testing.T) {
 			}
 			c := &Result{}
 			c.Merge(b)
-			if c.PacingStep != b.PacingStep {
-				t.Errorf("%s: %v after a run that kept its pacing, want the later run's %v", name, c.PacingStep, b.PacingStep)
+			if !reflect.DeepEqual(c.PacingSteps, b.PacingSteps) {
+				t.Errorf("%s: %v after a run that kept its pacing, want the later run's %v", name, c.PacingSteps, b.PacingSteps)
 			}
 		case "first non-empty":
 			if got.String() != x.String() {

@@ -170,9 +170,9 @@ type Result struct {
 	// PacingQuantum is the least time between the open pacer's wakes (0:
 	// a wake at every due instant), from Pacing.Quantum.
 	PacingQuantum time.Duration
-	// PacingStep, when set, is when and why auto pacing left that
-	// quantum for a coarser one during the run (nil: it kept it).
-	PacingStep *PacingStep
+	// PacingSteps are when and why auto pacing left that quantum for a
+	// coarser one during the run, in order (none: it kept it).
+	PacingSteps []PacingStep
 	// Connections used.
 	Connections int
 	// TLS summarizes the connections' TLS handshakes; nil over plain TCP.
@@ -420,11 +420,11 @@ func (r *Result) AchievedRate() float64 {
 	return float64(r.Counts.Completed) / r.Window.Seconds()
 }
 
-// PacingStep is auto pacing's step back, during a run, from a quantum
-// finer than its default (the precision a tight --slo asks: a wake at
-// every due instant for p99<=2ms) to the default quantum, taken when the
-// host's CPUs had too little idle time to pay for the finer one
-// (openloop's stepBack).
+// PacingStep is one of auto pacing's steps back, during a run, from a
+// quantum finer than its default (the precision a tight --slo asks: a
+// wake at every due instant for p99<=2ms) to a coarser one, up to the
+// default, taken when the host's CPUs had too little idle time to pay for
+// the finer one (openloop's stepBack).
 type PacingStep struct {
 	// At is the offset from T0 where the pacer stepped back.
 	At time.Duration

@@ -122,19 +122,24 @@ func judge(t *report.Test) Judgement {
 // itself, not a neighbour's load.
 //
 // When auto pacing stepped back from that precision during the run
-// (report.PacingStep), the note says so instead, with the host's idle CPU
+// (report.PacingSteps), the note says so instead, with the host's idle CPU
 // that made it.
 func precisionNote(t *report.Test, h Health) string {
 	if !h.LagHigh || t.SLO == nil {
 		return ""
 	}
-	if st := t.PacingStep; st != nil {
+	if steps := t.PacingSteps; len(steps) > 0 {
+		first, last := steps[0], steps[len(steps)-1]
 		from := "precise pacing"
-		if st.FromQuantumUs > 0 {
-			from = fmt.Sprintf("pacing with a %g µs quantum", st.FromQuantumUs)
+		if first.FromQuantumUs > 0 {
+			from = fmt.Sprintf("pacing with a %g µs quantum", first.FromQuantumUs)
 		}
-		return fmt.Sprintf("; this machine could not pay for the precision asked: %s stepped back to a %g µs quantum at %g s, when the host's CPUs had %.2f of a CPU idle",
-			from, st.ToQuantumUs, st.AtS, st.HostIdleCPUs)
+		at := fmt.Sprintf("at %g s", first.AtS)
+		if len(steps) > 1 {
+			at = fmt.Sprintf("from %g s to %g s", first.AtS, last.AtS)
+		}
+		return fmt.Sprintf("; this machine could not pay for the precision asked: %s stepped back to a %g µs quantum %s, when the host's CPUs had %.2f of a CPU idle",
+			from, last.ToQuantumUs, at, last.HostIdleCPUs)
 	}
 	f := t.MustFacts()
 	host := hostOf(t)

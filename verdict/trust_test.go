@@ -242,9 +242,10 @@ func TestJudge(t *testing.T) {
 		// names the step, not a quiet host.
 		{name: "pass, lag above its limit after a pacing step", f: flat(100*us, 1500*us), adjust: []func(*scheduler.Result){hostCPU(0.9, 0, true), hiccups(100 * us),
 			func(r *scheduler.Result) {
-				r.PacingStep = &scheduler.PacingStep{At: 200 * ms, To: 600 * us, HostIdleCPUs: 0.12, HostBusy: 0.94, Window: 200 * ms}
+				r.PacingSteps = []scheduler.PacingStep{{At: 200 * ms, To: 300 * us, HostIdleCPUs: 0.3, HostBusy: 0.85, Window: 200 * ms},
+					{At: 400 * ms, From: 300 * us, To: 600 * us, HostIdleCPUs: 0.12, HostBusy: 0.94, Window: 200 * ms}}
 			}}, slo: "p99<5ms",
-			want: Pass, verdict: "ok", says: "this machine could not pay for the precision asked: precise pacing stepped back to a 600 µs quantum at 0.2 s, when the host's CPUs had 0.12 of a CPU idle"},
+			want: Pass, verdict: "ok", says: "this machine could not pay for the precision asked: precise pacing stepped back to a 600 µs quantum from 0.2 s to 0.4 s, when the host's CPUs had 0.12 of a CPU idle"},
 		// The client host quiet, but the server's process waited for a CPU
 		// a third of the time, 2 ms a slice (its CPUs were taken: pinned
 		// beside busy loops): the host's, naming the wait.

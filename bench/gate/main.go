@@ -116,10 +116,11 @@ type doc struct {
 			WaitShare  float64 `json:"wait_share"`
 			MeanWaitUs float64 `json:"mean_wait_per_timeslice_us"`
 		} `json:"server_process"`
-		PacingStep *struct {
+		PacingSteps []struct {
 			AtS          float64 `json:"at_s"`
+			ToQuantumUs  float64 `json:"to_quantum_us"`
 			HostIdleCPUs float64 `json:"host_idle_cpus"`
-		} `json:"pacing_step"`
+		} `json:"pacing_steps"`
 		Decide *struct {
 			By        string  `json:"by"`
 			Looks     int     `json:"looks"`
@@ -231,8 +232,8 @@ func describe(d doc, test string) string {
 			s += fmt.Sprintf(", %d latency events", n)
 		}
 	}
-	if st := t.PacingStep; st != nil {
-		s += fmt.Sprintf(", pacing stepped back at %.1f s (host %.2f CPUs idle)", st.AtS, st.HostIdleCPUs)
+	for _, st := range t.PacingSteps {
+		s += fmt.Sprintf(", pacing stepped back to %.0f µs at %.1f s (host %.2f CPUs idle)", st.ToQuantumUs, st.AtS, st.HostIdleCPUs)
 	}
 	if dc := t.Decide; dc != nil {
 		s += fmt.Sprintf("; decided by %s, %d looks, %.1f s measured, %.1f s quiet wait", dc.By, dc.Looks, dc.MeasuredS, dc.QuietS)

@@ -287,8 +287,8 @@ func mergeTest(parts []report.Test, in []Input, config map[string]any) (report.T
 		if p.LagLimitMs != nil {
 			lagLimit = math.Max(lagLimit, *p.LagLimitMs)
 		}
-		if st := p.PacingStep; st != nil && (t.PacingStep == nil || st.AtS < t.PacingStep.AtS) {
-			t.PacingStep = st // the first shard to step back: from then on the merge is not the precision asked
+		if st := p.PacingSteps; len(st) > 0 && (len(t.PacingSteps) == 0 || st[0].AtS < t.PacingSteps[0].AtS) {
+			t.PacingSteps = st // the first shard to step back: from then on the merge is not the precision asked
 		}
 		if p.WarmupCounts != nil {
 			sum.counts(&warm, *p.WarmupCounts, "warmup_counts")

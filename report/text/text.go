@@ -53,8 +53,8 @@ func Text(w io.Writer, t *report.Test, o report.TextOptions) error {
 	fmt.Fprintf(&b, "  open model: %s %s timeline, %s, %s\n",
 		shape, r.Arrival, connectionsText(t), pacingText(t, f))
 	fmt.Fprintf(&b, "  latency counted from the intended send time (no coordinated omission)\n")
-	if line := PacingStepLine(t.PacingStep); line != "" {
-		fmt.Fprintf(&b, "  pacing step    %s\n", line)
+	for _, st := range t.PacingSteps {
+		fmt.Fprintf(&b, "  pacing step    %s\n", PacingStepLine(st))
 	}
 	fmt.Fprintf(&b, "  target rate    %12.2f req/s%s\n", f.Target.PerSecond(), stagesMean(f))
 	if f.Warmup > 0 && t.WarmupCounts != nil {
@@ -390,8 +390,17 @@ func pacingText(t *report.Test, f *report.Facts) string {
 	switch {
 	case t.Pacing != "auto":
 		return t.Pacing + " pacing"
-	case t.PacingStep != nil:
-		return fmt.Sprintf("auto pacing (%s, then from %s s a %s µs quantum)", quantumText(t.PacingStep.FromQuantumUs), DiffNum(t.PacingStep.AtS), DiffNum(t.PacingStep.ToQuantumUs))
+	case len(t.PacingSteps) > 0:
+		var b strings.Builder
+		fmt.Fprintf(&b, "auto pacing (%s", quantumText(t.PacingSteps[0].FromQuantumUs))
+		for i, st := range t.PacingSteps {
+			then := ", then"
+			if i > 0 {
+				then = ","
+			}
+			fmt.Fprintf(&b, "%s from %s s a %s µs quantum", then, DiffNum(st.AtS), DiffNum(st.ToQuantumUs))
+		}
+		return b.String() + ")"
 	case f.Quantum == 0:
 		return "auto pacing (precise)"
 	}
@@ -406,12 +415,8 @@ func quantumText(us float64) string {
 	return DiffNum(us) + " µs quantum"
 }
 
-// PacingStepLine says when and why auto pacing stepped back to its
-// default quantum ("" for none).
-func PacingStepLine(st *report.PacingStep) string {
-	if st == nil {
-		return ""
-	}
+// PacingStepLine says when and why auto pacing took a step back.
+func PacingStepLine(st report.PacingStep) string {
 	return fmt.Sprintf("from %s to a %s µs quantum at %s s: the host's CPUs had %.2f of a CPU idle over %s s (%.0f%% busy; pacer %.2f CPUs), too little to pay for the finer pacing without taking CPU time from the server",
 		quantumText(st.FromQuantumUs), DiffNum(st.ToQuantumUs), DiffNum(st.AtS), st.HostIdleCPUs, DiffNum(st.WindowS), st.HostBusyPct, st.PacerCPUs)
 }

@@ -29,11 +29,11 @@ type pacer struct {
 	t0   int64
 	// quantum is the least time between wake targets, in ns (0: wake at
 	// every due instant); back, when auto pacing paces finer than its
-	// default, may make it the default's during the run, and stepped is
-	// then when and why.
+	// default, may make it coarser during the run, and stepped is then
+	// when and why.
 	quantum int64
 	back    *stepBack
-	stepped *scheduler.PacingStep
+	stepped []scheduler.PacingStep
 	end     int64  // timeline end offset: requests with offset < end are scheduled
 	limit   uint64 // request count bound (MaxUint64 when the duration bounds)
 	next    uint64 // next index to queue or drop

@@ -472,7 +472,7 @@ func (run *openRun) finish(p *pacer, interrupted, allGone bool) (*scheduler.Resu
 		Arrival:        cfg.Timeline.Name(),
 		Pacing:         cfg.Pacing.String(),
 		PacingQuantum:  cfg.Pacing.Quantum(cfg.LagLimit),
-		PacingStep:     p.stepped,
+		PacingSteps:    p.stepped,
 		Connections:    len(run.lanes) - run.movedAside,
 		Counts:         cnt,
 		T0:             p.t0,

@@ -2,6 +2,7 @@ package openloop
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -54,36 +55,44 @@ func (f *fakeHost) read() (host.CPUSample, error) {
 
 // Auto pacing steps back only from a quantum finer than its default, and
 // only where the host's CPU time can be read; what the user chose
-// (precise, coarse) it keeps.
+// (precise, coarse) it keeps. Its ladder runs from its quantum through
+// half the default (when finer) to the default.
 func TestStepBackOnlyFromFinerAutoPacing(t *testing.T) {
 	ok := newFakeHost(1).read
+	const us = time.Microsecond
 	for _, c := range []struct {
 		name   string
 		pacing scheduler.Pacing
 		limit  time.Duration
 		read   func() (host.CPUSample, error)
-		want   bool
+		rungs  []time.Duration // nil: no step-back
 	}{
-		{"auto under p99<=2ms", scheduler.Auto, 200 * time.Microsecond, ok, true},
-		{"auto at a 300 µs quantum", scheduler.Auto, 700 * time.Microsecond, ok, true},
-		{"auto at its default", scheduler.Auto, time.Millisecond, ok, false},
-		{"auto coarser than its default", scheduler.Auto, 2 * time.Millisecond, ok, false},
-		{"precise", scheduler.Precise, 200 * time.Microsecond, ok, false},
-		{"coarse", scheduler.Coarse, 200 * time.Microsecond, ok, false},
-		{"no host CPU time", scheduler.Auto, 200 * time.Microsecond, func() (host.CPUSample, error) { return host.CPUSample{}, errors.New("no /proc") }, false},
+		{"auto under p99<=2ms", scheduler.Auto, 200 * us, ok, []time.Duration{0, 300 * us, 600 * us}},
+		{"auto under p99<=5ms", scheduler.Auto, 500 * us, ok, []time.Duration{100 * us, 300 * us, 600 * us}},
+		{"auto at a 300 µs quantum", scheduler.Auto, 700 * us, ok, []time.Duration{300 * us, 600 * us}},
+		{"auto at a 400 µs quantum", scheduler.Auto, 800 * us, ok, []time.Duration{400 * us, 600 * us}},
+		{"auto at its default", scheduler.Auto, time.Millisecond, ok, nil},
+		{"auto coarser than its default", scheduler.Auto, 2 * time.Millisecond, ok, nil},
+		{"precise", scheduler.Precise, 200 * us, ok, nil},
+		{"coarse", scheduler.Coarse, 200 * us, ok, nil},
+		{"no host CPU time", scheduler.Auto, 200 * us, func() (host.CPUSample, error) { return host.CPUSample{}, errors.New("no /proc") }, nil},
 	} {
 		b := newStepBack(Config{Pacing: c.pacing, LagLimit: c.limit}, c.read)
-		if got := b != nil; got != c.want {
-			t.Errorf("%s: a step-back %v, want %v", c.name, got, c.want)
+		var got []time.Duration
+		if b != nil {
+			for _, q := range b.rungs {
+				got = append(got, time.Duration(q))
+			}
 		}
-		if b != nil && b.to != int64(600*time.Microsecond) {
-			t.Errorf("%s: steps back to %v, want auto's default 600µs", c.name, time.Duration(b.to))
+		if !slices.Equal(got, c.rungs) {
+			t.Errorf("%s: rungs %v, want %v", c.name, got, c.rungs)
 		}
 	}
 }
 
 // The decision: a window of two readings with less than StepBackIdleCPUs
-// idle steps back, once; one with more does not.
+// idle steps back a rung; one with more does not. The next rung is judged
+// on readings taken at it, and the last rung ends the watch.
 func TestStepBackDecidesOnTheIdleCPU(t *testing.T) {
 	f := newFakeHost(0.5) // 1 CPU of 2 idle
 	b := newStepBack(Config{Pacing: scheduler.Auto, LagLimit: 200 * time.Microsecond}, f.read)
@@ -91,25 +100,22 @@ func TestStepBackDecidesOnTheIdleCPU(t *testing.T) {
 	for range 5 {
 		time.Sleep(20 * time.Millisecond)
 		if !b.observe() {
-			t.Fatal("stepped back with a CPU idle")
+			t.Fatal("stopped watching with a CPU idle")
 		}
 	}
-	if b.current() != 0 || b.step.Load() != nil {
-		t.Fatalf("quantum %d, step %+v: want precise and none", b.current(), b.step.Load())
+	if b.current() != 0 || len(b.steps) != 0 {
+		t.Fatalf("quantum %d, steps %+v: want precise and none", b.current(), b.steps)
 	}
 	f.set(0.1) // 0.2 of a CPU idle
-	for range 2 {
+	for len(b.steps) == 0 {
 		time.Sleep(100 * time.Millisecond)
 		if !b.observe() {
-			break
+			t.Fatal("stopped watching on the middle rung")
 		}
 	}
-	st := b.step.Load()
-	if st == nil {
-		t.Fatal("no step back with 0.2 of a CPU idle")
-	}
-	if b.current() != int64(600*time.Microsecond) || st.From != 0 || st.To != 600*time.Microsecond {
-		t.Errorf("quantum %v, step from %v to %v: want precise to 600µs", time.Duration(b.current()), st.From, st.To)
+	st := b.steps[0]
+	if b.current() != int64(300*time.Microsecond) || st.From != 0 || st.To != 300*time.Microsecond {
+		t.Errorf("quantum %v, step from %v to %v: want precise to 300µs", time.Duration(b.current()), st.From, st.To)
 	}
 	// The window: 20 ms with a CPU idle and 100 ms with 0.2, or 200 ms
 	// with 0.2 (0.2–0.37 CPUs idle).
@@ -119,12 +125,25 @@ func TestStepBackDecidesOnTheIdleCPU(t *testing.T) {
 	if st.At <= 0 || st.Window <= 0 {
 		t.Errorf("step at %v over %v: want both positive", st.At, st.Window)
 	}
+	// One reading after the step is no window: the next rung waits for
+	// two more.
+	time.Sleep(100 * time.Millisecond)
+	if !b.observe() || len(b.steps) != 1 {
+		t.Fatalf("stepped again on one reading at the middle rung: %+v", b.steps)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if b.observe() {
+		t.Fatal("still watching on the last rung")
+	}
+	if len(b.steps) != 2 || b.current() != int64(600*time.Microsecond) || b.steps[1].From != 300*time.Microsecond || b.steps[1].At <= st.At {
+		t.Fatalf("quantum %v, steps %+v: want a second step, 300µs to 600µs", time.Duration(b.current()), b.steps)
+	}
 }
 
 // A run paced finer than auto's default on a host without idle CPU steps
-// back during the run: the result says when and why, and from then on the
-// pacer wakes at most once per default quantum. On a host with idle CPU it
-// keeps its precision.
+// back during the run: the result says when and why, and from the last
+// step on the pacer wakes at most once per default quantum. On a host with
+// idle CPU it keeps its precision.
 func TestPacerStepsBackOnABusyHost(t *testing.T) {
 	const perSecond = 5000
 	const duration = time.Second
@@ -150,35 +169,36 @@ func TestPacerStepsBackOnABusyHost(t *testing.T) {
 	}
 
 	res, _ := run(0.5)
-	if res.PacingStep != nil {
-		t.Errorf("a host with a CPU idle: stepped back %+v", res.PacingStep)
+	if len(res.PacingSteps) != 0 {
+		t.Errorf("a host with a CPU idle: stepped back %+v", res.PacingSteps)
 	}
 
 	res, sleeps := run(0.05)
-	st := res.PacingStep
-	if st == nil {
-		t.Fatal("a host with 0.1 of a CPU idle: no step back")
+	steps := res.PacingSteps
+	if len(steps) != 2 {
+		t.Fatalf("a host with 0.1 of a CPU idle: steps %+v, want two", steps)
 	}
-	// The first decision is two readings (0.2 s) after the start; a
+	// The decisions are two readings (0.2 s) apart from the start; a
 	// loaded machine's ticker may be late, never early.
-	if st.At < 150*time.Millisecond || st.At > 800*time.Millisecond {
-		t.Errorf("stepped back at %v, want about 0.2 s", st.At)
+	first, last := steps[0], steps[1]
+	if first.At < 150*time.Millisecond || last.At < first.At+150*time.Millisecond || last.At > 900*time.Millisecond {
+		t.Errorf("stepped back at %v and %v, want about 0.2 and 0.4 s", first.At, last.At)
 	}
-	if st.From != 0 || st.To != 600*time.Microsecond || st.HostIdleCPUs >= StepBackIdleCPUs {
-		t.Errorf("step %+v: want precise to 600µs with under %.1f CPUs idle", st, StepBackIdleCPUs)
+	if first.From != 0 || first.To != 300*time.Microsecond || last.From != 300*time.Microsecond || last.To != 600*time.Microsecond || last.HostIdleCPUs >= StepBackIdleCPUs {
+		t.Errorf("steps %+v: want precise to 300µs to 600µs with under %.1f CPUs idle", steps, StepBackIdleCPUs)
 	}
-	// After the step, wake targets are at least a quantum apart: at most
-	// one sleep per 600 µs of what was left of the timeline (a few more
-	// for the slices a stop is watched in).
+	// After the last step, wake targets are at least a quantum apart: at
+	// most one sleep per 600 µs of what was left of the timeline (a few
+	// more for the slices a stop is watched in).
 	after := 0
 	for _, at := range sleeps {
-		if at > res.T0+int64(st.At)+int64(time.Millisecond) {
+		if at > res.T0+int64(last.At)+int64(time.Millisecond) {
 			after++
 		}
 	}
-	left := duration - st.At
+	left := duration - last.At
 	if most := int(left/(600*time.Microsecond)) + 20; after > most {
-		t.Errorf("%d sleeps in the %v after the step, want at most %d (one per 600 µs)", after, left, most)
+		t.Errorf("%d sleeps in the %v after the last step, want at most %d (one per 600 µs)", after, left, most)
 	}
-	t.Logf("step %+v; %d sleeps in all, %d after it", *st, len(sleeps), after)
+	t.Logf("steps %+v; %d sleeps in all, %d after the last", steps, len(sleeps), after)
 }
