@@ -223,7 +223,9 @@ func (w *ProcWatch) Read() (ProcReading, error) {
 		waits[tid], cpus[tid] = st.wait, st.cpu
 	}
 	r := ProcReading{At: now, total: w.total, threads: len(seen), ok: true, waits: waits, cpus: cpus}
-	w.states.snapshot(&r, w.tids())
+	if w.states != nil {
+		w.states.snapshot(&r, w.tids())
+	}
 	return r, nil
 }
 

@@ -122,9 +122,6 @@ func (w *ProcWatch) tids() []int {
 // snapshot copies the looks so far into r, and takes the threads of the
 // Read that makes r for the next looks.
 func (s *stateLooks) snapshot(r *ProcReading, tids []int) {
-	if s == nil {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r.looked, r.disk = maps.Clone(s.looked), maps.Clone(s.disk)

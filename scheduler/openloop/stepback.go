@@ -12,8 +12,8 @@ import (
 // stepBack lets auto pacing that paces finer than its default quantum (a
 // lag limit from a tight --slo: under p99<=2ms, precise, a wake at every
 // due instant) step back when the host's CPUs cannot pay for it. It reads
-// the host's CPU time every stepBackEvery; when, over the last
-// stepBackWindow, the CPUs had less than StepBackIdleCPUs of idle time,
+// the host's CPU time every stepBackEvery; when, over the window of its
+// last stepBackReadings readings, the CPUs had less than StepBackIdleCPUs of idle time,
 // the pacer takes the next rung of its ladder: half the default quantum
 // (300 µs), then the default (600 µs), each for the rest of the run unless
 // the host is still short after it. The result lists the steps, when and
@@ -57,12 +57,12 @@ type stepBack struct {
 const StepBackIdleCPUs = 0.4
 
 // stepBackEvery is how often the host's CPU time is read, and
-// stepBackWindow the span that decides: two readings, since /proc/stat
-// counts in 10 ms ticks and a 100 ms window on two CPUs has only 20.
+// stepBackReadings how many readings make the window that decides: three,
+// two intervals (200 ms), since /proc/stat counts in 10 ms ticks and a
+// 100 ms window on two CPUs has only 20.
 const (
 	stepBackEvery    = 100 * time.Millisecond
 	stepBackReadings = 3
-	stepBackWindow   = (stepBackReadings - 1) * stepBackEvery
 )
 
 // newStepBack returns the step-back of a run paced as cfg says, or nil when
