@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -228,10 +227,7 @@ func abAction(c *cli.Context) error {
 		return err
 	}
 	cfg := a.cfg
-	mode := "open"
-	if cfg.Closed != nil {
-		mode = "closed"
-	}
+	mode := cfg.Mode()
 	e, err := openEnv(c, envConfig{target: &endpoint.Target{Options: a.sides[ab.A]}, quiet: a.quiet, mode: mode})
 	if err != nil {
 		return err
@@ -247,14 +243,7 @@ func abAction(c *cli.Context) error {
 		for s, env := range envs {
 			fmt.Fprintf(out, "%s: %s, %s\n", ab.SideName(s), a.shown[s], strings.TrimPrefix(text.ServerLine(env.Server.ID), "server: "))
 		}
-		var what string
-		if cfg.Open != nil {
-			what = cfg.Open.Rate.String() + " req/s " + cfg.Open.Arrival
-		} else {
-			what = "closed loop, -P " + strconv.Itoa(cfg.Closed.Pipeline)
-		}
-		fmt.Fprintf(out, "%d rounds of %s (after %s warm-up each), %s, %d connections, in the order %s\n\n",
-			cfg.Rounds, cfg.RoundDuration, cfg.Warmup, what, cfg.Conns, ab.OrderText(cfg.Rounds))
+		fmt.Fprintf(out, "%s\n\n", cfg.Plan())
 	}
 	sides := [2]ab.Side{{Env: envs[0]}, {Env: envs[1]}}
 	if a.fill {
@@ -344,11 +333,7 @@ func abFill(ctx context.Context, out io.Writer, sides [2]ab.Side, a *abConfig) e
 // with the comparison's own settings under "ab".
 func (a *abConfig) echo(ctx context.Context, s int, session string) map[string]any {
 	cfg := a.cfg
-	extra := map[string]any{"ab": map[string]any{
-		"session": session, "side": ab.SideName(s), "a": a.shown[0], "b": a.shown[1],
-		"rounds": cfg.Rounds, "round_duration_s": cfg.RoundDuration.Seconds(), "warmup_s": cfg.Warmup.Seconds(),
-		"order": ab.OrderText(cfg.Rounds), "fill": a.fill,
-	}}
+	extra := map[string]any{"ab": cfg.Echo(session, s, a.shown, a.fill)}
 	rc := report.RunConfig{Target: a.sides[s].Addr, Conns: cfg.Conns, Dial: a.sides[s], Seed: cfg.Seed, Duration: cfg.RoundDuration}
 	if cfg.Open != nil {
 		rc.Rate = cfg.Open.Rate

@@ -1,6 +1,7 @@
 package ab
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -78,4 +79,38 @@ func Compare(docs [2]*report.Document, labels, targets [2]string, o diff.Options
 		sides[s] = diff.Side{Inputs: []report.Input{in}, Target: targets[s]}
 	}
 	return diff.Compare(sides[A], sides[B], o)
+}
+
+// Mode is the session's loop as the documents name it: "open" or
+// "closed".
+func (c Config) Mode() string {
+	if c.Open == nil {
+		return "closed"
+	}
+	return "open"
+}
+
+// Plan says in one line what a session runs: "6 rounds of 5s (after 1s
+// warm-up each), 10000 req/s uniform, 50 connections, in the order
+// ABBA BAAB …".
+func (c Config) Plan() string {
+	var what string
+	if c.Open != nil {
+		what = c.Open.Rate.String() + " req/s " + c.Open.Arrival
+	} else {
+		what = "closed loop, -P " + strconv.Itoa(c.Closed.Pipeline)
+	}
+	return fmt.Sprintf("%d rounds of %s (after %s warm-up each), %s, %d connections, in the order %s",
+		c.Rounds, c.RoundDuration, c.Warmup, what, c.Conns, OrderText(c.Rounds))
+}
+
+// Echo is the "ab" part of side s's config echo: the session, the side,
+// both targets as shown, the rounds, their order, and whether both
+// targets were filled first.
+func (c Config) Echo(session string, s int, shown [2]string, filled bool) map[string]any {
+	return map[string]any{
+		"session": session, "side": SideName(s), "a": shown[0], "b": shown[1],
+		"rounds": c.Rounds, "round_duration_s": c.RoundDuration.Seconds(), "warmup_s": c.Warmup.Seconds(),
+		"order": OrderText(c.Rounds), "fill": filled,
+	}
 }
