@@ -1,7 +1,6 @@
 package clock
 
 import (
-	"container/heap"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -34,21 +33,56 @@ type Waker struct {
 const PreciseWait = 2 * time.Millisecond
 
 type waiter struct {
-	at   int64
+	at int64
+	// wake gets one token when the wait is over (buffered: the loop never
+	// blocks on it); a wait that took its token gives the channel back to
+	// wakePool, one that was cancelled leaves it to the collector.
 	wake chan struct{}
 }
 
+// wakePool holds the wake channels of finished waits: a wait parks on one
+// without allocating (the embedded target waits once per delayed reply).
+var wakePool = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
+
+// waiterHeap is a min-heap of waiters by deadline, typed so that pushing
+// does not box a waiter into an interface (container/heap would).
 type waiterHeap []waiter
 
-func (h waiterHeap) Len() int           { return len(h) }
-func (h waiterHeap) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h waiterHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *waiterHeap) Push(x any)        { *h = append(*h, x.(waiter)) }
-func (h *waiterHeap) Pop() any {
-	old := *h
-	w := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return w
+func (h *waiterHeap) push(x waiter) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if q[parent].at <= q[i].at {
+			break
+		}
+		q[parent], q[i] = q[i], q[parent]
+		i = parent
+	}
+}
+
+func (h *waiterHeap) pop() waiter {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q = q[:last]
+	for i := 0; ; {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < len(q) && q[l].at < q[least].at {
+			least = l
+		}
+		if r < len(q) && q[r].at < q[least].at {
+			least = r
+		}
+		if least == i {
+			break
+		}
+		q[i], q[least] = q[least], q[i]
+		i = least
+	}
+	*h = q
+	return top
 }
 
 // kernelTimer is a kernel timer a thread can sleep on: set arms it for
@@ -97,16 +131,17 @@ func (w *Waker) Wait(deadline int64, cancel <-chan struct{}) bool {
 		w.mu.Unlock()
 		return sleepOrCancel(deadline, cancel)
 	}
-	wake := make(chan struct{})
-	heap.Push(&w.waiters, waiter{at: deadline, wake: wake})
+	wake := wakePool.Get().(chan struct{})
+	w.waiters.push(waiter{at: deadline, wake: wake})
 	if w.armed == 0 || deadline < w.armed {
 		w.arm(deadline)
 	}
 	w.mu.Unlock()
 	select {
 	case <-wake:
+		wakePool.Put(wake)
 	case <-cancel:
-		return false // the loop closes wake when its time comes
+		return false // the loop signals wake when its time comes
 	}
 	if w.isClosed() {
 		return false
@@ -159,7 +194,7 @@ func (w *Waker) loop(t kernelTimer) {
 		now := Now()
 		woke := false
 		for len(w.waiters) > 0 && w.waiters[0].at <= now {
-			close(heap.Pop(&w.waiters).(waiter).wake)
+			w.waiters.pop().wake <- struct{}{}
 			woke = true
 		}
 		w.armed = 0
@@ -178,7 +213,7 @@ func (w *Waker) loop(t kernelTimer) {
 // wakeAll wakes every waiter. Call with mu held.
 func (w *Waker) wakeAll() {
 	for _, x := range w.waiters {
-		close(x.wake)
+		x.wake <- struct{}{}
 	}
 	w.waiters = nil
 	w.armed = 0
