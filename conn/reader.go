@@ -99,6 +99,9 @@ type Reader struct {
 	full  bool
 	peak  int
 	reads int
+	// try: fill never waits (a Hub's member): it reads stamps with
+	// TryRead, whose rxstamp.ErrWouldBlock it returns.
+	try bool
 }
 
 // BytesRead returns the bytes read from the stream so far. Safe from any
@@ -147,7 +150,13 @@ func (p *Reader) fill() error {
 		p.reads, p.peak = 0, 0
 	}
 	for {
-		n, err := p.rd.Read(p.buf[p.w:])
+		var n int
+		var err error
+		if p.try {
+			n, err = p.stamps.TryRead(p.buf[p.w:])
+		} else {
+			n, err = p.rd.Read(p.buf[p.w:])
+		}
 		if n > 0 {
 			p.full = p.w+n == len(p.buf)
 			p.w += n

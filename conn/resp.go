@@ -8,7 +8,8 @@
 // as a Value; the load path never builds one. A subscribed connection's
 // deliveries (ReadPush) and a stream read's entries (ReadEntries) are
 // read the same way, in place: a channel, an ID and the first bytes of a
-// payload are copied, the rest skipped.
+// payload are copied, the rest skipped. A Hub reads many subscribed
+// connections on one goroutine, none of them waiting.
 //
 // It is the bottom of pacer's layering, beside scenarios and histo: the
 // drivers (package scheduler) queue commands on its connections, and it

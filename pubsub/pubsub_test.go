@@ -2,6 +2,8 @@ package pubsub
 
 import (
 	"context"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +126,35 @@ func TestPubSubRedis(t *testing.T) {
 		if m.Stamped < m.Reads*9/10 {
 			t.Errorf("RESP3 %v: %d of %d deliveries carried a kernel timestamp", resp3, m.Stamped, m.Reads)
 		}
+	}
+}
+
+// TestPubSubRedisLongForeignMessage: a message longer than subscribers
+// reading on the hub hold whole (300 KiB, published by someone else
+// mid-run) is read by the subscriber's own goroutine from then on:
+// counted as foreign by each subscriber, and nothing of the run's is lost.
+func TestPubSubRedisLongForeignMessage(t *testing.T) {
+	testrun.SkipShort(t, "starts a redis-server")
+	rs := redistest.Start(t)
+	env := experiment.InProcessEnv(rs.Addr)
+	env.InProcess = false
+	cfg := config(2000, 2000, 1, hubMinMembers)
+	left := hubLeaves.Load()
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		if _, err := rs.Do("PUBLISH", DefaultPrefix+"0", strings.Repeat("x", 300<<10)); err != nil {
+			t.Error(err)
+		}
+	}()
+	out, err := Run(context.Background(), env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := out.Open.Messages
+	if want := uint64(2000 * hubMinMembers); m.Expected != want || m.Delivered != want || m.Lost != 0 || m.Foreign != hubMinMembers {
+		t.Errorf("expected %d delivered %d lost %d foreign %d; want %d delivered and the long message foreign to each of %d", m.Expected, m.Delivered, m.Lost, m.Foreign, want, hubMinMembers)
+	}
+	if n := hubLeaves.Load() - left; runtime.GOOS == "linux" && n != hubMinMembers {
+		t.Errorf("%d subscribers left the hub, want %d", n, hubMinMembers)
 	}
 }

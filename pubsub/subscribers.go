@@ -2,6 +2,7 @@ package pubsub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,7 +25,6 @@ type subscriber struct {
 	track map[int]int
 	// delay paces a slow subscriber: at most one delivery per delay.
 	delay time.Duration
-	done  chan struct{}
 }
 
 // group is a run's subscribers.
@@ -36,7 +36,33 @@ type group struct {
 	// server that dropped them sent; stopping says the run closes them.
 	hurry, stopping atomic.Bool
 	wg              sync.WaitGroup
+	// hub reads the subscribers that need no goroutine of their own (see
+	// conn.Hub), nil when none does; push is its goroutine's.
+	hub  *conn.Hub
+	push conn.Push
 }
+
+// Who reads on the hub: subscribers that read as fast as they can (no
+// delay) messages that fit their buffers, when there are at least
+// hubMinMembers of them. One that meets a message longer than
+// hubMaxPartial leaves the hub for a goroutine of its own, which reads
+// such messages without holding them whole.
+//
+// perf stat, per delivery at 100,000 deliveries a second (4 s runs,
+// against redis-server on loopback, goroutines → hub): 10 subscribers
+// 0.61 → 0.42 syscalls and 0.111 → 0.074 context switches; 4
+// subscribers 0.38 → 0.32 and 0.104 → 0.082; 2 about even; 1
+// subscriber 0.145 → 0.175 and 0.045 → 0.052 (its epoll waits cost more
+// than the reads that found nothing).
+//
+// hubLeaves counts the subscribers that left a hub, for the tests.
+var hubLeaves atomic.Int64
+
+const (
+	hubMinMembers = 4
+	hubMaxPayload = 64 << 10
+	hubMaxPartial = 256 << 10
+)
 
 // channelName is channel c's name.
 func (cfg *Config) channelName(c int) string { return cfg.Prefix + strconv.Itoa(c) }
@@ -107,9 +133,26 @@ func subscribe(ctx context.Context, cfg *Config, meter *messages.Meter, o conn.O
 		g.close()
 		return nil, first
 	}
+	fast := 0
 	for _, s := range g.subs {
+		if s.delay == 0 {
+			fast++
+		}
+	}
+	if cfg.Size <= hubMaxPayload && fast >= hubMinMembers {
+		if h, err := conn.NewHub(); err == nil {
+			g.hub = h
+		}
+	}
+	for _, s := range g.subs {
+		if g.hub != nil && s.delay == 0 && g.hub.Join(s.c, func() bool { return g.ready(s) }) == nil {
+			continue
+		}
 		g.wg.Add(1)
 		go g.read(s)
+	}
+	if g.hub != nil {
+		g.hub.Start()
 	}
 	return g, nil
 }
@@ -142,7 +185,7 @@ func (g *group) dial(ctx context.Context, j int, r *messages.Receiver, o conn.Op
 	for i, ch := range chans {
 		names[i] = cfg.channelName(ch)
 	}
-	s := &subscriber{c: c, chans: chans, track: make(map[int]int, len(chans)), done: make(chan struct{}), r: r}
+	s := &subscriber{c: c, chans: chans, track: make(map[int]int, len(chans)), r: r}
 	for i, ch := range chans {
 		s.track[ch] = i
 	}
@@ -200,43 +243,23 @@ func (g *group) dial(ctx context.Context, j int, r *messages.Receiver, o conn.Op
 // end as an event.
 func (g *group) read(s *subscriber) {
 	defer g.wg.Done()
-	defer close(s.done)
-	cfg := g.cfg
 	var p conn.Push
 	var next, last int64
 	for {
 		if err := s.c.ReadPush(&p); err != nil {
-			if !g.stopping.Load() {
-				// A server that drops a subscriber sends what it had
-				// written, then the end of stream: it ended after the
-				// last delivery reached this machine (a slow subscriber
-				// reads that much later).
-				at := clock.Now()
-				if last > 0 && s.delay > 0 {
-					at = last
-				}
-				s.r.End(at, messages.EndReason(err))
+			// A server that drops a subscriber sends what it had written,
+			// then the end of stream: it ended after the last delivery
+			// reached this machine (a slow subscriber reads that much
+			// later).
+			at := clock.Now()
+			if last > 0 && s.delay > 0 {
+				at = last
 			}
+			g.ended(s, at, err)
 			return
 		}
 		last = p.Times.Arrival
-		if p.Kind != conn.PushMessage {
-			if p.Kind == conn.PushUnsubscribed && !g.stopping.Load() {
-				// The server dropped a subscription (a sharded channel's
-				// slot moved): what follows on it is lost.
-				s.r.End(p.Times.Arrival, "the server unsubscribed it from "+string(p.Channel))
-			}
-			continue
-		}
-		h, ok := messages.ParseHeader(p.Head)
-		c, cok := messages.Numbered(p.Channel, cfg.Prefix)
-		tr, tok := s.track[c]
-		if !ok || !cok || !tok || int(h.Seq%uint64(cfg.Channels)) != c {
-			s.r.Foreign()
-			continue
-		}
-		s.r.Deliver(s.r.Track(tr), h.Seq/uint64(cfg.Channels), h, p.Times)
-		if s.delay > 0 && !g.hurry.Load() {
+		if g.take(s, &p) && s.delay > 0 && !g.hurry.Load() {
 			// A slow subscriber takes delay per message: its socket fills
 			// and the server holds the rest.
 			now := clock.Now()
@@ -246,6 +269,71 @@ func (g *group) read(s *subscriber) {
 			}
 		}
 	}
+}
+
+// ready reads what subscriber s's socket holds, on the hub's goroutine,
+// without waiting: false once its connection ended or it left the hub.
+func (g *group) ready(s *subscriber) bool {
+	for {
+		err := s.c.ReadQueued()
+		held := s.c.Held()
+		for ; held == conn.HeldWhole; held = s.c.Held() {
+			if err := s.c.ReadPush(&g.push); err != nil {
+				g.ended(s, clock.Now(), err)
+				return false
+			}
+			g.take(s, &g.push)
+		}
+		switch {
+		case held == conn.HeldUnframed || s.c.Buffered() >= hubMaxPartial:
+			// A message the hub cannot hold whole (or tell the end of):
+			// a goroutine that may wait reads it, and the rest.
+			g.hub.Leave(s.c)
+			hubLeaves.Add(1)
+			g.wg.Add(1)
+			go g.read(s)
+			return false
+		case errors.Is(err, conn.ErrWouldBlock):
+			return true
+		case err != nil:
+			g.ended(s, clock.Now(), err)
+			return false
+		case !s.c.LastReadFull():
+			// The socket is likely empty; if not, the hub calls again.
+			return true
+		}
+	}
+}
+
+// ended records the end of subscriber s's connection at instant at, with
+// its error, unless the run ended it.
+func (g *group) ended(s *subscriber, at int64, err error) {
+	if !g.stopping.Load() {
+		s.r.End(at, messages.EndReason(err))
+	}
+}
+
+// take counts one push subscriber s read: a delivery (true), or the end
+// of a subscription the run did not ask for.
+func (g *group) take(s *subscriber, p *conn.Push) bool {
+	if p.Kind != conn.PushMessage {
+		if p.Kind == conn.PushUnsubscribed && !g.stopping.Load() {
+			// The server dropped a subscription (a sharded channel's slot
+			// moved): what follows on it is lost.
+			s.r.End(p.Times.Arrival, "the server unsubscribed it from "+string(p.Channel))
+		}
+		return false
+	}
+	cfg := g.cfg
+	h, ok := messages.ParseHeader(p.Head)
+	c, cok := messages.Numbered(p.Channel, cfg.Prefix)
+	tr, tok := s.track[c]
+	if !ok || !cok || !tok || int(h.Seq%uint64(cfg.Channels)) != c {
+		s.r.Foreign()
+		return false
+	}
+	s.r.Deliver(s.r.Track(tr), h.Seq/uint64(cfg.Channels), h, p.Times)
+	return true
 }
 
 // expected is what subscriber r should have received, the warmup's
@@ -304,6 +392,9 @@ func (g *group) finish(quiet, limit time.Duration) {
 // close ends every subscriber and waits for their goroutines.
 func (g *group) close() {
 	g.stopping.Store(true)
+	if g.hub != nil {
+		g.hub.Close()
+	}
 	for _, s := range g.subs {
 		s.c.Close()
 	}

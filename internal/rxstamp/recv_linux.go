@@ -39,6 +39,9 @@ type Reader struct {
 	n       int
 	errno   syscall.Errno
 	arrival int64
+	// again: the last attempt found nothing queued (TryRead).
+	again bool
+	try   func(fd uintptr)
 }
 
 // New turns on software receive timestamps (SO_TIMESTAMPNS) on nc's
@@ -56,6 +59,7 @@ func New(nc net.Conn, now func() int64) *Reader {
 	}
 	r := &Reader{raw: raw, nc: nc, now: now}
 	r.call = r.recv
+	r.try = func(fd uintptr) { r.again = !r.recv(fd) }
 	r.msg.Iov = &r.iov
 	r.msg.Iovlen = 1
 	return r
@@ -133,9 +137,16 @@ func (r *Reader) Read(b []byte) (int, error) {
 	err := r.raw.Read(r.call)
 	r.iov.Base = nil
 	r.msg.Control = nil
-	switch {
-	case err != nil:
+	if err != nil {
 		return 0, r.opErr(err)
+	}
+	return r.result()
+}
+
+// result is what the last recvmsg read: its byte count and the arrival of
+// its bytes, or its error.
+func (r *Reader) result() (int, error) {
+	switch {
 	case r.errno != 0:
 		return 0, r.opErr(os.NewSyscallError("recvmsg", r.errno))
 	case r.n == 0:
@@ -146,6 +157,33 @@ func (r *Reader) Read(b []byte) (int, error) {
 	}
 	return r.n, nil
 }
+
+// TryRead is Read that never waits: when nothing is queued it returns
+// ErrWouldBlock at once, and the caller learns of new data its own way (a
+// Hub's epoll instance). It leaves the netpoller's state of the socket
+// alone.
+func (r *Reader) TryRead(b []byte) (int, error) {
+	r.arrival = 0
+	if len(b) == 0 {
+		return 0, nil
+	}
+	r.iov.Base = &b[0]
+	r.iov.SetLen(len(b))
+	err := r.raw.Control(r.try)
+	r.iov.Base = nil
+	r.msg.Control = nil
+	switch {
+	case err != nil:
+		return 0, r.opErr(err)
+	case r.again:
+		return 0, ErrWouldBlock
+	}
+	return r.result()
+}
+
+// Control calls f with the socket's file descriptor (see
+// syscall.RawConn.Control): a Hub registers it with its epoll instance.
+func (r *Reader) Control(f func(fd uintptr)) error { return r.raw.Control(f) }
 
 // opErr words a read error as net.Conn.Read would: the op, the network
 // and both addresses, around the cause (a RawConn's closed-connection or

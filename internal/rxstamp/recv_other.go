@@ -23,3 +23,9 @@ func (r *Reader) Read(b []byte) (int, error) { return 0, errors.ErrUnsupported }
 
 // Arrival returns 0: no read carries a timestamp here.
 func (r *Reader) Arrival() int64 { return 0 }
+
+// TryRead is never called: New returns no Reader here.
+func (r *Reader) TryRead(b []byte) (int, error) { return 0, errors.ErrUnsupported }
+
+// Control is never called: New returns no Reader here.
+func (r *Reader) Control(f func(fd uintptr)) error { return errors.ErrUnsupported }

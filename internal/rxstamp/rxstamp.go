@@ -10,7 +10,13 @@
 // Elsewhere New returns nil and callers read the socket with plain reads.
 package rxstamp
 
-import "time"
+import (
+	"errors"
+	"time"
+)
+
+// ErrWouldBlock is TryRead's answer when the socket holds nothing to read.
+var ErrWouldBlock = errors.New("nothing queued on the socket")
 
 // MaxLag bounds how much earlier than its read a converted kernel
 // timestamp may be before it is taken for a broken one (the wall clock was
