@@ -158,3 +158,38 @@ func TestPubSubRedisLongForeignMessage(t *testing.T) {
 		t.Errorf("%d subscribers left the hub, want %d", n, hubMinMembers)
 	}
 }
+
+// TestPubSubRedisKilledSubscribers: the server closes the subscribers
+// reading on the hub mid-run (CLIENT KILL TYPE pubsub): each end is an
+// event with what it had and what it missed, the messages after it are
+// lost, and the run ends on time.
+func TestPubSubRedisKilledSubscribers(t *testing.T) {
+	testrun.SkipShort(t, "starts a redis-server")
+	rs := redistest.Start(t)
+	env := experiment.InProcessEnv(rs.Addr)
+	env.InProcess = false
+	cfg := config(2000, 2000, 1, hubMinMembers)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		if _, err := rs.Do("CLIENT", "KILL", "TYPE", "pubsub"); err != nil {
+			t.Error(err)
+		}
+	}()
+	start := time.Now()
+	out, err := Run(context.Background(), env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := out.Open.Messages
+	if len(m.Events) != hubMinMembers || m.Lost == 0 || m.Delivered+m.Lost != m.Expected {
+		t.Fatalf("%d events, delivered %d + lost %d of %d; want each of %d subscribers ended, the rest lost", len(m.Events), m.Delivered, m.Lost, m.Expected, hubMinMembers)
+	}
+	for _, e := range m.Events {
+		if e.Missed == 0 || e.Delivered == 0 || e.At <= 0 {
+			t.Errorf("event %+v: want what it had and what it missed", e)
+		}
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the run took %v after its subscribers ended", d)
+	}
+}
