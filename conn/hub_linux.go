@@ -51,7 +51,7 @@ func NewHub() (*Hub, error) {
 	return &Hub{f: f, raw: raw, epfd: epfd, done: make(chan struct{})}, nil
 }
 
-// Join makes c a member, before Start: from Run's goroutine, ready is called
+// Join makes c a member, before Start: on the hub's goroutine, ready is called
 // whenever c's socket holds bytes, and again while it still does (the
 // epoll instance is level-triggered), so ready may read once and return.
 // ready returns false when c is done with the hub (its connection ended,
