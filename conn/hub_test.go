@@ -8,48 +8,24 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 )
 
-// hubServer accepts n connections and writes each its script in ragged
-// pieces (1 to 300 bytes, now and then after a pause), then closes it.
-func hubServer(t *testing.T, scripts []string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := range scripts {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func(c net.Conn, script string, seed uint64) {
-				defer wg.Done()
-				defer c.Close()
-				rng := rand.New(rand.NewPCG(seed, 1))
-				for len(script) > 0 {
-					n := min(len(script), 1+rng.IntN(300))
-					if _, err := io.WriteString(c, script[:n]); err != nil {
-						return
-					}
-					script = script[n:]
-					if rng.IntN(20) == 0 {
-						time.Sleep(time.Millisecond)
-					}
-				}
-			}(c, scripts[i], uint64(i))
+// ragged writes script to c in ragged pieces (1 to 300 bytes, now and
+// then after a pause).
+func ragged(c net.Conn, script string, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for len(script) > 0 {
+		n := min(len(script), 1+rng.IntN(300))
+		if _, err := io.WriteString(c, script[:n]); err != nil {
+			return
 		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().String()
+		script = script[n:]
+		if rng.IntN(20) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
 }
 
 // messages is n deliveries on channel ch, their payloads from..from+n-1.
@@ -63,7 +39,7 @@ func messages(ch string, from, n int) string {
 }
 
 // TestHubReadsEveryMember: three connections read on one hub goroutine,
-// their messages written in ragged pieces: each reads all of its own, in
+// their messages written in ragged pieces by servers of their own: each reads all of its own, in
 // order, each stamped by the kernel, and its end of stream. One meets a
 // streamed value, which only a reader that may wait can read: it leaves
 // the hub, and its own goroutine reads the rest.
@@ -74,7 +50,6 @@ func TestHubReadsEveryMember(t *testing.T) {
 		messages("b", 0, n/2) + "$?\r\n;3\r\nabc\r\n;0\r\n" + messages("b", n/2, n/2),
 		messages("c", 0, n),
 	}
-	addr := hubServer(t, scripts)
 	h, err := NewHub()
 	if errors.Is(err, errors.ErrUnsupported) {
 		t.Skip("no hub on this platform")
@@ -110,6 +85,7 @@ func TestHubReadsEveryMember(t *testing.T) {
 	}
 	members := make([]*member, len(scripts))
 	for i := range members {
+		addr := loopback(t, func(c net.Conn) { ragged(c, scripts[i], uint64(i)) })
 		c, err := Dial(context.Background(), Options{Addr: addr, SkipProbe: true})
 		if err != nil {
 			t.Fatal(err)
@@ -191,8 +167,8 @@ func TestHubRefusesWhatItCannotRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := hubServer(t, []string{"", ""})
-	plain, err := Dial(context.Background(), Options{Addr: addr, SkipProbe: true, ReceiveClock: ReceiveRead})
+	idle := func(c net.Conn) { io.Copy(io.Discard, c) }
+	plain, err := Dial(context.Background(), Options{Addr: loopback(t, idle), SkipProbe: true, ReceiveClock: ReceiveRead})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +176,7 @@ func TestHubRefusesWhatItCannotRead(t *testing.T) {
 	if err := h.Join(plain, func() bool { return true }); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("a connection without kernel stamps joined: %v", err)
 	}
-	started, err := Dial(context.Background(), Options{Addr: addr, SkipProbe: true})
+	started, err := Dial(context.Background(), Options{Addr: loopback(t, idle), SkipProbe: true})
 	if err != nil {
 		t.Fatal(err)
 	}

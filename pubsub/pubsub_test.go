@@ -135,22 +135,8 @@ func TestPubSubRedis(t *testing.T) {
 // counted as foreign by each subscriber, and nothing of the run's is lost.
 func TestPubSubRedisLongForeignMessage(t *testing.T) {
 	testrun.SkipShort(t, "starts a redis-server")
-	rs := redistest.Start(t)
-	env := experiment.InProcessEnv(rs.Addr)
-	env.InProcess = false
-	cfg := config(2000, 2000, 1, hubMinMembers)
 	left := hubLeaves.Load()
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		if _, err := rs.Do("PUBLISH", DefaultPrefix+"0", strings.Repeat("x", 300<<10)); err != nil {
-			t.Error(err)
-		}
-	}()
-	out, err := Run(context.Background(), env, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := out.Open.Messages
+	m := hubRunWith(t, "PUBLISH", DefaultPrefix+"0", strings.Repeat("x", 300<<10))
 	if want := uint64(2000 * hubMinMembers); m.Expected != want || m.Delivered != want || m.Lost != 0 || m.Foreign != hubMinMembers {
 		t.Errorf("expected %d delivered %d lost %d foreign %d; want %d delivered and the long message foreign to each of %d", m.Expected, m.Delivered, m.Lost, m.Foreign, want, hubMinMembers)
 	}
@@ -165,22 +151,8 @@ func TestPubSubRedisLongForeignMessage(t *testing.T) {
 // lost, and the run ends on time.
 func TestPubSubRedisKilledSubscribers(t *testing.T) {
 	testrun.SkipShort(t, "starts a redis-server")
-	rs := redistest.Start(t)
-	env := experiment.InProcessEnv(rs.Addr)
-	env.InProcess = false
-	cfg := config(2000, 2000, 1, hubMinMembers)
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		if _, err := rs.Do("CLIENT", "KILL", "TYPE", "pubsub"); err != nil {
-			t.Error(err)
-		}
-	}()
 	start := time.Now()
-	out, err := Run(context.Background(), env, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := out.Open.Messages
+	m := hubRunWith(t, "CLIENT", "KILL", "TYPE", "pubsub")
 	if len(m.Events) != hubMinMembers || m.Lost == 0 || m.Delivered+m.Lost != m.Expected {
 		t.Fatalf("%d events, delivered %d + lost %d of %d; want each of %d subscribers ended, the rest lost", len(m.Events), m.Delivered, m.Lost, m.Expected, hubMinMembers)
 	}
@@ -192,4 +164,25 @@ func TestPubSubRedisKilledSubscribers(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the run took %v after its subscribers ended", d)
 	}
+}
+
+// hubRunWith runs 2000 messages at 2000/s to one channel of hubMinMembers
+// subscribers (who read on a hub) against a redis-server, which is sent
+// the command args 300 ms into the run, and returns the run's messages.
+func hubRunWith(t *testing.T, args ...string) *messages.Result {
+	t.Helper()
+	rs := redistest.Start(t)
+	env := experiment.InProcessEnv(rs.Addr)
+	env.InProcess = false
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		if _, err := rs.Do(args...); err != nil {
+			t.Error(err)
+		}
+	}()
+	out, err := Run(context.Background(), env, config(2000, 2000, 1, hubMinMembers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Open.Messages
 }

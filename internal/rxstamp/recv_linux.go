@@ -127,26 +127,36 @@ func (r *Reader) recv(fd uintptr) bool {
 // Read reads into b with one recvmsg, waiting for data as net.Conn.Read
 // does (deadlines included). After it returns, Arrival describes the
 // bytes it read.
-func (r *Reader) Read(b []byte) (int, error) {
-	r.arrival = 0
+func (r *Reader) Read(b []byte) (int, error) { return r.recvInto(b, true) }
+
+// TryRead is Read that never waits: when nothing is queued it returns
+// ErrWouldBlock at once, and the caller learns of new data its own way (a
+// Hub's epoll instance). It leaves the netpoller's state of the socket
+// alone.
+func (r *Reader) TryRead(b []byte) (int, error) { return r.recvInto(b, false) }
+
+// recvInto makes one recvmsg into b, through the netpoller when wait (it
+// parks while nothing is queued), else at once.
+func (r *Reader) recvInto(b []byte, wait bool) (int, error) {
+	r.arrival, r.again = 0, false
 	if len(b) == 0 {
 		return 0, nil
 	}
 	r.iov.Base = &b[0]
 	r.iov.SetLen(len(b))
-	err := r.raw.Read(r.call)
+	var err error
+	if wait {
+		err = r.raw.Read(r.call)
+	} else {
+		err = r.raw.Control(r.try)
+	}
 	r.iov.Base = nil
 	r.msg.Control = nil
-	if err != nil {
-		return 0, r.opErr(err)
-	}
-	return r.result()
-}
-
-// result is what the last recvmsg read: its byte count and the arrival of
-// its bytes, or its error.
-func (r *Reader) result() (int, error) {
 	switch {
+	case err != nil:
+		return 0, r.opErr(err)
+	case r.again:
+		return 0, ErrWouldBlock
 	case r.errno != 0:
 		return 0, r.opErr(os.NewSyscallError("recvmsg", r.errno))
 	case r.n == 0:
@@ -156,29 +166,6 @@ func (r *Reader) result() (int, error) {
 		r.arrival = toMono(kernel, r.now)
 	}
 	return r.n, nil
-}
-
-// TryRead is Read that never waits: when nothing is queued it returns
-// ErrWouldBlock at once, and the caller learns of new data its own way (a
-// Hub's epoll instance). It leaves the netpoller's state of the socket
-// alone.
-func (r *Reader) TryRead(b []byte) (int, error) {
-	r.arrival = 0
-	if len(b) == 0 {
-		return 0, nil
-	}
-	r.iov.Base = &b[0]
-	r.iov.SetLen(len(b))
-	err := r.raw.Control(r.try)
-	r.iov.Base = nil
-	r.msg.Control = nil
-	switch {
-	case err != nil:
-		return 0, r.opErr(err)
-	case r.again:
-		return 0, ErrWouldBlock
-	}
-	return r.result()
 }
 
 // Control calls f with the socket's file descriptor (see
