@@ -229,7 +229,7 @@ func (r *Result) Clone() *Result {
 	c := *r
 	c.Response, c.Lag, c.Receive, c.Micros = histo.Copy(r.Response), histo.Copy(r.Lag), histo.Copy(r.Receive), histo.Copy(r.Micros)
 	c.Hiccups = histo.Copy(r.Hiccups)
-	c.Service = cloneUnshared(r.Service, shared.service, c.Response)
+	c.Service = cloneUnshared(histo.Copy(r.Service), shared.service, c.Response)
 	c.ErrorCodes = maps.Clone(r.ErrorCodes)
 	if r.ServerProcess != nil {
 		sp := *r.ServerProcess
