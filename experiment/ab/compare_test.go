@@ -47,6 +47,13 @@ func TestDocumentsAndCompare(t *testing.T) {
 		if len(doc.Tests) != 1 || doc.Tests[0].Repeats == nil || len(doc.Tests[0].Repeats.Runs) != 3 {
 			t.Fatalf("side %s: %d tests, want one of 3 rounds", ab.SideName(s), len(doc.Tests))
 		}
+		// Each round's figures are its own, its service times included
+		// (the pool once added every round into the first one's).
+		for i, run := range doc.Tests[0].Repeats.Runs {
+			if run.ServiceMs == nil || run.ResponseMs == nil || run.ServiceMs.Count != run.ResponseMs.Count {
+				t.Errorf("side %s, round %d: service %+v, response %+v: want as many service times as responses", ab.SideName(s), i+1, run.ServiceMs, run.ResponseMs)
+			}
+		}
 	}
 	d, err := ab.Compare(docs, [2]string{"a.json", "b.json"}, [2]string{"A", "B"}, diff.Options{})
 	if err != nil {
