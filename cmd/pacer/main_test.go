@@ -305,14 +305,41 @@ func readJSON[T any](t *testing.T, path string) T {
 	return v
 }
 
-// readResult reads the result document at path with report.ReadDocument.
+// readResult reads the result document at path with report.ReadDocument,
+// and holds every test it reads to what pacer's figures must be, whatever
+// the test asks of them (latenciesHold).
 func readResult(t *testing.T, path string) *report.Document {
 	t.Helper()
 	doc, err := report.ReadDocument(bytes.NewReader(readFile(t, path)))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	for i := range doc.Tests {
+		tt := &doc.Tests[i]
+		latenciesHold(t, path, tt.Name, tt.Latencies)
+		if tt.Repeats != nil {
+			for k, run := range tt.Repeats.Runs {
+				latenciesHold(t, path, fmt.Sprintf("%s, run %d", tt.Name, k+1), run.Latencies)
+			}
+		}
+	}
 	return doc
+}
+
+// latenciesHold checks what holds of every request, and so of the
+// figures: its service time (from the write) is never longer than its
+// response time (from the intended instant, which the write never
+// precedes), so neither is the longest. A run whose service times were
+// another's (the pool once added every run into the first one's) breaks
+// it.
+func latenciesHold(t *testing.T, path, what string, l report.Latencies) {
+	t.Helper()
+	if l.ResponseMs == nil || l.ServiceMs == nil {
+		return
+	}
+	if s, r := l.ServiceMs.Max, l.ResponseMs.Max; s > r*1.001+0.0005 {
+		t.Errorf("%s: %s: the longest service time %.6f ms is longer than the longest response time %.6f ms", path, what, s, r)
+	}
 }
 
 func readFile(t *testing.T, path string) []byte {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,16 +24,7 @@ import (
 // resultDocument reads a result document pacer wrote.
 func resultDocument(t *testing.T, path string) *report.Document {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := report.ReadDocument(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return readResult(t, path)
 }
 
 func TestPubsubUsage(t *testing.T) {
