@@ -2,9 +2,12 @@ package experiment
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -164,6 +167,9 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 	if err != nil {
 		return false
 	}
+	if j.Outcome == verdict.Pass {
+		j = k.holdsWithOpen(ivs, r, opts, j)
+	}
 	if k.looks == 1 && j.Outcome == verdict.Inconclusive {
 		k.ext.WentOn = j.Reason
 	}
@@ -172,6 +178,75 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 	}
 	k.decided = true
 	return true
+}
+
+// holdsWithOpen keeps a look's pass j only if it holds whatever the
+// requests still open at the look (intended so far, with no outcome yet:
+// in flight, or not yet sent) turn out to take. The intervals hold what
+// completed, and the open requests are the slowest: a look that left them
+// out could pass, and end, a run that its complete data does not pass (a
+// stall in progress at the look hides every request it holds; at 1k/s
+// against a bound coarse pacing nearly met, first looks passed runs that,
+// judged whole, were inconclusive). So the look is judged again with them
+// as response times beyond any bound; if it no longer passes, it is
+// inconclusive and the run goes on. A failure, which the service times
+// decide, owes them nothing.
+func (k *decider) holdsWithOpen(ivs []scheduler.Interval, r *scheduler.Result, opts report.TestOptions, j verdict.Judgement) verdict.Judgement {
+	open := openRequests(r.Counts)
+	if open == 0 {
+		return j
+	}
+	undecided := verdict.Judgement{Outcome: verdict.Inconclusive, Verdict: report.VerdictInconclusive, Owners: j.Owners,
+		Reason: fmt.Sprintf("%d of the %d requests intended so far had no reply yet at the look; what was measured passes, but not whatever those take", open, r.Counts.Scheduled)}
+	with, err := withOpenRequests(ivs, open)
+	if err != nil {
+		return undecided
+	}
+	r2, err := scheduler.Partial(k.proto, with)
+	if err != nil {
+		return undecided
+	}
+	r2.CPU, r2.Extension = r.CPU, r.Extension
+	if _, j2, err := verdict.NewTest(r2, opts, k.d.SLO); err != nil || j2.Outcome != verdict.Pass {
+		return undecided
+	}
+	return j
+}
+
+// openRequests counts the requests intended so far with no outcome yet.
+func openRequests(c scheduler.Counts) uint64 {
+	done := c.Completed + c.Errors + c.Timeouts + c.Unsent
+	if c.Scheduled <= done {
+		return 0
+	}
+	return c.Scheduled - done
+}
+
+// withOpenRequests returns ivs with open more response times, beyond any
+// bound, in the last interval.
+func withOpenRequests(ivs []scheduler.Interval, open uint64) ([]scheduler.Interval, error) {
+	if len(ivs) == 0 {
+		return ivs, nil
+	}
+	last := ivs[len(ivs)-1]
+	h := histo.New()
+	if !last.Response.Empty() {
+		var err error
+		if h, err = last.Response.Histogram(); err != nil {
+			return nil, err
+		}
+	}
+	if err := h.RecordValues(h.HighestTrackableValue(), int64(open)); err != nil {
+		return nil, err
+	}
+	p, err := histo.Pack(h)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(ivs)
+	last.Response = p
+	out[len(out)-1] = last
+	return out, nil
 }
 
 // quiet is what the wait for a quiet host found.
