@@ -44,7 +44,9 @@ func (c *Conn) Held() Held { return frame(c.rd.buf[c.rd.r:c.rd.w]) }
 // socket may hold more.
 func (c *Conn) LastReadFull() bool { return c.rd.full }
 
-// hubbable reports whether c can be a hub's member.
+// hubbable reports whether c can be a hub's member: its reader reads the
+// stamped socket itself (not TLS records over it), and no goroutine of
+// its own reads it.
 func (c *Conn) hubbable() bool {
-	return c.stamps != nil && c.tls == nil && !c.started && c.rd.stamps == c.stamps && c.rd.rd == c.stamps
+	return c.stamps != nil && c.rd.rd == c.stamps && !c.started
 }

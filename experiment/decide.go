@@ -192,7 +192,7 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 // inconclusive and the run goes on. A failure, which the service times
 // decide, owes them nothing.
 func (k *decider) holdsWithOpen(ivs []scheduler.Interval, r *scheduler.Result, opts report.TestOptions, j verdict.Judgement) verdict.Judgement {
-	open := openRequests(r.Counts)
+	open := r.Counts.Open()
 	if open == 0 {
 		return j
 	}
@@ -211,15 +211,6 @@ func (k *decider) holdsWithOpen(ivs []scheduler.Interval, r *scheduler.Result, o
 		return undecided
 	}
 	return j
-}
-
-// openRequests counts the requests intended so far with no outcome yet.
-func openRequests(c scheduler.Counts) uint64 {
-	done := c.Completed + c.Errors + c.Timeouts + c.Unsent
-	if c.Scheduled <= done {
-		return 0
-	}
-	return c.Scheduled - done
 }
 
 // withOpenRequests returns ivs with open more response times, beyond any

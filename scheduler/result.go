@@ -44,8 +44,20 @@ func (c *Counts) Add(o Counts) {
 
 // Balanced reports whether the counts add up.
 func (c Counts) Balanced() bool {
-	return c.Scheduled == c.Completed+c.Errors+c.Timeouts+c.Unsent
+	return c.Scheduled == c.ended()
 }
+
+// Open counts the scheduled requests with no outcome yet (in flight, or
+// not yet sent): 0 once the counts balance.
+func (c Counts) Open() uint64 {
+	if e := c.ended(); c.Scheduled > e {
+		return c.Scheduled - e
+	}
+	return 0
+}
+
+// ended counts the requests with an outcome.
+func (c Counts) ended() uint64 { return c.Completed + c.Errors + c.Timeouts + c.Unsent }
 
 // CodeConnectionLost is the error code of requests in flight on a
 // connection that died.
