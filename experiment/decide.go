@@ -137,6 +137,8 @@ type decider struct {
 	// run.
 	looks   int
 	decided bool
+	// outcome is what the look that decided said.
+	outcome string
 	// server reads what the server counted so far (its latency events,
 	// its commandstats), for a look to judge with; nil: not asked.
 	server func() *serverinfo.Stats
@@ -160,6 +162,7 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 	ext.Looks, ext.Final = k.looks, k.looks >= k.plan.looks
 	r.Extension = &ext
 	opts := k.d.Options
+	opts.Unwritten = true // judged, never written: a third of a look's time saved, which the requests sent meanwhile wait for
 	if k.server != nil {
 		opts.Server = k.server() // its latency events so far: a look sees the server's evidence too
 	}
@@ -176,7 +179,7 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 	if j.Outcome == verdict.Inconclusive || ext.Final {
 		return false // the budget's end ends the run anyway
 	}
-	k.decided = true
+	k.decided, k.outcome = true, j.Outcome.String()
 	return true
 }
 
@@ -302,7 +305,7 @@ func (e *Env) withDecide(d *Decide, q quiet, cfg *openloop.Config, conns int, se
 			return
 		}
 		ext := k.ext
-		ext.Looks, ext.Decided = max(k.looks, 1), k.decided
+		ext.Looks, ext.Decided, ext.LookOutcome = max(k.looks, 1), k.decided, k.outcome
 		if !k.decided && !res.Interrupted {
 			ext.Looks, ext.Final = k.plan.looks, true
 		}

@@ -42,6 +42,10 @@ type Decide struct {
 	// WentOn is why it went on past its planned duration (the first
 	// look's inconclusive reason); empty when it did not.
 	WentOn string `json:"went_on,omitempty"`
+	// LookOutcome is what the look that decided said (pass or fail),
+	// which the test's own outcome, judged on everything including the
+	// requests sent while that look judged, may not repeat.
+	LookOutcome string `json:"look_outcome,omitempty"`
 }
 
 // decideJSON is a run's extension as the test's JSON holds it.
@@ -51,7 +55,8 @@ func decideJSON(e *scheduler.Extension, window time.Duration) *Decide {
 	}
 	d := &Decide{BudgetS: e.Budget.Seconds(), PlannedS: e.Planned.Seconds(), EveryS: e.Every.Seconds(), MeasuredS: Round(window.Seconds(), 3),
 		Looks: e.Looks, PlannedLooks: e.PlannedLooks, Level: Round(LookLevel(e), 6), Decided: e.Decided, By: lookRule(e),
-		QuietWaitS: Round(e.QuietWait.Seconds(), 3), Quiet: e.Quiet, QuietHiccupsP99Ms: Round(histo.Millis(int64(e.QuietHiccups)), 3), WentOn: e.WentOn}
+		QuietWaitS: Round(e.QuietWait.Seconds(), 3), Quiet: e.Quiet, QuietHiccupsP99Ms: Round(histo.Millis(int64(e.QuietHiccups)), 3), WentOn: e.WentOn,
+		LookOutcome: e.LookOutcome}
 	return d
 }
 
@@ -62,7 +67,8 @@ func extensionOf(d *Decide) *scheduler.Extension {
 	}
 	return &scheduler.Extension{Planned: exactSeconds(d.PlannedS), Budget: exactSeconds(d.BudgetS), Every: exactSeconds(d.EveryS),
 		PlannedLooks: d.PlannedLooks, Looks: d.Looks, Decided: d.Decided, Final: d.By == "budget",
-		QuietWait: exactSeconds(d.QuietWaitS), Quiet: d.Quiet, QuietHiccups: exactSeconds(d.QuietHiccupsP99Ms / 1e3), WentOn: d.WentOn}
+		QuietWait: exactSeconds(d.QuietWaitS), Quiet: d.Quiet, QuietHiccups: exactSeconds(d.QuietHiccupsP99Ms / 1e3), WentOn: d.WentOn,
+		LookOutcome: d.LookOutcome}
 }
 
 // LookLevel is the confidence of a later look's intervals: 95% spent
@@ -84,8 +90,9 @@ func lookRule(e *scheduler.Extension) string {
 	return "sequential"
 }
 
-// decideLine is the text report's line on how a test used its budget.
-func decideLine(d *Decide) string {
+// decideLine is the text report's line on how test t used its budget.
+func decideLine(t *Test) string {
+	d := t.Decide
 	if d == nil {
 		return ""
 	}
@@ -110,5 +117,20 @@ func decideLine(d *Decide) string {
 	if d.WentOn != "" {
 		s += "; went on because the first look was inconclusive: " + safetext.Escape(d.WentOn)
 	}
+	if d.Decided && d.LookOutcome != "" && t.Outcome != "" && t.Outcome != d.LookOutcome {
+		s += fmt.Sprintf("; the look said %s, but judged whole, with %s, the test is %s",
+			safetext.Escape(d.LookOutcome), afterLook(t), safetext.Escape(t.Outcome))
+	}
 	return s + "\n"
+}
+
+// afterLook describes what a run that a look ended holds beyond the look's
+// intervals: its last interval, the requests intended while the look
+// judged and the last replies.
+func afterLook(t *Test) string {
+	if n := len(t.Intervals); n > 0 {
+		last := t.Intervals[n-1]
+		return fmt.Sprintf("the %d requests intended in the %.0f ms after it (while it judged) and the last replies", last.Scheduled, 1e3*last.DurationS)
+	}
+	return "the requests intended while it judged and the last replies"
 }

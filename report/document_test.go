@@ -38,7 +38,7 @@ func TestFirstSendMs(t *testing.T) {
 		if c.mode == "open" {
 			r.Lag = histo.New()
 		}
-		tt, err := fromResult(r)
+		tt, err := fromResult(r, true)
 		if err != nil {
 			t.Fatal(err)
 		}

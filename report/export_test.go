@@ -33,7 +33,7 @@ var (
 	WriteOutput    = writeOutput
 	ReadBack       = readBack
 	AsTest         = asTest
-	FromResult     = fromResult
+	FromResult     = func(r *scheduler.Result) (Test, error) { return fromResult(r, true) }
 	JSONObject     = jsonObject
 	MustCheck      = mustCheck
 	MustSLO        = mustSLO

@@ -11,7 +11,7 @@ import (
 
 // DecideLine is the text report's line on how a test used its budget to
 // decide in ("" when it had none).
-func DecideLine(d *Decide) string { return decideLine(d) }
+func DecideLine(t *Test) string { return decideLine(t) }
 
 // PercentileStats are the response percentiles of h as a test's
 // response_percentiles hold them, without confidence intervals: what

@@ -13,7 +13,7 @@ import (
 // for renderer tests, the verdict and reason given.
 func asTest(t testing.TB, r *scheduler.Result, slo *SLOResult, verdict ...string) *Test {
 	t.Helper()
-	tt, err := fromResult(r)
+	tt, err := fromResult(r, true)
 	if err != nil {
 		t.Fatal(err)
 	}

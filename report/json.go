@@ -294,7 +294,7 @@ type Interval struct {
 }
 
 // fromResult converts a result into its JSON form.
-func fromResult(r *scheduler.Result) (Test, error) {
+func fromResult(r *scheduler.Result, encode bool) (Test, error) {
 	t := Test{
 		Name:         r.Name,
 		Mode:         r.Mode,
@@ -324,7 +324,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		v := r.TargetRate.PerSecond()
 		t.TargetRate = &v
 	}
-	if t.Latencies, err = newLatencies(latencySet{response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccup: r.Hiccups}); err != nil {
+	if t.Latencies, err = newLatencies(latencySet{response: r.Response, service: r.Service, lag: r.Lag, receive: r.Receive, hiccup: r.Hiccups}, encode); err != nil {
 		return t, err
 	}
 	t.ReceiveClock = r.ReceiveClock
@@ -388,7 +388,7 @@ func fromResult(r *scheduler.Result) (Test, error) {
 		if cj.Intervals, err = intervals(c.Intervals, false, r.Mode == "open"); err != nil {
 			return t, err
 		}
-		if cj.Latencies, err = newLatencies(latencySet{response: c.Response, service: c.Service, lag: c.Lag, receive: c.Receive}); err != nil {
+		if cj.Latencies, err = newLatencies(latencySet{response: c.Response, service: c.Service, lag: c.Lag, receive: c.Receive}, encode); err != nil {
 			return t, err
 		}
 		t.Commands[c.Name] = cj

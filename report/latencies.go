@@ -41,37 +41,43 @@ type latencySet struct {
 	response, service, lag, receive, hiccup *hdrhistogram.Histogram
 }
 
-// newLatencies summarises and encodes s. Without a response histogram (a
-// command of a mix too large to time each command) it keeps only the
-// summaries.
-func newLatencies(s latencySet) (Latencies, error) {
+// newLatencies summarises s and, with encode, encodes its histograms.
+// Without a response histogram (a command of a mix too large to time each
+// command) it keeps only the summaries.
+func newLatencies(s latencySet, encode bool) (Latencies, error) {
 	l := Latencies{ResponseMs: summary(s.response), ServiceMs: summary(s.service)}
 	if s.response == nil {
 		return l, nil
 	}
-	var err error
-	if l.Histograms.Response, err = histo.Encode(s.response); err != nil {
-		return l, err
-	}
-	if l.Histograms.Service, err = histo.Encode(s.service); err != nil {
-		return l, err
-	}
-	opt := func(h *hdrhistogram.Histogram, ms **histo.Summary, enc **string) error {
-		if h == nil {
+	enc := func(h *hdrhistogram.Histogram, to *string) error {
+		if !encode {
 			return nil
 		}
-		*ms = summary(h)
-		e, err := histo.Encode(h)
-		*enc = &e
+		var err error
+		*to, err = histo.Encode(h)
 		return err
+	}
+	if err := enc(s.response, &l.Histograms.Response); err != nil {
+		return l, err
+	}
+	if err := enc(s.service, &l.Histograms.Service); err != nil {
+		return l, err
 	}
 	for _, o := range []struct {
 		h   *hdrhistogram.Histogram
 		ms  **histo.Summary
 		enc **string
 	}{{s.lag, &l.SendLagMs, &l.Histograms.SendLag}, {s.receive, &l.ReceiveLagMs, &l.Histograms.ReceiveLag}, {s.hiccup, &l.HiccupMs, &l.Histograms.Hiccup}} {
-		if err := opt(o.h, o.ms, o.enc); err != nil {
+		if o.h == nil {
+			continue
+		}
+		*o.ms = summary(o.h)
+		var e string
+		if err := enc(o.h, &e); err != nil {
 			return l, err
+		}
+		if encode {
+			*o.enc = &e
 		}
 	}
 	return l, nil
@@ -135,7 +141,7 @@ func mergeLatencies(hs []Histograms) (Latencies, error) {
 	if sum.response == nil { // no part timed each command of this mix
 		return Latencies{}, nil
 	}
-	return newLatencies(sum)
+	return newLatencies(sum, true)
 }
 
 // MergeHist merges packed histograms into one (nil: no samples).

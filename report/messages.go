@@ -254,7 +254,7 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, error) {
 		return nil, err
 	}
 	r.Intervals = ivs
-	t, err := fromResult(&r)
+	t, err := fromResult(&r, true)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +268,7 @@ func NewMessagesTest(in MessagesRun, o TestOptions) (*Test, error) {
 	if m.Expected > 0 {
 		msgs.LossPct = Round(100*float64(m.Lost)/float64(m.Expected), 6)
 	}
-	if msgs.Publish, err = newLatencies(latencySet{response: pub.Response, service: pub.Service, lag: pub.Lag, receive: pub.Receive}); err != nil {
+	if msgs.Publish, err = newLatencies(latencySet{response: pub.Response, service: pub.Service, lag: pub.Lag, receive: pub.Receive}, true); err != nil {
 		return nil, err
 	}
 	for _, rr := range m.Receivers {

@@ -41,7 +41,7 @@ func TestNoSamplesIsNull(t *testing.T) {
 			r.Lag = histo.New()
 			r.Commands[0].Lag = histo.New()
 		}
-		tt, err := fromResult(r)
+		tt, err := fromResult(r, true)
 		if err != nil {
 			t.Fatal(err)
 		}

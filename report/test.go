@@ -37,6 +37,10 @@ type TestOptions struct {
 	// intervals then hold the spread between them. Nil for one run,
 	// whose intervals come from its interval series.
 	Runs []*hdrhistogram.Histogram
+	// Unwritten is for a test judged and thrown away (a --decide-within
+	// look): its histograms are left unencoded, which judging does not
+	// read and which takes a third of a look's time.
+	Unwritten bool
 }
 
 // NewTest makes a run's result into a report test: its JSON form and
@@ -44,7 +48,7 @@ type TestOptions struct {
 // its SLO and records the trust rule's judgement as its verdict and
 // outcome. Nothing writes a verdict back into a scheduler result.
 func NewTest(r *scheduler.Result, o TestOptions) (*Test, error) {
-	t, err := fromResult(r)
+	t, err := fromResult(r, !o.Unwritten)
 	if err != nil {
 		return nil, err
 	}

@@ -355,6 +355,10 @@ type Extension struct {
 	// WentOn is why the run went on past its planned duration: the
 	// first look's inconclusive reason ("" when it did not).
 	WentOn string
+	// LookOutcome is what the look that ended the run said (pass or
+	// fail; "" when none did). The run's own verdict judges it whole,
+	// with the requests sent while that look judged.
+	LookOutcome string
 }
 
 // ServerProcess is a local server's process and what its threads did

@@ -42,6 +42,7 @@ func TestDecideWithinRuns(t *testing.T) {
 		MeasuredS    float64 `json:"measured_s"`
 		WentOn       string  `json:"went_on"`
 		Decided      bool    `json:"decided"`
+		LookOutcome  string  `json:"look_outcome"`
 	}
 	type doc struct {
 		Outcome string
@@ -70,7 +71,7 @@ func TestDecideWithinRuns(t *testing.T) {
 	default:
 		d := readJSON[doc](t, out)
 		tt := d.Tests[0]
-		if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.DurationS >= 3 {
+		if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.Decide.LookOutcome != "pass" || tt.DurationS >= 3 {
 			// The run ends once the look returns: a look judges what was
 			// measured (about 0.2 s under -race, more on a busy runner), so
 			// the bound is the second look's time (every 2 s after the first).

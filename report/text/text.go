@@ -138,7 +138,7 @@ func Text(w io.Writer, t *report.Test, o report.TextOptions) error {
 		writeServer(&b, t, ts.Server)
 	}
 	b.WriteString("\n")
-	b.WriteString(report.DecideLine(t.Decide))
+	b.WriteString(report.DecideLine(t))
 	writeVerdict(&b, t)
 	_, err = io.WriteString(w, b.String())
 	return err
