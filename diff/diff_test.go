@@ -200,13 +200,16 @@ func TestUntrustedSideCannotTell(t *testing.T) {
 }
 
 // A candidate whose client host was too noisy at a figure cannot fail the
-// gate, nor make it worse; its quiet figures still can.
+// gate, nor make it worse, when its server's side did not change; its
+// quiet figures still can. The candidate's response time is 150 µs longer
+// through pacer's own lateness (send lag), its service time the
+// baseline's.
 func TestNoisyCandidateCannotFail(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	noisy := quick
-	noisy.median *= 1.5
-	noisy.hiccupUs = 150 // beyond a quarter of the p50 (300 µs), under that of the p99.9 (about 1 ms)
+	noisy.lagUs = 150
+	noisy.hiccupUs = 150 // beyond a quarter of the p50 (350 µs), under that of the p99.9 (about 0.85 ms)
 	g, _ := ParseGate("p50:10%,p99.9:10%")
 	out, err := Compare(side(input(t, "a.json", doc(t, nil, quick.runs(t, rng, 3)))), side(input(t, "b.json", doc(t, nil, noisy.runs(t, rng, 3)))), Options{Gate: g})
 	if err != nil {
@@ -230,6 +233,29 @@ func TestNoisyCandidateCannotFail(t *testing.T) {
 	}
 	if p50clause.Outcome != "inconclusive" || !strings.Contains(p50clause.Why, "cannot fail the gate") {
 		t.Errorf("p50's clause: %+v", p50clause)
+	}
+}
+
+// A candidate as noisy whose service time (the server's side, which the
+// client host's noise does not touch) is as surely slower is worse, and
+// fails the gate, quoting the service time.
+func TestNoisyCandidateWithASlowerServerFails(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 5))
+	slower := quick
+	slower.median *= 1.5
+	slower.hiccupUs = 150
+	g, _ := ParseGate("p50:10%")
+	out, err := Compare(side(input(t, "a.json", doc(t, nil, quick.runs(t, rng, 3)))), side(input(t, "b.json", doc(t, nil, slower.runs(t, rng, 3)))), Options{Gate: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p50 := figure(t, out.Tests[0], "p50")
+	if p50.Word != string(stats.Worse) || p50.CandidateNoisy == "" || p50.Service == nil || p50.Service.Word != string(stats.Worse) {
+		t.Errorf("p50: %s (%s), noisy %q, service %+v", p50.Word, p50.Why, p50.CandidateNoisy, p50.Service)
+	}
+	if Outcome(out) != verdict.Fail || !strings.Contains(out.Gate.Reason, "which that noise does not touch") {
+		t.Errorf("gate %+v", out.Gate)
 	}
 }
 

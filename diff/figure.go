@@ -206,14 +206,21 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) Figure {
 		}
 	}
 	// A change the client host's noise could account for is not the
-	// server's (the attribution of --slo).
+	// server's (the attribution of --slo), unless the service time, which
+	// that noise does not touch, changed as surely: a surely slower side
+	// gets its service time compared too, for the word and the gate.
+	if f.kind == latency && out.Service == nil && (ch.Lo > 0 && out.CandidateNoiseMs != nil || ch.Hi < 0 && out.BaselineNoiseMs != nil) {
+		svc := c.serviceOf(p, h, f)
+		out.Service = &svc
+	}
+	serverSays := func(w stats.Word) bool { return out.Service != nil && stats.Word(out.Service.Word) == w }
 	switch {
-	case word == stats.Worse && noiseAccounts(out.CandidateNoisy, out.CandidateNoiseMs, ch.Base*ch.Lo, out.Paired()):
-		word, why = stats.CannotTell, fmt.Sprintf("the candidate's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
-			out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo)
-	case word == stats.Better && noiseAccounts(out.BaselineNoisy, out.BaselineNoiseMs, -ch.Base*ch.Hi, out.Paired()):
-		word, why = stats.CannotTell, fmt.Sprintf("the baseline's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms)",
-			out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi)
+	case word == stats.Worse && noiseAccounts(out.CandidateNoisy, out.CandidateNoiseMs, ch.Base*ch.Lo, out.Paired()) && !serverSays(stats.Worse):
+		word, why = stats.CannotTell, fmt.Sprintf("the candidate's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms), and the server's side does not say worse (service %s %s)",
+			out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo, f.name(), serviceText(*out.Service))
+	case word == stats.Better && noiseAccounts(out.BaselineNoisy, out.BaselineNoiseMs, -ch.Base*ch.Hi, out.Paired()) && !serverSays(stats.Better):
+		word, why = stats.CannotTell, fmt.Sprintf("the baseline's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms), and the server's side does not say better (service %s %s)",
+			out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi, f.name(), serviceText(*out.Service))
 	}
 	out.Word, out.Why = string(word), why
 	return out

@@ -170,6 +170,10 @@ func (c clause) judge(t Test) (verdict.Outcome, string) {
 	case stats.Exceeded:
 		noise, whose := candidateNoise(f)
 		if noise, by, ok := c.noiseBeyond(f, noise, lo-c.allow); ok {
+			if c.serviceExceeds(f) {
+				return verdict.Fail, fmt.Sprintf("%s: %s is surely beyond the %s allowance: the candidate's client host noise there (%.3f ms: %s) could account for the %.3f ms it clears it by, but not the service time's change, beyond it too (service %s %s), which that noise does not touch",
+					what, shown, c.allowText(), noise, whose, by, c.f.name(), serviceText(*f.Service))
+			}
 			return verdict.Inconclusive, fmt.Sprintf("%s: %s is beyond the %s allowance by at least %.3f ms, which the candidate's client host noise there (%.3f ms: %s) could account for: it cannot fail the gate",
 				what, shown, c.allowText(), by, noise, whose)
 		}
@@ -216,6 +220,21 @@ func (c clause) untrusted(f *Figure, decided stats.Verdict) string {
 		return fmt.Sprintf("%s; the server's side does not decide it: service %s %s", untrusted, c.f.name(), serviceText(*f.Service))
 	}
 	return ""
+}
+
+// serviceExceeds reports whether the service time's change at the
+// clause's percentile (the server's side: from the write to the reply's
+// arrival, which pacer's lateness and the client host's stalls do not
+// touch) lies surely beyond the allowance too.
+func (c clause) serviceExceeds(f *Figure) bool {
+	if c.f.kind != latency || f.Service == nil || len(f.Service.IntervalPct) != 2 || f.Service.IntervalPct[0] == nil {
+		return false
+	}
+	lo, hi := *f.Service.IntervalPct[0]/100, math.Inf(1)
+	if v := f.Service.IntervalPct[1]; v != nil {
+		hi = *v / 100
+	}
+	return (stats.Change{Interval: stats.Interval{Lo: lo, Hi: hi}}).Against(c.allow, c.f.dir()) == stats.Exceeded
 }
 
 // noiseBeyond holds a latency clause to the trust rule's attribution: the
