@@ -262,10 +262,13 @@ func TestSweepUnjudgedStep(t *testing.T) {
 		t.Fatalf("sweep %+v, %d tests", doc.Sweep, len(doc.Tests))
 	}
 	low, high := doc.Tests[0], doc.Tests[1]
-	if st := low.Step; st == nil || st.Pass != nil || !slices.Equal(st.Insufficient, []string{"p99"}) || st.PlannedS != 1.2 || math.Abs(low.DurationS-1.2) > 0.01 {
+	// A step's window runs to its last reply: a few ms after its
+	// timeline, more on a busy runner (24 ms once in CI).
+	measuredFor := func(d, planned float64) bool { return d >= planned-0.01 && d <= planned+1 }
+	if st := low.Step; st == nil || st.Pass != nil || !slices.Equal(st.Insufficient, []string{"p99"}) || st.PlannedS != 1.2 || !measuredFor(low.DurationS, 1.2) {
 		t.Errorf("step 0: %+v, measured for %v s; want unjudged (p99), measured for 1.2 s", st, low.DurationS)
 	}
-	if st := high.Step; st == nil || st.Pass == nil || !*st.Pass || len(st.Insufficient) != 0 || st.PlannedS != 1.1 || math.Abs(high.DurationS-1.1) > 0.01 {
+	if st := high.Step; st == nil || st.Pass == nil || !*st.Pass || len(st.Insufficient) != 0 || st.PlannedS != 1.1 || !measuredFor(high.DurationS, 1.1) {
 		t.Errorf("step 1: %+v, measured for %v s; want a pass measured for 1.1 s", st, high.DurationS)
 	}
 	if !strings.Contains(stdout, "unjudged [") || !strings.Contains(stdout, "(too few samples for p99)") || !strings.Contains(stdout, "secs") {
