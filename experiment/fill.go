@@ -8,10 +8,12 @@ import (
 
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 // FillConfig is a prefill: every key of 0 … Keys-1 written once, with
@@ -75,6 +77,27 @@ func FillRecipe(template string, keys uint64, sizes scenarios.Sizes) (*scenarios
 	return r, nil
 }
 
+// NewFill is the fill of keys keys written with template (FillTemplate's),
+// values drawn from sizes, over conns connections of pipeline commands
+// each: its recipe (FillRecipe), held to the closed loop's in-flight
+// budget (CheckClosedBudget). Its errors are usage errors.
+func NewFill(template string, keys uint64, sizes scenarios.Sizes, conns, pipeline int) (FillConfig, error) {
+	r, err := FillRecipe(template, keys, sizes)
+	if err != nil {
+		return FillConfig{}, err
+	}
+	if err := CheckClosedBudget([]Test{{Title: FillID, Recipe: r}}, conns, pipeline); err != nil {
+		return FillConfig{}, err
+	}
+	return FillConfig{Recipe: r, Keys: keys, Conns: conns, Pipeline: pipeline}, nil
+}
+
+// Judge makes a fill's result a report test (id FillID), with what the
+// server counted (st), judged by slo as any run is (verdict.NewTest).
+func (f *Fill) Judge(res *scheduler.Result, st *serverinfo.Stats, slo verdict.SLO) (*report.Test, verdict.Judgement, error) {
+	return verdict.NewTest(res, report.TestOptions{ID: FillID, Server: st}, slo)
+}
+
 // Fill is a prefill made ready by PlanFill: planned, then dialed, then run.
 type Fill struct {
 	e     *Env
@@ -84,8 +107,12 @@ type Fill struct {
 	epoch uint64       // the failovers followed when they were (sentinels)
 }
 
-// fillName is the fill's name in its result, its live view and metrics.
-const fillName = "fill"
+// fillName is the fill's name in its result, its live view and metrics;
+// FillID its test's id in the JSON.
+const (
+	fillName = "fill"
+	FillID   = "fill"
+)
 
 // PlanFill readies a fill of Env's target. For a Redis Cluster it finds
 // which primary owns each key by running the fill's own key sequence once

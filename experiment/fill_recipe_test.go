@@ -23,3 +23,20 @@ func TestFillRecipe(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFill: a fill is its recipe over the keys, within the closed
+// loop's in-flight budget: 16 connections × 64 commands of 2 MB values
+// hold 2 GiB, more than MaxClosedInFlight, a usage error naming it; a
+// template without the key placeholder is refused as FillRecipe refuses it.
+func TestNewFill(t *testing.T) {
+	fc, err := NewFill(FillCommand, 1000, scenarios.FixedSize(3), 16, 64)
+	if err != nil || fc.Recipe == nil || fc.Keys != 1000 || fc.Conns != 16 || fc.Pipeline != 64 {
+		t.Fatalf("NewFill = %+v, %v", fc, err)
+	}
+	if _, err := NewFill(FillCommand, 1000, scenarios.FixedSize(2<<20), 16, 64); err == nil || !usage.Is(err) || !strings.Contains(usagetest.CLI(err), "(the largest command of fill)") {
+		t.Errorf("2 GiB in flight: %v, want a usage error", err)
+	}
+	if _, err := NewFill("SET k v", 1000, scenarios.FixedSize(3), 16, 64); err == nil || !usage.Is(err) {
+		t.Errorf("no key placeholder: %v", err)
+	}
+}

@@ -49,9 +49,6 @@ func fillCommand() *cli.Command {
 	)
 }
 
-// fillID is the ID of the fill's test in the JSON.
-const fillID = "fill"
-
 func fillAction(c *cli.Context) error {
 	o, sentinels, err := targetOptions(c)
 	if err != nil {
@@ -85,18 +82,12 @@ func fillAction(c *cli.Context) error {
 		return err
 	}
 	command := experiment.FillTemplate(c.String("command"), c.IsSet("command"), c.Bool("cluster"))
-	recipe, err := experiment.FillRecipe(command, n, sizes)
+	fc, err := experiment.NewFill(command, n, sizes, conns, pipeline)
 	if err != nil {
 		return err
 	}
-	// The keys the fill draws from (it has its own), for the budget and
-	// the config.
-	keys := scenarios.NewSequential(n)
-	w := &workload{opts: scenarios.Options{Sizes: sizes, Keyspace: n}, keys: keys, tests: []workTest{{Test: testOf(recipe, "fill", nil, keys)}}}
-	if err := experiment.CheckClosedBudget(w.list(), conns, pipeline); err != nil {
-		return err
-	}
 	seed := parseSeed(c)
+	fc.Seed, fc.Interval, fc.ContinueOnError = seed, out.interval, out.showErrs
 	e, err := openEnv(c, envConfig{target: tgt, files: out.files, quiet: out.quiet, mode: "closed"})
 	if err != nil {
 		return err
@@ -113,8 +104,7 @@ func fillAction(c *cli.Context) error {
 		onStart, endMetrics := e.metrics.Hook("fill", metrics.ModeClosed, func(l *scheduler.Live) { live <- l })
 		return onStart, func() { endMetrics(); stopBar() }
 	}
-	fill, err := exp.PlanFill(c.Context, experiment.FillConfig{Recipe: recipe, Keys: n, Seed: seed, Conns: conns, Pipeline: pipeline,
-		Interval: out.interval, ContinueOnError: out.showErrs})
+	fill, err := exp.PlanFill(c.Context, fc)
 	if err != nil {
 		return err
 	}
@@ -136,15 +126,15 @@ func fillAction(c *cli.Context) error {
 	var jd verdict.Judgement
 	if res != nil {
 		var terr error
-		if t, jd, terr = verdict.NewTest(res, report.TestOptions{ID: fillID, Server: st}, out.slo); terr != nil {
+		if t, jd, terr = fill.Judge(res, st, out.slo); terr != nil {
 			return failed(terr)
 		}
 	}
 	if res != nil && out.jsonPath != "" {
 		e.doc.Interrupted, e.doc.Tests = res.Interrupted, []report.Test{*t}
 		e.doc.Config = echoConfig(c.Context, report.RunConfig{
-			Target: e.target.Options.Addr, Conns: conns, Dial: e.target.Options, Pipeline: pipeline, Sizes: sizes, Keyspace: n, KeyDist: keys,
-			Seed: seed, Tests: []string{fillID}, Requests: n,
+			Target: e.target.Options.Addr, Conns: conns, Dial: e.target.Options, Pipeline: pipeline, Sizes: sizes, Keyspace: n,
+			KeyDist: scenarios.NewSequential(n), Seed: seed, Tests: []string{experiment.FillID}, Requests: n,
 		}, map[string]any{"keys": n, "command": command})
 		if werr := e.writeFiles(); werr != nil {
 			return failed(werr)
