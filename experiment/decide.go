@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/openloop"
@@ -37,6 +38,35 @@ type Decide struct {
 	Options report.TestOptions
 	// SLO is what each look checks (the zero SLO checks nothing).
 	SLO verdict.SLO
+}
+
+// MaxBudget bounds a Decide's budget (--decide-within): a gate that may
+// take longer than a CI job's hour is no gate.
+const MaxBudget = time.Hour
+
+// CheckBudget refuses a budget to decide in: one not positive or above
+// MaxBudget, one without an SLO to decide, or one shorter than the test's
+// planned measured length (warmup included; 0: not known). Its errors are
+// usage errors naming --decide-within.
+func CheckBudget(budget time.Duration, slo verdict.SLO, planned time.Duration) error {
+	switch {
+	case budget <= 0 || budget > MaxBudget:
+		return usage.Flagf("decide-within", "{decide-within} %s: want a duration up to %s, such as 1m", budget, MaxBudget)
+	case slo.IsZero():
+		return usage.Flagf("decide-within", "{decide-within} needs {slo}: it measures until the SLO's verdict is decided")
+	case planned > 0 && budget < planned:
+		return usage.Flagf("decide-within", "{decide-within} %s is shorter than the test's planned %s", budget, planned)
+	}
+	return nil
+}
+
+// DecideFor is the Decide of a test judged with o and slo within budget
+// (nil for none: no --decide-within).
+func DecideFor(budget time.Duration, o report.TestOptions, slo verdict.SLO) *Decide {
+	if budget <= 0 {
+		return nil
+	}
+	return &Decide{Budget: budget, Options: o, SLO: slo}
 }
 
 // Defaults of Decide.

@@ -76,9 +76,9 @@ type runConfig struct {
 	quiet    bool
 	files    resultFiles
 	text     report.TextOptions
-	repeat   int  // runs per test (--repeat)
-	ci       bool // confidence intervals of the percentiles (--ci)
-	decide   decideOpts
+	repeat   int           // runs per test (--repeat)
+	ci       bool          // confidence intervals of the percentiles (--ci)
+	decide   time.Duration // --decide-within's budget (0: none)
 }
 
 func parseRunConfig(c *cli.Context) (*runConfig, error) {
@@ -116,7 +116,7 @@ func parseRunConfig(c *cli.Context) (*runConfig, error) {
 	if cfg.decide, err = parseDecide(c, cfg.slo, cfg.Duration+cfg.Warmup); err != nil {
 		return nil, err
 	}
-	if cfg.decide.budget > 0 {
+	if cfg.decide > 0 {
 		switch {
 		case cfg.repeat > 1:
 			return nil, usageErrorf("--decide-within measures one run until it decides: not with --repeat")
@@ -176,7 +176,9 @@ func runAction(c *cli.Context) error {
 	}
 	series := experiment.Series{Repeat: cfg.repeat, Conns: cfg.conns, SLO: cfg.slo, Visibility: cfg.load.Visibility,
 		Options: report.TestOptions{Percentiles: true, CI: cfg.ci},
-		Decide:  func(id string) *experiment.Decide { return cfg.decide.forTest(report.TestOptions{ID: id}, cfg.slo) }}
+		Decide: func(id string) *experiment.Decide {
+			return experiment.DecideFor(cfg.decide, report.TestOptions{ID: id}, cfg.slo)
+		}}
 	for i, j := range cfg.work.tests {
 		tl, oc := cfg.Open(cfg.load, cfg.interval, cfg.seed+uint64(i))
 		series.Tests = append(series.Tests, experiment.SeriesTest{Test: j.Test, Timeline: tl, Config: oc, Keys: keys[i], Seed: cfg.seed + uint64(i)})

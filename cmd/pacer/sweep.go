@@ -112,13 +112,13 @@ func parseSweepConfig(c *cli.Context) (*sweepConfig, error) {
 		err = cfg.parseOpen(c)
 	}
 	if err == nil && c.IsSet("decide-within") {
-		var d decideOpts
+		var d time.Duration
 		switch d, err = parseDecide(c, cfg.SLO, 0); {
 		case err != nil:
 		case !cfg.Search:
 			err = usageErrorf("--decide-within is for --search's steps: a plain sweep measures its listed rates as they come")
 		default:
-			cfg.Decide = d.budget
+			cfg.Decide = d
 		}
 	}
 	if err == nil {

@@ -6,7 +6,7 @@ package usage
 var options = map[string]string{
 	"abort-after": "AbortAfter", "arrival": "Arrival", "cacert": "CACert", "cacertdir": "CACertDir",
 	"cert": "Cert", "closed": "Closed", "cluster": "Cluster", "command": "Command",
-	"command-weight": "CommandWeight", "commands": "Commands", "db": "DB", "delay": "Delay",
+	"command-weight": "CommandWeight", "commands": "Commands", "db": "DB", "decide-within": "DecideWithin", "delay": "Delay",
 	"drain": "Drain", "duration": "Duration", "embedded": "Embedded", "error-rate": "ErrorRate",
 	"every": "Every", "format": "Format", "from": "From", "hdr-log": "HdrLog",
 	"hdr-spectrum": "HdrSpectrum", "insecure": "Insecure", "interval": "Interval", "json": "JSON",
