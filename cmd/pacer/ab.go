@@ -24,16 +24,13 @@ import (
 	"github.com/pacer-load/pacer/verdict"
 )
 
-// Bounds of ab's rounds.
-const maxRounds = 1000
-
 func abCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "a", Usage: "the baseline's `URI`: redis[s]://[user:password@]host[:port][/db], rediss: TLS (required)", Category: catTarget},
 		&cli.StringFlag{Name: "b", Usage: "the candidate's `URI`, as --a (required)", Category: catTarget},
 		&cli.StringFlag{Name: "rate", Usage: "open loop: each side's target `RATE` in requests per second: 2500, 10k, 1.5M (required, unless --closed)", Category: catLoad},
 		&cli.BoolFlag{Name: "closed", Usage: "compare closed loops instead (redis-benchmark's: -c connections, each with a batch of -P in flight): throughput and latency from the send", Category: catLoad},
-		&cli.IntFlag{Name: "rounds", Value: 6, Usage: fmt.Sprintf("`N` rounds, each a run of A and a run of B, in the order A B, B A, A B … (at most %d)", maxRounds), Category: catLoad},
+		&cli.IntFlag{Name: "rounds", Value: 6, Usage: fmt.Sprintf("`N` rounds, each a run of A and a run of B, in the order A B, B A, A B … (at most %d)", ab.MaxRounds), Category: catLoad},
 		&cli.DurationFlag{Name: "round-duration", Value: 5 * time.Second, Usage: "measure each run for `DURATION`", Category: catLoad},
 		&cli.DurationFlag{Name: "warmup", Value: time.Second, Usage: "before each run's measured part, send for `DURATION` unmeasured (0: none)", Category: catLoad},
 		&cli.BoolFlag{Name: "fill", Usage: "before the first round, write every key of -r once on both targets alike, with -d values (as pacer fill does)", Category: catLoad},
@@ -105,14 +102,9 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 		return nil, err
 	}
 	cfg := &a.cfg
-	if cfg.Rounds = c.Int("rounds"); cfg.Rounds < 1 || cfg.Rounds > maxRounds {
-		return nil, usageErrorf("--rounds %d: want 1 to %d", cfg.Rounds, maxRounds)
-	}
-	if cfg.RoundDuration = c.Duration("round-duration"); cfg.RoundDuration <= 0 {
-		return nil, usageErrorf("--round-duration %s: want a positive duration such as 5s", cfg.RoundDuration)
-	}
-	if cfg.Warmup = c.Duration("warmup"); cfg.Warmup < 0 {
-		return nil, usageErrorf("--warmup %s: must not be negative", cfg.Warmup)
+	cfg.Rounds, cfg.RoundDuration, cfg.Warmup = c.Int("rounds"), c.Duration("round-duration"), c.Duration("warmup")
+	if err := cfg.Check(); err != nil {
+		return nil, err
 	}
 	if cfg.Conns, err = parseConns(c); err != nil {
 		return nil, err

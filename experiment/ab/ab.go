@@ -18,6 +18,7 @@ import (
 	"github.com/pacer-load/pacer/conn"
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
@@ -52,6 +53,24 @@ type Config struct {
 	// Open drives an open loop at a rate; nil: Closed's loop.
 	Open   *Open
 	Closed *Closed
+}
+
+// MaxRounds bounds Config.Rounds.
+const MaxRounds = 1000
+
+// Check refuses a session that cannot run: rounds outside 1 to MaxRounds,
+// a round duration that is not positive, a negative warmup. Its errors are
+// usage errors naming the settings.
+func (c Config) Check() error {
+	switch {
+	case c.Rounds < 1 || c.Rounds > MaxRounds:
+		return usage.Flagf("rounds", "{rounds} %d: want 1 to %d", c.Rounds, MaxRounds)
+	case c.RoundDuration <= 0:
+		return usage.Flagf("round-duration", "{round-duration} %s: want a positive duration such as 5s", c.RoundDuration)
+	case c.Warmup < 0:
+		return usage.Flagf("warmup", "{warmup} %s: must not be negative", c.Warmup)
+	}
+	return nil
 }
 
 // Open is the open loop of every run.

@@ -16,7 +16,7 @@ var options = map[string]string{
 	"max-regression": "MaxRegression", "max-steps": "MaxSteps", "mix": "Mix", "pacing": "Pacing",
 	"per-client": "PerClient", "percentiles": "Percentiles", "precision": "Precision",
 	"rate": "Rate", "rates": "Rates", "ratio": "Ratio", "read-from": "ReadFrom", "repeat": "Repeat",
-	"rounds": "Rounds", "search": "Search", "partial": "Partial", "seed": "Seed", "settle": "Settle", "shard": "Shard",
+	"round-duration": "RoundDuration", "rounds": "Rounds", "search": "Search", "partial": "Partial", "seed": "Seed", "settle": "Settle", "shard": "Shard",
 	"skip": "Skip", "slo": "SLO", "slo-window": "SLOWindow", "sni": "SNI", "speed": "Speed",
 	"stages": "Stages", "start-at": "StartAt", "stall": "Stall", "step": "Step", "step-duration": "StepDuration",
 	"timeout": "Timeout", "tls": "TLS", "tls-cert": "TLSCert", "tls-ciphers": "TLSCiphers",
