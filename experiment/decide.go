@@ -235,12 +235,14 @@ func (k *decider) holdsWithOpen(ivs []scheduler.Interval, r *scheduler.Result, o
 	if err != nil {
 		return undecided
 	}
-	r2, err := scheduler.Partial(k.proto, with)
-	if err != nil {
+	// r with them: its response times, and its intervals for the
+	// sequential rule's bootstrap; the rest as summed (not again).
+	r2 := *r
+	r2.Intervals, r2.Response = with, histo.Copy(r.Response)
+	if err := r2.Response.RecordValues(r2.Response.HighestTrackableValue(), int64(open)); err != nil {
 		return undecided
 	}
-	r2.CPU, r2.Extension = r.CPU, r.Extension
-	if _, j2, err := verdict.NewTest(r2, opts, k.d.SLO); err != nil || j2.Outcome != verdict.Pass {
+	if _, j2, err := verdict.NewTest(&r2, opts, k.d.SLO); err != nil || j2.Outcome != verdict.Pass {
 		return undecided
 	}
 	return j

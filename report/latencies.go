@@ -49,36 +49,35 @@ func newLatencies(s latencySet, encode bool) (Latencies, error) {
 	if s.response == nil {
 		return l, nil
 	}
-	enc := func(h *hdrhistogram.Histogram, to *string) error {
-		if !encode {
-			return nil
-		}
-		var err error
-		*to, err = histo.Encode(h)
-		return err
-	}
-	if err := enc(s.response, &l.Histograms.Response); err != nil {
-		return l, err
-	}
-	if err := enc(s.service, &l.Histograms.Service); err != nil {
-		return l, err
-	}
-	for _, o := range []struct {
+	optional := []struct {
 		h   *hdrhistogram.Histogram
 		ms  **histo.Summary
 		enc **string
-	}{{s.lag, &l.SendLagMs, &l.Histograms.SendLag}, {s.receive, &l.ReceiveLagMs, &l.Histograms.ReceiveLag}, {s.hiccup, &l.HiccupMs, &l.Histograms.Hiccup}} {
+	}{{s.lag, &l.SendLagMs, &l.Histograms.SendLag}, {s.receive, &l.ReceiveLagMs, &l.Histograms.ReceiveLag}, {s.hiccup, &l.HiccupMs, &l.Histograms.Hiccup}}
+	for _, o := range optional {
+		if o.h != nil {
+			*o.ms = summary(o.h)
+		}
+	}
+	if !encode {
+		return l, nil
+	}
+	var err error
+	if l.Histograms.Response, err = histo.Encode(s.response); err != nil {
+		return l, err
+	}
+	if l.Histograms.Service, err = histo.Encode(s.service); err != nil {
+		return l, err
+	}
+	for _, o := range optional {
 		if o.h == nil {
 			continue
 		}
-		*o.ms = summary(o.h)
-		var e string
-		if err := enc(o.h, &e); err != nil {
+		e, err := histo.Encode(o.h)
+		if err != nil {
 			return l, err
 		}
-		if encode {
-			*o.enc = &e
-		}
+		*o.enc = &e
 	}
 	return l, nil
 }
