@@ -214,13 +214,17 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) Figure {
 		out.Service = &svc
 	}
 	serverSays := func(w stats.Word) bool { return out.Service != nil && stats.Word(out.Service.Word) == w }
+	svc := "not compared"
+	if out.Service != nil {
+		svc = serviceText(*out.Service)
+	}
 	switch {
 	case word == stats.Worse && noiseAccounts(out.CandidateNoisy, out.CandidateNoiseMs, ch.Base*ch.Lo, out.Paired()) && !serverSays(stats.Worse):
 		word, why = stats.CannotTell, fmt.Sprintf("the candidate's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms), and the server's side does not say worse (service %s %s)",
-			out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo, f.name(), serviceText(*out.Service))
+			out.CandidateNoisy, *out.CandidateNoiseMs, ch.Base*ch.Lo, f.name(), svc)
 	case word == stats.Better && noiseAccounts(out.BaselineNoisy, out.BaselineNoiseMs, -ch.Base*ch.Hi, out.Paired()) && !serverSays(stats.Better):
 		word, why = stats.CannotTell, fmt.Sprintf("the baseline's client host was too noisy to tell (%s): its noise there (%.3f ms) could account for the change (at least %+.3f ms), and the server's side does not say better (service %s %s)",
-			out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi, f.name(), serviceText(*out.Service))
+			out.BaselineNoisy, *out.BaselineNoiseMs, ch.Base*ch.Hi, f.name(), svc)
 	}
 	out.Word, out.Why = string(word), why
 	return out
