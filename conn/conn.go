@@ -205,6 +205,9 @@ type Conn struct {
 
 	done    chan struct{}
 	started bool
+	// member is the connection's membership of a hub that reads it
+	// (StartOn, Hub.Join), nil when none does.
+	member  atomic.Pointer[member]
 	closing atomic.Bool
 	dead    atomic.Bool
 	// writeFailed: a write failed while the reader ran; the socket stays
@@ -334,51 +337,61 @@ func (c *Conn) readLoop() {
 			c.fail(err)
 			return
 		}
-		if r.Push {
-			continue
+		if !c.dispatch(r) {
+			return
 		}
-		head := c.ring.head.Load()
-		unasked := false
-		for spins := 0; head == c.ring.pub.Load(); spins++ {
-			if head == c.ring.tail.Load() {
-				unasked = true // nothing queued: it answers no request
-				break
-			}
-			if c.closing.Load() || c.dead.Load() {
-				return
-			}
-			if spins < publishSpins {
-				runtime.Gosched()
-			} else {
-				time.Sleep(publishSleep)
-			}
-		}
-		// A reply read before its would-be request was written cannot
-		// answer it: Written is stamped before the write begins, so a
-		// genuine reply is always read after. Matching an unasked reply
-		// would pair every later reply with the wrong request; it is
-		// counted and skipped, and the request waits for its own.
-		if unasked {
-			c.unsolicited.Add(1)
-			continue
-		}
-		e, t := c.ring.slot(head), c.rd.Times()
-		// A clock that reads 0 is broken, not early: the handler counts
-		// such readings as clock errors and fails the run. The rule holds
-		// on the read instant, which a reply's kernel arrival never
-		// passes.
-		if t.Read > 0 && t.Read < e.Written {
-			c.unsolicited.Add(1)
-			continue
-		}
-		t = t.After(e.Written)
-		t.Last = c.rd.Buffered() == 0
-		if r.Err {
-			r.Text = c.rd.ErrorText
-		}
-		c.h.Reply(e, r, t)
-		c.ring.head.Store(head + 1)
 	}
+}
+
+// dispatch matches reply r to the oldest request written and hands both
+// to the handler; false when the connection closed while the reply waited
+// for its request's write to be published.
+func (c *Conn) dispatch(r Reply) bool {
+	if r.Push {
+		return true
+	}
+	head := c.ring.head.Load()
+	unasked := false
+	for spins := 0; head == c.ring.pub.Load(); spins++ {
+		if head == c.ring.tail.Load() {
+			unasked = true // nothing queued: it answers no request
+			break
+		}
+		if c.closing.Load() || c.dead.Load() {
+			return false
+		}
+		if spins < publishSpins {
+			runtime.Gosched()
+		} else {
+			time.Sleep(publishSleep)
+		}
+	}
+	// A reply read before its would-be request was written cannot
+	// answer it: Written is stamped before the write begins, so a
+	// genuine reply is always read after. Matching an unasked reply
+	// would pair every later reply with the wrong request; it is
+	// counted and skipped, and the request waits for its own.
+	if unasked {
+		c.unsolicited.Add(1)
+		return true
+	}
+	e, t := c.ring.slot(head), c.rd.Times()
+	// A clock that reads 0 is broken, not early: the handler counts
+	// such readings as clock errors and fails the run. The rule holds
+	// on the read instant, which a reply's kernel arrival never
+	// passes.
+	if t.Read > 0 && t.Read < e.Written {
+		c.unsolicited.Add(1)
+		return true
+	}
+	t = t.After(e.Written)
+	t.Last = c.rd.Buffered() == 0
+	if r.Err {
+		r.Text = c.rd.ErrorText
+	}
+	c.h.Reply(e, r, t)
+	c.ring.head.Store(head + 1)
+	return true
 }
 
 // Free returns how many more commands may be queued now: none while the

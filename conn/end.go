@@ -21,6 +21,14 @@ func (c *Conn) record(err error) {
 func (c *Conn) fail(err error) {
 	c.record(err)
 	c.dead.Store(true)
+	c.closeSocket()
+}
+
+// closeSocket closes the socket, out of its hub first when a hub reads it.
+func (c *Conn) closeSocket() {
+	if m := c.member.Load(); m != nil {
+		m.detach(true)
+	}
 	c.nc.Close()
 }
 
@@ -41,7 +49,7 @@ func (c *Conn) failWrite(err error) {
 		return // the writer is the only caller: nothing races this
 	}
 	c.record(err)
-	c.drainLimit = time.AfterFunc(writeFailDrain, func() { c.nc.Close() })
+	c.drainLimit = time.AfterFunc(writeFailDrain, c.closeSocket)
 	c.writeFailed.Store(true) // after drainLimit, which Close then sees
 	c.dead.Store(true)
 }
@@ -97,13 +105,14 @@ func (c *Conn) Close() {
 		c.drainLimit.Stop()
 	}
 	c.dead.Store(true)
-	c.nc.Close()
+	c.closeSocket()
 	if c.started {
 		<-c.done
 	}
 }
 
-// Done is closed when the reader goroutine has exited.
+// Done is closed when the reader has stopped: its goroutine exited, or
+// its hub read it for the last time.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Unanswered calls fn for every command that was written but not answered.

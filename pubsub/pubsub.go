@@ -271,6 +271,9 @@ func runSide(ctx context.Context, env *experiment.Env, cfg *Config, closed bool)
 	if !closed {
 		oc := cfg.Open
 		oc.OnInteger = tally.add
+		// The publisher's replies come in the same bursts as the
+		// deliveries: the subscribers' hub reads them on the same wake.
+		oc.Hub = subs.hub
 		var keys endpoint.Keys
 		if cfg.Cluster {
 			// The channel is the key: SPUBLISH must reach its slot's

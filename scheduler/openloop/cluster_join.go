@@ -111,7 +111,7 @@ func (p *pacer) takeJoined() {
 				continue
 			}
 			s.completedAt = s.h.completed.Load()
-			c.Start(s.handler())
+			c.StartOn(run.cfg.Hub, s.handler())
 			s.set(c)
 			up++
 		}

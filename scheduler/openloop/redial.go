@@ -121,7 +121,7 @@ func (p *pacer) maintain(now int64) {
 					s.extra.Store(0)
 					run.cl.members[s.node].down = false // a joined node that could not be reached is back
 				}
-				r.c.Start(s.handler())
+				r.c.StartOn(run.cfg.Hub, s.handler())
 				s.set(r.c)
 				run.reconnects.Add(1)
 				if s.lost {

@@ -90,6 +90,11 @@ type Config struct {
 	// (scheduler.Result.ServerProcess, scheduler.Interval.ServerProcess). Nil, or pacer's own
 	// process: not read.
 	ServerProcess *host.ServerProcess
+	// Hub reads the connections' replies on its goroutine where they can
+	// be read there (conn.StartOn): a process whose other connections a
+	// hub reads already (pubsub's subscribers) wakes once per burst for
+	// all of them. Nil: each connection has a reader goroutine.
+	Hub *conn.Hub
 	// Looks, when set, looks at the intervals measured so far while the
 	// run goes on and may end it early (see scheduler.Looks); Duration is then the
 	// most it lasts.
@@ -220,7 +225,7 @@ func Run(ctx context.Context, conns []*conn.Conn, cmds scheduler.Commands, cfg C
 	for i, c := range conns {
 		s := run.addStartLane(i, c)
 		if c != nil {
-			c.Start(s.h)
+			c.StartOn(cfg.Hub, s.h)
 			alive++
 		}
 	}

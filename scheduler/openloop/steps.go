@@ -150,7 +150,7 @@ func RunSteps(ctx context.Context, conns []*conn.Conn, cmds scheduler.Commands, 
 	for i, c := range cur {
 		sws[i] = &stepHandler{}
 		if c != nil {
-			c.Start(sws[i])
+			c.StartOn(cfg.Hub, sws[i])
 		}
 	}
 	defer func() {
@@ -322,7 +322,7 @@ func runStep(ctx context.Context, cur []*conn.Conn, sws []*stepHandler, cmds sch
 			if derr != nil {
 				continue // the next step's pacer keeps trying
 			}
-			c.Start(sws[i])
+			c.StartOn(run.cfg.Hub, sws[i])
 			cur[i] = c
 		}
 	}
