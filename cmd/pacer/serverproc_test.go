@@ -12,7 +12,9 @@ import (
 // A run against a redis-server on this host finds its process (the
 // listening socket's owner, confirmed by INFO process_id) and reports
 // what its threads did with the CPUs, over the test and in every
-// interval; the embedded target, pacer's own process, has none.
+// interval; the embedded target, pacer's own process, has none. A
+// sweep's steps say so as a run does, and where the target runs (the
+// attribution reads it: steps once said every target was elsewhere).
 func TestRunReportsTheServerProcess(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
@@ -58,6 +60,28 @@ func TestRunReportsTheServerProcess(t *testing.T) {
 		t.Errorf("the intervals' time slices add up to %d, the test's are %d", slices, sp.Timeslices)
 	}
 	testrun.Contains(t, stdout, "server process pid "+strconv.Itoa(pid)+" (redis-server): CPU ", "waited for a CPU")
+
+	type host struct {
+		Local     bool `json:"target_local"`
+		InProcess bool `json:"target_in_process"`
+	}
+	type steps struct {
+		Tests []struct {
+			Host          *host `json:"host"`
+			ServerProcess *proc `json:"server_process"`
+		} `json:"tests"`
+	}
+	outSweep := filepath.Join(t.TempDir(), "s.json")
+	args = append([]string{"sweep"}, hostPort(t, srv.Addr)...)
+	args = append(args, "--rates", "1k,2k", "--step-duration", "500ms", "-c", "4", "-t", "get", "--json", outSweep, "--lag-limit", "1s")
+	if code, _, stderr := pacer(t, args...); code != exitOK {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	for i, st := range readJSON[steps](t, outSweep).Tests {
+		if st.Host == nil || !st.Host.Local || st.Host.InProcess || st.ServerProcess == nil || st.ServerProcess.PID != pid {
+			t.Errorf("sweep step %d: host %+v, server_process %+v: want a local target, redis-server's process", i, st.Host, st.ServerProcess)
+		}
+	}
 
 	out2 := filepath.Join(t.TempDir(), "e.json")
 	if code, _, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "300ms", "-c", "2", "-t", "get", "--lag-limit", "1s", "--json", out2); code != exitOK {

@@ -384,10 +384,7 @@ func (o *openSweep) decideBudget() time.Duration {
 // finishStep completes a step's result and shows its line.
 func (o *openSweep) finishStep(st *openloop.Step) {
 	env := o.env
-	st.TLS = env.Target.TakeHandshakes()
-	if env.Redact != nil {
-		env.Redact(st.Result)
-	}
+	env.Finish(st.Result) // as a run's: its handshakes, where the target runs, redacted
 	env.Place.Started(st.Result)
 	env.Place.Next(o.stepTL, o.cfg.Settle+o.stepDur, 0, o.cfg.Open.Drain)
 	if o.looked != nil {
