@@ -54,8 +54,9 @@ type ClauseResult struct {
 	// parts took at the clause's metric (see ClientShare); null for other
 	// clauses. Owner says whose a failing clause is: "server" (its side
 	// fails too, on a quiet host), "client" (the client's send or receive
-	// lag explains it) or "host" (the client machine was too busy to
-	// tell); empty for a clause that passed.
+	// lag explains it), "host" (the client machine was too busy to tell)
+	// or "capacity" (the server's process waited for CPUs that pacer and
+	// it alone kept busy); empty for a clause that passed.
 	Client *ClientShare `json:"client,omitempty"`
 	Owner  string       `json:"owner,omitempty"`
 

@@ -43,7 +43,9 @@ type StepInfo struct {
 	// server missed beyond doubt: the interval of a percentile clause
 	// wholly above its bound), "unsustainable" (a failure: its latency
 	// and its requests in flight rose through a step, see Trend),
-	// "aborted" (a failure), "uncertain" (an interval straddled its
+	// "aborted" (a failure), "saturated" (a failure of the setup: the
+	// server's process waited for CPUs that pacer and it alone kept busy),
+	// "uncertain" (an interval straddled its
 	// bound, even after lengthening), "inconclusive" (the miss was the
 	// client's or its host's, or the load was not delivered) or
 	// "unjudged" (too few samples). Pass is set for pass and the

@@ -45,6 +45,9 @@ const (
 type serverWait struct {
 	u  host.ProcUsage
 	ok bool
+	// all is the usage over the whole test (over its intervals, when it
+	// has them).
+	all host.ProcUsage
 	// failing says the usage is that of the failing intervals.
 	failing bool
 	// calm is the usage over the intervals in which the server process
@@ -65,7 +68,7 @@ func serverWaitOf(t *report.Test, from, dur time.Duration, metric string, boundM
 	}
 	ivs, err := t.Series()
 	if err != nil || len(ivs) == 0 {
-		return serverWait{u: f.Server.Usage, ok: f.Server.Usage.Seconds > 0}
+		return serverWait{u: f.Server.Usage, ok: f.Server.Usage.Seconds > 0, all: f.Server.Usage}
 	}
 	var all, failing, calm host.ProcUsage
 	var calmHists []*hdrhistogram.Histogram
@@ -85,7 +88,7 @@ func serverWaitOf(t *report.Test, from, dur time.Duration, metric string, boundM
 			}
 		}
 	}
-	w := serverWait{u: all, ok: all.Seconds > 0, calm: calm}
+	w := serverWait{u: all, ok: all.Seconds > 0, calm: calm, all: all}
 	if failing.Seconds > 0 {
 		w.u, w.failing = failing, true
 	}
@@ -96,6 +99,15 @@ func serverWaitOf(t *report.Test, from, dur time.Duration, metric string, boundM
 		w.calmCount = h.TotalCount()
 	}
 	return w
+}
+
+// serverCores is the server process's CPU over the whole test, in
+// cores.
+func (w serverWait) serverCores() float64 {
+	if w.all.Seconds <= 0 {
+		return 0
+	}
+	return w.all.CPU.Seconds() / w.all.Seconds
 }
 
 // calmMiss reports whether the service time of the intervals in which

@@ -36,6 +36,11 @@ const (
 	StepInconclusive StepDecision = "inconclusive"
 	// StepUnjudged: too few samples for a percentile clause that decides.
 	StepUnjudged StepDecision = "unjudged"
+	// StepSaturated: the server missed a clause because it waited for a
+	// CPU while pacer and it alone used the host (OwnerCapacity): a rate
+	// beyond what this setup sustains, though not a failure of the
+	// server's own.
+	StepSaturated StepDecision = "saturated"
 )
 
 // Outcome is what the decision adds to the trust rule's judgement of the
@@ -45,7 +50,7 @@ const (
 // judgement's (see Step).
 func (d StepDecision) Outcome() Outcome {
 	switch d {
-	case StepFail, StepUnsustainable, StepAborted:
+	case StepFail, StepUnsustainable, StepAborted, StepSaturated:
 		return Fail
 	case StepUncertain, StepInconclusive, StepUnjudged:
 		return Inconclusive
@@ -103,6 +108,10 @@ func Unjudged() StepJudgement { return StepJudgement{Shown: -1} }
 //   - aborted: a failure (the oldest request waited past --abort-after:
 //     the server's); target lost: a failure (its outcome Error);
 //   - too few samples for a percentile clause that decides: unjudged;
+//   - Inconclusive with every failing clause the host's capacity
+//     (OwnerCapacity: the server's process waited for CPUs that pacer and
+//     it alone kept busy): saturated, a failure: the rate is beyond what
+//     the setup sustains, though the server's code did not miss it;
 //   - Inconclusive (every failing clause the client's or the host's, or
 //     a pass on an under-delivered load): inconclusive, neither the
 //     server's failure nor a pass, and why ("the client host was too
@@ -120,10 +129,12 @@ func Unjudged() StepJudgement { return StepJudgement{Shown: -1} }
 // server's is inconclusive.
 //
 // The step's outcome composes: the worse of j's and the decision's, so
-// a step never reads better than its judgement. One refinement, said
+// a step never reads better than its judgement. Two refinements, said
 // here: an aborted step is Fail whatever its judgement, since the abort
 // is the server's own evidence (its oldest request waited past the
-// bound) that no lateness of the generator's can explain.
+// bound) that no lateness of the generator's can explain; and a
+// saturated one is Fail, since nothing but the test itself took the
+// CPUs the server waited for.
 func Step(t *report.Test, j Judgement, f StepFacts) StepJudgement {
 	v := StepJudgement{Outcome: j.Outcome, Shown: -1, Trend: f.Trend}
 	s := t.SLO
@@ -163,6 +174,10 @@ func Step(t *report.Test, j Judgement, f StepFacts) StepJudgement {
 		v.Decision = StepUnjudged
 		v.Why = "too few samples for " + strings.Join(f.Short, ", ")
 		show(StepUncertain)
+	case j.Outcome == Inconclusive && saturated(s, j):
+		v.Pass, v.Decision = &no, StepSaturated
+		v.Why, v.Note = "beyond what this setup sustains: "+safetext.Line(j.Reason), "CPUs full: pacer and server"
+		show(StepFail)
 	case j.Outcome == Inconclusive:
 		v.Decision = StepInconclusive
 		// The trust rule's reason says whose the miss was ("… but the
@@ -213,12 +228,28 @@ func Step(t *report.Test, j Judgement, f StepFacts) StepJudgement {
 		show(StepUncertain)
 		v.Why = uncertainWhy(v.Intervals, v.Shown)
 	}
-	if v.Decision == StepAborted {
+	if v.Decision == StepAborted || v.Decision == StepSaturated {
 		v.Outcome = Fail
 	} else {
 		v.Outcome = Worse(j.Outcome, v.Decision.Outcome())
 	}
 	return v
+}
+
+// saturated reports whether every clause of s that failed is owned by
+// the host's capacity (OwnerCapacity).
+func saturated(s *report.SLOResult, j Judgement) bool {
+	n := 0
+	for i, c := range s.Clauses {
+		if c.Pass {
+			continue
+		}
+		if i >= len(j.Owners) || j.Owners[i] != OwnerCapacity {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // Remeasured judges a step at a rate measured before (earlier) by its

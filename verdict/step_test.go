@@ -9,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/host"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
@@ -106,6 +107,21 @@ func TestStep(t *testing.T) {
 			r.Hiccups = histo.New()
 			_ = r.Hiccups.RecordValues(int64(1500*us), 2000)
 		}, decision: StepInconclusive, outcome: Inconclusive, interval: StepFail, why: "misses 1.000 ms, but the client host was too busy to tell whose it is: host hiccups 1.500 ms"},
+		// The server's process waited for a CPU that pacer and it alone
+		// kept busy: beyond what the setup sustains, a failure for the
+		// search, though not the server's own.
+		{name: "the host saturated by the test", slo: "p99<=1ms", n: 2000, f: flat(2*ms, 10*us), adjust: func(r *scheduler.Result) {
+			r.CPU = scheduler.HostCPU{Available: true, Seconds: 2, Busy: 0.6, Self: 0.45, CPUs: 2}
+			r.TargetLocal, r.ReceiveClock = true, scheduler.ReceiveKernel
+			r.ServerProcess = &scheduler.ServerProcess{ServerProcess: host.ServerProcess{PID: 42, Name: "pacer", How: "test"},
+				Usage: host.ProcUsage{Seconds: 2, CPU: 1500 * ms, Wait: 1780 * ms, ThreadWait: 400 * ms, Slices: 2000, Threads: 10}}
+			for i := range r.Intervals {
+				share := r.Intervals[i].Duration.Seconds() / 2
+				u := r.ServerProcess.Usage
+				r.Intervals[i].ServerProcess = &host.ProcUsage{Seconds: share * u.Seconds, CPU: time.Duration(share * float64(u.CPU)),
+					Wait: time.Duration(share * float64(u.Wait)), ThreadWait: time.Duration(share * float64(u.ThreadWait)), Slices: 100, Threads: 10}
+			}
+		}, decision: StepSaturated, pass: ptr(false), outcome: Fail, interval: StepFail, why: "beyond what this setup sustains: "},
 		// A queue that grows fails a step that meets its percentiles.
 		{name: "unsustainable", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: StepFacts{Trend: rising}, decision: StepUnsustainable, pass: ptr(false), outcome: Fail, interval: StepPass, why: "Mann–Kendall"},
 		{name: "aborted", slo: "p99<=1ms", n: 2000, f: flat(500*us, 10*us), facts: StepFacts{Aborted: true}, decision: StepAborted, pass: ptr(false), outcome: Fail, interval: StepPass},
@@ -147,8 +163,8 @@ func TestStep(t *testing.T) {
 				c.name, v.Decision, fmtPass(v.Pass), v.Outcome, shown, v.Why, c.decision, fmtPass(c.pass), c.outcome, c.interval, c.why, j.Reason)
 		}
 		// The step composes: never better than its judgement, but for an
-		// aborted one.
-		if v.Decision != StepAborted && Worse(v.Outcome, j.Outcome) != v.Outcome {
+		// aborted or saturated one.
+		if v.Decision != StepAborted && v.Decision != StepSaturated && Worse(v.Outcome, j.Outcome) != v.Outcome {
 			t.Errorf("%s: outcome %s better than the judgement's %s", c.name, v.Outcome, j.Outcome)
 		}
 	}

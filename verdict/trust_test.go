@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,10 @@ func TestJudge(t *testing.T) {
 				Usage: host.ProcUsage{Seconds: 2, CPU: 1500 * ms, Wait: time.Duration(sum * 2e9), ThreadWait: time.Duration(one * 2e9), Slices: 2000, Threads: 27}}
 			r.ReceiveClock = scheduler.ReceiveKernel
 		}
+	}
+	// pacer's own CPU, in cores
+	self := func(cores float64) func(*scheduler.Result) {
+		return func(r *scheduler.Result) { r.CPU.Self = cores }
 	}
 	// the server's busiest thread found waiting for the disk in d of 500
 	// looks at its state
@@ -264,6 +269,17 @@ func TestJudge(t *testing.T) {
 		// The same at p99 (1% beyond): one thread's 23% explains the miss.
 		{name: "fail at p99, a threaded server's thread waits", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), hiccups(100 * us), threads(0.89, 0.23)}, slo: "p99<5ms",
 			want: Inconclusive, verdict: "inconclusive", says: "most-waiting thread waited 460.0 ms"},
+		// The same, while pacer (0.5 cores) and the server (0.75) alone
+		// kept the host's 2 CPUs 65% busy (0.05 cores left for the rest):
+		// the waits came from the test itself, no other load. Still no
+		// verdict of the server's own, but the host's capacity, which a
+		// sweep's step takes as beyond what the setup sustains.
+		{name: "fail at p99, the test alone on the host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.65, 0, true), self(0.5), hiccups(100 * us), threads(0.89, 0.23)}, slo: "p99<5ms",
+			want: Inconclusive, verdict: "inconclusive", says: "while pacer (0.50 cores) and the server's process (0.75) alone used the host's 2 CPUs (the rest 0.05): at this rate the two together need more of this host"},
+		// The same with the hypervisor's other guests taking 10% of the
+		// CPUs (0.25 cores for the rest): a disturbance, the host's.
+		{name: "fail at p99, the test beside stolen time", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.75, 0.1, true), self(0.5), hiccups(100 * us), threads(0.89, 0.23)}, slo: "p99<5ms",
+			want: Inconclusive, verdict: "inconclusive", says: "the host did not run the server when it had work"},
 		// An fsync of 40 ms during the test: the server's, whatever its
 		// waits.
 		{name: "fail beside an fsync", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.95, 0, true), hiccups(3 * ms), waiting(2*ms, 300)}, slo: "p99<5ms",
@@ -306,6 +322,9 @@ func TestJudge(t *testing.T) {
 			tt.Server = tc.server
 			j := Judge(tt)
 			t.Logf("%d %s: %s", j.Outcome, j.Verdict, j.Reason)
+			if capacity := strings.Contains(tc.name, "the test alone"); capacity != slices.Contains(j.Owners, OwnerCapacity) {
+				t.Errorf("owners %q: the host's capacity %v, want %v", j.Owners, !capacity, capacity)
+			}
 			if j.Outcome != tc.want || j.Verdict != tc.verdict || !strings.Contains(j.Reason, tc.says) {
 				t.Errorf("got %d %s (%s)\nwant %d %s with %q", j.Outcome, j.Verdict, j.Reason, tc.want, tc.verdict, tc.says)
 			}

@@ -77,7 +77,7 @@ type doc struct {
 }
 
 // marks abbreviates a step's decision in the rates line.
-var marks = map[string]string{"pass": "", "fail": "x", "unsustainable": "x~", "aborted": "x!", "uncertain": "?", "inconclusive": "c", "unjudged": "-"}
+var marks = map[string]string{"pass": "", "fail": "x", "unsustainable": "x~", "aborted": "x!", "saturated": "x%", "uncertain": "?", "inconclusive": "c", "unjudged": "-"}
 
 func main() {
 	bin := flag.String("bin", "pacer", "pacer binary")
@@ -277,7 +277,7 @@ func search(bin string, args []string, out string) (result, error) {
 		}
 		cells = append(cells, cell)
 	}
-	s.table = strings.Join(cells, " ") + "  (x failed, x~ unsustainable, x! aborted, ? uncertain, c the client's, - unjudged; p99 ms)"
+	s.table = strings.Join(cells, " ") + "  (x failed, x~ unsustainable, x! aborted, x% saturated (the CPUs full with pacer and the server), ? uncertain, c the client's, - unjudged; p99 ms)"
 	return s, nil
 }
 
