@@ -8,6 +8,16 @@
 //
 // Points default to the issue's: -P 1 (SET, GET), -P 16 (SET, GET), -P 64
 // (GET), all with -c 50 and -r 100000.
+//
+// -floor adds a third client on the GET points: the least CPU a client
+// spends per request on this machine (floor_linux.go: one thread, its
+// connections in one epoll instance, a write and a read per batch, no
+// timing, no histogram), run as a process of its own like the tools. Its
+// ratio to redis-benchmark's CPU is the best any client could reach here:
+// most of a request's cost on loopback is the kernel's TCP work, which
+// the sender pays for both ends.
+//
+//	go run ./bench/closed -bin /tmp/pacer -runs 5 -points get:1:400000,get:16:4000000 -floor
 package main
 
 import (
@@ -41,6 +51,8 @@ func main() {
 	points := flag.String("points", "set:1:200000,get:1:200000,set:16:2000000,get:16:3000000,get:64:4000000", "test:pipeline:requests list")
 	clients := flag.Int("c", 50, "connections")
 	extra := flag.String("pacer-args", "", "extra arguments for pacer bench, space-separated")
+	floor := flag.Bool("floor", false, "add the floor: the least CPU a client spends per request (one thread, epoll, a write and a read per batch, nothing measured) on the GET points")
+	floorAddr := flag.String("floor-client", "", "run as the floor client against ADDR (with -c, and -points' first pipeline and count), print its CSV and exit")
 	flag.Parse()
 
 	var pts []point
@@ -49,6 +61,14 @@ func main() {
 		pp, _ := strconv.Atoi(f[1])
 		n, _ := strconv.Atoi(f[2])
 		pts = append(pts, point{test: f[0], pipeline: pp, requests: n})
+	}
+	if *floorAddr != "" {
+		p := pts[0]
+		if err := floorClient(*floorAddr, *clients, p.pipeline, p.requests); err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	srv := kit.Must(kit.Start())
 	defer srv.Stop()
@@ -69,6 +89,20 @@ func main() {
 			return exec.Command(*bin, args...)
 		}},
 	}
+	if *floor {
+		self, err := os.Executable()
+		kit.Check(err)
+		tools = append(tools, struct {
+			name string
+			cmd  func(p point) *exec.Cmd
+		}{"floor", func(p point) *exec.Cmd {
+			if p.test != "get" {
+				return nil
+			}
+			return exec.Command(self, "-floor-client", "127.0.0.1:"+port, "-c", strconv.Itoa(*clients),
+				"-points", fmt.Sprintf("get:%d:%d", p.pipeline, p.requests))
+		}})
+	}
 	results := make([][][]sample, len(pts))
 	for i := range results {
 		results[i] = make([][]sample, len(tools))
@@ -76,8 +110,12 @@ func main() {
 	for r := 0; r < *runs; r++ {
 		for i, p := range pts {
 			for k, tool := range tools {
+				cmd := tool.cmd(p)
+				if cmd == nil {
+					continue
+				}
 				before := serverCPU(port)
-				s, err := runOnce(tool.cmd(p), p)
+				s, err := runOnce(cmd, p)
 				s.serverCPUPerReq = (serverCPU(port) - before) * 1e6 / float64(p.requests)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "bench: %s %s -P %d: %v\n", tool.name, p.test, p.pipeline, err)
@@ -102,6 +140,20 @@ func main() {
 		sa, sb := kit.Median(a, func(s sample) float64 { return s.serverCPUPerReq }), kit.Median(b, func(s sample) float64 { return s.serverCPUPerReq })
 		pr := kit.PairedMedian(a, b, func(s sample) float64 { return s.rps })
 		fmt.Printf("%-5s %-4d %14.0f %14.0f %7.3f %7.3f %12.3f %12.3f %7.3f %8.3f:%.3f\n", p.test, p.pipeline, ra, rbb, rbb/ra, pr, ca, cb, cb/ca, sa, sb)
+	}
+	if !*floor {
+		return
+	}
+	fmt.Printf("the floor: one thread, epoll, a write and a read per batch, nothing measured; its CPU per request against redis-benchmark's\n")
+	fmt.Printf("%-5s %-4s %14s %12s %12s %7s %12s %7s\n", "test", "-P", "floor/s", "floor µs/req", "rb µs/req", "ratio", "pacer µs/req", "ratio")
+	for i, p := range pts {
+		a, b, f := results[i][0], results[i][1], results[i][2]
+		if len(a) == 0 || len(b) == 0 || len(f) == 0 {
+			continue
+		}
+		cpu := func(s sample) float64 { return s.cpuPerReq }
+		ca, cb, cf := kit.Median(a, cpu), kit.Median(b, cpu), kit.Median(f, cpu)
+		fmt.Printf("%-5s %-4d %14.0f %12.3f %12.3f %7.3f %12.3f %7.3f\n", p.test, p.pipeline, kit.Median(f, func(s sample) float64 { return s.rps }), cf, ca, cf/ca, cb, cb/ca)
 	}
 }
 
