@@ -55,8 +55,9 @@ type ClauseResult struct {
 	// clauses. Owner says whose a failing clause is: "server" (its side
 	// fails too, on a quiet host), "client" (the client's send or receive
 	// lag explains it), "host" (the client machine was too busy to tell)
-	// or "capacity" (the server's process waited for CPUs that pacer and
-	// it alone kept busy); empty for a clause that passed.
+	// or "capacity" (the server's process waited for a CPU, or the client
+	// host's noise could account for the miss, while the test had the host
+	// to itself and kept it busy); empty for a clause that passed.
 	Client *ClientShare `json:"client,omitempty"`
 	Owner  string       `json:"owner,omitempty"`
 

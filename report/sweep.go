@@ -44,7 +44,8 @@ type StepInfo struct {
 	// wholly above its bound), "unsustainable" (a failure: its latency
 	// and its requests in flight rose through a step, see Trend),
 	// "aborted" (a failure), "saturated" (a failure of the setup: the
-	// server's process waited for CPUs that pacer and it alone kept busy),
+	// test had the host to itself and needed more of it, see
+	// verdict.OwnerCapacity),
 	// "uncertain" (an interval straddled its
 	// bound, even after lengthening), "inconclusive" (the miss was the
 	// client's or its host's, or the load was not delivered) or

@@ -36,10 +36,10 @@ const (
 	StepInconclusive StepDecision = "inconclusive"
 	// StepUnjudged: too few samples for a percentile clause that decides.
 	StepUnjudged StepDecision = "unjudged"
-	// StepSaturated: the server missed a clause because it waited for a
-	// CPU while pacer and it alone used the host (OwnerCapacity): a rate
-	// beyond what this setup sustains, though not a failure of the
-	// server's own.
+	// StepSaturated: every clause missed was the host's capacity
+	// (OwnerCapacity: the test had the host to itself and needed more of
+	// it): a rate beyond what this setup sustains, though not a failure of
+	// the server's own.
 	StepSaturated StepDecision = "saturated"
 )
 
@@ -109,9 +109,9 @@ func Unjudged() StepJudgement { return StepJudgement{Shown: -1} }
 //     the server's); target lost: a failure (its outcome Error);
 //   - too few samples for a percentile clause that decides: unjudged;
 //   - Inconclusive with every failing clause the host's capacity
-//     (OwnerCapacity: the server's process waited for CPUs that pacer and
-//     it alone kept busy): saturated, a failure: the rate is beyond what
-//     the setup sustains, though the server's code did not miss it;
+//     (OwnerCapacity: the test had the host to itself and needed more of
+//     it): saturated, a failure: the rate is beyond what the setup
+//     sustains, though the server's code did not miss it;
 //   - Inconclusive (every failing clause the client's or the host's, or
 //     a pass on an under-delivered load): inconclusive, neither the
 //     server's failure nor a pass, and why ("the client host was too
@@ -133,8 +133,7 @@ func Unjudged() StepJudgement { return StepJudgement{Shown: -1} }
 // here: an aborted step is Fail whatever its judgement, since the abort
 // is the server's own evidence (its oldest request waited past the
 // bound) that no lateness of the generator's can explain; and a
-// saturated one is Fail, since nothing but the test itself took the
-// CPUs the server waited for.
+// saturated one is Fail, since nothing but the test itself delayed it.
 func Step(t *report.Test, j Judgement, f StepFacts) StepJudgement {
 	v := StepJudgement{Outcome: j.Outcome, Shown: -1, Trend: f.Trend}
 	s := t.SLO
@@ -176,7 +175,7 @@ func Step(t *report.Test, j Judgement, f StepFacts) StepJudgement {
 		show(StepUncertain)
 	case j.Outcome == Inconclusive && saturated(s, j):
 		v.Pass, v.Decision = &no, StepSaturated
-		v.Why, v.Note = "beyond what this setup sustains: "+safetext.Line(j.Reason), "CPUs full: pacer and server"
+		v.Why, v.Note = "beyond what this setup sustains: "+safetext.Line(j.Reason), "the host full with the test"
 		show(StepFail)
 	case j.Outcome == Inconclusive:
 		v.Decision = StepInconclusive

@@ -274,8 +274,26 @@ func TestJudge(t *testing.T) {
 		// the waits came from the test itself, no other load. Still no
 		// verdict of the server's own, but the host's capacity, which a
 		// sweep's step takes as beyond what the setup sustains.
-		{name: "fail at p99, the test alone on the host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.65, 0, true), self(0.5), hiccups(100 * us), threads(0.89, 0.23)}, slo: "p99<5ms",
+		{name: "capacity: fail at p99, the test alone on the host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.65, 0, true), self(0.5), hiccups(100 * us), threads(0.89, 0.23)}, slo: "p99<5ms",
 			want: Inconclusive, verdict: "inconclusive", says: "while pacer (0.50 cores) and the server's process (0.75) alone used the host's 2 CPUs (the rest 0.05): at this rate the two together need more of this host"},
+		// The same server's waits while the test hardly used the host
+		// (pacer 0.05 cores, the server 0.1; the host 10% busy): a test
+		// that light cannot have made them, whatever the counters saw of
+		// what did. The host's.
+		{name: "fail at p99, the server waits, the test idle on the host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.1, 0, true), self(0.05), hiccups(100 * us), waiting(2*ms, 300)}, slo: "p99<5ms",
+			want: Inconclusive, verdict: "inconclusive", says: "the host did not run the server when it had work"},
+		// The embedded target: a miss the client host's noise could
+		// account for, while pacer's process (the target in it) kept 0.95
+		// of the 2 CPUs busy and nothing else ran: its own goroutines
+		// delayed each other. The host's capacity.
+		{name: "capacity: fail, in-process target, the test alone and busy", f: flat(6*ms, 50*us), adjust: []func(*scheduler.Result){hostCPU(0.5, 0, true), self(0.95), hiccups(3 * ms),
+			func(r *scheduler.Result) { r.TargetInProcess = true }}, slo: "p99<5ms",
+			want: Inconclusive, verdict: "inconclusive", says: "and the client host's noise could account for it (host hiccups 3.000 ms on a 5.000 ms bound), while pacer, the target in its process, alone used the host's 2 CPUs (0.95 cores; the rest 0.05)"},
+		// The same noise while pacer's process hardly ran (0.15 cores):
+		// it came from outside. The host's.
+		{name: "fail, in-process target, the test idle", f: flat(6*ms, 50*us), adjust: []func(*scheduler.Result){hostCPU(0.1, 0, true), self(0.15), hiccups(3 * ms),
+			func(r *scheduler.Result) { r.TargetInProcess = true }}, slo: "p99<5ms",
+			want: Inconclusive, verdict: "inconclusive", says: "the client host was too busy to tell whose it is: host hiccups 3.000 ms"},
 		// The same with the hypervisor's other guests taking 10% of the
 		// CPUs (0.25 cores for the rest): a disturbance, the host's.
 		{name: "fail at p99, the test beside stolen time", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.75, 0.1, true), self(0.5), hiccups(100 * us), threads(0.89, 0.23)}, slo: "p99<5ms",
@@ -322,7 +340,7 @@ func TestJudge(t *testing.T) {
 			tt.Server = tc.server
 			j := Judge(tt)
 			t.Logf("%d %s: %s", j.Outcome, j.Verdict, j.Reason)
-			if capacity := strings.Contains(tc.name, "the test alone"); capacity != slices.Contains(j.Owners, OwnerCapacity) {
+			if capacity := strings.HasPrefix(tc.name, "capacity"); capacity != slices.Contains(j.Owners, OwnerCapacity) {
 				t.Errorf("owners %q: the host's capacity %v, want %v", j.Owners, !capacity, capacity)
 			}
 			if j.Outcome != tc.want || j.Verdict != tc.verdict || !strings.Contains(j.Reason, tc.says) {

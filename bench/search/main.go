@@ -277,7 +277,7 @@ func search(bin string, args []string, out string) (result, error) {
 		}
 		cells = append(cells, cell)
 	}
-	s.table = strings.Join(cells, " ") + "  (x failed, x~ unsustainable, x! aborted, x% saturated (the CPUs full with pacer and the server), ? uncertain, c the client's, - unjudged; p99 ms)"
+	s.table = strings.Join(cells, " ") + "  (x failed, x~ unsustainable, x! aborted, x% saturated (the host full with the test itself), ? uncertain, c the client's, - unjudged; p99 ms)"
 	return s, nil
 }
 
