@@ -50,7 +50,39 @@ type closedWorker struct {
 	tally     []scheduler.CommandTally // per command of a mix
 	batchOK   []int64                  // ok replies of the batch in flight, per command
 	epoch     uint64                   // the moves of cfg.Follow its connection followed
-	_         [64]byte
+	// recv is the receive lag pending for the replies of one read, which
+	// all have it: recorded once, with their count.
+	recv pendingLag
+	_    [64]byte
+}
+
+// pendingLag is a receive lag awaiting its recording, and how many
+// replies had it. The replies of one read share their arrival and read
+// instants: at -P 16 a read holds the batch, and one atomic add into the
+// shared histogram replaces sixteen from as many goroutines.
+type pendingLag struct{ lag, n int64 }
+
+// add notes one reply's lag, recording the pending one first when it
+// differs.
+func (p *pendingLag) add(w *closedWorker, lag int64) {
+	if p.n > 0 && p.lag != lag {
+		p.flush(w)
+	}
+	p.lag = lag
+	p.n++
+}
+
+// flush records the pending lag; the batch's end and every way out of it
+// call it, so nothing stays pending between batches.
+func (p *pendingLag) flush(w *closedWorker) {
+	if p.n == 0 {
+		return
+	}
+	w.run.receive.RecordN(p.lag, p.n)
+	if w.run.nodes != nil {
+		w.run.nodes[w.node].receive.RecordN(p.lag, p.n)
+	}
+	p.n = 0
 }
 
 func (w *closedWorker) loop() {
@@ -108,6 +140,7 @@ func (w *closedWorker) loop() {
 		for j := uint64(0); j < k; {
 			r, rt, err := w.c.ReadReply()
 			if err != nil {
+				w.recv.flush(w)
 				w.lostBatch(k, j, true, start, err)
 				return
 			}
@@ -163,10 +196,7 @@ func (w *closedWorker) loop() {
 			if r.IsInt && cfg.OnInteger != nil {
 				cfg.OnInteger(r.Int)
 			}
-			run.receive.Record(rt.Read - at)
-			if w.run.nodes != nil {
-				w.run.nodes[w.node].receive.Record(rt.Read - at)
-			}
+			w.recv.add(w, rt.Read-at)
 			if scheduler.Timed(run.kinds) {
 				run.kinds[kind].Receive.Record(rt.Read - at)
 			}
@@ -180,6 +210,7 @@ func (w *closedWorker) loop() {
 			}
 			w.completed.Add(1)
 		}
+		w.recv.flush(w)
 		w.since.Store(0)
 		if cfg.Latency == FirstReply && ok > 0 {
 			if run.clockOK(start, firstAt, uint64(ok)) {
