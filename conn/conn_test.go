@@ -399,6 +399,12 @@ func (c *countReplies) Reply(*Entry, Reply, Times) { c.n.Add(1) }
 // close the socket under the reader: in the CI they were lost, and every
 // request of the connection counted as an error.
 func TestWriteFailureKeepsTheRepliesThatArrived(t *testing.T) {
+	writeFailureKeepsReplies(t, func(c *Conn, h Handler) { c.Start(h) })
+}
+
+// writeFailureKeepsReplies is TestWriteFailureKeepsTheRepliesThatArrived
+// with the reader that start starts (a goroutine, or a hub).
+func writeFailureKeepsReplies(t *testing.T, start func(c *Conn, h Handler)) {
 	cmd := AppendCommand(nil, "PING")
 	const n = 5
 	held := make(chan struct{})
@@ -418,7 +424,7 @@ func TestWriteFailureKeepsTheRepliesThatArrived(t *testing.T) {
 	c := mustDial(t, Options{Addr: addr, SkipProbe: true})
 	defer c.Close()
 	g := newGate()
-	c.Start(g)
+	start(c, g)
 	for range n {
 		c.Queue(cmd, 0, 0)
 	}

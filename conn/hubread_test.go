@@ -1,7 +1,6 @@
 package conn
 
 import (
-	"bytes"
 	"errors"
 	"net"
 	"strconv"
@@ -210,48 +209,7 @@ func TestStartOnEndsLikeAReaderGoroutine(t *testing.T) {
 		}
 	})
 	t.Run("write-fails", func(t *testing.T) {
-		const n = 5
-		held := make(chan struct{})
-		addr := loopback(t, func(c net.Conn) {
-			buf := make([]byte, 4096)
-			for got := 0; got < n*len(cmd); {
-				k, err := c.Read(buf)
-				if err != nil {
-					return
-				}
-				got += k
-			}
-			c.Write([]byte("+PONG\r\n"))
-			<-held
-			c.Write(bytes.Repeat([]byte("+PONG\r\n"), n-1))
-		})
-		c := mustDial(t, Options{Addr: addr, SkipProbe: true})
-		defer c.Close()
-		g := newGate()
-		c.StartOn(h, g)
-		for range n {
-			c.Queue(cmd, 0, 0)
-		}
-		if err := c.Flush(1); err != nil {
-			t.Fatal(err)
-		}
-		<-g.got
-		close(held)
-		waitFor(t, "a failed write", func() bool {
-			c.Queue(cmd, 0, 0)
-			return c.Flush(2) != nil
-		})
-		for range n {
-			g.release <- struct{}{}
-		}
-		for i := 1; i < n; i++ {
-			select {
-			case <-g.got:
-			case <-time.After(hangLimit):
-				t.Fatalf("%d of %d replies: the rest were lost with the socket", i, n)
-			}
-		}
-		waitDone(t, c)
+		writeFailureKeepsReplies(t, func(c *Conn, g Handler) { c.StartOn(h, g) })
 	})
 	t.Run("hub-closed", func(t *testing.T) {
 		h2 := newTestHub(t)
