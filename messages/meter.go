@@ -227,13 +227,18 @@ func (r *Receiver) Ended() bool {
 
 // EndReason words why a receiver's connection ended: the server closed
 // it (an end of stream, or a reset: a server that drops a client with
-// unread input resets the connection), or it failed.
+// unread input resets the connection, and a write that meets the reset
+// breaks the pipe), or it failed.
 func EndReason(err error) string {
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "the server closed the connection"
 	case errors.Is(err, syscall.ECONNRESET):
 		return "the server closed the connection (reset)"
+	case errors.Is(err, syscall.EPIPE):
+		// A tracking reader's refetch written after the server dropped
+		// it (CLIENT KILL): seen in .ci/run before its read met the end.
+		return "the server closed the connection (broken pipe)"
 	}
 	return "the connection failed: " + err.Error()
 }

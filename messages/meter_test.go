@@ -2,7 +2,13 @@ package messages
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,5 +148,24 @@ func TestDeliverDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%.1f allocations per delivery", allocs)
+	}
+}
+
+// TestEndReason: a server that closed a receiver's connection is named
+// whichever way its end reached pacer (an end of stream, a reset, a write
+// that broke the pipe); any other error is a failure.
+func TestEndReason(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{io.EOF, "the server closed the connection"},
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), "the server closed the connection (reset)"},
+		{&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}, "the server closed the connection (broken pipe)"},
+		{errors.New("bad reply"), "the connection failed: bad reply"},
+	} {
+		if got := EndReason(c.err); got != c.want {
+			t.Errorf("EndReason(%v) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }
