@@ -7,6 +7,7 @@ import (
 
 	"github.com/pacer-load/pacer/cluster"
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -51,38 +52,32 @@ type closedWorker struct {
 	batchOK   []int64                  // ok replies of the batch in flight, per command
 	epoch     uint64                   // the moves of cfg.Follow its connection followed
 	// recv is the receive lag pending for the replies of one read, which
-	// all have it: recorded once, with their count.
-	recv pendingLag
+	// all have it: recorded once, with their count (histo.Pending).
+	recv histo.Pending
 	_    [64]byte
 }
 
-// pendingLag is a receive lag awaiting its recording, and how many
-// replies had it. The replies of one read share their arrival and read
-// instants: at -P 16 a read holds the batch, and one atomic add into the
-// shared histogram replaces sixteen from as many goroutines.
-type pendingLag struct{ lag, n int64 }
-
-// add notes one reply's lag, recording the pending one first when it
-// differs.
-func (p *pendingLag) add(w *closedWorker, lag int64) {
-	if p.n > 0 && p.lag != lag {
-		p.flush(w)
+// addReceive notes one reply's receive lag, recording the run before it
+// when the lag differs.
+func (w *closedWorker) addReceive(lag int64) {
+	if v, n := w.recv.Add(lag); n > 0 {
+		w.recordReceive(v, n)
 	}
-	p.lag = lag
-	p.n++
 }
 
-// flush records the pending lag; the batch's end and every way out of it
-// call it, so nothing stays pending between batches.
-func (p *pendingLag) flush(w *closedWorker) {
-	if p.n == 0 {
-		return
+// flushReceive records the pending receive lag; the batch's end and every
+// way out of it call it, so nothing stays pending between batches.
+func (w *closedWorker) flushReceive() {
+	if v, n := w.recv.Take(); n > 0 {
+		w.recordReceive(v, n)
 	}
-	w.run.receive.RecordN(p.lag, p.n)
+}
+
+func (w *closedWorker) recordReceive(v, n int64) {
+	w.run.receive.RecordN(v, n)
 	if w.run.nodes != nil {
-		w.run.nodes[w.node].receive.RecordN(p.lag, p.n)
+		w.run.nodes[w.node].receive.RecordN(v, n)
 	}
-	p.n = 0
 }
 
 func (w *closedWorker) loop() {
@@ -140,7 +135,7 @@ func (w *closedWorker) loop() {
 		for j := uint64(0); j < k; {
 			r, rt, err := w.c.ReadReply()
 			if err != nil {
-				w.recv.flush(w)
+				w.flushReceive()
 				w.lostBatch(k, j, true, start, err)
 				return
 			}
@@ -196,7 +191,7 @@ func (w *closedWorker) loop() {
 			if r.IsInt && cfg.OnInteger != nil {
 				cfg.OnInteger(r.Int)
 			}
-			w.recv.add(w, rt.Read-at)
+			w.addReceive(rt.Read - at)
 			if scheduler.Timed(run.kinds) {
 				run.kinds[kind].Receive.Record(rt.Read - at)
 			}
@@ -210,7 +205,7 @@ func (w *closedWorker) loop() {
 			}
 			w.completed.Add(1)
 		}
-		w.recv.flush(w)
+		w.flushReceive()
 		w.since.Store(0)
 		if cfg.Latency == FirstReply && ok > 0 {
 			if run.clockOK(start, firstAt, uint64(ok)) {

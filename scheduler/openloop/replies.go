@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/scheduler"
 )
 
@@ -43,12 +44,12 @@ type replies struct {
 	// recv holds the receive lag of the replies handled since the last
 	// flush: every reply of one read has the same (conn.Times.Last), so it
 	// is recorded once per read with its count; touched by the reader only.
-	// svc holds their service time the same way: the replies of one read
-	// to requests of one flush share it (at 1M/s a dozen in a row on a
-	// connection), and one atomic add into the shared histogram replaces
-	// a dozen from as many goroutines.
-	recv, svc pendingLag
-	_         [64]byte // keep neighbouring handlers' counters apart
+	// svc holds their service time the same way (histo.Pending): the
+	// replies of one read to requests of one flush share it (at 1M/s a
+	// dozen in a row on a connection).
+	recv pendingLag
+	svc  histo.Pending
+	_    [64]byte // keep neighbouring handlers' counters apart
 }
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
@@ -129,9 +130,8 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	h.completed.Add(1)
 }
 
-// pendingLag is a receive lag (or a service time) awaiting its
-// recording: the value and how many replies had it (per command of a mix,
-// for the receive lag: scheduler.CommandTally.Recv).
+// pendingLag is a receive lag awaiting its recording: the value and how
+// many replies had it (per command of a mix: scheduler.CommandTally.Recv).
 type pendingLag struct{ lag, n int64 }
 
 // addReceive notes a reply's receive lag. A lag other than the pending
@@ -147,20 +147,17 @@ func (h *replies) addReceive(lag int64, kc *scheduler.CommandTally) {
 	}
 }
 
-// addService notes a reply's service time, recording the pending one
-// first when it differs.
+// addService notes a reply's service time, recording the run before it
+// when the time differs.
 func (h *replies) addService(v int64) {
-	if h.svc.n > 0 && h.svc.lag != v {
-		h.flushService()
+	if prev, n := h.svc.Add(v); n > 0 {
+		h.run.service.RecordN(prev, n)
 	}
-	h.svc.lag = v
-	h.svc.n++
 }
 
 func (h *replies) flushService() {
-	if h.svc.n > 0 {
-		h.run.service.RecordN(h.svc.lag, h.svc.n)
-		h.svc.n = 0
+	if v, n := h.svc.Take(); n > 0 {
+		h.run.service.RecordN(v, n)
 	}
 }
 
