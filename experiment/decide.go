@@ -163,10 +163,11 @@ type decider struct {
 	cpu0  host.CPUSample
 	cpuOK bool
 	ext   scheduler.Extension
-	// looks counts the looks taken; decided is set when one ended the
-	// run.
-	looks   int
-	decided bool
+	// looks counts the planned looks taken, retakes the times the
+	// current one was taken again (scheduler.LookAgain); decided is set
+	// when one ended the run.
+	looks, retakes int
+	decided        bool
 	// outcome is what the look that decided said.
 	outcome string
 	// server reads what the server counted so far (its latency events,
@@ -174,13 +175,25 @@ type decider struct {
 	server func() *serverinfo.Stats
 }
 
-// look judges the intervals measured so far (see scheduler.Looks): true
-// when the verdict is no longer inconclusive, so the run ends.
-func (k *decider) look(ivs []scheduler.Interval) bool {
-	k.looks++
+// look judges the intervals measured so far (see scheduler.Looks): the
+// run ends when the verdict is no longer inconclusive. A pass that waits
+// only on the replies still open at the look (holdsWithOpen) is taken
+// again at the next interval's end (not planned: a retake), with those
+// replies and everything else measured by then: a stall in progress at
+// the look, or the look's own moment, no longer sends a run decided on
+// what it measured to the next look, seconds later. A retake passes only
+// what the look before it passed on its replies, once the replies it
+// lacked came and were judged, so it adds no pass the rule would not give
+// without the open requests.
+func (k *decider) look(ivs []scheduler.Interval, planned bool) scheduler.LookNext {
+	if planned || k.looks == 0 {
+		k.looks, k.retakes = k.looks+1, 0
+	} else {
+		k.retakes++
+	}
 	r, err := scheduler.Partial(k.proto, ivs)
 	if err != nil {
-		return false
+		return scheduler.LookOn
 	}
 	if k.cpuOK {
 		if s, err := host.ReadCPU(); err == nil {
@@ -198,19 +211,25 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 	}
 	_, j, err := verdict.NewTest(r, opts, k.d.SLO)
 	if err != nil {
-		return false
+		return scheduler.LookOn
 	}
+	waiting := false
 	if j.Outcome == verdict.Pass {
-		j = k.holdsWithOpen(ivs, r, opts, j)
+		j, waiting = k.holdsWithOpen(ivs, r, opts, j)
 	}
-	if k.looks == 1 && j.Outcome == verdict.Inconclusive {
+	if k.looks == 1 && k.retakes == 0 && j.Outcome == verdict.Inconclusive {
 		k.ext.WentOn = j.Reason
 	}
-	if j.Outcome == verdict.Inconclusive || ext.Final {
-		return false // the budget's end ends the run anyway
+	switch {
+	case ext.Final:
+		return scheduler.LookOn // the budget's end ends the run anyway
+	case waiting:
+		return scheduler.LookAgain
+	case j.Outcome == verdict.Inconclusive:
+		return scheduler.LookOn
 	}
-	k.decided, k.outcome = true, j.Outcome.String()
-	return true
+	k.decided, k.outcome, k.ext.Retakes = true, j.Outcome.String(), k.retakes
+	return scheduler.LookEnd
 }
 
 // holdsWithOpen keeps a look's pass j only if it holds whatever the
@@ -222,30 +241,30 @@ func (k *decider) look(ivs []scheduler.Interval) bool {
 // against a bound coarse pacing nearly met, first looks passed runs that,
 // judged whole, were inconclusive). So the look is judged again with them
 // as response times beyond any bound; if it no longer passes, it is
-// inconclusive and the run goes on. A failure, which the service times
-// decide, owes them nothing.
-func (k *decider) holdsWithOpen(ivs []scheduler.Interval, r *scheduler.Result, opts report.TestOptions, j verdict.Judgement) verdict.Judgement {
+// inconclusive, waiting on them (waiting), and the look is taken again. A
+// failure, which the service times decide, owes them nothing.
+func (k *decider) holdsWithOpen(ivs []scheduler.Interval, r *scheduler.Result, opts report.TestOptions, j verdict.Judgement) (_ verdict.Judgement, waiting bool) {
 	open := r.Counts.Open()
 	if open == 0 {
-		return j
+		return j, false
 	}
 	undecided := verdict.Judgement{Outcome: verdict.Inconclusive, Verdict: report.VerdictInconclusive, Owners: j.Owners,
 		Reason: fmt.Sprintf("%d of the %d requests intended so far had no reply yet at the look; what was measured passes, but not whatever those take", open, r.Counts.Scheduled)}
 	with, err := withOpenRequests(ivs, open)
 	if err != nil {
-		return undecided
+		return undecided, false
 	}
 	// r with them: its response times, and its intervals for the
 	// sequential rule's bootstrap; the rest as summed (not again).
 	r2 := *r
 	r2.Intervals, r2.Response = with, histo.Copy(r.Response)
 	if err := r2.Response.RecordValues(r2.Response.HighestTrackableValue(), int64(open)); err != nil {
-		return undecided
+		return undecided, false
 	}
 	if _, j2, err := verdict.NewTest(&r2, opts, k.d.SLO); err != nil || j2.Outcome != verdict.Pass {
-		return undecided
+		return undecided, err == nil
 	}
-	return j
+	return j, false
 }
 
 // withOpenRequests returns ivs with open more response times, beyond any

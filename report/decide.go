@@ -46,6 +46,10 @@ type Decide struct {
 	// which the test's own outcome, judged on everything including the
 	// requests sent while that look judged, may not repeat.
 	LookOutcome string `json:"look_outcome,omitempty"`
+	// Retakes is how many times the look that decided was taken again,
+	// at the ends of the intervals after it, because requests were still
+	// open at it (its pass waited on their replies); absent when none.
+	Retakes int `json:"retakes,omitempty"`
 }
 
 // decideJSON is a run's extension as the test's JSON holds it.
@@ -56,7 +60,7 @@ func decideJSON(e *scheduler.Extension, window time.Duration) *Decide {
 	d := &Decide{BudgetS: e.Budget.Seconds(), PlannedS: e.Planned.Seconds(), EveryS: e.Every.Seconds(), MeasuredS: Round(window.Seconds(), 3),
 		Looks: e.Looks, PlannedLooks: e.PlannedLooks, Level: Round(LookLevel(e), 6), Decided: e.Decided, By: lookRule(e),
 		QuietWaitS: Round(e.QuietWait.Seconds(), 3), Quiet: e.Quiet, QuietHiccupsP99Ms: Round(histo.Millis(int64(e.QuietHiccups)), 3), WentOn: e.WentOn,
-		LookOutcome: e.LookOutcome}
+		LookOutcome: e.LookOutcome, Retakes: e.Retakes}
 	return d
 }
 
@@ -68,7 +72,7 @@ func extensionOf(d *Decide) *scheduler.Extension {
 	return &scheduler.Extension{Planned: exactSeconds(d.PlannedS), Budget: exactSeconds(d.BudgetS), Every: exactSeconds(d.EveryS),
 		PlannedLooks: d.PlannedLooks, Looks: d.Looks, Decided: d.Decided, Final: d.By == "budget",
 		QuietWait: exactSeconds(d.QuietWaitS), Quiet: d.Quiet, QuietHiccups: exactSeconds(d.QuietHiccupsP99Ms / 1e3), WentOn: d.WentOn,
-		LookOutcome: d.LookOutcome}
+		LookOutcome: d.LookOutcome, Retakes: d.Retakes}
 }
 
 // LookLevel is the confidence of a later look's intervals: 95% spent
@@ -101,11 +105,18 @@ func decideLine(t *Test) string {
 	switch d.By {
 	case "first look":
 		s = fmt.Sprintf("  decided        at the first look, after the planned %.1f s (budget %s)", d.MeasuredS, budget)
+		if d.Retakes > 0 {
+			s = fmt.Sprintf("  decided        at the first look, after the planned %.1f s and %s more for the replies still open at it (%.1f s measured; budget %s)",
+				d.PlannedS, retakeTime(d), d.MeasuredS, budget)
+		}
 	case "budget":
 		s = fmt.Sprintf("  undecided      until the budget's end: judged by the ordinary rule on all %.1f s measured (%d looks; budget %s)", d.MeasuredS, d.Looks, budget)
 	default:
 		s = fmt.Sprintf("  decided        at look %d of %d, after %.1f s measured (budget %s; looks after the first at %.2f%% confidence)",
 			d.Looks, d.PlannedLooks, d.MeasuredS, budget, 100*d.Level)
+		if d.Retakes > 0 {
+			s += fmt.Sprintf(", taken again %s later for the replies still open at it", retakeTime(d))
+		}
 	}
 	if d.QuietWaitS > 0 {
 		q := "quiet"
@@ -114,7 +125,11 @@ func decideLine(t *Test) string {
 		}
 		s += fmt.Sprintf("; waited %.1f s for a quiet host (%s: hiccups p99 %.3f ms)", d.QuietWaitS, q, d.QuietHiccupsP99Ms)
 	}
-	if d.WentOn != "" {
+	switch {
+	case d.WentOn == "":
+	case d.By == "first look":
+		s += "; at the planned end: " + safetext.Escape(d.WentOn)
+	default:
 		s += "; went on because the first look was inconclusive: " + safetext.Escape(d.WentOn)
 	}
 	if d.Decided && d.LookOutcome != "" && t.Outcome != "" && t.Outcome != d.LookOutcome {
@@ -122,6 +137,17 @@ func decideLine(t *Test) string {
 			safetext.Escape(d.LookOutcome), afterLook(t), safetext.Escape(t.Outcome))
 	}
 	return s + "\n"
+}
+
+// retakeTime is how long after its planned time the look that decided
+// test d was taken again: what was measured past that time (the run ends
+// a few milliseconds after the look), or the retakes' count.
+func retakeTime(d *Decide) string {
+	at := d.PlannedS + float64(max(d.Looks-1, 0))*d.EveryS
+	if more := d.MeasuredS - at; more > 0 {
+		return strconv.FormatFloat(Round(more, 1), 'f', -1, 64) + " s"
+	}
+	return fmt.Sprintf("%d intervals", d.Retakes)
 }
 
 // afterLook describes what a run that a look ended holds beyond the look's

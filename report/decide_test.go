@@ -53,3 +53,25 @@ func TestUnwrittenTestJudgesAlike(t *testing.T) {
 		t.Fatalf("facts differ: %d values, p99 %d against %d, %d", lf.Response.TotalCount(), lf.Response.ValueAtQuantile(99), wf.Response.TotalCount(), wf.Response.ValueAtQuantile(99))
 	}
 }
+
+// TestDecideLineNamesARetake: a first look taken again for the replies
+// open at it says how much later, keeps what it said at the planned time,
+// and its retakes survive a reading of the JSON.
+func TestDecideLineNamesARetake(t *testing.T) {
+	why := "22 of the 2000 requests intended so far had no reply yet at the look; what was measured passes, but not whatever those take"
+	ext := &scheduler.Extension{Planned: 2e9, Budget: 8e9, Every: 2e9, PlannedLooks: 4, Looks: 1, Decided: true, LookOutcome: "pass", Retakes: 1, WentOn: why}
+	d := decideJSON(ext, 3_004_000_000)
+	if back := extensionOf(d); back.Retakes != 1 {
+		t.Fatalf("retakes read back as %d", back.Retakes)
+	}
+	want := "  decided        at the first look, after the planned 2.0 s and 1 s more for the replies still open at it (3.0 s measured; budget 8 s); at the planned end: " + why + "\n"
+	if line := decideLine(&Test{Decide: d, Outcome: "pass"}); line != want {
+		t.Fatalf("decide line\n%q\nwant\n%q", line, want)
+	}
+	ext.Looks, ext.WentOn = 3, "the client's part did not hold"
+	d = decideJSON(ext, 7_010_000_000)
+	want = "  decided        at look 3 of 4, after 7.0 s measured (budget 8 s; looks after the first at 98.75% confidence), taken again 1 s later for the replies still open at it; went on because the first look was inconclusive: the client's part did not hold\n"
+	if line := decideLine(&Test{Decide: d, Outcome: "pass"}); line != want {
+		t.Fatalf("decide line\n%q\nwant\n%q", line, want)
+	}
+}

@@ -18,12 +18,30 @@ import (
 // series' goroutine, beside the pacer), and the result holds everything
 // sent until then. openloop.Config.Duration is the most the run may last.
 //
+// A look whose verdict waits only on replies still to come says so
+// (LookAgain): it is taken again at the end of each following interval,
+// with everything measured by then, until it says otherwise or the next
+// planned look is due. Look's planned is false for such a retake.
+//
 // The intervals a look gets carry their scheduled counts (what the
 // timeline intended in each), as the result's do.
 type Looks struct {
 	From, Every time.Duration
-	Look        func(ivs []Interval) (end bool)
+	Look        func(ivs []Interval, planned bool) LookNext
 }
+
+// LookNext is what a look tells its run.
+type LookNext uint8
+
+const (
+	// LookOn: undecided; the next planned look.
+	LookOn LookNext = iota
+	// LookEnd: decided; the run ends.
+	LookEnd
+	// LookAgain: undecided only for replies still to come; the look
+	// is taken again at the next interval's end.
+	LookAgain
+)
 
 // due reports whether the interval ending at end (from the measured
 // window's start) is one the looks read.

@@ -359,6 +359,10 @@ type Extension struct {
 	// fail; "" when none did). The run's own verdict judges it whole,
 	// with the requests sent while that look judged.
 	LookOutcome string
+	// Retakes is how many times the look that ended the run was taken
+	// again, at the ends of the intervals after it, for replies still
+	// open at it (Looks' LookAgain).
+	Retakes int
 }
 
 // ServerProcess is a local server's process and what its threads did

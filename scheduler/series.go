@@ -47,7 +47,9 @@ type Series struct {
 	scheduled func(off int64) uint64
 	schedCum  uint64
 	cut       func()
-	looked    bool
+	// looked is set once a look ended the run; again while a look waits
+	// to be taken again (LookAgain).
+	looked, again bool
 	// nodes, when set, returns the run's node recorders (see
 	// series_nodes.go); perNode is each one's part.
 	nodes   func() []*NodeRecorders
@@ -187,16 +189,25 @@ func (s *Series) loop() {
 		}
 		s.mu.Lock()
 		var look []Interval
+		planned := false
 		if !s.finished {
 			s.take(k, s.measured(s.totals()))
-			if !s.looked && s.looks.due(time.Duration(k)*s.d) {
+			planned = s.looks.due(time.Duration(k) * s.d)
+			if !s.looked && (planned || s.again) {
 				look = append([]Interval(nil), s.out...)
 			}
 		}
 		s.mu.Unlock()
-		if look != nil && s.looks.Look(look) {
-			s.looked = true // decided: the run ends
-			s.cut()
+		if look != nil {
+			switch s.looks.Look(look, planned) {
+			case LookEnd:
+				s.looked = true // decided: the run ends
+				s.cut()
+			case LookAgain:
+				s.again = true
+			default:
+				s.again = false
+			}
 		}
 	}
 }

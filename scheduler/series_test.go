@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,5 +59,38 @@ func TestSeriesMemoryPerInterval(t *testing.T) {
 	t.Logf("%.0f bytes of memory per interval: %.1f MB per hour of 1 s intervals", per, per*3600/1e6)
 	if per > 2048 {
 		t.Fatalf("%.0f bytes per interval: an hour would hold %.0f MB", per, per*3600/1e6)
+	}
+}
+
+// TestSeriesRetakesALook: a look that says LookAgain is taken again at
+// each following interval's end (planned false) until it says otherwise;
+// the planned looks keep their times, and LookEnd cuts the run.
+func TestSeriesRetakesALook(t *testing.T) {
+	const d = 10 * time.Millisecond
+	type call struct {
+		intervals int
+		planned   bool
+	}
+	script := []LookNext{LookAgain, LookAgain, LookOn, LookEnd}
+	var calls []call
+	cut := make(chan struct{})
+	looks := &Looks{From: 2 * d, Every: 5 * d, Look: func(ivs []Interval, planned bool) LookNext {
+		calls = append(calls, call{len(ivs), planned})
+		return script[len(calls)-1]
+	}}
+	s := NewSeries(d, 0, func() Totals { return Totals{} }, nil, SeriesRecorders{Response: histo.NewRecorder()}, nil)
+	s.SetLooks(looks, nil, func() { close(cut) })
+	s.Begin(nanotime())
+	select {
+	case <-cut:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no look ended the series")
+	}
+	if _, _, err := s.Finish(nanotime(), Totals{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []call{{2, true}, {3, false}, {4, false}, {7, true}}
+	if !slices.Equal(calls, want) {
+		t.Fatalf("looks %v, want %v", calls, want)
 	}
 }

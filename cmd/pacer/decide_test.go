@@ -43,6 +43,7 @@ func TestDecideWithinRuns(t *testing.T) {
 		WentOn       string  `json:"went_on"`
 		Decided      bool    `json:"decided"`
 		LookOutcome  string  `json:"look_outcome"`
+		Retakes      int     `json:"retakes"`
 	}
 	type doc struct {
 		Outcome string
@@ -60,8 +61,9 @@ func TestDecideWithinRuns(t *testing.T) {
 	out := filepath.Join(dir, "pass.json")
 	// 2,000 requests: the first look passes only if p99 holds with the
 	// requests still open at it counted beyond any bound (holdsWithOpen),
-	// so 1% of what it judged must cover what is in flight then. With
-	// 1,000, eleven open at the look (CI under -race) made it go on.
+	// so 1% of what it judged must cover what is in flight then; when it
+	// does not (22 open at the look in CI under -race), the look is taken
+	// again a second later with their replies: still the first look.
 	code, stdout, stderr := pacer(t, "run", "--embedded", "--rate", "1k", "--duration", "2s", "-c", "2", "-t", "get",
 		"--slo", "p99<=500ms", "--decide-within", "8s", "--json", out)
 	switch {
@@ -82,6 +84,9 @@ func TestDecideWithinRuns(t *testing.T) {
 			t.Fatalf("outcome %s, %+v, measured %v s; want a pass at the first look, ended before the second", d.Outcome, tt.Decide, tt.DurationS)
 		}
 		testrun.Contains(t, stdout, "decided        at the first look, after the planned")
+		if tt.Decide.Retakes > 0 {
+			t.Logf("the first look was taken again %d times: %s", tt.Decide.Retakes, tt.Decide.WentOn)
+		}
 	}
 
 	out = filepath.Join(dir, "budget.json")
