@@ -121,6 +121,9 @@ type rateSearch struct {
 	unjudged     float64
 	uncertain    map[float64]bool
 	inconclusive map[float64]int
+	// climbed is the rate the search went up to from an inconclusive
+	// first step (see plan; 0: none).
+	climbed float64
 	// passedAt and failedAt hold the steps at which each rate passed and
 	// failed.
 	passedAt, failedAt map[float64][]int
@@ -176,6 +179,9 @@ func (s *rateSearch) record(rate float64, v stepVerdict) (float64, bool) {
 		s.uncertain[rate] = true
 	case stepInconclusive:
 		s.inconclusive[rate]++
+		if rate == s.climbed {
+			s.inconclusive[rate] = maxRemeasure + 1 // see plan
+		}
 	default:
 		s.unjudged = max(s.unjudged, rate)
 	}
@@ -279,6 +285,18 @@ func (s *rateSearch) plan() (float64, bool) {
 	}
 	bars := s.barriers()
 	switch {
+	case s.steps == 1 && s.hi == 0 && s.lo == 0 && s.pending(s.last):
+		// The first step was the client host's: it says nothing of the
+		// server, and a pass above it would leave it behind, so the
+		// search goes up from it as from a pass. Going down instead cost
+		// two steps (a lower rate, then this one again) of the twelve a
+		// search of the embedded target needs near its limit. A client
+		// that cannot send this rate cannot send the next one either:
+		// that step is not measured again (record), and the search comes
+		// down from the lower.
+		next, ok := s.grow(s.last)
+		s.climbed = next
+		return next, ok
 	case s.lo == 0 && (s.hi > 0 || len(bars) > 0): // nothing passed: shrink
 		top := s.hi
 		if len(bars) > 0 && (top == 0 || bars[0] < top) {

@@ -206,6 +206,15 @@ func TestRateSearch(t *testing.T) {
 				return server(8000)(i, r)
 			},
 			converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 12},
+		// The client host's miss at the first step: the search goes up
+		// from it, and the pass at 4000/s leaves it behind.
+		{name: "a client-attributed first step", from: 1000, maxSteps: 12, judge: busyHost(5400, 0, 0), converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 12,
+			wantFirstRates: []float64{1000, 4000, 16000, 8000, 5657}},
+		// A client that cannot send from 3000/s on: its first step and
+		// the one above it are the client's; the first is measured again
+		// (the one above is not), and the search comes down from it.
+		{name: "a client too slow from the start", from: 4000, maxSteps: 12, judge: busyHost(5400, 3000), converged: false, lo: 2000, hi: 3000, maxRates: 12,
+			wantFirstRates: []float64{4000, 16000, 4000, 1000}, reason: "stopped after 12 steps"},
 		// The client host's miss at 4000/s (step 1) is measured again
 		// after another step, and passes.
 		{name: "a client-attributed step", from: 1000, maxSteps: 12, judge: busyHost(5400, 0, 1), converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 12,
