@@ -282,6 +282,14 @@ func TestJudge(t *testing.T) {
 		// what did. The host's.
 		{name: "fail at p99, the server waits, the test idle on the host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.1, 0, true), self(0.05), hiccups(100 * us), waiting(2*ms, 300)}, slo: "p99<5ms",
 			want: Inconclusive, verdict: "inconclusive", says: "the host did not run the server when it had work"},
+		// An episode the host's counters did not see, met by a search at
+		// 3,084/s: pacer 0.24 cores and the server 0.30 (0.54 of the 2
+		// CPUs, under a third), the server's thread waiting 23% of the
+		// time with the host 71% idle. The test did not fill the host:
+		// the host's, not its capacity.
+		{name: "fail at p99, the server waits, the test half busy on the host", f: stall(50 * us), adjust: []func(*scheduler.Result){hostCPU(0.29, 0, true), self(0.24), hiccups(100 * us), threads(0.89, 0.23),
+			func(r *scheduler.Result) { r.ServerProcess.Usage.CPU = 600 * ms }}, slo: "p99<5ms",
+			want: Inconclusive, verdict: "inconclusive", says: "the host did not run the server when it had work"},
 		// The embedded target: a miss the client host's noise could
 		// account for, while pacer's process (the target in it) kept 0.95
 		// of the 2 CPUs busy and nothing else ran: its own goroutines
