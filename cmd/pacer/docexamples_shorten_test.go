@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pacer-load/pacer/experiment/sweep"
 )
 
 // Caps of shortened: each example runs every flag as written, for
@@ -195,7 +197,7 @@ func estimateSweep(args []string) time.Duration {
 	step, _ := time.ParseDuration(val("--step-duration", "5s"))
 	settle, _ := time.ParseDuration(val("--settle", "1s"))
 	repeat, _ := strconv.Atoi(val("--repeat", "1"))
-	points := 12 // --search's --max-steps
+	points := sweep.DefaultMaxSteps // --search's --max-steps
 	switch {
 	case hasArg(args, "--closed"):
 		settle = 0

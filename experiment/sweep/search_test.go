@@ -259,13 +259,13 @@ func limits(n int) []float64 {
 }
 
 // TestRateSearchConverges: without noise, a search from 1k/s converges
-// within the default 12 steps for every limit from 1k/s to 256k/s, on a
-// rate within the precision below the limit.
+// within 12 steps for every limit from 1k/s to 256k/s, on a rate within
+// the precision below the limit.
 func TestRateSearchConverges(t *testing.T) {
 	most := 0
 	for _, limit := range limits(400) {
 		name := fmt.Sprintf("limit %v", limit)
-		s := newRateSearch(1000, 0, 0.05, DefaultMaxSteps)
+		s := newRateSearch(1000, 0, 0.05, 12)
 		rates, _ := runSearch(t, name, s, server(limit))
 		most = max(most, len(rates))
 		if got := s.sustainable(); !s.converged || got < limit/1.05 || got > limit {
@@ -279,12 +279,12 @@ func TestRateSearchConverges(t *testing.T) {
 // steps, wherever it falls in the search and whatever the limit from 1k
 // to 256k/s, never makes a search converge on a wrong rate: the failure
 // it believes repeated apart from the burst, so it is the server's. The
-// burst costs steps: with four to spare (--max-steps 16) every search
-// finds the limit within the precision; with the default 12, a search
+// burst costs steps: with four to spare (the default --max-steps, 16)
+// every search finds the limit within the precision; with 12, a search
 // that runs out of steps says so (stopped, not converged) with the best
 // rate it saw pass, and the log counts how many still found the limit.
 func TestRateSearchNoiseEpisode(t *testing.T) {
-	for _, budget := range []int{DefaultMaxSteps, 16} {
+	for _, budget := range []int{12, DefaultMaxSteps} {
 		converged, kept, total := 0, 0, 0
 		for _, limit := range limits(100) {
 			for at := range budget - 1 {
@@ -298,7 +298,7 @@ func TestRateSearchNoiseEpisode(t *testing.T) {
 					t.Errorf("%s: %v -> %v above the limit", name, rates, got)
 				case s.converged && got < limit/1.05:
 					t.Errorf("%s: %v -> %v (%s): converged on the noise", name, rates, got, s.reason)
-				case budget == 16 && got < limit/1.05:
+				case budget == DefaultMaxSteps && got < limit/1.05:
 					t.Errorf("%s: %v -> %v (%s): moved by the noise", name, rates, got, s.reason)
 				}
 				if s.converged {
