@@ -42,14 +42,13 @@ type replies struct {
 	seq                 uint64
 	moved, ask, retries atomic.Uint64
 	// recv holds the receive lag of the replies handled since the last
-	// flush: every reply of one read has the same (conn.Times.Last), so it
-	// is recorded once per read with its count; touched by the reader only.
-	// svc holds their service time the same way (histo.Pending): the
-	// replies of one read to requests of one flush share it (at 1M/s a
-	// dozen in a row on a connection).
-	recv pendingLag
-	svc  histo.Pending
-	_    [64]byte // keep neighbouring handlers' counters apart
+	// flush (histo.Pending): every reply of one read has the same
+	// (conn.Times.Last), so it is recorded once per read with its count;
+	// touched by the reader only. svc holds their service time the same
+	// way: the replies of one read to requests of one flush share it (at
+	// 1M/s a dozen in a row on a connection).
+	recv, svc histo.Pending
+	_         [64]byte // keep neighbouring handlers' counters apart
 }
 
 func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
@@ -130,20 +129,33 @@ func (h *replies) Reply(e *conn.Entry, r conn.Reply, t conn.Times) {
 	h.completed.Add(1)
 }
 
-// pendingLag is a receive lag awaiting its recording: the value and how
-// many replies had it (per command of a mix: scheduler.CommandTally.Recv).
-type pendingLag struct{ lag, n int64 }
-
 // addReceive notes a reply's receive lag. A lag other than the pending
-// one (a reply whose arrival After raised) flushes the pending one first.
+// one (a reply whose arrival After raised) records the pending one first,
+// with the per-command counts that belong to it.
 func (h *replies) addReceive(lag int64, kc *scheduler.CommandTally) {
-	if h.recv.n > 0 && h.recv.lag != lag {
-		h.ReadEnded()
+	if prev, n := h.recv.Add(lag); n > 0 {
+		h.recordReceive(prev, n)
 	}
-	h.recv.lag = lag
-	h.recv.n++
 	if kc != nil {
 		kc.Recv++
+	}
+}
+
+// recordReceive records n replies' receive lag, and each command's share
+// of them (scheduler.CommandTally.Recv).
+func (h *replies) recordReceive(lag, n int64) {
+	run := h.run
+	run.receive.RecordN(lag, n)
+	for k := range h.kinds { // none in a single-command test
+		if c := h.kinds[k].Recv; c > 0 {
+			if r := run.kinds[k].Receive; r != nil {
+				r.RecordN(lag, c)
+			}
+			h.kinds[k].Recv = 0
+		}
+	}
+	if h.nodeRec != nil {
+		h.nodeRec.Get().Receive.RecordN(lag, n)
 	}
 }
 
@@ -165,24 +177,9 @@ func (h *replies) flushService() {
 // (conn.ReadEnder).
 func (h *replies) ReadEnded() {
 	h.flushService()
-	p := &h.recv
-	if p.n == 0 {
-		return
+	if lag, n := h.recv.Take(); n > 0 {
+		h.recordReceive(lag, n)
 	}
-	run := h.run
-	run.receive.RecordN(p.lag, p.n)
-	for k := range h.kinds { // none in a single-command test
-		if n := h.kinds[k].Recv; n > 0 {
-			if r := run.kinds[k].Receive; r != nil {
-				r.RecordN(p.lag, n)
-			}
-			h.kinds[k].Recv = 0
-		}
-	}
-	if h.nodeRec != nil {
-		h.nodeRec.Get().Receive.RecordN(p.lag, p.n)
-	}
-	p.n = 0
 }
 
 // warmReply counts the reply to a warmup request: nothing else of it is
