@@ -14,7 +14,6 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
-	"github.com/pacer-load/pacer/verdict"
 )
 
 func replayCommand() *cli.Command {
@@ -120,7 +119,7 @@ func (cfg *replayConfig) echo(ctx context.Context, faults string, plan *replay.P
 	}
 	return echoConfig(ctx, report.RunConfig{
 		Target: cfg.target.Addr, Embedded: faults, Conns: len(plan.Groups), Dial: cfg.target,
-		Tests: []string{"replay"}, Duration: cfg.Duration, Requests: cfg.Requests,
+		Tests: []string{replay.ID}, Duration: cfg.Duration, Requests: cfg.Requests,
 	}, extra)
 }
 
@@ -161,19 +160,14 @@ func replayAction(c *cli.Context) error {
 	e.noteConfig()
 	oc := cfg.load.Open(cfg.out.interval)
 	oc.Duration, oc.Requests, oc.Warmup = cfg.Duration, cfg.Requests, cfg.Warmup
-	name := "replay " + filepath.Base(cfg.Path)
-	res, st, runErr := replay.Run(ctx, e.experiment(cfg.out.showErrs), cfg.Config, plan, name, oc)
+	res, st, runErr := replay.Run(ctx, e.experiment(cfg.out.showErrs), cfg.Config, plan, replay.Name(cfg.Path), oc)
 	e.doc.Trace.Changed = plan.Changed()
 	code := exitOK
 	if res == nil && runErr == nil {
 		e.doc.Interrupted = true // interrupted waiting for its start
 	}
 	if res != nil {
-		o := report.TestOptions{ID: "replay", Percentiles: true}
-		if !cfg.Cluster {
-			o.Server = st
-		}
-		t, jd, terr := verdict.NewTest(res, o, cfg.out.slo)
+		t, jd, terr := replay.Judge(res, st, cfg.Config, cfg.out.slo)
 		if terr != nil {
 			return failed(terr)
 		}

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/pacer-load/pacer/cluster"
@@ -10,11 +11,32 @@ import (
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
+	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
 	"github.com/pacer-load/pacer/timeline"
+	"github.com/pacer-load/pacer/verdict"
 )
+
+// ID is a replay's test id in the JSON.
+const ID = "replay"
+
+// Name is the name of the replay of the trace at path, in its result,
+// its live view and metrics: "replay " and the file's name.
+func Name(path string) string { return "replay " + filepath.Base(path) }
+
+// Judge makes a replay's result a report test (id ID, with every
+// percentile: a trace's commands are the user's), judged by slo as any run
+// is (verdict.NewTest). What the server counted (st) goes with it, except
+// in a Redis Cluster, where one server's counts are not the replay's.
+func Judge(res *scheduler.Result, st *serverinfo.Stats, cfg Config, slo verdict.SLO) (*report.Test, verdict.Judgement, error) {
+	o := report.TestOptions{ID: ID, Percentiles: true}
+	if !cfg.Cluster {
+		o.Server = st
+	}
+	return verdict.NewTest(res, o, slo)
+}
 
 // Run replays the trace as plan says, with the open driver's settings
 // ocfg (pacing, drain, lag limit, timeout, interval, backlog, warmup, and
