@@ -173,20 +173,16 @@ func benchAction(c *cli.Context) error {
 		fmt.Fprintln(stderr, w)
 	}
 	ctx, out := c.Context, e.out
-	info := peers.BenchInfo{Clients: cfg.Clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.Text.Percentiles}
+	cfg.Info = peers.BenchInfo{Clients: cfg.Clients, KeepAlive: cfg.keepAlive, Threads: cfg.threads, Percentiles: cfg.Text.Percentiles}
 	if cfg.cluster {
-		// redis-benchmark --cluster: the primaries first, on stdout, in
-		// every output format; one thread per primary by default.
-		if cfg.Primaries, err = e.target.Primaries(ctx, true); err != nil {
+		header, err := cfg.FindPrimaries(ctx, e.target)
+		if err != nil {
 			return err
 		}
-		io.WriteString(out, cfg.Primaries.Header())
-		info.Cluster = cfg.Primaries.Configs(ctx)
-		if info.Threads == 0 {
-			info.Threads = len(cfg.Primaries.Nodes)
-		}
+		io.WriteString(out, header)
 	}
 	e.askServer()
+	info := &cfg.Info
 	info.Save, info.AppendOnly, info.HaveConfig = bench.ServerConfig(e.server.ID)
 	if !info.HaveConfig && !cfg.cluster {
 		fmt.Fprintln(stderr, "WARNING: Could not fetch server CONFIG")
@@ -205,7 +201,7 @@ func benchAction(c *cli.Context) error {
 		return exitCode(exitInterrupted)
 	}
 	e.doc.Config = cfg.echo(ctx, e.faults())
-	cfg.Info, cfg.Keep = info, cfg.files.Any()
+	cfg.Keep = cfg.files.Any()
 	for _, j := range cfg.work.tests {
 		cfg.Tests = append(cfg.Tests, bench.Test{Test: j.Test, Custom: j.custom,
 			Payload: bench.Payload(j.Recipe, j.custom, cfg.sizes, cfg.work.keys)})

@@ -332,6 +332,23 @@ func Payload(recipe *scenarios.Recipe, custom bool, sizes scenarios.Sizes, keys 
 	return int(sizes.Mean() + 0.5)
 }
 
+// FindPrimaries is --cluster: it asks target for the cluster's primaries
+// (cfg.Primaries) and their CONFIG for the full report's header
+// (cfg.Info.Cluster), and gives each primary a thread unless --threads
+// was given, as redis-benchmark --cluster does. It returns the primaries'
+// lines, which redis-benchmark prints first, in every output format.
+func (cfg *Config) FindPrimaries(ctx context.Context, target *endpoint.Target) (string, error) {
+	p, err := target.Primaries(ctx, true)
+	if err != nil {
+		return "", err
+	}
+	cfg.Primaries, cfg.Info.Cluster = p, p.Configs(ctx)
+	if cfg.Info.Threads == 0 {
+		cfg.Info.Threads = len(p.Nodes)
+	}
+	return p.Header(), nil
+}
+
 // ServerConfig is what redis-benchmark's header shows of the server's
 // configuration: save and appendonly, when CONFIG GET gave both.
 func ServerConfig(id *serverinfo.Identity) (save, aof string, ok bool) {
