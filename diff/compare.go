@@ -97,13 +97,20 @@ func (c *comparer) noise(s *sample) hostNoise {
 // by id (a sweep's steps by rate too), each figure with its change, its
 // interval and its word, the tests it could not match named, and the
 // gate's decision when o.Gate has clauses. With no test matched it
-// returns the document with ErrNoMatch (a usage error naming the tests).
+// returns the document with ErrNoMatch (a usage error naming the tests);
+// a file of redis-benchmark --csv, which holds neither histograms nor
+// counts, is a usage error naming it.
 func Compare(base, cand Side, o Options) (*Document, error) {
 	if o.Equivalence <= 0 {
 		o.Equivalence = DefaultEquivalence
 	}
 	if o.ErrorEquivalence <= 0 {
 		o.ErrorEquivalence = DefaultErrorEquivalence
+	}
+	for _, in := range append(slices.Clip(base.Inputs), cand.Inputs...) {
+		if in.Format == report.FormatRedisBenchmarkCSV {
+			return nil, usage.Errorf("%s: redis-benchmark --csv holds no histograms and no counts to compare: diff reads pacer's JSON and memtier_benchmark's --json-out-file", in.Label)
+		}
 	}
 	c := &comparer{o: o, level: stats.Level, trusted: map[*sample]trust{}, noises: map[*sample]hostNoise{}}
 	d := &Document{Schema: Schema, Tool: report.Tool{Name: "pacer", Version: o.Version},

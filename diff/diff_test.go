@@ -534,3 +534,16 @@ func TestPairedWidthNamesTheClientsNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareRefusesCSV: redis-benchmark --csv holds neither histograms
+// nor counts, on either side: a usage error naming the file.
+func TestCompareRefusesCSV(t *testing.T) {
+	csv := report.Input{Label: "rb.csv", Format: report.FormatRedisBenchmarkCSV, Doc: &report.Document{}}
+	pacer := report.Input{Label: "a.json", Format: report.FormatPacer, Doc: &report.Document{}}
+	for _, sides := range [][2]Side{{{Inputs: []report.Input{pacer}}, {Inputs: []report.Input{csv}}}, {{Inputs: []report.Input{csv}}, {Inputs: []report.Input{pacer}}}} {
+		_, err := Compare(sides[0], sides[1], Options{})
+		if !usage.Is(err) || !strings.Contains(err.Error(), "rb.csv: redis-benchmark --csv holds no histograms") {
+			t.Errorf("err %v, want a usage error naming rb.csv", err)
+		}
+	}
+}

@@ -185,11 +185,6 @@ func diffAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, in := range inputs {
-		if in.Format == report.FormatRedisBenchmarkCSV {
-			return usageErrorf("%s: redis-benchmark --csv holds no histograms and no counts to compare: diff reads pacer's JSON and memtier_benchmark's --json-out-file", in.Label)
-		}
-	}
 	base := diff.Side{Inputs: inputs[:len(sides[0])]}
 	cand := diff.Side{Inputs: inputs[len(sides[0]):]}
 	d, err := diff.Compare(base, cand, out.opts)
