@@ -15,10 +15,6 @@ import (
 	"github.com/pacer-load/pacer/verdict"
 )
 
-// compareFractions are the open-loop rates tried without --rate, as
-// fractions of the throughput the closed loop reached.
-var compareFractions = []float64{0.5, 0.8, 0.95}
-
 func compareCommand() *cli.Command {
 	flags := targetFlags()
 	flags = append(flags,
@@ -86,13 +82,8 @@ func parseCompareConfig(c *cli.Context) (*compareConfig, error) {
 	}
 	cfg.ClosedConns = cfg.Conns
 	if cfg.shard.Sharded() {
-		if !c.IsSet("rate") {
-			return nil, usageErrorf("--shard needs --rate: without it each shard would take its open rates from its own closed loop's throughput, and the shards would send different timelines")
-		}
-		// The closed loop has no timeline to share: its load is its
-		// clients, so the shards split -c (shard K takes every N-th).
-		if cfg.ClosedConns = compare.ShareOf(cfg.Conns, cfg.shard.K, cfg.shard.N); cfg.ClosedConns == 0 {
-			return nil, usageErrorf("--shard %d/%d: -c %d leaves this shard no closed-loop client; give at least -c %d", cfg.shard.K, cfg.shard.N, cfg.Conns, cfg.shard.N)
+		if cfg.ClosedConns, err = compare.ShardClients(cfg.Conns, cfg.shard.K, cfg.shard.N, c.IsSet("rate")); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.Pipeline, err = parsePipeline(c); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
@@ -174,6 +175,23 @@ func roundRate(perSec float64) timeline.Rate {
 	}
 	p := math.Pow(10, math.Floor(math.Log10(perSec))-2)
 	return timeline.RatePerSecond(math.Round(perSec/p) * p)
+}
+
+// ShardClients is the closed-loop clients of shard k of n (k from 1) in a
+// comparison with conns clients: the closed loop has no timeline to
+// share, its load is its clients, so the shards split them (ShareOf). A
+// sharded comparison needs its open rate given (rateGiven): each shard
+// would otherwise take it from its own closed loop's throughput, and the
+// shards would send different timelines. Its errors are usage errors.
+func ShardClients(conns, k, n int, rateGiven bool) (int, error) {
+	if !rateGiven {
+		return 0, usage.Errorf("--shard needs --rate: without it each shard would take its open rates from its own closed loop's throughput, and the shards would send different timelines")
+	}
+	c := ShareOf(conns, k, n)
+	if c == 0 {
+		return 0, usage.Errorf("--shard %d/%d: -c %d leaves this shard no closed-loop client; give at least -c %d", k, n, conns, n)
+	}
+	return c, nil
 }
 
 // ShareOf is shard k's (from 1) share of n clients: every N-th of them,

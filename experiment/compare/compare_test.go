@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/histo"
+	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/timeline"
@@ -55,6 +56,32 @@ func TestCompareReading(t *testing.T) {
 		got := Reading(tc.closed, tc.open)
 		if !strings.Contains(got, tc.says) || strings.Count(got, ".") < 1 {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.says)
+		}
+	}
+}
+
+// TestShardClients: the shards split the closed loop's clients, every
+// N-th from the K-th; a shard left none, or a sharded comparison without
+// a rate, is a usage error.
+func TestShardClients(t *testing.T) {
+	for _, c := range []struct {
+		conns, k, n int
+		rate        bool
+		want        int
+		err         string
+	}{
+		{50, 1, 2, true, 25, ""},
+		{5, 1, 2, true, 3, ""},
+		{5, 2, 2, true, 2, ""},
+		{2, 3, 4, true, 0, "--shard 3/4: -c 2 leaves this shard no closed-loop client; give at least -c 4"},
+		{50, 1, 2, false, 0, "--shard needs --rate"},
+	} {
+		got, err := ShardClients(c.conns, c.k, c.n, c.rate)
+		switch {
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("-c %d, shard %d/%d: %d, %v; want %d", c.conns, c.k, c.n, got, err, c.want)
+		case c.err != "" && (!usage.Is(err) || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("-c %d, shard %d/%d, rate %v: %v; want a usage error with %q", c.conns, c.k, c.n, c.rate, err, c.err)
 		}
 	}
 }
