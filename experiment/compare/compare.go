@@ -185,11 +185,11 @@ func roundRate(perSec float64) timeline.Rate {
 // shards would send different timelines. Its errors are usage errors.
 func ShardClients(conns, k, n int, rateGiven bool) (int, error) {
 	if !rateGiven {
-		return 0, usage.Errorf("--shard needs --rate: without it each shard would take its open rates from its own closed loop's throughput, and the shards would send different timelines")
+		return 0, usage.Flagf("shard", "{shard} needs {rate}: without it each shard would take its open rates from its own closed loop's throughput, and the shards would send different timelines")
 	}
 	c := ShareOf(conns, k, n)
 	if c == 0 {
-		return 0, usage.Errorf("--shard %d/%d: -c %d leaves this shard no closed-loop client; give at least -c %d", k, n, conns, n)
+		return 0, usage.Flagf("shard", "{shard} %d/%d: {c} %d leaves this shard no closed-loop client; give at least {c} %d", k, n, conns, n)
 	}
 	return c, nil
 }

@@ -60,6 +60,14 @@ func TestCompareReading(t *testing.T) {
 	}
 }
 
+// asFlag spells an option as cmd/pacer does.
+func asFlag(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
 // TestShardClients: the shards split the closed loop's clients, every
 // N-th from the K-th; a shard left none, or a sharded comparison without
 // a rate, is a usage error.
@@ -80,7 +88,7 @@ func TestShardClients(t *testing.T) {
 		switch {
 		case c.err == "" && (err != nil || got != c.want):
 			t.Errorf("-c %d, shard %d/%d: %d, %v; want %d", c.conns, c.k, c.n, got, err, c.want)
-		case c.err != "" && (!usage.Is(err) || !strings.Contains(err.Error(), c.err)):
+		case c.err != "" && (!usage.Is(err) || !strings.Contains(usage.Render(err, asFlag), c.err)):
 			t.Errorf("-c %d, shard %d/%d, rate %v: %v; want a usage error with %q", c.conns, c.k, c.n, c.rate, err, c.err)
 		}
 	}
