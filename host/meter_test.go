@@ -421,8 +421,16 @@ func TestMeterFedSamples(t *testing.T) {
 	if d := <-c.asked; d != standby+30_000+ms {
 		t.Errorf("sleep after the feed stopped to %d, want one interval (%d)", d, standby+30_000+ms)
 	}
-	go func() { c.wake <- standby + 30_000 + ms }()
-	r := m.Stop()
+	// Stop, then the sleeper's wake: a wake that came before Stop marked
+	// the end would be a sample, and the sleeper would ask for another
+	// sleep that nothing answers (this test hung once in .ci/run so).
+	stopped := make(chan Result)
+	go func() { stopped <- m.Stop() }()
+	for m.stopAt.Load() == 0 {
+		time.Sleep(100 * time.Microsecond)
+	}
+	c.wake <- standby + 30_000 + ms
+	r := <-stopped
 	if r.FedWakes != 3 || r.Wakes != 4 {
 		t.Errorf("wakes %d, fed %d; want 4, 3", r.Wakes, r.FedWakes)
 	}
