@@ -77,11 +77,24 @@ func TestDecideWithinRuns(t *testing.T) {
 	default:
 		d := readJSON[doc](t, out)
 		tt := d.Tests[0]
-		if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.Decide.LookOutcome != "pass" || tt.DurationS >= 4 {
-			// The run ends once the look returns: a look judges what was
-			// measured (about 0.2 s under -race, more on a busy runner), so
-			// the bound is the second look's time (2 s after the first).
-			t.Fatalf("outcome %s, %+v, measured %v s; want a pass at the first look, ended before the second", d.Outcome, tt.Decide, tt.DurationS)
+		if dc := tt.Decide; dc != nil && dc.By == "sequential" && dc.Looks == 2 && strings.Contains(dc.WentOn, "had no reply yet at the look") && dc.LookOutcome == "pass" && tt.DurationS < 6 {
+			// A runner stalled at the first look's instant and at its
+			// retake's, a second later: the second look passed. What
+			// the retake is for (one stall at a look) is the case below.
+			t.Logf("the first look and its retake met requests still open: %+v", dc)
+			break
+		}
+		if d.Outcome != "pass" || tt.Decide == nil || tt.Decide.By != "first look" || tt.Decide.Looks != 1 || tt.Decide.LookOutcome != "pass" || tt.DurationS >= 6 {
+			// The run ends once the deciding look returns: the first at
+			// 2 s, its retakes a second apart. A look judges what was
+			// measured on the series' goroutine, 10 ms on a quiet host,
+			// 0.13 s under -race, about a second in CI under -race with
+			// this package's other tests beside it (a retake at 3 s
+			// returned at 4.07 s), and the next interval's end waits for
+			// it. Looks == 1 says no second planned look was taken; the
+			// bound says the run ended at its look, not at the budget's
+			// end (8 s), with room for two slow looks.
+			t.Fatalf("outcome %s, %+v, measured %v s; want a pass at the first look, ended there", d.Outcome, tt.Decide, tt.DurationS)
 		}
 		testrun.Contains(t, stdout, "decided        at the first look, after the planned")
 		if tt.Decide.Retakes > 0 {
@@ -99,13 +112,16 @@ func TestDecideWithinRuns(t *testing.T) {
 		"--slo", "p99<=500us", "--decide-within", "6s", "--json", out)
 	d := readJSON[doc](t, out)
 	tt := d.Tests[0]
-	if code == exitSLO && tt.HiccupMs != nil && tt.HiccupMs.P99 > 1 {
+	serverMissed := code == exitSLO || tt.Decide != nil && tt.Decide.LookOutcome == "fail"
+	if serverMissed && tt.HiccupMs != nil && tt.HiccupMs.P99 > 1 {
 		// The embedded target runs in pacer's process: on a host that
 		// stalls that process for milliseconds (two busy loops beside it:
 		// host hiccups p99 above 3 ms; a VM losing a fifth of its CPUs to
 		// steal: 2.6 ms), its service time misses 500 µs by more than the
 		// client's noise, and the verdict puts the miss down to the
-		// server. An idle host wakes the meter within 1 ms at p99.
+		// server (at a look, which ends the run, even where the whole
+		// run, judged with the requests sent while it judged, is then
+		// inconclusive). An idle host wakes the meter within 1 ms at p99.
 		t.Logf("the host stalled pacer's process (host hiccups p99 %.3f ms): %s", tt.HiccupMs.P99, strings.TrimSpace(stderr))
 		return
 	}
