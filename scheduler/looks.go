@@ -14,9 +14,12 @@ import (
 // of the intervals From, From+Every, From+2·Every, … into the measured
 // window, Look gets the intervals so far and says whether to end. The
 // timeline then ends at once, where it is: one run, one continuous
-// timeline, its intended times never paused (a look runs on the interval
-// series' goroutine, beside the pacer), and the result holds everything
-// sent until then. openloop.Config.Duration is the most the run may last.
+// timeline, its intended times never paused (a look runs on a goroutine
+// of the interval series, beside the pacer and the cutting of intervals,
+// which a slow look does not delay), and the result holds everything sent
+// until then. The look at the end of interval k judges the first k
+// intervals, whenever it runs. openloop.Config.Duration is the most the
+// run may last.
 //
 // A look whose verdict waits only on replies still to come says so
 // (LookAgain): it is taken again at the end of each following interval,

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -48,7 +49,8 @@ type Series struct {
 	schedCum  uint64
 	cut       func()
 	// looked is set once a look ended the run; again while a look waits
-	// to be taken again (LookAgain).
+	// to be taken again (LookAgain). Both are the looks' goroutine's
+	// (lookLoop), under mu.
 	looked, again bool
 	// nodes, when set, returns the run's node recorders (see
 	// series_nodes.go); perNode is each one's part.
@@ -163,6 +165,16 @@ func (s *Series) Begin(t0 int64) {
 
 func (s *Series) loop() {
 	defer close(s.done)
+	var looked chan struct{} // a closed interval for the looks (nil: none)
+	if s.looks != nil && s.looks.Look != nil {
+		looked = make(chan struct{}, 1)
+		lookDone := make(chan struct{})
+		go func() {
+			defer close(lookDone)
+			s.lookLoop(looked)
+		}()
+		defer func() { <-lookDone }() // a look under way ends first: its decider is read after the run
+	}
 	t := time.NewTimer(0)
 	defer t.Stop()
 	from := s.t0 + int64(s.origin)
@@ -188,25 +200,63 @@ func (s *Series) loop() {
 		case <-t.C:
 		}
 		s.mu.Lock()
-		var look []Interval
-		planned := false
 		if !s.finished {
 			s.take(k, s.measured(s.totals()))
-			planned = s.looks.due(time.Duration(k) * s.d)
-			if !s.looked && (planned || s.again) {
-				look = append([]Interval(nil), s.out...)
-			}
 		}
 		s.mu.Unlock()
-		if look != nil {
-			switch s.looks.Look(look, planned) {
-			case LookEnd:
-				s.looked = true // decided: the run ends
-				s.cut()
-			case LookAgain:
-				s.again = true
+		if looked != nil {
+			select {
+			case looked <- struct{}{}:
+			default: // the looks have one to read already
+			}
+		}
+	}
+}
+
+// lookLoop takes the looks (see Looks) on a goroutine of its own, so that
+// a look that takes long (a second, in CI under -race) delays no
+// interval's end: each interval keeps its length D, where a look on the
+// cutting goroutine made the next one hold its own time and the look's.
+// It reads the intervals in order as they close, and a look at the end of
+// interval k judges the first k, whenever it runs. It returns when the
+// series stops, after the look under way.
+func (s *Series) lookLoop(closed <-chan struct{}) {
+	seen := 0 // the intervals the looks have read
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-closed:
+		}
+		for {
+			select {
+			case <-s.stop:
+				return
 			default:
-				s.again = false
+			}
+			s.mu.Lock()
+			if s.finished || s.looked || seen >= len(s.out) {
+				s.mu.Unlock()
+				break
+			}
+			seen++
+			planned := s.looks.due(time.Duration(seen) * s.d)
+			var look []Interval
+			if planned || s.again {
+				look = slices.Clone(s.out[:seen])
+			}
+			s.mu.Unlock()
+			if look == nil {
+				continue
+			}
+			next := s.looks.Look(look, planned)
+			s.mu.Lock()
+			s.again = next == LookAgain
+			s.looked = next == LookEnd
+			s.mu.Unlock()
+			if next == LookEnd {
+				s.cut() // decided: the run ends
+				return
 			}
 		}
 	}

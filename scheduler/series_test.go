@@ -94,3 +94,46 @@ func TestSeriesRetakesALook(t *testing.T) {
 		t.Fatalf("looks %v, want %v", calls, want)
 	}
 }
+
+// TestSeriesCutsWhileALookRuns: a look that runs for several intervals
+// does not hold up their ends (the series closes them meanwhile, each of
+// its own length), and the next planned look judges the intervals up to
+// its own, not those closed by the time it runs.
+func TestSeriesCutsWhileALookRuns(t *testing.T) {
+	const d = 10 * time.Millisecond
+	var s *Series
+	closed := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.out)
+	}
+	var calls []int
+	cut := make(chan struct{})
+	looks := &Looks{From: d, Every: 2 * d, Look: func(ivs []Interval, planned bool) LookNext {
+		calls = append(calls, len(ivs))
+		if len(calls) > 1 {
+			return LookEnd
+		}
+		for deadline := time.Now().Add(10 * time.Second); closed() < 5; time.Sleep(d) {
+			if time.Now().After(deadline) {
+				t.Error("no interval closed while the look ran")
+				return LookEnd
+			}
+		}
+		return LookOn
+	}}
+	s = NewSeries(d, 0, func() Totals { return Totals{} }, nil, SeriesRecorders{Response: histo.NewRecorder()}, nil)
+	s.SetLooks(looks, nil, func() { close(cut) })
+	s.Begin(nanotime())
+	select {
+	case <-cut:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no look ended the series")
+	}
+	if _, _, err := s.Finish(nanotime(), Totals{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{1, 3}; !slices.Equal(calls, want) {
+		t.Fatalf("looks judged %v intervals, want %v", calls, want)
+	}
+}
