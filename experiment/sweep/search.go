@@ -179,9 +179,6 @@ func (s *rateSearch) record(rate float64, v stepVerdict) (float64, bool) {
 		s.uncertain[rate] = true
 	case stepInconclusive:
 		s.inconclusive[rate]++
-		if rate == s.climbed {
-			s.inconclusive[rate] = maxRemeasure + 1 // see plan
-		}
 	default:
 		s.unjudged = max(s.unjudged, rate)
 	}
@@ -225,8 +222,31 @@ func (s *rateSearch) judgeable(r float64) bool {
 func (s *rateSearch) judged(r float64) bool { return s.passed[r] || s.failed[r] > 0 }
 
 // pending reports whether r is an inconclusive rate to measure again.
+// The rate climbed to from an inconclusive first step waits for a pass
+// with no rate the client could not send between it and that pass (see
+// plan): a client that cannot send the first rate cannot send it either,
+// and a search that comes down is not held up by it; but a pass just
+// below it says the host was busy for the first two steps only, and it is
+// measured again. Marking it as measured its last time left it the
+// barrier below which a search crept up and ended inconclusive one step
+// short of converging (3,830/s passed, "too busy to tell at 4000/s (3
+// times)", measured once).
 func (s *rateSearch) pending(r float64) bool {
+	if r == s.climbed && (s.lo == 0 || s.untoldBetween(s.lo, r)) {
+		return false
+	}
 	return !s.judged(r) && !s.uncertain[r] && s.inconclusive[r] > 0 && s.inconclusive[r] <= maxRemeasure
+}
+
+// untoldBetween reports whether a rate between lo and hi (both
+// excluded) was inconclusive and never judged.
+func (s *rateSearch) untoldBetween(lo, hi float64) bool {
+	for q, n := range s.inconclusive {
+		if n > 0 && q > lo && q < hi && !s.judged(q) {
+			return true
+		}
+	}
+	return false
 }
 
 // open reports whether r lies between lo and hi (above lo when no rate
@@ -292,8 +312,8 @@ func (s *rateSearch) plan() (float64, bool) {
 		// two steps (a lower rate, then this one again) of the twelve a
 		// search of the embedded target needs near its limit. A client
 		// that cannot send this rate cannot send the next one either:
-		// that step is not measured again (record), and the search comes
-		// down from the lower.
+		// that step is not measured again before a rate passed
+		// (pending), and the search comes down from the lower.
 		next, ok := s.grow(s.last)
 		s.climbed = next
 		return next, ok

@@ -215,6 +215,13 @@ func TestRateSearch(t *testing.T) {
 		// (the one above is not), and the search comes down from it.
 		{name: "a client too slow from the start", from: 4000, maxSteps: 12, judge: busyHost(5400, 3000), converged: false, lo: 2000, hi: 3000, maxRates: 12,
 			wantFirstRates: []float64{4000, 16000, 4000, 1000}, reason: "stopped after 12 steps"},
+		// The host busy for the first two steps (seen on this VM: 1000/s
+		// and 4000/s the client's, then quiet): the rate climbed to is
+		// measured again once 1000/s passed, and the search goes up.
+		// Left unmeasured, it was the barrier the search crept up to
+		// (2000, 2828, 3363, 3668, 3830) and ended inconclusive below.
+		{name: "a host busy for the first two steps", from: 1000, maxSteps: 12, judge: busyHost(5400, 0, 0, 1), converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 12,
+			wantFirstRates: []float64{1000, 4000, 1000, 4000, 16000}},
 		// The client host's miss at 4000/s (step 1) is measured again
 		// after another step, and passes.
 		{name: "a client-attributed step", from: 1000, maxSteps: 12, judge: busyHost(5400, 0, 1), converged: true, lo: 5400 / 1.05, hi: 5400, maxRates: 12,
