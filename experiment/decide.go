@@ -160,9 +160,12 @@ type decider struct {
 	d     Decide
 	plan  decidePlan
 	proto *scheduler.Result
-	cpu0  host.CPUSample
-	cpuOK bool
-	ext   scheduler.Extension
+	// partials sums the intervals for the looks (each look's begin with
+	// the last one's), made at the first look.
+	partials *scheduler.Partials
+	cpu0     host.CPUSample
+	cpuOK    bool
+	ext      scheduler.Extension
 	// looks counts the planned looks taken, retakes the times the
 	// current one was taken again (scheduler.LookAgain); decided is set
 	// when one ended the run.
@@ -191,7 +194,10 @@ func (k *decider) look(ivs []scheduler.Interval, planned bool) scheduler.LookNex
 	} else {
 		k.retakes++
 	}
-	r, err := scheduler.Partial(k.proto, ivs)
+	if k.partials == nil {
+		k.partials = scheduler.NewPartials(k.proto)
+	}
+	r, err := k.partials.Result(ivs)
 	if err != nil {
 		return scheduler.LookOn
 	}
