@@ -166,10 +166,12 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	}
 	codes := []int{exitOK}
 	switch {
-	case len(out) > 0 && (out[0] == "run" || out[0] == "compare" || out[0] == "sweep" || out[0] == "replay" || out[0] == "pubsub" || out[0] == "stream" || out[0] == "ab"):
+	case len(out) > 0 && openModel[out[0]]:
 		// Whether the generator kept its send-lag limit depends on the
 		// machine's load, and an SLO on its latency too: documented outcomes
-		// (a sweep exits 4 when its bounding failure could be the client's).
+		// (a sweep exits 4 when its bounding failure could be the client's;
+		// tracking exited 4 in CI on send lag p99 76 ms, host hiccups p99
+		// 11 ms).
 		codes = append(codes, exitUntrusted, exitSLO)
 	case len(out) > 0 && out[0] == "bench" && hasArg(out, "--rate"):
 		// So does whether a throttled closed loop keeps its rate.
@@ -179,6 +181,11 @@ func loopbackExample(args []string, redisPort, dir string) ([]string, []int) {
 	}
 	return out, codes
 }
+
+// openModel are the commands that drive a timeline and judge the client
+// host's part in what they measured: their exit codes include 4 on a
+// loaded machine.
+var openModel = map[string]bool{"run": true, "compare": true, "sweep": true, "replay": true, "pubsub": true, "stream": true, "tracking": true, "ab": true}
 
 // filesOnly reports whether a command reads and writes files only
 // (report, merge, diff).
