@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/openloop"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/stats"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -161,7 +162,8 @@ type decider struct {
 	plan  decidePlan
 	proto *scheduler.Result
 	// partials sums the intervals for the looks (each look's begin with
-	// the last one's), made at the first look.
+	// the last one's), made at the first look with the memo of their
+	// decoded histograms that the sequential rule reads (ext.Hists).
 	partials *scheduler.Partials
 	cpu0     host.CPUSample
 	cpuOK    bool
@@ -195,7 +197,7 @@ func (k *decider) look(ivs []scheduler.Interval, planned bool) scheduler.LookNex
 		k.retakes++
 	}
 	if k.partials == nil {
-		k.partials = scheduler.NewPartials(k.proto)
+		k.partials, k.ext.Hists = scheduler.NewPartials(k.proto), new(stats.HistMemo)
 	}
 	r, err := k.partials.Result(ivs)
 	if err != nil {
@@ -363,6 +365,7 @@ func (e *Env) withDecide(d *Decide, q quiet, cfg *openloop.Config, conns int, se
 		}
 		ext := k.ext
 		ext.Looks, ext.Decided, ext.LookOutcome = max(k.looks, 1), k.decided, k.outcome
+		ext.Hists = nil // the looks': the result keeps no decoded intervals
 		if !k.decided && !res.Interrupted {
 			ext.Looks, ext.Final = k.plan.looks, true
 		}

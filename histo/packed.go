@@ -29,6 +29,25 @@ func (p Packed) Text() (string, error) {
 	return p.Encoded, nil
 }
 
+// Key names a Packed's encoding: Packed values with equal keys hold the
+// same histogram (a spilled one by where it lies in its spill, one in
+// memory by its text), so what was made from one may be kept for the
+// other (stats.HistMemo).
+type Key struct {
+	spill *Spill
+	off   int64
+	n     int
+	text  string
+}
+
+// Key returns p's key.
+func (p Packed) Key() Key {
+	if p.spill != nil {
+		return Key{spill: p.spill, off: p.off, n: p.n}
+	}
+	return Key{text: p.Encoded}
+}
+
 // Pack summarises and encodes h (nil: an empty histogram).
 func Pack(h *hdrhistogram.Histogram) (Packed, error) {
 	if h == nil || h.TotalCount() == 0 && geometryOf(h) == pacerGeometry {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pacer-load/pacer/events"
 	"github.com/pacer-load/pacer/host"
+	"github.com/pacer-load/pacer/stats"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/visibility"
 )
@@ -363,6 +364,11 @@ type Extension struct {
 	// again, at the ends of the intervals after it, for replies still
 	// open at it (Looks' LookAgain).
 	Retakes int
+	// Hists keeps the intervals' histograms as the sequential rule reads
+	// them, from one look to the next, so a look decodes only the
+	// intervals closed since the last (nil: each look decodes them all).
+	// A look's own; the run's result does not keep it.
+	Hists *stats.HistMemo
 }
 
 // ServerProcess is a local server's process and what its threads did

@@ -14,6 +14,39 @@ type Hist struct {
 	Counts []int64
 }
 
+// HistMemo keeps the Hists made from histograms a caller would decode
+// again and again (a run's intervals, at each of its looks), under a
+// comparable key of the caller's that names the histogram's encoding
+// (histo.Key). A nil memo keeps nothing. Not safe for concurrent use.
+type HistMemo struct{ m map[any]Hist }
+
+// Get returns the Hist kept under key, or makes one with mk and keeps it.
+func (m *HistMemo) Get(key any, mk func() (Hist, error)) (Hist, error) {
+	if m == nil {
+		return mk()
+	}
+	if h, ok := m.m[key]; ok {
+		return h, nil
+	}
+	h, err := mk()
+	if err != nil {
+		return Hist{}, err
+	}
+	if m.m == nil {
+		m.m = map[any]Hist{}
+	}
+	m.m[key] = h
+	return h, nil
+}
+
+// Len is the number of Hists kept.
+func (m *HistMemo) Len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.m)
+}
+
 // Series is a run as a sequence of intervals, each a histogram (and, for
 // ratios, a numerator and a denominator: completed requests and seconds,
 // errors and scheduled requests). Resampling it in blocks of consecutive

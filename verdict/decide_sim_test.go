@@ -16,6 +16,7 @@ import (
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/stats"
 	"github.com/pacer-load/pacer/timeline"
 )
 
@@ -326,5 +327,49 @@ func TestSequentialLooks(t *testing.T) {
 	}
 	if j := judge(20, 2); j.Outcome != Fail || !strings.Contains(j.Reason, "beyond 2.000 ms") {
 		t.Fatalf("a failing server at look 2: %s (%s)", j.Outcome, j.Reason)
+	}
+}
+
+// TestLooksKeepTheDecodedIntervals: a look that reads the intervals
+// through the memo kept from the looks before it (scheduler.Extension's
+// Hists) judges as one that decodes them all, and the memo holds each
+// interval's response and service times once.
+func TestLooksKeepTheDecodedIntervals(t *testing.T) {
+	t.Parallel()
+	slo, err := ParseSLO("p99<=2ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	h := simHost{noisy: true}
+	var ivs []scheduler.Interval
+	for i := range 40 {
+		ivs = append(ivs, h.interval(t, rng, i%9 == 3, time.Duration(i)*time.Second))
+	}
+	proto := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: timeline.RatePerSecond(perInterval), Arrival: "uniform",
+		Pacing: "auto", LagLimit: 200 * time.Microsecond, Connections: 10, Interval: time.Second, HiccupInterval: time.Millisecond,
+		TargetLocal: true, ReceiveClock: scheduler.ReceiveKernel, CPU: scheduler.HostCPU{Available: true, Seconds: 10, Busy: 0.6, CPUs: 2}}
+	memo := new(stats.HistMemo)
+	judge := func(n, look int, hists *stats.HistMemo) Judgement {
+		r, err := scheduler.Partial(proto, ivs[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Extension = &scheduler.Extension{Planned: 10 * time.Second, Every: 10 * time.Second, PlannedLooks: 5, Looks: look, Hists: hists}
+		_, j, err := NewTest(r, report.TestOptions{}, slo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	for _, l := range []struct{ look, n int }{{2, 20}, {3, 30}, {4, 40}, {4, 40}} {
+		with, without := judge(l.n, l.look, memo), judge(l.n, l.look, nil)
+		if with.Outcome != without.Outcome || with.Reason != without.Reason {
+			t.Fatalf("look %d: with the memo %s (%s), without %s (%s)", l.look, with.Outcome, with.Reason, without.Outcome, without.Reason)
+		}
+		if memo.Len() != 2*l.n {
+			t.Fatalf("look %d over %d intervals: the memo holds %d histograms, want %d", l.look, l.n, memo.Len(), 2*l.n)
+		}
+		t.Logf("look %d: %s: %s", l.look, with.Outcome, with.Reason)
 	}
 }

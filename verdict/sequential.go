@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pacer-load/pacer/histo"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/stats"
@@ -42,7 +43,7 @@ func sequential(t *report.Test, j Judgement) Judgement {
 	if err != nil || len(ivs) < stats.MinIntervals {
 		return Judgement{Outcome: Inconclusive, Verdict: report.VerdictInconclusive, Reason: "undecided at " + where + ": too few intervals", Owners: j.Owners}
 	}
-	resp, serv, err := seriesOf(ivs)
+	resp, serv, err := seriesOf(ivs, e.Hists)
 	if err != nil {
 		return Judgement{Outcome: Inconclusive, Verdict: report.VerdictInconclusive, Reason: "undecided at " + where + ": " + err.Error(), Owners: j.Owners}
 	}
@@ -103,23 +104,27 @@ func sequential(t *report.Test, j Judgement) Judgement {
 
 // seriesOf makes the response and service times of intervals into the
 // block bootstrap's series.
-func seriesOf(ivs []scheduler.Interval) (resp, serv *stats.Series, err error) {
+func seriesOf(ivs []scheduler.Interval, memo *stats.HistMemo) (resp, serv *stats.Series, err error) {
+	hist := func(p histo.Packed) (stats.Hist, error) {
+		if p.Empty() {
+			return stats.Hist{}, nil
+		}
+		return memo.Get(p.Key(), func() (stats.Hist, error) {
+			h, err := p.Histogram()
+			if err != nil {
+				return stats.Hist{}, err
+			}
+			return stats.HistOf(h), nil
+		})
+	}
 	rs := make([]stats.Hist, len(ivs))
 	ss := make([]stats.Hist, len(ivs))
 	for i, iv := range ivs {
-		if !iv.Response.Empty() {
-			h, err := iv.Response.Histogram()
-			if err != nil {
-				return nil, nil, err
-			}
-			rs[i] = stats.HistOf(h)
+		if rs[i], err = hist(iv.Response); err != nil {
+			return nil, nil, err
 		}
-		if !iv.Service.Empty() {
-			h, err := iv.Service.Histogram()
-			if err != nil {
-				return nil, nil, err
-			}
-			ss[i] = stats.HistOf(h)
+		if ss[i], err = hist(iv.Service); err != nil {
+			return nil, nil, err
 		}
 	}
 	return stats.NewSeries(rs), stats.NewSeries(ss), nil
