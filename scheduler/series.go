@@ -48,10 +48,6 @@ type Series struct {
 	scheduled func(off int64) uint64
 	schedCum  uint64
 	cut       func()
-	// looked is set once a look ended the run; again while a look waits
-	// to be taken again (LookAgain). Both are the looks' goroutine's
-	// (lookLoop), under mu.
-	looked, again bool
 	// nodes, when set, returns the run's node recorders (see
 	// series_nodes.go); perNode is each one's part.
 	nodes   func() []*NodeRecorders
@@ -165,13 +161,13 @@ func (s *Series) Begin(t0 int64) {
 
 func (s *Series) loop() {
 	defer close(s.done)
-	var looked chan struct{} // a closed interval for the looks (nil: none)
+	var closed chan struct{} // an interval closed, for the looks (nil: none)
 	if s.looks != nil && s.looks.Look != nil {
-		looked = make(chan struct{}, 1)
+		closed = make(chan struct{}, 1)
 		lookDone := make(chan struct{})
 		go func() {
 			defer close(lookDone)
-			s.lookLoop(looked)
+			s.lookLoop(closed)
 		}()
 		defer func() { <-lookDone }() // a look under way ends first: its decider is read after the run
 	}
@@ -204,9 +200,9 @@ func (s *Series) loop() {
 			s.take(k, s.measured(s.totals()))
 		}
 		s.mu.Unlock()
-		if looked != nil {
+		if closed != nil {
 			select {
-			case looked <- struct{}{}:
+			case closed <- struct{}{}:
 			default: // the looks have one to read already
 			}
 		}
@@ -221,7 +217,8 @@ func (s *Series) loop() {
 // interval k judges the first k, whenever it runs. It returns when the
 // series stops, after the look under way.
 func (s *Series) lookLoop(closed <-chan struct{}) {
-	seen := 0 // the intervals the looks have read
+	seen := 0      // the intervals the looks have read
+	again := false // the last look asked to be taken again (LookAgain)
 	for {
 		select {
 		case <-s.stop:
@@ -235,14 +232,14 @@ func (s *Series) lookLoop(closed <-chan struct{}) {
 			default:
 			}
 			s.mu.Lock()
-			if s.finished || s.looked || seen >= len(s.out) {
+			if s.finished || seen >= len(s.out) {
 				s.mu.Unlock()
 				break
 			}
 			seen++
 			planned := s.looks.due(time.Duration(seen) * s.d)
 			var look []Interval
-			if planned || s.again {
+			if planned || again {
 				look = slices.Clone(s.out[:seen])
 			}
 			s.mu.Unlock()
@@ -250,14 +247,11 @@ func (s *Series) lookLoop(closed <-chan struct{}) {
 				continue
 			}
 			next := s.looks.Look(look, planned)
-			s.mu.Lock()
-			s.again = next == LookAgain
-			s.looked = next == LookEnd
-			s.mu.Unlock()
 			if next == LookEnd {
 				s.cut() // decided: the run ends
 				return
 			}
+			again = next == LookAgain
 		}
 	}
 }

@@ -99,6 +99,16 @@ func (h simHost) interval(t *testing.T, rng *rand.Rand, busy bool, start time.Du
 	return iv
 }
 
+// seconds simulates n consecutive seconds from the test's start, second
+// i busy when busy(i).
+func (h simHost) seconds(t *testing.T, rng *rand.Rand, n int, busy func(int) bool) []scheduler.Interval {
+	ivs := make([]scheduler.Interval, n)
+	for i := range ivs {
+		ivs[i] = h.interval(t, rng, busy(i), time.Duration(i)*time.Second)
+	}
+	return ivs
+}
+
 // poolSize is how many simulated seconds of each kind (quiet, busy) a
 // scenario draws its gates' seconds from: simulating each second anew
 // (and packing its histograms) cost most of the test's time.
@@ -273,11 +283,7 @@ func TestSequentialLooks(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	h := simHost{noisy: true}
-	var ivs []scheduler.Interval
-	for i := range 40 {
-		iv := h.interval(t, rng, i == 3 || i == 4, time.Duration(i)*time.Second)
-		ivs = append(ivs, iv)
-	}
+	ivs := h.seconds(t, rng, 40, func(i int) bool { return i == 3 || i == 4 })
 	proto := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: timeline.RatePerSecond(perInterval), Arrival: "uniform",
 		Pacing: "auto", LagLimit: 200 * time.Microsecond, Connections: 10, Interval: time.Second, HiccupInterval: time.Millisecond,
 		TargetLocal: true, ReceiveClock: scheduler.ReceiveKernel, CPU: scheduler.HostCPU{Available: true, Seconds: 10, Busy: 0.6, CPUs: 2},
@@ -341,11 +347,7 @@ func TestLooksKeepTheDecodedIntervals(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(13, 14))
-	h := simHost{noisy: true}
-	var ivs []scheduler.Interval
-	for i := range 40 {
-		ivs = append(ivs, h.interval(t, rng, i%9 == 3, time.Duration(i)*time.Second))
-	}
+	ivs := simHost{noisy: true}.seconds(t, rng, 40, func(i int) bool { return i%9 == 3 })
 	proto := &scheduler.Result{Name: "GET", Mode: "open", TargetRate: timeline.RatePerSecond(perInterval), Arrival: "uniform",
 		Pacing: "auto", LagLimit: 200 * time.Microsecond, Connections: 10, Interval: time.Second, HiccupInterval: time.Millisecond,
 		TargetLocal: true, ReceiveClock: scheduler.ReceiveKernel, CPU: scheduler.HostCPU{Available: true, Seconds: 10, Busy: 0.6, CPUs: 2}}
