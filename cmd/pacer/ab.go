@@ -156,7 +156,7 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 			return nil, usageErrorf("--json %q: ab writes two documents, one per side: give a file name (ab.json writes ab.a.json and ab.b.json)", a.json)
 		}
 		for s := range 2 {
-			if err := report.CheckOutputPath(sidePath(a.json, s)); err != nil {
+			if err := report.CheckOutputPath(ab.SidePath(a.json, s)); err != nil {
 				return nil, usageErrorf("--json: %v", err)
 			}
 		}
@@ -205,12 +205,6 @@ func abTargets(c *cli.Context) ([2]conn.Options, [2]string, error) {
 		out[s].FixedServerName = out[s].TLS != nil && c.IsSet("sni")
 	}
 	return out, shown, nil
-}
-
-// sidePath is --json's file for side s: .a or .b before the extension.
-func sidePath(path string, s int) string {
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "." + ab.SideName(s) + ext
 }
 
 func abAction(c *cli.Context) error {
@@ -267,10 +261,10 @@ func abAction(c *cli.Context) error {
 	labels := [2]string{ab.SideName(ab.A), ab.SideName(ab.B)}
 	if a.json != "" {
 		for s, doc := range docs {
-			if err := report.WriteJSON(c.App.Writer, sidePath(a.json, s), doc); err != nil {
+			if err := report.WriteJSON(c.App.Writer, ab.SidePath(a.json, s), doc); err != nil {
 				return failed(err)
 			}
-			labels[s] = filepath.Base(sidePath(a.json, s))
+			labels[s] = filepath.Base(ab.SidePath(a.json, s))
 		}
 	}
 	if !a.quiet {
@@ -295,7 +289,7 @@ func abAction(c *cli.Context) error {
 	case res.Err != nil:
 		return failed(res.Err)
 	case lost != nil:
-		return failed(fmt.Errorf("%s: %s: target lost: %s", ab.SideName(lost.Side), lost.Test, oneLine(lost.Reason)))
+		return failed(lost)
 	case derr != nil:
 		return derr
 	}

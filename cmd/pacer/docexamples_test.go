@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacer-load/pacer/experiment/ab"
 	"github.com/pacer-load/pacer/internal/redistest"
 )
 
@@ -312,13 +313,13 @@ func exampleResources(ex docExample) []string {
 		name, value, hasValue := strings.Cut(a, "=")
 		switch {
 		case args[0] == "ab" && name == "--json" && (hasValue || i+1 < len(args)):
-			// ab writes FILE.a and FILE.b (sidePath).
+			// ab writes FILE.a and FILE.b (ab.SidePath).
 			if !hasValue {
 				value = args[i+1]
 				i++
 			}
-			file(sidePath(value, 0))
-			file(sidePath(value, 1))
+			file(ab.SidePath(value, 0))
+			file(ab.SidePath(value, 1))
 		case fileArgs[name] && hasValue:
 			file(value)
 		case fileArgs[a] && i+1 < len(args):

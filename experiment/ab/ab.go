@@ -13,6 +13,8 @@ package ab
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
@@ -35,6 +37,14 @@ const (
 
 // SideName is "a" or "b".
 func SideName(s int) string { return [2]string{"a", "b"}[s] }
+
+// SidePath is the file side s's document is written to when both are
+// asked for as path: the side's name before the extension (run.json:
+// run.a.json and run.b.json), which users' scripts read back.
+func SidePath(path string, s int) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "." + SideName(s) + ext
+}
 
 // Config is an interleaved comparison.
 type Config struct {

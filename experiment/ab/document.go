@@ -7,6 +7,7 @@ import (
 
 	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/experiment"
+	"github.com/pacer-load/pacer/internal/safetext"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -23,6 +24,12 @@ func Session(seed uint64, start time.Time) string {
 type Lost struct {
 	Side         int
 	Test, Reason string
+}
+
+// Error says which side lost its target, in which test, and why, on one
+// line: "b: get: target lost: …".
+func (l *Lost) Error() string {
+	return fmt.Sprintf("%s: %s: target lost: %s", SideName(l.Side), l.Test, safetext.Line(l.Reason))
 }
 
 // Document sets side s's tests in its document (Tests, with the

@@ -142,3 +142,21 @@ func TestDocumentPoolsTheRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestSidePathAndLost: each side's file is named by the side before the
+// extension, and a lost target names its side and test on one line.
+func TestSidePathAndLost(t *testing.T) {
+	for _, c := range []struct{ path, a, b string }{
+		{"run.json", "run.a.json", "run.b.json"},
+		{"out/ab", "out/ab.a", "out/ab.b"},
+		{"dir.v2/r.json", "dir.v2/r.a.json", "dir.v2/r.b.json"},
+	} {
+		if a, b := SidePath(c.path, A), SidePath(c.path, B); a != c.a || b != c.b {
+			t.Errorf("%s: %s and %s, want %s and %s", c.path, a, b, c.a, c.b)
+		}
+	}
+	l := &Lost{Side: B, Test: "get", Reason: "connection refused\nafter 3 tries"}
+	if got, want := l.Error(), "b: get: target lost: connection refused after 3 tries"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
