@@ -12,7 +12,10 @@
 //	gate        10k GET/s for 10 s against a healthy redis-server, p99<=2ms
 //	regression  5k SET/s of 1 KB values against a redis-server with
 //	            appendonly yes, appendfsync always (the disk's fsync in every
-//	            write): a server that misses
+//	            write): a server that misses; beside each run a probe
+//	            times 1 KB appends and fdatasyncs in the server's
+//	            directory every 20 ms, an independent witness of how
+//	            slow the disk was (a run whose fsyncs were fast may pass)
 //	pinned      the gate with the redis-server and the busy loops pinned to
 //	            CPU 0 (taskset) and pacer to CPU 1: a healthy server that
 //	            waits for a CPU, whose misses are the host's
@@ -50,11 +53,12 @@ type scenario struct {
 	rate, test, data string
 	redis            []string // redis-server's extra arguments
 	pinned           bool
+	probeDisk        bool // time fsyncs beside the run (fsyncProbe)
 }
 
 var scenarios = map[string]scenario{
 	"gate":       {rate: "10k", test: "get"},
-	"regression": {rate: "5k", test: "set", data: "1024", redis: []string{"--appendonly", "yes", "--appendfsync", "always"}},
+	"regression": {rate: "5k", test: "set", data: "1024", redis: []string{"--appendonly", "yes", "--appendfsync", "always"}, probeDisk: true},
 	"pinned":     {rate: "10k", test: "get", pinned: true},
 }
 
@@ -113,8 +117,9 @@ type doc struct {
 			StealPct float64 `json:"steal_pct"`
 		} `json:"host"`
 		ServerProcess *struct {
-			WaitShare  float64 `json:"wait_share"`
-			MeanWaitUs float64 `json:"mean_wait_per_timeslice_us"`
+			WaitShare     float64 `json:"wait_share"`
+			MeanWaitUs    float64 `json:"mean_wait_per_timeslice_us"`
+			DiskWaitShare float64 `json:"disk_wait_share"`
 		} `json:"server_process"`
 		PacingSteps []struct {
 			AtS          float64 `json:"at_s"`
@@ -180,6 +185,12 @@ func run(bin, name string, sc scenario, runs, busy int, duration time.Duration, 
 		} else {
 			cmd = exec.Command(bin, cmdArgs...)
 		}
+		var probe *fsyncProbe
+		if sc.probeDisk {
+			if probe, err = startFsyncProbe(srv.Dir()); err != nil {
+				return err
+			}
+		}
 		start := time.Now()
 		_ = cmd.Run()
 		took := time.Since(start)
@@ -191,6 +202,9 @@ func run(bin, name string, sc scenario, runs, busy int, duration time.Duration, 
 		var d doc
 		if b, err := os.ReadFile(out); err == nil && json.Unmarshal(b, &d) == nil && len(d.Tests) == 1 {
 			line += "; " + describe(d, sc.test)
+		}
+		if probe != nil {
+			line += "\n         " + probe.end()
 		}
 		fmt.Println(line)
 		os.Remove(out)
@@ -223,6 +237,9 @@ func describe(d doc, test string) string {
 	}
 	if p := t.ServerProcess; p != nil {
 		s += fmt.Sprintf(", server waited %.2f%% (%.0f µs a slice)", 100*p.WaitShare, p.MeanWaitUs)
+		if p.DiskWaitShare > 0 {
+			s += fmt.Sprintf(", in disk wait %.0f%% of the looks", 100*p.DiskWaitShare)
+		}
 	}
 	if t.Server != nil {
 		if c, ok := t.Server.Commands[test]; ok && c.LatencyHistogram != nil {

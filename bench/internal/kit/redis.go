@@ -92,6 +92,10 @@ func start(withTLS bool, extra ...string) (*Server, error) {
 // Pid is the server's process id.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
+// Dir is the server's working directory (its AOF, its log): a probe of
+// the disk the server writes to writes there.
+func (s *Server) Dir() string { return s.dir }
+
 // Signal sends sig to the server (SIGSTOP, SIGCONT).
 func (s *Server) Signal(sig syscall.Signal) error { return s.cmd.Process.Signal(sig) }
 
