@@ -132,8 +132,13 @@ type Config struct {
 const DefaultMaxBacklog = 10 * time.Second
 
 // batchPerConn is how many due commands one connection takes in a wake
-// before the next connection takes over.
-const batchPerConn = 64
+// before the next connection takes over. A wake costs a write on each
+// connection it queued on, and later a read of their replies: at 1M GET/s
+// 256 cost 9-18% less CPU a request than 64 did, and at 100k/s, where a
+// wake's commands are fewer than either, it changes nothing. (A cap of
+// 16 KiB a connection besides, to spread large values, cost SET of 1 KB
+// at 100k/s 15-35% more CPU and no better latency.)
+const batchPerConn = 256
 
 // yieldEvery is how often the pacer yields to the scheduler itself.
 const yieldEvery = int64(4 * time.Millisecond)
