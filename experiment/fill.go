@@ -92,6 +92,16 @@ func NewFill(template string, keys uint64, sizes scenarios.Sizes, conns, pipelin
 	return FillConfig{Recipe: r, Keys: keys, Conns: conns, Pipeline: pipeline}, nil
 }
 
+// RunConfig is what a fill's result document says of its run (report's
+// config): the target's dial options, the connections, pipeline and value
+// sizes, the keys 0 … Keys-1 written once each in order, and the seed.
+func (f FillConfig) RunConfig(dial conn.Options, sizes scenarios.Sizes) report.RunConfig {
+	return report.RunConfig{
+		Target: dial.Addr, Conns: f.Conns, Dial: dial, Pipeline: f.Pipeline, Sizes: sizes, Keyspace: f.Keys,
+		KeyDist: scenarios.NewSequential(f.Keys), Seed: f.Seed, Tests: []string{FillID}, Requests: f.Keys,
+	}
+}
+
 // Judge makes a fill's result a report test (id FillID), with what the
 // server counted (st), judged by slo as any run is (verdict.NewTest).
 func (f *Fill) Judge(res *scheduler.Result, st *serverinfo.Stats, slo verdict.SLO) (*report.Test, verdict.Judgement, error) {

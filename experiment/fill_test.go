@@ -100,3 +100,24 @@ func TestFillCluster(t *testing.T) {
 		t.Errorf("__rand_int__ key: %v", err)
 	}
 }
+
+// A fill's document says what it wrote: the keys 0 … Keys-1 once each, in
+// order, as its one test, with its connections, pipeline and seed.
+func TestFillRunConfig(t *testing.T) {
+	fc, err := NewFill(FillCommand, 500, scenarios.FixedSize(8), 4, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.Seed = 7
+	dial := conn.Options{Addr: "127.0.0.1:6379"}
+	rc := fc.RunConfig(dial, scenarios.FixedSize(8))
+	if rc.Target != dial.Addr || rc.Conns != 4 || rc.Pipeline != 16 || rc.Seed != 7 {
+		t.Errorf("target %q conns %d pipeline %d seed %d, want 127.0.0.1:6379, 4, 16, 7", rc.Target, rc.Conns, rc.Pipeline, rc.Seed)
+	}
+	if rc.Keyspace != 500 || rc.Requests != 500 || !slices.Equal(rc.Tests, []string{FillID}) {
+		t.Errorf("keyspace %d requests %d tests %v, want 500, 500, [%s]", rc.Keyspace, rc.Requests, rc.Tests, FillID)
+	}
+	if want := scenarios.NewSequential(500).String(); rc.KeyDist == nil || rc.KeyDist.String() != want {
+		t.Errorf("key distribution %v, want %s", rc.KeyDist, want)
+	}
+}

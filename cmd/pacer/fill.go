@@ -14,7 +14,6 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/report/watch"
-	"github.com/pacer-load/pacer/scenarios"
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -132,10 +131,7 @@ func fillAction(c *cli.Context) error {
 	}
 	if res != nil && out.jsonPath != "" {
 		e.doc.Interrupted, e.doc.Tests = res.Interrupted, []report.Test{*t}
-		e.doc.Config = echoConfig(c.Context, report.RunConfig{
-			Target: e.target.Options.Addr, Conns: conns, Dial: e.target.Options, Pipeline: pipeline, Sizes: sizes, Keyspace: n,
-			KeyDist: scenarios.NewSequential(n), Seed: seed, Tests: []string{experiment.FillID}, Requests: n,
-		}, map[string]any{"keys": n, "command": command})
+		e.doc.Config = echoConfig(c.Context, fc.RunConfig(e.target.Options, sizes), map[string]any{"keys": n, "command": command})
 		if werr := e.writeFiles(); werr != nil {
 			return failed(werr)
 		}
