@@ -47,6 +47,10 @@ type Options struct {
 	Version string
 	// Spectrum adds the pictures' percentiles (Test.Spectrum).
 	Spectrum bool
+	// Decide holds, by test ID, how a pacer ab session with
+	// --decide-within used its budget on the test (Test.Decide): the
+	// test's intervals are then at its Level.
+	Decide map[string]*Decide
 }
 
 // ErrNoMatch is returned (as a usage error) when no test of the baseline
@@ -124,7 +128,15 @@ func Compare(base, cand Side, o Options) (*Document, error) {
 	}
 	isPaired := paired(base, cand)
 	for _, p := range pairs {
-		d.Tests = append(d.Tests, c.compareTest(p, isPaired))
+		tc := c
+		dec := o.Decide[p.base.id]
+		if dec != nil && dec.Level > 0 {
+			at := *c
+			at.level, tc = dec.Level, &at
+		}
+		t := tc.compareTest(p, isPaired)
+		t.Decide = dec
+		d.Tests = append(d.Tests, t)
 	}
 	if !o.Gate.IsZero() {
 		g := o.Gate.Decide(d)

@@ -26,7 +26,8 @@ type Document struct {
 	Tool      report.Tool `json:"tool"`
 	Baseline  SideInfo    `json:"baseline"`
 	Candidate SideInfo    `json:"candidate"`
-	// Level is the intervals' confidence (0.95).
+	// Level is the intervals' confidence (0.95), but for a test of
+	// pacer ab --decide-within, whose own is Test.Decide.Level.
 	Level float64 `json:"level"`
 	// EquivalencePct is --equivalence: latencies and throughput are the
 	// same when their change's whole interval lies within ± it (%).
@@ -71,11 +72,42 @@ type Test struct {
 	// RoundsLeftOut are the rounds (1-based) of a pacer ab session left
 	// out of the paired comparison because a side's own verdict did not
 	// trust its run of that round (see Note); absent when none.
-	RoundsLeftOut []int    `json:"rounds_left_out,omitempty"`
-	Figures       []Figure `json:"figures"`
+	RoundsLeftOut []int `json:"rounds_left_out,omitempty"`
+	// Decide is how a pacer ab session given a budget (--decide-within)
+	// used it for this test; its intervals are then at Decide.Level, not
+	// the document's. Absent otherwise.
+	Decide  *Decide  `json:"decide,omitempty"`
+	Figures []Figure `json:"figures"`
 	// Spectrum is the response time at more percentiles, for the
 	// pictures (word and why included).
 	Spectrum []Figure `json:"spectrum,omitempty"`
+}
+
+// Decide is how a pacer ab session with --decide-within used its budget
+// on a test: after its planned rounds it looked once (the ordinary 95%
+// rule), and while the gate could not decide it ran two more rounds at a
+// time and looked again, each later look at Bonferroni's level for the
+// looks the budget held, until the gate decided or the budget ran out.
+type Decide struct {
+	BudgetS float64 `json:"budget_s"`
+	// Rounds is how many rounds the test ran, PlannedRounds how many
+	// --rounds asked for.
+	Rounds        int `json:"rounds"`
+	PlannedRounds int `json:"planned_rounds"`
+	// Looks taken of PlannedLooks (the first after the planned rounds,
+	// one after every two rounds more the budget held, as the first look
+	// foresaw them from the time the rounds had taken).
+	Looks        int `json:"looks"`
+	PlannedLooks int `json:"planned_looks"`
+	// Level is the last look's two-sided confidence, which the test's
+	// intervals are at: 0.95 at the first look, stats.Bonferroni of 95%
+	// over PlannedLooks at a later one.
+	Level float64 `json:"level"`
+	// Decided: the gate decided at the last look. By names the rule of
+	// that look: "first look" or "sequential"; "budget" when the budget
+	// ran out undecided.
+	Decided bool   `json:"decided"`
+	By      string `json:"by"`
 }
 
 // Figure is one figure of a test on both sides: its value on each

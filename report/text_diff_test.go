@@ -9,6 +9,7 @@ import (
 	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/internal/testrun"
 	"github.com/pacer-load/pacer/report/text"
+	"github.com/pacer-load/pacer/stats"
 )
 
 func TestDiffText(t *testing.T) {
@@ -77,6 +78,44 @@ func TestReadDiffRoundTrip(t *testing.T) {
 	} {
 		if _, err := diff.Read([]byte(bad)); err == nil {
 			t.Errorf("%s: read", bad)
+		}
+	}
+}
+
+// TestDiffTextOfALookedAtTest: a test of pacer ab --decide-within heads
+// its interval column with its own level and says how it used the
+// budget, and the words' line says the tables' levels differ; the
+// document read back says the same.
+func TestDiffTextOfALookedAtTest(t *testing.T) {
+	t.Parallel()
+	d := diffFixture()
+	d.Tests[0].Decide = &diff.Decide{BudgetS: 300, Rounds: 10, PlannedRounds: 6, Looks: 3, PlannedLooks: 7, Level: stats.Bonferroni(stats.Level, 7), Decided: true, By: "sequential"}
+	var b bytes.Buffer
+	if err := text.DiffText(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	testrun.Contains(t, b.String(),
+		"change        99.3% interval  word",
+		"  decided at look 3 of 7, after 10 rounds (6 planned; budget 5m0s): 99.3% intervals",
+		"worse, better: the interval (95%, or the level a test's table names) excludes no change",
+	)
+	raw, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := diff.Read(raw)
+	if err != nil || back.Tests[0].Decide == nil || *back.Tests[0].Decide != *d.Tests[0].Decide {
+		t.Fatalf("read back: %v, decide %+v", err, back.Tests[0].Decide)
+	}
+	for _, c := range []struct {
+		dec  diff.Decide
+		want string
+	}{
+		{diff.Decide{BudgetS: 90, Rounds: 6, PlannedRounds: 6, Looks: 1, PlannedLooks: 2, Level: 0.95, Decided: true, By: "first look"}, "decided at the first look, after 6 rounds (6 planned; budget 1m30s): 95% intervals"},
+		{diff.Decide{BudgetS: 90, Rounds: 8, PlannedRounds: 6, Looks: 2, PlannedLooks: 2, Level: 0.975, By: "budget"}, "undecided when the budget ran out: look 2 of 2, after 8 rounds (6 planned; budget 1m30s): 97.5% intervals"},
+	} {
+		if got := text.DecideText(&c.dec); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.dec, got, c.want)
 		}
 	}
 }

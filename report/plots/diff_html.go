@@ -29,7 +29,10 @@ func DiffHTML(d *diff.Document, text, title string) ([]byte, error) {
 		data.Gate, data.GatePass = g, g.Outcome == "pass"
 	}
 	for _, t := range d.Tests {
-		row := diffPageTest{Name: t.Name, Head: strings.TrimSpace(t.Mode + " " + rateText(t.TargetRate)), Method: reporttext.MethodText(t), Note: t.Note}
+		row := diffPageTest{Name: t.Name, Head: strings.TrimSpace(t.Mode + " " + rateText(t.TargetRate)), Method: reporttext.MethodText(t), Note: t.Note, Level: reporttext.LevelText(d.Level)}
+		if t.Decide != nil {
+			row.Decide, row.Level = reporttext.DecideText(t.Decide), reporttext.LevelText(t.Decide.Level)
+		}
 		for _, f := range t.Figures {
 			digits := 3
 			if f.Unit == "req/s" {
@@ -84,7 +87,10 @@ type diffPage struct {
 
 type diffPageTest struct {
 	Name, Head, Method, Note string
-	Figures                  []diffPageFigure
+	// Level heads the interval column; Decide says how pacer ab
+	// --decide-within used its budget on the test.
+	Level, Decide string
+	Figures       []diffPageFigure
 }
 
 type diffPageFigure struct {
@@ -122,9 +128,9 @@ figcaption { color: #555; font-size: 0.9em; }
 
 <h2>Changes</h2>
 {{range .Tests}}<h3>{{.Name}}</h3>
-<p class="muted">{{.Head}}; {{.Method}}{{if .Note}} ({{.Note}}){{end}}</p>
+<p class="muted">{{.Head}}; {{.Method}}{{if .Note}} ({{.Note}}){{end}}{{if .Decide}}; {{.Decide}}{{end}}</p>
 <table>
-<tr><th>figure</th><th>baseline</th><th>candidate</th><th>change</th><th>95% interval</th><th>word</th></tr>
+<tr><th>figure</th><th>baseline</th><th>candidate</th><th>change</th><th>{{.Level}} interval</th><th>word</th></tr>
 {{range .Figures}}<tr><td>{{.Label}}</td><td class="num">{{.Base}}</td><td class="num">{{.Cand}}</td><td class="num">{{.Change}}</td><td class="num">{{.Interval}}</td><td><span class="{{.Class}}">{{.Word}}</span>{{if .Why}}<br><span class="muted">{{.Why}}</span>{{end}}</td></tr>
 {{end}}</table>
 {{end}}
@@ -135,7 +141,7 @@ figcaption { color: #555; font-size: 0.9em; }
 <h2>Pictures</h2>
 <figure>
 {{.Plot}}
-<figcaption>Left: each side's latency (ms, log scale) by percentile on HdrHistogram's 1/(1−p) axis, the band its 95% interval (repeats: the spread between runs; one run: the block bootstrap over its intervals). Right: the candidate's change at each percentile (%), the bar its 95% interval, the grey band the margin of no change, the colour its word.</figcaption>
+<figcaption>Left: each side's latency (ms, log scale) by percentile on HdrHistogram's 1/(1−p) axis, the band its interval (95%, or the level its table names; repeats: the spread between runs; one run: the block bootstrap over its intervals). Right: the candidate's change at each percentile (%), the bar its interval, the grey band the margin of no change, the colour its word.</figcaption>
 </figure>
 
 <h2>Results</h2>

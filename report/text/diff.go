@@ -3,8 +3,10 @@ package text
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/internal/safetext"
@@ -41,8 +43,15 @@ func DiffText(w io.Writer, d *diff.Document) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "worse, better: the %.0f%% interval excludes no change and the change is beyond ±%s (errors: ±%s points); same: the whole interval lies within that margin; cannot tell: neither, or a side cannot be trusted.\n",
-		100*d.Level, DiffPct(d.EquivalencePct), DiffNum(d.ErrorEquivalencePct))
+	level := LevelText(d.Level) + " interval"
+	for _, t := range d.Tests {
+		if testLevel(d, t) != d.Level {
+			level = "interval (" + LevelText(d.Level) + ", or the level a test's table names)"
+			break
+		}
+	}
+	fmt.Fprintf(&b, "worse, better: the %s excludes no change and the change is beyond ±%s (errors: ±%s points); same: the whole interval lies within that margin; cannot tell: neither, or a side cannot be trusted.\n",
+		level, DiffPct(d.EquivalencePct), DiffNum(d.ErrorEquivalencePct))
 	if notes["blocks"] {
 		b.WriteString("One run per side: its intervals come from a block bootstrap over the run's own intervals; the spread between runs is not in them: repeat the runs (--repeat, or several files per side) to include it.\n")
 	}
@@ -69,7 +78,7 @@ func writeDiffTest(b *strings.Builder, d *diff.Document, t diff.Test) {
 	}
 	fmt.Fprintf(b, "====== %s ====== %s; %s\n", safetext.Escape(t.Name), head, MethodText(t))
 	fmt.Fprintf(b, "%-*s %*s %*s %*s %*s  %s\n", diffFirst, "", diffValue, "baseline", diffValue, "candidate",
-		diffChange, "change", diffIv, fmt.Sprintf("%.0f%% interval", 100*d.Level), "word")
+		diffChange, "change", diffIv, LevelText(testLevel(d, t))+" interval", "word")
 	var order []string
 	figs := map[string][]string{}
 	for _, f := range t.Figures {
@@ -89,6 +98,9 @@ func writeDiffTest(b *strings.Builder, d *diff.Document, t diff.Test) {
 	}
 	if t.Note != "" {
 		fmt.Fprintf(b, "  (%s)\n", safetext.Escape(t.Note))
+	}
+	if t.Decide != nil {
+		fmt.Fprintf(b, "  %s\n", DecideText(t.Decide))
 	}
 	if len(order) > 0 {
 		b.WriteString("cannot tell:\n")
@@ -178,3 +190,32 @@ func IntervalCell(f diff.Figure, digits int) string {
 func DiffPct(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%" }
 
 func DiffNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// testLevel is the confidence of test t's intervals: its own when pacer
+// ab --decide-within looked at it more than once, else the document's.
+func testLevel(d *diff.Document, t diff.Test) float64 {
+	if t.Decide != nil && t.Decide.Level > 0 {
+		return t.Decide.Level
+	}
+	return d.Level
+}
+
+// LevelText is a confidence as the table heads it: "95%", "99.2%".
+func LevelText(level float64) string {
+	return strconv.FormatFloat(math.Round(1000*level)/10, 'f', -1, 64) + "%"
+}
+
+// DecideText says how a test of pacer ab --decide-within used its
+// budget: "decided at look 3 of 7, after 10 rounds (6 planned; budget
+// 5m0s): 99.3% intervals".
+func DecideText(dec *diff.Decide) string {
+	budget := (time.Duration(dec.BudgetS * float64(time.Second))).Round(time.Millisecond)
+	rounds := fmt.Sprintf("after %d rounds (%d planned; budget %s)", dec.Rounds, dec.PlannedRounds, budget)
+	switch {
+	case dec.Decided && dec.Looks <= 1:
+		return fmt.Sprintf("decided at the first look, %s: %s intervals", rounds, LevelText(dec.Level))
+	case dec.Decided:
+		return fmt.Sprintf("decided at look %d of %d, %s: %s intervals", dec.Looks, dec.PlannedLooks, rounds, LevelText(dec.Level))
+	}
+	return fmt.Sprintf("undecided when the budget ran out: look %d of %d, %s: %s intervals", dec.Looks, dec.PlannedLooks, rounds, LevelText(dec.Level))
+}
