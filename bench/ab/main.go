@@ -54,12 +54,13 @@ func main() {
 	aDelay := flag.String("a-delay", "exp:100us", "serve: the baseline's --delay")
 	bDelay := flag.String("b-delay", "exp:130us", "serve: the candidate's --delay")
 	extra := flag.String("extra", "", "more flags for pacer ab, space-separated")
+	decideWithin := flag.Duration("decide-within", 0, "pacer ab's --decide-within (0: none); the scenario needs a gate (aof has one, else -extra \"--max-regression ...\")")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "ab: -bin is required")
 		os.Exit(2)
 	}
-	s := setup{bin: *bin, scenario: *scenario, rate: *rate, aDelay: *aDelay, bDelay: *bDelay}
+	s := setup{bin: *bin, scenario: *scenario, rate: *rate, aDelay: *aDelay, bDelay: *bDelay, budget: *decideWithin}
 	if err := s.run(*runs, *busy, *rounds, *roundDuration, strings.Fields(*extra)); err != nil {
 		fmt.Fprintln(os.Stderr, "ab:", err)
 		os.Exit(1)
@@ -68,6 +69,7 @@ func main() {
 
 type setup struct {
 	bin, scenario, rate, aDelay, bDelay string
+	budget                              time.Duration // --decide-within
 }
 
 // targets starts the scenario's two servers and returns their URIs, the
@@ -232,6 +234,13 @@ func roundsOf(a, b string) string {
 type diffDoc struct {
 	Tests []struct {
 		Figures []figure `json:"figures"`
+		Decide  *struct {
+			Rounds       int     `json:"rounds"`
+			Looks        int     `json:"looks"`
+			PlannedLooks int     `json:"planned_looks"`
+			Level        float64 `json:"level"`
+			By           string  `json:"by"`
+		} `json:"decide"`
 	} `json:"tests"`
 	Gate *struct {
 		Outcome string `json:"outcome"`
@@ -252,11 +261,14 @@ func (s setup) run(runs, busy, rounds int, roundDuration time.Duration, extra []
 	defer os.RemoveAll(dir)
 	args := append([]string{"ab", "--a", a, "--b", b, "--rounds", fmt.Sprint(rounds), "--round-duration", roundDuration.String(), "-q"}, flags...)
 	args = append(args, extra...)
+	if s.budget > 0 {
+		args = append(args, "--decide-within", s.budget.String())
+	}
 	fmt.Printf("ab: pacer %s; %d runs, %d busy loops, %d CPUs\n", strings.Join(args, " "), runs, busy, runtime.NumCPU())
 	tally := map[string]map[string]int{"p50": {}, "p99": {}}
 	codes := map[int]int{}
 	alarms := 0
-	length := time.Duration(2*rounds) * (roundDuration + time.Second)
+	length := max(time.Duration(2*rounds)*(roundDuration+time.Second), s.budget)
 	for i := range runs {
 		load := loadAverage()
 		out := filepath.Join(dir, "d.json")
@@ -285,6 +297,9 @@ func (s setup) run(runs, busy, rounds int, roundDuration time.Duration, extra []
 			}
 			if alarm {
 				alarms++
+			}
+			if dec := d.Tests[0].Decide; dec != nil {
+				line += fmt.Sprintf("; %s at look %d of %d, %d rounds, %.1f%%", dec.By, dec.Looks, dec.PlannedLooks, dec.Rounds, 100*dec.Level)
 			}
 			if d.Gate != nil {
 				line += "; gate " + d.Gate.Outcome

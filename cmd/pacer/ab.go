@@ -58,6 +58,7 @@ func abCommand() *cli.Command {
 			flags = append(flags, f)
 		}
 	}
+	flags = append(flags, &cli.DurationFlag{Name: "decide-within", Usage: "with --max-regression: while a test's gate cannot decide after --rounds, run two more rounds (A B, B A) and look again, until it decides or the test has taken `DURATION` (its planned rounds included; 0: off); each later look at Bonferroni's level for the looks DURATION holds", Category: catTrust})
 	flags = append(flags, lagLimitFlag("the lag is high: generator_behind when it is also at least 10% of the response p99 (a side so judged cannot tell)"), pacingFlag())
 	flags = append(flags, measureFlags()...)
 	flags = append(flags, tlsFlags()...)
@@ -102,7 +103,7 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 		return nil, err
 	}
 	cfg := &a.cfg
-	cfg.Rounds, cfg.RoundDuration, cfg.Warmup = c.Int("rounds"), c.Duration("round-duration"), c.Duration("warmup")
+	cfg.Rounds, cfg.RoundDuration, cfg.Warmup, cfg.Budget = c.Int("rounds"), c.Duration("round-duration"), c.Duration("warmup"), c.Duration("decide-within")
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -164,6 +165,9 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 	vals := map[string]*string{"json": new(c.String("diff-json"))}
 	if a.compare, err = diffSettings(c, vals); err != nil {
 		return nil, err
+	}
+	if cfg.Budget > 0 && a.compare.opts.Gate.IsZero() {
+		return nil, usageErrorf("--decide-within runs rounds until --max-regression's gate decides: give --max-regression too (for example 'p99:10%%')")
 	}
 	return a, nil
 }
@@ -237,6 +241,18 @@ func abAction(c *cli.Context) error {
 			return err
 		}
 	}
+	interrupted := false
+	newDoc := func(s int) *report.Document {
+		doc := report.NewDocument(mode, version, nil)
+		doc.Server = envs[s].Server.ID
+		doc.Interrupted = interrupted
+		doc.Config = a.echo(ctx, s, session)
+		return doc
+	}
+	labels := [2]string{ab.SideName(ab.A), ab.SideName(ab.B)}
+	look := func(r *ab.Result, l ab.Look) bool {
+		return r.LookAt(l, cfg.Tests, newDoc, labels, a.shown, a.compare.opts)
+	}
 	res := ab.Measure(ctx, sides, cfg, func(r ab.Run) {
 		if a.quiet {
 			return
@@ -246,19 +262,13 @@ func abAction(c *cli.Context) error {
 			t.Name = ab.Label(r.Side, r.Round, cfg.Rounds) + " " + t.Name
 			_ = text.Quiet(out, t, report.TextOptions{})
 		}
-	})
-	interrupted := res.Interrupted || ctx.Err() != nil
-	docs, lost, err := res.Documents(cfg.Tests, func(s int) *report.Document {
-		doc := report.NewDocument(mode, version, nil)
-		doc.Server = envs[s].Server.ID
-		doc.Interrupted = interrupted
-		doc.Config = a.echo(ctx, s, session)
-		return doc
-	})
+	}, look)
+	interrupted = res.Interrupted || ctx.Err() != nil
+	docs, lost, err := res.Documents(cfg.Tests, newDoc)
 	if err != nil {
 		return failed(err)
 	}
-	labels := [2]string{ab.SideName(ab.A), ab.SideName(ab.B)}
+	a.compare.opts.Decide = res.Decides(cfg.Tests)
 	if a.json != "" {
 		for s, doc := range docs {
 			if err := report.WriteJSON(c.App.Writer, ab.SidePath(a.json, s), doc); err != nil {

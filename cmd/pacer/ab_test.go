@@ -110,6 +110,9 @@ func TestABUsageErrors(t *testing.T) {
 		{"ab writes two documents", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--json", "-"}},
 		{"--cacert needs --tls", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--cacert", "x.pem"}},
 		{"unknown figure", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--max-regression", "p99:1%,x:1%"}},
+		{"give --max-regression too", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--decide-within", "5m"}},
+		{"the 6 planned rounds take at least 1m12s", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--decide-within", "1m", "--max-regression", "p99:10%"}},
+		{"--decide-within -1s: must not be negative", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--decide-within", "-1s", "--max-regression", "p99:10%"}},
 	} {
 		wantUsageError(t, c.want, c.args...)
 	}

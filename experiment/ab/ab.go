@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/pacer-load/pacer/conn"
+	"github.com/pacer-load/pacer/diff"
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/internal/usage"
@@ -25,6 +26,7 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 	"github.com/pacer-load/pacer/scheduler/closedloop"
 	"github.com/pacer-load/pacer/serverinfo"
+	"github.com/pacer-load/pacer/stats"
 	"github.com/pacer-load/pacer/timeline"
 	"github.com/pacer-load/pacer/verdict"
 )
@@ -63,6 +65,11 @@ type Config struct {
 	// Open drives an open loop at a rate; nil: Closed's loop.
 	Open   *Open
 	Closed *Closed
+	// Budget (--decide-within), when positive, is the most each test's
+	// rounds may take, its planned Rounds included: while Measure's look
+	// says its gate cannot decide, the test runs two rounds more (a pair
+	// each way) and is looked at again (see Look).
+	Budget time.Duration
 }
 
 // MaxRounds bounds Config.Rounds.
@@ -79,9 +86,18 @@ func (c Config) Check() error {
 		return usage.Flagf("round-duration", "{round-duration} %s: want a positive duration such as 5s", c.RoundDuration)
 	case c.Warmup < 0:
 		return usage.Flagf("warmup", "{warmup} %s: must not be negative", c.Warmup)
+	case c.Budget < 0:
+		return usage.Flagf("decide-within", "{decide-within} %s: must not be negative", c.Budget)
+	case c.Budget > 0 && c.Budget < time.Duration(c.Rounds)*c.roundTime():
+		return usage.Flagf("decide-within", "{decide-within} %s: the %d planned rounds take at least %s (each a run of both sides, %s of warm-up and %s measured): give more, or fewer {rounds}",
+			c.Budget, c.Rounds, time.Duration(c.Rounds)*c.roundTime(), c.Warmup, c.RoundDuration)
 	}
 	return nil
 }
+
+// roundTime is the least a round takes: both sides' warm-up and
+// measured run.
+func (c Config) roundTime() time.Duration { return 2 * (c.Warmup + c.RoundDuration) }
 
 // Open is the open loop of every run.
 type Open struct {
@@ -134,6 +150,9 @@ type Run struct {
 // pooled with each kept (report.Repeats), and how the rounds ended.
 type Result struct {
 	Runs [2][]*experiment.Runs
+	// Decide is, for each test, how it used the budget (nil without
+	// one, and for a test that never reached its first look).
+	Decide []*diff.Decide
 	// Interrupted: ctx ended, or a run was interrupted; Err is the error
 	// a run ended with. The runs before either are kept.
 	Interrupted bool
@@ -142,15 +161,22 @@ type Result struct {
 
 // Measure runs every test's rounds, one test after another, both sides
 // of a round back to back; each, when not nil, sees every run as it ends.
-func Measure(ctx context.Context, sides [2]Side, cfg Config, each func(Run)) *Result {
-	r := &Result{}
+// With a Budget, look judges a test after its planned rounds and then
+// after every two more (see Look): true ends the test's rounds (its gate
+// decided); while it says false, two rounds more run as long as the
+// budget holds them, at the pace the rounds have kept so far.
+func Measure(ctx context.Context, sides [2]Side, cfg Config, each func(Run), look func(*Result, Look) bool) *Result {
+	r := &Result{Decide: make([]*diff.Decide, len(cfg.Tests))}
 	for s := range sides {
 		for range cfg.Tests {
 			r.Runs[s] = append(r.Runs[s], &experiment.Runs{Keep: cfg.Rounds > 1})
 		}
 	}
 	for ti, test := range cfg.Tests {
-		for round := range cfg.Rounds {
+		start := time.Now()
+		rounds := cfg.Rounds
+		var planned int // looks the budget holds, foreseen at the first
+		for round := 0; round < rounds; round++ {
 			for _, s := range Order(round) {
 				res, st, err := sides[s].run(ctx, cfg, ti, test, round, s)
 				if res != nil {
@@ -168,13 +194,63 @@ func Measure(ctx context.Context, sides [2]Side, cfg Config, each func(Run)) *Re
 					return r
 				}
 			}
+			if cfg.Budget <= 0 || look == nil || round+1 < rounds {
+				continue
+			}
+			elapsed := time.Since(start)
+			pair := 2 * elapsed / time.Duration(round+1) // two rounds at the pace so far
+			if planned == 0 {
+				planned = 1 + max(0, int((cfg.Budget-elapsed)/max(pair, 1)))
+			}
+			l := Look{Test: ti, Rounds: round + 1, N: 1 + (round+1-cfg.Rounds)/2, Planned: planned}
+			l.Level = LookLevel(l.N, planned)
+			decided := look(r, l)
+			dec := &diff.Decide{BudgetS: cfg.Budget.Seconds(), Rounds: l.Rounds, PlannedRounds: cfg.Rounds, Looks: l.N,
+				PlannedLooks: planned, Level: l.Level, Decided: decided, By: "sequential"}
+			switch {
+			case decided && l.N == 1:
+				dec.By = "first look"
+			case !decided:
+				dec.By = "budget"
+			}
+			r.Decide[ti] = dec
+			if !decided && l.N < planned && elapsed+pair <= cfg.Budget {
+				rounds += 2
+			}
 		}
 	}
 	return r
 }
 
-// Label is what a run's progress lines call it: "a 2/6".
+// Look is one look at a test of a session with a budget: after its
+// planned rounds (the first, N 1) and after every two rounds more
+// (Rounds so far), of the Planned looks the budget holds.
+type Look struct {
+	Test, Rounds int
+	N, Planned   int
+	// Level is the confidence the look's intervals are at (LookLevel).
+	Level float64
+}
+
+// LookLevel is the confidence of look n of planned: the ordinary 95% at
+// the first (what the planned rounds alone would have said), and at each
+// later one 95% spent over the looks the budget holds (stats.Bonferroni),
+// so that looking again while the gate cannot decide does not look until
+// the answer suits: the chance of a wrong decision at a later look stays
+// under 5% in all (measured by simulation: TestLooksSimulated).
+func LookLevel(n, planned int) float64 {
+	if n <= 1 {
+		return stats.Level
+	}
+	return stats.Bonferroni(stats.Level, planned)
+}
+
+// Label is what a run's progress lines call it: "a 2/6", and "a 8/6+"
+// for a round past the planned ones (--decide-within).
 func Label(s, round, rounds int) string {
+	if round >= rounds {
+		return fmt.Sprintf("%s %d/%d+", SideName(s), round+1, rounds) // a round the budget added
+	}
 	return fmt.Sprintf("%s %d/%d", SideName(s), round+1, rounds)
 }
 

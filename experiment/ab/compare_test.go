@@ -30,7 +30,7 @@ func TestDocumentsAndCompare(t *testing.T) {
 		Open: &ab.Open{Rate: timeline.RatePerSecond(2000), Arrival: "uniform"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res := ab.Measure(ctx, sides, cfg, nil)
+	res := ab.Measure(ctx, sides, cfg, nil, nil)
 	if res.Err != nil || res.Interrupted {
 		t.Fatalf("measure: %v, interrupted %v", res.Err, res.Interrupted)
 	}

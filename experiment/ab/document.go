@@ -107,17 +107,77 @@ func (c Config) Plan() string {
 	} else {
 		what = "closed loop, -P " + strconv.Itoa(c.Closed.Pipeline)
 	}
-	return fmt.Sprintf("%d rounds of %s (after %s warm-up each), %s, %d connections, in the order %s",
+	plan := fmt.Sprintf("%d rounds of %s (after %s warm-up each), %s, %d connections, in the order %s",
 		c.Rounds, c.RoundDuration, c.Warmup, what, c.Conns, OrderText(c.Rounds))
+	if c.Budget > 0 {
+		plan += fmt.Sprintf("; then, while a test's gate cannot decide, two rounds more at a time, for at most %s a test", c.Budget)
+	}
+	return plan
 }
 
 // Echo is the "ab" part of side s's config echo: the session, the side,
 // both targets as shown, the rounds, their order, and whether both
 // targets were filled first.
 func (c Config) Echo(session string, s int, shown [2]string, filled bool) map[string]any {
-	return map[string]any{
+	echo := map[string]any{
 		"session": session, "side": SideName(s), "a": shown[0], "b": shown[1],
 		"rounds": c.Rounds, "round_duration_s": c.RoundDuration.Seconds(), "warmup_s": c.Warmup.Seconds(),
 		"order": OrderText(c.Rounds), "fill": filled,
 	}
+	if c.Budget > 0 {
+		echo["decide_within_s"] = c.Budget.Seconds()
+	}
+	return echo
+}
+
+// LookAt is Measure's look as pacer ab takes it: test l.Test's rounds so
+// far compared at l.Level, in documents newDoc heads as the session's
+// end does (labels and targets as Compare's), and whether o's gate
+// decided the test: pass or fail on every clause together. A look that
+// cannot compare decides nothing; what went wrong shows when the
+// session's end compares again.
+func (r *Result) LookAt(l Look, tests []experiment.Test, newDoc func(s int) *report.Document, labels, targets [2]string, o diff.Options) bool {
+	docs, lost, err := r.Documents(tests, newDoc)
+	if err != nil || lost != nil {
+		return false
+	}
+	id := tests[l.Test].ID
+	o.Decide = map[string]*diff.Decide{id: {Level: l.Level}}
+	d, err := Compare(docs, labels, targets, o)
+	if err != nil || d.Gate == nil {
+		return false
+	}
+	var outs []verdict.Outcome
+	for _, t := range d.Tests {
+		if t.ID != id {
+			continue
+		}
+		for _, c := range d.Gate.Clauses {
+			if c.Test != t.Name {
+				continue
+			}
+			out, err := verdict.Parse(c.Outcome)
+			if err != nil {
+				out = verdict.Inconclusive
+			}
+			outs = append(outs, out)
+		}
+	}
+	all := verdict.Conjunction(outs...)
+	return len(outs) > 0 && (all == verdict.Pass || all == verdict.Fail)
+}
+
+// Decides is how each test used the budget, by test ID, for
+// diff.Options.Decide (nil without a budget).
+func (r *Result) Decides(tests []experiment.Test) map[string]*diff.Decide {
+	var out map[string]*diff.Decide
+	for ti, d := range r.Decide {
+		if d != nil && ti < len(tests) {
+			if out == nil {
+				out = map[string]*diff.Decide{}
+			}
+			out[tests[ti].ID] = d
+		}
+	}
+	return out
 }

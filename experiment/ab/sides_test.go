@@ -124,7 +124,7 @@ func TestDocumentPoolsTheRounds(t *testing.T) {
 	tests := []experiment.Test{experiment.Command("ping", "PING", "PING")}
 	cfg := Config{Tests: tests, Rounds: 2, RoundDuration: 100 * time.Millisecond, Conns: 1, Seed: 3,
 		Interval: 50 * time.Millisecond, Closed: &Closed{Pipeline: 1}}
-	res := Measure(context.Background(), sides, cfg, nil)
+	res := Measure(context.Background(), sides, cfg, nil, nil)
 	if res.Err != nil || res.Interrupted {
 		t.Fatalf("err %v, interrupted %v", res.Err, res.Interrupted)
 	}
