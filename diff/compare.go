@@ -127,6 +127,10 @@ func Compare(base, cand Side, o Options) (*Document, error) {
 		return d, usage.Errorf("%w: no test of the baseline matches one of the candidate (%s)", ErrNoMatch, unmatchedText(unmatched))
 	}
 	isPaired := paired(base, cand)
+	planned := 0 // a session's rounds, when it had a budget to run more
+	if isPaired {
+		planned = abPlanned(base.Inputs[0])
+	}
 	for _, p := range pairs {
 		tc := c
 		dec := o.Decide[p.base.id]
@@ -136,6 +140,12 @@ func Compare(base, cand Side, o Options) (*Document, error) {
 		}
 		t := tc.compareTest(p, isPaired)
 		t.Decide = dec
+		if planned > 0 && dec == nil && len(p.base.runs) > planned {
+			// The files of a session that ran rounds until its gate
+			// decided: judged at 95% as if their number had been fixed,
+			// they would decide more often than its looks allowed.
+			t.Note = strings.TrimPrefix(t.Note+"; ", "; ") + sequentialNote
+		}
 		d.Tests = append(d.Tests, t)
 	}
 	if !o.Gate.IsZero() {
@@ -144,6 +154,10 @@ func Compare(base, cand Side, o Options) (*Document, error) {
 	}
 	return d, nil
 }
+
+// sequentialNote is the note on a test of pacer ab --decide-within's
+// files compared again by pacer diff.
+const sequentialNote = "the rounds of a pacer ab session with --decide-within, which ran until its gate decided: the intervals here treat their number as fixed, which it was not, so they claim more confidence than they hold; the session's own comparison (--diff-json, tests[].decide) is at its looks' level"
 
 func unmatchedText(un []Unmatched) string {
 	var parts []string

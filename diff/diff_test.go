@@ -296,6 +296,36 @@ func TestABSidesArePaired(t *testing.T) {
 	}
 }
 
+// The files of a pacer ab session that ran rounds past its planned ones
+// until its gate decided (--decide-within) are paired as any session's,
+// and the test's note says their 95% intervals overstate the confidence;
+// the session's own comparison, which carries its looks (Options.Decide),
+// says nothing of it, nor do files that ran no more than planned.
+func TestSequentialSessionFilesAreNoted(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 8))
+	cfg := func(s string, planned int) map[string]any {
+		return map[string]any{"ab": map[string]any{"session": "s1", "side": s, "rounds": float64(planned), "decide_within_s": 120.0}}
+	}
+	runs := [2][]report.Test{quick.runs(t, rng, 6), quick.runs(t, rng, 6)}
+	for _, c := range []struct {
+		planned int
+		decide  map[string]*Decide
+		noted   bool
+	}{{4, nil, true}, {6, nil, false}, {4, map[string]*Decide{"get": {Level: 0.99, Rounds: 6, PlannedRounds: 4, Looks: 2, PlannedLooks: 3}}, false}} {
+		a := input(t, "ab.a.json", doc(t, cfg("a", c.planned), runs[0]))
+		b := input(t, "ab.b.json", doc(t, cfg("b", c.planned), runs[1]))
+		out, err := Compare(side(a), side(b), Options{Decide: c.decide})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt := out.Tests[0]
+		if tt.Method != string(stats.PairedRuns) || strings.Contains(tt.Note, "--decide-within") != c.noted || (c.decide != nil) != (tt.Decide != nil) {
+			t.Errorf("planned %d, decide %v: method %s, note %q, decide %+v", c.planned, c.decide != nil, tt.Method, tt.Note, tt.Decide)
+		}
+	}
+}
+
 // memtier_benchmark's JSON, read by report/peers' reader: a file with itself
 // is the same; one run a side cannot tell its percentiles (its
 // per-second series holds no histograms) but its throughput can; two

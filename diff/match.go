@@ -151,6 +151,22 @@ func abSession(in report.Input) (session, side string) {
 	return session, side
 }
 
+// abPlanned is the planned rounds of the pacer ab session a file is a
+// side of when it had a budget (--decide-within) to run more; 0 when it
+// had none, or is no session's.
+func abPlanned(in report.Input) int {
+	ab, ok := in.Doc.Config["ab"].(map[string]any)
+	if !ok {
+		return 0
+	}
+	budget, _ := ab["decide_within_s"].(float64)
+	rounds, _ := ab["rounds"].(float64)
+	if budget <= 0 {
+		return 0
+	}
+	return max(int(rounds), 1)
+}
+
 // paired reports whether the sides are the two sides of one pacer ab:
 // their rounds were run side by side, so the k-th run of each is a pair.
 func paired(base, cand Side) bool {
