@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,17 +91,19 @@ func TestLooksUntilTheGateDecides(t *testing.T) {
 }
 
 // TestLooksEndWithTheBudget: a gate that never decides takes the looks
-// the budget holds and no more, and the result says it ran out; a first
-// look that decides ends the planned rounds at once.
+// the budget holds and no more (fewer when the rounds slow down: a
+// loaded host may leave room for the first alone), and the result says
+// it ran out; a first look that decides ends the planned rounds at once.
 func TestLooksEndWithTheBudget(t *testing.T) {
 	t.Parallel()
-	res, looks, _ := lookSession(t, 3*time.Second, func(*ab.Result, ab.Look) bool { return false })
+	res, looks, _ := lookSession(t, 5*time.Second, func(*ab.Result, ab.Look) bool { return false })
 	last := looks[len(looks)-1]
 	d := res.Decide[0]
-	if d == nil || d.Decided || d.By != "budget" || d.Looks != last.N || d.Rounds != 2+2*(last.N-1) || last.N > last.Planned || len(looks) < 2 {
-		t.Fatalf("decide %+v after looks %+v: want the budget's looks (at least 2), undecided", d, looks)
+	if d == nil || d.Decided || d.By != "budget" || d.Looks != last.N || d.Looks != len(looks) || d.Rounds != 2+2*(last.N-1) || last.N > last.Planned {
+		t.Fatalf("decide %+v after looks %+v: want the budget's looks, undecided", d, looks)
 	}
-	res, looks, _ = lookSession(t, 3*time.Second, func(*ab.Result, ab.Look) bool { return true })
+	t.Logf("%d looks of %d planned, %d rounds", len(looks), last.Planned, d.Rounds)
+	res, looks, _ = lookSession(t, 5*time.Second, func(*ab.Result, ab.Look) bool { return true })
 	if len(looks) != 1 || res.Decide[0].By != "first look" || res.Decide[0].Rounds != 2 || res.Decide[0].Level != stats.Level {
 		t.Fatalf("decide %+v after looks %+v: want the first look's decision after the planned 2 rounds", res.Decide[0], looks)
 	}
@@ -185,9 +188,11 @@ func TestLooksSimulated(t *testing.T) {
 // TestLookAtDecidesTheGate: pacer ab's look compares the rounds so far
 // as the session's end does and reports the gate's decision for the
 // test: two identical targets at one rate deliver it alike, so a
-// throughput clause decides (pass) at a look, and no look follows it; a
-// clause no interval can meet (p50 within 0.001%) decides at none, and
-// the budget ends the rounds.
+// throughput clause decides (pass) at a look, and no look follows it,
+// unless the rounds were not to be trusted (a loaded host made pacer
+// late: beside two busy loops every round is), which the gate must then
+// say; a clause no interval can meet (p50 within 0.001%) decides at
+// none, and the budget ends the rounds.
 func TestLookAtDecidesTheGate(t *testing.T) {
 	t.Parallel()
 	tests := []experiment.Test{experiment.Command("ping", "PING", "PING")}
@@ -196,26 +201,42 @@ func TestLookAtDecidesTheGate(t *testing.T) {
 		doc.Config = map[string]any{"ab": map[string]any{"session": "s1", "side": ab.SideName(s)}}
 		return doc
 	}
+	labels, targets := [2]string{"a", "b"}, [2]string{"A", "B"}
 	for _, c := range []struct {
 		gate   string
 		decide bool
-		budget time.Duration // the first decides when a look's rounds were trusted: room for several
-	}{{"throughput:5%", true, 10 * time.Second}, {"p50:0.001%", false, 3 * time.Second}} {
+		budget time.Duration
+	}{{"throughput:5%", true, 10 * time.Second}, {"p50:0.001%", false, 5 * time.Second}} {
 		g, err := diff.ParseGate(c.gate)
 		if err != nil {
 			t.Fatal(err)
 		}
+		o := diff.Options{Gate: g}
 		var decided []bool
+		var why string // the gate's reason at the last look
 		_, looks, _ := lookSession(t, c.budget, func(r *ab.Result, l ab.Look) bool {
-			ok := r.LookAt(l, tests, newDoc, [2]string{"a", "b"}, [2]string{"A", "B"}, diff.Options{Gate: g})
+			ok := r.LookAt(l, tests, newDoc, labels, targets, o)
 			decided = append(decided, ok)
+			if docs, _, err := r.Documents(tests, newDoc); err == nil {
+				if d, err := ab.Compare(docs, labels, targets, o); err == nil && d.Gate != nil {
+					why = d.Gate.Reason
+				}
+			}
 			return ok
 		})
-		for i, d := range decided {
-			if d != (c.decide && i == len(decided)-1) || len(looks) < 2 && !c.decide {
-				t.Errorf("%s: looks %+v decided %v, want %v at the last look only", c.gate, looks, decided, c.decide)
-				break
+		last := len(decided) - 1
+		for i, d := range decided[:last] {
+			if d {
+				t.Fatalf("%s: look %d decided, and look %d followed it: %+v", c.gate, i+1, i+2, looks)
 			}
+		}
+		switch {
+		case decided[last] && !c.decide:
+			t.Errorf("%s decided at look %d: %s", c.gate, last+1, why)
+		case !decided[last] && c.decide && !strings.Contains(why, "untrusted"):
+			t.Errorf("%s: undecided after %d looks without an untrusted side: %s", c.gate, len(looks), why)
+		case !decided[last] && c.decide:
+			t.Logf("%s: undecided after %d looks, the host's doing: %s", c.gate, len(looks), why)
 		}
 	}
 }
