@@ -41,6 +41,7 @@ var flagTextAllowed = []struct{ file, text, why string }{
 	{"experiment/compare/text.go", "(--seed to repeat)", "report text for the terminal"},
 	{"diff/figure.go", "--rounds", "a figure's note in the diff report"},
 	{"diff/compare.go", "--interval", "a figure's note in the diff report"},
+	{"diff/compare.go", "pacer ab session with --decide-within", "a test's note in the diff report"},
 	{"diff/compare.go", "redis-benchmark --csv holds no histograms", "other tools' flags: the formats diff reads and refuses"},
 	{"scheduler/openloop/events.go", "(--timeout)", "an event's detail in the result document and the live view"},
 	{"experiment/sweep/", "--", "a sweep's verdict and reasons, fields of its result document"},
