@@ -412,6 +412,14 @@ func TestGateDecide(t *testing.T) {
 		f.Method = "paired-runs"
 		return f
 	}
+	// untrusted makes the candidate untrusted by its own verdict, with
+	// its service time's change in [lo, hi] %.
+	untrusted := func(f Figure, lo, hi float64) Figure {
+		f.CandidateUntrusted = "verdict generator_behind in run 1 of 6"
+		est := (lo + hi) / 2
+		f.Service = &Service{ChangePct: &est, IntervalPct: Ends(lo, hi)}
+		return f
+	}
 	// quieter gives the baseline a tenth of the candidate's noise.
 	quieter := func(f Figure) Figure {
 		tenth := *f.CandidateNoiseMs / 10
@@ -444,6 +452,11 @@ func TestGateDecide(t *testing.T) {
 		{"both noisy alike in interleaved rounds", "p99:10%", []Figure{paired(noisy(noisy(rel("p99", 12, 30), false), true))}, verdict.Fail},
 		{"noisy candidate of interleaved rounds", "p99:10%", []Figure{paired(noisy(rel("p99", 12, 30), false))}, verdict.Inconclusive},
 		{"candidate noisier than the baseline in interleaved rounds", "p99:10%", []Figure{paired(quieter(noisy(rel("p99", 12, 30), false)))}, verdict.Inconclusive},
+		// A side its own verdict does not trust fails where the server's
+		// side fails too, and passes nowhere, whatever its service time.
+		{"untrusted candidate, service beyond too", "p99:10%", []Figure{untrusted(rel("p99", 12, 30), 15, 40)}, verdict.Fail},
+		{"untrusted candidate, service within", "p99:10%", []Figure{untrusted(rel("p99", 12, 30), -5, 8)}, verdict.Inconclusive},
+		{"untrusted candidate cannot pass", "p99:10%", []Figure{untrusted(rel("p99", -40, 8), -30, 5)}, verdict.Inconclusive},
 		{"no interval", "p99:10%", []Figure{{Figure: "p99", Unit: "ms", Word: "cannot tell", Why: "no latencies"}}, verdict.Inconclusive},
 		{"figure missing", "p99.9:10%", []Figure{rel("p99", -5, 8)}, verdict.Inconclusive},
 	} {
@@ -481,7 +494,8 @@ func TestPairedRoundsNoiseOnBothSides(t *testing.T) {
 // A round in which one side's own verdict did not trust its run is left
 // out with the other side's run of that round, and the other rounds are
 // compared as they are; with too few trusted rounds left, none is left out
-// and the untrusted side is judged as a whole.
+// and the untrusted side is judged as a whole: never the same, never a
+// pass.
 func TestPairedRoundsLeaveOutUntrustedRounds(t *testing.T) {
 	t.Parallel()
 	cfg := func(s string) map[string]any { return map[string]any{"ab": map[string]any{"session": "s", "side": s}} }
@@ -503,7 +517,11 @@ func TestPairedRoundsLeaveOutUntrustedRounds(t *testing.T) {
 		}
 		a := input(t, "ab.a.json", doc(t, cfg("a"), as))
 		b := input(t, "ab.b.json", doc(t, cfg("b"), bs))
-		out, err := Compare(side(a), side(b), Options{})
+		gate, err := ParseGate("p50:10%")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Compare(side(a), side(b), Options{Gate: gate})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -515,6 +533,11 @@ func TestPairedRoundsLeaveOutUntrustedRounds(t *testing.T) {
 		if c.wantLeft == nil {
 			if p50.CandidateUntrusted == "" || tt.Note != "" {
 				t.Errorf("%s: the candidate's untrusted rounds were not judged as a whole: untrusted %q, note %q", c.name, p50.CandidateUntrusted, tt.Note)
+			}
+			// Judged as a whole, an untrusted side is never the same,
+			// and never passes the gate, whatever its service time.
+			if p50.Word == string(stats.Same) || out.Gate.Outcome == "pass" {
+				t.Errorf("%s: p50 %s (%s), gate %s: want neither same nor a pass from an untrusted side", c.name, p50.Word, p50.Why, out.Gate.Outcome)
 			}
 			continue
 		}

@@ -200,6 +200,11 @@ func (c *comparer) compareFigure(p pair, h *how, f spec) Figure {
 		switch {
 		case word == stats.CannotTell:
 			why = fmt.Sprintf("%s; %s", why, untrusted)
+		case word == stats.Same:
+			// As the gate's pass (clause.untrusted): the stalls that
+			// made the side untrusted reach the server's side too.
+			word, why = stats.CannotTell, fmt.Sprintf("%s; an untrusted side cannot be the same: the host's stalls that made it so could hide a change (service %s %s)",
+				untrusted, f.name(), serviceText(svc))
 		case stats.Word(svc.Word) != word:
 			word, why = stats.CannotTell, fmt.Sprintf("%s; the server's side does not say %s: service %s %s",
 				untrusted, word, f.name(), serviceText(svc))
