@@ -127,9 +127,9 @@ func Compare(base, cand Side, o Options) (*Document, error) {
 		return d, usage.Errorf("%w: no test of the baseline matches one of the candidate (%s)", ErrNoMatch, unmatchedText(unmatched))
 	}
 	isPaired := paired(base, cand)
-	planned := 0 // a session's rounds, when it had a budget to run more
+	planned, duet := 0, false // a session's rounds, when it had a budget to run more; its sides at once
 	if isPaired {
-		planned = abPlanned(base.Inputs[0])
+		planned, duet = abPlanned(base.Inputs[0]), abDuet(base.Inputs[0])
 	}
 	for _, p := range pairs {
 		tc := c
@@ -140,6 +140,7 @@ func Compare(base, cand Side, o Options) (*Document, error) {
 		}
 		t := tc.compareTest(p, isPaired)
 		t.Decide = dec
+		t.Duet = duet && t.Method == string(stats.PairedRuns)
 		if planned > 0 && dec == nil && len(p.base.runs) > planned {
 			// The files of a session that ran rounds until its gate
 			// decided: judged at 95% as if their number had been fixed,

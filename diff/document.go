@@ -69,6 +69,9 @@ type Test struct {
 	NCandidate int    `json:"n_candidate"`
 	// Note says what the method leaves out, when something.
 	Note string `json:"note,omitempty"`
+	// Duet says the paired rounds ran both sides at once (pacer ab
+	// --duet) rather than one after the other; absent otherwise.
+	Duet bool `json:"duet,omitempty"`
 	// RoundsLeftOut are the rounds (1-based) of a pacer ab session left
 	// out of the paired comparison because a side's own verdict did not
 	// trust its run of that round (see Note); absent when none.

@@ -177,3 +177,14 @@ func paired(base, cand Side) bool {
 	sc, ac := abSession(cand.Inputs[0])
 	return sb != "" && sb == sc && ab != ac
 }
+
+// abDuet says the file is a side of a pacer ab session whose rounds ran
+// both sides at once (--duet).
+func abDuet(in report.Input) bool {
+	ab, ok := in.Doc.Config["ab"].(map[string]any)
+	if !ok {
+		return false
+	}
+	duet, _ := ab["duet"].(bool)
+	return duet
+}

@@ -33,6 +33,7 @@ func abCommand() *cli.Command {
 		&cli.IntFlag{Name: "rounds", Value: 6, Usage: fmt.Sprintf("`N` rounds, each a run of A and a run of B, in the order A B, B A, A B … (at most %d)", ab.MaxRounds), Category: catLoad},
 		&cli.DurationFlag{Name: "round-duration", Value: 5 * time.Second, Usage: "measure each run for `DURATION`", Category: catLoad},
 		&cli.DurationFlag{Name: "warmup", Value: time.Second, Usage: "before each run's measured part, send for `DURATION` unmeasured (0: none)", Category: catLoad},
+		&cli.BoolFlag{Name: "duet", Usage: "run both sides of each round at once, on timelines started together with the same arrivals and keys (duet benchmarking): the client host's stalls fall on both alike and cancel in each round's difference; each side shares the host with the other's load", Category: catLoad},
 		&cli.BoolFlag{Name: "fill", Usage: "before the first round, write every key of -r once on both targets alike, with -d values (as pacer fill does)", Category: catLoad},
 		connsFlag(50),
 		&cli.IntFlag{Name: "P", Value: 1, Usage: "--closed: pipeline `NUMREQ` requests per batch", Category: catLoad},
@@ -70,7 +71,9 @@ func abCommand() *cli.Command {
 			"time, in rounds: A then B, B then A, A then B …, each run with its own warm-up, so that drift and the\n" +
 			"client host's noise fall on both sides alike. --fill prefills both alike first. The rounds pair up:\n" +
 			"each figure's change comes from the rounds' paired differences. TLS flags apply to each rediss://\n" +
-			"side (or to both with --tls). Exit codes as pacer diff's (--max-regression), 1 when a target was lost.",
+			"side (or to both with --tls). --duet runs both sides of a round at once instead, on timelines started\n" +
+			"together: on a noisy host it narrows the intervals several times over (docs/diff.md). Exit codes as\n" +
+			"pacer diff's (--max-regression), 1 when a target was lost.",
 		Flags:  flags,
 		Action: abAction,
 	},
@@ -104,6 +107,7 @@ func parseABConfig(c *cli.Context) (*abConfig, error) {
 	}
 	cfg := &a.cfg
 	cfg.Rounds, cfg.RoundDuration, cfg.Warmup, cfg.Budget = c.Int("rounds"), c.Duration("round-duration"), c.Duration("warmup"), c.Duration("decide-within")
+	cfg.Duet = c.Bool("duet")
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}

@@ -91,6 +91,44 @@ func TestABAuthTLSAndClosed(t *testing.T) {
 	}
 }
 
+// pacer ab --duet: both sides of each round at once (the plan and the
+// table say so, each side's config says so, both sides of a round start
+// at one instant), and pacer diff of its files says the same.
+func TestABDuet(t *testing.T) {
+	t.Parallel()
+	testrun.SkipShort(t, "runs 2 rounds of two redis-servers at once for about 3 s")
+	a, b := redistest.Start(t), redistest.Start(t)
+	dir := t.TempDir()
+	js, dj := filepath.Join(dir, "ab.json"), filepath.Join(dir, "ab.diff.json")
+	code, stdout, stderr := pacer(t, "ab", "--a", "redis://"+a.Addr, "--b", "redis://"+b.Addr, "--rate", "1k", "-c", "4",
+		"-t", "get", "--rounds", "2", "--round-duration", "1s", "--warmup", "200ms", "--duet", "--json", js, "--diff-json", dj)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	testrun.Contains(t, stdout, "both sides of a round at once (duet)", "a 1/2 GET", "b 2/2 GET", "paired rounds: 2 rounds of A and B at once (duet)")
+	var sides [2]*report.Document
+	for i, side := range []string{"a", "b"} {
+		sides[i] = readResult(t, filepath.Join(dir, "ab."+side+".json"))
+		cfg, _ := sides[i].Config["ab"].(map[string]any)
+		if cfg["order"] != "duet" || cfg["duet"] != true {
+			t.Errorf("side %s: config.ab %v", side, cfg)
+		}
+	}
+	for r := range 2 {
+		ra, rb := sides[0].Tests[0].Repeats.Runs[r], sides[1].Tests[0].Repeats.Runs[r]
+		if ra.StartedAt != rb.StartedAt {
+			t.Errorf("round %d: a started at %s, b at %s", r+1, ra.StartedAt, rb.StartedAt)
+		}
+	}
+	if d := readDiff(t, dj); d.Tests[0].Method != "paired-runs" || !d.Tests[0].Duet {
+		t.Errorf("comparison: method %s, duet %v", d.Tests[0].Method, d.Tests[0].Duet)
+	}
+	code, again, stderr := pacer(t, "diff", filepath.Join(dir, "ab.a.json"), filepath.Join(dir, "ab.b.json"))
+	if code != exitOK || !strings.Contains(again, "of A and B at once (duet)") {
+		t.Errorf("diff of ab --duet's files: exit %d (%s)\n%s", code, stderr, again)
+	}
+}
+
 func TestABUsageErrors(t *testing.T) {
 	t.Parallel()
 	u := "redis://127.0.0.1:1"
@@ -112,6 +150,7 @@ func TestABUsageErrors(t *testing.T) {
 		{"unknown figure", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--max-regression", "p99:1%,x:1%"}},
 		{"give --max-regression too", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--decide-within", "5m"}},
 		{"the 6 planned rounds take at least 1m12s", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--decide-within", "1m", "--max-regression", "p99:10%"}},
+		{"the 6 planned rounds take at least 36s (each both sides at once", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--duet", "--decide-within", "30s", "--max-regression", "p99:10%"}},
 		{"--decide-within -1s: must not be negative", []string{"ab", "--a", u, "--b", u, "--rate", "1k", "--decide-within", "-1s", "--max-regression", "p99:10%"}},
 	} {
 		wantUsageError(t, c.want, c.args...)

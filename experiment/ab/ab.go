@@ -1,10 +1,11 @@
 // Package ab runs an A/B comparison live and fairly: two targets driven
 // with the same workload, in rounds interleaved A B, B A, A B … (each
 // round a pair of runs, one target at a time, the order alternating so
-// that a drift within a pair falls on both sides alike), each run with
-// its own warm-up, after both sides were prefilled alike. Each side's
-// runs become one test per workload whose runs are the rounds, which
-// package diff pairs round by round.
+// that a drift within a pair falls on both sides alike), or with Duet
+// both sides of a round at once on one timeline, each run with its own
+// warm-up, after both sides were prefilled alike. Each side's runs
+// become one test per workload whose runs are the rounds, which package
+// diff pairs round by round.
 //
 // It runs through two experiment.Env, one per target, and never prints;
 // only the command (cmd/pacer) is above it.
@@ -70,6 +71,12 @@ type Config struct {
 	// says its gate cannot decide, the test runs two rounds more (a pair
 	// each way) and is looked at again (see Look).
 	Budget time.Duration
+	// Duet runs both sides of a round at once, their timelines started at
+	// the same instant with the same arrivals and keys (duet
+	// benchmarking; see duet.go): a stall of the client host delays both
+	// sides' requests alike, and the round's paired difference cancels
+	// it. Each side then shares the host with the other's load.
+	Duet bool
 }
 
 // MaxRounds bounds Config.Rounds.
@@ -89,15 +96,24 @@ func (c Config) Check() error {
 	case c.Budget < 0:
 		return usage.Flagf("decide-within", "{decide-within} %s: must not be negative", c.Budget)
 	case c.Budget > 0 && c.Budget < time.Duration(c.Rounds)*c.roundTime():
-		return usage.Flagf("decide-within", "{decide-within} %s: the %d planned rounds take at least %s (each a run of both sides, %s of warm-up and %s measured): give more, or fewer {rounds}",
-			c.Budget, c.Rounds, time.Duration(c.Rounds)*c.roundTime(), c.Warmup, c.RoundDuration)
+		each := "each a run of both sides"
+		if c.Duet {
+			each = "each both sides at once"
+		}
+		return usage.Flagf("decide-within", "{decide-within} %s: the %d planned rounds take at least %s (%s, %s of warm-up and %s measured): give more, or fewer {rounds}",
+			c.Budget, c.Rounds, time.Duration(c.Rounds)*c.roundTime(), each, c.Warmup, c.RoundDuration)
 	}
 	return nil
 }
 
 // roundTime is the least a round takes: both sides' warm-up and
-// measured run.
-func (c Config) roundTime() time.Duration { return 2 * (c.Warmup + c.RoundDuration) }
+// measured run, one after the other or, in a duet, at once.
+func (c Config) roundTime() time.Duration {
+	if c.Duet {
+		return c.Warmup + c.RoundDuration
+	}
+	return 2 * (c.Warmup + c.RoundDuration)
+}
 
 // Open is the open loop of every run.
 type Open struct {
@@ -160,7 +176,8 @@ type Result struct {
 }
 
 // Measure runs every test's rounds, one test after another, both sides
-// of a round back to back; each, when not nil, sees every run as it ends.
+// of a round back to back (with Duet, at once); each, when not nil, sees
+// every run as it ends (a duet's A then B once both ended).
 // With a Budget, look judges a test after its planned rounds and then
 // after every two more (see Look): true ends the test's rounds (its gate
 // decided); while it says false, two rounds more run as long as the
@@ -177,22 +194,39 @@ func Measure(ctx context.Context, sides [2]Side, cfg Config, each func(Run), loo
 		rounds := cfg.Rounds
 		var planned int // looks the budget holds, foreseen at the first
 		for round := 0; round < rounds; round++ {
-			for _, s := range Order(round) {
-				res, st, err := sides[s].run(ctx, cfg, ti, test, round, s)
-				if res != nil {
-					r.Runs[s][ti].Add(res, st)
-					if each != nil {
-						each(Run{Test: ti, Round: round, Side: s, Result: res, Server: st})
+			var runs [2]sideRun
+			if cfg.Duet {
+				runs = duet(ctx, sides, cfg, ti, test, round)
+			} else {
+				for _, s := range Order(round) {
+					runs[s] = sides[s].run(ctx, cfg, ti, test, round, s, nil)
+					if !runs[s].ok(ctx) {
+						break
 					}
 				}
-				switch {
-				case err != nil:
-					r.Err = err
-					return r
-				case res == nil || res.Interrupted || ctx.Err() != nil:
-					r.Interrupted = true
+			}
+			order := Order(round) // the order they ran in; a duet's: A then B
+			if cfg.Duet {
+				order = [2]int{A, B}
+			}
+			for _, s := range order {
+				sr := runs[s]
+				if sr.res != nil {
+					r.Runs[s][ti].Add(sr.res, sr.st)
+					if each != nil {
+						each(Run{Test: ti, Round: round, Side: s, Result: sr.res, Server: sr.st})
+					}
+				}
+			}
+			for _, s := range order {
+				if runs[s].err != nil {
+					r.Err = runs[s].err
 					return r
 				}
+			}
+			if !runs[A].ok(ctx) || !runs[B].ok(ctx) {
+				r.Interrupted = true
+				return r
 			}
 			if cfg.Budget <= 0 || look == nil || round+1 < rounds {
 				continue
@@ -254,13 +288,36 @@ func Label(s, round, rounds int) string {
 	return fmt.Sprintf("%s %d/%d", SideName(s), round+1, rounds)
 }
 
-// run is one side's run of a test in a round.
-func (sd Side) run(ctx context.Context, cfg Config, ti int, test experiment.Test, round, s int) (*scheduler.Result, *serverinfo.Stats, error) {
+// sideRun is how one side's run of a round ended.
+type sideRun struct {
+	res *scheduler.Result
+	st  *serverinfo.Stats
+	err error
+}
+
+// ok says the run ended as planned: a result, neither interrupted nor
+// failed, ctx still live.
+func (sr sideRun) ok(ctx context.Context) bool {
+	return sr.err == nil && sr.res != nil && !sr.res.Interrupted && ctx.Err() == nil
+}
+
+// run is one side's run of a test in a round. With meet (a duet), each
+// part the run sends (a closed loop's warm-up, then its measured run; an
+// open run's timeline) starts at the instant meet gives both sides.
+func (sd Side) run(ctx context.Context, cfg Config, ti int, test experiment.Test, round, s int, meet *meeting) sideRun {
 	seed := cfg.Seed + uint64(ti)<<32 + uint64(round)
 	label := Label(s, round, cfg.Rounds)
 	var keys endpoint.Keys
 	if ti < len(sd.Keys) {
 		keys = sd.Keys[ti]
+	}
+	// env is the side's environment for one part: in a duet, placed at
+	// the instant both sides meet, or nil when ctx ended first.
+	env := func() *experiment.Env {
+		if meet == nil {
+			return sd.Env
+		}
+		return meet.place(ctx, sd.Env)
 	}
 	if o := cfg.Open; o != nil {
 		shape := experiment.Shape{Rate: o.Rate, Duration: cfg.RoundDuration, Warmup: cfg.Warmup}
@@ -268,20 +325,29 @@ func (sd Side) run(ctx context.Context, cfg Config, ti int, test experiment.Test
 		oc := o.Load.Open(cfg.Interval)
 		oc.Rate, oc.Warmup = o.Rate, cfg.Warmup
 		oc.Duration, oc.Requests = shape.Bounds(tl)
-		return sd.Env.RunOpen(ctx, experiment.Open{Test: test, Name: test.Title, Label: label, Metric: test.Title,
+		e := env()
+		if e == nil {
+			return sideRun{}
+		}
+		res, st, err := e.RunOpen(ctx, experiment.Open{Test: test, Name: test.Title, Label: label, Metric: test.Title,
 			Timeline: tl, Conns: cfg.Conns, Keys: keys, Seed: seed, Config: oc})
+		return sideRun{res, st, err}
 	}
-	closed := func(d time.Duration, label string) (*scheduler.Result, *serverinfo.Stats, error) {
-		return sd.Env.RunClosed(ctx, experiment.Closed{Test: test, Name: test.Title, Label: label, Metric: test.Title, Conns: cfg.Conns,
+	closed := func(d time.Duration, label string) sideRun {
+		e := env()
+		if e == nil {
+			return sideRun{}
+		}
+		res, st, err := e.RunClosed(ctx, experiment.Closed{Test: test, Name: test.Title, Label: label, Metric: test.Title, Conns: cfg.Conns,
 			Config:     closedloop.Config{Duration: d, Pipeline: cfg.Closed.Pipeline, ContinueOnError: true, Interval: cfg.Interval},
-			StreamSeed: func(i int) uint64 { return seed + uint64(i)<<16 }})
+			StreamSeed: func(i int) uint64 { return seed + uint64(i)<<16 }, Placed: meet != nil})
+		return sideRun{res, st, err}
 	}
 	if cfg.Warmup > 0 {
 		// The closed loop has no timeline to lead in with: a run of its
 		// own, dropped, warms the connections and the server.
-		res, _, err := closed(cfg.Warmup, label+" warm-up")
-		if err != nil || res == nil || res.Interrupted || ctx.Err() != nil {
-			return nil, nil, err
+		if w := closed(cfg.Warmup, label+" warm-up"); !w.ok(ctx) {
+			return sideRun{err: w.err}
 		}
 	}
 	return closed(cfg.RoundDuration, label)

@@ -107,8 +107,12 @@ func (c Config) Plan() string {
 	} else {
 		what = "closed loop, -P " + strconv.Itoa(c.Closed.Pipeline)
 	}
-	plan := fmt.Sprintf("%d rounds of %s (after %s warm-up each), %s, %d connections, in the order %s",
-		c.Rounds, c.RoundDuration, c.Warmup, what, c.Conns, OrderText(c.Rounds))
+	order := "in the order " + OrderText(c.Rounds)
+	if c.Duet {
+		order = "both sides of a round at once (duet)"
+	}
+	plan := fmt.Sprintf("%d rounds of %s (after %s warm-up each), %s, %d connections, %s",
+		c.Rounds, c.RoundDuration, c.Warmup, what, c.Conns, order)
 	if c.Budget > 0 {
 		plan += fmt.Sprintf("; then, while a test's gate cannot decide, two rounds more at a time, for at most %s a test", c.Budget)
 	}
@@ -116,8 +120,9 @@ func (c Config) Plan() string {
 }
 
 // Echo is the "ab" part of side s's config echo: the session, the side,
-// both targets as shown, the rounds, their order, and whether both
-// targets were filled first.
+// both targets as shown, the rounds, their order ("duet" for rounds whose
+// sides ran at once, with duet true), and whether both targets were
+// filled first.
 func (c Config) Echo(session string, s int, shown [2]string, filled bool) map[string]any {
 	echo := map[string]any{
 		"session": session, "side": SideName(s), "a": shown[0], "b": shown[1],
@@ -126,6 +131,9 @@ func (c Config) Echo(session string, s int, shown [2]string, filled bool) map[st
 	}
 	if c.Budget > 0 {
 		echo["decide_within_s"] = c.Budget.Seconds()
+	}
+	if c.Duet {
+		echo["order"], echo["duet"] = "duet", true
 	}
 	return echo
 }

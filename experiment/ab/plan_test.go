@@ -32,4 +32,12 @@ func TestPlanModeAndEcho(t *testing.T) {
 	if len(e) != 9 {
 		t.Errorf("echo has %d keys, want 9: %v", len(e), e)
 	}
+	duet := open
+	duet.Duet = true
+	if got, want := duet.Plan(), "2 rounds of 5s (after 1s warm-up each), 10000 req/s uniform, 50 connections, both sides of a round at once (duet)"; got != want {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+	if e := duet.Echo("s1", A, [2]string{"x", "y"}, false); e["order"] != "duet" || e["duet"] != true || len(e) != 10 {
+		t.Errorf("a duet's echo %v", e)
+	}
 }

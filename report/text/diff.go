@@ -125,6 +125,9 @@ func MethodText(t diff.Test) string {
 	}
 	switch t.Method {
 	case "paired-runs":
+		if t.Duet {
+			return fmt.Sprintf("paired rounds: %s of A and B at once (duet)", n(t.NBaseline, "round", "rounds"))
+		}
 		return fmt.Sprintf("paired rounds: %s of A then B or B then A", n(t.NBaseline, "round", "rounds"))
 	case "blocks":
 		return "one run per side (block bootstrap over its intervals)"
