@@ -44,10 +44,7 @@ func TestMeetingGivesBothOneStart(t *testing.T) {
 // runs are seen A then B.
 func TestDuetRunsBothSidesAtOnce(t *testing.T) {
 	t.Parallel()
-	a, b := embedded.MustStart(embedded.Config{}), embedded.MustStart(embedded.Config{})
-	defer a.Close()
-	defer b.Close()
-	sides := [2]Side{{Env: experiment.InProcessEnv(a.Addr())}, {Env: experiment.InProcessEnv(b.Addr())}}
+	_, _, sides := embeddedSides(t)
 	tests := []experiment.Test{experiment.Command("ping", "PING", "PING")}
 	round := time.Second
 	for _, loop := range []string{"open", "closed"} {

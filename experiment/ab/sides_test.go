@@ -16,6 +16,18 @@ import (
 	"github.com/pacer-load/pacer/scheduler"
 )
 
+// embeddedSides starts two embedded targets, closed when t ends, and
+// returns them with the sides that drive them in this process.
+func embeddedSides(t *testing.T) (a, b *embedded.Server, sides [2]Side) {
+	t.Helper()
+	a, b = embedded.MustStart(embedded.Config{}), embedded.MustStart(embedded.Config{})
+	t.Cleanup(func() {
+		a.Close()
+		b.Close()
+	})
+	return a, b, [2]Side{{Env: experiment.InProcessEnv(a.Addr())}, {Env: experiment.InProcessEnv(b.Addr())}}
+}
+
 func dbsize(t *testing.T, addr string) int64 {
 	t.Helper()
 	v, err := conn.Do(context.Background(), conn.Options{Addr: addr}, "DBSIZE")
@@ -29,10 +41,7 @@ func dbsize(t *testing.T, addr string) int64 {
 // Fill, A filled before B, each fill seen as it ends.
 func TestFillBothSidesAlike(t *testing.T) {
 	t.Parallel()
-	a, b := embedded.MustStart(embedded.Config{}), embedded.MustStart(embedded.Config{})
-	defer a.Close()
-	defer b.Close()
-	sides := [2]Side{{Env: experiment.InProcessEnv(a.Addr())}, {Env: experiment.InProcessEnv(b.Addr())}}
+	a, b, sides := embeddedSides(t)
 	var seen []int
 	done, err := Fill(context.Background(), sides, 300, scenarios.FixedSize(16), Config{Seed: 7, Interval: time.Second},
 		func(s int, res *scheduler.Result) {
@@ -117,10 +126,7 @@ func TestSession(t *testing.T) {
 // become one test per side whose runs are the rounds; no target was lost.
 func TestDocumentPoolsTheRounds(t *testing.T) {
 	t.Parallel()
-	a, b := embedded.MustStart(embedded.Config{}), embedded.MustStart(embedded.Config{})
-	defer a.Close()
-	defer b.Close()
-	sides := [2]Side{{Env: experiment.InProcessEnv(a.Addr())}, {Env: experiment.InProcessEnv(b.Addr())}}
+	_, _, sides := embeddedSides(t)
 	tests := []experiment.Test{experiment.Command("ping", "PING", "PING")}
 	cfg := Config{Tests: tests, Rounds: 2, RoundDuration: 100 * time.Millisecond, Conns: 1, Seed: 3,
 		Interval: 50 * time.Millisecond, Closed: &Closed{Pipeline: 1}}
