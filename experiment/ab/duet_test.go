@@ -2,12 +2,10 @@ package ab
 
 import (
 	"context"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/pacer-load/pacer/embedded"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/timeline"
 )
@@ -98,15 +96,7 @@ func TestDuetRunsBothSidesAtOnce(t *testing.T) {
 // alone for its whole duration.
 func TestDuetEndsWithASideThatFails(t *testing.T) {
 	t.Parallel()
-	a := embedded.MustStart(embedded.Config{})
-	defer a.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gone := ln.Addr().String()
-	ln.Close()
-	sides := [2]Side{{Env: experiment.InProcessEnv(a.Addr())}, {Env: experiment.InProcessEnv(gone)}}
+	_, sides := sidesWithBGone(t)
 	cfg := Config{Tests: []experiment.Test{experiment.Command("ping", "PING", "PING")}, Rounds: 2,
 		RoundDuration: time.Hour, Conns: 1, Seed: 1, Interval: time.Second, Duet: true,
 		Open: &Open{Rate: timeline.RatePerSecond(100), Arrival: "uniform"}}

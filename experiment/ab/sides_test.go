@@ -28,6 +28,21 @@ func embeddedSides(t *testing.T) (a, b *embedded.Server, sides [2]Side) {
 	return a, b, [2]Side{{Env: experiment.InProcessEnv(a.Addr())}, {Env: experiment.InProcessEnv(b.Addr())}}
 }
 
+// sidesWithBGone starts an embedded target for side A, closed when t
+// ends, and gives side B an address nobody listens on.
+func sidesWithBGone(t *testing.T) (*embedded.Server, [2]Side) {
+	t.Helper()
+	a := embedded.MustStart(embedded.Config{})
+	t.Cleanup(func() { a.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := ln.Addr().String()
+	ln.Close()
+	return a, [2]Side{{Env: experiment.InProcessEnv(a.Addr())}, {Env: experiment.InProcessEnv(gone)}}
+}
+
 func dbsize(t *testing.T, addr string) int64 {
 	t.Helper()
 	v, err := conn.Do(context.Background(), conn.Options{Addr: addr}, "DBSIZE")
@@ -67,16 +82,8 @@ func TestFillBothSidesAlike(t *testing.T) {
 // filled, B's failure is a FillError naming it.
 func TestFillNamesTheSideThatFailed(t *testing.T) {
 	t.Parallel()
-	a := embedded.MustStart(embedded.Config{})
-	defer a.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gone := ln.Addr().String()
-	ln.Close()
-	sides := [2]Side{{Env: experiment.InProcessEnv(a.Addr())}, {Env: experiment.InProcessEnv(gone)}}
-	_, err = Fill(context.Background(), sides, 10, scenarios.FixedSize(8), Config{Seed: 1, Interval: time.Second}, nil)
+	a, sides := sidesWithBGone(t)
+	_, err := Fill(context.Background(), sides, 10, scenarios.FixedSize(8), Config{Seed: 1, Interval: time.Second}, nil)
 	var fe *FillError
 	if !errors.As(err, &fe) || fe.Side != B || fe.Err == nil {
 		t.Fatalf("err %v, want a FillError of side b", err)
