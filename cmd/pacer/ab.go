@@ -16,7 +16,6 @@ import (
 	"github.com/pacer-load/pacer/endpoint"
 	"github.com/pacer-load/pacer/experiment"
 	"github.com/pacer-load/pacer/experiment/ab"
-	"github.com/pacer-load/pacer/internal/usage"
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
@@ -245,67 +244,60 @@ func abAction(c *cli.Context) error {
 			return err
 		}
 	}
-	interrupted := false
-	newDoc := func(s int) *report.Document {
-		doc := report.NewDocument(mode, version, nil)
-		doc.Server = envs[s].Server.ID
-		doc.Interrupted = interrupted
-		doc.Config = a.echo(ctx, s, session)
-		return doc
-	}
 	labels := [2]string{ab.SideName(ab.A), ab.SideName(ab.B)}
-	look := func(r *ab.Result, l ab.Look) bool {
-		return r.LookAt(l, cfg.Tests, newDoc, labels, a.shown, a.compare.opts)
-	}
-	res := ab.Measure(ctx, sides, cfg, func(r ab.Run) {
-		if a.quiet {
-			return
-		}
-		t, _, err := verdict.NewTest(r.Result, report.TestOptions{}, verdict.SLO{})
-		if err == nil {
-			t.Name = ab.Label(r.Side, r.Round, cfg.Rounds) + " " + t.Name
-			_ = text.Quiet(out, t, report.TextOptions{})
-		}
-	}, look)
-	interrupted = res.Interrupted || ctx.Err() != nil
-	docs, lost, err := res.Documents(cfg.Tests, newDoc)
-	if err != nil {
-		return failed(err)
-	}
-	a.compare.opts.Decide = res.Decides(cfg.Tests)
 	if a.json != "" {
-		for s, doc := range docs {
+		for s := range labels {
+			labels[s] = filepath.Base(ab.SidePath(a.json, s))
+		}
+	}
+	comparison := &ab.Comparison{Config: cfg, Sides: sides, Labels: labels, Targets: a.shown, Options: a.compare.opts,
+		NewDoc: func(s int, interrupted bool) *report.Document {
+			doc := report.NewDocument(mode, version, nil)
+			doc.Server = envs[s].Server.ID
+			doc.Interrupted = interrupted
+			doc.Config = a.echo(ctx, s, session)
+			return doc
+		}}
+	if !a.quiet {
+		comparison.Each = func(r ab.Run) {
+			t, _, err := verdict.NewTest(r.Result, report.TestOptions{}, verdict.SLO{})
+			if err == nil {
+				t.Name = ab.Label(r.Side, r.Round, cfg.Rounds) + " " + t.Name
+				_ = text.Quiet(out, t, report.TextOptions{})
+			}
+		}
+	}
+	ended := comparison.Run(ctx)
+	if ended.DocErr != nil {
+		return failed(ended.DocErr)
+	}
+	if a.json != "" {
+		for s, doc := range ended.Docs {
 			if err := report.WriteJSON(c.App.Writer, ab.SidePath(a.json, s), doc); err != nil {
 				return failed(err)
 			}
-			labels[s] = filepath.Base(ab.SidePath(a.json, s))
 		}
 	}
 	if !a.quiet {
 		fmt.Fprintln(out)
 	}
-	d, derr := ab.Compare(docs, labels, a.shown, a.compare.opts)
 	var gate error
-	if derr == nil {
-		gate = writeDiff(out, c.App.ErrWriter, d, a.compare)
+	if ended.DiffErr == nil {
+		gate = writeDiff(out, c.App.ErrWriter, ended.Diff, a.compare)
 	}
 	if !a.quiet {
 		printSeed(out, cfg.Seed)
 	}
-	switch {
-	case interrupted:
-		if res.Err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(message(res.Err)))
+	switch end, err := ended.End(); end {
+	case ab.Interrupted:
+		if err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "pacer: %s\n", oneLine(message(err)))
 		}
 		return exitCode(exitInterrupted)
-	case res.Err != nil && usage.Is(res.Err):
-		return res.Err
-	case res.Err != nil:
-		return failed(res.Err)
-	case lost != nil:
-		return failed(lost)
-	case derr != nil:
-		return derr
+	case ab.UsageError, ab.CompareFailed:
+		return err
+	case ab.Failed, ab.TargetLost:
+		return failed(err)
 	}
 	return gate
 }
