@@ -2,7 +2,11 @@
 
 package conn
 
-import "syscall"
+import (
+	"net"
+	"os"
+	"syscall"
+)
 
 // rawWriter makes one non-blocking write attempt on a file descriptor. Its
 // write method is bound once per connection: a closure built per call would
@@ -13,12 +17,79 @@ type rawWriter struct {
 	n    int
 	err  error
 	call func(fd uintptr) bool
+	// writeWait and wrote: writeThenWait's, bound once like call.
+	writeWait func(fd uintptr) bool
+	wrote     bool
 }
 
 func newRawWriter(raw syscall.RawConn) *rawWriter {
 	w := &rawWriter{raw: raw}
 	w.call = w.write
+	w.writeWait = w.writeThenWait
 	return w
+}
+
+// writeThenWait is WriteThenWait's read callback: its first call writes
+// buf, all of it, and asks the netpoller to wait; the next call (the
+// socket is readable, or may be) ends the wait. A full socket buffer or
+// an error ends it at once with the rest unwritten.
+func (w *rawWriter) writeThenWait(fd uintptr) bool {
+	if w.wrote {
+		return true
+	}
+	for len(w.buf) > 0 {
+		n, err := syscall.Write(int(fd), w.buf)
+		if n > 0 {
+			w.n += n
+			w.buf = w.buf[n:]
+		}
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return true // the rest by an ordinary write, which waits
+		case err != nil:
+			w.err = err
+			return true
+		}
+	}
+	w.wrote = true
+	return false
+}
+
+// WriteThenWait writes b, all of it, and then waits until the socket has
+// something to read, for a caller that reads the replies to b with
+// ReadReply next (a closed loop's request and reply). Write and then
+// ReadReply make a read that finds nothing before they wait (each write's
+// replies are still on their way), a system call per exchange and, on a
+// virtual machine, one of the dearest parts of it. WriteThenWait writes
+// from inside the netpoller's read, after the netpoller has forgotten any
+// readiness it saw before (RawConn.Read resets it), so every byte that
+// arrives after the write wakes it and it can wait at once. Only without
+// a reader goroutine (Start not called); a connection under TLS, or
+// without a file descriptor, writes as Write does. Its error is the
+// write's, as Write's: a wait cut short (a deadline, the connection
+// closed) is left to the read that follows.
+func (c *Conn) WriteThenWait(b []byte) error {
+	if c.raw == nil || c.tls != nil || len(b) == 0 {
+		return c.Write(b)
+	}
+	w := c.raw
+	w.buf, w.n, w.err, w.wrote = b, 0, nil, false
+	_ = w.raw.Read(w.writeWait) // a wait cut short: the read that follows says why
+	n, err, rest := w.n, w.err, w.buf
+	w.buf, w.err = nil, nil
+	c.bytesOut.Add(uint64(n))
+	if err != nil {
+		err = &net.OpError{Op: "write", Net: c.nc.LocalAddr().Network(), Source: c.nc.LocalAddr(),
+			Addr: c.nc.RemoteAddr(), Err: os.NewSyscallError("write", err)}
+		c.fail(err)
+		return err
+	}
+	if len(rest) > 0 {
+		return c.Write(rest) // a full socket buffer, or nothing written (closed, a deadline passed)
+	}
+	return nil
 }
 
 func (w *rawWriter) write(fd uintptr) bool {

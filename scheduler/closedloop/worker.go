@@ -121,7 +121,7 @@ func (w *closedWorker) loop() {
 			}
 		}
 		w.since.Store(start)
-		if err := w.c.Write(w.buf); err != nil {
+		if err := w.c.WriteThenWait(w.buf); err != nil {
 			w.since.Store(0)
 			w.lostBatch(k, 0, false, start, err)
 			return
