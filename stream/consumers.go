@@ -142,7 +142,7 @@ func (g *groups) close() {
 func (c *consumer) loop() {
 	g, cfg := c.g, c.g.cfg
 	defer g.wg.Done()
-	if err := c.c.Write(c.read); err != nil {
+	if err := c.c.WriteThenWait(c.read); err != nil {
 		c.end(err)
 		return
 	}
@@ -207,7 +207,7 @@ func (c *consumer) loop() {
 		if !done {
 			c.buf = append(c.buf, c.read...)
 		}
-		if err := c.c.Write(c.buf); err != nil {
+		if err := c.c.WriteThenWait(c.buf); err != nil {
 			c.end(err)
 			return
 		}

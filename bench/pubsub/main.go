@@ -55,7 +55,7 @@ func main() {
 	bin := flag.String("bin", "pacer", "pacer binary")
 	runs := flag.Int("runs", 3, "runs per point")
 	duration := flag.Duration("duration", 10*time.Second, "each run's timeline")
-	points := flag.String("points", "10k:10,1k:100,100k:1", "RATE:SUBSCRIBERS list")
+	points := flag.String("points", "10k:10,1k:100,100k:1", "RATE:SUBSCRIBERS list (empty: none)")
 	withStream := flag.Bool("stream", false, "add a stream point: 5k XADD/s, one group of 4 consumers")
 	withTracking := flag.Bool("tracking", false, "add a client-side caching point: 10k SET/s to 1000 keys cached by 10 readers (pacer tracking)")
 	pause := flag.Duration("pause", 0, "stop the server this long every second during the runs, and run the closed publisher too")
@@ -63,6 +63,9 @@ func main() {
 
 	var pts []point
 	for _, p := range strings.Split(*points, ",") {
+		if p == "" {
+			continue // -points "": only -stream's or -tracking's point
+		}
 		rate, subs, _ := strings.Cut(p, ":")
 		n, err := strconv.Atoi(subs)
 		if err != nil {
