@@ -210,12 +210,12 @@ func benchAction(c *cli.Context) error {
 	if cfg.ContinueOnError {
 		exp.OnErrorReply = watch.Errors(redactingWriter(ctx, out))
 	}
-	code := exitOK
+	var end verdict.Ending
 	res, err := bench.Run(ctx, exp, cfg.Config, bench.Output{Out: out, Err: stderr, Terminal: tty,
 		Metrics: func(test string, onStart func(*scheduler.Live)) (func(*scheduler.Live), func()) {
 			return e.metrics.Hook(test, metrics.ModeClosed, onStart)
 		},
-		Judged: func(t *report.Test, j verdict.Judgement) { code = verdict.WorseCode(code, judged(stderr, t, j)) }})
+		Judged: func(t *report.Test, j verdict.Judgement) { judged(stderr, &end, t, j) }})
 	if err != nil {
 		return failed(err)
 	}
@@ -241,8 +241,7 @@ func benchAction(c *cli.Context) error {
 		}
 		return res.Err
 	case res.Interrupted:
-		e.doc.Interrupted = true
-		code = exitInterrupted
+		e.doc.Interrupted, end.Interrupted = true, true
 	}
 	if err := writeDoc(); err != nil {
 		return failed(err)
@@ -252,7 +251,7 @@ func benchAction(c *cli.Context) error {
 		// --csv stay as terse as its own.
 		printSeed(stderr, cfg.Seed)
 	}
-	if code != exitOK {
+	if code := end.Code(); code != exitOK {
 		return exitCode(code)
 	}
 	return nil

@@ -182,14 +182,14 @@ func compareAction(c *cli.Context) error {
 	if len(runs) > 0 {
 		printSeed(out, cfg.Seed)
 	}
+	end := verdict.Ending{Err: runErr}
 	if runErr != nil || ctx.Err() != nil {
-		return e.exit(exitOK, runErr) // no verdicts: the runs were cut short
+		return e.exit(&end) // no verdicts: the runs were cut short
 	}
-	code := exitOK
 	for _, r := range runs {
-		code = verdict.WorseCode(code, judged(e.stderr, r.Test, r.Judgement))
+		judged(e.stderr, &end, r.Test, r.Judgement)
 	}
-	return e.exit(code, nil)
+	return e.exit(&end)
 }
 
 func (cfg *compareConfig) echo(ctx context.Context, faults string) map[string]any {

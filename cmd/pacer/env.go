@@ -172,32 +172,30 @@ func (e *runEnv) writeFiles() error {
 	return e.files.Write(e.stdout, e.doc)
 }
 
-// judged says on stderr, in the outcome's word, why a test did not pass:
-// "pacer: GET: error: target lost: …" (exit 1), "pacer: GET:
-// inconclusive: …" (exit 4, naming the figure), "pacer: GET: fail: …"
-// (exit 3, the server's evidence), and returns its exit code.
-func judged(stderr io.Writer, t *report.Test, j verdict.Judgement) int {
-	switch j.Outcome {
-	case verdict.Error:
-		fmt.Fprintf(stderr, "pacer: %s: %s: target lost: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
-	case verdict.Inconclusive, verdict.Fail:
-		fmt.Fprintf(stderr, "pacer: %s: %s: %s\n", oneLine(t.Name), j.Outcome, oneLine(j.Reason))
+// judged takes a test's judgement into end and says on stderr, in the
+// outcome's word, why the test did not pass (verdict.Ending.Judged):
+// "pacer: GET: error: target lost: …", "pacer: GET: inconclusive: …",
+// "pacer: GET: fail: …".
+func judged(stderr io.Writer, end *verdict.Ending, t *report.Test, j verdict.Judgement) {
+	if l := end.Judged(t.Name, j); l != "" {
+		fmt.Fprintf(stderr, "pacer: %s\n", oneLine(l))
 	}
-	return j.Outcome.ExitCode()
 }
 
-// exit turns how a command ended into its exit: interrupted (130, with
-// the error that came with it on stderr), failed with runErr, or the
-// verdicts' code.
-func (e *runEnv) exit(code int, runErr error) error {
-	switch {
-	case e.doc.Interrupted || e.ctx.Err() != nil:
-		if runErr != nil {
-			fmt.Fprintf(e.stderr, "pacer: %s\n", oneLine(message(runErr)))
+// exit returns the exit end decides (verdict.Ending.Code), the document
+// interrupted or the context done counting as an interruption: 130 with
+// the error that came with it on stderr, the error that stopped the work
+// itself (its own exit: a usage error's 2), or the outcomes' code.
+func (e *runEnv) exit(end *verdict.Ending) error {
+	end.Interrupted = end.Interrupted || e.doc.Interrupted || e.ctx.Err() != nil
+	switch code := end.Code(); {
+	case end.Interrupted:
+		if end.Err != nil {
+			fmt.Fprintf(e.stderr, "pacer: %s\n", oneLine(message(end.Err)))
 		}
 		return exitCode(exitInterrupted)
-	case runErr != nil:
-		return runErr
+	case end.Err != nil:
+		return end.Err
 	case code != exitOK:
 		return exitCode(code)
 	}

@@ -120,7 +120,6 @@ func fillAction(c *cli.Context) error {
 	if usage.Is(err) {
 		return err
 	}
-	code := exitOK
 	var t *report.Test
 	var jd verdict.Judgement
 	if res != nil {
@@ -153,8 +152,9 @@ func fillAction(c *cli.Context) error {
 			fmt.Fprintf(stdout, "fill: %s\n", l)
 		}
 	}
-	code = verdict.WorseCode(code, judged(e.stderr, t, jd)) // a missed SLO: 3 (or 4); nothing completed: 1
-	if code != exitOK {
+	var end verdict.Ending
+	judged(e.stderr, &end, t, jd) // a missed SLO: 3 (or 4); nothing completed: 1
+	if code := end.Code(); code != exitOK {
 		return exitCode(code)
 	}
 	return nil

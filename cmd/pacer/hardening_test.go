@@ -677,7 +677,9 @@ func TestJudge(t *testing.T) {
 		}
 		tt.SLO = tc.slo
 		j := verdict.Judge(tt)
-		if got := judged(&stderr, tt, j); got != tc.want || !strings.Contains(stderr.String(), tc.says) || (tc.says == "") != (stderr.String() == "") {
+		var end verdict.Ending
+		judged(&stderr, &end, tt, j)
+		if got := end.Code(); got != tc.want || !strings.Contains(stderr.String(), tc.says) || (tc.says == "") != (stderr.String() == "") {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.name, got, stderr.String(), tc.want, tc.says)
 		}
 	}

@@ -160,8 +160,9 @@ func (e *runEnv) endMessages(m *messageLoad, open *report.Test, j verdict.Judgem
 	if err := e.writeFiles(); err != nil {
 		return failed(err)
 	}
+	end := verdict.Ending{Err: runErr}
 	if open == nil {
-		return e.exit(exitOK, runErr)
+		return e.exit(&end)
 	}
 	quiet := m.out.quiet
 	if !quiet {
@@ -183,5 +184,6 @@ func (e *runEnv) endMessages(m *messageLoad, open *report.Test, j verdict.Judgem
 	if !quiet {
 		printSeed(e.out, m.seed)
 	}
-	return e.exit(judged(e.stderr, open, j), runErr)
+	judged(e.stderr, &end, open, j)
+	return e.exit(&end)
 }

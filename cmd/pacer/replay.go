@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func replayCommand() *cli.Command {
@@ -162,7 +163,7 @@ func replayAction(c *cli.Context) error {
 	oc.Duration, oc.Requests, oc.Warmup = cfg.Duration, cfg.Requests, cfg.Warmup
 	res, st, runErr := replay.Run(ctx, e.experiment(cfg.out.showErrs), cfg.Config, plan, replay.Name(cfg.Path), oc)
 	e.doc.Trace.Changed = plan.Changed()
-	code := exitOK
+	end := verdict.Ending{Err: runErr}
 	if res == nil && runErr == nil {
 		e.doc.Interrupted = true // interrupted waiting for its start
 	}
@@ -171,7 +172,7 @@ func replayAction(c *cli.Context) error {
 		if terr != nil {
 			return failed(terr)
 		}
-		code = judged(c.App.ErrWriter, t, jd)
+		judged(c.App.ErrWriter, &end, t, jd)
 		e.doc.Tests = append(e.doc.Tests, *t)
 		e.doc.Interrupted = res.Interrupted || ctx.Err() != nil
 		if !cfg.out.quiet {
@@ -184,5 +185,5 @@ func replayAction(c *cli.Context) error {
 	if err := e.writeFiles(); err != nil {
 		return failed(err)
 	}
-	return e.exit(code, runErr)
+	return e.exit(&end)
 }

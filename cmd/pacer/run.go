@@ -186,7 +186,7 @@ func runAction(c *cli.Context) error {
 	// The identity heads the first test's output: a run that cannot
 	// connect says only that.
 	identity := !cfg.quiet
-	code := exitOK
+	var end verdict.Ending
 	res, err := e.experiment(cfg.showErrs).RunSeries(ctx, series, experiment.SeriesOutput{
 		Run: func(res *scheduler.Result) error {
 			if cfg.quiet {
@@ -200,7 +200,7 @@ func runAction(c *cli.Context) error {
 			return err
 		},
 		Test: func(t *report.Test, j verdict.Judgement, interrupted bool) error {
-			code = verdict.WorseCode(code, judged(c.App.ErrWriter, t, j))
+			judged(c.App.ErrWriter, &end, t, j)
 			e.doc.Tests = append(e.doc.Tests, *t)
 			e.doc.Interrupted = e.doc.Interrupted || interrupted
 			if err := cfg.files.Checkpoint(e.doc); err != nil {
@@ -219,7 +219,7 @@ func runAction(c *cli.Context) error {
 	case err != nil:
 		return failed(err)
 	}
-	runErr := res.Err
+	end.Err = res.Err
 	e.doc.Interrupted = e.doc.Interrupted || res.Interrupted || ctx.Err() != nil
 	if err := e.writeFiles(); err != nil {
 		return failed(err)
@@ -227,5 +227,5 @@ func runAction(c *cli.Context) error {
 	if !cfg.quiet && len(e.doc.Tests) > 0 {
 		printSeed(out, cfg.seed)
 	}
-	return e.exit(code, runErr)
+	return e.exit(&end)
 }

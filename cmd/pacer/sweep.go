@@ -14,6 +14,7 @@ import (
 	"github.com/pacer-load/pacer/report"
 	"github.com/pacer-load/pacer/report/text"
 	"github.com/pacer-load/pacer/scheduler/openloop"
+	"github.com/pacer-load/pacer/verdict"
 )
 
 func sweepCommand() *cli.Command {
@@ -229,7 +230,7 @@ func sweepAction(c *cli.Context) error {
 		sc.Print = func(s string) { io.WriteString(out, s) }
 	}
 	res, err := run(ctx, e.experiment(cfg.showErrs), sc)
-	code := exitOK
+	end := verdict.Ending{Err: err}
 	if res != nil {
 		e.doc.Tests = append(e.doc.Tests, res.Tests...)
 		e.doc.Sweep = res.Sweep
@@ -238,7 +239,7 @@ func sweepAction(c *cli.Context) error {
 		for _, n := range res.Notes {
 			fmt.Fprintln(e.stderr, n)
 		}
-		code = res.Outcome.ExitCode()
+		end.Add(res.Outcome)
 		if !res.Interrupted {
 			e.doc.Outcome = res.Outcome.String()
 			if e.doc.Sweep != nil {
@@ -252,5 +253,5 @@ func sweepAction(c *cli.Context) error {
 	if !cfg.Quiet && len(e.doc.Tests) > 0 {
 		printSeed(out, cfg.Seed)
 	}
-	return e.exit(code, err)
+	return e.exit(&end)
 }
