@@ -65,13 +65,13 @@ func (w *rawWriter) writeThenWait(fd uintptr) bool {
 // virtual machine, one of the dearest parts of it. WriteThenWait writes
 // from inside the netpoller's read, after the netpoller has forgotten any
 // readiness it saw before (RawConn.Read resets it), so every byte that
-// arrives after the write wakes it and it can wait at once. Only without
-// a reader goroutine (Start not called); a connection under TLS, or
-// without a file descriptor, writes as Write does. Its error is the
-// write's, as Write's: a wait cut short (a deadline, the connection
-// closed) is left to the read that follows.
+// arrives after the write wakes it and it can wait at once. A connection
+// that some other goroutine reads (Start, a hub), one under TLS and one
+// without a file descriptor write as Write does, without the wait. Its
+// error is the write's, as Write's: a wait cut short (a deadline, the
+// connection closed) is left to the read that follows.
 func (c *Conn) WriteThenWait(b []byte) error {
-	if c.raw == nil || c.tls != nil || len(b) == 0 {
+	if c.raw == nil || c.tls != nil || c.started || c.member.Load() != nil || len(b) == 0 {
 		return c.Write(b)
 	}
 	w := c.raw

@@ -137,3 +137,40 @@ func TestWriteThenWaitWriteErrorIsTheWrites(t *testing.T) {
 		t.Fatalf("the error %q does not name the server", werr)
 	}
 }
+
+// TestWriteThenWaitOnAStartedConnWritesOnly: a connection its reader
+// goroutine reads is written as Write writes it, without the wait (whose
+// read would queue behind the reader's, and the reader's behind the
+// write): WriteThenWait returns before the reply arrives, which then
+// reaches the reader (unsolicited: nothing was queued for it).
+func TestWriteThenWaitOnAStartedConnWritesOnly(t *testing.T) {
+	srv := redistest.Start(t, "--enable-debug-command", "yes")
+	c := mustDial(t, Options{Addr: srv.Addr})
+	defer c.Close()
+	c.Start(newCollect())
+	time.Sleep(20 * time.Millisecond) // the reader waits in its read
+	done := make(chan error, 1)
+	go func() { done <- c.WriteThenWait(AppendCommand(nil, "DEBUG", "SLEEP", "0.5")) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := c.Unsolicited(); n != 0 {
+				t.Fatalf("WriteThenWait returned after the reply was read (%d unsolicited)", n)
+			}
+		default:
+			if c.Unsolicited() != 0 || time.Now().After(deadline) {
+				t.Fatal("WriteThenWait waited for the reply the reader reads")
+			}
+			continue
+		}
+		break
+	}
+	for deadline := time.Now().Add(10 * time.Second); c.Unsolicited() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reply never reached the reader")
+		}
+	}
+}
