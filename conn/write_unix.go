@@ -2,11 +2,7 @@
 
 package conn
 
-import (
-	"net"
-	"os"
-	"syscall"
-)
+import "syscall"
 
 // rawWriter makes one non-blocking write attempt on a file descriptor. Its
 // write method is bound once per connection: a closure built per call would
@@ -32,7 +28,7 @@ func newRawWriter(raw syscall.RawConn) *rawWriter {
 // writeThenWait is WriteThenWait's read callback: its first call writes
 // buf, all of it, and asks the netpoller to wait; the next call (the
 // socket is readable, or may be) ends the wait. A full socket buffer or
-// an error ends it at once with the rest unwritten.
+// an error ends it at once with the rest unwritten, for Write.
 func (w *rawWriter) writeThenWait(fd uintptr) bool {
 	if w.wrote {
 		return true
@@ -43,13 +39,10 @@ func (w *rawWriter) writeThenWait(fd uintptr) bool {
 			w.n += n
 			w.buf = w.buf[n:]
 		}
-		switch {
-		case err == syscall.EINTR:
+		if err == syscall.EINTR {
 			continue
-		case err == syscall.EAGAIN:
-			return true // the rest by an ordinary write, which waits
-		case err != nil:
-			w.err = err
+		}
+		if err != nil {
 			return true
 		}
 	}
@@ -75,19 +68,15 @@ func (c *Conn) WriteThenWait(b []byte) error {
 		return c.Write(b)
 	}
 	w := c.raw
-	w.buf, w.n, w.err, w.wrote = b, 0, nil, false
+	w.buf, w.n, w.wrote = b, 0, false
 	_ = w.raw.Read(w.writeWait) // a wait cut short: the read that follows says why
-	n, err, rest := w.n, w.err, w.buf
-	w.buf, w.err = nil, nil
-	c.bytesOut.Add(uint64(n))
-	if err != nil {
-		err = &net.OpError{Op: "write", Net: c.nc.LocalAddr().Network(), Source: c.nc.LocalAddr(),
-			Addr: c.nc.RemoteAddr(), Err: os.NewSyscallError("write", err)}
-		c.fail(err)
-		return err
-	}
+	rest := w.buf
+	w.buf = nil
+	c.bytesOut.Add(uint64(w.n))
 	if len(rest) > 0 {
-		return c.Write(rest) // a full socket buffer, or nothing written (closed, a deadline passed)
+		// A full socket buffer, an error, or nothing written (closed, a
+		// deadline passed): Write finishes, or words the error as always.
+		return c.Write(rest)
 	}
 	return nil
 }
